@@ -1,0 +1,79 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Gangway",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "GangwayStore", targets: ["GangwayStore"]),
+        .library(name: "GangwayTesting", targets: ["GangwayTesting"]),
+        .executable(name: "gangway", targets: ["gangway"]),
+        .executable(name: "gangway-benchmark", targets: ["GangwayBenchmarks"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "GangwayStore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GangwayTesting",
+            dependencies: ["GangwayStore"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GangwayCommands",
+            dependencies: [
+                "GangwayStore",
+                "GangwayTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "gangway",
+            dependencies: ["GangwayCommands"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "GangwayBenchmarks",
+            dependencies: [
+                "GangwayStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GangwayStoreTests",
+            dependencies: [
+                "GangwayStore",
+                "GangwayTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GangwayCommandsTests",
+            dependencies: ["GangwayCommands", "gangway"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,169 @@
+import Foundation
+
+extension PasscodePolicy {
+    /// The keys of the server's settings-exchange document that a policy is read from.
+    ///
+    /// The `passwordPolicy…` names are those of the reference system's settings exchange;
+    /// `passwordPolicyHistorySize`, `passwordPolicyAllowsSkip`,
+    /// `passwordPolicyBlocksCommon` and `passwordPolicyIsDigitsOnly` are Gangway's
+    /// additions in the same style.
+    public enum SettingsKey {
+        public static let enabled = "passwordPolicyEnabled"
+        public static let minimumLength = "passwordPolicyMinLength"
+        public static let digitsOnly = "passwordPolicyIsDigitsOnly"
+        public static let requiresDigit = "passwordPolicyDigitRequired"
+        public static let requiresUppercase = "passwordPolicyUpperRequired"
+        public static let requiresLowercase = "passwordPolicyLowerRequired"
+        public static let requiresSpecial = "passwordPolicySpecialRequired"
+        public static let minimumUniqueCharacters = "passwordPolicyMinUniqueChars"
+        public static let retryLimit = "passwordPolicyRetryLimit"
+        public static let lockTimeout = "passwordPolicyLockTimeout"
+        public static let expiresInDays = "passwordPolicyExpiresInNDays"
+        public static let historySize = "passwordPolicyHistorySize"
+        public static let biometricsEnabled = "passwordPolicyFingerprintEnabled"
+        public static let allowsSkip = "passwordPolicyAllowsSkip"
+        public static let blocksCommon = "passwordPolicyBlocksCommon"
+    }
+
+    /// Reads the passcode policy from the server's settings JSON.
+    ///
+    /// Accepts the whole settings document
+    /// (`{"mobileservices": {"settingsExchange": {"passwordPolicy": {…}}}}`), its
+    /// `settingsExchange` part, or the bare `passwordPolicy` object. Numbers and booleans
+    /// may arrive as strings (`"8"`, `"true"`). Keys the document leaves out keep the
+    /// values of `defaults`; unknown keys are ignored, so a newer server does not break
+    /// an older client.
+    ///
+    /// - Returns: The policy, or `nil` when the document has no policy or turns the
+    ///   passcode off (`passwordPolicyEnabled: false`).
+    /// - Throws: ``PasscodePolicyError`` naming the key at fault.
+    public static func fromSettings(
+        _ json: Data,
+        defaults: PasscodePolicy = .standard
+    ) throws(PasscodePolicyError) -> PasscodePolicy? {
+        let document: JSONValue
+        do {
+            document = try JSONDecoder().decode(JSONValue.self, from: json)
+        } catch {
+            throw .malformedJSON("the document is not valid JSON")
+        }
+        guard let root = document.objectValue else {
+            throw .malformedJSON("the document is not a JSON object")
+        }
+        guard let object = try policyObject(in: root) else { return nil }
+        var reader = SettingsReader(object: object)
+        if try reader.bool(SettingsKey.enabled) == false { return nil }
+
+        var policy = defaults
+        reader.read(SettingsKey.minimumLength, into: &policy.minimumLength)
+        reader.read(SettingsKey.digitsOnly, into: &policy.digitsOnly)
+        reader.read(SettingsKey.requiresDigit, into: &policy.requiresDigit)
+        reader.read(SettingsKey.requiresUppercase, into: &policy.requiresUppercase)
+        reader.read(SettingsKey.requiresLowercase, into: &policy.requiresLowercase)
+        reader.read(SettingsKey.requiresSpecial, into: &policy.requiresSpecial)
+        reader.read(SettingsKey.minimumUniqueCharacters, into: &policy.minimumUniqueCharacters)
+        reader.read(SettingsKey.retryLimit, into: &policy.retryLimit)
+        reader.read(SettingsKey.historySize, into: &policy.historyCount)
+        reader.read(SettingsKey.biometricsEnabled, into: &policy.allowsBiometrics)
+        reader.read(SettingsKey.allowsSkip, into: &policy.allowsSkip)
+        reader.read(SettingsKey.blocksCommon, into: &policy.blocksCommonPasscodes)
+        if let seconds = try reader.int(SettingsKey.lockTimeout) {
+            policy.lockTimeout = .seconds(seconds)
+        }
+        if let days = try reader.int(SettingsKey.expiresInDays) {
+            policy.expiresAfterDays = days == 0 ? nil : days
+        }
+        if let error = reader.firstError { throw error }
+        do {
+            return try policy.validated()
+        } catch {
+            throw .invalidValue(key: settingsKey(forProperty: error.key), reason: error.reason)
+        }
+    }
+
+    private static func policyObject(
+        in root: [String: JSONValue]
+    ) throws(PasscodePolicyError) -> [String: JSONValue]? {
+        var level = root
+        for key in ["mobileservices", "settingsExchange"] {
+            guard let value = level[key] else { continue }
+            guard let object = value.objectValue else {
+                throw .malformedJSON("\(key) is not a JSON object")
+            }
+            level = object
+        }
+        if let value = level["passwordPolicy"] {
+            if value == .null { return nil }
+            guard let object = value.objectValue else {
+                throw .malformedJSON("passwordPolicy is not a JSON object")
+            }
+            return object
+        }
+        return level.keys.contains(where: { $0.hasPrefix("passwordPolicy") }) ? level : nil
+    }
+
+    private static func settingsKey(forProperty property: String?) -> String {
+        switch property {
+        case "minimumLength": SettingsKey.minimumLength
+        case "retryLimit": SettingsKey.retryLimit
+        case "minimumUniqueCharacters": SettingsKey.minimumUniqueCharacters
+        case "lockTimeout": SettingsKey.lockTimeout
+        case "expiresAfterDays": SettingsKey.expiresInDays
+        case "historyCount": SettingsKey.historySize
+        case "digitsOnly": SettingsKey.digitsOnly
+        default: property ?? "passwordPolicy"
+        }
+    }
+}
+
+/// Reads loosely typed settings values, remembering the first type error.
+private struct SettingsReader {
+    let object: [String: JSONValue]
+    var firstError: PasscodePolicyError?
+
+    mutating func read(_ key: String, into target: inout Int) {
+        do {
+            if let value = try int(key) { target = value }
+        } catch {
+            firstError = firstError ?? error
+        }
+    }
+
+    mutating func read(_ key: String, into target: inout Bool) {
+        do {
+            if let value = try bool(key) { target = value }
+        } catch {
+            firstError = firstError ?? error
+        }
+    }
+
+    func int(_ key: String) throws(PasscodePolicyError) -> Int? {
+        switch object[key] {
+        case nil, .null: return nil
+        case .integer(let value): return value
+        case .number(let value) where value.rounded() == value && abs(value) < 1e15: return Int(value)
+        case .string(let text):
+            if let value = Int(text.trimmingCharacters(in: .whitespaces)) { return value }
+            throw .wrongType(key: key, expected: "a whole number")
+        default:
+            throw .wrongType(key: key, expected: "a whole number")
+        }
+    }
+
+    func bool(_ key: String) throws(PasscodePolicyError) -> Bool? {
+        switch object[key] {
+        case nil, .null: return nil
+        case .bool(let value): return value
+        case .integer(0): return false
+        case .integer(1): return true
+        case .string(let text):
+            switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "true", "1", "yes": return true
+            case "false", "0", "no": return false
+            default: throw .wrongType(key: key, expected: "true or false")
+            }
+        default:
+            throw .wrongType(key: key, expected: "true or false")
+        }
+    }
+}

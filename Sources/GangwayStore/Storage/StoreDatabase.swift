@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+
+/// The SQLite database of one store, through GRDB, in WAL mode.
+///
+/// Every connection runs with `synchronous = FULL`, so a commit (above all the
+/// failed-attempt count written before a key derivation) is on disk when it returns, and
+/// `secure_delete = ON`, so destroyed key slots are overwritten rather than left in free
+/// pages.
+struct StoreDatabase: Sendable {
+    let pool: DatabasePool
+
+    static func databaseURL(in directory: URL) -> URL {
+        directory.appendingPathComponent(StoreFormat.databaseFileName)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE header (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        body BLOB NOT NULL,
+                        mac BLOB NOT NULL
+                    );
+                    CREATE TABLE keySlot (
+                        kind TEXT PRIMARY KEY NOT NULL,
+                        body BLOB NOT NULL,
+                        mac BLOB NOT NULL
+                    );
+                    CREATE TABLE lockout (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        failures INTEGER NOT NULL,
+                        lastFailureAt DOUBLE,
+                        mac BLOB NOT NULL
+                    );
+                    CREATE TABLE entry (
+                        tag BLOB PRIMARY KEY NOT NULL,
+                        name BLOB NOT NULL,
+                        value BLOB NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE TABLE passcodeHistory (
+                        position INTEGER PRIMARY KEY,
+                        sealed BLOB NOT NULL
+                    );
+                    """
+            )
+        }
+        return migrator
+    }
+
+    /// Creates the directory (owner-only) and a new, empty database in it.
+    static func create(in directory: URL) throws(SecureStoreError) -> StoreDatabase {
+        do {
+            try FileManager.default.createDirectory(
+                at: directory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw .ioFailure("cannot create the store directory")
+        }
+        let database = try connect(databaseURL(in: directory))
+        do {
+            try migrator.migrate(database.pool)
+        } catch {
+            throw map(error)
+        }
+        return database
+    }
+
+    /// Opens an existing store's database, refusing anything that is not one.
+    static func open(in directory: URL) throws(SecureStoreError) -> StoreDatabase {
+        let url = databaseURL(in: directory)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
+            throw .storeNotFound
+        }
+        guard isDirectory.boolValue else { throw .notAStore("the path is a file, not a store directory") }
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw .notAStore("the directory has no \(StoreFormat.databaseFileName)")
+        }
+        let database = try connect(url)
+        do {
+            let (isStore, superseded) = try database.pool.read { db in
+                (try db.tableExists("header") && db.tableExists("keySlot"),
+                 try migrator.hasBeenSuperseded(db))
+            }
+            guard isStore else { throw SecureStoreError.notAStore("the database is not a Gangway store") }
+            guard !superseded else { throw SecureStoreError.unsupportedFormat(StoreFormat.version + 1) }
+            try migrator.migrate(database.pool)
+        } catch {
+            throw map(error)
+        }
+        return database
+    }
+
+    private static func connect(_ url: URL) throws(SecureStoreError) -> StoreDatabase {
+        var configuration = Configuration()
+        configuration.label = "gangway.store"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;")
+        }
+        do {
+            return StoreDatabase(pool: try DatabasePool(path: url.path, configuration: configuration))
+        } catch {
+            throw map(error)
+        }
+    }
+
+    /// Turns database errors into store errors that name the problem, not the data.
+    static func map(_ error: any Error) -> SecureStoreError {
+        if let error = error as? SecureStoreError { return error }
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_NOTADB, .SQLITE_CORRUPT, .SQLITE_FORMAT:
+                return .integrityFailure("the database file is damaged")
+            case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_IOERR, .SQLITE_FULL:
+                return .ioFailure("the database file cannot be used (\(error.resultCode))")
+            default:
+                return .ioFailure("database error \(error.resultCode)")
+            }
+        }
+        return .ioFailure("unexpected failure")
+    }
+
+    /// Runs a read, mapping errors.
+    func read<T>(_ body: (Database) throws -> T) throws(SecureStoreError) -> T {
+        do { return try pool.read(body) } catch { throw Self.map(error) }
+    }
+
+    /// Runs a write transaction, mapping errors.
+    func write<T>(_ body: (Database) throws -> T) throws(SecureStoreError) -> T {
+        do { return try pool.write(body) } catch { throw Self.map(error) }
+    }
+}

@@ -1,0 +1,7 @@
+/// Constants of the on-disk format.
+enum StoreFormat {
+    /// The format this version writes and the newest it reads.
+    static let version = 1
+    /// The database file inside a store directory.
+    static let databaseFileName = "store.sqlite"
+}

@@ -1,0 +1,257 @@
+import Crypto
+import Foundation
+import Logging
+import GRDB
+
+extension SecureStoreLocation {
+    /// An opened database with its verified header and device secrets.
+    struct OpenedStore {
+        let database: StoreDatabase
+        let header: StoreHeader
+        let secrets: DeviceSecrets
+    }
+
+    /// Opens the database and verifies the header, finishing an interrupted erase.
+    func openVerified() throws(SecureStoreError) -> OpenedStore {
+        let database = try StoreDatabase.open(in: directory)
+        do {
+            return try verify(database)
+        } catch {
+            try? database.pool.close()
+            throw error
+        }
+    }
+
+    private func verify(_ database: StoreDatabase) throws(SecureStoreError) -> OpenedStore {
+        let unverified = try database.read { db in try StoreRecords.unverifiedHeader(db).header }
+        if let expectedStoreID, unverified.storeID != expectedStoreID {
+            throw .integrityFailure("the store in this directory has another ID")
+        }
+        let secrets: DeviceSecrets
+        do {
+            secrets = try loadSecrets(for: unverified.storeID)
+        } catch {
+            // An erase that destroyed the slots and the device key, then stopped: finish it.
+            if error == .deviceKeyMissing, try slotCount(database) == 0 {
+                try erase(database, storeID: unverified.storeID)
+                throw .erased
+            }
+            throw error
+        }
+        let header = try database.read { db in try StoreRecords.header(db, secrets: secrets) }
+        return OpenedStore(database: database, header: header, secrets: secrets)
+    }
+
+    private func slotCount(_ database: StoreDatabase) throws(SecureStoreError) -> Int {
+        try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM keySlot") ?? 0 }
+    }
+
+    /// Unlocks a passcode-protected store.
+    ///
+    /// The failed-attempt count is raised and synced before the key derivation starts
+    /// and cleared only when the passcode is right, so stopping the process mid-derivation
+    /// does not give a free guess. A slot derived with fewer rounds than the environment's
+    /// is re-wrapped with the new cost.
+    ///
+    /// - Throws: ``SecureStoreError/wrongPasscode`` with ``SecureStoreError/triesLeft``;
+    ///   ``SecureStoreError/erased`` when that was the last try (the store is gone);
+    ///   ``SecureStoreError/tryAgainLater`` during a lockout delay;
+    ///   ``SecureStoreError/tampered`` when the attempt record was altered.
+    public func unlock(passcode: String) throws(SecureStoreError) -> SecureStore {
+        let opened = try openVerified()
+        do {
+            guard opened.header.protection == .passcode else { throw SecureStoreError.passcodeNotSet }
+            let dataKey = try verifyPasscode(passcode, in: opened)
+            let keys = StoreKeys(dataKey: dataKey, storeID: opened.header.storeID)
+            try upgradeKeyDerivationIfNeeded(passcode: passcode, dataKey: dataKey, in: opened)
+            logger.info("store unlocked", metadata: ["store": "\(opened.header.storeID)", "by": "passcode"])
+            return SecureStore(
+                location: self,
+                database: opened.database,
+                keys: keys,
+                secrets: opened.secrets,
+                header: opened.header
+            )
+        } catch {
+            try? opened.database.pool.close()
+            throw StoreDatabase.map(error)
+        }
+    }
+
+    /// Unlocks a store in no-passcode mode with its device key.
+    public func unlockWithoutPasscode() throws(SecureStoreError) -> SecureStore {
+        let opened = try openVerified()
+        do {
+            guard opened.header.protection == .device else { throw SecureStoreError.passcodeRequired }
+            let slot = try requireSlots(opened)[.device]!
+            guard let dataKey = slot.unwrap(with: opened.secrets.wrapKey, storeID: opened.header.storeID) else {
+                throw SecureStoreError.integrityFailure("the device slot does not open")
+            }
+            logger.info("store unlocked", metadata: ["store": "\(opened.header.storeID)", "by": "device key"])
+            return SecureStore(
+                location: self,
+                database: opened.database,
+                keys: StoreKeys(dataKey: dataKey, storeID: opened.header.storeID),
+                secrets: opened.secrets,
+                header: opened.header
+            )
+        } catch {
+            try? opened.database.pool.close()
+            throw StoreDatabase.map(error)
+        }
+    }
+
+    /// Unlocks with the biometric, when biometric unlock is on.
+    ///
+    /// - Throws: ``SecureStoreError/biometricsInvalidated`` when the enrollment changed
+    ///   (the biometric key is destroyed and biometric unlock turned off; the passcode
+    ///   still works), ``SecureStoreError/biometricsFailed`` when the user fails or
+    ///   cancels.
+    public func unlockWithBiometrics(reason: String) async throws(SecureStoreError) -> SecureStore {
+        let opened = try openVerified()
+        do {
+            guard opened.header.biometricsEnabled else { throw SecureStoreError.biometricsNotEnabled }
+            let slots = try requireSlots(opened)
+            _ = try opened.database.read { try StoreRecords.lockout($0, secrets: opened.secrets) }
+            let biometrics = environment.biometrics
+            guard case .available = biometrics.availability else { throw SecureStoreError.biometricsUnavailable }
+            do {
+                try await biometrics.authenticate(reason: reason)
+            } catch {
+                throw SecureStoreError.biometricsFailed("the biometric check did not pass")
+            }
+            let keyName = DeviceSecrets.biometricKeyName(for: opened.header.storeID)
+            let record = try? environment.deviceKeys.read(keyName)
+            guard let record, record.count == 64, let token = biometrics.enrollmentToken,
+                Data(SHA256.hash(data: token)) == record.prefix(32)
+            else {
+                try disableBiometrics(in: opened)
+                logger.notice(
+                    "biometric enrollment changed; biometric unlock turned off",
+                    metadata: ["store": "\(opened.header.storeID)"]
+                )
+                throw SecureStoreError.biometricsInvalidated
+            }
+            guard let slot = slots[.biometric],
+                let dataKey = slot.unwrap(with: SymmetricKey(data: record.suffix(32)), storeID: opened.header.storeID)
+            else {
+                throw SecureStoreError.integrityFailure("the biometric slot does not open")
+            }
+            try opened.database.write { try StoreRecords.writeLockout(.cleared, $0, secrets: opened.secrets) }
+            logger.info("store unlocked", metadata: ["store": "\(opened.header.storeID)", "by": "biometrics"])
+            return SecureStore(
+                location: self,
+                database: opened.database,
+                keys: StoreKeys(dataKey: dataKey, storeID: opened.header.storeID),
+                secrets: opened.secrets,
+                header: opened.header
+            )
+        } catch {
+            try? opened.database.pool.close()
+            throw StoreDatabase.map(error)
+        }
+    }
+
+    // MARK: Internals shared with the unlocked store
+
+    /// The verified slots, checking that every slot the header expects is there.
+    func requireSlots(_ opened: OpenedStore) throws(SecureStoreError) -> [KeySlot.Kind: KeySlot] {
+        let slots = try opened.database.read { try StoreRecords.slots($0, secrets: opened.secrets) }
+        guard opened.header.expectedSlots.isSubset(of: Set(slots.keys)) else {
+            if slots.isEmpty {
+                // An erase destroyed the slots and stopped before the files: finish it.
+                try erase(opened.database, storeID: opened.header.storeID)
+                throw .erased
+            }
+            throw .integrityFailure("a key slot is missing")
+        }
+        return slots
+    }
+
+    /// Counts the attempt, derives the key and tries the passcode slot; on the last
+    /// failure erases the store.
+    func verifyPasscode(_ passcode: String, in opened: OpenedStore) throws(SecureStoreError) -> SymmetricKey {
+        let slots = try requireSlots(opened)
+        guard let slot = slots[.passcode], let derivation = slot.derivation else {
+            throw SecureStoreError.passcodeNotSet
+        }
+        let policy = opened.header.policy ?? .standard
+        let now = environment.now()
+        enum Step { case attempt(LockoutRecord), eraseNow, wait(Duration) }
+        let step = try opened.database.write { db -> Step in
+            var record = try StoreRecords.lockout(db, secrets: opened.secrets)
+            if record.failures >= policy.retryLimit { return .eraseNow }
+            if let next = record.nextAttemptAllowed(delays: policy.lockoutDelays), now < next {
+                return .wait(.seconds(next.timeIntervalSince(now)))
+            }
+            record.failures += 1
+            record.lastFailureAt = now
+            try StoreRecords.writeLockout(record, db, secrets: opened.secrets)
+            return .attempt(record)
+        }
+        let record: LockoutRecord
+        switch step {
+        case .eraseNow:
+            try eraseAfterRetryLimit(opened)
+        case .wait(let delay):
+            throw .tryAgainLater(after: delay)
+        case .attempt(let counted):
+            record = counted
+        }
+        try fault(.attemptCounted)
+        let kek = try derivation.deriveKey(from: passcode)
+        if let dataKey = slot.unwrap(with: kek, storeID: opened.header.storeID) {
+            try opened.database.write { try StoreRecords.writeLockout(.cleared, $0, secrets: opened.secrets) }
+            return dataKey
+        }
+        logger.notice(
+            "wrong passcode",
+            metadata: ["store": "\(opened.header.storeID)", "failures": "\(record.failures)"]
+        )
+        if record.failures >= policy.retryLimit {
+            try eraseAfterRetryLimit(opened)
+        }
+        throw .wrongPasscode(triesLeft: record.triesLeft(retryLimit: policy.retryLimit))
+    }
+
+    private func eraseAfterRetryLimit(_ opened: OpenedStore) throws(SecureStoreError) -> Never {
+        logger.warning("retry limit reached; erasing the store", metadata: ["store": "\(opened.header.storeID)"])
+        try erase(opened.database, storeID: opened.header.storeID)
+        throw .erased
+    }
+
+    private func upgradeKeyDerivationIfNeeded(
+        passcode: String,
+        dataKey: SymmetricKey,
+        in opened: OpenedStore
+    ) throws(SecureStoreError) {
+        let slots = try requireSlots(opened)
+        guard let current = slots[.passcode]?.derivation, current.rounds < environment.passcodeRounds else { return }
+        let derivation = PasscodeKeyDerivation.fresh(rounds: environment.passcodeRounds)
+        let kek = try derivation.deriveKey(from: passcode)
+        let slot = try KeySlot.wrap(
+            dataKey,
+            kind: .passcode,
+            derivation: derivation,
+            with: kek,
+            storeID: opened.header.storeID
+        )
+        try opened.database.write { try StoreRecords.writeSlot(slot, $0, secrets: opened.secrets) }
+        logger.info(
+            "passcode slot re-wrapped with a higher key-derivation cost",
+            metadata: ["store": "\(opened.header.storeID)", "rounds": "\(derivation.rounds)"]
+        )
+    }
+
+    /// Turns biometric unlock off: slot, header flag and key.
+    func disableBiometrics(in opened: OpenedStore) throws(SecureStoreError) {
+        var header = opened.header
+        header.biometricsEnabled = false
+        let finalHeader = header
+        try opened.database.write { db in
+            try StoreRecords.deleteSlot(.biometric, db)
+            try StoreRecords.writeHeader(finalHeader, db, secrets: opened.secrets)
+        }
+        try? environment.deviceKeys.delete(DeviceSecrets.biometricKeyName(for: opened.header.storeID))
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import GangwayTesting
+import Testing
+
+@_spi(Testing) @testable import GangwayStore
+
+@Suite("Biometric unlock")
+struct BiometricUnlockTests {
+    @Test(arguments: DeviceKeyBackend.allCases)
+    func aBiometricUnlocksOnceEnabled(backend: DeviceKeyBackend) async throws {
+        let fixture = try StoreFixture(backend)
+        try fixture.makeStore()
+        await #expect(throws: SecureStoreError.biometricsNotEnabled) {
+            try await fixture.location().unlockWithBiometrics(reason: "unlock")
+        }
+        let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
+        try await store.enableBiometricUnlock(reason: "turn on")
+        store.close()
+        #expect(try fixture.location().info().isBiometricUnlockEnabled)
+        let unlocked = try await fixture.location().unlockWithBiometrics(reason: "unlock")
+        defer { unlocked.close() }
+        #expect(try unlocked.string(forKey: "fuel") == "8200 kg")
+        #expect(fixture.biometrics.authenticationCount == 2)
+    }
+
+    @Test func aChangedEnrollmentDestroysTheBiometricKeyButThePasscodeStillWorks() async throws {
+        let fixture = try StoreFixture()
+        let id = try fixture.makeStore()
+        let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
+        try await store.enableBiometricUnlock(reason: "turn on")
+        store.close()
+        fixture.biometrics.changeEnrollment()
+        await #expect(throws: SecureStoreError.biometricsInvalidated) {
+            try await fixture.location().unlockWithBiometrics(reason: "unlock")
+        }
+        #expect(try fixture.deviceKeys.read(DeviceSecrets.biometricKeyName(for: id)) == nil)
+        #expect(try !fixture.location().info().isBiometricUnlockEnabled)
+        await #expect(throws: SecureStoreError.biometricsNotEnabled) {
+            try await fixture.location().unlockWithBiometrics(reason: "unlock")
+        }
+        try fixture.location().unlock(passcode: StoreFixture.passcode).close()
+    }
+
+    @Test func aFailedOrCancelledCheckDoesNotUnlock() async throws {
+        let fixture = try StoreFixture()
+        try fixture.makeStore()
+        let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
+        try await store.enableBiometricUnlock(reason: "turn on")
+        store.close()
+        for outcome in [SimulatedBiometrics.Outcome.failure, .cancel] {
+            fixture.biometrics.setOutcome(outcome)
+            await #expect(throws: SecureStoreError.biometricsFailed) {
+                try await fixture.location().unlockWithBiometrics(reason: "unlock")
+            }
+        }
+        #expect(try fixture.location().info().isBiometricUnlockEnabled, "a failed check does not turn it off")
+    }
+
+    @Test func thePolicyOrTheDeviceCanForbidBiometrics() async throws {
+        let fixture = try StoreFixture()
+        try fixture.makeStore(policy: PasscodePolicy(allowsBiometrics: false))
+        let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
+        defer { store.close() }
+        await #expect(throws: SecureStoreError.notAllowedByPolicy) { try await store.enableBiometricUnlock(reason: "x") }
+
+        let other = try StoreFixture()
+        try other.makeStore()
+        other.biometrics.unenroll()
+        let otherStore = try other.location().unlock(passcode: StoreFixture.passcode)
+        defer { otherStore.close() }
+        await #expect(throws: SecureStoreError.biometricsUnavailable) { try await otherStore.enableBiometricUnlock(reason: "x") }
+
+        let linux = SecureStoreEnvironment(deviceKeys: InMemoryDeviceKeyStore())
+        #expect(linux.biometrics.availability == .unavailable)
+    }
+
+    @Test func aPolicyThatForbidsBiometricsTurnsThemOff() async throws {
+        let fixture = try StoreFixture()
+        try fixture.makeStore()
+        let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
+        try await store.enableBiometricUnlock(reason: "turn on")
+        try store.updatePolicy(PasscodePolicy(retryLimit: 5, allowsBiometrics: false))
+        #expect(!store.isBiometricUnlockEnabled)
+        store.close()
+        await #expect(throws: SecureStoreError.biometricsNotEnabled) {
+            try await fixture.location().unlockWithBiometrics(reason: "unlock")
+        }
+    }
+
+    @Test func aBiometricUnlockClearsTheFailureCount() async throws {
+        let fixture = try StoreFixture()
+        try fixture.makeStore()
+        let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
+        try await store.enableBiometricUnlock(reason: "turn on")
+        store.close()
+        #expect(throws: SecureStoreError.wrongPasscode) { try fixture.location().unlock(passcode: "Wrong-Wrong-1") }
+        try await fixture.location().unlockWithBiometrics(reason: "unlock").close()
+        #expect(try fixture.location().info().failedAttempts == 0)
+    }
+}
