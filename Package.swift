@@ -72,7 +72,12 @@ let package = Package(
         ),
         .testTarget(
             name: "GangwayCommandsTests",
-            dependencies: ["GangwayCommands", "gangway"],
+            dependencies: [
+                "GangwayCommands",
+                "GangwayTesting",
+                "gangway",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

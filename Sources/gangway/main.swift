@@ -1,1 +1,3 @@
-print("hi")
+import GangwayCommands
+
+await GangwayCommand.start()

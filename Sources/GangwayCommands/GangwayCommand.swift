@@ -1,0 +1,24 @@
+import ArgumentParser
+
+/// The `gangway` command: the root of every subcommand.
+public struct GangwayCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "gangway",
+        abstract: "Onboard users into an enterprise app and keep their data locked to them.",
+        discussion: """
+            Gangway is a toolkit for the first-run flow, the secure per-user store and shared \
+            devices. This command works its parts directly.
+            """,
+        version: "0.1.0",
+        subcommands: [StoreCommand.self]
+    )
+
+    public init() {}
+}
+
+extension GangwayCommand {
+    /// Parses the process's arguments and runs the chosen command; the executable's entry.
+    public static func start() async {
+        await main()
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+@_spi(Testing) import GangwayStore
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Options every `gangway store` subcommand shares.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The store's directory.", valueName: "dir"))
+    var path: String
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Where device keys are kept (default: $GANGWAY_DEVICE_KEYS or ~/.gangway/device-keys).",
+            valueName: "dir"
+        )
+    )
+    var deviceKeys: String?
+
+    @Flag(name: .long, help: "Read passcodes from standard input, one per line, instead of the terminal.")
+    var passcodeStdin = false
+
+    /// The store's location with the environment the command runs in.
+    func location() -> SecureStoreLocation {
+        SecureStoreLocation(directory: URL(fileURLWithPath: path), environment: Self.environment(deviceKeys: deviceKeys))
+    }
+
+    static func environment(deviceKeys: String?) -> SecureStoreEnvironment {
+        let variables = ProcessInfo.processInfo.environment
+        let directory =
+            deviceKeys ?? variables["GANGWAY_DEVICE_KEYS"]
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".gangway/device-keys").path
+        var logger = Logger(label: "gangway.store")
+        logger.logLevel = variables["GANGWAY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
+        // Tests and benchmarks lower the key-derivation cost; nothing else should.
+        let rounds = variables["GANGWAY_KDF_ROUNDS"].flatMap(Int.init) ?? PasscodeKeyDerivation.defaultRounds
+        var environment = SecureStoreEnvironment(
+            deviceKeys: FileDeviceKeyStore(directory: URL(fileURLWithPath: directory)),
+            passcodeRounds: rounds,
+            logger: logger
+        )
+        // End-to-end tests kill the process at a named point to prove a crash there
+        // loses nothing; the process ends at once, as if the power went.
+        if let crashPoint = variables["GANGWAY_TEST_CRASH_AT"] {
+            environment.faultInjector = { point in
+                if point.rawValue == crashPoint { _exit(86) }
+            }
+        }
+        return environment
+    }
+}
+
+/// Where passcodes come from: the terminal without echo, or standard input lines.
+final class PasscodeSource {
+    let input: StandardInput
+    let fromStandardInput: Bool
+
+    init(options: StoreOptions, input: StandardInput) {
+        self.input = input
+        self.fromStandardInput = options.passcodeStdin
+    }
+
+    /// Reads one passcode.
+    func read(prompt: String) throws -> String {
+        if fromStandardInput {
+            guard let line = input.readLine() else {
+                throw CommandFailure("standard input ended before the passcode (\(prompt.lowercased()))")
+            }
+            return line
+        }
+        guard Terminal.inputIsTerminal else {
+            throw CommandFailure("standard input is not a terminal: pass --passcode-stdin to read passcodes from it")
+        }
+        guard let line = Terminal.readSecretLine(prompt: "\(prompt): ") else {
+            throw CommandFailure("no passcode entered")
+        }
+        return line
+    }
+
+    /// Reads a new passcode; on a terminal asks twice and checks the two match.
+    func readNew(prompt: String) throws -> String {
+        let passcode = try read(prompt: prompt)
+        if !fromStandardInput {
+            let confirmation = try read(prompt: "Confirm passcode")
+            guard confirmation == passcode else { throw CommandFailure("the passcodes do not match") }
+        }
+        return passcode
+    }
+}

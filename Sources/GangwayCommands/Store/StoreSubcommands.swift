@@ -1,0 +1,222 @@
+import ArgumentParser
+import Foundation
+import GangwayStore
+
+/// `gangway store init`
+struct StoreInit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Create a store protected by a passcode (or by the device key alone with --no-passcode)."
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Option(help: "The fewest characters a passcode may have.")
+    var minLength: Int?
+
+    @Flag(help: "Passcodes may contain only the digits 0 to 9.")
+    var digitsOnly = false
+
+    @Option(help: "Wrong passcodes in a row that erase the store.")
+    var retryLimit: Int?
+
+    @Flag(help: "Protect the store with the device key only; no passcode is asked.")
+    var noPasscode = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Read the policy from a server settings JSON file; the options above override it.",
+            valueName: "file"
+        )
+    )
+    var policyJson: String?
+
+    func run() async throws {
+        try await reportingFailures {
+            let location = options.location()
+            if location.exists { throw CommandFailure("a store already exists at \(options.path)") }
+            let store: SecureStore
+            if noPasscode {
+                store = try location.create(protection: .noPasscode)
+            } else {
+                let policy = try makePolicy()
+                let source = PasscodeSource(options: options, input: StandardInput())
+                let passcode = try source.readNew(prompt: "New passcode")
+                store = try location.create(protection: .passcode(passcode), policy: policy)
+            }
+            defer { store.close() }
+            print("created store \(store.id.uuidString.lowercased()) at \(options.path)")
+        }
+    }
+
+    private func makePolicy() throws -> PasscodePolicy {
+        var policy = PasscodePolicy.standard
+        if let policyJson {
+            let data: Data
+            do {
+                data = try Data(contentsOf: URL(fileURLWithPath: policyJson))
+            } catch {
+                throw CommandFailure("cannot read \(policyJson)")
+            }
+            guard let parsed = try PasscodePolicy.fromSettings(data) else {
+                throw CommandFailure("the settings turn the passcode off: use --no-passcode")
+            }
+            policy = parsed
+        }
+        if let minLength { policy.minimumLength = minLength }
+        if digitsOnly { policy.digitsOnly = true }
+        if let retryLimit { policy.retryLimit = retryLimit }
+        do {
+            return try policy.validated()
+        } catch {
+            throw CommandFailure(error.description)
+        }
+    }
+}
+
+/// Opens a store the way the command line asks: with a passcode, or without one in
+/// no-passcode mode.
+func unlock(_ options: StoreOptions, input: StandardInput) throws -> SecureStore {
+    let location = options.location()
+    let info = try location.info()
+    if !info.isPasscodeProtected { return try location.unlockWithoutPasscode() }
+    let passcode = try PasscodeSource(options: options, input: input).read(prompt: "Passcode")
+    return try location.unlock(passcode: passcode)
+}
+
+/// `gangway store put`
+struct StorePut: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "put",
+        abstract: "Store a value under a key (the value from standard input when VALUE is left out)."
+    )
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The key.") var key: String
+    @Argument(help: "The value; read from standard input, exactly, when left out.") var value: String?
+
+    func run() async throws {
+        try await reportingFailures {
+            let input = StandardInput()
+            let store = try unlock(options, input: input)
+            defer { store.close() }
+            try store.put(value.map { Data($0.utf8) } ?? input.rest(), forKey: key)
+        }
+    }
+}
+
+/// `gangway store get`
+struct StoreGet: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Print the value stored under a key, exactly as stored."
+    )
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The key.") var key: String
+
+    func run() async throws {
+        try await reportingFailures {
+            let store = try unlock(options, input: StandardInput())
+            defer { store.close() }
+            guard let value = try store.data(forKey: key) else {
+                throw CommandFailure("key not found: \(key)", code: StoreExitCode.keyNotFound)
+            }
+            FileHandle.standardOutput.write(value)
+        }
+    }
+}
+
+/// `gangway store list`
+struct StoreList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the keys, one per line.")
+
+    @OptionGroup var options: StoreOptions
+
+    func run() async throws {
+        try await reportingFailures {
+            let store = try unlock(options, input: StandardInput())
+            defer { store.close() }
+            for key in try store.keys() { print(key) }
+        }
+    }
+}
+
+/// `gangway store remove`
+struct StoreRemove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a key and its value.")
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The key.") var key: String
+
+    func run() async throws {
+        try await reportingFailures {
+            let store = try unlock(options, input: StandardInput())
+            defer { store.close() }
+            guard try store.removeValue(forKey: key) else {
+                throw CommandFailure("key not found: \(key)", code: StoreExitCode.keyNotFound)
+            }
+        }
+    }
+}
+
+/// `gangway store passwd`
+struct StorePasswd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passwd",
+        abstract: "Change the passcode (current, then new); the data key is re-wrapped, not the data."
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    func run() async throws {
+        try await reportingFailures {
+            let location = options.location()
+            guard try location.info().isPasscodeProtected else { throw SecureStoreError.passcodeNotSet }
+            let source = PasscodeSource(options: options, input: StandardInput())
+            let current = try source.read(prompt: "Current passcode")
+            let store = try location.unlock(passcode: current)
+            defer { store.close() }
+            let new = try source.readNew(prompt: "New passcode")
+            // The current passcode was just verified by the unlock above.
+            try store.setPasscode(new, policy: nil)
+            print("passcode changed")
+        }
+    }
+}
+
+/// `gangway store info`
+struct StoreInfo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Describe the store without unlocking it."
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    func run() async throws {
+        try await reportingFailures {
+            let info = try options.location().info()
+            print(StoreInfoFormatter.format(info))
+        }
+    }
+}
+
+/// `gangway store destroy`
+struct StoreDestroy: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "destroy",
+        abstract: "Destroy the store: key slots first, then its device keys, then its files."
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    func run() async throws {
+        try await reportingFailures {
+            let location = options.location()
+            guard location.exists else { throw CommandFailure("no store at \(options.path)") }
+            try location.destroy()
+            print("destroyed the store at \(options.path)")
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the built `gangway` binary, as a user or a script would.
+struct GangwayProcess {
+    struct Result {
+        let status: Int32
+        let standardOutput: Data
+        let standardError: String
+
+        var output: String { String(decoding: standardOutput, as: UTF8.self) }
+    }
+
+    /// The binary next to the test bundle in the build products directory.
+    static let executable: URL = {
+        var candidates: [URL] = []
+        if let main = Bundle.main.executableURL { candidates.append(main.deletingLastPathComponent()) }
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        for directory in candidates {
+            var url = directory
+            for _ in 0..<4 {
+                let binary = url.appendingPathComponent("gangway")
+                if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
+                url.deleteLastPathComponent()
+            }
+        }
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return packageRoot.appendingPathComponent(".build/debug/gangway")
+    }()
+
+    let deviceKeys: URL
+    var environment: [String: String] = [:]
+
+    init(deviceKeys: URL) {
+        self.deviceKeys = deviceKeys
+    }
+
+    /// Runs `gangway` with `arguments`, feeding `input` on standard input.
+    func run(_ arguments: [String], input: Data = Data(), extraEnvironment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        var variables = ProcessInfo.processInfo.environment
+        variables["GANGWAY_DEVICE_KEYS"] = deviceKeys.path
+        variables["GANGWAY_KDF_ROUNDS"] = "1000"
+        variables.merge(environment) { $1 }
+        variables.merge(extraEnvironment) { $1 }
+        process.environment = variables
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        stdin.fileHandleForWriting.write(input)
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        let error = stderr.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, standardOutput: output, standardError: String(decoding: error, as: UTF8.self))
+    }
+
+    func run(_ arguments: [String], lines: [String], extraEnvironment: [String: String] = [:]) throws -> Result {
+        try run(arguments, input: Data(lines.map { $0 + "\n" }.joined().utf8), extraEnvironment: extraEnvironment)
+    }
+}

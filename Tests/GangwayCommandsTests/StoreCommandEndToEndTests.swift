@@ -1,0 +1,205 @@
+import Foundation
+import GRDB
+import GangwayTesting
+import Testing
+
+@Suite("gangway store, end to end")
+struct StoreCommandEndToEndTests {
+    let temporary: TemporaryDirectory
+    let gangway: GangwayProcess
+    let path: String
+    let passcode = "Ramp-Check-4711"
+
+    init() throws {
+        temporary = try TemporaryDirectory(prefix: "gangway-cli-test")
+        gangway = GangwayProcess(deviceKeys: temporary.appending("keys"))
+        path = temporary.appending("store").path
+    }
+
+    func initStore(_ extra: [String] = []) throws {
+        let result = try gangway.run(["store", "init", "--path", path, "--passcode-stdin"] + extra, lines: [passcode])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.output.hasPrefix("created store "))
+    }
+
+    @Test func putGetListRemoveAndInfo() throws {
+        defer { temporary.remove() }
+        try initStore(["--retry-limit", "4"])
+        #expect(try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "fuel", "8200 kg"], lines: [passcode]).status == 0)
+        let binary = Data([0x00, 0x0A, 0xFF, 0x0A, 0x0A, 0x41])
+        var input = Data((passcode + "\n").utf8)
+        input.append(binary)
+        #expect(try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "blob"], input: input).status == 0)
+
+        let fuel = try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "fuel"], lines: [passcode])
+        #expect(fuel.status == 0)
+        #expect(fuel.output == "8200 kg", "printed exactly, with no newline added")
+        let blob = try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "blob"], lines: [passcode])
+        #expect(blob.standardOutput == binary)
+
+        let list = try gangway.run(["store", "list", "--path", path, "--passcode-stdin"], lines: [passcode])
+        #expect(list.output == "blob\nfuel\n")
+
+        let info = try gangway.run(["store", "info", "--path", path])
+        #expect(info.status == 0)
+        for line in ["format version: 1", "key derivation: pbkdf2-hmac-sha256, 1000 rounds", "entries: 2",
+                     "failed attempts: 0", "tries left: 4", "biometric unlock: off", "protection: passcode", "integrity: verified"] {
+            #expect(info.output.contains(line), "info lacks \(line)")
+        }
+
+        #expect(try gangway.run(["store", "remove", "--path", path, "--passcode-stdin", "fuel"], lines: [passcode]).status == 0)
+        let missing = try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "fuel"], lines: [passcode])
+        #expect(missing.status == 7)
+        #expect(missing.standardError == "gangway: error: key not found: fuel\n")
+        #expect(try gangway.run(["store", "remove", "--path", path, "--passcode-stdin", "fuel"], lines: [passcode]).status == 7)
+    }
+
+    @Test func wrongPasscodesReportTriesLeftThenEraseTheStore() throws {
+        defer { temporary.remove() }
+        try initStore(["--retry-limit", "2"])
+        let first = try gangway.run(["store", "list", "--path", path, "--passcode-stdin"], lines: ["Wrong-Guess-1"])
+        #expect(first.status == 3)
+        #expect(first.standardError == "gangway: error: wrong passcode (1 try left)\n")
+        let info = try gangway.run(["store", "info", "--path", path])
+        #expect(info.output.contains("failed attempts: 1"))
+        #expect(info.output.contains("tries left: 1"))
+        let second = try gangway.run(["store", "list", "--path", path, "--passcode-stdin"], lines: ["Wrong-Guess-2"])
+        #expect(second.status == 4)
+        #expect(second.standardError.contains("erased"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func aPasscodeTheePolicyRejectsExitsWithSix() throws {
+        defer { temporary.remove() }
+        let result = try gangway.run(["store", "init", "--path", path, "--passcode-stdin", "--min-length", "6", "--digits-only"], lines: ["12a"])
+        #expect(result.status == 6)
+        #expect(result.standardError == "gangway: error: passcode rejected by the policy: at least 6 characters; digits only\n")
+        #expect(!FileManager.default.fileExists(atPath: path), "a refused init leaves nothing behind")
+        let common = try gangway.run(["store", "init", "--path", path, "--passcode-stdin", "--min-length", "6", "--digits-only"], lines: ["123456"])
+        #expect(common.status == 6)
+        let good = try gangway.run(["store", "init", "--path", path, "--passcode-stdin", "--min-length", "6", "--digits-only"], lines: ["583917"])
+        #expect(good.status == 0)
+    }
+
+    @Test func passwdTakesTheCurrentThenTheNewPasscode() throws {
+        defer { temporary.remove() }
+        try initStore()
+        #expect(try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "k", "v"], lines: [passcode]).status == 0)
+        let wrong = try gangway.run(["store", "passwd", "--path", path, "--passcode-stdin"], lines: ["Not-It-123", "Next-Passcode-9"])
+        #expect(wrong.status == 3)
+        let rejected = try gangway.run(["store", "passwd", "--path", path, "--passcode-stdin"], lines: [passcode, "short"])
+        #expect(rejected.status == 6)
+        let changed = try gangway.run(["store", "passwd", "--path", path, "--passcode-stdin"], lines: [passcode, "Next-Passcode-9"])
+        #expect(changed.status == 0, "\(changed.standardError)")
+        #expect(try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "k"], lines: [passcode]).status == 3)
+        #expect(try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "k"], lines: ["Next-Passcode-9"]).output == "v")
+    }
+
+    @Test(arguments: ["passcode-slot-written", "passcode-header-written", "passcode-history-written", "passcode-committed"])
+    func aProcessKilledDuringPasswdLeavesOneOfThePasscodesWorking(point: String) throws {
+        defer { temporary.remove() }
+        try initStore()
+        #expect(try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "k", "v"], lines: [passcode]).status == 0)
+        let killed = try gangway.run(
+            ["store", "passwd", "--path", path, "--passcode-stdin"],
+            lines: [passcode, "Next-Passcode-9"],
+            extraEnvironment: ["GANGWAY_TEST_CRASH_AT": point]
+        )
+        #expect(killed.status == 86, "the process died at \(point)")
+        let expected = point == "passcode-committed" ? "Next-Passcode-9" : passcode
+        let other = point == "passcode-committed" ? passcode : "Next-Passcode-9"
+        let get = try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "k"], lines: [expected])
+        #expect(get.status == 0, "\(get.standardError)")
+        #expect(get.output == "v")
+        #expect(try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "k"], lines: [other]).status == 3)
+    }
+
+    @Test func aDamagedValueExitsWithFive() throws {
+        defer { temporary.remove() }
+        try initStore()
+        #expect(try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "fuel", "8200 kg"], lines: [passcode]).status == 0)
+        let queue = try DatabaseQueue(path: path + "/store.sqlite")
+        try queue.write { db in
+            var value = try Data.fetchOne(db, sql: "SELECT value FROM entry")!
+            value[value.startIndex + 14] ^= 0x80
+            try db.execute(sql: "UPDATE entry SET value = ?", arguments: [value])
+        }
+        try queue.close()
+        let result = try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "fuel"], lines: [passcode])
+        #expect(result.status == 5)
+        #expect(result.standardError == "gangway: error: stored data failed its integrity check (a value failed authentication)\n")
+    }
+
+    @Test func noPasscodeModeAsksForNothing() throws {
+        defer { temporary.remove() }
+        #expect(try gangway.run(["store", "init", "--path", path, "--no-passcode"]).status == 0)
+        #expect(try gangway.run(["store", "put", "--path", path, "k", "v"]).status == 0)
+        #expect(try gangway.run(["store", "get", "--path", path, "k"]).output == "v")
+        let info = try gangway.run(["store", "info", "--path", path])
+        #expect(info.output.contains("protection: no passcode (device key)"))
+        #expect(try gangway.run(["store", "passwd", "--path", path, "--passcode-stdin"], lines: ["a", "b"]).status == 1)
+    }
+
+    @Test func badInputsGetOneLineAndAnExitCode() throws {
+        defer { temporary.remove() }
+        let missing = try gangway.run(["store", "info", "--path", path])
+        #expect(missing.status == 1)
+        #expect(missing.standardError == "gangway: error: no store found\n")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let notAStore = try gangway.run(["store", "list", "--path", path, "--passcode-stdin"], lines: [passcode])
+        #expect(notAStore.status == 1)
+        #expect(notAStore.standardError == "gangway: error: not a Gangway store (the directory has no store.sqlite)\n")
+        try FileManager.default.removeItem(atPath: path)
+        try initStore()
+        let noTerminal = try gangway.run(["store", "list", "--path", path])
+        #expect(noTerminal.status == 1)
+        #expect(noTerminal.standardError.contains("pass --passcode-stdin"))
+        let noInput = try gangway.run(["store", "list", "--path", path, "--passcode-stdin"])
+        #expect(noInput.status == 1)
+        let twice = try gangway.run(["store", "init", "--path", path, "--passcode-stdin"], lines: [passcode])
+        #expect(twice.status == 1)
+        #expect(twice.standardError.contains("already exists"))
+        let badPolicy = try gangway.run(["store", "init", "--path", temporary.appending("x").path, "--passcode-stdin", "--retry-limit", "0"], lines: [passcode])
+        #expect(badPolicy.status == 1)
+        #expect(badPolicy.standardError.contains("retryLimit"))
+        #expect(try gangway.run(["store", "frobnicate"]).status == 64)
+        for result in [missing, notAStore, noTerminal, noInput, twice, badPolicy] {
+            #expect(result.standardError.split(separator: "\n").count == 1, "one line: \(result.standardError)")
+        }
+    }
+
+    @Test func destroyRemovesTheStoreAndItsDeviceKey() throws {
+        defer { temporary.remove() }
+        try initStore()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: gangway.deviceKeys.path).count == 1)
+        let result = try gangway.run(["store", "destroy", "--path", path])
+        #expect(result.status == 0)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: gangway.deviceKeys.path).isEmpty)
+        #expect(try gangway.run(["store", "destroy", "--path", path]).status == 1)
+    }
+
+    @Test func theStandardKeyDerivationIsSixHundredThousandRounds() throws {
+        defer { temporary.remove() }
+        let result = try gangway.run(["store", "init", "--path", path, "--passcode-stdin"], lines: [passcode], extraEnvironment: ["GANGWAY_KDF_ROUNDS": ""])
+        #expect(result.status == 0)
+        #expect(try gangway.run(["store", "info", "--path", path]).output.contains("pbkdf2-hmac-sha256, 600000 rounds"))
+    }
+
+    @Test func noPasscodeOrValueReachesOutputOrErrors() throws {
+        defer { temporary.remove() }
+        try initStore()
+        var transcript = ""
+        for result in [
+            try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "k", "SECRET-VALUE-77"], lines: [passcode]),
+            try gangway.run(["store", "list", "--path", path, "--passcode-stdin"], lines: ["Guess-Passcode-1"]),
+            try gangway.run(["store", "info", "--path", path]),
+            try gangway.run(["store", "passwd", "--path", path, "--passcode-stdin"], lines: [passcode, "Weak"]),
+        ] {
+            transcript += result.output + result.standardError
+        }
+        for secret in [passcode, "Guess-Passcode-1", "SECRET-VALUE-77", "Weak"] {
+            #expect(!transcript.contains(secret))
+        }
+    }
+}
