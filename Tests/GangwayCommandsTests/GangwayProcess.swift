@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs the built `gangway` binary, as a user or a script would.
@@ -64,7 +64,11 @@ struct GangwayProcess {
         let output = stdout.fileHandleForReading.readDataToEndOfFile()
         let error = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, standardOutput: output, standardError: String(decoding: error, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus,
+            standardOutput: output,
+            standardError: String(decoding: error, as: UTF8.self)
+        )
     }
 
     func run(_ arguments: [String], lines: [String], extraEnvironment: [String: String] = [:]) throws -> Result {

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Runs `gangway` on a pseudo-terminal, answering prompts as a person at a keyboard

@@ -25,11 +25,16 @@ struct StoreCommandEndToEndTests {
     @Test func putGetListRemoveAndInfo() throws {
         defer { temporary.remove() }
         try initStore(["--retry-limit", "4"])
-        #expect(try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "fuel", "8200 kg"], lines: [passcode]).status == 0)
+        #expect(
+            try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "fuel", "8200 kg"], lines: [passcode])
+                .status == 0
+        )
         let binary = Data([0x00, 0x0A, 0xFF, 0x0A, 0x0A, 0x41])
         var input = Data((passcode + "\n").utf8)
         input.append(binary)
-        #expect(try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "blob"], input: input).status == 0)
+        #expect(
+            try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "blob"], input: input).status == 0
+        )
 
         let fuel = try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "fuel"], lines: [passcode])
         #expect(fuel.status == 0)
@@ -42,16 +47,25 @@ struct StoreCommandEndToEndTests {
 
         let info = try gangway.run(["store", "info", "--path", path])
         #expect(info.status == 0)
-        for line in ["format version: 1", "key derivation: pbkdf2-hmac-sha256, 1000 rounds", "entries: 2",
-                     "failed attempts: 0", "tries left: 4", "biometric unlock: off", "protection: passcode", "integrity: verified"] {
+        for line in [
+            "format version: 1", "key derivation: pbkdf2-hmac-sha256, 1000 rounds", "entries: 2",
+            "failed attempts: 0", "tries left: 4", "biometric unlock: off", "protection: passcode",
+            "integrity: verified",
+        ] {
             #expect(info.output.contains(line), "info lacks \(line)")
         }
 
-        #expect(try gangway.run(["store", "remove", "--path", path, "--passcode-stdin", "fuel"], lines: [passcode]).status == 0)
+        #expect(
+            try gangway.run(["store", "remove", "--path", path, "--passcode-stdin", "fuel"], lines: [passcode]).status
+                == 0
+        )
         let missing = try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "fuel"], lines: [passcode])
         #expect(missing.status == 7)
         #expect(missing.standardError == "gangway: error: key not found: fuel\n")
-        #expect(try gangway.run(["store", "remove", "--path", path, "--passcode-stdin", "fuel"], lines: [passcode]).status == 7)
+        #expect(
+            try gangway.run(["store", "remove", "--path", path, "--passcode-stdin", "fuel"], lines: [passcode]).status
+                == 7
+        )
     }
 
     @Test func wrongPasscodesReportTriesLeftThenEraseTheStore() throws {
@@ -71,35 +85,69 @@ struct StoreCommandEndToEndTests {
 
     @Test func aPasscodeTheePolicyRejectsExitsWithSix() throws {
         defer { temporary.remove() }
-        let result = try gangway.run(["store", "init", "--path", path, "--passcode-stdin", "--min-length", "6", "--digits-only"], lines: ["12a"])
+        let result = try gangway.run(
+            ["store", "init", "--path", path, "--passcode-stdin", "--min-length", "6", "--digits-only"],
+            lines: ["12a"]
+        )
         #expect(result.status == 6)
-        #expect(result.standardError == "gangway: error: passcode rejected by the policy: at least 6 characters; digits only\n")
+        #expect(
+            result.standardError
+                == "gangway: error: passcode rejected by the policy: at least 6 characters; digits only\n"
+        )
         #expect(!FileManager.default.fileExists(atPath: path), "a refused init leaves nothing behind")
-        let common = try gangway.run(["store", "init", "--path", path, "--passcode-stdin", "--min-length", "6", "--digits-only"], lines: ["123456"])
+        let common = try gangway.run(
+            ["store", "init", "--path", path, "--passcode-stdin", "--min-length", "6", "--digits-only"],
+            lines: ["123456"]
+        )
         #expect(common.status == 6)
-        let good = try gangway.run(["store", "init", "--path", path, "--passcode-stdin", "--min-length", "6", "--digits-only"], lines: ["583917"])
+        let good = try gangway.run(
+            ["store", "init", "--path", path, "--passcode-stdin", "--min-length", "6", "--digits-only"],
+            lines: ["583917"]
+        )
         #expect(good.status == 0)
     }
 
     @Test func passwdTakesTheCurrentThenTheNewPasscode() throws {
         defer { temporary.remove() }
         try initStore()
-        #expect(try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "k", "v"], lines: [passcode]).status == 0)
-        let wrong = try gangway.run(["store", "passwd", "--path", path, "--passcode-stdin"], lines: ["Not-It-123", "Next-Passcode-9"])
+        #expect(
+            try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "k", "v"], lines: [passcode]).status
+                == 0
+        )
+        let wrong = try gangway.run(
+            ["store", "passwd", "--path", path, "--passcode-stdin"],
+            lines: ["Not-It-123", "Next-Passcode-9"]
+        )
         #expect(wrong.status == 3)
-        let rejected = try gangway.run(["store", "passwd", "--path", path, "--passcode-stdin"], lines: [passcode, "short"])
+        let rejected = try gangway.run(
+            ["store", "passwd", "--path", path, "--passcode-stdin"],
+            lines: [passcode, "short"]
+        )
         #expect(rejected.status == 6)
-        let changed = try gangway.run(["store", "passwd", "--path", path, "--passcode-stdin"], lines: [passcode, "Next-Passcode-9"])
+        let changed = try gangway.run(
+            ["store", "passwd", "--path", path, "--passcode-stdin"],
+            lines: [passcode, "Next-Passcode-9"]
+        )
         #expect(changed.status == 0, "\(changed.standardError)")
-        #expect(try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "k"], lines: [passcode]).status == 3)
-        #expect(try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "k"], lines: ["Next-Passcode-9"]).output == "v")
+        #expect(
+            try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "k"], lines: [passcode]).status == 3
+        )
+        #expect(
+            try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "k"], lines: ["Next-Passcode-9"])
+                .output == "v"
+        )
     }
 
-    @Test(arguments: ["passcode-slot-written", "passcode-header-written", "passcode-history-written", "passcode-committed"])
+    @Test(arguments: [
+        "passcode-slot-written", "passcode-header-written", "passcode-history-written", "passcode-committed",
+    ])
     func aProcessKilledDuringPasswdLeavesOneOfThePasscodesWorking(point: String) throws {
         defer { temporary.remove() }
         try initStore()
-        #expect(try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "k", "v"], lines: [passcode]).status == 0)
+        #expect(
+            try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "k", "v"], lines: [passcode]).status
+                == 0
+        )
         let killed = try gangway.run(
             ["store", "passwd", "--path", path, "--passcode-stdin"],
             lines: [passcode, "Next-Passcode-9"],
@@ -117,17 +165,23 @@ struct StoreCommandEndToEndTests {
     @Test func aDamagedValueExitsWithFive() throws {
         defer { temporary.remove() }
         try initStore()
-        #expect(try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "fuel", "8200 kg"], lines: [passcode]).status == 0)
+        #expect(
+            try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "fuel", "8200 kg"], lines: [passcode])
+                .status == 0
+        )
         let queue = try DatabaseQueue(path: path + "/store.sqlite")
         try queue.write { db in
-            var value = try Data.fetchOne(db, sql: "SELECT value FROM entry")!
+            var value = try Data.fetchOne(db, sql: "SELECT sealed FROM entry")!
             value[value.startIndex + 14] ^= 0x80
-            try db.execute(sql: "UPDATE entry SET value = ?", arguments: [value])
+            try db.execute(sql: "UPDATE entry SET sealed = ?", arguments: [value])
         }
         try queue.close()
         let result = try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "fuel"], lines: [passcode])
         #expect(result.status == 5)
-        #expect(result.standardError == "gangway: error: stored data failed its integrity check (a value failed authentication)\n")
+        #expect(
+            result.standardError
+                == "gangway: error: stored data failed its integrity check (a value failed authentication)\n"
+        )
     }
 
     @Test func noPasscodeModeAsksForNothing() throws {
@@ -137,7 +191,9 @@ struct StoreCommandEndToEndTests {
         #expect(try gangway.run(["store", "get", "--path", path, "k"]).output == "v")
         let info = try gangway.run(["store", "info", "--path", path])
         #expect(info.output.contains("protection: no passcode (device key)"))
-        #expect(try gangway.run(["store", "passwd", "--path", path, "--passcode-stdin"], lines: ["a", "b"]).status == 1)
+        #expect(
+            try gangway.run(["store", "passwd", "--path", path, "--passcode-stdin"], lines: ["a", "b"]).status == 1
+        )
     }
 
     @Test func badInputsGetOneLineAndAnExitCode() throws {
@@ -159,7 +215,10 @@ struct StoreCommandEndToEndTests {
         let twice = try gangway.run(["store", "init", "--path", path, "--passcode-stdin"], lines: [passcode])
         #expect(twice.status == 1)
         #expect(twice.standardError.contains("already exists"))
-        let badPolicy = try gangway.run(["store", "init", "--path", temporary.appending("x").path, "--passcode-stdin", "--retry-limit", "0"], lines: [passcode])
+        let badPolicy = try gangway.run(
+            ["store", "init", "--path", temporary.appending("x").path, "--passcode-stdin", "--retry-limit", "0"],
+            lines: [passcode]
+        )
         #expect(badPolicy.status == 1)
         #expect(badPolicy.standardError.contains("retryLimit"))
         #expect(try gangway.run(["store", "frobnicate"]).status == 64)
@@ -181,9 +240,15 @@ struct StoreCommandEndToEndTests {
 
     @Test func theStandardKeyDerivationIsSixHundredThousandRounds() throws {
         defer { temporary.remove() }
-        let result = try gangway.run(["store", "init", "--path", path, "--passcode-stdin"], lines: [passcode], extraEnvironment: ["GANGWAY_KDF_ROUNDS": ""])
+        let result = try gangway.run(
+            ["store", "init", "--path", path, "--passcode-stdin"],
+            lines: [passcode],
+            extraEnvironment: ["GANGWAY_KDF_ROUNDS": ""]
+        )
         #expect(result.status == 0)
-        #expect(try gangway.run(["store", "info", "--path", path]).output.contains("pbkdf2-hmac-sha256, 600000 rounds"))
+        #expect(
+            try gangway.run(["store", "info", "--path", path]).output.contains("pbkdf2-hmac-sha256, 600000 rounds")
+        )
     }
 
     @Test func noPasscodeOrValueReachesOutputOrErrors() throws {
@@ -191,7 +256,10 @@ struct StoreCommandEndToEndTests {
         try initStore()
         var transcript = ""
         for result in [
-            try gangway.run(["store", "put", "--path", path, "--passcode-stdin", "k", "SECRET-VALUE-77"], lines: [passcode]),
+            try gangway.run(
+                ["store", "put", "--path", path, "--passcode-stdin", "k", "SECRET-VALUE-77"],
+                lines: [passcode]
+            ),
             try gangway.run(["store", "list", "--path", path, "--passcode-stdin"], lines: ["Guess-Passcode-1"]),
             try gangway.run(["store", "info", "--path", path]),
             try gangway.run(["store", "passwd", "--path", path, "--passcode-stdin"], lines: [passcode, "Weak"]),

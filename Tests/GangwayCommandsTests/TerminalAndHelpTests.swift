@@ -23,13 +23,19 @@ struct TerminalAndHelpTests {
         #expect(create.screen.contains("created store"))
         #expect(!create.screen.contains(passcode), "the terminal showed the passcode: \(create.screen)")
 
-        let put = try PseudoTerminalSession(arguments: ["store", "put", "--path", path, "gate", "B12"], environment: environment)
+        let put = try PseudoTerminalSession(
+            arguments: ["store", "put", "--path", path, "gate", "B12"],
+            environment: environment
+        )
         #expect(put.waitFor("Passcode: "))
         put.type(passcode)
         #expect(put.finish() == 0)
         #expect(!put.screen.contains(passcode))
 
-        let mismatch = try PseudoTerminalSession(arguments: ["store", "init", "--path", temporary.appending("other").path], environment: environment)
+        let mismatch = try PseudoTerminalSession(
+            arguments: ["store", "init", "--path", temporary.appending("other").path],
+            environment: environment
+        )
         #expect(mismatch.waitFor("New passcode: "))
         mismatch.type(passcode)
         #expect(mismatch.waitFor("Confirm passcode: "))

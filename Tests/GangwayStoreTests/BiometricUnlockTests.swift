@@ -61,14 +61,18 @@ struct BiometricUnlockTests {
         try fixture.makeStore(policy: PasscodePolicy(allowsBiometrics: false))
         let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
         defer { store.close() }
-        await #expect(throws: SecureStoreError.notAllowedByPolicy) { try await store.enableBiometricUnlock(reason: "x") }
+        await #expect(throws: SecureStoreError.notAllowedByPolicy) {
+            try await store.enableBiometricUnlock(reason: "x")
+        }
 
         let other = try StoreFixture()
         try other.makeStore()
         other.biometrics.unenroll()
         let otherStore = try other.location().unlock(passcode: StoreFixture.passcode)
         defer { otherStore.close() }
-        await #expect(throws: SecureStoreError.biometricsUnavailable) { try await otherStore.enableBiometricUnlock(reason: "x") }
+        await #expect(throws: SecureStoreError.biometricsUnavailable) {
+            try await otherStore.enableBiometricUnlock(reason: "x")
+        }
 
         let linux = SecureStoreEnvironment(deviceKeys: InMemoryDeviceKeyStore())
         #expect(linux.biometrics.availability == .unavailable)

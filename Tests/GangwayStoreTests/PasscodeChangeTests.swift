@@ -1,6 +1,6 @@
 import Foundation
-import GangwayTesting
 import GRDB
+import GangwayTesting
 import Testing
 
 @_spi(Testing) @testable import GangwayStore
@@ -14,7 +14,9 @@ struct PasscodeChangeTests {
         let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
         try store.changePasscode(current: StoreFixture.passcode, new: StoreFixture.otherPasscode)
         store.close()
-        #expect(throws: SecureStoreError.wrongPasscode) { try fixture.location().unlock(passcode: StoreFixture.passcode) }
+        #expect(throws: SecureStoreError.wrongPasscode) {
+            try fixture.location().unlock(passcode: StoreFixture.passcode)
+        }
         let reopened = try fixture.location().unlock(passcode: StoreFixture.otherPasscode)
         defer { reopened.close() }
         #expect(try reopened.string(forKey: "fuel") == "8200 kg")
@@ -79,7 +81,9 @@ struct PasscodeChangeTests {
             try store.changePasscode(current: StoreFixture.passcode, new: StoreFixture.otherPasscode)
         }
         store.close()
-        #expect(throws: SecureStoreError.wrongPasscode) { try fixture.location().unlock(passcode: StoreFixture.otherPasscode) }
+        #expect(throws: SecureStoreError.wrongPasscode) {
+            try fixture.location().unlock(passcode: StoreFixture.otherPasscode)
+        }
         let reopened = try fixture.location().unlock(passcode: StoreFixture.passcode)
         #expect(try reopened.string(forKey: "fuel") == "8200 kg")
         reopened.close()
@@ -103,13 +107,13 @@ struct PasscodeChangeTests {
         let fixture = try StoreFixture()
         try fixture.makeStore()
         let before = try DatabaseQueue(path: fixture.databaseURL.path).read { db in
-            try Row.fetchAll(db, sql: "SELECT tag, value FROM entry ORDER BY tag")
+            try Row.fetchAll(db, sql: "SELECT tag, sealed FROM entry ORDER BY tag")
         }
         let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
         try store.changePasscode(current: StoreFixture.passcode, new: StoreFixture.otherPasscode)
         store.close()
         let after = try DatabaseQueue(path: fixture.databaseURL.path).read { db in
-            try Row.fetchAll(db, sql: "SELECT tag, value FROM entry ORDER BY tag")
+            try Row.fetchAll(db, sql: "SELECT tag, sealed FROM entry ORDER BY tag")
         }
         #expect(before == after)
     }
@@ -121,7 +125,9 @@ struct PasscodeChangeTests {
         try store.removePasscode()
         store.close()
         #expect(try !fixture.location().info().isPasscodeProtected)
-        #expect(throws: SecureStoreError.passcodeNotSet) { try fixture.location().unlock(passcode: StoreFixture.passcode) }
+        #expect(throws: SecureStoreError.passcodeNotSet) {
+            try fixture.location().unlock(passcode: StoreFixture.passcode)
+        }
         let open = try fixture.location().unlockWithoutPasscode()
         #expect(try open.string(forKey: "fuel") == "8200 kg")
         try open.setPasscode(StoreFixture.otherPasscode, policy: PasscodePolicy(retryLimit: 4))

@@ -131,7 +131,10 @@ struct PasscodePolicySettingsTests {
     }
 
     @Test func aDisabledOrMissingPolicyMeansNoPasscode() throws {
-        #expect(try PasscodePolicy.fromSettings(Data(#"{"passwordPolicy": {"passwordPolicyEnabled": "false"}}"#.utf8)) == nil)
+        #expect(
+            try PasscodePolicy.fromSettings(Data(#"{"passwordPolicy": {"passwordPolicyEnabled": "false"}}"#.utf8))
+                == nil
+        )
         #expect(try PasscodePolicy.fromSettings(Data(#"{"mobileservices": {"settingsExchange": {}}}"#.utf8)) == nil)
         #expect(try PasscodePolicy.fromSettings(Data(#"{"passwordPolicy": null}"#.utf8)) == nil)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import GangwayTesting
 import GRDB
+import GangwayTesting
 import Testing
 
 @_spi(Testing) @testable import GangwayStore

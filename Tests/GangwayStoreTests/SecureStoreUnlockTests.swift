@@ -1,6 +1,6 @@
 import Foundation
-import GangwayTesting
 import GRDB
+import GangwayTesting
 import Testing
 
 @_spi(Testing) @testable import GangwayStore
@@ -107,7 +107,10 @@ struct SecureStoreUnlockTests {
         try fixture.location().unlock(passcode: decomposed).close()
 
         let pinFixture = try StoreFixture()
-        try pinFixture.location().create(protection: .passcode("583917"), policy: PasscodePolicy(minimumLength: 6, digitsOnly: true)).close()
+        try pinFixture.location().create(
+            protection: .passcode("583917"),
+            policy: PasscodePolicy(minimumLength: 6, digitsOnly: true)
+        ).close()
         try pinFixture.location().unlock(passcode: "５８３９１７").close()
     }
 
@@ -169,12 +172,18 @@ struct SecureStoreUnlockTests {
         var messages: [String] = []
         do { _ = try fixture.location().unlock(passcode: "Guess-Number-One") } catch { messages.append("\(error)") }
         do {
-            let other = SecureStoreLocation(directory: fixture.temporary.appending("other"), environment: fixture.environment())
+            let other = SecureStoreLocation(
+                directory: fixture.temporary.appending("other"),
+                environment: fixture.environment()
+            )
             _ = try other.create(protection: .passcode("Reject-1234"), policy: PasscodePolicy(minimumLength: 30))
         } catch { messages.append("\(error)") }
         let logs = fixture.logs.text
         #expect(logs.contains("store created"), "the capture works")
-        for secret in [StoreFixture.passcode, StoreFixture.otherPasscode, "Guess-Number-One", "Reject-1234", "VALUE-9f8e7d", "KEYNAME-1a2b3c"] {
+        for secret in [
+            StoreFixture.passcode, StoreFixture.otherPasscode, "Guess-Number-One", "Reject-1234", "VALUE-9f8e7d",
+            "KEYNAME-1a2b3c",
+        ] {
             #expect(!logs.contains(secret))
             #expect(!messages.joined().contains(secret))
         }

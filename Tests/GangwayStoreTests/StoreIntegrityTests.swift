@@ -1,6 +1,6 @@
 import Foundation
-import GangwayTesting
 import GRDB
+import GangwayTesting
 import Testing
 
 @_spi(Testing) @testable import GangwayStore
@@ -10,7 +10,7 @@ struct StoreIntegrityTests {
     @Test func aFlippedByteInAValueIsDetected() throws {
         let fixture = try StoreFixture()
         try fixture.makeStore()
-        try fixture.flipByte(table: "entry", column: "value", key: "tag", offset: 20)
+        try fixture.flipByte(table: "entry", column: "sealed", key: "tag", offset: 20)
         let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
         defer { store.close() }
         #expect(throws: SecureStoreError.integrityFailure) { try store.data(forKey: "fuel") }
@@ -24,7 +24,7 @@ struct StoreIntegrityTests {
         let tyresTag = store.storeKeys.tag(forName: "tyres")
         store.close()
         try fixture.tamper(
-            "UPDATE entry SET value = (SELECT value FROM entry WHERE tag = ?) WHERE tag = ?",
+            "UPDATE entry SET sealed = (SELECT sealed FROM entry WHERE tag = ?) WHERE tag = ?",
             arguments: [fuelTag, tyresTag]
         )
         let reopened = try fixture.location().unlock(passcode: StoreFixture.passcode)
@@ -38,8 +38,10 @@ struct StoreIntegrityTests {
         let second = try StoreFixture()
         try first.makeStore(entries: ["fuel": "9000 kg"])
         try second.makeStore(entries: ["fuel": "100 kg"])
-        let foreign = try DatabaseQueue(path: first.databaseURL.path).read { try Data.fetchOne($0, sql: "SELECT value FROM entry")! }
-        try second.tamper("UPDATE entry SET value = ?", arguments: [foreign])
+        let foreign = try DatabaseQueue(path: first.databaseURL.path).read {
+            try Data.fetchOne($0, sql: "SELECT sealed FROM entry")!
+        }
+        try second.tamper("UPDATE entry SET sealed = ?", arguments: [foreign])
         let store = try second.location().unlock(passcode: StoreFixture.passcode)
         defer { store.close() }
         #expect(throws: SecureStoreError.integrityFailure) { try store.data(forKey: "fuel") }
@@ -51,9 +53,19 @@ struct StoreIntegrityTests {
         let store = try fixture.location().create(protection: .passcode(StoreFixture.passcode))
         try await store.enableBiometricUnlock(reason: "test")
         store.close()
-        try fixture.flipByte(table: "keySlot", column: "body", key: "kind", offset: offset, where: "kind = '\(kind.rawValue)'")
-        #expect(throws: SecureStoreError.integrityFailure) { try fixture.location().unlock(passcode: StoreFixture.passcode) }
-        await #expect(throws: SecureStoreError.integrityFailure) { try await fixture.location().unlockWithBiometrics(reason: "test") }
+        try fixture.flipByte(
+            table: "keySlot",
+            column: "body",
+            key: "kind",
+            offset: offset,
+            where: "kind = '\(kind.rawValue)'"
+        )
+        #expect(throws: SecureStoreError.integrityFailure) {
+            try fixture.location().unlock(passcode: StoreFixture.passcode)
+        }
+        await #expect(throws: SecureStoreError.integrityFailure) {
+            try await fixture.location().unlockWithBiometrics(reason: "test")
+        }
         #expect(try fixture.location().info().failedAttempts == 0, "no try was spent on a damaged slot")
         #expect(fixture.location().exists)
     }
@@ -71,21 +83,31 @@ struct StoreIntegrityTests {
         let fixture = try StoreFixture()
         try fixture.makeStore()
         try fixture.flipByte(table: "keySlot", column: "mac", key: "kind", offset: offset)
-        #expect(throws: SecureStoreError.integrityFailure) { try fixture.location().unlock(passcode: StoreFixture.passcode) }
+        #expect(throws: SecureStoreError.integrityFailure) {
+            try fixture.location().unlock(passcode: StoreFixture.passcode)
+        }
     }
 
     @Test func loweringTheKeyDerivationRoundsBreaksTheSlotInsteadOfWeakeningIt() throws {
         let fixture = try StoreFixture()
         try fixture.makeStore()
-        try fixture.tamper("UPDATE keySlot SET body = CAST(replace(CAST(body AS TEXT), '\"rounds\":1000', '\"rounds\":1001') AS BLOB)")
-        #expect(throws: SecureStoreError.integrityFailure) { try fixture.location().unlock(passcode: StoreFixture.passcode) }
+        try fixture.tamper(
+            "UPDATE keySlot SET body = CAST(replace(CAST(body AS TEXT), '\"rounds\":1000', '\"rounds\":1001') AS BLOB)"
+        )
+        #expect(throws: SecureStoreError.integrityFailure) {
+            try fixture.location().unlock(passcode: StoreFixture.passcode)
+        }
     }
 
     @Test func raisingTheRetryLimitInTheHeaderIsDetected() throws {
         let fixture = try StoreFixture()
         try fixture.makeStore(policy: PasscodePolicy(retryLimit: 3))
-        try fixture.tamper("UPDATE header SET body = CAST(replace(CAST(body AS TEXT), '\"retryLimit\":3', '\"retryLimit\":900') AS BLOB)")
-        #expect(throws: SecureStoreError.integrityFailure) { try fixture.location().unlock(passcode: StoreFixture.passcode) }
+        try fixture.tamper(
+            "UPDATE header SET body = CAST(replace(CAST(body AS TEXT), '\"retryLimit\":3', '\"retryLimit\":900') AS BLOB)"
+        )
+        #expect(throws: SecureStoreError.integrityFailure) {
+            try fixture.location().unlock(passcode: StoreFixture.passcode)
+        }
         guard case .failed = try fixture.location().info().integrity else {
             Issue.record("info did not report the failure")
             return
@@ -116,14 +138,18 @@ struct StoreIntegrityTests {
         try garbage.write(to: fixture.databaseURL)
         try? FileManager.default.removeItem(atPath: fixture.databaseURL.path + "-wal")
         try? FileManager.default.removeItem(atPath: fixture.databaseURL.path + "-shm")
-        #expect(throws: SecureStoreError.integrityFailure) { try fixture.location().unlock(passcode: StoreFixture.passcode) }
+        #expect(throws: SecureStoreError.integrityFailure) {
+            try fixture.location().unlock(passcode: StoreFixture.passcode)
+        }
         #expect(throws: SecureStoreError.integrityFailure) { try fixture.location().info() }
         #expect(try Data(contentsOf: fixture.databaseURL) == garbage, "nothing was overwritten")
     }
 
     @Test func aTruncatedDatabaseFileGivesATypedError() throws {
         let fixture = try StoreFixture()
-        try fixture.makeStore(entries: Dictionary(uniqueKeysWithValues: (0..<200).map { ("k\($0)", String(repeating: "v", count: 300)) }))
+        try fixture.makeStore(
+            entries: Dictionary(uniqueKeysWithValues: (0..<200).map { ("k\($0)", String(repeating: "v", count: 300)) })
+        )
         let bytes = try Data(contentsOf: fixture.databaseURL)
         try bytes.prefix(bytes.count / 3).write(to: fixture.databaseURL)
         do {
@@ -145,9 +171,15 @@ struct StoreIntegrityTests {
         try other.close()
         #expect(throws: SecureStoreError.notAStore) { try fixture.location().unlock(passcode: StoreFixture.passcode) }
         #expect(throws: SecureStoreError.notAStore) { try fixture.location().destroy() }
-        #expect(FileManager.default.fileExists(atPath: fixture.databaseURL.path), "someone else's database is left alone")
+        #expect(
+            FileManager.default.fileExists(atPath: fixture.databaseURL.path),
+            "someone else's database is left alone"
+        )
         #expect(throws: SecureStoreError.storeNotFound) {
-            try SecureStoreLocation(directory: fixture.temporary.appending("nothing"), environment: fixture.environment()).unlock(passcode: "x")
+            try SecureStoreLocation(
+                directory: fixture.temporary.appending("nothing"),
+                environment: fixture.environment()
+            ).unlock(passcode: "x")
         }
     }
 
@@ -157,7 +189,9 @@ struct StoreIntegrityTests {
         let name = DeviceSecrets.deviceKeyName(for: id)
         let key = try #require(try fixture.deviceKeys.read(name))
         try fixture.deviceKeys.delete(name)
-        #expect(throws: SecureStoreError.deviceKeyMissing) { try fixture.location().unlock(passcode: StoreFixture.passcode) }
+        #expect(throws: SecureStoreError.deviceKeyMissing) {
+            try fixture.location().unlock(passcode: StoreFixture.passcode)
+        }
         guard case .unverified = try fixture.location().info().integrity else {
             Issue.record("info should say the records could not be verified")
             return
@@ -171,7 +205,11 @@ struct StoreIntegrityTests {
     @Test func aNewerFormatIsRefused() throws {
         let fixture = try StoreFixture()
         try fixture.makeStore()
-        try fixture.tamper("UPDATE header SET body = CAST(replace(CAST(body AS TEXT), '\"formatVersion\":1', '\"formatVersion\":7') AS BLOB)")
-        #expect(throws: SecureStoreError.unsupportedFormat) { try fixture.location().unlock(passcode: StoreFixture.passcode) }
+        try fixture.tamper(
+            "UPDATE header SET body = CAST(replace(CAST(body AS TEXT), '\"formatVersion\":1', '\"formatVersion\":7') AS BLOB)"
+        )
+        #expect(throws: SecureStoreError.unsupportedFormat) {
+            try fixture.location().unlock(passcode: StoreFixture.passcode)
+        }
     }
 }

@@ -34,10 +34,14 @@ struct StoreLayoutTests {
         try root.location(for: shared).create(protection: .noPasscode).put("shared", forKey: "who")
         #expect(Set(try root.storeIDs()) == [alice, bob, shared])
 
-        #expect(throws: SecureStoreError.wrongPasscode) { try root.location(for: bob).unlock(passcode: "Alice-Passcode-1") }
+        #expect(throws: SecureStoreError.wrongPasscode) {
+            try root.location(for: bob).unlock(passcode: "Alice-Passcode-1")
+        }
         try root.remove(alice)
         #expect(Set(try root.storeIDs()) == [bob, shared])
-        #expect(throws: SecureStoreError.storeNotFound) { try root.location(for: alice).unlock(passcode: "Alice-Passcode-1") }
+        #expect(throws: SecureStoreError.storeNotFound) {
+            try root.location(for: alice).unlock(passcode: "Alice-Passcode-1")
+        }
 
         let bobStore = try root.location(for: bob).unlock(passcode: "Bob-Passcode-22")
         #expect(try bobStore.string(forKey: "who") == "bob")
@@ -55,7 +59,10 @@ struct StoreLayoutTests {
         let first = UUID()
         let second = UUID()
         try root.location(for: first).create(protection: .passcode(StoreFixture.passcode)).close()
-        try FileManager.default.moveItem(at: root.location(for: first).directory, to: root.location(for: second).directory)
+        try FileManager.default.moveItem(
+            at: root.location(for: first).directory,
+            to: root.location(for: second).directory
+        )
         #expect(throws: SecureStoreError.integrityFailure) {
             try root.location(for: second).unlock(passcode: StoreFixture.passcode)
         }

@@ -11,10 +11,15 @@ struct StoreDemo: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let root = FileManager.default.temporaryDirectory.appendingPathComponent("gangway-demo-\(UUID().uuidString.prefix(8))")
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "gangway-demo-\(UUID().uuidString.prefix(8))"
+            )
             defer { try? FileManager.default.removeItem(at: root) }
             let environment = StoreOptions.environment(deviceKeys: root.appendingPathComponent("device-keys").path)
-            let location = SecureStoreLocation(directory: root.appendingPathComponent("store"), environment: environment)
+            let location = SecureStoreLocation(
+                directory: root.appendingPathComponent("store"),
+                environment: environment
+            )
             let policy = PasscodePolicy(minimumLength: 8, requiresDigit: true, retryLimit: 3)
             let passcode = "Fuel-Check-2026"
             let newPasscode = "Tyre-Check-2027"
@@ -30,7 +35,9 @@ struct StoreDemo: AsyncParsableCommand {
             let created = try clock.measure {
                 store = try location.create(protection: .passcode(passcode), policy: policy)
             }
-            print("   created store \(store.id.uuidString.lowercased()) with \"\(passcode)\" in \(milliseconds(created)) ms")
+            print(
+                "   created store \(store.id.uuidString.lowercased()) with \"\(passcode)\" in \(milliseconds(created)) ms"
+            )
 
             print("\n2. Two values go in: fuel = 8200 kg, tyres = 14.5 bar")
             try store.put("8200 kg", forKey: "aircraft.D-AIBL.fuel")
@@ -46,7 +53,11 @@ struct StoreDemo: AsyncParsableCommand {
             }
 
             print("\n4. Without unlocking, the store tells:")
-            print(StoreInfoFormatter.format(try location.info()).split(separator: "\n").map { "   " + $0 }.joined(separator: "\n"))
+            print(
+                StoreInfoFormatter.format(try location.info()).split(separator: "\n").map { "   " + $0 }.joined(
+                    separator: "\n"
+                )
+            )
 
             print("\n5. A wrong passcode:")
             do {
@@ -57,10 +68,14 @@ struct StoreDemo: AsyncParsableCommand {
 
             print("\n6. The right one:")
             store = try location.unlock(passcode: passcode)
-            print("   fuel = \(try store.string(forKey: "aircraft.D-AIBL.fuel") ?? "?"), keys: \(try store.keys().joined(separator: ", "))")
+            print(
+                "   fuel = \(try store.string(forKey: "aircraft.D-AIBL.fuel") ?? "?"), keys: \(try store.keys().joined(separator: ", "))"
+            )
 
             let changed = try clock.measure { try store.changePasscode(current: passcode, new: newPasscode) }
-            print("\n7. Passcode changed to \"\(newPasscode)\" in \(milliseconds(changed)) ms: the data key was re-wrapped, no value re-encrypted")
+            print(
+                "\n7. Passcode changed to \"\(newPasscode)\" in \(milliseconds(changed)) ms: the data key was re-wrapped, no value re-encrypted"
+            )
             store.close()
 
             print("\n8. Three wrong passcodes in a row (the retry limit is 3):")
@@ -71,7 +86,9 @@ struct StoreDemo: AsyncParsableCommand {
                     print("   \(attempt): \(error)")
                 }
             }
-            print("   store directory still there: \(FileManager.default.fileExists(atPath: location.directory.path) ? "yes" : "no")")
+            print(
+                "   store directory still there: \(FileManager.default.fileExists(atPath: location.directory.path) ? "yes" : "no")"
+            )
             print("\nDone. Try it yourself: gangway store --help")
         }
     }

@@ -4,9 +4,9 @@ import Foundation
 import Logging
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Options every `gangway store` subcommand shares.
@@ -28,7 +28,10 @@ struct StoreOptions: ParsableArguments {
 
     /// The store's location with the environment the command runs in.
     func location() -> SecureStoreLocation {
-        SecureStoreLocation(directory: URL(fileURLWithPath: path), environment: Self.environment(deviceKeys: deviceKeys))
+        SecureStoreLocation(
+            directory: URL(fileURLWithPath: path),
+            environment: Self.environment(deviceKeys: deviceKeys)
+        )
     }
 
     static func environment(deviceKeys: String?) -> SecureStoreEnvironment {

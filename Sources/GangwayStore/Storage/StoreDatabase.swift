@@ -37,8 +37,7 @@ struct StoreDatabase: Sendable {
                     );
                     CREATE TABLE entry (
                         tag BLOB PRIMARY KEY NOT NULL,
-                        name BLOB NOT NULL,
-                        value BLOB NOT NULL
+                        sealed BLOB NOT NULL
                     ) WITHOUT ROWID;
                     CREATE TABLE passcodeHistory (
                         position INTEGER PRIMARY KEY,
@@ -84,8 +83,10 @@ struct StoreDatabase: Sendable {
         let database = try connect(url)
         do {
             let (isStore, superseded) = try database.pool.read { db in
-                (try db.tableExists("header") && db.tableExists("keySlot"),
-                 try migrator.hasBeenSuperseded(db))
+                (
+                    try db.tableExists("header") && db.tableExists("keySlot"),
+                    try migrator.hasBeenSuperseded(db)
+                )
             }
             guard isStore else { throw SecureStoreError.notAStore("the database is not a Gangway store") }
             guard !superseded else { throw SecureStoreError.unsupportedFormat(StoreFormat.version + 1) }

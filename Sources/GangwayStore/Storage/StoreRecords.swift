@@ -108,7 +108,10 @@ enum StoreRecords {
             throw SecureStoreError.tampered("the failed-attempt record is missing")
         }
         let time: Double? = row["lastFailureAt"]
-        let record = LockoutRecord(failures: row["failures"], lastFailureAt: time.map(Date.init(timeIntervalSince1970:)))
+        let record = LockoutRecord(
+            failures: row["failures"],
+            lastFailureAt: time.map(Date.init(timeIntervalSince1970:))
+        )
         let mac: Data = row["mac"]
         guard record.failures >= 0, secrets.verify(record: "lockout", record.macBody, mac: mac) else {
             throw SecureStoreError.tampered("the failed-attempt record failed authentication")

@@ -1,7 +1,7 @@
-import Synchronization
 import Crypto
 import Foundation
 import Logging
+import Synchronization
 
 extension SecureStore {
     /// Turns biometric unlock on: asks for the biometric once, then wraps the data key
@@ -29,7 +29,13 @@ extension SecureStore {
         let biometricKey = SymmetricKey(size: .bits256)
         var record = Data(SHA256.hash(data: token))
         biometricKey.withUnsafeBytes { record.append(contentsOf: $0) }
-        let slot = try KeySlot.wrap(storeKeys.dataKey, kind: .biometric, derivation: nil, with: biometricKey, storeID: id)
+        let slot = try KeySlot.wrap(
+            storeKeys.dataKey,
+            kind: .biometric,
+            derivation: nil,
+            with: biometricKey,
+            storeID: id
+        )
         do {
             try environment.deviceKeys.write(record, for: DeviceSecrets.biometricKeyName(for: id))
         } catch {

@@ -1,13 +1,16 @@
-import Synchronization
 import Crypto
 import Foundation
-import Logging
 import GRDB
+import Logging
+import Synchronization
 
 extension SecureStore {
     /// Checks a candidate new passcode against the policy and, for the reuse rule,
     /// against this store's passcode history.
-    public func evaluateNewPasscode(_ passcode: String, policy: PasscodePolicy? = nil) throws(SecureStoreError)
+    public func evaluateNewPasscode(
+        _ passcode: String,
+        policy: PasscodePolicy? = nil
+    ) throws(SecureStoreError)
         -> PasscodeEvaluation
     {
         try checkOpen()
@@ -114,7 +117,13 @@ extension SecureStore {
         try checkOpen()
         var header = self.header
         guard header.protection == .passcode else { throw .passcodeNotSet }
-        let slot = try KeySlot.wrap(storeKeys.dataKey, kind: .device, derivation: nil, with: secrets.wrapKey, storeID: id)
+        let slot = try KeySlot.wrap(
+            storeKeys.dataKey,
+            kind: .device,
+            derivation: nil,
+            with: secrets.wrapKey,
+            storeID: id
+        )
         header.protection = .device
         header.biometricsEnabled = false
         header.passcodeSetAt = nil

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import Logging
 import GRDB
+import Logging
 import Synchronization
 
 /// An unlocked secure store: an encrypted key-value store for one user or one purpose.
@@ -90,10 +90,12 @@ public final class SecureStore: Sendable {
         try checkOpen()
         let tag = storeKeys.tag(forName: key)
         let sealed = try database.read { db in
-            try Data.fetchOne(db, sql: "SELECT value FROM entry WHERE tag = ?", arguments: [tag])
+            try Data.fetchOne(db, sql: "SELECT sealed FROM entry WHERE tag = ?", arguments: [tag])
         }
         guard let sealed else { return nil }
-        return try storeKeys.openValue(sealed, tag: tag)
+        let entry = try storeKeys.openEntry(sealed, tag: tag)
+        guard entry.name == key else { throw .integrityFailure("an entry does not match its key") }
+        return entry.value
     }
 
     /// The UTF-8 string stored under `key`, or `nil`.
@@ -154,12 +156,12 @@ public final class SecureStore: Sendable {
     public func keys() throws(SecureStoreError) -> [String] {
         try checkOpen()
         let rows = try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT tag, name FROM entry").map { ($0["tag"] as Data, $0["name"] as Data) }
+            try Row.fetchAll(db, sql: "SELECT tag, sealed FROM entry").map { ($0["tag"] as Data, $0["sealed"] as Data) }
         }
         var names: [String] = []
         names.reserveCapacity(rows.count)
         for (tag, sealed) in rows {
-            names.append(try storeKeys.openName(sealed, tag: tag))
+            names.append(try storeKeys.openEntry(sealed, tag: tag).name)
         }
         return names.sorted()
     }
@@ -190,12 +192,11 @@ public struct SecureStoreBatch {
     public mutating func put(_ value: Data, forKey key: String) throws(SecureStoreError) {
         guard !key.isEmpty else { throw .invalidArgument("a key name cannot be empty") }
         let tag = keys.tag(forName: key)
-        let sealedValue = try keys.sealValue(value, tag: tag)
-        let sealedName = try keys.sealName(key, tag: tag)
+        let sealed = try keys.sealEntry(name: key, value: value, tag: tag)
         do {
             try db.execute(
-                sql: "INSERT OR REPLACE INTO entry (tag, name, value) VALUES (?, ?, ?)",
-                arguments: [tag, sealedName, sealedValue]
+                sql: "INSERT OR REPLACE INTO entry (tag, sealed) VALUES (?, ?)",
+                arguments: [tag, sealed]
             )
         } catch {
             throw StoreDatabase.map(error)

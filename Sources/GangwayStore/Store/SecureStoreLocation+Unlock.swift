@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
-import Logging
 import GRDB
+import Logging
 
 extension SecureStoreLocation {
     /// An opened database with its verified header and device secrets.

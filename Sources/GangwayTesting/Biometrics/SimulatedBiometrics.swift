@@ -35,7 +35,9 @@ public final class SimulatedBiometrics: Biometrics {
 
     public var enrollmentToken: Data? {
         state.withLock { state in
-            state.enrollment.map { withUnsafeBytes(of: $0.bigEndian) { Data("simulated-\(state.kind)-".utf8) + Data($0) } }
+            state.enrollment.map {
+                withUnsafeBytes(of: $0.bigEndian) { Data("simulated-\(state.kind)-".utf8) + Data($0) }
+            }
         }
     }
 

@@ -56,7 +56,10 @@ final class StoreFixture: Sendable {
 
     var databaseURL: URL { directory.appendingPathComponent("store.sqlite") }
 
-    func location(rounds: Int = PasscodeKeyDerivation.minimumRounds, fault: (@Sendable (FaultPoint) throws -> Void)? = nil)
+    func location(
+        rounds: Int = PasscodeKeyDerivation.minimumRounds,
+        fault: (@Sendable (FaultPoint) throws -> Void)? = nil
+    )
         -> SecureStoreLocation
     {
         SecureStoreLocation(directory: directory, environment: environment(rounds: rounds, fault: fault))

@@ -1,0 +1,13 @@
+import ArgumentParser
+
+/// `gangway-benchmark`: measurements printed as `name: value` lines, every ratio taken
+/// against a baseline measured in the same run. Build it in release mode
+/// (`scripts/benchmark`), never judge a debug build.
+@main
+struct BenchmarkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gangway-benchmark",
+        abstract: "Measure Gangway against baselines measured in the same run.",
+        subcommands: [StoreBenchmark.self]
+    )
+}
