@@ -4,6 +4,7 @@ import CryptoExtras
 import Foundation
 import GRDB
 import GangwayStore
+import Logging
 
 /// `gangway-benchmark store`: the secure store against plain GRDB, the passcode change
 /// at two store sizes, unlock beyond the key derivation, and SQLCipher's rekey when the
@@ -30,7 +31,9 @@ struct StoreBenchmark: AsyncParsableCommand {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("gangway-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
-        let environment = SecureStoreEnvironment(deviceKeys: InMemoryDeviceKeyStore())
+        var logger = Logger(label: "gangway.benchmark")
+        logger.logLevel = .warning
+        let environment = SecureStoreEnvironment(deviceKeys: InMemoryDeviceKeyStore(), logger: logger)
         let values = (0..<entries).map { index in
             (
                 key: "aircraft.\(index).check",

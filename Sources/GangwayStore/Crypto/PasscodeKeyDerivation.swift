@@ -27,7 +27,7 @@ public struct PasscodeKeyDerivation: Sendable, Hashable, Codable {
     /// Derives the 256-bit key-encryption key.
     func deriveKey(from passcode: String) throws(SecureStoreError) -> SymmetricKey {
         guard algorithm == Self.pbkdf2SHA256 else {
-            throw .unsupportedFormat(0)
+            throw .unsupportedFormat(detail: "unknown key-derivation algorithm")
         }
         guard rounds >= Self.minimumRounds, rounds <= 100_000_000, salt.count >= 16 else {
             throw .integrityFailure("key derivation parameters out of range")

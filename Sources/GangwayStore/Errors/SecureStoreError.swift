@@ -118,6 +118,7 @@ public struct SecureStoreError: Error, Sendable, Hashable, CustomStringConvertib
     static func unsupportedFormat(_ version: Int) -> Self {
         Self(.unsupportedFormat, detail: "format version \(version)")
     }
+    static func unsupportedFormat(detail: String) -> Self { Self(.unsupportedFormat, detail: detail) }
     static func notAllowedByPolicy(_ detail: String) -> Self { Self(.notAllowedByPolicy, detail: detail) }
     static func invalidArgument(_ detail: String) -> Self { Self(.invalidArgument, detail: detail) }
     static func ioFailure(_ detail: String) -> Self { Self(.ioFailure, detail: detail) }
