@@ -270,4 +270,46 @@ struct StoreCommandEndToEndTests {
             #expect(!transcript.contains(secret))
         }
     }
+
+    @Test func initReadsThePolicyFromServerSettings() throws {
+        defer { temporary.remove() }
+        let settings = temporary.appending("settings.json")
+        try Data(
+            #"{"mobileservices": {"settingsExchange": {"passwordPolicy": {"passwordPolicyMinLength": "10", "passwordPolicyRetryLimit": 3}}}}"#
+                .utf8
+        ).write(to: settings)
+        let short = try gangway.run(
+            ["store", "init", "--path", path, "--passcode-stdin", "--policy-json", settings.path],
+            lines: ["Short-1"]
+        )
+        #expect(short.status == 6)
+        #expect(short.standardError.contains("at least 10 characters"))
+        try initStore(["--policy-json", settings.path])
+        #expect(try gangway.run(["store", "info", "--path", path]).output.contains("tries left: 3"))
+
+        let off = temporary.appending("off.json")
+        try Data(#"{"passwordPolicy": {"passwordPolicyEnabled": false}}"#.utf8).write(to: off)
+        let disabled = try gangway.run(
+            ["store", "init", "--path", temporary.appending("b").path, "--passcode-stdin", "--policy-json", off.path],
+            lines: [passcode]
+        )
+        #expect(disabled.status == 1)
+        #expect(disabled.standardError.contains("--no-passcode"))
+
+        let broken = temporary.appending("broken.json")
+        try Data("{not json".utf8).write(to: broken)
+        let malformed = try gangway.run(
+            [
+                "store", "init", "--path", temporary.appending("c").path, "--passcode-stdin", "--policy-json",
+                broken.path,
+            ],
+            lines: [passcode]
+        )
+        #expect(malformed.status == 1)
+        #expect(
+            malformed.standardError
+                == "gangway: error: malformed passcode policy JSON: the document is not valid JSON\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: temporary.appending("c").path))
+    }
 }
