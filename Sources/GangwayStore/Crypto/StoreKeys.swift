@@ -3,11 +3,12 @@ import Foundation
 
 /// The keys derived from a store's data-encryption key, and the sealing of entries.
 ///
-/// Every entry (its name and value together) is sealed with AES-GCM under the value key.
-/// The associated data binds the format version, the store ID and the entry's tag, so an
-/// entry copied to another key or into another store fails to open. Entries are looked up
-/// by an HMAC tag of the name under a separate index key; the name itself is only inside
-/// the sealed box, for listing.
+/// Every entry (its name and value together) is sealed with AES-GCM under the value key,
+/// which HKDF derives from the data key with the store ID as salt and the format version
+/// in its label: an entry copied into another store, or read by another format, meets a
+/// different key and fails to open. The associated data is the entry's tag, so an entry
+/// copied to another key fails too. Entries are looked up by an HMAC tag of the name under
+/// a separate index key; the name itself is only inside the sealed box, for listing.
 struct StoreKeys: Sendable {
     let dataKey: SymmetricKey
     let valueKey: SymmetricKey
@@ -16,7 +17,9 @@ struct StoreKeys: Sendable {
     let storeID: UUID
     /// HMAC already keyed with the index key: copying it skips re-keying per tag.
     private let keyedIndexMAC: HMAC<SHA256>
-    private let entryAssociatedDataPrefix: Data
+
+    /// Bytes of a tag.
+    static let tagSize = 16
 
     init(dataKey: SymmetricKey, storeID: UUID) {
         self.dataKey = dataKey
@@ -34,7 +37,6 @@ struct StoreKeys: Sendable {
         indexKey = derive("index")
         historyKey = derive("passcode-history")
         keyedIndexMAC = HMAC<SHA256>(key: indexKey)
-        entryAssociatedDataPrefix = Self.associatedDataPrefix("entry", storeID: storeID)
     }
 
     /// A new random data key.
@@ -44,31 +46,55 @@ struct StoreKeys: Sendable {
     /// 128 bits (ample for lookups; the tag is not what authenticates the entry).
     func tag(forName name: String) -> Data {
         var mac = keyedIndexMAC
-        mac.update(data: Data(name.utf8))
-        return Data(mac.finalize().prefix(16))
+        var name = name
+        name.withUTF8 { mac.update(data: UnsafeRawBufferPointer($0)) }
+        return mac.finalize().withUnsafeBytes { Data($0.prefix(Self.tagSize)) }
     }
 
     /// Seals an entry: its name and value in one AES-GCM box, bound to the tag.
-    func sealEntry(name: String, value: Data, tag: Data) throws(SecureStoreError) -> Data {
-        let nameBytes = Data(name.utf8)
-        guard nameBytes.count <= Int(UInt16.max) else { throw .invalidArgument("the key name is too long") }
-        var plaintext = Data(capacity: 2 + nameBytes.count + value.count)
-        plaintext.append(UInt8(nameBytes.count >> 8))
-        plaintext.append(UInt8(nameBytes.count & 0xFF))
-        plaintext.append(nameBytes)
-        plaintext.append(value)
-        return try seal(plaintext, associatedData: entryAssociatedDataPrefix + tag)
+    ///
+    /// The plaintext is the name's length (two bytes, big-endian), the name, then the value.
+    /// `nonce` must be fresh random bytes, never used before under this store's key.
+    func sealEntry(name: String, value: Data, tag: Data, nonce: AES.GCM.Nonce) throws(SecureStoreError) -> Data {
+        var name = name
+        let plaintext = name.withUTF8 { nameBytes -> [UInt8]? in
+            guard nameBytes.count <= Self.maximumNameBytes else { return nil }
+            var plaintext: [UInt8] = []
+            plaintext.reserveCapacity(2 + nameBytes.count + value.count)
+            plaintext.append(UInt8(nameBytes.count >> 8))
+            plaintext.append(UInt8(nameBytes.count & 0xFF))
+            plaintext.append(contentsOf: nameBytes)
+            value.withUnsafeBytes { plaintext.append(contentsOf: $0) }
+            return plaintext
+        }
+        guard let plaintext else { throw .invalidArgument("the key name is too long") }
+        do {
+            let box = try AES.GCM.seal(plaintext, using: valueKey, nonce: nonce, authenticating: tag)
+            guard let combined = box.combined else { throw SecureStoreError.ioFailure("sealing failed") }
+            return combined
+        } catch {
+            throw .ioFailure("sealing failed")
+        }
     }
 
-    /// Opens an entry, checking that the name inside is the one its tag was made from.
+    /// The longest entry name, in UTF-8 bytes.
+    static let maximumNameBytes = Int(UInt16.max)
+
+    /// Opens an entry. The box authenticates against `tag`, so it was sealed for that tag;
+    /// callers that looked the entry up by name still compare the name inside with it.
     func openEntry(_ sealed: Data, tag: Data) throws(SecureStoreError) -> (name: String, value: Data) {
-        let plaintext = try open(sealed, associatedData: entryAssociatedDataPrefix + tag, what: "a value")
+        let plaintext: Data
+        do {
+            let box = try AES.GCM.SealedBox(combined: sealed)
+            plaintext = try AES.GCM.open(box, using: valueKey, authenticating: tag)
+        } catch {
+            throw .integrityFailure("a value failed authentication")
+        }
         guard plaintext.count >= 2 else { throw .integrityFailure("an entry is malformed") }
         let start = plaintext.startIndex
         let length = Int(plaintext[start]) << 8 | Int(plaintext[start + 1])
         guard plaintext.count >= 2 + length,
-            let name = String(data: plaintext[(start + 2)..<(start + 2 + length)], encoding: .utf8),
-            self.tag(forName: name) == tag
+            let name = String(data: plaintext[(start + 2)..<(start + 2 + length)], encoding: .utf8)
         else {
             throw .integrityFailure("an entry does not match its key")
         }
@@ -79,39 +105,6 @@ struct StoreKeys: Sendable {
     /// key, so the history gives an attacker without the key nothing to test guesses on.
     func historyFingerprint(of passcode: String) -> Data {
         Data(HMAC<SHA256>.authenticationCode(for: Passcode.bytes(passcode), using: historyKey))
-    }
-
-    private static func associatedDataPrefix(_ kind: String, storeID: UUID) -> Data {
-        var data = Data("gangway.store.v\(StoreFormat.version).\(kind)".utf8)
-        data.append(storeID.bytes)
-        return data
-    }
-
-    private func seal(_ plaintext: Data, associatedData: Data) throws(SecureStoreError) -> Data {
-        do {
-            let nonce = NoncePool.shared.next()
-            guard
-                let combined = try AES.GCM.seal(
-                    plaintext,
-                    using: valueKey,
-                    nonce: nonce,
-                    authenticating: associatedData
-                )
-                .combined
-            else { throw SecureStoreError.ioFailure("sealing failed") }
-            return combined
-        } catch {
-            throw .ioFailure("sealing failed")
-        }
-    }
-
-    private func open(_ sealed: Data, associatedData: Data, what: String) throws(SecureStoreError) -> Data {
-        do {
-            let box = try AES.GCM.SealedBox(combined: sealed)
-            return try AES.GCM.open(box, using: valueKey, authenticating: associatedData)
-        } catch {
-            throw .integrityFailure("\(what) failed authentication")
-        }
     }
 }
 

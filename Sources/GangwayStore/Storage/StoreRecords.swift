@@ -129,6 +129,37 @@ enum StoreRecords {
         )
     }
 
+    // MARK: Entries
+
+    /// Rows per multi-row INSERT: enough to spread the statement's cost, few enough to stay
+    /// far below SQLite's limit on bound parameters.
+    static let entriesPerStatement = 32
+
+    /// Inserts or replaces sealed entries, several rows per prepared statement.
+    static func insertEntries(_ entries: [SealedEntry], _ db: Database) throws {
+        let rows = entriesPerStatement
+        let multiRow = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO entry (tag, sealed) VALUES "
+                + repeatElement("(?, ?)", count: rows).joined(separator: ", ")
+        )
+        var start = entries.startIndex
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        arguments.reserveCapacity(2 * rows)
+        while entries.endIndex - start >= rows {
+            arguments.removeAll(keepingCapacity: true)
+            for entry in entries[start..<(start + rows)] {
+                arguments.append(entry.tag)
+                arguments.append(entry.sealed)
+            }
+            try multiRow.execute(arguments: StatementArguments(arguments))
+            start += rows
+        }
+        let single = try db.cachedStatement(sql: "INSERT OR REPLACE INTO entry (tag, sealed) VALUES (?, ?)")
+        for entry in entries[start...] {
+            try single.execute(arguments: [entry.tag, entry.sealed])
+        }
+    }
+
     static func entryCount(_ db: Database) throws -> Int {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM entry") ?? 0
     }

@@ -90,7 +90,7 @@ public final class SecureStore: Sendable {
         try checkOpen()
         let tag = storeKeys.tag(forName: key)
         let sealed = try database.read { db in
-            try Data.fetchOne(db, sql: "SELECT sealed FROM entry WHERE tag = ?", arguments: [tag])
+            try Data.fetchOne(db.cachedStatement(sql: "SELECT sealed FROM entry WHERE tag = ?"), arguments: [tag])
         }
         guard let sealed else { return nil }
         let entry = try storeKeys.openEntry(sealed, tag: tag)
@@ -161,7 +161,11 @@ public final class SecureStore: Sendable {
         var names: [String] = []
         names.reserveCapacity(rows.count)
         for (tag, sealed) in rows {
-            names.append(try storeKeys.openEntry(sealed, tag: tag).name)
+            let name = try storeKeys.openEntry(sealed, tag: tag).name
+            guard storeKeys.tag(forName: name) == tag else {
+                throw .integrityFailure("an entry does not match its key")
+            }
+            names.append(name)
         }
         return names.sorted()
     }
@@ -173,49 +177,16 @@ public final class SecureStore: Sendable {
     }
 
     /// Runs several writes in one transaction: all of them happen or none does.
+    ///
+    /// Prefer one batch to many single writes: each write is a transaction synced to disk,
+    /// while a batch syncs once and seals its values on every core.
     public func write(_ body: (inout SecureStoreBatch) throws(SecureStoreError) -> Void) throws(SecureStoreError) {
         try checkOpen()
         let keys = self.storeKeys
         try database.write { db in
             var batch = SecureStoreBatch(db: db, keys: keys)
             try body(&batch)
-        }
-    }
-}
-
-/// Writes made inside ``SecureStore/write(_:)``, committed together.
-public struct SecureStoreBatch {
-    let db: Database
-    let keys: StoreKeys
-
-    /// Stores `value` under `key`.
-    public mutating func put(_ value: Data, forKey key: String) throws(SecureStoreError) {
-        guard !key.isEmpty else { throw .invalidArgument("a key name cannot be empty") }
-        let tag = keys.tag(forName: key)
-        let sealed = try keys.sealEntry(name: key, value: value, tag: tag)
-        do {
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO entry (tag, sealed) VALUES (?, ?)",
-                arguments: [tag, sealed]
-            )
-        } catch {
-            throw StoreDatabase.map(error)
-        }
-    }
-
-    /// Stores a string as UTF-8.
-    public mutating func put(_ value: String, forKey key: String) throws(SecureStoreError) {
-        try put(Data(value.utf8), forKey: key)
-    }
-
-    /// Removes the value under `key`; returns whether there was one.
-    @discardableResult
-    public mutating func removeValue(forKey key: String) throws(SecureStoreError) -> Bool {
-        do {
-            try db.execute(sql: "DELETE FROM entry WHERE tag = ?", arguments: [keys.tag(forName: key)])
-            return db.changesCount > 0
-        } catch {
-            throw StoreDatabase.map(error)
+            try batch.flush()
         }
     }
 }

@@ -1,0 +1,83 @@
+import Crypto
+import Dispatch
+import Foundation
+import Synchronization
+
+/// An entry ready for the database: its lookup tag and its sealed box.
+struct SealedEntry: Sendable {
+    var tag: Data
+    var sealed: Data
+    /// The tag's first and last eight bytes, big-endian: sorting by them sorts by tag.
+    var order: (UInt64, UInt64)
+
+    init(tag: Data, sealed: Data) {
+        self.tag = tag
+        self.sealed = sealed
+        order = tag.withUnsafeBytes { bytes in
+            guard bytes.count >= 16 else { return (0, 0) }
+            return (
+                UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
+        }
+    }
+}
+
+extension StoreKeys {
+    /// Entries below this count are sealed on the calling thread.
+    static let parallelSealingThreshold = 256
+
+    /// Tags and seals many entries, spread over the processor's cores, and returns them
+    /// sorted by tag. Each worker draws its nonces from the system's CSPRNG in one read.
+    func sealEntries(_ entries: [String: Data]) throws(SecureStoreError) -> [SealedEntry] {
+        let items = Array(entries)
+        let workers =
+            items.count < Self.parallelSealingThreshold
+            ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        let empty = SealedEntry(tag: Data(), sealed: Data())
+        var sealed = [SealedEntry](repeating: empty, count: items.count)
+        let failure = Mutex<SecureStoreError?>(nil)
+        let chunk = (items.count + workers - 1) / workers
+        sealed.withUnsafeMutableBufferPointer { buffer in
+            // Each worker writes only its own range of the buffer.
+            nonisolated(unsafe) let output = buffer
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                let range = (worker * chunk)..<min(items.count, (worker + 1) * chunk)
+                let keys = self.workerCopy()
+                let nonces = SecureRandom.data(count: range.count * Self.nonceSize)
+                do throws(SecureStoreError) {
+                    for (offset, index) in range.enumerated() {
+                        let (name, value) = items[index]
+                        let tag = keys.tag(forName: name)
+                        let start = nonces.startIndex + offset * Self.nonceSize
+                        let nonce = try Self.nonce(nonces[start..<(start + Self.nonceSize)])
+                        let sealed = try keys.sealEntry(name: name, value: value, tag: tag, nonce: nonce)
+                        output[index] = SealedEntry(tag: tag, sealed: sealed)
+                    }
+                } catch {
+                    failure.withLock { $0 = $0 ?? error }
+                }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        sealed.sort { $0.order < $1.order }
+        return sealed
+    }
+
+    /// The same keys in storage of their own, so workers on different cores do not
+    /// contend for the reference counts of shared key buffers.
+    func workerCopy() -> StoreKeys {
+        StoreKeys(dataKey: dataKey.withUnsafeBytes { SymmetricKey(data: $0) }, storeID: storeID)
+    }
+
+    /// Bytes of an AES-GCM nonce.
+    static let nonceSize = 12
+
+    private static func nonce(_ bytes: Data) throws(SecureStoreError) -> AES.GCM.Nonce {
+        do {
+            return try AES.GCM.Nonce(data: bytes)
+        } catch {
+            throw .ioFailure("sealing failed")
+        }
+    }
+}
