@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "GangwayStore", targets: ["GangwayStore"]),
+        .library(name: "GangwayScreens", targets: ["GangwayScreens"]),
         .library(name: "GangwayTesting", targets: ["GangwayTesting"]),
         .executable(name: "gangway", targets: ["gangway"]),
         .executable(name: "gangway-benchmark", targets: ["GangwayBenchmarks"]),
@@ -33,8 +34,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "GangwayTesting",
+            name: "GangwayScreens",
             dependencies: ["GangwayStore"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GangwayTesting",
+            dependencies: ["GangwayStore", "GangwayScreens"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -70,6 +76,11 @@ let package = Package(
                 "GangwayTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GangwayScreensTests",
+            dependencies: ["GangwayScreens", "GangwayStore", "GangwayTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,44 @@
+/// The end-user licence agreement: its text and version, accept or decline.
+public struct EULAScreen: ScreenModel {
+    /// What the user can do.
+    public enum Input: Sendable, Hashable {
+        case accept
+        case decline
+    }
+
+    /// What the screen ends with.
+    public enum Outcome: Sendable, Hashable {
+        /// Accepted, with the version accepted.
+        case accepted(version: String)
+        case declined
+    }
+
+    /// Texts shown on the screen.
+    public struct Strings: Sendable, Hashable {
+        public var title = "License Agreement"
+        public var accept = "Accept"
+        public var decline = "Decline"
+        public init() {}
+    }
+
+    public var kind: ScreenKind { .eula }
+    /// Texts, replaceable by the app.
+    public var strings: Strings
+    /// The agreement's version, stored once accepted.
+    public let version: String
+    /// The agreement's text.
+    public let text: String
+
+    public init(version: String, text: String, strings: Strings = Strings()) {
+        self.version = version
+        self.text = text
+        self.strings = strings
+    }
+
+    public mutating func handle(_ input: Input) -> ScreenStep<Outcome> {
+        switch input {
+        case .accept: .finish(.accepted(version: version))
+        case .decline: .finish(.declined)
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import GangwayStore
+
+/// Changing the passcode: the current one, then a new one against the policy's live
+/// checklist, then the new one again. Biometric unlock stays as it was.
+public struct PasscodeChangeScreen: ScreenModel {
+    /// Where the screen is.
+    public enum Phase: Sendable, Hashable {
+        case current
+        case enter
+        case confirm
+    }
+
+    /// What the user can do.
+    public enum Input: Sendable, Hashable {
+        /// The field's text changed.
+        case edit(String)
+        /// Submit the field.
+        case submit
+        /// Type `text` and submit it.
+        case enter(String)
+        /// Give up, when allowed.
+        case cancel
+    }
+
+    /// What the screen ends with.
+    public enum Outcome: Sendable, Hashable {
+        case changed(current: Secret, new: Secret)
+        case cancelled
+    }
+
+    /// Texts shown on the screen.
+    public struct Strings: Sendable, Hashable {
+        public var title = "Change Passcode"
+        public var currentPrompt = "Enter your current passcode"
+        public var enterPrompt = "Choose a new passcode"
+        public var confirmPrompt = "Enter the new passcode again"
+        public var mismatch = "The passcodes did not match. Choose a new passcode again."
+        public var rejected = "The passcode does not meet every rule."
+        public var sameAsCurrent = "Choose a passcode different from the current one."
+        public var wrongCurrent = "The current passcode was wrong."
+        public var empty = "Enter a passcode."
+        public init() {}
+    }
+
+    public var kind: ScreenKind { .passcodeChange }
+    /// Texts, replaceable by the app.
+    public var strings: Strings
+    /// The current phase.
+    public private(set) var phase = Phase.current
+    /// The new passcode being entered and confirmed.
+    public private(set) var entry: NewPasscodeEntry
+    /// Whether the change may be abandoned (not when a policy change forces it).
+    public let allowsCancel: Bool
+    /// Why the passcode must change, shown above the field.
+    public var reason: String?
+    /// A message about the last input, if it was not taken.
+    public private(set) var notice: String?
+    private var current: Secret?
+
+    /// - Parameter afterWrongCurrent: the flow shows the screen again after the current
+    ///   passcode proved wrong.
+    public init(
+        policy: PasscodePolicy,
+        allowsCancel: Bool = true,
+        reason: String? = nil,
+        afterWrongCurrent: Bool = false,
+        strings: Strings = Strings()
+    ) {
+        entry = NewPasscodeEntry(policy: policy)
+        self.allowsCancel = allowsCancel
+        self.reason = reason
+        self.strings = strings
+        if afterWrongCurrent { notice = strings.wrongCurrent }
+    }
+
+    public mutating func handle(_ input: Input) -> ScreenStep<Outcome> {
+        notice = nil
+        switch (phase, input) {
+        case (_, .cancel):
+            return allowsCancel ? .finish(.cancelled) : .stay
+        case (.current, .edit), (.current, .submit):
+            return .stay
+        case (.current, .enter(let text)):
+            guard !text.isEmpty else {
+                notice = strings.empty
+                return .stay
+            }
+            current = Secret(text)
+            phase = .enter
+            return .stay
+        case (_, .edit(let text)):
+            entry.edit(text)
+            return .stay
+        case (_, .submit):
+            return submit()
+        case (_, .enter(let text)):
+            entry.edit(text)
+            return submit()
+        }
+    }
+
+    private mutating func submit() -> ScreenStep<Outcome> {
+        let current = self.current
+        let new = entry.submit { candidate in
+            candidate == current?.value ? self.strings.sameAsCurrent : nil
+        }
+        switch entry.problem {
+        case .mismatch?: notice = strings.mismatch
+        case .rejected?: notice = strings.rejected
+        case .refused(let message)?: notice = message
+        case nil: break
+        }
+        phase = entry.phase == .confirm ? .confirm : .enter
+        guard let new, let current else { return .stay }
+        return .finish(.changed(current: current, new: new))
+    }
+}

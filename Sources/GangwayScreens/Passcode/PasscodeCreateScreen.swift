@@ -1,0 +1,137 @@
+import GangwayStore
+
+/// Creating a passcode: enter it against the policy's live checklist, confirm it, then
+/// choose biometric unlock when the policy allows it and the device has it. The user may
+/// skip when the policy allows.
+public struct PasscodeCreateScreen: ScreenModel {
+    /// Where the screen is.
+    public enum Phase: Sendable, Hashable {
+        case enter
+        case confirm
+        /// Asking whether to unlock with biometrics from now on.
+        case biometricOptIn
+    }
+
+    /// What the user can do.
+    public enum Input: Sendable, Hashable {
+        /// The field's text changed (the checklist follows it).
+        case edit(String)
+        /// Submit the field.
+        case submit
+        /// Type `text` and submit it: one step for scripts.
+        case enter(String)
+        /// Answer the biometric opt-in.
+        case biometrics(Bool)
+        /// Go on without a passcode, when the policy allows.
+        case skip
+        /// Back to entering a new passcode from the confirmation.
+        case back
+    }
+
+    /// What the screen ends with.
+    public enum Outcome: Sendable, Hashable {
+        /// A passcode was chosen, with or without biometric unlock.
+        case created(passcode: Secret, biometrics: Bool)
+        /// The user chose not to set one.
+        case skipped
+    }
+
+    /// Texts shown on the screen.
+    public struct Strings: Sendable, Hashable {
+        public var title = "Create Passcode"
+        public var enterPrompt = "Choose a passcode"
+        public var confirmPrompt = "Enter the passcode again"
+        public var mismatch = "The passcodes did not match. Choose a passcode again."
+        public var rejected = "The passcode does not meet every rule."
+        public var biometricTitle = "Unlock with biometrics?"
+        public var biometricDetail = "Use your fingerprint or face instead of the passcode to unlock."
+        public var enableBiometrics = "Enable"
+        public var notNow = "Not Now"
+        public var skip = "Skip"
+        public var skipNotAllowed = "The passcode policy requires a passcode."
+        public init() {}
+    }
+
+    public var kind: ScreenKind { .passcodeCreate }
+    /// Texts, replaceable by the app.
+    public var strings: Strings
+    /// The new passcode being entered and confirmed.
+    public private(set) var entry: NewPasscodeEntry
+    /// The current phase.
+    public private(set) var phase = Phase.enter
+    /// Whether the device can unlock with biometrics now.
+    public let biometricsAvailable: Bool
+    /// A message for the user about the last input, if it was not taken.
+    public private(set) var notice: String?
+    /// Shown above the field, for example why a new passcode is needed.
+    public var reason: String?
+    private var chosen: Secret?
+    private let validate: @Sendable (String) -> String?
+
+    /// - Parameters:
+    ///   - validate: the app's extra check on a passcode that meets the policy; return a
+    ///     message to refuse it.
+    public init(
+        policy: PasscodePolicy,
+        biometricsAvailable: Bool,
+        reason: String? = nil,
+        strings: Strings = Strings(),
+        validate: @escaping @Sendable (String) -> String? = { _ in nil }
+    ) {
+        entry = NewPasscodeEntry(policy: policy)
+        self.biometricsAvailable = biometricsAvailable
+        self.reason = reason
+        self.strings = strings
+        self.validate = validate
+    }
+
+    /// Whether the skip button shows.
+    public var allowsSkip: Bool { entry.policy.allowsSkip && phase != .biometricOptIn }
+    /// Whether the biometric opt-in will be offered.
+    public var offersBiometrics: Bool { entry.policy.allowsBiometrics && biometricsAvailable }
+
+    public mutating func handle(_ input: Input) -> ScreenStep<Outcome> {
+        notice = nil
+        switch (phase, input) {
+        case (.enter, .edit(let text)), (.confirm, .edit(let text)):
+            entry.edit(text)
+            return .stay
+        case (.enter, .submit), (.confirm, .submit):
+            return submit()
+        case (.enter, .enter(let text)), (.confirm, .enter(let text)):
+            entry.edit(text)
+            return submit()
+        case (.confirm, .back):
+            entry.restart()
+            phase = .enter
+            return .stay
+        case (.enter, .skip), (.confirm, .skip):
+            guard entry.policy.allowsSkip else {
+                notice = strings.skipNotAllowed
+                return .stay
+            }
+            return .finish(.skipped)
+        case (.biometricOptIn, .biometrics(let enable)):
+            guard let chosen else { return .stay }
+            return .finish(.created(passcode: chosen, biometrics: enable))
+        default:
+            return .stay
+        }
+    }
+
+    private mutating func submit() -> ScreenStep<Outcome> {
+        let passcode = entry.submit(validate: validate)
+        switch entry.problem {
+        case .mismatch?: notice = strings.mismatch
+        case .rejected?: notice = strings.rejected
+        case .refused(let message)?: notice = message
+        case nil: break
+        }
+        phase = entry.phase == .confirm ? .confirm : .enter
+        guard let passcode else { return .stay }
+        guard offersBiometrics else { return .finish(.created(passcode: passcode, biometrics: false)) }
+        chosen = passcode
+        phase = .biometricOptIn
+        return .stay
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// Unlocking with the passcode: shows the tries left after a wrong one, offers a reset
+/// ("forgot passcode") and, when the app allows, cancel. When biometric unlock is on,
+/// the renderer asks for biometrics first and falls back to the passcode.
+///
+/// The screen only collects the answer; the flow checks it and, after a wrong passcode,
+/// shows the screen again with ``triesLeft`` lowered and the field empty.
+public struct PasscodeInputScreen: ScreenModel {
+    /// What the user can do.
+    public enum Input: Sendable, Hashable {
+        /// Type `passcode` and submit it.
+        case enter(String)
+        /// Unlock with biometrics instead.
+        case useBiometrics
+        /// "Forgot passcode": start the reset.
+        case reset
+        /// Dismiss without unlocking, when allowed.
+        case cancel
+    }
+
+    /// What the screen ends with.
+    public enum Outcome: Sendable, Hashable {
+        case passcode(Secret)
+        case biometrics
+        case reset
+        case cancelled
+    }
+
+    /// Texts shown on the screen.
+    public struct Strings: Sendable, Hashable {
+        public var title = "Enter Passcode"
+        public var prompt = "Enter your passcode"
+        public var wrongPasscode = "Wrong passcode."
+        public var triesLeft = "Tries left: %d"
+        public var lastTry = "One try left. Another wrong passcode erases this user's data."
+        public var reset = "Forgot passcode?"
+        public var cancel = "Cancel"
+        public var useBiometrics = "Use biometrics"
+        public var empty = "Enter a passcode."
+        public init() {}
+    }
+
+    public var kind: ScreenKind { .passcodeInput }
+    /// Texts, replaceable by the app.
+    public var strings: Strings
+    /// Wrong passcodes left before the data is erased, when a limit applies.
+    public let triesLeft: Int?
+    /// Whether the previous passcode was wrong (the field starts empty either way).
+    public let afterWrongPasscode: Bool
+    /// Whether biometric unlock is on, so the renderer offers it first.
+    public let biometricsEnabled: Bool
+    /// Whether "forgot passcode" shows.
+    public let allowsReset: Bool
+    /// Whether the screen can be dismissed.
+    public let allowsCancel: Bool
+    /// A message about the last input, if it was not taken.
+    public private(set) var notice: String?
+
+    public init(
+        triesLeft: Int? = nil,
+        afterWrongPasscode: Bool = false,
+        biometricsEnabled: Bool = false,
+        allowsReset: Bool = true,
+        allowsCancel: Bool = false,
+        strings: Strings = Strings()
+    ) {
+        self.triesLeft = triesLeft
+        self.afterWrongPasscode = afterWrongPasscode
+        self.biometricsEnabled = biometricsEnabled
+        self.allowsReset = allowsReset
+        self.allowsCancel = allowsCancel
+        self.strings = strings
+    }
+
+    /// The warning line under the field: wrong passcode and tries left.
+    public var warning: String? {
+        var parts: [String] = []
+        if afterWrongPasscode { parts.append(strings.wrongPasscode) }
+        if let triesLeft, afterWrongPasscode || triesLeft <= 1 {
+            parts.append(triesLeft == 1 ? strings.lastTry : String(format: strings.triesLeft, triesLeft))
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
+
+    public mutating func handle(_ input: Input) -> ScreenStep<Outcome> {
+        notice = nil
+        switch input {
+        case .enter(let passcode):
+            guard !passcode.isEmpty else {
+                notice = strings.empty
+                return .stay
+            }
+            return .finish(.passcode(Secret(passcode)))
+        case .useBiometrics:
+            return biometricsEnabled ? .finish(.biometrics) : .stay
+        case .reset:
+            return allowsReset ? .finish(.reset) : .stay
+        case .cancel:
+            return allowsCancel ? .finish(.cancelled) : .stay
+        }
+    }
+}
