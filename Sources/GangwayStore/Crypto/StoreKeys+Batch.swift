@@ -43,7 +43,7 @@ extension StoreKeys {
             nonisolated(unsafe) let output = buffer
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 let range = (worker * chunk)..<min(items.count, (worker + 1) * chunk)
-                let keys = self.workerCopy()
+                let keys = workers == 1 ? self : self.workerCopy()
                 let nonces = SecureRandom.data(count: range.count * Self.nonceSize)
                 do throws(SecureStoreError) {
                     for (offset, index) in range.enumerated() {
