@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "GangwayStore", targets: ["GangwayStore"]),
         .library(name: "GangwayScreens", targets: ["GangwayScreens"]),
+        .library(name: "GangwayFlows", targets: ["GangwayFlows"]),
         .library(name: "GangwayTesting", targets: ["GangwayTesting"]),
         .executable(name: "gangway", targets: ["gangway"]),
         .executable(name: "gangway-benchmark", targets: ["GangwayBenchmarks"]),
@@ -36,6 +37,15 @@ let package = Package(
         .target(
             name: "GangwayScreens",
             dependencies: ["GangwayStore"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GangwayFlows",
+            dependencies: [
+                "GangwayStore",
+                "GangwayScreens",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -81,6 +91,11 @@ let package = Package(
         .testTarget(
             name: "GangwayScreensTests",
             dependencies: ["GangwayScreens", "GangwayStore", "GangwayTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GangwayFlowsTests",
+            dependencies: ["GangwayFlows", "GangwayScreens", "GangwayStore", "GangwayTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
