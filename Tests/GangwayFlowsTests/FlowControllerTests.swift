@@ -134,5 +134,7 @@ struct FlowControllerTests {
         let controller = FlowController(provider: StepListProvider([Self.step("a", recorder), composite]))
         let result = try await controller.run(.onboard, context: Self.context())
         #expect(result.info[Self.name] == "axy")
+        _ = try await controller.run(.restore(UUID()), context: Self.context())
+        #expect(recorder.all.suffix(3) == ["restore a", "restore x", "restore y"])
     }
 }

@@ -69,6 +69,10 @@ struct OnboardingScreenTests {
         #expect(screen.handle(.accept).outcome == .accepted(version: 3))
         var declining = ConsentScreen(topic: "usage", version: 3, isRequired: false, pages: pages)
         #expect(declining.handle(.decline).outcome == .declined(version: 3))
+        var pageless = ConsentScreen(topic: "usage", version: 1, isRequired: false, pages: [])
+        _ = pageless.handle(.next)
+        #expect(pageless.pageIndex == 0)
+        #expect(pageless.handle(.accept).outcome == .accepted(version: 1), "no pages: the answer is asked at once")
     }
 
     @Test func eulaFeedbackUserPickerAndErrorScreens() {

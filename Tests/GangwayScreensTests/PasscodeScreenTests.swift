@@ -40,6 +40,10 @@ struct PasscodeScreenTests {
         #expect(screen.phase == .enter)
         #expect(screen.notice == screen.strings.mismatch)
         _ = screen.handle(.enter("314159"))
+        #expect(screen.handle(.back).outcome == nil)
+        #expect(screen.phase == .enter, "back leaves the confirmation")
+        #expect(screen.entry.text.isEmpty)
+        _ = screen.handle(.enter("314159"))
         #expect(screen.handle(.enter("314159")).outcome == .created(passcode: "314159", biometrics: false))
     }
 
@@ -140,10 +144,14 @@ struct PasscodeScreenTests {
         let outcome = PasscodeInputScreen.Outcome.passcode("582016")
         var signIn = SignInScreen()
         _ = signIn.handle(.password("582016"))
+        let inputs: [any Sendable] = [
+            PasscodeCreateScreen.Input.enter("582016"), PasscodeChangeScreen.Input.edit("582016"),
+            PasscodeInputScreen.Input.enter("582016"), SignInScreen.Input.signIn(username: "a", password: "582016"),
+        ]
         for text in [
             String(describing: create), String(reflecting: create), String(describing: change),
             String(reflecting: change), String(describing: outcome), String(describing: signIn),
-        ] {
+        ] + inputs.map({ String(reflecting: $0) }) {
             #expect(!text.contains("582016"))
             #expect(!text.contains("735194"))
         }

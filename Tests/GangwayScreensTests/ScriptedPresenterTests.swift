@@ -60,6 +60,11 @@ struct ScriptedPresenterTests {
         let presenter = ScriptedPresenter([.eula(.accept), .error(.retry)])
         _ = try await presenter.present(EULAScreen(version: "1", text: ""))
         #expect(throws: PresenterError.unfinished) { try presenter.verifyFinished() }
+        #expect(try await presenter.present(ErrorScreen(message: "x")) == .retry)
+        presenter.append(.feedback(.continue))
+        #expect(throws: PresenterError.unfinished) { try presenter.verifyFinished() }
+        _ = try await presenter.present(FeedbackScreen(announcing: .passcodeToNone))
+        try presenter.verifyFinished()
         await presenter.hideAll()
         #expect(presenter.hideCount == 1)
     }

@@ -44,13 +44,13 @@ public struct ConsentScreen: ScreenModel {
     public let version: Int
     /// Whether the app cannot go on without it.
     public let isRequired: Bool
-    /// The pages, read in order; accept and decline show on the last.
+    /// The pages, read in order; accept and decline show on the last (at once when there
+    /// are none).
     public let pages: [Page]
     /// The page shown now.
     public private(set) var pageIndex = 0
 
     public init(topic: String, version: Int, isRequired: Bool, pages: [Page], strings: Strings = Strings()) {
-        precondition(!pages.isEmpty, "a consent needs at least one page")
         self.topic = topic
         self.version = version
         self.isRequired = isRequired
@@ -59,12 +59,12 @@ public struct ConsentScreen: ScreenModel {
     }
 
     /// Whether the last page shows, with accept and decline.
-    public var isOnLastPage: Bool { pageIndex == pages.count - 1 }
+    public var isOnLastPage: Bool { pageIndex >= pages.count - 1 }
 
     public mutating func handle(_ input: Input) -> ScreenStep<Outcome> {
         switch input {
         case .next:
-            pageIndex = min(pageIndex + 1, pages.count - 1)
+            pageIndex = max(0, min(pageIndex + 1, pages.count - 1))
             return .stay
         case .back:
             pageIndex = max(pageIndex - 1, 0)

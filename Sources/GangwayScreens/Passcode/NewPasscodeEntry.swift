@@ -39,9 +39,9 @@ public struct NewPasscodeEntry: Sendable, Hashable {
     }
 
     /// Replaces the text typed so far and updates the checklist.
-    public mutating func edit(_ text: String) {
-        self.text = Secret(text)
-        if phase == .enter { checklist = policy.evaluate(text) }
+    public mutating func edit(_ text: Secret) {
+        self.text = text
+        if phase == .enter { checklist = policy.evaluate(text.value) }
         problem = nil
     }
 

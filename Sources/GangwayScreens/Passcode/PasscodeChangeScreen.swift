@@ -13,11 +13,11 @@ public struct PasscodeChangeScreen: ScreenModel {
     /// What the user can do.
     public enum Input: Sendable, Hashable {
         /// The field's text changed.
-        case edit(String)
+        case edit(Secret)
         /// Submit the field.
         case submit
         /// Type `text` and submit it.
-        case enter(String)
+        case enter(Secret)
         /// Give up, when allowed.
         case cancel
     }
@@ -85,7 +85,7 @@ public struct PasscodeChangeScreen: ScreenModel {
                 notice = strings.empty
                 return .stay
             }
-            current = Secret(text)
+            current = text
             phase = .enter
             return .stay
         case (_, .edit(let text)):

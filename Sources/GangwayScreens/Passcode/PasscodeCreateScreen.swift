@@ -15,11 +15,11 @@ public struct PasscodeCreateScreen: ScreenModel {
     /// What the user can do.
     public enum Input: Sendable, Hashable {
         /// The field's text changed (the checklist follows it).
-        case edit(String)
+        case edit(Secret)
         /// Submit the field.
         case submit
         /// Type `text` and submit it: one step for scripts.
-        case enter(String)
+        case enter(Secret)
         /// Answer the biometric opt-in.
         case biometrics(Bool)
         /// Go on without a passcode, when the policy allows.

@@ -10,7 +10,7 @@ public struct PasscodeInputScreen: ScreenModel {
     /// What the user can do.
     public enum Input: Sendable, Hashable {
         /// Type `passcode` and submit it.
-        case enter(String)
+        case enter(Secret)
         /// Unlock with biometrics instead.
         case useBiometrics
         /// "Forgot passcode": start the reset.
@@ -91,7 +91,7 @@ public struct PasscodeInputScreen: ScreenModel {
                 notice = strings.empty
                 return .stay
             }
-            return .finish(.passcode(Secret(passcode)))
+            return .finish(.passcode(passcode))
         case .useBiometrics:
             return biometricsEnabled ? .finish(.biometrics) : .stay
         case .reset:

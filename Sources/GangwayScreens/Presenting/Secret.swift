@@ -1,7 +1,8 @@
 /// Text the user typed that must not show up anywhere: a passcode or a password.
 ///
-/// Its description, debug description and mirror are redacted, so printing a screen,
-/// an outcome or an error that holds one never reveals it. Read ``value`` where the
+/// Its description, debug description and mirror are redacted, so printing a screen, an
+/// input, an outcome or an error that holds one never reveals it. Every input and outcome
+/// that carries a passcode or password carries it as a `Secret`. Read ``value`` where the
 /// secret is used.
 public struct Secret: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible,
     CustomDebugStringConvertible, CustomReflectable

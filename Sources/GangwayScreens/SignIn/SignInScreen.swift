@@ -7,10 +7,10 @@ public struct SignInScreen: ScreenModel {
     /// What the user can do.
     public enum Input: Sendable, Hashable {
         case username(String)
-        case password(String)
+        case password(Secret)
         case submit
         /// Fill both fields and submit: one step for scripts.
-        case signIn(username: String, password: String)
+        case signIn(username: String, password: Secret)
         case cancel
     }
 
@@ -76,11 +76,11 @@ public struct SignInScreen: ScreenModel {
             username = text
             return .stay
         case .password(let text):
-            password = Secret(text)
+            password = text
             return .stay
         case .signIn(let name, let secret):
             username = name
-            password = Secret(secret)
+            password = secret
             return submit()
         case .submit:
             return submit()
