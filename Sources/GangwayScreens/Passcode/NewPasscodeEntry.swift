@@ -74,6 +74,16 @@ public struct NewPasscodeEntry: Sendable, Hashable {
         }
     }
 
+    /// The message for ``problem``, worded by the screen that shows it.
+    public func problemText(mismatch: String, rejected: String) -> String? {
+        switch problem {
+        case .mismatch?: mismatch
+        case .rejected?: rejected
+        case .refused(let message)?: message
+        case nil: nil
+        }
+    }
+
     /// Goes back to entering a new passcode, forgetting the first entry.
     public mutating func restart() {
         phase = .enter

@@ -104,12 +104,7 @@ public struct PasscodeChangeScreen: ScreenModel {
         let new = entry.submit { candidate in
             candidate == current?.value ? self.strings.sameAsCurrent : nil
         }
-        switch entry.problem {
-        case .mismatch?: notice = strings.mismatch
-        case .rejected?: notice = strings.rejected
-        case .refused(let message)?: notice = message
-        case nil: break
-        }
+        notice = entry.problemText(mismatch: strings.mismatch, rejected: strings.rejected)
         phase = entry.phase == .confirm ? .confirm : .enter
         guard let new, let current else { return .stay }
         return .finish(.changed(current: current, new: new))

@@ -121,12 +121,7 @@ public struct PasscodeCreateScreen: ScreenModel {
 
     private mutating func submit() -> ScreenStep<Outcome> {
         let passcode = entry.submit(validate: validate)
-        switch entry.problem {
-        case .mismatch?: notice = strings.mismatch
-        case .rejected?: notice = strings.rejected
-        case .refused(let message)?: notice = message
-        case nil: break
-        }
+        notice = entry.problemText(mismatch: strings.mismatch, rejected: strings.rejected)
         phase = entry.phase == .confirm ? .confirm : .enter
         guard let passcode else { return .stay }
         guard offersBiometrics else { return .finish(.created(passcode: passcode, biometrics: false)) }
