@@ -44,13 +44,19 @@ let package = Package(
             dependencies: [
                 "GangwayStore",
                 "GangwayScreens",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "GangwayTesting",
-            dependencies: ["GangwayStore", "GangwayScreens"],
+            dependencies: [
+                "GangwayStore",
+                "GangwayScreens",
+                "GangwayFlows",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -95,7 +101,13 @@ let package = Package(
         ),
         .testTarget(
             name: "GangwayFlowsTests",
-            dependencies: ["GangwayFlows", "GangwayScreens", "GangwayStore", "GangwayTesting"],
+            dependencies: [
+                "GangwayFlows",
+                "GangwayScreens",
+                "GangwayStore",
+                "GangwayTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayScreens
+import GangwayStore
 
 /// What a flow's steps share: the user's onboarding ID, typed information, the credential
 /// store, and the presenter that shows screens.
@@ -22,4 +23,9 @@ public struct FlowContext: Sendable {
         self.presenter = presenter
         self.credentials = credentials
     }
+}
+
+extension FlowContext {
+    /// The user's secure store, once a store step has opened it.
+    public var secureStore: SecureStore? { credentials as? SecureStore }
 }

@@ -1,13 +1,16 @@
-/// A session call that does not fit the session's state.
+/// A session call that does not fit the session's state, or a session manager set up in a
+/// way that cannot work.
 public struct SessionError: Error, Hashable, CustomStringConvertible {
     private enum Code: Hashable {
         case wrongState
+        case misconfigured
+        case storeNotOpen
     }
 
     private let code: Code
     /// What was called.
     public let call: String
-    /// The state it was called in.
+    /// The state it was called in, or what is wrong with the setup.
     public let state: String
 
     private init(_ code: Code, call: String, state: String) {
@@ -18,13 +21,28 @@ public struct SessionError: Error, Hashable, CustomStringConvertible {
 
     /// The call is not allowed in the session's current state.
     public static let wrongState = Self(.wrongState, call: "", state: "")
+    /// The session manager's parts do not fit together (for example a multi-user
+    /// onboarding-ID manager with a store manager not set up for a shared device).
+    public static let misconfigured = Self(.misconfigured, call: "", state: "")
+    /// The call needs the user's secure store and the open session has none.
+    public static let storeNotOpen = Self(.storeNotOpen, call: "", state: "")
 
     static func wrongState(_ call: String, in state: SessionStateMachine.State) -> Self {
         Self(.wrongState, call: call, state: state.name)
     }
 
+    static func misconfigured(_ reason: String) -> Self { Self(.misconfigured, call: "init", state: reason) }
+
+    static func storeNotOpen(_ call: String) -> Self { Self(.storeNotOpen, call: call, state: "open") }
+
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-    public var description: String { "\(call) is not allowed while the session is \(state)" }
+    public var description: String {
+        switch code {
+        case .wrongState: "\(call) is not allowed while the session is \(state)"
+        case .misconfigured: "the session manager is misconfigured: \(state)"
+        case .storeNotOpen: "\(call) needs the user's secure store, and the session has none"
+        }
+    }
 }

@@ -32,6 +32,8 @@ public struct SecureStoreError: Error, Sendable, Hashable, CustomStringConvertib
         case biometricsInvalidated
         case biometricsFailed
         case notAllowedByPolicy
+        case recoveryNotSet
+        case recoveryKeyRejected
         case closed
         case invalidArgument
         case ioFailure
@@ -100,6 +102,10 @@ public struct SecureStoreError: Error, Sendable, Hashable, CustomStringConvertib
     public static let biometricsFailed = Self(.biometricsFailed)
     /// The passcode policy does not allow the operation.
     public static let notAllowedByPolicy = Self(.notAllowedByPolicy)
+    /// The store has no recovery key slot.
+    public static let recoveryNotSet = Self(.recoveryNotSet)
+    /// The recovery key does not open the store.
+    public static let recoveryKeyRejected = Self(.recoveryKeyRejected)
     /// The store handle was closed.
     public static let closed = Self(.closed)
     /// An argument was invalid (for example an empty key name).
@@ -160,6 +166,8 @@ public struct SecureStoreError: Error, Sendable, Hashable, CustomStringConvertib
             text = "the biometric enrollment changed; biometric unlock was turned off, use the passcode"
         case .biometricsFailed: text = "biometric authentication failed"
         case .notAllowedByPolicy: text = "not allowed by the passcode policy"
+        case .recoveryNotSet: text = "the store has no recovery key"
+        case .recoveryKeyRejected: text = "the recovery key does not open the store"
         case .closed: text = "the store is closed"
         case .invalidArgument: text = "invalid argument"
         case .ioFailure: text = "file access failed"

@@ -4,7 +4,7 @@ import Foundation
 /// One wrapped copy of a store's data key.
 ///
 /// The data key exists only wrapped: by a key derived from the passcode, by a biometric
-/// key, or by the device key in no-passcode mode. Unwrapping is AES-GCM authenticated
+/// key, by the device key in no-passcode mode, or by a recovery key the server keeps. Unwrapping is AES-GCM authenticated
 /// decryption, so a wrong passcode is simply a failed unwrap and no passcode hash is
 /// ever stored. The associated data binds the slot kind, the store ID and the
 /// derivation parameters, so lowering the rounds of a slot breaks it rather than
@@ -14,6 +14,7 @@ struct KeySlot: Sendable, Hashable, Codable {
         case passcode
         case biometric
         case device
+        case recovery
     }
 
     var kind: Kind

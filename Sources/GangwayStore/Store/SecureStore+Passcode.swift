@@ -44,10 +44,25 @@ extension SecureStore {
     public func changePasscode(current: String, new: String) throws(SecureStoreError) {
         try checkOpen()
         guard header.protection == .passcode else { throw .passcodeNotSet }
+        try verifyPasscode(current)
+        try setPasscode(new, policy: nil)
+        location.logger.info("passcode changed", metadata: ["store": "\(id)"])
+    }
+
+    /// Checks the passcode of the open store, as an unlock does: a wrong one counts
+    /// against the retry limit, and at the limit the store is erased and closed. Used to
+    /// unlock an app that comes back from the background without reopening the store.
+    ///
+    /// - Throws: ``SecureStoreError/wrongPasscode`` with the tries left,
+    ///   ``SecureStoreError/tryAgainLater`` during a lockout delay,
+    ///   ``SecureStoreError/erased`` at the retry limit.
+    public func verifyPasscode(_ passcode: String) throws(SecureStoreError) {
+        try checkOpen()
+        guard header.protection == .passcode else { throw .passcodeNotSet }
         let opened = SecureStoreLocation.OpenedStore(database: database, header: header, secrets: secrets)
         let dataKey: SymmetricKey
         do {
-            dataKey = try location.verifyPasscode(current, in: opened)
+            dataKey = try location.verifyPasscode(passcode, in: opened)
         } catch let error where error == .erased {
             state.withLock { $0.isClosed = true }
             throw error
@@ -55,8 +70,6 @@ extension SecureStore {
         guard dataKey.withUnsafeBytes({ Data($0) }) == storeKeys.dataKey.withUnsafeBytes({ Data($0) }) else {
             throw .integrityFailure("the passcode slot holds another data key")
         }
-        try setPasscode(new, policy: nil)
-        location.logger.info("passcode changed", metadata: ["store": "\(id)"])
     }
 
     /// Sets a passcode on a store in no-passcode mode, or replaces the passcode of an

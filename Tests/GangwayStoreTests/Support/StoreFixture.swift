@@ -95,37 +95,6 @@ final class StoreFixture: Sendable {
     }
 }
 
-/// Collects every log line (message and metadata) so tests can check what was logged.
-final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var logger: Logger {
-        var logger = Logger(label: "test") { _ in CaptureHandler(capture: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    var text: String { lines.withLock { $0.joined(separator: "\n") } }
-
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-}
-
-struct CaptureHandler: LogHandler {
-    let capture: LogCapture
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        capture.append("\(event.level) \(event.message) \(merged)")
-    }
-}
-
 extension Data {
     func contains(_ text: String) -> Bool {
         range(of: Data(text.utf8)) != nil

@@ -1,0 +1,379 @@
+import Foundation
+import GangwayScreens
+import GangwayStore
+import Logging
+
+/// What an app calls on launch, on background, on foreground, on sign-out and on a shared
+/// device when users change. It owns the session's lifecycle (a ``SessionStateMachine``,
+/// every transition logged), runs the flows through the ``FlowController``, and tells the
+/// app what to show through ``SessionUIManaging``.
+///
+/// ```swift
+/// let session = try await manager.open()          // launch: onboard or restore
+/// await manager.enterBackground()                 // screens hidden at once
+/// try await manager.enterForeground()             // passcode only past the lock timeout
+/// ```
+///
+/// Times come from an injected monotonic clock, so tests move time by hand and a change
+/// of the wall clock cannot shorten the lock timeout.
+public actor SessionManager {
+    /// Readings of a clock that never goes back, as durations since an arbitrary origin.
+    public typealias MonotonicClock = @Sendable () -> Duration
+    /// The app's sign-out work before the session closes, for example revoking the
+    /// server session.
+    public typealias LogoutHook = @Sendable (FlowContext) async throws -> Void
+    /// Told about user events, in the order observers were added.
+    public typealias UserObserver = @Sendable (UserEvent) async -> Void
+
+    /// Who the device's users are.
+    public nonisolated let users: any OnboardingIDManager
+    /// What opens, unlocks and changes the stores.
+    public nonisolated let storeManager: StoreManager
+
+    private let flows: FlowController
+    private let ui: any SessionUIManaging
+    private let presenter: any Presenter
+    private let clock: MonotonicClock
+    private let logoutHook: LogoutHook?
+    private let logger: Logger
+    private var machine = SessionStateMachine()
+    private var context: FlowContext?
+    private var observers: [UserObserver] = []
+
+    /// - Throws: ``SessionError/misconfigured`` when a multi-user manager is paired with
+    ///   a store manager not set up for a shared device, or the other way round.
+    public init(
+        flows: FlowController,
+        users: any OnboardingIDManager,
+        storeManager: StoreManager,
+        ui: any SessionUIManaging,
+        presenter: any Presenter,
+        clock: @escaping MonotonicClock = SessionManager.systemClock(),
+        logger: Logger = Logger(label: "gangway.session"),
+        logout: LogoutHook? = nil
+    ) throws(SessionError) {
+        guard users.isMultiUser == storeManager.options.isSharedDevice else {
+            throw .misconfigured(
+                "a multi-user onboarding-ID manager needs a store manager for a shared device, and only it"
+            )
+        }
+        self.flows = flows
+        self.users = users
+        self.storeManager = storeManager
+        self.ui = ui
+        self.presenter = presenter
+        self.clock = clock
+        self.logger = logger
+        self.logoutHook = logout
+    }
+
+    /// A monotonic clock that keeps counting while the device sleeps.
+    public static func systemClock() -> MonotonicClock {
+        let origin = ContinuousClock.now
+        return { ContinuousClock.now - origin }
+    }
+
+    // MARK: State
+
+    /// Where the session is.
+    public var state: SessionStateMachine.State { machine.state }
+
+    /// The open (or locked) session.
+    public var session: Session? { machine.state.session }
+
+    /// The context the last flow returned, while a session exists.
+    public var flowContext: FlowContext? { context }
+
+    /// The user's secure store, while a session exists.
+    public var store: SecureStore? { context?.secureStore }
+
+    /// Adds an observer of user events; observers are told in the order they were added.
+    public func addObserver(_ observer: @escaping UserObserver) {
+        observers.append(observer)
+    }
+
+    // MARK: Opening
+
+    /// Launch: restores the user the onboarding-ID manager picks (through the user picker
+    /// on a shared device), or onboards a new one.
+    ///
+    /// A restore whose passcode reached the retry limit erased the user's store: the user
+    /// is forgotten and onboarding starts. "Forgot passcode" runs the reset-passcode flow.
+    @discardableResult
+    public func open() async throws -> Session {
+        try transition("open") { machine throws(SessionError) in try machine.startOpening() }
+        await ui.showSplashScreen()
+        let type: FlowType
+        do {
+            type = try await users.launchFlow(presenter: presenter)
+        } catch {
+            try? transition("openingFailed") { machine throws(SessionError) in try machine.openingFailed() }
+            throw error
+        }
+        return try await finishOpening(type)
+    }
+
+    /// On a shared device: closes the current session and onboards a new user.
+    @discardableResult
+    public func addUser() async throws -> Session {
+        guard users.isMultiUser else { throw UserError.notMultiUser }
+        try await closeIfOpen()
+        try transition("addUser") { machine throws(SessionError) in try machine.startOpening() }
+        await ui.showSplashScreen()
+        return try await finishOpening(.onboard)
+    }
+
+    /// On a shared device: closes the current session and restores user `id`.
+    @discardableResult
+    public func switchUser(to id: UUID) async throws -> Session {
+        guard users.isMultiUser else { throw UserError.notMultiUser }
+        guard try users.registry.user(id) != nil else { throw UserError.unknownUser(id) }
+        try await closeIfOpen()
+        try transition("switchUser") { machine throws(SessionError) in try machine.startOpening() }
+        await ui.showSplashScreen()
+        return try await finishOpening(.restore(id))
+    }
+
+    /// On a shared device: closes the current session and shows the user picker.
+    @discardableResult
+    public func switchUser() async throws -> Session {
+        guard users.isMultiUser else { throw UserError.notMultiUser }
+        try await closeIfOpen()
+        return try await open()
+    }
+
+    private func finishOpening(_ type: FlowType) async throws -> Session {
+        do {
+            let (id, context) = try await runOpening(type)
+            let session = Session(onboardingID: id, openedAt: clock())
+            self.context = context
+            try transition("opened") { machine throws(SessionError) in try machine.opened(session) }
+            await ui.showApplicationScreens(for: session)
+            return session
+        } catch {
+            try? transition("openingFailed") { machine throws(SessionError) in try machine.openingFailed() }
+            throw error
+        }
+    }
+
+    /// Runs the flows that open a session; a restore can turn into a passcode reset or,
+    /// after the store was erased, an onboarding.
+    private func runOpening(_ first: FlowType) async throws -> (UUID, FlowContext) {
+        var type = first
+        while true {
+            switch type {
+            case .restore(let id):
+                guard try users.registry.user(id) != nil else { throw UserError.unknownUser(id) }
+                do {
+                    let result = try await flows.run(type, context: FlowContext(onboardingID: id, presenter: presenter))
+                    try await selected(id)
+                    return (id, result)
+                } catch let error as FlowError {
+                    if (error.underlying as? StoreFlowError) == .passcodeResetRequested {
+                        logger.notice("passcode reset requested", metadata: ["user": "\(id)"])
+                        type = .resetPasscode(id)
+                    } else if (error.underlying as? SecureStoreError) == .erased {
+                        logger.warning("the user's store was erased; onboarding again", metadata: ["user": "\(id)"])
+                        await forget(id, context: FlowContext(onboardingID: id, presenter: presenter))
+                        type = .onboard
+                    } else {
+                        throw error
+                    }
+                }
+            case .resetPasscode(let id):
+                let result = try await flows.run(type, context: FlowContext(onboardingID: id, presenter: presenter))
+                try await selected(id)
+                return (id, result)
+            case .onboard:
+                let id = UUID()
+                let result = try await flows.run(.onboard, context: FlowContext(onboardingID: id, presenter: presenter))
+                do {
+                    try users.register(id, as: result.info[.serverUser])
+                } catch {
+                    // Nothing half-onboarded may stay: undo what the flow set up.
+                    result.secureStore?.close()
+                    _ = try? await flows.run(.reset(id), context: result)
+                    throw error
+                }
+                logger.info("user added", metadata: ["user": "\(id)"])
+                await notify(.userAdded(id))
+                return (id, result)
+            case .reset, .background:
+                throw SessionError.wrongState("run the \(type) flow to open", in: machine.state)
+            }
+        }
+    }
+
+    /// Selects `id` and tells observers when that changed who uses the device.
+    private func selected(_ id: UUID) async throws {
+        let previous = try users.registry.selectedUserID()
+        try users.select(id)
+        if let previous, previous != id {
+            logger.info("user switched", metadata: ["user": "\(id)"])
+            await notify(.userSwitched(to: id))
+        }
+    }
+
+    // MARK: Background and foreground
+
+    /// The app is going to the background: screens are hidden at once and the time is
+    /// remembered; then the background flow runs (a failure there is logged, the
+    /// session stays locked).
+    public func enterBackground() async {
+        let before = machine.state.name
+        let action = machine.enterBackground(at: clock())
+        log("enterBackground", from: before)
+        guard action == .hideScreens else { return }
+        await ui.hideApplicationScreens()
+        await presenter.hideAll()
+        guard case .locked(let session, _) = machine.state, let context else { return }
+        do {
+            self.context = try await flows.run(.background(session.onboardingID), context: context)
+        } catch {
+            logger.warning("background flow failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The app came back: the app resumes when it was away less than the policy's lock
+    /// timeout; otherwise the passcode is asked first (biometrics when on). "Forgot
+    /// passcode" closes the session and runs the reset-passcode flow; the retry limit
+    /// erases the store, forgets the user and closes the session.
+    @discardableResult
+    public func enterForeground() async throws -> SessionStateMachine.ForegroundAction {
+        let store = context?.secureStore
+        let before = machine.state.name
+        let action = machine.enterForeground(
+            at: clock(),
+            lockTimeout: store?.policy?.lockTimeout ?? .zero,
+            hasPasscode: store?.isPasscodeProtected ?? false
+        )
+        log("enterForeground", from: before)
+        switch action {
+        case .none:
+            return .none
+        case .resume:
+            if let session = machine.state.session { await ui.showApplicationScreens(for: session) }
+            return .resume
+        case .unlock:
+            guard let store, let session = machine.state.session else { return .unlock }
+            do {
+                try await storeManager.unlock(store, presenter: presenter)
+            } catch let error as StoreFlowError where error == .passcodeResetRequested {
+                try await closeIfOpen()
+                try transition("resetPasscode") { machine throws(SessionError) in try machine.startOpening() }
+                _ = try await finishOpening(.resetPasscode(session.onboardingID))
+                return .unlock
+            } catch let error as SecureStoreError where error == .erased {
+                let context = self.context ?? FlowContext(onboardingID: session.onboardingID, presenter: presenter)
+                try await closeIfOpen()
+                await forget(session.onboardingID, context: context)
+                throw error
+            }
+            try transition("unlocked") { machine throws(SessionError) in try machine.unlocked() }
+            await ui.showApplicationScreens(for: session)
+            return .unlock
+        }
+    }
+
+    // MARK: Closing
+
+    /// Closes the session: the store's keys are dropped and the app's screens hidden.
+    public func close() async throws {
+        _ = try transition("close") { machine throws(SessionError) in try machine.close() }
+        context?.secureStore?.close()
+        context = nil
+        await ui.hideApplicationScreens()
+    }
+
+    /// Signs out: the logout hook (the server's logout), then ``close()``. A failing hook
+    /// leaves the session open and throws.
+    public func logout() async throws {
+        guard let context, machine.state.session != nil else {
+            throw SessionError.wrongState("logout", in: machine.state)
+        }
+        try await logoutHook?(context)
+        try await close()
+    }
+
+    /// Removes the session's user from the device: closes the session, runs the reset
+    /// flow (which destroys the user's store) and forgets the user. Other users' data is
+    /// not touched.
+    public func remove() async throws {
+        guard let session = machine.state.session, let context else {
+            throw SessionError.wrongState("remove", in: machine.state)
+        }
+        try await close()
+        await forget(session.onboardingID, context: context)
+    }
+
+    private func closeIfOpen() async throws {
+        if machine.state.session != nil { try await close() }
+    }
+
+    /// Runs the reset flow for `id`, unregisters the user and tells observers.
+    private func forget(_ id: UUID, context: FlowContext) async {
+        _ = try? await flows.run(.reset(id), context: context)
+        do {
+            try users.unregister(id)
+        } catch {
+            logger.error("cannot unregister a removed user", metadata: ["user": "\(id)", "error": "\(error)"])
+        }
+        logger.notice("user removed", metadata: ["user": "\(id)"])
+        await notify(.userRemoved(id))
+    }
+
+    // MARK: Settings
+
+    /// Changes the passcode from a settings screen.
+    /// - Returns: Whether it changed (`false` when the user cancelled).
+    @discardableResult
+    public func changePasscode() async throws -> Bool {
+        try await perform(.changePasscode)
+    }
+
+    /// The passcode actions a settings screen may offer now.
+    public func availablePasscodeActions() throws -> [PasscodeAction] {
+        try storeManager.availableActions(for: openStore("availablePasscodeActions"))
+    }
+
+    /// Runs a passcode action from a settings screen.
+    @discardableResult
+    public func perform(_ action: PasscodeAction) async throws -> Bool {
+        let store = try openStore(action.rawValue)
+        return try await storeManager.perform(action, on: store, presenter: presenter)
+    }
+
+    private func openStore(_ call: String) throws -> SecureStore {
+        guard case .open = machine.state else { throw SessionError.wrongState(call, in: machine.state) }
+        guard let store = context?.secureStore else { throw SessionError.storeNotOpen(call) }
+        return store
+    }
+
+    // MARK: Internals
+
+    private func notify(_ event: UserEvent) async {
+        for observer in observers { await observer(event) }
+    }
+
+    @discardableResult
+    private func transition<Result>(
+        _ call: String,
+        _ change: (inout SessionStateMachine) throws(SessionError) -> Result
+    ) throws(SessionError) -> Result {
+        let before = machine.state.name
+        let result = try change(&machine)
+        log(call, from: before)
+        return result
+    }
+
+    private func log(_ call: String, from before: String) {
+        let after = machine.state.name
+        logger.info(
+            "session \(call)",
+            metadata: [
+                "from": "\(before)", "to": "\(after)",
+                "user": "\(machine.state.session?.onboardingID.uuidString ?? "-")",
+            ]
+        )
+    }
+}

@@ -1,0 +1,22 @@
+import GangwayStore
+
+/// On restore, applies the passcode requirement the settings download put in the context
+/// to the user's open store (see ``StoreManager/applyPolicy(_:to:presenter:)``). Put it
+/// after the settings download; it does nothing when no settings were downloaded.
+public struct PasscodePolicyApplyStep: Step {
+    /// The manager that applies the policy.
+    public let manager: StoreManager
+
+    public init(manager: StoreManager) {
+        self.manager = manager
+    }
+
+    public func onboard(_ context: FlowContext) async throws -> FlowContext { context }
+
+    public func restore(_ context: FlowContext) async throws -> FlowContext {
+        guard let requirement = context.info[.passcodeRequirement] else { return context }
+        guard let store = context.secureStore else { throw StoreFlowError.storeNotOpen }
+        try await manager.applyPolicy(requirement, to: store, presenter: context.presenter)
+        return context
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import GangwayScreens
+import GangwayStore
+import Logging
+
+/// Applying a new passcode policy from the server to an open store.
+extension StoreManager {
+    /// The entry that records a policy change before it starts.
+    static let pendingPolicyKey = "gangway.pendingPolicyChange"
+
+    /// The transitions that moving `store` to what the server now asks would take, in
+    /// the order they run. Empty when only limits changed (retry limit, lock timeout,
+    /// expiry), which apply without asking the user anything.
+    public func transitions(for store: SecureStore, to server: PasscodeRequirement?) -> [PasscodePolicyTransition] {
+        let hasPasscode = store.isPasscodeProtected
+        let hasBiometrics = store.isBiometricUnlockEnabled
+        switch effectiveRequirement(server) {
+        case .notRequired:
+            guard hasPasscode else { return [] }
+            return [hasBiometrics ? .biometricsToNone : .passcodeToNone]
+        case .required(let policy):
+            guard hasPasscode else {
+                // A user who skipped the passcode under a policy that allows it keeps that choice.
+                if policy.allowsSkip { return [] }
+                return [policy.allowsBiometrics && biometricsUsable ? .noneToPasscodeWithBiometrics : .noneToPasscode]
+            }
+            let current = store.policy ?? .standard
+            var result: [PasscodePolicyTransition] = []
+            if hasBiometrics && !policy.allowsBiometrics { result.append(.biometricsToPasscodeOnly) }
+            if !current.hasSameRules(as: policy) { result.append(.passcodeToPasscode) }
+            if !hasBiometrics && policy.allowsBiometrics && !current.allowsBiometrics && biometricsUsable {
+                result.append(.passcodeToPasscodeWithBiometricsOffered)
+            }
+            return result
+        }
+    }
+
+    /// Moves `store` to what the server now asks: each transition is announced by its
+    /// feedback screen, then run (a forced passcode change cannot be cancelled). The
+    /// change is recorded in the store before anything else, so a crash or a killed app
+    /// resumes it at the next launch (``resumePendingPolicyChange(on:presenter:)``).
+    ///
+    /// - Returns: The transitions that ran.
+    @discardableResult
+    public func applyPolicy(
+        _ server: PasscodeRequirement?,
+        to store: SecureStore,
+        presenter: any Presenter
+    ) async throws -> [PasscodePolicyTransition] {
+        let requirement = effectiveRequirement(server)
+        let planned = transitions(for: store, to: requirement)
+        if !planned.isEmpty {
+            try store.encode(requirement, forKey: Self.pendingPolicyKey)
+            logger.notice(
+                "passcode policy change started",
+                metadata: ["store": "\(store.id)", "transitions": "\(planned.map(\.rawValue))"]
+            )
+            for transition in planned {
+                try await run(transition, policy: requirement.policy, on: store, presenter: presenter)
+            }
+        }
+        // Recorded last: until the rules are in the store, a resumed change still sees
+        // that the passcode has to change.
+        if let policy = requirement.policy, store.isPasscodeProtected, store.policy != policy {
+            try store.updatePolicy(policy)
+        }
+        if !planned.isEmpty {
+            try store.removeValue(forKey: Self.pendingPolicyKey)
+            logger.notice("passcode policy change finished", metadata: ["store": "\(store.id)"])
+        }
+        return planned
+    }
+
+    /// Finishes a policy change that an earlier launch recorded and did not finish.
+    ///
+    /// - Returns: The transitions that ran; empty when nothing was pending.
+    @discardableResult
+    public func resumePendingPolicyChange(
+        on store: SecureStore,
+        presenter: any Presenter
+    ) async throws -> [PasscodePolicyTransition] {
+        guard let pending = try store.decode(PasscodeRequirement.self, forKey: Self.pendingPolicyKey) else {
+            return []
+        }
+        logger.notice("resuming an unfinished passcode policy change", metadata: ["store": "\(store.id)"])
+        let ran = try await applyPolicy(pending, to: store, presenter: presenter)
+        // Already done before the crash: nothing ran, but the record must go.
+        _ = try store.removeValue(forKey: Self.pendingPolicyKey)
+        return ran
+    }
+
+    private func run(
+        _ transition: PasscodePolicyTransition,
+        policy: PasscodePolicy?,
+        on store: SecureStore,
+        presenter: any Presenter
+    ) async throws {
+        _ = try await presenter.present(FeedbackScreen(announcing: transition, strings: strings.feedback))
+        switch transition {
+        case .noneToPasscode, .noneToPasscodeWithBiometrics:
+            _ = try await setNewPasscode(
+                on: store,
+                policy: policy ?? .standard,
+                offerBiometrics: transition == .noneToPasscodeWithBiometrics,
+                presenter: presenter
+            )
+        case .passcodeToPasscode:
+            _ = try await changePasscode(of: store, policy: policy, allowsCancel: false, presenter: presenter)
+        case .passcodeToNone, .biometricsToNone:
+            try store.removePasscode()
+        case .biometricsToPasscodeOnly:
+            try store.disableBiometricUnlock()
+        case .passcodeToPasscodeWithBiometricsOffered:
+            // Nothing to do now: the new policy is recorded at the end, and the settings
+            // screen's actions then offer biometric unlock.
+            break
+        }
+    }
+}
+
+extension PasscodePolicy {
+    /// Whether a passcode that meets one policy's rules meets the other's: the limits
+    /// (tries, lock timeout, expiry, delays) and the biometric setting do not count.
+    func hasSameRules(as other: PasscodePolicy) -> Bool {
+        minimumLength == other.minimumLength && digitsOnly == other.digitsOnly
+            && requiresDigit == other.requiresDigit && requiresUppercase == other.requiresUppercase
+            && requiresLowercase == other.requiresLowercase && requiresSpecial == other.requiresSpecial
+            && minimumUniqueCharacters == other.minimumUniqueCharacters && historyCount == other.historyCount
+            && blocksCommonPasscodes == other.blocksCommonPasscodes
+    }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import GangwayScreens
+import GangwayStore
+import Logging
+
+/// Creates, opens, unlocks and changes users' secure stores, showing the passcode screens
+/// through the presenter: the part of onboarding that turns a passcode into a key.
+///
+/// ``StoreStep`` runs it in flows, ``PasscodePolicyApplyStep`` applies a server policy,
+/// and the ``SessionManager`` uses it to unlock on return and to change the passcode
+/// from settings.
+public struct StoreManager: Sendable {
+    /// How stores are set up.
+    public struct Options: Sendable {
+        /// The policy when the server sends none; `nil` means no passcode in that case
+        /// (less secure, as in the reference SDK; shared devices never allow it).
+        public var defaultPolicy: PasscodePolicy?
+        /// One store for every user instead of one per onboarding ID.
+        public var storeID: UUID?
+        /// During onboarding, open a store that already exists instead of failing.
+        public var restoreIfStoreExists: Bool
+        /// Never ask for a passcode: stores are protected by the device key alone.
+        /// Ignored on a shared device.
+        public var noPasscode: Bool
+        /// Several people share the device: a passcode is always required, biometrics
+        /// are off, and the passcode cannot be turned off.
+        public var isSharedDevice: Bool
+        /// Whether the passcode screen at launch offers cancel.
+        public var allowsCancel: Bool
+        /// The reason shown by the system's biometric prompt.
+        public var biometricReason: String
+
+        public init(
+            defaultPolicy: PasscodePolicy? = nil,
+            storeID: UUID? = nil,
+            restoreIfStoreExists: Bool = false,
+            noPasscode: Bool = false,
+            isSharedDevice: Bool = false,
+            allowsCancel: Bool = false,
+            biometricReason: String = "Unlock your data"
+        ) {
+            self.defaultPolicy = defaultPolicy
+            self.storeID = storeID
+            self.restoreIfStoreExists = restoreIfStoreExists
+            self.noPasscode = noPasscode
+            self.isSharedDevice = isSharedDevice
+            self.allowsCancel = allowsCancel
+            self.biometricReason = biometricReason
+        }
+    }
+
+    /// The texts of the screens the manager shows.
+    public struct Strings: Sendable, Hashable {
+        public var create = PasscodeCreateScreen.Strings()
+        public var input = PasscodeInputScreen.Strings()
+        public var change = PasscodeChangeScreen.Strings()
+        public var feedback = FeedbackScreen.PolicyStrings()
+        public var error = ErrorScreen.Strings()
+        /// Shown while a lockout delay runs; `%d` is the seconds to wait.
+        public var tryAgainLater = "Too many wrong passcodes. Try again in %d seconds."
+        public init() {}
+    }
+
+    /// Where the stores live.
+    public let root: SecureStoreRoot
+    /// How stores are set up.
+    public let options: Options
+    /// The texts of the screens.
+    public var strings: Strings
+
+    public init(root: SecureStoreRoot, options: Options = Options(), strings: Strings = Strings()) {
+        self.root = root
+        self.options = options
+        self.strings = strings
+    }
+
+    var logger: Logger { root.environment.logger }
+
+    /// The ID of the store of user `onboardingID`.
+    public func storeID(for onboardingID: UUID) -> UUID { options.storeID ?? onboardingID }
+
+    /// The location of the store of user `onboardingID`.
+    public func location(for onboardingID: UUID) -> SecureStoreLocation {
+        root.location(for: storeID(for: onboardingID))
+    }
+
+    /// Whether the device can unlock with biometrics now and the setup allows them.
+    public var biometricsUsable: Bool {
+        guard !options.isSharedDevice, case .available = root.environment.biometrics.availability else {
+            return false
+        }
+        return true
+    }
+
+    /// What a store must have, given what the server said (`nil`: nothing). Shared
+    /// devices always require a passcode and never allow biometrics or skipping it.
+    public func effectiveRequirement(_ server: PasscodeRequirement?) -> PasscodeRequirement {
+        var requirement = server ?? options.defaultPolicy.map(PasscodeRequirement.required) ?? .notRequired
+        if options.noPasscode { requirement = .notRequired }
+        guard options.isSharedDevice else { return requirement }
+        var policy = requirement.policy ?? options.defaultPolicy ?? .standard
+        policy.allowsBiometrics = false
+        policy.allowsSkip = false
+        return .required(policy)
+    }
+
+    // MARK: Create
+
+    /// Creates the store of user `onboardingID`: shows the passcode create screen when a
+    /// passcode is required (with the biometric opt-in when allowed and available), or
+    /// creates it in no-passcode mode.
+    public func createStore(
+        for onboardingID: UUID,
+        requirement server: PasscodeRequirement?,
+        presenter: any Presenter
+    ) async throws -> SecureStore {
+        let location = location(for: onboardingID)
+        guard case .required(let policy) = effectiveRequirement(server) else {
+            return try location.create(protection: .noPasscode)
+        }
+        let screen = PasscodeCreateScreen(
+            policy: policy,
+            biometricsAvailable: biometricsUsable,
+            strings: strings.create
+        )
+        switch try await presenter.present(screen) {
+        case .skipped:
+            return try location.create(protection: .noPasscode)
+        case .created(let passcode, let biometrics):
+            let store = try location.create(protection: .passcode(passcode.value), policy: policy)
+            if biometrics { await enableBiometrics(on: store) }
+            return store
+        }
+    }
+
+    /// Turns biometric unlock on after the user opted in; a failure leaves the passcode
+    /// working and is logged, since the user can turn it on later from settings.
+    func enableBiometrics(on store: SecureStore) async {
+        do {
+            try await store.enableBiometricUnlock(reason: options.biometricReason)
+        } catch {
+            logger.notice("biometric unlock not turned on", metadata: ["store": "\(store.id)", "error": "\(error)"])
+        }
+    }
+
+    // MARK: Open and unlock
+
+    /// Opens the store of user `onboardingID`: with biometrics first when they are on,
+    /// then the passcode screen with the tries left, until the passcode is right.
+    ///
+    /// - Throws: ``GangwayStore/SecureStoreError/erased`` when the retry limit erased the
+    ///   store, ``StoreFlowError/passcodeResetRequested`` when the user chose "forgot
+    ///   passcode", ``StoreFlowError/cancelled``, ``StoreFlowError/storeNotFound``.
+    public func openStore(for onboardingID: UUID, presenter: any Presenter) async throws -> SecureStore {
+        let location = location(for: onboardingID)
+        guard location.exists else { throw StoreFlowError.storeNotFound }
+        let info = try location.info()
+        guard info.isPasscodeProtected else { return try location.unlockWithoutPasscode() }
+        return try await askPasscode(
+            presenter: presenter,
+            triesLeft: info.triesLeft,
+            biometricsEnabled: info.isBiometricUnlockEnabled,
+            allowsCancel: options.allowsCancel,
+            check: { passcode throws(SecureStoreError) in try location.unlock(passcode: passcode) },
+            biometrics: { try await location.unlockWithBiometrics(reason: options.biometricReason) }
+        )
+    }
+
+    /// Unlocks an open store when the app comes back past the lock timeout: the same
+    /// screens as ``openStore(for:presenter:)``, checked against the open store.
+    public func unlock(_ store: SecureStore, presenter: any Presenter) async throws {
+        guard store.isPasscodeProtected else { return }
+        let info = try store.location.info()
+        try await askPasscode(
+            presenter: presenter,
+            triesLeft: info.triesLeft,
+            biometricsEnabled: store.isBiometricUnlockEnabled,
+            allowsCancel: false,
+            check: { passcode throws(SecureStoreError) in try store.verifyPasscode(passcode) },
+            biometrics: {
+                try await store.location.unlockWithBiometrics(reason: options.biometricReason).close()
+            }
+        )
+    }
+
+    /// The passcode screen's loop: biometrics first when on, then the passcode until it
+    /// is right, the retry limit erases the store, or the user resets or cancels.
+    func askPasscode<Result>(
+        presenter: any Presenter,
+        triesLeft: Int?,
+        biometricsEnabled: Bool,
+        allowsReset: Bool = true,
+        allowsCancel: Bool,
+        check: (String) throws(SecureStoreError) -> Result,
+        biometrics: () async throws -> Result
+    ) async throws -> Result {
+        var triesLeft = triesLeft
+        var afterWrong = false
+        var biometricsEnabled = biometricsEnabled
+        if biometricsEnabled, let result = try await tryBiometrics(biometrics, enabled: &biometricsEnabled) {
+            return result
+        }
+        while true {
+            let screen = PasscodeInputScreen(
+                triesLeft: triesLeft,
+                afterWrongPasscode: afterWrong,
+                biometricsEnabled: biometricsEnabled,
+                allowsReset: allowsReset,
+                allowsCancel: allowsCancel,
+                strings: strings.input
+            )
+            switch try await presenter.present(screen) {
+            case .passcode(let passcode):
+                switch Self.attempt(check, passcode.value) {
+                case .success(let result):
+                    return result
+                case .failure(let error) where error == .wrongPasscode:
+                    triesLeft = error.triesLeft
+                    afterWrong = true
+                case .failure(let error) where error == .tryAgainLater:
+                    let seconds = Int(error.retryAfter?.components.seconds ?? 1) + 1
+                    let message = String(format: strings.tryAgainLater, seconds)
+                    let answer = try await presenter.present(
+                        ErrorScreen(message: message, allowsRetry: true, strings: strings.error)
+                    )
+                    if answer == .cancel { throw StoreFlowError.cancelled }
+                    afterWrong = false
+                case .failure(let error):
+                    throw error
+                }
+            case .biometrics:
+                if let result = try await tryBiometrics(biometrics, enabled: &biometricsEnabled) { return result }
+            case .reset:
+                throw StoreFlowError.passcodeResetRequested
+            case .cancelled:
+                throw StoreFlowError.cancelled
+            }
+        }
+    }
+
+    private static func attempt<Result>(
+        _ check: (String) throws(SecureStoreError) -> Result,
+        _ passcode: String
+    ) -> Swift.Result<Result, SecureStoreError> {
+        do {
+            return .success(try check(passcode))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// One biometric attempt; `nil` (and the passcode screen) when it does not pass.
+    private func tryBiometrics<Result>(
+        _ attempt: () async throws -> Result,
+        enabled: inout Bool
+    ) async throws -> Result? {
+        do {
+            return try await attempt()
+        } catch let error as SecureStoreError where error == .biometricsInvalidated || error == .biometricsNotEnabled {
+            enabled = false
+            return nil
+        } catch let error as SecureStoreError where error == .biometricsFailed || error == .biometricsUnavailable {
+            return nil
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import GangwayScreens
+
+/// A shared device: several people onboard on it, each with their own store. A launch
+/// shows the user picker (the users in registration order, the selected one marked, and
+/// "add user"); picking a user restores them, "add user" onboards a new one.
+///
+/// A server user can be onboarded once per device: signing in again as them during
+/// "add user" fails with ``UserError/userAlreadyExists`` naming the registration, so the
+/// app can offer to restore it instead.
+public struct MultiUserIDManager: OnboardingIDManager {
+    public let registry: UserRegistry
+    /// The picker's texts.
+    public var strings: UserPickerScreen.Strings
+
+    public init(registry: UserRegistry, strings: UserPickerScreen.Strings = UserPickerScreen.Strings()) {
+        self.registry = registry
+        self.strings = strings
+    }
+
+    public var isMultiUser: Bool { true }
+
+    public func launchFlow(presenter: any Presenter) async throws -> FlowType {
+        let users = try registry.users()
+        guard !users.isEmpty else { return .onboard }
+        let screen = UserPickerScreen(
+            users: users.map { UserPickerScreen.User(id: $0.id, displayName: $0.displayName) },
+            current: try registry.selectedUserID(),
+            strings: strings
+        )
+        switch try await presenter.present(screen) {
+        case .selected(let id): return .restore(id)
+        case .addUser: return .onboard
+        }
+    }
+
+    public func checkNewUser(_ user: ServerUser) throws {
+        if let existing = try registry.userID(forServerUser: user.id) {
+            throw UserError.userAlreadyExists(existing)
+        }
+    }
+
+    public func register(_ id: UUID, as user: ServerUser?) throws {
+        guard let user else { throw UserError.serverUserMissing }
+        try registry.register(id, displayName: user.displayName, serverUserID: user.id)
+    }
+}

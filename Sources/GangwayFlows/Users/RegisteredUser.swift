@@ -1,0 +1,24 @@
+import Foundation
+
+/// A user onboarded on this device, as the user registry keeps them.
+public struct RegisteredUser: Sendable, Hashable, Codable, Identifiable {
+    /// The onboarding ID: it names the user's store and every flow for the user.
+    public let id: UUID
+    /// The name shown in the user picker.
+    public var displayName: String
+    /// A keyed hash (HMAC-SHA256 under the registry's own key) of the server user ID, in
+    /// hex; `nil` when onboarding did not say who signed in.
+    public let serverUserHash: String?
+    /// When onboarding finished.
+    public let registeredAt: Date
+    /// Whether this is the first user registered on the device, the one who set it up.
+    public let isPrimary: Bool
+
+    public init(id: UUID, displayName: String, serverUserHash: String?, registeredAt: Date, isPrimary: Bool) {
+        self.id = id
+        self.displayName = displayName
+        self.serverUserHash = serverUserHash
+        self.registeredAt = registeredAt
+        self.isPrimary = isPrimary
+    }
+}

@@ -1,0 +1,11 @@
+import Foundation
+
+/// What happened to the device's users, as session observers are told.
+public enum UserEvent: Sendable, Hashable {
+    /// A user finished onboarding.
+    case userAdded(UUID)
+    /// Another user's session opened in place of the previous user's.
+    case userSwitched(to: UUID)
+    /// A user and their data were removed from the device.
+    case userRemoved(UUID)
+}

@@ -1,0 +1,240 @@
+import Foundation
+import GangwayFlows
+import GangwayScreens
+import GangwayStore
+import GangwayTesting
+import Testing
+
+@Suite("Stories: the server changes the passcode policy")
+struct PolicyTransitionStoryTests {
+    static var noBiometrics: PasscodePolicy {
+        var policy = PasscodePolicy.standard
+        policy.allowsBiometrics = false
+        return policy
+    }
+
+    static var stricter: PasscodePolicy {
+        var policy = noBiometrics
+        policy.minimumLength = 14
+        policy.requiresDigit = true
+        return policy
+    }
+
+    /// How a transition's story starts and ends.
+    struct Case: Sendable, CustomTestStringConvertible {
+        let transition: PasscodePolicyTransition
+        /// The requirement at onboarding, and whether biometrics were turned on then.
+        let before: PasscodeRequirement
+        let biometricsOn: Bool
+        /// The requirement the server sends later.
+        let after: PasscodeRequirement
+        /// The screens of the relaunch after the feedback screen.
+        let answers: [ScriptedPresenter.Answer]
+        let protectedAfter: Bool
+        let biometricsAfter: Bool
+
+        var testDescription: String { transition.rawValue }
+    }
+
+    static let cases: [Case] = [
+        Case(
+            transition: .noneToPasscode,
+            before: .notRequired,
+            biometricsOn: false,
+            after: .required(noBiometrics),
+            answers: [.create(Device.newPasscode)],
+            protectedAfter: true,
+            biometricsAfter: false
+        ),
+        Case(
+            transition: .noneToPasscodeWithBiometrics,
+            before: .notRequired,
+            biometricsOn: false,
+            after: .required(.standard),
+            answers: [.create(Device.newPasscode, biometrics: true)],
+            protectedAfter: true,
+            biometricsAfter: true
+        ),
+        Case(
+            transition: .passcodeToPasscode,
+            before: .required(noBiometrics),
+            biometricsOn: false,
+            after: .required(stricter),
+            answers: [
+                .passcodeChange(
+                    .enter(Device.alicePasscode),
+                    .enter("Night-Shift-9753-x"),
+                    .enter("Night-Shift-9753-x")
+                )
+            ],
+            protectedAfter: true,
+            biometricsAfter: false
+        ),
+        Case(
+            transition: .passcodeToNone,
+            before: .required(noBiometrics),
+            biometricsOn: false,
+            after: .notRequired,
+            answers: [],
+            protectedAfter: false,
+            biometricsAfter: false
+        ),
+        Case(
+            transition: .passcodeToPasscodeWithBiometricsOffered,
+            before: .required(noBiometrics),
+            biometricsOn: false,
+            after: .required(.standard),
+            answers: [],
+            protectedAfter: true,
+            biometricsAfter: false
+        ),
+        Case(
+            transition: .biometricsToPasscodeOnly,
+            before: .required(.standard),
+            biometricsOn: true,
+            after: .required(noBiometrics),
+            answers: [],
+            protectedAfter: true,
+            biometricsAfter: false
+        ),
+        Case(
+            transition: .biometricsToNone,
+            before: .required(.standard),
+            biometricsOn: true,
+            after: .notRequired,
+            answers: [],
+            protectedAfter: false,
+            biometricsAfter: false
+        ),
+    ]
+
+    @Test(arguments: cases)
+    func eachTransitionIsAnnouncedThenApplied(_ story: Case) async throws {
+        let server = TestServer(requirement: story.before)
+        let device = try Device(biometrics: true, server: server)
+        let onboarding: [ScriptedPresenter.Answer] =
+            switch story.before {
+            case .notRequired: [.signIn("alice")]
+            case .required(let policy):
+                [
+                    .signIn("alice"),
+                    .create(Device.alicePasscode, biometrics: policy.allowsBiometrics ? story.biometricsOn : nil),
+                ]
+            }
+        let first = try device.launch(onboarding)
+        try await first.manager.open()
+        try first.presenter.verifyFinished()
+        #expect(await first.manager.store?.isBiometricUnlockEnabled == story.biometricsOn)
+        try await first.manager.close()
+
+        server.requirement = story.after
+        // Biometrics, when on, open the store without a passcode screen.
+        let unlock: [ScriptedPresenter.Answer] =
+            story.before == .notRequired || story.biometricsOn ? [] : [.unlock(Device.alicePasscode)]
+        let app = try device.launch(unlock + [.acknowledge] + story.answers)
+        try await app.manager.open()
+        try app.presenter.verifyFinished()
+
+        let feedback = try #require(app.presenter.presented(FeedbackScreen.self).first)
+        #expect(feedback.transition == story.transition)
+        let store = try #require(await app.manager.store)
+        #expect(store.isPasscodeProtected == story.protectedAfter)
+        #expect(store.isBiometricUnlockEnabled == story.biometricsAfter)
+        #expect(store.policy == story.after.policy.flatMap { story.protectedAfter ? $0 : nil })
+        if story.transition == .passcodeToPasscodeWithBiometricsOffered {
+            #expect(try await app.manager.availablePasscodeActions().contains(PasscodeAction.enableBiometrics))
+        }
+        #expect(try store.string(forKey: TestServer.tokenKey) == "token-of-alice")
+
+        // Applied once: the next launch shows no feedback.
+        try await app.manager.close()
+        let again = try device.launch(
+            story.protectedAfter && !story.biometricsAfter ? [.unlock(passcode(after: story))] : []
+        )
+        try await again.manager.open()
+        try again.presenter.verifyFinished()
+        #expect(!device.logsHoldASecret)
+    }
+
+    func passcode(after story: Case) -> Secret {
+        switch story.transition {
+        case .noneToPasscode, .noneToPasscodeWithBiometrics: Device.newPasscode
+        case .passcodeToPasscode: "Night-Shift-9753-x"
+        default: Device.alicePasscode
+        }
+    }
+
+    @Test func limitsAloneChangeWithoutAskingTheUser() async throws {
+        let server = TestServer(requirement: .required(Self.noBiometrics))
+        let device = try Device(server: server)
+        let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        try await first.manager.open()
+        try await first.manager.close()
+
+        var looser = Self.noBiometrics
+        looser.retryLimit = 5
+        looser.lockTimeout = .seconds(30)
+        server.requirement = .required(looser)
+        let app = try device.launch(.unlock(Device.alicePasscode))
+        try await app.manager.open()
+        try app.presenter.verifyFinished()
+        #expect(await app.manager.store?.policy == looser)
+    }
+
+    @Test func aPolicyChangeCutShortResumesAtTheNextLaunch() async throws {
+        let server = TestServer(requirement: .required(Self.noBiometrics))
+        let device = try Device(server: server)
+        let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        let session = try await first.manager.open()
+        try await first.manager.close()
+
+        // The app dies on the change screen: the script ends after the announcement.
+        server.requirement = .required(Self.stricter)
+        let crashed = try device.launch(.unlock(Device.alicePasscode), .acknowledge)
+        await #expect(throws: FlowError.stopped) { try await crashed.manager.open() }
+        #expect(crashed.presenter.presentedKinds == [.passcodeInput, .feedback, .passcodeChange])
+
+        // Next launch, offline: the recorded change resumes without the server.
+        server.isOnline = false
+        let resumed = try device.launch(
+            .unlock(Device.alicePasscode),
+            .acknowledge,
+            .passcodeChange(.enter(Device.alicePasscode), .enter("Night-Shift-9753-x"), .enter("Night-Shift-9753-x"))
+        )
+        try await resumed.manager.open()
+        try resumed.presenter.verifyFinished()
+        let change = try #require(resumed.presenter.presented(PasscodeChangeScreen.self).first)
+        #expect(!change.allowsCancel)
+        #expect(await resumed.manager.store?.policy == Self.stricter)
+        try await resumed.manager.close()
+
+        // Finished: nothing resumes again.
+        let later = try device.launch(.unlock("Night-Shift-9753-x"))
+        #expect(try await later.manager.open().onboardingID == session.onboardingID)
+        try later.presenter.verifyFinished()
+    }
+
+    @Test func aNewPasscodeMustMeetTheNewRules() async throws {
+        let server = TestServer(requirement: .required(Self.noBiometrics))
+        let device = try Device(server: server)
+        let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        try await first.manager.open()
+        try await first.manager.close()
+
+        server.requirement = .required(Self.stricter)
+        let app = try device.launch(
+            .unlock(Device.alicePasscode),
+            .acknowledge,
+            // Too short for the new rules: the screen keeps asking.
+            .passcodeChange(
+                .enter(Device.alicePasscode),
+                .enter("Gate-42"),
+                .enter("Night-Shift-9753-x"),
+                .enter("Night-Shift-9753-x")
+            )
+        )
+        try await app.manager.open()
+        try app.presenter.verifyFinished()
+        #expect(await app.manager.store?.policy == Self.stricter)
+    }
+}

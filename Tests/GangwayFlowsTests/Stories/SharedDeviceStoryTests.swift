@@ -1,0 +1,179 @@
+import Foundation
+import GangwayFlows
+import GangwayScreens
+import GangwayStore
+import GangwayTesting
+import Testing
+
+@Suite("Stories: a device shared by several users")
+struct SharedDeviceStoryTests {
+    @Test func twoUsersAreAddedSwitchedAndOneRemoved() async throws {
+        // The server asks for no passcode and the device has biometrics: a shared device
+        // still requires a passcode and never offers biometrics.
+        let device = try Device(shared: true, biometrics: true, server: TestServer(requirement: .notRequired))
+        let app = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        let recorder = Recorder()
+        await app.manager.addObserver { recorder.record("\($0)") }
+        let alice = try await app.manager.open().onboardingID
+        #expect(await app.manager.store?.isPasscodeProtected == true)
+        #expect(app.presenter.presented(PasscodeCreateScreen.self).first?.offersBiometrics == false)
+        #expect(try await app.manager.availablePasscodeActions() == [.changePasscode])
+
+        app.presenter.append(.signIn("bob"), .create(Device.bobPasscode))
+        let bob = try await app.manager.addUser().onboardingID
+        #expect(try app.registry.users().map(\.displayName) == ["Alice", "Bob"])
+        #expect(try app.registry.users().map(\.isPrimary) == [true, false])
+        #expect(try await app.manager.store?.string(forKey: TestServer.tokenKey) == "token-of-bob")
+
+        app.presenter.append(.unlock(Device.alicePasscode))
+        #expect(try await app.manager.switchUser(to: alice).onboardingID == alice)
+        #expect(try await app.manager.store?.string(forKey: TestServer.tokenKey) == "token-of-alice")
+
+        try await app.manager.remove()
+        try app.presenter.verifyFinished()
+        #expect(await app.manager.state == .closed)
+        #expect(!device.storeExists(alice))
+        #expect(try app.registry.users().map(\.id) == [bob])
+        #expect(
+            recorder.all == [
+                "userAdded(\(alice))", "userAdded(\(bob))", "userSwitched(to: \(alice))", "userRemoved(\(alice))",
+            ]
+        )
+
+        // Bob's store is untouched: the next launch lists only him and opens his data.
+        let relaunch = try device.launch(.userPicker(.selectNamed("Bob")), .unlock(Device.bobPasscode))
+        #expect(try await relaunch.manager.open().onboardingID == bob)
+        try relaunch.presenter.verifyFinished()
+        let picker = try #require(relaunch.presenter.presented(UserPickerScreen.self).first)
+        #expect(picker.users.map(\.displayName) == ["Bob"])
+        #expect(try await relaunch.manager.store?.string(forKey: TestServer.tokenKey) == "token-of-bob")
+        #expect(!device.logsHoldASecret)
+    }
+
+    @Test func theUserPickerMarksTheLastUserAndCanAddOne() async throws {
+        let device = try Device(shared: true)
+        let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        let alice = try await first.manager.open().onboardingID
+        try await first.manager.close()
+
+        let app = try device.launch(.userPicker(.addUser), .signIn("bob"), .create(Device.bobPasscode))
+        let bob = try await app.manager.open().onboardingID
+        try app.presenter.verifyFinished()
+        #expect(app.presenter.presented(UserPickerScreen.self).first?.current == alice)
+        #expect(try app.registry.selectedUserID() == bob)
+    }
+
+    @Test func theSameServerUserCannotBeOnboardedTwice() async throws {
+        let device = try Device(shared: true)
+        let app = try device.launch(.signIn("alice"), .create(Device.alicePasscode), .signIn("alice"))
+        let alice = try await app.manager.open().onboardingID
+
+        let error = await #expect(throws: FlowError.stopped) { try await app.manager.addUser() }
+        try app.presenter.verifyFinished()
+        let underlying = try #require(error?.underlying as? UserError)
+        #expect(underlying == .userAlreadyExists)
+        #expect(underlying.onboardingID == alice)
+        #expect(try app.registry.users().count == 1)
+        #expect(try device.root.storeIDs() == [alice])
+        #expect(await app.manager.state == .idle)
+    }
+
+    @Test func aForgottenPasscodeIsResetByTheSameUserKeepingTheData() async throws {
+        let device = try Device(shared: true)
+        let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        let alice = try await first.manager.open().onboardingID
+        try await first.manager.store?.put("fuel 42%", forKey: "check.fuel")
+        try await first.manager.close()
+
+        let app = try device.launch(
+            .userPicker(.selectNamed("Alice")),
+            .passcodeInput(.reset),
+            .signIn("alice"),
+            .create(Device.newPasscode)
+        )
+        #expect(try await app.manager.open().onboardingID == alice)
+        try app.presenter.verifyFinished()
+        #expect(try await app.manager.store?.string(forKey: "check.fuel") == "fuel 42%")
+        try await app.manager.close()
+
+        #expect(throws: SecureStoreError.wrongPasscode) { try device.openStore(alice, passcode: Device.alicePasscode) }
+        let store = try device.openStore(alice, passcode: Device.newPasscode)
+        #expect(try store.string(forKey: "check.fuel") == "fuel 42%")
+        store.close()
+    }
+
+    @Test func aPasscodeResetByAnotherUserIsRefused() async throws {
+        let device = try Device(shared: true)
+        let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        let alice = try await first.manager.open().onboardingID
+        try await first.manager.store?.put("fuel 42%", forKey: "check.fuel")
+        try await first.manager.close()
+
+        let app = try device.launch(.userPicker(.selectNamed("Alice")), .passcodeInput(.reset), .signIn("bob"))
+        let error = await #expect(throws: FlowError.stopped) { try await app.manager.open() }
+        try app.presenter.verifyFinished()
+        #expect((error?.underlying as? UserError) == .userMismatch)
+        #expect(await app.manager.state == .idle)
+
+        // Alice's store, passcode and data are as they were.
+        let store = try device.openStore(alice, passcode: Device.alicePasscode)
+        #expect(try store.string(forKey: "check.fuel") == "fuel 42%")
+        store.close()
+    }
+
+    @Test func withoutARecoveryKeyAResetStartsAnEmptyStore() async throws {
+        let device = try Device(server: TestServer(sendsRecoveryKeys: false))
+        let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        let alice = try await first.manager.open().onboardingID
+        try await first.manager.store?.put("fuel 42%", forKey: "check.fuel")
+        try await first.manager.close()
+
+        let app = try device.launch(.passcodeInput(.reset), .signIn("alice"), .create(Device.newPasscode))
+        #expect(try await app.manager.open().onboardingID == alice)
+        try app.presenter.verifyFinished()
+        #expect(try await app.manager.store?.string(forKey: "check.fuel") == nil)
+        #expect(try await app.manager.store?.string(forKey: TestServer.tokenKey) == "token-of-alice")
+    }
+
+    @Test func observersAreToldInTheOrderTheyWereAdded() async throws {
+        let device = try Device(shared: true)
+        let app = try device.launch(
+            .signIn("alice"),
+            .create(Device.alicePasscode),
+            .signIn("bob"),
+            .create(Device.bobPasscode)
+        )
+        let recorder = Recorder()
+        await app.manager.addObserver { recorder.record("first \($0)") }
+        await app.manager.addObserver { recorder.record("second \($0)") }
+        let alice = try await app.manager.open().onboardingID
+        let bob = try await app.manager.addUser().onboardingID
+        #expect(
+            recorder.all == [
+                "first userAdded(\(alice))", "second userAdded(\(alice))",
+                "first userAdded(\(bob))", "second userAdded(\(bob))",
+            ]
+        )
+    }
+
+    @Test func singleUserDevicesRefuseUserSwitching() async throws {
+        let device = try Device()
+        let app = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        try await app.manager.open()
+        await #expect(throws: UserError.notMultiUser) { try await app.manager.addUser() }
+        await #expect(throws: UserError.notMultiUser) { try await app.manager.switchUser(to: UUID()) }
+    }
+
+    @Test func aMultiUserManagerNeedsASharedDeviceStoreManager() throws {
+        let device = try Device()
+        #expect(throws: SessionError.misconfigured) {
+            try SessionManager(
+                flows: FlowController(provider: StepListProvider([])),
+                users: MultiUserIDManager(registry: device.registry),
+                storeManager: device.storeManager,
+                ui: RecordingSessionUI(),
+                presenter: ScriptedPresenter()
+            )
+        }
+    }
+}
