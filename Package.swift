@@ -77,6 +77,9 @@ let package = Package(
             name: "GangwayBenchmarks",
             dependencies: [
                 "GangwayStore",
+                "GangwayScreens",
+                "GangwayFlows",
+                "GangwayTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

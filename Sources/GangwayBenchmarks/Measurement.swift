@@ -1,3 +1,4 @@
+import CryptoExtras
 import Foundation
 
 /// Timing helpers: the median of several runs, in milliseconds.
@@ -23,6 +24,39 @@ enum Measure {
         }
         times.sort()
         return times[times.count / 2]
+    }
+
+    /// The median time of `repetitions` runs of an async `body`.
+    static func median(
+        repetitions: Int,
+        prepare: () async throws -> Void = {},
+        _ body: () async throws -> Void
+    ) async rethrows -> Double {
+        let clock = ContinuousClock()
+        var times: [Double] = []
+        for _ in 0..<repetitions {
+            try await prepare()
+            let start = clock.now
+            try await body()
+            times.append(milliseconds(clock.now - start))
+        }
+        times.sort()
+        return times[times.count / 2]
+    }
+
+    /// The median time of the passcode key derivation alone (PBKDF2-SHA256 at `rounds`),
+    /// the floor under every unlock.
+    static func keyDerivation(rounds: Int, repetitions: Int) throws -> Double {
+        let salt = Data((0..<16).map { UInt8($0) })
+        return try median(repetitions: repetitions) {
+            _ = try KDF.Insecure.PBKDF2.deriveKey(
+                from: Array("Unlock-Passcode-1".utf8),
+                salt: salt,
+                using: .sha256,
+                outputByteCount: 32,
+                unsafeUncheckedRounds: rounds
+            )
+        }
     }
 
     static func report(_ name: String, _ value: Double, digits: Int = 2) {

@@ -193,17 +193,8 @@ struct StoreBenchmark: AsyncParsableCommand {
         let store = try location.create(protection: .passcode("Unlock-Passcode-1"))
         try store.put("value", forKey: "key")
         store.close()
-        let salt = Data((0..<16).map { UInt8($0) })
         let runs = max(5, repetitions)
-        let kdf = try Measure.median(repetitions: runs) {
-            _ = try KDF.Insecure.PBKDF2.deriveKey(
-                from: Array("Unlock-Passcode-1".utf8),
-                salt: salt,
-                using: .sha256,
-                outputByteCount: 32,
-                unsafeUncheckedRounds: environment.passcodeRounds
-            )
-        }
+        let kdf = try Measure.keyDerivation(rounds: environment.passcodeRounds, repetitions: runs)
         let unlock = try Measure.median(repetitions: runs) {
             let opened = try location.unlock(passcode: "Unlock-Passcode-1")
             opened.close()

@@ -97,8 +97,8 @@ public actor SessionManager {
     /// Launch: restores the user the onboarding-ID manager picks (through the user picker
     /// on a shared device), or onboards a new one.
     ///
-    /// A restore whose passcode reached the retry limit erased the user's store: the user
-    /// is forgotten and onboarding starts. "Forgot passcode" runs the reset-passcode flow.
+    /// A restore whose passcode reached the retry limit erased the user's store (or that
+    /// finds the store gone): the user is forgotten and onboarding starts. "Forgot passcode" runs the reset-passcode flow.
     @discardableResult
     public func open() async throws -> Session {
         try transition("open") { machine throws(SessionError) in try machine.startOpening() }
@@ -172,8 +172,10 @@ public actor SessionManager {
                     if (error.underlying as? StoreFlowError) == .passcodeResetRequested {
                         logger.notice("passcode reset requested", metadata: ["user": "\(id)"])
                         type = .resetPasscode(id)
-                    } else if (error.underlying as? SecureStoreError) == .erased {
-                        logger.warning("the user's store was erased; onboarding again", metadata: ["user": "\(id)"])
+                    } else if (error.underlying as? SecureStoreError) == .erased
+                        || (error.underlying as? StoreFlowError) == .storeNotFound
+                    {
+                        logger.warning("the user's store is gone; onboarding again", metadata: ["user": "\(id)"])
                         await forget(id, context: FlowContext(onboardingID: id, presenter: presenter))
                         type = .onboard
                     } else {
