@@ -70,6 +70,15 @@ struct SessionStateMachineTests {
         #expect(machine.enterForeground(at: .seconds(1), lockTimeout: .zero) == .none)
     }
 
+    @Test func aSessionNotYetUnlockedAsksAgainAtTheNextReturn() throws {
+        var (machine, session) = try Self.openMachine()
+        _ = machine.enterBackground(at: .seconds(10))
+        #expect(machine.enterForeground(at: .seconds(400), lockTimeout: .seconds(300)) == .unlock)
+        #expect(machine.enterBackground(at: .seconds(401)) == .hideScreens)
+        #expect(machine.enterForeground(at: .seconds(402), lockTimeout: .seconds(300)) == .unlock)
+        #expect(machine.state == .unlocking(session))
+    }
+
     @Test func closeReturnsTheSessionAndWrongCallsThrow() throws {
         var machine = SessionStateMachine()
         let error = #expect(throws: SessionError.wrongState) { _ = try machine.close() }

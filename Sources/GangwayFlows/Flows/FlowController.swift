@@ -1,3 +1,4 @@
+import GangwayStore
 import Logging
 
 /// What to do when a step fails.
@@ -21,7 +22,9 @@ public struct FlowFailure: Sendable {
 }
 
 /// Runs flows: gets the steps from the provider, runs them in order, and on a failure asks
-/// the delegate whether to retry the step or stop. A stopped or cancelled onboarding is
+/// the delegate whether to retry the step or stop. Errors that are the user's decision or
+/// final (``FlowEndingError``, such as "forgot passcode" or a declined agreement) stop
+/// the flow without asking. A stopped or cancelled onboarding is
 /// rolled back: every step that ran is reset, last first, so no half-onboarded state
 /// survives.
 public struct FlowController: Sendable {
@@ -87,7 +90,9 @@ public struct FlowController: Sendable {
                 )
                 let failure = FlowFailure(flowType: type, stepIndex: index, attempt: attempt, error: error)
                 let isCancellation = error is CancellationError || Task.isCancelled
-                if !isCancellation, await delegate(failure) == .retry { continue }
+                // A choice the user made, or data that is gone, is not retried.
+                let isFinal = (error as? any FlowEndingError)?.endsFlow == true
+                if !isCancellation, !isFinal, await delegate(failure) == .retry { continue }
                 let flowError: FlowError =
                     isCancellation ? .cancelled(type, step: index) : .stopped(type, step: index, underlying: error)
                 try await giveUp(flowError, steps: steps.prefix(index + 1), type: type, context: context)
@@ -102,9 +107,16 @@ public struct FlowController: Sendable {
         type: FlowType,
         context: FlowContext
     ) async throws(FlowError) -> Never {
-        if case .onboard = type {
+        switch type {
+        case .onboard:
             logger.notice("rolling back a failed onboarding", metadata: ["steps": "\(steps.count)"])
             await rollback(Array(steps), context: context)
+        case .restore, .resetPasscode:
+            // Not rolled back (that could cost the user their data), but no session opens:
+            // a store an earlier step opened is closed rather than left unlocked.
+            context.secureStore?.close()
+        case .background, .reset:
+            break
         }
         throw error
     }

@@ -57,6 +57,9 @@ public actor SessionManager {
                 "a multi-user onboarding-ID manager needs a store manager for a shared device, and only it"
             )
         }
+        guard !(storeManager.options.isSharedDevice && storeManager.options.storeID != nil) else {
+            throw .misconfigured("on a shared device every user needs a store of their own: drop the store ID")
+        }
         self.flows = flows
         self.users = users
         self.storeManager = storeManager
@@ -166,7 +169,7 @@ public actor SessionManager {
                 guard try users.registry.user(id) != nil else { throw UserError.unknownUser(id) }
                 do {
                     let result = try await flows.run(type, context: FlowContext(onboardingID: id, presenter: presenter))
-                    try await selected(id)
+                    try await selected(id, opened: result)
                     return (id, result)
                 } catch let error as FlowError {
                     if (error.underlying as? StoreFlowError) == .passcodeResetRequested {
@@ -184,7 +187,7 @@ public actor SessionManager {
                 }
             case .resetPasscode(let id):
                 let result = try await flows.run(type, context: FlowContext(onboardingID: id, presenter: presenter))
-                try await selected(id)
+                try await selected(id, opened: result)
                 return (id, result)
             case .onboard:
                 let id = UUID()
@@ -206,10 +209,17 @@ public actor SessionManager {
         }
     }
 
-    /// Selects `id` and tells observers when that changed who uses the device.
-    private func selected(_ id: UUID) async throws {
-        let previous = try users.registry.selectedUserID()
-        try users.select(id)
+    /// Selects `id` and tells observers when that changed who uses the device. The store
+    /// the flow opened is closed when the registry cannot record it.
+    private func selected(_ id: UUID, opened result: FlowContext) async throws {
+        let previous: UUID?
+        do {
+            previous = try users.registry.selectedUserID()
+            try users.select(id)
+        } catch {
+            result.secureStore?.close()
+            throw error
+        }
         if let previous, previous != id {
             logger.info("user switched", metadata: ["user": "\(id)"])
             await notify(.userSwitched(to: id))
@@ -229,17 +239,27 @@ public actor SessionManager {
         await ui.hideApplicationScreens()
         await presenter.hideAll()
         guard case .locked(let session, _) = machine.state, let context else { return }
+        let result: FlowContext
         do {
-            self.context = try await flows.run(.background(session.onboardingID), context: context)
+            result = try await flows.run(.background(session.onboardingID), context: context)
         } catch {
             logger.warning("background flow failed", metadata: ["error": "\(error)"])
+            return
         }
+        // Other calls may have run while the flow did: keep its context only for the same session.
+        guard machine.state.session == session else {
+            logger.notice("background flow finished after its session ended; its result is dropped")
+            return
+        }
+        self.context = result
     }
 
     /// The app came back: the app resumes when it was away less than the policy's lock
     /// timeout; otherwise the passcode is asked first (biometrics when on). "Forgot
     /// passcode" closes the session and runs the reset-passcode flow; the retry limit
-    /// erases the store, forgets the user and closes the session.
+    /// erases the store, forgets the user and closes the session. Any other failure (the
+    /// user cancelled a lockout wait) is thrown and the session stays locked: the next
+    /// call asks again.
     @discardableResult
     public func enterForeground() async throws -> SessionStateMachine.ForegroundAction {
         let store = context?.secureStore
@@ -266,11 +286,11 @@ public actor SessionManager {
                 _ = try await finishOpening(.resetPasscode(session.onboardingID))
                 return .unlock
             } catch let error as SecureStoreError where error == .erased {
-                let context = self.context ?? FlowContext(onboardingID: session.onboardingID, presenter: presenter)
-                try await closeIfOpen()
-                await forget(session.onboardingID, context: context)
+                try await erased(session)
                 throw error
             }
+            // Any other failure leaves the session waiting for its unlock: the next return
+            // to the foreground asks again.
             try transition("unlocked") { machine throws(SessionError) in try machine.unlocked() }
             await ui.showApplicationScreens(for: session)
             return .unlock
@@ -308,6 +328,13 @@ public actor SessionManager {
         await forget(session.onboardingID, context: context)
     }
 
+    /// The retry limit erased the session's store: close the session and forget the user.
+    private func erased(_ session: Session) async throws {
+        let context = self.context ?? FlowContext(onboardingID: session.onboardingID, presenter: presenter)
+        try await closeIfOpen()
+        await forget(session.onboardingID, context: context)
+    }
+
     private func closeIfOpen() async throws {
         if machine.state.session != nil { try await close() }
     }
@@ -338,11 +365,18 @@ public actor SessionManager {
         try storeManager.availableActions(for: openStore("availablePasscodeActions"))
     }
 
-    /// Runs a passcode action from a settings screen.
+    /// Runs a passcode action from a settings screen. Wrong current passcodes count
+    /// against the retry limit; reaching it erases the store, closes the session and
+    /// forgets the user, as at unlock.
     @discardableResult
     public func perform(_ action: PasscodeAction) async throws -> Bool {
         let store = try openStore(action.rawValue)
-        return try await storeManager.perform(action, on: store, presenter: presenter)
+        do {
+            return try await storeManager.perform(action, on: store, presenter: presenter)
+        } catch let error as SecureStoreError where error == .erased {
+            if let session = machine.state.session { try await erased(session) }
+            throw error
+        }
     }
 
     private func openStore(_ call: String) throws -> SecureStore {

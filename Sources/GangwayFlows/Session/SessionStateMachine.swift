@@ -105,12 +105,17 @@ public struct SessionStateMachine: Sendable, Hashable {
 
     /// The app came back at `now`. The passcode is asked when the app was away for the
     /// lock timeout or longer (a timeout of zero asks at every return); a store without a
-    /// passcode (`hasPasscode` false) never asks.
+    /// passcode (`hasPasscode` false) never asks. A session still waiting for its unlock
+    /// (the last attempt failed or was interrupted) asks again.
     public mutating func enterForeground(
         at now: Duration,
         lockTimeout: Duration,
         hasPasscode: Bool = true
     ) -> ForegroundAction {
+        if case .unlocking = state {
+            // An unlock that failed or was interrupted: still locked, ask again.
+            return .unlock
+        }
         guard case .locked(let session, let since) = state else { return .none }
         if hasPasscode && now - since >= lockTimeout {
             state = .unlocking(session)

@@ -34,10 +34,14 @@ public struct StoreSelectorStep: Step {
     public let selector: Selector
     /// The steps run against it, in order.
     public let steps: [any Step]
+    /// Whether resetting one user also resets the steps in the selected store. Off by
+    /// default: a store every user shares must not lose its data because one user left.
+    public let resetsSelectedStore: Bool
 
-    public init(_ selector: Selector, steps: [any Step]) {
+    public init(_ selector: Selector, steps: [any Step], resetsSelectedStore: Bool = false) {
         self.selector = selector
         self.steps = steps
+        self.resetsSelectedStore = resetsSelectedStore
     }
 
     public func onboard(_ context: FlowContext) async throws -> FlowContext { try await runAll(.onboard, context) }
@@ -55,7 +59,7 @@ public struct StoreSelectorStep: Step {
     }
 
     public func reset(_ context: FlowContext) async {
-        guard let store = try? selector.open(context) else { return }
+        guard resetsSelectedStore, let store = try? selector.open(context) else { return }
         var inner = context
         inner.credentials = store
         await CompositeStep(steps).reset(inner)

@@ -218,7 +218,8 @@ public struct StoreManager: Sendable {
                     triesLeft = error.triesLeft
                     afterWrong = true
                 case .failure(let error) where error == .tryAgainLater:
-                    let seconds = Int(error.retryAfter?.components.seconds ?? 1) + 1
+                    let (whole, fraction) = (error.retryAfter ?? .seconds(1)).components
+                    let seconds = max(1, Int(whole) + (fraction > 0 ? 1 : 0))
                     let message = String(format: strings.tryAgainLater, seconds)
                     let answer = try await presenter.present(
                         ErrorScreen(message: message, allowsRetry: true, strings: strings.error)

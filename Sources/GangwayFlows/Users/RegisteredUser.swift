@@ -11,7 +11,8 @@ public struct RegisteredUser: Sendable, Hashable, Codable, Identifiable {
     public let serverUserHash: String?
     /// When onboarding finished.
     public let registeredAt: Date
-    /// Whether this is the first user registered on the device, the one who set it up.
+    /// Whether this user set the device up: the first registered, or, once that user was
+    /// removed, the next one registered. At most one user is primary.
     public let isPrimary: Bool
 
     public init(id: UUID, displayName: String, serverUserHash: String?, registeredAt: Date, isPrimary: Bool) {

@@ -164,6 +164,11 @@ struct SharedDeviceStoryTests {
         await #expect(throws: UserError.notMultiUser) { try await app.manager.switchUser(to: UUID()) }
     }
 
+    @Test func aSharedDeviceCannotShareOneStoreBetweenUsers() throws {
+        let device = try Device(shared: true, options: .init(storeID: UUID()))
+        #expect(throws: SessionError.misconfigured) { try device.launch() }
+    }
+
     @Test func aMultiUserManagerNeedsASharedDeviceStoreManager() throws {
         let device = try Device()
         #expect(throws: SessionError.misconfigured) {

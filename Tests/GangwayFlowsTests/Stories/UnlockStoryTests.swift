@@ -34,15 +34,76 @@ struct UnlockStoryTests {
 
     @Test func forgotPasscodeOnReturnResetsItAndKeepsTheData() async throws {
         let (device, app, session) = try await Self.lockedApp()
+        try await app.manager.store?.put("tyres 2.4 bar", forKey: "check.tyres")
         app.presenter.append(.passcodeInput(.reset), .signIn("alice"), .create(Device.newPasscode))
         #expect(try await app.manager.enterForeground() == .unlock)
         try app.presenter.verifyFinished()
         let reopened = try #require(await app.manager.session)
         #expect(reopened.onboardingID == session.onboardingID)
         #expect(reopened.id != session.id)
-        #expect(try await app.manager.store?.string(forKey: TestServer.tokenKey) == "token-of-alice")
+        #expect(try await app.manager.store?.string(forKey: "check.tyres") == "tyres 2.4 bar")
         try await app.manager.close()
         try device.openStore(session.onboardingID, passcode: Device.newPasscode).close()
+    }
+
+    @Test func aFailedUnlockStaysLockedAndAsksAgain() async throws {
+        var policy = PasscodePolicy.standard
+        policy.lockoutDelays = LockoutDelays(freeAttempts: 0, initialDelay: .seconds(30))
+        let device = try Device(server: TestServer(requirement: .required(policy)))
+        let app = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        let session = try await app.manager.open()
+        await app.manager.enterBackground()
+        device.clock.advance(by: .seconds(600))
+
+        // A wrong passcode starts a wait; the user gives up on the wait screen.
+        app.presenter.append(.unlock("Wrong-Guess-0001"), .unlock(Device.alicePasscode), .error(.cancel))
+        await #expect(throws: StoreFlowError.cancelled) { try await app.manager.enterForeground() }
+        #expect(await app.manager.state == .unlocking(session))
+        await #expect(throws: SessionError.wrongState) { try await app.manager.changePasscode() }
+
+        // Still locked: the next return asks again, even at once.
+        await app.manager.enterBackground()
+        device.wallClock.advance(by: .seconds(31))
+        app.presenter.append(.unlock(Device.alicePasscode))
+        #expect(try await app.manager.enterForeground() == .unlock)
+        try app.presenter.verifyFinished()
+        #expect(await app.manager.state == .open(session))
+    }
+
+    @Test func wrongCurrentPasscodesInSettingsEraseAndForgetTheUser() async throws {
+        var policy = PasscodePolicy.standard
+        policy.retryLimit = 2
+        let device = try Device(server: TestServer(requirement: .required(policy)))
+        let app = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        let session = try await app.manager.open()
+        app.presenter.append(
+            .passcodeChange(.enter("Wrong-Guess-0001"), .enter(Device.newPasscode), .enter(Device.newPasscode)),
+            .passcodeChange(.enter("Wrong-Guess-0002"), .enter(Device.newPasscode), .enter(Device.newPasscode))
+        )
+        await #expect(throws: SecureStoreError.erased) { try await app.manager.changePasscode() }
+        try app.presenter.verifyFinished()
+        #expect(await app.manager.state == .closed)
+        #expect(!device.storeExists(session.onboardingID))
+        #expect(try app.registry.users().isEmpty)
+    }
+
+    @Test func theUsersOwnDecisionsAreNotRetried() async throws {
+        let device = try Device()
+        let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        try await first.manager.open()
+        try await first.manager.close()
+
+        let recorder = Recorder()
+        let app = try device.launch(
+            [.passcodeInput(.reset), .signIn("alice"), .create(Device.newPasscode)],
+            delegate: { failure in
+                recorder.record("asked about \(failure.error)")
+                return .retry
+            }
+        )
+        try await app.manager.open()
+        try app.presenter.verifyFinished()
+        #expect(recorder.all.isEmpty)
     }
 
     @Test func aUserWhoseStoreIsGoneIsOnboardedAgain() async throws {

@@ -110,7 +110,15 @@ final class Device: Sendable {
     /// Whether any log line holds one of the secrets the stories use.
     var logsHoldASecret: Bool {
         let text = logs.text
-        let secrets = [Self.alicePasscode, Self.bobPasscode, Self.newPasscode].map(\.value) + ["alice-pw", "bob-pw"]
+        let recoveryKeys = TestServer.standardAccounts.values.flatMap { account in
+            [
+                account.recoveryKey.map { String(format: "%02x", $0) }.joined(),
+                account.recoveryKey.base64EncodedString(),
+            ]
+        }
+        let secrets =
+            [Self.alicePasscode, Self.bobPasscode, Self.newPasscode].map(\.value)
+            + ["alice-pw", "bob-pw", "token-of-", "alice", "bob"] + recoveryKeys
         return secrets.contains { text.contains($0) }
     }
 }
