@@ -60,25 +60,14 @@ extension SecureStoreLocation {
     /// - Throws: ``SecureStoreError/recoveryNotSet`` when the store has no recovery slot,
     ///   ``SecureStoreError/recoveryKeyRejected`` when the secret does not open it.
     public func unlock(recoveryKey secret: Data) throws(SecureStoreError) -> SecureStore {
-        let opened = try openVerified()
-        do {
+        try unlockVerified(by: "recovery key", level: .notice) { opened in
             let wrappingKey = try SecureStore.recoveryWrappingKey(secret, storeID: opened.header.storeID)
             guard let slot = try requireSlots(opened)[.recovery] else { throw SecureStoreError.recoveryNotSet }
             guard let dataKey = slot.unwrap(with: wrappingKey, storeID: opened.header.storeID) else {
                 throw SecureStoreError.recoveryKeyRejected
             }
             try opened.database.write { try StoreRecords.writeLockout(.cleared, $0, secrets: opened.secrets) }
-            logger.notice("store unlocked", metadata: ["store": "\(opened.header.storeID)", "by": "recovery key"])
-            return SecureStore(
-                location: self,
-                database: opened.database,
-                keys: StoreKeys(dataKey: dataKey, storeID: opened.header.storeID),
-                secrets: opened.secrets,
-                header: opened.header
-            )
-        } catch {
-            try? opened.database.pool.close()
-            throw StoreDatabase.map(error)
+            return dataKey
         }
     }
 }

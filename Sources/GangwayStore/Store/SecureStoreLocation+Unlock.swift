@@ -58,36 +58,41 @@ extension SecureStoreLocation {
     ///   ``SecureStoreError/tryAgainLater`` during a lockout delay;
     ///   ``SecureStoreError/tampered`` when the attempt record was altered.
     public func unlock(passcode: String) throws(SecureStoreError) -> SecureStore {
-        let opened = try openVerified()
-        do {
+        try unlockVerified(by: "passcode") { opened in
             guard opened.header.protection == .passcode else { throw SecureStoreError.passcodeNotSet }
             let dataKey = try verifyPasscode(passcode, in: opened)
-            let keys = StoreKeys(dataKey: dataKey, storeID: opened.header.storeID)
             try upgradeKeyDerivationIfNeeded(passcode: passcode, dataKey: dataKey, in: opened)
-            logger.info("store unlocked", metadata: ["store": "\(opened.header.storeID)", "by": "passcode"])
-            return SecureStore(
-                location: self,
-                database: opened.database,
-                keys: keys,
-                secrets: opened.secrets,
-                header: opened.header
-            )
-        } catch {
-            try? opened.database.pool.close()
-            throw StoreDatabase.map(error)
+            return dataKey
         }
     }
 
     /// Unlocks a store in no-passcode mode with its device key.
     public func unlockWithoutPasscode() throws(SecureStoreError) -> SecureStore {
-        let opened = try openVerified()
-        do {
+        try unlockVerified(by: "device key") { opened in
             guard opened.header.protection == .device else { throw SecureStoreError.passcodeRequired }
             let slot = try requireSlots(opened)[.device]!
             guard let dataKey = slot.unwrap(with: opened.secrets.wrapKey, storeID: opened.header.storeID) else {
                 throw SecureStoreError.integrityFailure("the device slot does not open")
             }
-            logger.info("store unlocked", metadata: ["store": "\(opened.header.storeID)", "by": "device key"])
+            return dataKey
+        }
+    }
+
+    /// Opens and verifies the store, then unlocks it with the data key `unwrap` returns;
+    /// the database is closed again when anything fails.
+    func unlockVerified(
+        by method: String,
+        level: Logger.Level = .info,
+        _ unwrap: (OpenedStore) throws -> SymmetricKey
+    ) throws(SecureStoreError) -> SecureStore {
+        let opened = try openVerified()
+        do {
+            let dataKey = try unwrap(opened)
+            logger.log(
+                level: level,
+                "store unlocked",
+                metadata: ["store": "\(opened.header.storeID)", "by": "\(method)"]
+            )
             return SecureStore(
                 location: self,
                 database: opened.database,
