@@ -101,3 +101,71 @@ struct ConsentAndSelectorStepTests {
         #expect(try bobStore.string(forKey: TestServer.tokenKey) == "token-of-bob")
     }
 }
+
+@Suite("Store selector reset and the background flow")
+struct SelectorResetAndBackgroundTests {
+    static func counter(_ recorder: Recorder) -> ClosureStep {
+        ClosureStep(
+            "device setting",
+            onboard: { context in
+                try context.credentials.put(Data("on".utf8), forKey: "device.setting")
+                return context
+            },
+            reset: { context in
+                recorder.record("reset")
+                _ = try? context.credentials.removeValue(forKey: "device.setting")
+            }
+        )
+    }
+
+    @Test(arguments: [false, true])
+    func removingAUserResetsTheSelectedStoreOnlyWhenAskedTo(_ resets: Bool) async throws {
+        let device = try Device()
+        let location = SecureStoreLocation(
+            directory: device.temporary.appending("device-store"),
+            environment: device.environment
+        )
+        let recorder = Recorder()
+        let selector = StoreSelectorStep(
+            .deviceStore(at: location),
+            steps: [Self.counter(recorder)],
+            resetsSelectedStore: resets
+        )
+        let app = try device.launch([.signIn("alice"), .create(Device.alicePasscode)], extra: [selector])
+        try await app.manager.open()
+        try await app.manager.remove()
+
+        let store = try location.unlockWithoutPasscode()
+        #expect(try store.string(forKey: "device.setting") == (resets ? nil : "on"))
+        store.close()
+        #expect(recorder.all == (resets ? ["reset"] : []))
+    }
+
+    @Test func theBackgroundFlowRunsOnceTheScreensAreHidden() async throws {
+        let device = try Device()
+        let recorder = Recorder()
+        let app = try device.launch(
+            [.signIn("alice"), .create(Device.alicePasscode)],
+            extra: [BackgroundRecorder(recorder: recorder)]
+        )
+        try await app.manager.open()
+        await app.manager.enterBackground()
+        // Already locked: nothing runs twice.
+        await app.manager.enterBackground()
+        #expect(recorder.all == ["background with screens hidden: true"])
+        #expect(app.ui.events.filter { $0 == .hide }.count == 1)
+    }
+
+    /// Records the background flow and whether the app had hidden its screens by then.
+    struct BackgroundRecorder: Step {
+        let recorder: Recorder
+
+        func onboard(_ context: FlowContext) async throws -> FlowContext { context }
+
+        func background(_ context: FlowContext) async throws -> FlowContext {
+            let presenter = context.presenter as? ScriptedPresenter
+            recorder.record("background with screens hidden: \((presenter?.hideCount ?? 0) > 0)")
+            return context
+        }
+    }
+}
