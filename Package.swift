@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "GangwayScreens", targets: ["GangwayScreens"]),
         .library(name: "GangwayFlows", targets: ["GangwayFlows"]),
         .library(name: "GangwayTesting", targets: ["GangwayTesting"]),
+        .library(name: "GangwayProtocol", targets: ["GangwayProtocol"]),
+        .library(name: "GangwayServer", targets: ["GangwayServer"]),
         .executable(name: "gangway", targets: ["gangway"]),
         .executable(name: "gangway-benchmark", targets: ["GangwayBenchmarks"]),
     ],
@@ -22,6 +24,13 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
     ],
     targets: [
         .target(
@@ -60,10 +69,35 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "GangwayProtocol",
+            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            resources: [.copy("openapi.json")],
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        .target(
+            name: "GangwayServer",
+            dependencies: [
+                "GangwayProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
+            ],
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        .target(
             name: "GangwayCommands",
             dependencies: [
                 "GangwayStore",
                 "GangwayTesting",
+                "GangwayServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -110,6 +144,20 @@ let package = Package(
                 "GangwayStore",
                 "GangwayTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GangwayServerTests",
+            dependencies: [
+                "GangwayServer",
+                "GangwayProtocol",
+                "GangwayTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -10,7 +10,7 @@ public struct GangwayCommand: AsyncParsableCommand {
             devices. This command works its parts directly.
             """,
         version: "0.1.0",
-        subcommands: [StoreCommand.self]
+        subcommands: [StoreCommand.self, ServeCommand.self]
     )
 
     public init() {}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import GangwayServer
+import Logging
+
+/// `gangway serve`: runs the mobile-services server.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the mobile-services server that devices onboard against.",
+        discussion: """
+            Keeps its data in SQLite under --data-dir, or in PostgreSQL with --postgres (then \
+            any number of server processes can share the database). At first start it makes \
+            an admin token and writes it to DIR/admin-token, readable by its owner only; the \
+            token is never printed or logged. SIGINT or SIGTERM stops the server after the \
+            requests in flight. The API is described by the OpenAPI document served at \
+            /openapi.json.
+            """
+    )
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (0: any free port, printed at start).")
+    var port = 8080
+
+    @Option(name: .customLong("data-dir"), help: "Where the SQLite database and the admin token live.")
+    var dataDirectory = ServeCommand.defaultDataDirectory
+
+    @Option(
+        name: .customLong("postgres"),
+        help: "A PostgreSQL URL (postgres://user:password@host:5432/db) to keep the data in instead of SQLite."
+    )
+    var postgresURL: String?
+
+    @Option(name: .customLong("public-url"), help: "The URL devices reach this server at (default: http://HOST:PORT).")
+    var publicURL: String?
+
+    @Option(name: .customLong("bcrypt-cost"), help: "bcrypt cost for passwords, 4 to 31.")
+    var bcryptCost: UInt8 = 12
+
+    @Flag(name: .customLong("new-admin-token"), help: "Write a new admin token and retire the old one.")
+    var newAdminToken = false
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    static var defaultDataDirectory: String {
+        FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".gangway/server").path
+    }
+
+    func validate() throws {
+        guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31.") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level '\(logLevel)' is not a level.")
+        }
+        if let postgresURL, URLComponents(string: postgresURL)?.scheme?.hasPrefix("postgres") != true {
+            throw ValidationError("--postgres must be a postgres:// URL.")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let configuration = ServerConfiguration(
+            host: host,
+            port: port,
+            dataDirectory: URL(fileURLWithPath: dataDirectory),
+            postgresURL: postgresURL,
+            publicURL: publicURL,
+            bcryptCost: bcryptCost
+        )
+        let server = try await MobileServicesServer(configuration: configuration, renewAdminToken: newAdminToken)
+        switch server.adminToken {
+        case .created(let path):
+            Terminal.write("Admin token: new, written to \(path) (readable by you only).\n")
+        case .existing(let path):
+            Terminal.write("Admin token: in \(path).\n")
+        case .elsewhere(let path):
+            Terminal.write(
+                "Admin token: made earlier, but \(path) does not hold it; run with --new-admin-token to make a new one.\n"
+            )
+        }
+        let storage = server.storage.kind == .sqlite ? "SQLite in \(configuration.sqlitePath.path)" : "PostgreSQL"
+        try await server.run { boundPort in
+            Terminal.write("Gangway server listening on http://\(host):\(boundPort) (\(storage)); Ctrl-C stops it.\n")
+        }
+    }
+}

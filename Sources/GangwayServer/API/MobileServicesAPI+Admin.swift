@@ -1,0 +1,265 @@
+import Foundation
+import GangwayProtocol
+import HTTPTypes
+import Logging
+import OpenAPIRuntime
+
+extension MobileServicesAPI {
+    // MARK: Apps
+
+    func listApps(_ input: Operations.ListApps.Input) async throws -> Operations.ListApps.Output {
+        try requireAdmin()
+        let apps = try await perform { try await storage.apps() }
+        return .ok(.init(body: .json(apps.map(Self.wire))))
+    }
+
+    func createApp(_ input: Operations.CreateApp.Input) async throws -> Operations.CreateApp.Output {
+        try requireAdmin()
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        try Validation.identifier(body.appID, "appID")
+        try Validation.length(body.name, "name", 1...128)
+        var app = AppRecord(id: body.appID, name: body.name, createdAt: now())
+        app.emailDomains = try await checkedDomains(body.emailDomains ?? [], for: app.id)
+        app.minimumVersion = try Self.checkedVersion(body.minimumVersion)
+        app.settings = try AppRecord.defaultSettings.merging(body.settings).validated()
+        do {
+            try await storage.insertApp(app)
+        } catch  where error.code == .duplicate {
+            throw APIError(.conflict, "APP_EXISTS", "An app with this ID exists already.")
+        } catch {
+            throw APIError.storage(error)
+        }
+        logger.info("app created", metadata: ["app": "\(app.id)"])
+        return .created(.init(body: .json(Self.wire(app))))
+    }
+
+    func getApp(_ input: Operations.GetApp.Input) async throws -> Operations.GetApp.Output {
+        try requireAdmin()
+        return .ok(.init(body: .json(Self.wire(try await app(input.path.appID)))))
+    }
+
+    func updateApp(_ input: Operations.UpdateApp.Input) async throws -> Operations.UpdateApp.Output {
+        try requireAdmin()
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        var app = try await app(input.path.appID)
+        if let name = body.name {
+            try Validation.length(name, "name", 1...128)
+            app.name = name
+        }
+        if let domains = body.emailDomains { app.emailDomains = try await checkedDomains(domains, for: app.id) }
+        if let minimumVersion = body.minimumVersion {
+            app.minimumVersion = minimumVersion.isEmpty ? nil : try Self.checkedVersion(minimumVersion)
+        }
+        app.settings = try app.settings.merging(body.settings).validated()
+        try await perform { try await storage.updateApp(app) }
+        logger.info("app updated", metadata: ["app": "\(app.id)"])
+        return .ok(.init(body: .json(Self.wire(app))))
+    }
+
+    private func checkedDomains(_ domains: [String], for appID: String) async throws(APIError) -> [String] {
+        guard domains.count <= 100 else {
+            throw APIError.badRequest("At most 100 email domains.", code: "INVALID_DOMAIN")
+        }
+        var checked: [String] = []
+        for domain in domains {
+            let domain = try Validation.emailDomain(domain)
+            if checked.contains(domain) { continue }
+            if let owner = try await perform({ try await storage.app(forEmailDomain: domain) }), owner.id != appID {
+                throw APIError(.conflict, "DOMAIN_TAKEN", "The domain \(domain) belongs to another app.")
+            }
+            checked.append(domain)
+        }
+        return checked
+    }
+
+    private static func checkedVersion(_ text: String?) throws(APIError) -> String? {
+        guard let text else { return nil }
+        _ = try AppVersion(text)
+        return text
+    }
+
+    static func wire(_ app: AppRecord) -> Components.Schemas.App {
+        .init(
+            appID: app.id,
+            name: app.name,
+            authType: .basic,
+            emailDomains: app.emailDomains,
+            minimumVersion: app.minimumVersion,
+            settings: app.settings
+        )
+    }
+
+    // MARK: Devices
+
+    func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
+        try requireAdmin()
+        let app = try await app(input.path.appID)
+        let devices = try await perform { try await storage.devices(appID: app.id) }
+        return .ok(.init(body: .json(devices.map(Self.wire))))
+    }
+
+    func updateDevice(_ input: Operations.UpdateDevice.Input) async throws -> Operations.UpdateDevice.Output {
+        try requireAdmin()
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        let app = try await app(input.path.appID)
+        let registrationID = input.path.registrationID
+        guard
+            var device = try await perform({ try await storage.device(appID: app.id, registrationID: registrationID) })
+        else {
+            throw APIError.notFound("DEVICE_NOT_FOUND", "There is no device registration with this ID.")
+        }
+        let status = DeviceStatus(body.status)
+        if status != device.status {
+            device.status = status
+            device.statusChangedAt = now()
+            // A wipe destroys the recovery secret at once: nothing can unlock the old store.
+            if status == .wiped { device.recoverySecret = Self.randomBytes(32) }
+            try await perform { try await storage.saveDevice(device) }
+            logger.notice(
+                "device \(status.rawValue)",
+                metadata: ["app": "\(app.id)", "registration": "\(registrationID)"]
+            )
+        }
+        return .ok(.init(body: .json(Self.wire(device))))
+    }
+
+    static func wire(_ device: DeviceRecord) -> Components.Schemas.Device {
+        .init(
+            registrationID: device.registrationID,
+            deviceID: device.deviceID,
+            userID: device.username,
+            deviceName: device.deviceName,
+            platform: device.platform,
+            appVersion: device.appVersion,
+            status: .init(device.status),
+            registeredAt: device.registeredAt,
+            lastContactAt: device.lastContactAt
+        )
+    }
+
+    // MARK: Activation
+
+    func createActivation(_ input: Operations.CreateActivation.Input) async throws -> Operations.CreateActivation.Output
+    {
+        try requireAdmin()
+        let app = try await app(input.path.appID)
+        return .created(.init(body: .json(try signer.activation(for: configuration(of: app)))))
+    }
+
+    func getActivationQRCode(
+        _ input: Operations.GetActivationQRCode.Input
+    ) async throws -> Operations.GetActivationQRCode.Output {
+        try requireAdmin()
+        let app = try await app(input.path.appID)
+        let activation = try signer.activation(for: configuration(of: app))
+        guard let png = try await qrCodes.png(for: activation.link) else {
+            throw APIError(
+                .serviceUnavailable,
+                "QR_UNAVAILABLE",
+                "QR codes need the qrencode program on the server; use the activation link instead."
+            )
+        }
+        return .ok(.init(body: .png(HTTPBody(png))))
+    }
+
+    // MARK: Logs
+
+    func listLogs(_ input: Operations.ListLogs.Input) async throws -> Operations.ListLogs.Output {
+        try requireAdmin()
+        let app = try await app(input.path.appID)
+        let limit = input.query.limit ?? 100
+        guard (1...1000).contains(limit) else {
+            throw APIError.badRequest("limit must be between 1 and 1000.", code: "INVALID_FIELD")
+        }
+        let logs = try await perform { try await storage.logs(appID: app.id, limit: limit) }
+        return .ok(
+            .init(
+                body: .json(
+                    logs.map {
+                        .init(
+                            time: $0.time,
+                            level: $0.level,
+                            message: $0.message,
+                            source: $0.source,
+                            userID: $0.username,
+                            deviceID: $0.deviceID,
+                            receivedAt: $0.receivedAt
+                        )
+                    }
+                )
+            )
+        )
+    }
+
+    // MARK: Users
+
+    func listUsers(_ input: Operations.ListUsers.Input) async throws -> Operations.ListUsers.Output {
+        try requireAdmin()
+        let users = try await perform { try await storage.users() }
+        return .ok(.init(body: .json(users.map(Self.wire))))
+    }
+
+    func createUser(_ input: Operations.CreateUser.Input) async throws -> Operations.CreateUser.Output {
+        try requireAdmin()
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        try Validation.username(body.username)
+        try Validation.newPassword(body.password)
+        if let name = body.displayName { try Validation.length(name, "displayName", 1...128) }
+        let username = body.username.lowercased()
+        let user = UserRecord(
+            username: username,
+            displayName: body.displayName ?? body.username,
+            passwordHash: try await passwords.hash(body.password),
+            createdAt: now()
+        )
+        do {
+            try await storage.insertUser(user)
+        } catch  where error.code == .duplicate {
+            throw APIError(.conflict, "USER_EXISTS", "A user with this name exists already.")
+        } catch {
+            throw APIError.storage(error)
+        }
+        return .created(.init(body: .json(Self.wire(user))))
+    }
+
+    func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output {
+        try requireAdmin()
+        return .ok(.init(body: .json(Self.wire(try await user(input.path.username)))))
+    }
+
+    func updateUser(_ input: Operations.UpdateUser.Input) async throws -> Operations.UpdateUser.Output {
+        try requireAdmin()
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        var user = try await user(input.path.username)
+        if let name = body.displayName {
+            try Validation.length(name, "displayName", 1...128)
+            user.displayName = name
+        }
+        if let password = body.password {
+            try Validation.newPassword(password)
+            user.passwordHash = try await passwords.hash(password)
+        }
+        if let blocked = body.blocked { user.blocked = blocked }
+        try await perform { try await storage.updateUser(user) }
+        if body.blocked == true || body.password != nil {
+            // A blocked user, or one whose password changed, is signed out everywhere.
+            try await perform { try await storage.revokeSessions(username: user.username, appID: nil, deviceID: nil) }
+        }
+        return .ok(.init(body: .json(Self.wire(user))))
+    }
+
+    private func user(_ username: String) async throws(APIError) -> UserRecord {
+        guard let user = try await perform({ try await storage.user(named: username.lowercased()) }) else {
+            throw APIError.notFound("USER_NOT_FOUND", "There is no user with this name.")
+        }
+        return user
+    }
+
+    static func wire(_ user: UserRecord) -> Components.Schemas.User {
+        .init(username: user.username, displayName: user.displayName, blocked: user.blocked, createdAt: user.createdAt)
+    }
+}
+
+extension AppRecord {
+    public static let defaultSettings = Components.Schemas.AppSettings.defaults
+}

@@ -1,0 +1,134 @@
+import Foundation
+import GangwayProtocol
+import HTTPTypes
+import Logging
+import OpenAPIRuntime
+
+extension MobileServicesAPI {
+    func getSettings(_ input: Operations.GetSettings.Input) async throws -> Operations.GetSettings.Output {
+        let caller = try await authenticate(appID: input.path.appID)
+        try await noteContact(caller.device)
+        let settings = caller.app.settings
+        let body = Components.Schemas.SettingsExchangeBody(
+            passwordPolicy: settings.passwordPolicy,
+            sharedDeviceSettings: settings.sharedDeviceSettings,
+            blockWipingPolicy: settings.blockWipingPolicy,
+            logSettings: settings.logSettings,
+            consentSettings: settings.consentSettings
+        )
+        return .ok(.init(body: .json(.init(mobileservices: .init(settingsExchange: body)))))
+    }
+
+    func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output {
+        let caller = try await authenticate(appID: input.path.appID, allowsReplacingWiped: true)
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        try Validation.identifier(input.path.deviceID, "deviceID")
+        guard input.path.deviceID == caller.session.deviceID else {
+            throw APIError.badRequest("The session was signed in on another device.", code: "DEVICE_MISMATCH")
+        }
+        try Validation.length(body.deviceName, "deviceName", 1...128)
+        try Validation.length(body.platform, "platform", 1...64)
+        try Validation.length(body.appVersion, "appVersion", 1...32)
+
+        let time = now()
+        var device: DeviceRecord
+        if let existing = caller.device, existing.status != .wiped {
+            device = existing
+            device.deviceName = body.deviceName
+            device.platform = body.platform
+            device.appVersion = body.appVersion
+            device.lastContactAt = time
+        } else {
+            // New, or replacing a wiped registration: a new ID and a new recovery secret.
+            device = DeviceRecord(
+                registrationID: UUID().uuidString.lowercased(),
+                appID: caller.app.id,
+                username: caller.session.username,
+                deviceID: caller.session.deviceID,
+                deviceName: body.deviceName,
+                platform: body.platform,
+                appVersion: body.appVersion,
+                statusChangedAt: time,
+                recoverySecret: Self.randomBytes(32),
+                registeredAt: time,
+                lastContactAt: time
+            )
+        }
+        try await perform { try await storage.saveDevice(device) }
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        registrationID: device.registrationID,
+                        deviceID: device.deviceID,
+                        status: .init(device.status),
+                        recoverySecret: device.recoverySecret.base64EncodedString(),
+                        registeredAt: device.registeredAt
+                    )
+                )
+            )
+        )
+    }
+
+    func uploadLogs(_ input: Operations.UploadLogs.Input) async throws -> Operations.UploadLogs.Output {
+        let caller = try await authenticate(appID: input.path.appID)
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        let logSettings = caller.app.settings.logSettings
+        guard logSettings.logEnabled == true else {
+            throw APIError(.conflict, "LOG_UPLOAD_DISABLED", "Log upload is turned off for this app.")
+        }
+        let limit = logSettings.maxEntriesPerUpload ?? 1000
+        guard body.entries.count <= limit else {
+            throw APIError.badRequest("At most \(limit) entries per upload.", code: "TOO_MANY_ENTRIES")
+        }
+        let time = now()
+        var records: [LogRecord] = []
+        for entry in body.entries {
+            try Validation.length(entry.message, "message", 0...4096)
+            if let source = entry.source { try Validation.length(source, "source", 0...128) }
+            records.append(
+                LogRecord(
+                    appID: caller.app.id,
+                    username: caller.session.username,
+                    deviceID: caller.session.deviceID,
+                    time: entry.time,
+                    level: entry.level.rawValue,
+                    message: entry.message,
+                    source: entry.source,
+                    receivedAt: time
+                )
+            )
+        }
+        try await perform { try await storage.insertLogs(records) }
+        try await noteContact(caller.device)
+        return .accepted(.init(body: .json(.init(accepted: records.count))))
+    }
+
+    /// Records that the device reached the server, at most once per resolution period.
+    private func noteContact(_ device: DeviceRecord?) async throws(APIError) {
+        guard let device else { return }
+        let time = now()
+        if let last = device.lastContactAt, time.timeIntervalSince(last) < settings.contactResolution.seconds { return }
+        try await perform { try await storage.touchDevice(registrationID: device.registrationID, at: time) }
+    }
+}
+
+extension Components.Schemas.DeviceStatus {
+    init(_ status: DeviceStatus) {
+        switch status {
+        case .active: self = .active
+        case .locked: self = .locked
+        case .wiped: self = .wiped
+        }
+    }
+}
+
+extension DeviceStatus {
+    init(_ status: Components.Schemas.DeviceStatus) {
+        switch status {
+        case .active: self = .active
+        case .locked: self = .locked
+        case .wiped: self = .wiped
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Crypto
+import Foundation
+import GangwayProtocol
+import Logging
+import OpenAPIRuntime
+
+/// The mobile-services API: the handlers of every operation in `openapi.json`.
+///
+/// Handlers return only the success case of their operation; every failure is an
+/// ``APIError`` thrown to ``GatewayMiddleware``, which renders the one error document
+/// the API uses.
+struct MobileServicesAPI: APIProtocol {
+    struct Settings: Sendable {
+        /// The URL devices reach this server at, as discovery and activation tell them.
+        var publicURL: PublicURL
+        var sessionLifetime: Duration = .seconds(12 * 60 * 60)
+        /// How often a device's last contact is written, at most.
+        var contactResolution: Duration = .seconds(60)
+    }
+
+    let storage: any ServerStorage
+    let settings: Settings
+    let passwords: PasswordHasher
+    let throttle: SignInThrottle
+    let signer: ActivationSigner
+    let adminTokenHash: Data
+    let qrCodes: QRCodeRenderer
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    // MARK: Public
+
+    func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
+        .ok(.init(body: .json(.init(status: .ok, storage: storage.kind == .sqlite ? .sqlite : .postgresql))))
+    }
+
+    func discoverApp(_ input: Operations.DiscoverApp.Input) async throws -> Operations.DiscoverApp.Output {
+        let email = input.query.email
+        try Validation.length(email, "email", 3...320)
+        guard let at = email.lastIndex(of: "@"), at != email.startIndex else {
+            throw APIError.badRequest("email must be an address such as name@example.com.", code: "INVALID_EMAIL")
+        }
+        let domain = try Validation.emailDomain(String(email[email.index(after: at)...]))
+        guard let app = try await perform({ try await storage.app(forEmailDomain: domain) }) else {
+            throw APIError.notFound("DOMAIN_UNKNOWN", "No app is set up for this email domain.")
+        }
+        return .ok(.init(body: .json(configuration(of: app))))
+    }
+
+    func getActivationKey(_ input: Operations.GetActivationKey.Input) async throws -> Operations.GetActivationKey.Output
+    {
+        .ok(.init(body: .json(.init(algorithm: .es256, publicKeyPEM: signer.publicKeyPEM))))
+    }
+
+    func checkVersion(_ input: Operations.CheckVersion.Input) async throws -> Operations.CheckVersion.Output {
+        let text = input.query.version
+        try Validation.length(text, "version", 1...32)
+        let version = try AppVersion(text)
+        let app = try await app(input.path.appID)
+        guard let minimum = app.minimumVersion else {
+            return .ok(.init(body: .json(.init(version: text, active: true))))
+        }
+        let active = version >= (try AppVersion(minimum))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        version: text,
+                        active: active,
+                        minimumVersion: minimum,
+                        message: active
+                            ? nil : "Version \(text) of \(app.name) is no longer active; update to \(minimum) or later."
+                    )
+                )
+            )
+        )
+    }
+
+    // MARK: Shared
+
+    func configuration(of app: AppRecord) -> Components.Schemas.AppConfiguration {
+        .init(serverURL: settings.publicURL.value, appID: app.id, appName: app.name, authType: .basic)
+    }
+
+    func app(_ id: String) async throws(APIError) -> AppRecord {
+        try Validation.identifierOrNotFound(id)
+        guard let app = try await perform({ try await storage.app(id: id) }) else { throw .appNotFound }
+        return app
+    }
+
+    /// Runs a storage call, turning its failure into the API's error.
+    func perform<T>(_ body: () async throws -> T) async throws(APIError) -> T {
+        do {
+            return try await body()
+        } catch {
+            let error = error as? StorageError ?? StorageError(.unavailable, String(describing: type(of: error)))
+            if error.code != .duplicate {
+                logger.error(
+                    "storage failed",
+                    metadata: ["error": "\(error)", "request": "\(RequestInfo.current.requestID)"]
+                )
+            }
+            throw .storage(error)
+        }
+    }
+
+    /// Who is calling: the app, the session of the request's bearer token, and the
+    /// device registration, refusing a registration an admin locked or wiped.
+    ///
+    /// - Parameter allowsReplacingWiped: A session signed in after the wipe may reach
+    ///   the handler, which registers the device anew.
+    func authenticate(
+        appID: String,
+        checksDevice: Bool = true,
+        allowsReplacingWiped: Bool = false
+    ) async throws(APIError) -> Caller {
+        let app = try await app(appID)
+        guard let token = RequestInfo.current.bearerToken else { throw .unauthorized }
+        let hash = BearerToken.hash(token)
+        guard let session = try await perform({ try await storage.session(tokenHash: hash) }),
+            !session.revoked, session.appID == app.id
+        else { throw .unauthorized }
+        guard session.expiresAt > now() else { throw .tokenExpired }
+        let device = try await perform {
+            try await storage.device(appID: app.id, username: session.username, deviceID: session.deviceID)
+        }
+        if checksDevice, let device, device.status != .active {
+            let signedInAfterChange = session.createdAt > device.statusChangedAt
+            switch device.status {
+            case .wiped where allowsReplacingWiped && signedInAfterChange: break
+            case .wiped: throw .registrationWiped
+            default: throw .registrationLocked
+            }
+        }
+        return Caller(app: app, session: session, device: device, tokenHash: hash)
+    }
+
+    struct Caller {
+        var app: AppRecord
+        var session: SessionRecord
+        var device: DeviceRecord?
+        var tokenHash: Data
+    }
+
+    /// Throws unless the request carries the admin token.
+    func requireAdmin() throws(APIError) {
+        guard let token = RequestInfo.current.bearerToken else { throw .adminRequired }
+        let hash = BearerToken.hash(token)
+        // Compare digests in constant time.
+        guard hash.count == adminTokenHash.count, zip(hash, adminTokenHash).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
+        else {
+            throw .adminRequired
+        }
+    }
+
+    static func randomBytes(_ count: Int) -> Data {
+        precondition(count % 8 == 0 && count <= 64)
+        return SymmetricKey(size: .init(bitCount: count * 8)).withUnsafeBytes { Data($0) }
+    }
+}
+
+extension Validation {
+    /// A path ID that cannot name anything is a 404, like an unknown one.
+    static func identifierOrNotFound(_ value: String) throws(APIError) {
+        do {
+            try identifier(value, "appID")
+        } catch {
+            throw .appNotFound
+        }
+    }
+}

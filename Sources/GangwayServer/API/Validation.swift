@@ -1,0 +1,86 @@
+import Foundation
+
+/// Checks the constraints the API document states, which the generated code does not.
+enum Validation {
+    static func length(_ value: String, _ field: String, _ range: ClosedRange<Int>) throws(APIError) {
+        guard range.contains(value.count) else {
+            throw .badRequest(
+                "\(field) must be \(range.lowerBound) to \(range.upperBound) characters long.",
+                code: "INVALID_FIELD"
+            )
+        }
+    }
+
+    /// An app or device ID: a letter or digit, then letters, digits, `.`, `_` or `-`.
+    static func identifier(_ value: String, _ field: String) throws(APIError) {
+        try length(value, field, 1...64)
+        guard matches(value, extra: "._-") else {
+            throw .badRequest("\(field) may hold only letters, digits, '.', '_' and '-'.", code: "INVALID_FIELD")
+        }
+    }
+
+    static func username(_ value: String) throws(APIError) {
+        try length(value, "username", 1...128)
+        guard matches(value, extra: "._@-") else {
+            throw .badRequest("username may hold only letters, digits, '.', '_', '@' and '-'.", code: "INVALID_FIELD")
+        }
+    }
+
+    /// bcrypt reads at most 72 bytes, so longer passwords are refused rather than cut.
+    static func newPassword(_ value: String) throws(APIError) {
+        guard value.count >= 8, value.utf8.count <= 72 else {
+            throw .badRequest("password must be 8 characters to 72 bytes long.", code: "INVALID_PASSWORD")
+        }
+    }
+
+    static func emailDomain(_ value: String) throws(APIError) -> String {
+        let domain = value.lowercased()
+        let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...253).contains(domain.count), labels.count >= 2,
+            labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 && matches(String($0), extra: "-") })
+        else {
+            throw .badRequest("'\(value.prefix(64))' is not a domain name.", code: "INVALID_DOMAIN")
+        }
+        return domain
+    }
+
+    private static func matches(_ value: String, extra: String) -> Bool {
+        guard let first = value.unicodeScalars.first, first.isASCIIAlphanumeric else { return false }
+        return value.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || extra.unicodeScalars.contains($0) }
+    }
+}
+
+/// A dotted version number such as `1.4.2`, compared part by part.
+struct AppVersion: Comparable, Sendable {
+    var parts: [Int]
+
+    init(_ text: String) throws(APIError) {
+        let pieces = text.split(separator: ".", omittingEmptySubsequences: false)
+        let parts = pieces.compactMap { piece in
+            piece.count <= 9 && !piece.isEmpty && piece.allSatisfy(\.isASCIIDigit) ? Int(piece) : nil
+        }
+        guard !pieces.isEmpty, pieces.count <= 4, parts.count == pieces.count else {
+            throw .badRequest("'\(text.prefix(32))' is not a version such as 1.4.2.", code: "INVALID_VERSION")
+        }
+        self.parts = parts
+    }
+
+    static func < (lhs: AppVersion, rhs: AppVersion) -> Bool {
+        let count = max(lhs.parts.count, rhs.parts.count)
+        let left = lhs.parts + Array(repeating: 0, count: count - lhs.parts.count)
+        let right = rhs.parts + Array(repeating: 0, count: count - rhs.parts.count)
+        return left.lexicographicallyPrecedes(right)
+    }
+
+    static func == (lhs: AppVersion, rhs: AppVersion) -> Bool { !(lhs < rhs) && !(rhs < lhs) }
+}
+
+extension Unicode.Scalar {
+    var isASCIIAlphanumeric: Bool {
+        ("a"..."z").contains(self) || ("A"..."Z").contains(self) || ("0"..."9").contains(self)
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+}

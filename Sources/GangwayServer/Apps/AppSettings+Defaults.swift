@@ -1,0 +1,131 @@
+import GangwayProtocol
+
+extension Components.Schemas.AppSettings {
+    /// What a new app starts with: an 8-character passcode, 10 tries, a 5-minute lock
+    /// timeout, biometrics allowed, common passcodes refused, no lock or wipe for lack
+    /// of contact, log upload off, and the previous user's pending changes uploaded on a
+    /// shared device.
+    public static let defaults = Components.Schemas.AppSettings(
+        passwordPolicy: .init(
+            passwordPolicyEnabled: true,
+            passwordPolicyMinLength: 8,
+            passwordPolicyIsDigitsOnly: false,
+            passwordPolicyDigitRequired: false,
+            passwordPolicyUpperRequired: false,
+            passwordPolicyLowerRequired: false,
+            passwordPolicySpecialRequired: false,
+            passwordPolicyMinUniqueChars: 0,
+            passwordPolicyRetryLimit: 10,
+            passwordPolicyLockTimeout: 300,
+            passwordPolicyExpiresInNDays: 0,
+            passwordPolicyHistorySize: 0,
+            passwordPolicyFingerprintEnabled: true,
+            passwordPolicyAllowsSkip: false,
+            passwordPolicyBlocksCommon: true
+        ),
+        sharedDeviceSettings: .init(allowUploadPendingChangesFromPreviousUser: true),
+        blockWipingPolicy: .init(blockWipeEnabled: false, blockDisconnectedPeriod: 0, wipeDisconnectedPeriod: 0),
+        logSettings: .init(logEnabled: false, logLevel: .info, maxEntriesPerUpload: 1000),
+        consentSettings: .init()
+    )
+
+    /// These settings with the keys `update` carries replaced.
+    func merging(_ update: Components.Schemas.AppSettingsUpdate?) -> Self {
+        guard let update else { return self }
+        var result = self
+        if let policy = update.passwordPolicy { result.passwordPolicy = passwordPolicy.merging(policy) }
+        if let shared = update.sharedDeviceSettings?.allowUploadPendingChangesFromPreviousUser {
+            result.sharedDeviceSettings.allowUploadPendingChangesFromPreviousUser = shared
+        }
+        if let block = update.blockWipingPolicy {
+            result.blockWipingPolicy.blockWipeEnabled = block.blockWipeEnabled ?? blockWipingPolicy.blockWipeEnabled
+            result.blockWipingPolicy.blockDisconnectedPeriod =
+                block.blockDisconnectedPeriod ?? blockWipingPolicy.blockDisconnectedPeriod
+            result.blockWipingPolicy.wipeDisconnectedPeriod =
+                block.wipeDisconnectedPeriod ?? blockWipingPolicy.wipeDisconnectedPeriod
+        }
+        if let logs = update.logSettings {
+            result.logSettings.logEnabled = logs.logEnabled ?? logSettings.logEnabled
+            result.logSettings.logLevel = logs.logLevel ?? logSettings.logLevel
+            result.logSettings.maxEntriesPerUpload = logs.maxEntriesPerUpload ?? logSettings.maxEntriesPerUpload
+        }
+        if let consent = update.consentSettings {
+            var merged = consentSettings
+            merged.eulaVersion = consent.eulaVersion ?? merged.eulaVersion
+            merged.consentVersion = consent.consentVersion ?? merged.consentVersion
+            result.consentSettings = merged
+        }
+        return result
+    }
+
+    /// Checks every value against the ranges the document states and the rules that
+    /// must not contradict each other.
+    func validated() throws(APIError) -> Self {
+        let policy = passwordPolicy
+        try check(policy.passwordPolicyMinLength, "passwordPolicyMinLength", 1...256)
+        try check(policy.passwordPolicyMinUniqueChars, "passwordPolicyMinUniqueChars", 0...256)
+        try check(policy.passwordPolicyRetryLimit, "passwordPolicyRetryLimit", 1...1000)
+        try check(policy.passwordPolicyLockTimeout, "passwordPolicyLockTimeout", 0...604_800)
+        try check(policy.passwordPolicyExpiresInNDays, "passwordPolicyExpiresInNDays", 0...3650)
+        try check(policy.passwordPolicyHistorySize, "passwordPolicyHistorySize", 0...100)
+        if policy.passwordPolicyIsDigitsOnly == true {
+            if policy.passwordPolicyUpperRequired == true || policy.passwordPolicyLowerRequired == true
+                || policy.passwordPolicySpecialRequired == true
+            {
+                throw invalid(
+                    "passwordPolicyIsDigitsOnly",
+                    "a digits-only passcode cannot require letters or special characters"
+                )
+            }
+            if (policy.passwordPolicyMinUniqueChars ?? 0) > 10 {
+                throw invalid(
+                    "passwordPolicyMinUniqueChars",
+                    "a digits-only passcode has at most 10 different characters"
+                )
+            }
+        }
+        try check(blockWipingPolicy.blockDisconnectedPeriod, "blockDisconnectedPeriod", 0...3650)
+        try check(blockWipingPolicy.wipeDisconnectedPeriod, "wipeDisconnectedPeriod", 0...3650)
+        try check(logSettings.maxEntriesPerUpload, "maxEntriesPerUpload", 1...10_000)
+        for (name, value) in [
+            ("eulaVersion", consentSettings.eulaVersion), ("consentVersion", consentSettings.consentVersion),
+        ] {
+            if let value, value.count > 64 { throw invalid(name, "must be at most 64 characters") }
+        }
+        return self
+    }
+
+    private func check(_ value: Int?, _ key: String, _ range: ClosedRange<Int>) throws(APIError) {
+        if let value, !range.contains(value) {
+            throw invalid(key, "must be between \(range.lowerBound) and \(range.upperBound)")
+        }
+    }
+
+    private func invalid(_ key: String, _ reason: String) -> APIError {
+        APIError.badRequest("\(key) \(reason).", code: "INVALID_SETTING")
+    }
+}
+
+extension Components.Schemas.PasswordPolicy {
+    /// This policy with the keys `update` carries replaced.
+    func merging(_ update: Self) -> Self {
+        Self(
+            passwordPolicyEnabled: update.passwordPolicyEnabled ?? passwordPolicyEnabled,
+            passwordPolicyMinLength: update.passwordPolicyMinLength ?? passwordPolicyMinLength,
+            passwordPolicyIsDigitsOnly: update.passwordPolicyIsDigitsOnly ?? passwordPolicyIsDigitsOnly,
+            passwordPolicyDigitRequired: update.passwordPolicyDigitRequired ?? passwordPolicyDigitRequired,
+            passwordPolicyUpperRequired: update.passwordPolicyUpperRequired ?? passwordPolicyUpperRequired,
+            passwordPolicyLowerRequired: update.passwordPolicyLowerRequired ?? passwordPolicyLowerRequired,
+            passwordPolicySpecialRequired: update.passwordPolicySpecialRequired ?? passwordPolicySpecialRequired,
+            passwordPolicyMinUniqueChars: update.passwordPolicyMinUniqueChars ?? passwordPolicyMinUniqueChars,
+            passwordPolicyRetryLimit: update.passwordPolicyRetryLimit ?? passwordPolicyRetryLimit,
+            passwordPolicyLockTimeout: update.passwordPolicyLockTimeout ?? passwordPolicyLockTimeout,
+            passwordPolicyExpiresInNDays: update.passwordPolicyExpiresInNDays ?? passwordPolicyExpiresInNDays,
+            passwordPolicyHistorySize: update.passwordPolicyHistorySize ?? passwordPolicyHistorySize,
+            passwordPolicyFingerprintEnabled: update.passwordPolicyFingerprintEnabled
+                ?? passwordPolicyFingerprintEnabled,
+            passwordPolicyAllowsSkip: update.passwordPolicyAllowsSkip ?? passwordPolicyAllowsSkip,
+            passwordPolicyBlocksCommon: update.passwordPolicyBlocksCommon ?? passwordPolicyBlocksCommon
+        )
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import GangwayProtocol
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import OpenAPIRuntime
+
+/// The one middleware in front of every route.
+///
+/// It gives each request an ID (the caller's `x-request-id` when it is a plain token,
+/// else a new one) and echoes it; refuses bodies that are too large (413) or not JSON
+/// (415) before any handler runs; hands the handlers the request ID, the peer's address
+/// and the bearer token through ``RequestInfo``; turns every error into the JSON error
+/// document with a stable code, so malformed input is a 4xx and never a crash; and logs
+/// one line per request with method, path, status and time, never the query, headers or
+/// body.
+struct GatewayMiddleware: RouterMiddleware {
+    typealias Context = ServerContext
+
+    /// The largest body any route accepts: 1 MiB, enough for the biggest log upload.
+    static let maximumBodySize = 1 << 20
+
+    func handle(
+        _ request: Request,
+        context: ServerContext,
+        next: (Request, ServerContext) async throws -> Response
+    ) async throws -> Response {
+        let started = ContinuousClock.now
+        let requestID = Self.requestID(from: request.headers[.requestID])
+        var logger = context.logger
+        logger[metadataKey: "request"] = "\(requestID)"
+        var context = context
+        context.logger = logger
+        let info = RequestInfo(
+            requestID: requestID,
+            address: Self.address(of: context.remoteAddress),
+            bearerToken: BearerToken.parse(authorization: request.headers[.authorization])
+        )
+
+        var response: Response
+        do {
+            let request = try await Self.checkedBody(of: request)
+            response = try await RequestInfo.$current.withValue(info) {
+                try await next(request, context)
+            }
+        } catch {
+            let apiError = Self.apiError(for: error, logger: logger)
+            response = Self.response(for: apiError, requestID: requestID)
+        }
+        response.headers[.requestID] = requestID
+        let elapsed = ContinuousClock.now - started
+        logger.info(
+            "request",
+            metadata: [
+                "method": "\(request.method.rawValue)",
+                "path": "\(request.uri.path)",
+                "status": "\(response.status.code)",
+                "ms": "\(String(format: "%.2f", elapsed.seconds * 1000))",
+            ]
+        )
+        return response
+    }
+
+    private static func requestID(from header: String?) -> String {
+        if let header, (1...64).contains(header.count),
+            header.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" }),
+            header.allSatisfy(\.isASCII)
+        {
+            return header
+        }
+        return UInt64.random(in: .min ... .max).hexString
+    }
+
+    private static func address(of socket: SocketAddress?) -> String {
+        socket?.ipAddress ?? "unknown"
+    }
+
+    /// Collects a body up to the limit and checks that it is JSON.
+    private static func checkedBody(of request: Request) async throws(APIError) -> Request {
+        guard [.post, .put, .patch].contains(request.method) else { return request }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodySize {
+            throw tooLarge
+        }
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: maximumBodySize)
+        } catch {
+            throw tooLarge
+        }
+        if body.readableBytes > 0 {
+            let mediaType = request.headers[.contentType]?
+                .split(separator: ";").first?
+                .trimmingCharacters(in: .whitespaces)
+                .lowercased()
+            guard mediaType == "application/json" else {
+                throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.")
+            }
+        }
+        return request
+    }
+
+    private static let tooLarge = APIError(
+        .contentTooLarge,
+        "PAYLOAD_TOO_LARGE",
+        "The body is larger than \(maximumBodySize) bytes."
+    )
+
+    static func apiError(for error: any Error, logger: Logger) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as ServerError:
+            if let apiError = error.underlyingError as? APIError { return apiError }
+            if error.operationInput == nil {
+                // The generated code could not read the request: it does not match the document.
+                return .badRequest(
+                    "The request does not match the API document\(fieldPath(in: error.underlyingError))."
+                )
+            }
+            logger.error(
+                "handler failed",
+                metadata: ["operation": "\(error.operationID)", "error": "\(type(of: error.underlyingError))"]
+            )
+            return internalError
+        case let error as any HTTPResponseError:
+            switch error.status {
+            case .notFound: return .notFound("NOT_FOUND", "There is no such route.")
+            case .methodNotAllowed:
+                return APIError(.methodNotAllowed, "METHOD_NOT_ALLOWED", "The route does not take this method.")
+            case .contentTooLarge: return tooLarge
+            default:
+                let status = error.status
+                return APIError(status, "HTTP_\(status.code)", status.reasonPhrase)
+            }
+        default:
+            logger.error("request failed", metadata: ["error": "\(type(of: error))"])
+            return internalError
+        }
+    }
+
+    private static let internalError = APIError(
+        .internalServerError,
+        "INTERNAL",
+        "The server failed; the request ID identifies it in the server's log."
+    )
+
+    /// ` (at body.user.name)` for a decoding error, so the client knows which field.
+    private static func fieldPath(in error: any Error) -> String {
+        var current: (any Error)? = error
+        while let error = current {
+            if let decoding = error as? DecodingError {
+                let path: [any CodingKey]
+                switch decoding {
+                case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+                    path = context.codingPath
+                case .keyNotFound(let key, let context):
+                    path = context.codingPath + [key]
+                @unknown default:
+                    path = []
+                }
+                let names = path.map { $0.intValue.map(String.init) ?? $0.stringValue }
+                return names.isEmpty
+                    ? " (the body is not valid JSON of the right shape)" : " (at \(names.joined(separator: ".")))"
+            }
+            current = (error as? ServerError)?.underlyingError ?? (error as? ClientError)?.underlyingError
+            if current.map({ $0 as AnyObject === error as AnyObject }) == true { break }
+        }
+        return ""
+    }
+
+    static func response(for error: APIError, requestID: String) -> Response {
+        let document = Components.Schemas._Error(
+            code: error.code,
+            message: error.message,
+            requestID: requestID,
+            retryAfterSeconds: error.retryAfterSeconds
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let body = (try? encoder.encode(document)) ?? Data(#"{"code":"INTERNAL","message":"error"}"#.utf8)
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if let seconds = error.retryAfterSeconds { headers[.retryAfter] = "\(seconds)" }
+        if let messageCode = error.messageCode { headers[.messageCode] = messageCode }
+        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+extension HTTPField.Name {
+    static let requestID = HTTPField.Name("x-request-id")!
+    static let messageCode = HTTPField.Name("x-message-code")!
+}
+
+extension UInt64 {
+    var hexString: String {
+        let digits = String(self, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

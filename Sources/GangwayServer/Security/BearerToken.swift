@@ -1,0 +1,34 @@
+import Crypto
+import Foundation
+
+/// Opaque bearer tokens: 32 random bytes the client keeps, a SHA-256 the server keeps.
+enum BearerToken {
+    /// A new random token, `gw_` and 43 base64url characters.
+    static func make() -> String {
+        "gw_" + SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URLEncoded
+    }
+
+    /// What the server stores and looks tokens up by.
+    static func hash(_ token: String) -> Data {
+        Data(SHA256.hash(data: Data(token.utf8)))
+    }
+
+    /// The token of an `Authorization: Bearer …` header, if the header has that shape.
+    static func parse(authorization: String?) -> String? {
+        guard let authorization else { return nil }
+        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty || token.count > 256 ? nil : token
+    }
+}
+
+extension Data {
+    /// Base64url without padding (RFC 4648 §5).
+    var base64URLEncoded: String {
+        base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,152 @@
+import Crypto
+import Foundation
+import GangwayProtocol
+import Hummingbird
+import Logging
+import NIOCore
+import OpenAPIHummingbird
+import OpenAPIRuntime
+import Synchronization
+
+/// The mobile-services server: storage, the API and the HTTP server around it.
+///
+/// ```swift
+/// let server = try await MobileServicesServer(configuration: configuration, logger: logger)
+/// print(server.adminToken)          // where the admin token is, never the token
+/// try await server.run()            // until SIGINT or SIGTERM
+/// ```
+public struct MobileServicesServer: Sendable {
+    public let configuration: ServerConfiguration
+    public let storage: any ServerStorage
+    /// What happened to the admin token at startup.
+    public let adminToken: AdminTokenOutcome
+    let logger: Logger
+    let now: @Sendable () -> Date
+    let adminTokenHash: Data
+    let signer: ActivationSigner
+    let passwords: PasswordHasher
+
+    /// Opens (creating and migrating) the storage the configuration names, and makes
+    /// the admin token and the activation signing key at first start.
+    ///
+    /// - Parameters:
+    ///   - renewAdminToken: Writes a new admin token and retires the old one.
+    ///   - now: The wall clock; tests inject one.
+    public init(
+        configuration: ServerConfiguration,
+        storage: (any ServerStorage)? = nil,
+        renewAdminToken: Bool = false,
+        logger: Logger = Logger(label: "gangway.server"),
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) async throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.now = now
+        let storage = try storage ?? Self.openStorage(configuration)
+        try await storage.migrate()
+        self.storage = storage
+        let token = try await AdminToken.bootstrap(
+            storage: storage,
+            file: configuration.adminTokenPath,
+            renew: renewAdminToken
+        )
+        adminTokenHash = token.hash
+        adminToken = token.outcome
+        let keyBytes = try await storage.secret(
+            named: ActivationSigner.secretName,
+            orInsert: P256.Signing.PrivateKey().rawRepresentation
+        )
+        signer = ActivationSigner(key: try P256.Signing.PrivateKey(rawRepresentation: keyBytes))
+        passwords = PasswordHasher(cost: configuration.bcryptCost)
+    }
+
+    static func openStorage(_ configuration: ServerConfiguration) throws -> any ServerStorage {
+        if configuration.postgresURL != nil {
+            throw StorageError(.unavailable, "PostgreSQL storage is not built yet")
+        }
+        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        return try SQLiteStorage(path: configuration.sqlitePath.path)
+    }
+
+    /// The public key activation payloads are signed with, for clients to pin.
+    public var activationPublicKeyPEM: String { signer.publicKeyPEM }
+
+    /// The router with every route of the API document, `/openapi.json`, and the
+    /// gateway middleware.
+    ///
+    /// - Parameter publicURL: Where devices reach the server; read at each request, so
+    ///   it can be set once the port is known.
+    func router(publicURL: PublicURL) throws -> Router<ServerContext> {
+        let router = Router(context: ServerContext.self)
+        router.add(middleware: GatewayMiddleware())
+        let document = try APIDocument.json()
+        router.get("/openapi.json") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: document))
+            )
+        }
+        let api = MobileServicesAPI(
+            storage: storage,
+            settings: .init(publicURL: publicURL, sessionLifetime: configuration.sessionLifetime),
+            passwords: passwords,
+            throttle: SignInThrottle(
+                storage: storage,
+                rules: .init(allowedFailures: configuration.allowedSignInFailures),
+                now: now
+            ),
+            signer: signer,
+            adminTokenHash: adminTokenHash,
+            qrCodes: QRCodeRenderer(),
+            now: now,
+            logger: logger
+        )
+        // Compact JSON: pretty printing costs time on every response.
+        try api.registerHandlers(on: router, configuration: .init(jsonEncodingOptions: [.sortedKeys]))
+        return router
+    }
+
+    /// The HTTP application, ready to run as a service (or under HummingbirdTesting).
+    ///
+    /// - Parameter onListening: Called with the bound port once the server listens.
+    public func application(
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        let publicURL = PublicURL(configuration.publicURL ?? "http://\(configuration.host):\(configuration.port)")
+        let fixed = configuration.publicURL != nil
+        let host = configuration.host
+        return Application(
+            router: try router(publicURL: publicURL),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: "gangway"
+            ),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                if !fixed { publicURL.value = "http://\(host):\(port)" }
+                await onListening(port)
+            },
+            logger: logger
+        )
+    }
+
+    /// Serves until SIGINT or SIGTERM, then finishes the requests in flight and stops.
+    ///
+    /// - Parameter onListening: Called with the bound port once the server listens.
+    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await application(onListening: onListening).runService()
+    }
+}
+
+/// The URL devices reach the server at, settable once the bound port is known.
+final class PublicURL: Sendable {
+    private let storage: Mutex<String>
+
+    init(_ value: String) { storage = Mutex(value) }
+
+    var value: String {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// How a mobile-services server runs.
+public struct ServerConfiguration: Sendable {
+    /// The address to listen on.
+    public var host: String
+    /// The port to listen on; 0 picks a free one (see ``MobileServicesServer/run(onListening:)``).
+    public var port: Int
+    /// Where the SQLite database and the admin-token file live.
+    public var dataDirectory: URL
+    /// A PostgreSQL URL (`postgres://user:password@host:5432/db`); `nil` keeps the data in
+    /// SQLite in ``dataDirectory``.
+    public var postgresURL: String?
+    /// The URL devices reach this server at, sent in discovery answers and activation
+    /// links. `nil`: `http://host:port` as listened on.
+    public var publicURL: String?
+    /// bcrypt cost for passwords: 12 by default (about a quarter second per sign-in on
+    /// one core). Tests use 4, the lowest.
+    public var bcryptCost: UInt8
+    /// How long a session token is valid.
+    public var sessionLifetime: Duration
+    /// Failed sign-ins allowed per user and address before 429s start.
+    public var allowedSignInFailures: Int
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        dataDirectory: URL,
+        postgresURL: String? = nil,
+        publicURL: String? = nil,
+        bcryptCost: UInt8 = 12,
+        sessionLifetime: Duration = .seconds(12 * 60 * 60),
+        allowedSignInFailures: Int = 5
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.postgresURL = postgresURL
+        self.publicURL = publicURL
+        self.bcryptCost = bcryptCost
+        self.sessionLifetime = sessionLifetime
+        self.allowedSignInFailures = allowedSignInFailures
+    }
+
+    /// The SQLite file in the data directory.
+    public var sqlitePath: URL { dataDirectory.appendingPathComponent("gangway-server.sqlite") }
+    /// The file the admin token is written to at first start, readable by its owner only.
+    public var adminTokenPath: URL { dataDirectory.appendingPathComponent("admin-token") }
+}

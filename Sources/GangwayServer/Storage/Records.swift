@@ -1,0 +1,175 @@
+import Foundation
+import GangwayProtocol
+
+/// An app the server onboards devices into, with the settings it sends them.
+public struct AppRecord: Sendable, Hashable {
+    public var id: String
+    public var name: String
+    public var emailDomains: [String]
+    public var minimumVersion: String?
+    public var settings: Components.Schemas.AppSettings
+    public var createdAt: Date
+
+    public init(
+        id: String,
+        name: String,
+        emailDomains: [String] = [],
+        minimumVersion: String? = nil,
+        settings: Components.Schemas.AppSettings = .defaults,
+        createdAt: Date
+    ) {
+        self.id = id
+        self.name = name
+        self.emailDomains = emailDomains
+        self.minimumVersion = minimumVersion
+        self.settings = settings
+        self.createdAt = createdAt
+    }
+}
+
+/// A person who can sign in; the server keeps only a bcrypt hash of the password.
+public struct UserRecord: Sendable, Hashable {
+    public var username: String
+    public var displayName: String
+    public var passwordHash: String
+    public var blocked: Bool
+    public var createdAt: Date
+
+    public init(username: String, displayName: String, passwordHash: String, blocked: Bool = false, createdAt: Date) {
+        self.username = username
+        self.displayName = displayName
+        self.passwordHash = passwordHash
+        self.blocked = blocked
+        self.createdAt = createdAt
+    }
+}
+
+/// A signed-in session: the SHA-256 of its bearer token, never the token.
+public struct SessionRecord: Sendable, Hashable {
+    public var tokenHash: Data
+    public var appID: String
+    public var username: String
+    public var deviceID: String
+    public var createdAt: Date
+    public var expiresAt: Date
+    public var revoked: Bool
+
+    public init(
+        tokenHash: Data,
+        appID: String,
+        username: String,
+        deviceID: String,
+        createdAt: Date,
+        expiresAt: Date,
+        revoked: Bool = false
+    ) {
+        self.tokenHash = tokenHash
+        self.appID = appID
+        self.username = username
+        self.deviceID = deviceID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.revoked = revoked
+    }
+}
+
+/// The state of a device registration an admin can change.
+public enum DeviceStatus: String, Sendable, Hashable, CaseIterable {
+    case active
+    case locked
+    case wiped
+}
+
+/// One device registered for one user of one app.
+public struct DeviceRecord: Sendable, Hashable {
+    public var registrationID: String
+    public var appID: String
+    public var username: String
+    public var deviceID: String
+    public var deviceName: String
+    public var platform: String
+    public var appVersion: String
+    public var status: DeviceStatus
+    /// When ``status`` last changed; sessions older than this are refused while the
+    /// registration is locked or wiped.
+    public var statusChangedAt: Date
+    /// 32 random bytes the device derives its recovery key from.
+    public var recoverySecret: Data
+    public var registeredAt: Date
+    public var lastContactAt: Date?
+
+    public init(
+        registrationID: String,
+        appID: String,
+        username: String,
+        deviceID: String,
+        deviceName: String,
+        platform: String,
+        appVersion: String,
+        status: DeviceStatus = .active,
+        statusChangedAt: Date,
+        recoverySecret: Data,
+        registeredAt: Date,
+        lastContactAt: Date? = nil
+    ) {
+        self.registrationID = registrationID
+        self.appID = appID
+        self.username = username
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.platform = platform
+        self.appVersion = appVersion
+        self.status = status
+        self.statusChangedAt = statusChangedAt
+        self.recoverySecret = recoverySecret
+        self.registeredAt = registeredAt
+        self.lastContactAt = lastContactAt
+    }
+}
+
+/// Failed sign-ins counted for one user name from one address.
+public struct SignInFailures: Sendable, Hashable {
+    public var key: String
+    public var count: Int
+    public var firstFailureAt: Date
+    public var blockedUntil: Date?
+
+    public init(key: String, count: Int, firstFailureAt: Date, blockedUntil: Date? = nil) {
+        self.key = key
+        self.count = count
+        self.firstFailureAt = firstFailureAt
+        self.blockedUntil = blockedUntil
+    }
+}
+
+/// A log entry a device uploaded.
+public struct LogRecord: Sendable, Hashable {
+    public var appID: String
+    public var username: String
+    public var deviceID: String
+    public var time: Date
+    public var level: String
+    public var message: String
+    public var source: String?
+    public var receivedAt: Date
+
+    public init(
+        appID: String,
+        username: String,
+        deviceID: String,
+        time: Date,
+        level: String,
+        message: String,
+        source: String?,
+        receivedAt: Date
+    ) {
+        self.appID = appID
+        self.username = username
+        self.deviceID = deviceID
+        self.time = time
+        self.level = level
+        self.message = message
+        self.source = source
+        self.receivedAt = receivedAt
+    }
+}

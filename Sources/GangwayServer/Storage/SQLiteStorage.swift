@@ -1,0 +1,444 @@
+import Foundation
+import GRDB
+import GangwayProtocol
+
+/// ``ServerStorage`` in one SQLite file through GRDB: the embedded default.
+///
+/// The file is opened in WAL mode with a pool of readers, so reads never wait for a
+/// write. One process owns the file; for several processes use ``PostgresStorage``.
+public final class SQLiteStorage: ServerStorage {
+    public var kind: StorageKind { .sqlite }
+    private let pool: DatabasePool
+
+    /// Opens (creating when missing) the database at `path`.
+    public init(path: String) throws(StorageError) {
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(5)
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw StorageError(.unavailable, "cannot open the SQLite database: \(Self.describe(error))")
+        }
+    }
+
+    public func migrate() async throws(StorageError) {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            for statement in ServerSchema.version1(.sqlite) { try db.execute(sql: statement) }
+        }
+        try await run { try migrator.migrate(pool) }
+    }
+
+    // MARK: Secrets
+
+    public func secret(named name: String, orInsert value: Data) async throws(StorageError) -> Data {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                arguments: [name, value]
+            )
+            guard let stored = try Data.fetchOne(db, sql: "SELECT value FROM secrets WHERE name = ?", arguments: [name])
+            else {
+                throw StorageError(.corrupt, "secret \(name) vanished")
+            }
+            return stored
+        }
+    }
+
+    public func setSecret(named name: String, to value: Data) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql:
+                    "INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                arguments: [name, value]
+            )
+        }
+    }
+
+    // MARK: Apps
+
+    public func insertApp(_ app: AppRecord) async throws(StorageError) {
+        let settings = try ServerSchema.encode(app.settings)
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO apps (id, name, minimum_version, settings, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [app.id, app.name, app.minimumVersion, settings, app.createdAt.milliseconds]
+            )
+            try Self.replaceDomains(of: app, in: db)
+        }
+    }
+
+    public func updateApp(_ app: AppRecord) async throws(StorageError) {
+        let settings = try ServerSchema.encode(app.settings)
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE apps SET name = ?, minimum_version = ?, settings = ? WHERE id = ?",
+                arguments: [app.name, app.minimumVersion, settings, app.id]
+            )
+            try Self.replaceDomains(of: app, in: db)
+        }
+    }
+
+    private static func replaceDomains(of app: AppRecord, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM app_domains WHERE app_id = ?", arguments: [app.id])
+        for domain in app.emailDomains {
+            try db.execute(sql: "INSERT INTO app_domains (domain, app_id) VALUES (?, ?)", arguments: [domain, app.id])
+        }
+    }
+
+    public func app(id: String) async throws(StorageError) -> AppRecord? {
+        try await read { db in try Self.fetchApps(db, where: "id = ?", [id]).first }
+    }
+
+    public func apps() async throws(StorageError) -> [AppRecord] {
+        try await read { db in try Self.fetchApps(db, where: "1 = 1", []) }
+    }
+
+    public func app(forEmailDomain domain: String) async throws(StorageError) -> AppRecord? {
+        try await read { db in
+            try Self.fetchApps(db, where: "id = (SELECT app_id FROM app_domains WHERE domain = ?)", [domain]).first
+        }
+    }
+
+    private static func fetchApps(
+        _ db: Database,
+        where condition: String,
+        _ arguments: StatementArguments
+    ) throws -> [AppRecord] {
+        let rows = try Row.fetchAll(
+            db,
+            sql: "SELECT id, name, minimum_version, settings, created_at FROM apps WHERE \(condition) ORDER BY id",
+            arguments: arguments
+        )
+        return try rows.map { row in
+            let id: String = row["id"]
+            let domains = try String.fetchAll(
+                db,
+                sql: "SELECT domain FROM app_domains WHERE app_id = ? ORDER BY domain",
+                arguments: [id]
+            )
+            return AppRecord(
+                id: id,
+                name: row["name"],
+                emailDomains: domains,
+                minimumVersion: row["minimum_version"],
+                settings: try ServerSchema.decodeSettings(row["settings"]),
+                createdAt: Date(milliseconds: row["created_at"])
+            )
+        }
+    }
+
+    // MARK: Users
+
+    public func insertUser(_ user: UserRecord) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql:
+                    "INSERT INTO users (username, display_name, password_hash, blocked, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [
+                    user.username, user.displayName, user.passwordHash, user.blocked, user.createdAt.milliseconds,
+                ]
+            )
+        }
+    }
+
+    public func updateUser(_ user: UserRecord) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE users SET display_name = ?, password_hash = ?, blocked = ? WHERE username = ?",
+                arguments: [user.displayName, user.passwordHash, user.blocked, user.username]
+            )
+        }
+    }
+
+    public func user(named username: String) async throws(StorageError) -> UserRecord? {
+        try await read { db in try Self.fetchUsers(db, where: "username = ?", [username]).first }
+    }
+
+    public func users() async throws(StorageError) -> [UserRecord] {
+        try await read { db in try Self.fetchUsers(db, where: "1 = 1", []) }
+    }
+
+    private static func fetchUsers(
+        _ db: Database,
+        where condition: String,
+        _ arguments: StatementArguments
+    ) throws -> [UserRecord] {
+        try Row.fetchAll(
+            db,
+            sql:
+                "SELECT username, display_name, password_hash, blocked, created_at FROM users WHERE \(condition) ORDER BY username",
+            arguments: arguments
+        ).map { row in
+            UserRecord(
+                username: row["username"],
+                displayName: row["display_name"],
+                passwordHash: row["password_hash"],
+                blocked: row["blocked"],
+                createdAt: Date(milliseconds: row["created_at"])
+            )
+        }
+    }
+
+    // MARK: Sessions
+
+    public func insertSession(_ session: SessionRecord) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO sessions (token_hash, app_id, username, device_id, created_at, expires_at, revoked)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    session.tokenHash, session.appID, session.username, session.deviceID,
+                    session.createdAt.milliseconds, session.expiresAt.milliseconds, session.revoked,
+                ]
+            )
+        }
+    }
+
+    public func session(tokenHash: Data) async throws(StorageError) -> SessionRecord? {
+        try await read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT token_hash, app_id, username, device_id, created_at, expires_at, revoked
+                    FROM sessions WHERE token_hash = ?
+                    """,
+                arguments: [tokenHash]
+            ).map { row in
+                SessionRecord(
+                    tokenHash: row["token_hash"],
+                    appID: row["app_id"],
+                    username: row["username"],
+                    deviceID: row["device_id"],
+                    createdAt: Date(milliseconds: row["created_at"]),
+                    expiresAt: Date(milliseconds: row["expires_at"]),
+                    revoked: row["revoked"]
+                )
+            }
+        }
+    }
+
+    public func revokeSession(tokenHash: Data) async throws(StorageError) {
+        try await write { db in
+            try db.execute(sql: "UPDATE sessions SET revoked = ? WHERE token_hash = ?", arguments: [true, tokenHash])
+        }
+    }
+
+    public func revokeSessions(username: String, appID: String?, deviceID: String?) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE sessions SET revoked = ?
+                    WHERE username = ? AND (? IS NULL OR app_id = ?) AND (? IS NULL OR device_id = ?)
+                    """,
+                arguments: [true, username, appID, appID, deviceID, deviceID]
+            )
+        }
+    }
+
+    // MARK: Sign-in failures
+
+    public func signInFailures(key: String) async throws(StorageError) -> SignInFailures? {
+        try await read { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT key, count, first_failure_at, blocked_until FROM sign_in_failures WHERE key = ?",
+                arguments: [key]
+            ).map { row in
+                SignInFailures(
+                    key: row["key"],
+                    count: row["count"],
+                    firstFailureAt: Date(milliseconds: row["first_failure_at"]),
+                    blockedUntil: (row["blocked_until"] as Int64?).map(Date.init(milliseconds:))
+                )
+            }
+        }
+    }
+
+    public func saveSignInFailures(_ failures: SignInFailures) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO sign_in_failures (key, count, first_failure_at, blocked_until) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (key) DO UPDATE SET count = excluded.count,
+                        first_failure_at = excluded.first_failure_at, blocked_until = excluded.blocked_until
+                    """,
+                arguments: [
+                    failures.key, failures.count, failures.firstFailureAt.milliseconds,
+                    failures.blockedUntil?.milliseconds,
+                ]
+            )
+        }
+    }
+
+    public func clearSignInFailures(key: String) async throws(StorageError) {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM sign_in_failures WHERE key = ?", arguments: [key])
+        }
+    }
+
+    // MARK: Devices
+
+    public func device(appID: String, username: String, deviceID: String) async throws(StorageError) -> DeviceRecord? {
+        try await read { db in
+            try Self.fetchDevices(
+                db,
+                where: "app_id = ? AND username = ? AND device_id = ?",
+                [appID, username, deviceID]
+            ).first
+        }
+    }
+
+    public func device(appID: String, registrationID: String) async throws(StorageError) -> DeviceRecord? {
+        try await read { db in
+            try Self.fetchDevices(db, where: "app_id = ? AND registration_id = ?", [appID, registrationID]).first
+        }
+    }
+
+    public func devices(appID: String) async throws(StorageError) -> [DeviceRecord] {
+        try await read { db in try Self.fetchDevices(db, where: "app_id = ?", [appID]) }
+    }
+
+    public func saveDevice(_ device: DeviceRecord) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM devices WHERE app_id = ? AND username = ? AND device_id = ? AND registration_id <> ?",
+                arguments: [device.appID, device.username, device.deviceID, device.registrationID]
+            )
+            try db.execute(
+                sql: """
+                    INSERT INTO devices (registration_id, app_id, username, device_id, device_name, platform, app_version,
+                        status, status_changed_at, recovery_secret, registered_at, last_contact_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (registration_id) DO UPDATE SET device_name = excluded.device_name,
+                        platform = excluded.platform, app_version = excluded.app_version, status = excluded.status,
+                        status_changed_at = excluded.status_changed_at, recovery_secret = excluded.recovery_secret,
+                        last_contact_at = excluded.last_contact_at
+                    """,
+                arguments: [
+                    device.registrationID, device.appID, device.username, device.deviceID, device.deviceName,
+                    device.platform, device.appVersion, device.status.rawValue, device.statusChangedAt.milliseconds,
+                    device.recoverySecret, device.registeredAt.milliseconds, device.lastContactAt?.milliseconds,
+                ]
+            )
+        }
+    }
+
+    public func touchDevice(registrationID: String, at date: Date) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE devices SET last_contact_at = ? WHERE registration_id = ?",
+                arguments: [date.milliseconds, registrationID]
+            )
+        }
+    }
+
+    private static func fetchDevices(
+        _ db: Database,
+        where condition: String,
+        _ arguments: StatementArguments
+    ) throws -> [DeviceRecord] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT registration_id, app_id, username, device_id, device_name, platform, app_version, status,
+                    status_changed_at, recovery_secret, registered_at, last_contact_at
+                FROM devices WHERE \(condition) ORDER BY registered_at, registration_id
+                """,
+            arguments: arguments
+        ).map { row in
+            guard let status = DeviceStatus(rawValue: row["status"]) else {
+                throw StorageError(.corrupt, "a device registration has an unknown status")
+            }
+            return DeviceRecord(
+                registrationID: row["registration_id"],
+                appID: row["app_id"],
+                username: row["username"],
+                deviceID: row["device_id"],
+                deviceName: row["device_name"],
+                platform: row["platform"],
+                appVersion: row["app_version"],
+                status: status,
+                statusChangedAt: Date(milliseconds: row["status_changed_at"]),
+                recoverySecret: row["recovery_secret"],
+                registeredAt: Date(milliseconds: row["registered_at"]),
+                lastContactAt: (row["last_contact_at"] as Int64?).map(Date.init(milliseconds:))
+            )
+        }
+    }
+
+    // MARK: Logs
+
+    public func insertLogs(_ logs: [LogRecord]) async throws(StorageError) {
+        try await write { db in
+            for log in logs {
+                try db.execute(
+                    sql: """
+                        INSERT INTO logs (app_id, username, device_id, time, level, message, source, received_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        log.appID, log.username, log.deviceID, log.time.milliseconds, log.level, log.message,
+                        log.source,
+                        log.receivedAt.milliseconds,
+                    ]
+                )
+            }
+        }
+    }
+
+    public func logs(appID: String, limit: Int) async throws(StorageError) -> [LogRecord] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT app_id, username, device_id, time, level, message, source, received_at
+                    FROM logs WHERE app_id = ? ORDER BY id DESC LIMIT ?
+                    """,
+                arguments: [appID, limit]
+            ).map { row in
+                LogRecord(
+                    appID: row["app_id"],
+                    username: row["username"],
+                    deviceID: row["device_id"],
+                    time: Date(milliseconds: row["time"]),
+                    level: row["level"],
+                    message: row["message"],
+                    source: row["source"],
+                    receivedAt: Date(milliseconds: row["received_at"])
+                )
+            }
+        }
+    }
+
+    // MARK: Running
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageError) -> T {
+        try await run { try await pool.read(body) }
+    }
+
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageError) -> T
+    {
+        try await run { try await pool.write(body) }
+    }
+
+    private func run<T>(_ body: () async throws -> T) async throws(StorageError) -> T {
+        do {
+            return try await body()
+        } catch let error as StorageError {
+            throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw StorageError(.duplicate, "a row with the same key exists")
+        } catch {
+            throw StorageError(.unavailable, Self.describe(error))
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        // GRDB's descriptions include the SQL and its arguments; keep only the result code.
+        if let error = error as? DatabaseError { return "SQLite error \(error.resultCode.rawValue)" }
+        return String(describing: type(of: error))
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import GangwayProtocol
+
+/// The tables both databases share, and the row encoding both use.
+///
+/// Dates are whole milliseconds since 1970 in a 64-bit integer and app settings are the
+/// JSON of `AppSettings`, so a row means the same in SQLite and PostgreSQL.
+enum ServerSchema {
+    enum Dialect {
+        case sqlite
+        case postgresql
+    }
+
+    static func version1(_ dialect: Dialect) -> [String] {
+        let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
+        let bool = dialect == .sqlite ? "INTEGER" : "BOOLEAN"
+        let serial = dialect == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
+        return [
+            "CREATE TABLE secrets (name TEXT PRIMARY KEY, value \(blob) NOT NULL)",
+            """
+            CREATE TABLE apps (id TEXT PRIMARY KEY, name TEXT NOT NULL, minimum_version TEXT,
+                settings TEXT NOT NULL, created_at BIGINT NOT NULL)
+            """,
+            "CREATE TABLE app_domains (domain TEXT PRIMARY KEY, app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE)",
+            """
+            CREATE TABLE users (username TEXT PRIMARY KEY, display_name TEXT NOT NULL, password_hash TEXT NOT NULL,
+                blocked \(bool) NOT NULL, created_at BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE sessions (token_hash \(blob) PRIMARY KEY, app_id TEXT NOT NULL, username TEXT NOT NULL,
+                device_id TEXT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, revoked \(bool) NOT NULL)
+            """,
+            "CREATE INDEX sessions_by_user ON sessions (username, app_id, device_id)",
+            """
+            CREATE TABLE sign_in_failures (key TEXT PRIMARY KEY, count INTEGER NOT NULL,
+                first_failure_at BIGINT NOT NULL, blocked_until BIGINT)
+            """,
+            """
+            CREATE TABLE devices (registration_id TEXT PRIMARY KEY, app_id TEXT NOT NULL, username TEXT NOT NULL,
+                device_id TEXT NOT NULL, device_name TEXT NOT NULL, platform TEXT NOT NULL, app_version TEXT NOT NULL,
+                status TEXT NOT NULL, status_changed_at BIGINT NOT NULL, recovery_secret \(blob) NOT NULL,
+                registered_at BIGINT NOT NULL, last_contact_at BIGINT, UNIQUE (app_id, username, device_id))
+            """,
+            """
+            CREATE TABLE logs (id \(serial), app_id TEXT NOT NULL, username TEXT NOT NULL, device_id TEXT NOT NULL,
+                time BIGINT NOT NULL, level TEXT NOT NULL, message TEXT NOT NULL, source TEXT, received_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX logs_by_app ON logs (app_id, id)",
+        ]
+    }
+
+    static func encode(_ settings: Components.Schemas.AppSettings) throws(StorageError) -> String {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return String(decoding: try encoder.encode(settings), as: UTF8.self)
+        } catch {
+            throw StorageError(.corrupt, "app settings cannot be encoded")
+        }
+    }
+
+    static func decodeSettings(_ text: String) throws(StorageError) -> Components.Schemas.AppSettings {
+        do {
+            return try JSONDecoder().decode(Components.Schemas.AppSettings.self, from: Data(text.utf8))
+        } catch {
+            throw StorageError(.corrupt, "stored app settings cannot be read")
+        }
+    }
+}
+
+extension Date {
+    /// Whole milliseconds since 1970, as stored.
+    var milliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    init(milliseconds: Int64) {
+        self.init(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+}

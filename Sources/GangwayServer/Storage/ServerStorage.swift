@@ -1,0 +1,79 @@
+import Foundation
+
+/// Where the server keeps its state: SQLite for one process, PostgreSQL for several.
+///
+/// Every method is atomic on its own. The server holds no state of its own beyond short
+/// caches, so any number of processes can share one PostgreSQL database.
+public protocol ServerStorage: Sendable {
+    /// Which kind of database this is, for `/health` and logs.
+    var kind: StorageKind { get }
+
+    /// Brings the schema up to date; safe to run from several processes at once.
+    func migrate() async throws(StorageError)
+
+    /// The value stored under `name`, storing `value` first when there is none: the
+    /// first process to start decides, the others read its choice.
+    func secret(named name: String, orInsert value: Data) async throws(StorageError) -> Data
+    /// Replaces the value stored under `name`.
+    func setSecret(named name: String, to value: Data) async throws(StorageError)
+
+    func insertApp(_ app: AppRecord) async throws(StorageError)
+    func app(id: String) async throws(StorageError) -> AppRecord?
+    func apps() async throws(StorageError) -> [AppRecord]
+    func updateApp(_ app: AppRecord) async throws(StorageError)
+    func app(forEmailDomain domain: String) async throws(StorageError) -> AppRecord?
+
+    func insertUser(_ user: UserRecord) async throws(StorageError)
+    func user(named username: String) async throws(StorageError) -> UserRecord?
+    func users() async throws(StorageError) -> [UserRecord]
+    func updateUser(_ user: UserRecord) async throws(StorageError)
+
+    func insertSession(_ session: SessionRecord) async throws(StorageError)
+    func session(tokenHash: Data) async throws(StorageError) -> SessionRecord?
+    func revokeSession(tokenHash: Data) async throws(StorageError)
+    /// Revokes every session of a user, or of a user on one app and device.
+    func revokeSessions(username: String, appID: String?, deviceID: String?) async throws(StorageError)
+
+    func signInFailures(key: String) async throws(StorageError) -> SignInFailures?
+    func saveSignInFailures(_ failures: SignInFailures) async throws(StorageError)
+    func clearSignInFailures(key: String) async throws(StorageError)
+
+    func device(appID: String, username: String, deviceID: String) async throws(StorageError) -> DeviceRecord?
+    func device(appID: String, registrationID: String) async throws(StorageError) -> DeviceRecord?
+    func devices(appID: String) async throws(StorageError) -> [DeviceRecord]
+    /// Inserts the registration, or replaces the one with the same app, user and device.
+    func saveDevice(_ device: DeviceRecord) async throws(StorageError)
+    func touchDevice(registrationID: String, at date: Date) async throws(StorageError)
+
+    func insertLogs(_ logs: [LogRecord]) async throws(StorageError)
+    func logs(appID: String, limit: Int) async throws(StorageError) -> [LogRecord]
+}
+
+/// The database behind a ``ServerStorage``.
+public enum StorageKind: String, Sendable {
+    case sqlite
+    case postgresql
+}
+
+/// A storage failure. New cases may be added.
+public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// A row with the same key exists.
+        case duplicate
+        /// The database could not be reached or refused the operation.
+        case unavailable
+        /// A stored row could not be read back.
+        case corrupt
+    }
+
+    public var code: Code
+    /// What failed, without any stored value.
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import GangwayProtocol
+import GangwayServer
+import GangwayTesting
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+@Suite("Admin API: the admin token, apps, users, activation QR codes")
+struct AdminTests {
+    @Test("every admin route needs the admin token", arguments: ["/admin/apps", "/admin/users", "/admin/apps/checks"])
+    func needsToken(path: String) async throws {
+        try await ServerFixture().runSeeded { api in
+            for token in [nil, "wrong", "gw_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"] {
+                let reply = try await api.send(.get, path, token: token)
+                #expect(reply.status == .unauthorized, "\(token ?? "no token")")
+                #expect(reply.code == "ADMIN_TOKEN_REQUIRED")
+            }
+            // A user's session token is not an admin token.
+            let session = try await api.signIn("alice")
+            #expect(try await api.send(.get, path, token: session).status == .unauthorized)
+        }
+    }
+
+    @Test("apps: create, duplicate, domain taken, list, get, update", arguments: Backend.available)
+    func apps(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            let duplicate = try await api.admin(.post, "/admin/apps", json: #"{"appID": "checks", "name": "Again"}"#)
+            #expect(duplicate.status == .conflict)
+            #expect(duplicate.code == "APP_EXISTS")
+            let taken = try await api.admin(
+                .post,
+                "/admin/apps",
+                json: #"{"appID": "fuel", "name": "Fuel", "emailDomains": ["Airline.Example"]}"#
+            )
+            #expect(taken.status == .conflict)
+            #expect(taken.code == "DOMAIN_TAKEN")
+            #expect(try await api.admin(.get, "/admin/apps/fuel").status == .notFound)
+
+            let created = try await api.admin(
+                .post,
+                "/admin/apps",
+                json:
+                    #"{"appID": "fuel", "name": "Fuel", "emailDomains": ["fuel.example"], "settings": {"passwordPolicy": {"passwordPolicyMinLength": 6}}}"#
+            )
+            try api.expectStatus(created, .created)
+            let app = try created.decode(Components.Schemas.App.self)
+            #expect(app.settings.passwordPolicy.passwordPolicyMinLength == 6)
+            #expect(app.settings.passwordPolicy.passwordPolicyRetryLimit == 10)
+
+            let list = try await api.admin(.get, "/admin/apps").decode([Components.Schemas.App].self)
+            #expect(list.map(\.appID) == ["checks", "fuel"])
+
+            let renamed = try await api.admin(
+                .patch,
+                "/admin/apps/fuel",
+                json: #"{"name": "Fuel checks", "emailDomains": []}"#
+            )
+            #expect(try renamed.decode(Components.Schemas.App.self).name == "Fuel checks")
+            #expect(try await api.send(.get, "/discovery?email=a@fuel.example").status == .notFound)
+
+            for body in [
+                #"{"appID": "bad id", "name": "x"}"#, #"{"appID": "ok", "name": ""}"#,
+                #"{"appID": "ok", "name": "x", "minimumVersion": "one"}"#,
+                #"{"appID": "ok", "name": "x", "emailDomains": ["nodot"]}"#,
+            ] {
+                #expect(try await api.admin(.post, "/admin/apps", json: body).status == .badRequest, "\(body)")
+            }
+        }
+    }
+
+    @Test("users: create, duplicate, weak password, get, list", arguments: Backend.available)
+    func users(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            let duplicate = try await api.admin(
+                .post,
+                "/admin/users",
+                json: #"{"username": "ALICE", "password": "another-password"}"#
+            )
+            #expect(duplicate.status == .conflict)
+            #expect(duplicate.code == "USER_EXISTS")
+            for body in [
+                #"{"username": "carol", "password": "short"}"#,
+                #"{"username": "carol", "password": "\#(String(repeating: "x", count: 73))"}"#,
+                #"{"username": "car ol", "password": "long-enough"}"#,
+            ] {
+                let reply = try await api.admin(.post, "/admin/users", json: body)
+                #expect(reply.status == .badRequest, "\(body)")
+            }
+            let users = try await api.admin(.get, "/admin/users").decode([Components.Schemas.User].self)
+            #expect(users.map(\.username) == ["alice", "bob"])
+            #expect(!(try await api.admin(.get, "/admin/users").text.contains("$2")))
+            #expect(try await api.admin(.get, "/admin/users/nobody").code == "USER_NOT_FOUND")
+
+            // A new password signs the user out and replaces the old one.
+            let token = try await api.signIn("alice")
+            try api.expectStatus(
+                try await api.admin(.patch, "/admin/users/alice", json: #"{"password": "new-password-1"}"#),
+                .ok
+            )
+            #expect(try await api.send(.get, "/apps/checks/settings", token: token).status == .unauthorized)
+            #expect(try await api.signInReply("alice").status == .unauthorized)
+            #expect(try await api.signInReply("alice", password: "new-password-1").status == .created)
+            #expect(!fixture.logs.text.contains("new-password-1"))
+        }
+    }
+
+    @Test("the activation QR code is a PNG with qrencode installed, else 503 QR_UNAVAILABLE")
+    func qrCode() async throws {
+        let installed = ["/usr/bin/qrencode", "/usr/local/bin/qrencode", "/opt/homebrew/bin/qrencode"]
+            .contains { FileManager.default.isExecutableFile(atPath: $0) }
+        try await ServerFixture().runSeeded { api in
+            let reply = try await api.admin(.get, "/admin/apps/checks/activation-qr")
+            if installed {
+                #expect(reply.status == .ok)
+                #expect(reply.headers[.contentType] == "image/png")
+                #expect(reply.body.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            } else {
+                #expect(reply.status == .serviceUnavailable)
+                #expect(reply.code == "QR_UNAVAILABLE")
+            }
+            #expect(try await api.admin(.get, "/admin/apps/nope/activation-qr").status == .notFound)
+        }
+    }
+}
+
+@Suite("The admin token file")
+struct AdminTokenTests {
+    @Test("written once with mode 0600, kept across restarts, never logged")
+    func firstStart() async throws {
+        let fixture = try await ServerFixture()
+        let path = fixture.server.configuration.adminTokenPath.path
+        #expect(fixture.server.adminToken == .created(path: path))
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let restarted = try await MobileServicesServerRestart.restart(fixture)
+        #expect(restarted.adminToken == .existing(path: path))
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains(fixture.adminToken))
+        #expect(!fixture.logs.text.contains(fixture.adminToken))
+    }
+
+    @Test("a deleted file is reported, and a renewed token replaces the old one")
+    func renew() async throws {
+        let fixture = try await ServerFixture()
+        let path = fixture.server.configuration.adminTokenPath.path
+        try FileManager.default.removeItem(atPath: path)
+        #expect(try await MobileServicesServerRestart.restart(fixture).adminToken == .elsewhere(path: path))
+
+        let renewed = try await MobileServicesServerRestart.restart(fixture, renewAdminToken: true)
+        #expect(renewed.adminToken == .created(path: path))
+        let newToken = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(newToken != fixture.adminToken)
+        try await renewed.application().test(.live) { (client: any TestClientProtocol) async throws in
+            let api = API(client: client, fixture: fixture)
+            #expect(try await api.send(.get, "/admin/apps", token: newToken).status == .ok)
+            #expect(try await api.send(.get, "/admin/apps", token: fixture.adminToken).status == .unauthorized)
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import GangwayProtocol
+import GangwayServer
+import GangwayTesting
+import HTTPTypes
+import Testing
+
+@Suite("Malformed input is a 4xx with a JSON error, never a 500")
+struct MalformedInputTests {
+    struct Case: Sendable, CustomTestStringConvertible {
+        var name: String
+        var method: HTTPRequest.Method
+        var path: String
+        var body: String?
+        var contentType: String?
+        var status: HTTPResponse.Status
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(
+            name: "truncated JSON",
+            method: .post,
+            path: "/apps/checks/sessions",
+            body: #"{"username": "alice""#,
+            status: .badRequest
+        ),
+        Case(
+            name: "not JSON",
+            method: .post,
+            path: "/apps/checks/sessions",
+            body: "username=alice",
+            status: .badRequest
+        ),
+        Case(name: "a JSON array", method: .post, path: "/apps/checks/sessions", body: "[1, 2]", status: .badRequest),
+        Case(
+            name: "a field of the wrong type",
+            method: .post,
+            path: "/apps/checks/sessions",
+            body: #"{"username": "alice", "password": 12, "deviceID": "d"}"#,
+            status: .badRequest
+        ),
+        Case(
+            name: "a missing field",
+            method: .post,
+            path: "/apps/checks/sessions",
+            body: #"{"username": "alice", "password": "x"}"#,
+            status: .badRequest
+        ),
+        Case(name: "an empty body", method: .post, path: "/apps/checks/sessions", body: nil, status: .badRequest),
+        Case(
+            name: "null fields",
+            method: .post,
+            path: "/apps/checks/sessions",
+            body: #"{"username": null, "password": null, "deviceID": null}"#,
+            status: .badRequest
+        ),
+        Case(
+            name: "an empty user name",
+            method: .post,
+            path: "/apps/checks/sessions",
+            body: #"{"username": "", "password": "x", "deviceID": "d"}"#,
+            status: .badRequest
+        ),
+        Case(
+            name: "a device ID with a slash",
+            method: .post,
+            path: "/apps/checks/sessions",
+            body: #"{"username": "alice", "password": "x", "deviceID": "a/b"}"#,
+            status: .badRequest
+        ),
+        Case(
+            name: "a huge password",
+            method: .post,
+            path: "/apps/checks/sessions",
+            body: #"{"username": "alice", "password": "\#(String(repeating: "p", count: 5000))", "deviceID": "d"}"#,
+            status: .badRequest
+        ),
+        Case(
+            name: "a body of another media type",
+            method: .post,
+            path: "/apps/checks/sessions",
+            body: #"{"username": "alice", "password": "x", "deviceID": "d"}"#,
+            contentType: "text/plain",
+            status: .unsupportedMediaType
+        ),
+        Case(
+            name: "a body over 1 MiB",
+            method: .post,
+            path: "/apps/checks/sessions",
+            body: #"{"username": "\#(String(repeating: "a", count: 1 << 20))"}"#,
+            status: .contentTooLarge
+        ),
+        Case(
+            name: "an unknown app",
+            method: .post,
+            path: "/apps/nope/sessions",
+            body: #"{"username": "alice", "password": "alice-password", "deviceID": "d"}"#,
+            status: .notFound
+        ),
+        Case(
+            name: "an app ID that cannot exist",
+            method: .get,
+            path: "/apps/%00%ff/version-check?version=1",
+            status: .notFound
+        ),
+        Case(name: "an unknown route", method: .get, path: "/nothing/here", status: .notFound),
+        Case(
+            name: "a query of the wrong type",
+            method: .get,
+            path: "/admin/apps/checks/logs?limit=many",
+            status: .badRequest
+        ),
+        Case(name: "settings without a token", method: .get, path: "/apps/checks/settings", status: .unauthorized),
+        Case(
+            name: "a settings value of the wrong type",
+            method: .patch,
+            path: "/admin/apps/checks",
+            body: #"{"settings": {"passwordPolicy": {"passwordPolicyMinLength": "eight"}}}"#,
+            status: .badRequest
+        ),
+        Case(
+            name: "an unknown enum value",
+            method: .patch,
+            path: "/admin/apps/checks",
+            body: #"{"settings": {"logSettings": {"logLevel": "loud"}}}"#,
+            status: .badRequest
+        ),
+    ]
+
+    @Test("each bad request gets its status and a JSON error with a code", arguments: cases)
+    func malformed(_ item: Case) async throws {
+        try await ServerFixture().runSeeded { api in
+            var headers: HTTPFields = [:]
+            if let contentType = item.contentType { headers[.contentType] = contentType }
+            let token = item.path.hasPrefix("/admin") ? api.fixture.adminToken : nil
+            let reply = try await api.send(item.method, item.path, token: token, json: item.body, headers: headers)
+            #expect(reply.status == item.status, "\(reply.text.prefix(300))")
+            #expect(reply.headers[.contentType]?.hasPrefix("application/json") == true)
+            let code = try #require(reply.code)
+            #expect(!code.isEmpty)
+            #expect(reply.headers[.init("x-request-id")!] != nil)
+            #expect(!api.fixture.logs.text.contains("alice-password"))
+        }
+    }
+
+    @Test("a caller's plain request ID is echoed; anything else is replaced")
+    func requestID() async throws {
+        try await ServerFixture().run { api in
+            let plain = try await api.send(.get, "/health", headers: [.init("x-request-id")!: "trace-42"])
+            #expect(plain.headers[.init("x-request-id")!] == "trace-42")
+            let odd = try await api.send(.get, "/health", headers: [.init("x-request-id")!: "a b\u{7f}"])
+            #expect(odd.headers[.init("x-request-id")!] != "a b\u{7f}")
+            #expect(odd.headers[.init("x-request-id")!]?.count == 16)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GangwayProtocol
+import GangwayServer
+import GangwayTesting
+import HTTPTypes
+import Testing
+
+@Suite("Settings exchange: the reference shape, admin changes, invalid policies")
+struct SettingsExchangeTests {
+    @Test("the document has the reference system's key names", arguments: Backend.available)
+    func shape(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            let token = try await api.signIn("alice")
+            let reply = try await api.send(.get, "/apps/checks/settings", token: token)
+            try api.expectStatus(reply, .ok)
+            let root = try reply.json
+            let exchange = try #require(
+                (root["mobileservices"] as? [String: Any])?["settingsExchange"] as? [String: Any]
+            )
+            let policy = try #require(exchange["passwordPolicy"] as? [String: Any])
+            #expect(policy["passwordPolicyMinLength"] as? Int == 8)
+            #expect(policy["passwordPolicyRetryLimit"] as? Int == 10)
+            #expect(policy["passwordPolicyLockTimeout"] as? Int == 300)
+            #expect(policy["passwordPolicyFingerprintEnabled"] as? Bool == true)
+            #expect(policy["passwordPolicyEnabled"] as? Bool == true)
+            let shared = try #require(exchange["sharedDeviceSettings"] as? [String: Any])
+            #expect(shared["allowUploadPendingChangesFromPreviousUser"] as? Bool == true)
+            let block = try #require(exchange["blockWipingPolicy"] as? [String: Any])
+            #expect(block["blockDisconnectedPeriod"] as? Int == 0)
+            let logs = try #require(exchange["logSettings"] as? [String: Any])
+            #expect(logs["logEnabled"] as? Bool == false)
+        }
+    }
+
+    @Test("an admin's change reaches the next settings download; other keys stay", arguments: Backend.available)
+    func adminChange(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            let token = try await api.signIn("alice")
+            let update = try await api.admin(
+                .patch,
+                "/admin/apps/checks",
+                json: """
+                    {"settings": {"passwordPolicy": {"passwordPolicyMinLength": 12, "passwordPolicyDigitRequired": true},
+                     "sharedDeviceSettings": {"allowUploadPendingChangesFromPreviousUser": false},
+                     "blockWipingPolicy": {"blockWipeEnabled": true, "blockDisconnectedPeriod": 7, "wipeDisconnectedPeriod": 30},
+                     "consentSettings": {"eulaVersion": "2"}}}
+                    """
+            )
+            try api.expectStatus(update, .ok)
+            let exchange = try await api.send(.get, "/apps/checks/settings", token: token)
+                .decode(Components.Schemas.SettingsExchange.self).mobileservices.settingsExchange
+            #expect(exchange.passwordPolicy.passwordPolicyMinLength == 12)
+            #expect(exchange.passwordPolicy.passwordPolicyDigitRequired == true)
+            #expect(exchange.passwordPolicy.passwordPolicyRetryLimit == 10)
+            #expect(exchange.sharedDeviceSettings.allowUploadPendingChangesFromPreviousUser == false)
+            #expect(exchange.blockWipingPolicy.wipeDisconnectedPeriod == 30)
+            #expect(exchange.consentSettings?.eulaVersion == "2")
+        }
+    }
+
+    @Test(
+        "an invalid setting is 400 INVALID_SETTING and changes nothing",
+        arguments: [
+            #"{"passwordPolicy": {"passwordPolicyMinLength": 0}}"#,
+            #"{"passwordPolicy": {"passwordPolicyRetryLimit": 0}}"#,
+            #"{"passwordPolicy": {"passwordPolicyLockTimeout": -1}}"#,
+            #"{"passwordPolicy": {"passwordPolicyIsDigitsOnly": true, "passwordPolicyUpperRequired": true}}"#,
+            #"{"passwordPolicy": {"passwordPolicyHistorySize": 101}}"#,
+            #"{"blockWipingPolicy": {"wipeDisconnectedPeriod": 5000}}"#,
+            #"{"logSettings": {"maxEntriesPerUpload": 0}}"#,
+        ]
+    )
+    func invalid(settings: String) async throws {
+        try await ServerFixture().runSeeded { api in
+            let before = try await api.admin(.get, "/admin/apps/checks").body
+            let reply = try await api.admin(.patch, "/admin/apps/checks", json: #"{"settings": \#(settings)}"#)
+            #expect(reply.status == .badRequest)
+            #expect(reply.code == "INVALID_SETTING")
+            #expect(try await api.admin(.get, "/admin/apps/checks").body == before)
+        }
+    }
+}

@@ -1,0 +1,15 @@
+import Foundation
+import GangwayProtocol
+import GangwayServer
+import GangwayTesting
+import HTTPTypes
+
+/// A fresh, empty PostgreSQL schema per test, in the database `GANGWAY_POSTGRES_URL` names.
+enum PostgresTestDatabase {
+    static func fresh() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["GANGWAY_POSTGRES_URL"] else {
+            throw FixtureError("GANGWAY_POSTGRES_URL is not set")
+        }
+        return url
+    }
+}
