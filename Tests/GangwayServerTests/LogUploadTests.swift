@@ -49,7 +49,7 @@ struct LogUploadTests {
                 {"entries": [\(Array(repeating: #"{"time": "2026-11-22T06:00:00Z", "level": "info", "message": "x"}"#, count: 3).joined(separator: ","))]}
                 """
             let refused = try await api.send(.post, "/apps/checks/logs", token: token, json: tooMany)
-            #expect(refused.status == .badRequest)
+            #expect(refused.status == .conflict)
             #expect(refused.code == "TOO_MANY_ENTRIES")
             #expect(
                 try await api.admin(.get, "/admin/apps/checks/logs").decode([Components.Schemas.StoredLogEntry].self)

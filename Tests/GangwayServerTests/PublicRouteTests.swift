@@ -38,7 +38,9 @@ struct PublicRouteTests {
             let unknown = try await api.send(.get, "/discovery?email=someone@elsewhere.example")
             #expect(unknown.status == .notFound)
             #expect(unknown.code == "DOMAIN_UNKNOWN")
-            for email in ["no-at-sign", "@airline.example", "a@nodot", "a@bad..example", "a@-x.example"] {
+            for email in [
+                "no-at-sign", "@airline.example", "a@nodot", "a@bad..example", "a@x_y.example", "a%20b@airline.example",
+            ] {
                 let reply = try await api.send(.get, "/discovery?email=\(email)")
                 #expect(reply.status == .badRequest, "\(email)")
                 #expect(reply.code == "INVALID_EMAIL" || reply.code == "INVALID_DOMAIN", "\(email)")

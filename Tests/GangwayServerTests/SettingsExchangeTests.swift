@@ -49,11 +49,11 @@ struct SettingsExchangeTests {
             try api.expectStatus(update, .ok)
             let exchange = try await api.send(.get, "/apps/checks/settings", token: token)
                 .decode(Components.Schemas.SettingsExchange.self).mobileservices.settingsExchange
-            #expect(exchange.passwordPolicy.passwordPolicyMinLength == 12)
-            #expect(exchange.passwordPolicy.passwordPolicyDigitRequired == true)
-            #expect(exchange.passwordPolicy.passwordPolicyRetryLimit == 10)
-            #expect(exchange.sharedDeviceSettings.allowUploadPendingChangesFromPreviousUser == false)
-            #expect(exchange.blockWipingPolicy.wipeDisconnectedPeriod == 30)
+            #expect(exchange.passwordPolicy?.passwordPolicyMinLength == 12)
+            #expect(exchange.passwordPolicy?.passwordPolicyDigitRequired == true)
+            #expect(exchange.passwordPolicy?.passwordPolicyRetryLimit == 10)
+            #expect(exchange.sharedDeviceSettings?.allowUploadPendingChangesFromPreviousUser == false)
+            #expect(exchange.blockWipingPolicy?.wipeDisconnectedPeriod == 30)
             #expect(exchange.consentSettings?.eulaVersion == "2")
         }
     }

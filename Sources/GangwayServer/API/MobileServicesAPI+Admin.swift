@@ -73,7 +73,7 @@ extension MobileServicesAPI {
     }
 
     private static func checkedVersion(_ text: String?) throws(APIError) -> String? {
-        guard let text else { return nil }
+        guard let text, !text.isEmpty else { return nil }
         _ = try AppVersion(text)
         return text
     }

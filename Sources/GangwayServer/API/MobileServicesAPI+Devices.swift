@@ -74,12 +74,13 @@ extension MobileServicesAPI {
         let caller = try await authenticate(appID: input.path.appID)
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         let logSettings = caller.app.settings.logSettings
-        guard logSettings.logEnabled == true else {
+        guard logSettings?.logEnabled == true else {
             throw APIError(.conflict, "LOG_UPLOAD_DISABLED", "Log upload is turned off for this app.")
         }
-        let limit = logSettings.maxEntriesPerUpload ?? 1000
+        let limit = logSettings?.maxEntriesPerUpload ?? 1000
         guard body.entries.count <= limit else {
-            throw APIError.badRequest("At most \(limit) entries per upload.", code: "TOO_MANY_ENTRIES")
+            // The document allows more; this app's settings do not, hence 409 and not 400.
+            throw APIError(.conflict, "TOO_MANY_ENTRIES", "This app takes at most \(limit) entries per upload.")
         }
         let time = now()
         var records: [LogRecord] = []

@@ -37,7 +37,9 @@ struct MobileServicesAPI: APIProtocol {
     func discoverApp(_ input: Operations.DiscoverApp.Input) async throws -> Operations.DiscoverApp.Output {
         let email = input.query.email
         try Validation.length(email, "email", 3...320)
-        guard let at = email.lastIndex(of: "@"), at != email.startIndex else {
+        guard let at = email.lastIndex(of: "@"), at != email.startIndex,
+            !email[..<at].contains(where: { $0 == "@" || $0.isWhitespace })
+        else {
             throw APIError.badRequest("email must be an address such as name@example.com.", code: "INVALID_EMAIL")
         }
         let domain = try Validation.emailDomain(String(email[email.index(after: at)...]))

@@ -2,8 +2,9 @@ import Foundation
 
 /// Checks the constraints the API document states, which the generated code does not.
 enum Validation {
+    /// Lengths count Unicode code points, as JSON Schema's `minLength` and `maxLength` do.
     static func length(_ value: String, _ field: String, _ range: ClosedRange<Int>) throws(APIError) {
-        guard range.contains(value.count) else {
+        guard range.contains(value.unicodeScalars.count) else {
             throw .badRequest(
                 "\(field) must be \(range.lowerBound) to \(range.upperBound) characters long.",
                 code: "INVALID_FIELD"
@@ -26,19 +27,21 @@ enum Validation {
         }
     }
 
-    /// bcrypt reads at most 72 bytes, so longer passwords are refused rather than cut.
     static func newPassword(_ value: String) throws(APIError) {
-        guard value.count >= 8, value.utf8.count <= 72 else {
-            throw .badRequest("password must be 8 characters to 72 bytes long.", code: "INVALID_PASSWORD")
+        guard (8...1024).contains(value.unicodeScalars.count) else {
+            throw .badRequest("password must be 8 to 1024 characters long.", code: "INVALID_PASSWORD")
         }
     }
 
+    /// A domain as the document's pattern states it: two or more dot-separated labels of
+    /// letters, digits and `-`. Returned in lowercase.
     static func emailDomain(_ value: String) throws(APIError) -> String {
         let domain = value.lowercased()
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...253).contains(domain.count), labels.count >= 2,
-            labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 && matches(String($0), extra: "-") })
-        else {
+        let label: (Substring) -> Bool = { label in
+            !label.isEmpty && label.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "-" }
+        }
+        guard domain.unicodeScalars.count <= 320, labels.count >= 2, labels.allSatisfy(label) else {
             throw .badRequest("'\(value.prefix(64))' is not a domain name.", code: "INVALID_DOMAIN")
         }
         return domain

@@ -33,27 +33,34 @@ extension Components.Schemas.AppSettings {
     func merging(_ update: Components.Schemas.AppSettingsUpdate?) -> Self {
         guard let update else { return self }
         var result = self
-        if let policy = update.passwordPolicy { result.passwordPolicy = passwordPolicy.merging(policy) }
+        if let policy = update.passwordPolicy {
+            result.passwordPolicy = (passwordPolicy ?? .init()).merging(policy)
+        }
         if let shared = update.sharedDeviceSettings?.allowUploadPendingChangesFromPreviousUser {
-            result.sharedDeviceSettings.allowUploadPendingChangesFromPreviousUser = shared
+            result.sharedDeviceSettings = .init(allowUploadPendingChangesFromPreviousUser: shared)
         }
         if let block = update.blockWipingPolicy {
-            result.blockWipingPolicy.blockWipeEnabled = block.blockWipeEnabled ?? blockWipingPolicy.blockWipeEnabled
-            result.blockWipingPolicy.blockDisconnectedPeriod =
-                block.blockDisconnectedPeriod ?? blockWipingPolicy.blockDisconnectedPeriod
-            result.blockWipingPolicy.wipeDisconnectedPeriod =
-                block.wipeDisconnectedPeriod ?? blockWipingPolicy.wipeDisconnectedPeriod
+            let current = blockWipingPolicy ?? .init()
+            result.blockWipingPolicy = .init(
+                blockWipeEnabled: block.blockWipeEnabled ?? current.blockWipeEnabled,
+                blockDisconnectedPeriod: block.blockDisconnectedPeriod ?? current.blockDisconnectedPeriod,
+                wipeDisconnectedPeriod: block.wipeDisconnectedPeriod ?? current.wipeDisconnectedPeriod
+            )
         }
         if let logs = update.logSettings {
-            result.logSettings.logEnabled = logs.logEnabled ?? logSettings.logEnabled
-            result.logSettings.logLevel = logs.logLevel ?? logSettings.logLevel
-            result.logSettings.maxEntriesPerUpload = logs.maxEntriesPerUpload ?? logSettings.maxEntriesPerUpload
+            let current = logSettings ?? .init()
+            result.logSettings = .init(
+                logEnabled: logs.logEnabled ?? current.logEnabled,
+                logLevel: logs.logLevel ?? current.logLevel,
+                maxEntriesPerUpload: logs.maxEntriesPerUpload ?? current.maxEntriesPerUpload
+            )
         }
         if let consent = update.consentSettings {
-            var merged = consentSettings
-            merged.eulaVersion = consent.eulaVersion ?? merged.eulaVersion
-            merged.consentVersion = consent.consentVersion ?? merged.consentVersion
-            result.consentSettings = merged
+            let current = consentSettings ?? .init()
+            result.consentSettings = .init(
+                eulaVersion: consent.eulaVersion ?? current.eulaVersion,
+                consentVersion: consent.consentVersion ?? current.consentVersion
+            )
         }
         return result
     }
@@ -61,7 +68,7 @@ extension Components.Schemas.AppSettings {
     /// Checks every value against the ranges the document states and the rules that
     /// must not contradict each other.
     func validated() throws(APIError) -> Self {
-        let policy = passwordPolicy
+        let policy = passwordPolicy ?? .init()
         try check(policy.passwordPolicyMinLength, "passwordPolicyMinLength", 1...256)
         try check(policy.passwordPolicyMinUniqueChars, "passwordPolicyMinUniqueChars", 0...256)
         try check(policy.passwordPolicyRetryLimit, "passwordPolicyRetryLimit", 1...1000)
@@ -84,13 +91,13 @@ extension Components.Schemas.AppSettings {
                 )
             }
         }
-        try check(blockWipingPolicy.blockDisconnectedPeriod, "blockDisconnectedPeriod", 0...3650)
-        try check(blockWipingPolicy.wipeDisconnectedPeriod, "wipeDisconnectedPeriod", 0...3650)
-        try check(logSettings.maxEntriesPerUpload, "maxEntriesPerUpload", 1...10_000)
+        try check(blockWipingPolicy?.blockDisconnectedPeriod, "blockDisconnectedPeriod", 0...3650)
+        try check(blockWipingPolicy?.wipeDisconnectedPeriod, "wipeDisconnectedPeriod", 0...3650)
+        try check(logSettings?.maxEntriesPerUpload, "maxEntriesPerUpload", 1...10_000)
         for (name, value) in [
-            ("eulaVersion", consentSettings.eulaVersion), ("consentVersion", consentSettings.consentVersion),
+            ("eulaVersion", consentSettings?.eulaVersion), ("consentVersion", consentSettings?.consentVersion),
         ] {
-            if let value, value.count > 64 { throw invalid(name, "must be at most 64 characters") }
+            if let value, value.unicodeScalars.count > 64 { throw invalid(name, "must be at most 64 characters") }
         }
         return self
     }

@@ -21,6 +21,9 @@ struct GatewayMiddleware: RouterMiddleware {
     /// The largest body any route accepts: 1 MiB, enough for the biggest log upload.
     static let maximumBodySize = 1 << 20
 
+    /// The routes of the document, to answer 405 for a known path with another method.
+    let routes: RouteTable
+
     func handle(
         _ request: Request,
         context: ServerContext,
@@ -45,8 +48,16 @@ struct GatewayMiddleware: RouterMiddleware {
                 try await next(request, context)
             }
         } catch {
-            let apiError = Self.apiError(for: error, logger: logger)
+            var apiError = Self.apiError(for: error, logger: logger)
+            var allowed: [String]?
+            if apiError.status == .notFound, apiError.code == "NOT_FOUND",
+                let methods = routes.methods(for: request.uri.path)
+            {
+                apiError = APIError(.methodNotAllowed, "METHOD_NOT_ALLOWED", "The route does not take this method.")
+                allowed = methods
+            }
             response = Self.response(for: apiError, requestID: requestID)
+            if let allowed { response.headers[.allow] = allowed.joined(separator: ", ") }
         }
         response.headers[.requestID] = requestID
         let elapsed = ContinuousClock.now - started

@@ -78,8 +78,10 @@ public struct MobileServicesServer: Sendable {
     ///   it can be set once the port is known.
     func router(publicURL: PublicURL) throws -> Router<ServerContext> {
         let router = Router(context: ServerContext.self)
-        router.add(middleware: GatewayMiddleware())
         let document = try APIDocument.json()
+        router.add(
+            middleware: GatewayMiddleware(routes: try RouteTable(document: document, extra: ["/openapi.json": ["get"]]))
+        )
         router.get("/openapi.json") { _, _ in
             Response(
                 status: .ok,
@@ -103,7 +105,7 @@ public struct MobileServicesServer: Sendable {
             logger: logger
         )
         // Compact JSON: pretty printing costs time on every response.
-        try api.registerHandlers(on: router, configuration: .init(jsonEncodingOptions: [.sortedKeys]))
+        try api.registerHandlers(on: router, configuration: .gangway)
         return router
     }
 

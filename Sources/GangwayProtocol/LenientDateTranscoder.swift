@@ -1,0 +1,129 @@
+import Foundation
+import OpenAPIRuntime
+
+/// RFC 3339 date-times, as the document's `format: date-time` allows them: any year from
+/// 0000, fractional seconds or none, `Z` or an offset up to ±23:59, `T` or `t`. Written
+/// in UTC without fractions (`2026-11-22T06:00:00Z`).
+///
+/// Foundation's ISO 8601 parsers refuse some of these (offsets past ±18 hours, a
+/// lowercase `t`), and a client's valid timestamp must not be a 400.
+public struct LenientDateTranscoder: DateTranscoder {
+    public init() {}
+
+    private static let writer = Date.ISO8601FormatStyle()
+
+    public func encode(_ date: Date) throws -> String {
+        Self.writer.format(date)
+    }
+
+    public func decode(_ text: String) throws -> Date {
+        guard let date = Self.parse(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "Not an RFC 3339 date-time."))
+        }
+        return date
+    }
+
+    /// Parses `YYYY-MM-DDThh:mm:ss[.fraction](Z|±hh:mm)`.
+    public static func parse(_ text: String) -> Date? {
+        var scanner = Scanner(Array(text.utf8))
+        guard let year = scanner.number(digits: 4), scanner.skip("-"),
+            let month = scanner.number(digits: 2), scanner.skip("-"),
+            let day = scanner.number(digits: 2), scanner.skip("T") || scanner.skip("t"),
+            let hour = scanner.number(digits: 2), scanner.skip(":"),
+            let minute = scanner.number(digits: 2), scanner.skip(":"),
+            let second = scanner.number(digits: 2)
+        else { return nil }
+        var fraction = 0.0
+        if scanner.skip(".") {
+            guard let digits = scanner.fraction() else { return nil }
+            fraction = digits
+        }
+        var offset = 0
+        if scanner.skip("Z") || scanner.skip("z") {
+            offset = 0
+        } else {
+            let sign: Int
+            if scanner.skip("+") {
+                sign = 1
+            } else if scanner.skip("-") {
+                sign = -1
+            } else {
+                return nil
+            }
+            guard let hours = scanner.number(digits: 2), scanner.skip(":"), let minutes = scanner.number(digits: 2),
+                hours <= 23, minutes <= 59
+            else { return nil }
+            offset = sign * (hours * 3600 + minutes * 60)
+        }
+        guard scanner.atEnd, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            hour <= 23, minute <= 59, second <= 60
+        else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        // A leap second (:60) counts as the last second of its minute.
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + min(second, 59) - offset
+        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        var atEnd: Bool { index == bytes.count }
+
+        mutating func skip(_ character: Unicode.Scalar) -> Bool {
+            guard index < bytes.count, bytes[index] == UInt8(character.value) else { return false }
+            index += 1
+            return true
+        }
+
+        mutating func number(digits: Int) -> Int? {
+            guard index + digits <= bytes.count else { return nil }
+            var value = 0
+            for byte in bytes[index..<index + digits] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            index += digits
+            return value
+        }
+
+        mutating func fraction() -> Double? {
+            var value = 0.0
+            var scale = 0.1
+            let start = index
+            while index < bytes.count, (48...57).contains(bytes[index]) {
+                value += Double(bytes[index] - 48) * scale
+                scale /= 10
+                index += 1
+            }
+            return index > start ? value : nil
+        }
+    }
+}
+
+extension Configuration {
+    /// The configuration both sides of the API use: lenient dates, compact sorted JSON.
+    public static var gangway: Configuration {
+        Configuration(dateTranscoder: LenientDateTranscoder(), jsonEncodingOptions: [.sortedKeys])
+    }
+}
