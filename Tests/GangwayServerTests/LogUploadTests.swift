@@ -10,7 +10,7 @@ struct LogUploadTests {
     static let entries = """
         {"entries": [
           {"time": "2026-11-22T06:00:00Z", "level": "info", "message": "opened checks", "source": "app"},
-          {"time": "2026-11-22T06:01:00Z", "level": "error", "message": "sync failed"}
+          {"time": "2026-11-22T06:01:00.250+02:00", "level": "error", "message": "sync\\u0000failed"}
         ]}
         """
 
@@ -42,7 +42,9 @@ struct LogUploadTests {
             let logs = try await api.admin(.get, "/admin/apps/checks/logs?limit=10").decode(
                 [Components.Schemas.StoredLogEntry].self
             )
-            #expect(logs.map(\.message) == ["sync failed", "opened checks"])
+            #expect(logs.map(\.message) == ["sync\u{FFFD}failed", "opened checks"])
+            // Offsets and fractions are read; dates are written in UTC to the second.
+            #expect(logs.first?.time == Date(timeIntervalSince1970: 1_795_320_060))
             #expect(logs.allSatisfy { $0.userID == "alice" && $0.deviceID == "device-1" })
 
             let tooMany = """

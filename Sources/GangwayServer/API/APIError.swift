@@ -66,8 +66,11 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         )
     }
     static func storage(_ error: StorageError) -> APIError {
-        error.code == .duplicate
-            ? APIError(.conflict, "CONFLICT", "It exists already.")
-            : APIError(.serviceUnavailable, "STORAGE_UNAVAILABLE", "The server's database is not available; try again.")
+        switch error.code {
+        case .duplicate: APIError(.conflict, "CONFLICT", "It exists already.")
+        case .invalidText: APIError(.badRequest, "INVALID_TEXT", "A text holds a character the server cannot store.")
+        case .unavailable, .corrupt:
+            APIError(.serviceUnavailable, "STORAGE_UNAVAILABLE", "The server's database is not available; try again.")
+        }
     }
 }

@@ -17,7 +17,7 @@ extension MobileServicesAPI {
         try requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         try Validation.identifier(body.appID, "appID")
-        try Validation.length(body.name, "name", 1...128)
+        try Validation.text(body.name, "name", 1...128)
         var app = AppRecord(id: body.appID, name: body.name, createdAt: now())
         app.emailDomains = try await checkedDomains(body.emailDomains ?? [], for: app.id)
         app.minimumVersion = try Self.checkedVersion(body.minimumVersion)
@@ -43,7 +43,7 @@ extension MobileServicesAPI {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         var app = try await app(input.path.appID)
         if let name = body.name {
-            try Validation.length(name, "name", 1...128)
+            try Validation.text(name, "name", 1...128)
             app.name = name
         }
         if let domains = body.emailDomains { app.emailDomains = try await checkedDomains(domains, for: app.id) }
@@ -204,7 +204,7 @@ extension MobileServicesAPI {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         try Validation.username(body.username)
         try Validation.newPassword(body.password)
-        if let name = body.displayName { try Validation.length(name, "displayName", 1...128) }
+        if let name = body.displayName { try Validation.text(name, "displayName", 1...128) }
         let username = body.username.lowercased()
         let user = UserRecord(
             username: username,
@@ -232,7 +232,7 @@ extension MobileServicesAPI {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         var user = try await user(input.path.username)
         if let name = body.displayName {
-            try Validation.length(name, "displayName", 1...128)
+            try Validation.text(name, "displayName", 1...128)
             user.displayName = name
         }
         if let password = body.password {
@@ -249,7 +249,9 @@ extension MobileServicesAPI {
     }
 
     private func user(_ username: String) async throws(APIError) -> UserRecord {
-        guard let user = try await perform({ try await storage.user(named: username.lowercased()) }) else {
+        guard !username.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
+            let user = try await perform({ try await storage.user(named: username.lowercased()) })
+        else {
             throw APIError.notFound("USER_NOT_FOUND", "There is no user with this name.")
         }
         return user

@@ -26,9 +26,9 @@ extension MobileServicesAPI {
         guard input.path.deviceID == caller.session.deviceID else {
             throw APIError.badRequest("The session was signed in on another device.", code: "DEVICE_MISMATCH")
         }
-        try Validation.length(body.deviceName, "deviceName", 1...128)
-        try Validation.length(body.platform, "platform", 1...64)
-        try Validation.length(body.appVersion, "appVersion", 1...32)
+        try Validation.text(body.deviceName, "deviceName", 1...128)
+        try Validation.text(body.platform, "platform", 1...64)
+        try Validation.text(body.appVersion, "appVersion", 1...32)
 
         let time = now()
         var device: DeviceRecord
@@ -86,7 +86,7 @@ extension MobileServicesAPI {
         var records: [LogRecord] = []
         for entry in body.entries {
             try Validation.length(entry.message, "message", 0...4096)
-            if let source = entry.source { try Validation.length(source, "source", 0...128) }
+            if let source = entry.source { try Validation.text(source, "source", 0...128) }
             records.append(
                 LogRecord(
                     appID: caller.app.id,
@@ -94,7 +94,8 @@ extension MobileServicesAPI {
                     deviceID: caller.session.deviceID,
                     time: entry.time,
                     level: entry.level.rawValue,
-                    message: entry.message,
+                    // PostgreSQL text cannot hold NUL; a log line loses nothing by the swap.
+                    message: entry.message.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}"),
                     source: entry.source,
                     receivedAt: time
                 )

@@ -96,7 +96,7 @@ struct MobileServicesAPI: APIProtocol {
             return try await body()
         } catch {
             let error = error as? StorageError ?? StorageError(.unavailable, String(describing: type(of: error)))
-            if error.code != .duplicate {
+            if error.code == .unavailable || error.code == .corrupt {
                 logger.error(
                     "storage failed",
                     metadata: ["error": "\(error)", "request": "\(RequestInfo.current.requestID)"]

@@ -12,6 +12,14 @@ enum Validation {
         }
     }
 
+    /// A name or label: a length and no control characters (U+0000–U+001F, U+007F).
+    static func text(_ value: String, _ field: String, _ range: ClosedRange<Int>) throws(APIError) {
+        try length(value, field, range)
+        guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw .badRequest("\(field) must not contain control characters.", code: "INVALID_FIELD")
+        }
+    }
+
     /// An app or device ID: a letter or digit, then letters, digits, `.`, `_` or `-`.
     static func identifier(_ value: String, _ field: String) throws(APIError) {
         try length(value, field, 1...64)

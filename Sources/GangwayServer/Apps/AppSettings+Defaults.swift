@@ -97,7 +97,12 @@ extension Components.Schemas.AppSettings {
         for (name, value) in [
             ("eulaVersion", consentSettings?.eulaVersion), ("consentVersion", consentSettings?.consentVersion),
         ] {
-            if let value, value.unicodeScalars.count > 64 { throw invalid(name, "must be at most 64 characters") }
+            guard let value else { continue }
+            do {
+                try Validation.text(value, name, 0...64)
+            } catch {
+                throw invalid(name, "must be at most 64 characters, without control characters")
+            }
         }
         return self
     }

@@ -42,7 +42,7 @@ public struct MobileServicesServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.now = now
-        let storage = try storage ?? Self.openStorage(configuration)
+        let storage = try storage ?? Self.openStorage(configuration, logger: logger)
         try await storage.migrate()
         self.storage = storage
         let token = try await AdminToken.bootstrap(
@@ -60,9 +60,9 @@ public struct MobileServicesServer: Sendable {
         passwords = PasswordHasher(cost: configuration.bcryptCost)
     }
 
-    static func openStorage(_ configuration: ServerConfiguration) throws -> any ServerStorage {
-        if configuration.postgresURL != nil {
-            throw StorageError(.unavailable, "PostgreSQL storage is not built yet")
+    static func openStorage(_ configuration: ServerConfiguration, logger: Logger) throws -> any ServerStorage {
+        if let url = configuration.postgresURL {
+            return try PostgresStorage(url: url, logger: logger)
         }
         try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
         return try SQLiteStorage(path: configuration.sqlitePath.path)
@@ -137,7 +137,13 @@ public struct MobileServicesServer: Sendable {
     ///
     /// - Parameter onListening: Called with the bound port once the server listens.
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        try await application(onListening: onListening).runService()
+        do {
+            try await application(onListening: onListening).runService()
+        } catch {
+            await storage.close()
+            throw error
+        }
+        await storage.close()
     }
 }
 

@@ -29,6 +29,9 @@ public final class SQLiteStorage: ServerStorage {
         try await run { try migrator.migrate(pool) }
     }
 
+    /// SQLite files close when the storage is released.
+    public func close() async {}
+
     // MARK: Secrets
 
     public func secret(named name: String, orInsert value: Data) async throws(StorageError) -> Data {

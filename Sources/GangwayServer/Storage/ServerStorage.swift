@@ -11,6 +11,9 @@ public protocol ServerStorage: Sendable {
     /// Brings the schema up to date; safe to run from several processes at once.
     func migrate() async throws(StorageError)
 
+    /// Closes the connections; the storage is not used afterwards.
+    func close() async
+
     /// The value stored under `name`, storing `value` first when there is none: the
     /// first process to start decides, the others read its choice.
     func secret(named name: String, orInsert value: Data) async throws(StorageError) -> Data
@@ -64,6 +67,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case unavailable
         /// A stored row could not be read back.
         case corrupt
+        /// The database cannot hold a value it was given (PostgreSQL text and NUL).
+        case invalidText
     }
 
     public var code: Code

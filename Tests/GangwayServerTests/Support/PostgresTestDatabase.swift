@@ -1,8 +1,4 @@
 import Foundation
-import GangwayProtocol
-import GangwayServer
-import GangwayTesting
-import HTTPTypes
 
 /// A fresh, empty PostgreSQL schema per test, in the database `GANGWAY_POSTGRES_URL` names.
 enum PostgresTestDatabase {
@@ -10,6 +6,7 @@ enum PostgresTestDatabase {
         guard let url = ProcessInfo.processInfo.environment["GANGWAY_POSTGRES_URL"] else {
             throw FixtureError("GANGWAY_POSTGRES_URL is not set")
         }
-        return url
+        let schema = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        return url + (url.contains("?") ? "&" : "?") + "schema=\(schema)"
     }
 }

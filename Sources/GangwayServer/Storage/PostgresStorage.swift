@@ -1,0 +1,527 @@
+import Foundation
+import GangwayProtocol
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// ``ServerStorage`` in PostgreSQL through postgres-nio: for several server processes
+/// behind one database.
+///
+/// Every operation is one statement or one transaction, so processes need no
+/// coordination beyond the database; migrations take an advisory lock, so processes
+/// starting together migrate once. The URL may name a schema
+/// (`postgres://user:password@host:5432/db?schema=gangway`); `sslmode=disable` or
+/// `sslmode=require` choose TLS, which is used when the server offers it otherwise.
+public final class PostgresStorage: ServerStorage {
+    public var kind: StorageKind { .postgresql }
+    private let client: PostgresClient
+    private let schema: String
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+
+    /// Connects lazily: the first query opens the first connection.
+    public init(url: String, logger: Logger) throws(StorageError) {
+        guard let components = URLComponents(string: url), let scheme = components.scheme,
+            ["postgres", "postgresql"].contains(scheme), let host = components.host, !host.isEmpty
+        else {
+            throw StorageError(
+                .unavailable,
+                "the PostgreSQL URL must look like postgres://user:password@host:5432/database"
+            )
+        }
+        let query = Dictionary(
+            (components.queryItems ?? []).map { ($0.name, $0.value ?? "") },
+            uniquingKeysWith: { $1 }
+        )
+        let tls: PostgresClient.Configuration.TLS
+        switch query["sslmode"] {
+        case "disable": tls = .disable
+        case "require", "verify-full": tls = .require(.makeClientConfiguration())
+        default: tls = .prefer(.makeClientConfiguration())
+        }
+        let schema = query["schema"] ?? "public"
+        guard schema.unicodeScalars.allSatisfy({ $0.isASCIIAlphanumeric || $0 == "_" }), !schema.isEmpty else {
+            throw StorageError(.unavailable, "the schema name may hold only letters, digits and '_'")
+        }
+        var configuration = PostgresClient.Configuration(
+            host: host,
+            port: components.port ?? 5432,
+            username: components.user ?? "postgres",
+            password: components.password,
+            database: components.path.count > 1 ? String(components.path.dropFirst()) : nil,
+            tls: tls
+        )
+        configuration.options.additionalStartupParameters = [("search_path", schema)]
+        configuration.options.connectTimeout = .seconds(5)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.schema = schema
+        self.logger = logger
+        runner = Task { await client.run() }
+    }
+
+    deinit { runner.cancel() }
+
+    public func close() async {
+        runner.cancel()
+        _ = await runner.value
+    }
+
+    public func migrate() async throws(StorageError) {
+        try await transaction { connection in
+            // One process migrates at a time; the others find the work done.
+            try await connection.query("SELECT pg_advisory_xact_lock(7366837)", logger: self.logger)
+            try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: self.schema)", logger: self.logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS \(unescaped: self.schema).gangway_migrations (name TEXT PRIMARY KEY)",
+                logger: self.logger
+            )
+            let done = try await connection.query(
+                "SELECT 1 FROM \(unescaped: self.schema).gangway_migrations WHERE name = 'v1'",
+                logger: self.logger
+            ).collect()
+            guard done.isEmpty else { return }
+            for statement in ServerSchema.version1(.postgresql) {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+            }
+            try await connection.query(
+                "INSERT INTO \(unescaped: self.schema).gangway_migrations (name) VALUES ('v1')",
+                logger: self.logger
+            )
+        }
+    }
+
+    // MARK: Secrets
+
+    public func secret(named name: String, orInsert value: Data) async throws(StorageError) -> Data {
+        try await run {
+            try await client.query(
+                "INSERT INTO secrets (name, value) VALUES (\(name), \(value)) ON CONFLICT (name) DO NOTHING",
+                logger: logger
+            )
+            guard
+                let row = try await client.query("SELECT value FROM secrets WHERE name = \(name)", logger: logger)
+                    .collect().first
+            else { throw StorageError(.corrupt, "secret \(name) vanished") }
+            return try row.makeRandomAccess()["value"].decode(Data.self)
+        }
+    }
+
+    public func setSecret(named name: String, to value: Data) async throws(StorageError) {
+        try await run {
+            try await client.query(
+                """
+                INSERT INTO secrets (name, value) VALUES (\(name), \(value))
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """,
+                logger: logger
+            )
+        }
+    }
+
+    // MARK: Apps
+
+    public func insertApp(_ app: AppRecord) async throws(StorageError) {
+        let settings = try ServerSchema.encode(app.settings)
+        try await transaction { connection in
+            try await connection.query(
+                """
+                INSERT INTO apps (id, name, minimum_version, settings, created_at)
+                VALUES (\(app.id), \(app.name), \(app.minimumVersion), \(settings), \(app.createdAt.milliseconds))
+                """,
+                logger: self.logger
+            )
+            try await Self.replaceDomains(of: app, on: connection, logger: self.logger)
+        }
+    }
+
+    public func updateApp(_ app: AppRecord) async throws(StorageError) {
+        let settings = try ServerSchema.encode(app.settings)
+        try await transaction { connection in
+            try await connection.query(
+                """
+                UPDATE apps SET name = \(app.name), minimum_version = \(app.minimumVersion), settings = \(settings)
+                WHERE id = \(app.id)
+                """,
+                logger: self.logger
+            )
+            try await Self.replaceDomains(of: app, on: connection, logger: self.logger)
+        }
+    }
+
+    private static func replaceDomains(
+        of app: AppRecord,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        try await connection.query("DELETE FROM app_domains WHERE app_id = \(app.id)", logger: logger)
+        for domain in app.emailDomains {
+            try await connection.query(
+                "INSERT INTO app_domains (domain, app_id) VALUES (\(domain), \(app.id))",
+                logger: logger
+            )
+        }
+    }
+
+    public func app(id: String) async throws(StorageError) -> AppRecord? {
+        try await fetchApps("SELECT id, name, minimum_version, settings, created_at FROM apps WHERE id = \(id)").first
+    }
+
+    public func apps() async throws(StorageError) -> [AppRecord] {
+        try await fetchApps("SELECT id, name, minimum_version, settings, created_at FROM apps ORDER BY id")
+    }
+
+    public func app(forEmailDomain domain: String) async throws(StorageError) -> AppRecord? {
+        try await fetchApps(
+            """
+            SELECT id, name, minimum_version, settings, created_at FROM apps
+            WHERE id = (SELECT app_id FROM app_domains WHERE domain = \(domain))
+            """
+        ).first
+    }
+
+    private func fetchApps(_ query: PostgresQuery) async throws(StorageError) -> [AppRecord] {
+        try await run {
+            var apps: [AppRecord] = []
+            for row in try await client.query(query, logger: logger).collect() {
+                let cells = row.makeRandomAccess()
+                let id = try cells["id"].decode(String.self)
+                var domains: [String] = []
+                for domainRow in try await client.query(
+                    "SELECT domain FROM app_domains WHERE app_id = \(id) ORDER BY domain",
+                    logger: logger
+                ).collect() {
+                    domains.append(try domainRow.makeRandomAccess()["domain"].decode(String.self))
+                }
+                apps.append(
+                    AppRecord(
+                        id: id,
+                        name: try cells["name"].decode(String.self),
+                        emailDomains: domains,
+                        minimumVersion: try cells["minimum_version"].decode(String?.self),
+                        settings: try ServerSchema.decodeSettings(try cells["settings"].decode(String.self)),
+                        createdAt: Date(milliseconds: try cells["created_at"].decode(Int64.self))
+                    )
+                )
+            }
+            return apps
+        }
+    }
+
+    // MARK: Users
+
+    public func insertUser(_ user: UserRecord) async throws(StorageError) {
+        try await run {
+            try await client.query(
+                """
+                INSERT INTO users (username, display_name, password_hash, blocked, created_at)
+                VALUES (\(user.username), \(user.displayName), \(user.passwordHash), \(user.blocked), \(user.createdAt.milliseconds))
+                """,
+                logger: logger
+            )
+        }
+    }
+
+    public func updateUser(_ user: UserRecord) async throws(StorageError) {
+        try await run {
+            try await client.query(
+                """
+                UPDATE users SET display_name = \(user.displayName), password_hash = \(user.passwordHash),
+                    blocked = \(user.blocked) WHERE username = \(user.username)
+                """,
+                logger: logger
+            )
+        }
+    }
+
+    public func user(named username: String) async throws(StorageError) -> UserRecord? {
+        try await fetchUsers(
+            "SELECT username, display_name, password_hash, blocked, created_at FROM users WHERE username = \(username)"
+        ).first
+    }
+
+    public func users() async throws(StorageError) -> [UserRecord] {
+        try await fetchUsers(
+            "SELECT username, display_name, password_hash, blocked, created_at FROM users ORDER BY username"
+        )
+    }
+
+    private func fetchUsers(_ query: PostgresQuery) async throws(StorageError) -> [UserRecord] {
+        try await run {
+            try await client.query(query, logger: logger).collect().map { row in
+                let cells = row.makeRandomAccess()
+                return UserRecord(
+                    username: try cells["username"].decode(String.self),
+                    displayName: try cells["display_name"].decode(String.self),
+                    passwordHash: try cells["password_hash"].decode(String.self),
+                    blocked: try cells["blocked"].decode(Bool.self),
+                    createdAt: Date(milliseconds: try cells["created_at"].decode(Int64.self))
+                )
+            }
+        }
+    }
+
+    // MARK: Sessions
+
+    public func insertSession(_ session: SessionRecord) async throws(StorageError) {
+        try await run {
+            try await client.query(
+                """
+                INSERT INTO sessions (token_hash, app_id, username, device_id, created_at, expires_at, revoked)
+                VALUES (\(session.tokenHash), \(session.appID), \(session.username), \(session.deviceID),
+                    \(session.createdAt.milliseconds), \(session.expiresAt.milliseconds), \(session.revoked))
+                """,
+                logger: logger
+            )
+        }
+    }
+
+    public func session(tokenHash: Data) async throws(StorageError) -> SessionRecord? {
+        try await run {
+            try await client.query(
+                """
+                SELECT token_hash, app_id, username, device_id, created_at, expires_at, revoked
+                FROM sessions WHERE token_hash = \(tokenHash)
+                """,
+                logger: logger
+            ).collect().first.map { row in
+                let cells = row.makeRandomAccess()
+                return SessionRecord(
+                    tokenHash: try cells["token_hash"].decode(Data.self),
+                    appID: try cells["app_id"].decode(String.self),
+                    username: try cells["username"].decode(String.self),
+                    deviceID: try cells["device_id"].decode(String.self),
+                    createdAt: Date(milliseconds: try cells["created_at"].decode(Int64.self)),
+                    expiresAt: Date(milliseconds: try cells["expires_at"].decode(Int64.self)),
+                    revoked: try cells["revoked"].decode(Bool.self)
+                )
+            }
+        }
+    }
+
+    public func revokeSession(tokenHash: Data) async throws(StorageError) {
+        try await run {
+            try await client.query("UPDATE sessions SET revoked = TRUE WHERE token_hash = \(tokenHash)", logger: logger)
+        }
+    }
+
+    public func revokeSessions(username: String, appID: String?, deviceID: String?) async throws(StorageError) {
+        try await run {
+            try await client.query(
+                """
+                UPDATE sessions SET revoked = TRUE
+                WHERE username = \(username) AND (\(appID)::text IS NULL OR app_id = \(appID))
+                    AND (\(deviceID)::text IS NULL OR device_id = \(deviceID))
+                """,
+                logger: logger
+            )
+        }
+    }
+
+    // MARK: Sign-in failures
+
+    public func signInFailures(key: String) async throws(StorageError) -> SignInFailures? {
+        try await run {
+            try await client.query(
+                "SELECT key, count, first_failure_at, blocked_until FROM sign_in_failures WHERE key = \(key)",
+                logger: logger
+            ).collect().first.map { row in
+                let cells = row.makeRandomAccess()
+                return SignInFailures(
+                    key: try cells["key"].decode(String.self),
+                    count: try cells["count"].decode(Int.self),
+                    firstFailureAt: Date(milliseconds: try cells["first_failure_at"].decode(Int64.self)),
+                    blockedUntil: try cells["blocked_until"].decode(Int64?.self).map(Date.init(milliseconds:))
+                )
+            }
+        }
+    }
+
+    public func saveSignInFailures(_ failures: SignInFailures) async throws(StorageError) {
+        try await run {
+            try await client.query(
+                """
+                INSERT INTO sign_in_failures (key, count, first_failure_at, blocked_until)
+                VALUES (\(failures.key), \(failures.count), \(failures.firstFailureAt.milliseconds),
+                    \(failures.blockedUntil?.milliseconds))
+                ON CONFLICT (key) DO UPDATE SET count = excluded.count,
+                    first_failure_at = excluded.first_failure_at, blocked_until = excluded.blocked_until
+                """,
+                logger: logger
+            )
+        }
+    }
+
+    public func clearSignInFailures(key: String) async throws(StorageError) {
+        try await run {
+            try await client.query("DELETE FROM sign_in_failures WHERE key = \(key)", logger: logger)
+        }
+    }
+
+    // MARK: Devices
+
+    private static let deviceColumns = """
+        SELECT registration_id, app_id, username, device_id, device_name, platform, app_version, status,
+            status_changed_at, recovery_secret, registered_at, last_contact_at FROM devices
+        """
+
+    public func device(appID: String, username: String, deviceID: String) async throws(StorageError) -> DeviceRecord? {
+        try await fetchDevices(
+            """
+            \(unescaped: Self.deviceColumns)
+            WHERE app_id = \(appID) AND username = \(username) AND device_id = \(deviceID)
+            """
+        ).first
+    }
+
+    public func device(appID: String, registrationID: String) async throws(StorageError) -> DeviceRecord? {
+        try await fetchDevices(
+            "\(unescaped: Self.deviceColumns) WHERE app_id = \(appID) AND registration_id = \(registrationID)"
+        ).first
+    }
+
+    public func devices(appID: String) async throws(StorageError) -> [DeviceRecord] {
+        try await fetchDevices(
+            "\(unescaped: Self.deviceColumns) WHERE app_id = \(appID) ORDER BY registered_at, registration_id"
+        )
+    }
+
+    public func saveDevice(_ device: DeviceRecord) async throws(StorageError) {
+        try await transaction { connection in
+            try await connection.query(
+                """
+                DELETE FROM devices WHERE app_id = \(device.appID) AND username = \(device.username)
+                    AND device_id = \(device.deviceID) AND registration_id <> \(device.registrationID)
+                """,
+                logger: self.logger
+            )
+            try await connection.query(
+                """
+                INSERT INTO devices (registration_id, app_id, username, device_id, device_name, platform, app_version,
+                    status, status_changed_at, recovery_secret, registered_at, last_contact_at)
+                VALUES (\(device.registrationID), \(device.appID), \(device.username), \(device.deviceID),
+                    \(device.deviceName), \(device.platform), \(device.appVersion), \(device.status.rawValue),
+                    \(device.statusChangedAt.milliseconds), \(device.recoverySecret), \(device.registeredAt.milliseconds),
+                    \(device.lastContactAt?.milliseconds))
+                ON CONFLICT (registration_id) DO UPDATE SET device_name = excluded.device_name,
+                    platform = excluded.platform, app_version = excluded.app_version, status = excluded.status,
+                    status_changed_at = excluded.status_changed_at, recovery_secret = excluded.recovery_secret,
+                    last_contact_at = excluded.last_contact_at
+                """,
+                logger: self.logger
+            )
+        }
+    }
+
+    public func touchDevice(registrationID: String, at date: Date) async throws(StorageError) {
+        try await run {
+            try await client.query(
+                "UPDATE devices SET last_contact_at = \(date.milliseconds) WHERE registration_id = \(registrationID)",
+                logger: logger
+            )
+        }
+    }
+
+    private func fetchDevices(_ query: PostgresQuery) async throws(StorageError) -> [DeviceRecord] {
+        try await run {
+            try await client.query(query, logger: logger).collect().map { row in
+                let cells = row.makeRandomAccess()
+                guard let status = DeviceStatus(rawValue: try cells["status"].decode(String.self)) else {
+                    throw StorageError(.corrupt, "a device registration has an unknown status")
+                }
+                return DeviceRecord(
+                    registrationID: try cells["registration_id"].decode(String.self),
+                    appID: try cells["app_id"].decode(String.self),
+                    username: try cells["username"].decode(String.self),
+                    deviceID: try cells["device_id"].decode(String.self),
+                    deviceName: try cells["device_name"].decode(String.self),
+                    platform: try cells["platform"].decode(String.self),
+                    appVersion: try cells["app_version"].decode(String.self),
+                    status: status,
+                    statusChangedAt: Date(milliseconds: try cells["status_changed_at"].decode(Int64.self)),
+                    recoverySecret: try cells["recovery_secret"].decode(Data.self),
+                    registeredAt: Date(milliseconds: try cells["registered_at"].decode(Int64.self)),
+                    lastContactAt: try cells["last_contact_at"].decode(Int64?.self).map(Date.init(milliseconds:))
+                )
+            }
+        }
+    }
+
+    // MARK: Logs
+
+    public func insertLogs(_ logs: [LogRecord]) async throws(StorageError) {
+        try await transaction { connection in
+            for log in logs {
+                try await connection.query(
+                    """
+                    INSERT INTO logs (app_id, username, device_id, time, level, message, source, received_at)
+                    VALUES (\(log.appID), \(log.username), \(log.deviceID), \(log.time.milliseconds), \(log.level),
+                        \(log.message), \(log.source), \(log.receivedAt.milliseconds))
+                    """,
+                    logger: self.logger
+                )
+            }
+        }
+    }
+
+    public func logs(appID: String, limit: Int) async throws(StorageError) -> [LogRecord] {
+        try await run {
+            try await client.query(
+                """
+                SELECT app_id, username, device_id, time, level, message, source, received_at
+                FROM logs WHERE app_id = \(appID) ORDER BY id DESC LIMIT \(limit)
+                """,
+                logger: logger
+            ).collect().map { row in
+                let cells = row.makeRandomAccess()
+                return LogRecord(
+                    appID: try cells["app_id"].decode(String.self),
+                    username: try cells["username"].decode(String.self),
+                    deviceID: try cells["device_id"].decode(String.self),
+                    time: Date(milliseconds: try cells["time"].decode(Int64.self)),
+                    level: try cells["level"].decode(String.self),
+                    message: try cells["message"].decode(String.self),
+                    source: try cells["source"].decode(String?.self),
+                    receivedAt: Date(milliseconds: try cells["received_at"].decode(Int64.self))
+                )
+            }
+        }
+    }
+
+    // MARK: Running
+
+    private func transaction(_ body: (PostgresConnection) async throws -> Void) async throws(StorageError) {
+        try await run { try await client.withTransaction(logger: logger) { connection in try await body(connection) } }
+    }
+
+    @discardableResult
+    private func run<T>(_ body: () async throws -> T) async throws(StorageError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw Self.storageError(error)
+        }
+    }
+
+    private static func storageError(_ error: any Error) -> StorageError {
+        switch error {
+        case let error as StorageError:
+            return error
+        case let error as PostgresTransactionError:
+            // The statement that failed inside the transaction says why.
+            return storageError(
+                error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
+            )
+        case let error as PSQLError:
+            let state = error.serverInfo?[.sqlState]
+            if state == "23505" { return StorageError(.duplicate, "a row with the same key exists") }
+            if state == "22021" || state == "22P05" {
+                return StorageError(.invalidText, "a text holds a character the database refuses")
+            }
+            // PSQLError's description is generic on purpose; the SQL state says what happened.
+            return StorageError(.unavailable, "PostgreSQL error \(state ?? String(describing: error.code))")
+        default:
+            return StorageError(.unavailable, String(describing: type(of: error)))
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import GangwayTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("gangway serve, run as a process")
+struct ServeCommandEndToEndTests {
+    /// Starts `gangway serve` on a free port and returns it with the port it printed.
+    private func start(dataDirectory: URL, extra: [String] = []) async throws -> (Process, Pipe, Pipe, Int) {
+        let process = Process()
+        process.executableURL = GangwayProcess.executable
+        process.arguments =
+            ["serve", "--port", "0", "--data-dir", dataDirectory.path, "--bcrypt-cost", "4"] + extra
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        var printed = ""
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !printed.contains("listening on"), ContinuousClock.now < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed += String(decoding: chunk, as: UTF8.self)
+        }
+        let port = printed.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
+        #expect(printed.contains("Admin token: new, written to \(dataDirectory.path)/admin-token"))
+        return (process, output, errors, port)
+    }
+
+    @Test("serves /health, keeps the admin token out of its output, and stops cleanly on SIGTERM")
+    func serveAndStop() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-serve")
+        defer { directory.remove() }
+        let (process, output, errors, port) = try await start(dataDirectory: directory.url)
+        #expect(port > 0)
+
+        let (body, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: body, as: UTF8.self).contains("\"sqlite\""))
+
+        process.terminate()  // SIGTERM
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let token = try String(contentsOf: directory.appending("admin-token"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let everything =
+            String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            + String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(!token.isEmpty)
+        #expect(!everything.contains(token))
+    }
+
+    @Test("a bad --postgres URL or bcrypt cost is refused before anything starts")
+    func badOptions() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-serve")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let cost = try runner.run(["serve", "--data-dir", directory.url.path, "--bcrypt-cost", "3"])
+        #expect(cost.status == 64)
+        #expect(cost.standardError.contains("--bcrypt-cost"))
+        let url = try runner.run(["serve", "--data-dir", directory.url.path, "--postgres", "mysql://x"])
+        #expect(url.status == 64)
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("admin-token").path))
+    }
+}
