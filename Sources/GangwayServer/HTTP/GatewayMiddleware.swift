@@ -175,8 +175,7 @@ struct GatewayMiddleware: RouterMiddleware {
                 return names.isEmpty
                     ? " (the body is not valid JSON of the right shape)" : " (at \(names.joined(separator: ".")))"
             }
-            current = (error as? ServerError)?.underlyingError ?? (error as? ClientError)?.underlyingError
-            if current.map({ $0 as AnyObject === error as AnyObject }) == true { break }
+            current = (error as? ServerError)?.underlyingError
         }
         return ""
     }

@@ -42,7 +42,10 @@ public struct MobileServicesServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.now = now
-        let storage = try storage ?? Self.openStorage(configuration, logger: logger)
+        let storage = CachedStorage(
+            try storage ?? Self.openStorage(configuration, logger: logger),
+            lifetime: configuration.cacheLifetime
+        )
         try await storage.migrate()
         self.storage = storage
         let token = try await AdminToken.bootstrap(

@@ -21,6 +21,10 @@ public struct ServerConfiguration: Sendable {
     public var sessionLifetime: Duration
     /// Failed sign-ins allowed per user and address before 429s start.
     public var allowedSignInFailures: Int
+    /// How long a process keeps an app, a session or a device registration it read (see
+    /// ``CachedStorage``): the longest a change made through another process sharing the
+    /// database takes to reach this one. `.zero` turns the cache off.
+    public var cacheLifetime: Duration
 
     public init(
         host: String = "127.0.0.1",
@@ -30,7 +34,8 @@ public struct ServerConfiguration: Sendable {
         publicURL: String? = nil,
         bcryptCost: UInt8 = 12,
         sessionLifetime: Duration = .seconds(12 * 60 * 60),
-        allowedSignInFailures: Int = 5
+        allowedSignInFailures: Int = 5,
+        cacheLifetime: Duration = .seconds(1)
     ) {
         self.host = host
         self.port = port
@@ -40,6 +45,7 @@ public struct ServerConfiguration: Sendable {
         self.bcryptCost = bcryptCost
         self.sessionLifetime = sessionLifetime
         self.allowedSignInFailures = allowedSignInFailures
+        self.cacheLifetime = cacheLifetime
     }
 
     /// The SQLite file in the data directory.

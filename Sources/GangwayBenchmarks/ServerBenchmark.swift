@@ -1,0 +1,262 @@
+import ArgumentParser
+import Foundation
+import GangwayServer
+import Hummingbird
+import Logging
+import NIOCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `gangway-benchmark server`: the settings route under load, against a bare Hummingbird
+/// route serving the same bytes in the same process and run, and sign-in latency at the
+/// chosen bcrypt cost. The load comes from `wrk` (Debian package `wrk`) in another
+/// process, over loopback.
+struct ServerBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "server",
+        abstract: "Benchmark the settings route against a bare route, and sign-in; prints name: value lines."
+    )
+
+    @Option(help: "Concurrent connections wrk keeps open.")
+    var connections = 50
+
+    @Option(help: "Seconds of load per measurement (after one second of warm-up).")
+    var seconds = 10
+
+    @Option(help: "Rounds: bare and settings alternate this many times; the medians are reported.")
+    var rounds = 3
+
+    @Option(name: .customLong("bcrypt-cost"), help: "bcrypt cost for the sign-in measurement.")
+    var bcryptCost: UInt8 = 12
+
+    @Option(help: "Sign-ins to time.")
+    var signIns = 15
+
+    @Option(name: .customLong("cache-ms"), help: "How long the server keeps what it read (its cache lifetime), in ms.")
+    var cacheMilliseconds = 1000
+
+    func run() async throws {
+        guard
+            let wrk = ["/usr/bin/wrk", "/usr/local/bin/wrk"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
+        else {
+            throw ValidationError("wrk is not installed (Debian: apt-get install wrk)")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gangway-bench-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var logger = Logger(label: "gangway.benchmark")
+        logger.logLevel = .error
+        let server = try await MobileServicesServer(
+            configuration: ServerConfiguration(
+                port: 0,
+                dataDirectory: directory,
+                bcryptCost: bcryptCost,
+                cacheLifetime: .milliseconds(cacheMilliseconds)
+            ),
+            logger: logger
+        )
+        let ports = PortBox()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let gangway = try server.application { port in await ports.set(\.gangway, port) }
+            group.addTask { try await gangway.run() }
+            let serverPort = try await ports.wait(\.gangway)
+            let base = "http://127.0.0.1:\(serverPort)"
+            let token = try String(contentsOf: server.configuration.adminTokenPath, encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let session = try await Self.seed(base: base, adminToken: token)
+            let settingsURL = "\(base)/apps/checks/settings"
+            let body = try await Self.get(settingsURL, token: session)
+
+            // The baseline: Hummingbird serving the same bytes, no middleware, no database.
+            let router = Router()
+            router.get("/bare") { _, _ in
+                Response(
+                    status: .ok,
+                    headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: body))
+                )
+            }
+            let bare = Application(
+                router: router,
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: { channel in await ports.set(\.bare, channel.localAddress?.port ?? 0) },
+                logger: logger
+            )
+            group.addTask { try await bare.run() }
+            let bareURL = "http://127.0.0.1:\(try await ports.wait(\.bare))/bare"
+
+            print("server.config.connections: \(connections)")
+            print("server.config.seconds: \(seconds)")
+            print("server.config.bcrypt_cost: \(bcryptCost)")
+            print("server.config.storage: sqlite")
+            print("server.config.cache_ms: \(cacheMilliseconds)")
+            print("server.config.body_bytes: \(body.count)")
+            var bareRuns: [Load] = []
+            var settingsRuns: [Load] = []
+            for _ in 0..<max(1, rounds) {
+                bareRuns.append(
+                    try Self.load(wrk: wrk, url: bareURL, token: nil, connections: connections, seconds: seconds)
+                )
+                settingsRuns.append(
+                    try Self.load(
+                        wrk: wrk,
+                        url: settingsURL,
+                        token: session,
+                        connections: connections,
+                        seconds: seconds
+                    )
+                )
+            }
+            let bareRPS = median(bareRuns.map(\.requestsPerSecond))
+            let settingsRPS = median(settingsRuns.map(\.requestsPerSecond))
+            Measure.report("server.bare.rps", bareRPS, digits: 0)
+            Measure.report("server.bare.p99_ms", median(bareRuns.map(\.p99Milliseconds)))
+            Measure.report("server.settings.rps", settingsRPS, digits: 0)
+            Measure.report("server.settings.p99_ms", median(settingsRuns.map(\.p99Milliseconds)))
+            Measure.report("server.settings.ratio_to_bare", settingsRPS / bareRPS)
+            Measure.report("server.settings.non2xx", Double(settingsRuns.map(\.errors).reduce(0, +)), digits: 0)
+
+            var signIns: [Double] = []
+            for _ in 0..<max(3, self.signIns) {
+                let started = ContinuousClock.now
+                _ = try await Self.signIn(base: base)
+                signIns.append(Measure.milliseconds(ContinuousClock.now - started))
+            }
+            Measure.report("server.sign_in.median_ms", median(signIns))
+            Measure.report("server.sign_in.max_ms", signIns.max() ?? 0)
+            group.cancelAll()
+        }
+    }
+
+    struct Load {
+        var requestsPerSecond: Double
+        var p99Milliseconds: Double
+        var errors: Int
+    }
+
+    /// Runs wrk: a one-second warm-up, then the measurement.
+    static func load(wrk: String, url: String, token: String?, connections: Int, seconds: Int) throws -> Load {
+        var arguments = ["-t2", "-c\(connections)", "--latency"]
+        if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
+        _ = try runProcess(wrk, arguments + ["-d1s", url])
+        let output = try runProcess(wrk, arguments + ["-d\(seconds)s", url])
+        guard let rps = number(after: "Requests/sec:", in: output),
+            let p99Line = output.split(separator: "\n").first(where: {
+                $0.trimmingCharacters(in: .whitespaces).hasPrefix("99%")
+            })
+        else { throw ValidationError("cannot read wrk's output:\n\(output)") }
+        let p99 = milliseconds(String(p99Line.split(separator: " ", omittingEmptySubsequences: true).last ?? ""))
+        let errors = Int(number(after: "Non-2xx or 3xx responses:", in: output) ?? 0)
+        return Load(requestsPerSecond: rps, p99Milliseconds: p99, errors: errors)
+    }
+
+    private static func number(after label: String, in text: String) -> Double? {
+        guard let range = text.range(of: label) else { return nil }
+        return Double(text[range.upperBound...].prefix { $0 != "\n" }.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// wrk prints latencies as `850.00us`, `4.12ms` or `1.20s`.
+    private static func milliseconds(_ text: String) -> Double {
+        for (suffix, scale) in [("us", 0.001), ("ms", 1.0), ("s", 1000.0)] where text.hasSuffix(suffix) {
+            return (Double(text.dropLast(suffix.count)) ?? .nan) * scale
+        }
+        return .nan
+    }
+
+    private static func runProcess(_ executable: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    // MARK: Seeding over HTTP
+
+    static func seed(base: String, adminToken: String) async throws -> String {
+        _ = try await send(
+            "POST",
+            "\(base)/admin/apps",
+            token: adminToken,
+            body: #"{"appID": "checks", "name": "Ground checks", "emailDomains": ["airline.example"]}"#
+        )
+        _ = try await send(
+            "POST",
+            "\(base)/admin/users",
+            token: adminToken,
+            body: #"{"username": "alice", "password": "alice-password"}"#
+        )
+        let session = try await signIn(base: base)
+        _ = try await send(
+            "PUT",
+            "\(base)/apps/checks/devices/bench-device",
+            token: session,
+            body: #"{"deviceName": "bench", "platform": "linux", "appVersion": "1.0.0"}"#
+        )
+        return session
+    }
+
+    static func signIn(base: String) async throws -> String {
+        let data = try await send(
+            "POST",
+            "\(base)/apps/checks/sessions",
+            token: nil,
+            body: #"{"username": "alice", "password": "alice-password", "deviceID": "bench-device"}"#
+        )
+        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let token = object["token"] as? String
+        else { throw ValidationError("sign-in returned no token") }
+        return token
+    }
+
+    static func get(_ url: String, token: String) async throws -> Data {
+        try await send("GET", url, token: token, body: nil)
+    }
+
+    private static func send(_ method: String, _ url: String, token: String?, body: String?) async throws -> Data {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        guard let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) else {
+            throw ValidationError("\(method) \(url) failed: \(String(decoding: data, as: UTF8.self))")
+        }
+        return data
+    }
+
+    private func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+    }
+}
+
+/// The ports the two servers bound, awaited by the benchmark.
+actor PortBox {
+    struct Ports {
+        var gangway: Int?
+        var bare: Int?
+    }
+
+    private var ports = Ports()
+
+    func set(_ key: WritableKeyPath<Ports, Int?>, _ port: Int) { ports[keyPath: key] = port }
+
+    func wait(_ key: KeyPath<Ports, Int?>) async throws -> Int {
+        for _ in 0..<300 {
+            if let port = ports[keyPath: key] { return port }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw ValidationError("a server did not start")
+    }
+}

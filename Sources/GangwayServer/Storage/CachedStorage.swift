@@ -1,0 +1,171 @@
+import Foundation
+import Synchronization
+
+/// Keeps the reads every device request makes (the app, the session, the device
+/// registration) in memory for a short time, in front of any ``ServerStorage``.
+///
+/// A write through this process drops what it changes at once. A write by another
+/// process sharing the database is seen when the entry expires: with the default of one
+/// second, a token revoked, a device locked or a policy changed on one process takes
+/// effect on the others within a second.
+public final class CachedStorage: ServerStorage {
+    private let base: any ServerStorage
+    private let lifetime: Duration
+    private let clock = ContinuousClock()
+    private let state = Mutex(Entries())
+    /// Entries kept per kind before the cache starts over; bounds memory under load.
+    private let capacity: Int
+
+    private struct Entries {
+        var apps: [String: Entry<AppRecord?>] = [:]
+        var sessions: [Data: Entry<SessionRecord?>] = [:]
+        var devices: [DeviceKey: Entry<DeviceRecord?>] = [:]
+    }
+
+    private struct Entry<Value> {
+        var value: Value
+        var expires: ContinuousClock.Instant
+    }
+
+    private struct DeviceKey: Hashable {
+        var appID: String
+        var username: String
+        var deviceID: String
+    }
+
+    public init(_ base: any ServerStorage, lifetime: Duration = .seconds(1), capacity: Int = 10_000) {
+        self.base = base
+        self.lifetime = lifetime
+        self.capacity = capacity
+    }
+
+    public var kind: StorageKind { base.kind }
+    public func migrate() async throws(StorageError) { try await base.migrate() }
+    public func close() async { await base.close() }
+
+    // MARK: Cached reads
+
+    public func app(id: String) async throws(StorageError) -> AppRecord? {
+        if let hit = state.withLock({ fresh($0.apps[id]) }) { return hit }
+        let app = try await base.app(id: id)
+        remember { $0.apps[id] = Entry(value: app, expires: $1) }
+        return app
+    }
+
+    public func session(tokenHash: Data) async throws(StorageError) -> SessionRecord? {
+        if let hit = state.withLock({ fresh($0.sessions[tokenHash]) }) { return hit }
+        let session = try await base.session(tokenHash: tokenHash)
+        remember { $0.sessions[tokenHash] = Entry(value: session, expires: $1) }
+        return session
+    }
+
+    public func device(appID: String, username: String, deviceID: String) async throws(StorageError) -> DeviceRecord? {
+        let key = DeviceKey(appID: appID, username: username, deviceID: deviceID)
+        if let hit = state.withLock({ fresh($0.devices[key]) }) { return hit }
+        let device = try await base.device(appID: appID, username: username, deviceID: deviceID)
+        remember { $0.devices[key] = Entry(value: device, expires: $1) }
+        return device
+    }
+
+    /// The cached value (itself possibly `nil`: "no such row"), or `nil` when not cached.
+    private func fresh<Value>(_ entry: Entry<Value>?) -> Value? {
+        guard let entry, entry.expires > clock.now else { return nil }
+        return .some(entry.value)
+    }
+
+    private func remember(_ store: (inout Entries, ContinuousClock.Instant) -> Void) {
+        let expires = clock.now.advanced(by: lifetime)
+        state.withLock { entries in
+            if entries.apps.count >= capacity { entries.apps.removeAll(keepingCapacity: true) }
+            if entries.sessions.count >= capacity { entries.sessions.removeAll(keepingCapacity: true) }
+            if entries.devices.count >= capacity { entries.devices.removeAll(keepingCapacity: true) }
+            store(&entries, expires)
+        }
+    }
+
+    // MARK: Writes that drop what they change
+
+    public func insertApp(_ app: AppRecord) async throws(StorageError) {
+        defer { state.withLock { _ = $0.apps.removeValue(forKey: app.id) } }
+        try await base.insertApp(app)
+    }
+
+    public func updateApp(_ app: AppRecord) async throws(StorageError) {
+        defer { state.withLock { _ = $0.apps.removeValue(forKey: app.id) } }
+        try await base.updateApp(app)
+    }
+
+    public func insertSession(_ session: SessionRecord) async throws(StorageError) {
+        defer { state.withLock { _ = $0.sessions.removeValue(forKey: session.tokenHash) } }
+        try await base.insertSession(session)
+    }
+
+    public func revokeSession(tokenHash: Data) async throws(StorageError) {
+        defer { state.withLock { _ = $0.sessions.removeValue(forKey: tokenHash) } }
+        try await base.revokeSession(tokenHash: tokenHash)
+    }
+
+    public func revokeSessions(username: String, appID: String?, deviceID: String?) async throws(StorageError) {
+        // The cache is keyed by token hash; drop every session rather than miss one.
+        defer { state.withLock { $0.sessions.removeAll() } }
+        try await base.revokeSessions(username: username, appID: appID, deviceID: deviceID)
+    }
+
+    public func saveDevice(_ device: DeviceRecord) async throws(StorageError) {
+        defer { state.withLock { $0.devices.removeAll() } }
+        try await base.saveDevice(device)
+    }
+
+    public func touchDevice(registrationID: String, at date: Date) async throws(StorageError) {
+        defer { state.withLock { $0.devices.removeAll() } }
+        try await base.touchDevice(registrationID: registrationID, at: date)
+    }
+
+    // MARK: Passed through
+
+    public func secret(named name: String, orInsert value: Data) async throws(StorageError) -> Data {
+        try await base.secret(named: name, orInsert: value)
+    }
+
+    public func setSecret(named name: String, to value: Data) async throws(StorageError) {
+        try await base.setSecret(named: name, to: value)
+    }
+
+    public func apps() async throws(StorageError) -> [AppRecord] { try await base.apps() }
+
+    public func app(forEmailDomain domain: String) async throws(StorageError) -> AppRecord? {
+        try await base.app(forEmailDomain: domain)
+    }
+
+    public func insertUser(_ user: UserRecord) async throws(StorageError) { try await base.insertUser(user) }
+    public func user(named username: String) async throws(StorageError) -> UserRecord? {
+        try await base.user(named: username)
+    }
+    public func users() async throws(StorageError) -> [UserRecord] { try await base.users() }
+    public func updateUser(_ user: UserRecord) async throws(StorageError) { try await base.updateUser(user) }
+
+    public func signInFailures(key: String) async throws(StorageError) -> SignInFailures? {
+        try await base.signInFailures(key: key)
+    }
+
+    public func saveSignInFailures(_ failures: SignInFailures) async throws(StorageError) {
+        try await base.saveSignInFailures(failures)
+    }
+
+    public func clearSignInFailures(key: String) async throws(StorageError) {
+        try await base.clearSignInFailures(key: key)
+    }
+
+    public func device(appID: String, registrationID: String) async throws(StorageError) -> DeviceRecord? {
+        try await base.device(appID: appID, registrationID: registrationID)
+    }
+
+    public func devices(appID: String) async throws(StorageError) -> [DeviceRecord] {
+        try await base.devices(appID: appID)
+    }
+    public func insertLogs(_ logs: [LogRecord]) async throws(StorageError) { try await base.insertLogs(logs) }
+
+    public func logs(appID: String, limit: Int) async throws(StorageError) -> [LogRecord] {
+        try await base.logs(appID: appID, limit: limit)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import GangwayProtocol
+import GangwayServer
+import GangwayTesting
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+@Suite("Several server processes on one database")
+struct SharedDatabaseTests {
+    /// A second server over the fixture's database, as a second process would be.
+    private func second(_ fixture: ServerFixture, cacheLifetime: Duration) async throws -> MobileServicesServer {
+        var configuration = fixture.server.configuration
+        configuration.cacheLifetime = cacheLifetime
+        return try await MobileServicesServer(
+            configuration: configuration,
+            logger: fixture.logs.logger,
+            now: fixture.clock.now
+        )
+    }
+
+    @Test(
+        "a sign-out, a lock and a policy change on one reach the other once its cache expires",
+        arguments: Backend.available
+    )
+    func changesReachOtherProcesses(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        let uncached = try await second(fixture, cacheLifetime: .zero)
+        let cached = try await second(fixture, cacheLifetime: .seconds(3600))
+        #expect(uncached.activationPublicKeyPEM == fixture.server.activationPublicKeyPEM)
+        #expect(uncached.adminToken == .existing(path: fixture.server.configuration.adminTokenPath.path))
+
+        try await fixture.runSeeded { api in
+            let token = try await api.signIn("alice")
+            _ = try await api.register(token: token)
+            try await uncached.application().test(.live) { (client: any TestClientProtocol) async throws in
+                let other = API(client: client, fixture: fixture)
+                try await cached.application().test(.live) { (client: any TestClientProtocol) async throws in
+                    let stale = API(client: client, fixture: fixture)
+                    // Both see the session, and the stale one now holds it in its cache.
+                    #expect(try await other.send(.get, "/apps/checks/settings", token: token).status == .ok)
+                    #expect(try await stale.send(.get, "/apps/checks/settings", token: token).status == .ok)
+
+                    try api.expectStatus(
+                        try await api.admin(
+                            .patch,
+                            "/admin/apps/checks",
+                            json: #"{"settings": {"passwordPolicy": {"passwordPolicyMinLength": 11}}}"#
+                        ),
+                        .ok
+                    )
+                    let policy = try await other.send(.get, "/apps/checks/settings", token: token)
+                        .decode(Components.Schemas.SettingsExchange.self).mobileservices.settingsExchange.passwordPolicy
+                    #expect(policy?.passwordPolicyMinLength == 11)
+
+                    #expect(
+                        try await api.send(.delete, "/apps/checks/sessions/current", token: token).status == .noContent
+                    )
+                    #expect(try await other.send(.get, "/apps/checks/settings", token: token).status == .unauthorized)
+                    // Within its cache lifetime the other process still honours the token: the
+                    // documented bound on how stale a process may be.
+                    #expect(try await stale.send(.get, "/apps/checks/settings", token: token).status == .ok)
+                }
+            }
+        }
+    }
+}
