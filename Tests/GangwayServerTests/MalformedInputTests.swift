@@ -120,6 +120,13 @@ struct MalformedInputTests {
             status: .badRequest
         ),
         Case(
+            name: "an empty log level",
+            method: .patch,
+            path: "/admin/apps/checks",
+            body: #"{"settings": {"logSettings": {"logLevel": ""}}}"#,
+            status: .badRequest
+        ),
+        Case(
             name: "an unknown enum value",
             method: .patch,
             path: "/admin/apps/checks",

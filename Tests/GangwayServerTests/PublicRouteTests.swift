@@ -94,6 +94,7 @@ struct PublicRouteTests {
             )
             for (version, active) in [
                 ("1.9.9", false), ("1.10", true), ("1.10.0", true), ("2.0.0", true), ("1.2", false),
+                ("123456789.123456789.123456789.123456789", true),
             ] {
                 let status = try await api.send(.get, "/apps/checks/version-check?version=\(version)")
                     .decode(Components.Schemas.VersionStatus.self)

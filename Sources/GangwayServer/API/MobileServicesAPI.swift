@@ -56,7 +56,7 @@ struct MobileServicesAPI: APIProtocol {
 
     func checkVersion(_ input: Operations.CheckVersion.Input) async throws -> Operations.CheckVersion.Output {
         let text = input.query.version
-        try Validation.length(text, "version", 1...32)
+        try Validation.length(text, "version", 1...49)
         let version = try AppVersion(text)
         let app = try await app(input.path.appID)
         guard let minimum = app.minimumVersion else {

@@ -94,6 +94,11 @@ extension Components.Schemas.AppSettings {
         try check(blockWipingPolicy?.blockDisconnectedPeriod, "blockDisconnectedPeriod", 0...3650)
         try check(blockWipingPolicy?.wipeDisconnectedPeriod, "wipeDisconnectedPeriod", 0...3650)
         try check(logSettings?.maxEntriesPerUpload, "maxEntriesPerUpload", 1...10_000)
+        // The generator turns the document's `null` level into an empty-string case; a
+        // JSON null never reaches it, so an empty string is a value outside the enum.
+        if logSettings?.logLevel == ._empty_ {
+            throw invalid("logLevel", "must be one of the levels the document lists")
+        }
         for (name, value) in [
             ("eulaVersion", consentSettings?.eulaVersion), ("consentVersion", consentSettings?.consentVersion),
         ] {
