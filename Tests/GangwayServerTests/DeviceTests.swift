@@ -42,7 +42,7 @@ struct DeviceTests {
                 token: token,
                 json: #"{"deviceName": "x", "platform": "linux", "appVersion": "1.0"}"#
             )
-            #expect(reply.status == .badRequest)
+            #expect(reply.status == .forbidden)
             #expect(reply.code == "DEVICE_MISMATCH")
         }
     }

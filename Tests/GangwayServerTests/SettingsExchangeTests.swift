@@ -64,7 +64,6 @@ struct SettingsExchangeTests {
             #"{"passwordPolicy": {"passwordPolicyMinLength": 0}}"#,
             #"{"passwordPolicy": {"passwordPolicyRetryLimit": 0}}"#,
             #"{"passwordPolicy": {"passwordPolicyLockTimeout": -1}}"#,
-            #"{"passwordPolicy": {"passwordPolicyIsDigitsOnly": true, "passwordPolicyUpperRequired": true}}"#,
             #"{"passwordPolicy": {"passwordPolicyHistorySize": 101}}"#,
             #"{"blockWipingPolicy": {"wipeDisconnectedPeriod": 5000}}"#,
             #"{"logSettings": {"maxEntriesPerUpload": 0}}"#,
@@ -76,6 +75,23 @@ struct SettingsExchangeTests {
             let reply = try await api.admin(.patch, "/admin/apps/checks", json: #"{"settings": \#(settings)}"#)
             #expect(reply.status == .badRequest)
             #expect(reply.code == "INVALID_SETTING")
+            #expect(try await api.admin(.get, "/admin/apps/checks").body == before)
+        }
+    }
+
+    @Test(
+        "settings that contradict each other are 409 CONFLICTING_SETTINGS and change nothing",
+        arguments: [
+            #"{"passwordPolicy": {"passwordPolicyIsDigitsOnly": true, "passwordPolicyUpperRequired": true}}"#,
+            #"{"passwordPolicy": {"passwordPolicyIsDigitsOnly": true, "passwordPolicyMinUniqueChars": 11}}"#,
+        ]
+    )
+    func contradictory(settings: String) async throws {
+        try await ServerFixture().runSeeded { api in
+            let before = try await api.admin(.get, "/admin/apps/checks").body
+            let reply = try await api.admin(.patch, "/admin/apps/checks", json: #"{"settings": \#(settings)}"#)
+            #expect(reply.status == .conflict)
+            #expect(reply.code == "CONFLICTING_SETTINGS")
             #expect(try await api.admin(.get, "/admin/apps/checks").body == before)
         }
     }

@@ -24,7 +24,7 @@ extension MobileServicesAPI {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         try Validation.identifier(input.path.deviceID, "deviceID")
         guard input.path.deviceID == caller.session.deviceID else {
-            throw APIError.badRequest("The session was signed in on another device.", code: "DEVICE_MISMATCH")
+            throw APIError(.forbidden, "DEVICE_MISMATCH", "The session was signed in on another device.")
         }
         try Validation.text(body.deviceName, "deviceName", 1...128)
         try Validation.text(body.platform, "platform", 1...64)

@@ -1,4 +1,5 @@
 import GangwayProtocol
+import HTTPTypes
 
 extension Components.Schemas.AppSettings {
     /// What a new app starts with: an 8-character passcode, 10 tries, a 5-minute lock
@@ -79,16 +80,10 @@ extension Components.Schemas.AppSettings {
             if policy.passwordPolicyUpperRequired == true || policy.passwordPolicyLowerRequired == true
                 || policy.passwordPolicySpecialRequired == true
             {
-                throw invalid(
-                    "passwordPolicyIsDigitsOnly",
-                    "a digits-only passcode cannot require letters or special characters"
-                )
+                throw conflicting("a digits-only passcode cannot require letters or special characters")
             }
             if (policy.passwordPolicyMinUniqueChars ?? 0) > 10 {
-                throw invalid(
-                    "passwordPolicyMinUniqueChars",
-                    "a digits-only passcode has at most 10 different characters"
-                )
+                throw conflicting("a digits-only passcode has at most 10 different characters")
             }
         }
         try check(blockWipingPolicy?.blockDisconnectedPeriod, "blockDisconnectedPeriod", 0...3650)
@@ -116,6 +111,12 @@ extension Components.Schemas.AppSettings {
         if let value, !range.contains(value) {
             throw invalid(key, "must be between \(range.lowerBound) and \(range.upperBound)")
         }
+    }
+
+    /// Rules that contradict each other, in the request or with what the app has: each
+    /// value is valid alone, so this is a conflict (409), not a malformed request.
+    private func conflicting(_ reason: String) -> APIError {
+        APIError(.conflict, "CONFLICTING_SETTINGS", "The settings contradict each other: \(reason).")
     }
 
     private func invalid(_ key: String, _ reason: String) -> APIError {
