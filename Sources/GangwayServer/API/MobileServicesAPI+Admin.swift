@@ -249,7 +249,7 @@ extension MobileServicesAPI {
     }
 
     private func user(_ username: String) async throws(APIError) -> UserRecord {
-        guard !username.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
+        guard !Validation.hasControlCharacters(username),
             let user = try await perform({ try await storage.user(named: username.lowercased()) })
         else {
             throw APIError.notFound("USER_NOT_FOUND", "There is no user with this name.")

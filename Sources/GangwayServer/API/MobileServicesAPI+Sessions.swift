@@ -16,7 +16,7 @@ extension MobileServicesAPI {
         let throttleKey = SignInThrottle.key(username: username, address: RequestInfo.current.address)
         try await throttle.check(throttleKey)
         // A name with control characters cannot exist; do not ask the database.
-        let plausible = !username.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+        let plausible = !Validation.hasControlCharacters(username)
         let user = plausible ? try await perform { try await storage.user(named: username) } : nil
         // Unknown users cost the same bcrypt check, so timing does not reveal who exists.
         let matches = try await passwords.verify(

@@ -15,9 +15,15 @@ enum Validation {
     /// A name or label: a length and no control characters (U+0000–U+001F, U+007F).
     static func text(_ value: String, _ field: String, _ range: ClosedRange<Int>) throws(APIError) {
         try length(value, field, range)
-        guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+        guard !hasControlCharacters(value) else {
             throw .badRequest("\(field) must not contain control characters.", code: "INVALID_FIELD")
         }
+    }
+
+    /// Whether `value` holds a control character (U+0000–U+001F, U+007F): never in a
+    /// name the server stores, so such a name needs no lookup.
+    static func hasControlCharacters(_ value: String) -> Bool {
+        value.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
     }
 
     /// An app or device ID: a letter or digit, then letters, digits, `.`, `_` or `-`.
