@@ -151,6 +151,19 @@ struct MalformedInputTests {
         }
     }
 
+    @Test("a known path with another method is 405 with Allow")
+    func wrongMethod() async throws {
+        try await ServerFixture().run { api in
+            let reply = try await api.send(.get, "/apps/checks/sessions")
+            #expect(reply.status == .methodNotAllowed)
+            #expect(reply.code == "METHOD_NOT_ALLOWED")
+            #expect(reply.headers[.allow] == "POST")
+            let admin = try await api.send(.delete, "/admin/apps/anything")
+            #expect(admin.headers[.allow] == "GET, PATCH")
+            #expect(try await api.send(.delete, "/no/such/path").status == .notFound)
+        }
+    }
+
     @Test("a caller's plain request ID is echoed; anything else is replaced")
     func requestID() async throws {
         try await ServerFixture().run { api in

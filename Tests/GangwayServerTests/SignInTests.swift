@@ -133,4 +133,19 @@ struct SignInTests {
             #expect(try await api.send(.get, "/apps/other/settings", token: token).status == .unauthorized)
         }
     }
+
+    @Test("every character of a long password counts, past bcrypt's 72 bytes")
+    func longPassword() async throws {
+        try await ServerFixture().runSeeded { api in
+            let long = String(repeating: "p", count: 100)
+            let created = try await api.admin(
+                .post,
+                "/admin/users",
+                json: #"{"username": "carol", "password": "\#(long)1"}"#
+            )
+            try api.expectStatus(created, .created)
+            #expect(try await api.signInReply("carol", password: long + "2").status == .unauthorized)
+            #expect(try await api.signInReply("carol", password: long + "1").status == .created)
+        }
+    }
 }
