@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "GangwayFlows", targets: ["GangwayFlows"]),
         .library(name: "GangwayTesting", targets: ["GangwayTesting"]),
         .library(name: "GangwayProtocol", targets: ["GangwayProtocol"]),
+        .library(name: "GangwayServices", targets: ["GangwayServices"]),
         .library(name: "GangwayServer", targets: ["GangwayServer"]),
         .executable(name: "gangway", targets: ["gangway"]),
         .executable(name: "gangway-benchmark", targets: ["GangwayBenchmarks"]),
@@ -31,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
     ],
     targets: [
@@ -73,6 +75,22 @@ let package = Package(
             name: "GangwayProtocol",
             dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
             resources: [.copy("openapi.json")],
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        .target(
+            name: "GangwayServices",
+            dependencies: [
+                "GangwayStore",
+                "GangwayScreens",
+                "GangwayFlows",
+                "GangwayProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            ],
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
@@ -162,6 +180,25 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GangwayServicesTests",
+            dependencies: [
+                "GangwayServices",
+                "GangwayServer",
+                "GangwayProtocol",
+                "GangwayFlows",
+                "GangwayScreens",
+                "GangwayStore",
+                "GangwayTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             swiftSettings: swiftSettings
         ),

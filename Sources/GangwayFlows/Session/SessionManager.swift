@@ -101,7 +101,8 @@ public actor SessionManager {
     /// on a shared device), or onboards a new one.
     ///
     /// A restore whose passcode reached the retry limit erased the user's store (or that
-    /// finds the store gone): the user is forgotten and onboarding starts. "Forgot passcode" runs the reset-passcode flow.
+    /// finds the store gone), or that failed with a ``UserDataWipeError`` (the server
+    /// wiped the device): the user is erased and forgotten, and onboarding starts. "Forgot passcode" runs the reset-passcode flow.
     @discardableResult
     public func open() async throws -> Session {
         try transition("open") { machine throws(SessionError) in try machine.startOpening() }
@@ -179,6 +180,10 @@ public actor SessionManager {
                         || (error.underlying as? StoreFlowError) == .storeNotFound
                     {
                         logger.warning("the user's store is gone; onboarding again", metadata: ["user": "\(id)"])
+                        await forget(id, context: FlowContext(onboardingID: id, presenter: presenter))
+                        type = .onboard
+                    } else if (error.underlying as? any UserDataWipeError)?.wipesUserData == true {
+                        logger.warning("the user's data must be wiped; onboarding again", metadata: ["user": "\(id)"])
                         await forget(id, context: FlowContext(onboardingID: id, presenter: presenter))
                         type = .onboard
                     } else {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GangwayProtocol
 
 /// Opaque bearer tokens: 32 random bytes the client keeps, a SHA-256 the server keeps.
 enum BearerToken {
@@ -20,15 +21,5 @@ enum BearerToken {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
         return token.isEmpty || token.count > 256 ? nil : token
-    }
-}
-
-extension Data {
-    /// Base64url without padding (RFC 4648 §5).
-    var base64URLEncoded: String {
-        base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -1,0 +1,310 @@
+import Foundation
+import GangwayFlows
+import GangwayProtocol
+import GangwayScreens
+import HTTPTypes
+import Logging
+import OpenAPIRuntime
+import OpenAPIURLSession
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The device's client of the mobile-services API, generated from the same OpenAPI
+/// document the server is generated from, so the two cannot drift apart.
+///
+/// HTTP goes through a `ClientTransport` (the generator's small HTTP client protocol):
+/// URLSession by default, or any other transport, such as AsyncHTTPClient or a test's.
+/// Every failure is a ``ServiceError``; the server's stable code and message ride along.
+///
+/// ```swift
+/// let client = MobileServicesClient(serverURL: configuration.serverURL)
+/// let session = try await client.signIn(appID: "checks", username: "alice",
+///                                       password: password, deviceID: device.deviceID)
+/// let settings = try await client.settings(appID: "checks", token: session.token)
+/// ```
+public struct MobileServicesClient: Sendable {
+    /// Where the server answers.
+    public let serverURL: URL
+    private let transport: any ClientTransport
+
+    public init(serverURL: URL, transport: (any ClientTransport)? = nil) {
+        self.serverURL = serverURL
+        self.transport = transport ?? MobileServicesClient.urlSessionTransport()
+    }
+
+    /// A URLSession transport that gives up on a silent server after `timeout`.
+    public static func urlSessionTransport(timeout: Duration = .seconds(20)) -> any ClientTransport {
+        let configuration = URLSessionConfiguration.ephemeral
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) * 1e-18
+        configuration.timeoutIntervalForRequest = seconds
+        configuration.timeoutIntervalForResource = seconds
+        configuration.httpCookieStorage = nil
+        configuration.urlCache = nil
+        return URLSessionTransport(configuration: .init(session: URLSession(configuration: configuration)))
+    }
+
+    private func client(token: SessionToken? = nil) -> Client {
+        Client(
+            serverURL: serverURL,
+            configuration: .gangway,
+            transport: transport,
+            middlewares: token.map { [BearerTokenMiddleware(token: $0)] } ?? []
+        )
+    }
+
+    // MARK: Public routes
+
+    /// The app set up for a work email address's domain.
+    public func discover(email: String) async throws(ServiceError) -> AppConfiguration {
+        let output = try await call { try await client().discoverApp(query: .init(email: email)) }
+        switch output {
+        case .ok(let ok):
+            let body = try decode { try ok.body.json }
+            guard let url = URL(string: body.serverURL) else { throw .invalidResponse(status: 200) }
+            return AppConfiguration(
+                serverURL: url,
+                appID: body.appID,
+                appName: body.appName,
+                authType: .init(rawValue: body.authType.rawValue) ?? .basic
+            )
+        case .badRequest(let reply): throw failure(400, reply)
+        case .notFound(let reply): throw failure(404, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    /// The PEM of the public key the server signs activation payloads with.
+    public func activationKeyPEM() async throws(ServiceError) -> String {
+        let output = try await call { try await client().getActivationKey() }
+        switch output {
+        case .ok(let ok): return try decode { try ok.body.json.publicKeyPEM }
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    /// Whether `version` of the app may still be used.
+    public func checkVersion(appID: String, version: String) async throws(ServiceError) -> VersionStatus {
+        let output = try await call {
+            try await client().checkVersion(path: .init(appID: appID), query: .init(version: version))
+        }
+        switch output {
+        case .ok(let ok):
+            let body = try decode { try ok.body.json }
+            return VersionStatus(isActive: body.active, minimumVersion: body.minimumVersion, message: body.message)
+        case .badRequest(let reply): throw failure(400, reply)
+        case .notFound(let reply): throw failure(404, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    // MARK: Sessions
+
+    /// Signs in with user name and password on this device.
+    /// - Throws: ``ServiceError/invalidCredentials`` with the server's message,
+    ///   ``ServiceError/throttled`` with ``ServiceError/retryAfter``,
+    ///   ``ServiceError/userBlocked``, or another ``ServiceError``.
+    public func signIn(
+        appID: String,
+        username: String,
+        password: Secret,
+        deviceID: String
+    ) async throws(ServiceError) -> ServerSession {
+        let output = try await call {
+            try await client().signIn(
+                path: .init(appID: appID),
+                body: .json(.init(username: username, password: password.value, deviceID: deviceID))
+            )
+        }
+        switch output {
+        case .created(let created):
+            let body = try decode { try created.body.json }
+            return ServerSession(
+                token: SessionToken(body.token),
+                user: ServerUser(id: body.user.id, displayName: body.user.displayName),
+                expiresAt: body.expiresAt
+            )
+        case .badRequest(let reply): throw failure(400, reply)
+        case .unauthorized(let reply): throw failure(401, reply)
+        case .forbidden(let reply): throw failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
+        case .notFound(let reply): throw failure(404, reply)
+        case .contentTooLarge(let reply): throw failure(413, reply)
+        case .unsupportedMediaType(let reply): throw failure(415, reply)
+        case .tooManyRequests(let reply):
+            throw failure(429, reply, retryAfter: .seconds(max(0, reply.headers.retryAfter)))
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    /// Revokes the session's token on the server.
+    public func signOut(appID: String, token: SessionToken) async throws(ServiceError) {
+        let output = try await call { try await client(token: token).signOut(path: .init(appID: appID)) }
+        switch output {
+        case .noContent: return
+        case .unauthorized(let reply): throw failure(401, reply)
+        case .notFound(let reply): throw failure(404, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    // MARK: Signed-in routes
+
+    /// The app's settings exchange.
+    public func settings(appID: String, token: SessionToken) async throws(ServiceError) -> ServerSettings {
+        let output = try await call { try await client(token: token).getSettings(path: .init(appID: appID)) }
+        switch output {
+        case .ok(let ok):
+            return try ServerSettings(decode { try ok.body.json.mobileservices.settingsExchange })
+        case .unauthorized(let reply): throw failure(401, reply)
+        case .forbidden(let reply): throw failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
+        case .notFound(let reply): throw failure(404, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    /// Registers the device for the signed-in user, or refreshes its registration.
+    public func registerDevice(
+        appID: String,
+        token: SessionToken,
+        device: DeviceIdentity
+    ) async throws(ServiceError) -> DeviceRegistration {
+        let output = try await call {
+            try await client(token: token).registerDevice(
+                path: .init(appID: appID, deviceID: device.deviceID),
+                body: .json(
+                    .init(deviceName: device.deviceName, platform: device.platform, appVersion: device.appVersion)
+                )
+            )
+        }
+        switch output {
+        case .ok(let ok):
+            let body = try decode { try ok.body.json }
+            guard let secret = Data(base64Encoded: body.recoverySecret), secret.count >= 32 else {
+                throw .invalidResponse(status: 200)
+            }
+            return DeviceRegistration(
+                registrationID: body.registrationID,
+                deviceID: body.deviceID,
+                recoveryKey: RecoveryKey(secret),
+                registeredAt: body.registeredAt
+            )
+        case .badRequest(let reply): throw failure(400, reply)
+        case .unauthorized(let reply): throw failure(401, reply)
+        case .forbidden(let reply): throw failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
+        case .notFound(let reply): throw failure(404, reply)
+        case .contentTooLarge(let reply): throw failure(413, reply)
+        case .unsupportedMediaType(let reply): throw failure(415, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    /// Uploads log entries.
+    /// - Returns: How many entries the server accepted.
+    public func uploadLogs(
+        appID: String,
+        token: SessionToken,
+        entries: [LogRecord]
+    ) async throws(ServiceError) -> Int {
+        let body = Components.Schemas.LogUpload(
+            entries: entries.map { entry in
+                Components.Schemas.LogEntry(
+                    time: entry.time,
+                    level: .init(rawValue: entry.level.rawValue) ?? .info,
+                    message: entry.message,
+                    source: entry.source
+                )
+            }
+        )
+        let output = try await call {
+            try await client(token: token).uploadLogs(path: .init(appID: appID), body: .json(body))
+        }
+        switch output {
+        case .accepted(let accepted): return try decode { try accepted.body.json.accepted }
+        case .badRequest(let reply): throw failure(400, reply)
+        case .unauthorized(let reply): throw failure(401, reply)
+        case .forbidden(let reply): throw failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
+        case .notFound(let reply): throw failure(404, reply)
+        case .conflict(let reply): throw failure(409, reply)
+        case .contentTooLarge(let reply): throw failure(413, reply)
+        case .unsupportedMediaType(let reply): throw failure(415, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    // MARK: Mapping failures
+
+    /// Runs a generated call; a transport failure is ``ServiceError/unreachable``, an
+    /// answer the document does not allow is ``ServiceError/invalidResponse``.
+    private func call<Output>(_ body: () async throws -> Output) async throws(ServiceError) -> Output {
+        do {
+            return try await body()
+        } catch let error as ClientError {
+            if error.response == nil { throw .unreachable }
+            throw .invalidResponse(status: error.response?.status.code)
+        } catch {
+            throw .unreachable
+        }
+    }
+
+    private func decode<Value>(_ body: () throws -> Value) throws(ServiceError) -> Value {
+        do {
+            return try body()
+        } catch {
+            throw .invalidResponse(status: nil)
+        }
+    }
+
+    private func failure(
+        _ status: Int,
+        _ reply: some ErrorReply,
+        messageCode: String? = nil,
+        retryAfter: Duration? = nil
+    ) -> ServiceError {
+        let body = reply.errorBody
+        return .answer(
+            status: status,
+            code: body?.code,
+            message: body?.message,
+            messageCode: messageCode,
+            retryAfter: retryAfter ?? body?.retryAfterSeconds.map { .seconds($0) }
+        )
+    }
+}
+
+/// Adds the session's bearer token to each request.
+private struct BearerTokenMiddleware: ClientMiddleware {
+    let token: SessionToken
+
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        request.headerFields[.authorization] = "Bearer \(token.value)"
+        return try await next(request, body, baseURL)
+    }
+}
+
+/// An error answer: its JSON body in the document's error shape.
+private protocol ErrorReply {
+    var errorBody: Components.Schemas._Error? { get }
+}
+
+extension Components.Responses.BadRequest: ErrorReply { var errorBody: Components.Schemas._Error? { try? body.json } }
+extension Components.Responses.Unauthorized: ErrorReply { var errorBody: Components.Schemas._Error? { try? body.json } }
+extension Components.Responses.Forbidden: ErrorReply { var errorBody: Components.Schemas._Error? { try? body.json } }
+extension Components.Responses.NotFound: ErrorReply { var errorBody: Components.Schemas._Error? { try? body.json } }
+extension Components.Responses.Conflict: ErrorReply { var errorBody: Components.Schemas._Error? { try? body.json } }
+extension Components.Responses.PayloadTooLarge: ErrorReply {
+    var errorBody: Components.Schemas._Error? { try? body.json }
+}
+extension Components.Responses.UnsupportedMediaType: ErrorReply {
+    var errorBody: Components.Schemas._Error? { try? body.json }
+}
+extension Components.Responses.TooManyRequests: ErrorReply {
+    var errorBody: Components.Schemas._Error? { try? body.json }
+}

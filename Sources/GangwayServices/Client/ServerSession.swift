@@ -1,0 +1,23 @@
+import Foundation
+import GangwayFlows
+
+/// A signed-in session on the server: its token, who signed in, and until when.
+public struct ServerSession: Sendable, Hashable {
+    /// The bearer token.
+    public var token: SessionToken
+    /// Who signed in.
+    public var user: ServerUser
+    /// When the server stops accepting the token.
+    public var expiresAt: Date
+
+    public init(token: SessionToken, user: ServerUser, expiresAt: Date) {
+        self.token = token
+        self.user = user
+        self.expiresAt = expiresAt
+    }
+}
+
+extension FlowInfoKey where Value == ServerSession {
+    /// The session the authentication step opened, or the one restored from the store.
+    public static var serverSession: Self { Self("gangway.serverSession") }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// Why a call to the mobile-services server failed.
+///
+/// Errors are equal when their kind is equal; the server's stable code, its message (a
+/// sentence for people, which the server never fills with a secret) and the time to wait
+/// ride along for screens and logs. New kinds can be added without breaking callers.
+public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
+    private enum Code: Sendable, Hashable {
+        case unreachable
+        case invalidCredentials
+        case throttled
+        case userBlocked
+        case sessionExpired
+        case registrationLocked
+        case registrationWiped
+        case deviceMismatch
+        case notFound
+        case refused
+        case serverFailure
+        case invalidResponse
+        case notSignedIn
+    }
+
+    private let code: Code
+    /// The HTTP status, when the server answered.
+    public let status: Int?
+    /// The server's stable error code, such as `AUTH_FAILED`.
+    public let serverCode: String?
+    /// The server's message, for people.
+    public let serverMessage: String?
+    /// When the server asked to wait (throttled sign-in): how long.
+    public let retryAfter: Duration?
+
+    private init(
+        _ code: Code,
+        status: Int? = nil,
+        serverCode: String? = nil,
+        serverMessage: String? = nil,
+        retryAfter: Duration? = nil
+    ) {
+        self.code = code
+        self.status = status
+        self.serverCode = serverCode
+        self.serverMessage = serverMessage
+        self.retryAfter = retryAfter
+    }
+
+    /// The server could not be reached: no network, no answer, a refused connection.
+    public static let unreachable = Self(.unreachable)
+    /// Wrong user name or password.
+    public static let invalidCredentials = Self(.invalidCredentials)
+    /// Too many failed sign-ins: ``retryAfter`` says when to try again.
+    public static let throttled = Self(.throttled)
+    /// An administrator blocked the user.
+    public static let userBlocked = Self(.userBlocked)
+    /// The session token is unknown, expired or revoked: sign in again.
+    public static let sessionExpired = Self(.sessionExpired)
+    /// An administrator locked this device's registration (`TRAFFIC_REG_LOCKED`): sign in again.
+    public static let registrationLocked = Self(.registrationLocked)
+    /// An administrator wiped this device's registration (`TRAFFIC_REG_WIPED`): the
+    /// user's data must go.
+    public static let registrationWiped = Self(.registrationWiped)
+    /// The session belongs to another device.
+    public static let deviceMismatch = Self(.deviceMismatch)
+    /// No such app, or no app for that email domain.
+    public static let notFound = Self(.notFound)
+    /// The server refused the request (a 4xx not covered above); ``serverCode`` says why.
+    public static let refused = Self(.refused)
+    /// The server failed (a 5xx).
+    public static let serverFailure = Self(.serverFailure)
+    /// The answer was not what the API document promises.
+    public static let invalidResponse = Self(.invalidResponse)
+    /// A call needs a session and the context holds none.
+    public static let notSignedIn = Self(.notSignedIn)
+
+    static func answer(
+        status: Int,
+        code serverCode: String?,
+        message: String?,
+        messageCode: String? = nil,
+        retryAfter: Duration? = nil
+    ) -> Self {
+        let code: Code
+        switch (status, messageCode ?? serverCode) {
+        case (403, "TRAFFIC_REG_LOCKED"): code = .registrationLocked
+        case (403, "TRAFFIC_REG_WIPED"): code = .registrationWiped
+        case (403, "USER_BLOCKED"): code = .userBlocked
+        case (403, "DEVICE_MISMATCH"): code = .deviceMismatch
+        case (401, "AUTH_FAILED"): code = .invalidCredentials
+        case (401, _): code = .sessionExpired
+        case (429, _): code = .throttled
+        case (404, _): code = .notFound
+        case (500..., _): code = .serverFailure
+        default: code = .refused
+        }
+        return Self(code, status: status, serverCode: serverCode, serverMessage: message, retryAfter: retryAfter)
+    }
+
+    static func invalidResponse(status: Int?) -> Self { Self(.invalidResponse, status: status) }
+
+    /// Whether trying the same call again later may succeed.
+    public var isTransient: Bool { code == .unreachable || code == .serverFailure || code == .throttled }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var description: String {
+        let detail = [status.map { "HTTP \($0)" }, serverCode].compactMap { $0 }.joined(separator: " ")
+        let suffix = detail.isEmpty ? "" : " (\(detail))"
+        return summary + suffix
+    }
+
+    /// What happened, in a sentence for people.
+    public var summary: String {
+        switch code {
+        case .unreachable: "The server cannot be reached."
+        case .invalidCredentials: serverMessage ?? "Wrong user name or password."
+        case .throttled: "Too many failed sign-ins."
+        case .userBlocked: "Your account is blocked."
+        case .sessionExpired: "Your session has ended."
+        case .registrationLocked: "Your administrator locked this device."
+        case .registrationWiped: "Your administrator wiped this device."
+        case .deviceMismatch: "This session belongs to another device."
+        case .notFound: serverMessage ?? "The server does not know this app."
+        case .refused: serverMessage ?? "The server refused the request."
+        case .serverFailure: "The server failed to answer."
+        case .invalidResponse: "The server's answer could not be read."
+        case .notSignedIn: "Nobody is signed in."
+        }
+    }
+
+    /// What the user can do about it.
+    public var advice: String {
+        switch code {
+        case .unreachable: "Check the network connection and try again."
+        case .invalidCredentials: "Check your user name and password."
+        case .throttled:
+            retryAfter.map { "Try again in \($0.components.seconds) seconds." } ?? "Wait a moment and try again."
+        case .userBlocked: "Contact your administrator."
+        case .sessionExpired, .registrationLocked, .notSignedIn: "Sign in again."
+        case .registrationWiped: "Your data on this device was erased. Set the app up again."
+        case .deviceMismatch: "Sign in again on this device."
+        case .notFound: "Check the address or ask your administrator."
+        case .refused, .invalidResponse: "Contact your administrator if this keeps happening."
+        case .serverFailure: "Try again later."
+        }
+    }
+}

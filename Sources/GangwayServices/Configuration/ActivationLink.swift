@@ -1,0 +1,50 @@
+import Crypto
+import Foundation
+import GangwayProtocol
+
+/// A signed activation link, `gangway://activate?payload=…&signature=…`: the text of an
+/// administrator's link and of the QR code that carries it.
+///
+/// The payload is the app configuration as JSON, the signature ECDSA P-256 over its
+/// SHA-256 (raw `r‖s`), both base64url. ``verified(with:)`` checks the signature against
+/// the key the app pinned before anything in the payload is believed.
+public struct ActivationLink: Sendable, Hashable {
+    /// The payload's bytes: the configuration as JSON.
+    public let payload: Data
+    /// The signature's raw bytes.
+    public let signature: Data
+
+    /// Reads a link.
+    /// - Throws: ``ConfigurationError/invalidLink`` naming what is wrong.
+    public init(_ text: String) throws(ConfigurationError) {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let components = URLComponents(string: trimmed), components.scheme?.lowercased() == "gangway",
+            components.host?.lowercased() == "activate"
+        else {
+            throw .invalidLink("an activation link starts with gangway://activate")
+        }
+        let items = components.queryItems ?? []
+        func value(_ name: String) throws(ConfigurationError) -> Data {
+            let values = items.filter { $0.name == name }.compactMap(\.value)
+            guard values.count == 1 else { throw .invalidLink("the link needs exactly one \(name)") }
+            guard let data = Data(base64URLEncoded: values[0]), !data.isEmpty else {
+                throw .invalidLink("the link's \(name) is not base64url")
+            }
+            return data
+        }
+        payload = try value("payload")
+        signature = try value("signature")
+    }
+
+    /// The configuration the link carries, once its signature verifies against `key`.
+    /// - Throws: ``ConfigurationError/badSignature`` when it does not,
+    ///   ``ConfigurationError/malformed`` when the signed payload is not a configuration.
+    public func verified(with key: P256.Signing.PublicKey) throws(ConfigurationError) -> AppConfiguration {
+        guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+            key.isValidSignature(ecdsa, for: payload)
+        else {
+            throw .badSignature
+        }
+        return try AppConfiguration.decode(payload)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// Reads the text of a QR code from a PNG through `zbarimg` (Debian package zbar-tools),
+/// when it is installed.
+public struct QRCodeDecoder: Sendable {
+    /// Where to look for `zbarimg`.
+    public var searchPath: [String]
+
+    public init(searchPath: [String] = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg", "/opt/homebrew/bin/zbarimg"]) {
+        self.searchPath = searchPath
+    }
+
+    /// The `zbarimg` found, if any.
+    public var executable: String? { searchPath.first { FileManager.default.isExecutableFile(atPath: $0) } }
+
+    /// Whether `data` starts like a PNG.
+    public static func isPNG(_ data: Data) -> Bool {
+        data.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    }
+
+    /// The text of the one QR code in the image at `file`.
+    /// - Throws: ``ConfigurationError/qrDecoderUnavailable`` without `zbarimg`,
+    ///   ``ConfigurationError/unreadableQRCode`` when the image holds no QR code.
+    public func text(ofImageAt file: URL) async throws(ConfigurationError) -> String {
+        guard let executable else { throw .qrDecoderUnavailable }
+        let result: (status: Int32, output: Data)
+        do {
+            result = try await Task.detached {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: executable)
+                process.arguments = ["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", "--", file.path]
+                let output = Pipe()
+                process.standardOutput = output
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return (process.terminationStatus, data)
+            }.value
+        } catch {
+            throw .unreadableQRCode("zbarimg could not be run")
+        }
+        // zbarimg exits 4 when it found no code.
+        guard result.status == 0 else { throw .unreadableQRCode("no QR code in the image") }
+        let lines = String(decoding: result.output, as: UTF8.self)
+            .split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        guard lines.count == 1 else {
+            throw .unreadableQRCode(lines.isEmpty ? "no QR code in the image" : "more than one QR code in the image")
+        }
+        return lines[0]
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import GangwayFlows
+import Logging
+
+/// Registers the device for the signed-in user (or refreshes the registration) and puts
+/// the recovery key the server keeps for it into the context, so the store step can let a
+/// passcode reset by the same user keep the data.
+public struct DeviceRegistrationStep: Step {
+    public let services: MobileServices
+
+    public init(services: MobileServices) {
+        self.services = services
+    }
+
+    public func onboard(_ context: FlowContext) async throws -> FlowContext {
+        try await register(context)
+    }
+
+    public func resetPasscode(_ context: FlowContext) async throws -> FlowContext {
+        try await register(context)
+    }
+
+    private func register(_ context: FlowContext) async throws -> FlowContext {
+        let (client, configuration) = try services.client(context)
+        guard let token = try context.info[.serverSession]?.token ?? context.credentials.sessionToken() else {
+            throw ServiceError.notSignedIn
+        }
+        while true {
+            do {
+                let registration = try await client.registerDevice(
+                    appID: configuration.appID,
+                    token: token,
+                    device: services.device
+                )
+                services.logger.info("device registered", metadata: ["registration": "\(registration.registrationID)"])
+                var context = context
+                context.info[.recoveryKey] = registration.recoveryKey
+                context.info[.deviceRegistration] = registration
+                return context
+            } catch {
+                guard error.isTransient else { throw error }
+                try await SignInPrompt(services: services).offerRetry(error, context: context)
+            }
+        }
+    }
+}
+
+extension FlowInfoKey where Value == DeviceRegistration {
+    /// The device registration the registration step made or refreshed.
+    public static var deviceRegistration: Self { Self("gangway.deviceRegistration") }
+}

@@ -1,0 +1,58 @@
+import GangwayFlows
+import Logging
+
+/// Gangway's default step lists for an app onboarding against the mobile-services
+/// server, usable as they are:
+///
+/// | Flow | Steps |
+/// |---|---|
+/// | onboard | welcome, version check, basic auth, device registration, settings download, user check, *extra*, store, policy apply |
+/// | restore | welcome, version check, store, settings download, policy apply |
+/// | reset passcode | welcome, version check, basic auth, device registration, settings download, user check, store, policy apply |
+/// | reset | the onboarding steps, undone last first |
+/// | background | none |
+///
+/// The device registers right after the sign-in: a registration an administrator wiped
+/// answers every other call with `TRAFFIC_REG_WIPED` until the device registers anew. On
+/// restore the store opens before the settings download because the session token lives
+/// in the user's secure store. `extra` steps (EULA, consent) run during onboarding
+/// before the store is created.
+public struct MobileServicesFlowProvider: FlowProvider {
+    public let services: MobileServices
+    public let storeManager: StoreManager
+    public let users: any OnboardingIDManager
+    public let extra: [any Step]
+
+    public init(
+        services: MobileServices,
+        storeManager: StoreManager,
+        users: any OnboardingIDManager,
+        extra: [any Step] = []
+    ) {
+        self.services = services
+        self.storeManager = storeManager
+        self.users = users
+        self.extra = extra
+    }
+
+    public func steps(for type: FlowType) -> [any Step] {
+        let welcome = WelcomeStep(services: services)
+        let version = VersionCheckStep(services: services)
+        let auth = BasicAuthStep(services: services)
+        let settings = SettingsDownloadStep(services: services)
+        let check = UserCheckStep(users: users)
+        let registration = DeviceRegistrationStep(services: services)
+        let store = StoreStep(manager: storeManager)
+        let policy = PasscodePolicyApplyStep(manager: storeManager)
+        switch type {
+        case .onboard, .reset:
+            return [welcome, version, auth, registration, settings, check] + extra + [store, policy]
+        case .restore:
+            return [welcome, version, store, settings, policy]
+        case .resetPasscode:
+            return [welcome, version, auth, registration, settings, check, store, policy]
+        case .background:
+            return []
+        }
+    }
+}

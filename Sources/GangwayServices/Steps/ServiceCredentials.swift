@@ -1,0 +1,55 @@
+import Foundation
+import GangwayFlows
+import Logging
+
+/// What the mobile-services steps keep in the credential store: in memory during
+/// onboarding, then in the user's secure store, where the store step moves it.
+enum ServiceCredentials {
+    static let token = "gangway.services.token"
+    static let user = "gangway.services.user"
+    static let settings = "gangway.services.settings"
+    static let lastContact = "gangway.services.lastContact"
+}
+
+private struct StoredUser: Codable {
+    var id: String
+    var displayName: String
+}
+
+extension CredentialStore {
+    /// The server session's token.
+    func sessionToken() throws -> SessionToken? {
+        try data(forKey: ServiceCredentials.token).map { SessionToken(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// The server user who signed in.
+    func serverUser() throws -> ServerUser? {
+        guard let data = try data(forKey: ServiceCredentials.user) else { return nil }
+        let user = try JSONDecoder().decode(StoredUser.self, from: data)
+        return ServerUser(id: user.id, displayName: user.displayName)
+    }
+
+    /// The settings the last download found.
+    func serverSettings() throws -> ServerSettings? {
+        try data(forKey: ServiceCredentials.settings).map { try JSONDecoder().decode(ServerSettings.self, from: $0) }
+    }
+
+    /// When the server last answered.
+    func lastContact() throws -> Date? {
+        guard let data = try data(forKey: ServiceCredentials.lastContact),
+            let seconds = Double(String(decoding: data, as: UTF8.self))
+        else { return nil }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    func keep(_ session: ServerSession) throws {
+        try put(Data(session.token.value.utf8), forKey: ServiceCredentials.token)
+        let user = StoredUser(id: session.user.id, displayName: session.user.displayName)
+        try put(JSONEncoder().encode(user), forKey: ServiceCredentials.user)
+    }
+
+    func keep(_ settings: ServerSettings, contactAt time: Date) throws {
+        try put(JSONEncoder().encode(settings), forKey: ServiceCredentials.settings)
+        try put(Data(String(time.timeIntervalSince1970).utf8), forKey: ServiceCredentials.lastContact)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import GangwayFlows
+import GangwayScreens
+import Logging
+
+/// Downloads the settings exchange and acts on what the server says about the device.
+///
+/// It puts the settings and the passcode requirement into the context (a changed policy
+/// on restore then reaches ``GangwayFlows/PasscodePolicyApplyStep``) and keeps them, with
+/// the time of contact, in the user's secure store.
+///
+/// On restore, after the store step opened the store:
+/// - An expired session or a registration an administrator locked (`TRAFFIC_REG_LOCKED`):
+///   the same server user signs in again, then the download is repeated.
+/// - A wiped registration (`TRAFFIC_REG_WIPED`): the flow ends with
+///   ``ServiceError/registrationWiped``, and the session manager erases the user's data
+///   and starts onboarding.
+/// - Past the app's wipe period without contact (counted from the last answer, with the
+///   periods the server last sent), the user's data is erased
+///   (``ServiceFlowError/outOfContact``) before anything else; past its lock period the
+///   user must sign in again, which needs the server.
+/// - No server otherwise: the user works offline with the settings kept.
+public struct SettingsDownloadStep: Step {
+    public let services: MobileServices
+
+    public init(services: MobileServices) {
+        self.services = services
+    }
+
+    public func onboard(_ context: FlowContext) async throws -> FlowContext {
+        try await downloadSignedIn(context)
+    }
+
+    public func resetPasscode(_ context: FlowContext) async throws -> FlowContext {
+        try await downloadSignedIn(context)
+    }
+
+    /// Right after a sign-in: the server must answer.
+    private func downloadSignedIn(_ context: FlowContext) async throws -> FlowContext {
+        let (client, configuration) = try services.client(context)
+        guard let token = context.info[.serverSession]?.token else { throw ServiceError.notSignedIn }
+        while true {
+            let settings: ServerSettings
+            do {
+                settings = try await client.settings(appID: configuration.appID, token: token)
+            } catch {
+                guard error.isTransient else { throw error }
+                try await SignInPrompt(services: services).offerRetry(error, context: context)
+                continue
+            }
+            return try adopt(settings, into: context)
+        }
+    }
+
+    public func restore(_ context: FlowContext) async throws -> FlowContext {
+        let (client, configuration) = try services.client(context)
+        var context = context
+        let user = try context.credentials.serverUser()
+        var token = try context.credentials.sessionToken()
+        var reason: String?
+        switch try overdueContact(context) {
+        case .wipe: throw ServiceFlowError.outOfContact
+        case .lock: reason = "This device has not reached the server for too long. Sign in again."
+        case nil: if token == nil { reason = "You signed out. Sign in again." }
+        }
+        while true {
+            if let why = reason {
+                let session = try await SignInPrompt(services: services).signIn(
+                    context,
+                    message: why,
+                    expectedUser: user
+                )
+                try context.credentials.keep(session)
+                context.info[.serverSession] = session
+                context.info[.serverUser] = session.user
+                token = session.token
+                reason = nil
+            }
+            guard let token else { throw ServiceError.notSignedIn }
+            let settings: ServerSettings
+            do {
+                settings = try await client.settings(appID: configuration.appID, token: token)
+            } catch {
+                switch error {
+                case .sessionExpired, .registrationLocked:
+                    services.logger.notice(
+                        "the server asks the user to sign in again",
+                        metadata: ["reason": "\(error)"]
+                    )
+                    try context.credentials.removeValue(forKey: ServiceCredentials.token)
+                    reason = "\(error.summary) \(error.advice)"
+                    continue
+                case .registrationWiped:
+                    services.logger.warning("the server wiped this device's registration")
+                    throw error
+                case _ where error.isTransient || error == .invalidResponse:
+                    services.logger.notice("settings not downloaded; working offline", metadata: ["reason": "\(error)"])
+                    context.info[.serverUser] = user
+                    return context
+                default:
+                    throw error
+                }
+            }
+            return try adopt(settings, into: context)
+        }
+    }
+
+    private enum Overdue { case lock, wipe }
+
+    /// Whether the time since the last contact passed the kept settings' periods.
+    private func overdueContact(_ context: FlowContext) throws -> Overdue? {
+        guard let settings = try context.credentials.serverSettings(),
+            let last = try context.credentials.lastContact()
+        else { return nil }
+        let days = services.now().timeIntervalSince(last) / 86_400
+        if let limit = settings.wipeAfterDaysWithoutContact, days >= Double(limit) {
+            services.logger.warning("out of contact past the wipe period", metadata: ["days": "\(Int(days))"])
+            return .wipe
+        }
+        if let limit = settings.lockAfterDaysWithoutContact, days >= Double(limit) {
+            services.logger.notice("out of contact past the lock period", metadata: ["days": "\(Int(days))"])
+            return .lock
+        }
+        return nil
+    }
+
+    private func adopt(_ settings: ServerSettings, into context: FlowContext) throws -> FlowContext {
+        var context = context
+        context.info[.serverSettings] = settings
+        if let requirement = settings.passcodeRequirement { context.info[.passcodeRequirement] = requirement }
+        try context.credentials.keep(settings, contactAt: services.now())
+        return context
+    }
+}

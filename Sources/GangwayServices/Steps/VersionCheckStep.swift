@@ -1,0 +1,60 @@
+import Foundation
+import GangwayFlows
+import GangwayScreens
+import Logging
+
+/// Asks the server whether this version of the app may still be used. An inactive
+/// version shows an error screen with the server's message ("try again" asks again, as
+/// the administrator may reactivate it) and otherwise ends the flow with
+/// ``ServiceFlowError/appVersionInactive``. On a restore an unreachable server does not
+/// stop the user: offline work is the point.
+public struct VersionCheckStep: Step {
+    public let services: MobileServices
+
+    public init(services: MobileServices) {
+        self.services = services
+    }
+
+    public func onboard(_ context: FlowContext) async throws -> FlowContext {
+        try await check(context, offline: false)
+    }
+
+    public func restore(_ context: FlowContext) async throws -> FlowContext {
+        try await check(context, offline: true)
+    }
+
+    public func resetPasscode(_ context: FlowContext) async throws -> FlowContext {
+        try await check(context, offline: false)
+    }
+
+    private func check(_ context: FlowContext, offline allowed: Bool) async throws -> FlowContext {
+        let (client, configuration) = try services.client(context)
+        while true {
+            let status: VersionStatus
+            do {
+                status = try await client.checkVersion(appID: configuration.appID, version: services.device.appVersion)
+            } catch {
+                if error == .unreachable && allowed {
+                    services.logger.notice("version check skipped: the server cannot be reached")
+                    return context
+                }
+                guard error.isTransient else { throw error }
+                try await SignInPrompt(services: services).offerRetry(error, context: context)
+                continue
+            }
+            if status.isActive { return context }
+            services.logger.warning(
+                "this app version is inactive",
+                metadata: ["version": "\(services.device.appVersion)"]
+            )
+            let screen = ErrorScreen(
+                message: status.message ?? "This version of the app is no longer supported.",
+                advice: status.minimumVersion.map { "Update the app to version \($0) or later." } ?? "Update the app.",
+                allowsRetry: true
+            )
+            guard try await context.presenter.present(screen) == .retry else {
+                throw ServiceFlowError.appVersionInactive
+            }
+        }
+    }
+}

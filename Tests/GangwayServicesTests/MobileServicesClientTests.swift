@@ -1,0 +1,105 @@
+import Foundation
+import GangwayFlows
+import GangwayScreens
+import GangwayServices
+import GangwayStore
+import GangwayTesting
+import HTTPTypes
+import Logging
+import Testing
+
+@Suite("The client maps every answer of the server to a typed result")
+struct MobileServicesClientTests {
+    @Test func aServerThatIsNotThereIsUnreachable() async {
+        let client = MobileServicesClient(serverURL: URL(string: "http://127.0.0.1:1")!)
+        await #expect(throws: ServiceError.unreachable) {
+            _ = try await client.checkVersion(appID: "checks", version: "1.0")
+        }
+    }
+
+    @Test func signInFailuresCarryTheServersCodeAndMessage() async throws {
+        try await LiveServer().run { server in
+            let client = MobileServicesClient(serverURL: server.url)
+            do {
+                _ = try await client.signIn(appID: "checks", username: "alice", password: "nope", deviceID: "d1")
+                Issue.record("a wrong password signed in")
+            } catch let error as ServiceError {
+                #expect(error == .invalidCredentials)
+                #expect(error.status == 401 && error.serverCode == "AUTH_FAILED")
+                #expect(error.serverMessage?.isEmpty == false)
+            }
+            await #expect(throws: ServiceError.notFound) {
+                _ = try await client.signIn(
+                    appID: "nope",
+                    username: "alice",
+                    password: "alice-password",
+                    deviceID: "d1"
+                )
+            }
+            try await server.admin(.patch, "/admin/users/bob", json: #"{"blocked": true}"#)
+            await #expect(throws: ServiceError.userBlocked) {
+                _ = try await client.signIn(appID: "checks", username: "bob", password: "bob-password", deviceID: "d1")
+            }
+        }
+    }
+
+    @Test func theSettingsExchangeIsReadIntoGangwaysTypes() async throws {
+        try await LiveServer().run { server in
+            try await server.updateSettings(
+                #"""
+                {"passwordPolicy": {"passwordPolicyMinLength": 12, "passwordPolicyLockTimeout": 60,
+                 "passwordPolicyFingerprintEnabled": false},
+                 "sharedDeviceSettings": {"allowUploadPendingChangesFromPreviousUser": false},
+                 "blockWipingPolicy": {"blockWipeEnabled": true, "blockDisconnectedPeriod": 7, "wipeDisconnectedPeriod": 0},
+                 "logSettings": {"logEnabled": true, "logLevel": "warning", "maxEntriesPerUpload": 2},
+                 "consentSettings": {"eulaVersion": "3"}}
+                """#
+            )
+            let client = MobileServicesClient(serverURL: server.url)
+            let session = try await client.signIn(
+                appID: "checks",
+                username: "alice",
+                password: "alice-password",
+                deviceID: "d1"
+            )
+            #expect(session.user == ServerUser(id: "alice", displayName: "Alice"))
+            let settings = try await client.settings(appID: "checks", token: session.token)
+            let policy = try #require(settings.passcodeRequirement?.policy)
+            #expect(policy.minimumLength == 12 && policy.lockTimeout == .seconds(60) && !policy.allowsBiometrics)
+            #expect(!settings.allowsUploadOfPreviousUserChanges)
+            #expect(settings.lockAfterDaysWithoutContact == 7 && settings.wipeAfterDaysWithoutContact == nil)
+            #expect(settings.logUploadEnabled && settings.logLevel == .warning && settings.maxLogEntriesPerUpload == 2)
+            #expect(settings.eulaVersion == "3")
+
+            try await server.updateSettings(#"{"passwordPolicy": {"passwordPolicyEnabled": false}}"#)
+            // The server caches app reads for a second.
+            try await Task.sleep(for: .milliseconds(1_100))
+            #expect(
+                try await client.settings(appID: "checks", token: session.token).passcodeRequirement == .notRequired
+            )
+        }
+    }
+
+    @Test func logsAreUploadedAboveTheLevelInBatches() async throws {
+        try await LiveServer().run { server in
+            try await server.updateSettings(
+                #"{"logSettings": {"logEnabled": true, "logLevel": "notice", "maxEntriesPerUpload": 2}}"#
+            )
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            let context = try #require(await app.manager.flowContext)
+            let now = Date()
+            let records = [
+                LogRecord(time: now, level: .debug, message: "cache warm"),
+                LogRecord(time: now, level: .notice, message: "check A320 saved"),
+                LogRecord(time: now, level: .warning, message: "sync postponed", source: "sync"),
+                LogRecord(time: now, level: .error, message: "upload failed"),
+            ]
+            #expect(try await device.services.uploadLogs(records, context: context) == 3)
+            let (_, body) = try await server.admin(.get, "/admin/apps/checks/logs")
+            let text = String(decoding: body, as: UTF8.self)
+            #expect(text.contains("sync postponed") && !text.contains("cache warm"))
+        }
+    }
+}

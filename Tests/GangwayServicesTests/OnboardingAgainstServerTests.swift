@@ -1,0 +1,129 @@
+import Foundation
+import GangwayFlows
+import GangwayProtocol
+import GangwayScreens
+import GangwayServices
+import GangwayStore
+import GangwayTesting
+import HTTPTypes
+import Testing
+
+@Suite("Stories: a device onboards against the server over HTTP")
+struct OnboardingAgainstServerTests {
+    @Test func onboardsByEmailThenRestoresWithThePasscode() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let first = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            let session = try await first.manager.open()
+            try first.presenter.verifyFinished()
+            #expect(first.presenter.presentedKinds == [.welcome, .signIn, .passcodeCreate])
+            // The server's policy (8 characters, 10 tries, 5 minutes) is the store's.
+            let store = try #require(await first.manager.store)
+            #expect(store.policy?.minimumLength == 8)
+            #expect(store.policy?.retryLimit == 10)
+            #expect(store.policy?.lockTimeout == .seconds(300))
+            try store.put(Data("fuel 82%".utf8), forKey: "check.A320.fuel")
+            try await first.manager.close()
+
+            let again = try device.launch(.unlock(ServicesDevice.alicePasscode))
+            #expect(try await again.manager.open().onboardingID == session.onboardingID)
+            try again.presenter.verifyFinished()
+            #expect(try await again.manager.store?.data(forKey: "check.A320.fuel") == Data("fuel 82%".utf8))
+            #expect(!device.logsHoldASecret)
+        }
+    }
+
+    @Test func aWrongPasswordShowsTheServersMessageAndAsksAgain() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(
+                .byEmail,
+                .signIn("alice", password: "not-her-password"),
+                .signIn("alice"),
+                .create(ServicesDevice.alicePasscode)
+            )
+            try await app.manager.open()
+            try app.presenter.verifyFinished()
+            let screens = app.presenter.presented(SignInScreen.self)
+            #expect(screens.count == 2)
+            #expect(screens.first?.message == nil)
+            let message = try #require(screens.last?.message)
+            #expect(!message.isEmpty && !message.contains("not-her-password"))
+        }
+    }
+
+    @Test func throttlingShowsWhenToTryAgain() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let wrong = (0..<6).map { _ in ScriptedPresenter.Answer.signIn("alice", password: "guess") }
+            let app = try device.launch([.byEmail] + wrong + [.signIn(.cancel)])
+            await #expect(throws: FlowError.stopped) { try await app.manager.open() }
+            let last = try #require(app.presenter.presented(SignInScreen.self).last)
+            let wait = try #require(last.retryAfter)
+            #expect(wait >= .seconds(1) && wait <= .seconds(30))
+            #expect(last.throttleNotice?.contains("\(wait.components.seconds) seconds") == true)
+            // Nothing half-onboarded stays.
+            #expect(try app.registry.users().isEmpty)
+        }
+    }
+
+    @Test func activatesWithASignedLinkAndRefusesATamperedOne() async throws {
+        try await LiveServer().run { server in
+            let link = try await server.activationLink()
+            var tampered = try #require(URLComponents(string: link))
+            let payload = try #require(tampered.queryItems?.first { $0.name == "payload" }?.value)
+            var json = try #require(Data(base64URLEncoded: payload))
+            json = Data(
+                String(decoding: json, as: UTF8.self).replacingOccurrences(of: "127.0.0.1", with: "10.6.6.6").utf8
+            )
+            tampered.queryItems = [
+                URLQueryItem(name: "payload", value: json.base64URLEncoded),
+                tampered.queryItems!.first { $0.name == "signature" }!,
+            ]
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(
+                .welcome(.activate(.link(tampered.string!))),
+                .error(.retry),
+                .welcome(.activate(.link(link))),
+                .signIn("alice"),
+                .create(ServicesDevice.alicePasscode)
+            )
+            try await app.manager.open()
+            try app.presenter.verifyFinished()
+            let error = try #require(app.presenter.presented(ErrorScreen.self).first)
+            #expect(error.message == ConfigurationError.badSignature.summary)
+            #expect(try device.configurationStore.load()?.serverURL == server.url)
+        }
+    }
+
+    @Test func demoModeEndsTheFlowWithADistinctResult() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.welcome(.demoMode))
+            do {
+                try await app.manager.open()
+                Issue.record("demo mode opened a session")
+            } catch let error as FlowError {
+                #expect(error.underlying as? ServiceFlowError == .demoModeChosen)
+            }
+            #expect(try device.configurationStore.load() == nil)
+            #expect(try app.registry.users().isEmpty)
+        }
+    }
+
+    @Test func anInactiveVersionShowsAnErrorScreenAndStops() async throws {
+        try await LiveServer().run { server in
+            try await server.admin(.patch, "/admin/apps/checks", json: #"{"minimumVersion": "2.0"}"#)
+            let device = try ServicesDevice(server: server, appVersion: "1.4.0")
+            let app = try device.launch(.byEmail, .error(.cancel))
+            do {
+                try await app.manager.open()
+                Issue.record("an inactive version onboarded")
+            } catch let error as FlowError {
+                #expect(error.underlying as? ServiceFlowError == .appVersionInactive)
+            }
+            let screen = try #require(app.presenter.presented(ErrorScreen.self).first)
+            #expect(screen.advice?.contains("2.0") == true)
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import GangwayFlows
+import GangwayScreens
+import GangwayServices
+import GangwayStore
+import GangwayTesting
+import HTTPTypes
+import Testing
+
+@Suite("Stories: what the server decides reaches the device")
+struct ServerDecisionsReachTheDeviceTests {
+    /// Onboards alice with a check in her store and closes the app.
+    static func onboardAlice(_ device: ServicesDevice) async throws -> UUID {
+        let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+        let session = try await app.manager.open()
+        try #require(await app.manager.store).put(Data("tyres ok".utf8), forKey: "check.A320.tyres")
+        try await app.manager.close()
+        return session.onboardingID
+    }
+
+    @Test func aForgottenPasscodeIsResetAndTheDataKept() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let id = try await Self.onboardAlice(device)
+            let app = try device.launch(
+                .passcodeInput(.reset),
+                .signIn("alice"),
+                .create(ServicesDevice.newPasscode)
+            )
+            #expect(try await app.manager.open().onboardingID == id)
+            try app.presenter.verifyFinished()
+            #expect(try await app.manager.store?.data(forKey: "check.A320.tyres") == Data("tyres ok".utf8))
+            try await app.manager.close()
+            #expect(throws: SecureStoreError.self) { try device.openStore(id, passcode: ServicesDevice.alicePasscode) }
+            #expect(
+                try device.openStore(id, passcode: ServicesDevice.newPasscode).data(forKey: "check.A320.tyres") != nil
+            )
+        }
+    }
+
+    @Test func aPasscodeResetByAnotherUserIsRefused() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let id = try await Self.onboardAlice(device)
+            let app = try device.launch(.passcodeInput(.reset), .signIn("bob"))
+            do {
+                try await app.manager.open()
+                Issue.record("bob reset alice's passcode")
+            } catch let error as FlowError {
+                #expect(error.underlying as? UserError == .userMismatch)
+            }
+            #expect(
+                try device.openStore(id, passcode: ServicesDevice.alicePasscode).data(forKey: "check.A320.tyres") != nil
+            )
+        }
+    }
+
+    @Test func logoutRevokesTheSessionThenCloses() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            let token = try #require(try await app.manager.store?.data(forKey: "gangway.services.token"))
+            try await app.manager.logout()
+            #expect(await app.manager.state == .closed)
+            // The server no longer takes the token.
+            let client = MobileServicesClient(serverURL: server.url)
+            await #expect(throws: ServiceError.sessionExpired) {
+                _ = try await client.settings(
+                    appID: "checks",
+                    token: SessionToken(String(decoding: token, as: UTF8.self))
+                )
+            }
+            // Next launch: passcode, then sign in again.
+            let again = try device.launch(.unlock(ServicesDevice.alicePasscode), .signIn("alice"))
+            try await again.manager.open()
+            try again.presenter.verifyFinished()
+        }
+    }
+
+    @Test func aLockFromTheAdminRequiresSigningInAgain() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let id = try await Self.onboardAlice(device)
+            try await server.setDevice(of: "alice", to: "locked")
+            let app = try device.launch(.unlock(ServicesDevice.alicePasscode), .signIn("alice"))
+            #expect(try await app.manager.open().onboardingID == id)
+            try app.presenter.verifyFinished()
+            let screen = try #require(app.presenter.presented(SignInScreen.self).first)
+            #expect(screen.message?.contains(ServiceError.registrationLocked.summary) == true)
+            #expect(try await app.manager.store?.data(forKey: "check.A320.tyres") == Data("tyres ok".utf8))
+            try await app.manager.close()
+            // Signing in unlocked the registration: the next launch goes straight in.
+            let later = try device.launch(.unlock(ServicesDevice.alicePasscode))
+            try await later.manager.open()
+            try later.presenter.verifyFinished()
+        }
+    }
+
+    @Test func aWipeFromTheAdminErasesTheUserAndReturnsToWelcome() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let id = try await Self.onboardAlice(device)
+            try await server.setDevice(of: "alice", to: "wiped")
+            let app = try device.launch(
+                .unlock(ServicesDevice.alicePasscode),
+                .welcome(.signIn),
+                .signIn("alice"),
+                .create(ServicesDevice.newPasscode)
+            )
+            let session = try await app.manager.open()
+            try app.presenter.verifyFinished()
+            #expect(session.onboardingID != id)
+            #expect(!device.storeExists(id))
+            #expect(try await app.manager.store?.data(forKey: "check.A320.tyres") == nil)
+        }
+    }
+
+    @Test func aTightenedPolicyForcesAPasscodeChangeAtTheNextRestore() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            _ = try await Self.onboardAlice(device)
+            try await server.updateSettings(
+                #"{"passwordPolicy": {"passwordPolicyMinLength": 18, "passwordPolicyDigitRequired": true}}"#
+            )
+            let app = try device.launch(
+                .unlock(ServicesDevice.alicePasscode),
+                .acknowledge,
+                .passcodeChange(
+                    .enter(ServicesDevice.alicePasscode),
+                    .enter("Night-Shift-9753-xy"),
+                    .enter("Night-Shift-9753-xy")
+                )
+            )
+            try await app.manager.open()
+            try app.presenter.verifyFinished()
+            let feedback = try #require(app.presenter.presented(FeedbackScreen.self).first)
+            #expect(feedback.transition == .passcodeToPasscode)
+            #expect(await app.manager.store?.policy?.minimumLength == 18)
+        }
+    }
+
+    @Test func offlineTheUserWorksWithTheKeptSettings() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let id = try await Self.onboardAlice(device)
+            try device.goOffline()
+            let app = try device.launch(.unlock(ServicesDevice.alicePasscode))
+            #expect(try await app.manager.open().onboardingID == id)
+            try app.presenter.verifyFinished()
+        }
+    }
+
+    @Test func pastTheLockPeriodWithoutContactTheUserSignsInAgain() async throws {
+        try await LiveServer().run { server in
+            try await server.updateSettings(
+                #"{"blockWipingPolicy": {"blockWipeEnabled": true, "blockDisconnectedPeriod": 3, "wipeDisconnectedPeriod": 10}}"#
+            )
+            let device = try ServicesDevice(server: server)
+            let id = try await Self.onboardAlice(device)
+            device.wallClock.advance(by: .seconds(4 * 86_400))
+            // Offline, the sign-in cannot happen: the user is told and may cancel.
+            try device.goOffline()
+            let offline = try device.launch(.unlock(ServicesDevice.alicePasscode), .signIn("alice"), .error(.cancel))
+            await #expect(throws: FlowError.stopped) { try await offline.manager.open() }
+            try offline.presenter.verifyFinished()
+            #expect(device.storeExists(id))
+            // Back online, signing in lets the user in.
+            try device.goOnline()
+            let online = try device.launch(.unlock(ServicesDevice.alicePasscode), .signIn("alice"))
+            #expect(try await online.manager.open().onboardingID == id)
+            try online.presenter.verifyFinished()
+        }
+    }
+
+    @Test func pastTheWipePeriodWithoutContactTheDataIsErased() async throws {
+        try await LiveServer().run { server in
+            try await server.updateSettings(
+                #"{"blockWipingPolicy": {"blockWipeEnabled": true, "blockDisconnectedPeriod": 3, "wipeDisconnectedPeriod": 10}}"#
+            )
+            let device = try ServicesDevice(server: server)
+            let id = try await Self.onboardAlice(device)
+            device.wallClock.advance(by: .seconds(11 * 86_400))
+            try device.goOffline()
+            let app = try device.launch(.unlock(ServicesDevice.alicePasscode), .welcome(.demoMode))
+            await #expect(throws: FlowError.stopped) { try await app.manager.open() }
+            try app.presenter.verifyFinished()
+            #expect(!device.storeExists(id))
+            #expect(try app.registry.users().isEmpty)
+        }
+    }
+}

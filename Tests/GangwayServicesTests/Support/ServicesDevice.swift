@@ -1,0 +1,152 @@
+import Foundation
+import GangwayFlows
+import GangwayScreens
+import GangwayServices
+import GangwayStore
+import GangwayTesting
+import Logging
+import Testing
+
+/// A simulated device that onboards against a ``LiveServer`` over HTTP: its disk, device
+/// key store, clocks and logs outlive each launch, which is a new session manager with
+/// the default step lists and a new scripted presenter.
+final class ServicesDevice: Sendable {
+    static let alicePasscode: Secret = "Fuel-Check-2468"
+    static let bobPasscode: Secret = "Tyre-Gauge-1357"
+    static let newPasscode: Secret = "Night-Shift-9753"
+
+    let temporary: TemporaryDirectory
+    let deviceKeys = InMemoryDeviceKeyStore()
+    let biometrics = SimulatedBiometrics(enrolled: false)
+    let wallClock = ManualWallClock(Date())
+    let clock = ManualMonotonicClock()
+    let logs = LogCapture()
+    let server: LiveServer.Running
+    let isShared: Bool
+    let appVersion: String
+
+    init(server: LiveServer.Running, shared: Bool = false, appVersion: String = "1.4.0") throws {
+        temporary = try TemporaryDirectory(prefix: "gangway-services-device")
+        self.server = server
+        isShared = shared
+        self.appVersion = appVersion
+    }
+
+    deinit { temporary.remove() }
+
+    var configurationStore: ConfigurationStore { ConfigurationStore(file: temporary.appending("configuration.json")) }
+
+    var services: MobileServices {
+        let key = try! SignedActivationProvider.pinnedKey(pem: server.activationKeyPEM)
+        return MobileServices(
+            device: DeviceIdentity(deviceID: "stand-12", deviceName: "Stand 12 tablet", appVersion: appVersion),
+            loader: .standard([
+                DiscoveryProvider(discoveryURL: server.url),
+                SignedActivationProvider.link(pinnedKey: key),
+                SignedActivationProvider.qrCode(pinnedKey: key),
+            ]),
+            configurationStore: configurationStore,
+            welcome: .init(offersDemoMode: true),
+            now: wallClock.now,
+            logger: logs.logger
+        )
+    }
+
+    var root: SecureStoreRoot {
+        SecureStoreRoot(
+            directory: temporary.appending("stores"),
+            environment: SecureStoreEnvironment(
+                deviceKeys: deviceKeys,
+                biometrics: biometrics,
+                passcodeRounds: PasscodeKeyDerivation.minimumRounds,
+                now: wallClock.now,
+                logger: logs.logger
+            )
+        )
+    }
+
+    var storeManager: StoreManager {
+        var options = StoreManager.Options()
+        options.isSharedDevice = isShared
+        return StoreManager(root: root, options: options)
+    }
+
+    /// Starts the app: a new session manager over the device's disk.
+    func launch(_ answers: ScriptedPresenter.Answer...) throws -> ServicesApp {
+        try launch(answers)
+    }
+
+    func launch(_ answers: [ScriptedPresenter.Answer]) throws -> ServicesApp {
+        let registry = UserRegistry(root: root)
+        let users: any OnboardingIDManager =
+            isShared ? MultiUserIDManager(registry: registry) : SingleUserIDManager(registry: registry)
+        let presenter = ScriptedPresenter(answers)
+        let services = services
+        let storeManager = storeManager
+        let flows = FlowController(
+            provider: MobileServicesFlowProvider(services: services, storeManager: storeManager, users: users),
+            logger: logs.logger
+        )
+        let manager = try SessionManager(
+            flows: flows,
+            users: users,
+            storeManager: storeManager,
+            ui: RecordingSessionUI(),
+            presenter: presenter,
+            clock: clock.now,
+            logger: logs.logger,
+            logout: services.logout
+        )
+        return ServicesApp(manager: manager, presenter: presenter, registry: registry)
+    }
+
+    /// Opens user `id`'s store directly, as a test's independent check.
+    func openStore(_ id: UUID, passcode: Secret) throws -> SecureStore {
+        try root.location(for: id).unlock(passcode: passcode.value)
+    }
+
+    func storeExists(_ id: UUID) -> Bool { root.contains(id) }
+
+    /// Points the saved configuration at a port nothing listens on: the device is offline.
+    func goOffline() throws {
+        var configuration = try #require(try configurationStore.load())
+        configuration.serverURL = URL(string: "http://127.0.0.1:1")!
+        try configurationStore.save(configuration)
+    }
+
+    /// Points the saved configuration back at the server.
+    func goOnline() throws {
+        var configuration = try #require(try configurationStore.load())
+        configuration.serverURL = server.url
+        try configurationStore.save(configuration)
+    }
+
+    /// Whether any log line holds a secret the stories use.
+    var logsHoldASecret: Bool {
+        let text = logs.text
+        let secrets =
+            [Self.alicePasscode, Self.bobPasscode, Self.newPasscode].map(\.value)
+            + Array(LiveServer.passwords.values) + ["gw_"]
+        return secrets.contains { text.contains($0) }
+    }
+}
+
+/// One launch of the app.
+struct ServicesApp {
+    let manager: SessionManager
+    let presenter: ScriptedPresenter
+    let registry: UserRegistry
+}
+
+extension ScriptedPresenter.Answer {
+    static func signIn(_ user: String, password: String? = nil) -> Self {
+        .signIn(.signIn(username: user, password: Secret(password ?? LiveServer.passwords[user] ?? "")))
+    }
+
+    static func create(_ passcode: Secret) -> Self { .passcodeCreate(.enter(passcode), .enter(passcode)) }
+
+    static func unlock(_ passcode: Secret) -> Self { .passcodeInput(.enter(passcode)) }
+
+    static let byEmail = Self.welcome(.activate(.email("alice@airline.example")))
+    static let acknowledge = Self.feedback(.continue)
+}
