@@ -29,6 +29,11 @@ struct SettingsExchangeTests {
             #expect(block["blockDisconnectedPeriod"] as? Int == 0)
             let logs = try #require(exchange["logSettings"] as? [String: Any])
             #expect(logs["logEnabled"] as? Bool == false)
+            // The bytes encoded once are those the generated server writes: compact, sorted keys.
+            #expect(reply.headers[.contentType] == "application/json; charset=utf-8")
+            #expect(reply.text.hasPrefix(#"{"mobileservices":{"settingsExchange":{"blockWipingPolicy":"#))
+            let again = try await api.send(.get, "/apps/checks/settings", token: token)
+            #expect(again.body == reply.body)
         }
     }
 

@@ -6,7 +6,12 @@ import OpenAPIRuntime
 
 extension MobileServicesAPI {
     func getSettings(_ input: Operations.GetSettings.Input) async throws -> Operations.GetSettings.Output {
-        let caller = try await authenticate(appID: input.path.appID)
+        .ok(.init(body: .json(try await settingsExchange(appID: input.path.appID))))
+    }
+
+    /// The settings exchange for the signed-in caller; notes the contact.
+    func settingsExchange(appID: String) async throws -> Components.Schemas.SettingsExchange {
+        let caller = try await authenticate(appID: appID)
         try await noteContact(caller.device)
         let settings = caller.app.settings
         let body = Components.Schemas.SettingsExchangeBody(
@@ -16,7 +21,7 @@ extension MobileServicesAPI {
             logSettings: settings.logSettings,
             consentSettings: settings.consentSettings
         )
-        return .ok(.init(body: .json(.init(mobileservices: .init(settingsExchange: body)))))
+        return .init(mobileservices: .init(settingsExchange: body))
     }
 
     func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output {

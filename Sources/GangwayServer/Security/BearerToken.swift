@@ -19,7 +19,9 @@ enum BearerToken {
         guard let authorization else { return nil }
         let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        return token.isEmpty || token.count > 256 ? nil : token
+        // Plain Swift, not Foundation's trimming: this runs on every request.
+        var token = parts[1].drop(while: { $0 == " " || $0 == "\t" })
+        while let last = token.last, last == " " || last == "\t" { token = token.dropLast() }
+        return token.isEmpty || token.count > 256 ? nil : String(token)
     }
 }

@@ -108,7 +108,11 @@ public struct MobileServicesServer: Sendable {
             logger: logger
         )
         // Compact JSON: pretty printing costs time on every response.
-        try api.registerHandlers(on: router, configuration: .gangway)
+        try api.registerHandlers(
+            on: router,
+            configuration: .gangway,
+            middlewares: [SettingsExchangeMiddleware(api: api)]
+        )
         return router
     }
 

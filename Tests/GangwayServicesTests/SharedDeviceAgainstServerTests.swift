@@ -1,0 +1,46 @@
+import Foundation
+import GangwayFlows
+import GangwayScreens
+import GangwayServices
+import GangwayStore
+import GangwayTesting
+import Testing
+
+@Suite("Stories: users share a device that onboards against the server")
+struct SharedDeviceAgainstServerTests {
+    @Test func aSecondUserOnboardsWithoutActivatingAgain() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server, shared: true)
+            let first = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            let alice = try await first.manager.open()
+            #expect(await first.manager.flowContext?.info[.serverSettings]?.allowsUploadOfPreviousUserChanges == true)
+
+            // Bob adds himself: the device knows its server, so the welcome screen asks him to sign in.
+            let bob = try await {
+                first.presenter.append(.welcome(.signIn), .signIn("bob"), .create(ServicesDevice.bobPasscode))
+                return try await first.manager.addUser()
+            }()
+            try first.presenter.verifyFinished()
+            let welcome = try #require(first.presenter.presented(WelcomeScreen.self).last)
+            #expect(welcome.configuration == .configured)
+            #expect(bob.onboardingID != alice.onboardingID)
+            #expect(try first.registry.users().count == 2)
+            try await first.manager.close()
+
+            // Alice cannot onboard a second time: she is offered her own account instead.
+            let again = try device.launch(
+                .userPicker(.addUser),
+                .welcome(.signIn),
+                .signIn("alice")
+            )
+            do {
+                try await again.manager.open()
+                Issue.record("alice onboarded twice")
+            } catch let error as FlowError {
+                #expect(error.underlying as? UserError == .userAlreadyExists)
+            }
+            #expect(try again.registry.users().count == 2)
+            #expect(!device.logsHoldASecret)
+        }
+    }
+}
