@@ -172,6 +172,26 @@ struct MalformedInputTests {
             let odd = try await api.send(.get, "/health", headers: [.init("x-request-id")!: "a b\u{7f}"])
             #expect(odd.headers[.init("x-request-id")!] != "a b\u{7f}")
             #expect(odd.headers[.init("x-request-id")!]?.count == 16)
+            // The one log line of the request carries its ID.
+            let line = api.fixture.logs.text.split(separator: "\n").first { $0.contains("trace-42") }
+            #expect(line?.contains("/health") == true)
+        }
+    }
+
+    @Test(
+        "the bearer scheme is read in any case, with spaces or tabs around the token; anything else is a 401",
+        arguments: [
+            ("Bearer TOKEN", true), ("bearer TOKEN", true), ("BEARER  TOKEN\t ", true), ("Bearer \tTOKEN", true),
+            ("Basic TOKEN", false), ("Bearer", false), ("Bearer    ", false), ("TOKEN", false),
+            ("Bearer TOKEN extra", false),
+        ]
+    )
+    func bearerHeader(header: String, accepted: Bool) async throws {
+        try await ServerFixture().runSeeded { api in
+            let token = try await api.signIn("alice")
+            let value = header.replacingOccurrences(of: "TOKEN", with: token)
+            let reply = try await api.send(.get, "/apps/checks/settings", headers: [.authorization: value])
+            #expect(reply.status == (accepted ? .ok : .unauthorized))
         }
     }
 }

@@ -33,6 +33,20 @@ struct OnboardingAgainstServerTests {
         }
     }
 
+    @Test func aManagedConfigurationSkipsActivation() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let managed =
+                #"{"serverURL": "\#(server.url)", "appID": "checks", "appName": "Ground checks", "authType": "basic"}"#
+            try Data(managed.utf8).write(to: device.managedFile)
+            let app = try device.launch(.welcome(.signIn), .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            try app.presenter.verifyFinished()
+            #expect(app.presenter.presented(WelcomeScreen.self).first?.configuration == .configured)
+            #expect(try device.configurationStore.load()?.serverURL == server.url)
+        }
+    }
+
     @Test func aWrongPasswordShowsTheServersMessageAndAsksAgain() async throws {
         try await LiveServer().run { server in
             let device = try ServicesDevice(server: server)

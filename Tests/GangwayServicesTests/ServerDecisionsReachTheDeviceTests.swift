@@ -9,6 +9,10 @@ import Testing
 
 @Suite("Stories: what the server decides reaches the device")
 struct ServerDecisionsReachTheDeviceTests {
+    /// Lock after 3 days without contact, wipe after 10.
+    static let lockAfter3WipeAfter10 =
+        #"{"blockWipingPolicy": {"blockWipeEnabled": true, "blockDisconnectedPeriod": 3, "wipeDisconnectedPeriod": 10}}"#
+
     /// Onboards alice with a check in her store and closes the app.
     static func onboardAlice(_ device: ServicesDevice) async throws -> UUID {
         let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
@@ -75,6 +79,32 @@ struct ServerDecisionsReachTheDeviceTests {
             let again = try device.launch(.unlock(ServicesDevice.alicePasscode), .signIn("alice"))
             try await again.manager.open()
             try again.presenter.verifyFinished()
+        }
+    }
+
+    @Test func logoutSucceedsWhenTheServerHasEndedTheSessionAlready() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            try await server.admin(.patch, "/admin/users/alice", json: #"{"password": "another-password-1"}"#)
+            try await app.manager.logout()
+            #expect(await app.manager.state == .closed)
+        }
+    }
+
+    @Test func logoutWithoutTheServerKeepsTheSessionOpen() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            try device.goOffline()
+            // The context holds the configuration the session opened with: point it away too.
+            let relaunch = try device.launch(.unlock(ServicesDevice.alicePasscode))
+            try await app.manager.close()
+            try await relaunch.manager.open()
+            await #expect(throws: ServiceError.unreachable) { try await relaunch.manager.logout() }
+            #expect(await relaunch.manager.session != nil)
         }
     }
 
@@ -153,9 +183,7 @@ struct ServerDecisionsReachTheDeviceTests {
 
     @Test func pastTheLockPeriodWithoutContactTheUserSignsInAgain() async throws {
         try await LiveServer().run { server in
-            try await server.updateSettings(
-                #"{"blockWipingPolicy": {"blockWipeEnabled": true, "blockDisconnectedPeriod": 3, "wipeDisconnectedPeriod": 10}}"#
-            )
+            try await server.updateSettings(Self.lockAfter3WipeAfter10)
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)
             device.wallClock.advance(by: .seconds(4 * 86_400))
@@ -175,9 +203,7 @@ struct ServerDecisionsReachTheDeviceTests {
 
     @Test func pastTheWipePeriodWithoutContactTheDataIsErased() async throws {
         try await LiveServer().run { server in
-            try await server.updateSettings(
-                #"{"blockWipingPolicy": {"blockWipeEnabled": true, "blockDisconnectedPeriod": 3, "wipeDisconnectedPeriod": 10}}"#
-            )
+            try await server.updateSettings(Self.lockAfter3WipeAfter10)
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)
             device.wallClock.advance(by: .seconds(11 * 86_400))

@@ -23,13 +23,14 @@ struct SettingsExchangeMiddleware: ServerMiddleware {
         operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        guard operationID == "getSettings", let appID = metadata.pathParameters["appID"] else {
+        guard operationID == "getSettings", let parameter = metadata.pathParameters["appID"] else {
             return try await next(request, body, metadata)
         }
-        let exchange = try await api.settingsExchange(appID: String(appID))
+        let appID = String(parameter)
+        let exchange = try await api.settingsExchange(appID: appID)
         var response = HTTPResponse(status: .ok)
         response.headerFields[.contentType] = "application/json; charset=utf-8"
-        return (response, HTTPBody(try cache.body(for: exchange, appID: String(appID))))
+        return (response, HTTPBody(try cache.body(for: exchange, appID: appID)))
     }
 }
 

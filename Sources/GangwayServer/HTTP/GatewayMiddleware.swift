@@ -45,7 +45,8 @@ struct GatewayMiddleware: RouterMiddleware {
                 try await next(request, context)
             }
         } catch {
-            // Metadata is set only here: setting it on every request costs more than the route.
+            // Metadata is set only here: the stream log handler formats metadata as soon as it
+            // is set, a few percent of the settings route when done on every request.
             var errorLogger = logger
             errorLogger[metadataKey: "request"] = "\(requestID)"
             var apiError = Self.apiError(for: error, logger: errorLogger)

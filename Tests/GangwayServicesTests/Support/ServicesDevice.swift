@@ -34,6 +34,9 @@ final class ServicesDevice: Sendable {
 
     deinit { temporary.remove() }
 
+    /// Where a device-management system would put the configuration; absent unless a test writes it.
+    var managedFile: URL { temporary.appending("managed.json") }
+
     var configurationStore: ConfigurationStore { ConfigurationStore(file: temporary.appending("configuration.json")) }
 
     var services: MobileServices {
@@ -41,6 +44,7 @@ final class ServicesDevice: Sendable {
         return MobileServices(
             device: DeviceIdentity(deviceID: "stand-12", deviceName: "Stand 12 tablet", appVersion: appVersion),
             loader: .standard([
+                FileConfigurationProvider(.managed, file: managedFile),
                 DiscoveryProvider(discoveryURL: server.url),
                 SignedActivationProvider.link(pinnedKey: key),
                 SignedActivationProvider.qrCode(pinnedKey: key),
