@@ -172,6 +172,14 @@ struct MalformedInputTests {
             let odd = try await api.send(.get, "/health", headers: [.init("x-request-id")!: "a b\u{7f}"])
             #expect(odd.headers[.init("x-request-id")!] != "a b\u{7f}")
             #expect(odd.headers[.init("x-request-id")!]?.count == 16)
+            // IDs the server makes: 16 lowercase hex digits, a new one for each request.
+            var made: Set<String> = []
+            for _ in 0..<5 {
+                let id = try #require(try await api.send(.get, "/health").headers[.init("x-request-id")!])
+                #expect(id.count == 16 && id.allSatisfy { $0.isHexDigit && !$0.isUppercase })
+                made.insert(id)
+            }
+            #expect(made.count == 5)
             // The one log line of the request carries its ID.
             let line = api.fixture.logs.text.split(separator: "\n").first { $0.contains("trace-42") }
             #expect(line?.contains("/health") == true)

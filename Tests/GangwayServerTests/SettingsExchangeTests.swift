@@ -37,6 +37,31 @@ struct SettingsExchangeTests {
         }
     }
 
+    @Test(
+        "the fast path answers as the generated route, errors included",
+        arguments: Backend.available
+    )
+    func fastPath(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            let token = try await api.signIn("alice")
+            let fast = try await api.send(.get, "/apps/checks/settings", token: token)
+            // A trailing slash is not the fast path's; the router's generated route answers.
+            let generated = try await api.send(.get, "/apps/checks/settings/", token: token)
+            try api.expectStatus(generated, .ok)
+            #expect(generated.body == fast.body)
+            #expect(generated.headers[.contentType] == fast.headers[.contentType])
+            // Errors on the fast path are the gateway's JSON documents, with the request ID.
+            let noToken = try await api.send(.get, "/apps/checks/settings")
+            #expect(noToken.status == .unauthorized)
+            #expect(noToken.headers[.init("x-request-id")!] != nil)
+            let noApp = try await api.send(.get, "/apps/nothing/settings", token: token)
+            #expect(noApp.status == .notFound)
+            #expect(noApp.code == "APP_NOT_FOUND")
+            // Other methods on the path are still the router's: 405 with Allow.
+            #expect(try await api.send(.delete, "/apps/checks/settings", token: token).status == .methodNotAllowed)
+        }
+    }
+
     @Test("an admin's change reaches the next settings download; other keys stay", arguments: Backend.available)
     func adminChange(backend: Backend) async throws {
         try await ServerFixture(backend: backend).runSeeded { api in

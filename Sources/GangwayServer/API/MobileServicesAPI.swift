@@ -18,7 +18,8 @@ struct MobileServicesAPI: APIProtocol {
         var contactResolution: Duration = .seconds(60)
     }
 
-    let storage: any ServerStorage
+    /// Concrete, so the cached reads every request makes are direct calls.
+    let storage: CachedStorage
     let settings: Settings
     let passwords: PasswordHasher
     let throttle: SignInThrottle

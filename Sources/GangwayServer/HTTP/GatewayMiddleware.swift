@@ -23,6 +23,8 @@ struct GatewayMiddleware: RouterMiddleware {
 
     /// The routes of the document, to answer 405 for a known path with another method.
     let routes: RouteTable
+    /// IDs for requests that bring none.
+    let requestIDs = RequestIDSequence()
 
     func handle(
         _ request: Request,
@@ -30,11 +32,11 @@ struct GatewayMiddleware: RouterMiddleware {
         next: (Request, ServerContext) async throws -> Response
     ) async throws -> Response {
         let started = ContinuousClock.now
-        let requestID = Self.requestID(from: request.headers[.requestID])
+        let requestID = Self.requestID(from: request.headers[.requestID]) ?? requestIDs.next()
         let logger = context.logger
         let info = RequestInfo(
             requestID: requestID,
-            address: Self.address(of: context.remoteAddress),
+            peer: context.remoteAddress,
             bearerToken: BearerToken.parse(authorization: request.headers[.authorization])
         )
 
@@ -75,18 +77,15 @@ struct GatewayMiddleware: RouterMiddleware {
         return response
     }
 
-    private static func requestID(from header: String?) -> String {
+    /// The caller's ID when it is a plain token of at most 64 characters.
+    private static func requestID(from header: String?) -> String? {
         if let header, (1...64).contains(header.count),
             header.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_" }),
             header.allSatisfy(\.isASCII)
         {
             return header
         }
-        return UInt64.random(in: .min ... .max).hexString
-    }
-
-    private static func address(of socket: SocketAddress?) -> String {
-        socket?.ipAddress ?? "unknown"
+        return nil
     }
 
     /// Collects a body up to the limit and checks that it is JSON.
@@ -202,11 +201,4 @@ struct GatewayMiddleware: RouterMiddleware {
 extension HTTPField.Name {
     static let requestID = HTTPField.Name("x-request-id")!
     static let messageCode = HTTPField.Name("x-message-code")!
-}
-
-extension UInt64 {
-    var hexString: String {
-        let digits = String(self, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
-    }
 }

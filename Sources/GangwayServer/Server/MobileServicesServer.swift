@@ -17,7 +17,8 @@ import Synchronization
 /// ```
 public struct MobileServicesServer: Sendable {
     public let configuration: ServerConfiguration
-    public let storage: any ServerStorage
+    public var storage: any ServerStorage { cachedStorage }
+    let cachedStorage: CachedStorage
     /// What happened to the admin token at startup.
     public let adminToken: AdminTokenOutcome
     let logger: Logger
@@ -47,7 +48,7 @@ public struct MobileServicesServer: Sendable {
             lifetime: configuration.cacheLifetime
         )
         try await storage.migrate()
-        self.storage = storage
+        cachedStorage = storage
         let token = try await AdminToken.bootstrap(
             storage: storage,
             file: configuration.adminTokenPath,
@@ -74,17 +75,19 @@ public struct MobileServicesServer: Sendable {
     /// The public key activation payloads are signed with, for clients to pin.
     public var activationPublicKeyPEM: String { signer.publicKeyPEM }
 
-    /// The router with every route of the API document, `/openapi.json`, and the
+    /// The responder for every request: the settings exchange's fast path, and the
+    /// router with every route of the API document and `/openapi.json`, all inside the
     /// gateway middleware.
     ///
     /// - Parameter publicURL: Where devices reach the server; read at each request, so
     ///   it can be set once the port is known.
-    func router(publicURL: PublicURL) throws -> Router<ServerContext> {
+    func responder(publicURL: PublicURL) throws -> GatewayResponder {
         let router = Router(context: ServerContext.self)
         let document = try APIDocument.json()
-        router.add(
-            middleware: GatewayMiddleware(routes: try RouteTable(document: document, extra: ["/openapi.json": ["get"]]))
+        let gateway = GatewayMiddleware(
+            routes: try RouteTable(document: document, extra: ["/openapi.json": ["get"]])
         )
+        router.add(middleware: gateway)
         router.get("/openapi.json") { _, _ in
             Response(
                 status: .ok,
@@ -93,7 +96,7 @@ public struct MobileServicesServer: Sendable {
             )
         }
         let api = MobileServicesAPI(
-            storage: storage,
+            storage: cachedStorage,
             settings: .init(publicURL: publicURL, sessionLifetime: configuration.sessionLifetime),
             passwords: passwords,
             throttle: SignInThrottle(
@@ -108,12 +111,12 @@ public struct MobileServicesServer: Sendable {
             logger: logger
         )
         // Compact JSON: pretty printing costs time on every response.
-        try api.registerHandlers(
-            on: router,
-            configuration: .gangway,
-            middlewares: [SettingsExchangeMiddleware(api: api)]
+        try api.registerHandlers(on: router, configuration: .gangway)
+        return GatewayResponder(
+            gateway: gateway,
+            settings: SettingsExchangeRoute(api: api),
+            router: router.buildResponder()
         )
-        return router
     }
 
     /// The HTTP application, ready to run as a service (or under HummingbirdTesting).
@@ -126,7 +129,7 @@ public struct MobileServicesServer: Sendable {
         let fixed = configuration.publicURL != nil
         let host = configuration.host
         return Application(
-            router: try router(publicURL: publicURL),
+            responder: try responder(publicURL: publicURL),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: "gangway"
