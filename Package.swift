@@ -113,11 +113,26 @@ let package = Package(
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         .target(
+            name: "GangwayTerminal",
+            dependencies: [
+                "GangwayStore",
+                "GangwayScreens",
+                "GangwayFlows",
+                "GangwayServices",
+                "GangwayServer",
+                "GangwayTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "GangwayCommands",
             dependencies: [
                 "GangwayStore",
                 "GangwayTesting",
                 "GangwayServer",
+                "GangwayTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

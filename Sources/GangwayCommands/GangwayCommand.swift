@@ -7,10 +7,12 @@ public struct GangwayCommand: AsyncParsableCommand {
         abstract: "Onboard users into an enterprise app and keep their data locked to them.",
         discussion: """
             Gangway is a toolkit for the first-run flow, the secure per-user store and shared \
-            devices. This command works its parts directly.
+            devices. With no subcommand it runs the device app against a server in this \
+            process; the subcommands work its parts directly.
             """,
         version: "0.1.0",
-        subcommands: [StoreCommand.self, ServeCommand.self]
+        subcommands: [AppCommand.self, StoreCommand.self, ServeCommand.self],
+        defaultSubcommand: AppCommand.self
     )
 
     public init() {}

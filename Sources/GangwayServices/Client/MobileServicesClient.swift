@@ -50,7 +50,7 @@ public struct MobileServicesClient: Sendable {
             serverURL: serverURL,
             configuration: .gangway,
             transport: transport,
-            middlewares: token.map { [BearerTokenMiddleware(token: $0)] } ?? []
+            middlewares: token.map { [BearerTokenMiddleware(token: $0.value)] } ?? []
         )
     }
 
@@ -58,10 +58,10 @@ public struct MobileServicesClient: Sendable {
 
     /// The app set up for a work email address's domain.
     public func discover(email: String) async throws(ServiceError) -> AppConfiguration {
-        let output = try await call { try await client().discoverApp(query: .init(email: email)) }
+        let output = try await ServiceCall.run { try await client().discoverApp(query: .init(email: email)) }
         switch output {
         case .ok(let ok):
-            let body = try decode { try ok.body.json }
+            let body = try ServiceCall.decode { try ok.body.json }
             guard let url = URL(string: body.serverURL) else { throw .invalidResponse(status: 200) }
             return AppConfiguration(
                 serverURL: url,
@@ -69,32 +69,32 @@ public struct MobileServicesClient: Sendable {
                 appName: body.appName,
                 authType: .init(rawValue: body.authType.rawValue) ?? .basic
             )
-        case .badRequest(let reply): throw failure(400, reply)
-        case .notFound(let reply): throw failure(404, reply)
+        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         }
     }
 
     /// The PEM of the public key the server signs activation payloads with.
     public func activationKeyPEM() async throws(ServiceError) -> String {
-        let output = try await call { try await client().getActivationKey() }
+        let output = try await ServiceCall.run { try await client().getActivationKey() }
         switch output {
-        case .ok(let ok): return try decode { try ok.body.json.publicKeyPEM }
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json.publicKeyPEM }
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         }
     }
 
     /// Whether `version` of the app may still be used.
     public func checkVersion(appID: String, version: String) async throws(ServiceError) -> VersionStatus {
-        let output = try await call {
+        let output = try await ServiceCall.run {
             try await client().checkVersion(path: .init(appID: appID), query: .init(version: version))
         }
         switch output {
         case .ok(let ok):
-            let body = try decode { try ok.body.json }
+            let body = try ServiceCall.decode { try ok.body.json }
             return VersionStatus(isActive: body.active, minimumVersion: body.minimumVersion, message: body.message)
-        case .badRequest(let reply): throw failure(400, reply)
-        case .notFound(let reply): throw failure(404, reply)
+        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         }
     }
@@ -111,7 +111,7 @@ public struct MobileServicesClient: Sendable {
         password: Secret,
         deviceID: String
     ) async throws(ServiceError) -> ServerSession {
-        let output = try await call {
+        let output = try await ServiceCall.run {
             try await client().signIn(
                 path: .init(appID: appID),
                 body: .json(.init(username: username, password: password.value, deviceID: deviceID))
@@ -119,31 +119,32 @@ public struct MobileServicesClient: Sendable {
         }
         switch output {
         case .created(let created):
-            let body = try decode { try created.body.json }
+            let body = try ServiceCall.decode { try created.body.json }
             return ServerSession(
                 token: SessionToken(body.token),
                 user: ServerUser(id: body.user.id, displayName: body.user.displayName),
                 expiresAt: body.expiresAt
             )
-        case .badRequest(let reply): throw failure(400, reply)
-        case .unauthorized(let reply): throw failure(401, reply)
-        case .forbidden(let reply): throw failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
-        case .notFound(let reply): throw failure(404, reply)
-        case .contentTooLarge(let reply): throw failure(413, reply)
-        case .unsupportedMediaType(let reply): throw failure(415, reply)
+        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .forbidden(let reply):
+            throw ServiceCall.failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
+        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
+        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
         case .tooManyRequests(let reply):
-            throw failure(429, reply, retryAfter: .seconds(max(0, reply.headers.retryAfter)))
+            throw ServiceCall.failure(429, reply, retryAfter: .seconds(max(0, reply.headers.retryAfter)))
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         }
     }
 
     /// Revokes the session's token on the server.
     public func signOut(appID: String, token: SessionToken) async throws(ServiceError) {
-        let output = try await call { try await client(token: token).signOut(path: .init(appID: appID)) }
+        let output = try await ServiceCall.run { try await client(token: token).signOut(path: .init(appID: appID)) }
         switch output {
         case .noContent: return
-        case .unauthorized(let reply): throw failure(401, reply)
-        case .notFound(let reply): throw failure(404, reply)
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         }
     }
@@ -152,13 +153,14 @@ public struct MobileServicesClient: Sendable {
 
     /// The app's settings exchange.
     public func settings(appID: String, token: SessionToken) async throws(ServiceError) -> ServerSettings {
-        let output = try await call { try await client(token: token).getSettings(path: .init(appID: appID)) }
+        let output = try await ServiceCall.run { try await client(token: token).getSettings(path: .init(appID: appID)) }
         switch output {
         case .ok(let ok):
-            return try ServerSettings(decode { try ok.body.json.mobileservices.settingsExchange })
-        case .unauthorized(let reply): throw failure(401, reply)
-        case .forbidden(let reply): throw failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
-        case .notFound(let reply): throw failure(404, reply)
+            return try ServerSettings(ServiceCall.decode { try ok.body.json.mobileservices.settingsExchange })
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .forbidden(let reply):
+            throw ServiceCall.failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         }
     }
@@ -169,7 +171,7 @@ public struct MobileServicesClient: Sendable {
         token: SessionToken,
         device: DeviceIdentity
     ) async throws(ServiceError) -> DeviceRegistration {
-        let output = try await call {
+        let output = try await ServiceCall.run {
             try await client(token: token).registerDevice(
                 path: .init(appID: appID, deviceID: device.deviceID),
                 body: .json(
@@ -179,7 +181,7 @@ public struct MobileServicesClient: Sendable {
         }
         switch output {
         case .ok(let ok):
-            let body = try decode { try ok.body.json }
+            let body = try ServiceCall.decode { try ok.body.json }
             guard let secret = Data(base64Encoded: body.recoverySecret), secret.count >= 32 else {
                 throw .invalidResponse(status: 200)
             }
@@ -189,12 +191,13 @@ public struct MobileServicesClient: Sendable {
                 recoveryKey: RecoveryKey(secret),
                 registeredAt: body.registeredAt
             )
-        case .badRequest(let reply): throw failure(400, reply)
-        case .unauthorized(let reply): throw failure(401, reply)
-        case .forbidden(let reply): throw failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
-        case .notFound(let reply): throw failure(404, reply)
-        case .contentTooLarge(let reply): throw failure(413, reply)
-        case .unsupportedMediaType(let reply): throw failure(415, reply)
+        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .forbidden(let reply):
+            throw ServiceCall.failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
+        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
+        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         }
     }
@@ -216,18 +219,19 @@ public struct MobileServicesClient: Sendable {
                 )
             }
         )
-        let output = try await call {
+        let output = try await ServiceCall.run {
             try await client(token: token).uploadLogs(path: .init(appID: appID), body: .json(body))
         }
         switch output {
-        case .accepted(let accepted): return try decode { try accepted.body.json.accepted }
-        case .badRequest(let reply): throw failure(400, reply)
-        case .unauthorized(let reply): throw failure(401, reply)
-        case .forbidden(let reply): throw failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
-        case .notFound(let reply): throw failure(404, reply)
-        case .conflict(let reply): throw failure(409, reply)
-        case .contentTooLarge(let reply): throw failure(413, reply)
-        case .unsupportedMediaType(let reply): throw failure(415, reply)
+        case .accepted(let accepted): return try ServiceCall.decode { try accepted.body.json.accepted }
+        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .forbidden(let reply):
+            throw ServiceCall.failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
+        case .conflict(let reply): throw ServiceCall.failure(409, reply)
+        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
+        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         }
     }
@@ -236,45 +240,12 @@ public struct MobileServicesClient: Sendable {
 
     /// Runs a generated call; a transport failure is ``ServiceError/unreachable``, an
     /// answer the document does not allow is ``ServiceError/invalidResponse``.
-    private func call<Output>(_ body: () async throws -> Output) async throws(ServiceError) -> Output {
-        do {
-            return try await body()
-        } catch let error as ClientError {
-            if error.response == nil { throw .unreachable }
-            throw .invalidResponse(status: error.response?.status.code)
-        } catch {
-            throw .unreachable
-        }
-    }
-
-    private func decode<Value>(_ body: () throws -> Value) throws(ServiceError) -> Value {
-        do {
-            return try body()
-        } catch {
-            throw .invalidResponse(status: nil)
-        }
-    }
-
-    private func failure(
-        _ status: Int,
-        _ reply: some ErrorReply,
-        messageCode: String? = nil,
-        retryAfter: Duration? = nil
-    ) -> ServiceError {
-        let body = reply.errorBody
-        return .answer(
-            status: status,
-            code: body?.code,
-            message: body?.message,
-            messageCode: messageCode,
-            retryAfter: retryAfter ?? body?.retryAfterSeconds.map { .seconds($0) }
-        )
-    }
 }
 
 /// Adds the session's bearer token to each request.
-private struct BearerTokenMiddleware: ClientMiddleware {
-    let token: SessionToken
+/// Sends `Authorization: Bearer` with every call.
+struct BearerTokenMiddleware: ClientMiddleware {
+    let token: String
 
     func intercept(
         _ request: HTTPRequest,
@@ -284,13 +255,13 @@ private struct BearerTokenMiddleware: ClientMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
-        request.headerFields[.authorization] = "Bearer \(token.value)"
+        request.headerFields[.authorization] = "Bearer \(token)"
         return try await next(request, body, baseURL)
     }
 }
 
 /// An error answer: its JSON body in the document's error shape.
-private protocol ErrorReply {
+protocol ErrorReply {
     var errorBody: Components.Schemas._Error? { get }
 }
 

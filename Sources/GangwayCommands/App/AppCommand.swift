@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import GangwayStore
+import GangwayTerminal
+
+/// `gangway` with no subcommand (or `gangway app`): the device app, against the
+/// embedded server or a running one.
+struct AppCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "app",
+        abstract: "Run the device app: the whole onboarding story in the terminal (the default).",
+        discussion: """
+            Without --server, a mobile-services server runs in this process (SQLite under \
+            DIR/server), seeded at first start with a demo app for aircraft ground checks and \
+            two demo users, printed at start. The device keeps its stores and keys under \
+            DIR/device, so quitting and starting again restores the session. When standard \
+            input is not a terminal, answers are read a line at a time and the output is \
+            plain text, so every story can be scripted.
+            """
+    )
+
+    @Option(name: .customLong("data-dir"), help: "Where the device and the embedded server keep their data.")
+    var dataDirectory = AppCommand.defaultDataDirectory
+
+    @Option(name: .customLong("server"), help: "A running 'gangway serve' to use instead of the embedded server.")
+    var serverURL: String?
+
+    @Flag(name: .customLong("biometrics"), help: "Enrol the simulated fingerprint sensor.")
+    var biometrics = false
+
+    @Flag(name: .customLong("personal-device"), help: "One user only: no user picker and no 'add user'.")
+    var personalDevice = false
+
+    @Flag(name: .customLong("plain"), help: "Plain text even on a terminal: no colours, passcodes read as lines.")
+    var plain = false
+
+    @Option(name: .customLong("bcrypt-cost"), help: "bcrypt cost of the embedded server's passwords, 4 to 31.")
+    var bcryptCost: UInt8 = 12
+
+    static var defaultDataDirectory: String {
+        FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".gangway").path
+    }
+
+    func validate() throws {
+        guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31.") }
+        if let serverURL {
+            guard let url = URL(string: serverURL), ["http", "https"].contains(url.scheme), url.host != nil else {
+                throw ValidationError("--server must be an http:// or https:// URL.")
+            }
+        }
+    }
+
+    func run() async throws {
+        // Tests lower the key-derivation cost; nothing else should.
+        let rounds =
+            ProcessInfo.processInfo.environment["GANGWAY_KDF_ROUNDS"].flatMap(Int.init)
+            ?? PasscodeKeyDerivation.defaultRounds
+        let options = DeviceAppOptions(
+            dataDirectory: URL(fileURLWithPath: dataDirectory),
+            serverURL: serverURL.flatMap(URL.init(string:)),
+            bcryptCost: bcryptCost,
+            biometrics: biometrics,
+            passcodeRounds: rounds,
+            isSharedDevice: !personalDevice
+        )
+        try await DeviceApp(options: options, console: Console(mode: plain ? .plain : nil)).run()
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+import GangwayFlows
+
+/// What the device keeps about its server account in the user's credential store: who
+/// signed in, the last settings the server sent and when it last answered. For an app's
+/// settings or home screen; the session token stays inside.
+public struct ServiceAccount: Sendable, Hashable {
+    /// The server user who signed in, if one did.
+    public var user: ServerUser?
+    /// Whether a server session token is kept.
+    public var hasSession: Bool
+    /// The settings the last download found.
+    public var settings: ServerSettings?
+    /// When the server last answered a settings download.
+    public var lastContact: Date?
+
+    /// Reads the account from `credentials` (the user's secure store once it is open).
+    public init(reading credentials: any CredentialStore) throws {
+        user = try credentials.serverUser()
+        hasSession = try credentials.sessionToken() != nil
+        settings = try credentials.serverSettings()
+        lastContact = try credentials.lastContact()
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import GangwayFlows
+import GangwayScreens
+import GangwayServices
+import GangwayStore
+import GangwayTesting
+import Logging
+
+/// The device app `gangway` runs: the onboarding story against the embedded server (or
+/// `--server`), the home screen, and the commands a person uses in between.
+public struct DeviceApp: Sendable {
+    let options: DeviceAppOptions
+    let console: Console
+    let logger: Logger
+
+    public init(options: DeviceAppOptions, console: Console) {
+        self.options = options
+        self.console = console
+        var logger = Logger(label: "gangway.app") { StreamLogHandler.standardError(label: $0) }
+        let level = ProcessInfo.processInfo.environment["GANGWAY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+        logger.logLevel = level ?? .error
+        self.logger = logger
+    }
+
+    /// Runs until the person quits or the input ends.
+    public func run() async throws {
+        try FileManager.default.createDirectory(at: options.deviceDirectory, withIntermediateDirectories: true)
+        if let serverURL = options.serverURL {
+            let key = try await DeviceSetup.activationKey(from: serverURL, directory: options.deviceDirectory)
+            console.line("Gangway device app · server \(serverURL.absoluteString)")
+            try await play(serverURL: serverURL, activationKeyPEM: key)
+            return
+        }
+        try FileManager.default.createDirectory(at: options.serverDirectory, withIntermediateDirectories: true)
+        let demo = try await DemoServer(
+            directory: options.serverDirectory,
+            bcryptCost: options.bcryptCost,
+            logger: logger
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let running = try await demo.start(in: &group)
+            do {
+                try await demo.seed(at: running.url)
+                printBanner(serverURL: running.url)
+                try DeviceSetup.followEmbeddedServer(to: running.url, store: configurationStore)
+                try await play(serverURL: running.url, activationKeyPEM: demo.activationKeyPEM)
+            } catch {
+                await running.stop()
+                throw error
+            }
+            await running.stop()
+        }
+    }
+
+    private func printBanner(serverURL: URL) {
+        console.line(console.styled("Gangway", .bold) + " · the device app, with its server in this process")
+        console.line("  Server: \(serverURL.absoluteString) (SQLite in \(options.serverDirectory.path))")
+        console.line("  Demo app: \(DemoServer.appName); activate with any work email @\(DemoServer.emailDomain)")
+        let users = DemoServer.users.map { "\($0.username) / \($0.password)" }.joined(separator: ", ")
+        console.line("  Demo users (user / password): \(users)")
+        console.line("  At the home prompt, 'help' lists the commands.")
+    }
+
+    var configurationStore: ConfigurationStore {
+        ConfigurationStore(file: options.deviceDirectory.appendingPathComponent("configuration.json"))
+    }
+
+    /// Launch, then the home screen's commands, until quit.
+    private func play(serverURL: URL, activationKeyPEM: String) async throws {
+        let clock = SimulatedClock()
+        let device = try DeviceSetup(options: options, console: console, logger: logger, clock: clock)
+        let manager = try device.sessionManager(
+            serverURL: serverURL,
+            activationKeyPEM: activationKeyPEM,
+            configurationStore: configurationStore
+        )
+        let home = HomeScreen(console: console, manager: manager, registry: device.registry, serverURL: serverURL)
+        let commands = HomeCommands(console: console, manager: manager, clock: clock, home: home)
+        while true {
+            switch await open(manager) {
+            case .opened:
+                await home.show()
+                if try await commands.run() == .quit { return }
+            case .again:
+                continue
+            case .quit:
+                return
+            }
+        }
+    }
+
+    private enum Opening { case opened, again, quit }
+
+    /// Launch: onboarding or restore. Demo mode, a cancel and failures are shown here.
+    private func open(_ manager: SessionManager) async -> Opening {
+        do {
+            try await manager.open()
+            return .opened
+        } catch {
+            switch Self.cause(of: error) {
+            case let error as PresenterError:
+                console.line(error == .closed ? "The input ended; goodbye." : "The screen could not be shown: \(error)")
+                return .quit
+            case let error as ServiceFlowError where error == .demoModeChosen:
+                return await demoMode()
+            case let error as ServiceFlowError:
+                console.line(console.styled(error.description, .yellow))
+                return .again
+            default:
+                console.line(console.styled("Could not open the app: \(error)", .red))
+                do {
+                    return try await console.confirm("Try again?") ? .again : .quit
+                } catch {
+                    return .quit
+                }
+            }
+        }
+    }
+
+    /// The error a flow stopped on, out of the flow's wrapping.
+    static func cause(of error: any Error) -> any Error {
+        var current = error
+        while let flow = current as? FlowError, let underlying = flow.underlying { current = underlying }
+        return current
+    }
+
+    /// Demo mode: a look at the app with sample data, no server and nothing kept.
+    private func demoMode() async -> Opening {
+        console.heading("Demo mode")
+        console.line("This is what the app looks like; nothing is kept and no server is used.")
+        for check in HomeScreen.sampleChecks { console.line("  \(check)") }
+        do {
+            let back = try await console.choose([
+                ChoiceOption("Back to the welcome screen", words: ["back", "welcome"], true),
+                ChoiceOption("Quit", words: ["quit"], false),
+            ])
+            return back ? .again : .quit
+        } catch {
+            return .quit
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import GangwayFlows
+import GangwayServices
+import GangwayStore
+import GangwayTesting
+import Logging
+
+/// The device the app runs on: its ID, key store, stores, biometric sensor and the
+/// session manager over them, all under the data directory's `device/`.
+struct DeviceSetup: Sendable {
+    let options: DeviceAppOptions
+    let console: Console
+    let logger: Logger
+    let clock: SimulatedClock
+    let identity: DeviceIdentity
+    let root: SecureStoreRoot
+    let registry: UserRegistry
+
+    init(options: DeviceAppOptions, console: Console, logger: Logger, clock: SimulatedClock) throws {
+        self.options = options
+        self.console = console
+        self.logger = logger
+        self.clock = clock
+        let directory = options.deviceDirectory
+        identity = DeviceIdentity(
+            deviceID: try Self.deviceID(in: directory),
+            deviceName: "Gangway terminal (\(ProcessInfo.processInfo.hostName))",
+            appVersion: DeviceApp.version
+        )
+        let biometrics: any Biometrics = SimulatedBiometrics(enrolled: options.biometrics)
+        root = SecureStoreRoot(
+            directory: directory.appendingPathComponent("stores"),
+            environment: SecureStoreEnvironment(
+                deviceKeys: FileDeviceKeyStore(directory: directory.appendingPathComponent("device-keys")),
+                biometrics: biometrics,
+                passcodeRounds: options.passcodeRounds,
+                logger: logger
+            )
+        )
+        registry = UserRegistry(root: root)
+    }
+
+    /// The session manager with the default mobile-services step lists.
+    func sessionManager(
+        serverURL: URL,
+        activationKeyPEM: String,
+        configurationStore: ConfigurationStore
+    ) throws -> SessionManager {
+        let key = try SignedActivationProvider.pinnedKey(pem: activationKeyPEM)
+        let services = MobileServices(
+            device: identity,
+            loader: .standard([
+                FileConfigurationProvider(
+                    .managed,
+                    file: options.deviceDirectory.appendingPathComponent("managed-configuration.json")
+                ),
+                SignedActivationProvider.link(pinnedKey: key),
+                SignedActivationProvider.qrCode(pinnedKey: key),
+                DiscoveryProvider(discoveryURL: serverURL),
+            ]),
+            configurationStore: configurationStore,
+            welcome: .init(offersDemoMode: true),
+            logger: logger
+        )
+        var storeOptions = StoreManager.Options()
+        storeOptions.isSharedDevice = options.isSharedDevice
+        let storeManager = StoreManager(root: root, options: storeOptions)
+        let users: any OnboardingIDManager =
+            options.isSharedDevice ? MultiUserIDManager(registry: registry) : SingleUserIDManager(registry: registry)
+        let presenter = TerminalPresenter(console: console)
+        return try SessionManager(
+            flows: FlowController(
+                provider: MobileServicesFlowProvider(services: services, storeManager: storeManager, users: users),
+                logger: logger
+            ),
+            users: users,
+            storeManager: storeManager,
+            ui: TerminalSessionUI(console: console),
+            presenter: presenter,
+            clock: clock.now,
+            logger: logger,
+            logout: services.logout
+        )
+    }
+
+    /// The device's ID, made at first launch and kept.
+    private static func deviceID(in directory: URL) throws -> String {
+        let file = directory.appendingPathComponent("device-id")
+        if let saved = try? String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+            !saved.isEmpty
+        {
+            return saved
+        }
+        let id = "terminal-" + UUID().uuidString.lowercased().prefix(8)
+        try Data((id + "\n").utf8).write(to: file, options: .atomic)
+        return id
+    }
+
+    /// The key a remote server signs activation payloads with: fetched at first use and
+    /// kept, so a later change of key is noticed rather than trusted.
+    static func activationKey(from serverURL: URL, directory: URL) async throws -> String {
+        let file = directory.appendingPathComponent("activation-key.pem")
+        if let saved = try? String(contentsOf: file, encoding: .utf8) { return saved }
+        let pem = try await MobileServicesClient(serverURL: serverURL).activationKeyPEM()
+        try Data(pem.utf8).write(to: file, options: .atomic)
+        return pem
+    }
+
+    /// The embedded server listens on a new port at each start: the saved configuration
+    /// follows it.
+    static func followEmbeddedServer(to url: URL, store: ConfigurationStore) throws {
+        guard var configuration = try store.load(), configuration.appID == DemoServer.appID,
+            configuration.serverURL.host == "127.0.0.1", configuration.serverURL != url
+        else { return }
+        configuration.serverURL = url
+        try store.save(configuration)
+    }
+}
+
+extension DeviceApp {
+    /// The app version the device reports to the server.
+    public static let version = "1.0.0"
+}

@@ -1,0 +1,146 @@
+import Foundation
+import GangwayFlows
+import GangwayScreens
+import GangwayStore
+
+/// The commands at the home prompt: what a person does with the app between flows.
+struct HomeCommands: Sendable {
+    let console: Console
+    let manager: SessionManager
+    let clock: SimulatedClock
+    let home: HomeScreen
+
+    /// What ends the command loop.
+    enum Exit: Sendable, Hashable {
+        /// The session ended (logout, removal, an erased store): launch again.
+        case reopen
+        /// The person quit, or the input ended.
+        case quit
+    }
+
+    static let help = """
+        lock                 send the app to the background (its screens are hidden)
+        resume               bring it back; the passcode is asked only past the lock timeout
+        wait SECONDS         pretend time passes (also 5m, 2h), e.g. before resume
+        switch               hand the device to another user (the user picker)
+        add                  onboard another user on this device
+        passcode             change the passcode
+        biometrics on|off    unlock with the simulated fingerprint, where the policy allows
+        logout               sign out on the server and close the session
+        remove               remove this user and their data from the device
+        home                 show the home screen again
+        quit                 leave; the next launch restores the session with its passcode
+        """
+
+    func run() async throws -> Exit {
+        while true {
+            let line: String
+            do {
+                line = try await console.ask(console.styled("gangway> ", .bold))
+            } catch {
+                console.line("The input ended; goodbye.")
+                return .quit
+            }
+            let words = line.split(separator: " ").map { $0.lowercased() }
+            guard let command = words.first else { continue }
+            do {
+                if let exit = try await perform(command, arguments: Array(words.dropFirst())) { return exit }
+            } catch {
+                switch error {
+                case let error as PresenterError where error == .closed:
+                    console.line("The input ended; goodbye.")
+                    return .quit
+                case let error as SecureStoreError where error == .erased:
+                    console.line(console.styled("Too many wrong passcodes: this user's data was erased.", .red))
+                    return .reopen
+                default:
+                    console.line(console.styled("\(command) failed: \(error)", .red))
+                }
+            }
+            if await manager.session == nil { return .reopen }
+        }
+    }
+
+    /// Runs one command; returns how the loop ends, or `nil` to keep going.
+    private func perform(_ command: String, arguments: [String]) async throws -> Exit? {
+        switch command {
+        case "help", "?":
+            console.line(Self.help)
+        case "home", "status":
+            await home.show()
+        case "lock", "background":
+            await manager.enterBackground()
+            console.line("Locked. Type 'resume' to come back.")
+        case "resume", "foreground":
+            switch try await manager.enterForeground() {
+            case .none: console.line("The app was not in the background.")
+            case .resume: console.line("Resumed within the lock timeout: no passcode needed.")
+            case .unlock: console.line("Unlocked.")
+            }
+            await home.show()
+        case "wait":
+            guard let duration = arguments.first.flatMap(Self.duration) else {
+                console.line("Say how long: wait 30, wait 5m, wait 2h.")
+                return nil
+            }
+            clock.skip(duration)
+            console.line("(\(duration.components.seconds) s pass)")
+        case "switch":
+            try await manager.switchUser()
+            await home.show()
+        case "add":
+            try await manager.addUser()
+            await home.show()
+        case "passcode":
+            console.line(try await manager.changePasscode() ? "The passcode changed." : "The passcode did not change.")
+        case "biometrics":
+            try await biometrics(arguments.first)
+        case "logout":
+            try await manager.logout()
+            console.line("Signed out.")
+            return .reopen
+        case "remove":
+            guard try await console.confirm("Remove this user and erase their data from the device?") else {
+                return nil
+            }
+            try await manager.remove()
+            console.line("The user was removed.")
+            return .reopen
+        case "quit", "exit":
+            return .quit
+        default:
+            console.line("Unknown command '\(command)'; 'help' lists the commands.")
+        }
+        return nil
+    }
+
+    private func biometrics(_ setting: String?) async throws {
+        let action: PasscodeAction
+        switch setting {
+        case "on": action = .enableBiometrics
+        case "off": action = .disableBiometrics
+        default:
+            console.line("Say 'biometrics on' or 'biometrics off'.")
+            return
+        }
+        guard try await manager.availablePasscodeActions().contains(action) else {
+            console.line(
+                action == .enableBiometrics
+                    ? "Biometric unlock is not available: the policy forbids it, no fingerprint is enrolled (start with --biometrics), or it is on already."
+                    : "Biometric unlock is not on."
+            )
+            return
+        }
+        let done = try await manager.perform(action)
+        console.line(done ? "Biometric unlock is \(setting ?? "")." : "Nothing changed.")
+    }
+
+    /// `30`, `30s`, `5m`, `2h`, `1d`.
+    static func duration(_ text: String) -> Duration? {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+        if let unit = text.last.flatMap({ units[$0] }), let value = Int64(text.dropLast()), value >= 0 {
+            return .seconds(value * unit)
+        }
+        return Int64(text).flatMap { $0 >= 0 ? .seconds($0) : nil }
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import GangwayScreens
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where the app talks with the person: a terminal, or plain lines in and out.
+///
+/// On a terminal, titles are bold, checklists coloured, and passcodes are typed in raw
+/// mode: a dot per key, never the key, with a live checklist redrawn above the prompt.
+/// Without a terminal (a pipe, a script, a test) it reads answers a line at a time and
+/// writes plain text with no escape codes; a non-secret answer is echoed after its
+/// prompt so the transcript reads like the session, a secret never is.
+public final class Console: Sendable {
+    /// How the console reads and writes.
+    public enum Mode: Sendable, Hashable {
+        /// A person at a terminal.
+        case interactive
+        /// Lines in, plain text out.
+        case plain
+    }
+
+    /// Text styles; plain mode drops them.
+    enum Style: String {
+        case bold = "1"
+        case dim = "2"
+        case red = "31"
+        case green = "32"
+        case yellow = "33"
+        case cyan = "36"
+    }
+
+    public let mode: Mode
+    private let input: InputReader
+    private let output: @Sendable (String) -> Void
+
+    /// - Parameters:
+    ///   - mode: Interactive when standard input and output are both terminals, unless given.
+    ///   - output: Where text goes; standard output by default.
+    public init(mode: Mode? = nil, output: (@Sendable (String) -> Void)? = nil) {
+        self.mode = mode ?? (isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 ? .interactive : .plain)
+        input = InputReader()
+        self.output = output ?? { FileHandle.standardOutput.write(Data($0.utf8)) }
+    }
+
+    var isInteractive: Bool { mode == .interactive }
+
+    /// Writes `text` as it is.
+    func write(_ text: String) { output(text) }
+
+    /// Writes `text` and a line break.
+    func line(_ text: String = "") { output(text + "\n") }
+
+    /// `text` in `style` on a terminal; as it is otherwise.
+    func styled(_ text: String, _ style: Style) -> String {
+        isInteractive ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    /// A screen's heading.
+    func heading(_ title: String) {
+        line()
+        line(isInteractive ? styled(title, .bold) : "== \(title) ==")
+    }
+
+    /// A message about the last input, if any.
+    func notice(_ text: String?) {
+        if let text, !text.isEmpty { line(styled("! \(text)", .yellow)) }
+    }
+
+    /// Clears the terminal; in plain mode, a line saying what happened instead.
+    func clear(saying text: String) {
+        if isInteractive { write("\u{1B}[2J\u{1B}[H") }
+        line(styled(text, .dim))
+    }
+
+    /// Reads one answer.
+    /// - Throws: ``PresenterError/closed`` when the input ended.
+    func ask(_ prompt: String) async throws(PresenterError) -> String {
+        write(prompt)
+        guard let answer = await input.readLine() else {
+            line()
+            throw PresenterError.closed("the input ended")
+        }
+        if !isInteractive { line(answer) }
+        return answer.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Reads a secret without showing it. On a terminal, `live` gives lines to show above
+    /// the prompt for what is typed so far (a passcode checklist), redrawn at each key.
+    /// - Throws: ``PresenterError/closed`` when the input ended or the person pressed
+    ///   Ctrl-C or Ctrl-D.
+    func askSecret(_ prompt: String, live: ((String) -> [String])? = nil) async throws(PresenterError) -> Secret {
+        guard isInteractive, let raw = RawMode() else {
+            if let live { for text in live("") { line(text) } }
+            write(prompt)
+            guard let answer = await input.readLine() else {
+                line()
+                throw PresenterError.closed("the input ended")
+            }
+            line()
+            return Secret(answer)
+        }
+        defer { raw.restore() }
+        var typed: [UInt8] = []
+        var drawn = 0
+        func draw() {
+            var text = drawn > 0 ? "\u{1B}[\(drawn)A" : ""
+            text += "\r\u{1B}[J"
+            let lines = live?(String(decoding: typed, as: UTF8.self)) ?? []
+            for entry in lines { text += entry + "\n" }
+            let count = String(decoding: typed, as: UTF8.self).count
+            text += prompt + String(repeating: "•", count: count)
+            write(text)
+            drawn = lines.count
+        }
+        draw()
+        var escape = 0
+        while true {
+            guard let byte = await input.readByte() else {
+                line()
+                throw PresenterError.closed("the input ended")
+            }
+            if escape > 0 {
+                // The rest of an arrow or function key: ignored.
+                escape = (escape == 1 && byte == UInt8(ascii: "[")) ? 2 : 0
+                continue
+            }
+            switch byte {
+            case 10, 13:
+                line()
+                return Secret(String(decoding: typed, as: UTF8.self))
+            case 3, 4:
+                line()
+                throw PresenterError.closed("cancelled at the keyboard")
+            case 27:
+                escape = 1
+            case 8, 127:
+                while let last = typed.popLast(), last & 0xC0 == 0x80 {}
+                draw()
+            case 0..<32:
+                continue
+            default:
+                typed.append(byte)
+                draw()
+            }
+        }
+    }
+
+    /// Asks until the answer names one of `options` (by number or by word) and returns
+    /// its value.
+    func choose<Value: Sendable>(
+        _ options: [ChoiceOption<Value>],
+        prompt: String = "Choose"
+    ) async throws(PresenterError) -> Value {
+        for (index, option) in options.enumerated() {
+            line("  \(styled("\(index + 1))", .cyan)) \(option.label)")
+        }
+        while true {
+            let answer = try await ask("\(prompt) [1-\(options.count)]: ").lowercased()
+            if let number = Int(answer), options.indices.contains(number - 1) { return options[number - 1].value }
+            if let option = options.first(where: { $0.words.contains(answer) }) { return option.value }
+            line("Type a number from 1 to \(options.count).")
+        }
+    }
+
+    /// Asks a yes-or-no question.
+    func confirm(_ question: String) async throws(PresenterError) -> Bool {
+        while true {
+            switch try await ask("\(question) [y/n]: ").lowercased() {
+            case "y", "yes": return true
+            case "n", "no": return false
+            default: line("Answer y or n.")
+            }
+        }
+    }
+}
+
+/// One answer in a menu: its label, the words that also pick it, and its value.
+struct ChoiceOption<Value: Sendable>: Sendable {
+    var label: String
+    var words: [String]
+    var value: Value
+
+    init(_ label: String, words: [String] = [], _ value: Value) {
+        self.label = label
+        self.words = words.map { $0.lowercased() }
+        self.value = value
+    }
+}

@@ -1,0 +1,131 @@
+import GangwayScreens
+
+extension TerminalPresenter {
+    func run(_ screen: WelcomeScreen) async throws -> WelcomeScreen.Outcome {
+        try await drive(screen) { screen in
+            let strings = screen.strings
+            console.heading(strings.title)
+            console.line(screen.configuration == .configured ? strings.configuredDetail : strings.detail)
+            console.notice(screen.notice)
+            if screen.requiresTerms, !screen.termsAccepted {
+                for link in screen.termsLinks { console.line("  \(link.title): \(link.url)") }
+                let accepted = try await console.confirm(strings.acceptTerms + "?")
+                return .acceptTerms(accepted)
+            }
+            enum Choice: Sendable { case method(WelcomeScreen.ActivationMethod), signIn, demo }
+            var options: [ChoiceOption<Choice>] = []
+            if screen.configuration == .configured {
+                options.append(.init(strings.signIn, words: ["sign in"], .signIn))
+            }
+            for method in screen.activationMethods {
+                switch method {
+                case .email: options.append(.init(strings.email, words: ["email"], .method(.email)))
+                case .link: options.append(.init(strings.link, words: ["link"], .method(.link)))
+                case .qrCode: options.append(.init(strings.qrCode, words: ["qr"], .method(.qrCode)))
+                }
+            }
+            if screen.offersDemoMode { options.append(.init(strings.demoMode, words: ["demo"], .demo)) }
+            switch try await console.choose(options) {
+            case .signIn: return .signIn
+            case .demo: return .demoMode
+            case .method(.email): return .activate(.email(try await console.ask("Work email: ")))
+            case .method(.link): return .activate(.link(try await console.ask("Activation link: ")))
+            case .method(.qrCode):
+                return .activate(.qrCode(try await console.ask("QR code text, or the path of a PNG: ")))
+            }
+        }
+    }
+
+    func run(_ screen: SignInScreen) async throws -> SignInScreen.Outcome {
+        try await drive(screen) { screen in
+            console.heading(screen.strings.title)
+            if let message = screen.message { console.line(console.styled(message, .yellow)) }
+            if let throttle = screen.throttleNotice { console.line(console.styled(throttle, .yellow)) }
+            console.notice(screen.notice)
+            var prompt = screen.strings.username
+            if !screen.username.isEmpty {
+                prompt += " [\(screen.username)]"
+            } else if screen.allowsCancel {
+                prompt += " (empty to cancel)"
+            }
+            var username = try await console.ask(prompt + ": ")
+            if username.isEmpty {
+                guard !screen.username.isEmpty else { return screen.allowsCancel ? .cancel : .submit }
+                username = screen.username
+            }
+            let password = try await console.askSecret(screen.strings.password + ": ")
+            return .signIn(username: username, password: password)
+        }
+    }
+
+    func run(_ screen: FeedbackScreen) async throws -> FeedbackScreen.Outcome {
+        try await drive(screen) { screen in
+            console.heading(screen.texts.title)
+            if !screen.texts.headline.isEmpty { console.line(console.styled(screen.texts.headline, .bold)) }
+            if !screen.texts.detail.isEmpty { console.line(screen.texts.detail) }
+            _ = try await console.ask("Press Enter to \(screen.texts.button.lowercased()). ")
+            return .continue
+        }
+    }
+
+    func run(_ screen: UserPickerScreen) async throws -> UserPickerScreen.Outcome {
+        try await drive(screen) { screen in
+            console.heading(screen.strings.title)
+            console.notice(screen.notice)
+            var options = screen.users.map { user in
+                let label =
+                    user.id == screen.current ? "\(user.displayName) (\(screen.strings.current))" : user.displayName
+                return ChoiceOption(label, words: [user.displayName], UserPickerScreen.Input.select(user.id))
+            }
+            if screen.allowsAddUser {
+                options.append(.init(screen.strings.addUser, words: ["add", "add user"], .addUser))
+            }
+            return try await console.choose(options)
+        }
+    }
+
+    func run(_ screen: ConsentScreen) async throws -> ConsentScreen.Outcome {
+        try await drive(screen) { screen in
+            let page = screen.pages.indices.contains(screen.pageIndex) ? screen.pages[screen.pageIndex] : nil
+            console.heading(page?.title ?? screen.topic)
+            if let page { console.line(page.body) }
+            if screen.pages.count > 1 {
+                console.line(console.styled("Page \(screen.pageIndex + 1) of \(screen.pages.count)", .dim))
+            }
+            if screen.isRequired { console.line(console.styled(screen.strings.requiredNotice, .dim)) }
+            let strings = screen.strings
+            var options: [ChoiceOption<ConsentScreen.Input>] = []
+            if screen.isOnLastPage {
+                options.append(.init(strings.accept, words: ["allow", "accept"], .accept))
+            } else {
+                options.append(.init(strings.next, words: ["next"], .next))
+            }
+            if screen.pageIndex > 0 { options.append(.init(strings.back, words: ["back"], .back)) }
+            options.append(.init(strings.decline, words: ["decline"], .decline))
+            return try await console.choose(options)
+        }
+    }
+
+    func run(_ screen: EULAScreen) async throws -> EULAScreen.Outcome {
+        try await drive(screen) { screen in
+            console.heading("\(screen.strings.title) (version \(screen.version))")
+            console.line(screen.text)
+            return try await console.choose([
+                .init(screen.strings.accept, words: ["accept"], .accept),
+                .init(screen.strings.decline, words: ["decline"], .decline),
+            ])
+        }
+    }
+
+    func run(_ screen: ErrorScreen) async throws -> ErrorScreen.Outcome {
+        try await drive(screen) { screen in
+            console.heading(screen.strings.title)
+            console.line(console.styled(screen.message, .red))
+            if let advice = screen.advice { console.line(advice) }
+            var options: [ChoiceOption<ErrorScreen.Input>] = []
+            if screen.allowsRetry { options.append(.init(screen.strings.retry, words: ["retry"], .retry)) }
+            options.append(.init(screen.strings.cancel, words: ["cancel"], .cancel))
+            return try await console.choose(options)
+        }
+    }
+}

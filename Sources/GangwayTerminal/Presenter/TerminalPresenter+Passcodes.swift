@@ -1,0 +1,75 @@
+import GangwayScreens
+import GangwayStore
+
+extension TerminalPresenter {
+    func run(_ screen: PasscodeCreateScreen) async throws -> PasscodeCreateScreen.Outcome {
+        try await drive(screen) { screen in
+            let strings = screen.strings
+            switch screen.phase {
+            case .enter:
+                console.heading(strings.title)
+                if let reason = screen.reason { console.line(reason) }
+                console.notice(screen.notice)
+                let entry = screen.entry
+                let hint = screen.allowsSkip ? " (empty to skip)" : ""
+                let passcode = try await console.askSecret("\(strings.enterPrompt)\(hint): ") { typed in
+                    checklist(typed.isEmpty ? entry.checklist : entry.policy.evaluate(typed))
+                }
+                return passcode.isEmpty && screen.allowsSkip ? .skip : .enter(passcode)
+            case .confirm:
+                console.notice(screen.notice)
+                let passcode = try await console.askSecret("\(strings.confirmPrompt) (empty to start over): ")
+                return passcode.isEmpty ? .back : .enter(passcode)
+            case .biometricOptIn:
+                console.heading(strings.biometricTitle)
+                console.line(strings.biometricDetail)
+                return .biometrics(try await console.confirm(strings.enableBiometrics + "?"))
+            }
+        }
+    }
+
+    func run(_ screen: PasscodeInputScreen) async throws -> PasscodeInputScreen.Outcome {
+        try await drive(screen) { screen in
+            let strings = screen.strings
+            console.heading(strings.title)
+            if let warning = screen.warning { console.line(console.styled(warning, .yellow)) }
+            console.notice(screen.notice)
+            let passcode = try await console.askSecret("\(strings.prompt) (empty for more choices): ")
+            guard passcode.isEmpty else { return .enter(passcode) }
+            var options: [ChoiceOption<PasscodeInputScreen.Input?>] = [
+                .init("Enter the passcode", words: ["passcode"], nil)
+            ]
+            if screen.biometricsEnabled {
+                options.append(.init(strings.useBiometrics, words: ["biometrics"], .useBiometrics))
+            }
+            if screen.allowsReset { options.append(.init(strings.reset, words: ["reset"], .reset)) }
+            if screen.allowsCancel { options.append(.init(strings.cancel, words: ["cancel"], .cancel)) }
+            return try await console.choose(options) ?? .enter("")
+        }
+    }
+
+    func run(_ screen: PasscodeChangeScreen) async throws -> PasscodeChangeScreen.Outcome {
+        try await drive(screen) { screen in
+            let strings = screen.strings
+            let cancelHint = screen.allowsCancel ? " (empty to cancel)" : ""
+            switch screen.phase {
+            case .current:
+                console.heading(strings.title)
+                if let reason = screen.reason { console.line(reason) }
+                console.notice(screen.notice)
+                let current = try await console.askSecret("\(strings.currentPrompt)\(cancelHint): ")
+                return current.isEmpty && screen.allowsCancel ? .cancel : .enter(current)
+            case .enter:
+                console.notice(screen.notice)
+                let entry = screen.entry
+                let passcode = try await console.askSecret("\(strings.enterPrompt)\(cancelHint): ") { typed in
+                    checklist(typed.isEmpty ? entry.checklist : entry.policy.evaluate(typed))
+                }
+                return passcode.isEmpty && screen.allowsCancel ? .cancel : .enter(passcode)
+            case .confirm:
+                console.notice(screen.notice)
+                return .enter(try await console.askSecret("\(strings.confirmPrompt): "))
+            }
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import GangwayTesting
+import Testing
+
+/// The device app (`gangway` with no subcommand) run as a process against its embedded
+/// server, answered line by line through a pipe as a script would.
+@Suite("gangway, the device app: stories played through a pipe", .serialized)
+struct DeviceAppEndToEndTests {
+    static let alicePasscode = "Fuel-Check-2468"
+    static let bobPasscode = "Tyre-Gauge-1357"
+
+    /// One device's data directory, launched as often as a story needs.
+    struct Device {
+        let directory: TemporaryDirectory
+
+        init() throws { directory = try TemporaryDirectory(prefix: "gangway-app") }
+
+        func launch(_ lines: [String], arguments: [String] = []) throws -> GangwayProcess.Result {
+            let process = GangwayProcess(deviceKeys: directory.appending("unused-keys"))
+            return try process.run(
+                ["--data-dir", directory.url.path, "--bcrypt-cost", "4"] + arguments,
+                lines: lines
+            )
+        }
+
+        var storesDirectory: URL { directory.appending("device/stores") }
+
+        /// The user stores on the device.
+        func storeCount() -> Int {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: storesDirectory.path)) ?? []
+            return names.filter { UUID(uuidString: $0) != nil }.count
+        }
+    }
+
+    /// Onboards alice by her work email: welcome, sign-in, a passcode the policy refuses,
+    /// then one it accepts, twice.
+    static let aliceOnboards = [
+        "email", "alice@airline.example", "alice", "preflight-alice", "short",
+        alicePasscode, alicePasscode,
+    ]
+
+    @Test("first launch: welcome, activation by email, sign-in, the policy's checklist, home; no passcode shows")
+    func firstLaunch() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(Self.aliceOnboards + ["quit"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let output = result.output
+        for expected in [
+            "Demo users (user / password): alice / preflight-alice, bob / preflight-bob",
+            "== Welcome ==", "Activate with work email", "== Sign In ==", "== Create Passcode ==",
+            "[ ] at least 8 characters", "! The passcode does not meet every rule.",
+            "Enter the passcode again", "== Aircraft Ground Checks ==", "Signed in:      Alice Martin (alice)",
+            "locks after 300 s away",
+        ] {
+            #expect(output.contains(expected), "missing: \(expected)")
+        }
+        #expect(!output.contains(Self.alicePasscode))
+        #expect(!output.contains("short\n"))
+        #expect(!output.contains("\u{1B}["), "plain output has no escape codes")
+        #expect(!result.standardError.contains(Self.alicePasscode))
+        #expect(device.storeCount() == 1)
+    }
+
+    @Test("quit and relaunch: the user picker, then the passcode restores the session")
+    func relaunch() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        _ = try device.launch(Self.aliceOnboards + ["quit"])
+        let result = try device.launch(["1", Self.alicePasscode, "home", "quit"])
+        #expect(result.status == 0)
+        let output = result.output
+        #expect(output.contains("== Who is using the device? =="))
+        #expect(output.contains("== Enter Passcode =="))
+        #expect(output.contains("Signed in:      Alice Martin (alice)"))
+        #expect(!output.contains("== Welcome =="))
+        #expect(!output.contains(Self.alicePasscode))
+    }
+
+    @Test("ten wrong passcodes erase the user's store; the app starts over at the welcome screen")
+    func wrongPasscodesErase() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        _ = try device.launch(Self.aliceOnboards + ["quit"])
+        #expect(device.storeCount() == 1)
+        let wrong = (1...10).map { "Wrong-Guess-\($0)" }
+        let result = try device.launch(["1"] + wrong + ["quit"])
+        let output = result.output
+        #expect(output.contains("Tries left: 9"))
+        #expect(output.contains("One try left. Another wrong passcode erases this user's data."))
+        #expect(output.contains("== Welcome =="), "after the erase, onboarding starts again")
+        #expect(device.storeCount() == 0)
+    }
+
+    @Test("lock and resume: no passcode within the lock timeout, the passcode past it")
+    func lockAndResume() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(
+            Self.aliceOnboards + [
+                "lock", "wait 299", "resume", "lock", "wait 301", "resume", "Wrong-Guess-1", Self.alicePasscode, "quit",
+            ]
+        )
+        let output = result.output
+        let resumed = try #require(output.range(of: "Resumed within the lock timeout: no passcode needed."))
+        let asked = try #require(output.range(of: "== Enter Passcode =="))
+        #expect(resumed.upperBound < asked.lowerBound, "the first resume asks nothing; the second asks")
+        #expect(output.contains("(the app is in the background: its screens are hidden)"))
+        #expect(output.contains("Wrong passcode. Tries left: 9"))
+        #expect(output.contains("Unlocked."))
+    }
+
+    @Test("a second user is added and the device switches between the two, each with their passcode")
+    func secondUser() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(
+            Self.aliceOnboards + [
+                "add", "1", "bob", "preflight-bob", Self.bobPasscode, Self.bobPasscode,
+                "switch", "Alice Martin", Self.alicePasscode,
+                "switch", "Bob Okafor", Self.bobPasscode, "quit",
+            ]
+        )
+        let output = result.output
+        #expect(output.contains("Signed in:      Bob Okafor (bob)"))
+        #expect(output.contains("On this device: Alice Martin, Bob Okafor"))
+        let homes = output.components(separatedBy: "Signed in:      ").dropFirst().map { $0.prefix(5) }
+        #expect(homes == ["Alice", "Bob O", "Alice", "Bob O"])
+        #expect(device.storeCount() == 2)
+        #expect(!output.contains(Self.bobPasscode) && !output.contains(Self.alicePasscode))
+    }
+
+    @Test("demo mode: sample checks, nothing kept, and back to the welcome screen")
+    func demoMode() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(["demo", "back", "demo", "quit"])
+        #expect(result.status == 0)
+        let output = result.output
+        #expect(output.components(separatedBy: "== Demo mode ==").count == 3)
+        #expect(output.contains("tyre pressure"))
+        #expect(device.storeCount() == 0)
+        #expect(!FileManager.default.fileExists(atPath: device.directory.appending("device/configuration.json").path))
+    }
+}
+
+@Suite("gangway, the device app, on a terminal")
+struct DeviceAppTerminalTests {
+    @Test("a passcode typed on a terminal shows as dots with the checklist ticking; it never echoes")
+    func passcodeOnTerminal() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-app-tty")
+        defer { directory.remove() }
+        let passcode = DeviceAppEndToEndTests.alicePasscode
+        let terminal = try PseudoTerminalSession(
+            arguments: ["--data-dir", directory.url.path, "--bcrypt-cost", "4"],
+            environment: ["GANGWAY_KDF_ROUNDS": "1000"]
+        )
+        #expect(terminal.waitFor("Choose [1-4]: "))
+        terminal.type("email")
+        #expect(terminal.waitFor("Work email: "))
+        terminal.type("alice@airline.example")
+        #expect(terminal.waitFor("User name (empty to cancel): "))
+        terminal.type("alice")
+        #expect(terminal.waitFor("Password: "))
+        terminal.type("preflight-alice")
+        #expect(terminal.waitFor("Choose a passcode: "))
+        terminal.type(passcode)
+        #expect(terminal.waitFor("Enter the passcode again"))
+        terminal.type(passcode)
+        #expect(terminal.waitFor("gangway> "))
+        terminal.type("quit")
+        #expect(terminal.finish() == 0)
+        let screen = terminal.screen
+        #expect(screen.contains("✓ at least 8 characters"), "the checklist ticks as the passcode is typed")
+        #expect(screen.contains(String(repeating: "•", count: passcode.count)))
+        #expect(!screen.contains(passcode))
+        #expect(!screen.contains("preflight-alice\r\n"), "the password does not echo")
+        #expect(screen.contains("\u{1B}[1m"), "a terminal gets styles")
+    }
+}
