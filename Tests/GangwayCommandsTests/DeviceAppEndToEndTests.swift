@@ -130,6 +130,80 @@ struct DeviceAppEndToEndTests {
         #expect(!output.contains(Self.bobPasscode) && !output.contains(Self.alicePasscode))
     }
 
+    @Test("bad answers and commands get a clear line and change nothing")
+    func badInput() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(
+            ["9"] + Self.aliceOnboards + [
+                "fly", "wait soon", "wait -5", "biometrics maybe", "biometrics on", "home", "quit",
+            ]
+        )
+        #expect(result.status == 0)
+        let output = result.output
+        #expect(output.contains("Type a number from 1 to 4."))
+        #expect(output.contains("Unknown command 'fly'; 'help' lists the commands."))
+        #expect(output.components(separatedBy: "Say how long: wait 30, wait 5m, wait 2h.").count == 3)
+        #expect(output.contains("Say 'biometrics on' or 'biometrics off'."))
+        #expect(output.contains("Biometric unlock is not available"), "no sensor enrolled without --biometrics")
+        #expect(output.contains("Biometrics:     off"))
+        #expect(device.storeCount() == 1)
+    }
+
+    @Test("--server must be an http URL; the command line error exits 64")
+    func badServerURL() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch([], arguments: ["--server", "ftp://example"])
+        #expect(result.status == 64)
+        #expect(result.standardError.contains("--server must be an http:// or https:// URL."))
+    }
+
+    @Test("passcode change: the new passcode opens the store at the next launch, the old one does not")
+    func changePasscode() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let newPasscode = "Night-Shift-9753"
+        let changed = try device.launch(
+            Self.aliceOnboards + ["passcode", Self.alicePasscode, newPasscode, newPasscode, "quit"]
+        )
+        #expect(changed.output.contains("The passcode changed."))
+        #expect(!changed.output.contains(newPasscode))
+        let relaunch = try device.launch(["1", Self.alicePasscode, newPasscode, "quit"])
+        #expect(relaunch.output.contains("Wrong passcode. Tries left: 9"))
+        #expect(relaunch.output.contains("Signed in:      Alice Martin (alice)"))
+    }
+
+    @Test("biometrics on and off on a personal device with the simulated sensor enrolled")
+    func biometrics() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(
+            Self.aliceOnboards + ["n", "biometrics on", "home", "biometrics off", "home", "quit"],
+            arguments: ["--personal-device", "--biometrics"]
+        )
+        let output = result.output
+        #expect(output.contains("== Unlock with biometrics? =="))
+        #expect(output.contains("Biometric unlock is on."))
+        #expect(output.contains("Biometric unlock is off."))
+        let states = output.components(separatedBy: "Biometrics:     ").dropFirst().map { $0.prefix(3) }
+        #expect(states == ["off", "on\n", "off"])
+    }
+
+    @Test("logout signs out and asks again; remove erases the user's store")
+    func logoutAndRemove() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let loggedOut = try device.launch(Self.aliceOnboards + ["logout"])
+        #expect(loggedOut.output.contains("Signed out."))
+        #expect(device.storeCount() == 1, "logging out keeps the data")
+        // The next launch restores the store with the passcode, then asks for a sign-in.
+        let removed = try device.launch(["1", Self.alicePasscode, "alice", "preflight-alice", "remove", "y", "quit"])
+        #expect(removed.output.contains("You signed out. Sign in again."))
+        #expect(removed.output.contains("The user was removed."))
+        #expect(device.storeCount() == 0)
+    }
+
     @Test("demo mode: sample checks, nothing kept, and back to the welcome screen")
     func demoMode() throws {
         let device = try Device()

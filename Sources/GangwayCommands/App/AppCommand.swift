@@ -25,7 +25,10 @@ struct AppCommand: AsyncParsableCommand {
     @Option(name: .customLong("server"), help: "A running 'gangway serve' to use instead of the embedded server.")
     var serverURL: String?
 
-    @Flag(name: .customLong("biometrics"), help: "Enrol the simulated fingerprint sensor.")
+    @Flag(
+        name: .customLong("biometrics"),
+        help: "Enrol the simulated fingerprint sensor (used on a personal device only)."
+    )
     var biometrics = false
 
     @Flag(name: .customLong("personal-device"), help: "One user only: no user picker and no 'add user'.")

@@ -126,7 +126,7 @@ struct HomeCommands: Sendable {
         guard try await manager.availablePasscodeActions().contains(action) else {
             console.line(
                 action == .enableBiometrics
-                    ? "Biometric unlock is not available: the policy forbids it, no fingerprint is enrolled (start with --biometrics), or it is on already."
+                    ? "Biometric unlock is not available: it is on already, the policy forbids it, or the device is shared (biometrics need --personal-device --biometrics)."
                     : "Biometric unlock is not on."
             )
             return

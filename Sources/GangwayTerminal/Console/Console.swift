@@ -80,12 +80,19 @@ public final class Console: Sendable {
     /// - Throws: ``PresenterError/closed`` when the input ended.
     func ask(_ prompt: String) async throws(PresenterError) -> String {
         write(prompt)
+        let answer = try await nextLine()
+        if !isInteractive { line(answer) }
+        return answer.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// The next line of input.
+    /// - Throws: ``PresenterError/closed`` at the end of input.
+    private func nextLine() async throws(PresenterError) -> String {
         guard let answer = await input.readLine() else {
             line()
             throw PresenterError.closed("the input ended")
         }
-        if !isInteractive { line(answer) }
-        return answer.trimmingCharacters(in: .whitespaces)
+        return answer
     }
 
     /// Reads a secret without showing it. On a terminal, `live` gives lines to show above
@@ -96,10 +103,7 @@ public final class Console: Sendable {
         guard isInteractive, let raw = RawMode() else {
             if let live { for text in live("") { line(text) } }
             write(prompt)
-            guard let answer = await input.readLine() else {
-                line()
-                throw PresenterError.closed("the input ended")
-            }
+            let answer = try await nextLine()
             line()
             return Secret(answer)
         }
