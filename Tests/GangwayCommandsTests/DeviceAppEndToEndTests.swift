@@ -150,6 +150,21 @@ struct DeviceAppEndToEndTests {
         #expect(device.storeCount() == 1)
     }
 
+    @Test("without --data-dir the app keeps its data in $HOME/.gangway")
+    func defaultDataDirectory() throws {
+        let home = try TemporaryDirectory(prefix: "gangway-home")
+        defer { home.remove() }
+        let process = GangwayProcess(deviceKeys: home.appending("unused-keys"))
+        let result = try process.run(
+            ["--bcrypt-cost", "4"],
+            lines: ["demo", "quit"],
+            extraEnvironment: ["HOME": home.url.path]
+        )
+        #expect(result.status == 0)
+        #expect(result.output.contains("(SQLite in \(home.url.path)/.gangway/server)"))
+        #expect(FileManager.default.fileExists(atPath: home.appending(".gangway/device/device-id").path))
+    }
+
     @Test("--server must be an http URL; the command line error exits 64")
     func badServerURL() throws {
         let device = try Device()

@@ -41,7 +41,7 @@ struct AppCommand: AsyncParsableCommand {
     var bcryptCost: UInt8 = 12
 
     static var defaultDataDirectory: String {
-        FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".gangway").path
+        GangwayDirectory.path()
     }
 
     func validate() throws {

@@ -46,7 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
     var logLevel: String = "info"
 
     static var defaultDataDirectory: String {
-        FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".gangway/server").path
+        GangwayDirectory.path("server")
     }
 
     func validate() throws {

@@ -38,7 +38,7 @@ struct StoreOptions: ParsableArguments {
         let variables = ProcessInfo.processInfo.environment
         let directory =
             deviceKeys ?? variables["GANGWAY_DEVICE_KEYS"]
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".gangway/device-keys").path
+            ?? GangwayDirectory.path("device-keys")
         var logger = Logger(label: "gangway.store")
         logger.logLevel = variables["GANGWAY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
         // Tests and benchmarks lower the key-derivation cost; nothing else should.
