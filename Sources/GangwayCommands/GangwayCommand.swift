@@ -11,7 +11,7 @@ public struct GangwayCommand: AsyncParsableCommand {
             process; the subcommands work its parts directly.
             """,
         version: "0.1.0",
-        subcommands: [AppCommand.self, StoreCommand.self, ServeCommand.self],
+        subcommands: [AppCommand.self, AdminCommand.self, StoreCommand.self, ServeCommand.self],
         defaultSubcommand: AppCommand.self
     )
 

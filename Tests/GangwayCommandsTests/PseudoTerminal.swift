@@ -42,6 +42,24 @@ final class PseudoTerminalSession {
         return screen.contains(text)
     }
 
+    /// How much of the screen ``next(_:timeout:)`` has gone past.
+    private var seen = 0
+
+    /// Reads until `text` shows after what the last call found, and moves past it: for
+    /// a prompt that shows many times.
+    @discardableResult
+    func next(_ text: String, timeout: Duration = .seconds(30)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let unseen = screen.utf8.dropFirst(seen)
+            if let range = Substring(unseen).range(of: text) {
+                seen = screen.utf8.distance(from: screen.utf8.startIndex, to: range.upperBound)
+                return true
+            }
+            guard ContinuousClock.now < deadline, readAvailable(waitMilliseconds: 100) else { return false }
+        }
+    }
+
     /// Types a line.
     func type(_ line: String) {
         let bytes = Array((line + "\n").utf8)

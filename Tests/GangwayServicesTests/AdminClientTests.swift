@@ -2,6 +2,7 @@ import Foundation
 import GangwayFlows
 import GangwayScreens
 import GangwayServices
+import GangwayStore
 import Testing
 
 @Suite("AdminClient: the operator's calls, behind the admin token")
@@ -34,6 +35,117 @@ struct AdminClientTests {
             }
             #expect(refused?.status == 401)
             #expect(refused.map { "\($0)" }?.contains("not-the-token") == false)
+        }
+    }
+
+    @Test func changesThePolicyKeyByKeyAndReadsItAsADeviceWould() async throws {
+        try await LiveServer().run { server in
+            let admin = AdminClient(serverURL: server.url, adminToken: server.server.adminToken)
+            let before = try await admin.app("checks")
+            #expect(try await admin.apps().map(\.id) == ["checks"])
+            var policy = PasscodePolicyChange()
+            policy.minimumLength = 12
+            policy.requiresDigit = true
+            policy.lockTimeoutSeconds = 60
+            let after = try await admin.updateApp(
+                "checks",
+                AppChange(minimumVersion: "2.1", passcodePolicy: policy, allowsUploadOfPreviousUserChanges: false)
+            )
+            #expect(after.settings.passcodeRequirement?.policy?.minimumLength == 12)
+            #expect(after.settings.passcodeRequirement?.policy?.requiresDigit == true)
+            #expect(after.settings.passcodeRequirement?.policy?.lockTimeout == .seconds(60))
+            // Keys not given keep their values.
+            #expect(
+                after.settings.passcodeRequirement?.policy?.retryLimit
+                    == before.settings.passcodeRequirement?.policy?.retryLimit
+            )
+            #expect(after.minimumVersion == "2.1")
+            #expect(after.settings.allowsUploadOfPreviousUserChanges == false)
+            #expect(try await admin.app("checks") == after)
+            // A device reads the same at its settings exchange.
+            let client = MobileServicesClient(serverURL: server.url)
+            let session = try await client.signIn(
+                appID: "checks",
+                username: "alice",
+                password: Secret(LiveServer.passwords["alice"]!),
+                deviceID: "stand-1"
+            )
+            let settings = try await client.settings(appID: "checks", token: session.token)
+            #expect(settings.passcodeRequirement == after.settings.passcodeRequirement)
+            // An empty string allows every version again.
+            #expect(try await admin.updateApp("checks", AppChange(minimumVersion: "")).minimumVersion == nil)
+
+            var bad = PasscodePolicyChange()
+            bad.minimumLength = 0
+            let refused = await #expect(throws: ServiceError.refused) {
+                try await admin.updateApp("checks", AppChange(passcodePolicy: bad))
+            }
+            #expect(refused?.status == 400)
+            #expect(try await admin.app("checks").settings.passcodeRequirement?.policy?.minimumLength == 12)
+            await #expect(throws: ServiceError.notFound) { try await admin.app("nope") }
+        }
+    }
+
+    @Test func blocksUsersAndLocksOrWipesTheirDevices() async throws {
+        try await LiveServer().run { server in
+            let admin = AdminClient(serverURL: server.url, adminToken: server.server.adminToken)
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            let devices = try await admin.devices(app: "checks")
+            let alice = try #require(devices.first { $0.username == "alice" })
+            #expect(alice.status == .active)
+            #expect(alice.appVersion == device.services.device.appVersion)
+            let wiped = try await admin.setDeviceStatus(.wiped, app: "checks", registration: alice.registrationID)
+            #expect(wiped.status == .wiped)
+            #expect(
+                try await admin.devices(app: "checks").first { $0.registrationID == alice.registrationID }?.status
+                    == .wiped
+            )
+            await #expect(throws: ServiceError.notFound) {
+                try await admin.setDeviceStatus(.locked, app: "checks", registration: "no-such-registration")
+            }
+
+            #expect(try await admin.users().map(\.username).sorted() == ["alice", "bob"])
+            #expect(try await admin.setBlocked(true, user: "bob").isBlocked)
+            let client = MobileServicesClient(serverURL: server.url)
+            await #expect(throws: ServiceError.userBlocked) {
+                _ = try await client.signIn(
+                    appID: "checks",
+                    username: "bob",
+                    password: Secret(LiveServer.passwords["bob"]!),
+                    deviceID: "stand-2"
+                )
+            }
+            #expect(try await admin.setBlocked(false, user: "bob").isBlocked == false)
+            try await admin.setPassword("bob-new-password", user: "bob")
+            let session = try await client.signIn(
+                appID: "checks",
+                username: "bob",
+                password: "bob-new-password",
+                deviceID: "stand-2"
+            )
+            #expect(session.user.id == "bob")
+            await #expect(throws: ServiceError.notFound) { try await admin.setBlocked(true, user: "nobody") }
+        }
+    }
+
+    @Test func makesAnActivationLinkTheDeviceVerifies() async throws {
+        try await LiveServer().run { server in
+            let admin = AdminClient(serverURL: server.url, adminToken: server.server.adminToken)
+            let link = try await admin.activationLink(app: "checks")
+            let key = try SignedActivationProvider.pinnedKey(pem: server.activationKeyPEM)
+            let configuration = try ActivationLink(link).verified(with: key)
+            #expect(configuration.appID == "checks")
+            #expect(configuration.serverURL == server.url)
+            await #expect(throws: ServiceError.notFound) { try await admin.activationLink(app: "nope") }
+            // The QR code needs qrencode on the server: a PNG, or a clear 503.
+            do {
+                let png = try await admin.activationQRCode(app: "checks")
+                #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            } catch let error as ServiceError {
+                #expect(error.status == 503)
+            }
         }
     }
 }

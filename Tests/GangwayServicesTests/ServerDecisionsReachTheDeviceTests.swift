@@ -215,4 +215,118 @@ struct ServerDecisionsReachTheDeviceTests {
             #expect(try app.registry.users().isEmpty)
         }
     }
+
+    // MARK: While the app runs: the settings exchange made when it goes to the background
+
+    @Test func aPolicyTightenedWhileTheAppRunsIsChangedAtTheNextUnlockWhateverTheTimeAway() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let newPasscode: Secret = "Night-Shift-9753-xy"
+            let app = try device.launch(
+                .byEmail,
+                .signIn("alice"),
+                .create(ServicesDevice.alicePasscode),
+                .unlock(ServicesDevice.alicePasscode),
+                .acknowledge,
+                .passcodeChange(.enter(ServicesDevice.alicePasscode), .enter(newPasscode), .enter(newPasscode))
+            )
+            let session = try await app.manager.open()
+            try await server.updateSettings(
+                #"{"passwordPolicy": {"passwordPolicyMinLength": 18, "passwordPolicyDigitRequired": true}}"#
+            )
+            await app.manager.enterBackground()
+            // Nothing is shown in the background: the change waits, the old rules stay.
+            #expect(app.presenter.presented(FeedbackScreen.self).isEmpty)
+            #expect(await app.manager.store?.policy?.minimumLength == 8)
+            // Back after ten seconds, well within the lock timeout: the passcode is asked all the same.
+            device.clock.advance(by: .seconds(10))
+            #expect(try await app.manager.enterForeground() == .unlock)
+            try app.presenter.verifyFinished()
+            #expect(try #require(app.presenter.presented(FeedbackScreen.self).first).transition == .passcodeToPasscode)
+            #expect(await app.manager.store?.policy?.minimumLength == 18)
+            #expect(await app.manager.session == session)
+            // Done: the next short absence resumes without the passcode.
+            await app.manager.enterBackground()
+            device.clock.advance(by: .seconds(10))
+            #expect(try await app.manager.enterForeground() == .resume)
+            try await app.manager.close()
+            #expect(try device.openStore(session.onboardingID, passcode: newPasscode).policy?.minimumLength == 18)
+        }
+    }
+
+    @Test func aPolicyChangeLeftPendingRunsAtTheNextLaunch() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            try await server.updateSettings(#"{"passwordPolicy": {"passwordPolicyMinLength": 18}}"#)
+            await app.manager.enterBackground()
+            // The app is killed in the background; the next launch runs the change.
+            let newPasscode: Secret = "Night-Shift-9753-xy"
+            let relaunch = try device.launch(
+                .unlock(ServicesDevice.alicePasscode),
+                .acknowledge,
+                .passcodeChange(.enter(ServicesDevice.alicePasscode), .enter(newPasscode), .enter(newPasscode))
+            )
+            try await relaunch.manager.open()
+            try relaunch.presenter.verifyFinished()
+            #expect(relaunch.presenter.presented(FeedbackScreen.self).count == 1, "announced once, not twice")
+            #expect(await relaunch.manager.store?.policy?.minimumLength == 18)
+        }
+    }
+
+    @Test func aShorterLockTimeoutAppliesInTheBackgroundWithoutAskingAnything() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(
+                .byEmail,
+                .signIn("alice"),
+                .create(ServicesDevice.alicePasscode),
+                .unlock(ServicesDevice.alicePasscode)
+            )
+            try await app.manager.open()
+            try await server.updateSettings(#"{"passwordPolicy": {"passwordPolicyLockTimeout": 60}}"#)
+            await app.manager.enterBackground()
+            #expect(await app.manager.store?.policy?.lockTimeout == .seconds(60))
+            // 61 s away: within the old 300 s, past the new 60 s.
+            device.clock.advance(by: .seconds(61))
+            #expect(try await app.manager.enterForeground() == .unlock)
+            try app.presenter.verifyFinished()
+            #expect(app.presenter.presented(FeedbackScreen.self).isEmpty, "a limit changes without a word")
+        }
+    }
+
+    @Test func aWipeWhileTheAppRunsErasesTheUserWhenTheAppGoesToTheBackground() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            let session = try await app.manager.open()
+            try #require(await app.manager.store).put(Data("tyres ok".utf8), forKey: "check.A320.tyres")
+            try await server.setDevice(of: "alice", to: "wiped")
+            await app.manager.enterBackground()
+            #expect(await app.manager.session == nil)
+            #expect(await app.manager.state == .closed)
+            #expect(!device.storeExists(session.onboardingID))
+            #expect(try app.registry.users().isEmpty)
+            #expect(try await app.manager.enterForeground() == .none)
+            #expect(!device.logsHoldASecret)
+        }
+    }
+
+    @Test func offlineGoingToTheBackgroundChangesNothing() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let id = try await Self.onboardAlice(device)
+            try await server.updateSettings(#"{"passwordPolicy": {"passwordPolicyMinLength": 18}}"#)
+            try device.goOffline()
+            let app = try device.launch(.unlock(ServicesDevice.alicePasscode))
+            #expect(try await app.manager.open().onboardingID == id)
+            await app.manager.enterBackground()
+            device.clock.advance(by: .seconds(10))
+            #expect(try await app.manager.enterForeground() == .resume)
+            try app.presenter.verifyFinished()
+            #expect(await app.manager.store?.policy?.minimumLength == 8)
+            #expect(await app.manager.session?.onboardingID == id)
+        }
+    }
 }

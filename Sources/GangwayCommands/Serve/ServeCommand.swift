@@ -12,7 +12,8 @@ struct ServeCommand: AsyncParsableCommand {
             Keeps its data in SQLite under --data-dir, or in PostgreSQL with --postgres (then \
             any number of server processes can share the database). At first start it makes \
             an admin token and writes it to DIR/admin-token, readable by its owner only; the \
-            token is never printed or logged. SIGINT or SIGTERM stops the server after the \
+            token is never printed or logged. The URL it listens at is written to DIR/url, \
+            where 'gangway admin --data-dir' finds it. SIGINT or SIGTERM stops the server after the \
             requests in flight. The API is described by the OpenAPI document served at \
             /openapi.json.
             """
@@ -87,7 +88,13 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         let storage = server.storage.kind == .sqlite ? "SQLite in \(configuration.sqlitePath.path)" : "PostgreSQL"
+        let urlFile = configuration.dataDirectory.appendingPathComponent("url")
         try await server.run { boundPort in
+            // For 'gangway admin', which finds the local server through this file; written
+            // before the line that says the server listens.
+            let local = ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host
+            let url = "http://\(local.contains(":") ? "[\(local)]" : local):\(boundPort)\n"
+            try? Data(url.utf8).write(to: urlFile, options: .atomic)
             Terminal.write("Gangway server listening on http://\(host):\(boundPort) (\(storage)); Ctrl-C stops it.\n")
         }
     }

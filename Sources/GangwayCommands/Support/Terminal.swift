@@ -18,6 +18,11 @@ enum Terminal {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
+    /// Writes a line to standard output.
+    static func line(_ text: String) {
+        write(text + "\n")
+    }
+
     /// Writes to standard output without a newline and flushes.
     static func write(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))

@@ -234,8 +234,10 @@ public actor SessionManager {
     // MARK: Background and foreground
 
     /// The app is going to the background: screens are hidden at once and the time is
-    /// remembered; then the background flow runs (a failure there is logged, the
-    /// session stays locked).
+    /// remembered; then the background flow runs. A failure there is logged and the
+    /// session stays locked, except a ``UserDataWipeError`` (the server wiped the
+    /// device): the user's data is erased at once, the user forgotten and the session
+    /// closed, so the next foreground finds no session and the app opens anew.
     public func enterBackground() async {
         let before = machine.state.name
         let action = machine.enterBackground(at: clock())
@@ -248,6 +250,20 @@ public actor SessionManager {
         do {
             result = try await flows.run(.background(session.onboardingID), context: context)
         } catch {
+            if (error.underlying as? any UserDataWipeError)?.wipesUserData == true,
+                machine.state.session == session
+            {
+                logger.warning(
+                    "the user's data must be wiped; erasing it",
+                    metadata: ["user": "\(session.onboardingID)"]
+                )
+                do {
+                    try await erased(session)
+                } catch {
+                    logger.error("cannot close the wiped session", metadata: ["error": "\(error)"])
+                }
+                return
+            }
             logger.warning("background flow failed", metadata: ["error": "\(error)"])
             return
         }
@@ -260,7 +276,9 @@ public actor SessionManager {
     }
 
     /// The app came back: the app resumes when it was away less than the policy's lock
-    /// timeout; otherwise the passcode is asked first (biometrics when on). "Forgot
+    /// timeout; otherwise the passcode is asked first (biometrics when on). A policy
+    /// change the background flow recorded (``StoreManager/deferPolicy(_:to:)``) asks for
+    /// the passcode whatever the time away, then announces and runs the change. "Forgot
     /// passcode" closes the session and runs the reset-passcode flow; the retry limit
     /// erases the store, forgets the user and closes the session. Any other failure (the
     /// user cancelled a lockout wait) is thrown and the session stays locked: the next
@@ -268,10 +286,11 @@ public actor SessionManager {
     @discardableResult
     public func enterForeground() async throws -> SessionStateMachine.ForegroundAction {
         let store = context?.secureStore
+        let pendingPolicy = try store.map { try storeManager.hasPendingPolicyChange($0) } ?? false
         let before = machine.state.name
         let action = machine.enterForeground(
             at: clock(),
-            lockTimeout: store?.policy?.lockTimeout ?? .zero,
+            lockTimeout: pendingPolicy ? .zero : store?.policy?.lockTimeout ?? .zero,
             hasPasscode: store?.isPasscodeProtected ?? false
         )
         log("enterForeground", from: before)
@@ -279,12 +298,17 @@ public actor SessionManager {
         case .none:
             return .none
         case .resume:
+            // Without a passcode nothing is asked first; a recorded policy change still runs.
+            if pendingPolicy, let store {
+                try await storeManager.resumePendingPolicyChange(on: store, presenter: presenter)
+            }
             if let session = machine.state.session { await ui.showApplicationScreens(for: session) }
             return .resume
         case .unlock:
             guard let store, let session = machine.state.session else { return .unlock }
             do {
                 try await storeManager.unlock(store, presenter: presenter)
+                if pendingPolicy { try await storeManager.resumePendingPolicyChange(on: store, presenter: presenter) }
             } catch let error as StoreFlowError where error == .passcodeResetRequested {
                 try await closeIfOpen()
                 try transition("resetPasscode") { machine throws(SessionError) in try machine.startOpening() }

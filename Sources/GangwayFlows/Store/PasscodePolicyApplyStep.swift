@@ -1,8 +1,10 @@
 import GangwayStore
 
 /// On restore, applies the passcode requirement the settings download put in the context
-/// to the user's open store (see ``StoreManager/applyPolicy(_:to:presenter:)``). Put it
-/// after the settings download; it does nothing when no settings were downloaded.
+/// to the user's open store (see ``StoreManager/applyPolicy(_:to:presenter:)``). In the
+/// background, where nothing may be shown, it records the change for the next unlock
+/// instead (``StoreManager/deferPolicy(_:to:)``). Put it after the settings download; it
+/// does nothing when no settings were downloaded.
 public struct PasscodePolicyApplyStep: Step {
     /// The manager that applies the policy.
     public let manager: StoreManager
@@ -17,6 +19,14 @@ public struct PasscodePolicyApplyStep: Step {
         guard let requirement = context.info[.passcodeRequirement] else { return context }
         guard let store = context.secureStore else { throw StoreFlowError.storeNotOpen }
         try await manager.applyPolicy(requirement, to: store, presenter: context.presenter)
+        return context
+    }
+
+    public func background(_ context: FlowContext) async throws -> FlowContext {
+        guard let requirement = context.info[.passcodeRequirement], let store = context.secureStore else {
+            return context
+        }
+        try manager.deferPolicy(requirement, to: store)
         return context
     }
 }

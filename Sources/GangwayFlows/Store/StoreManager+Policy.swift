@@ -71,6 +71,39 @@ extension StoreManager {
         return planned
     }
 
+    /// Records what the server now asks of `store` for the next unlock, without asking the
+    /// user anything: for a settings exchange made while the app is in the background.
+    /// Changes of limits only (retry limit, lock timeout, expiry) apply at once; a change
+    /// that needs the user is kept in the store, and the next return to the foreground
+    /// asks for the passcode and runs it (see ``SessionManager/enterForeground()``), as
+    /// does the next launch.
+    ///
+    /// - Returns: The transitions that wait for the user; empty when none do.
+    @discardableResult
+    public func deferPolicy(_ server: PasscodeRequirement?, to store: SecureStore) throws -> [PasscodePolicyTransition]
+    {
+        let requirement = effectiveRequirement(server)
+        let planned = transitions(for: store, to: requirement)
+        guard planned.isEmpty else {
+            try store.encode(requirement, forKey: Self.pendingPolicyKey)
+            logger.notice(
+                "passcode policy change waits for the next unlock",
+                metadata: ["store": "\(store.id)", "transitions": "\(planned.map(\.rawValue))"]
+            )
+            return planned
+        }
+        if let policy = requirement.policy, store.isPasscodeProtected, store.policy != policy {
+            try store.updatePolicy(policy)
+        }
+        return []
+    }
+
+    /// Whether a policy change waits in `store` for the user (recorded by
+    /// ``deferPolicy(_:to:)``, or left by a launch that ended during the change).
+    public func hasPendingPolicyChange(_ store: SecureStore) throws -> Bool {
+        try store.data(forKey: Self.pendingPolicyKey) != nil
+    }
+
     /// Finishes a policy change that an earlier launch recorded and did not finish.
     ///
     /// - Returns: The transitions that ran; empty when nothing was pending.

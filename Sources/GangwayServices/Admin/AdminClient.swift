@@ -9,6 +9,10 @@ import OpenAPIRuntime
 /// let admin = AdminClient(serverURL: url, adminToken: token)
 /// try await admin.createApp(id: "checks", name: "Aircraft checks", emailDomains: ["airline.example"])
 /// try await admin.createUser("alice", password: password, displayName: "Alice")
+/// var policy = PasscodePolicyChange()
+/// policy.minimumLength = 12
+/// try await admin.updateApp("checks", AppChange(passcodePolicy: policy))
+/// try await admin.setDeviceStatus(.wiped, app: "checks", registration: registrationID)
 /// ```
 ///
 /// Every failure is a ``ServiceError`` with the server's stable code and message; the
@@ -61,6 +65,159 @@ public struct AdminClient: Sendable {
         case .badRequest(let reply): throw ServiceCall.failure(400, reply)
         case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
         case .conflict(let reply): throw ServiceCall.failure(409, reply)
+        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
+        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    // MARK: Apps
+
+    /// Every app on the server.
+    public func apps() async throws(ServiceError) -> [ManagedApp] {
+        let output = try await ServiceCall.run { try await client.listApps() }
+        switch output {
+        case .ok(let ok):
+            var apps: [ManagedApp] = []
+            for app in try ServiceCall.decode({ try ok.body.json }) { apps.append(try ManagedApp(app)) }
+            return apps
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    /// One app.
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` for an unknown ID.
+    public func app(_ id: String) async throws(ServiceError) -> ManagedApp {
+        let output = try await ServiceCall.run { try await client.getApp(path: .init(appID: id)) }
+        switch output {
+        case .ok(let ok): return try ManagedApp(ServiceCall.decode { try ok.body.json })
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    /// Changes what `change` sets; devices see it at their next settings exchange.
+    /// - Returns: The app as it is now.
+    /// - Throws: ``ServiceError``; ``ServiceError/refused`` with status 400 for a value
+    ///   out of range, 409 for an email domain another app has.
+    @discardableResult
+    public func updateApp(_ id: String, _ change: AppChange) async throws(ServiceError) -> ManagedApp {
+        let output = try await ServiceCall.run {
+            try await client.updateApp(path: .init(appID: id), body: .json(change.update))
+        }
+        switch output {
+        case .ok(let ok): return try ManagedApp(ServiceCall.decode { try ok.body.json })
+        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
+        case .conflict(let reply): throw ServiceCall.failure(409, reply)
+        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
+        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    /// A signed activation link for the app (`gangway://activate?…`), also the text of
+    /// its QR code.
+    public func activationLink(app id: String) async throws(ServiceError) -> String {
+        let output = try await ServiceCall.run { try await client.createActivation(path: .init(appID: id)) }
+        switch output {
+        case .created(let created): return try ServiceCall.decode { try created.body.json.link }
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    /// The activation link as a QR code PNG, drawn by the server.
+    /// - Throws: ``ServiceError``; status 503 when the server cannot draw QR codes
+    ///   (it needs `qrencode`).
+    public func activationQRCode(app id: String) async throws(ServiceError) -> Data {
+        let output = try await ServiceCall.run { try await client.getActivationQRCode(path: .init(appID: id)) }
+        switch output {
+        case .ok(let ok):
+            let body = try ServiceCall.decode { try ok.body.png }
+            return try await ServiceCall.run { try await Data(collecting: body, upTo: 4 << 20) }
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
+        case .serviceUnavailable(let reply): throw ServiceCall.failure(503, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    // MARK: Devices
+
+    /// The app's device registrations.
+    public func devices(app id: String) async throws(ServiceError) -> [ManagedDevice] {
+        let output = try await ServiceCall.run { try await client.listDevices(path: .init(appID: id)) }
+        switch output {
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedDevice.init)
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    /// Locks, wipes or reactivates a registration; the device learns it at its next call.
+    @discardableResult
+    public func setDeviceStatus(
+        _ status: ManagedDevice.Status,
+        app id: String,
+        registration registrationID: String
+    ) async throws(ServiceError) -> ManagedDevice {
+        let body = Components.Schemas.DeviceUpdate(status: Components.Schemas.DeviceStatus(rawValue: status.rawValue)!)
+        let output = try await ServiceCall.run {
+            try await client.updateDevice(path: .init(appID: id, registrationID: registrationID), body: .json(body))
+        }
+        switch output {
+        case .ok(let ok): return try ManagedDevice(ServiceCall.decode { try ok.body.json })
+        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
+        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
+        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    // MARK: Users
+
+    /// Every user.
+    public func users() async throws(ServiceError) -> [ManagedUser] {
+        let output = try await ServiceCall.run { try await client.listUsers() }
+        switch output {
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedUser.init)
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    /// Blocks a user (their sessions end and they cannot sign in) or unblocks them.
+    @discardableResult
+    public func setBlocked(_ blocked: Bool, user username: String) async throws(ServiceError) -> ManagedUser {
+        try await updateUser(username, Components.Schemas.UserUpdate(blocked: blocked))
+    }
+
+    /// Gives a user a new password; their sessions end.
+    @discardableResult
+    public func setPassword(_ password: String, user username: String) async throws(ServiceError) -> ManagedUser {
+        try await updateUser(username, Components.Schemas.UserUpdate(password: password))
+    }
+
+    private func updateUser(
+        _ username: String,
+        _ body: Components.Schemas.UserUpdate
+    ) async throws(ServiceError) -> ManagedUser {
+        let output = try await ServiceCall.run {
+            try await client.updateUser(path: .init(username: username), body: .json(body))
+        }
+        switch output {
+        case .ok(let ok): return try ManagedUser(ServiceCall.decode { try ok.body.json })
+        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
         case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
         case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
         case .undocumented(let status, _): throw .invalidResponse(status: status)

@@ -279,3 +279,4 @@ extension Components.Responses.UnsupportedMediaType: ErrorReply {
 extension Components.Responses.TooManyRequests: ErrorReply {
     var errorBody: Components.Schemas._Error? { try? body.json }
 }
+extension Components.Responses.Unavailable: ErrorReply { var errorBody: Components.Schemas._Error? { try? body.json } }

@@ -10,7 +10,7 @@ import Logging
 /// | restore | welcome, version check, store, settings download, policy apply |
 /// | reset passcode | welcome, version check, basic auth, device registration, settings download, user check, store, policy apply |
 /// | reset | the onboarding steps, undone last first |
-/// | background | none |
+/// | background | settings download, policy apply (quietly: see ``SettingsDownloadStep``) |
 ///
 /// The device registers right after the sign-in: a registration an administrator wiped
 /// answers every other call with `TRAFFIC_REG_WIPED` until the device registers anew. On
@@ -52,7 +52,7 @@ public struct MobileServicesFlowProvider: FlowProvider {
         case .resetPasscode:
             return [welcome, version, auth, registration, settings, check, store, policy]
         case .background:
-            return []
+            return [settings, policy]
         }
     }
 }

@@ -20,6 +20,13 @@ import Logging
 ///   (``ServiceFlowError/outOfContact``) before anything else; past its lock period the
 ///   user must sign in again, which needs the server.
 /// - No server otherwise: the user works offline with the settings kept.
+///
+/// In the background (the app was just locked) it exchanges the settings quietly: a new
+/// policy then waits for the next unlock (``GangwayFlows/PasscodePolicyApplyStep``), a
+/// wiped registration ends the flow with ``ServiceError/registrationWiped`` so the
+/// session manager erases the user's data at once. Nothing is shown and nothing is
+/// asked: an expired session, a locked registration or no server leave the context as
+/// it was, for the next launch to act on.
 public struct SettingsDownloadStep: Step {
     public let services: MobileServices
 
@@ -103,6 +110,26 @@ public struct SettingsDownloadStep: Step {
             }
             return try adopt(settings, into: context)
         }
+    }
+
+    public func background(_ context: FlowContext) async throws -> FlowContext {
+        guard let (client, configuration) = try? services.client(context),
+            let token = try? context.credentials.sessionToken()
+        else { return context }
+        let settings: ServerSettings
+        do {
+            settings = try await client.settings(appID: configuration.appID, token: token)
+        } catch {
+            switch error {
+            case .registrationWiped:
+                services.logger.warning("the server wiped this device's registration")
+                throw error
+            default:
+                services.logger.notice("settings not exchanged in the background", metadata: ["reason": "\(error)"])
+                return context
+            }
+        }
+        return try adopt(settings, into: context)
     }
 
     private enum Overdue { case lock, wipe }

@@ -5,8 +5,12 @@ import Logging
 import ServiceLifecycle
 
 /// The server `gangway` runs in-process when no `--server` is given: SQLite under the
-/// data directory, on a free loopback port, seeded at first start with the demo app and
-/// two demo users.
+/// data directory, on a loopback port, seeded at first start with the demo app and two
+/// demo users.
+///
+/// The port is chosen free at first start and kept (in `port`), so the server's URL,
+/// and the activation links and QR codes that carry it, stay the same from one start to
+/// the next; when another program holds it, a new free port is taken and kept.
 struct DemoServer: Sendable {
     /// The demo app: aircraft ground checks at an airline.
     static let appID = "checks"
@@ -22,21 +26,32 @@ struct DemoServer: Sendable {
     let server: MobileServicesServer
     let directory: URL
     let logger: Logger
+    /// Whether the demo app and users belong here: the database is new, or an earlier
+    /// start seeded it. A database another server made (`gangway serve`) is never seeded:
+    /// demo users with printed passwords have no place in it.
+    let isDemo: Bool
 
     /// Opens (or creates) the server's database under `directory`.
     init(directory: URL, bcryptCost: UInt8, logger: Logger) async throws {
         self.directory = directory
         self.logger = logger
-        server = try await MobileServicesServer(
-            configuration: ServerConfiguration(
-                host: "127.0.0.1",
-                port: 0,
-                dataDirectory: directory,
-                bcryptCost: bcryptCost
-            ),
-            logger: logger
+        let kept = (try? String(contentsOf: directory.appendingPathComponent("port"), encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let configuration = ServerConfiguration(
+            host: "127.0.0.1",
+            port: kept.flatMap { LoopbackPort.isFree($0) ? $0 : nil } ?? 0,
+            dataDirectory: directory,
+            bcryptCost: bcryptCost
         )
+        let files = FileManager.default
+        isDemo =
+            !files.fileExists(atPath: configuration.sqlitePath.path)
+            || files.fileExists(atPath: directory.appendingPathComponent(Self.demoMarker).path)
+        server = try await MobileServicesServer(configuration: configuration, logger: logger)
     }
+
+    /// The file that marks a database as the demo's.
+    static let demoMarker = "demo"
 
     /// The key activation payloads are signed with, for the device to pin.
     var activationKeyPEM: String { server.activationPublicKeyPEM }
@@ -58,16 +73,25 @@ struct DemoServer: Sendable {
         let application = try server.application { port in continuation.yield(port) }
         // No signal handling: the app, not a signal, decides when the server stops.
         let services = ServiceGroup(services: [application], gracefulShutdownSignals: [], logger: logger)
-        group.addTask { try await services.run() }
+        group.addTask {
+            // A server that fails to start ends the wait for its port.
+            defer { continuation.finish() }
+            try await services.run()
+        }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw DemoServerError.notListening }
         let url = URL(string: "http://127.0.0.1:\(port)")!
+        try Data("\(port)\n".utf8).write(to: directory.appendingPathComponent("port"), options: .atomic)
         try Data((url.absoluteString + "\n").utf8).write(to: directory.appendingPathComponent("url"), options: .atomic)
         return Running(url: url, services: services)
     }
 
-    /// Creates the demo app and users unless an earlier start did.
+    /// Creates the demo app and users unless an earlier start did, in the demo's own
+    /// database only (see ``isDemo``).
     func seed(at url: URL) async throws {
+        guard isDemo else { return }
+        try Data("Seeded with the demo app and users by gangway.\n".utf8)
+            .write(to: directory.appendingPathComponent(Self.demoMarker), options: .atomic)
         let token = try String(contentsOf: server.configuration.adminTokenPath, encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let admin = AdminClient(serverURL: url, adminToken: token)

@@ -16,10 +16,15 @@ public struct DeviceApp: Sendable {
     public init(options: DeviceAppOptions, console: Console) {
         self.options = options
         self.console = console
-        var logger = Logger(label: "gangway.app") { StreamLogHandler.standardError(label: $0) }
-        let level = ProcessInfo.processInfo.environment["GANGWAY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
-        logger.logLevel = level ?? .error
-        self.logger = logger
+        logger = Self.standardErrorLogger(label: "gangway.app", default: .error)
+    }
+
+    /// A logger to standard error at `GANGWAY_LOG_LEVEL`, or at `level` without it.
+    static func standardErrorLogger(label: String, default level: Logger.Level) -> Logger {
+        var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
+        let chosen = ProcessInfo.processInfo.environment["GANGWAY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+        logger.logLevel = chosen ?? level
+        return logger
     }
 
     /// Runs until the person quits or the input ends.
@@ -41,7 +46,7 @@ public struct DeviceApp: Sendable {
             let running = try await demo.start(in: &group)
             do {
                 try await demo.seed(at: running.url)
-                printBanner(serverURL: running.url)
+                printBanner(serverURL: running.url, demo: demo.isDemo)
                 try DeviceSetup.followEmbeddedServer(to: running.url, store: configurationStore)
                 try await play(serverURL: running.url, activationKeyPEM: demo.activationKeyPEM)
             } catch {
@@ -52,9 +57,13 @@ public struct DeviceApp: Sendable {
         }
     }
 
-    private func printBanner(serverURL: URL) {
+    private func printBanner(serverURL: URL, demo: Bool) {
         console.line(console.styled("Gangway", .bold) + " · the device app, with its server in this process")
         console.line("  Server: \(serverURL.absoluteString) (SQLite in \(options.serverDirectory.path))")
+        guard demo else {
+            console.line("  This database was not made by gangway's demo: its apps and users are its own.")
+            return
+        }
         console.line("  Demo app: \(DemoServer.appName); activate with any work email @\(DemoServer.emailDomain)")
         let users = DemoServer.users.map { "\($0.username) / \($0.password)" }.joined(separator: ", ")
         console.line("  Demo users (user / password): \(users)")

@@ -19,7 +19,7 @@ struct HomeCommands: Sendable {
     }
 
     static let help = """
-        lock                 send the app to the background (its screens are hidden)
+        lock                 send the app to the background (its screens are hidden; it asks the server for news)
         resume               bring it back; the passcode is asked only past the lock timeout
         wait SECONDS         pretend time passes (also 5m, 2h), e.g. before resume
         switch               hand the device to another user (the user picker)
@@ -69,7 +69,18 @@ struct HomeCommands: Sendable {
         case "home", "status":
             await home.show()
         case "lock", "background":
+            // The background flow exchanges the settings: a new policy waits for the
+            // resume; a wiped registration erases the user's data now.
             await manager.enterBackground()
+            guard await manager.session != nil else {
+                console.line(
+                    console.styled(
+                        "The server wiped this device's registration: this user's data was erased.",
+                        .red
+                    )
+                )
+                return .reopen
+            }
             console.line("Locked. Type 'resume' to come back.")
         case "resume", "foreground":
             switch try await manager.enterForeground() {

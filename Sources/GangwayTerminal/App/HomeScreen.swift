@@ -55,8 +55,7 @@ struct HomeScreen: Sendable {
 
     static func describe(_ policy: PasscodePolicy?, protected: Bool) -> String {
         guard let policy, protected else { return "none" }
-        let rules = policy.rules.map(\.summary).joined(separator: ", ")
-        return "\(rules); \(policy.retryLimit) tries; locks after \(policy.lockTimeout.components.seconds) s away"
+        return PolicyText.describe(policy)
     }
 
     static func format(_ date: Date) -> String {

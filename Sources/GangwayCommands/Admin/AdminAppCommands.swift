@@ -1,0 +1,263 @@
+import ArgumentParser
+import Foundation
+import GangwayServices
+
+/// `gangway admin apps`.
+struct AdminApps: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apps",
+        abstract: "List the server's apps, or add one.",
+        subcommands: [AdminAppsList.self, AdminAppsAdd.self],
+        defaultSubcommand: AdminAppsList.self
+    )
+}
+
+struct AdminAppsList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the apps (the default).")
+
+    @OptionGroup var server: AdminOptions
+
+    func run() async throws {
+        try await server.run { admin in Terminal.line(AdminFormatter.apps(try await admin.apps())) }
+    }
+}
+
+struct AdminAppsAdd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add an app with the server's default settings.",
+        discussion: "Devices find it by a work email in one of its --email-domain domains, or by its activation link."
+    )
+
+    @OptionGroup var server: AdminOptions
+
+    @Argument(help: "The app's ID: letters, digits, '.', '_' or '-'.")
+    var appID: String
+
+    @Option(name: .customLong("name"), help: "The name devices show.")
+    var name: String
+
+    @Option(name: .customLong("email-domain"), help: "A work-email domain that discovers the app (repeatable).")
+    var emailDomains: [String] = []
+
+    func run() async throws {
+        let (appID, name, emailDomains) = (appID, name, emailDomains)
+        try await server.run { admin in
+            try await admin.createApp(id: appID, name: name, emailDomains: emailDomains)
+            Terminal.line("Added \(appID) (\(name)).")
+        }
+    }
+}
+
+/// `gangway admin settings`.
+struct AdminSettings: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "settings",
+        abstract: "Show an app's settings: passcode policy, shared device, out-of-contact limits, minimum version."
+    )
+
+    @OptionGroup var server: AdminOptions
+    @OptionGroup var app: AppOption
+
+    func run() async throws {
+        try await server.run { admin in
+            Terminal.line(AdminFormatter.settings(try await admin.app(try await app.resolve(with: admin))))
+        }
+    }
+}
+
+/// `gangway admin policy`.
+struct AdminPolicy: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "policy",
+        abstract: "Show the passcode policy, or change the rules given.",
+        discussion: """
+            Only the options given change. A device learns the new policy at its next server \
+            contact; when its passcode no longer meets the rules, the user is told why at the \
+            next unlock and must change it.
+            """
+    )
+
+    @OptionGroup var server: AdminOptions
+    @OptionGroup var app: AppOption
+
+    @Option(name: .customLong("required"), help: "Whether a passcode is required at all (true or false).")
+    var isRequired: Bool?
+    @Option(name: .customLong("min-length"), help: "The shortest passcode allowed.")
+    var minimumLength: Int?
+    @Option(name: .customLong("digits-only"), help: "Digits only (true or false).")
+    var digitsOnly: Bool?
+    @Option(name: .customLong("require-digit"), help: "At least one digit (true or false).")
+    var requiresDigit: Bool?
+    @Option(name: .customLong("require-upper"), help: "At least one uppercase letter (true or false).")
+    var requiresUppercase: Bool?
+    @Option(name: .customLong("require-lower"), help: "At least one lowercase letter (true or false).")
+    var requiresLowercase: Bool?
+    @Option(name: .customLong("require-special"), help: "At least one other character (true or false).")
+    var requiresSpecial: Bool?
+    @Option(name: .customLong("min-unique"), help: "The fewest different characters.")
+    var minimumUniqueCharacters: Int?
+    @Option(name: .customLong("retry-limit"), help: "Wrong passcodes before the user's data is erased.")
+    var retryLimit: Int?
+    @Option(name: .customLong("lock-timeout"), help: "Seconds away before the passcode is asked again.")
+    var lockTimeout: Int?
+    @Option(name: .customLong("expires-days"), help: "Days a passcode lasts (0: never expires).")
+    var expiresInDays: Int?
+    @Option(name: .customLong("history"), help: "How many earlier passcodes may not be reused.")
+    var historySize: Int?
+    @Option(name: .customLong("biometrics"), help: "Whether biometric unlock may be offered (true or false).")
+    var allowsBiometrics: Bool?
+    @Option(name: .customLong("allow-skip"), help: "Whether a user may choose no passcode (true or false).")
+    var allowsSkip: Bool?
+    @Option(name: .customLong("block-common"), help: "Whether common passcodes are refused (true or false).")
+    var blocksCommon: Bool?
+
+    var change: PasscodePolicyChange {
+        var change = PasscodePolicyChange()
+        change.isRequired = isRequired
+        change.minimumLength = minimumLength
+        change.digitsOnly = digitsOnly
+        change.requiresDigit = requiresDigit
+        change.requiresUppercase = requiresUppercase
+        change.requiresLowercase = requiresLowercase
+        change.requiresSpecial = requiresSpecial
+        change.minimumUniqueCharacters = minimumUniqueCharacters
+        change.retryLimit = retryLimit
+        change.lockTimeoutSeconds = lockTimeout
+        change.expiresInDays = expiresInDays
+        change.historySize = historySize
+        change.allowsBiometrics = allowsBiometrics
+        change.allowsSkip = allowsSkip
+        change.blocksCommonPasscodes = blocksCommon
+        return change
+    }
+
+    func run() async throws {
+        let change = change
+        try await server.run { admin in
+            let id = try await app.resolve(with: admin)
+            if change == PasscodePolicyChange() {
+                Terminal.line(AdminFormatter.policy(try await admin.app(id)))
+                return
+            }
+            let updated = try await admin.updateApp(id, AppChange(passcodePolicy: change))
+            Terminal.line("Changed. Devices apply it at their next server contact.")
+            Terminal.line(AdminFormatter.policy(updated))
+        }
+    }
+}
+
+/// `gangway admin shared-device`.
+struct AdminSharedDevice: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shared-device",
+        abstract: "Show or set whether a shared device uploads the previous user's pending changes."
+    )
+
+    @OptionGroup var server: AdminOptions
+    @OptionGroup var app: AppOption
+
+    @Option(
+        name: .customLong("upload-previous-user-changes"),
+        help: "Upload the previous user's pending changes, as that user, before the next session (true or false)."
+    )
+    var upload: Bool?
+
+    func run() async throws {
+        let upload = upload
+        try await server.run { admin in
+            let id = try await app.resolve(with: admin)
+            guard let upload else {
+                Terminal.line(AdminFormatter.sharedDevice(try await admin.app(id)))
+                return
+            }
+            let updated = try await admin.updateApp(id, AppChange(allowsUploadOfPreviousUserChanges: upload))
+            Terminal.line(AdminFormatter.sharedDevice(updated))
+        }
+    }
+}
+
+/// `gangway admin minimum-version`.
+struct AdminMinimumVersion: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "minimum-version",
+        abstract: "Show or set the oldest app version still allowed; older versions are inactive.",
+        discussion: """
+            A device with an older version is refused at its next launch and told to update. \
+            --clear allows every version again.
+            """
+    )
+
+    @OptionGroup var server: AdminOptions
+    @OptionGroup var app: AppOption
+
+    @Argument(help: "A version such as 1.2 or 2.0.1.")
+    var version: String?
+
+    @Flag(name: .customLong("clear"), help: "Allow every version.")
+    var clear = false
+
+    func validate() throws {
+        if clear && version != nil { throw ValidationError("Give a version or --clear, not both.") }
+        if let version {
+            let parts = version.split(separator: ".", omittingEmptySubsequences: false)
+            guard (1...4).contains(parts.count), parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCIIDigit) })
+            else { throw ValidationError("'\(version)' is not a version such as 1.2 or 2.0.1.") }
+        }
+    }
+
+    func run() async throws {
+        let target = clear ? "" : version
+        try await server.run { admin in
+            let id = try await app.resolve(with: admin)
+            let current: ManagedApp
+            if let target {
+                current = try await admin.updateApp(id, AppChange(minimumVersion: target))
+            } else {
+                current = try await admin.app(id)
+            }
+            let shown = current.minimumVersion.map { "\($0); older versions are inactive" } ?? "any"
+            Terminal.line("Minimum version: \(shown)")
+        }
+    }
+}
+
+/// `gangway admin activation`.
+struct AdminActivation: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "activation",
+        abstract: "Make a signed activation link for the app, and optionally its QR code as a PNG.",
+        discussion: """
+            The link is what the device app's welcome screen takes under 'Activate with a \
+            link'; the QR code holds the same text. The PNG is drawn by the server, which \
+            needs qrencode for it.
+            """
+    )
+
+    @OptionGroup var server: AdminOptions
+    @OptionGroup var app: AppOption
+
+    @Option(name: .customLong("png"), help: "Also write the QR code to this PNG file.")
+    var pngPath: String?
+
+    func run() async throws {
+        let pngPath = pngPath
+        try await server.run { admin in
+            let id = try await app.resolve(with: admin)
+            Terminal.line(try await admin.activationLink(app: id))
+            if let pngPath {
+                let png = try await admin.activationQRCode(app: id)
+                do {
+                    try png.write(to: URL(fileURLWithPath: pngPath), options: .atomic)
+                } catch {
+                    throw CommandFailure("cannot write \(pngPath).")
+                }
+                Terminal.standardError("QR code written to \(pngPath) (\(png.count) bytes).")
+            }
+        }
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}

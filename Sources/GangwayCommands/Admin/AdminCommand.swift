@@ -1,0 +1,29 @@
+import ArgumentParser
+
+/// `gangway admin`: manage a mobile-services server through its admin API.
+struct AdminCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin",
+        abstract: "Manage a server: users, the passcode policy, devices, versions, activation.",
+        discussion: """
+            Without --server, the command manages the local server whose data is in \
+            DIR/server (the device app's embedded server, or 'gangway serve --data-dir \
+            DIR/server'): when it is serving, the calls go to it, so a running device app sees \
+            each change at its next server contact (going to the background, or the next \
+            launch); when nothing answers, the embedded server starts in this process for the \
+            time of the command. The admin token is read from DIR/server/admin-token.
+
+            With --server URL, the token comes from --token-file or GANGWAY_ADMIN_TOKEN. It \
+            is never printed.
+
+            Commands that concern an app take --app ID; without it, the server's only app.
+
+            Exit codes: 0 success, 1 the server refused or could not be reached (the message \
+            says why), 64 invalid command line.
+            """,
+        subcommands: [
+            AdminApps.self, AdminUsers.self, AdminSettings.self, AdminPolicy.self, AdminSharedDevice.self,
+            AdminDevices.self, AdminMinimumVersion.self, AdminActivation.self,
+        ]
+    )
+}

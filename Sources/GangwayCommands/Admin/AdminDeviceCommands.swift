@@ -1,0 +1,105 @@
+import ArgumentParser
+import GangwayServices
+
+/// `gangway admin devices`.
+struct AdminDevices: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List an app's device registrations; lock, wipe or unlock one.",
+        subcommands: [
+            AdminDevicesList.self, AdminDeviceStatus<Lock>.self, AdminDeviceStatus<Wipe>.self,
+            AdminDeviceStatus<Unlock>.self,
+        ],
+        defaultSubcommand: AdminDevicesList.self
+    )
+}
+
+struct AdminDevicesList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the registrations (the default)."
+    )
+
+    @OptionGroup var server: AdminOptions
+    @OptionGroup var app: AppOption
+
+    func run() async throws {
+        try await server.run { admin in
+            Terminal.line(AdminFormatter.devices(try await admin.devices(app: try await app.resolve(with: admin))))
+        }
+    }
+}
+
+/// What one of the status commands does.
+protocol DeviceStatusChange: SendableMetatype {
+    static var name: String { get }
+    static var abstract: String { get }
+    static var status: ManagedDevice.Status { get }
+    static var done: String { get }
+}
+
+enum Lock: DeviceStatusChange {
+    static let name = "lock"
+    static let abstract = "Lock a registration: the user must sign in again at the next server contact."
+    static let status = ManagedDevice.Status.locked
+    static let done = "the user signs in again at the device's next server contact"
+}
+
+enum Wipe: DeviceStatusChange {
+    static let name = "wipe"
+    static let abstract = "Wipe a registration: the device erases the user's data at its next server contact."
+    static let status = ManagedDevice.Status.wiped
+    static let done = "the device erases the user's data at its next server contact"
+}
+
+enum Unlock: DeviceStatusChange {
+    static let name = "unlock"
+    static let abstract = "Make a locked registration active again."
+    static let status = ManagedDevice.Status.active
+    static let done = "the device is served as before"
+}
+
+struct AdminDeviceStatus<Change: DeviceStatusChange>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: Change.name,
+            abstract: Change.abstract,
+            discussion: """
+                REGISTRATION is a registration ID from 'gangway admin devices', or a user \
+                name when that user has a single registration not yet wiped.
+                """
+        )
+    }
+
+    @OptionGroup var server: AdminOptions
+    @OptionGroup var app: AppOption
+
+    @Argument(help: "A registration ID, or a user name.")
+    var registration: String
+
+    func run() async throws {
+        let registration = registration
+        try await server.run { admin in
+            let id = try await app.resolve(with: admin)
+            let devices = try await admin.devices(app: id)
+            let target = try Self.pick(registration, among: devices)
+            try await admin.setDeviceStatus(Change.status, app: id, registration: target.registrationID)
+            Terminal.line(
+                "\(target.registrationID) (\(target.username) on \(target.deviceName)) is \(Change.status.rawValue): \(Change.done)."
+            )
+        }
+    }
+
+    static func pick(_ registration: String, among devices: [ManagedDevice]) throws -> ManagedDevice {
+        if let device = devices.first(where: { $0.registrationID == registration }) { return device }
+        let users = devices.filter { $0.username == registration && $0.status != .wiped }
+        switch users.count {
+        case 1: return users[0]
+        case 0: throw CommandFailure("no registration \(registration), and no user of that name with one.")
+        default:
+            throw CommandFailure(
+                "\(registration) has \(users.count) registrations; give one of \(users.map(\.registrationID).joined(separator: ", "))."
+            )
+        }
+    }
+}

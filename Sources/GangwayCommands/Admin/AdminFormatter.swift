@@ -1,0 +1,84 @@
+import Foundation
+import GangwayServices
+import GangwayTerminal
+
+/// How `gangway admin` prints what the server holds: aligned columns and labelled lines.
+enum AdminFormatter {
+    static func apps(_ apps: [ManagedApp]) -> String {
+        guard !apps.isEmpty else { return "No apps." }
+        return table(
+            ["APP", "NAME", "EMAIL DOMAINS"],
+            apps.map { [$0.id, $0.name, $0.emailDomains.joined(separator: " ")] }
+        )
+    }
+
+    static func users(_ users: [ManagedUser]) -> String {
+        guard !users.isEmpty else { return "No users." }
+        return table(
+            ["USER", "NAME", "STATUS", "CREATED"],
+            users.map { [$0.username, $0.displayName, $0.isBlocked ? "blocked" : "active", date($0.createdAt)] }
+        )
+    }
+
+    static func devices(_ devices: [ManagedDevice]) -> String {
+        guard !devices.isEmpty else { return "No devices registered." }
+        return table(
+            ["REGISTRATION", "USER", "STATUS", "DEVICE", "VERSION", "LAST CONTACT"],
+            devices.map {
+                [
+                    $0.registrationID, $0.username, $0.status.rawValue, "\($0.deviceName) (\($0.deviceID))",
+                    $0.appVersion, $0.lastContactAt.map(date) ?? "never",
+                ]
+            }
+        )
+    }
+
+    /// The app and everything its devices receive.
+    static func settings(_ app: ManagedApp) -> String {
+        let settings = app.settings
+        return [
+            "App:             \(app.id) · \(app.name)",
+            "Email domains:   \(app.emailDomains.isEmpty ? "none" : app.emailDomains.joined(separator: ", "))",
+            "Minimum version: \(app.minimumVersion ?? "any")",
+            policy(app),
+            sharedDevice(app),
+            "Out of contact:  "
+                + [
+                    settings.lockAfterDaysWithoutContact.map { "sign in again after \($0) days" },
+                    settings.wipeAfterDaysWithoutContact.map { "data erased after \($0) days" },
+                ].compactMap { $0 }.joined(separator: "; ").ifEmpty("no limit"),
+        ].joined(separator: "\n")
+    }
+
+    static func policy(_ app: ManagedApp) -> String {
+        "Passcode:        \(PolicyText.describe(app.settings.passcodeRequirement))"
+    }
+
+    static func sharedDevice(_ app: ManagedApp) -> String {
+        let upload = app.settings.allowsUploadOfPreviousUserChanges
+        return
+            "Shared device:   the previous user's pending changes are \(upload ? "" : "not ")uploaded before the next user's session"
+    }
+
+    static func date(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        formatter.timeZone = TimeZone.current
+        return formatter.string(from: date)
+    }
+
+    /// Left-aligned columns two spaces apart.
+    static func table(_ header: [String], _ rows: [[String]]) -> String {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        return all.map { row in
+            row.enumerated().map { column, cell in
+                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}
+
+extension String {
+    fileprivate func ifEmpty(_ replacement: String) -> String { isEmpty ? replacement : self }
+}

@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import GangwayServices
+import GangwayTerminal
+
+/// Which server `gangway admin` talks to, and with which token.
+struct AdminOptions: ParsableArguments {
+    @Option(
+        name: .customLong("data-dir"),
+        help: "The data directory whose local server to manage (its server lives in DIR/server)."
+    )
+    var dataDirectory = GangwayDirectory.path()
+
+    @Option(name: .customLong("server"), help: "A remote server's URL instead of the local one.")
+    var serverURL: String?
+
+    @Option(
+        name: .customLong("token-file"),
+        help: "With --server: a file holding the admin token (default: $GANGWAY_ADMIN_TOKEN)."
+    )
+    var tokenFile: String?
+
+    @Option(
+        name: .customLong("bcrypt-cost"),
+        help: "bcrypt cost of new passwords when the local server starts in this process, 4 to 31."
+    )
+    var bcryptCost: UInt8 = 12
+
+    func validate() throws {
+        guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31.") }
+        if let serverURL {
+            guard let url = URL(string: serverURL), ["http", "https"].contains(url.scheme), url.host != nil else {
+                throw ValidationError("--server must be an http:// or https:// URL.")
+            }
+        } else if tokenFile != nil {
+            throw ValidationError("--token-file goes with --server; the local server's token is read from DIR/server.")
+        }
+    }
+
+    /// Runs `body` with an admin client of the chosen server; failures become one line on
+    /// standard error and exit code 1.
+    func run(_ body: @escaping @Sendable (AdminClient) async throws -> Void) async throws {
+        do {
+            if let serverURL, let url = URL(string: serverURL) {
+                try await body(AdminClient(serverURL: url, adminToken: try remoteToken()))
+            } else {
+                let local = LocalServer(dataDirectory: URL(fileURLWithPath: dataDirectory), bcryptCost: bcryptCost)
+                try await local.withAdmin { admin, _ in try await body(admin) }
+            }
+        } catch let failure as CommandFailure {
+            Terminal.standardError("gangway admin: \(failure.message)")
+            throw ExitCode(failure.code)
+        } catch let error as ServiceError {
+            Terminal.standardError("gangway admin: \(message(for: error))")
+            throw ExitCode(StoreExitCode.failure)
+        }
+    }
+
+    private func remoteToken() throws -> String {
+        if let tokenFile {
+            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+                throw CommandFailure("cannot read the token file \(tokenFile).")
+            }
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if let token = ProcessInfo.processInfo.environment["GANGWAY_ADMIN_TOKEN"], !token.isEmpty { return token }
+        throw CommandFailure("give the server's admin token with --token-file FILE or GANGWAY_ADMIN_TOKEN.")
+    }
+
+    private func message(for error: ServiceError) -> String {
+        switch error.status {
+        case 401: return "the server refused the admin token."
+        case nil where error == .unreachable: return "no server answers at \(serverURL ?? "the local address")."
+        default:
+            let detail = error.serverMessage ?? error.summary
+            return error.status.map { "the server answered \($0): \(detail)" } ?? detail
+        }
+    }
+}
+
+/// The app a command concerns.
+struct AppOption: ParsableArguments {
+    @Option(name: .customLong("app"), help: "The app's ID (default: the server's only app).")
+    var appID: String?
+
+    /// `--app`, or the server's only app.
+    func resolve(with admin: AdminClient) async throws -> String {
+        if let appID { return appID }
+        let apps = try await admin.apps()
+        switch apps.count {
+        case 1: return apps[0].id
+        case 0: throw CommandFailure("the server has no app yet.")
+        default:
+            throw CommandFailure(
+                "the server has \(apps.count) apps (\(apps.map(\.id).joined(separator: ", "))); choose one with --app."
+            )
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import GangwayServices
+
+/// `gangway admin users`.
+struct AdminUsers: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users",
+        abstract: "List, add, block and unblock the server's users.",
+        subcommands: [AdminUsersList.self, AdminUsersAdd.self, AdminUsersBlock.self, AdminUsersUnblock.self],
+        defaultSubcommand: AdminUsersList.self
+    )
+}
+
+struct AdminUsersList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the users (the default).")
+
+    @OptionGroup var server: AdminOptions
+
+    func run() async throws {
+        try await server.run { admin in Terminal.line(AdminFormatter.users(try await admin.users())) }
+    }
+}
+
+struct AdminUsersAdd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a user who can sign in.",
+        discussion: """
+            The password is read from the terminal without echo, or as the first line of \
+            standard input; it needs at least 8 characters.
+            """
+    )
+
+    @OptionGroup var server: AdminOptions
+
+    @Argument(help: "The user name they sign in with.")
+    var username: String
+
+    @Option(name: .customLong("name"), help: "The name shown on the device (default: the user name).")
+    var displayName: String?
+
+    func run() async throws {
+        guard let password = Terminal.readSecretLine(prompt: "Password for \(username): "), !password.isEmpty else {
+            Terminal.standardError("gangway admin: no password given; nothing was added.")
+            throw ExitCode(StoreExitCode.failure)
+        }
+        let username = username
+        let displayName = displayName
+        try await server.run { admin in
+            try await admin.createUser(username, password: password, displayName: displayName)
+            Terminal.line("Added \(username).")
+        }
+    }
+}
+
+struct AdminUsersBlock: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "block",
+        abstract: "Block a user: their sessions end and they cannot sign in."
+    )
+
+    @OptionGroup var server: AdminOptions
+
+    @Argument(help: "The user name.")
+    var username: String
+
+    func run() async throws {
+        let username = username
+        try await server.run { admin in
+            try await admin.setBlocked(true, user: username)
+            Terminal.line("Blocked \(username): their sessions ended and they cannot sign in.")
+        }
+    }
+}
+
+struct AdminUsersUnblock: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unblock",
+        abstract: "Let a blocked user sign in again."
+    )
+
+    @OptionGroup var server: AdminOptions
+
+    @Argument(help: "The user name.")
+    var username: String
+
+    func run() async throws {
+        let username = username
+        try await server.run { admin in
+            try await admin.setBlocked(false, user: username)
+            Terminal.line("Unblocked \(username).")
+        }
+    }
+}

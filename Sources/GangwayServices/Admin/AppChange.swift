@@ -1,0 +1,98 @@
+import GangwayProtocol
+
+/// What an administrator changes about an app: only what is set changes. Devices see
+/// the change at their next settings exchange.
+public struct AppChange: Sendable, Hashable {
+    public var name: String?
+    public var emailDomains: [String]?
+    /// The oldest app version still allowed; an empty string allows every version.
+    public var minimumVersion: String?
+    /// The passcode policy's keys to change, in the settings exchange's names (see
+    /// ``PasscodePolicyChange``).
+    public var passcodePolicy: PasscodePolicyChange?
+    /// Whether, on a shared device, the pending changes of the previous user may be
+    /// uploaded (as that user) before the next user's session opens.
+    public var allowsUploadOfPreviousUserChanges: Bool?
+
+    public init(
+        name: String? = nil,
+        emailDomains: [String]? = nil,
+        minimumVersion: String? = nil,
+        passcodePolicy: PasscodePolicyChange? = nil,
+        allowsUploadOfPreviousUserChanges: Bool? = nil
+    ) {
+        self.name = name
+        self.emailDomains = emailDomains
+        self.minimumVersion = minimumVersion
+        self.passcodePolicy = passcodePolicy
+        self.allowsUploadOfPreviousUserChanges = allowsUploadOfPreviousUserChanges
+    }
+
+    /// Whether it changes nothing.
+    public var isEmpty: Bool { self == AppChange() || self == AppChange(passcodePolicy: PasscodePolicyChange()) }
+
+    var update: Components.Schemas.AppUpdate {
+        var settings: Components.Schemas.AppSettingsUpdate?
+        if passcodePolicy != nil || allowsUploadOfPreviousUserChanges != nil {
+            settings = Components.Schemas.AppSettingsUpdate(
+                passwordPolicy: passcodePolicy.map(\.wire),
+                sharedDeviceSettings: allowsUploadOfPreviousUserChanges.map {
+                    Components.Schemas.SharedDeviceSettings(allowUploadPendingChangesFromPreviousUser: $0)
+                }
+            )
+        }
+        return Components.Schemas.AppUpdate(
+            name: name,
+            emailDomains: emailDomains,
+            minimumVersion: minimumVersion,
+            settings: settings
+        )
+    }
+}
+
+/// The passcode policy keys an administrator changes; `nil` keeps a key as it is.
+public struct PasscodePolicyChange: Sendable, Hashable {
+    /// Whether the app requires a passcode at all.
+    public var isRequired: Bool?
+    public var minimumLength: Int?
+    public var digitsOnly: Bool?
+    public var requiresDigit: Bool?
+    public var requiresUppercase: Bool?
+    public var requiresLowercase: Bool?
+    public var requiresSpecial: Bool?
+    public var minimumUniqueCharacters: Int?
+    /// Wrong passcodes before the user's data is erased.
+    public var retryLimit: Int?
+    /// Seconds in the background before the passcode is asked again.
+    public var lockTimeoutSeconds: Int?
+    /// Days a passcode lasts; 0: it never expires.
+    public var expiresInDays: Int?
+    /// How many earlier passcodes may not be used again.
+    public var historySize: Int?
+    public var allowsBiometrics: Bool?
+    /// Whether a user may choose no passcode.
+    public var allowsSkip: Bool?
+    public var blocksCommonPasscodes: Bool?
+
+    public init() {}
+
+    var wire: Components.Schemas.PasswordPolicy {
+        Components.Schemas.PasswordPolicy(
+            passwordPolicyEnabled: isRequired,
+            passwordPolicyMinLength: minimumLength,
+            passwordPolicyIsDigitsOnly: digitsOnly,
+            passwordPolicyDigitRequired: requiresDigit,
+            passwordPolicyUpperRequired: requiresUppercase,
+            passwordPolicyLowerRequired: requiresLowercase,
+            passwordPolicySpecialRequired: requiresSpecial,
+            passwordPolicyMinUniqueChars: minimumUniqueCharacters,
+            passwordPolicyRetryLimit: retryLimit,
+            passwordPolicyLockTimeout: lockTimeoutSeconds,
+            passwordPolicyExpiresInNDays: expiresInDays,
+            passwordPolicyHistorySize: historySize,
+            passwordPolicyFingerprintEnabled: allowsBiometrics,
+            passwordPolicyAllowsSkip: allowsSkip,
+            passwordPolicyBlocksCommon: blocksCommonPasscodes
+        )
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import GangwayProtocol
+
+/// An app as the server's admin API shows it, its settings read as a device would read
+/// them from the settings exchange.
+public struct ManagedApp: Sendable, Hashable {
+    public var id: String
+    public var name: String
+    /// The work-email domains that discover the app.
+    public var emailDomains: [String]
+    /// The oldest app version still allowed; `nil` allows every version.
+    public var minimumVersion: String?
+    /// The settings every device of the app receives.
+    public var settings: ServerSettings
+
+    public init(id: String, name: String, emailDomains: [String], minimumVersion: String?, settings: ServerSettings) {
+        self.id = id
+        self.name = name
+        self.emailDomains = emailDomains
+        self.minimumVersion = minimumVersion
+        self.settings = settings
+    }
+
+    init(_ app: Components.Schemas.App) throws(ServiceError) {
+        let body = Components.Schemas.SettingsExchangeBody(
+            passwordPolicy: app.settings.passwordPolicy,
+            sharedDeviceSettings: app.settings.sharedDeviceSettings,
+            blockWipingPolicy: app.settings.blockWipingPolicy,
+            logSettings: app.settings.logSettings,
+            consentSettings: app.settings.consentSettings
+        )
+        self.init(
+            id: app.appID,
+            name: app.name,
+            emailDomains: app.emailDomains,
+            minimumVersion: app.minimumVersion.flatMap { $0.isEmpty ? nil : $0 },
+            settings: try ServerSettings(body)
+        )
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import GangwayProtocol
+
+/// A device registration as the server's admin API shows it: one device and user of an app.
+public struct ManagedDevice: Sendable, Hashable {
+    /// What the server does with the registration's calls.
+    public enum Status: String, Sendable, Hashable, CaseIterable {
+        /// Served as usual.
+        case active
+        /// Every call is refused with `TRAFFIC_REG_LOCKED` until the user signs in again.
+        case locked
+        /// Every call is refused with `TRAFFIC_REG_WIPED`; the app erases the user's data.
+        case wiped
+    }
+
+    public var registrationID: String
+    public var deviceID: String
+    /// The server user the registration belongs to.
+    public var username: String
+    public var deviceName: String
+    public var platform: String
+    public var appVersion: String
+    public var status: Status
+    public var registeredAt: Date
+    public var lastContactAt: Date?
+
+    public init(
+        registrationID: String,
+        deviceID: String,
+        username: String,
+        deviceName: String,
+        platform: String,
+        appVersion: String,
+        status: Status,
+        registeredAt: Date,
+        lastContactAt: Date? = nil
+    ) {
+        self.registrationID = registrationID
+        self.deviceID = deviceID
+        self.username = username
+        self.deviceName = deviceName
+        self.platform = platform
+        self.appVersion = appVersion
+        self.status = status
+        self.registeredAt = registeredAt
+        self.lastContactAt = lastContactAt
+    }
+
+    init(_ device: Components.Schemas.Device) {
+        self.init(
+            registrationID: device.registrationID,
+            deviceID: device.deviceID,
+            username: device.userID,
+            deviceName: device.deviceName,
+            platform: device.platform,
+            appVersion: device.appVersion,
+            status: Status(rawValue: device.status.rawValue) ?? .active,
+            registeredAt: device.registeredAt,
+            lastContactAt: device.lastContactAt
+        )
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import GangwayServices
+import Logging
+
+/// The server on this machine that `gangway admin` manages when no `--server` is given:
+/// the one whose data lives in `DIR/server` (the device app's embedded server, or a
+/// `gangway serve` started with that data directory).
+///
+/// When it is serving (its URL, in `DIR/server/url`, answers), the admin calls go there,
+/// so a running device app sees each change at its next server contact. When nothing
+/// answers, the embedded server starts in this process for the time of the calls, on the
+/// same database; it seeds the demo app and users only into a new database or the demo's
+/// own, never into one `gangway serve` made.
+public struct LocalServer: Sendable {
+    /// Where the server keeps its data (`DIR/server`).
+    public let directory: URL
+    let bcryptCost: UInt8
+    let logger: Logger
+
+    /// - Parameter logger: The server's logger when it starts here; by default only
+    ///   critical messages (`GANGWAY_LOG_LEVEL` sets another level), so the command's
+    ///   own output stays clean.
+    public init(dataDirectory: URL, bcryptCost: UInt8 = 12, logger: Logger? = nil) {
+        directory = dataDirectory.appendingPathComponent("server")
+        self.bcryptCost = bcryptCost
+        self.logger = logger ?? DeviceApp.standardErrorLogger(label: "gangway.admin", default: .critical)
+    }
+
+    /// How the calls reached the server.
+    public enum Reach: Sendable, Hashable {
+        /// The server was serving at this URL.
+        case running(URL)
+        /// Nothing answered; the embedded server ran in this process for the calls.
+        case startedHere
+    }
+
+    /// Runs `body` with an admin client of the local server.
+    public func withAdmin<Result: Sendable>(
+        _ body: @Sendable (AdminClient, Reach) async throws -> Result
+    ) async throws -> Result {
+        if let url = savedURL, let token = try? adminToken() {
+            let admin = AdminClient(serverURL: url, adminToken: token)
+            let answers: Bool
+            do throws(ServiceError) {
+                _ = try await admin.apps()
+                answers = true
+            } catch {
+                guard error == .unreachable else { throw error }
+                answers = false
+            }
+            if answers { return try await body(admin, .running(url)) }
+        }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let demo = try await DemoServer(directory: directory, bcryptCost: bcryptCost, logger: logger)
+        let outcome: Swift.Result<Result, any Error> = try await withThrowingTaskGroup(of: Void.self) { group in
+            let running = try await demo.start(in: &group)
+            let outcome: Swift.Result<Result, any Error>
+            do {
+                try await demo.seed(at: running.url)
+                let admin = AdminClient(serverURL: running.url, adminToken: try adminToken())
+                outcome = .success(try await body(admin, .startedHere))
+            } catch {
+                outcome = .failure(error)
+            }
+            await running.stop()
+            try await group.waitForAll()
+            // The URL written at start no longer answers (unless another server wrote its own since).
+            if savedURL == running.url { try? FileManager.default.removeItem(at: urlFile) }
+            return outcome
+        }
+        return try outcome.get()
+    }
+
+    var urlFile: URL { directory.appendingPathComponent("url") }
+
+    /// The URL the last server to serve this directory wrote.
+    var savedURL: URL? {
+        (try? String(contentsOf: urlFile, encoding: .utf8))
+            .flatMap { URL(string: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    func adminToken() throws -> String {
+        try String(contentsOf: directory.appendingPathComponent("admin-token"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

@@ -1,0 +1,249 @@
+import Foundation
+import GangwayTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `gangway admin`, run as a process against the local server (started for the command,
+/// or the one a running device app serves) and against a separate `gangway serve`.
+@Suite("gangway admin, run as a process", .serialized)
+struct AdminCommandEndToEndTests {
+    struct Machine {
+        let directory: TemporaryDirectory
+        let runner: GangwayProcess
+
+        init() throws {
+            directory = try TemporaryDirectory(prefix: "gangway-admin")
+            runner = GangwayProcess(deviceKeys: directory.appending("unused-keys"))
+        }
+
+        /// `gangway admin ARGUMENTS --data-dir DIR`.
+        func admin(_ arguments: [String], lines: [String] = []) throws -> GangwayProcess.Result {
+            try runner.run(
+                ["admin"] + arguments + ["--data-dir", directory.url.path, "--bcrypt-cost", "4"],
+                lines: lines
+            )
+        }
+
+        /// The device app on this machine's data directory.
+        func app(_ lines: [String], arguments: [String] = []) throws -> GangwayProcess.Result {
+            try runner.run(["--data-dir", directory.url.path, "--bcrypt-cost", "4"] + arguments, lines: lines)
+        }
+
+        var adminToken: String {
+            (try? String(contentsOf: directory.appending("server/admin-token"), encoding: .utf8))?
+                .trimmingCharacters(in: .whitespacesAndNewlines) ?? "missing"
+        }
+    }
+
+    @Test(
+        "with nothing serving, the local server starts for the command: the seeded app and users; the token never shows"
+    )
+    func localServerStartedForTheCommand() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let apps = try machine.admin(["apps"])
+        #expect(apps.status == 0, "\(apps.standardError)")
+        #expect(apps.output.contains("checks  Aircraft Ground Checks  airline.example"))
+        let users = try machine.admin(["users"])
+        #expect(users.output.contains("alice  Alice Martin  active"))
+        #expect(users.output.contains("bob    Bob Okafor    active"))
+        let settings = try machine.admin(["settings"])
+        #expect(settings.output.contains("Passcode:        at least 8 characters"))
+        #expect(settings.output.contains("Minimum version: any"))
+        for result in [apps, users, settings] {
+            #expect(!result.output.contains(machine.adminToken))
+            #expect(!result.standardError.contains(machine.adminToken))
+            #expect(result.standardError.isEmpty, "no log noise: \(result.standardError)")
+        }
+        // The server stopped with the command: its URL file is gone.
+        #expect(!FileManager.default.fileExists(atPath: machine.directory.appending("server/url").path))
+    }
+
+    @Test("a user added by the admin onboards on the device; a blocked user cannot sign in")
+    func addAndBlockUsers() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let password = "carol-walkaround"
+        let added = try machine.admin(["users", "add", "carol", "--name", "Carol Diaz"], lines: [password])
+        #expect(added.status == 0, "\(added.standardError)")
+        #expect(added.output.contains("Added carol."))
+        #expect(!added.output.contains(password) && !added.standardError.contains(password))
+        let duplicate = try machine.admin(["users", "add", "carol"], lines: [password])
+        #expect(duplicate.status == 1)
+        #expect(duplicate.standardError.contains("the server answered 409"))
+        let weak = try machine.admin(["users", "add", "dave"], lines: ["short"])
+        #expect(weak.status == 1)
+        #expect(weak.standardError.contains("the server answered 400"))
+        #expect(!weak.standardError.contains("short"), "the refused password is not repeated")
+
+        let passcode = DeviceAppEndToEndTests.alicePasscode
+        let onboarded = try machine.app([
+            "email", "carol@airline.example", "carol", password, passcode, passcode, "quit",
+        ])
+        #expect(onboarded.output.contains("Signed in:      Carol Diaz (carol)"), "\(onboarded.output)")
+
+        let blocked = try machine.admin(["users", "block", "carol"])
+        #expect(blocked.status == 0)
+        #expect(try machine.admin(["users"]).output.contains("carol  Carol Diaz    blocked"))
+        // Blocking ended her session: the next launch asks her to sign in, and the server refuses.
+        let refused = try machine.app(["1", passcode, "carol", password, ""])
+        #expect(refused.output.contains("Your account is blocked."), "\(refused.output)")
+        #expect(!refused.output.contains("Signed in:      Carol Diaz"))
+
+        #expect(try machine.admin(["users", "unblock", "carol"]).status == 0)
+        let back = try machine.app(["1", passcode, "carol", password, "quit"])
+        #expect(back.output.contains("Signed in:      Carol Diaz (carol)"), "\(back.output)")
+        #expect(try machine.admin(["users", "block", "nobody"]).status == 1)
+    }
+
+    @Test("the policy: shown, changed key by key, bad values refused with nothing changed")
+    func policy() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let changed = try machine.admin([
+            "policy", "--min-length", "12", "--require-digit", "true", "--lock-timeout", "60",
+        ])
+        #expect(changed.status == 0, "\(changed.standardError)")
+        #expect(changed.output.contains("at least 12 characters, at least one digit"))
+        #expect(changed.output.contains("locks after 60 s away"))
+        let bad = try machine.admin(["policy", "--min-length", "0"])
+        #expect(bad.status == 1)
+        #expect(bad.standardError.contains("passwordPolicyMinLength"))
+        let notBool = try machine.admin(["policy", "--require-digit", "maybe"])
+        #expect(notBool.status == 64)
+        let shown = try machine.admin(["policy"])
+        #expect(shown.output.contains("at least 12 characters"), "the refused change left the policy as it was")
+        let shared = try machine.admin(["shared-device", "--upload-previous-user-changes", "false"])
+        #expect(shared.output.contains("are not uploaded"))
+        let unknownApp = try machine.admin(["policy", "--app", "nope"])
+        #expect(unknownApp.status == 1)
+        #expect(unknownApp.standardError.contains("the server answered 404"))
+    }
+
+    @Test("an inactive version: the device is refused at launch and told to update; clearing lets it in")
+    func inactiveVersion() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let passcode = DeviceAppEndToEndTests.alicePasscode
+        _ = try machine.app(DeviceAppEndToEndTests.aliceOnboards + ["quit"])
+        let set = try machine.admin(["minimum-version", "2.0"])
+        #expect(set.output.contains("Minimum version: 2.0; older versions are inactive"))
+        #expect(try machine.admin(["minimum-version", "two"]).status == 64)
+        let refused = try machine.app(["1", "cancel"])
+        #expect(
+            refused.output.contains("Version 1.0.0 of Aircraft Ground Checks is no longer active"),
+            "\(refused.output)"
+        )
+        #expect(refused.output.contains("Update the app to version 2.0 or later."))
+        #expect(!refused.output.contains("Signed in:"))
+        #expect(try machine.admin(["minimum-version", "--clear"]).output.contains("Minimum version: any"))
+        let allowed = try machine.app(["1", passcode, "quit"])
+        #expect(allowed.output.contains("Signed in:      Alice Martin (alice)"))
+    }
+
+    @Test("an activation link made while nothing serves still works later: the embedded server keeps its port")
+    func activationLink() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let link = try machine.admin(["activation"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(link.hasPrefix("gangway://activate?payload="))
+        let passcode = DeviceAppEndToEndTests.alicePasscode
+        let result = try machine.app(["link", link, "alice", "preflight-alice", passcode, passcode, "quit"])
+        #expect(result.output.contains("Signed in:      Alice Martin (alice)"), "\(result.output)")
+    }
+
+    @Test("--server: the wrong token, no token, nothing listening: each a clear line and exit 1")
+    func remoteFailures() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let tokenFile = machine.directory.appending("token")
+        try Data("gw_not-the-token".utf8).write(to: tokenFile)
+        let nothing = try machine.runner.run([
+            "admin", "apps", "--server", "http://127.0.0.1:1", "--token-file", tokenFile.path,
+        ])
+        #expect(nothing.status == 1)
+        #expect(nothing.standardError.contains("no server answers at http://127.0.0.1:1"))
+        let noToken = try machine.runner.run(
+            ["admin", "apps", "--server", "http://127.0.0.1:1"],
+            extraEnvironment: ["GANGWAY_ADMIN_TOKEN": ""]
+        )
+        #expect(noToken.status == 1)
+        #expect(noToken.standardError.contains("--token-file"))
+        let misplaced = try machine.admin(["apps", "--token-file", tokenFile.path])
+        #expect(misplaced.status == 64)
+    }
+}
+
+/// A separate `gangway serve`, managed with `gangway admin --server` and used by the
+/// device app with `--server`.
+@Suite("gangway serve, admin and the device app as three processes")
+struct SeparateServerTests {
+    @Test(
+        "admin adds an app and a user to a fresh server; the device app onboards against it; a wrong token is refused"
+    )
+    func threeProcesses() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-three")
+        defer { directory.remove() }
+        let serve = Process()
+        serve.executableURL = GangwayProcess.executable
+        let serverData = directory.appending("server")
+        serve.arguments = ["serve", "--port", "0", "--data-dir", serverData.path, "--bcrypt-cost", "4"]
+        let output = Pipe()
+        serve.standardOutput = output
+        serve.standardError = Pipe()
+        try serve.run()
+        defer {
+            if serve.isRunning { serve.terminate() }
+            serve.waitUntilExit()
+        }
+        var printed = ""
+        while !printed.contains("Ctrl-C") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed += String(decoding: chunk, as: UTF8.self)
+        }
+        let url = try String(contentsOf: serverData.appendingPathComponent("url"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(printed.contains(url), "the URL file holds the address it printed")
+        let runner = GangwayProcess(deviceKeys: directory.appending("unused-keys"))
+        let token = serverData.appendingPathComponent("admin-token").path
+        func admin(_ arguments: [String], lines: [String] = []) throws -> GangwayProcess.Result {
+            try runner.run(["admin"] + arguments + ["--server", url, "--token-file", token], lines: lines)
+        }
+        #expect(try admin(["apps"]).output.contains("No apps."))
+        let app = try admin(["apps", "add", "tools", "--name", "Tool Crib", "--email-domain", "hangar.example"])
+        #expect(app.status == 0, "\(app.standardError)")
+        #expect(try admin(["users", "add", "erin", "--name", "Erin Holt"], lines: ["erin-torque-wrench"]).status == 0)
+
+        let wrong = directory.appending("wrong-token")
+        try Data("gw_wrong".utf8).write(to: wrong)
+        let refused = try runner.run(["admin", "users", "--server", url, "--token-file", wrong.path])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("the server refused the admin token"))
+
+        let passcode = DeviceAppEndToEndTests.alicePasscode
+        let device = try runner.run(
+            ["--server", url, "--data-dir", directory.appending("device-home").path],
+            lines: ["email", "erin@hangar.example", "erin", "erin-torque-wrench", passcode, passcode, "quit"]
+        )
+        #expect(device.status == 0, "\(device.standardError)")
+        #expect(device.output.contains("== Tool Crib =="), "\(device.output)")
+        #expect(device.output.contains("Signed in:      Erin Holt (erin)"))
+        let devices = try admin(["devices"])
+        #expect(devices.output.contains("erin"))
+        #expect(devices.output.contains("active"))
+
+        // With the server stopped, the local admin opens its database for the command, and
+        // does not put the demo's users (whose passwords are public) into it.
+        serve.terminate()
+        serve.waitUntilExit()
+        let local = try runner.run(["admin", "users", "--data-dir", directory.url.path, "--bcrypt-cost", "4"])
+        #expect(local.status == 0, "\(local.standardError)")
+        #expect(local.output.contains("erin  Erin Holt"))
+        #expect(!local.output.contains("alice"))
+        #expect(try runner.run(["admin", "apps", "--data-dir", directory.url.path]).output.contains("tools"))
+    }
+}

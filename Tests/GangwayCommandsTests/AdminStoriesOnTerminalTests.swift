@@ -1,0 +1,100 @@
+import Foundation
+import GangwayTesting
+import Testing
+
+/// The device app on a pseudo-terminal while `gangway admin` changes the server under it:
+/// what the admin decides reaches the running app at its next server contact.
+@Suite("gangway admin changes reach a running device app", .serialized)
+struct AdminStoriesOnTerminalTests {
+    static let passcode = DeviceAppEndToEndTests.alicePasscode
+
+    /// Starts the app on a terminal and onboards alice to the home prompt.
+    static func aliceAtHome(in directory: TemporaryDirectory) throws -> PseudoTerminalSession {
+        let terminal = try PseudoTerminalSession(
+            arguments: ["--data-dir", directory.url.path, "--bcrypt-cost", "4"],
+            environment: ["GANGWAY_KDF_ROUNDS": "1000"]
+        )
+        for (prompt, answer) in [
+            ("Choose [1-4]: ", "email"), ("Work email: ", "alice@airline.example"),
+            ("User name (empty to cancel): ", "alice"), ("Password: ", "preflight-alice"),
+            ("Choose a passcode", passcode), ("Enter the passcode again", passcode),
+        ] {
+            #expect(terminal.next(prompt), "no prompt \(prompt)")
+            terminal.type(answer)
+        }
+        #expect(terminal.next("gangway> "))
+        return terminal
+    }
+
+    static func admin(_ arguments: [String], in directory: TemporaryDirectory) throws -> GangwayProcess.Result {
+        try GangwayProcess(deviceKeys: directory.appending("unused-keys"))
+            .run(["admin"] + arguments + ["--data-dir", directory.url.path])
+    }
+
+    @Test("the admin tightens the policy: at the next unlock, however soon, alice is told why and changes her passcode")
+    func tightenedPolicy() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-admin-tty")
+        defer { directory.remove() }
+        let terminal = try Self.aliceAtHome(in: directory)
+        // The app's server is serving: the admin command talks to it.
+        let changed = try Self.admin(["policy", "--min-length", "18", "--require-digit", "true"], in: directory)
+        #expect(changed.status == 0, "\(changed.standardError)")
+        #expect(changed.output.contains("at least 18 characters, at least one digit"))
+        #expect(FileManager.default.fileExists(atPath: directory.appending("server/url").path))
+
+        let newPasscode = "Night-Shift-9753-xy"
+        terminal.type("lock")
+        #expect(terminal.next("Locked."))
+        terminal.type("resume")  // no time passed: within the lock timeout
+        #expect(terminal.next("Enter your passcode (empty for more choices): "))
+        terminal.type(Self.passcode)
+        #expect(terminal.next("Your passcode must change"))
+        #expect(terminal.next("Press Enter to continue"))
+        terminal.type("")
+        #expect(terminal.next("Enter your current passcode"))
+        terminal.type(Self.passcode)
+        #expect(terminal.next("Choose a new passcode"))
+        terminal.type(newPasscode)
+        #expect(terminal.next("Enter the new passcode again"))
+        terminal.type(newPasscode)
+        #expect(terminal.next("Unlocked."))
+        #expect(terminal.next("at least 18 characters, at least one digit"), "the home screen shows the new policy")
+        #expect(terminal.next("gangway> "))
+        terminal.type("quit")
+        #expect(terminal.finish() == 0)
+        #expect(!terminal.screen.contains(newPasscode))
+        #expect(!terminal.screen.contains(Self.passcode))
+
+        // The next launch takes the new passcode.
+        let relaunch = try GangwayProcess(deviceKeys: directory.appending("unused-keys"))
+            .run(["--data-dir", directory.url.path, "--bcrypt-cost", "4"], lines: ["1", newPasscode, "quit"])
+        #expect(relaunch.output.contains("Signed in:      Alice Martin (alice)"), "\(relaunch.output)")
+    }
+
+    @Test(
+        "the admin wipes the device: when the app next reaches the server, alice's data is erased and the welcome screen shows"
+    )
+    func wipedDevice() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-admin-tty")
+        defer { directory.remove() }
+        let terminal = try Self.aliceAtHome(in: directory)
+        let listed = try Self.admin(["devices"], in: directory)
+        #expect(listed.output.contains("alice"))
+        #expect(listed.output.contains("active"))
+        let wiped = try Self.admin(["devices", "wipe", "alice"], in: directory)
+        #expect(wiped.status == 0, "\(wiped.standardError)")
+        #expect(wiped.output.contains("is wiped"))
+
+        terminal.type("lock")
+        #expect(terminal.next("The server wiped this device's registration: this user's data was erased."))
+        // The device stays activated: its welcome screen offers the sign-in straight away.
+        #expect(terminal.next("Welcome"))
+        #expect(terminal.next("Sign In"))
+        #expect(terminal.next("Choose [1-2]: "))
+        let stores =
+            (try? FileManager.default.contentsOfDirectory(atPath: directory.appending("device/stores").path)) ?? []
+        #expect(stores.filter { UUID(uuidString: $0) != nil }.isEmpty, "alice's store is gone")
+        #expect(try Self.admin(["devices"], in: directory).output.contains("wiped"))
+        _ = terminal.finish(timeout: .seconds(1))
+    }
+}
