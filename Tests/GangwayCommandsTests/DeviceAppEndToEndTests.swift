@@ -58,6 +58,7 @@ struct DeviceAppEndToEndTests {
         #expect(!output.contains(Self.alicePasscode))
         #expect(!output.contains("short\n"))
         #expect(!output.contains("\u{1B}["), "plain output has no escape codes")
+        #expect(!output.contains("⋯"), "no progress lines in a transcript")
         #expect(!result.standardError.contains(Self.alicePasscode))
         #expect(device.storeCount() == 1)
     }
@@ -265,5 +266,10 @@ struct DeviceAppTerminalTests {
         #expect(!screen.contains(passcode))
         #expect(!screen.contains("preflight-alice\r\n"), "the password does not echo")
         #expect(screen.contains("\u{1B}[1m"), "a terminal gets styles")
+        // Each call to the server says what it waits for, then wipes the line.
+        for activity in ["⋯ Looking up the app for your work email", "⋯ Signing in", "⋯ Exchanging settings"] {
+            #expect(screen.contains(activity), "no progress line: \(activity)")
+        }
+        #expect(screen.contains("\r\u{1B}[2K"))
     }
 }

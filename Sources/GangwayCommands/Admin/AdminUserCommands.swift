@@ -59,17 +59,10 @@ struct AdminUsersBlock: AsyncParsableCommand {
         abstract: "Block a user: their sessions end and they cannot sign in."
     )
 
-    @OptionGroup var server: AdminOptions
-
-    @Argument(help: "The user name.")
-    var username: String
+    @OptionGroup var target: UserTarget
 
     func run() async throws {
-        let username = username
-        try await server.run { admin in
-            try await admin.setBlocked(true, user: username)
-            Terminal.line("Blocked \(username): their sessions ended and they cannot sign in.")
-        }
+        try await target.setBlocked(true, saying: "their sessions ended and they cannot sign in")
     }
 }
 
@@ -79,16 +72,25 @@ struct AdminUsersUnblock: AsyncParsableCommand {
         abstract: "Let a blocked user sign in again."
     )
 
+    @OptionGroup var target: UserTarget
+
+    func run() async throws {
+        try await target.setBlocked(false, saying: "they can sign in again")
+    }
+}
+
+/// The server and the user a command acts on.
+struct UserTarget: ParsableArguments {
     @OptionGroup var server: AdminOptions
 
     @Argument(help: "The user name.")
     var username: String
 
-    func run() async throws {
+    func setBlocked(_ blocked: Bool, saying outcome: String) async throws {
         let username = username
         try await server.run { admin in
-            try await admin.setBlocked(false, user: username)
-            Terminal.line("Unblocked \(username).")
+            try await admin.setBlocked(blocked, user: username)
+            Terminal.line("\(blocked ? "Blocked" : "Unblocked") \(username): \(outcome).")
         }
     }
 }

@@ -47,6 +47,7 @@ struct DeviceSetup: Sendable {
         configurationStore: ConfigurationStore
     ) throws -> SessionManager {
         let key = try SignedActivationProvider.pinnedKey(pem: activationKeyPEM)
+        let transport = ProgressTransport(base: MobileServicesClient.urlSessionTransport(), console: console)
         let services = MobileServices(
             device: identity,
             loader: .standard([
@@ -56,10 +57,11 @@ struct DeviceSetup: Sendable {
                 ),
                 SignedActivationProvider.link(pinnedKey: key),
                 SignedActivationProvider.qrCode(pinnedKey: key),
-                DiscoveryProvider(discoveryURL: serverURL),
+                DiscoveryProvider(discoveryURL: serverURL, transport: transport),
             ]),
             configurationStore: configurationStore,
             welcome: .init(offersDemoMode: true),
+            transport: transport,
             logger: logger
         )
         var storeOptions = StoreManager.Options()
