@@ -144,6 +144,27 @@ struct AdminCommandEndToEndTests {
         #expect(allowed.output.contains("Signed in:      Alice Martin (alice)"))
     }
 
+    @Test("a device wiped while the app was closed: the next launch erases alice's data, says so, and starts over")
+    func wipedWhileClosed() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        _ = try machine.app(DeviceAppEndToEndTests.aliceOnboards + ["quit"])
+        let wiped = try machine.admin(["devices", "wipe", "alice"])
+        #expect(wiped.status == 0, "\(wiped.standardError)")
+        #expect(
+            try machine.admin(["devices", "wipe", "alice"]).status == 1,
+            "no registration of alice is left to wipe"
+        )
+        let relaunch = try machine.app(["1", DeviceAppEndToEndTests.alicePasscode])
+        #expect(relaunch.output.contains("This user's data was erased from the device; onboard again."))
+        #expect(relaunch.output.contains("== Welcome =="))
+        #expect(!relaunch.output.contains("Signed in:"))
+        let stores =
+            (try? FileManager.default.contentsOfDirectory(atPath: machine.directory.appending("device/stores").path))
+            ?? []
+        #expect(stores.filter { UUID(uuidString: $0) != nil }.isEmpty)
+    }
+
     @Test("an activation link made while nothing serves still works later: the embedded server keeps its port")
     func activationLink() throws {
         let machine = try Machine()

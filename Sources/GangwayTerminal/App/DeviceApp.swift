@@ -5,6 +5,7 @@ import GangwayServices
 import GangwayStore
 import GangwayTesting
 import Logging
+import Synchronization
 
 /// The device app `gangway` runs: the onboarding story against the embedded server (or
 /// `--server`), the home screen, and the commands a person uses in between.
@@ -85,8 +86,19 @@ public struct DeviceApp: Sendable {
         )
         let home = HomeScreen(console: console, manager: manager, registry: device.registry, serverURL: serverURL)
         let commands = HomeCommands(console: console, manager: manager, clock: clock, home: home)
+        // A launch can erase a user (a wiped registration, too long out of contact, a
+        // store gone): the person is told, as the welcome screen asks them to start over.
+        let erasing = Mutex(false)
+        let console = console
+        await manager.addObserver { event in
+            guard case .userRemoved = event, erasing.withLock({ $0 }) else { return }
+            console.line(console.styled("This user's data was erased from the device; onboard again.", .yellow))
+        }
         while true {
-            switch await open(manager) {
+            erasing.withLock { $0 = true }
+            let opening = await open(manager)
+            erasing.withLock { $0 = false }
+            switch opening {
             case .opened:
                 await home.show()
                 if try await commands.run() == .quit { return }
