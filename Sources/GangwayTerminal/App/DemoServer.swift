@@ -66,6 +66,25 @@ struct DemoServer: Sendable {
         func stop() async { await services.triggerGracefulShutdown() }
     }
 
+    /// Serves (seeded) while `body` runs, then finishes the requests in flight and stops,
+    /// whether `body` returned or threw.
+    func serving<Result: Sendable>(_ body: (Running) async throws -> Result) async throws -> Result {
+        let outcome: Swift.Result<Result, any Error> = try await withThrowingTaskGroup(of: Void.self) { group in
+            let running = try await start(in: &group)
+            let outcome: Swift.Result<Result, any Error>
+            do {
+                try await seed(at: running.url)
+                outcome = .success(try await body(running))
+            } catch {
+                outcome = .failure(error)
+            }
+            await running.stop()
+            try await group.waitForAll()
+            return outcome
+        }
+        return try outcome.get()
+    }
+
     /// Starts serving in a child task of `group`; returns once it listens. The URL is
     /// also written to `url` in the server's directory, for `gangway admin`.
     func start(in group: inout ThrowingTaskGroup<Void, any Error>) async throws -> Running {

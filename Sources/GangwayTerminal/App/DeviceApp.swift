@@ -43,18 +43,10 @@ public struct DeviceApp: Sendable {
             bcryptCost: options.bcryptCost,
             logger: logger
         )
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            let running = try await demo.start(in: &group)
-            do {
-                try await demo.seed(at: running.url)
-                printBanner(serverURL: running.url, demo: demo.isDemo)
-                try DeviceSetup.followEmbeddedServer(to: running.url, store: configurationStore)
-                try await play(serverURL: running.url, activationKeyPEM: demo.activationKeyPEM)
-            } catch {
-                await running.stop()
-                throw error
-            }
-            await running.stop()
+        try await demo.serving { running in
+            printBanner(serverURL: running.url, demo: demo.isDemo)
+            try DeviceSetup.followEmbeddedServer(to: running.url, store: configurationStore)
+            try await play(serverURL: running.url, activationKeyPEM: demo.activationKeyPEM)
         }
     }
 

@@ -52,23 +52,15 @@ public struct LocalServer: Sendable {
         }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let demo = try await DemoServer(directory: directory, bcryptCost: bcryptCost, logger: logger)
-        let outcome: Swift.Result<Result, any Error> = try await withThrowingTaskGroup(of: Void.self) { group in
-            let running = try await demo.start(in: &group)
-            let outcome: Swift.Result<Result, any Error>
-            do {
-                try await demo.seed(at: running.url)
-                let admin = AdminClient(serverURL: running.url, adminToken: try adminToken())
-                outcome = .success(try await body(admin, .startedHere))
-            } catch {
-                outcome = .failure(error)
-            }
-            await running.stop()
-            try await group.waitForAll()
+        var served: URL?
+        defer {
             // The URL written at start no longer answers (unless another server wrote its own since).
-            if savedURL == running.url { try? FileManager.default.removeItem(at: urlFile) }
-            return outcome
+            if let served, savedURL == served { try? FileManager.default.removeItem(at: urlFile) }
         }
-        return try outcome.get()
+        return try await demo.serving { running in
+            served = running.url
+            return try await body(AdminClient(serverURL: running.url, adminToken: try adminToken()), .startedHere)
+        }
     }
 
     var urlFile: URL { directory.appendingPathComponent("url") }
