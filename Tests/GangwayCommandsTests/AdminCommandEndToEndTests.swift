@@ -165,6 +165,30 @@ struct AdminCommandEndToEndTests {
         #expect(stores.filter { UUID(uuidString: $0) != nil }.isEmpty)
     }
 
+    @Test("lock and unlock a registration; an unknown registration and a bad app ID are refused")
+    func lockAndUnlock() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        _ = try machine.app(DeviceAppEndToEndTests.aliceOnboards + ["quit"])
+        #expect(try machine.admin(["devices", "lock", "alice"]).output.contains("is locked"))
+        #expect(try machine.admin(["devices"]).output.contains("locked"))
+        // Locked: the next launch asks alice to sign in again.
+        let locked = try machine.app(["1", DeviceAppEndToEndTests.alicePasscode, ""])
+        #expect(locked.output.contains("== Sign In =="), "\(locked.output)")
+        #expect(!locked.output.contains("Signed in:"))
+        #expect(try machine.admin(["devices", "unlock", "alice"]).output.contains("is active"))
+        // The lock ended her session on the server: she signs in once more, and is in.
+        let unlocked = try machine.app(["1", DeviceAppEndToEndTests.alicePasscode, "alice", "preflight-alice", "quit"])
+        #expect(unlocked.output.contains("Signed in:      Alice Martin (alice)"), "\(unlocked.output)")
+
+        let unknown = try machine.admin(["devices", "lock", "nobody"])
+        #expect(unknown.status == 1)
+        #expect(unknown.standardError.contains("no registration nobody"))
+        let badID = try machine.admin(["apps", "add", "no spaces!", "--name", "Bad"])
+        #expect(badID.status == 1)
+        #expect(badID.standardError.contains("the server answered 400"))
+    }
+
     @Test("an activation link made while nothing serves still works later: the embedded server keeps its port")
     func activationLink() throws {
         let machine = try Machine()
