@@ -262,6 +262,12 @@ struct SeparateServerTests {
         let app = try admin(["apps", "add", "tools", "--name", "Tool Crib", "--email-domain", "hangar.example"])
         #expect(app.status == 0, "\(app.standardError)")
         #expect(try admin(["users", "add", "erin", "--name", "Erin Holt"], lines: ["erin-torque-wrench"]).status == 0)
+        let check = try admin([
+            "data", "put", "checks", "D-AIBL-tyres", "aircraft=A319 D-AIBL", "stand=3", "item=tyre pressure",
+            "status=open",
+        ])
+        #expect(check.status == 0, "\(check.standardError)")
+        #expect(check.output.contains("checks/D-AIBL-tyres is at version 1"))
 
         let wrong = directory.appending("wrong-token")
         try Data("gw_wrong".utf8).write(to: wrong)
@@ -277,6 +283,8 @@ struct SeparateServerTests {
         #expect(device.status == 0, "\(device.standardError)")
         #expect(device.output.contains("== Tool Crib =="), "\(device.output)")
         #expect(device.output.contains("Signed in:      Erin Holt (erin)"))
+        #expect(device.output.contains("Checks:         1 check from the server (read-only)"))
+        #expect(device.output.contains("A319 D-AIBL   stand 3    tyre pressure    open"))
         let devices = try admin(["devices"])
         #expect(devices.output.contains("erin"))
         #expect(devices.output.contains("active"))
@@ -285,6 +293,15 @@ struct SeparateServerTests {
         // does not put the demo's users (whose passwords are public) into it.
         serve.terminate()
         serve.waitUntilExit()
+        // Offline, the app shows the checks it kept at its last read, and says why.
+        let offline = try runner.run(
+            ["--server", url, "--data-dir", directory.appending("device-home").path],
+            lines: ["1", passcode, "quit"]
+        )
+        #expect(offline.status == 0, "\(offline.standardError)")
+        #expect(offline.output.contains("Checks:         1 check kept from "), "\(offline.output)")
+        #expect(offline.output.contains("not refreshed: The server cannot be reached."))
+        #expect(offline.output.contains("A319 D-AIBL   stand 3    tyre pressure    open"))
         let local = try runner.run(["admin", "users", "--data-dir", directory.url.path, "--bcrypt-cost", "4"])
         #expect(local.status == 0, "\(local.standardError)")
         #expect(local.output.contains("erin  Erin Holt"))

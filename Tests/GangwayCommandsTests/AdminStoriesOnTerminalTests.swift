@@ -97,4 +97,34 @@ struct AdminStoriesOnTerminalTests {
         #expect(try Self.admin(["devices"], in: directory).output.contains("wiped"))
         _ = terminal.finish(timeout: .seconds(1))
     }
+
+    @Test("the admin changes a check: the running app's next home screen shows it, read-only")
+    func changedCheck() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-admin-tty")
+        defer { directory.remove() }
+        let terminal = try Self.aliceAtHome(in: directory)
+        #expect(terminal.screen.contains("5 checks from the server (read-only)"))
+        #expect(terminal.screen.contains("A321 F-GTAJ   stand 14   fuel level       open"))
+        let changed = try Self.admin(
+            [
+                "data", "put", "checks", "F-GTAJ-fuel", "aircraft=A321 F-GTAJ", "stand=14", "item=fuel level",
+                "status=done", "reading=6400 kg",
+            ],
+            in: directory
+        )
+        #expect(changed.status == 0, "\(changed.standardError)")
+        #expect(changed.output.contains("checks/F-GTAJ-fuel is at version 2"))
+        let removed = try Self.admin(["data", "delete", "checks", "F-GKXA-walkaround"], in: directory)
+        #expect(removed.status == 0, "\(removed.standardError)")
+
+        terminal.type("home")
+        #expect(terminal.next("4 checks from the server (read-only)"))
+        #expect(terminal.next("A321 F-GTAJ   stand 14   fuel level       done  6400 kg"))
+        #expect(terminal.next("gangway> "))
+        terminal.type("quit")
+        #expect(terminal.finish() == 0)
+        let listed = try Self.admin(["data"], in: directory)
+        #expect(!listed.output.contains("F-GKXA-walkaround"))
+        #expect(listed.output.contains("F-GTAJ-fuel   2  "))
+    }
 }

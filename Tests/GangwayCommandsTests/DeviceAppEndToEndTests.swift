@@ -51,7 +51,8 @@ struct DeviceAppEndToEndTests {
             "== Welcome ==", "Activate with work email", "== Sign In ==", "== Create Passcode ==",
             "[ ] at least 8 characters", "! The passcode does not meet every rule.",
             "Enter the passcode again", "== Aircraft Ground Checks ==", "Signed in:      Alice Martin (alice)",
-            "locks after 300 s away",
+            "locks after 300 s away", "Checks:         5 checks from the server (read-only)",
+            "A320 F-GKXA   stand 12   fuel level       done  8200 kg",
         ] {
             #expect(output.contains(expected), "missing: \(expected)")
         }
@@ -228,7 +229,8 @@ struct DeviceAppEndToEndTests {
         #expect(result.status == 0)
         let output = result.output
         #expect(output.components(separatedBy: "== Demo mode ==").count == 3)
-        #expect(output.contains("tyre pressure"))
+        #expect(output.contains("Checks (samples, read-only):"))
+        #expect(output.contains("A320 F-GKXA   stand 12   tyre pressure    open"))
         #expect(device.storeCount() == 0)
         #expect(!FileManager.default.fileExists(atPath: device.directory.appending("device/configuration.json").path))
     }

@@ -4,7 +4,7 @@ import ArgumentParser
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
-        abstract: "Manage a server: users, the passcode policy, devices, versions, activation.",
+        abstract: "Manage a server: users, the passcode policy, devices, versions, activation, app data.",
         discussion: """
             Without --server, the command manages the local server whose data is in \
             DIR/server (the device app's embedded server, or 'gangway serve --data-dir \
@@ -23,7 +23,7 @@ struct AdminCommand: AsyncParsableCommand {
             """,
         subcommands: [
             AdminApps.self, AdminUsers.self, AdminSettings.self, AdminPolicy.self, AdminSharedDevice.self,
-            AdminDevices.self, AdminMinimumVersion.self, AdminActivation.self,
+            AdminDevices.self, AdminMinimumVersion.self, AdminActivation.self, AdminData.self,
         ]
     )
 }

@@ -33,6 +33,20 @@ enum AdminFormatter {
         )
     }
 
+    static func entities(_ entities: [AppEntity]) -> String {
+        guard !entities.isEmpty else { return "No entities in this set." }
+        return table(
+            ["ID", "VERSION", "UPDATED", "BY", "FIELDS"],
+            entities.map { entity in
+                let fields = entity.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                return [
+                    entity.id, "\(entity.version)", date(entity.updatedAt), entity.updatedBy,
+                    fields.joined(separator: " "),
+                ]
+            }
+        )
+    }
+
     /// The app and everything its devices receive.
     static func settings(_ app: ManagedApp) -> String {
         let settings = app.settings

@@ -69,6 +69,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         switch error.code {
         case .duplicate: APIError(.conflict, "CONFLICT", "It exists already.")
         case .invalidText: APIError(.badRequest, "INVALID_TEXT", "A text holds a character the server cannot store.")
+        case .limitReached: APIError(.conflict, "LIMIT_REACHED", "The server's limit for this kind of data is reached.")
         case .unavailable, .corrupt:
             APIError(.serviceUnavailable, "STORAGE_UNAVAILABLE", "The server's database is not available; try again.")
         }

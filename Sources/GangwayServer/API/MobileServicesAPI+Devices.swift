@@ -112,7 +112,7 @@ extension MobileServicesAPI {
     }
 
     /// Records that the device reached the server, at most once per resolution period.
-    private func noteContact(_ device: DeviceRecord?) async throws(APIError) {
+    func noteContact(_ device: DeviceRecord?) async throws(APIError) {
         guard let device else { return }
         let time = now()
         if let last = device.lastContactAt, time.timeIntervalSince(last) < settings.contactResolution.seconds { return }

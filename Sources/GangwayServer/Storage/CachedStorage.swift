@@ -168,4 +168,19 @@ public final class CachedStorage: ServerStorage {
     public func logs(appID: String, limit: Int) async throws(StorageError) -> [LogRecord] {
         try await base.logs(appID: appID, limit: limit)
     }
+
+    public func entities(appID: String, entitySet: String) async throws(StorageError) -> [EntityRecord] {
+        try await base.entities(appID: appID, entitySet: entitySet)
+    }
+
+    public func putEntity(
+        _ entity: EntityRecord,
+        limit: Int
+    ) async throws(StorageError) -> (EntityRecord, created: Bool) {
+        try await base.putEntity(entity, limit: limit)
+    }
+
+    public func deleteEntity(appID: String, entitySet: String, id: String) async throws(StorageError) -> Bool {
+        try await base.deleteEntity(appID: appID, entitySet: entitySet, id: id)
+    }
 }

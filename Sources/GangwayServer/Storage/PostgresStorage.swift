@@ -76,18 +76,21 @@ public final class PostgresStorage: ServerStorage {
                 "CREATE TABLE IF NOT EXISTS \(unescaped: self.schema).gangway_migrations (name TEXT PRIMARY KEY)",
                 logger: self.logger
             )
-            let done = try await connection.query(
-                "SELECT 1 FROM \(unescaped: self.schema).gangway_migrations WHERE name = 'v1'",
-                logger: self.logger
-            ).collect()
-            guard done.isEmpty else { return }
-            for statement in ServerSchema.version1(.postgresql) {
-                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
-            }
-            try await connection.query(
-                "INSERT INTO \(unescaped: self.schema).gangway_migrations (name) VALUES ('v1')",
-                logger: self.logger
+            let done = Set(
+                try await connection.query(
+                    "SELECT name FROM \(unescaped: self.schema).gangway_migrations",
+                    logger: self.logger
+                ).collect().map { try $0.makeRandomAccess()["name"].decode(String.self) }
             )
+            for migration in ServerSchema.migrations(.postgresql) where !done.contains(migration.name) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                }
+                try await connection.query(
+                    "INSERT INTO \(unescaped: self.schema).gangway_migrations (name) VALUES (\(migration.name))",
+                    logger: self.logger
+                )
+            }
         }
     }
 
@@ -485,6 +488,101 @@ public final class PostgresStorage: ServerStorage {
                     receivedAt: Date(milliseconds: try cells["received_at"].decode(Int64.self))
                 )
             }
+        }
+    }
+
+    // MARK: Entities
+
+    public func entities(appID: String, entitySet: String) async throws(StorageError) -> [EntityRecord] {
+        let rows = try await run {
+            try await client.query(
+                """
+                SELECT app_id, entity_set, id, fields, version, updated_at, updated_by
+                FROM entities WHERE app_id = \(appID) AND entity_set = \(entitySet) ORDER BY id
+                """,
+                logger: logger
+            ).collect()
+        }
+        var entities: [EntityRecord] = []
+        for row in rows { entities.append(try Self.entity(row)) }
+        return entities
+    }
+
+    public func putEntity(
+        _ entity: EntityRecord,
+        limit: Int
+    ) async throws(StorageError) -> (EntityRecord, created: Bool) {
+        let fields = try ServerSchema.encode(fields: entity.fields)
+        var saved = entity
+        var created = false
+        try await transaction { connection in
+            // Writers of one set take turns, so the count and the version are current.
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtext(\(entity.appID + "/" + entity.entitySet)))",
+                logger: self.logger
+            )
+            let stored = try await connection.query(
+                """
+                SELECT version FROM entities
+                WHERE app_id = \(entity.appID) AND entity_set = \(entity.entitySet) AND id = \(entity.id)
+                """,
+                logger: self.logger
+            ).collect().first.map { try $0.makeRandomAccess()["version"].decode(Int64.self) }
+            if stored == nil {
+                let count =
+                    try await connection.query(
+                        """
+                        SELECT COUNT(*) AS count FROM entities
+                        WHERE app_id = \(entity.appID) AND entity_set = \(entity.entitySet)
+                        """,
+                        logger: self.logger
+                    ).collect().first.map { try $0.makeRandomAccess()["count"].decode(Int64.self) } ?? 0
+                guard count < limit else { throw StorageError(.limitReached, "the entity set is full") }
+            }
+            saved.version = (stored ?? 0) + 1
+            created = stored == nil
+            try await connection.query(
+                """
+                INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by)
+                VALUES (\(saved.appID), \(saved.entitySet), \(saved.id), \(fields), \(saved.version),
+                    \(saved.updatedAt.milliseconds), \(saved.updatedBy))
+                ON CONFLICT (app_id, entity_set, id) DO UPDATE SET fields = excluded.fields,
+                    version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by
+                """,
+                logger: self.logger
+            )
+        }
+        return (saved, created)
+    }
+
+    public func deleteEntity(appID: String, entitySet: String, id: String) async throws(StorageError) -> Bool {
+        try await run {
+            try await client.query(
+                """
+                DELETE FROM entities WHERE app_id = \(appID) AND entity_set = \(entitySet) AND id = \(id)
+                RETURNING id
+                """,
+                logger: logger
+            ).collect().isEmpty == false
+        }
+    }
+
+    private static func entity(_ row: PostgresRow) throws(StorageError) -> EntityRecord {
+        let cells = row.makeRandomAccess()
+        do {
+            return EntityRecord(
+                appID: try cells["app_id"].decode(String.self),
+                entitySet: try cells["entity_set"].decode(String.self),
+                id: try cells["id"].decode(String.self),
+                fields: try ServerSchema.decodeFields(try cells["fields"].decode(String.self)),
+                version: try cells["version"].decode(Int64.self),
+                updatedAt: Date(milliseconds: try cells["updated_at"].decode(Int64.self)),
+                updatedBy: try cells["updated_by"].decode(String.self)
+            )
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError(.corrupt, "a stored entity cannot be read")
         }
     }
 

@@ -173,3 +173,35 @@ public struct LogRecord: Sendable, Hashable {
         self.receivedAt = receivedAt
     }
 }
+
+/// One entity of an app's data: a record in one of its entity sets (such as `checks`),
+/// with named text fields and a version that goes up by one at each change.
+public struct EntityRecord: Sendable, Hashable {
+    public var appID: String
+    public var entitySet: String
+    public var id: String
+    public var fields: [String: String]
+    /// 1 when the entity was put first; one more at each change.
+    public var version: Int64
+    public var updatedAt: Date
+    /// `admin`, or the user name that made the last change.
+    public var updatedBy: String
+
+    public init(
+        appID: String,
+        entitySet: String,
+        id: String,
+        fields: [String: String],
+        version: Int64 = 1,
+        updatedAt: Date,
+        updatedBy: String
+    ) {
+        self.appID = appID
+        self.entitySet = entitySet
+        self.id = id
+        self.fields = fields
+        self.version = version
+        self.updatedAt = updatedAt
+        self.updatedBy = updatedBy
+    }
+}

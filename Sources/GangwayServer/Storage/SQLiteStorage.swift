@@ -23,8 +23,10 @@ public final class SQLiteStorage: ServerStorage {
 
     public func migrate() async throws(StorageError) {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            for statement in ServerSchema.version1(.sqlite) { try db.execute(sql: statement) }
+        for migration in ServerSchema.migrations(.sqlite) {
+            migrator.registerMigration(migration.name) { db in
+                for statement in migration.statements { try db.execute(sql: statement) }
+            }
         }
         try await run { try migrator.migrate(pool) }
     }
@@ -414,6 +416,81 @@ public final class SQLiteStorage: ServerStorage {
                 )
             }
         }
+    }
+
+    // MARK: Entities
+
+    public func entities(appID: String, entitySet: String) async throws(StorageError) -> [EntityRecord] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT app_id, entity_set, id, fields, version, updated_at, updated_by
+                    FROM entities WHERE app_id = ? AND entity_set = ? ORDER BY id
+                    """,
+                arguments: [appID, entitySet]
+            ).map { row throws(StorageError) in try Self.entity(row) }
+        }
+    }
+
+    public func putEntity(
+        _ entity: EntityRecord,
+        limit: Int
+    ) async throws(StorageError) -> (EntityRecord, created: Bool) {
+        let fields = try ServerSchema.encode(fields: entity.fields)
+        return try await write { db in
+            let stored = try Int64.fetchOne(
+                db,
+                sql: "SELECT version FROM entities WHERE app_id = ? AND entity_set = ? AND id = ?",
+                arguments: [entity.appID, entity.entitySet, entity.id]
+            )
+            if stored == nil {
+                let count =
+                    try Int.fetchOne(
+                        db,
+                        sql: "SELECT COUNT(*) FROM entities WHERE app_id = ? AND entity_set = ?",
+                        arguments: [entity.appID, entity.entitySet]
+                    ) ?? 0
+                guard count < limit else { throw StorageError(.limitReached, "the entity set is full") }
+            }
+            var saved = entity
+            saved.version = (stored ?? 0) + 1
+            try db.execute(
+                sql: """
+                    INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (app_id, entity_set, id) DO UPDATE SET fields = excluded.fields,
+                        version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by
+                    """,
+                arguments: [
+                    saved.appID, saved.entitySet, saved.id, fields, saved.version, saved.updatedAt.milliseconds,
+                    saved.updatedBy,
+                ]
+            )
+            return (saved, stored == nil)
+        }
+    }
+
+    public func deleteEntity(appID: String, entitySet: String, id: String) async throws(StorageError) -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM entities WHERE app_id = ? AND entity_set = ? AND id = ?",
+                arguments: [appID, entitySet, id]
+            )
+            return db.changesCount > 0
+        }
+    }
+
+    private static func entity(_ row: Row) throws(StorageError) -> EntityRecord {
+        EntityRecord(
+            appID: row["app_id"],
+            entitySet: row["entity_set"],
+            id: row["id"],
+            fields: try ServerSchema.decodeFields(row["fields"]),
+            version: row["version"],
+            updatedAt: Date(milliseconds: row["updated_at"]),
+            updatedBy: row["updated_by"]
+        )
     }
 
     // MARK: Running

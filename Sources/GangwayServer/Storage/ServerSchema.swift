@@ -4,7 +4,7 @@ import GangwayProtocol
 /// The tables both databases share, and the row encoding both use.
 ///
 /// Dates are whole milliseconds since 1970 in a 64-bit integer and app settings are the
-/// JSON of `AppSettings`, so a row means the same in SQLite and PostgreSQL.
+/// JSON of `AppSettings` (entity fields the JSON of a string dictionary), so a row means the same in SQLite and PostgreSQL.
 enum ServerSchema {
     enum Dialect {
         case sqlite
@@ -49,6 +49,22 @@ enum ServerSchema {
         ]
     }
 
+    /// The app's data (entities), added after the first release.
+    static func version2(_ dialect: Dialect) -> [String] {
+        [
+            """
+            CREATE TABLE entities (app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                entity_set TEXT NOT NULL, id TEXT NOT NULL, fields TEXT NOT NULL, version BIGINT NOT NULL,
+                updated_at BIGINT NOT NULL, updated_by TEXT NOT NULL, PRIMARY KEY (app_id, entity_set, id))
+            """
+        ]
+    }
+
+    /// Every migration, oldest first; a database runs those it has not run yet.
+    static func migrations(_ dialect: Dialect) -> [(name: String, statements: [String])] {
+        [("v1", version1(dialect)), ("v2", version2(dialect))]
+    }
+
     static func encode(_ settings: Components.Schemas.AppSettings) throws(StorageError) -> String {
         do {
             let encoder = JSONEncoder()
@@ -64,6 +80,26 @@ enum ServerSchema {
             return try JSONDecoder().decode(Components.Schemas.AppSettings.self, from: Data(text.utf8))
         } catch {
             throw StorageError(.corrupt, "stored app settings cannot be read")
+        }
+    }
+}
+
+extension ServerSchema {
+    static func encode(fields: [String: String]) throws(StorageError) -> String {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return String(decoding: try encoder.encode(fields), as: UTF8.self)
+        } catch {
+            throw StorageError(.corrupt, "entity fields cannot be encoded")
+        }
+    }
+
+    static func decodeFields(_ text: String) throws(StorageError) -> [String: String] {
+        do {
+            return try JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+        } catch {
+            throw StorageError(.corrupt, "stored entity fields cannot be read")
         }
     }
 }

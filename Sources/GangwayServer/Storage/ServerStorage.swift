@@ -50,6 +50,15 @@ public protocol ServerStorage: Sendable {
 
     func insertLogs(_ logs: [LogRecord]) async throws(StorageError)
     func logs(appID: String, limit: Int) async throws(StorageError) -> [LogRecord]
+
+    /// The entities of one entity set of an app, ordered by ID.
+    func entities(appID: String, entitySet: String) async throws(StorageError) -> [EntityRecord]
+    /// Stores `entity`: a new one with version 1, unless its set holds `limit` entities
+    /// already (``StorageError/Code/limitReached``); an existing one with its version one
+    /// more than the stored one. Returns the entity as stored and whether it is new.
+    func putEntity(_ entity: EntityRecord, limit: Int) async throws(StorageError) -> (EntityRecord, created: Bool)
+    /// Removes an entity; `false` when there was none.
+    func deleteEntity(appID: String, entitySet: String, id: String) async throws(StorageError) -> Bool
 }
 
 /// The database behind a ``ServerStorage``.
@@ -69,6 +78,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case corrupt
         /// The database cannot hold a value it was given (PostgreSQL text and NUL).
         case invalidText
+        /// A set is full: the write would pass a limit the caller gave.
+        case limitReached
     }
 
     public var code: Code

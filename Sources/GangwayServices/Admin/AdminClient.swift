@@ -182,6 +182,63 @@ public struct AdminClient: Sendable {
         }
     }
 
+    // MARK: App data
+
+    /// The entities of one of the app's entity sets, ordered by ID.
+    public func entities(app id: String, entitySet: String) async throws(ServiceError) -> [AppEntity] {
+        let output = try await ServiceCall.run {
+            try await client.listAppData(path: .init(appID: id, entitySet: entitySet))
+        }
+        switch output {
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json.entities.map(AppEntity.init) }
+        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    /// Creates an entity, or replaces all its fields; devices read it at their next call.
+    @discardableResult
+    public func putEntity(
+        _ entityID: String,
+        fields: [String: String],
+        app id: String,
+        entitySet: String
+    ) async throws(ServiceError) -> AppEntity {
+        let output = try await ServiceCall.run {
+            try await client.putEntity(
+                path: .init(appID: id, entitySet: entitySet, entityID: entityID),
+                body: .json(.init(fields: .init(additionalProperties: fields)))
+            )
+        }
+        switch output {
+        case .ok(let ok): return try AppEntity(ServiceCall.decode { try ok.body.json })
+        case .created(let created): return try AppEntity(ServiceCall.decode { try created.body.json })
+        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
+        case .conflict(let reply): throw ServiceCall.failure(409, reply)
+        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
+        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
+    /// Removes an entity.
+    public func deleteEntity(_ entityID: String, app id: String, entitySet: String) async throws(ServiceError) {
+        let output = try await ServiceCall.run {
+            try await client.deleteEntity(path: .init(appID: id, entitySet: entitySet, entityID: entityID))
+        }
+        switch output {
+        case .noContent: return
+        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
     // MARK: Users
 
     /// Every user.

@@ -165,6 +165,23 @@ public struct MobileServicesClient: Sendable {
         }
     }
 
+    /// The entities of one of the app's entity sets, ordered by ID (read-only for devices).
+    public func appData(appID: String, entitySet: String, token: SessionToken) async throws(ServiceError) -> [AppEntity]
+    {
+        let output = try await ServiceCall.run {
+            try await client(token: token).getAppData(path: .init(appID: appID, entitySet: entitySet))
+        }
+        switch output {
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json.entities.map(AppEntity.init) }
+        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
+        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
+        case .forbidden(let reply):
+            throw ServiceCall.failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
+        case .notFound(let reply): throw ServiceCall.failure(404, reply)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        }
+    }
+
     /// Registers the device for the signed-in user, or refreshes its registration.
     public func registerDevice(
         appID: String,

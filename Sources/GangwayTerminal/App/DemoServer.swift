@@ -5,8 +5,8 @@ import Logging
 import ServiceLifecycle
 
 /// The server `gangway` runs in-process when no `--server` is given: SQLite under the
-/// data directory, on a loopback port, seeded at first start with the demo app and two
-/// demo users.
+/// data directory, on a loopback port, seeded at first start with the demo app, two
+/// demo users and the app's aircraft checks.
 ///
 /// The port is chosen free at first start and kept (in `port`), so the server's URL,
 /// and the activation links and QR codes that carry it, stay the same from one start to
@@ -22,6 +22,30 @@ struct DemoServer: Sendable {
         ("alice", "Alice Martin", "preflight-alice"),
         ("bob", "Bob Okafor", "preflight-bob"),
     ]
+
+    /// The demo app's aircraft checks (entity set `checks`), put on the server at first
+    /// start; see ``ChecksText`` for the fields.
+    static let checks: [(id: String, fields: [String: String])] = [
+        (
+            "F-GKXA-fuel",
+            ["aircraft": "A320 F-GKXA", "stand": "12", "item": "fuel level", "status": "done", "reading": "8200 kg"]
+        ),
+        ("F-GKXA-tyres", ["aircraft": "A320 F-GKXA", "stand": "12", "item": "tyre pressure", "status": "open"]),
+        ("F-GKXA-walkaround", ["aircraft": "A320 F-GKXA", "stand": "12", "item": "walk-around", "status": "open"]),
+        ("F-GTAJ-fuel", ["aircraft": "A321 F-GTAJ", "stand": "14", "item": "fuel level", "status": "open"]),
+        (
+            "F-GTAJ-tyres",
+            [
+                "aircraft": "A321 F-GTAJ", "stand": "14", "item": "tyre pressure", "status": "done",
+                "reading": "14.2 bar",
+            ]
+        ),
+    ]
+
+    /// The same checks, for demo mode, which has no server.
+    static var sampleChecks: [AppEntity] {
+        checks.map { AppEntity(id: $0.id, fields: $0.fields, version: 1, updatedAt: Date(), updatedBy: "sample") }
+    }
 
     let server: MobileServicesServer
     let directory: URL
@@ -122,6 +146,9 @@ struct DemoServer: Sendable {
         }
         for user in Self.users {
             try await admin.createUser(user.username, password: user.password, displayName: user.displayName)
+        }
+        for check in Self.checks {
+            try await admin.putEntity(check.id, fields: check.fields, app: Self.appID, entitySet: ChecksText.entitySet)
         }
     }
 }

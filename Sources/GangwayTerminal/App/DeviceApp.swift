@@ -71,12 +71,19 @@ public struct DeviceApp: Sendable {
     private func play(serverURL: URL, activationKeyPEM: String) async throws {
         let clock = SimulatedClock()
         let device = try DeviceSetup(options: options, console: console, logger: logger, clock: clock)
-        let manager = try device.sessionManager(
+        let services = try device.services(
             serverURL: serverURL,
             activationKeyPEM: activationKeyPEM,
             configurationStore: configurationStore
         )
-        let home = HomeScreen(console: console, manager: manager, registry: device.registry, serverURL: serverURL)
+        let manager = try device.sessionManager(services: services)
+        let home = HomeScreen(
+            console: console,
+            manager: manager,
+            registry: device.registry,
+            serverURL: serverURL,
+            data: AppDataReader(services: services)
+        )
         let commands = HomeCommands(console: console, manager: manager, clock: clock, home: home)
         // A launch can erase a user (a wiped registration, too long out of contact, a
         // store gone): the person is told, as the welcome screen asks them to start over.
@@ -141,7 +148,8 @@ public struct DeviceApp: Sendable {
     private func demoMode() async -> Opening {
         console.heading("Demo mode")
         console.line("This is what the app looks like; nothing is kept and no server is used.")
-        for check in HomeScreen.sampleChecks { console.line("  \(check)") }
+        console.line("Checks (samples, read-only):")
+        for line in ChecksText.lines(DemoServer.sampleChecks) { console.line("  \(line)") }
         do {
             let back = try await console.choose([
                 ChoiceOption("Back to the welcome screen", words: ["back", "welcome"], true),

@@ -40,15 +40,16 @@ struct DeviceSetup: Sendable {
         registry = UserRegistry(root: root)
     }
 
-    /// The session manager with the default mobile-services step lists.
-    func sessionManager(
+    /// The mobile-services setup: how the device finds its configuration and reaches
+    /// the server (with progress lines on a terminal).
+    func services(
         serverURL: URL,
         activationKeyPEM: String,
         configurationStore: ConfigurationStore
-    ) throws -> SessionManager {
+    ) throws -> MobileServices {
         let key = try SignedActivationProvider.pinnedKey(pem: activationKeyPEM)
         let transport = ProgressTransport(base: MobileServicesClient.urlSessionTransport(), console: console)
-        let services = MobileServices(
+        return MobileServices(
             device: identity,
             loader: .standard([
                 FileConfigurationProvider(
@@ -64,6 +65,10 @@ struct DeviceSetup: Sendable {
             transport: transport,
             logger: logger
         )
+    }
+
+    /// The session manager with the default mobile-services step lists.
+    func sessionManager(services: MobileServices) throws -> SessionManager {
         var storeOptions = StoreManager.Options()
         storeOptions.isSharedDevice = options.isSharedDevice
         let storeManager = StoreManager(root: root, options: storeOptions)

@@ -28,7 +28,7 @@ struct HomeCommands: Sendable {
         biometrics on|off    unlock with the simulated fingerprint, where the policy allows
         logout               sign out on the server and close the session
         remove               remove this user and their data from the device
-        home                 show the home screen again
+        home                 show the home screen again, with the checks read from the server
         quit                 leave; the next launch restores the session with its passcode
         """
 

@@ -4,19 +4,14 @@ import GangwayServices
 import GangwayStore
 
 /// The screen a person sees once the session is open: who is signed in, the device,
-/// the server and its last contact, and the passcode policy in force.
+/// the server and its last contact, the passcode policy in force, and the aircraft
+/// checks the app serves (read from the server each time, or the copy kept offline).
 struct HomeScreen: Sendable {
     let console: Console
     let manager: SessionManager
     let registry: UserRegistry
     let serverURL: URL
-
-    /// Sample checks shown in demo mode.
-    static let sampleChecks = [
-        "A320 F-GKXA  stand 12  fuel level      done",
-        "A320 F-GKXA  stand 12  tyre pressure   open",
-        "A321 F-GTAJ  stand 14  walk-around     open",
-    ]
+    let data: AppDataReader
 
     func show() async {
         guard let session = await manager.session else {
@@ -45,12 +40,38 @@ struct HomeScreen: Sendable {
             console.line("Passcode:       \(Self.describe(store.policy, protected: store.isPasscodeProtected))")
             console.line("Biometrics:     \(store.isBiometricUnlockEnabled ? "on" : "off")")
         }
+        if let context { await showChecks(context) }
         console.line(
             console.styled(
                 "Commands: lock, resume, wait, switch, add, passcode, biometrics, logout, remove, quit, help",
                 .dim
             )
         )
+    }
+
+    /// The checks, fresh from the server or as kept, and why they are not fresh.
+    private func showChecks(_ context: FlowContext) async {
+        let reading: AppDataReading
+        do {
+            reading = try await data.read(ChecksText.entitySet, in: context)
+        } catch {
+            console.line(console.styled("Checks:         cannot be read on this device (\(error))", .red))
+            return
+        }
+        let count = reading.entities.count
+        let what = count == 0 ? "none" : count == 1 ? "1 check" : "\(count) checks"
+        let when = reading.fetchedAt.map(Self.format)
+        switch (reading.failure, when) {
+        case (nil, _):
+            console.line("Checks:         \(what) from the server (read-only)")
+        case (let failure?, let when?):
+            console.line("Checks:         \(what) kept from \(when) (read-only)")
+            console.line(console.styled("                not refreshed: \(failure.summary)", .yellow))
+        case (let failure?, nil):
+            console.line("Checks:         none kept on this device")
+            console.line(console.styled("                not read: \(failure.summary)", .yellow))
+        }
+        for line in ChecksText.lines(reading.entities) { console.line("  \(line)") }
     }
 
     static func describe(_ policy: PasscodePolicy?, protected: Bool) -> String {

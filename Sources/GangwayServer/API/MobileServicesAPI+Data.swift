@@ -1,0 +1,137 @@
+import Foundation
+import GangwayProtocol
+import HTTPTypes
+import Logging
+import OpenAPIRuntime
+
+extension MobileServicesAPI {
+    /// At most this many entities in one entity set.
+    static let entitySetLimit = 1000
+    /// At most this many fields in one entity, as the document says.
+    static let entityFieldLimit = 64
+
+    // MARK: Devices read
+
+    func getAppData(_ input: Operations.GetAppData.Input) async throws -> Operations.GetAppData.Output {
+        let caller = try await authenticate(appID: input.path.appID)
+        let entitySet = try Self.checkedEntitySet(input.path.entitySet)
+        let entities = try await perform { try await storage.entities(appID: caller.app.id, entitySet: entitySet) }
+        try await noteContact(caller.device)
+        return .ok(.init(body: .json(Self.wire(entities, of: entitySet))))
+    }
+
+    // MARK: Admin
+
+    func listAppData(_ input: Operations.ListAppData.Input) async throws -> Operations.ListAppData.Output {
+        try requireAdmin()
+        let app = try await app(input.path.appID)
+        let entitySet = try Self.checkedEntitySet(input.path.entitySet)
+        let entities = try await perform { try await storage.entities(appID: app.id, entitySet: entitySet) }
+        return .ok(.init(body: .json(Self.wire(entities, of: entitySet))))
+    }
+
+    func putEntity(_ input: Operations.PutEntity.Input) async throws -> Operations.PutEntity.Output {
+        try requireAdmin()
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        let app = try await app(input.path.appID)
+        let entitySet = try Self.checkedEntitySet(input.path.entitySet)
+        try Validation.identifier(input.path.entityID, "entityID")
+        let fields = body.fields.additionalProperties
+        guard fields.count <= Self.entityFieldLimit else {
+            throw APIError.badRequest("An entity has at most \(Self.entityFieldLimit) fields.", code: "INVALID_FIELD")
+        }
+        for (name, value) in fields {
+            try Validation.fieldName(name)
+            try Validation.text(value, "the value of \(name)", 0...1024)
+        }
+        let entity = EntityRecord(
+            appID: app.id,
+            entitySet: entitySet,
+            id: input.path.entityID,
+            fields: fields,
+            updatedAt: now(),
+            updatedBy: "admin"
+        )
+        let result: (EntityRecord, created: Bool)
+        do {
+            result = try await perform { try await storage.putEntity(entity, limit: Self.entitySetLimit) }
+        } catch {
+            guard error.code == "LIMIT_REACHED" else { throw error }
+            throw APIError(
+                .conflict,
+                "ENTITY_SET_FULL",
+                "The entity set \(entitySet) holds \(Self.entitySetLimit) entities already."
+            )
+        }
+        let saved: EntityRecord = result.0
+        let created: Bool = result.created
+        let change = created ? "created" : "changed"
+        logger.info(
+            "entity \(change)",
+            metadata: ["app": "\(app.id)", "entitySet": "\(entitySet)", "version": "\(saved.version)"]
+        )
+        let answer = Self.wire(saved)
+        if created { return .created(.init(body: .json(answer))) }
+        return .ok(.init(body: .json(answer)))
+    }
+
+    func deleteEntity(_ input: Operations.DeleteEntity.Input) async throws -> Operations.DeleteEntity.Output {
+        try requireAdmin()
+        let app = try await app(input.path.appID)
+        let entitySet = try Self.checkedEntitySet(input.path.entitySet)
+        let entityID = input.path.entityID
+        let removed = try await perform {
+            try await storage.deleteEntity(appID: app.id, entitySet: entitySet, id: entityID)
+        }
+        guard removed else {
+            throw APIError.notFound("ENTITY_NOT_FOUND", "There is no entity with this ID in the set.")
+        }
+        logger.info("entity removed", metadata: ["app": "\(app.id)", "entitySet": "\(entitySet)"])
+        return .noContent(.init())
+    }
+
+    private static func checkedEntitySet(_ name: String) throws(APIError) -> String {
+        try Validation.identifier(name, "entitySet")
+        return name
+    }
+
+    static func wire(_ entities: [EntityRecord], of entitySet: String) -> Components.Schemas.EntityList {
+        var list: [Components.Schemas.Entity] = []
+        for entity in entities { list.append(wire(entity)) }
+        return Components.Schemas.EntityList(entitySet: entitySet, entities: list)
+    }
+
+    static func wire(_ entity: EntityRecord) -> Components.Schemas.Entity {
+        .init(
+            id: entity.id,
+            fields: .init(additionalProperties: entity.fields),
+            version: entity.version,
+            updatedAt: entity.updatedAt,
+            updatedBy: entity.updatedBy
+        )
+    }
+}
+
+extension Validation {
+    /// A field name: a letter, then letters, digits and `_`; 1 to 64 characters.
+    static func fieldName(_ name: String) throws(APIError) {
+        try length(name, "a field name", 1...64)
+        let scalars = name.unicodeScalars
+        guard let first = scalars.first, first.isASCIILetter,
+            scalars.allSatisfy({ $0.isASCIIAlphanumeric || $0 == "_" })
+        else {
+            throw .badRequest(
+                "Field names are a letter, then letters, digits and '_'.",
+                code: "INVALID_FIELD"
+            )
+        }
+    }
+}
+
+extension Unicode.Scalar {
+    var isASCIILetter: Bool {
+        let lower: ClosedRange<Unicode.Scalar> = "a"..."z"
+        let upper: ClosedRange<Unicode.Scalar> = "A"..."Z"
+        return lower.contains(self) || upper.contains(self)
+    }
+}

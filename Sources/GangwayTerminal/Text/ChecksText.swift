@@ -1,0 +1,37 @@
+import GangwayServices
+
+/// The demo app's aircraft checks (entity set `checks`), one line per check, the same
+/// on the home screen and in demo mode.
+///
+/// A check's fields: `aircraft` (type and registration), `stand`, `item`, `status`
+/// (`open` or `done`) and an optional `reading`. Missing fields show as "?".
+public enum ChecksText {
+    /// The entity set the demo app serves its checks in.
+    public static let entitySet = "checks"
+
+    /// One line per check: "A320 F-GKXA   stand 12   fuel level      open".
+    public static func lines(_ checks: [AppEntity]) -> [String] {
+        checks.map { check in
+            let columns = [
+                pad(check["aircraft"] ?? "?", 13),
+                pad("stand " + (check["stand"] ?? "?"), 10),
+                pad(check["item"] ?? "?", 16),
+                pad(check["status"] ?? "?", 5),
+                check["reading"] ?? "",
+            ]
+            return columns.joined(separator: " ").trimmingTrailingSpaces()
+        }
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+}
+
+extension String {
+    fileprivate func trimmingTrailingSpaces() -> String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import GangwayFlows
+import GangwayServices
+import GangwayTesting
+import HTTPTypes
+import Testing
+
+@Suite("App data on the device: read from the server, kept for offline, only in the user's store")
+struct AppDataReaderTests {
+    static let fuel = #"{"fields": {"aircraft": "A320 F-GKXA", "item": "fuel level", "status": "open"}}"#
+    static let fuelDone = #"{"fields": {"aircraft": "A320 F-GKXA", "item": "fuel level", "status": "done"}}"#
+
+    @Test func theServersEntitiesAreReadThenKeptForWhenItCannotBeReached() async throws {
+        try await LiveServer().run { server in
+            try await server.admin(.put, "/admin/apps/checks/data/checks/F-GKXA-fuel", json: Self.fuel)
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            let reader = AppDataReader(services: device.services)
+            let context = try #require(await app.manager.flowContext)
+
+            let first = try await reader.read("checks", in: context)
+            #expect(first.isFresh)
+            #expect(first.entities.map(\.id) == ["F-GKXA-fuel"])
+            #expect(first.entities.first?["status"] == "open")
+            #expect(first.fetchedAt == device.wallClock.now())
+            let firstRead = try #require(first.fetchedAt)
+
+            device.wallClock.advance(by: .seconds(600))
+            try await server.admin(.put, "/admin/apps/checks/data/checks/F-GKXA-fuel", json: Self.fuelDone)
+            let second = try await reader.read("checks", in: context)
+            #expect(second.entities.first?["status"] == "done")
+            #expect(second.entities.first?.version == 2)
+            #expect(second.fetchedAt == firstRead.addingTimeInterval(600))
+            #expect(try reader.kept("checks", in: context)?.entities == second.entities)
+            try await app.manager.close()
+
+            // Offline: the copy kept at the last read, and why it is not fresh.
+            try device.goOffline()
+            let offline = try device.launch(.unlock(ServicesDevice.alicePasscode))
+            try await offline.manager.open()
+            let offlineContext = try #require(await offline.manager.flowContext)
+            device.wallClock.advance(by: .seconds(60))
+            let kept = try await reader.read("checks", in: offlineContext)
+            #expect(kept.failure == .unreachable)
+            #expect(!kept.isFresh)
+            #expect(kept.entities == second.entities)
+            // Kept to the millisecond.
+            let keptAt = try #require(kept.fetchedAt)
+            #expect(abs(keptAt.timeIntervalSince(try #require(second.fetchedAt))) < 0.001)
+            // A set never read: nothing kept, and the reason.
+            let never = try await reader.read("parts", in: offlineContext)
+            #expect(never.entities.isEmpty && never.fetchedAt == nil && never.failure == .unreachable)
+            try await offline.manager.close()
+
+            // Kept encrypted: no file on the device holds a field in the clear.
+            let files = FileManager.default.enumerator(at: device.temporary.url, includingPropertiesForKeys: nil)
+            var clear: [String] = []
+            while let file = files?.nextObject() as? URL {
+                if let data = try? Data(contentsOf: file), data.range(of: Data("A320 F-GKXA".utf8)) != nil {
+                    clear.append(file.lastPathComponent)
+                }
+            }
+            #expect(clear.isEmpty)
+            #expect(!device.logsHoldASecret)
+        }
+    }
+
+    @Test func aWipedRegistrationReadsNothingNewAndSaysWhy() async throws {
+        try await LiveServer().run { server in
+            try await server.admin(.put, "/admin/apps/checks/data/checks/F-GKXA-fuel", json: Self.fuel)
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            let reader = AppDataReader(services: device.services)
+            let context = try #require(await app.manager.flowContext)
+            _ = try await reader.read("checks", in: context)
+
+            try await server.setDevice(of: "alice", to: "wiped")
+            try await server.admin(.put, "/admin/apps/checks/data/checks/F-GKXA-fuel", json: Self.fuelDone)
+            let refused = try await reader.read("checks", in: context)
+            #expect(refused.failure == .registrationWiped)
+            #expect(refused.entities.first?["status"] == "open")
+        }
+    }
+}
