@@ -127,4 +127,33 @@ struct AdminStoriesOnTerminalTests {
         #expect(!listed.output.contains("F-GKXA-walkaround"))
         #expect(listed.output.contains("F-GTAJ-fuel   2  "))
     }
+
+    @Test(
+        "the admin locks the device: when the app next reaches the server its session ends; alice signs in again and keeps her data"
+    )
+    func lockedDevice() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-admin-tty")
+        defer { directory.remove() }
+        let terminal = try Self.aliceAtHome(in: directory)
+        let locked = try Self.admin(["devices", "lock", "alice"], in: directory)
+        #expect(locked.status == 0, "\(locked.standardError)")
+
+        terminal.type("lock")
+        #expect(terminal.next("Your administrator locked this device."))
+        #expect(terminal.next("The session is closed; sign in again to go on."))
+        #expect(terminal.next("Choose [1-2]: "), "the user picker")
+        terminal.type("1")
+        #expect(terminal.next("Enter your passcode"))
+        terminal.type(Self.passcode)
+        #expect(terminal.next("User name (empty to cancel): "))
+        terminal.type("alice")
+        #expect(terminal.next("Password: "))
+        terminal.type("preflight-alice")
+        #expect(terminal.next("Signed in:      Alice Martin (alice)"))
+        #expect(terminal.next("gangway> "))
+        terminal.type("quit")
+        #expect(terminal.finish() == 0)
+        #expect(!terminal.screen.contains(Self.passcode))
+        #expect(try Self.admin(["devices"], in: directory).output.contains("active"))
+    }
 }

@@ -5,6 +5,7 @@ import GangwayServices
 import GangwayStore
 import GangwayTesting
 import HTTPTypes
+import Synchronization
 import Testing
 
 @Suite("Stories: what the server decides reaches the device")
@@ -327,6 +328,74 @@ struct ServerDecisionsReachTheDeviceTests {
             try app.presenter.verifyFinished()
             #expect(await app.manager.store?.policy?.minimumLength == 8)
             #expect(await app.manager.session?.onboardingID == id)
+        }
+    }
+
+    @Test func aLockWhileTheAppRunsEndsTheSessionInTheBackgroundAndTheNextOpenSignsIn() async throws {
+        try await LiveServer().run { server in
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            let session = try await app.manager.open()
+            try #require(await app.manager.store).put(Data("tyres ok".utf8), forKey: "check.A320.tyres")
+            let events = Mutex<[UserEvent]>([])
+            await app.manager.addObserver { event in events.withLock { $0.append(event) } }
+            try await server.setDevice(of: "alice", to: "locked")
+            await app.manager.enterBackground()
+            #expect(await app.manager.state == .closed)
+            #expect(
+                events.withLock { $0 }
+                    == [.sessionEnded(session.onboardingID, reason: ServiceError.registrationLocked.summary)]
+            )
+            // The data stays; the next open asks for the passcode, then a sign-in.
+            #expect(device.storeExists(session.onboardingID))
+            let again = try device.launch(.unlock(ServicesDevice.alicePasscode), .signIn("alice"))
+            #expect(try await again.manager.open().onboardingID == session.onboardingID)
+            try again.presenter.verifyFinished()
+            #expect(try await again.manager.store?.data(forKey: "check.A320.tyres") == Data("tyres ok".utf8))
+            #expect(!device.logsHoldASecret)
+        }
+    }
+
+    @Test func runningOfflinePastTheLockPeriodEndsTheSessionAndPastTheWipePeriodErases() async throws {
+        try await LiveServer().run { server in
+            try await server.updateSettings(Self.lockAfter3WipeAfter10)
+            let device = try ServicesDevice(server: server)
+            let id = try await Self.onboardAlice(device)
+            try device.goOffline()
+            let app = try device.launch(.unlock(ServicesDevice.alicePasscode))
+            #expect(try await app.manager.open().onboardingID == id)
+            device.wallClock.advance(by: .seconds(2 * 86_400))
+            await app.manager.enterBackground()
+            #expect(await app.manager.session?.onboardingID == id, "within the lock period nothing changes")
+            device.clock.advance(by: .seconds(10))
+            #expect(try await app.manager.enterForeground() == .resume)
+            device.wallClock.advance(by: .seconds(2 * 86_400))
+            await app.manager.enterBackground()
+            #expect(await app.manager.state == .closed)
+            #expect(device.storeExists(id))
+
+            let later = try device.launch(.unlock(ServicesDevice.alicePasscode), .signIn("alice"), .error(.cancel))
+            await #expect(throws: FlowError.stopped) { try await later.manager.open() }
+            device.wallClock.advance(by: .seconds(7 * 86_400))
+            let erasing = try device.launch(.unlock(ServicesDevice.alicePasscode), .welcome(.demoMode))
+            await #expect(throws: FlowError.stopped) { try await erasing.manager.open() }
+            #expect(!device.storeExists(id))
+        }
+    }
+
+    @Test func runningOfflinePastTheWipePeriodErasesInTheBackground() async throws {
+        try await LiveServer().run { server in
+            try await server.updateSettings(Self.lockAfter3WipeAfter10)
+            let device = try ServicesDevice(server: server)
+            let id = try await Self.onboardAlice(device)
+            try device.goOffline()
+            let app = try device.launch(.unlock(ServicesDevice.alicePasscode))
+            #expect(try await app.manager.open().onboardingID == id)
+            device.wallClock.advance(by: .seconds(11 * 86_400))
+            await app.manager.enterBackground()
+            #expect(await app.manager.state == .closed)
+            #expect(!device.storeExists(id))
+            #expect(try app.registry.users().isEmpty)
         }
     }
 }

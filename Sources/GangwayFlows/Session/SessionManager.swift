@@ -235,9 +235,13 @@ public actor SessionManager {
 
     /// The app is going to the background: screens are hidden at once and the time is
     /// remembered; then the background flow runs. A failure there is logged and the
-    /// session stays locked, except a ``UserDataWipeError`` (the server wiped the
-    /// device): the user's data is erased at once, the user forgotten and the session
-    /// closed, so the next foreground finds no session and the app opens anew.
+    /// session stays locked, except:
+    /// - a ``UserDataWipeError`` (the server wiped the device): the user's data is erased
+    ///   at once, the user forgotten and the session closed, so the next foreground finds
+    ///   no session and the app opens anew;
+    /// - a ``SessionEndingError`` (the server no longer accepts the session): the session
+    ///   is closed, the data kept, and observers hear ``UserEvent/sessionEnded(_:reason:)``;
+    ///   the next open restores the user, and the restore flow deals with the cause.
     public func enterBackground() async {
         let before = machine.state.name
         let action = machine.enterBackground(at: clock())
@@ -262,6 +266,18 @@ public actor SessionManager {
                 } catch {
                     logger.error("cannot close the wiped session", metadata: ["error": "\(error)"])
                 }
+                return
+            }
+            if let ending = error.underlying as? any SessionEndingError, ending.endsSession,
+                machine.state.session == session
+            {
+                logger.notice("the session may not go on; closing it", metadata: ["user": "\(session.onboardingID)"])
+                do {
+                    try await close()
+                } catch {
+                    logger.error("cannot close the ended session", metadata: ["error": "\(error)"])
+                }
+                await notify(.sessionEnded(session.onboardingID, reason: ending.sessionEndReason))
                 return
             }
             logger.warning("background flow failed", metadata: ["error": "\(error)"])

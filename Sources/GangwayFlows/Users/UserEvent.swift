@@ -8,4 +8,7 @@ public enum UserEvent: Sendable, Hashable {
     case userSwitched(to: UUID)
     /// A user and their data were removed from the device.
     case userRemoved(UUID)
+    /// A session was closed because it may not go on (``SessionEndingError``); the user
+    /// and their data stay, and the next open asks what the cause needs.
+    case sessionEnded(UUID, reason: String)
 }

@@ -10,6 +10,7 @@ public struct ServiceFlowError: Error, Sendable, Hashable, CustomStringConvertib
         case demoModeChosen
         case appVersionInactive
         case outOfContact
+        case contactOverdue
         case notConfigured
     }
 
@@ -29,6 +30,9 @@ public struct ServiceFlowError: Error, Sendable, Hashable, CustomStringConvertib
     /// The device stayed out of contact with the server past the app's wipe period: the
     /// user's data is erased.
     public static let outOfContact = Self(.outOfContact)
+    /// The device stayed out of contact with the server past the app's lock period while
+    /// it ran: the session ends, and the user must sign in again (which needs the server).
+    public static let contactOverdue = Self(.contactOverdue)
     /// A restore found no saved app configuration: the device was never activated.
     public static let notConfigured = Self(.notConfigured)
 
@@ -41,6 +45,7 @@ public struct ServiceFlowError: Error, Sendable, Hashable, CustomStringConvertib
         case .demoModeChosen: "the user chose demo mode"
         case .appVersionInactive: "this version of the app is no longer active"
         case .outOfContact: "the device was out of contact with the server for too long; the user's data is erased"
+        case .contactOverdue: "the device has not reached the server for too long; the user must sign in again"
         case .notConfigured: "the app has no configuration; activate it first"
         }
     }
@@ -49,6 +54,20 @@ public struct ServiceFlowError: Error, Sendable, Hashable, CustomStringConvertib
 extension ServiceFlowError: UserDataWipeError {
     public var endsFlow: Bool { code != .notConfigured }
     public var wipesUserData: Bool { code == .outOfContact }
+}
+
+extension ServiceFlowError: SessionEndingError {
+    public var endsSession: Bool { code == .contactOverdue }
+    public var sessionEndReason: String { "This device has not reached the server for too long." }
+}
+
+extension ServiceError: SessionEndingError {
+    /// The server no longer takes the session: it expired or was revoked, the device was
+    /// locked, or the user blocked.
+    public var endsSession: Bool {
+        self == .sessionExpired || self == .registrationLocked || self == .userBlocked
+    }
+    public var sessionEndReason: String { summary }
 }
 
 extension ServiceError: UserDataWipeError {

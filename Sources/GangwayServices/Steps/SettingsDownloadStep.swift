@@ -21,12 +21,17 @@ import Logging
 ///   user must sign in again, which needs the server.
 /// - No server otherwise: the user works offline with the settings kept.
 ///
-/// In the background (the app was just locked) it exchanges the settings quietly: a new
-/// policy then waits for the next unlock (``GangwayFlows/PasscodePolicyApplyStep``), a
-/// wiped registration ends the flow with ``ServiceError/registrationWiped`` so the
-/// session manager erases the user's data at once. Nothing is shown and nothing is
-/// asked: an expired session, a locked registration or no server leave the context as
-/// it was, for the next launch to act on.
+/// In the background (the app was just locked) it exchanges the settings quietly; nothing
+/// is shown and nothing is asked:
+/// - A new policy waits for the next unlock (``GangwayFlows/PasscodePolicyApplyStep``).
+/// - A wiped registration, or no answer past the wipe period, ends the flow with
+///   ``ServiceError/registrationWiped`` or ``ServiceFlowError/outOfContact``: the session
+///   manager erases the user's data at once.
+/// - An expired session, a locked registration, a blocked user, or no answer past the
+///   lock period, end the flow with that ``ServiceError`` or
+///   ``ServiceFlowError/contactOverdue``: the session manager closes the session, and the
+///   next open restores it with a sign-in (or says why it cannot).
+/// - No answer within the periods leaves the context as it was.
 public struct SettingsDownloadStep: Step {
     public let services: MobileServices
 
@@ -120,13 +125,19 @@ public struct SettingsDownloadStep: Step {
         do {
             settings = try await client.settings(appID: configuration.appID, token: token)
         } catch {
-            switch error {
-            case .registrationWiped:
-                services.logger.warning("the server wiped this device's registration")
+            if error == .registrationWiped || error.endsSession {
+                services.logger.warning(
+                    "the server refused the session in the background",
+                    metadata: ["reason": "\(error)"]
+                )
                 throw error
-            default:
-                services.logger.notice("settings not exchanged in the background", metadata: ["reason": "\(error)"])
-                return context
+            }
+            services.logger.notice("settings not exchanged in the background", metadata: ["reason": "\(error)"])
+            // No answer: the periods without contact count as at a launch.
+            switch try overdueContact(context) {
+            case .wipe: throw ServiceFlowError.outOfContact
+            case .lock: throw ServiceFlowError.contactOverdue
+            case nil: return context
             }
         }
         return try adopt(settings, into: context)

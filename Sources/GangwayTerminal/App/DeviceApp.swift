@@ -90,8 +90,14 @@ public struct DeviceApp: Sendable {
         let erasing = Mutex(false)
         let console = console
         await manager.addObserver { event in
-            guard case .userRemoved = event, erasing.withLock({ $0 }) else { return }
-            console.line(console.styled("This user's data was erased from the device; onboard again.", .yellow))
+            switch event {
+            case .userRemoved where erasing.withLock({ $0 }):
+                console.line(console.styled("This user's data was erased from the device; onboard again.", .yellow))
+            case .sessionEnded(_, let reason):
+                console.line(console.styled(reason, .yellow))
+            default:
+                break
+            }
         }
         while true {
             erasing.withLock { $0 = true }

@@ -70,15 +70,22 @@ struct HomeCommands: Sendable {
             await home.show()
         case "lock", "background":
             // The background flow exchanges the settings: a new policy waits for the
-            // resume; a wiped registration erases the user's data now.
+            // resume; a wiped registration erases the user's data now; a session the
+            // server no longer takes (a lock, a block, an expiry) closes, data kept.
+            let user = await manager.session?.onboardingID
             await manager.enterBackground()
             guard await manager.session != nil else {
-                console.line(
-                    console.styled(
-                        "The server wiped this device's registration: this user's data was erased.",
-                        .red
+                if let user, (try? manager.users.registry.user(user)) != nil {
+                    // The server no longer takes the session; the data stays.
+                    console.line(console.styled("The session is closed; sign in again to go on.", .yellow))
+                } else {
+                    console.line(
+                        console.styled(
+                            "The server wiped this device's registration: this user's data was erased.",
+                            .red
+                        )
                     )
-                )
+                }
                 return .reopen
             }
             console.line("Locked. Type 'resume' to come back.")
