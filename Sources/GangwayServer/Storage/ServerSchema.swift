@@ -66,40 +66,41 @@ enum ServerSchema {
     }
 
     static func encode(_ settings: Components.Schemas.AppSettings) throws(StorageError) -> String {
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            return String(decoding: try encoder.encode(settings), as: UTF8.self)
-        } catch {
-            throw StorageError(.corrupt, "app settings cannot be encoded")
-        }
+        try json(settings, "app settings")
     }
 
     static func decodeSettings(_ text: String) throws(StorageError) -> Components.Schemas.AppSettings {
-        do {
-            return try JSONDecoder().decode(Components.Schemas.AppSettings.self, from: Data(text.utf8))
-        } catch {
-            throw StorageError(.corrupt, "stored app settings cannot be read")
-        }
+        try value(Components.Schemas.AppSettings.self, from: text, "app settings")
     }
-}
 
-extension ServerSchema {
     static func encode(fields: [String: String]) throws(StorageError) -> String {
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            return String(decoding: try encoder.encode(fields), as: UTF8.self)
-        } catch {
-            throw StorageError(.corrupt, "entity fields cannot be encoded")
-        }
+        try json(fields, "entity fields")
     }
 
     static func decodeFields(_ text: String) throws(StorageError) -> [String: String] {
+        try value([String: String].self, from: text, "entity fields")
+    }
+
+    /// The JSON text stored for `value`, its keys sorted.
+    private static func json<Value: Encodable>(_ value: Value, _ what: String) throws(StorageError) -> String {
         do {
-            return try JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
-            throw StorageError(.corrupt, "stored entity fields cannot be read")
+            throw StorageError(.corrupt, "\(what) cannot be encoded")
+        }
+    }
+
+    private static func value<Value: Decodable>(
+        _ type: Value.Type,
+        from text: String,
+        _ what: String
+    ) throws(StorageError) -> Value {
+        do {
+            return try JSONDecoder().decode(type, from: Data(text.utf8))
+        } catch {
+            throw StorageError(.corrupt, "stored \(what) cannot be read")
         }
     }
 }
