@@ -81,7 +81,7 @@ struct AdminCommandEndToEndTests {
 
         let passcode = DeviceAppEndToEndTests.alicePasscode
         let onboarded = try machine.app([
-            "email", "carol@airline.example", "carol", password, passcode, passcode, "quit",
+            "email", "carol@airline.example", "carol", password, "accept", "allow", passcode, passcode, "quit",
         ])
         #expect(onboarded.output.contains("Signed in:      Carol Diaz (carol)"), "\(onboarded.output)")
 
@@ -196,7 +196,9 @@ struct AdminCommandEndToEndTests {
         let link = try machine.admin(["activation"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(link.hasPrefix("gangway://activate?payload="))
         let passcode = DeviceAppEndToEndTests.alicePasscode
-        let result = try machine.app(["link", link, "alice", "preflight-alice", passcode, passcode, "quit"])
+        let result = try machine.app([
+            "link", link, "alice", "preflight-alice", "accept", "allow", passcode, passcode, "quit",
+        ])
         #expect(result.output.contains("Signed in:      Alice Martin (alice)"), "\(result.output)")
     }
 
@@ -278,7 +280,10 @@ struct SeparateServerTests {
         let passcode = DeviceAppEndToEndTests.alicePasscode
         let device = try runner.run(
             ["--server", url, "--data-dir", directory.appending("device-home").path],
-            lines: ["email", "erin@hangar.example", "erin", "erin-torque-wrench", passcode, passcode, "quit"]
+            lines: [
+                "email", "erin@hangar.example", "erin", "erin-torque-wrench", "accept", "allow", passcode, passcode,
+                "quit",
+            ]
         )
         #expect(device.status == 0, "\(device.standardError)")
         #expect(device.output.contains("== Tool Crib =="), "\(device.output)")

@@ -17,6 +17,7 @@ struct AdminStoriesOnTerminalTests {
         for (prompt, answer) in [
             ("Choose [1-4]: ", "email"), ("Work email: ", "alice@airline.example"),
             ("User name (empty to cancel): ", "alice"), ("Password: ", "preflight-alice"),
+            ("Choose [1-2]: ", "accept"), ("Choose [1-2]: ", "allow"),
             ("Choose a passcode", passcode), ("Enter the passcode again", passcode),
         ] {
             #expect(terminal.next(prompt), "no prompt \(prompt)")

@@ -35,7 +35,7 @@ struct DeviceAppEndToEndTests {
     /// Onboards alice by her work email: welcome, sign-in, a passcode the policy refuses,
     /// then one it accepts, twice.
     static let aliceOnboards = [
-        "email", "alice@airline.example", "alice", "preflight-alice", "short",
+        "email", "alice@airline.example", "alice", "preflight-alice", "accept", "allow", "short",
         alicePasscode, alicePasscode,
     ]
 
@@ -51,6 +51,7 @@ struct DeviceAppEndToEndTests {
             "== Welcome ==", "Activate with work email", "== Sign In ==", "== Create Passcode ==",
             "[ ] at least 8 characters", "! The passcode does not meet every rule.",
             "Enter the passcode again", "== Aircraft Ground Checks ==", "Signed in:      Alice Martin (alice)",
+            "== License Agreement (version 2026.11) ==", "== Usage reports ==",
             "locks after 300 s away", "Checks:         5 checks from the server (read-only)",
             "A320 F-GKXA   stand 12   fuel level       done  8200 kg",
         ] {
@@ -118,7 +119,7 @@ struct DeviceAppEndToEndTests {
         defer { device.directory.remove() }
         let result = try device.launch(
             Self.aliceOnboards + [
-                "add", "1", "bob", "preflight-bob", Self.bobPasscode, Self.bobPasscode,
+                "add", "1", "bob", "preflight-bob", "accept", "decline", Self.bobPasscode, Self.bobPasscode,
                 "switch", "Alice Martin", Self.alicePasscode,
                 "switch", "Bob Okafor", Self.bobPasscode, "quit",
             ]
@@ -221,6 +222,27 @@ struct DeviceAppEndToEndTests {
         #expect(device.storeCount() == 0)
     }
 
+    @Test("declining the licence agreement onboards nobody and returns to the welcome screen")
+    func eulaDeclined() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch([
+            "email", "alice@airline.example", "alice", "preflight-alice", "decline", "quit",
+        ])
+        #expect(result.status == 0)
+        let output = result.output
+        #expect(output.contains("Not onboarded: the licence agreement was declined."), "\(output)")
+        #expect(output.components(separatedBy: "== Welcome ==").count == 3, "back to the welcome screen")
+        #expect(!output.contains("== Create Passcode =="))
+        #expect(device.storeCount() == 0)
+        // The next attempt asks again; accepting it, and declining the optional consent, onboards.
+        let again = try device.launch(
+            ["1", "alice", "preflight-alice", "accept", "decline"] + [Self.alicePasscode, Self.alicePasscode, "quit"]
+        )
+        #expect(again.output.contains("Signed in:      Alice Martin (alice)"), "\(again.output)")
+        #expect(device.storeCount() == 1)
+    }
+
     @Test("demo mode: sample checks, nothing kept, and back to the welcome screen")
     func demoMode() throws {
         let device = try Device()
@@ -255,6 +277,10 @@ struct DeviceAppTerminalTests {
         terminal.type("alice")
         #expect(terminal.waitFor("Password: "))
         terminal.type("preflight-alice")
+        #expect(terminal.waitFor("License Agreement (version 2026.11)"))
+        terminal.type("accept")
+        #expect(terminal.waitFor("Usage reports"))
+        terminal.type("allow")
         #expect(terminal.waitFor("Choose a passcode: "))
         terminal.type(passcode)
         #expect(terminal.waitFor("Enter the passcode again"))

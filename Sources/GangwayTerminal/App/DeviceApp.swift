@@ -132,6 +132,9 @@ public struct DeviceApp: Sendable {
             case let error as ServiceFlowError:
                 console.line(console.styled(error.description, .yellow))
                 return .again
+            case let error as ConsentError:
+                console.line(console.styled("Not onboarded: \(error).", .yellow))
+                return .again
             default:
                 console.line(console.styled("Could not open the app: \(error)", .red))
                 do {

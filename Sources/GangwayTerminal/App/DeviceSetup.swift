@@ -77,7 +77,12 @@ struct DeviceSetup: Sendable {
         let presenter = TerminalPresenter(console: console)
         return try SessionManager(
             flows: FlowController(
-                provider: MobileServicesFlowProvider(services: services, storeManager: storeManager, users: users),
+                provider: MobileServicesFlowProvider(
+                    services: services,
+                    storeManager: storeManager,
+                    users: users,
+                    extra: AppTerms.steps
+                ),
                 logger: logger
             ),
             users: users,
