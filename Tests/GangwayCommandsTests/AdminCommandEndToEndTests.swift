@@ -202,6 +202,52 @@ struct AdminCommandEndToEndTests {
         #expect(result.output.contains("Signed in:      Alice Martin (alice)"), "\(result.output)")
     }
 
+    @Test("a QR code's text typed at 'Scan a QR code' onboards alice")
+    func qrCodeText() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let text = try machine.admin(["activation"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let passcode = DeviceAppEndToEndTests.alicePasscode
+        let result = try machine.app([
+            "qr", text, "alice", "preflight-alice", "accept", "allow", passcode, passcode, "quit",
+        ])
+        #expect(result.output.contains("QR code text, or the path of a PNG: "))
+        #expect(result.output.contains("Signed in:      Alice Martin (alice)"), "\(result.output)")
+        // A text whose signature does not verify is refused with what to do; cancel goes
+        // back to the welcome screen, and nothing is activated.
+        let other = try Machine()
+        defer { other.directory.remove() }
+        let forged = text.replacingOccurrences(of: "signature=", with: "signature=A")
+        let refused = try other.app(["qr", forged, "cancel"])
+        #expect(refused.output.contains("The activation code is not signed by your administrator's server."))
+        #expect(refused.output.contains("Ask your administrator for a new activation link or QR code."))
+        #expect(refused.output.components(separatedBy: "== Welcome ==").count == 3, "\(refused.output)")
+        #expect(!refused.output.contains("== Sign In =="))
+        #expect(!FileManager.default.fileExists(atPath: other.directory.appending("device/configuration.json").path))
+    }
+
+    @Test(
+        "the admin's QR code PNG, scanned by the device app, onboards alice",
+        .enabled(
+            if: ["/usr/bin/qrencode", "/usr/bin/zbarimg"].allSatisfy {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }
+        )
+    )
+    func qrCodePNG() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let png = machine.directory.appending("activation.png")
+        let made = try machine.admin(["activation", "--png", png.path])
+        #expect(made.status == 0, "\(made.standardError)")
+        #expect(try Data(contentsOf: png).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        let passcode = DeviceAppEndToEndTests.alicePasscode
+        let result = try machine.app([
+            "qr", png.path, "alice", "preflight-alice", "accept", "allow", passcode, passcode, "quit",
+        ])
+        #expect(result.output.contains("Signed in:      Alice Martin (alice)"), "\(result.output)")
+    }
+
     @Test("--server: the wrong token, no token, nothing listening: each a clear line and exit 1")
     func remoteFailures() throws {
         let machine = try Machine()
