@@ -189,6 +189,31 @@ struct AdminCommandEndToEndTests {
         #expect(badID.standardError.contains("the server answered 400"))
     }
 
+    @Test("gangway admin data: bad NAME=VALUE pairs exit 64, the server's refusals exit 1, and nothing changes")
+    func dataBadInput() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        for arguments in [["checks", "x", "novalue"], ["checks", "x", "=v"], ["checks", "x", "a=1", "a=2"]] {
+            let refused = try machine.admin(["data", "put"] + arguments)
+            #expect(refused.status == 64, "\(arguments)")
+        }
+        let badName = try machine.admin(["data", "put", "checks", "x", "1st=v"])
+        #expect(badName.status == 1)
+        #expect(badName.standardError.contains("Field names are a letter"))
+        let control = try machine.admin(["data", "put", "checks", "x", "note=a\u{7}b"])
+        #expect(control.status == 1)
+        #expect(control.standardError.contains("must not contain control characters"))
+        #expect(!control.standardError.contains("a\u{7}b"), "the refused value is not repeated")
+        let badSet = try machine.admin(["data", "list", "b@d"])
+        #expect(badSet.status == 1)
+        let missing = try machine.admin(["data", "delete", "checks", "nope"])
+        #expect(missing.status == 1)
+        #expect(missing.standardError.contains("There is no entity with this ID in the set."))
+        let listed = try machine.admin(["data"])
+        #expect(listed.output.components(separatedBy: "\n").filter { $0.hasPrefix("F-") }.count == 5)
+        #expect(!listed.output.contains("x "))
+    }
+
     @Test("an activation link made while nothing serves still works later: the embedded server keeps its port")
     func activationLink() throws {
         let machine = try Machine()
