@@ -10,6 +10,7 @@ let package = Package(
     name: "Gangway",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
+        .library(name: "GangwayPolicy", targets: ["GangwayPolicy"]),
         .library(name: "GangwayStore", targets: ["GangwayStore"]),
         .library(name: "GangwayScreens", targets: ["GangwayScreens"]),
         .library(name: "GangwayFlows", targets: ["GangwayFlows"]),
@@ -37,8 +38,13 @@ let package = Package(
     ],
     targets: [
         .target(
+            name: "GangwayPolicy",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "GangwayStore",
             dependencies: [
+                "GangwayPolicy",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -48,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "GangwayScreens",
-            dependencies: ["GangwayStore"],
+            dependencies: ["GangwayPolicy"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -73,7 +79,7 @@ let package = Package(
         ),
         .target(
             name: "GangwayProtocol",
-            dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            dependencies: ["GangwayPolicy", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
             resources: [.copy("openapi.json")],
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
@@ -97,6 +103,7 @@ let package = Package(
         .target(
             name: "GangwayServer",
             dependencies: [
+                "GangwayPolicy",
                 "GangwayProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -120,7 +127,6 @@ let package = Package(
                 "GangwayFlows",
                 "GangwayServices",
                 "GangwayServer",
-                "GangwayTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -131,8 +137,8 @@ let package = Package(
         .target(
             name: "GangwayCommands",
             dependencies: [
+                "GangwayPolicy",
                 "GangwayStore",
-                "GangwayTesting",
                 "GangwayServer",
                 "GangwayTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -144,9 +150,17 @@ let package = Package(
             dependencies: ["GangwayCommands"],
             swiftSettings: swiftSettings
         ),
+        // The commands with the test hooks, for the end-to-end tests only: never a product.
+        .executableTarget(
+            name: "gangway-test-host",
+            dependencies: ["GangwayCommands"],
+            path: "Tests/GangwayTestHost",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "GangwayBenchmarks",
             dependencies: [
+                "GangwayPolicy",
                 "GangwayStore",
                 "GangwayScreens",
                 "GangwayFlows",
@@ -162,8 +176,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "GangwayPolicyTests",
+            dependencies: ["GangwayPolicy"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GangwayProtocolTests",
+            dependencies: ["GangwayPolicy", "GangwayProtocol"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "GangwayStoreTests",
             dependencies: [
+                "GangwayPolicy",
                 "GangwayStore",
                 "GangwayTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -172,12 +197,13 @@ let package = Package(
         ),
         .testTarget(
             name: "GangwayScreensTests",
-            dependencies: ["GangwayScreens", "GangwayStore", "GangwayTesting"],
+            dependencies: ["GangwayPolicy", "GangwayScreens", "GangwayStore", "GangwayTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "GangwayFlowsTests",
             dependencies: [
+                "GangwayPolicy",
                 "GangwayFlows",
                 "GangwayScreens",
                 "GangwayStore",
@@ -189,6 +215,7 @@ let package = Package(
         .testTarget(
             name: "GangwayServerTests",
             dependencies: [
+                "GangwayPolicy",
                 "GangwayServer",
                 "GangwayProtocol",
                 "GangwayTesting",
@@ -203,6 +230,7 @@ let package = Package(
         .testTarget(
             name: "GangwayServicesTests",
             dependencies: [
+                "GangwayPolicy",
                 "GangwayServices",
                 "GangwayServer",
                 "GangwayProtocol",
@@ -222,9 +250,11 @@ let package = Package(
         .testTarget(
             name: "GangwayCommandsTests",
             dependencies: [
+                "GangwayPolicy",
                 "GangwayCommands",
                 "GangwayTesting",
                 "gangway",
+                "gangway-test-host",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayFlows
+import GangwayPolicy
 import GangwayScreens
 import GangwayStore
 import GangwayTesting

@@ -1,5 +1,6 @@
 import CryptoExtras
 import Foundation
+import GangwayPolicy
 
 /// Timing helpers: the median of several runs, in milliseconds.
 enum Measure {

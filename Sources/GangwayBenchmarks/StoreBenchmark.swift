@@ -3,6 +3,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 import GRDB
+import GangwayPolicy
 import GangwayStore
 import Logging
 
@@ -163,7 +164,7 @@ struct StoreBenchmark: AsyncParsableCommand {
                 written = batchEnd
             }
             var flip = false
-            let passcodes = ["Passcode-Even-0", "Passcode-Odd-1"]
+            let passcodes: [Secret] = ["Passcode-Even-0", "Passcode-Odd-1"]
             results[size] = try Measure.median(repetitions: max(3, repetitions / 2)) {
                 let current = passcodes[flip ? 1 : 0]
                 let new = passcodes[flip ? 0 : 1]

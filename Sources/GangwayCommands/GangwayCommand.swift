@@ -23,4 +23,9 @@ extension GangwayCommand {
     public static func start() async {
         await main()
     }
+
+    /// The same, with the hooks of Gangway's test host.
+    @_spi(Testing) public static func start(hooks: TestHooks) async {
+        await TestHooks.$current.withValue(hooks) { await main() }
+    }
 }

@@ -208,6 +208,21 @@ struct DeviceAppEndToEndTests {
         #expect(states == ["off", "on\n", "off"])
     }
 
+    @Test("a relaunch unlocks with the simulated fingerprint, and says it was simulated")
+    func biometricUnlockOnRelaunch() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let first = try device.launch(
+            Self.aliceOnboards + ["n", "biometrics on", "quit"],
+            arguments: ["--personal-device", "--biometrics"]
+        )
+        #expect(first.output.contains("Biometric unlock is on."))
+        let relaunch = try device.launch(["quit"], arguments: ["--personal-device", "--biometrics"])
+        #expect(relaunch.output.contains("fingerprint accepted (simulated sensor)."), "\(relaunch.output)")
+        #expect(relaunch.output.contains("Signed in:      Alice Martin (alice)"))
+        #expect(!relaunch.output.contains("== Enter Passcode =="))
+    }
+
     @Test("logout signs out and asks again; remove erases the user's store")
     func logoutAndRemove() throws {
         let device = try Device()

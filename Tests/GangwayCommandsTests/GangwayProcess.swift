@@ -5,7 +5,9 @@ import Testing
     import Glibc
 #endif
 
-/// Runs the built `gangway` binary, as a user or a script would.
+/// Runs the built `gangway` commands, as a user or a script would: the test host (the
+/// same commands, with the test hooks a test sets in the environment) or the shipped
+/// `gangway` binary.
 struct GangwayProcess {
     struct Result {
         let status: Int32
@@ -15,8 +17,13 @@ struct GangwayProcess {
         var output: String { String(decoding: standardOutput, as: UTF8.self) }
     }
 
-    /// The binary next to the test bundle in the build products directory.
-    static let executable: URL = {
+    /// The test host, which reads `GANGWAY_KDF_ROUNDS` and `GANGWAY_TEST_CRASH_AT`.
+    static let executable = builtProduct("gangway-test-host")
+    /// The shipped binary, which reads neither.
+    static let shippedExecutable = builtProduct("gangway")
+
+    /// A binary next to the test bundle in the build products directory.
+    private static func builtProduct(_ name: String) -> URL {
         var candidates: [URL] = []
         if let main = Bundle.main.executableURL { candidates.append(main.deletingLastPathComponent()) }
         candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
@@ -24,18 +31,20 @@ struct GangwayProcess {
         for directory in candidates {
             var url = directory
             for _ in 0..<4 {
-                let binary = url.appendingPathComponent("gangway")
+                let binary = url.appendingPathComponent(name)
                 if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
                 url.deleteLastPathComponent()
             }
         }
         let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        return packageRoot.appendingPathComponent(".build/debug/gangway")
-    }()
+        return packageRoot.appendingPathComponent(".build/debug/\(name)")
+    }
 
     let deviceKeys: URL
     var environment: [String: String] = [:]
+    /// Which binary runs.
+    var executable = GangwayProcess.executable
 
     init(deviceKeys: URL) {
         self.deviceKeys = deviceKeys
@@ -44,7 +53,7 @@ struct GangwayProcess {
     /// Runs `gangway` with `arguments`, feeding `input` on standard input.
     func run(_ arguments: [String], input: Data = Data(), extraEnvironment: [String: String] = [:]) throws -> Result {
         let process = Process()
-        process.executableURL = Self.executable
+        process.executableURL = executable
         process.arguments = arguments
         var variables = ProcessInfo.processInfo.environment
         variables["GANGWAY_DEVICE_KEYS"] = deviceKeys.path

@@ -1,3 +1,4 @@
+import GangwayPolicy
 import GangwayScreens
 import GangwayStore
 import Testing
@@ -78,7 +79,7 @@ struct PasscodeScreenTests {
 
     @Test func theAppsOwnValidationCanRefuse() {
         var screen = PasscodeCreateScreen(policy: Self.policy, biometricsAvailable: false) { candidate in
-            candidate.hasPrefix("19") ? "Do not use a year." : nil
+            candidate.value.hasPrefix("19") ? "Do not use a year." : nil
         }
         _ = screen.handle(.enter("198406"))
         #expect(screen.notice == "Do not use a year.")

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayPolicy
 import GangwayTesting
 import Testing
 

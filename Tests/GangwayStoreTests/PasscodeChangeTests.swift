@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GangwayPolicy
 import GangwayTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GangwayPolicy
 import Testing
 
 @_spi(Testing) @testable import GangwayStore

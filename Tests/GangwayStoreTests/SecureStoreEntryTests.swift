@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GangwayPolicy
 import GangwayTesting
 import Testing
 
@@ -78,7 +79,7 @@ struct SecureStoreEntryTests {
         #expect(!bytes.isEmpty)
         #expect(!bytes.contains("SECRET-FUEL-VALUE"))
         #expect(!bytes.contains("D-ABCD"))
-        #expect(!bytes.contains(StoreFixture.passcode))
+        #expect(!bytes.contains(StoreFixture.passcode.value))
     }
 
     @Test func aClosedStoreRefusesWork() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GangwayPolicy
 import GangwayTesting
 import Testing
 
@@ -48,7 +49,7 @@ struct SecureStoreUnlockTests {
         try fixture.makeStore(policy: .standard)
         for attempt in 1...10 {
             do {
-                _ = try fixture.location().unlock(passcode: "Wrong-Passcode-\(attempt)")
+                _ = try fixture.location().unlock(passcode: Secret("Wrong-Passcode-\(attempt)"))
                 Issue.record("unlocked")
             } catch {
                 #expect(error == (attempt < 10 ? .wrongPasscode : .erased))
@@ -102,9 +103,9 @@ struct SecureStoreUnlockTests {
         let fixture = try StoreFixture()
         let composed = "Caf\u{E9}-Kerosin-42"
         let decomposed = "Cafe\u{301}-Kerosin-42"
-        let store = try fixture.location().create(protection: .passcode(composed))
+        let store = try fixture.location().create(protection: .passcode(Secret(composed)))
         store.close()
-        try fixture.location().unlock(passcode: decomposed).close()
+        try fixture.location().unlock(passcode: Secret(decomposed)).close()
 
         let pinFixture = try StoreFixture()
         try pinFixture.location().create(
@@ -181,7 +182,8 @@ struct SecureStoreUnlockTests {
         let logs = fixture.logs.text
         #expect(logs.contains("store created"), "the capture works")
         for secret in [
-            StoreFixture.passcode, StoreFixture.otherPasscode, "Guess-Number-One", "Reject-1234", "VALUE-9f8e7d",
+            StoreFixture.passcode.value, StoreFixture.otherPasscode.value, "Guess-Number-One", "Reject-1234",
+            "VALUE-9f8e7d",
             "KEYNAME-1a2b3c",
         ] {
             #expect(!logs.contains(secret))

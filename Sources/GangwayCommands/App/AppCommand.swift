@@ -55,10 +55,7 @@ struct AppCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Tests lower the key-derivation cost; nothing else should.
-        let rounds =
-            ProcessInfo.processInfo.environment["GANGWAY_KDF_ROUNDS"].flatMap(Int.init)
-            ?? PasscodeKeyDerivation.defaultRounds
+        let rounds = TestHooks.current?.passcodeRounds ?? PasscodeKeyDerivation.defaultRounds
         let options = DeviceAppOptions(
             dataDirectory: URL(fileURLWithPath: dataDirectory),
             serverURL: serverURL.flatMap(URL.init(string:)),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayPolicy
 import GangwayStore
 
 /// `gangway store demo`: a guided tour of the secure store in a temporary directory.
@@ -27,13 +28,13 @@ struct StoreDemo: AsyncParsableCommand {
             print("Gangway secure store demo, in \(root.path)\n")
             print("1. The policy: \(StoreInfoFormatter.describe(policy))")
             for candidate in ["1357", "password1"] {
-                let failed = policy.evaluate(candidate).failedRules.map(\.summary).joined(separator: "; ")
+                let failed = policy.evaluate(Secret(candidate)).failedRules.map(\.summary).joined(separator: "; ")
                 print("   \"\(candidate)\" is refused: \(failed)")
             }
             let clock = ContinuousClock()
             var store: SecureStore!
             let created = try clock.measure {
-                store = try location.create(protection: .passcode(passcode), policy: policy)
+                store = try location.create(protection: .passcode(Secret(passcode)), policy: policy)
             }
             print(
                 "   created store \(store.id.uuidString.lowercased()) with \"\(passcode)\" in \(milliseconds(created)) ms"
@@ -67,12 +68,14 @@ struct StoreDemo: AsyncParsableCommand {
             }
 
             print("\n6. The right one:")
-            store = try location.unlock(passcode: passcode)
+            store = try location.unlock(passcode: Secret(passcode))
             print(
                 "   fuel = \(try store.string(forKey: "aircraft.D-AIBL.fuel") ?? "?"), keys: \(try store.keys().joined(separator: ", "))"
             )
 
-            let changed = try clock.measure { try store.changePasscode(current: passcode, new: newPasscode) }
+            let changed = try clock.measure {
+                try store.changePasscode(current: Secret(passcode), new: Secret(newPasscode))
+            }
             print(
                 "\n7. Passcode changed to \"\(newPasscode)\" in \(milliseconds(changed)) ms: the data key was re-wrapped, no value re-encrypted"
             )
@@ -81,7 +84,7 @@ struct StoreDemo: AsyncParsableCommand {
             print("\n8. Three wrong passcodes in a row (the retry limit is 3):")
             for attempt in 1...3 {
                 do {
-                    _ = try location.unlock(passcode: "Wrong-Guess-\(attempt)")
+                    _ = try location.unlock(passcode: Secret("Wrong-Guess-\(attempt)"))
                 } catch let error as SecureStoreError {
                     print("   \(attempt): \(error)")
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayPolicy
 import GangwayStore
 
 /// The text `gangway store info` prints: one `label: value` line per fact.

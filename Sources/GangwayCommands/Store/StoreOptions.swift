@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayPolicy
 @_spi(Testing) import GangwayStore
 import Logging
 
@@ -41,16 +42,15 @@ struct StoreOptions: ParsableArguments {
             ?? GangwayDirectory.path("device-keys")
         var logger = Logger(label: "gangway.store")
         logger.logLevel = variables["GANGWAY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
-        // Tests and benchmarks lower the key-derivation cost; nothing else should.
-        let rounds = variables["GANGWAY_KDF_ROUNDS"].flatMap(Int.init) ?? PasscodeKeyDerivation.defaultRounds
+        let hooks = TestHooks.current
         var environment = SecureStoreEnvironment(
             deviceKeys: FileDeviceKeyStore(directory: URL(fileURLWithPath: directory)),
-            passcodeRounds: rounds,
+            passcodeRounds: hooks?.passcodeRounds ?? PasscodeKeyDerivation.defaultRounds,
             logger: logger
         )
         // End-to-end tests kill the process at a named point to prove a crash there
         // loses nothing; the process ends at once, as if the power went.
-        if let crashPoint = variables["GANGWAY_TEST_CRASH_AT"] {
+        if let crashPoint = hooks?.crashPoint {
             environment.faultInjector = { point in
                 if point.rawValue == crashPoint { _exit(86) }
             }
@@ -70,12 +70,12 @@ final class PasscodeSource {
     }
 
     /// Reads one passcode.
-    func read(prompt: String) throws -> String {
+    func read(prompt: String) throws -> Secret {
         if fromStandardInput {
             guard let line = input.readLine() else {
                 throw CommandFailure("standard input ended before the passcode (\(prompt.lowercased()))")
             }
-            return line
+            return Secret(line)
         }
         guard Terminal.inputIsTerminal else {
             throw CommandFailure("standard input is not a terminal: pass --passcode-stdin to read passcodes from it")
@@ -83,11 +83,11 @@ final class PasscodeSource {
         guard let line = Terminal.readSecretLine(prompt: "\(prompt): ") else {
             throw CommandFailure("no passcode entered")
         }
-        return line
+        return Secret(line)
     }
 
     /// Reads a new passcode; on a terminal asks twice and checks the two match.
-    func readNew(prompt: String) throws -> String {
+    func readNew(prompt: String) throws -> Secret {
         let passcode = try read(prompt: prompt)
         if !fromStandardInput {
             let confirmation = try read(prompt: "Confirm passcode")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayPolicy
 import GangwayStore
 
 /// `gangway store init`
@@ -69,6 +70,15 @@ struct StoreInit: AsyncParsableCommand {
         do {
             return try policy.validated()
         } catch {
+            // A value the command line gave is named by its option.
+            let given: [String: String?] = [
+                PasscodePolicy.SettingsKey.minimumLength: minLength.map { _ in "--min-length" },
+                PasscodePolicy.SettingsKey.retryLimit: retryLimit.map { _ in "--retry-limit" },
+                PasscodePolicy.SettingsKey.digitsOnly: digitsOnly ? "--digits-only" : nil,
+            ]
+            if let key = error.key, let option = given[key] ?? nil {
+                throw CommandFailure("\(option): \(error.description)")
+            }
             throw CommandFailure(error.description)
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GangwayPolicy
 import GangwayStore
 
 /// The exit codes of `gangway store`, as documented in its help.

@@ -1,3 +1,4 @@
+import GangwayPolicy
 import GangwayStore
 
 /// What the server (or the app's default) asks of a user's store: a passcode under a

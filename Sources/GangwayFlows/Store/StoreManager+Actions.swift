@@ -1,4 +1,5 @@
 import Foundation
+import GangwayPolicy
 import GangwayScreens
 import GangwayStore
 import Logging
@@ -32,7 +33,7 @@ extension StoreManager {
         case .skipped:
             return false
         case .created(let passcode, let biometrics):
-            try store.setPasscode(passcode.value, policy: policy)
+            try store.setPasscode(passcode, policy: policy)
             if biometrics { await enableBiometrics(on: store) }
             return true
         }
@@ -68,7 +69,7 @@ extension StoreManager {
             )
             let outcome = try await presenter.present(screen)
             guard case .changed(let current, let new) = outcome else { return false }
-            switch try Self.attemptChange(of: store, current: current.value, new: new.value, policy: policy) {
+            switch try Self.attemptChange(of: store, current: current, new: new, policy: policy) {
             case .changed:
                 break
             case .wrongCurrent:
@@ -90,8 +91,8 @@ extension StoreManager {
 
     private static func attemptChange(
         of store: SecureStore,
-        current: String,
-        new: String,
+        current: Secret,
+        new: Secret,
         policy: PasscodePolicy
     ) throws(SecureStoreError) -> ChangeAttempt {
         do {

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayPolicy
 import GangwayScreens
 import GangwayStore
 import Logging

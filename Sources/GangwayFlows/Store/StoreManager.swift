@@ -1,4 +1,5 @@
 import Foundation
+import GangwayPolicy
 import GangwayScreens
 import GangwayStore
 import Logging
@@ -127,7 +128,7 @@ public struct StoreManager: Sendable {
         case .skipped:
             return try location.create(protection: .noPasscode)
         case .created(let passcode, let biometrics):
-            let store = try location.create(protection: .passcode(passcode.value), policy: policy)
+            let store = try location.create(protection: .passcode(passcode), policy: policy)
             if biometrics { await enableBiometrics(on: store) }
             return store
         }
@@ -191,7 +192,7 @@ public struct StoreManager: Sendable {
         biometricsEnabled: Bool,
         allowsReset: Bool = true,
         allowsCancel: Bool,
-        check: (String) throws(SecureStoreError) -> Result,
+        check: (Secret) throws(SecureStoreError) -> Result,
         biometrics: () async throws -> Result
     ) async throws -> Result {
         var triesLeft = triesLeft
@@ -211,7 +212,7 @@ public struct StoreManager: Sendable {
             )
             switch try await presenter.present(screen) {
             case .passcode(let passcode):
-                switch Self.attempt(check, passcode.value) {
+                switch Self.attempt(check, passcode) {
                 case .success(let result):
                     return result
                 case .failure(let error) where error == .wrongPasscode:
@@ -240,8 +241,8 @@ public struct StoreManager: Sendable {
     }
 
     private static func attempt<Result>(
-        _ check: (String) throws(SecureStoreError) -> Result,
-        _ passcode: String
+        _ check: (Secret) throws(SecureStoreError) -> Result,
+        _ passcode: Secret
     ) -> Swift.Result<Result, SecureStoreError> {
         do {
             return .success(try check(passcode))

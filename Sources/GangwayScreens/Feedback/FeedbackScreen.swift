@@ -1,3 +1,5 @@
+import GangwayPolicy
+
 /// A message with one button: title, headline, detail. Announces a passcode policy change
 /// before the change runs, and any other news a flow has for the user.
 public struct FeedbackScreen: ScreenModel {

@@ -1,3 +1,5 @@
+import GangwayPolicy
+
 /// How a new passcode policy from the server changes what protects a user's store.
 ///
 /// Each transition is announced by a ``FeedbackScreen`` with its reason before anything

@@ -1,4 +1,4 @@
-import GangwayStore
+import GangwayPolicy
 
 /// Choosing a new passcode: type it while a checklist of the policy's rules updates,
 /// submit it, then type it again to confirm. Shared by passcode create and change.
@@ -41,22 +41,22 @@ public struct NewPasscodeEntry: Sendable, Hashable {
     /// Replaces the text typed so far and updates the checklist.
     public mutating func edit(_ text: Secret) {
         self.text = text
-        if phase == .enter { checklist = policy.evaluate(text.value) }
+        if phase == .enter { checklist = policy.evaluate(text) }
         problem = nil
     }
 
     /// Submits the text. Returns the passcode once it is entered and confirmed.
     /// - Parameter validate: the app's extra check; a message refuses the passcode.
-    public mutating func submit(validate: (String) -> String? = { _ in nil }) -> Secret? {
+    public mutating func submit(validate: (Secret) -> String? = { _ in nil }) -> Secret? {
         switch phase {
         case .enter:
-            let evaluation = policy.evaluate(text.value)
+            let evaluation = policy.evaluate(text)
             checklist = evaluation
             guard evaluation.isAcceptable else {
                 problem = .rejected(evaluation.failedRules)
                 return nil
             }
-            if let message = validate(text.value) {
+            if let message = validate(text) {
                 problem = .refused(message)
                 return nil
             }

@@ -1,4 +1,4 @@
-import GangwayStore
+import GangwayPolicy
 
 /// Changing the passcode: the current one, then a new one against the policy's live
 /// checklist, then the new one again. Biometric unlock stays as it was.
@@ -102,7 +102,7 @@ public struct PasscodeChangeScreen: ScreenModel {
     private mutating func submit() -> ScreenStep<Outcome> {
         let current = self.current
         let new = entry.submit { candidate in
-            candidate == current?.value ? self.strings.sameAsCurrent : nil
+            candidate == current ? self.strings.sameAsCurrent : nil
         }
         notice = entry.problemText(mismatch: strings.mismatch, rejected: strings.rejected)
         phase = entry.phase == .confirm ? .confirm : .enter

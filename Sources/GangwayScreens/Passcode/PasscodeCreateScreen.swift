@@ -1,4 +1,4 @@
-import GangwayStore
+import GangwayPolicy
 
 /// Creating a passcode: enter it against the policy's live checklist, confirm it, then
 /// choose biometric unlock when the policy allows it and the device has it. The user may
@@ -66,7 +66,7 @@ public struct PasscodeCreateScreen: ScreenModel {
     /// Shown above the field, for example why a new passcode is needed.
     public var reason: String?
     private var chosen: Secret?
-    private let validate: @Sendable (String) -> String?
+    private let validate: @Sendable (Secret) -> String?
 
     /// - Parameters:
     ///   - validate: the app's extra check on a passcode that meets the policy; return a
@@ -76,7 +76,7 @@ public struct PasscodeCreateScreen: ScreenModel {
         biometricsAvailable: Bool,
         reason: String? = nil,
         strings: Strings = Strings(),
-        validate: @escaping @Sendable (String) -> String? = { _ in nil }
+        validate: @escaping @Sendable (Secret) -> String? = { _ in nil }
     ) {
         entry = NewPasscodeEntry(policy: policy)
         self.biometricsAvailable = biometricsAvailable

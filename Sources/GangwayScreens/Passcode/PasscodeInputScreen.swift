@@ -1,4 +1,5 @@
 import Foundation
+import GangwayPolicy
 
 /// Unlocking with the passcode: shows the tries left after a wrong one, offers a reset
 /// ("forgot passcode") and, when the app allows, cancel. When biometric unlock is on,

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayPolicy
 
 /// Basic sign-in: user name and password. After a refused attempt the flow shows the
 /// screen again with the server's message, or with the time to try again when sign-in

@@ -1,29 +1,15 @@
+import GangwayPolicy
 import GangwayProtocol
 import HTTPTypes
 
 extension Components.Schemas.AppSettings {
-    /// What a new app starts with: an 8-character passcode, 10 tries, a 5-minute lock
-    /// timeout, biometrics allowed, common passcodes refused, no lock or wipe for lack
-    /// of contact, log upload off, and the previous user's pending changes uploaded on a
+    /// What a new app starts with: the standard passcode policy
+    /// (``GangwayPolicy/PasscodePolicy/standard``: 8 characters, 10 tries, a 5-minute lock
+    /// timeout, biometrics allowed, common passcodes refused), no lock or wipe for lack of
+    /// contact, log upload off, and the previous user's pending changes uploaded on a
     /// shared device.
     public static let defaults = Components.Schemas.AppSettings(
-        passwordPolicy: .init(
-            passwordPolicyEnabled: true,
-            passwordPolicyMinLength: 8,
-            passwordPolicyIsDigitsOnly: false,
-            passwordPolicyDigitRequired: false,
-            passwordPolicyUpperRequired: false,
-            passwordPolicyLowerRequired: false,
-            passwordPolicySpecialRequired: false,
-            passwordPolicyMinUniqueChars: 0,
-            passwordPolicyRetryLimit: 10,
-            passwordPolicyLockTimeout: 300,
-            passwordPolicyExpiresInNDays: 0,
-            passwordPolicyHistorySize: 0,
-            passwordPolicyFingerprintEnabled: true,
-            passwordPolicyAllowsSkip: false,
-            passwordPolicyBlocksCommon: true
-        ),
+        passwordPolicy: .init(PasscodePolicy.standard),
         sharedDeviceSettings: .init(allowUploadPendingChangesFromPreviousUser: true),
         blockWipingPolicy: .init(blockWipeEnabled: false, blockDisconnectedPeriod: 0, wipeDisconnectedPeriod: 0),
         logSettings: .init(logEnabled: false, logLevel: .info, maxEntriesPerUpload: 1000),
@@ -69,22 +55,14 @@ extension Components.Schemas.AppSettings {
     /// Checks every value against the ranges the document states and the rules that
     /// must not contradict each other.
     func validated() throws(APIError) -> Self {
-        let policy = passwordPolicy ?? .init()
-        try check(policy.passwordPolicyMinLength, "passwordPolicyMinLength", 1...256)
-        try check(policy.passwordPolicyMinUniqueChars, "passwordPolicyMinUniqueChars", 0...256)
-        try check(policy.passwordPolicyRetryLimit, "passwordPolicyRetryLimit", 1...1000)
-        try check(policy.passwordPolicyLockTimeout, "passwordPolicyLockTimeout", 0...604_800)
-        try check(policy.passwordPolicyExpiresInNDays, "passwordPolicyExpiresInNDays", 0...3650)
-        try check(policy.passwordPolicyHistorySize, "passwordPolicyHistorySize", 0...100)
-        if policy.passwordPolicyIsDigitsOnly == true {
-            if policy.passwordPolicyUpperRequired == true || policy.passwordPolicyLowerRequired == true
-                || policy.passwordPolicySpecialRequired == true
-            {
-                throw conflicting("a digits-only passcode cannot require letters or special characters")
+        do {
+            _ = try PasscodePolicy(passwordPolicy ?? .init())
+        } catch {
+            // One validation for the policy, the one the device runs on what it receives.
+            if error == .conflictingRules {
+                throw conflicting(error.reason)
             }
-            if (policy.passwordPolicyMinUniqueChars ?? 0) > 10 {
-                throw conflicting("a digits-only passcode has at most 10 different characters")
-            }
+            throw invalid(error.key ?? "passwordPolicy", error.reason)
         }
         try check(blockWipingPolicy?.blockDisconnectedPeriod, "blockDisconnectedPeriod", 0...3650)
         try check(blockWipingPolicy?.wipeDisconnectedPeriod, "wipeDisconnectedPeriod", 0...3650)

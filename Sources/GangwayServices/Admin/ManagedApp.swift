@@ -22,19 +22,12 @@ public struct ManagedApp: Sendable, Hashable {
     }
 
     init(_ app: Components.Schemas.App) throws(ServiceError) {
-        let body = Components.Schemas.SettingsExchangeBody(
-            passwordPolicy: app.settings.passwordPolicy,
-            sharedDeviceSettings: app.settings.sharedDeviceSettings,
-            blockWipingPolicy: app.settings.blockWipingPolicy,
-            logSettings: app.settings.logSettings,
-            consentSettings: app.settings.consentSettings
-        )
         self.init(
             id: app.appID,
             name: app.name,
             emailDomains: app.emailDomains,
             minimumVersion: app.minimumVersion.flatMap { $0.isEmpty ? nil : $0 },
-            settings: try ServerSettings(body)
+            settings: try ServerSettings(app.settings)
         )
     }
 }

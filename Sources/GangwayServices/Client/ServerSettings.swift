@@ -1,5 +1,6 @@
 import Foundation
 import GangwayFlows
+import GangwayPolicy
 import GangwayProtocol
 import GangwayStore
 import Logging
@@ -50,31 +51,56 @@ public struct ServerSettings: Sendable, Hashable, Codable {
         self.consentVersion = consentVersion
     }
 
-    /// Reads the settings exchange's body. The passcode policy goes through
-    /// ``GangwayStore/PasscodePolicy/fromSettings(_:defaults:)``, so its keys are read
-    /// exactly as the store's own reader reads them.
+    /// Reads the settings exchange's body.
     /// - Throws: ``ServiceError/invalidResponse`` when the policy is invalid.
     init(_ body: Components.Schemas.SettingsExchangeBody) throws(ServiceError) {
+        try self.init(
+            passwordPolicy: body.passwordPolicy,
+            sharedDevice: body.sharedDeviceSettings,
+            blockWiping: body.blockWipingPolicy,
+            logs: body.logSettings,
+            consent: body.consentSettings
+        )
+    }
+
+    /// Reads the settings an admin sees on an app, as a device reads them.
+    init(_ settings: Components.Schemas.AppSettings) throws(ServiceError) {
+        try self.init(
+            passwordPolicy: settings.passwordPolicy,
+            sharedDevice: settings.sharedDeviceSettings,
+            blockWiping: settings.blockWipingPolicy,
+            logs: settings.logSettings,
+            consent: settings.consentSettings
+        )
+    }
+
+    /// The one reading of the settings' parts. The passcode policy goes through
+    /// GangwayProtocol's mapping, the same one the server validates an admin's change with.
+    private init(
+        passwordPolicy: Components.Schemas.PasswordPolicy?,
+        sharedDevice: Components.Schemas.SharedDeviceSettings?,
+        blockWiping: Components.Schemas.BlockWipingPolicy?,
+        logs: Components.Schemas.LogSettings?,
+        consent: Components.Schemas.ConsentSettings?
+    ) throws(ServiceError) {
         self.init()
-        if let policy = body.passwordPolicy {
+        if let passwordPolicy {
             do {
-                let json = try JSONEncoder().encode(["passwordPolicy": policy])
-                passcodeRequirement = try PasscodePolicy.fromSettings(json).map { .required($0) } ?? .notRequired
+                passcodeRequirement = try passwordPolicy.policy().map { .required($0) } ?? .notRequired
             } catch {
                 throw .invalidResponse(status: 200)
             }
         }
-        allowsUploadOfPreviousUserChanges =
-            body.sharedDeviceSettings?.allowUploadPendingChangesFromPreviousUser ?? false
-        if let blockWipe = body.blockWipingPolicy, blockWipe.blockWipeEnabled == true {
-            lockAfterDaysWithoutContact = blockWipe.blockDisconnectedPeriod.flatMap { $0 > 0 ? $0 : nil }
-            wipeAfterDaysWithoutContact = blockWipe.wipeDisconnectedPeriod.flatMap { $0 > 0 ? $0 : nil }
+        allowsUploadOfPreviousUserChanges = sharedDevice?.allowUploadPendingChangesFromPreviousUser ?? false
+        if let blockWiping, blockWiping.blockWipeEnabled == true {
+            lockAfterDaysWithoutContact = blockWiping.blockDisconnectedPeriod.flatMap { $0 > 0 ? $0 : nil }
+            wipeAfterDaysWithoutContact = blockWiping.wipeDisconnectedPeriod.flatMap { $0 > 0 ? $0 : nil }
         }
-        logUploadEnabled = body.logSettings?.logEnabled ?? false
-        if let level = body.logSettings?.logLevel.flatMap({ Logger.Level(rawValue: $0.rawValue) }) { logLevel = level }
-        if let most = body.logSettings?.maxEntriesPerUpload, most > 0 { maxLogEntriesPerUpload = most }
-        eulaVersion = body.consentSettings?.eulaVersion
-        consentVersion = body.consentSettings?.consentVersion
+        logUploadEnabled = logs?.logEnabled ?? false
+        if let level = logs?.logLevel.flatMap({ Logger.Level(rawValue: $0.rawValue) }) { logLevel = level }
+        if let most = logs?.maxEntriesPerUpload, most > 0 { maxLogEntriesPerUpload = most }
+        eulaVersion = consent?.eulaVersion
+        consentVersion = consent?.consentVersion
     }
 }
 

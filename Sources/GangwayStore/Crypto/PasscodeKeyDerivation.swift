@@ -1,6 +1,7 @@
 import Crypto
 import CryptoExtras
 import Foundation
+import GangwayPolicy
 
 /// How a passcode becomes a key-encryption key, recorded with each passcode slot so the
 /// cost can be raised later and old slots still open.
@@ -25,7 +26,7 @@ public struct PasscodeKeyDerivation: Sendable, Hashable, Codable {
     }
 
     /// Derives the 256-bit key-encryption key.
-    func deriveKey(from passcode: String) throws(SecureStoreError) -> SymmetricKey {
+    func deriveKey(from passcode: Secret) throws(SecureStoreError) -> SymmetricKey {
         guard algorithm == Self.pbkdf2SHA256 else {
             throw .unsupportedFormat(detail: "unknown key-derivation algorithm")
         }

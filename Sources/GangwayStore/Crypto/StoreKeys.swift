@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GangwayPolicy
 
 /// The keys derived from a store's data-encryption key, and the sealing of entries.
 ///
@@ -103,7 +104,7 @@ struct StoreKeys: Sendable {
 
     /// A keyed fingerprint of a passcode for the reuse rule, only computable with the data
     /// key, so the history gives an attacker without the key nothing to test guesses on.
-    func historyFingerprint(of passcode: String) -> Data {
+    func historyFingerprint(of passcode: Secret) -> Data {
         Data(HMAC<SHA256>.authenticationCode(for: Passcode.bytes(passcode), using: historyKey))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayPolicy
 
 /// An error from the secure store.
 ///

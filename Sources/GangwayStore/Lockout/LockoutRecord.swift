@@ -1,4 +1,5 @@
 import Foundation
+import GangwayPolicy
 
 /// The count of consecutive wrong passcodes and when the last one was entered.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayPolicy
 
 /// What a store says about itself before it is unlocked: its ID, format, policy and
 /// protection. Authenticated with the device key's record key.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GangwayPolicy
 import Logging
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import GangwayPolicy
 import Logging
 import Synchronization
 
@@ -8,7 +9,7 @@ extension SecureStore {
     /// Checks a candidate new passcode against the policy and, for the reuse rule,
     /// against this store's passcode history.
     public func evaluateNewPasscode(
-        _ passcode: String,
+        _ passcode: Secret,
         policy: PasscodePolicy? = nil
     ) throws(SecureStoreError)
         -> PasscodeEvaluation
@@ -41,7 +42,7 @@ extension SecureStore {
     /// limit). The new one must meet the policy. The data key is re-wrapped in one
     /// transaction, so the cost does not grow with the store and a crash at any point
     /// leaves either the old or the new passcode working.
-    public func changePasscode(current: String, new: String) throws(SecureStoreError) {
+    public func changePasscode(current: Secret, new: Secret) throws(SecureStoreError) {
         try checkOpen()
         guard header.protection == .passcode else { throw .passcodeNotSet }
         try verifyPasscode(current)
@@ -56,7 +57,7 @@ extension SecureStore {
     /// - Throws: ``SecureStoreError/wrongPasscode`` with the tries left,
     ///   ``SecureStoreError/tryAgainLater`` during a lockout delay,
     ///   ``SecureStoreError/erased`` at the retry limit.
-    public func verifyPasscode(_ passcode: String) throws(SecureStoreError) {
+    public func verifyPasscode(_ passcode: Secret) throws(SecureStoreError) {
         try checkOpen()
         guard header.protection == .passcode else { throw .passcodeNotSet }
         let opened = SecureStoreLocation.OpenedStore(database: database, header: header, secrets: secrets)
@@ -78,7 +79,7 @@ extension SecureStore {
     ///
     /// - Parameter policy: A new policy to record with the passcode; the store's policy
     ///   when `nil`.
-    public func setPasscode(_ passcode: String, policy newPolicy: PasscodePolicy?) throws(SecureStoreError) {
+    public func setPasscode(_ passcode: Secret, policy newPolicy: PasscodePolicy?) throws(SecureStoreError) {
         try checkOpen()
         let policy: PasscodePolicy
         do {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import GangwayPolicy
 import Logging
 import Synchronization
 

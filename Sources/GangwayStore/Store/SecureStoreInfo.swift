@@ -1,4 +1,5 @@
 import Foundation
+import GangwayPolicy
 import Logging
 
 /// What a store says about itself without being unlocked.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import GangwayPolicy
 import Logging
 
 extension SecureStoreLocation {
@@ -57,7 +58,7 @@ extension SecureStoreLocation {
     ///   ``SecureStoreError/erased`` when that was the last try (the store is gone);
     ///   ``SecureStoreError/tryAgainLater`` during a lockout delay;
     ///   ``SecureStoreError/tampered`` when the attempt record was altered.
-    public func unlock(passcode: String) throws(SecureStoreError) -> SecureStore {
+    public func unlock(passcode: Secret) throws(SecureStoreError) -> SecureStore {
         try unlockVerified(by: "passcode") { opened in
             guard opened.header.protection == .passcode else { throw SecureStoreError.passcodeNotSet }
             let dataKey = try verifyPasscode(passcode, in: opened)
@@ -175,7 +176,7 @@ extension SecureStoreLocation {
 
     /// Counts the attempt, derives the key and tries the passcode slot; on the last
     /// failure erases the store.
-    func verifyPasscode(_ passcode: String, in opened: OpenedStore) throws(SecureStoreError) -> SymmetricKey {
+    func verifyPasscode(_ passcode: Secret, in opened: OpenedStore) throws(SecureStoreError) -> SymmetricKey {
         let slots = try requireSlots(opened)
         guard let slot = slots[.passcode], let derivation = slot.derivation else {
             throw SecureStoreError.passcodeNotSet
@@ -226,7 +227,7 @@ extension SecureStoreLocation {
     }
 
     private func upgradeKeyDerivationIfNeeded(
-        passcode: String,
+        passcode: Secret,
         dataKey: SymmetricKey,
         in opened: OpenedStore
     ) throws(SecureStoreError) {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import GangwayPolicy
 import Logging
 
 /// A secure store on disk, locked: where it lives and what can be done without unlocking

@@ -3,7 +3,6 @@ import GangwayFlows
 import GangwayScreens
 import GangwayServices
 import GangwayStore
-import GangwayTesting
 import Logging
 import Synchronization
 

@@ -2,7 +2,6 @@ import Foundation
 import GangwayFlows
 import GangwayServices
 import GangwayStore
-import GangwayTesting
 import Logging
 
 /// The device the app runs on: its ID, key store, stores, biometric sensor and the
@@ -27,7 +26,7 @@ struct DeviceSetup: Sendable {
             deviceName: "Gangway terminal (\(ProcessInfo.processInfo.hostName))",
             appVersion: DeviceApp.version
         )
-        let biometrics: any Biometrics = SimulatedBiometrics(enrolled: options.biometrics)
+        let biometrics = SimulatedFingerprintSensor(isEnrolled: options.biometrics) { console.line($0) }
         root = SecureStoreRoot(
             directory: directory.appendingPathComponent("stores"),
             environment: SecureStoreEnvironment(

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayPolicy
 import GangwayScreens
 
 #if canImport(Glibc)
@@ -99,7 +100,7 @@ public final class Console: Sendable {
     /// the prompt for what is typed so far (a passcode checklist), redrawn at each key.
     /// - Throws: ``PresenterError/closed`` when the input ended or the person pressed
     ///   Ctrl-C or Ctrl-D.
-    func askSecret(_ prompt: String, live: ((String) -> [String])? = nil) async throws(PresenterError) -> Secret {
+    func askSecret(_ prompt: String, live: ((Secret) -> [String])? = nil) async throws(PresenterError) -> Secret {
         guard isInteractive, let raw = RawMode() else {
             if let live { for text in live("") { line(text) } }
             write(prompt)
@@ -113,7 +114,7 @@ public final class Console: Sendable {
         func draw() {
             var text = drawn > 0 ? "\u{1B}[\(drawn)A" : ""
             text += "\r\u{1B}[J"
-            let lines = live?(String(decoding: typed, as: UTF8.self)) ?? []
+            let lines = live?(Secret(String(decoding: typed, as: UTF8.self))) ?? []
             for entry in lines { text += entry + "\n" }
             let count = String(decoding: typed, as: UTF8.self).count
             text += prompt + String(repeating: "•", count: count)

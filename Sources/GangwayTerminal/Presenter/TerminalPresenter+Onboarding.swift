@@ -1,3 +1,4 @@
+import GangwayPolicy
 import GangwayScreens
 
 extension TerminalPresenter {

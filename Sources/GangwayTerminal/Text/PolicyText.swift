@@ -1,4 +1,5 @@
 import GangwayFlows
+import GangwayPolicy
 import GangwayStore
 
 /// A passcode policy as one line of text, the same on the device's home screen and in

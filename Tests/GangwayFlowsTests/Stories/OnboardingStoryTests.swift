@@ -1,5 +1,6 @@
 import Foundation
 import GangwayFlows
+import GangwayPolicy
 import GangwayScreens
 import GangwayStore
 import GangwayTesting

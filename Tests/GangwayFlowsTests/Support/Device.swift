@@ -1,5 +1,6 @@
 import Foundation
 import GangwayFlows
+import GangwayPolicy
 import GangwayScreens
 import GangwayStore
 import GangwayTesting
@@ -104,7 +105,7 @@ final class Device: Sendable {
 
     /// Opens user `id`'s store directly, as a test's independent check.
     func openStore(_ id: UUID, passcode: Secret) throws -> SecureStore {
-        try root.location(for: id).unlock(passcode: passcode.value)
+        try root.location(for: id).unlock(passcode: passcode)
     }
 
     /// Whether any log line holds one of the secrets the stories use.

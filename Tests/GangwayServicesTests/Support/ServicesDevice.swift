@@ -1,5 +1,6 @@
 import Foundation
 import GangwayFlows
+import GangwayPolicy
 import GangwayScreens
 import GangwayServices
 import GangwayStore
@@ -106,7 +107,7 @@ final class ServicesDevice: Sendable {
 
     /// Opens user `id`'s store directly, as a test's independent check.
     func openStore(_ id: UUID, passcode: Secret) throws -> SecureStore {
-        try root.location(for: id).unlock(passcode: passcode.value)
+        try root.location(for: id).unlock(passcode: passcode)
     }
 
     func storeExists(_ id: UUID) -> Bool { root.contains(id) }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GangwayPolicy
 import GangwayTesting
 import Logging
 import Synchronization
@@ -18,8 +19,8 @@ enum DeviceKeyBackend: String, CaseIterable, CustomTestStringConvertible, Sendab
 /// A temporary store directory with a fast key derivation, a manual clock and a chosen
 /// device key store.
 final class StoreFixture: Sendable {
-    static let passcode = "Correct-Horse-42"
-    static let otherPasscode = "Battery-Staple-77"
+    static let passcode: Secret = "Correct-Horse-42"
+    static let otherPasscode: Secret = "Battery-Staple-77"
 
     let temporary: TemporaryDirectory
     let deviceKeys: any DeviceKeyStore

@@ -1,8 +1,7 @@
 import Foundation
-import GangwayTesting
 import Testing
 
-@testable import GangwayStore
+@testable import GangwayPolicy
 
 @Suite("Passcode policy rules")
 struct PasscodePolicyTests {
@@ -38,12 +37,12 @@ struct PasscodePolicyTests {
     @Test(arguments: ["1234", "0000", "123456", "654321", "111111", "121212", "password", "Qwerty", "789012", "abcabc"])
     func commonPasscodesAreRefused(passcode: String) {
         let policy = PasscodePolicy(minimumLength: 4)
-        #expect(policy.evaluate(passcode).failedRules.contains(.notCommon))
+        #expect(policy.evaluate(Secret(passcode)).failedRules.contains(.notCommon))
     }
 
     @Test(arguments: ["583917", "2906", "Fuel-Check9", "tyre pressure ok"])
     func ordinaryPasscodesAreNotCommon(passcode: String) {
-        #expect(PasscodePolicy(minimumLength: 4).evaluate(passcode).isAcceptable)
+        #expect(PasscodePolicy(minimumLength: 4).evaluate(Secret(passcode)).isAcceptable)
     }
 
     @Test func commonPasscodesAreAllowedWhenTheBlocklistIsOff() {
@@ -63,7 +62,7 @@ struct PasscodePolicyTests {
         #expect(throws: PasscodePolicyError.invalidValue) {
             try PasscodePolicy(minimumLength: 0).validated()
         }
-        #expect(throws: PasscodePolicyError.invalidValue) {
+        #expect(throws: PasscodePolicyError.conflictingRules) {
             try PasscodePolicy(digitsOnly: true, requiresUppercase: true).validated()
         }
         #expect(throws: PasscodePolicyError.invalidValue) {

@@ -1,33 +1,12 @@
 import Foundation
 
 extension PasscodePolicy {
-    /// The keys of the server's settings-exchange document that a policy is read from.
+    /// Reads a passcode policy, leniently, from settings JSON a person wrote by hand
+    /// (`gangway store init --policy-json`).
     ///
-    /// The `passwordPolicy…` names are those of the reference system's settings exchange;
-    /// `passwordPolicyHistorySize`, `passwordPolicyAllowsSkip`,
-    /// `passwordPolicyBlocksCommon` and `passwordPolicyIsDigitsOnly` are Gangway's
-    /// additions in the same style.
-    public enum SettingsKey {
-        public static let enabled = "passwordPolicyEnabled"
-        public static let minimumLength = "passwordPolicyMinLength"
-        public static let digitsOnly = "passwordPolicyIsDigitsOnly"
-        public static let requiresDigit = "passwordPolicyDigitRequired"
-        public static let requiresUppercase = "passwordPolicyUpperRequired"
-        public static let requiresLowercase = "passwordPolicyLowerRequired"
-        public static let requiresSpecial = "passwordPolicySpecialRequired"
-        public static let minimumUniqueCharacters = "passwordPolicyMinUniqueChars"
-        public static let retryLimit = "passwordPolicyRetryLimit"
-        public static let lockTimeout = "passwordPolicyLockTimeout"
-        public static let expiresInDays = "passwordPolicyExpiresInNDays"
-        public static let historySize = "passwordPolicyHistorySize"
-        public static let biometricsEnabled = "passwordPolicyFingerprintEnabled"
-        public static let allowsSkip = "passwordPolicyAllowsSkip"
-        public static let blocksCommon = "passwordPolicyBlocksCommon"
-    }
-
-    /// Reads the passcode policy from the server's settings JSON.
-    ///
-    /// Accepts the whole settings document
+    /// The server's settings exchange is typed and reaches the device through
+    /// GangwayProtocol's mapping of its generated types; this reader is for hand-written
+    /// documents only. It accepts the whole settings document
     /// (`{"mobileservices": {"settingsExchange": {"passwordPolicy": {…}}}}`), its
     /// `settingsExchange` part, or the bare `passwordPolicy` object. Numbers and booleans
     /// may arrive as strings (`"8"`, `"true"`). Keys the document leaves out keep the
@@ -74,11 +53,7 @@ extension PasscodePolicy {
             policy.expiresAfterDays = days == 0 ? nil : days
         }
         if let error = reader.firstError { throw error }
-        do {
-            return try policy.validated()
-        } catch {
-            throw .invalidValue(key: settingsKey(forProperty: error.key), reason: error.reason)
-        }
+        return try policy.validated()
     }
 
     private static func policyObject(
@@ -100,19 +75,6 @@ extension PasscodePolicy {
             return object
         }
         return level.keys.contains(where: { $0.hasPrefix("passwordPolicy") }) ? level : nil
-    }
-
-    private static func settingsKey(forProperty property: String?) -> String {
-        switch property {
-        case "minimumLength": SettingsKey.minimumLength
-        case "retryLimit": SettingsKey.retryLimit
-        case "minimumUniqueCharacters": SettingsKey.minimumUniqueCharacters
-        case "lockTimeout": SettingsKey.lockTimeout
-        case "expiresAfterDays": SettingsKey.expiresInDays
-        case "historyCount": SettingsKey.historySize
-        case "digitsOnly": SettingsKey.digitsOnly
-        default: property ?? "passwordPolicy"
-        }
     }
 }
 

@@ -60,6 +60,12 @@ public struct PasscodeEvaluation: Sendable, Hashable {
     /// Each rule of the policy and whether the passcode meets it.
     public let results: [PasscodeRuleResult]
 
+    /// Creates an evaluation from its results (the store adds the reuse rule, which needs
+    /// its history, to the policy's own).
+    public init(results: [PasscodeRuleResult]) {
+        self.results = results
+    }
+
     /// Whether every rule holds.
     public var isAcceptable: Bool { results.allSatisfy(\.isSatisfied) }
 

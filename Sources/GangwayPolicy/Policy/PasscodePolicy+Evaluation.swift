@@ -17,8 +17,8 @@ extension PasscodePolicy {
     /// The passcode is NFKC-normalised first, as it is when it protects a store, so a
     /// full-width "１２３４" counts as the digits it looks like. The reuse rule needs the
     /// store's history, so the store checks it when a passcode is set.
-    public func evaluate(_ passcode: String) -> PasscodeEvaluation {
-        let normalized = Passcode.normalize(passcode)
+    public func evaluate(_ passcode: Secret) -> PasscodeEvaluation {
+        let normalized = passcode.normalized
         let characters = Array(normalized)
         let results = rules.map { rule in
             PasscodeRuleResult(rule: rule, isSatisfied: Self.check(rule, characters))

@@ -1,0 +1,60 @@
+import Foundation
+import GangwayTesting
+import Testing
+
+/// The `gangway` users run carries no test seam: the test hooks live in the test host.
+@Suite("The shipped gangway binary has no test seams")
+struct ShippedBinaryTests {
+    let temporary: TemporaryDirectory
+    let gangway: GangwayProcess
+    let path: String
+    let passcode = "Ramp-Check-4711"
+
+    init() throws {
+        temporary = try TemporaryDirectory(prefix: "gangway-shipped-test")
+        var process = GangwayProcess(deviceKeys: temporary.appending("keys"))
+        process.executable = GangwayProcess.shippedExecutable
+        gangway = process
+        path = temporary.appending("store").path
+    }
+
+    @Test func aCheapKeyDerivationAskedForInTheEnvironmentIsIgnored() throws {
+        defer { temporary.remove() }
+        // GangwayProcess sets GANGWAY_KDF_ROUNDS=1000 for every run.
+        let created = try gangway.run(["store", "init", "--path", path, "--passcode-stdin"], lines: [passcode])
+        #expect(created.status == 0, "\(created.standardError)")
+        let info = try gangway.run(["store", "info", "--path", path])
+        #expect(info.output.contains("pbkdf2-hmac-sha256, 600000 rounds"), "\(info.output)")
+        // The test host, given the same environment, does lower it: the hook is real.
+        var host = gangway
+        host.executable = GangwayProcess.executable
+        let other = temporary.appending("host-store").path
+        #expect(try host.run(["store", "init", "--path", other, "--passcode-stdin"], lines: [passcode]).status == 0)
+        #expect(try host.run(["store", "info", "--path", other]).output.contains("1000 rounds"))
+    }
+
+    @Test func aCrashPointInTheEnvironmentDoesNotEndTheProcess() throws {
+        defer { temporary.remove() }
+        #expect(try gangway.run(["store", "init", "--path", path, "--passcode-stdin"], lines: [passcode]).status == 0)
+        let changed = try gangway.run(
+            ["store", "passwd", "--path", path, "--passcode-stdin"],
+            lines: [passcode, "Next-Passcode-9"],
+            extraEnvironment: ["GANGWAY_TEST_CRASH_AT": "passcode-slot-written"]
+        )
+        #expect(changed.status == 0, "\(changed.standardError)")
+        #expect(changed.output.contains("passcode changed"))
+        let get = try gangway.run(["store", "list", "--path", path, "--passcode-stdin"], lines: ["Next-Passcode-9"])
+        #expect(get.status == 0, "\(get.standardError)")
+    }
+
+    @Test func theBinaryNamesNoTestVariableAndLinksNoTestSupport() throws {
+        let binary = try Data(contentsOf: GangwayProcess.shippedExecutable)
+        #expect(binary.count > 1_000_000)
+        for needle in ["GANGWAY_KDF_ROUNDS", "GANGWAY_TEST_CRASH_AT", "GangwayTesting", "ScriptedPresenter"] {
+            #expect(binary.range(of: Data(needle.utf8)) == nil, "the shipped binary holds \(needle)")
+        }
+        // The same search finds them in the test host, so it can fail.
+        let host = try Data(contentsOf: GangwayProcess.executable)
+        #expect(host.range(of: Data("GANGWAY_KDF_ROUNDS".utf8)) != nil)
+    }
+}
