@@ -13,7 +13,11 @@ struct SharedDeviceAgainstServerTests {
             let device = try ServicesDevice(server: server, shared: true)
             let first = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
             let alice = try await first.manager.open()
-            #expect(await first.manager.flowContext?.info[.serverSettings]?.allowsUploadOfPreviousUserChanges == true)
+            let credentials = try #require(await first.manager.flowContext?.credentials)
+            #expect(try ServiceAccount(reading: credentials).settings?.allowsUploadOfPreviousUserChanges == true)
+            // The requirement is carried once in the context and kept once, by the store.
+            #expect(await first.manager.flowContext?.info[.passcodeRequirement] != nil)
+            #expect(try ServiceAccount(reading: credentials).settings?.passcodeRequirement == nil)
 
             // Bob adds himself: the device knows its server, so the welcome screen asks him to sign in.
             let bob = try await {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayServices
+import GangwayTerminal
 
 /// `gangway admin apps`.
 struct AdminApps: AsyncParsableCommand {
@@ -18,7 +19,7 @@ struct AdminAppsList: AsyncParsableCommand {
     @OptionGroup var server: AdminOptions
 
     func run() async throws {
-        try await server.run { admin in Terminal.line(AdminFormatter.apps(try await admin.apps())) }
+        try await server.run { admin in Console.standardOutput(AdminFormatter.apps(try await admin.apps())) }
     }
 }
 
@@ -44,7 +45,7 @@ struct AdminAppsAdd: AsyncParsableCommand {
         let (appID, name, emailDomains) = (appID, name, emailDomains)
         try await server.run { admin in
             try await admin.createApp(id: appID, name: name, emailDomains: emailDomains)
-            Terminal.line("Added \(appID) (\(name)).")
+            Console.standardOutput("Added \(appID) (\(name)).")
         }
     }
 }
@@ -61,7 +62,7 @@ struct AdminSettings: AsyncParsableCommand {
 
     func run() async throws {
         try await server.run { admin in
-            Terminal.line(AdminFormatter.settings(try await admin.app(try await app.resolve(with: admin))))
+            Console.standardOutput(AdminFormatter.settings(try await admin.app(try await app.resolve(with: admin))))
         }
     }
 }
@@ -137,12 +138,12 @@ struct AdminPolicy: AsyncParsableCommand {
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             if change == PasscodePolicyChange() {
-                Terminal.line(AdminFormatter.policy(try await admin.app(id)))
+                Console.standardOutput(AdminFormatter.policy(try await admin.app(id)))
                 return
             }
             let updated = try await admin.updateApp(id, AppChange(passcodePolicy: change))
-            Terminal.line("Changed. Devices apply it at their next server contact.")
-            Terminal.line(AdminFormatter.policy(updated))
+            Console.standardOutput("Changed. Devices apply it at their next server contact.")
+            Console.standardOutput(AdminFormatter.policy(updated))
         }
     }
 }
@@ -168,11 +169,11 @@ struct AdminSharedDevice: AsyncParsableCommand {
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             guard let upload else {
-                Terminal.line(AdminFormatter.sharedDevice(try await admin.app(id)))
+                Console.standardOutput(AdminFormatter.sharedDevice(try await admin.app(id)))
                 return
             }
             let updated = try await admin.updateApp(id, AppChange(allowsUploadOfPreviousUserChanges: upload))
-            Terminal.line(AdminFormatter.sharedDevice(updated))
+            Console.standardOutput(AdminFormatter.sharedDevice(updated))
         }
     }
 }
@@ -217,7 +218,7 @@ struct AdminMinimumVersion: AsyncParsableCommand {
                 current = try await admin.app(id)
             }
             let shown = current.minimumVersion.map { "\($0); older versions are inactive" } ?? "any"
-            Terminal.line("Minimum version: \(shown)")
+            Console.standardOutput("Minimum version: \(shown)")
         }
     }
 }
@@ -244,7 +245,7 @@ struct AdminActivation: AsyncParsableCommand {
         let pngPath = pngPath
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
-            Terminal.line(try await admin.activationLink(app: id))
+            Console.standardOutput(try await admin.activationLink(app: id))
             if let pngPath {
                 let png = try await admin.activationQRCode(app: id)
                 do {
@@ -252,7 +253,7 @@ struct AdminActivation: AsyncParsableCommand {
                 } catch {
                     throw CommandFailure("cannot write \(pngPath).")
                 }
-                Terminal.standardError("QR code written to \(pngPath) (\(png.count) bytes).")
+                Console.standardError("QR code written to \(pngPath) (\(png.count) bytes).")
             }
         }
     }

@@ -34,7 +34,7 @@ struct AdminDataList: AsyncParsableCommand {
         let entitySet = entitySet
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
-            Terminal.line(AdminFormatter.entities(try await admin.entities(app: id, entitySet: entitySet)))
+            Console.standardOutput(AdminFormatter.entities(try await admin.entities(app: id, entitySet: entitySet)))
         }
     }
 }
@@ -83,7 +83,7 @@ struct AdminDataPut: AsyncParsableCommand {
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             let entity = try await admin.putEntity(entityID, fields: fields, app: id, entitySet: entitySet)
-            Terminal.line(
+            Console.standardOutput(
                 "\(entitySet)/\(entity.id) is at version \(entity.version); devices read it at their next home screen."
             )
         }
@@ -110,7 +110,7 @@ struct AdminDataDelete: AsyncParsableCommand {
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             try await admin.deleteEntity(entityID, app: id, entitySet: entitySet)
-            Terminal.line("\(entitySet)/\(entityID) is deleted.")
+            Console.standardOutput("\(entitySet)/\(entityID) is deleted.")
         }
     }
 }

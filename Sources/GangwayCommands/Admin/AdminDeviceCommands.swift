@@ -1,5 +1,6 @@
 import ArgumentParser
 import GangwayServices
+import GangwayTerminal
 
 /// `gangway admin devices`.
 struct AdminDevices: AsyncParsableCommand {
@@ -25,7 +26,9 @@ struct AdminDevicesList: AsyncParsableCommand {
 
     func run() async throws {
         try await server.run { admin in
-            Terminal.line(AdminFormatter.devices(try await admin.devices(app: try await app.resolve(with: admin))))
+            Console.standardOutput(
+                AdminFormatter.devices(try await admin.devices(app: try await app.resolve(with: admin)))
+            )
         }
     }
 }
@@ -84,7 +87,7 @@ struct AdminDeviceStatus<Change: DeviceStatusChange>: AsyncParsableCommand {
             let devices = try await admin.devices(app: id)
             let target = try Self.pick(registration, among: devices)
             try await admin.setDeviceStatus(Change.status, app: id, registration: target.registrationID)
-            Terminal.line(
+            Console.standardOutput(
                 "\(target.registrationID) (\(target.username) on \(target.deviceName)) is \(Change.status.rawValue): \(Change.done)."
             )
         }

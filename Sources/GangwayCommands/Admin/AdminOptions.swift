@@ -48,10 +48,10 @@ struct AdminOptions: ParsableArguments {
                 try await local.withAdmin { admin, _ in try await body(admin) }
             }
         } catch let failure as CommandFailure {
-            Terminal.standardError("gangway admin: \(failure.message)")
+            Console.standardError("gangway admin: \(failure.message)")
             throw ExitCode(failure.code)
         } catch let error as ServiceError {
-            Terminal.standardError("gangway admin: \(message(for: error))")
+            Console.standardError("gangway admin: \(message(for: error))")
             throw ExitCode(StoreExitCode.failure)
         }
     }

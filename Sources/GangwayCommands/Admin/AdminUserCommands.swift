@@ -1,5 +1,7 @@
 import ArgumentParser
+import GangwayPolicy
 import GangwayServices
+import GangwayTerminal
 
 /// `gangway admin users`.
 struct AdminUsers: AsyncParsableCommand {
@@ -17,7 +19,7 @@ struct AdminUsersList: AsyncParsableCommand {
     @OptionGroup var server: AdminOptions
 
     func run() async throws {
-        try await server.run { admin in Terminal.line(AdminFormatter.users(try await admin.users())) }
+        try await server.run { admin in Console.standardOutput(AdminFormatter.users(try await admin.users())) }
     }
 }
 
@@ -40,15 +42,16 @@ struct AdminUsersAdd: AsyncParsableCommand {
     var displayName: String?
 
     func run() async throws {
-        guard let password = Terminal.readSecretLine(prompt: "Password for \(username): "), !password.isEmpty else {
-            Terminal.standardError("gangway admin: no password given; nothing was added.")
+        let console = Console.prompting()
+        guard let password = try? await console.askSecret("Password for \(username): "), !password.isEmpty else {
+            Console.standardError("gangway admin: no password given; nothing was added.")
             throw ExitCode(StoreExitCode.failure)
         }
         let username = username
         let displayName = displayName
         try await server.run { admin in
             try await admin.createUser(username, password: password, displayName: displayName)
-            Terminal.line("Added \(username).")
+            Console.standardOutput("Added \(username).")
         }
     }
 }
@@ -90,7 +93,7 @@ struct UserTarget: ParsableArguments {
         let username = username
         try await server.run { admin in
             try await admin.setBlocked(blocked, user: username)
-            Terminal.line("\(blocked ? "Blocked" : "Unblocked") \(username): \(outcome).")
+            Console.standardOutput("\(blocked ? "Blocked" : "Unblocked") \(username): \(outcome).")
         }
     }
 }

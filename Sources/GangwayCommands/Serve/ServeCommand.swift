@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayServer
+import GangwayTerminal
 import Logging
 
 /// `gangway serve`: runs the mobile-services server.
@@ -79,12 +80,12 @@ struct ServeCommand: AsyncParsableCommand {
         let server = try await MobileServicesServer(configuration: configuration, renewAdminToken: newAdminToken)
         switch server.adminToken {
         case .created(let path):
-            Terminal.write("Admin token: new, written to \(path) (readable by you only).\n")
+            Console.standardOutput("Admin token: new, written to \(path) (readable by you only).")
         case .existing(let path):
-            Terminal.write("Admin token: in \(path).\n")
+            Console.standardOutput("Admin token: in \(path).")
         case .elsewhere(let path):
-            Terminal.write(
-                "Admin token: made earlier, but \(path) does not hold it; run with --new-admin-token to make a new one.\n"
+            Console.standardOutput(
+                "Admin token: made earlier, but \(path) does not hold it; run with --new-admin-token to make a new one."
             )
         }
         let storage = server.storage.kind == .sqlite ? "SQLite in \(configuration.sqlitePath.path)" : "PostgreSQL"
@@ -95,7 +96,9 @@ struct ServeCommand: AsyncParsableCommand {
             let local = ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host
             let url = "http://\(local.contains(":") ? "[\(local)]" : local):\(boundPort)\n"
             try? Data(url.utf8).write(to: urlFile, options: .atomic)
-            Terminal.write("Gangway server listening on http://\(host):\(boundPort) (\(storage)); Ctrl-C stops it.\n")
+            Console.standardOutput(
+                "Gangway server listening on http://\(host):\(boundPort) (\(storage)); Ctrl-C stops it."
+            )
         }
     }
 }

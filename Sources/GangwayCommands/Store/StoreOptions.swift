@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GangwayPolicy
 @_spi(Testing) import GangwayStore
+import GangwayTerminal
 import Logging
 
 #if canImport(Glibc)
@@ -59,38 +60,40 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
-/// Where passcodes come from: the terminal without echo, or standard input lines.
-final class PasscodeSource {
-    let input: StandardInput
+/// Where passcodes come from: the terminal without echo (a dot per key), or standard
+/// input lines. Prompts go to standard error, so standard output carries only values.
+struct PasscodeSource {
+    let console: Console
     let fromStandardInput: Bool
 
-    init(options: StoreOptions, input: StandardInput) {
-        self.input = input
+    init(options: StoreOptions, console: Console) {
+        self.console = console
         self.fromStandardInput = options.passcodeStdin
     }
 
     /// Reads one passcode.
-    func read(prompt: String) throws -> Secret {
+    func read(prompt: String) async throws -> Secret {
         if fromStandardInput {
-            guard let line = input.readLine() else {
+            guard let line = await console.readLine() else {
                 throw CommandFailure("standard input ended before the passcode (\(prompt.lowercased()))")
             }
             return Secret(line)
         }
-        guard Terminal.inputIsTerminal else {
+        guard console.mode == .interactive else {
             throw CommandFailure("standard input is not a terminal: pass --passcode-stdin to read passcodes from it")
         }
-        guard let line = Terminal.readSecretLine(prompt: "\(prompt): ") else {
+        do {
+            return try await console.askSecret("\(prompt): ")
+        } catch {
             throw CommandFailure("no passcode entered")
         }
-        return Secret(line)
     }
 
     /// Reads a new passcode; on a terminal asks twice and checks the two match.
-    func readNew(prompt: String) throws -> Secret {
-        let passcode = try read(prompt: prompt)
+    func readNew(prompt: String) async throws -> Secret {
+        let passcode = try await read(prompt: prompt)
         if !fromStandardInput {
-            let confirmation = try read(prompt: "Confirm passcode")
+            let confirmation = try await read(prompt: "Confirm passcode")
             guard confirmation == passcode else { throw CommandFailure("the passcodes do not match") }
         }
         return passcode

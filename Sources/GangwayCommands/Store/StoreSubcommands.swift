@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GangwayPolicy
 import GangwayStore
+import GangwayTerminal
 
 /// `gangway store init`
 struct StoreInit: AsyncParsableCommand {
@@ -41,8 +42,8 @@ struct StoreInit: AsyncParsableCommand {
                 store = try location.create(protection: .noPasscode)
             } else {
                 let policy = try makePolicy()
-                let source = PasscodeSource(options: options, input: StandardInput())
-                let passcode = try source.readNew(prompt: "New passcode")
+                let source = PasscodeSource(options: options, console: .prompting())
+                let passcode = try await source.readNew(prompt: "New passcode")
                 store = try location.create(protection: .passcode(passcode), policy: policy)
             }
             defer { store.close() }
@@ -86,11 +87,11 @@ struct StoreInit: AsyncParsableCommand {
 
 /// Opens a store the way the command line asks: with a passcode, or without one in
 /// no-passcode mode.
-func unlock(_ options: StoreOptions, input: StandardInput) throws -> SecureStore {
+func unlock(_ options: StoreOptions, console: Console) async throws -> SecureStore {
     let location = options.location()
     let info = try location.info()
     if !info.isPasscodeProtected { return try location.unlockWithoutPasscode() }
-    let passcode = try PasscodeSource(options: options, input: input).read(prompt: "Passcode")
+    let passcode = try await PasscodeSource(options: options, console: console).read(prompt: "Passcode")
     return try location.unlock(passcode: passcode)
 }
 
@@ -107,10 +108,12 @@ struct StorePut: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let input = StandardInput()
-            let store = try unlock(options, input: input)
+            let console = Console.prompting()
+            let store = try await unlock(options, console: console)
             defer { store.close() }
-            try store.put(value.map { Data($0.utf8) } ?? input.rest(), forKey: key)
+            let data: Data
+            if let value { data = Data(value.utf8) } else { data = await console.readToEnd() }
+            try store.put(data, forKey: key)
         }
     }
 }
@@ -127,7 +130,7 @@ struct StoreGet: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let store = try unlock(options, input: StandardInput())
+            let store = try await unlock(options, console: .prompting())
             defer { store.close() }
             guard let value = try store.data(forKey: key) else {
                 throw CommandFailure("key not found: \(key)", code: StoreExitCode.keyNotFound)
@@ -145,7 +148,7 @@ struct StoreList: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let store = try unlock(options, input: StandardInput())
+            let store = try await unlock(options, console: .prompting())
             defer { store.close() }
             for key in try store.keys() { print(key) }
         }
@@ -161,7 +164,7 @@ struct StoreRemove: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let store = try unlock(options, input: StandardInput())
+            let store = try await unlock(options, console: .prompting())
             defer { store.close() }
             guard try store.removeValue(forKey: key) else {
                 throw CommandFailure("key not found: \(key)", code: StoreExitCode.keyNotFound)
@@ -183,11 +186,11 @@ struct StorePasswd: AsyncParsableCommand {
         try await reportingFailures {
             let location = options.location()
             guard try location.info().isPasscodeProtected else { throw SecureStoreError.passcodeNotSet }
-            let source = PasscodeSource(options: options, input: StandardInput())
-            let current = try source.read(prompt: "Current passcode")
+            let source = PasscodeSource(options: options, console: .prompting())
+            let current = try await source.read(prompt: "Current passcode")
             let store = try location.unlock(passcode: current)
             defer { store.close() }
-            let new = try source.readNew(prompt: "New passcode")
+            let new = try await source.readNew(prompt: "New passcode")
             // The current passcode was just verified by the unlock above.
             try store.setPasscode(new, policy: nil)
             print("passcode changed")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import GangwayPolicy
 import GangwayStore
+import GangwayTerminal
 
 /// The exit codes of `gangway store`, as documented in its help.
 enum StoreExitCode {
@@ -41,13 +42,13 @@ extension ParsableCommand {
         do {
             try await body()
         } catch let failure as CommandFailure {
-            Terminal.standardError("gangway: error: \(failure.message)")
+            Console.standardError("gangway: error: \(failure.message)")
             throw ExitCode(failure.code)
         } catch let error as SecureStoreError {
-            Terminal.standardError("gangway: error: \(error)")
+            Console.standardError("gangway: error: \(error)")
             throw ExitCode(StoreExitCode.code(for: error))
         } catch let error as PasscodePolicyError {
-            Terminal.standardError("gangway: error: \(error)")
+            Console.standardError("gangway: error: \(error)")
             throw ExitCode(StoreExitCode.failure)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayPolicy
 import GangwayProtocol
 import OpenAPIRuntime
 
@@ -56,9 +57,9 @@ public struct AdminClient: Sendable {
 
     /// Creates a user who can sign in with `password`.
     /// - Throws: ``ServiceError``; ``ServiceError/refused`` with status 409 when the name is taken.
-    public func createUser(_ username: String, password: String, displayName: String? = nil) async throws(ServiceError)
+    public func createUser(_ username: String, password: Secret, displayName: String? = nil) async throws(ServiceError)
     {
-        let body = Components.Schemas.UserCreate(username: username, password: password, displayName: displayName)
+        let body = Components.Schemas.UserCreate(username: username, password: password.value, displayName: displayName)
         let output = try await ServiceCall.run { try await client.createUser(body: .json(body)) }
         switch output {
         case .created: return
@@ -259,8 +260,8 @@ public struct AdminClient: Sendable {
 
     /// Gives a user a new password; their sessions end.
     @discardableResult
-    public func setPassword(_ password: String, user username: String) async throws(ServiceError) -> ManagedUser {
-        try await updateUser(username, Components.Schemas.UserUpdate(password: password))
+    public func setPassword(_ password: Secret, user username: String) async throws(ServiceError) -> ManagedUser {
+        try await updateUser(username, Components.Schemas.UserUpdate(password: password.value))
     }
 
     private func updateUser(

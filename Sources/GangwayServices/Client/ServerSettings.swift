@@ -8,7 +8,8 @@ import Logging
 /// What the settings exchange told the device, read into Gangway's types.
 public struct ServerSettings: Sendable, Hashable, Codable {
     /// The passcode the app requires; `nil` when the server has no policy (the app's
-    /// default then applies).
+    /// default then applies), and in the copy a device keeps (``ServiceAccount``), where
+    /// the store's own policy is the one in force.
     public var passcodeRequirement: PasscodeRequirement?
     /// On a shared device: whether the previous user's pending changes may be uploaded
     /// before the next user's session opens.
@@ -102,9 +103,4 @@ public struct ServerSettings: Sendable, Hashable, Codable {
         eulaVersion = consent?.eulaVersion
         consentVersion = consent?.consentVersion
     }
-}
-
-extension FlowInfoKey where Value == ServerSettings {
-    /// The settings the settings download found on the server.
-    public static var serverSettings: Self { Self("gangway.serverSettings") }
 }

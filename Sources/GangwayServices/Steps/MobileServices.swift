@@ -108,7 +108,7 @@ public struct MobileServices: Sendable {
     public func uploadLogs(_ records: [LogRecord], context: FlowContext) async throws -> Int {
         let (client, configuration) = try client(context)
         guard let token = try context.credentials.sessionToken() else { throw ServiceError.notSignedIn }
-        guard let settings = try context.info[.serverSettings] ?? context.credentials.serverSettings(),
+        guard let settings = try context.credentials.serverSettings(),
             settings.logUploadEnabled
         else { return 0 }
         let wanted = records.filter { $0.level >= settings.logLevel }

@@ -29,7 +29,8 @@ extension CredentialStore {
         return ServerUser(id: user.id, displayName: user.displayName)
     }
 
-    /// The settings the last download found.
+    /// The settings the last download found, without their passcode requirement (see
+    /// ``keep(_:contactAt:)``).
     func serverSettings() throws -> ServerSettings? {
         try data(forKey: ServiceCredentials.settings).map { try JSONDecoder().decode(ServerSettings.self, from: $0) }
     }
@@ -48,8 +49,13 @@ extension CredentialStore {
         try put(JSONEncoder().encode(user), forKey: ServiceCredentials.user)
     }
 
+    /// Keeps the settings and the time of contact. The passcode requirement is left out:
+    /// the store keeps the policy in force itself, and the store manager records a change
+    /// that waits for the user, so the requirement is persisted in one place.
     func keep(_ settings: ServerSettings, contactAt time: Date) throws {
-        try put(JSONEncoder().encode(settings), forKey: ServiceCredentials.settings)
+        var kept = settings
+        kept.passcodeRequirement = nil
+        try put(JSONEncoder().encode(kept), forKey: ServiceCredentials.settings)
         try put(Data(String(time.timeIntervalSince1970).utf8), forKey: ServiceCredentials.lastContact)
     }
 }

@@ -5,9 +5,9 @@ import Logging
 
 /// Downloads the settings exchange and acts on what the server says about the device.
 ///
-/// It puts the settings and the passcode requirement into the context (a changed policy
-/// on restore then reaches ``GangwayFlows/PasscodePolicyApplyStep``) and keeps them, with
-/// the time of contact, in the user's secure store.
+/// It puts the passcode requirement into the context (a changed policy on restore then
+/// reaches ``GangwayFlows/PasscodePolicyApplyStep``) and keeps the other settings, with
+/// the time of contact, in the user's secure store (``ServiceAccount`` reads them).
 ///
 /// On restore, after the store step opened the store:
 /// - An expired session or a registration an administrator locked (`TRAFFIC_REG_LOCKED`):
@@ -164,7 +164,8 @@ public struct SettingsDownloadStep: Step {
 
     private func adopt(_ settings: ServerSettings, into context: FlowContext) throws -> FlowContext {
         var context = context
-        context.info[.serverSettings] = settings
+        // The requirement travels in the context once, for the store and policy steps;
+        // the rest of the settings is read from the kept copy.
         if let requirement = settings.passcodeRequirement { context.info[.passcodeRequirement] = requirement }
         try context.credentials.keep(settings, contactAt: services.now())
         return context

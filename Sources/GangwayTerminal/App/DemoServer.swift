@@ -1,4 +1,5 @@
 import Foundation
+import GangwayPolicy
 import GangwayServer
 import GangwayServices
 import Logging
@@ -145,7 +146,7 @@ struct DemoServer: Sendable {
             return  // seeded at an earlier start
         }
         for user in Self.users {
-            try await admin.createUser(user.username, password: user.password, displayName: user.displayName)
+            try await admin.createUser(user.username, password: Secret(user.password), displayName: user.displayName)
         }
         for check in Self.checks {
             try await admin.putEntity(check.id, fields: check.fields, app: Self.appID, entitySet: ChecksText.entitySet)

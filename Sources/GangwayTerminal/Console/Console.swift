@@ -47,13 +47,43 @@ public final class Console: Sendable {
         self.output = output ?? { FileHandle.standardOutput.write(Data($0.utf8)) }
     }
 
+    /// A console for a command's prompts: they go to standard error, so standard output
+    /// carries only the command's result; interactive when standard input is a terminal.
+    public static func prompting() -> Console {
+        Console(
+            mode: isatty(STDIN_FILENO) == 1 ? .interactive : .plain,
+            output: { FileHandle.standardError.write(Data($0.utf8)) }
+        )
+    }
+
+    /// Writes one line to standard output: a command's result.
+    public static func standardOutput(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// Writes one line to standard error: a command's failure.
+    public static func standardError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
     var isInteractive: Bool { mode == .interactive }
 
     /// Writes `text` as it is.
-    func write(_ text: String) { output(text) }
+    public func write(_ text: String) { output(text) }
 
     /// Writes `text` and a line break.
-    func line(_ text: String = "") { output(text + "\n") }
+    public func line(_ text: String = "") { output(text + "\n") }
+
+    /// The next line of input as it is, or `nil` at its end: for a command that reads its
+    /// answers from standard input.
+    public func readLine() async -> String? {
+        await input.readLine()
+    }
+
+    /// Everything left on standard input: a value piped after the answers.
+    public func readToEnd() async -> Data {
+        Data(await input.readToEnd())
+    }
 
     /// `text` in `style` on a terminal; as it is otherwise.
     func styled(_ text: String, _ style: Style) -> String {
@@ -100,7 +130,10 @@ public final class Console: Sendable {
     /// the prompt for what is typed so far (a passcode checklist), redrawn at each key.
     /// - Throws: ``PresenterError/closed`` when the input ended or the person pressed
     ///   Ctrl-C or Ctrl-D.
-    func askSecret(_ prompt: String, live: ((Secret) -> [String])? = nil) async throws(PresenterError) -> Secret {
+    public func askSecret(
+        _ prompt: String,
+        live: ((Secret) -> [String])? = nil
+    ) async throws(PresenterError) -> Secret {
         guard isInteractive, let raw = RawMode() else {
             if let live { for text in live("") { line(text) } }
             write(prompt)

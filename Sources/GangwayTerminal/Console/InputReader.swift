@@ -49,6 +49,13 @@ final class InputReader: Sendable {
         return bytes.isEmpty ? nil : Self.text(bytes)
     }
 
+    /// Everything not read yet, up to the end of input.
+    func readToEnd() async -> [UInt8] {
+        var bytes: [UInt8] = []
+        while let byte = await readByte() { bytes.append(byte) }
+        return bytes
+    }
+
     private static func text(_ bytes: [UInt8]) -> String {
         String(decoding: bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes[...], as: UTF8.self)
     }
