@@ -35,7 +35,7 @@ public struct AdminClient: Sendable {
             serverURL: serverURL,
             configuration: .gangway,
             transport: transport,
-            middlewares: [BearerTokenMiddleware(token: adminToken)]
+            middlewares: [ErrorAnswerMiddleware(), BearerTokenMiddleware(token: adminToken)]
         )
     }
 
@@ -46,12 +46,7 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run { try await client.createApp(body: .json(body)) }
         switch output {
         case .created: return
-        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .conflict(let reply): throw ServiceCall.failure(409, reply)
-        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
-        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -63,12 +58,7 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run { try await client.createUser(body: .json(body)) }
         switch output {
         case .created: return
-        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .conflict(let reply): throw ServiceCall.failure(409, reply)
-        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
-        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -82,8 +72,7 @@ public struct AdminClient: Sendable {
             var apps: [ManagedApp] = []
             for app in try ServiceCall.decode({ try ok.body.json }) { apps.append(try ManagedApp(app)) }
             return apps
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -93,9 +82,7 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run { try await client.getApp(path: .init(appID: id)) }
         switch output {
         case .ok(let ok): return try ManagedApp(ServiceCall.decode { try ok.body.json })
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -110,13 +97,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ManagedApp(ServiceCall.decode { try ok.body.json })
-        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .conflict(let reply): throw ServiceCall.failure(409, reply)
-        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
-        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -126,9 +107,7 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run { try await client.createActivation(path: .init(appID: id)) }
         switch output {
         case .created(let created): return try ServiceCall.decode { try created.body.json.link }
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -141,10 +120,7 @@ public struct AdminClient: Sendable {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.png }
             return try await ServiceCall.run { try await Data(collecting: body, upTo: 4 << 20) }
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .serviceUnavailable(let reply): throw ServiceCall.failure(503, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -155,9 +131,7 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run { try await client.listDevices(path: .init(appID: id)) }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedDevice.init)
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -174,12 +148,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ManagedDevice(ServiceCall.decode { try ok.body.json })
-        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
-        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -192,10 +161,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json.entities.map(AppEntity.init) }
-        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -216,13 +182,7 @@ public struct AdminClient: Sendable {
         switch output {
         case .ok(let ok): return try AppEntity(ServiceCall.decode { try ok.body.json })
         case .created(let created): return try AppEntity(ServiceCall.decode { try created.body.json })
-        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .conflict(let reply): throw ServiceCall.failure(409, reply)
-        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
-        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -233,10 +193,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .noContent: return
-        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -247,8 +204,7 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run { try await client.listUsers() }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedUser.init)
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -273,12 +229,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ManagedUser(ServiceCall.decode { try ok.body.json })
-        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
-        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 }

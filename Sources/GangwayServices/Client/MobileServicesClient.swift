@@ -51,7 +51,7 @@ public struct MobileServicesClient: Sendable {
             serverURL: serverURL,
             configuration: .gangway,
             transport: transport,
-            middlewares: token.map { [BearerTokenMiddleware(token: $0.value)] } ?? []
+            middlewares: [ErrorAnswerMiddleware()] + (token.map { [BearerTokenMiddleware(token: $0.value)] } ?? [])
         )
     }
 
@@ -70,9 +70,7 @@ public struct MobileServicesClient: Sendable {
                 appName: body.appName,
                 authType: .init(rawValue: body.authType.rawValue) ?? .basic
             )
-        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -81,7 +79,7 @@ public struct MobileServicesClient: Sendable {
         let output = try await ServiceCall.run { try await client().getActivationKey() }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json.publicKeyPEM }
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -94,9 +92,7 @@ public struct MobileServicesClient: Sendable {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.json }
             return VersionStatus(isActive: body.active, minimumVersion: body.minimumVersion, message: body.message)
-        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -126,16 +122,7 @@ public struct MobileServicesClient: Sendable {
                 user: ServerUser(id: body.user.id, displayName: body.user.displayName),
                 expiresAt: body.expiresAt
             )
-        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .forbidden(let reply):
-            throw ServiceCall.failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
-        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
-        case .tooManyRequests(let reply):
-            throw ServiceCall.failure(429, reply, retryAfter: .seconds(max(0, reply.headers.retryAfter)))
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -144,9 +131,7 @@ public struct MobileServicesClient: Sendable {
         let output = try await ServiceCall.run { try await client(token: token).signOut(path: .init(appID: appID)) }
         switch output {
         case .noContent: return
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -158,11 +143,7 @@ public struct MobileServicesClient: Sendable {
         switch output {
         case .ok(let ok):
             return try ServerSettings(ServiceCall.decode { try ok.body.json.mobileservices.settingsExchange })
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .forbidden(let reply):
-            throw ServiceCall.failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -174,12 +155,7 @@ public struct MobileServicesClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json.entities.map(AppEntity.init) }
-        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .forbidden(let reply):
-            throw ServiceCall.failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -209,14 +185,7 @@ public struct MobileServicesClient: Sendable {
                 recoveryKey: RecoveryKey(secret),
                 registeredAt: body.registeredAt
             )
-        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .forbidden(let reply):
-            throw ServiceCall.failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
-        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -242,59 +211,7 @@ public struct MobileServicesClient: Sendable {
         }
         switch output {
         case .accepted(let accepted): return try ServiceCall.decode { try accepted.body.json.accepted }
-        case .badRequest(let reply): throw ServiceCall.failure(400, reply)
-        case .unauthorized(let reply): throw ServiceCall.failure(401, reply)
-        case .forbidden(let reply):
-            throw ServiceCall.failure(403, reply, messageCode: reply.headers.xMessageCode?.rawValue)
-        case .notFound(let reply): throw ServiceCall.failure(404, reply)
-        case .conflict(let reply): throw ServiceCall.failure(409, reply)
-        case .contentTooLarge(let reply): throw ServiceCall.failure(413, reply)
-        case .unsupportedMediaType(let reply): throw ServiceCall.failure(415, reply)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
-
-    // MARK: Mapping failures
-
-    /// Runs a generated call; a transport failure is ``ServiceError/unreachable``, an
-    /// answer the document does not allow is ``ServiceError/invalidResponse``.
 }
-
-/// Adds the session's bearer token to each request.
-/// Sends `Authorization: Bearer` with every call.
-struct BearerTokenMiddleware: ClientMiddleware {
-    let token: String
-
-    func intercept(
-        _ request: HTTPRequest,
-        body: HTTPBody?,
-        baseURL: URL,
-        operationID: String,
-        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
-    ) async throws -> (HTTPResponse, HTTPBody?) {
-        var request = request
-        request.headerFields[.authorization] = "Bearer \(token)"
-        return try await next(request, body, baseURL)
-    }
-}
-
-/// An error answer: its JSON body in the document's error shape.
-protocol ErrorReply {
-    var errorBody: Components.Schemas._Error? { get }
-}
-
-extension Components.Responses.BadRequest: ErrorReply { var errorBody: Components.Schemas._Error? { try? body.json } }
-extension Components.Responses.Unauthorized: ErrorReply { var errorBody: Components.Schemas._Error? { try? body.json } }
-extension Components.Responses.Forbidden: ErrorReply { var errorBody: Components.Schemas._Error? { try? body.json } }
-extension Components.Responses.NotFound: ErrorReply { var errorBody: Components.Schemas._Error? { try? body.json } }
-extension Components.Responses.Conflict: ErrorReply { var errorBody: Components.Schemas._Error? { try? body.json } }
-extension Components.Responses.PayloadTooLarge: ErrorReply {
-    var errorBody: Components.Schemas._Error? { try? body.json }
-}
-extension Components.Responses.UnsupportedMediaType: ErrorReply {
-    var errorBody: Components.Schemas._Error? { try? body.json }
-}
-extension Components.Responses.TooManyRequests: ErrorReply {
-    var errorBody: Components.Schemas._Error? { try? body.json }
-}
-extension Components.Responses.Unavailable: ErrorReply { var errorBody: Components.Schemas._Error? { try? body.json } }

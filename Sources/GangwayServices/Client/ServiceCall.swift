@@ -2,13 +2,14 @@ import GangwayProtocol
 import HTTPTypes
 import OpenAPIRuntime
 
-/// How every client call turns transport failures, undecodable bodies and error
-/// answers into a ``ServiceError``.
+/// How every client call turns transport failures and undecodable bodies into a
+/// ``ServiceError``; error answers become one in ``ErrorAnswerMiddleware``.
 enum ServiceCall {
     static func run<Output>(_ body: () async throws -> Output) async throws(ServiceError) -> Output {
         do {
             return try await body()
         } catch let error as ClientError {
+            if let answer = error.underlyingError as? ServiceError { throw answer }
             if error.response == nil { throw .unreachable }
             throw .invalidResponse(status: error.response?.status.code)
         } catch {
@@ -24,19 +25,14 @@ enum ServiceCall {
         }
     }
 
-    static func failure(
-        _ status: Int,
-        _ reply: some ErrorReply,
-        messageCode: String? = nil,
-        retryAfter: Duration? = nil
-    ) -> ServiceError {
-        let body = reply.errorBody
-        return .answer(
-            status: status,
-            code: body?.code,
-            message: body?.message,
-            messageCode: messageCode,
-            retryAfter: retryAfter ?? body?.retryAfterSeconds.map { .seconds($0) }
-        )
+    /// An answer the generated client read but the call does not expect: an error
+    /// status never gets here (``ErrorAnswerMiddleware`` turned it into a
+    /// ``ServiceError``), so this is a status the document does not allow.
+    static func unexpected(_ output: Any) -> ServiceError {
+        // `.undocumented(statusCode:_:)` carries the status as its first value.
+        let status = Mirror(reflecting: output).children.first.flatMap { child in
+            Mirror(reflecting: child.value).children.first?.value as? Int
+        }
+        return .invalidResponse(status: status)
     }
 }

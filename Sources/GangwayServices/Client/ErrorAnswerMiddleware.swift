@@ -1,0 +1,41 @@
+import Foundation
+import GangwayProtocol
+import HTTPTypes
+import OpenAPIRuntime
+
+/// Turns every error answer (status 400 or more) into a ``ServiceError`` before the
+/// generated client reads it: the one place where statuses become errors, for every
+/// operation of both clients.
+///
+/// The server's stable code and message come from the document's error body, the
+/// registration's state from `x-message-code`, a wait from `Retry-After` (or the body's
+/// `retryAfterSeconds`). An answer whose body is not an error document keeps its status
+/// and gets no code.
+struct ErrorAnswerMiddleware: ClientMiddleware {
+    /// The largest error body read; the server's are a few hundred bytes.
+    static let bodyLimit = 64 * 1024
+
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let (response, responseBody) = try await next(request, body, baseURL)
+        guard response.status.code >= 400 else { return (response, responseBody) }
+        var document: Components.Schemas._Error?
+        if let responseBody, let bytes = try? await Data(collecting: responseBody, upTo: Self.bodyLimit) {
+            document = try? JSONDecoder().decode(Components.Schemas._Error.self, from: bytes)
+        }
+        let header = response.headerFields[HTTPField.Name("Retry-After")!].flatMap { Int($0) }
+        let seconds = header ?? document?.retryAfterSeconds
+        throw ServiceError.answer(
+            status: response.status.code,
+            code: document?.code,
+            message: document?.message,
+            messageCode: response.headerFields[HTTPField.Name("x-message-code")!],
+            retryAfter: seconds.map { .seconds(max(0, $0)) }
+        )
+    }
+}
