@@ -5,7 +5,7 @@ import GangwayStore
 import GangwayTerminal
 
 /// `gangway store init`
-struct StoreInit: AsyncParsableCommand {
+struct StoreInit: StoreSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Create a store protected by a passcode (or by the device key alone with --no-passcode)."
@@ -33,22 +33,20 @@ struct StoreInit: AsyncParsableCommand {
     )
     var policyJson: String?
 
-    func run() async throws {
-        try await reportingFailures {
-            let location = options.location()
-            if location.exists { throw CommandFailure("a store already exists at \(options.path)") }
-            let store: SecureStore
-            if noPasscode {
-                store = try location.create(protection: .noPasscode)
-            } else {
-                let policy = try makePolicy()
-                let source = PasscodeSource(options: options, console: .prompting())
-                let passcode = try await source.readNew(prompt: "New passcode")
-                store = try location.create(protection: .passcode(passcode), policy: policy)
-            }
-            defer { store.close() }
-            print("created store \(store.id.uuidString.lowercased()) at \(options.path)")
+    func perform() async throws {
+        let location = options.location()
+        if location.exists { throw CommandFailure("a store already exists at \(options.path)") }
+        let store: SecureStore
+        if noPasscode {
+            store = try location.create(protection: .noPasscode)
+        } else {
+            let policy = try makePolicy()
+            let source = PasscodeSource(options: options, console: .prompting())
+            let passcode = try await source.readNew(prompt: "New passcode")
+            store = try location.create(protection: .passcode(passcode), policy: policy)
         }
+        defer { store.close() }
+        print("created store \(store.id.uuidString.lowercased()) at \(options.path)")
     }
 
     private func makePolicy() throws -> PasscodePolicy {
@@ -96,7 +94,7 @@ func unlock(_ options: StoreOptions, console: Console) async throws -> SecureSto
 }
 
 /// `gangway store put`
-struct StorePut: AsyncParsableCommand {
+struct StorePut: StoreSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "put",
         abstract: "Store a value under a key (the value from standard input when VALUE is left out)."
@@ -106,20 +104,18 @@ struct StorePut: AsyncParsableCommand {
     @Argument(help: "The key.") var key: String
     @Argument(help: "The value; read from standard input, exactly, when left out.") var value: String?
 
-    func run() async throws {
-        try await reportingFailures {
-            let console = Console.prompting()
-            let store = try await unlock(options, console: console)
-            defer { store.close() }
-            let data: Data
-            if let value { data = Data(value.utf8) } else { data = await console.readToEnd() }
-            try store.put(data, forKey: key)
-        }
+    func perform() async throws {
+        let console = Console.prompting()
+        let store = try await unlock(options, console: console)
+        defer { store.close() }
+        let data: Data
+        if let value { data = Data(value.utf8) } else { data = await console.readToEnd() }
+        try store.put(data, forKey: key)
     }
 }
 
 /// `gangway store get`
-struct StoreGet: AsyncParsableCommand {
+struct StoreGet: StoreSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
         abstract: "Print the value stored under a key, exactly as stored."
@@ -128,53 +124,47 @@ struct StoreGet: AsyncParsableCommand {
     @OptionGroup var options: StoreOptions
     @Argument(help: "The key.") var key: String
 
-    func run() async throws {
-        try await reportingFailures {
-            let store = try await unlock(options, console: .prompting())
-            defer { store.close() }
-            guard let value = try store.data(forKey: key) else {
-                throw CommandFailure("key not found: \(key)", code: StoreExitCode.keyNotFound)
-            }
-            FileHandle.standardOutput.write(value)
+    func perform() async throws {
+        let store = try await unlock(options, console: .prompting())
+        defer { store.close() }
+        guard let value = try store.data(forKey: key) else {
+            throw CommandFailure("key not found: \(key)", code: StoreExitCode.keyNotFound)
         }
+        FileHandle.standardOutput.write(value)
     }
 }
 
 /// `gangway store list`
-struct StoreList: AsyncParsableCommand {
+struct StoreList: StoreSubcommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List the keys, one per line.")
 
     @OptionGroup var options: StoreOptions
 
-    func run() async throws {
-        try await reportingFailures {
-            let store = try await unlock(options, console: .prompting())
-            defer { store.close() }
-            for key in try store.keys() { print(key) }
-        }
+    func perform() async throws {
+        let store = try await unlock(options, console: .prompting())
+        defer { store.close() }
+        for key in try store.keys() { print(key) }
     }
 }
 
 /// `gangway store remove`
-struct StoreRemove: AsyncParsableCommand {
+struct StoreRemove: StoreSubcommand {
     static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a key and its value.")
 
     @OptionGroup var options: StoreOptions
     @Argument(help: "The key.") var key: String
 
-    func run() async throws {
-        try await reportingFailures {
-            let store = try await unlock(options, console: .prompting())
-            defer { store.close() }
-            guard try store.removeValue(forKey: key) else {
-                throw CommandFailure("key not found: \(key)", code: StoreExitCode.keyNotFound)
-            }
+    func perform() async throws {
+        let store = try await unlock(options, console: .prompting())
+        defer { store.close() }
+        guard try store.removeValue(forKey: key) else {
+            throw CommandFailure("key not found: \(key)", code: StoreExitCode.keyNotFound)
         }
     }
 }
 
 /// `gangway store passwd`
-struct StorePasswd: AsyncParsableCommand {
+struct StorePasswd: StoreSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "passwd",
         abstract: "Change the passcode (current, then new); the data key is re-wrapped, not the data."
@@ -182,24 +172,22 @@ struct StorePasswd: AsyncParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    func run() async throws {
-        try await reportingFailures {
-            let location = options.location()
-            guard try location.info().isPasscodeProtected else { throw SecureStoreError.passcodeNotSet }
-            let source = PasscodeSource(options: options, console: .prompting())
-            let current = try await source.read(prompt: "Current passcode")
-            let store = try location.unlock(passcode: current)
-            defer { store.close() }
-            let new = try await source.readNew(prompt: "New passcode")
-            // The current passcode was just verified by the unlock above.
-            try store.setPasscode(new, policy: nil)
-            print("passcode changed")
-        }
+    func perform() async throws {
+        let location = options.location()
+        guard try location.info().isPasscodeProtected else { throw SecureStoreError.passcodeNotSet }
+        let source = PasscodeSource(options: options, console: .prompting())
+        let current = try await source.read(prompt: "Current passcode")
+        let store = try location.unlock(passcode: current)
+        defer { store.close() }
+        let new = try await source.readNew(prompt: "New passcode")
+        // The current passcode was just verified by the unlock above.
+        try store.setPasscode(new, policy: nil)
+        print("passcode changed")
     }
 }
 
 /// `gangway store info`
-struct StoreInfo: AsyncParsableCommand {
+struct StoreInfo: StoreSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
         abstract: "Describe the store without unlocking it."
@@ -207,16 +195,14 @@ struct StoreInfo: AsyncParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    func run() async throws {
-        try await reportingFailures {
-            let info = try options.location().info()
-            print(StoreInfoFormatter.format(info))
-        }
+    func perform() async throws {
+        let info = try options.location().info()
+        print(StoreInfoFormatter.format(info))
     }
 }
 
 /// `gangway store destroy`
-struct StoreDestroy: AsyncParsableCommand {
+struct StoreDestroy: StoreSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "destroy",
         abstract: "Destroy the store: key slots first, then its device keys, then its files."
@@ -224,12 +210,10 @@ struct StoreDestroy: AsyncParsableCommand {
 
     @OptionGroup var options: StoreOptions
 
-    func run() async throws {
-        try await reportingFailures {
-            let location = options.location()
-            guard location.exists else { throw CommandFailure("no store at \(options.path)") }
-            try location.destroy()
-            print("destroyed the store at \(options.path)")
-        }
+    func perform() async throws {
+        let location = options.location()
+        guard location.exists else { throw CommandFailure("no store at \(options.path)") }
+        try location.destroy()
+        print("destroyed the store at \(options.path)")
     }
 }

@@ -36,11 +36,17 @@ struct CommandFailure: Error {
     }
 }
 
-extension ParsableCommand {
-    /// Runs `body`, turning failures into one line on standard error and an exit code.
-    func reportingFailures(_ body: () async throws -> Void) async throws {
+/// A `gangway store` subcommand: its work is ``perform()``, and every failure becomes one
+/// line on standard error and the exit code the README lists.
+protocol StoreSubcommand: AsyncParsableCommand {
+    /// The command's work.
+    func perform() async throws
+}
+
+extension StoreSubcommand {
+    func run() async throws {
         do {
-            try await body()
+            try await perform()
         } catch let failure as CommandFailure {
             Console.standardError("gangway: error: \(failure.message)")
             throw ExitCode(failure.code)

@@ -3,7 +3,7 @@ import GangwayStore
 /// Runs steps against another credential store than the user's: for example a store
 /// every user of the device shares, for settings that belong to the device. The context's
 /// own credential store is given back when the steps finish.
-public struct StoreSelectorStep: Step {
+public struct StoreSelectorStep: GroupStep {
     /// Picks the store the steps see, and releases it when they are done.
     public struct Selector: Sendable {
         let open: @Sendable (FlowContext) throws -> any CredentialStore
@@ -44,20 +44,6 @@ public struct StoreSelectorStep: Step {
         self.resetsSelectedStore = resetsSelectedStore
     }
 
-    public func onboard(_ context: FlowContext) async throws -> FlowContext { try await runAll(.onboard, context) }
-
-    public func restore(_ context: FlowContext) async throws -> FlowContext {
-        try await runAll(.restore(context.onboardingID), context)
-    }
-
-    public func resetPasscode(_ context: FlowContext) async throws -> FlowContext {
-        try await runAll(.resetPasscode(context.onboardingID), context)
-    }
-
-    public func background(_ context: FlowContext) async throws -> FlowContext {
-        try await runAll(.background(context.onboardingID), context)
-    }
-
     public func reset(_ context: FlowContext) async {
         guard resetsSelectedStore, let store = try? selector.open(context) else { return }
         var inner = context
@@ -66,7 +52,7 @@ public struct StoreSelectorStep: Step {
         selector.release(store)
     }
 
-    private func runAll(_ type: FlowType, _ context: FlowContext) async throws -> FlowContext {
+    func runAll(_ type: FlowType, _ context: FlowContext) async throws -> FlowContext {
         let store = try selector.open(context)
         defer { selector.release(store) }
         var inner = context

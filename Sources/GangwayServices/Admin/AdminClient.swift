@@ -35,7 +35,7 @@ public struct AdminClient: Sendable {
             serverURL: serverURL,
             configuration: .gangway,
             transport: transport,
-            middlewares: [ErrorAnswerMiddleware(), BearerTokenMiddleware(token: adminToken)]
+            middlewares: [ServiceCallMiddleware(token: adminToken)]
         )
     }
 

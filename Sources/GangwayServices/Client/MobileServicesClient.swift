@@ -51,7 +51,7 @@ public struct MobileServicesClient: Sendable {
             serverURL: serverURL,
             configuration: .gangway,
             transport: transport,
-            middlewares: [ErrorAnswerMiddleware()] + (token.map { [BearerTokenMiddleware(token: $0.value)] } ?? [])
+            middlewares: [ServiceCallMiddleware(token: token?.value)]
         )
     }
 

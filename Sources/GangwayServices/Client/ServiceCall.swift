@@ -3,7 +3,7 @@ import HTTPTypes
 import OpenAPIRuntime
 
 /// How every client call turns transport failures and undecodable bodies into a
-/// ``ServiceError``; error answers become one in ``ErrorAnswerMiddleware``.
+/// ``ServiceError``; error answers become one in ``ServiceCallMiddleware``.
 enum ServiceCall {
     static func run<Output>(_ body: () async throws -> Output) async throws(ServiceError) -> Output {
         do {
@@ -26,7 +26,7 @@ enum ServiceCall {
     }
 
     /// An answer the generated client read but the call does not expect: an error
-    /// status never gets here (``ErrorAnswerMiddleware`` turned it into a
+    /// status never gets here (``ServiceCallMiddleware`` turned it into a
     /// ``ServiceError``), so this is a status the document does not allow.
     static func unexpected(_ output: Any) -> ServiceError {
         // `.undocumented(statusCode:_:)` carries the status as its first value.

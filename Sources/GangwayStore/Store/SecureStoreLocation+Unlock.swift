@@ -89,22 +89,28 @@ extension SecureStoreLocation {
         let opened = try openVerified()
         do {
             let dataKey = try unwrap(opened)
-            logger.log(
-                level: level,
-                "store unlocked",
-                metadata: ["store": "\(opened.header.storeID)", "by": "\(method)"]
-            )
-            return SecureStore(
-                location: self,
-                database: opened.database,
-                keys: StoreKeys(dataKey: dataKey, storeID: opened.header.storeID),
-                secrets: opened.secrets,
-                header: opened.header
-            )
+            return unlocked(opened, dataKey: dataKey, by: method, level: level)
         } catch {
             try? opened.database.pool.close()
             throw StoreDatabase.map(error)
         }
+    }
+
+    /// The open store, once its data key is known; logs how it was unlocked.
+    private func unlocked(
+        _ opened: OpenedStore,
+        dataKey: SymmetricKey,
+        by method: String,
+        level: Logger.Level
+    ) -> SecureStore {
+        logger.log(level: level, "store unlocked", metadata: ["store": "\(opened.header.storeID)", "by": "\(method)"])
+        return SecureStore(
+            location: self,
+            database: opened.database,
+            keys: StoreKeys(dataKey: dataKey, storeID: opened.header.storeID),
+            secrets: opened.secrets,
+            header: opened.header
+        )
     }
 
     /// Unlocks with the biometric, when biometric unlock is on.
@@ -144,14 +150,7 @@ extension SecureStoreLocation {
                 throw SecureStoreError.integrityFailure("the biometric slot does not open")
             }
             try opened.database.write { try StoreRecords.writeLockout(.cleared, $0, secrets: opened.secrets) }
-            logger.info("store unlocked", metadata: ["store": "\(opened.header.storeID)", "by": "biometrics"])
-            return SecureStore(
-                location: self,
-                database: opened.database,
-                keys: StoreKeys(dataKey: dataKey, storeID: opened.header.storeID),
-                secrets: opened.secrets,
-                header: opened.header
-            )
+            return unlocked(opened, dataKey: dataKey, by: "biometrics", level: .info)
         } catch {
             try? opened.database.pool.close()
             throw StoreDatabase.map(error)

@@ -3,17 +3,21 @@ import GangwayProtocol
 import HTTPTypes
 import OpenAPIRuntime
 
-/// Turns every error answer (status 400 or more) into a ``ServiceError`` before the
-/// generated client reads it: the one place where statuses become errors, for every
-/// operation of both clients.
+/// What every call of both clients goes through: it sends `Authorization: Bearer` with
+/// the session's or the admin's token, when there is one, and turns every error answer
+/// (status 400 or more) into a ``ServiceError`` before the generated client reads it, the
+/// one place where statuses become errors.
 ///
 /// The server's stable code and message come from the document's error body, the
 /// registration's state from `x-message-code`, a wait from `Retry-After` (or the body's
 /// `retryAfterSeconds`). An answer whose body is not an error document keeps its status
 /// and gets no code.
-struct ErrorAnswerMiddleware: ClientMiddleware {
+struct ServiceCallMiddleware: ClientMiddleware {
     /// The largest error body read; the server's are a few hundred bytes.
     static let bodyLimit = 64 * 1024
+
+    /// The bearer token sent with every call, if any.
+    let token: String?
 
     func intercept(
         _ request: HTTPRequest,
@@ -22,6 +26,8 @@ struct ErrorAnswerMiddleware: ClientMiddleware {
         operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        if let token { request.headerFields[.authorization] = "Bearer \(token)" }
         let (response, responseBody) = try await next(request, body, baseURL)
         guard response.status.code >= 400 else { return (response, responseBody) }
         var document: Components.Schemas._Error?

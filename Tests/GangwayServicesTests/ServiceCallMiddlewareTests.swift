@@ -9,13 +9,13 @@ import Testing
 /// gives (a proxy's page, a status without a body); the server's own answers are covered
 /// by the stories against a live server.
 @Suite("Error answers become service errors in one place")
-struct ErrorAnswerMiddlewareTests {
+struct ServiceCallMiddlewareTests {
     func answer(
         _ status: Int,
         body: String? = nil,
         headers: HTTPFields = [:]
     ) async -> (any Error)? {
-        let middleware = ErrorAnswerMiddleware()
+        let middleware = ServiceCallMiddleware(token: nil)
         do {
             _ = try await middleware.intercept(
                 HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1", path: "/x"),
@@ -28,6 +28,21 @@ struct ErrorAnswerMiddlewareTests {
             return nil
         } catch {
             return error
+        }
+    }
+
+    @Test func theTokenIsSentAsABearerTokenAndOnlyWhenThereIsOne() async throws {
+        for token in ["session-token-1", nil] {
+            let seen = try await ServiceCallMiddleware(token: token).intercept(
+                HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1", path: "/x"),
+                body: nil,
+                baseURL: URL(string: "http://127.0.0.1")!,
+                operationID: "x"
+            ) { request, _, _ in
+                (HTTPResponse(status: .ok), HTTPBody(request.headerFields[.authorization] ?? "none"))
+            }
+            let sent = try await String(collecting: try #require(seen.1), upTo: 100)
+            #expect(sent == (token.map { "Bearer \($0)" } ?? "none"))
         }
     }
 
