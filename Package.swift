@@ -186,6 +186,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "GangwayTestingTests",
+            dependencies: ["GangwayFlows", "GangwayPolicy", "GangwayScreens", "GangwayTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "GangwayStoreTests",
             dependencies: [
                 "GangwayPolicy",

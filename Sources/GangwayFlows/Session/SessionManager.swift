@@ -18,8 +18,6 @@ import Logging
 /// Times come from an injected monotonic clock, so tests move time by hand and a change
 /// of the wall clock cannot shorten the lock timeout.
 public actor SessionManager {
-    /// Readings of a clock that never goes back, as durations since an arbitrary origin.
-    public typealias MonotonicClock = @Sendable () -> Duration
     /// The app's sign-out work before the session closes, for example revoking the
     /// server session.
     public typealias LogoutHook = @Sendable (FlowContext) async throws -> Void
@@ -34,7 +32,8 @@ public actor SessionManager {
     private let flows: FlowController
     private let ui: any SessionUIManaging
     private let presenter: any Presenter
-    private let clock: MonotonicClock
+    /// Readings of the injected clock, as durations since the manager was made.
+    private let clock: @Sendable () -> Duration
     private let logoutHook: LogoutHook?
     private let logger: Logger
     private var machine = SessionStateMachine()
@@ -49,7 +48,7 @@ public actor SessionManager {
         storeManager: StoreManager,
         ui: any SessionUIManaging,
         presenter: any Presenter,
-        clock: @escaping MonotonicClock = SessionManager.systemClock(),
+        clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "gangway.session"),
         logout: LogoutHook? = nil
     ) throws(SessionError) {
@@ -66,15 +65,21 @@ public actor SessionManager {
         self.storeManager = storeManager
         self.ui = ui
         self.presenter = presenter
-        self.clock = clock
+        self.clock = Self.readings(of: clock)
         self.logger = logger
         self.logoutHook = logout
     }
 
-    /// A monotonic clock that keeps counting while the device sleeps.
-    public static func systemClock() -> MonotonicClock {
-        let origin = ContinuousClock.now
-        return { ContinuousClock.now - origin }
+    /// Readings of `clock` as durations: the lock timeout is measured on it, so a change
+    /// of the wall clock cannot shorten it (`ContinuousClock` keeps counting while the
+    /// device sleeps). A clock whose instants count from an origin of its own
+    /// (``ElapsedInstant``) is read as it is; any other from the time the manager was made.
+    private static func readings<C: Clock<Duration>>(of clock: C) -> @Sendable () -> Duration {
+        if C.Instant.self == ElapsedInstant.self {
+            return { (clock.now as! ElapsedInstant).sinceOrigin }
+        }
+        let origin = clock.now
+        return { origin.duration(to: clock.now) }
     }
 
     // MARK: State

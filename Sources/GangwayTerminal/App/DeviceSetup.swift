@@ -88,7 +88,7 @@ struct DeviceSetup: Sendable {
             storeManager: storeManager,
             ui: TerminalSessionUI(console: console),
             presenter: presenter,
-            clock: clock.now,
+            clock: clock,
             logger: logger,
             logout: services.logout
         )

@@ -133,7 +133,7 @@ struct UnlockStoryTests {
             storeManager: device.storeManager,
             ui: app.ui,
             presenter: app.presenter,
-            clock: device.clock.now,
+            clock: device.clock,
             logout: { context in recorder.record("logout \(context.onboardingID)") }
         )
         let session = try await manager.open()

@@ -94,7 +94,7 @@ final class Device: Sendable {
             storeManager: storeManager,
             ui: ui,
             presenter: presenter,
-            clock: clock.now,
+            clock: clock,
             logger: logs.logger
         )
         return App(manager: manager, presenter: presenter, ui: ui, registry: registry)

@@ -98,7 +98,7 @@ final class ServicesDevice: Sendable {
             storeManager: storeManager,
             ui: RecordingSessionUI(),
             presenter: presenter,
-            clock: clock.now,
+            clock: clock,
             logger: logs.logger,
             logout: services.logout
         )
