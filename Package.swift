@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "GangwayProtocol", targets: ["GangwayProtocol"]),
         .library(name: "GangwayServices", targets: ["GangwayServices"]),
         .library(name: "GangwayServer", targets: ["GangwayServer"]),
+        .library(name: "GangwayServerTesting", targets: ["GangwayServerTesting"]),
         .executable(name: "gangway", targets: ["gangway"]),
         .executable(name: "gangway-benchmark", targets: ["GangwayBenchmarks"]),
     ],
@@ -119,6 +120,18 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        // Test support: never a dependency of GangwayTerminal or gangway.
+        .target(
+            name: "GangwayServerTesting",
+            dependencies: [
+                "GangwayPolicy",
+                "GangwayServer",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "GangwayTerminal",
             dependencies: [
@@ -166,6 +179,7 @@ let package = Package(
                 "GangwayFlows",
                 "GangwayTesting",
                 "GangwayServer",
+                "GangwayServerTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -222,6 +236,7 @@ let package = Package(
             dependencies: [
                 "GangwayPolicy",
                 "GangwayServer",
+                "GangwayServerTesting",
                 "GangwayProtocol",
                 "GangwayTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -238,6 +253,7 @@ let package = Package(
                 "GangwayPolicy",
                 "GangwayServices",
                 "GangwayServer",
+                "GangwayServerTesting",
                 "GangwayProtocol",
                 "GangwayFlows",
                 "GangwayScreens",
@@ -249,6 +265,17 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GangwayServerTestingTests",
+            dependencies: [
+                "GangwayPolicy",
+                "GangwayServer",
+                "GangwayServerTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

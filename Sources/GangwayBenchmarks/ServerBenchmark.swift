@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayServer
+import GangwayServerTesting
 import Hummingbird
 import Logging
 import NIOCore
@@ -45,28 +46,24 @@ struct ServerBenchmark: AsyncParsableCommand {
         else {
             throw ValidationError("wrk is not installed (Debian: apt-get install wrk)")
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gangway-bench-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: directory) }
         var logger = Logger(label: "gangway.benchmark")
         logger.logLevel = .error
-        let server = try await MobileServicesServer(
-            configuration: ServerConfiguration(
-                port: 0,
-                dataDirectory: directory,
-                bcryptCost: bcryptCost,
-                cacheLifetime: .milliseconds(cacheMilliseconds)
-            ),
+        let options = TestServer.Options(
+            bcryptCost: bcryptCost,
+            cacheLifetime: .milliseconds(cacheMilliseconds),
             logger: logger
         )
+        try await TestServer.run(seed: ServerSeed(apps: [.checks], users: [.alice]), options: options) { server in
+            try await measure(server: server, wrk: wrk, logger: logger)
+        }
+    }
+
+    /// Measures the seeded server, with a bare route started next to it.
+    private func measure(server: RunningTestServer, wrk: String, logger: Logger) async throws {
         let ports = PortBox()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            let gangway = try server.application { port in await ports.set(\.gangway, port) }
-            group.addTask { try await gangway.run() }
-            let serverPort = try await ports.wait(\.gangway)
-            let base = "http://127.0.0.1:\(serverPort)"
-            let token = try String(contentsOf: server.configuration.adminTokenPath, encoding: .utf8)
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-            let session = try await Self.seed(base: base, adminToken: token)
+            let base = server.url.absoluteString
+            let session = try await Self.registerDevice(base: base)
             let settingsURL = "\(base)/apps/checks/settings"
             let body = try await Self.get(settingsURL, token: session)
 
@@ -178,21 +175,10 @@ struct ServerBenchmark: AsyncParsableCommand {
         return String(decoding: data, as: UTF8.self)
     }
 
-    // MARK: Seeding over HTTP
+    // MARK: Sessions over HTTP
 
-    static func seed(base: String, adminToken: String) async throws -> String {
-        _ = try await send(
-            "POST",
-            "\(base)/admin/apps",
-            token: adminToken,
-            body: #"{"appID": "checks", "name": "Ground checks", "emailDomains": ["airline.example"]}"#
-        )
-        _ = try await send(
-            "POST",
-            "\(base)/admin/users",
-            token: adminToken,
-            body: #"{"username": "alice", "password": "alice-password"}"#
-        )
+    /// Signs alice in and registers the benchmark's device; returns the session token.
+    static func registerDevice(base: String) async throws -> String {
         let session = try await signIn(base: base)
         _ = try await send(
             "PUT",
@@ -241,10 +227,9 @@ struct ServerBenchmark: AsyncParsableCommand {
     }
 }
 
-/// The ports the two servers bound, awaited by the benchmark.
+/// The port the bare server bound, awaited by the benchmark.
 actor PortBox {
     struct Ports {
-        var gangway: Int?
         var bare: Int?
     }
 

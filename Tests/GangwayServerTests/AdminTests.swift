@@ -1,9 +1,9 @@
 import Foundation
 import GangwayProtocol
 import GangwayServer
+import GangwayServerTesting
 import GangwayTesting
 import HTTPTypes
-import HummingbirdTesting
 import Testing
 
 @Suite("Admin API: the admin token, apps, users, activation QR codes")
@@ -151,8 +151,8 @@ struct AdminTokenTests {
         #expect(renewed.adminToken == .created(path: path))
         let newToken = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(newToken != fixture.adminToken)
-        try await renewed.application().test(.live) { (client: any TestClientProtocol) async throws in
-            let api = API(client: client, fixture: fixture)
+        try await TestServer(server: renewed, adminToken: newToken).run { running async throws in
+            let api = API(running: running, fixture: fixture)
             #expect(try await api.send(.get, "/admin/apps", token: newToken).status == .ok)
             #expect(try await api.send(.get, "/admin/apps", token: fixture.adminToken).status == .unauthorized)
         }

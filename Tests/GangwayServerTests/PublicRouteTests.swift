@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GangwayProtocol
 import GangwayServer
+import GangwayServerTesting
 import GangwayTesting
 import HTTPTypes
 import Testing

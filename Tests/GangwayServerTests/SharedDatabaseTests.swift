@@ -1,9 +1,9 @@
 import Foundation
 import GangwayProtocol
 import GangwayServer
+import GangwayServerTesting
 import GangwayTesting
 import HTTPTypes
-import HummingbirdTesting
 import Testing
 
 @Suite("Several server processes on one database")
@@ -33,10 +33,10 @@ struct SharedDatabaseTests {
         try await fixture.runSeeded { api in
             let token = try await api.signIn("alice")
             _ = try await api.register(token: token)
-            try await uncached.application().test(.live) { (client: any TestClientProtocol) async throws in
-                let other = API(client: client, fixture: fixture)
-                try await cached.application().test(.live) { (client: any TestClientProtocol) async throws in
-                    let stale = API(client: client, fixture: fixture)
+            try await TestServer(server: uncached, adminToken: fixture.adminToken).run { running in
+                let other = API(running: running, fixture: fixture)
+                try await TestServer(server: cached, adminToken: fixture.adminToken).run { running in
+                    let stale = API(running: running, fixture: fixture)
                     // Both see the session, and the stale one now holds it in its cache.
                     #expect(try await other.send(.get, "/apps/checks/settings", token: token).status == .ok)
                     #expect(try await stale.send(.get, "/apps/checks/settings", token: token).status == .ok)

@@ -2,6 +2,8 @@ import Foundation
 import GangwayFlows
 import GangwayPolicy
 import GangwayScreens
+import GangwayServer
+import GangwayServerTesting
 import GangwayServices
 import GangwayStore
 import Testing
@@ -9,8 +11,8 @@ import Testing
 @Suite("AdminClient: the operator's calls, behind the admin token")
 struct AdminClientTests {
     @Test func createsAppsAndUsersAndReportsConflictsAndBadTokens() async throws {
-        try await LiveServer().run { server in
-            let admin = AdminClient(serverURL: server.url, adminToken: server.server.adminToken)
+        try await TestServer.run(seed: .checks) { server in
+            let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
             try await admin.createApp(id: "cabin", name: "Cabin checks", emailDomains: ["cabin.example"])
             try await admin.createUser("carol", password: "carol-password", displayName: "Carol")
             // The new user signs in to the new app.
@@ -40,8 +42,8 @@ struct AdminClientTests {
     }
 
     @Test func changesThePolicyKeyByKeyAndReadsItAsADeviceWould() async throws {
-        try await LiveServer().run { server in
-            let admin = AdminClient(serverURL: server.url, adminToken: server.server.adminToken)
+        try await TestServer.run(seed: .checks) { server in
+            let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
             let before = try await admin.app("checks")
             #expect(try await admin.apps().map(\.id) == ["checks"])
             var policy = PasscodePolicyChange()
@@ -68,7 +70,7 @@ struct AdminClientTests {
             let session = try await client.signIn(
                 appID: "checks",
                 username: "alice",
-                password: Secret(LiveServer.passwords["alice"]!),
+                password: SeedUser.alice.password,
                 deviceID: "stand-1"
             )
             let settings = try await client.settings(appID: "checks", token: session.token)
@@ -88,8 +90,8 @@ struct AdminClientTests {
     }
 
     @Test func blocksUsersAndLocksOrWipesTheirDevices() async throws {
-        try await LiveServer().run { server in
-            let admin = AdminClient(serverURL: server.url, adminToken: server.server.adminToken)
+        try await TestServer.run(seed: .checks) { server in
+            let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
             let device = try ServicesDevice(server: server)
             let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
             try await app.manager.open()
@@ -114,7 +116,7 @@ struct AdminClientTests {
                 _ = try await client.signIn(
                     appID: "checks",
                     username: "bob",
-                    password: Secret(LiveServer.passwords["bob"]!),
+                    password: SeedUser.bob.password,
                     deviceID: "stand-2"
                 )
             }
@@ -132,8 +134,8 @@ struct AdminClientTests {
     }
 
     @Test func makesAnActivationLinkTheDeviceVerifies() async throws {
-        try await LiveServer().run { server in
-            let admin = AdminClient(serverURL: server.url, adminToken: server.server.adminToken)
+        try await TestServer.run(seed: .checks) { server in
+            let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
             let link = try await admin.activationLink(app: "checks")
             let key = try SignedActivationProvider.pinnedKey(pem: server.activationKeyPEM)
             let configuration = try ActivationLink(link).verified(with: key)

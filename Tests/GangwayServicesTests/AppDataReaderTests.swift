@@ -1,5 +1,6 @@
 import Foundation
 import GangwayFlows
+import GangwayServerTesting
 import GangwayServices
 import GangwayTesting
 import HTTPTypes
@@ -11,7 +12,7 @@ struct AppDataReaderTests {
     static let fuelDone = #"{"fields": {"aircraft": "A320 F-GKXA", "item": "fuel level", "status": "done"}}"#
 
     @Test func theServersEntitiesAreReadThenKeptForWhenItCannotBeReached() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             try await server.admin(.put, "/admin/apps/checks/data/checks/F-GKXA-fuel", json: Self.fuel)
             let device = try ServicesDevice(server: server)
             let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
@@ -67,7 +68,7 @@ struct AppDataReaderTests {
     }
 
     @Test func aWipedRegistrationReadsNothingNewAndSaysWhy() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             try await server.admin(.put, "/admin/apps/checks/data/checks/F-GKXA-fuel", json: Self.fuel)
             let device = try ServicesDevice(server: server)
             let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))

@@ -2,6 +2,7 @@ import Foundation
 import GangwayFlows
 import GangwayPolicy
 import GangwayScreens
+import GangwayServerTesting
 import GangwayServices
 import GangwayStore
 import GangwayTesting
@@ -19,7 +20,7 @@ struct MobileServicesClientTests {
     }
 
     @Test func signInFailuresCarryTheServersCodeAndMessage() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let client = MobileServicesClient(serverURL: server.url)
             do {
                 _ = try await client.signIn(appID: "checks", username: "alice", password: "nope", deviceID: "d1")
@@ -45,7 +46,7 @@ struct MobileServicesClientTests {
     }
 
     @Test func theSettingsExchangeIsReadIntoGangwaysTypes() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             try await server.updateSettings(
                 #"""
                 {"passwordPolicy": {"passwordPolicyMinLength": 12, "passwordPolicyLockTimeout": 60,
@@ -82,7 +83,7 @@ struct MobileServicesClientTests {
     }
 
     @Test func logsAreUploadedAboveTheLevelInBatches() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             try await server.updateSettings(
                 #"{"logSettings": {"logEnabled": true, "logLevel": "notice", "maxEntriesPerUpload": 2}}"#
             )
@@ -98,7 +99,7 @@ struct MobileServicesClientTests {
                 LogRecord(time: now, level: .error, message: "upload failed"),
             ]
             #expect(try await device.services.uploadLogs(records, context: context) == 3)
-            let (_, body) = try await server.admin(.get, "/admin/apps/checks/logs")
+            let body = try await server.admin(.get, "/admin/apps/checks/logs").body
             let text = String(decoding: body, as: UTF8.self)
             #expect(text.contains("sync postponed") && !text.contains("cache warm"))
         }

@@ -3,6 +3,7 @@ import GangwayFlows
 import GangwayPolicy
 import GangwayProtocol
 import GangwayScreens
+import GangwayServerTesting
 import GangwayServices
 import GangwayStore
 import GangwayTesting
@@ -12,7 +13,7 @@ import Testing
 @Suite("Stories: a device onboards against the server over HTTP")
 struct OnboardingAgainstServerTests {
     @Test func onboardsByEmailThenRestoresWithThePasscode() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let first = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
             let session = try await first.manager.open()
@@ -35,7 +36,7 @@ struct OnboardingAgainstServerTests {
     }
 
     @Test func aManagedConfigurationSkipsActivation() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let managed =
                 #"{"serverURL": "\#(server.url)", "appID": "checks", "appName": "Ground checks", "authType": "basic"}"#
@@ -49,7 +50,7 @@ struct OnboardingAgainstServerTests {
     }
 
     @Test func aWrongPasswordShowsTheServersMessageAndAsksAgain() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let app = try device.launch(
                 .byEmail,
@@ -68,7 +69,7 @@ struct OnboardingAgainstServerTests {
     }
 
     @Test func throttlingShowsWhenToTryAgain() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let wrong = (0..<6).map { _ in ScriptedPresenter.Answer.signIn("alice", password: "guess") }
             let app = try device.launch([.byEmail] + wrong + [.signIn(.cancel)])
@@ -83,7 +84,7 @@ struct OnboardingAgainstServerTests {
     }
 
     @Test func activatesWithASignedLinkAndRefusesATamperedOne() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let link = try await server.activationLink()
             var tampered = try #require(URLComponents(string: link))
             let payload = try #require(tampered.queryItems?.first { $0.name == "payload" }?.value)
@@ -112,7 +113,7 @@ struct OnboardingAgainstServerTests {
     }
 
     @Test func demoModeEndsTheFlowWithADistinctResult() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let app = try device.launch(.welcome(.demoMode))
             do {
@@ -127,7 +128,7 @@ struct OnboardingAgainstServerTests {
     }
 
     @Test func anInactiveVersionShowsAnErrorScreenAndStops() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             try await server.admin(.patch, "/admin/apps/checks", json: #"{"minimumVersion": "2.0"}"#)
             let device = try ServicesDevice(server: server, appVersion: "1.4.0")
             let app = try device.launch(.byEmail, .error(.cancel))

@@ -2,6 +2,7 @@ import Foundation
 import GangwayFlows
 import GangwayPolicy
 import GangwayScreens
+import GangwayServerTesting
 import GangwayServices
 import GangwayStore
 import GangwayTesting
@@ -25,7 +26,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func aForgottenPasscodeIsResetAndTheDataKept() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)
             let app = try device.launch(
@@ -45,7 +46,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func aPasscodeResetByAnotherUserIsRefused() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)
             let app = try device.launch(.passcodeInput(.reset), .signIn("bob"))
@@ -62,7 +63,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func logoutRevokesTheSessionThenCloses() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
             try await app.manager.open()
@@ -85,7 +86,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func logoutSucceedsWhenTheServerHasEndedTheSessionAlready() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
             try await app.manager.open()
@@ -96,7 +97,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func logoutWithoutTheServerKeepsTheSessionOpen() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
             try await app.manager.open()
@@ -111,7 +112,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func aLockFromTheAdminRequiresSigningInAgain() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)
             try await server.setDevice(of: "alice", to: "locked")
@@ -130,7 +131,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func aWipeFromTheAdminErasesTheUserAndReturnsToWelcome() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)
             try await server.setDevice(of: "alice", to: "wiped")
@@ -149,7 +150,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func aTightenedPolicyForcesAPasscodeChangeAtTheNextRestore() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             _ = try await Self.onboardAlice(device)
             try await server.updateSettings(
@@ -173,7 +174,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func offlineTheUserWorksWithTheKeptSettings() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)
             try device.goOffline()
@@ -184,7 +185,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func pastTheLockPeriodWithoutContactTheUserSignsInAgain() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             try await server.updateSettings(Self.lockAfter3WipeAfter10)
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)
@@ -204,7 +205,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func pastTheWipePeriodWithoutContactTheDataIsErased() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             try await server.updateSettings(Self.lockAfter3WipeAfter10)
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)
@@ -221,7 +222,7 @@ struct ServerDecisionsReachTheDeviceTests {
     // MARK: While the app runs: the settings exchange made when it goes to the background
 
     @Test func aPolicyTightenedWhileTheAppRunsIsChangedAtTheNextUnlockWhateverTheTimeAway() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let newPasscode: Secret = "Night-Shift-9753-xy"
             let app = try device.launch(
@@ -257,7 +258,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func aPolicyChangeLeftPendingRunsAtTheNextLaunch() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
             try await app.manager.open()
@@ -278,7 +279,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func aShorterLockTimeoutAppliesInTheBackgroundWithoutAskingAnything() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let app = try device.launch(
                 .byEmail,
@@ -299,7 +300,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func aWipeWhileTheAppRunsErasesTheUserWhenTheAppGoesToTheBackground() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
             let session = try await app.manager.open()
@@ -316,7 +317,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func offlineGoingToTheBackgroundChangesNothing() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)
             try await server.updateSettings(#"{"passwordPolicy": {"passwordPolicyMinLength": 18}}"#)
@@ -333,7 +334,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func aLockWhileTheAppRunsEndsTheSessionInTheBackgroundAndTheNextOpenSignsIn() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
             let session = try await app.manager.open()
@@ -358,7 +359,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func runningOfflinePastTheLockPeriodEndsTheSessionAndPastTheWipePeriodErases() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             try await server.updateSettings(Self.lockAfter3WipeAfter10)
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)
@@ -385,7 +386,7 @@ struct ServerDecisionsReachTheDeviceTests {
     }
 
     @Test func runningOfflinePastTheWipePeriodErasesInTheBackground() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             try await server.updateSettings(Self.lockAfter3WipeAfter10)
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)

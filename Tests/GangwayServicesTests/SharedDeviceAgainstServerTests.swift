@@ -1,6 +1,7 @@
 import Foundation
 import GangwayFlows
 import GangwayScreens
+import GangwayServerTesting
 import GangwayServices
 import GangwayStore
 import GangwayTesting
@@ -9,7 +10,7 @@ import Testing
 @Suite("Stories: users share a device that onboards against the server")
 struct SharedDeviceAgainstServerTests {
     @Test func aSecondUserOnboardsWithoutActivatingAgain() async throws {
-        try await LiveServer().run { server in
+        try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server, shared: true)
             let first = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
             let alice = try await first.manager.open()

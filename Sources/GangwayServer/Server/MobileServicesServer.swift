@@ -95,7 +95,22 @@ public struct MobileServicesServer: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: document))
             )
         }
-        let api = MobileServicesAPI(
+        let api = api(publicURL: publicURL, adminTokenHash: adminTokenHash)
+        // Compact JSON: pretty printing costs time on every response.
+        try api.registerHandlers(on: router, configuration: .gangway)
+        return GatewayResponder(
+            gateway: gateway,
+            settings: SettingsExchangeRoute(api: api),
+            router: router.buildResponder()
+        )
+    }
+
+    /// The handlers of every operation, over this server's storage, keys and clock.
+    ///
+    /// - Parameter adminTokenHash: The admin token's hash the admin handlers accept:
+    ///   the server's own, or a one-time token's (see ``seed(_:)``).
+    func api(publicURL: PublicURL, adminTokenHash: Data) -> MobileServicesAPI {
+        MobileServicesAPI(
             storage: cachedStorage,
             settings: .init(publicURL: publicURL, sessionLifetime: configuration.sessionLifetime),
             passwords: passwords,
@@ -109,13 +124,6 @@ public struct MobileServicesServer: Sendable {
             qrCodes: QRCodeRenderer(),
             now: now,
             logger: logger
-        )
-        // Compact JSON: pretty printing costs time on every response.
-        try api.registerHandlers(on: router, configuration: .gangway)
-        return GatewayResponder(
-            gateway: gateway,
-            settings: SettingsExchangeRoute(api: api),
-            router: router.buildResponder()
         )
     }
 

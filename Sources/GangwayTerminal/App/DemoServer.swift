@@ -3,7 +3,6 @@ import GangwayPolicy
 import GangwayServer
 import GangwayServices
 import Logging
-import ServiceLifecycle
 
 /// The server `gangway` runs in-process when no `--server` is given: SQLite under the
 /// data directory, on a loopback port, seeded at first start with the demo app, two
@@ -81,81 +80,50 @@ struct DemoServer: Sendable {
     /// The key activation payloads are signed with, for the device to pin.
     var activationKeyPEM: String { server.activationPublicKeyPEM }
 
+    /// The demo's seed: its app, its users and the app's checks.
+    static var seed: ServerSeed {
+        ServerSeed(
+            apps: [SeedApp(id: appID, name: appName, emailDomains: [emailDomain])],
+            users: users.map { SeedUser($0.username, password: Secret($0.password), displayName: $0.displayName) },
+            entities: checks.map {
+                SeedEntity(app: appID, entitySet: ChecksText.entitySet, id: $0.id, fields: $0.fields)
+            }
+        )
+    }
+
     /// The server while it serves.
     struct Running: Sendable {
         /// Where it listens.
         let url: URL
-        let services: ServiceGroup
-
-        /// Finishes the requests in flight and stops.
-        func stop() async { await services.triggerGracefulShutdown() }
     }
 
     /// Serves (seeded) while `body` runs, then finishes the requests in flight and stops,
-    /// whether `body` returned or threw.
+    /// whether `body` returned or threw. Once it listens, the port and the URL are written
+    /// to `port` and `url` in the server's directory (for the next start and for
+    /// `gangway admin`).
     func serving<Result: Sendable>(_ body: (Running) async throws -> Result) async throws -> Result {
-        let outcome: Swift.Result<Result, any Error> = try await withThrowingTaskGroup(of: Void.self) { group in
-            let running = try await start(in: &group)
-            let outcome: Swift.Result<Result, any Error>
-            do {
-                try await seed(at: running.url)
-                outcome = .success(try await body(running))
-            } catch {
-                outcome = .failure(error)
-            }
-            await running.stop()
-            try await group.waitForAll()
-            return outcome
+        let host = ServerHost(server: server, logger: logger)
+        return try await host.serving { port in
+            let url = URL(string: "http://127.0.0.1:\(port)")!
+            try Data("\(port)\n".utf8).write(to: directory.appendingPathComponent("port"), options: .atomic)
+            try Data((url.absoluteString + "\n").utf8)
+                .write(to: directory.appendingPathComponent("url"), options: .atomic)
+            try await seed()
+            return try await body(Running(url: url))
         }
-        return try outcome.get()
     }
 
-    /// Starts serving in a child task of `group`; returns once it listens. The URL is
-    /// also written to `url` in the server's directory, for `gangway admin`.
-    func start(in group: inout ThrowingTaskGroup<Void, any Error>) async throws -> Running {
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let application = try server.application { port in continuation.yield(port) }
-        // No signal handling: the app, not a signal, decides when the server stops.
-        let services = ServiceGroup(services: [application], gracefulShutdownSignals: [], logger: logger)
-        group.addTask {
-            // A server that fails to start ends the wait for its port.
-            defer { continuation.finish() }
-            try await services.run()
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else { throw DemoServerError.notListening }
-        let url = URL(string: "http://127.0.0.1:\(port)")!
-        try Data("\(port)\n".utf8).write(to: directory.appendingPathComponent("port"), options: .atomic)
-        try Data((url.absoluteString + "\n").utf8).write(to: directory.appendingPathComponent("url"), options: .atomic)
-        return Running(url: url, services: services)
-    }
-
-    /// Creates the demo app and users unless an earlier start did, in the demo's own
-    /// database only (see ``isDemo``).
-    func seed(at url: URL) async throws {
+    /// Creates the demo app, users and checks unless an earlier start did, in the demo's
+    /// own database only (see ``isDemo``).
+    func seed() async throws {
         guard isDemo else { return }
         try Data("Seeded with the demo app and users by gangway.\n".utf8)
             .write(to: directory.appendingPathComponent(Self.demoMarker), options: .atomic)
-        let token = try String(contentsOf: server.configuration.adminTokenPath, encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let admin = AdminClient(serverURL: url, adminToken: token)
-        do throws(ServiceError) {
-            try await admin.createApp(id: Self.appID, name: Self.appName, emailDomains: [Self.emailDomain])
+        do throws(SeedError) {
+            try await server.seed(Self.seed)
         } catch {
-            guard error.status == 409 else { throw error }
+            guard error == .appExists else { throw error }
             return  // seeded at an earlier start
         }
-        for user in Self.users {
-            try await admin.createUser(user.username, password: Secret(user.password), displayName: user.displayName)
-        }
-        for check in Self.checks {
-            try await admin.putEntity(check.id, fields: check.fields, app: Self.appID, entitySet: ChecksText.entitySet)
-        }
     }
-}
-
-enum DemoServerError: Error, CustomStringConvertible {
-    case notListening
-
-    var description: String { "the embedded server did not start listening" }
 }

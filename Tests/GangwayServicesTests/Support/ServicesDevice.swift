@@ -2,13 +2,15 @@ import Foundation
 import GangwayFlows
 import GangwayPolicy
 import GangwayScreens
+import GangwayServer
+import GangwayServerTesting
 import GangwayServices
 import GangwayStore
 import GangwayTesting
 import Logging
 import Testing
 
-/// A simulated device that onboards against a ``LiveServer`` over HTTP: its disk, device
+/// A simulated device that onboards against a `TestServer` over HTTP: its disk, device
 /// key store, clocks and logs outlive each launch, which is a new session manager with
 /// the default step lists and a new scripted presenter.
 final class ServicesDevice: Sendable {
@@ -22,11 +24,11 @@ final class ServicesDevice: Sendable {
     let wallClock = ManualWallClock(Date())
     let clock = ManualMonotonicClock()
     let logs = LogCapture()
-    let server: LiveServer.Running
+    let server: RunningTestServer
     let isShared: Bool
     let appVersion: String
 
-    init(server: LiveServer.Running, shared: Bool = false, appVersion: String = "1.4.0") throws {
+    init(server: RunningTestServer, shared: Bool = false, appVersion: String = "1.4.0") throws {
         temporary = try TemporaryDirectory(prefix: "gangway-services-device")
         self.server = server
         isShared = shared
@@ -131,7 +133,7 @@ final class ServicesDevice: Sendable {
         let text = logs.text
         let secrets =
             [Self.alicePasscode, Self.bobPasscode, Self.newPasscode].map(\.value)
-            + Array(LiveServer.passwords.values) + ["gw_"]
+            + ServerSeed.checks.users.map(\.password.value) + ["gw_"]
         return secrets.contains { text.contains($0) }
     }
 }
@@ -145,7 +147,13 @@ struct ServicesApp {
 
 extension ScriptedPresenter.Answer {
     static func signIn(_ user: String, password: String? = nil) -> Self {
-        .signIn(.signIn(username: user, password: Secret(password ?? LiveServer.passwords[user] ?? "")))
+        .signIn(
+            .signIn(
+                username: user,
+                password: password.map { Secret($0) }
+                    ?? ServerSeed.checks.users.first { $0.username == user }?.password ?? ""
+            )
+        )
     }
 
     static func create(_ passcode: Secret) -> Self { .passcodeCreate(.enter(passcode), .enter(passcode)) }

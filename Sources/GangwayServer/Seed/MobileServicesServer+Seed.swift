@@ -1,0 +1,78 @@
+import Foundation
+import GangwayPolicy
+import GangwayProtocol
+import HTTPTypes
+import Logging
+
+extension MobileServicesServer {
+    /// Creates the seed's apps, then its users, then its app data, through the admin
+    /// API's own handlers: the same checks, password hashing and storage as
+    /// `POST /admin/...`, without HTTP and without the admin token.
+    ///
+    /// Works whether or not the server listens. Stops at the first item the API refuses
+    /// (what was created before it stays) and throws a ``SeedError`` naming that item.
+    public func seed(_ seed: ServerSeed) async throws(SeedError) {
+        guard !seed.isEmpty else { return }
+        // A one-time admin token, known only to this call, stands in for the admin's.
+        let token = BearerToken.make()
+        let publicURL = PublicURL(configuration.publicURL ?? "http://\(configuration.host):\(configuration.port)")
+        let api = api(publicURL: publicURL, adminTokenHash: BearerToken.hash(token))
+        let request = RequestInfo(requestID: "seed", peer: nil, bearerToken: token)
+        for app in seed.apps {
+            try await Self.apply(request, item: "app \(app.id)") {
+                _ = try await api.createApp(
+                    body: .json(
+                        .init(
+                            appID: app.id,
+                            name: app.name,
+                            emailDomains: app.emailDomains,
+                            minimumVersion: app.minimumVersion,
+                            settings: app.settings
+                        )
+                    )
+                )
+            }
+        }
+        for user in seed.users {
+            try await Self.apply(request, item: "user \(user.username)") {
+                _ = try await api.createUser(
+                    body: .json(
+                        .init(username: user.username, password: user.password.value, displayName: user.displayName)
+                    )
+                )
+            }
+        }
+        for entity in seed.entities {
+            try await Self.apply(request, item: "entity \(entity.id) in \(entity.app)/\(entity.entitySet)") {
+                _ = try await api.putEntity(
+                    path: .init(appID: entity.app, entitySet: entity.entitySet, entityID: entity.id),
+                    body: .json(.init(fields: .init(additionalProperties: entity.fields)))
+                )
+            }
+        }
+        logger.info(
+            "seeded",
+            metadata: [
+                "apps": "\(seed.apps.count)", "users": "\(seed.users.count)", "entities": "\(seed.entities.count)",
+            ]
+        )
+    }
+
+    /// Runs one admin handler as the one-time admin, turning its refusal into a seed error.
+    private static func apply(
+        _ request: RequestInfo,
+        item: String,
+        _ body: @Sendable () async throws -> Void
+    ) async throws(SeedError) {
+        do {
+            try await RequestInfo.$current.withValue(request) { try await body() }
+        } catch let error as APIError {
+            throw SeedError(error, item: item)
+        } catch {
+            throw SeedError(
+                APIError(.internalServerError, "SEED_FAILED", "\(type(of: error)) was thrown."),
+                item: item
+            )
+        }
+    }
+}

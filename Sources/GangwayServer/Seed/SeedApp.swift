@@ -1,0 +1,30 @@
+import GangwayProtocol
+
+/// An app a ``ServerSeed`` creates, as `POST /admin/apps` would.
+public struct SeedApp: Sendable, Hashable {
+    /// The app's ID, such as `checks`.
+    public var id: String
+    /// The name people see.
+    public var name: String
+    /// The work-email domains that discover the app.
+    public var emailDomains: [String]
+    /// The oldest app version still allowed, if any.
+    public var minimumVersion: String?
+    /// Settings that differ from the defaults, if any.
+    public var settings: Components.Schemas.AppSettingsUpdate?
+
+    /// An app with the given ID, name and email domains.
+    public init(
+        id: String,
+        name: String,
+        emailDomains: [String] = [],
+        minimumVersion: String? = nil,
+        settings: Components.Schemas.AppSettingsUpdate? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.emailDomains = emailDomains
+        self.minimumVersion = minimumVersion
+        self.settings = settings
+    }
+}

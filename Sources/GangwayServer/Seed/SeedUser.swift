@@ -1,0 +1,27 @@
+import GangwayPolicy
+
+/// A user a ``ServerSeed`` creates, as `POST /admin/users` would.
+///
+/// The password is a `Secret` and the description leaves it out, so a seed can be
+/// logged or printed in a test failure.
+public struct SeedUser: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The user name people sign in with.
+    public var username: String
+    /// The password, hashed by the server like any other.
+    public var password: Secret
+    /// The name people see; the user name when `nil`.
+    public var displayName: String?
+
+    /// A user with the given name, password and display name.
+    public init(_ username: String, password: Secret, displayName: String? = nil) {
+        self.username = username
+        self.password = password
+        self.displayName = displayName
+    }
+
+    /// The user without the password.
+    public var description: String { "SeedUser(\(username))" }
+
+    /// The user without the password.
+    public var debugDescription: String { description }
+}

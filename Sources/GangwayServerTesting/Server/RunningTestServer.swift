@@ -1,0 +1,86 @@
+import Foundation
+import GangwayServer
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+
+/// A ``TestServer`` while it serves: where it listens, its admin token and key, and
+/// calls over one loopback connection.
+public struct RunningTestServer: Sendable {
+    /// The server.
+    public let server: MobileServicesServer
+    /// Where devices reach it, such as `http://127.0.0.1:49152`.
+    public let url: URL
+    /// The admin token, for the `Authorization: Bearer` header of admin calls.
+    public let adminToken: String
+    /// The HTTP client the calls go through, for requests ``send(_:_:token:json:headers:)``
+    /// cannot make.
+    public let client: TestClient
+
+    /// The port it listens on.
+    public var port: Int { url.port ?? 0 }
+
+    /// The public key activation payloads are signed with, as an app pins it.
+    public var activationKeyPEM: String { server.activationPublicKeyPEM }
+
+    /// Sends a request; `json` is sent as the body exactly as given, as
+    /// `application/json` unless `headers` says otherwise.
+    public func send(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        token: String? = nil,
+        json: String? = nil,
+        headers extra: HTTPFields = [:]
+    ) async throws -> ServerReply {
+        var headers = extra
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if json != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        headers[.connection] = "keep-alive"
+        let request = TestClient.Request(
+            path,
+            method: method,
+            authority: "localhost",
+            headers: headers,
+            body: json.map { ByteBuffer(string: $0) }
+        )
+        let response = try await client.execute(request)
+        return ServerReply(
+            status: response.status,
+            headers: response.headers,
+            body: response.body.map { Data($0.readableBytesView) } ?? Data()
+        )
+    }
+
+    /// Sends `body` encoded as JSON (dates in ISO 8601).
+    public func send<Body: Encodable>(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        token: String? = nil,
+        encoding body: Body
+    ) async throws -> ServerReply {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return try await send(
+            method,
+            path,
+            token: token,
+            json: String(decoding: try encoder.encode(body), as: UTF8.self)
+        )
+    }
+
+    /// An admin call with the admin token; throws unless the server answers with a 2xx
+    /// status. For a call expected to fail, use ``send(_:_:token:json:headers:)``.
+    @discardableResult
+    public func admin(_ method: HTTPRequest.Method, _ path: String, json: String? = nil) async throws -> ServerReply {
+        let reply = try await send(method, path, token: adminToken, json: json)
+        guard (200..<300).contains(reply.status.code) else {
+            throw TestServerError("\(method) \(path): \(reply.status.code) \(reply.text)")
+        }
+        return reply
+    }
+
+    /// Seeds more while the server serves.
+    public func seed(_ seed: ServerSeed) async throws {
+        try await server.seed(seed)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import Logging
+
+extension TestServer {
+    /// How a ``TestServer`` is made: its database, bcrypt cost, limits, logger and clock.
+    ///
+    /// The defaults suit tests: SQLite, bcrypt at its lowest cost (4), a logger that
+    /// drops everything, the system clock.
+    public struct Options: Sendable {
+        /// Where the data lives.
+        public var database: TestDatabase
+        /// bcrypt cost for passwords, 4 to 31.
+        public var bcryptCost: UInt8
+        /// Failed sign-ins allowed per user and address before 429s start.
+        public var allowedSignInFailures: Int
+        /// How long the server keeps what it read (see `ServerConfiguration.cacheLifetime`).
+        public var cacheLifetime: Duration
+        /// The server's logger.
+        public var logger: Logger
+        /// The server's wall clock.
+        public var now: @Sendable () -> Date
+
+        /// Options with the given values; every one has a default for tests.
+        public init(
+            database: TestDatabase = .sqlite,
+            bcryptCost: UInt8 = 4,
+            allowedSignInFailures: Int = 5,
+            cacheLifetime: Duration = .seconds(1),
+            logger: Logger = Logger(label: "gangway.test-server", factory: { _ in SwiftLogNoOpLogHandler() }),
+            now: @escaping @Sendable () -> Date = { Date() }
+        ) {
+            self.database = database
+            self.bcryptCost = bcryptCost
+            self.allowedSignInFailures = allowedSignInFailures
+            self.cacheLifetime = cacheLifetime
+            self.logger = logger
+            self.now = now
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import GangwayServer
+import Logging
+
+/// A mobile-services server for tests, demos and benchmarks: its own database (SQLite in
+/// a temporary directory, or a fresh PostgreSQL schema), served on a free loopback port
+/// by the real ``GangwayServer/ServerHost`` while a closure runs.
+///
+/// ```swift
+/// try await TestServer.run(seed: .checks) { server in
+///     let apps = try await server.admin(.get, "/admin/apps")
+///     #expect(apps.status == .ok)
+/// }
+/// ```
+///
+/// Making the server (`init`) and serving it (``run(seed:_:)``) are apart, so a test can
+/// look at the server, or restart it over the same database, before or between runs.
+public struct TestServer: Sendable {
+    /// The server: its configuration, storage and activation key.
+    public let server: MobileServicesServer
+    /// The admin token, for the `Authorization: Bearer` header of admin calls.
+    public let adminToken: String
+    /// The server's data directory (the SQLite file and the admin-token file).
+    public let directory: URL
+    /// How the server was made.
+    public let options: Options
+
+    /// Makes a new server: a temporary directory, a new database, an admin token and an
+    /// activation key. Nothing listens before ``run(seed:_:)``.
+    public init(options: Options = Options()) async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("gangway-test-server-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let configuration = ServerConfiguration(
+            host: "127.0.0.1",
+            port: 0,
+            dataDirectory: directory,
+            postgresURL: options.database.freshPostgresURL(),
+            bcryptCost: options.bcryptCost,
+            allowedSignInFailures: options.allowedSignInFailures,
+            cacheLifetime: options.cacheLifetime
+        )
+        let server = try await MobileServicesServer(
+            configuration: configuration,
+            logger: options.logger,
+            now: options.now
+        )
+        let token = try String(contentsOf: configuration.adminTokenPath, encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        self.init(server: server, adminToken: token, options: options)
+    }
+
+    /// Serves an existing server, such as a second process over another's database, or
+    /// one restarted with a new admin token.
+    public init(server: MobileServicesServer, adminToken: String, options: Options = Options()) {
+        self.server = server
+        self.adminToken = adminToken
+        self.directory = server.configuration.dataDirectory
+        self.options = options
+    }
+
+    /// Seeds the server, serves it on its loopback port while `body` runs, then stops
+    /// it, waiting for the requests in flight, whether `body` returned or threw.
+    ///
+    /// A server made with `port: 0` takes a free port at each run.
+    public func run<Result: Sendable>(
+        seed: ServerSeed = .empty,
+        _ body: (RunningTestServer) async throws -> Result
+    ) async throws -> Result {
+        try await server.seed(seed)
+        let host = ServerHost(server: server, logger: options.logger)
+        return try await host.serving { port in
+            try await LoopbackClient.with(host: "127.0.0.1", port: port) { client in
+                try await body(
+                    RunningTestServer(
+                        server: server,
+                        url: try await host.url(),
+                        adminToken: adminToken,
+                        client: client
+                    )
+                )
+            }
+        }
+    }
+
+    /// Makes a server with `options`, seeds it and serves it while `body` runs, then
+    /// stops it and removes its directory.
+    public static func run<Result: Sendable>(
+        seed: ServerSeed = .empty,
+        options: Options = Options(),
+        _ body: (RunningTestServer) async throws -> Result
+    ) async throws -> Result {
+        let server = try await TestServer(options: options)
+        defer { server.removeDirectory() }
+        return try await server.run(seed: seed, body)
+    }
+
+    /// Removes the server's data directory (its SQLite database and admin-token file).
+    public func removeDirectory() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

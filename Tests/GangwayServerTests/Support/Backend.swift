@@ -1,0 +1,29 @@
+import GangwayServerTesting
+import Testing
+
+/// The databases a server test runs against: SQLite always, PostgreSQL when
+/// `GANGWAY_POSTGRES_URL` names one (CI sets it).
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgresql
+
+    static var available: [Backend] {
+        TestDatabase.postgresqlFromEnvironment == nil ? [.sqlite] : [.sqlite, .postgresql]
+    }
+
+    /// The harness's database for this backend.
+    var database: TestDatabase {
+        get throws {
+            switch self {
+            case .sqlite: return .sqlite
+            case .postgresql:
+                guard let database = TestDatabase.postgresqlFromEnvironment else {
+                    throw TestServerError("\(TestDatabase.environmentVariable) is not set")
+                }
+                return database
+            }
+        }
+    }
+
+    var testDescription: String { rawValue }
+}
