@@ -1,6 +1,5 @@
 import GangwayPolicy
 import GangwayScreens
-import GangwayStore
 import Testing
 
 @Suite("Passcode screens")
