@@ -220,7 +220,7 @@ struct StoreCommandEndToEndTests {
             lines: [passcode]
         )
         #expect(badPolicy.status == 1)
-        #expect(badPolicy.standardError.contains("--retry-limit: passcode policy value passwordPolicyRetryLimit"))
+        #expect(badPolicy.standardError.contains("--retry-limit: must be between 1 and 1000"))
         #expect(try gangway.run(["store", "frobnicate"]).status == 64)
         for result in [missing, notAStore, noTerminal, noInput, twice, badPolicy] {
             #expect(result.standardError.split(separator: "\n").count == 1, "one line: \(result.standardError)")

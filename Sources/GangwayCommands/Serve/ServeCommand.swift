@@ -93,9 +93,9 @@ struct ServeCommand: AsyncParsableCommand {
         try await server.run { boundPort in
             // For 'gangway admin', which finds the local server through this file; written
             // before the line that says the server listens.
-            let local = ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host
-            let url = "http://\(local.contains(":") ? "[\(local)]" : local):\(boundPort)\n"
-            try? Data(url.utf8).write(to: urlFile, options: .atomic)
+            if let url = configuration.localURL(boundPort: boundPort) {
+                try? Data((url.absoluteString + "\n").utf8).write(to: urlFile, options: .atomic)
+            }
             Console.standardOutput(
                 "Gangway server listening on http://\(host):\(boundPort) (\(storage)); Ctrl-C stops it."
             )

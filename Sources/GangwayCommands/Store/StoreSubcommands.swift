@@ -76,7 +76,7 @@ struct StoreInit: StoreSubcommand {
                 PasscodePolicy.SettingsKey.digitsOnly: digitsOnly ? "--digits-only" : nil,
             ]
             if let key = error.key, let option = given[key] ?? nil {
-                throw CommandFailure("\(option): \(error.description)")
+                throw CommandFailure("\(option): \(error.reason)")
             }
             throw CommandFailure(error.description)
         }

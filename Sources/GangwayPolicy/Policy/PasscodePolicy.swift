@@ -109,7 +109,7 @@ public struct PasscodePolicy: Sendable, Hashable, Codable {
         try Self.check(minimumUniqueCharacters, SettingsKey.minimumUniqueCharacters, Limits.minimumUniqueCharacters)
         try Self.check(retryLimit, SettingsKey.retryLimit, Limits.retryLimit)
         guard lockTimeout >= .zero, lockTimeout <= .seconds(Limits.lockTimeoutSeconds.upperBound) else {
-            throw Self.outOfRange(SettingsKey.lockTimeout, Limits.lockTimeoutSeconds)
+            throw .outOfRange(SettingsKey.lockTimeout, Limits.lockTimeoutSeconds)
         }
         if let expiresAfterDays {
             try Self.check(expiresAfterDays, SettingsKey.expiresInDays, Limits.expiresAfterDays)
@@ -131,10 +131,6 @@ public struct PasscodePolicy: Sendable, Hashable, Codable {
     }
 
     private static func check(_ value: Int, _ key: String, _ range: ClosedRange<Int>) throws(PasscodePolicyError) {
-        guard range.contains(value) else { throw outOfRange(key, range) }
-    }
-
-    private static func outOfRange(_ key: String, _ range: ClosedRange<Int>) -> PasscodePolicyError {
-        .outOfRange(key, range)
+        guard range.contains(value) else { throw .outOfRange(key, range) }
     }
 }

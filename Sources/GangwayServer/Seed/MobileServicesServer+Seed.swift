@@ -15,7 +15,7 @@ extension MobileServicesServer {
         guard !seed.isEmpty else { return }
         // A one-time admin token, known only to this call, stands in for the admin's.
         let token = BearerToken.make()
-        let publicURL = PublicURL(configuration.publicURL ?? "http://\(configuration.host):\(configuration.port)")
+        let publicURL = PublicURL(configuration.initialPublicURL)
         let api = api(publicURL: publicURL, adminTokenHash: BearerToken.hash(token))
         let request = RequestInfo(requestID: "seed", peer: nil, bearerToken: token)
         for app in seed.apps {

@@ -133,7 +133,7 @@ public struct MobileServicesServer: Sendable {
     public func application(
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let publicURL = PublicURL(configuration.publicURL ?? "http://\(configuration.host):\(configuration.port)")
+        let publicURL = PublicURL(configuration.initialPublicURL)
         let fixed = configuration.publicURL != nil
         let host = configuration.host
         return Application(

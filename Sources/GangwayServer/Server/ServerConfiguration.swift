@@ -52,4 +52,15 @@ public struct ServerConfiguration: Sendable {
     public var sqlitePath: URL { dataDirectory.appendingPathComponent("gangway-server.sqlite") }
     /// The file the admin token is written to at first start, readable by its owner only.
     public var adminTokenPath: URL { dataDirectory.appendingPathComponent("admin-token") }
+
+    /// Where devices reach the server until the bound port is known: ``publicURL``, or
+    /// the host and the configured port.
+    var initialPublicURL: String { publicURL ?? "http://\(host):\(port)" }
+
+    /// Where a client on this machine reaches the server listening on `boundPort`: a
+    /// wildcard host becomes the loopback address, an IPv6 one is bracketed.
+    public func localURL(boundPort: Int) -> URL? {
+        let local = ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host
+        return URL(string: "http://\(local.contains(":") ? "[\(local)]" : local):\(boundPort)")
+    }
 }

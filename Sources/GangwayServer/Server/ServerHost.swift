@@ -50,7 +50,14 @@ public actor ServerHost {
         let group: ServiceGroup
         switch state {
         case .idle(let waiters):
-            let application = try server.application { port in await self.didListen(port) }
+            let application: any Service
+            do {
+                application = try server.application { port in await self.didListen(port) }
+            } catch {
+                // Whoever waits for the port hears of it, as they do of a failed start.
+                finish(failed: true)
+                throw error
+            }
             // No signal handling: the process embedding the server decides when it stops.
             group = ServiceGroup(services: [application], gracefulShutdownSignals: [], logger: logger)
             state = .starting(group, waiters: waiters)
@@ -90,10 +97,7 @@ public actor ServerHost {
 
     /// Where the server listens, as a URL a client on this machine reaches.
     public func url() async throws -> URL {
-        let port = try await port()
-        let host = server.configuration.host
-        let local = ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host
-        guard let url = URL(string: "http://\(local.contains(":") ? "[\(local)]" : local):\(port)") else {
+        guard let url = server.configuration.localURL(boundPort: try await port()) else {
             throw ServerHostError.notListening
         }
         return url

@@ -46,7 +46,8 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run { try await client.createApp(body: .json(body)) }
         switch output {
         case .created: return
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -58,7 +59,8 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run { try await client.createUser(body: .json(body)) }
         switch output {
         case .created: return
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -72,7 +74,8 @@ public struct AdminClient: Sendable {
             var apps: [ManagedApp] = []
             for app in try ServiceCall.decode({ try ok.body.json }) { apps.append(try ManagedApp(app)) }
             return apps
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -82,7 +85,8 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run { try await client.getApp(path: .init(appID: id)) }
         switch output {
         case .ok(let ok): return try ManagedApp(ServiceCall.decode { try ok.body.json })
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -97,7 +101,8 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ManagedApp(ServiceCall.decode { try ok.body.json })
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -107,7 +112,8 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run { try await client.createActivation(path: .init(appID: id)) }
         switch output {
         case .created(let created): return try ServiceCall.decode { try created.body.json.link }
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -120,7 +126,8 @@ public struct AdminClient: Sendable {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.png }
             return try await ServiceCall.run { try await Data(collecting: body, upTo: 4 << 20) }
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -131,7 +138,8 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run { try await client.listDevices(path: .init(appID: id)) }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedDevice.init)
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -148,7 +156,8 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ManagedDevice(ServiceCall.decode { try ok.body.json })
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -161,7 +170,8 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json.entities.map(AppEntity.init) }
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -182,7 +192,8 @@ public struct AdminClient: Sendable {
         switch output {
         case .ok(let ok): return try AppEntity(ServiceCall.decode { try ok.body.json })
         case .created(let created): return try AppEntity(ServiceCall.decode { try created.body.json })
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -193,7 +204,8 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .noContent: return
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -204,7 +216,8 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run { try await client.listUsers() }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedUser.init)
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -229,7 +242,8 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ManagedUser(ServiceCall.decode { try ok.body.json })
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 }

@@ -70,7 +70,8 @@ public struct MobileServicesClient: Sendable {
                 appName: body.appName,
                 authType: .init(rawValue: body.authType.rawValue) ?? .basic
             )
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -79,7 +80,7 @@ public struct MobileServicesClient: Sendable {
         let output = try await ServiceCall.run { try await client().getActivationKey() }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json.publicKeyPEM }
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
         }
     }
 
@@ -92,7 +93,8 @@ public struct MobileServicesClient: Sendable {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.json }
             return VersionStatus(isActive: body.active, minimumVersion: body.minimumVersion, message: body.message)
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -122,7 +124,8 @@ public struct MobileServicesClient: Sendable {
                 user: ServerUser(id: body.user.id, displayName: body.user.displayName),
                 expiresAt: body.expiresAt
             )
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -131,7 +134,8 @@ public struct MobileServicesClient: Sendable {
         let output = try await ServiceCall.run { try await client(token: token).signOut(path: .init(appID: appID)) }
         switch output {
         case .noContent: return
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -143,7 +147,8 @@ public struct MobileServicesClient: Sendable {
         switch output {
         case .ok(let ok):
             return try ServerSettings(ServiceCall.decode { try ok.body.json.mobileservices.settingsExchange })
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -155,7 +160,8 @@ public struct MobileServicesClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json.entities.map(AppEntity.init) }
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -185,7 +191,8 @@ public struct MobileServicesClient: Sendable {
                 recoveryKey: RecoveryKey(secret),
                 registeredAt: body.registeredAt
             )
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 
@@ -211,7 +218,8 @@ public struct MobileServicesClient: Sendable {
         }
         switch output {
         case .accepted(let accepted): return try ServiceCall.decode { try accepted.body.json.accepted }
-        default: throw ServiceCall.unexpected(output)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
         }
     }
 }

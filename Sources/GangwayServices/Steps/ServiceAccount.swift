@@ -9,7 +9,8 @@ public struct ServiceAccount: Sendable, Hashable {
     public var user: ServerUser?
     /// Whether a server session token is kept.
     public var hasSession: Bool
-    /// The settings the last download found.
+    /// The settings the last download found, without their passcode requirement: the
+    /// store's own policy (`SecureStore.policy`) is the one in force.
     public var settings: ServerSettings?
     /// When the server last answered a settings download.
     public var lastContact: Date?

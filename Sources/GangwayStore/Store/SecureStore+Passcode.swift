@@ -81,11 +81,15 @@ extension SecureStore {
     ///   when `nil`.
     public func setPasscode(_ passcode: Secret, policy newPolicy: PasscodePolicy?) throws(SecureStoreError) {
         try checkOpen()
-        let policy: PasscodePolicy
-        do {
-            policy = try (newPolicy ?? self.policy ?? .standard).validated()
-        } catch {
-            throw .invalidArgument(error.description)
+        // A new policy is checked; the store's own was checked when it was recorded, and
+        // a store made under older limits keeps working.
+        var policy = self.policy ?? .standard
+        if let newPolicy {
+            do {
+                policy = try newPolicy.validated()
+            } catch {
+                throw .invalidArgument(error.description)
+            }
         }
         let evaluation = try evaluateNewPasscode(passcode, policy: policy)
         guard evaluation.isAcceptable else { throw .passcodeRejected(evaluation.failedRules) }

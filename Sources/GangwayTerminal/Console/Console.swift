@@ -37,14 +37,26 @@ public final class Console: Sendable {
     public let mode: Mode
     private let input: InputReader
     private let output: @Sendable (String) -> Void
+    /// Whether a secret's prompt drops what was typed before it (a command's prompt does,
+    /// as `sudo` and `passwd` do; the app, whose answers may be typed ahead, does not).
+    private let discardsTypeAhead: Bool
 
     /// - Parameters:
     ///   - mode: Interactive when standard input and output are both terminals, unless given.
     ///   - output: Where text goes; standard output by default.
-    public init(mode: Mode? = nil, output: (@Sendable (String) -> Void)? = nil) {
-        self.mode = mode ?? (isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 ? .interactive : .plain)
+    public convenience init(mode: Mode? = nil, output: (@Sendable (String) -> Void)? = nil) {
+        self.init(
+            mode: mode ?? (isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 ? .interactive : .plain),
+            output: output ?? { FileHandle.standardOutput.write(Data($0.utf8)) },
+            discardsTypeAhead: false
+        )
+    }
+
+    private init(mode: Mode, output: @escaping @Sendable (String) -> Void, discardsTypeAhead: Bool) {
+        self.mode = mode
         input = InputReader()
-        self.output = output ?? { FileHandle.standardOutput.write(Data($0.utf8)) }
+        self.output = output
+        self.discardsTypeAhead = discardsTypeAhead
     }
 
     /// A console for a command's prompts: they go to standard error, so standard output
@@ -52,7 +64,8 @@ public final class Console: Sendable {
     public static func prompting() -> Console {
         Console(
             mode: isatty(STDIN_FILENO) == 1 ? .interactive : .plain,
-            output: { FileHandle.standardError.write(Data($0.utf8)) }
+            output: { FileHandle.standardError.write(Data($0.utf8)) },
+            discardsTypeAhead: true
         )
     }
 
@@ -134,7 +147,7 @@ public final class Console: Sendable {
         _ prompt: String,
         live: ((Secret) -> [String])? = nil
     ) async throws(PresenterError) -> Secret {
-        guard isInteractive, let raw = RawMode() else {
+        guard isInteractive, let raw = RawMode(discardingTypeAhead: discardsTypeAhead) else {
             if let live { for text in live("") { line(text) } }
             write(prompt)
             let answer = try await nextLine()

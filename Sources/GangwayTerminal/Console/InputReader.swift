@@ -52,8 +52,18 @@ final class InputReader: Sendable {
     /// Everything not read yet, up to the end of input.
     func readToEnd() async -> [UInt8] {
         var bytes: [UInt8] = []
-        while let byte = await readByte() { bytes.append(byte) }
-        return bytes
+        while true {
+            let (chunk, atEnd) = state.withLock { state in
+                defer {
+                    state.buffer.removeAll()
+                    state.offset = 0
+                }
+                return (Array(state.buffer[state.offset...]), state.atEnd)
+            }
+            bytes += chunk
+            if atEnd { return bytes }
+            await fill()
+        }
     }
 
     private static func text(_ bytes: [UInt8]) -> String {

@@ -11,13 +11,15 @@ struct RawMode {
     private let original: termios
 
     /// Switches `descriptor` to raw mode; `nil` when it is not a terminal.
-    init?(descriptor: Int32 = STDIN_FILENO) {
+    /// - Parameter discardingTypeAhead: Drops what was typed before, which the terminal
+    ///   has already shown, so it cannot become the start of a passcode.
+    init?(descriptor: Int32 = STDIN_FILENO, discardingTypeAhead: Bool = false) {
         var settings = termios()
         guard tcgetattr(descriptor, &settings) == 0 else { return nil }
         self.descriptor = descriptor
         original = settings
         settings.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
-        tcsetattr(descriptor, TCSANOW, &settings)
+        tcsetattr(descriptor, discardingTypeAhead ? TCSAFLUSH : TCSANOW, &settings)
     }
 
     /// Puts the terminal back as it was.
