@@ -10,14 +10,16 @@ import NIOCore
     import FoundationNetworking
 #endif
 
-/// `gangway-benchmark server`: the settings route under load, against a bare Hummingbird
-/// route serving the same bytes in the same process and run, and sign-in latency at the
-/// chosen bcrypt cost. The load comes from `wrk` (Debian package `wrk`) in another
+/// `gangway-benchmark server`: two device routes under load, each against a bare
+/// Hummingbird route serving the same bytes in the same process and run: the settings
+/// exchange (answered ahead of the router) and the app-data read (through the generated
+/// router, as every other route); and sign-in latency at the chosen bcrypt cost. The load comes from `wrk` (Debian package `wrk`) in another
 /// process, over loopback.
 struct ServerBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "server",
-        abstract: "Benchmark the settings route against a bare route, and sign-in; prints name: value lines."
+        abstract:
+            "Benchmark the settings and app-data routes against bare routes, and sign-in; prints name: value lines."
     )
 
     @Option(help: "Concurrent connections wrk keeps open.")
@@ -53,7 +55,8 @@ struct ServerBenchmark: AsyncParsableCommand {
             cacheLifetime: .milliseconds(cacheMilliseconds),
             logger: logger
         )
-        try await TestServer.run(seed: ServerSeed(apps: [.checks], users: [.alice]), options: options) { server in
+        let seed = ServerSeed(apps: [.checks], users: [.alice], entities: Self.checks)
+        try await TestServer.run(seed: seed, options: options) { server in
             try await measure(server: server, wrk: wrk, logger: logger)
         }
     }
@@ -66,6 +69,8 @@ struct ServerBenchmark: AsyncParsableCommand {
             let session = try await Self.registerDevice(base: base)
             let settingsURL = "\(base)/apps/checks/settings"
             let body = try await Self.get(settingsURL, token: session)
+            let dataURL = "\(base)/apps/checks/data/checks"
+            let dataBody = try await Self.get(dataURL, token: session)
 
             // The baseline: Hummingbird serving the same bytes, no middleware, no database.
             let router = Router()
@@ -76,6 +81,13 @@ struct ServerBenchmark: AsyncParsableCommand {
                     body: .init(byteBuffer: ByteBuffer(bytes: body))
                 )
             }
+            router.get("/bare-data") { _, _ in
+                Response(
+                    status: .ok,
+                    headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: dataBody))
+                )
+            }
             let bare = Application(
                 router: router,
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)),
@@ -83,7 +95,7 @@ struct ServerBenchmark: AsyncParsableCommand {
                 logger: logger
             )
             group.addTask { try await bare.run() }
-            let bareURL = "http://127.0.0.1:\(try await ports.wait(\.bare))/bare"
+            let bareBase = "http://127.0.0.1:\(try await ports.wait(\.bare))"
 
             print("server.config.connections: \(connections)")
             print("server.config.seconds: \(seconds)")
@@ -91,30 +103,9 @@ struct ServerBenchmark: AsyncParsableCommand {
             print("server.config.storage: sqlite")
             print("server.config.cache_ms: \(cacheMilliseconds)")
             print("server.config.body_bytes: \(body.count)")
-            var bareRuns: [Load] = []
-            var settingsRuns: [Load] = []
-            for _ in 0..<max(1, rounds) {
-                bareRuns.append(
-                    try Self.load(wrk: wrk, url: bareURL, token: nil, connections: connections, seconds: seconds)
-                )
-                settingsRuns.append(
-                    try Self.load(
-                        wrk: wrk,
-                        url: settingsURL,
-                        token: session,
-                        connections: connections,
-                        seconds: seconds
-                    )
-                )
-            }
-            let bareRPS = median(bareRuns.map(\.requestsPerSecond))
-            let settingsRPS = median(settingsRuns.map(\.requestsPerSecond))
-            Measure.report("server.bare.rps", bareRPS, digits: 0)
-            Measure.report("server.bare.p99_ms", median(bareRuns.map(\.p99Milliseconds)))
-            Measure.report("server.settings.rps", settingsRPS, digits: 0)
-            Measure.report("server.settings.p99_ms", median(settingsRuns.map(\.p99Milliseconds)))
-            Measure.report("server.settings.ratio_to_bare", settingsRPS / bareRPS)
-            Measure.report("server.settings.non2xx", Double(settingsRuns.map(\.errors).reduce(0, +)), digits: 0)
+            print("server.config.data_body_bytes: \(dataBody.count)")
+            try compare("settings", url: settingsURL, bare: "\(bareBase)/bare", token: session, wrk: wrk)
+            try compare("data", url: dataURL, bare: "\(bareBase)/bare-data", token: session, wrk: wrk)
 
             var signIns: [Double] = []
             for _ in 0..<max(3, self.signIns) {
@@ -127,6 +118,37 @@ struct ServerBenchmark: AsyncParsableCommand {
             group.cancelAll()
         }
     }
+
+    /// Loads `url` and the bare route serving its bytes, alternating, `rounds` times, and
+    /// reports the medians and their ratio (`server.NAME.ratio_to_bare`).
+    private func compare(_ name: String, url: String, bare: String, token: String, wrk: String) throws {
+        var bareRuns: [Load] = []
+        var routeRuns: [Load] = []
+        for _ in 0..<max(1, rounds) {
+            bareRuns.append(try Self.load(wrk: wrk, url: bare, token: nil, connections: connections, seconds: seconds))
+            routeRuns.append(
+                try Self.load(wrk: wrk, url: url, token: token, connections: connections, seconds: seconds)
+            )
+        }
+        let bareRPS = median(bareRuns.map(\.requestsPerSecond))
+        let routeRPS = median(routeRuns.map(\.requestsPerSecond))
+        let prefix = name == "settings" ? "server.bare" : "server.bare_\(name)"
+        Measure.report("\(prefix).rps", bareRPS, digits: 0)
+        Measure.report("\(prefix).p99_ms", median(bareRuns.map(\.p99Milliseconds)))
+        Measure.report("server.\(name).rps", routeRPS, digits: 0)
+        Measure.report("server.\(name).p99_ms", median(routeRuns.map(\.p99Milliseconds)))
+        Measure.report("server.\(name).ratio_to_bare", routeRPS / bareRPS)
+        Measure.report("server.\(name).non2xx", Double(routeRuns.map(\.errors).reduce(0, +)), digits: 0)
+    }
+
+    /// The app data the data route serves: five checks, as the demo app has.
+    static let checks: [SeedEntity] = [
+        ("F-GKXA-fuel", ["aircraft": "A320 F-GKXA", "stand": "12", "item": "fuel level", "status": "done"]),
+        ("F-GKXA-tyres", ["aircraft": "A320 F-GKXA", "stand": "12", "item": "tyre pressure", "status": "open"]),
+        ("F-GKXA-walk", ["aircraft": "A320 F-GKXA", "stand": "12", "item": "walk-around", "status": "open"]),
+        ("F-GTAJ-fuel", ["aircraft": "A321 F-GTAJ", "stand": "14", "item": "fuel level", "status": "open"]),
+        ("F-GTAJ-tyres", ["aircraft": "A321 F-GTAJ", "stand": "14", "item": "tyre pressure", "status": "done"]),
+    ].map { SeedEntity(app: "checks", entitySet: "checks", id: $0.0, fields: $0.1) }
 
     struct Load {
         var requestsPerSecond: Double
