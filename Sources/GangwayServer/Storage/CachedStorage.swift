@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// Keeps the reads every device request makes (the app, the session, the device
-/// registration) in memory for a short time, in front of any ``ServerStorage``.
+/// registration, and the entity set a device reads) in memory for a short time, in front
+/// of any ``ServerStorage``.
 ///
 /// A write through this process drops what it changes at once. A write by another
 /// process sharing the database is seen when the entry expires: with the default of one
@@ -20,6 +21,12 @@ public final class CachedStorage: ServerStorage {
         var apps: [String: Entry<AppRecord?>] = [:]
         var sessions: [Data: Entry<SessionRecord?>] = [:]
         var devices: [DeviceKey: Entry<DeviceRecord?>] = [:]
+        var entitySets: [EntitySetKey: Entry<[EntityRecord]>] = [:]
+    }
+
+    private struct EntitySetKey: Hashable {
+        var appID: String
+        var entitySet: String
     }
 
     private struct Entry<Value> {
@@ -79,6 +86,7 @@ public final class CachedStorage: ServerStorage {
             if entries.apps.count >= capacity { entries.apps.removeAll(keepingCapacity: true) }
             if entries.sessions.count >= capacity { entries.sessions.removeAll(keepingCapacity: true) }
             if entries.devices.count >= capacity { entries.devices.removeAll(keepingCapacity: true) }
+            if entries.entitySets.count >= capacity { entries.entitySets.removeAll(keepingCapacity: true) }
             store(&entries, expires)
         }
     }
@@ -170,17 +178,25 @@ public final class CachedStorage: ServerStorage {
     }
 
     public func entities(appID: String, entitySet: String) async throws(StorageError) -> [EntityRecord] {
-        try await base.entities(appID: appID, entitySet: entitySet)
+        let key = EntitySetKey(appID: appID, entitySet: entitySet)
+        if let hit = state.withLock({ fresh($0.entitySets[key]) }) { return hit }
+        let entities = try await base.entities(appID: appID, entitySet: entitySet)
+        remember { $0.entitySets[key] = Entry(value: entities, expires: $1) }
+        return entities
     }
 
     public func putEntity(
         _ entity: EntityRecord,
         limit: Int
     ) async throws(StorageError) -> (EntityRecord, created: Bool) {
-        try await base.putEntity(entity, limit: limit)
+        let key = EntitySetKey(appID: entity.appID, entitySet: entity.entitySet)
+        defer { state.withLock { _ = $0.entitySets.removeValue(forKey: key) } }
+        return try await base.putEntity(entity, limit: limit)
     }
 
     public func deleteEntity(appID: String, entitySet: String, id: String) async throws(StorageError) -> Bool {
-        try await base.deleteEntity(appID: appID, entitySet: entitySet, id: id)
+        let key = EntitySetKey(appID: appID, entitySet: entitySet)
+        defer { state.withLock { _ = $0.entitySets.removeValue(forKey: key) } }
+        return try await base.deleteEntity(appID: appID, entitySet: entitySet, id: id)
     }
 }
