@@ -8,6 +8,13 @@ import Testing
 
 @Suite("Several server processes on one database")
 struct SharedDatabaseTests {
+    /// The version of the first check `api`'s server answers with.
+    private func version(_ api: API, _ token: String) async throws -> Int? {
+        let reply = try await api.send(.get, "/apps/checks/data/checks", token: token)
+        let list = try reply.decode(Components.Schemas.EntityList.self)
+        return list.entities.first.map { Int($0.version) }
+    }
+
     /// A second server over the fixture's database, as a second process would be.
     private func second(_ fixture: ServerFixture, cacheLifetime: Duration) async throws -> MobileServicesServer {
         var configuration = fixture.server.configuration
@@ -60,6 +67,35 @@ struct SharedDatabaseTests {
                     // Within its cache lifetime the other process still honours the token: the
                     // documented bound on how stale a process may be.
                     #expect(try await stale.send(.get, "/apps/checks/settings", token: token).status == .ok)
+                }
+            }
+        }
+    }
+
+    @Test(
+        "a check the admin changes on one process reaches the others once their cache expires",
+        arguments: Backend.available
+    )
+    func entityChangesReachOtherProcesses(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        let uncached = try await second(fixture, cacheLifetime: .zero)
+        let cached = try await second(fixture, cacheLifetime: .seconds(3600))
+        try await fixture.runSeeded { api in
+            let token = try await api.signIn("alice")
+            _ = try await api.register(token: token)
+            let path = "/admin/apps/checks/data/checks/F-GKXA-fuel"
+            try api.expectStatus(try await api.admin(.put, path, json: #"{"fields": {"status": "open"}}"#), .created)
+            try await TestServer(server: uncached, adminToken: fixture.adminToken).run { running in
+                let other = API(running: running, fixture: fixture)
+                try await TestServer(server: cached, adminToken: fixture.adminToken).run { running in
+                    let stale = API(running: running, fixture: fixture)
+                    #expect(try await version(stale, token) == 1)
+                    try api.expectStatus(try await api.admin(.put, path, json: #"{"fields": {"status": "done"}}"#), .ok)
+                    // The process that wrote sees it at once, so does one that keeps nothing.
+                    #expect(try await version(api, token) == 2)
+                    #expect(try await version(other, token) == 2)
+                    // Within its cache lifetime another process may still answer the old one.
+                    #expect(try await version(stale, token) == 1)
                 }
             }
         }
