@@ -52,26 +52,16 @@ public struct ServerSettings: Sendable, Hashable, Codable {
         self.consentVersion = consentVersion
     }
 
-    /// Reads the settings exchange's body.
+    /// Reads the settings a device receives (the settings exchange's body) or an admin
+    /// sees on an app: the same parts, read the same way.
     /// - Throws: ``ServiceError/invalidResponse`` when the policy is invalid.
-    init(_ body: Components.Schemas.SettingsExchangeBody) throws(ServiceError) {
+    init(_ parts: some SettingsParts) throws(ServiceError) {
         try self.init(
-            passwordPolicy: body.passwordPolicy,
-            sharedDevice: body.sharedDeviceSettings,
-            blockWiping: body.blockWipingPolicy,
-            logs: body.logSettings,
-            consent: body.consentSettings
-        )
-    }
-
-    /// Reads the settings an admin sees on an app, as a device reads them.
-    init(_ settings: Components.Schemas.AppSettings) throws(ServiceError) {
-        try self.init(
-            passwordPolicy: settings.passwordPolicy,
-            sharedDevice: settings.sharedDeviceSettings,
-            blockWiping: settings.blockWipingPolicy,
-            logs: settings.logSettings,
-            consent: settings.consentSettings
+            passwordPolicy: parts.passwordPolicy,
+            sharedDevice: parts.sharedDeviceSettings,
+            blockWiping: parts.blockWipingPolicy,
+            logs: parts.logSettings,
+            consent: parts.consentSettings
         )
     }
 
@@ -104,3 +94,16 @@ public struct ServerSettings: Sendable, Hashable, Codable {
         consentVersion = consent?.consentVersion
     }
 }
+
+/// The parts of an app's settings, as the settings exchange and the admin API both carry
+/// them.
+protocol SettingsParts {
+    var passwordPolicy: Components.Schemas.PasswordPolicy? { get }
+    var sharedDeviceSettings: Components.Schemas.SharedDeviceSettings? { get }
+    var blockWipingPolicy: Components.Schemas.BlockWipingPolicy? { get }
+    var logSettings: Components.Schemas.LogSettings? { get }
+    var consentSettings: Components.Schemas.ConsentSettings? { get }
+}
+
+extension Components.Schemas.SettingsExchangeBody: SettingsParts {}
+extension Components.Schemas.AppSettings: SettingsParts {}
