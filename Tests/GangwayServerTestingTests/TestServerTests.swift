@@ -113,3 +113,14 @@ struct TestServerTests {
         }
     }
 }
+
+@Suite("A test database never shows its URL")
+struct TestDatabaseDescriptionTests {
+    @Test func thePasswordInAPostgreSQLURLIsNeverPrinted() {
+        let database = TestDatabase.postgresql(url: "postgres://gangway:Secret-PG-Password@127.0.0.1:5432/gangway")
+        for text in ["\(database)", String(describing: database), String(reflecting: database)] {
+            #expect(!text.contains("Secret-PG-Password"))
+            #expect(text == "postgresql")
+        }
+    }
+}

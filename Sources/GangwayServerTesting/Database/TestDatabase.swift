@@ -2,7 +2,7 @@ import Foundation
 
 /// Where a ``TestServer`` keeps its data: SQLite in its temporary directory, or a fresh
 /// schema of a PostgreSQL database.
-public enum TestDatabase: Sendable, Hashable {
+public enum TestDatabase: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     /// SQLite in the server's temporary directory.
     case sqlite
     /// A fresh, empty schema (`test_…`) of the PostgreSQL database at `url`
@@ -30,6 +30,12 @@ public enum TestDatabase: Sendable, Hashable {
         case .postgresql: "postgresql"
         }
     }
+
+    /// The short name: a test failure or a log line never shows the URL's password.
+    public var description: String { name }
+
+    /// The short name, as ``description``.
+    public var debugDescription: String { name }
 
     /// The PostgreSQL URL of a new schema no other server uses; `nil` for SQLite.
     func freshPostgresURL() -> String? {
