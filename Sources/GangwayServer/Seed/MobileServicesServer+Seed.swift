@@ -13,6 +13,18 @@ extension MobileServicesServer {
     /// (what was created before it stays) and throws a ``SeedError`` naming that item.
     public func seed(_ seed: ServerSeed) async throws(SeedError) {
         guard !seed.isEmpty else { return }
+        do {
+            // A pool of its own when the storage needs one: the server may not be serving.
+            try await storage.withConnections { try await apply(seed) }
+        } catch {
+            throw error as? SeedError ?? SeedError(
+                APIError(.internalServerError, "SEED_FAILED", "\(type(of: error)) was thrown."),
+                item: "the seed"
+            )
+        }
+    }
+
+    private func apply(_ seed: ServerSeed) async throws(SeedError) {
         // A one-time admin token, known only to this call, stands in for the admin's.
         let token = BearerToken.make()
         let publicURL = PublicURL(configuration.initialPublicURL)

@@ -6,6 +6,8 @@ import Logging
 import NIOCore
 import OpenAPIHummingbird
 import OpenAPIRuntime
+import ServiceLifecycle
+import UnixSignals
 import Synchronization
 
 /// The mobile-services server: storage, the API and the HTTP server around it.
@@ -47,19 +49,22 @@ public struct MobileServicesServer: Sendable {
             try storage ?? Self.openStorage(configuration, logger: logger),
             lifetime: configuration.cacheLifetime
         )
-        try await storage.migrate()
         cachedStorage = storage
-        let token = try await AdminToken.bootstrap(
-            storage: storage,
-            file: configuration.adminTokenPath,
-            renew: renewAdminToken
-        )
+        let (token, keyBytes) = try await storage.withConnections {
+            try await storage.migrate()
+            let token = try await AdminToken.bootstrap(
+                storage: storage,
+                file: configuration.adminTokenPath,
+                renew: renewAdminToken
+            )
+            let keyBytes = try await storage.secret(
+                named: ActivationSigner.secretName,
+                orInsert: P256.Signing.PrivateKey().rawRepresentation
+            )
+            return (token, keyBytes)
+        }
         adminTokenHash = token.hash
         adminToken = token.outcome
-        let keyBytes = try await storage.secret(
-            named: ActivationSigner.secretName,
-            orInsert: P256.Signing.PrivateKey().rawRepresentation
-        )
         signer = ActivationSigner(key: try P256.Signing.PrivateKey(rawRepresentation: keyBytes))
         passwords = PasswordHasher(cost: configuration.bcryptCost)
     }
@@ -151,17 +156,30 @@ public struct MobileServicesServer: Sendable {
         )
     }
 
+    /// What serving takes, in the order a service group starts them: the storage's
+    /// connection pool, if it has one, and the HTTP server. A group shuts them down in
+    /// the reverse order: the HTTP server answers the requests in flight while the pool
+    /// still runs.
+    ///
+    /// - Parameter onListening: Called with the bound port once the server listens.
+    public func services(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> [any Service] {
+        let application = try application(onListening: onListening)
+        guard let pool = storage.makeConnectionPool() else { return [application] }
+        return [pool, application]
+    }
+
     /// Serves until SIGINT or SIGTERM, then finishes the requests in flight and stops.
     ///
     /// - Parameter onListening: Called with the bound port once the server listens.
     public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        do {
-            try await application(onListening: onListening).runService()
-        } catch {
-            await storage.close()
-            throw error
-        }
-        await storage.close()
+        let group = ServiceGroup(
+            configuration: .init(
+                services: try services(onListening: onListening),
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
     }
 }
 

@@ -17,8 +17,10 @@ import ServiceLifecycle
 /// }
 /// ```
 ///
-/// Unlike ``MobileServicesServer/run(onListening:)`` it handles no signal and leaves the
-/// storage open: the process embedding it decides when the server stops.
+/// It runs the server's ``MobileServicesServer/services(onListening:)``: the storage's
+/// connection pool, if any, and the HTTP server. Unlike
+/// ``MobileServicesServer/run(onListening:)`` it handles no signal: the process
+/// embedding it decides when the server stops.
 public actor ServerHost {
     private enum State {
         /// Not run yet; callers of ``port()`` wait.
@@ -50,16 +52,16 @@ public actor ServerHost {
         let group: ServiceGroup
         switch state {
         case .idle(let waiters):
-            let application: any Service
+            let services: [any Service]
             do {
-                application = try server.application { port in await self.didListen(port) }
+                services = try server.services { port in await self.didListen(port) }
             } catch {
                 // Whoever waits for the port hears of it, as they do of a failed start.
                 finish(failed: true)
                 throw error
             }
             // No signal handling: the process embedding the server decides when it stops.
-            group = ServiceGroup(services: [application], gracefulShutdownSignals: [], logger: logger)
+            group = ServiceGroup(services: services, gracefulShutdownSignals: [], logger: logger)
             state = .starting(group, waiters: waiters)
             logger.debug("server host starting", metadata: ["port": "\(server.configuration.port)"])
         case .starting, .listening, .stopping:

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceLifecycle
 import Synchronization
 
 /// Keeps the reads every device request makes (the app, the session, the device
@@ -48,7 +49,7 @@ public final class CachedStorage: ServerStorage {
 
     public var kind: StorageKind { base.kind }
     public func migrate() async throws(StorageError) { try await base.migrate() }
-    public func close() async { await base.close() }
+    public func makeConnectionPool() -> (any Service)? { base.makeConnectionPool() }
 
     // MARK: Cached reads
 

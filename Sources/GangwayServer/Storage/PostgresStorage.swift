@@ -3,6 +3,8 @@ import GangwayProtocol
 import Logging
 import NIOCore
 import PostgresNIO
+import ServiceLifecycle
+import Synchronization
 
 /// ``ServerStorage`` in PostgreSQL through postgres-nio: for several server processes
 /// behind one database.
@@ -12,14 +14,21 @@ import PostgresNIO
 /// starting together migrate once. The URL may name a schema
 /// (`postgres://user:password@host:5432/db?schema=gangway`); `sslmode=disable` or
 /// `sslmode=require` choose TLS, which is used when the server offers it otherwise.
+///
+/// Its queries go through a postgres-nio connection pool that runs as a service
+/// (``makeConnectionPool()``): in the server's service group while it serves, or around
+/// a piece of work (``ServerStorage/withConnections(_:)``). Without a running pool a
+/// query fails with ``StorageError/Code/unavailable``.
 public final class PostgresStorage: ServerStorage {
     public var kind: StorageKind { .postgresql }
-    private let client: PostgresClient
+    private let configuration: PostgresClient.Configuration
+    /// The pools made and not finished, oldest first; queries use the oldest, so a pool
+    /// made for a piece of work while the server serves leaves the server's pool in use.
+    private let pools = Mutex<[PostgresClient]>([])
     private let schema: String
-    private let runner: Task<Void, Never>
     private let logger: Logger
 
-    /// Connects lazily: the first query opens the first connection.
+    /// Opens nothing: connections open once a pool runs and a query needs one.
     public init(url: String, logger: Logger) throws(StorageError) {
         guard let components = URLComponents(string: url), let scheme = components.scheme,
             ["postgres", "postgresql"].contains(scheme), let host = components.host, !host.isEmpty
@@ -53,18 +62,39 @@ public final class PostgresStorage: ServerStorage {
         )
         configuration.options.additionalStartupParameters = [("search_path", schema)]
         configuration.options.connectTimeout = .seconds(5)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.client = client
+        self.configuration = configuration
         self.schema = schema
         self.logger = logger
-        runner = Task { await client.run() }
     }
 
-    deinit { runner.cancel() }
+    /// A new connection pool, which queries use from now until its service returns.
+    ///
+    /// Run every pool made: while the oldest has not started, queries wait for it.
+    public func makeConnectionPool() -> (any Service)? {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        pools.withLock { $0.append(client) }
+        return ConnectionPool(client: client, storage: self)
+    }
 
-    public func close() async {
-        runner.cancel()
-        _ = await runner.value
+    /// Runs one pool until the task is cancelled or a graceful shutdown, then retires it.
+    private struct ConnectionPool: Service {
+        let client: PostgresClient
+        let storage: PostgresStorage
+
+        func run() async {
+            await client.run()
+            storage.pools.withLock { $0.removeAll { $0 === client } }
+        }
+    }
+
+    /// The oldest pool not finished.
+    private var client: PostgresClient {
+        get throws(StorageError) {
+            guard let client = pools.withLock({ $0.first }) else {
+                throw StorageError(.unavailable, "no PostgreSQL connection pool is running")
+            }
+            return client
+        }
     }
 
     public func migrate() async throws(StorageError) {

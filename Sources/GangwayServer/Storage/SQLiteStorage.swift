@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GangwayProtocol
+import ServiceLifecycle
 
 /// ``ServerStorage`` in one SQLite file through GRDB: the embedded default.
 ///
@@ -31,8 +32,9 @@ public final class SQLiteStorage: ServerStorage {
         try await run { try migrator.migrate(pool) }
     }
 
-    /// SQLite files close when the storage is released.
-    public func close() async {}
+    /// None: GRDB's pool needs nothing running, and the file closes when the storage is
+    /// released.
+    public func makeConnectionPool() -> (any Service)? { nil }
 
     // MARK: Secrets
 

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceLifecycle
 
 /// Where the server keeps its state: SQLite for one process, PostgreSQL for several.
 ///
@@ -11,8 +12,11 @@ public protocol ServerStorage: Sendable {
     /// Brings the schema up to date; safe to run from several processes at once.
     func migrate() async throws(StorageError)
 
-    /// Closes the connections; the storage is not used afterwards.
-    func close() async
+    /// A new connection pool for a service group (PostgreSQL's), which the storage's
+    /// calls use while its service runs; `nil` when the storage needs nothing running
+    /// (SQLite). The server runs it in its service group, shut down after the HTTP
+    /// server; ``withConnections(_:)`` runs one around a piece of work.
+    func makeConnectionPool() -> (any Service)?
 
     /// The value stored under `name`, storing `value` first when there is none: the
     /// first process to start decides, the others read its choice.
@@ -59,6 +63,21 @@ public protocol ServerStorage: Sendable {
     func putEntity(_ entity: EntityRecord, limit: Int) async throws(StorageError) -> (EntityRecord, created: Bool)
     /// Removes an entity; `false` when there was none.
     func deleteEntity(appID: String, entitySet: String, id: String) async throws(StorageError) -> Bool
+}
+
+extension ServerStorage {
+    /// Runs `body` with a connection pool of its own running (see
+    /// ``makeConnectionPool()``), and stops the pool when `body` returns or throws.
+    public func withConnections<Result: Sendable>(
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        guard let pool = makeConnectionPool() else { return try await body() }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await pool.run() }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
 }
 
 /// The database behind a ``ServerStorage``.

@@ -1,0 +1,68 @@
+import Foundation
+import GangwayServer
+import GangwayServerTesting
+import Logging
+import Testing
+
+@Suite("Storage lifecycle: the PostgreSQL pool runs as a service, and only while it runs")
+struct StorageLifecycleTests {
+    /// A PostgreSQL storage over a schema of its own, or `nil` when no database is set.
+    private func postgresStorage() throws -> PostgresStorage? {
+        guard case .postgresql(let url)? = TestDatabase.postgresqlFromEnvironment else { return nil }
+        let schema = "lifecycle_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let separator = url.contains("?") ? "&" : "?"
+        return try PostgresStorage(url: url + separator + "schema=\(schema)", logger: Logger(label: "test"))
+    }
+
+    @Test(
+        "without a running pool a call fails at once; with one it works",
+        .enabled(if: TestDatabase.postgresqlFromEnvironment != nil, "needs GANGWAY_POSTGRES_URL")
+    )
+    func callsNeedARunningPool() async throws {
+        let storage = try #require(try postgresStorage())
+        let before = await #expect(throws: StorageError.self) { try await storage.migrate() }
+        #expect(before?.code == .unavailable)
+
+        let stored = try await storage.withConnections {
+            try await storage.migrate()
+            return try await storage.secret(named: "lifecycle", orInsert: Data([1, 2, 3]))
+        }
+        #expect(stored == Data([1, 2, 3]))
+
+        // The pool stopped with the work it ran around.
+        let after = await #expect(throws: StorageError.self) {
+            try await storage.secret(named: "lifecycle", orInsert: Data([4]))
+        }
+        #expect(after?.code == .unavailable)
+    }
+
+    @Test("SQLite needs no pool and works without one")
+    func sqliteNeedsNoPool() async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("gangway-lifecycle-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = try SQLiteStorage(path: directory.appendingPathComponent("server.sqlite").path)
+        #expect(storage.makeConnectionPool() == nil)
+        try await storage.migrate()
+        #expect(try await storage.secret(named: "lifecycle", orInsert: Data([7])) == Data([7]))
+    }
+
+    @Test("the server runs its pool in its service group and stops it with the group", arguments: Backend.available)
+    func serverRunsThePool(backend: Backend) async throws {
+        let server = try await TestServer(options: .init(database: try backend.database))
+        defer { server.removeDirectory() }
+        let apps = try await server.run(seed: .checks) { running in
+            try await running.server.storage.apps().map(\.id)
+        }
+        #expect(apps == ["checks"])
+        if backend == .postgresql {
+            // The host stopped its group, and the pool with it.
+            let error = await #expect(throws: StorageError.self) { try await server.server.storage.apps() }
+            #expect(error?.code == .unavailable)
+        }
+        // Made last: a pool made must run before the storage answers again.
+        let services = try server.server.services()
+        #expect(services.count == (backend == .postgresql ? 2 : 1))
+    }
+}
