@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "GangwayTesting", targets: ["GangwayTesting"]),
         .library(name: "GangwayProtocol", targets: ["GangwayProtocol"]),
         .library(name: "GangwayServices", targets: ["GangwayServices"]),
+        .library(name: "GangwayTools", targets: ["GangwayTools"]),
         .library(name: "GangwayServer", targets: ["GangwayServer"]),
         .library(name: "GangwayServerTesting", targets: ["GangwayServerTesting"]),
         .executable(name: "gangway", targets: ["gangway"]),
@@ -41,6 +42,10 @@ let package = Package(
     targets: [
         .target(
             name: "GangwayPolicy",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "GangwayTools",
             swiftSettings: swiftSettings
         ),
         .target(
@@ -90,6 +95,7 @@ let package = Package(
         .target(
             name: "GangwayServices",
             dependencies: [
+                "GangwayTools",
                 "GangwayStore",
                 "GangwayScreens",
                 "GangwayFlows",
@@ -107,6 +113,7 @@ let package = Package(
         .target(
             name: "GangwayServer",
             dependencies: [
+                "GangwayTools",
                 "GangwayPolicy",
                 "GangwayProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -183,6 +190,7 @@ let package = Package(
         .executableTarget(
             name: "GangwayBenchmarks",
             dependencies: [
+                "GangwayTools",
                 "GangwayPolicy",
                 "GangwayStore",
                 "GangwayScreens",
@@ -203,6 +211,11 @@ let package = Package(
         .testTarget(
             name: "GangwayPolicyTests",
             dependencies: ["GangwayPolicy"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GangwayToolsTests",
+            dependencies: ["GangwayTools"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

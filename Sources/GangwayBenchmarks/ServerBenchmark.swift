@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayTools
 import GangwayServer
 import GangwayServerTesting
 import Hummingbird
@@ -41,11 +42,8 @@ struct ServerBenchmark: AsyncParsableCommand {
     var cacheMilliseconds = 1000
 
     func run() async throws {
-        guard
-            let wrk = ["/usr/bin/wrk", "/usr/local/bin/wrk"].first(where: {
-                FileManager.default.isExecutableFile(atPath: $0)
-            })
-        else {
+        let wrk = ExternalTool("wrk")
+        guard wrk.executable != nil else {
             throw ValidationError("wrk is not installed (Debian: apt-get install wrk)")
         }
         var logger = Logger(label: "gangway.benchmark")
@@ -62,7 +60,7 @@ struct ServerBenchmark: AsyncParsableCommand {
     }
 
     /// Measures the seeded server, with a bare route started next to it.
-    private func measure(server: RunningTestServer, wrk: String, logger: Logger) async throws {
+    private func measure(server: RunningTestServer, wrk: ExternalTool, logger: Logger) async throws {
         let ports = PortBox()
         try await withThrowingTaskGroup(of: Void.self) { group in
             let base = server.url.absoluteString
@@ -104,8 +102,8 @@ struct ServerBenchmark: AsyncParsableCommand {
             print("server.config.cache_ms: \(cacheMilliseconds)")
             print("server.config.body_bytes: \(body.count)")
             print("server.config.data_body_bytes: \(dataBody.count)")
-            try compare("settings", url: settingsURL, bare: "\(bareBase)/bare", token: session, wrk: wrk)
-            try compare("data", url: dataURL, bare: "\(bareBase)/bare-data", token: session, wrk: wrk)
+            try await compare("settings", url: settingsURL, bare: "\(bareBase)/bare", token: session, wrk: wrk)
+            try await compare("data", url: dataURL, bare: "\(bareBase)/bare-data", token: session, wrk: wrk)
 
             var signIns: [Double] = []
             for _ in 0..<max(3, self.signIns) {
@@ -121,13 +119,13 @@ struct ServerBenchmark: AsyncParsableCommand {
 
     /// Loads `url` and the bare route serving its bytes, alternating, `rounds` times, and
     /// reports the medians and their ratio (`server.NAME.ratio_to_bare`).
-    private func compare(_ name: String, url: String, bare: String, token: String, wrk: String) throws {
+    private func compare(_ name: String, url: String, bare: String, token: String, wrk: ExternalTool) async throws {
         var bareRuns: [Load] = []
         var routeRuns: [Load] = []
         for _ in 0..<max(1, rounds) {
-            bareRuns.append(try Self.load(wrk: wrk, url: bare, token: nil, connections: connections, seconds: seconds))
+            bareRuns.append(try await Self.load(wrk: wrk, url: bare, token: nil, connections: connections, seconds: seconds))
             routeRuns.append(
-                try Self.load(wrk: wrk, url: url, token: token, connections: connections, seconds: seconds)
+                try await Self.load(wrk: wrk, url: url, token: token, connections: connections, seconds: seconds)
             )
         }
         let bareRPS = median(bareRuns.map(\.requestsPerSecond))
@@ -157,11 +155,13 @@ struct ServerBenchmark: AsyncParsableCommand {
     }
 
     /// Runs wrk: a one-second warm-up, then the measurement.
-    static func load(wrk: String, url: String, token: String?, connections: Int, seconds: Int) throws -> Load {
+    static func load(wrk: ExternalTool, url: String, token: String?, connections: Int, seconds: Int) async throws -> Load {
         var arguments = ["-t2", "-c\(connections)", "--latency"]
         if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
-        _ = try runProcess(wrk, arguments + ["-d1s", url])
-        let output = try runProcess(wrk, arguments + ["-d\(seconds)s", url])
+        _ = try await wrk.run(arguments + ["-d1s", url])
+        guard let output = try await wrk.run(arguments + ["-d\(seconds)s", url])?.text else {
+            throw ValidationError("wrk is not installed")
+        }
         guard let rps = number(after: "Requests/sec:", in: output),
             let p99Line = output.split(separator: "\n").first(where: {
                 $0.trimmingCharacters(in: .whitespaces).hasPrefix("99%")
@@ -183,18 +183,6 @@ struct ServerBenchmark: AsyncParsableCommand {
             return (Double(text.dropLast(suffix.count)) ?? .nan) * scale
         }
         return .nan
-    }
-
-    private static func runProcess(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
     }
 
     // MARK: Sessions over HTTP

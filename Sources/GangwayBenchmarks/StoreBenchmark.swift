@@ -2,6 +2,7 @@ import ArgumentParser
 import Crypto
 import CryptoExtras
 import Foundation
+import GangwayTools
 import GRDB
 import GangwayPolicy
 import GangwayStore
@@ -28,7 +29,7 @@ struct StoreBenchmark: AsyncParsableCommand {
     @Option(help: "Runs per measurement; the median is reported.")
     var repetitions = 5
 
-    func run() throws {
+    func run() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("gangway-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
@@ -48,7 +49,7 @@ struct StoreBenchmark: AsyncParsableCommand {
         try putAndGet(values: values, root: root, environment: environment)
         try passcodeChange(root: root, environment: environment)
         try unlockOverhead(root: root, environment: environment)
-        try sqlcipherRekey(root: root)
+        try await sqlcipherRekey(root: root)
     }
 
     // MARK: put / get against plain GRDB
@@ -207,8 +208,9 @@ struct StoreBenchmark: AsyncParsableCommand {
 
     // MARK: SQLCipher for comparison
 
-    private func sqlcipherRekey(root: URL) throws {
-        guard let sqlcipher = Self.which("sqlcipher") else {
+    private func sqlcipherRekey(root: URL) async throws {
+        let sqlcipher = ExternalTool("sqlcipher")
+        guard sqlcipher.executable != nil else {
             print("sqlcipher.rekey: skipped (install the Debian package sqlcipher to compare)")
             return
         }
@@ -220,11 +222,11 @@ struct StoreBenchmark: AsyncParsableCommand {
             WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < \(size))
             INSERT INTO kv SELECT 'entry.' || x, randomblob(\(valueSize)) FROM n;
             """
-        try Self.run(sqlcipher, [database], input: setup)
+        try await Self.run(sqlcipher, [database], input: setup)
         var flip = false
-        let rekey = try Measure.median(repetitions: 3) {
+        let rekey = try await Measure.median(repetitions: 3) {
             let (old, new) = flip ? ("new-passphrase", "old-passphrase") : ("old-passphrase", "new-passphrase")
-            try Self.run(
+            try await Self.run(
                 sqlcipher,
                 [database],
                 input: "PRAGMA key = '\(old)';\nPRAGMA rekey = '\(new)';\nSELECT count(*) FROM kv;\n"
@@ -234,27 +236,11 @@ struct StoreBenchmark: AsyncParsableCommand {
         Measure.report("sqlcipher.rekey.\(Self.label(size))_ms", rekey)
     }
 
-    static func which(_ command: String) -> String? {
-        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
-            let path = "\(directory)/\(command)"
-            if FileManager.default.isExecutableFile(atPath: path) { return path }
-        }
-        return nil
-    }
-
-    static func run(_ executable: String, _ arguments: [String], input: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardInput = pipe
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        pipe.fileHandleForWriting.write(Data(input.utf8))
-        try pipe.fileHandleForWriting.close()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ValidationError("\(executable) exited with \(process.terminationStatus)")
+    /// Runs sqlcipher with `input` on its standard input; throws unless it succeeds.
+    static func run(_ sqlcipher: ExternalTool, _ arguments: [String], input: String) async throws {
+        let output = try await sqlcipher.run(arguments, input: Data(input.utf8))
+        guard let status = output?.status, status == 0 else {
+            throw ValidationError("\(sqlcipher.name) failed (exit status \(output.map { "\($0.status)" } ?? "none"))")
         }
     }
 }

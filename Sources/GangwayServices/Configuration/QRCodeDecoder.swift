@@ -1,4 +1,5 @@
 import Foundation
+import GangwayTools
 
 /// Reads the text of a QR code from a PNG through `zbarimg` (Debian package zbar-tools),
 /// when it is installed.
@@ -11,7 +12,7 @@ public struct QRCodeDecoder: Sendable {
     }
 
     /// The `zbarimg` found, if any.
-    public var executable: String? { searchPath.first { FileManager.default.isExecutableFile(atPath: $0) } }
+    public var executable: String? { ExternalTool("zbarimg", searchPath: searchPath).executable }
 
     /// Whether `data` starts like a PNG.
     public static func isPNG(_ data: Data) -> Bool {
@@ -22,27 +23,17 @@ public struct QRCodeDecoder: Sendable {
     /// - Throws: ``ConfigurationError/qrDecoderUnavailable`` without `zbarimg`,
     ///   ``ConfigurationError/unreadableQRCode`` when the image holds no QR code.
     public func text(ofImageAt file: URL) async throws(ConfigurationError) -> String {
-        guard let executable else { throw .qrDecoderUnavailable }
-        let result: (status: Int32, output: Data)
+        let zbarimg = ExternalTool("zbarimg", searchPath: searchPath)
+        let output: ExternalTool.Output?
         do {
-            result = try await Task.detached {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = ["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", "--", file.path]
-                let output = Pipe()
-                process.standardOutput = output
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                return (process.terminationStatus, data)
-            }.value
+            output = try await zbarimg.run(["--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", "--", file.path])
         } catch {
             throw .unreadableQRCode("zbarimg could not be run")
         }
+        guard let result = output else { throw .qrDecoderUnavailable }
         // zbarimg exits 4 when it found no code.
         guard result.status == 0 else { throw .unreadableQRCode("no QR code in the image") }
-        let lines = String(decoding: result.output, as: UTF8.self)
+        let lines = result.text
             .split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
