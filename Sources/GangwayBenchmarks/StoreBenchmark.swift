@@ -61,13 +61,12 @@ struct StoreBenchmark: AsyncParsableCommand {
     {
         var plainCounter = 0
         var plain: DatabasePool!
-        let plainPut = try Measure.median(
-            repetitions: repetitions,
-            prepare: {
-                plainCounter += 1
-                plain = try Self.plainDatabase(root.appendingPathComponent("plain-\(plainCounter).sqlite"))
-            }
-        ) {
+        // Each timed put starts on a new, empty database.
+        let newPlainDatabase = {
+            plainCounter += 1
+            plain = try Self.plainDatabase(root.appendingPathComponent("plain-\(plainCounter).sqlite"))
+        }
+        let plainPut = try Measure.median(repetitions: repetitions, prepare: newPlainDatabase) {
             try plain.write { db in
                 let insert = try db.cachedStatement(sql: "INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)")
                 for (key, value) in values {
@@ -77,13 +76,7 @@ struct StoreBenchmark: AsyncParsableCommand {
         }
         // The same rows through `execute(sql:arguments:)`, which compiles the statement on
         // every call: reported for context, not as the baseline.
-        let unpreparedPut = try Measure.median(
-            repetitions: repetitions,
-            prepare: {
-                plainCounter += 1
-                plain = try Self.plainDatabase(root.appendingPathComponent("plain-\(plainCounter).sqlite"))
-            }
-        ) {
+        let unpreparedPut = try Measure.median(repetitions: repetitions, prepare: newPlainDatabase) {
             try plain.write { db in
                 for (key, value) in values {
                     try db.execute(

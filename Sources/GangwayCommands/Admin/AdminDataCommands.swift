@@ -51,12 +51,7 @@ struct AdminDataPut: AsyncParsableCommand {
 
     @OptionGroup var server: AdminOptions
     @OptionGroup var app: AppOption
-
-    @Argument(help: "The entity set.")
-    var entitySet: String
-
-    @Argument(help: "The entity's ID: letters, digits, '.', '_' and '-'.")
-    var entityID: String
+    @OptionGroup var entity: EntityTarget
 
     @Argument(help: "The fields, as NAME=VALUE; fields not given are removed.")
     var fields: [String] = []
@@ -79,7 +74,7 @@ struct AdminDataPut: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (entitySet, entityID, fields) = (entitySet, entityID, try Self.parse(fields))
+        let (entitySet, entityID, fields) = (entity.entitySet, entity.entityID, try Self.parse(fields))
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             let entity = try await admin.putEntity(entityID, fields: fields, app: id, entitySet: entitySet)
@@ -98,19 +93,23 @@ struct AdminDataDelete: AsyncParsableCommand {
 
     @OptionGroup var server: AdminOptions
     @OptionGroup var app: AppOption
-
-    @Argument(help: "The entity set.")
-    var entitySet: String
-
-    @Argument(help: "The entity's ID.")
-    var entityID: String
+    @OptionGroup var entity: EntityTarget
 
     func run() async throws {
-        let (entitySet, entityID) = (entitySet, entityID)
+        let (entitySet, entityID) = (entity.entitySet, entity.entityID)
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             try await admin.deleteEntity(entityID, app: id, entitySet: entitySet)
             Console.standardOutput("\(entitySet)/\(entityID) is deleted.")
         }
     }
+}
+
+/// The entity an admin command puts or deletes: its set and its ID.
+struct EntityTarget: ParsableArguments {
+    @Argument(help: "The entity set.")
+    var entitySet: String
+
+    @Argument(help: "The entity's ID: letters, digits, '.', '_' and '-'.")
+    var entityID: String
 }

@@ -34,18 +34,8 @@ extension PasscodePolicy {
         if try reader.bool(SettingsKey.enabled) == false { return nil }
 
         var policy = defaults
-        reader.read(SettingsKey.minimumLength, into: &policy.minimumLength)
-        reader.read(SettingsKey.digitsOnly, into: &policy.digitsOnly)
-        reader.read(SettingsKey.requiresDigit, into: &policy.requiresDigit)
-        reader.read(SettingsKey.requiresUppercase, into: &policy.requiresUppercase)
-        reader.read(SettingsKey.requiresLowercase, into: &policy.requiresLowercase)
-        reader.read(SettingsKey.requiresSpecial, into: &policy.requiresSpecial)
-        reader.read(SettingsKey.minimumUniqueCharacters, into: &policy.minimumUniqueCharacters)
-        reader.read(SettingsKey.retryLimit, into: &policy.retryLimit)
-        reader.read(SettingsKey.historySize, into: &policy.historyCount)
-        reader.read(SettingsKey.biometricsEnabled, into: &policy.allowsBiometrics)
-        reader.read(SettingsKey.allowsSkip, into: &policy.allowsSkip)
-        reader.read(SettingsKey.blocksCommon, into: &policy.blocksCommonPasscodes)
+        for (key, field) in Self.numberFields { reader.read(key, into: &policy[keyPath: field]) }
+        for (key, field) in Self.flagFields { reader.read(key, into: &policy[keyPath: field]) }
         if let seconds = try reader.int(SettingsKey.lockTimeout) {
             policy.lockTimeout = .seconds(seconds)
         }
@@ -54,6 +44,30 @@ extension PasscodePolicy {
         }
         if let error = reader.firstError { throw error }
         return try policy.validated()
+    }
+
+    /// The settings keys read as whole numbers, and the fields they set.
+    private static var numberFields: [(String, WritableKeyPath<PasscodePolicy, Int>)] {
+        [
+            (SettingsKey.minimumLength, \.minimumLength),
+            (SettingsKey.minimumUniqueCharacters, \.minimumUniqueCharacters),
+            (SettingsKey.retryLimit, \.retryLimit),
+            (SettingsKey.historySize, \.historyCount),
+        ]
+    }
+
+    /// The settings keys read as booleans, and the fields they set.
+    private static var flagFields: [(String, WritableKeyPath<PasscodePolicy, Bool>)] {
+        [
+            (SettingsKey.digitsOnly, \.digitsOnly),
+            (SettingsKey.requiresDigit, \.requiresDigit),
+            (SettingsKey.requiresUppercase, \.requiresUppercase),
+            (SettingsKey.requiresLowercase, \.requiresLowercase),
+            (SettingsKey.requiresSpecial, \.requiresSpecial),
+            (SettingsKey.biometricsEnabled, \.allowsBiometrics),
+            (SettingsKey.allowsSkip, \.allowsSkip),
+            (SettingsKey.blocksCommon, \.blocksCommonPasscodes),
+        ]
     }
 
     private static func policyObject(

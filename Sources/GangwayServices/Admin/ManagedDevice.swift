@@ -1,7 +1,8 @@
 import Foundation
 import GangwayProtocol
 
-/// A device registration as the server's admin API shows it: one device and user of an app.
+/// A device registration as the server's admin API shows it: one device and user of an
+/// app. ``AdminClient`` makes them from the server's answers.
 public struct ManagedDevice: Sendable, Hashable {
     /// What the server does with the registration's calls.
     public enum Status: String, Sendable, Hashable, CaseIterable {
@@ -24,39 +25,17 @@ public struct ManagedDevice: Sendable, Hashable {
     public var registeredAt: Date
     public var lastContactAt: Date?
 
-    public init(
-        registrationID: String,
-        deviceID: String,
-        username: String,
-        deviceName: String,
-        platform: String,
-        appVersion: String,
-        status: Status,
-        registeredAt: Date,
-        lastContactAt: Date? = nil
-    ) {
-        self.registrationID = registrationID
-        self.deviceID = deviceID
-        self.username = username
-        self.deviceName = deviceName
-        self.platform = platform
-        self.appVersion = appVersion
-        self.status = status
-        self.registeredAt = registeredAt
-        self.lastContactAt = lastContactAt
-    }
-
+    /// The registration the admin API answered with.
     init(_ device: Components.Schemas.Device) {
-        self.init(
-            registrationID: device.registrationID,
-            deviceID: device.deviceID,
-            username: device.userID,
-            deviceName: device.deviceName,
-            platform: device.platform,
-            appVersion: device.appVersion,
-            status: Status(rawValue: device.status.rawValue) ?? .active,
-            registeredAt: device.registeredAt,
-            lastContactAt: device.lastContactAt
-        )
+        registrationID = device.registrationID
+        deviceID = device.deviceID
+        username = device.userID
+        deviceName = device.deviceName
+        platform = device.platform
+        appVersion = device.appVersion
+        // The schema's statuses are these three; the generated enum holds no other.
+        status = Status(rawValue: device.status.rawValue) ?? .locked
+        registeredAt = device.registeredAt
+        lastContactAt = device.lastContactAt
     }
 }

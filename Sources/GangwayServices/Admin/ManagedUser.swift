@@ -1,7 +1,8 @@
 import Foundation
 import GangwayProtocol
 
-/// A user as the server's admin API shows it: never their password.
+/// A user as the server's admin API shows it: never their password. ``AdminClient`` makes
+/// them from the server's answers.
 public struct ManagedUser: Sendable, Hashable {
     public var username: String
     public var displayName: String
@@ -9,19 +10,11 @@ public struct ManagedUser: Sendable, Hashable {
     public var isBlocked: Bool
     public var createdAt: Date
 
-    public init(username: String, displayName: String, isBlocked: Bool, createdAt: Date) {
-        self.username = username
-        self.displayName = displayName
-        self.isBlocked = isBlocked
-        self.createdAt = createdAt
-    }
-
+    /// The user the admin API answered with.
     init(_ user: Components.Schemas.User) {
-        self.init(
-            username: user.username,
-            displayName: user.displayName,
-            isBlocked: user.blocked,
-            createdAt: user.createdAt
-        )
+        username = user.username
+        displayName = user.displayName
+        isBlocked = user.blocked
+        createdAt = user.createdAt
     }
 }
