@@ -13,7 +13,57 @@ public struct LenientDateTranscoder: DateTranscoder {
     private static let writer = Date.ISO8601FormatStyle()
 
     public func encode(_ date: Date) throws -> String {
-        Self.writer.format(date)
+        Self.format(date)
+    }
+
+    /// `YYYY-MM-DDThh:mm:ssZ` in UTC, the fraction of a second dropped, computed directly
+    /// since every date of every response passes here.
+    ///
+    /// The calendar is the proleptic Gregorian one RFC 3339 and ``parse(_:)`` use, so what
+    /// is written reads back to the same second; from October 1582 on it is what
+    /// Foundation's `ISO8601FormatStyle` writes (which turns Julian before). Years outside
+    /// 0000...9999, which RFC 3339 cannot write, go to Foundation.
+    public static func format(_ date: Date) -> String {
+        let interval = date.timeIntervalSince1970
+        guard interval.isFinite, interval >= -62_167_219_200, interval < 253_402_300_800 else {
+            return writer.format(date)
+        }
+        let seconds = Int(interval.rounded(.down))
+        let (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
+        let (day, second) = secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
+        let (year, month, dayOfMonth) = civil(fromDays: day)
+        var bytes = [UInt8](repeating: 0, count: 20)
+        func put(_ value: Int, _ digits: Int, at offset: Int) {
+            var value = value
+            for index in stride(from: offset + digits - 1, through: offset, by: -1) {
+                bytes[index] = UInt8(48 + value % 10)
+                value /= 10
+            }
+        }
+        put(year, 4, at: 0)
+        put(month, 2, at: 5)
+        put(dayOfMonth, 2, at: 8)
+        put(second / 3600, 2, at: 11)
+        put(second / 60 % 60, 2, at: 14)
+        put(second % 60, 2, at: 17)
+        for (index, separator) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "Z")] as [(Int, Unicode.Scalar)] {
+            bytes[index] = UInt8(separator.value)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The civil date of a day count since 1970-01-01 (Howard Hinnant's algorithm; the
+    /// inverse of ``daysFromCivil(year:month:day:)``).
+    private static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     public func decode(_ text: String) throws -> Date {

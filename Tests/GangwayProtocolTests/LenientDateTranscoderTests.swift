@@ -40,4 +40,34 @@ struct LenientDateTranscoderTests {
             try LenientDateTranscoder().encode(Date(timeIntervalSince1970: 1_795_327_200.75)) == "2026-11-22T06:00:00Z"
         )
     }
+
+    /// Foundation's Gregorian calendar is Julian before 15 October 1582; RFC 3339's is not.
+    @Test("written as Foundation's ISO 8601 style writes it, from the Gregorian reform on")
+    func writesAsFoundation() throws {
+        let foundation = Date.ISO8601FormatStyle()
+        var generator = SystemRandomNumberGenerator()
+        var instants: [Double] = [
+            0, -0.5, -1, -86_400, -86_400.25, 951_782_400, 1_709_164_800, 4_107_542_399.999,
+            -12_219_292_800, -12_219_292_799.5, 253_402_300_799.9, -2_208_988_800, 1_795_327_200.75,
+        ]
+        for _ in 0..<5_000 {
+            instants.append(Double.random(in: -12_219_292_800..<253_402_300_800, using: &generator))
+        }
+        for instant in instants {
+            let date = Date(timeIntervalSince1970: instant)
+            #expect(LenientDateTranscoder.format(date) == foundation.format(date), "at \(instant)")
+        }
+    }
+
+    @Test("what it writes reads back to the same second, from year 0000 to 9999")
+    func roundTrip() throws {
+        var instants = Array(stride(from: -62_167_219_200.0, to: 253_402_300_800, by: 7_776_000.123))
+        instants += [-62_167_219_200, 253_402_300_799.999, -0.001, 951_868_800]
+        for instant in instants {
+            let text = LenientDateTranscoder.format(Date(timeIntervalSince1970: instant))
+            let read = try LenientDateTranscoder().decode(text)
+            #expect(read.timeIntervalSince1970 == instant.rounded(.down), "\(text)")
+            #expect(text.count == 20)
+        }
+    }
 }

@@ -102,7 +102,7 @@ public struct MobileServicesServer: Sendable {
         }
         let api = api(publicURL: publicURL, adminTokenHash: adminTokenHash)
         // Compact JSON: pretty printing costs time on every response.
-        try api.registerHandlers(on: router, configuration: .gangway)
+        try api.registerHandlers(on: RouterTransport(router: router), configuration: .gangway)
         return GatewayResponder(
             gateway: gateway,
             settings: SettingsExchangeRoute(api: api),
