@@ -109,6 +109,47 @@ struct AppDataTests {
         }
     }
 
+    @Test(
+        "the device-read path answers the generated route's bytes, and the next change at once",
+        arguments: Backend.available
+    )
+    func deviceReadPath(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            try api.expectStatus(
+                try await api.admin(.put, "/admin/apps/checks/data/checks/F-GKXA-fuel", json: Self.fuel),
+                .created
+            )
+            let token = try await api.signIn("alice")
+            _ = try await api.register(token: token)
+            let fast = try await api.send(.get, "/apps/checks/data/checks", token: token)
+            // A trailing slash is not the device-read path's; the generated route answers.
+            let generated = try await api.send(.get, "/apps/checks/data/checks/", token: token)
+            try api.expectStatus(generated, .ok)
+            #expect(generated.body == fast.body)
+            #expect(generated.headers[.contentType] == fast.headers[.contentType])
+            #expect(fast.text.contains("updatedAt"))
+
+            // The bytes kept for the set are not answered once the set changed.
+            try api.expectStatus(
+                try await api.admin(
+                    .put,
+                    "/admin/apps/checks/data/checks/F-GKXA-fuel",
+                    json: #"{"fields": {"status": "done"}}"#
+                ),
+                .ok
+            )
+            let changed = try await api.send(.get, "/apps/checks/data/checks", token: token)
+                .decode(Components.Schemas.EntityList.self)
+            #expect(changed.entities.first?.fields.additionalProperties == ["status": "done"])
+            #expect(changed.entities.first?.version == 2)
+            // Errors on this path are the gateway's documents, with the request ID.
+            let noToken = try await api.send(.get, "/apps/checks/data/checks")
+            #expect(noToken.status == .unauthorized)
+            #expect(noToken.headers[.init("x-request-id")!] != nil)
+            #expect(try await api.send(.delete, "/apps/checks/data/checks", token: token).status == .methodNotAllowed)
+        }
+    }
+
     @Test("bad entities are refused with a 400 and change nothing", arguments: Backend.available)
     func badInput(backend: Backend) async throws {
         try await ServerFixture(backend: backend).runSeeded { api in

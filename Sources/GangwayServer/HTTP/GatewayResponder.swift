@@ -1,25 +1,25 @@
 import Hummingbird
 
-/// Every request's path through the server: the settings exchange's fast path
-/// (``SettingsExchangeRoute``) inside ``GatewayMiddleware``, or else the router, whose
-/// routes all run inside the same middleware.
+/// Every request's path through the server: the device reads' own path
+/// (``DeviceReadRoute``) inside ``GatewayMiddleware``, or else the router, whose routes
+/// all run inside the same middleware.
 ///
-/// The settings exchange is the call every device makes on every launch; answering it
-/// before the route lookup and the generated server's request conversion is most of
-/// what brings it near a bare route's speed.
+/// The settings exchange and the app-data read are what devices repeat all day; answering
+/// them before the route lookup and the generated server's request conversion, with bytes
+/// encoded once per value, is what brings them near a bare route's speed.
 struct GatewayResponder: HTTPResponder {
     typealias Context = ServerContext
 
     let gateway: GatewayMiddleware
-    let settings: SettingsExchangeRoute
+    let deviceReads: DeviceReadRoute
     let router: RouterResponder<ServerContext>
 
     func respond(to request: Request, context: ServerContext) async throws -> Response {
-        guard let appID = SettingsExchangeRoute.appID(of: request) else {
+        guard let read = DeviceReadRoute.read(of: request) else {
             return try await router.respond(to: request, context: context)
         }
         return try await gateway.handle(request, context: context) { _, _ in
-            try await settings.respond(appID: appID)
+            try await deviceReads.respond(to: read)
         }
     }
 }

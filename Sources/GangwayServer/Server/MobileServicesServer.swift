@@ -80,7 +80,7 @@ public struct MobileServicesServer: Sendable {
     /// The public key activation payloads are signed with, for clients to pin.
     public var activationPublicKeyPEM: String { signer.publicKeyPEM }
 
-    /// The responder for every request: the settings exchange's fast path, and the
+    /// The responder for every request: the device reads' own path, and the
     /// router with every route of the API document and `/openapi.json`, all inside the
     /// gateway middleware.
     ///
@@ -105,7 +105,7 @@ public struct MobileServicesServer: Sendable {
         try api.registerHandlers(on: RouterTransport(router: router), configuration: .gangway)
         return GatewayResponder(
             gateway: gateway,
-            settings: SettingsExchangeRoute(api: api),
+            deviceReads: DeviceReadRoute(api: api),
             router: router.buildResponder()
         )
     }

@@ -1,0 +1,44 @@
+import Foundation
+import GangwayProtocol
+import NIOCore
+import NIOFoundationCompat
+import OpenAPIRuntime
+import Synchronization
+
+/// The last body encoded per key, reused while the value to answer is equal to the one
+/// it was encoded from: comparing two values costs far less than encoding one.
+///
+/// Encodes as the generated server does (compact JSON, sorted keys, Gangway's dates), so
+/// the bytes are the same whichever path answers. Holds at most `capacity` keys, then
+/// starts over, so a caller asking for many keys cannot grow it without bound.
+final class EncodedBodyCache<Value: Encodable & Equatable & Sendable>: Sendable {
+    private let entries = Mutex<[String: (value: Value, body: ByteBuffer)]>([:])
+    private let capacity: Int
+
+    init(capacity: Int = 10_000) {
+        self.capacity = capacity
+    }
+
+    /// The generated server's encoding under ``OpenAPIRuntime/Configuration/gangway``:
+    /// its sorted keys, without pretty printing, and its date transcoder.
+    private static func encode(_ value: Value) throws -> Data {
+        let configuration = Configuration.gangway
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = configuration.jsonEncodingOptions.contains(.sortedKeys) ? [.sortedKeys] : []
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(configuration.dateTranscoder.encode(date))
+        }
+        return try encoder.encode(value)
+    }
+
+    func body(for value: Value, key: String) throws -> ByteBuffer {
+        if let hit = entries.withLock({ $0[key] }), hit.value == value { return hit.body }
+        let body = ByteBuffer(data: try Self.encode(value))
+        entries.withLock { entries in
+            if entries.count >= capacity, entries[key] == nil { entries.removeAll(keepingCapacity: true) }
+            entries[key] = (value, body)
+        }
+        return body
+    }
+}
