@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import GangwayTools
 import GangwayServer
 import GangwayServerTesting
+import GangwayTools
 import Hummingbird
 import Logging
 import NIOCore
@@ -123,7 +123,9 @@ struct ServerBenchmark: AsyncParsableCommand {
         var bareRuns: [Load] = []
         var routeRuns: [Load] = []
         for _ in 0..<max(1, rounds) {
-            bareRuns.append(try await Self.load(wrk: wrk, url: bare, token: nil, connections: connections, seconds: seconds))
+            bareRuns.append(
+                try await Self.load(wrk: wrk, url: bare, token: nil, connections: connections, seconds: seconds)
+            )
             routeRuns.append(
                 try await Self.load(wrk: wrk, url: url, token: token, connections: connections, seconds: seconds)
             )
@@ -155,7 +157,13 @@ struct ServerBenchmark: AsyncParsableCommand {
     }
 
     /// Runs wrk: a one-second warm-up, then the measurement.
-    static func load(wrk: ExternalTool, url: String, token: String?, connections: Int, seconds: Int) async throws -> Load {
+    static func load(
+        wrk: ExternalTool,
+        url: String,
+        token: String?,
+        connections: Int,
+        seconds: Int
+    ) async throws -> Load {
         var arguments = ["-t2", "-c\(connections)", "--latency"]
         if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
         _ = try await wrk.run(arguments + ["-d1s", url])

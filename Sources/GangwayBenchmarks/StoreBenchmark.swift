@@ -2,10 +2,10 @@ import ArgumentParser
 import Crypto
 import CryptoExtras
 import Foundation
-import GangwayTools
 import GRDB
 import GangwayPolicy
 import GangwayStore
+import GangwayTools
 import Logging
 
 /// `gangway-benchmark store`: the secure store against plain GRDB, the passcode change

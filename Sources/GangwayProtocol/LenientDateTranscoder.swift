@@ -46,7 +46,9 @@ public struct LenientDateTranscoder: DateTranscoder {
         put(second / 3600, 2, at: 11)
         put(second / 60 % 60, 2, at: 14)
         put(second % 60, 2, at: 17)
-        for (index, separator) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "Z")] as [(Int, Unicode.Scalar)] {
+        for (index, separator) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "Z")]
+            as [(Int, Unicode.Scalar)]
+        {
             bytes[index] = UInt8(separator.value)
         }
         return String(decoding: bytes, as: UTF8.self)

@@ -17,10 +17,11 @@ extension MobileServicesServer {
             // A pool of its own when the storage needs one: the server may not be serving.
             try await storage.withConnections { try await apply(seed) }
         } catch {
-            throw error as? SeedError ?? SeedError(
-                APIError(.internalServerError, "SEED_FAILED", "\(type(of: error)) was thrown."),
-                item: "the seed"
-            )
+            throw error as? SeedError
+                ?? SeedError(
+                    APIError(.internalServerError, "SEED_FAILED", "\(type(of: error)) was thrown."),
+                    item: "the seed"
+                )
         }
     }
 

@@ -7,8 +7,8 @@ import NIOCore
 import OpenAPIHummingbird
 import OpenAPIRuntime
 import ServiceLifecycle
-import UnixSignals
 import Synchronization
+import UnixSignals
 
 /// The mobile-services server: storage, the API and the HTTP server around it.
 ///
