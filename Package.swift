@@ -17,7 +17,7 @@ let package = Package(
         .library(name: "GangwayTesting", targets: ["GangwayTesting"]),
         .library(name: "GangwayProtocol", targets: ["GangwayProtocol"]),
         .library(name: "GangwayServices", targets: ["GangwayServices"]),
-        .library(name: "GangwayTools", targets: ["GangwayTools"]),
+        .library(name: "GangwaySystem", targets: ["GangwaySystem"]),
         .library(name: "GangwayServer", targets: ["GangwayServer"]),
         .library(name: "GangwayServerTesting", targets: ["GangwayServerTesting"]),
         .executable(name: "gangway", targets: ["gangway"]),
@@ -45,12 +45,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "GangwayTools",
+            name: "GangwaySystem",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "GangwayStore",
             dependencies: [
+                "GangwaySystem",
                 "GangwayPolicy",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -95,7 +96,7 @@ let package = Package(
         .target(
             name: "GangwayServices",
             dependencies: [
-                "GangwayTools",
+                "GangwaySystem",
                 "GangwayStore",
                 "GangwayScreens",
                 "GangwayFlows",
@@ -113,7 +114,7 @@ let package = Package(
         .target(
             name: "GangwayServer",
             dependencies: [
-                "GangwayTools",
+                "GangwaySystem",
                 "GangwayPolicy",
                 "GangwayProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -150,6 +151,7 @@ let package = Package(
         .target(
             name: "GangwayTerminal",
             dependencies: [
+                "GangwaySystem",
                 "GangwayStore",
                 "GangwayScreens",
                 "GangwayFlows",
@@ -165,6 +167,7 @@ let package = Package(
         .target(
             name: "GangwayCommands",
             dependencies: [
+                "GangwaySystem",
                 "GangwayPolicy",
                 "GangwayStore",
                 "GangwayServer",
@@ -190,7 +193,7 @@ let package = Package(
         .executableTarget(
             name: "GangwayBenchmarks",
             dependencies: [
-                "GangwayTools",
+                "GangwaySystem",
                 "GangwayPolicy",
                 "GangwayStore",
                 "GangwayScreens",
@@ -214,8 +217,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
-            name: "GangwayToolsTests",
-            dependencies: ["GangwayTools"],
+            name: "GangwaySystemTests",
+            dependencies: ["GangwaySystem"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -306,6 +309,7 @@ let package = Package(
             dependencies: [
                 "GangwayCommands",
                 "GangwayTesting",
+                "GangwaySystem",
                 // Not imported: the binaries the end-to-end tests run.
                 "gangway",
                 "gangway-test-host",

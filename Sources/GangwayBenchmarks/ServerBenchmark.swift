@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import GangwayServer
 import GangwayServerTesting
-import GangwayTools
+import GangwaySystem
 import Hummingbird
 import Logging
 import NIOCore

@@ -5,7 +5,7 @@ import Foundation
 import GRDB
 import GangwayPolicy
 import GangwayStore
-import GangwayTools
+import GangwaySystem
 import Logging
 
 /// `gangway-benchmark store`: the secure store against plain GRDB, the passcode change

@@ -1,4 +1,5 @@
 import Foundation
+import GangwaySystem
 import GangwayTesting
 import Testing
 
@@ -63,6 +64,29 @@ struct DeviceAppEndToEndTests {
         #expect(!output.contains("⋯"), "no progress lines in a transcript")
         #expect(!result.standardError.contains(Self.alicePasscode))
         #expect(device.storeCount() == 1)
+    }
+
+    @Test("after the first launch every directory the app made is 0700 and every file in it 0600")
+    func privateFiles() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(Self.aliceOnboards + ["quit"])
+        #expect(result.status == 0, "\(result.standardError)")
+        var checked = 0
+        for top in ["device", "server"] {
+            let root = device.directory.appending(top)
+            #expect(PrivateFiles.mode(of: root.path) == 0o700, "\(top)")
+            let walker = FileManager.default.enumerator(atPath: root.path)
+            while let relative = walker?.nextObject() as? String {
+                let path = root.appendingPathComponent(relative).path
+                var isDirectory: ObjCBool = false
+                _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+                #expect(PrivateFiles.mode(of: path) == (isDirectory.boolValue ? 0o700 : 0o600), "\(top)/\(relative)")
+                checked += 1
+            }
+        }
+        // The admin token, the server's database, the device's configuration and store.
+        #expect(checked >= 6)
     }
 
     @Test("quit and relaunch: the user picker, then the passcode restores the session")

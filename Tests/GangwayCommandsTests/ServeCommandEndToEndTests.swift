@@ -1,4 +1,5 @@
 import Foundation
+import GangwaySystem
 import GangwayTesting
 import Testing
 
@@ -52,6 +53,65 @@ struct ServeCommandEndToEndTests {
             + String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(!token.isEmpty)
         #expect(!everything.contains(token))
+    }
+
+    @Test("the data directory is owner-only from the first start, and its url file goes when the server stops")
+    func privateDataDirectory() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-serve")
+        defer { directory.remove() }
+        let data = directory.appending("server")
+        let (process, _, _, port) = try await start(dataDirectory: data)
+        #expect(port > 0)
+        // A write, so SQLite has made its -wal and -shm files.
+        _ = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!)
+        #expect(PrivateFiles.mode(of: data.path) == 0o700)
+        for name in [
+            "admin-token", "url", "gangway-server.sqlite", "gangway-server.sqlite-wal", "gangway-server.sqlite-shm",
+        ] {
+            #expect(PrivateFiles.mode(of: data.appendingPathComponent(name).path) == 0o600, "\(name)")
+        }
+        let listed = try FileManager.default.contentsOfDirectory(atPath: data.path)
+        for name in listed {
+            #expect(PrivateFiles.mode(of: data.appendingPathComponent(name).path) == 0o600, "\(name)")
+        }
+
+        process.terminate()  // SIGTERM
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        // A stale URL would send the next admin command, and its token, to whatever
+        // listens on that port next.
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("url").path))
+    }
+
+    @Test("a data directory an older version left readable by others is narrowed at start")
+    func narrowsAnOldDataDirectory() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-serve")
+        defer { directory.remove() }
+        let data = directory.appending("server")
+        let first = try await start(dataDirectory: data)
+        first.0.terminate()
+        first.0.waitUntilExit()
+        chmod(data.path, 0o755)
+        let database = data.appendingPathComponent("gangway-server.sqlite").path
+        chmod(database, 0o644)
+
+        let process = Process()
+        process.executableURL = GangwayProcess.executable
+        process.arguments = ["serve", "--port", "0", "--data-dir", data.path, "--bcrypt-cost", "4"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        var printed = ""
+        while !printed.contains("listening on") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(PrivateFiles.mode(of: data.path) == 0o700)
+        #expect(PrivateFiles.mode(of: database) == 0o600)
+        process.terminate()
+        process.waitUntilExit()
     }
 
     @Test("a bad --postgres URL or bcrypt cost is refused before anything starts")

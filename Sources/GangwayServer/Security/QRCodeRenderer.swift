@@ -1,5 +1,5 @@
 import Foundation
-import GangwayTools
+import GangwaySystem
 
 /// Draws a QR code PNG with the Debian package `qrencode`, when it is installed.
 struct QRCodeRenderer: Sendable {

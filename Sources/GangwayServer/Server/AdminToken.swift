@@ -1,12 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import GangwaySystem
 
 /// The admin API's bearer token: created at first start, written to a file only its
 /// owner can read, kept in the database only as a SHA-256.
@@ -40,23 +33,9 @@ enum AdminToken {
         return (stored, .elsewhere(path: file.path))
     }
 
-    /// Writes atomically with mode 0600.
+    /// Writes atomically, the file 0600 from the moment it exists.
     private static func write(_ token: String, to file: URL) throws {
-        let directory = file.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let temporary = directory.appendingPathComponent(".admin-token.\(UInt64.random(in: .min ... .max).hexString)")
-        guard
-            FileManager.default.createFile(
-                atPath: temporary.path,
-                contents: Data((token + "\n").utf8),
-                attributes: [.posixPermissions: 0o600]
-            )
-        else { throw CocoaError(.fileWriteUnknown) }
-        // rename(2) replaces the file atomically: a reader sees the old token or the new one.
-        guard rename(temporary.path, file.path) == 0 else {
-            try? FileManager.default.removeItem(at: temporary)
-            throw CocoaError(.fileWriteUnknown)
-        }
+        try PrivateFiles.write(Data((token + "\n").utf8), to: file)
     }
 }
 

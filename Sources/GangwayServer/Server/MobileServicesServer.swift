@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GangwayProtocol
+import GangwaySystem
 import Hummingbird
 import Logging
 import NIOCore
@@ -70,11 +71,19 @@ public struct MobileServicesServer: Sendable {
     }
 
     static func openStorage(_ configuration: ServerConfiguration, logger: Logger) throws -> any ServerStorage {
+        // Owner-only from the start: the directory holds the admin token, and the
+        // database the signing key, password hashes and uploaded logs.
+        try PrivateFiles.makeDirectory(configuration.dataDirectory)
         if let url = configuration.postgresURL {
             return try PostgresStorage(url: url, logger: logger)
         }
-        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
-        return try SQLiteStorage(path: configuration.sqlitePath.path)
+        // SQLite gives its -wal and -shm files the database file's mode.
+        let database = configuration.sqlitePath
+        try PrivateFiles.prepare(database)
+        for suffix in ["-wal", "-shm"] {
+            try PrivateFiles.narrow(URL(fileURLWithPath: database.path + suffix))
+        }
+        return try SQLiteStorage(path: database.path)
     }
 
     /// The public key activation payloads are signed with, for clients to pin.

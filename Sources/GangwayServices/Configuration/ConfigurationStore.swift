@@ -1,4 +1,5 @@
 import Foundation
+import GangwaySystem
 
 /// Keeps the configuration the device was activated with, so later launches and the next
 /// users of a shared device do not activate again. It holds no secret: a server URL, an
@@ -19,12 +20,11 @@ public struct ConfigurationStore: Sendable {
         return try AppConfiguration.decode(data)
     }
 
-    /// Saves `configuration`, replacing the file atomically.
+    /// Saves `configuration`, replacing the file atomically, owner-only.
     public func save(_ configuration: AppConfiguration) throws {
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        try encoder.encode(configuration).write(to: file, options: .atomic)
+        try PrivateFiles.write(try encoder.encode(configuration), to: file)
     }
 
     /// Forgets the configuration: the next launch activates again.

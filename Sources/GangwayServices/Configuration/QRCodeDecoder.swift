@@ -1,5 +1,5 @@
 import Foundation
-import GangwayTools
+import GangwaySystem
 
 /// Reads the text of a QR code from a PNG through `zbarimg` (Debian package zbar-tools),
 /// when it is installed.

@@ -1,4 +1,5 @@
 import Foundation
+import GangwaySystem
 
 #if canImport(Glibc)
     import Glibc
@@ -50,33 +51,14 @@ public struct FileDeviceKeyStore: DeviceKeyStore {
 
     public func write(_ secret: Data, for name: String) throws {
         try DeviceKeyStoreError.validate(name)
-        try createDirectory()
-        let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp").path
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw DeviceKeyStoreError(name: name, reason: "cannot be written (\(String(cString: strerror(errno))))")
+        do {
+            try PrivateFiles.write(secret, to: file(name))
+        } catch {
+            throw DeviceKeyStoreError(
+                name: name,
+                reason: error == .notADirectory ? "the key directory is a file" : "cannot be written (\(error.reason))"
+            )
         }
-        var failure: String?
-        secret.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
-        close(descriptor)
-        if failure == nil, rename(temporary, file(name).path) != 0 { failure = String(cString: strerror(errno)) }
-        if let failure {
-            unlink(temporary)
-            throw DeviceKeyStoreError(name: name, reason: "cannot be written (\(failure))")
-        }
-        syncDirectory()
     }
 
     public func delete(_ name: String) throws {
@@ -89,21 +71,6 @@ public struct FileDeviceKeyStore: DeviceKeyStore {
 
     private func file(_ name: String) -> URL { directory.appendingPathComponent(name) }
 
-    private func createDirectory() throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
-                throw DeviceKeyStoreError(name: directory.lastPathComponent, reason: "the key directory is a file")
-            }
-            return
-        }
-        try FileManager.default.createDirectory(
-            at: directory,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
-    }
-
     private func syncDirectory() {
         let descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
@@ -114,8 +81,4 @@ public struct FileDeviceKeyStore: DeviceKeyStore {
 
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
     read(descriptor, buffer, count)
-}
-
-private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, buffer, count)
 }

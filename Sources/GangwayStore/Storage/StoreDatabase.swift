@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GangwaySystem
 
 /// The SQLite database of one store, through GRDB, in WAL mode.
 ///
@@ -49,14 +50,10 @@ struct StoreDatabase: Sendable {
         return migrator
     }
 
-    /// Creates the directory (owner-only) and a new, empty database in it.
+    /// Creates the directory and a new, empty database in it, owner-only.
     static func create(in directory: URL) throws(SecureStoreError) -> StoreDatabase {
         do {
-            try FileManager.default.createDirectory(
-                at: directory,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
+            try PrivateFiles.makeDirectory(directory)
         } catch {
             throw .ioFailure("cannot create the store directory")
         }
@@ -97,7 +94,15 @@ struct StoreDatabase: Sendable {
         return database
     }
 
+    /// Opens the database, its file (and so SQLite's -wal and -shm, which take its mode)
+    /// owner-only.
     private static func connect(_ url: URL) throws(SecureStoreError) -> StoreDatabase {
+        do {
+            try PrivateFiles.prepare(url)
+            for suffix in ["-wal", "-shm"] { try PrivateFiles.narrow(URL(fileURLWithPath: url.path + suffix)) }
+        } catch {
+            throw .ioFailure("cannot make the store's database owner-only")
+        }
         var configuration = Configuration()
         configuration.label = "gangway.store"
         configuration.prepareDatabase { db in

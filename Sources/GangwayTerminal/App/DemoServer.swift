@@ -2,7 +2,9 @@ import Foundation
 import GangwayPolicy
 import GangwayServer
 import GangwayServices
+import GangwaySystem
 import Logging
+import Synchronization
 
 /// The server `gangway` runs in-process when no `--server` is given: SQLite under the
 /// data directory, on a loopback port, seeded at first start with the demo app, two
@@ -100,14 +102,23 @@ struct DemoServer: Sendable {
     /// Serves (seeded) while `body` runs, then finishes the requests in flight and stops,
     /// whether `body` returned or threw. Once it listens, the port and the URL are written
     /// to `port` and `url` in the server's directory (for the next start and for
-    /// `gangway admin`).
+    /// `gangway admin`), owner-only; the URL goes when the server stops, unless another
+    /// server wrote its own since, so nothing is sent to whatever listens there next.
     func serving<Result: Sendable>(_ body: (Running) async throws -> Result) async throws -> Result {
         let host = ServerHost(server: server, logger: logger)
+        let urlFile = directory.appendingPathComponent("url")
+        let written = Mutex<Data?>(nil)
+        defer {
+            if let mine = written.withLock({ $0 }), (try? Data(contentsOf: urlFile)) == mine {
+                try? FileManager.default.removeItem(at: urlFile)
+            }
+        }
         return try await host.serving { port in
             let url = URL(string: "http://127.0.0.1:\(port)")!
-            try Data("\(port)\n".utf8).write(to: directory.appendingPathComponent("port"), options: .atomic)
-            try Data((url.absoluteString + "\n").utf8)
-                .write(to: directory.appendingPathComponent("url"), options: .atomic)
+            try PrivateFiles.write(Data("\(port)\n".utf8), to: directory.appendingPathComponent("port"))
+            let contents = Data((url.absoluteString + "\n").utf8)
+            try PrivateFiles.write(contents, to: urlFile)
+            written.withLock { $0 = contents }
             try await seed()
             return try await body(Running(url: url))
         }
@@ -117,8 +128,10 @@ struct DemoServer: Sendable {
     /// own database only (see ``isDemo``).
     func seed() async throws {
         guard isDemo else { return }
-        try Data("Seeded with the demo app and users by gangway.\n".utf8)
-            .write(to: directory.appendingPathComponent(Self.demoMarker), options: .atomic)
+        try PrivateFiles.write(
+            Data("Seeded with the demo app and users by gangway.\n".utf8),
+            to: directory.appendingPathComponent(Self.demoMarker)
+        )
         do throws(SeedError) {
             try await server.seed(Self.seed)
         } catch {

@@ -3,6 +3,7 @@ import GangwayFlows
 import GangwayScreens
 import GangwayServices
 import GangwayStore
+import GangwaySystem
 import Logging
 import Synchronization
 
@@ -29,14 +30,14 @@ public struct DeviceApp: Sendable {
 
     /// Runs until the person quits or the input ends.
     public func run() async throws {
-        try FileManager.default.createDirectory(at: options.deviceDirectory, withIntermediateDirectories: true)
+        try PrivateFiles.makeDirectory(options.deviceDirectory)
         if let serverURL = options.serverURL {
             let key = try await DeviceSetup.activationKey(from: serverURL, directory: options.deviceDirectory)
             console.line("Gangway device app · server \(serverURL.absoluteString)")
             try await play(serverURL: serverURL, activationKeyPEM: key)
             return
         }
-        try FileManager.default.createDirectory(at: options.serverDirectory, withIntermediateDirectories: true)
+        try PrivateFiles.makeDirectory(options.serverDirectory)
         let demo = try await DemoServer(
             directory: options.serverDirectory,
             bcryptCost: options.bcryptCost,

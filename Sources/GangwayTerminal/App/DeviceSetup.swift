@@ -2,6 +2,7 @@ import Foundation
 import GangwayFlows
 import GangwayServices
 import GangwayStore
+import GangwaySystem
 import Logging
 
 /// The device the app runs on: its ID, key store, stores, biometric sensor and the
@@ -103,7 +104,7 @@ struct DeviceSetup: Sendable {
             return saved
         }
         let id = "terminal-" + UUID().uuidString.lowercased().prefix(8)
-        try Data((id + "\n").utf8).write(to: file, options: .atomic)
+        try PrivateFiles.write(Data((id + "\n").utf8), to: file)
         return id
     }
 
@@ -113,7 +114,7 @@ struct DeviceSetup: Sendable {
         let file = directory.appendingPathComponent("activation-key.pem")
         if let saved = try? String(contentsOf: file, encoding: .utf8) { return saved }
         let pem = try await MobileServicesClient(serverURL: serverURL).activationKeyPEM()
-        try Data(pem.utf8).write(to: file, options: .atomic)
+        try PrivateFiles.write(Data(pem.utf8), to: file)
         return pem
     }
 

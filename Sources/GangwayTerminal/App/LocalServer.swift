@@ -1,5 +1,6 @@
 import Foundation
 import GangwayServices
+import GangwaySystem
 import Logging
 
 /// The server on this machine that `gangway admin` manages when no `--server` is given:
@@ -50,16 +51,11 @@ public struct LocalServer: Sendable {
             }
             if answers { return try await body(admin, .running(url)) }
         }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try PrivateFiles.makeDirectory(directory)
         let demo = try await DemoServer(directory: directory, bcryptCost: bcryptCost, logger: logger)
-        var served: URL?
-        defer {
-            // The URL written at start no longer answers (unless another server wrote its own since).
-            if let served, savedURL == served { try? FileManager.default.removeItem(at: urlFile) }
-        }
+        // The demo server removes the URL it wrote when it stops.
         return try await demo.serving { running in
-            served = running.url
-            return try await body(AdminClient(serverURL: running.url, adminToken: try adminToken()), .startedHere)
+            try await body(AdminClient(serverURL: running.url, adminToken: try adminToken()), .startedHere)
         }
     }
 

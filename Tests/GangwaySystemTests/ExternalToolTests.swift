@@ -1,5 +1,5 @@
 import Foundation
-import GangwayTools
+import GangwaySystem
 import Testing
 
 @Suite("External tools: found on a search path, run, their output collected")
