@@ -88,9 +88,10 @@ struct AdminCommandEndToEndTests {
         let blocked = try machine.admin(["users", "block", "carol"])
         #expect(blocked.status == 0)
         #expect(try machine.admin(["users"]).output.contains("carol  Carol Diaz    blocked"))
-        // Blocking ended her session: the next launch asks her to sign in, and the server refuses.
+        // Blocking ended her session: the next launch asks her to sign in, and the server
+        // refuses her right password as it would a wrong one.
         let refused = try machine.app(["1", passcode, "carol", password, ""])
-        #expect(refused.output.contains("Your account is blocked."), "\(refused.output)")
+        #expect(refused.output.contains("Wrong user name or password."), "\(refused.output)")
         #expect(!refused.output.contains("Signed in:      Carol Diaz"))
 
         #expect(try machine.admin(["users", "unblock", "carol"]).status == 0)

@@ -79,7 +79,7 @@ struct SignInTests {
     }
 
     @Test(
-        "a blocked user is refused only after a correct password, and unblocking lets them in",
+        "a blocked user's right password is answered exactly as a wrong one, even on a new device; unblocking lets them in",
         arguments: Backend.available
     )
     func blockedUser(backend: Backend) async throws {
@@ -89,9 +89,17 @@ struct SignInTests {
             // Blocking signs the user out everywhere.
             #expect(try await api.send(.get, "/apps/checks/settings", token: token).status == .unauthorized)
             let refused = try await api.signInReply("alice")
-            #expect(refused.status == .forbidden)
-            #expect(refused.code == "USER_BLOCKED")
-            #expect(try await api.signInReply("alice", password: "nope").code == "AUTH_FAILED")
+            let wrong = try await api.signInReply("alice", password: "nope")
+            #expect(refused.status == .unauthorized)
+            #expect(refused.code == "AUTH_FAILED")
+            // The same document as a wrong password's, apart from the request ID.
+            let strip = { (reply: ServerReply) in
+                reply.text.replacingOccurrences(of: reply.headers[.init("x-request-id")!] ?? "", with: "")
+            }
+            #expect(strip(refused) == strip(wrong))
+            #expect(refused.headers[.init("x-message-code")!] == wrong.headers[.init("x-message-code")!])
+            // A new device ID gets no further.
+            #expect(try await api.signInReply("alice", device: "a-new-device").code == "AUTH_FAILED")
             try api.expectStatus(try await api.admin(.patch, "/admin/users/alice", json: #"{"blocked": false}"#), .ok)
             #expect(try await api.signInReply("alice").status == .created)
         }

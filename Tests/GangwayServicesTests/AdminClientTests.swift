@@ -112,7 +112,8 @@ struct AdminClientTests {
             #expect(try await admin.users().map(\.username).sorted() == ["alice", "bob"])
             #expect(try await admin.setBlocked(true, user: "bob").isBlocked)
             let client = MobileServicesClient(serverURL: server.url)
-            await #expect(throws: ServiceError.userBlocked) {
+            // A blocked user's right password gets the wrong password's answer.
+            await #expect(throws: ServiceError.invalidCredentials) {
                 _ = try await client.signIn(
                     appID: "checks",
                     username: "bob",

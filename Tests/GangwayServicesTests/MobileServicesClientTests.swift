@@ -39,7 +39,8 @@ struct MobileServicesClientTests {
                 )
             }
             try await server.admin(.patch, "/admin/users/bob", json: #"{"blocked": true}"#)
-            await #expect(throws: ServiceError.userBlocked) {
+            // A blocked user's right password gets the wrong password's answer.
+            await #expect(throws: ServiceError.invalidCredentials) {
                 _ = try await client.signIn(appID: "checks", username: "bob", password: "bob-password", deviceID: "d1")
             }
         }

@@ -44,7 +44,6 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     static let tokenExpired = APIError(.unauthorized, "TOKEN_EXPIRED", "The session has expired; sign in again.")
     static let adminRequired = APIError(.unauthorized, "ADMIN_TOKEN_REQUIRED", "A valid admin token is required.")
     static let signInFailed = APIError(.unauthorized, "AUTH_FAILED", "Wrong user name or password.")
-    static let userBlocked = APIError(.forbidden, "USER_BLOCKED", "This user is blocked; ask your administrator.")
     static let registrationLocked = APIError(
         .forbidden,
         "TRAFFIC_REG_LOCKED",

@@ -23,16 +23,20 @@ extension MobileServicesAPI {
             body.password,
             against: user?.passwordHash ?? passwords.placeholderHash
         )
-        guard let user, matches else {
+        // A blocked user's right password is answered as a wrong one, and counts as one:
+        // the answer never confirms a password of an account that is out.
+        guard let user, matches, !user.blocked else {
             try await throttle.recordFailure(throttleKey)
             logger.notice(
                 "sign-in failed",
-                metadata: ["app": "\(app.id)", "request": "\(RequestInfo.current.requestID)"]
+                metadata: [
+                    "app": "\(app.id)", "request": "\(RequestInfo.current.requestID)",
+                    "reason": "\(user?.blocked == true && matches ? "blocked" : "credentials")",
+                ]
             )
             throw APIError.signInFailed
         }
         try await throttle.recordSuccess(throttleKey)
-        guard !user.blocked else { throw APIError.userBlocked }
 
         let time = now()
         // Signing in again is what unlocks a device an admin locked; its older sessions end.
