@@ -152,6 +152,44 @@ struct MalformedInputTests {
         }
     }
 
+    @Test(
+        "names with C0 or C1 controls or text-direction overrides are refused; other scripts are not",
+        arguments: [
+            ("evil\u{202E}gpj.exe", false), ("a\u{0085}b", false), ("a\u{009B}31m", false), ("tab\there", false),
+            ("\u{2066}isolate\u{2069}", false), ("a\u{202A}b", false),
+            ("Zoë Ångström", true), ("שרה כהן", true), ("محمد", true), ("李雷", true),
+        ]
+    )
+    func namesWithControls(name: String, accepted: Bool) async throws {
+        try await ServerFixture().runSeeded { api in
+            let json = String(decoding: try JSONEncoder().encode(["displayName": name]), as: UTF8.self)
+            let user = try await api.admin(.patch, "/admin/users/alice", json: json)
+            let token = try await api.signIn("alice")
+            let device = try await api.send(
+                .put,
+                "/apps/checks/devices/device-1",
+                token: token,
+                json: String(
+                    decoding: try JSONEncoder().encode(["deviceName": name, "platform": "linux", "appVersion": "1.0"]),
+                    as: UTF8.self
+                )
+            )
+            if accepted {
+                try api.expectStatus(user, .ok)
+                #expect(try user.decode(Components.Schemas.User.self).displayName == name)
+                #expect(device.status == .ok || device.status == .created)
+            } else {
+                #expect(user.status == .badRequest)
+                #expect(user.code == "INVALID_FIELD")
+                #expect(device.status == .badRequest)
+                #expect(device.code == "INVALID_FIELD")
+                // Nothing was stored.
+                let users = try await api.admin(.get, "/admin/users").decode([Components.Schemas.User].self)
+                #expect(users.first { $0.username == "alice" }?.displayName != name)
+            }
+        }
+    }
+
     @Test("a known path with another method is 405 with Allow")
     func wrongMethod() async throws {
         try await ServerFixture().run { api in

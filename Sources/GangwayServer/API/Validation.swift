@@ -12,18 +12,32 @@ enum Validation {
         }
     }
 
-    /// A name or label: a length and no control characters (U+0000–U+001F, U+007F).
+    /// A name or label: a length and no control characters (see ``isControl(_:)``).
     static func text(_ value: String, _ field: String, _ range: ClosedRange<Int>) throws(APIError) {
         try length(value, field, range)
         guard !hasControlCharacters(value) else {
-            throw .badRequest("\(field) must not contain control characters.", code: "INVALID_FIELD")
+            throw .badRequest(
+                "\(field) must not contain control characters or text-direction overrides.",
+                code: "INVALID_FIELD"
+            )
         }
     }
 
-    /// Whether `value` holds a control character (U+0000–U+001F, U+007F): never in a
-    /// name the server stores, so such a name needs no lookup.
+    /// Whether `value` holds a control character: never in a name the server stores, so
+    /// such a name needs no lookup.
     static func hasControlCharacters(_ value: String) -> Bool {
-        value.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+        value.unicodeScalars.contains(where: isControl)
+    }
+
+    /// The C0 and C1 controls (U+0000–U+001F, U+007F–U+009F), and the bidirectional
+    /// embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which make a
+    /// name shown to an admin or a user read as something else (`U+202E` turns
+    /// `evil\u{202E}gpj.exe` into `evilexe.jpg`).
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 
     /// An app or device ID: a letter or digit, then letters, digits, `.`, `_` or `-`.
