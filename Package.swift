@@ -88,7 +88,11 @@ let package = Package(
         ),
         .target(
             name: "GangwayProtocol",
-            dependencies: ["GangwayPolicy", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
+            dependencies: [
+                "GangwayPolicy",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
             resources: [.copy("openapi.json")],
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
@@ -142,6 +146,7 @@ let package = Package(
                 "GangwayPolicy",
                 "GangwayServer",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -308,6 +313,7 @@ let package = Package(
             name: "GangwayCommandsTests",
             dependencies: [
                 "GangwayCommands",
+                "GangwayServerTesting",
                 "GangwayTesting",
                 "GangwaySystem",
                 // Not imported: the binaries the end-to-end tests run.

@@ -1,4 +1,6 @@
 import Foundation
+import GangwayServerTesting
+import GangwaySystem
 import GangwayTesting
 import Testing
 
@@ -60,6 +62,24 @@ struct AdminCommandEndToEndTests {
         }
         // The server stopped with the command: its URL file is gone.
         #expect(!FileManager.default.fileExists(atPath: machine.directory.appending("server/url").path))
+    }
+
+    @Test("a stale url file: what listens there now gets a challenge and no token; the local server starts instead")
+    func staleURL() async throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        #expect(try machine.admin(["apps"]).status == 0)
+        try await ImpostorServer.run { impostor in
+            try PrivateFiles.write(
+                Data((impostor.url.absoluteString + "\n").utf8),
+                to: machine.directory.appending("server/url")
+            )
+            let users = try machine.admin(["users"])
+            #expect(users.status == 0, "\(users.standardError)")
+            #expect(users.output.contains("alice  Alice Martin  active"))
+            #expect(impostor.authorizations.isEmpty)
+            #expect(impostor.requestedPaths == ["/admin/proof"])
+        }
     }
 
     @Test("a user added by the admin onboards on the device; a blocked user cannot sign in")
@@ -347,7 +367,8 @@ struct SeparateServerTests {
         try Data("gw_wrong".utf8).write(to: wrong)
         let refused = try runner.run(["admin", "users", "--server", url, "--token-file", wrong.path])
         #expect(refused.status == 1)
-        #expect(refused.standardError.contains("the server refused the admin token"))
+        #expect(refused.standardError.contains("could not prove it holds this admin token"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("the token was not sent"))
 
         let passcode = DeviceAppEndToEndTests.alicePasscode
         let device = try runner.run(

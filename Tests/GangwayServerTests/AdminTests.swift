@@ -22,6 +22,27 @@ struct AdminTests {
         }
     }
 
+    @Test("the proof answers a challenge with the admin token's key, needs no token, and refuses a bad challenge")
+    func proof() async throws {
+        try await ServerFixture().runSeeded { api in
+            let challenge = AdminProof.challenge()
+            let reply = try await api.send(.post, "/admin/proof", json: #"{"challenge": "\#(challenge)"}"#)
+            try api.expectStatus(reply, .ok)
+            let proof = try reply.decode(Components.Schemas.AdminProof.self).proof
+            #expect(AdminProof.verify(proof, challenge: challenge, token: api.fixture.adminToken))
+            #expect(!AdminProof.verify(proof, challenge: challenge, token: "gw_another-token"))
+            #expect(!AdminProof.verify(proof, challenge: AdminProof.challenge(), token: api.fixture.adminToken))
+            // The proof is not the token, nor its hash.
+            #expect(!reply.text.contains(api.fixture.adminToken))
+            #expect(!reply.text.contains(AdminProof.tokenHash(api.fixture.adminToken).base64URLEncoded))
+            for bad in ["", "short", String(repeating: "A", count: 44), String(repeating: "*", count: 43)] {
+                let refused = try await api.send(.post, "/admin/proof", json: #"{"challenge": "\#(bad)"}"#)
+                #expect(refused.status == .badRequest, "\(bad)")
+                #expect(refused.code == "INVALID_FIELD" || refused.code == "BAD_REQUEST", "\(bad)")
+            }
+        }
+    }
+
     @Test("apps: create, duplicate, domain taken, list, get, update", arguments: Backend.available)
     func apps(backend: Backend) async throws {
         try await ServerFixture(backend: backend).runSeeded { api in

@@ -32,12 +32,14 @@ struct AdminClientTests {
                 try await admin.createUser("dave", password: "short")
             }
             #expect(weak?.status == 400)
+            // A token the server does not hold is not even sent: the server cannot prove
+            // it holds its hash.
             let stranger = AdminClient(serverURL: server.url, adminToken: "gw_admin_not-the-token")
-            let refused = await #expect(throws: ServiceError.sessionExpired) {
+            let refused = await #expect(throws: ServiceError.serverNotProven) {
                 try await stranger.createUser("erin", password: "erin-password")
             }
-            #expect(refused?.status == 401)
             #expect(refused.map { "\($0)" }?.contains("not-the-token") == false)
+            #expect(try await admin.users().map(\.username).contains("erin") == false)
         }
     }
 
@@ -151,5 +153,27 @@ struct AdminClientTests {
                 #expect(error.status == 503)
             }
         }
+    }
+
+    @Test("the token goes only to a server that proves it holds its hash; an impostor gets a challenge")
+    func impostorGetsNoToken() async throws {
+        try await ImpostorServer.run { impostor in
+            let admin = AdminClient(serverURL: impostor.url, adminToken: "gw_admin_the-real-token")
+            await #expect(throws: ServiceError.serverNotProven) { _ = try await admin.apps() }
+            await #expect(throws: ServiceError.serverNotProven) { _ = try await admin.users() }
+            #expect(impostor.authorizations.isEmpty)
+            #expect(impostor.requestedPaths == ["/admin/proof", "/admin/proof"])
+        }
+        // The real server proves itself once, then the calls carry the token.
+        try await TestServer.run(seed: .checks) { server in
+            try await Self.listsAppsAndUsers(AdminClient(serverURL: server.url, adminToken: server.adminToken))
+        }
+    }
+
+    private static func listsAppsAndUsers(_ admin: AdminClient) async throws {
+        let apps = try await admin.apps()
+        let users = try await admin.users()
+        #expect(apps.map(\.id) == ["checks"])
+        #expect(users.count == 2)
     }
 }

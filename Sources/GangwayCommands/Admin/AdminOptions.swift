@@ -71,6 +71,9 @@ struct AdminOptions: ParsableArguments {
         switch error.status {
         case 401: return "the server refused the admin token."
         case nil where error == .unreachable: return "no server answers at \(serverURL ?? "the local address")."
+        case nil where error == .serverNotProven:
+            return "the server at \(serverURL ?? "the local address") could not prove it holds this admin token "
+                + "(a wrong token, or another program at that address); the token was not sent."
         default:
             let detail = error.serverMessage ?? error.summary
             return error.status.map { "the server answered \($0): \(detail)" } ?? detail

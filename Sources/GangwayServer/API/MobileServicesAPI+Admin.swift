@@ -5,6 +5,19 @@ import Logging
 import OpenAPIRuntime
 
 extension MobileServicesAPI {
+    // MARK: Proof
+
+    func proveAdminServer(_ input: Operations.ProveAdminServer.Input) async throws -> Operations.ProveAdminServer.Output
+    {
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        guard AdminProof.isWellFormed(challenge: body.challenge) else {
+            throw APIError.badRequest("challenge must be 32 bytes in base64url (43 characters).", code: "INVALID_FIELD")
+        }
+        return .ok(
+            .init(body: .json(.init(proof: AdminProof.proof(challenge: body.challenge, tokenHash: adminTokenHash))))
+        )
+    }
+
     // MARK: Apps
 
     func listApps(_ input: Operations.ListApps.Input) async throws -> Operations.ListApps.Output {

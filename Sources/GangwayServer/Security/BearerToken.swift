@@ -11,7 +11,7 @@ enum BearerToken {
 
     /// What the server stores and looks tokens up by.
     static func hash(_ token: String) -> Data {
-        Data(SHA256.hash(data: Data(token.utf8)))
+        AdminProof.tokenHash(token)
     }
 
     /// The token of an `Authorization: Bearer …` header, if the header has that shape.

@@ -16,6 +16,10 @@ import OpenAPIRuntime
 /// try await admin.setDeviceStatus(.wiped, app: "checks", registration: registrationID)
 /// ```
 ///
+/// Before its first call sends the token, the client has the server prove it holds the
+/// token's hash (`POST /admin/proof`); a process that took a stopped server's port gets
+/// no token, and the call fails with ``ServiceError/serverNotProven``.
+///
 /// Every failure is a ``ServiceError`` with the server's stable code and message; the
 /// token and passwords never appear in one.
 public struct AdminClient: Sendable {
@@ -23,6 +27,7 @@ public struct AdminClient: Sendable {
     public let serverURL: URL
     private let adminToken: String
     private let transport: any ClientTransport
+    private let serverCheck = AdminServerCheck.State()
 
     public init(serverURL: URL, adminToken: String, transport: (any ClientTransport)? = nil) {
         self.serverURL = serverURL
@@ -30,12 +35,17 @@ public struct AdminClient: Sendable {
         self.transport = transport ?? MobileServicesClient.urlSessionTransport()
     }
 
+    /// The token goes out only once the server proved it holds its hash
+    /// (``AdminServerCheck``, nearest the transport).
     private var client: Client {
         Client(
             serverURL: serverURL,
             configuration: .gangway,
             transport: transport,
-            middlewares: [ServiceCallMiddleware(token: adminToken)]
+            middlewares: [
+                ServiceCallMiddleware(token: adminToken),
+                AdminServerCheck(token: adminToken, state: serverCheck),
+            ]
         )
     }
 

@@ -20,6 +20,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case serverFailure
         case invalidResponse
         case notSignedIn
+        case serverNotProven
     }
 
     private let code: Code
@@ -73,6 +74,10 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let invalidResponse = Self(.invalidResponse)
     /// A call needs a session and the context holds none.
     public static let notSignedIn = Self(.notSignedIn)
+    /// What answers at the address could not prove it holds the admin token's hash
+    /// (`POST /admin/proof`), so the token was not sent to it: another process took the
+    /// port a server used to listen on, or the token belongs to another server.
+    public static let serverNotProven = Self(.serverNotProven)
 
     static func answer(
         status: Int,
@@ -127,6 +132,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .serverFailure: "The server failed to answer."
         case .invalidResponse: "The server's answer could not be read."
         case .notSignedIn: "Nobody is signed in."
+        case .serverNotProven: "The server at this address could not prove it is the one the admin token belongs to."
         }
     }
 
@@ -144,6 +150,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notFound: "Check the address or ask your administrator."
         case .refused, .invalidResponse: "Contact your administrator if this keeps happening."
         case .serverFailure: "Try again later."
+        case .serverNotProven: "Check the server's address and the token; the token was not sent."
         }
     }
 }

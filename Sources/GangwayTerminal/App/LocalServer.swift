@@ -46,7 +46,9 @@ public struct LocalServer: Sendable {
                 _ = try await admin.apps()
                 answers = true
             } catch {
-                guard error == .unreachable else { throw error }
+                // Nothing there, or something that is not this directory's server (which
+                // got no token): the server is not running.
+                guard error == .unreachable || error == .serverNotProven else { throw error }
                 answers = false
             }
             if answers { return try await body(admin, .running(url)) }

@@ -1,0 +1,83 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import Synchronization
+
+/// A process that took the port a Gangway server used to listen on: it answers every
+/// request with `200 {}` and keeps what it was sent, so a test can check that no client
+/// handed it a token.
+///
+/// ```swift
+/// try await ImpostorServer.run { impostor in
+///     // point a client at impostor.url …
+///     #expect(impostor.authorizations.isEmpty)
+/// }
+/// ```
+public final class ImpostorServer: Sendable {
+    /// Where it listens.
+    public let url: URL
+    private let log: RequestLog
+
+    private init(url: URL, log: RequestLog) {
+        self.url = url
+        self.log = log
+    }
+
+    /// Every `Authorization` header it was sent.
+    public var authorizations: [String] { log.authorizations.withLock { $0 } }
+    /// The path of every request it answered.
+    public var requestedPaths: [String] { log.paths.withLock { $0 } }
+
+    private final class RequestLog: Sendable {
+        let authorizations = Mutex<[String]>([])
+        let paths = Mutex<[String]>([])
+    }
+
+    /// Listens on a free loopback port while `body` runs.
+    public static func run<Result: Sendable>(_ body: (ImpostorServer) async throws -> Result) async throws -> Result {
+        let port = Mutex<Int?>(nil)
+        let log = RequestLog()
+        let router = Router()
+        router.middlewares.add(Recorder(log: log))
+        let application = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port } },
+            logger: Logger(label: "gangway.impostor", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await application.run() }
+            defer { group.cancelAll() }
+            var bound: Int?
+            for _ in 0..<500 {
+                bound = port.withLock { $0 }
+                if bound != nil { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            guard let bound else { throw TestServerError("the impostor did not start") }
+            return try await body(ImpostorServer(url: URL(string: "http://127.0.0.1:\(bound)")!, log: log))
+        }
+    }
+
+    private struct Recorder: RouterMiddleware {
+        typealias Context = BasicRequestContext
+        let log: RequestLog
+
+        func handle(
+            _ request: Request,
+            context: Context,
+            next: (Request, Context) async throws -> Response
+        ) async throws -> Response {
+            log.paths.withLock { $0.append(request.uri.path) }
+            if let authorization = request.headers[.authorization] {
+                log.authorizations.withLock { $0.append(authorization) }
+            }
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: "{}"))
+            )
+        }
+    }
+}
