@@ -32,9 +32,18 @@ public enum AdminProof {
         Data(SHA256.hash(data: Data(token.utf8)))
     }
 
-    /// Whether `challenge` has the shape ``challenge()`` gives: 43 base64url characters.
+    /// Whether `challenge` has the document's shape (`^[A-Za-z0-9_-]{43}$`), which
+    /// ``challenge()`` gives: 43 base64url characters.
     public static func isWellFormed(challenge: String) -> Bool {
-        challenge.utf8.count == 43 && Data(base64URLEncoded: challenge)?.count == 32
+        challenge.utf8.count == 43
+            && challenge.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    true
+                default: false
+                }
+            }
     }
 
     private static func message(_ challenge: String) -> Data {
