@@ -27,25 +27,23 @@ public struct AdminClient: Sendable {
     public let serverURL: URL
     private let adminToken: String
     private let transport: any ClientTransport
-    private let serverCheck = AdminServerCheck.State()
+    private let serverCheck: AdminServerCheck
 
     public init(serverURL: URL, adminToken: String, transport: (any ClientTransport)? = nil) {
         self.serverURL = serverURL
         self.adminToken = adminToken
         self.transport = transport ?? MobileServicesClient.urlSessionTransport()
+        serverCheck = AdminServerCheck(token: adminToken)
     }
 
     /// The token goes out only once the server proved it holds its hash
-    /// (``AdminServerCheck``, nearest the transport).
+    /// (``AdminServerCheck``).
     private var client: Client {
         Client(
             serverURL: serverURL,
             configuration: .gangway,
             transport: transport,
-            middlewares: [
-                ServiceCallMiddleware(token: adminToken),
-                AdminServerCheck(token: adminToken, state: serverCheck),
-            ]
+            middlewares: [ServiceCallMiddleware(token: adminToken, serverCheck: serverCheck)]
         )
     }
 

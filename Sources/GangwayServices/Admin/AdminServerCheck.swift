@@ -6,40 +6,28 @@ import Synchronization
 
 /// Holds the admin token back until the server proved it holds the token's hash.
 ///
-/// Before the first call of an ``AdminClient`` leaves, this middleware (the one nearest
-/// the transport) sends a fresh challenge to `POST /admin/proof` without the token and
-/// checks the answer (``GangwayProtocol/AdminProof``). Only then does the call, with its
-/// `Authorization` header, go out; a process that took the port a server used to listen
-/// on gets the challenge and nothing else, and the call fails with
-/// ``ServiceError/serverNotProven``. The proof is asked once per client.
-struct AdminServerCheck: ClientMiddleware {
-    let token: String
-    let state: State
+/// Before the first call of an ``AdminClient`` leaves, ``ServiceCallMiddleware`` has this
+/// send a fresh challenge to `POST /admin/proof` without the token and check the answer
+/// (``GangwayProtocol/AdminProof``). Only then does the call, with its `Authorization`
+/// header, go out; a process that took the port a server used to listen on gets the
+/// challenge and nothing else, and the call fails with ``ServiceError/serverNotProven``.
+/// The proof is asked once per client.
+final class AdminServerCheck: Sendable {
+    private let token: String
+    private let proven = Mutex(false)
 
-    /// Whether this client's server proved itself already.
-    final class State: Sendable {
-        let proven = Mutex(false)
-        init() {}
+    init(token: String) {
+        self.token = token
     }
 
-    func intercept(
-        _ request: HTTPRequest,
-        body: HTTPBody?,
-        baseURL: URL,
-        operationID: String,
-        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
-    ) async throws -> (HTTPResponse, HTTPBody?) {
-        if !state.proven.withLock({ $0 }) {
-            try await prove(baseURL: baseURL, next: next)
-            state.proven.withLock { $0 = true }
-        }
-        return try await next(request, body, baseURL)
+    /// Returns once the server at `baseURL` proved itself, now or earlier.
+    func ensureProven(baseURL: URL, next: ServiceCallMiddleware.Next) async throws {
+        guard !proven.withLock({ $0 }) else { return }
+        try await prove(baseURL: baseURL, next: next)
+        proven.withLock { $0 = true }
     }
 
-    private func prove(
-        baseURL: URL,
-        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
-    ) async throws {
+    private func prove(baseURL: URL, next: ServiceCallMiddleware.Next) async throws {
         let challenge = AdminProof.challenge()
         let request = HTTPRequest(
             method: .post,

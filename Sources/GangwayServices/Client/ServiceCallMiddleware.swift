@@ -16,17 +16,23 @@ struct ServiceCallMiddleware: ClientMiddleware {
     /// The largest error body read; the server's are a few hundred bytes.
     static let bodyLimit = 64 * 1024
 
+    typealias Next = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+
     /// The bearer token sent with every call, if any.
     let token: String?
+    /// For the admin client: the server must prove it holds the token's hash before the
+    /// token is sent.
+    var serverCheck: AdminServerCheck? = nil
 
     func intercept(
         _ request: HTTPRequest,
         body: HTTPBody?,
         baseURL: URL,
         operationID: String,
-        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+        next: Next
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
+        try await serverCheck?.ensureProven(baseURL: baseURL, next: next)
         if let token { request.headerFields[.authorization] = "Bearer \(token)" }
         let (response, responseBody) = try await next(request, body, baseURL)
         guard response.status.code >= 400 else { return (response, responseBody) }
