@@ -172,7 +172,6 @@ let package = Package(
         .target(
             name: "GangwayCommands",
             dependencies: [
-                "GangwaySystem",
                 "GangwayPolicy",
                 "GangwayStore",
                 "GangwayServer",

@@ -1,10 +1,8 @@
 import ArgumentParser
 import Foundation
 import GangwayServer
-import GangwaySystem
 import GangwayTerminal
 import Logging
-import Synchronization
 
 /// `gangway serve`: runs the mobile-services server.
 struct ServeCommand: AsyncParsableCommand {
@@ -91,22 +89,12 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         let storage = server.storage.kind == .sqlite ? "SQLite in \(configuration.sqlitePath.path)" : "PostgreSQL"
-        let urlFile = configuration.dataDirectory.appendingPathComponent("url")
-        let written = Mutex<Data?>(nil)
-        defer {
-            // A stale file would send 'gangway admin' and its token to whatever listens
-            // on the port next: it goes when the server stops, unless another wrote it since.
-            if let mine = written.withLock({ $0 }), (try? Data(contentsOf: urlFile)) == mine {
-                try? FileManager.default.removeItem(at: urlFile)
-            }
-        }
+        let urlFile = ServerURLFile(directory: configuration.dataDirectory)
+        defer { urlFile.removeIfUnchanged() }
         try await server.run { boundPort in
             // For 'gangway admin', which finds the local server through this file; written
             // before the line that says the server listens.
-            if let url = configuration.localURL(boundPort: boundPort) {
-                let contents = Data((url.absoluteString + "\n").utf8)
-                if (try? PrivateFiles.write(contents, to: urlFile)) != nil { written.withLock { $0 = contents } }
-            }
+            if let url = configuration.localURL(boundPort: boundPort) { try? urlFile.write(url) }
             Console.standardOutput(
                 "Gangway server listening on http://\(host):\(boundPort) (\(storage)); Ctrl-C stops it."
             )

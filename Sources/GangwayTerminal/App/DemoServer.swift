@@ -4,7 +4,6 @@ import GangwayServer
 import GangwayServices
 import GangwaySystem
 import Logging
-import Synchronization
 
 /// The server `gangway` runs in-process when no `--server` is given: SQLite under the
 /// data directory, on a loopback port, seeded at first start with the demo app, two
@@ -106,19 +105,12 @@ struct DemoServer: Sendable {
     /// server wrote its own since, so nothing is sent to whatever listens there next.
     func serving<Result: Sendable>(_ body: (Running) async throws -> Result) async throws -> Result {
         let host = ServerHost(server: server, logger: logger)
-        let urlFile = directory.appendingPathComponent("url")
-        let written = Mutex<Data?>(nil)
-        defer {
-            if let mine = written.withLock({ $0 }), (try? Data(contentsOf: urlFile)) == mine {
-                try? FileManager.default.removeItem(at: urlFile)
-            }
-        }
+        let urlFile = ServerURLFile(directory: directory)
+        defer { urlFile.removeIfUnchanged() }
         return try await host.serving { port in
             let url = URL(string: "http://127.0.0.1:\(port)")!
             try PrivateFiles.write(Data("\(port)\n".utf8), to: directory.appendingPathComponent("port"))
-            let contents = Data((url.absoluteString + "\n").utf8)
-            try PrivateFiles.write(contents, to: urlFile)
-            written.withLock { $0 = contents }
+            try urlFile.write(url)
             try await seed()
             return try await body(Running(url: url))
         }
