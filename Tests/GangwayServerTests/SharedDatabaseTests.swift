@@ -100,4 +100,23 @@ struct SharedDatabaseTests {
             }
         }
     }
+
+    @Test(
+        "parallel guesses through two processes on one database: five are checked in all",
+        arguments: Backend.available
+    )
+    func throttleAcrossProcesses(backend: Backend) async throws {
+        // Room for every request in the password-check queues: only the throttle refuses.
+        let fixture = try await ServerFixture(backend: backend) { $0.concurrentPasswordChecks = 64 }
+        let other = try await second(fixture, cacheLifetime: .seconds(1))
+        try await fixture.runSeeded { api in
+            try await TestServer(server: other, adminToken: fixture.adminToken).run { running in
+                let statuses = try await api.parallelSignIns(count: 30, ports: [api.running.port, running.port]) { _ in
+                    ("alice", "guess", [:])
+                }
+                #expect(statuses.filter { $0 == .unauthorized }.count == 5)
+                #expect(statuses.filter { $0 == .tooManyRequests }.count == 25)
+            }
+        }
+    }
 }

@@ -85,6 +85,40 @@ struct ServerDecisionsReachTheDeviceTests {
         }
     }
 
+    @Test("someone guessing alice's password elsewhere does not keep her out of her own device")
+    func guessingDoesNotLockTheOwnerOut() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            // The cookie the server gave at onboarding is kept in her store, and stays at logout.
+            #expect(try await app.manager.store?.data(forKey: "gangway.services.deviceCookie") != nil)
+            try await app.manager.logout()
+
+            let client = MobileServicesClient(serverURL: server.url)
+            for _ in 1...25 {
+                _ = try? await client.signIn(
+                    appID: "checks",
+                    username: "alice",
+                    password: "guess",
+                    deviceID: "elsewhere"
+                )
+            }
+            await #expect(throws: ServiceError.throttled) {
+                _ = try await client.signIn(
+                    appID: "checks",
+                    username: "alice",
+                    password: "alice-password",
+                    deviceID: "new-tablet"
+                )
+            }
+            // Her device presents its cookie, and she is in at the first try.
+            let again = try device.launch(.unlock(ServicesDevice.alicePasscode), .signIn("alice"))
+            try await again.manager.open()
+            try again.presenter.verifyFinished()
+        }
+    }
+
     @Test func logoutSucceedsWhenTheServerHasEndedTheSessionAlready() async throws {
         try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)

@@ -17,6 +17,14 @@ struct ServeCommand: AsyncParsableCommand {
             where 'gangway admin --data-dir' finds it. SIGINT or SIGTERM stops the server after the \
             requests in flight. The API is described by the OpenAPI document served at \
             /openapi.json.
+
+            Sign-ins are throttled per user and address, per user across addresses, and \
+            per device cookie (a device a user signed in on before keeps its own count, so \
+            nobody guessing elsewhere can lock that person out of it). Behind a reverse \
+            proxy, name it with --trusted-proxy so that its X-Forwarded-For is believed; \
+            otherwise every user shares the proxy's address. When more password checks run \
+            and wait than the server has cores for, sign-ins are answered 503 with \
+            Retry-After instead of queueing.
             """
     )
 
@@ -41,6 +49,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("bcrypt-cost"), help: "bcrypt cost for passwords, 4 to 31.")
     var bcryptCost: UInt8 = 12
 
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: ArgumentHelp(
+            "A reverse proxy whose X-Forwarded-For is believed (an address or a block such as 10.0.0.0/8); repeat for several.",
+            valueName: "address"
+        )
+    )
+    var trustedProxies: [String] = []
+
     @Flag(name: .customLong("new-admin-token"), help: "Write a new admin token and retire the old one.")
     var newAdminToken = false
 
@@ -56,6 +73,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level '\(logLevel)' is not a level.")
+        }
+        for proxy in trustedProxies where AddressRange(proxy) == nil {
+            throw ValidationError("--trusted-proxy '\(proxy)' is not an address or a block such as 10.0.0.0/8.")
         }
         if let postgresURL, URLComponents(string: postgresURL)?.scheme?.hasPrefix("postgres") != true {
             throw ValidationError("--postgres must be a postgres:// URL.")
@@ -75,7 +95,8 @@ struct ServeCommand: AsyncParsableCommand {
             dataDirectory: URL(fileURLWithPath: dataDirectory),
             postgresURL: postgresURL,
             publicURL: publicURL,
-            bcryptCost: bcryptCost
+            bcryptCost: bcryptCost,
+            trustedProxies: trustedProxies.compactMap(AddressRange.init)
         )
         let server = try await MobileServicesServer(configuration: configuration, renewAdminToken: newAdminToken)
         switch server.adminToken {

@@ -10,7 +10,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public var status: HTTPResponse.Status
     public var code: String
     public var message: String
-    /// Seconds to wait before trying again (429), sent as `Retry-After`.
+    /// Seconds to wait before trying again (429, 503), sent as `Retry-After`.
     public var retryAfterSeconds: Int?
     /// The reference system's `x-message-code` header (lock and wipe).
     public var messageCode: String?
@@ -64,6 +64,14 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             retryAfterSeconds: seconds
         )
     }
+    /// Too many password checks run and wait: refused before queueing, so a flood
+    /// cannot hold everyone's sign-in behind it.
+    static let busy = APIError(
+        .serviceUnavailable,
+        "SERVER_BUSY",
+        "The server is checking too many sign-ins; try again in a second.",
+        retryAfterSeconds: 1
+    )
     static func storage(_ error: StorageError) -> APIError {
         switch error.code {
         case .duplicate: APIError(.conflict, "CONFLICT", "It exists already.")

@@ -13,20 +13,33 @@ extension MobileServicesAPI {
         try Validation.identifier(body.deviceID, "deviceID")
         let username = body.username.lowercased()
 
-        let throttleKey = SignInThrottle.key(username: username, address: RequestInfo.current.address)
-        try await throttle.check(throttleKey)
-        // A name with control characters cannot exist; do not ask the database.
-        let plausible = !Validation.hasControlCharacters(username)
-        let user = plausible ? try await perform { try await storage.user(named: username) } : nil
-        // Unknown users cost the same bcrypt check, so timing does not reveal who exists.
-        let matches = try await passwords.verify(
-            body.password,
-            against: user?.passwordHash ?? passwords.placeholderHash
-        )
+        // A cookie counts only when it is this user's and still young; any other is
+        // treated as none, so its answer tells nothing.
+        let time = now()
+        var cookieHash: Data?
+        if let cookie = body.deviceCookie, cookie.count <= 64 {
+            let hash = DeviceCookie.hash(cookie)
+            if let record = try await perform({ try await storage.deviceCookie(tokenHash: hash) }),
+                record.username == username,
+                time.timeIntervalSince(record.createdAt) < DeviceCookie.lifetime.seconds
+            {
+                cookieHash = hash
+            }
+        }
+        let address = RequestInfo.current.clientAddress(trusting: settings.trustedProxies)
+        let (admission, user, matches) = try await passwords.admitted(preferred: cookieHash != nil) {
+            [throttle, storage, passwords, cookieHash] in
+            let admission = try await throttle.admit(username: username, address: address, cookieHash: cookieHash)
+            // A name with control characters cannot exist; do not ask the database.
+            let plausible = !Validation.hasControlCharacters(username)
+            let user = plausible ? try await perform { try await storage.user(named: username) } : nil
+            // Unknown users cost the same bcrypt check, so timing does not reveal who exists.
+            let matches = try await passwords.verify(body.password, against: user?.passwordHash)
+            return (admission, user, matches)
+        }
         // A blocked user's right password is answered as a wrong one, and counts as one:
         // the answer never confirms a password of an account that is out.
-        guard let user, matches, !user.blocked else {
-            try await throttle.recordFailure(throttleKey)
+        guard var user, matches, !user.blocked else {
             logger.notice(
                 "sign-in failed",
                 metadata: [
@@ -36,9 +49,24 @@ extension MobileServicesAPI {
             )
             throw APIError.signInFailed
         }
-        try await throttle.recordSuccess(throttleKey)
+        try await throttle.succeeded(admission)
+        // A hash made at another cost is replaced, so every user's check costs what an
+        // unknown user's does.
+        if passwords.needsRehash(user.passwordHash) {
+            user.passwordHash = try await passwords.hash(body.password)
+            try await perform { try await storage.updateUser(user) }
+        }
+        var newCookie: String?
+        if cookieHash == nil {
+            let cookie = DeviceCookie.make()
+            try await perform {
+                try await storage.insertDeviceCookie(
+                    DeviceCookieRecord(tokenHash: DeviceCookie.hash(cookie), username: user.username, createdAt: time)
+                )
+            }
+            newCookie = cookie
+        }
 
-        let time = now()
         // Signing in again is what unlocks a device an admin locked; its older sessions end.
         if var device = try await perform({
             try await storage.device(appID: app.id, username: user.username, deviceID: body.deviceID)
@@ -67,7 +95,8 @@ extension MobileServicesAPI {
                     .init(
                         token: token,
                         user: .init(id: user.username, displayName: user.displayName),
-                        expiresAt: session.expiresAt
+                        expiresAt: session.expiresAt,
+                        deviceCookie: newCookie
                     )
                 )
             )

@@ -16,6 +16,8 @@ struct MobileServicesAPI: APIProtocol {
         var sessionLifetime: Duration = .seconds(12 * 60 * 60)
         /// How often a device's last contact is written, at most.
         var contactResolution: Duration = .seconds(60)
+        /// The proxies whose `X-Forwarded-For` sign-in throttling believes.
+        var trustedProxies: [AddressRange] = []
     }
 
     /// Concrete, so the cached reads every request makes are direct calls.

@@ -37,7 +37,8 @@ struct GatewayMiddleware: RouterMiddleware {
         let info = RequestInfo(
             requestID: requestID,
             peer: context.remoteAddress,
-            bearerToken: BearerToken.parse(authorization: request.headers[.authorization])
+            bearerToken: BearerToken.parse(authorization: request.headers[.authorization]),
+            forwardedFor: request.headers[.xForwardedFor]
         )
 
         var response: Response
@@ -201,4 +202,6 @@ struct GatewayMiddleware: RouterMiddleware {
 extension HTTPField.Name {
     static let requestID = HTTPField.Name("x-request-id")!
     static let messageCode = HTTPField.Name("x-message-code")!
+    /// The addresses a request passed through, added to by each proxy.
+    static let xForwardedFor = HTTPField.Name("x-forwarded-for")!
 }

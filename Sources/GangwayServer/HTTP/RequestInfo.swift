@@ -10,9 +10,16 @@ struct RequestInfo: Sendable {
     var peer: SocketAddress?
     /// The `Authorization: Bearer` token, if the request carried one.
     var bearerToken: String?
+    /// The `X-Forwarded-For` header, believed only from a trusted proxy (see
+    /// ``MobileServicesAPI/Settings/trustedProxies``).
+    var forwardedFor: String? = nil
 
-    /// The peer's IP address, used to throttle sign-ins.
-    var address: String { peer?.ipAddress ?? "unknown" }
+    /// The client's IP address, used to throttle sign-ins: the peer's, or the one a
+    /// trusted proxy forwarded.
+    func clientAddress(trusting proxies: [AddressRange]) -> String {
+        let peer = peer?.ipAddress ?? "unknown"
+        return proxies.isEmpty ? peer : proxies.clientAddress(peer: peer, forwardedFor: forwardedFor)
+    }
 
     @TaskLocal static var current = RequestInfo(requestID: "-", peer: nil, bearerToken: nil)
 }

@@ -1,24 +1,31 @@
 import Crypto
 import Foundation
 import HummingbirdBcrypt
+import NIOCore
 import NIOPosix
 
-/// bcrypt, run on NIO's thread pool so a sign-in never stalls an event loop.
+/// bcrypt, run on NIO's thread pool so a sign-in never stalls an event loop, behind a
+/// ``PasswordCheckGate`` so a flood of sign-ins cannot queue in front of everyone's.
 ///
 /// bcrypt reads at most 72 bytes, so the password is first reduced to the base64 of its
 /// SHA-256 (44 bytes): every character of a long password counts, and no two passwords
 /// share a hash because their first 72 bytes agree.
 struct PasswordHasher: Sendable {
-    /// The bcrypt cost (log2 of the rounds): 12 by default; tests use 4.
-    var cost: UInt8
+    /// The bcrypt cost (log2 of the rounds) new hashes get: 12 by default; tests use 4.
+    let cost: UInt8
+    private let gate: PasswordCheckGate
+    /// A hash of a password nobody has, at the current cost: what an unknown user's
+    /// password is checked against.
+    private let placeholderHash: String
 
-    /// A hash at the same cost, checked for unknown users so that they take as long
-    /// as known ones and a timing does not tell which user names exist.
-    let placeholderHash: String
-
-    init(cost: UInt8 = 12) {
+    /// - Parameter concurrentChecks: How many checks run at once (at most) and how many
+    ///   more may wait; by default one per thread of NIO's blocking pool, and as many
+    ///   again waiting.
+    init(cost: UInt8 = 12, concurrentChecks: Int? = nil) {
         precondition((4...31).contains(cost), "bcrypt cost must be between 4 and 31")
         self.cost = cost
+        let threads = max(1, concurrentChecks ?? NIOSingletons.blockingPoolThreadCountSuggestion)
+        gate = PasswordCheckGate(.init(running: threads, waiting: threads))
         placeholderHash = Bcrypt.hash("gangway-placeholder-password", cost: cost)
     }
 
@@ -28,9 +35,40 @@ struct PasswordHasher: Sendable {
         return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(input, cost: cost) }
     }
 
-    func verify(_ password: String, against hash: String) async throws -> Bool {
+    /// Runs one sign-in's counting and password check when a slot is free; throws
+    /// ``APIError/busy`` at once when too many run and wait (see ``PasswordCheckGate``).
+    /// A refused sign-in therefore counts nowhere and costs no database write.
+    ///
+    /// - Parameter preferred: A sign-in from a device that presented its cookie, let in
+    ///   ahead of the others.
+    func admitted<Value: Sendable>(
+        preferred: Bool,
+        _ body: @Sendable () async throws -> Value
+    ) async throws -> Value {
+        try await gate.run(preferred: preferred, body)
+    }
+
+    /// Whether `password` matches `hash`; with no hash (an unknown user), a check of a
+    /// placeholder at the current cost, so an unknown name takes as long as a known one.
+    /// Call it inside ``admitted(preferred:_:)``.
+    func verify(_ password: String, against hash: String?) async throws -> Bool {
         let input = Self.prepared(password)
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(input, hash: hash) }
+        let stored = hash ?? placeholderHash
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(input, hash: stored) }
+    }
+
+    /// Whether `hash` was made at another cost than the current one, so the next
+    /// successful sign-in should store a new one: every user's check then costs the same
+    /// as an unknown user's.
+    func needsRehash(_ hash: String) -> Bool {
+        Self.cost(of: hash) != cost
+    }
+
+    /// The cost a bcrypt hash (`$2b$12$…`) records.
+    static func cost(of hash: String) -> UInt8? {
+        let parts = hash.split(separator: "$", omittingEmptySubsequences: true)
+        guard parts.count >= 3 else { return nil }
+        return UInt8(parts[1])
     }
 
     private static func prepared(_ password: String) -> String {

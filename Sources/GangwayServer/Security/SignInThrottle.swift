@@ -1,68 +1,98 @@
 import Foundation
+import GangwayProtocol
 
-/// Counts failed sign-ins per user name and address, and refuses more for a while once
-/// there are too many.
+/// Limits how fast anyone can guess a user's password, without handing that person's
+/// account to whoever guesses worst.
 ///
-/// The counts live in the database, so several server processes share them. Once there
-/// are ``Rules/allowedFailures`` failures in a ``Rules/window``, the pair is blocked for
-/// ``Rules/firstBlock``; each further failure doubles the block, up to
-/// ``Rules/longestBlock``. A
-/// successful sign-in clears the count. While blocked, the password is not checked at
-/// all, so the block also stops guessing.
+/// Attempts are counted when they are let through, before the password is checked, in
+/// one transaction per user name (``ServerStorage/updateSignInAttempts(username:keys:_:)``):
+/// parallel guesses from any number of processes cannot all take the last attempt
+/// allowed. Each sign-in counts under one of two sets of keys:
+///
+/// - **With a device cookie** the server gave that device at an earlier sign-in of the
+///   same user: under that cookie only. Guessing elsewhere never slows the person on
+///   the devices they already use.
+/// - **Without one** (a new device, or a guesser): under the user name and the address,
+///   and under the user name alone. The first stops one address quickly; the second
+///   stops guessing spread over many addresses, at the price of slowing the user's
+///   sign-ins on new devices while someone guesses.
+///
+/// A key allows ``Rules/allowedPerAddress`` (or ``Rules/allowedPerUser``) attempts; the
+/// one that reaches the limit blocks the key for ``Rules/firstBlock`` at once, in case it
+/// fails, and each further attempt doubles the block up to ``Rules/longestBlock``. A
+/// successful sign-in clears its keys; a key is forgotten ``Rules/window`` after its
+/// last block ended. While a key is blocked the password is not checked at all.
 struct SignInThrottle: Sendable {
     struct Rules: Sendable {
-        var allowedFailures = 5
+        /// Attempts per user name and address, and per device cookie.
+        var allowedPerAddress = 5
+        /// Attempts per user name from devices without a cookie, across all addresses.
+        var allowedPerUser = 20
         var window: Duration = .seconds(15 * 60)
         var firstBlock: Duration = .seconds(30)
         var longestBlock: Duration = .seconds(15 * 60)
+    }
+
+    /// An attempt let through: the keys to clear if the password is right.
+    struct Admission: Sendable {
+        let username: String
+        let keys: [String]
     }
 
     let storage: any ServerStorage
     let rules: Rules
     let now: @Sendable () -> Date
 
-    static func key(username: String, address: String) -> String {
-        "\(username.lowercased())|\(address)"
-    }
-
-    /// Throws 429 when the pair is blocked now.
-    func check(_ key: String) async throws(APIError) {
-        let failures: SignInFailures?
-        do {
-            failures = try await storage.signInFailures(key: key)
-        } catch {
-            throw .storage(error)
-        }
-        if let blockedUntil = failures?.blockedUntil {
-            let wait = blockedUntil.timeIntervalSince(now())
-            if wait > 0 { throw .throttled(retryAfter: Int(wait.rounded(.up))) }
-        }
-    }
-
-    /// Counts a failure, blocking the pair when it is one too many.
-    func recordFailure(_ key: String) async throws(APIError) {
+    /// Lets one attempt through, or throws 429 with the longest wait of its blocked keys;
+    /// a refused attempt counts nowhere.
+    ///
+    /// - Parameter cookieHash: The hash of a device cookie known to belong to `username`.
+    func admit(username: String, address: String, cookieHash: Data?) async throws(APIError) -> Admission {
+        let limits: [(key: String, allowed: Int)] =
+            if let cookieHash {
+                [("cookie:" + cookieHash.base64URLEncoded, rules.allowedPerAddress)]
+            } else {
+                [("pair:\(username)|\(address)", rules.allowedPerAddress), ("user:\(username)", rules.allowedPerUser)]
+            }
         let time = now()
+        let rules = rules
+        let wait: TimeInterval
         do {
-            var failures =
-                try await storage.signInFailures(key: key) ?? SignInFailures(key: key, count: 0, firstFailureAt: time)
-            if time.timeIntervalSince(failures.firstFailureAt) > rules.window.seconds {
-                failures = SignInFailures(key: key, count: 0, firstFailureAt: time)
+            wait = try await storage.updateSignInAttempts(username: username, keys: limits.map(\.key)) { current in
+                var counted: [SignInAttempts] = []
+                var wait: TimeInterval = 0
+                for (key, allowed) in limits {
+                    var attempts = current[key] ?? SignInAttempts(key: key, count: 0, windowStart: time)
+                    if time.timeIntervalSince(attempts.blockedUntil ?? attempts.windowStart) > rules.window.seconds {
+                        attempts = SignInAttempts(key: key, count: 0, windowStart: time)
+                    }
+                    if let blockedUntil = attempts.blockedUntil, blockedUntil > time {
+                        wait = max(wait, blockedUntil.timeIntervalSince(time))
+                        continue
+                    }
+                    attempts.count += 1
+                    let excess = attempts.count - allowed
+                    if excess >= 0 {
+                        let doubled = rules.firstBlock.seconds * pow(2, Double(min(excess, 20)))
+                        attempts.blockedUntil = time.addingTimeInterval(min(doubled, rules.longestBlock.seconds))
+                    }
+                    counted.append(attempts)
+                }
+                return wait > 0 ? (SignInAttemptsChange(), wait) : (SignInAttemptsChange(save: counted), 0)
             }
-            failures.count += 1
-            let excess = failures.count - rules.allowedFailures + 1
-            if excess > 0 {
-                let doubled = rules.firstBlock.seconds * pow(2, Double(min(excess - 1, 20)))
-                failures.blockedUntil = time.addingTimeInterval(min(doubled, rules.longestBlock.seconds))
-            }
-            try await storage.saveSignInFailures(failures)
         } catch {
             throw .storage(error)
         }
+        if wait > 0 { throw .throttled(retryAfter: Int(wait.rounded(.up))) }
+        return Admission(username: username, keys: limits.map(\.key))
     }
 
-    func recordSuccess(_ key: String) async throws(APIError) {
+    /// Clears the keys of an attempt whose password was right.
+    func succeeded(_ admission: Admission) async throws(APIError) {
         do {
-            try await storage.clearSignInFailures(key: key)
+            try await storage.updateSignInAttempts(username: admission.username, keys: []) { _ in
+                (SignInAttemptsChange(clear: admission.keys), ())
+            }
         } catch {
             throw .storage(error)
         }

@@ -67,7 +67,10 @@ public struct MobileServicesServer: Sendable {
         adminTokenHash = token.hash
         adminToken = token.outcome
         signer = ActivationSigner(key: try P256.Signing.PrivateKey(rawRepresentation: keyBytes))
-        passwords = PasswordHasher(cost: configuration.bcryptCost)
+        passwords = PasswordHasher(
+            cost: configuration.bcryptCost,
+            concurrentChecks: configuration.concurrentPasswordChecks
+        )
     }
 
     static func openStorage(_ configuration: ServerConfiguration, logger: Logger) throws -> any ServerStorage {
@@ -126,11 +129,18 @@ public struct MobileServicesServer: Sendable {
     func api(publicURL: PublicURL, adminTokenHash: Data) -> MobileServicesAPI {
         MobileServicesAPI(
             storage: cachedStorage,
-            settings: .init(publicURL: publicURL, sessionLifetime: configuration.sessionLifetime),
+            settings: .init(
+                publicURL: publicURL,
+                sessionLifetime: configuration.sessionLifetime,
+                trustedProxies: configuration.trustedProxies
+            ),
             passwords: passwords,
             throttle: SignInThrottle(
                 storage: storage,
-                rules: .init(allowedFailures: configuration.allowedSignInFailures),
+                rules: .init(
+                    allowedPerAddress: configuration.allowedSignInFailures,
+                    allowedPerUser: configuration.allowedSignInFailuresPerUser
+                ),
                 now: now
             ),
             signer: signer,

@@ -19,8 +19,19 @@ public struct ServerConfiguration: Sendable {
     public var bcryptCost: UInt8
     /// How long a session token is valid.
     public var sessionLifetime: Duration
-    /// Failed sign-ins allowed per user and address before 429s start.
+    /// Sign-in attempts allowed per user and address, and per device cookie, before 429s
+    /// start (see the DocC's security model).
     public var allowedSignInFailures: Int
+    /// Sign-in attempts allowed per user from devices without a cookie, across all
+    /// addresses, before 429s start for that user's new devices.
+    public var allowedSignInFailuresPerUser: Int
+    /// The proxies whose `X-Forwarded-For` is believed: a sign-in through one of them is
+    /// throttled by the address the proxy forwarded, not the proxy's own.
+    public var trustedProxies: [AddressRange]
+    /// How many password checks run at once; as many more may wait, and a sign-in past
+    /// that is refused with 503 and `Retry-After`. `nil`: one per thread of NIO's
+    /// blocking pool (the number of cores).
+    public var concurrentPasswordChecks: Int?
     /// How long a process keeps an app, a session or a device registration it read (see
     /// ``CachedStorage``): the longest a change made through another process sharing the
     /// database takes to reach this one. `.zero` turns the cache off.
@@ -35,6 +46,9 @@ public struct ServerConfiguration: Sendable {
         bcryptCost: UInt8 = 12,
         sessionLifetime: Duration = .seconds(12 * 60 * 60),
         allowedSignInFailures: Int = 5,
+        allowedSignInFailuresPerUser: Int = 20,
+        trustedProxies: [AddressRange] = [],
+        concurrentPasswordChecks: Int? = nil,
         cacheLifetime: Duration = .seconds(1)
     ) {
         self.host = host
@@ -45,6 +59,9 @@ public struct ServerConfiguration: Sendable {
         self.bcryptCost = bcryptCost
         self.sessionLifetime = sessionLifetime
         self.allowedSignInFailures = allowedSignInFailures
+        self.allowedSignInFailuresPerUser = allowedSignInFailuresPerUser
+        self.trustedProxies = trustedProxies
+        self.concurrentPasswordChecks = concurrentPasswordChecks
         self.cacheLifetime = cacheLifetime
     }
 

@@ -153,16 +153,20 @@ public final class CachedStorage: ServerStorage {
     public func users() async throws(StorageError) -> [UserRecord] { try await base.users() }
     public func updateUser(_ user: UserRecord) async throws(StorageError) { try await base.updateUser(user) }
 
-    public func signInFailures(key: String) async throws(StorageError) -> SignInFailures? {
-        try await base.signInFailures(key: key)
+    public func updateSignInAttempts<Result: Sendable>(
+        username: String,
+        keys: [String],
+        _ update: @escaping @Sendable ([String: SignInAttempts]) -> (SignInAttemptsChange, Result)
+    ) async throws(StorageError) -> Result {
+        try await base.updateSignInAttempts(username: username, keys: keys, update)
     }
 
-    public func saveSignInFailures(_ failures: SignInFailures) async throws(StorageError) {
-        try await base.saveSignInFailures(failures)
+    public func insertDeviceCookie(_ cookie: DeviceCookieRecord) async throws(StorageError) {
+        try await base.insertDeviceCookie(cookie)
     }
 
-    public func clearSignInFailures(key: String) async throws(StorageError) {
-        try await base.clearSignInFailures(key: key)
+    public func deviceCookie(tokenHash: Data) async throws(StorageError) -> DeviceCookieRecord? {
+        try await base.deviceCookie(tokenHash: tokenHash)
     }
 
     public func device(appID: String, registrationID: String) async throws(StorageError) -> DeviceRecord? {

@@ -351,43 +351,85 @@ public final class PostgresStorage: ServerStorage {
         }
     }
 
-    // MARK: Sign-in failures
+    // MARK: Sign-in attempts
 
-    public func signInFailures(key: String) async throws(StorageError) -> SignInFailures? {
+    public func updateSignInAttempts<Result: Sendable>(
+        username: String,
+        keys: [String],
+        _ update: @escaping @Sendable ([String: SignInAttempts]) -> (SignInAttemptsChange, Result)
+    ) async throws(StorageError) -> Result {
         try await run {
-            try await client.query(
-                "SELECT key, count, first_failure_at, blocked_until FROM sign_in_failures WHERE key = \(key)",
-                logger: logger
-            ).collect().first.map { row in
-                let cells = row.makeRandomAccess()
-                return SignInFailures(
-                    key: try cells["key"].decode(String.self),
-                    count: try cells["count"].decode(Int.self),
-                    firstFailureAt: Date(milliseconds: try cells["first_failure_at"].decode(Int64.self)),
-                    blockedUntil: try cells["blocked_until"].decode(Int64?.self).map(Date.init(milliseconds:))
+            try await client.withTransaction(logger: logger) { connection in
+                // Every sign-in of one user name, in any process, waits here for the one
+                // before it; the lock ends with the transaction.
+                try await connection.query(
+                    "SELECT pg_advisory_xact_lock(7366838, hashtext(\(username.lowercased())))",
+                    logger: self.logger
                 )
+                var current: [String: SignInAttempts] = [:]
+                let rows = try await connection.query(
+                    "SELECT key, count, window_start, blocked_until FROM sign_in_attempts WHERE key = ANY(\(keys))",
+                    logger: self.logger
+                )
+                for try await row in rows {
+                    let cells = row.makeRandomAccess()
+                    let key = try cells["key"].decode(String.self)
+                    current[key] = SignInAttempts(
+                        key: key,
+                        count: try cells["count"].decode(Int.self),
+                        windowStart: Date(milliseconds: try cells["window_start"].decode(Int64.self)),
+                        blockedUntil: try cells["blocked_until"].decode(Int64?.self).map(Date.init(milliseconds:))
+                    )
+                }
+                let (change, result) = update(current)
+                for attempts in change.save {
+                    try await connection.query(
+                        """
+                        INSERT INTO sign_in_attempts (key, count, window_start, blocked_until)
+                        VALUES (\(attempts.key), \(attempts.count), \(attempts.windowStart.milliseconds),
+                            \(attempts.blockedUntil?.milliseconds))
+                        ON CONFLICT (key) DO UPDATE SET count = excluded.count,
+                            window_start = excluded.window_start, blocked_until = excluded.blocked_until
+                        """,
+                        logger: self.logger
+                    )
+                }
+                if !change.clear.isEmpty {
+                    try await connection.query(
+                        "DELETE FROM sign_in_attempts WHERE key = ANY(\(change.clear))",
+                        logger: self.logger
+                    )
+                }
+                return result
             }
         }
     }
 
-    public func saveSignInFailures(_ failures: SignInFailures) async throws(StorageError) {
+    public func insertDeviceCookie(_ cookie: DeviceCookieRecord) async throws(StorageError) {
         try await run {
             try await client.query(
                 """
-                INSERT INTO sign_in_failures (key, count, first_failure_at, blocked_until)
-                VALUES (\(failures.key), \(failures.count), \(failures.firstFailureAt.milliseconds),
-                    \(failures.blockedUntil?.milliseconds))
-                ON CONFLICT (key) DO UPDATE SET count = excluded.count,
-                    first_failure_at = excluded.first_failure_at, blocked_until = excluded.blocked_until
+                INSERT INTO device_cookies (token_hash, username, created_at)
+                VALUES (\(cookie.tokenHash), \(cookie.username), \(cookie.createdAt.milliseconds))
                 """,
                 logger: logger
             )
         }
     }
 
-    public func clearSignInFailures(key: String) async throws(StorageError) {
+    public func deviceCookie(tokenHash: Data) async throws(StorageError) -> DeviceCookieRecord? {
         try await run {
-            try await client.query("DELETE FROM sign_in_failures WHERE key = \(key)", logger: logger)
+            try await client.query(
+                "SELECT username, created_at FROM device_cookies WHERE token_hash = \(tokenHash)",
+                logger: logger
+            ).collect().first.map { row in
+                let cells = row.makeRandomAccess()
+                return DeviceCookieRecord(
+                    tokenHash: tokenHash,
+                    username: try cells["username"].decode(String.self),
+                    createdAt: Date(milliseconds: try cells["created_at"].decode(Int64.self))
+                )
+            }
         }
     }
 

@@ -127,18 +127,47 @@ public struct DeviceRecord: Sendable, Hashable {
     }
 }
 
-/// Failed sign-ins counted for one user name from one address.
-public struct SignInFailures: Sendable, Hashable {
+/// The sign-in attempts counted under one throttle key (a user name, a user name and an
+/// address, or a device cookie): how many were let through since the window began, and
+/// until when no more are.
+public struct SignInAttempts: Sendable, Hashable {
     public var key: String
+    /// Attempts let through since ``windowStart``, those still being checked included.
     public var count: Int
-    public var firstFailureAt: Date
+    public var windowStart: Date
     public var blockedUntil: Date?
 
-    public init(key: String, count: Int, firstFailureAt: Date, blockedUntil: Date? = nil) {
+    public init(key: String, count: Int, windowStart: Date, blockedUntil: Date? = nil) {
         self.key = key
         self.count = count
-        self.firstFailureAt = firstFailureAt
+        self.windowStart = windowStart
         self.blockedUntil = blockedUntil
+    }
+}
+
+/// What one sign-in changes in the attempts it read: rows to store and keys to forget.
+public struct SignInAttemptsChange: Sendable, Hashable {
+    public var save: [SignInAttempts]
+    public var clear: [String]
+
+    public init(save: [SignInAttempts] = [], clear: [String] = []) {
+        self.save = save
+        self.clear = clear
+    }
+}
+
+/// A device cookie the server gave a device at a successful sign-in: its hash and whose it
+/// is. A sign-in that presents it is throttled apart from everyone else guessing that
+/// user's password (see the DocC's security model).
+public struct DeviceCookieRecord: Sendable, Hashable {
+    public var tokenHash: Data
+    public var username: String
+    public var createdAt: Date
+
+    public init(tokenHash: Data, username: String, createdAt: Date) {
+        self.tokenHash = tokenHash
+        self.username = username
+        self.createdAt = createdAt
     }
 }
 

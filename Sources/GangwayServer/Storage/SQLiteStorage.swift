@@ -245,44 +245,83 @@ public final class SQLiteStorage: ServerStorage {
         }
     }
 
-    // MARK: Sign-in failures
+    // MARK: Sign-in attempts
 
-    public func signInFailures(key: String) async throws(StorageError) -> SignInFailures? {
-        try await read { db in
-            try Row.fetchOne(
-                db,
-                sql: "SELECT key, count, first_failure_at, blocked_until FROM sign_in_failures WHERE key = ?",
-                arguments: [key]
-            ).map { row in
-                SignInFailures(
-                    key: row["key"],
-                    count: row["count"],
-                    firstFailureAt: Date(milliseconds: row["first_failure_at"]),
-                    blockedUntil: (row["blocked_until"] as Int64?).map(Date.init(milliseconds:))
-                )
+    public func updateSignInAttempts<Result: Sendable>(
+        username: String,
+        keys: [String],
+        _ update: @escaping @Sendable ([String: SignInAttempts]) -> (SignInAttemptsChange, Result)
+    ) async throws(StorageError) -> Result {
+        // An immediate transaction takes the write lock before reading, so another
+        // connection (or process) cannot read the same counts in between.
+        try await run {
+            try await pool.writeWithoutTransaction { db in
+                var result: Result?
+                try db.inTransaction(.immediate) {
+                    var current: [String: SignInAttempts] = [:]
+                    for key in keys {
+                        if let row = try Row.fetchOne(
+                            db,
+                            sql: "SELECT count, window_start, blocked_until FROM sign_in_attempts WHERE key = ?",
+                            arguments: [key]
+                        ) {
+                            current[key] = SignInAttempts(
+                                key: key,
+                                count: row["count"],
+                                windowStart: Date(milliseconds: row["window_start"]),
+                                blockedUntil: (row["blocked_until"] as Int64?).map(Date.init(milliseconds:))
+                            )
+                        }
+                    }
+                    let (change, answer) = update(current)
+                    for attempts in change.save {
+                        try db.execute(
+                            sql: """
+                                INSERT INTO sign_in_attempts (key, count, window_start, blocked_until)
+                                VALUES (?, ?, ?, ?)
+                                ON CONFLICT (key) DO UPDATE SET count = excluded.count,
+                                    window_start = excluded.window_start, blocked_until = excluded.blocked_until
+                                """,
+                            arguments: [
+                                attempts.key, attempts.count, attempts.windowStart.milliseconds,
+                                attempts.blockedUntil?.milliseconds,
+                            ]
+                        )
+                    }
+                    for key in change.clear {
+                        try db.execute(sql: "DELETE FROM sign_in_attempts WHERE key = ?", arguments: [key])
+                    }
+                    result = answer
+                    return .commit
+                }
+                guard let result else { throw StorageError(.unavailable, "the sign-in attempts were not updated") }
+                return result
             }
         }
     }
 
-    public func saveSignInFailures(_ failures: SignInFailures) async throws(StorageError) {
+    public func insertDeviceCookie(_ cookie: DeviceCookieRecord) async throws(StorageError) {
         try await write { db in
             try db.execute(
-                sql: """
-                    INSERT INTO sign_in_failures (key, count, first_failure_at, blocked_until) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (key) DO UPDATE SET count = excluded.count,
-                        first_failure_at = excluded.first_failure_at, blocked_until = excluded.blocked_until
-                    """,
-                arguments: [
-                    failures.key, failures.count, failures.firstFailureAt.milliseconds,
-                    failures.blockedUntil?.milliseconds,
-                ]
+                sql: "INSERT INTO device_cookies (token_hash, username, created_at) VALUES (?, ?, ?)",
+                arguments: [cookie.tokenHash, cookie.username, cookie.createdAt.milliseconds]
             )
         }
     }
 
-    public func clearSignInFailures(key: String) async throws(StorageError) {
-        try await write { db in
-            try db.execute(sql: "DELETE FROM sign_in_failures WHERE key = ?", arguments: [key])
+    public func deviceCookie(tokenHash: Data) async throws(StorageError) -> DeviceCookieRecord? {
+        try await read { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT username, created_at FROM device_cookies WHERE token_hash = ?",
+                arguments: [tokenHash]
+            ).map { row in
+                DeviceCookieRecord(
+                    tokenHash: tokenHash,
+                    username: row["username"],
+                    createdAt: Date(milliseconds: row["created_at"])
+                )
+            }
         }
     }
 

@@ -60,9 +60,26 @@ enum ServerSchema {
         ]
     }
 
+    /// Device cookies, and sign-in attempts counted when let through rather than when
+    /// failed (the rows of the old table meant something else; they are dropped).
+    static func version3(_ dialect: Dialect) -> [String] {
+        let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
+        return [
+            "DROP TABLE sign_in_failures",
+            """
+            CREATE TABLE sign_in_attempts (key TEXT PRIMARY KEY, count INTEGER NOT NULL,
+                window_start BIGINT NOT NULL, blocked_until BIGINT)
+            """,
+            """
+            CREATE TABLE device_cookies (token_hash \(blob) PRIMARY KEY, username TEXT NOT NULL,
+                created_at BIGINT NOT NULL)
+            """,
+        ]
+    }
+
     /// Every migration, oldest first; a database runs those it has not run yet.
     static func migrations(_ dialect: Dialect) -> [(name: String, statements: [String])] {
-        [("v1", version1(dialect)), ("v2", version2(dialect))]
+        [("v1", version1(dialect)), ("v2", version2(dialect)), ("v3", version3(dialect))]
     }
 
     static func encode(_ settings: Components.Schemas.AppSettings) throws(StorageError) -> String {

@@ -41,9 +41,18 @@ public protocol ServerStorage: Sendable {
     /// Revokes every session of a user, or of a user on one app and device.
     func revokeSessions(username: String, appID: String?, deviceID: String?) async throws(StorageError)
 
-    func signInFailures(key: String) async throws(StorageError) -> SignInFailures?
-    func saveSignInFailures(_ failures: SignInFailures) async throws(StorageError)
-    func clearSignInFailures(key: String) async throws(StorageError)
+    /// Reads the attempts counted under `keys` (a key with none is absent), lets `update`
+    /// decide what changes, and stores that, in one transaction that every other call for
+    /// the same `username`, in any process, waits for: two sign-ins never both take the
+    /// last attempt allowed.
+    func updateSignInAttempts<Result: Sendable>(
+        username: String,
+        keys: [String],
+        _ update: @escaping @Sendable ([String: SignInAttempts]) -> (SignInAttemptsChange, Result)
+    ) async throws(StorageError) -> Result
+
+    func insertDeviceCookie(_ cookie: DeviceCookieRecord) async throws(StorageError)
+    func deviceCookie(tokenHash: Data) async throws(StorageError) -> DeviceCookieRecord?
 
     func device(appID: String, username: String, deviceID: String) async throws(StorageError) -> DeviceRecord?
     func device(appID: String, registrationID: String) async throws(StorageError) -> DeviceRecord?

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayServer
 import Logging
 
 extension TestServer {
@@ -11,7 +12,7 @@ extension TestServer {
         public var database: TestDatabase
         /// bcrypt cost for passwords, 4 to 31.
         public var bcryptCost: UInt8
-        /// Failed sign-ins allowed per user and address before 429s start.
+        /// Sign-in attempts allowed per user and address before 429s start.
         public var allowedSignInFailures: Int
         /// How long the server keeps what it read (see `ServerConfiguration.cacheLifetime`).
         public var cacheLifetime: Duration
@@ -19,6 +20,9 @@ extension TestServer {
         public var logger: Logger
         /// The server's wall clock.
         public var now: @Sendable () -> Date
+        /// Changes the rest of the server's configuration (trusted proxies, sign-in
+        /// limits, password checks), after the options above are applied.
+        public var configure: @Sendable (inout ServerConfiguration) -> Void
 
         /// Options with the given values; every one has a default for tests.
         public init(
@@ -27,7 +31,8 @@ extension TestServer {
             allowedSignInFailures: Int = 5,
             cacheLifetime: Duration = .seconds(1),
             logger: Logger = Logger(label: "gangway.test-server", factory: { _ in SwiftLogNoOpLogHandler() }),
-            now: @escaping @Sendable () -> Date = { Date() }
+            now: @escaping @Sendable () -> Date = { Date() },
+            configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in }
         ) {
             self.database = database
             self.bcryptCost = bcryptCost
@@ -35,6 +40,7 @@ extension TestServer {
             self.cacheLifetime = cacheLifetime
             self.logger = logger
             self.now = now
+            self.configure = configure
         }
     }
 }

@@ -31,7 +31,7 @@ public struct TestServer: Sendable {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("gangway-test-server-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: "127.0.0.1",
             port: 0,
             dataDirectory: directory,
@@ -40,6 +40,7 @@ public struct TestServer: Sendable {
             allowedSignInFailures: options.allowedSignInFailures,
             cacheLifetime: options.cacheLifetime
         )
+        options.configure(&configuration)
         let server = try await MobileServicesServer(
             configuration: configuration,
             logger: options.logger,

@@ -101,19 +101,26 @@ public struct MobileServicesClient: Sendable {
     // MARK: Sessions
 
     /// Signs in with user name and password on this device.
+    ///
+    /// - Parameter deviceCookie: The cookie an earlier sign-in of this user on this device
+    ///   returned (``ServerSession/deviceCookie``): with it, guessing from elsewhere does
+    ///   not slow this sign-in.
     /// - Throws: ``ServiceError/invalidCredentials`` with the server's message,
-    ///   ``ServiceError/throttled`` with ``ServiceError/retryAfter``,
-    ///   ``ServiceError/userBlocked``, or another ``ServiceError``.
+    ///   ``ServiceError/throttled`` or ``ServiceError/busy`` with ``ServiceError/retryAfter``,
+    ///   or another ``ServiceError``.
     public func signIn(
         appID: String,
         username: String,
         password: Secret,
-        deviceID: String
+        deviceID: String,
+        deviceCookie: String? = nil
     ) async throws(ServiceError) -> ServerSession {
         let output = try await ServiceCall.run {
             try await client().signIn(
                 path: .init(appID: appID),
-                body: .json(.init(username: username, password: password.value, deviceID: deviceID))
+                body: .json(
+                    .init(username: username, password: password.value, deviceID: deviceID, deviceCookie: deviceCookie)
+                )
             )
         }
         switch output {
@@ -122,7 +129,8 @@ public struct MobileServicesClient: Sendable {
             return ServerSession(
                 token: SessionToken(body.token),
                 user: ServerUser(id: body.user.id, displayName: body.user.displayName),
-                expiresAt: body.expiresAt
+                expiresAt: body.expiresAt,
+                deviceCookie: body.deviceCookie
             )
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         default: throw ServiceCall.errorAnswerNotMapped

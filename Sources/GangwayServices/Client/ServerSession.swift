@@ -9,11 +9,15 @@ public struct ServerSession: Sendable, Hashable {
     public var user: ServerUser
     /// When the server stops accepting the token.
     public var expiresAt: Date
+    /// A new device cookie the server gave this device for this user, to present at the
+    /// user's next sign-in here (see ``MobileServicesClient/signIn(appID:username:password:deviceID:deviceCookie:)``).
+    public var deviceCookie: String?
 
-    public init(token: SessionToken, user: ServerUser, expiresAt: Date) {
+    public init(token: SessionToken, user: ServerUser, expiresAt: Date, deviceCookie: String? = nil) {
         self.token = token
         self.user = user
         self.expiresAt = expiresAt
+        self.deviceCookie = deviceCookie
     }
 }
 

@@ -10,6 +10,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case unreachable
         case invalidCredentials
         case throttled
+        case busy
         case userBlocked
         case sessionExpired
         case registrationLocked
@@ -30,7 +31,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     public let serverCode: String?
     /// The server's message, for people.
     public let serverMessage: String?
-    /// When the server asked to wait (throttled sign-in): how long.
+    /// When the server asked to wait (a throttled sign-in, a busy server): how long.
     public let retryAfter: Duration?
 
     private init(
@@ -53,7 +54,11 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let invalidCredentials = Self(.invalidCredentials)
     /// Too many failed sign-ins: ``retryAfter`` says when to try again.
     public static let throttled = Self(.throttled)
-    /// An administrator blocked the user.
+    /// The server is checking too many sign-ins (503 `SERVER_BUSY`): ``retryAfter``
+    /// says when to try again.
+    public static let busy = Self(.busy)
+    /// An administrator blocked the user (older servers; a current one answers a
+    /// blocked user as a wrong password).
     public static let userBlocked = Self(.userBlocked)
     /// The session token is unknown, expired or revoked: sign in again.
     public static let sessionExpired = Self(.sessionExpired)
@@ -95,6 +100,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case (401, "AUTH_FAILED"): code = .invalidCredentials
         case (401, _): code = .sessionExpired
         case (429, _): code = .throttled
+        case (503, "SERVER_BUSY"): code = .busy
         case (404, _): code = .notFound
         case (500..., _): code = .serverFailure
         default: code = .refused
@@ -105,7 +111,9 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     static func invalidResponse(status: Int?) -> Self { Self(.invalidResponse, status: status) }
 
     /// Whether trying the same call again later may succeed.
-    public var isTransient: Bool { code == .unreachable || code == .serverFailure || code == .throttled }
+    public var isTransient: Bool {
+        code == .unreachable || code == .serverFailure || code == .throttled || code == .busy
+    }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
@@ -122,6 +130,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unreachable: "The server cannot be reached."
         case .invalidCredentials: serverMessage ?? "Wrong user name or password."
         case .throttled: "Too many failed sign-ins."
+        case .busy: "The server is busy."
         case .userBlocked: "Your account is blocked."
         case .sessionExpired: "Your session has ended."
         case .registrationLocked: "Your administrator locked this device."
@@ -141,7 +150,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         switch code {
         case .unreachable: "Check the network connection and try again."
         case .invalidCredentials: "Check your user name and password."
-        case .throttled:
+        case .throttled, .busy:
             retryAfter.map { "Try again in \($0.components.seconds) seconds." } ?? "Wait a moment and try again."
         case .userBlocked: "Contact your administrator."
         case .sessionExpired, .registrationLocked, .notSignedIn: "Sign in again."

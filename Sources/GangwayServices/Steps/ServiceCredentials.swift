@@ -9,6 +9,9 @@ enum ServiceCredentials {
     static let user = "gangway.services.user"
     static let settings = "gangway.services.settings"
     static let lastContact = "gangway.services.lastContact"
+    /// The device cookie the server gave this device for this user; kept when the user
+    /// signs out, since it is what lets them back in while someone guesses their password.
+    static let deviceCookie = "gangway.services.deviceCookie"
 }
 
 private struct StoredUser: Codable {
@@ -43,8 +46,16 @@ extension CredentialStore {
         return Date(timeIntervalSince1970: seconds)
     }
 
+    /// The device cookie to present at this user's next sign-in on this device.
+    func deviceCookie() throws -> String? {
+        try data(forKey: ServiceCredentials.deviceCookie).map { String(decoding: $0, as: UTF8.self) }
+    }
+
     func keep(_ session: ServerSession) throws {
         try put(Data(session.token.value.utf8), forKey: ServiceCredentials.token)
+        if let cookie = session.deviceCookie {
+            try put(Data(cookie.utf8), forKey: ServiceCredentials.deviceCookie)
+        }
         let user = StoredUser(id: session.user.id, displayName: session.user.displayName)
         try put(JSONEncoder().encode(user), forKey: ServiceCredentials.user)
     }

@@ -35,14 +35,15 @@ struct SignInPrompt {
                     appID: configuration.appID,
                     username: name,
                     password: password,
-                    deviceID: services.device.deviceID
+                    deviceID: services.device.deviceID,
+                    deviceCookie: try? context.credentials.deviceCookie()
                 )
             } catch {
                 switch error {
                 case .invalidCredentials:
                     message = error.summary  // the server's message
                     continue
-                case .throttled:
+                case .throttled, .busy:
                     message = error.summary
                     retryAfter = error.retryAfter
                     continue

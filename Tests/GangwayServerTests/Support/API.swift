@@ -3,6 +3,7 @@ import GangwayProtocol
 import GangwayServerTesting
 import HTTPTypes
 import HummingbirdTesting
+import NIOCore
 
 /// Calls to the server under test, returning status, headers and the JSON body, and the
 /// steps many tests share (sign in, register a device).
@@ -46,16 +47,21 @@ struct API: Sendable {
         return try reply.decode(Components.Schemas.Session.self).token
     }
 
-    func signInReply(_ username: String, password: String? = nil, device: String = "device-1") async throws -> Reply {
-        try await send(
-            .post,
-            "/apps/checks/sessions",
-            encoding: Components.Schemas.SignInRequest(
-                username: username,
-                password: password ?? "\(username)-password",
-                deviceID: device
-            )
+    func signInReply(
+        _ username: String,
+        password: String? = nil,
+        device: String = "device-1",
+        cookie: String? = nil,
+        headers: HTTPFields = [:]
+    ) async throws -> Reply {
+        let body = Components.Schemas.SignInRequest(
+            username: username,
+            password: password ?? "\(username)-password",
+            deviceID: device,
+            deviceCookie: cookie
         )
+        let json = String(decoding: try JSONEncoder().encode(body), as: UTF8.self)
+        return try await send(.post, "/apps/checks/sessions", json: json, headers: headers)
     }
 
     /// Registers the device the token was signed in on.
@@ -72,5 +78,61 @@ struct API: Sendable {
 
     func expectStatus(_ reply: Reply, _ status: HTTPResponse.Status) throws {
         try reply.expect(status)
+    }
+}
+
+extension API {
+    /// Sends `count` sign-ins at once, each over its own connection, to this server or,
+    /// in turn, to each of `ports`; `request` gives each its user name, password and
+    /// headers.
+    func parallelSignInReplies(
+        count: Int,
+        ports: [Int]? = nil,
+        _ request: @escaping @Sendable (Int) -> (String, String, HTTPFields)
+    ) async throws -> [ServerReply] {
+        let ports = ports ?? [running.port]
+        return try await withThrowingTaskGroup(of: ServerReply.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    let (username, password, headers) = request(index)
+                    let body = Components.Schemas.SignInRequest(username: username, password: password, deviceID: "d")
+                    var fields = headers
+                    fields[.contentType] = "application/json"
+                    let request = TestClient.Request(
+                        "/apps/checks/sessions",
+                        method: .post,
+                        authority: "localhost",
+                        headers: fields,
+                        body: ByteBuffer(bytes: try JSONEncoder().encode(body))
+                    )
+                    let port = ports[index % ports.count]
+                    let client = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(30)))
+                    client.connect()
+                    let response: TestClient.Response
+                    do {
+                        response = try await client.execute(request)
+                    } catch {
+                        try? await client.shutdown()
+                        throw error
+                    }
+                    try await client.shutdown()
+                    return ServerReply(
+                        status: response.status,
+                        headers: response.headers,
+                        body: response.body.map { Data($0.readableBytesView) } ?? Data()
+                    )
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    /// The statuses of ``parallelSignInReplies(count:ports:_:)``.
+    func parallelSignIns(
+        count: Int,
+        ports: [Int]? = nil,
+        _ request: @escaping @Sendable (Int) -> (String, String, HTTPFields)
+    ) async throws -> [HTTPResponse.Status] {
+        try await parallelSignInReplies(count: count, ports: ports, request).map(\.status)
     }
 }

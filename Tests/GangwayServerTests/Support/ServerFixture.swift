@@ -13,15 +13,22 @@ struct ServerFixture: Sendable {
     static let appID = "checks"
     static let domain = "airline.example"
 
-    init(backend: Backend = .sqlite, allowedSignInFailures: Int = 5) async throws {
+    init(
+        backend: Backend = .sqlite,
+        allowedSignInFailures: Int = 5,
+        bcryptCost: UInt8 = 4,
+        configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws {
         let clock = ManualWallClock(Date())
         let logs = LogCapture()
         testServer = try await TestServer(
             options: .init(
                 database: try backend.database,
+                bcryptCost: bcryptCost,
                 allowedSignInFailures: allowedSignInFailures,
                 logger: logs.logger,
-                now: clock.now
+                now: clock.now,
+                configure: configure
             )
         )
         self.clock = clock

@@ -1,0 +1,172 @@
+import Foundation
+import GangwayProtocol
+import GangwayServer
+import GangwayServerTesting
+import GangwayTesting
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@Suite("Sign-in throttling: counted before the check, per user across addresses, and never a lock-out by a guesser")
+struct SignInThrottleTests {
+    @Test(
+        "40 parallel guesses from one address: five are checked, the rest refused, all five counted",
+        arguments: Backend.available
+    )
+    func parallelGuesses(backend: Backend) async throws {
+        // Room for every request in the password-check queue: only the throttle refuses.
+        let fixture = try await ServerFixture(backend: backend) { $0.concurrentPasswordChecks = 64 }
+        try await fixture.runSeeded { api in
+            let statuses = try await api.parallelSignIns(count: 40) { _ in ("alice", "guess", [:]) }
+            #expect(statuses.filter { $0 == .unauthorized }.count == 5)
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 35)
+            // The right password is refused too: the five failures are on record.
+            #expect(try await api.signInReply("alice").status == .tooManyRequests)
+        }
+    }
+
+    @Test(
+        "guesses spread over 20 forwarded addresses stop at the per-user limit, through a trusted proxy only",
+        arguments: Backend.available
+    )
+    func manyAddresses(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend) { configuration in
+            configuration.trustedProxies = [try! #require(AddressRange("127.0.0.0/8"))]
+        }
+        try await fixture.runSeeded { api in
+            var checked = 0
+            for round in 1...5 {
+                for address in 1...20 {
+                    let forwarded: HTTPFields = [forwardedFor: "198.51.100.\(address)"]
+                    let reply = try await api.signInReply("alice", password: "guess-\(round)", headers: forwarded)
+                    if reply.status == .unauthorized { checked += 1 }
+                }
+            }
+            // 20 per user from devices without a cookie, whatever the addresses.
+            #expect(checked == 20)
+            let fresh: HTTPFields = [forwardedFor: "203.0.113.9"]
+            let alice = try await api.signInReply("alice", headers: fresh)
+            #expect(alice.status == .tooManyRequests)
+            // Bob is not slowed by guesses at Alice.
+            let bob = try await api.signInReply("bob", headers: fresh)
+            #expect(bob.status == .created)
+        }
+    }
+
+    @Test("a forwarded address from a peer that is not a trusted proxy is ignored", arguments: Backend.available)
+    func untrustedForwarding(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            for index in 1...5 {
+                let forwarded: HTTPFields = [forwardedFor: "198.51.100.\(index)"]
+                let reply = try await api.signInReply("alice", password: "guess", headers: forwarded)
+                #expect(reply.status == .unauthorized)
+            }
+            // All five counted for the one real address.
+            let forwarded: HTTPFields = [forwardedFor: "198.51.100.99"]
+            let reply = try await api.signInReply("alice", headers: forwarded)
+            #expect(reply.status == .tooManyRequests)
+        }
+    }
+
+    @Test(
+        "a guesser cannot lock the person out of a device they signed in on: its cookie has its own count",
+        arguments: Backend.available
+    )
+    func deviceCookieKeepsThePersonIn(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            let first = try await api.signInReply("alice")
+            try api.expectStatus(first, .created)
+            let cookie = try #require(try first.decode(Components.Schemas.Session.self).deviceCookie)
+            #expect(cookie.hasPrefix("gwd_"))
+
+            // Someone guesses until Alice is throttled everywhere without a cookie.
+            for _ in 1...25 { _ = try await api.signInReply("alice", password: "guess", device: "attacker") }
+            #expect(try await api.signInReply("alice").status == .tooManyRequests)
+
+            // Alice, on her device, is let in; no new cookie is needed.
+            let again = try await api.signInReply("alice", cookie: cookie)
+            try api.expectStatus(again, .created)
+            #expect(try again.decode(Components.Schemas.Session.self).deviceCookie == nil)
+
+            // Bob's cookie, an unknown one and a malformed one count as none.
+            let bobCookie = try #require(
+                try await api.signInReply("bob").decode(Components.Schemas.Session.self).deviceCookie
+            )
+            #expect(try await api.signInReply("alice", cookie: bobCookie).status == .tooManyRequests)
+            #expect(
+                try await api.signInReply("alice", cookie: "gwd_" + String(repeating: "A", count: 43)).status
+                    == .tooManyRequests
+            )
+            #expect(try await api.signInReply("alice", cookie: "x").status == .tooManyRequests)
+
+            // A stolen cookie gives a guesser five tries, then it is throttled too.
+            for _ in 1...5 {
+                #expect(try await api.signInReply("alice", password: "guess", cookie: cookie).status == .unauthorized)
+            }
+            #expect(try await api.signInReply("alice", cookie: cookie).status == .tooManyRequests)
+        }
+    }
+
+    @Test("the cookie stops counting after its lifetime, and the next sign-in gives a new one")
+    func cookieLifetime() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let cookie = try #require(
+                try await api.signInReply("alice").decode(Components.Schemas.Session.self).deviceCookie
+            )
+            fixture.clock.advance(by: .seconds(181 * 24 * 60 * 60))
+            let later = try await api.signInReply("alice", cookie: cookie)
+            try api.expectStatus(later, .created)
+            let renewed = try #require(try later.decode(Components.Schemas.Session.self).deviceCookie)
+            #expect(renewed != cookie)
+        }
+    }
+
+    @Test("a flood of unknown-user sign-ins is refused with 503 and Retry-After instead of queueing")
+    func floodIsShed() async throws {
+        // bcrypt cost 10 makes each check take long enough for the requests to overlap.
+        let fixture = try await ServerFixture(bcryptCost: 10) { $0.concurrentPasswordChecks = 1 }
+        try await fixture.runSeeded { api in
+            let statuses = try await api.parallelSignIns(count: 16) { index in ("nobody-\(index)", "guess", [:]) }
+            #expect(statuses.contains(.serviceUnavailable))
+            #expect(statuses.allSatisfy { $0 == .serviceUnavailable || $0 == .unauthorized })
+            let busy = try await api.parallelSignInReplies(count: 16) { index in ("nobody-\(index)", "guess", [:]) }
+                .first { $0.status == .serviceUnavailable }
+            #expect(busy?.code == "SERVER_BUSY")
+            #expect(busy?.headers[.retryAfter] == "1")
+
+            // A sign-in that presents its device cookie waits in a queue of its own, ahead
+            // of the flood's, and is never shed with it.
+            let cookie = try #require(
+                try await api.signInReply("alice").decode(Components.Schemas.Session.self).deviceCookie
+            )
+            async let flood = api.parallelSignIns(count: 24) { index in ("nobody-\(index)", "guess", [:]) }
+            try await Task.sleep(for: .milliseconds(20))
+            let alice = try await api.signInReply("alice", cookie: cookie)
+            #expect(alice.status == .created)
+            #expect(try await flood.contains(.serviceUnavailable))
+        }
+    }
+
+    @Test("a stored hash of another bcrypt cost is replaced at the next sign-in")
+    func rehashOnSignIn() async throws {
+        let fixture = try await ServerFixture(bcryptCost: 5)
+        try await fixture.runSeeded { _ in }
+        var configuration = fixture.server.configuration
+        configuration.bcryptCost = 4
+        let restarted = try await MobileServicesServer(configuration: configuration, now: fixture.clock.now)
+        #expect(try await restarted.storage.user(named: "alice")?.passwordHash.hasPrefix("$2b$05$") == true)
+        try await TestServer(server: restarted, adminToken: fixture.adminToken).run { running in
+            let signIn = #"{"username": "alice", "password": "alice-password", "deviceID": "d"}"#
+            try await running.send(.post, "/apps/checks/sessions", json: signIn).expect(.created)
+            #expect(try await restarted.storage.user(named: "alice")?.passwordHash.hasPrefix("$2b$04$") == true)
+            // The new hash checks the same password.
+            try await running.send(.post, "/apps/checks/sessions", json: signIn).expect(.created)
+        }
+    }
+}
+
+private let forwardedFor = HTTPField.Name("X-Forwarded-For")!
