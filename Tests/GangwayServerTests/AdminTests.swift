@@ -178,4 +178,22 @@ struct AdminTokenTests {
             #expect(try await api.send(.get, "/admin/apps", token: fixture.adminToken).status == .unauthorized)
         }
     }
+
+    @Test(
+        "a token renewed by another process replaces the old one in a server that is running",
+        arguments: Backend.available
+    )
+    func renewReachesRunningServers(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend) { $0.cacheLifetime = .milliseconds(200) }
+        try await fixture.runSeeded { api in
+            #expect(try await api.send(.get, "/admin/apps", token: fixture.adminToken).status == .ok)
+            _ = try await MobileServicesServerRestart.restart(fixture, renewAdminToken: true)
+            let path = fixture.server.configuration.adminTokenPath.path
+            let newToken = try String(contentsOfFile: path, encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await api.send(.get, "/admin/apps", token: fixture.adminToken).status == .unauthorized)
+            #expect(try await api.send(.get, "/admin/apps", token: newToken).status == .ok)
+        }
+    }
 }

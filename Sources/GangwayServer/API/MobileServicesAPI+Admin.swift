@@ -14,20 +14,24 @@ extension MobileServicesAPI {
             throw APIError.badRequest("challenge must be 32 bytes in base64url (43 characters).", code: "INVALID_FIELD")
         }
         return .ok(
-            .init(body: .json(.init(proof: AdminProof.proof(challenge: body.challenge, tokenHash: adminTokenHash))))
+            .init(
+                body: .json(
+                    .init(proof: AdminProof.proof(challenge: body.challenge, tokenHash: try await adminTokenHash()))
+                )
+            )
         )
     }
 
     // MARK: Apps
 
     func listApps(_ input: Operations.ListApps.Input) async throws -> Operations.ListApps.Output {
-        try requireAdmin()
+        try await requireAdmin()
         let apps = try await perform { try await storage.apps() }
         return .ok(.init(body: .json(apps.map(Self.wire))))
     }
 
     func createApp(_ input: Operations.CreateApp.Input) async throws -> Operations.CreateApp.Output {
-        try requireAdmin()
+        try await requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         try Validation.identifier(body.appID, "appID")
         try Validation.text(body.name, "name", 1...128)
@@ -47,12 +51,12 @@ extension MobileServicesAPI {
     }
 
     func getApp(_ input: Operations.GetApp.Input) async throws -> Operations.GetApp.Output {
-        try requireAdmin()
+        try await requireAdmin()
         return .ok(.init(body: .json(Self.wire(try await app(input.path.appID)))))
     }
 
     func updateApp(_ input: Operations.UpdateApp.Input) async throws -> Operations.UpdateApp.Output {
-        try requireAdmin()
+        try await requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         var app = try await app(input.path.appID)
         if let name = body.name {
@@ -105,14 +109,14 @@ extension MobileServicesAPI {
     // MARK: Devices
 
     func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
-        try requireAdmin()
+        try await requireAdmin()
         let app = try await app(input.path.appID)
         let devices = try await perform { try await storage.devices(appID: app.id) }
         return .ok(.init(body: .json(devices.map(Self.wire))))
     }
 
     func updateDevice(_ input: Operations.UpdateDevice.Input) async throws -> Operations.UpdateDevice.Output {
-        try requireAdmin()
+        try await requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         let app = try await app(input.path.appID)
         let registrationID = input.path.registrationID
@@ -154,7 +158,7 @@ extension MobileServicesAPI {
 
     func createActivation(_ input: Operations.CreateActivation.Input) async throws -> Operations.CreateActivation.Output
     {
-        try requireAdmin()
+        try await requireAdmin()
         let app = try await app(input.path.appID)
         return .created(.init(body: .json(try signer.activation(for: configuration(of: app)))))
     }
@@ -162,7 +166,7 @@ extension MobileServicesAPI {
     func getActivationQRCode(
         _ input: Operations.GetActivationQRCode.Input
     ) async throws -> Operations.GetActivationQRCode.Output {
-        try requireAdmin()
+        try await requireAdmin()
         let app = try await app(input.path.appID)
         let activation = try signer.activation(for: configuration(of: app))
         guard let png = try await qrCodes.png(for: activation.link) else {
@@ -178,7 +182,7 @@ extension MobileServicesAPI {
     // MARK: Logs
 
     func listLogs(_ input: Operations.ListLogs.Input) async throws -> Operations.ListLogs.Output {
-        try requireAdmin()
+        try await requireAdmin()
         let app = try await app(input.path.appID)
         let limit = input.query.limit ?? 100
         guard (1...1000).contains(limit) else {
@@ -207,13 +211,13 @@ extension MobileServicesAPI {
     // MARK: Users
 
     func listUsers(_ input: Operations.ListUsers.Input) async throws -> Operations.ListUsers.Output {
-        try requireAdmin()
+        try await requireAdmin()
         let users = try await perform { try await storage.users() }
         return .ok(.init(body: .json(users.map(Self.wire))))
     }
 
     func createUser(_ input: Operations.CreateUser.Input) async throws -> Operations.CreateUser.Output {
-        try requireAdmin()
+        try await requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         try Validation.username(body.username)
         try Validation.newPassword(body.password)
@@ -236,12 +240,12 @@ extension MobileServicesAPI {
     }
 
     func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output {
-        try requireAdmin()
+        try await requireAdmin()
         return .ok(.init(body: .json(Self.wire(try await user(input.path.username)))))
     }
 
     func updateUser(_ input: Operations.UpdateUser.Input) async throws -> Operations.UpdateUser.Output {
-        try requireAdmin()
+        try await requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         var user = try await user(input.path.username)
         if let name = body.displayName {

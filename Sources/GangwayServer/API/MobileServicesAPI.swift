@@ -26,7 +26,7 @@ struct MobileServicesAPI: APIProtocol {
     let passwords: PasswordHasher
     let throttle: SignInThrottle
     let signer: ActivationSigner
-    let adminTokenHash: Data
+    let adminToken: AdminTokenCheck
     let qrCodes: QRCodeRenderer
     let now: @Sendable () -> Date
     let logger: Logger
@@ -148,14 +148,37 @@ struct MobileServicesAPI: APIProtocol {
     }
 
     /// Throws unless the request carries the admin token.
-    func requireAdmin() throws(APIError) {
+    func requireAdmin() async throws(APIError) {
         guard let token = RequestInfo.current.bearerToken else { throw .adminRequired }
         let hash = BearerToken.hash(token)
+        let expected = try await adminTokenHash()
         // Compare digests in constant time.
-        guard hash.count == adminTokenHash.count, zip(hash, adminTokenHash).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
-        else {
+        guard hash.count == expected.count, zip(hash, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
             throw .adminRequired
         }
+    }
+
+    /// The hash of the admin token in force: read through the cache, so a token renewed
+    /// by another process (`gangway serve --new-admin-token`) replaces the old one here
+    /// within the cache lifetime.
+    func adminTokenHash() async throws(APIError) -> Data {
+        switch adminToken {
+        case .hash(let hash):
+            return hash
+        case .stored:
+            guard let hash = try await perform({ try await storage.secret(named: AdminToken.secretName) }) else {
+                throw .storage(StorageError(.corrupt, "the admin token's hash is missing"))
+            }
+            return hash
+        }
+    }
+
+    /// Which admin token the admin handlers accept.
+    enum AdminTokenCheck: Sendable {
+        /// The one whose hash the database holds now.
+        case stored
+        /// This one only (a seed's one-time token).
+        case hash(Data)
     }
 
     static func randomBytes(_ count: Int) -> Data {

@@ -29,7 +29,7 @@ extension MobileServicesServer {
         // A one-time admin token, known only to this call, stands in for the admin's.
         let token = BearerToken.make()
         let publicURL = PublicURL(configuration.initialPublicURL)
-        let api = api(publicURL: publicURL, adminTokenHash: BearerToken.hash(token))
+        let api = api(publicURL: publicURL, adminToken: .hash(BearerToken.hash(token)))
         let request = RequestInfo(requestID: "seed", peer: nil, bearerToken: token)
         for app in seed.apps {
             try await Self.apply(request, item: "app \(app.id)") {

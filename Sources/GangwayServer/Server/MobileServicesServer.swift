@@ -26,7 +26,6 @@ public struct MobileServicesServer: Sendable {
     public let adminToken: AdminTokenOutcome
     let logger: Logger
     let now: @Sendable () -> Date
-    let adminTokenHash: Data
     let signer: ActivationSigner
     let passwords: PasswordHasher
 
@@ -64,7 +63,6 @@ public struct MobileServicesServer: Sendable {
             )
             return (token, keyBytes)
         }
-        adminTokenHash = token.hash
         adminToken = token.outcome
         signer = ActivationSigner(key: try P256.Signing.PrivateKey(rawRepresentation: keyBytes))
         passwords = PasswordHasher(
@@ -112,7 +110,7 @@ public struct MobileServicesServer: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: document))
             )
         }
-        let api = api(publicURL: publicURL, adminTokenHash: adminTokenHash)
+        let api = api(publicURL: publicURL, adminToken: .stored)
         // Compact JSON: pretty printing costs time on every response.
         try api.registerHandlers(on: RouterTransport(router: router), configuration: .gangway)
         return GatewayResponder(
@@ -124,9 +122,10 @@ public struct MobileServicesServer: Sendable {
 
     /// The handlers of every operation, over this server's storage, keys and clock.
     ///
-    /// - Parameter adminTokenHash: The admin token's hash the admin handlers accept:
-    ///   the server's own, or a one-time token's (see ``seed(_:)``).
-    func api(publicURL: PublicURL, adminTokenHash: Data) -> MobileServicesAPI {
+    /// - Parameter adminToken: The admin token the admin handlers accept: the one in the
+    ///   database (re-read within the cache lifetime), or a one-time token's (see
+    ///   ``seed(_:)``).
+    func api(publicURL: PublicURL, adminToken: MobileServicesAPI.AdminTokenCheck) -> MobileServicesAPI {
         MobileServicesAPI(
             storage: cachedStorage,
             settings: .init(
@@ -144,7 +143,7 @@ public struct MobileServicesServer: Sendable {
                 now: now
             ),
             signer: signer,
-            adminTokenHash: adminTokenHash,
+            adminToken: adminToken,
             qrCodes: QRCodeRenderer(),
             now: now,
             logger: logger

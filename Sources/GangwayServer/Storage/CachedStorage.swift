@@ -23,6 +23,7 @@ public final class CachedStorage: ServerStorage {
         var sessions: [Data: Entry<SessionRecord?>] = [:]
         var devices: [DeviceKey: Entry<DeviceRecord?>] = [:]
         var entitySets: [EntitySetKey: Entry<[EntityRecord]>] = [:]
+        var secrets: [String: Entry<Data?>] = [:]
     }
 
     private struct EntitySetKey: Hashable {
@@ -73,6 +74,15 @@ public final class CachedStorage: ServerStorage {
         let device = try await base.device(appID: appID, username: username, deviceID: deviceID)
         remember { $0.devices[key] = Entry(value: device, expires: $1) }
         return device
+    }
+
+    /// Cached, so that a secret another process replaced (the admin token's hash, after
+    /// `--new-admin-token`) is seen here within the cache lifetime.
+    public func secret(named name: String) async throws(StorageError) -> Data? {
+        if let hit = state.withLock({ fresh($0.secrets[name]) }) { return hit }
+        let value = try await base.secret(named: name)
+        remember { $0.secrets[name] = Entry(value: value, expires: $1) }
+        return value
     }
 
     /// The cached value (itself possibly `nil`: "no such row"), or `nil` when not cached.
@@ -137,6 +147,7 @@ public final class CachedStorage: ServerStorage {
     }
 
     public func setSecret(named name: String, to value: Data) async throws(StorageError) {
+        defer { state.withLock { _ = $0.secrets.removeValue(forKey: name) } }
         try await base.setSecret(named: name, to: value)
     }
 

@@ -140,6 +140,13 @@ public final class PostgresStorage: ServerStorage {
         }
     }
 
+    public func secret(named name: String) async throws(StorageError) -> Data? {
+        try await run {
+            try await client.query("SELECT value FROM secrets WHERE name = \(name)", logger: logger)
+                .collect().first.map { try $0.makeRandomAccess()["value"].decode(Data.self) }
+        }
+    }
+
     public func setSecret(named name: String, to value: Data) async throws(StorageError) {
         try await run {
             try await client.query(

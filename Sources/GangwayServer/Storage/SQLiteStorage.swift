@@ -52,6 +52,11 @@ public final class SQLiteStorage: ServerStorage {
         }
     }
 
+    public func secret(named name: String) async throws(StorageError) -> Data? {
+        try await read { db in try Data.fetchOne(db, sql: "SELECT value FROM secrets WHERE name = ?", arguments: [name])
+        }
+    }
+
     public func setSecret(named name: String, to value: Data) async throws(StorageError) {
         try await write { db in
             try db.execute(

@@ -21,6 +21,8 @@ public protocol ServerStorage: Sendable {
     /// The value stored under `name`, storing `value` first when there is none: the
     /// first process to start decides, the others read its choice.
     func secret(named name: String, orInsert value: Data) async throws(StorageError) -> Data
+    /// The value stored under `name`, if any.
+    func secret(named name: String) async throws(StorageError) -> Data?
     /// Replaces the value stored under `name`.
     func setSecret(named name: String, to value: Data) async throws(StorageError)
 
