@@ -14,7 +14,7 @@ struct DeviceTests {
             let token = try await api.signIn("alice")
             let first = try await api.register(token: token)
             #expect(first.status == .active)
-            #expect(Data(base64Encoded: first.recoverySecret)?.count == 32)
+            #expect(Data(base64Encoded: first.recoverySecret ?? "")?.count == 32)
             // A passcode reset signs in again on the same device and gets the same secret back.
             let again = try await api.register(token: try await api.signIn("alice"))
             #expect(again.registrationID == first.registrationID)
@@ -29,7 +29,11 @@ struct DeviceTests {
             )
             #expect(devices.map(\.userID).sorted() == ["alice", "bob"])
             #expect(devices.allSatisfy { $0.deviceName == "Stand 12 tablet" && $0.lastContactAt != nil })
-            #expect(!(try await api.admin(.get, "/admin/apps/checks/devices").text.contains(first.recoverySecret)))
+            #expect(
+                !(try await api.admin(.get, "/admin/apps/checks/devices").text.contains(
+                    try #require(first.recoverySecret)
+                ))
+            )
         }
     }
 
@@ -122,6 +126,98 @@ struct DeviceTests {
             #expect(replaced.recoverySecret != registration.recoverySecret)
             #expect(replaced.status == .active)
             #expect(try await api.send(.get, "/apps/checks/settings", token: fresh).status == .ok)
+        }
+    }
+
+    @Test(
+        "a password change and a block replace every recovery secret the user's registrations had",
+        arguments: Backend.available
+    )
+    func recoverySecretRotation(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            let first = try await api.register(token: try await api.signIn("alice"))
+            let other = try await api.register(
+                token: try await api.signIn("alice", device: "device-2"),
+                device: "device-2"
+            )
+            try api.expectStatus(
+                try await api.admin(.patch, "/admin/users/alice", json: #"{"password": "a-new-password-7"}"#),
+                .ok
+            )
+            let afterChange = try await api.register(token: try await api.signIn("alice", password: "a-new-password-7"))
+            #expect(afterChange.registrationID == first.registrationID)
+            #expect(afterChange.recoverySecret != first.recoverySecret)
+            let otherAfter = try await api.register(
+                token: try await api.signIn("alice", password: "a-new-password-7", device: "device-2"),
+                device: "device-2"
+            )
+            #expect(otherAfter.recoverySecret != other.recoverySecret)
+
+            try api.expectStatus(try await api.admin(.patch, "/admin/users/alice", json: #"{"blocked": true}"#), .ok)
+            try api.expectStatus(try await api.admin(.patch, "/admin/users/alice", json: #"{"blocked": false}"#), .ok)
+            let afterBlock = try await api.register(token: try await api.signIn("alice", password: "a-new-password-7"))
+            #expect(afterBlock.recoverySecret != afterChange.recoverySecret)
+            // Bob's secret is his own and stays.
+            let bob = try await api.register(token: try await api.signIn("bob"))
+            #expect(try await api.register(token: try await api.signIn("bob")).recoverySecret == bob.recoverySecret)
+        }
+    }
+
+    @Test(
+        "an admin can turn off passcode reset with data kept: no secret is released, and the old ones open nothing",
+        arguments: Backend.available
+    )
+    func recoveryTurnedOff(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            let first = try await api.register(token: try await api.signIn("alice"))
+            #expect(first.recoverySecret != nil)
+            let off = try await api.admin(
+                .patch,
+                "/admin/apps/checks",
+                json: #"{"settings": {"recoverySettings": {"passcodeResetKeepsData": false}}}"#
+            )
+            try api.expectStatus(off, .ok)
+            #expect(off.text.contains(#""passcodeResetKeepsData":false"#))
+            let without = try await api.register(token: try await api.signIn("alice"))
+            #expect(without.recoverySecret == nil)
+            try api.expectStatus(
+                try await api.admin(
+                    .patch,
+                    "/admin/apps/checks",
+                    json: #"{"settings": {"recoverySettings": {"passcodeResetKeepsData": true}}}"#
+                ),
+                .ok
+            )
+            let back = try await api.register(token: try await api.signIn("alice"))
+            #expect(back.recoverySecret != nil)
+            #expect(back.recoverySecret != first.recoverySecret)
+        }
+    }
+
+    @Test(
+        "a recovery secret is released at most five times in 15 minutes per registration, each release logged without it",
+        arguments: Backend.available
+    )
+    func recoveryReleaseLimited(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            let token = try await api.signIn("alice")
+            var secrets: Set<String> = []
+            for _ in 1...5 { secrets.insert(try #require(try await api.register(token: token).recoverySecret)) }
+            let refused = try await api.send(
+                .put,
+                "/apps/checks/devices/device-1",
+                token: token,
+                json: #"{"deviceName": "x", "platform": "linux", "appVersion": "1.0"}"#
+            )
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.code == "RECOVERY_THROTTLED")
+            #expect(refused.headers[.retryAfter] == "30")
+            #expect(!refused.text.contains(try #require(secrets.first)))
+            #expect(fixture.logs.text.components(separatedBy: "recovery secret released").count - 1 == 5)
+            for secret in secrets { #expect(!fixture.logs.text.contains(secret)) }
+            fixture.clock.advance(by: .seconds(31))
+            #expect(try await api.register(token: token).recoverySecret == secrets.first)
         }
     }
 

@@ -45,6 +45,49 @@ struct ServerDecisionsReachTheDeviceTests {
         }
     }
 
+    @Test(
+        "after a password change the device wraps its store under the new recovery secret, so a reset still keeps the data"
+    )
+    func aPasswordChangeRotatesTheRecoverySecret() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let device = try ServicesDevice(server: server)
+            let id = try await Self.onboardAlice(device)
+            try await server.admin(.patch, "/admin/users/alice", json: #"{"password": "alice-new-password-1"}"#)
+            // Her session ended with the change: she unlocks, then signs in with the new password.
+            let again = try device.launch(
+                .unlock(ServicesDevice.alicePasscode),
+                .signIn("alice", password: "alice-new-password-1")
+            )
+            #expect(try await again.manager.open().onboardingID == id)
+            try again.presenter.verifyFinished()
+            try await again.manager.close()
+            // She forgets her passcode: the current secret opens the store, the data stays.
+            let reset = try device.launch(
+                .passcodeInput(.reset),
+                .signIn("alice", password: "alice-new-password-1"),
+                .create(ServicesDevice.newPasscode)
+            )
+            #expect(try await reset.manager.open().onboardingID == id)
+            #expect(try await reset.manager.store?.data(forKey: "check.A320.tyres") == Data("tyres ok".utf8))
+        }
+    }
+
+    @Test("with passcode reset keeping data turned off, a forgotten passcode erases the user's data")
+    func aResetWithoutRecoveryErasesTheData() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let device = try ServicesDevice(server: server)
+            _ = try await Self.onboardAlice(device)
+            try await server.admin(
+                .patch,
+                "/admin/apps/checks",
+                json: #"{"settings": {"recoverySettings": {"passcodeResetKeepsData": false}}}"#
+            )
+            let reset = try device.launch(.passcodeInput(.reset), .signIn("alice"), .create(ServicesDevice.newPasscode))
+            try await reset.manager.open()
+            #expect(try await reset.manager.store?.data(forKey: "check.A320.tyres") == nil)
+        }
+    }
+
     @Test func aPasscodeResetByAnotherUserIsRefused() async throws {
         try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)

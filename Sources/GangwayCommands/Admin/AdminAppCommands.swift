@@ -178,6 +178,42 @@ struct AdminSharedDevice: AsyncParsableCommand {
     }
 }
 
+/// `gangway admin passcode-reset`.
+struct AdminPasscodeReset: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passcode-reset",
+        abstract: "Show or set whether a forgotten passcode, reset after signing in again, keeps the user's data.",
+        discussion: """
+            When it does (the default), the server keeps a recovery secret per device \
+            registration and gives it back when the same user signs in again on that device: \
+            the secret opens the device's store without the passcode, so the store is then \
+            as strong as the user's server password. The secret is replaced when the \
+            password changes, the user is blocked or the device is wiped. When it does not, \
+            a forgotten passcode erases the user's data on that device; turning it off \
+            destroys every secret the app's registrations had.
+            """
+    )
+
+    @OptionGroup var server: AdminOptions
+    @OptionGroup var app: AppOption
+
+    @Option(name: .customLong("keep-data"), help: "Keep the user's data at a passcode reset (true or false).")
+    var keepData: Bool?
+
+    func run() async throws {
+        let keepData = keepData
+        try await server.run { admin in
+            let id = try await app.resolve(with: admin)
+            guard let keepData else {
+                Console.standardOutput(AdminFormatter.passcodeReset(try await admin.app(id)))
+                return
+            }
+            let updated = try await admin.updateApp(id, AppChange(passcodeResetKeepsData: keepData))
+            Console.standardOutput(AdminFormatter.passcodeReset(updated))
+        }
+    }
+}
+
 /// `gangway admin minimum-version`.
 struct AdminMinimumVersion: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

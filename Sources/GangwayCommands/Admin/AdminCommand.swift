@@ -23,6 +23,7 @@ struct AdminCommand: AsyncParsableCommand {
             """,
         subcommands: [
             AdminApps.self, AdminUsers.self, AdminSettings.self, AdminPolicy.self, AdminSharedDevice.self,
+            AdminPasscodeReset.self,
             AdminDevices.self, AdminMinimumVersion.self, AdminActivation.self, AdminData.self,
         ]
     )

@@ -7,6 +7,16 @@ struct AdminDevices: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List an app's device registrations; lock, wipe or unlock one.",
+        discussion: """
+            What each action is for: LOCK ends the session on that device and asks for a new \
+            sign-in; it stops no one who knows the password (signing in again unlocks it). \
+            WIPE makes that device erase the user's data at its next server contact, and \
+            replaces its recovery secret. BLOCK (gangway admin users block) keeps the person \
+            out on every device, old or new, until unblocked; their right password is \
+            answered as a wrong one. For a lost or stolen device: wipe its registration, and \
+            if the password may be known too, block the user (or change their password) \
+            until they have a new device.
+            """,
         subcommands: [
             AdminDevicesList.self, AdminDeviceStatus<Lock>.self, AdminDeviceStatus<Wipe>.self,
             AdminDeviceStatus<Unlock>.self,
@@ -70,6 +80,8 @@ struct AdminDeviceStatus<Change: DeviceStatusChange>: AsyncParsableCommand {
             discussion: """
                 REGISTRATION is a registration ID from 'gangway admin devices', or a user \
                 name when that user has a single registration not yet wiped.
+
+                \(AdminDevices.configuration.discussion)
                 """
         )
     }

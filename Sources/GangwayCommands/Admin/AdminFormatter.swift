@@ -56,6 +56,7 @@ enum AdminFormatter {
             "Minimum version: \(app.minimumVersion ?? "any")",
             policy(app),
             sharedDevice(app),
+            passcodeReset(app),
             "Out of contact:  "
                 + [
                     settings.lockAfterDaysWithoutContact.map { "sign in again after \($0) days" },
@@ -72,6 +73,12 @@ enum AdminFormatter {
         let upload = app.settings.allowsUploadOfPreviousUserChanges
         return
             "Shared device:   the previous user's pending changes are \(upload ? "" : "not ")uploaded before the next user's session"
+    }
+
+    static func passcodeReset(_ app: ManagedApp) -> String {
+        app.passcodeResetKeepsData
+            ? "Passcode reset:  keeps the user's data (a recovery secret per device, released to the same user)"
+            : "Passcode reset:  erases the user's data on that device (no recovery secret)"
     }
 
     static func date(_ date: Date) -> String {

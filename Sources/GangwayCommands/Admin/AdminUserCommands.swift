@@ -59,7 +59,13 @@ struct AdminUsersAdd: AsyncParsableCommand {
 struct AdminUsersBlock: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "block",
-        abstract: "Block a user: their sessions end and they cannot sign in."
+        abstract: "Block a user: their sessions end and they cannot sign in on any device.",
+        discussion: """
+            A block holds against a new sign-in and a new device ID alike, until 'gangway \
+            admin users unblock'; the user's recovery secrets are replaced, and their right \
+            password is answered exactly as a wrong one. To end one device's access only, \
+            see 'gangway admin devices --help'.
+            """
     )
 
     @OptionGroup var target: UserTarget

@@ -64,6 +64,14 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             retryAfterSeconds: seconds
         )
     }
+    static func recoveryThrottled(retryAfter seconds: Int) -> APIError {
+        APIError(
+            .tooManyRequests,
+            "RECOVERY_THROTTLED",
+            "This device's recovery secret was given out too often; try again in \(seconds) seconds.",
+            retryAfterSeconds: seconds
+        )
+    }
     /// Too many password checks run and wait: refused before queueing, so a flood
     /// cannot hold everyone's sign-in behind it.
     static let busy = APIError(

@@ -67,8 +67,13 @@ extension MobileServicesAPI {
         if let minimumVersion = body.minimumVersion {
             app.minimumVersion = minimumVersion.isEmpty ? nil : try Self.checkedVersion(minimumVersion)
         }
+        let keptData = app.settings.passcodeResetKeepsData
         app.settings = try app.settings.merging(body.settings).validated()
         try await perform { try await storage.updateApp(app) }
+        if keptData, !app.settings.passcodeResetKeepsData {
+            // Turned off: the secrets given out so far must open nothing any more.
+            try await rotateRecoverySecrets(try await perform { try await storage.devices(appID: app.id) })
+        }
         logger.info("app updated", metadata: ["app": "\(app.id)"])
         return .ok(.init(body: .json(Self.wire(app))))
     }
@@ -259,10 +264,24 @@ extension MobileServicesAPI {
         if let blocked = body.blocked { user.blocked = blocked }
         try await perform { try await storage.updateUser(user) }
         if body.blocked == true || body.password != nil {
-            // A blocked user, or one whose password changed, is signed out everywhere.
+            // A blocked user, or one whose password changed, is signed out everywhere, and
+            // the recovery secrets given out so far open nothing: whoever learns the new
+            // password gets a secret that does not open a store wrapped before the change.
             try await perform { try await storage.revokeSessions(username: user.username, appID: nil, deviceID: nil) }
+            try await rotateRecoverySecrets(try await perform { try await storage.devices(username: user.username) })
         }
         return .ok(.init(body: .json(Self.wire(user))))
+    }
+
+    /// Gives each registration a new recovery secret.
+    private func rotateRecoverySecrets(_ devices: [DeviceRecord]) async throws(APIError) {
+        for var device in devices {
+            device.recoverySecret = Self.randomBytes(32)
+            try await perform { try await storage.saveDevice(device) }
+        }
+        if !devices.isEmpty {
+            logger.notice("recovery secrets replaced", metadata: ["registrations": "\(devices.count)"])
+        }
     }
 
     private func user(_ username: String) async throws(APIError) -> UserRecord {

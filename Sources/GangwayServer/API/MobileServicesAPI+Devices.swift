@@ -59,7 +59,25 @@ extension MobileServicesAPI {
                 lastContactAt: time
             )
         }
+        // The secret opens the device's store without the passcode: each release is
+        // counted, limited and logged (never the secret itself).
+        let keepsData = caller.app.settings.passcodeResetKeepsData
+        if keepsData {
+            try await throttle.admitRecoveryRelease(
+                registrationID: device.registrationID,
+                username: caller.session.username
+            )
+        }
         try await perform { try await storage.saveDevice(device) }
+        if keepsData {
+            logger.notice(
+                "recovery secret released",
+                metadata: [
+                    "app": "\(caller.app.id)", "registration": "\(device.registrationID)",
+                    "request": "\(RequestInfo.current.requestID)",
+                ]
+            )
+        }
         return .ok(
             .init(
                 body: .json(
@@ -67,7 +85,7 @@ extension MobileServicesAPI {
                         registrationID: device.registrationID,
                         deviceID: device.deviceID,
                         status: .init(device.status),
-                        recoverySecret: device.recoverySecret.base64EncodedString(),
+                        recoverySecret: keepsData ? device.recoverySecret.base64EncodedString() : nil,
                         registeredAt: device.registeredAt
                     )
                 )

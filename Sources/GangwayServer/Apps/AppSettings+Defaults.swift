@@ -13,8 +13,13 @@ extension Components.Schemas.AppSettings {
         sharedDeviceSettings: .init(allowUploadPendingChangesFromPreviousUser: true),
         blockWipingPolicy: .init(blockWipeEnabled: false, blockDisconnectedPeriod: 0, wipeDisconnectedPeriod: 0),
         logSettings: .init(logEnabled: false, logLevel: .info, maxEntriesPerUpload: 1000),
-        consentSettings: .init()
+        consentSettings: .init(),
+        recoverySettings: .init(passcodeResetKeepsData: true)
     )
+
+    /// Whether a passcode reset keeps the user's data (the server keeps and releases a
+    /// recovery secret per registration); true unless an admin turned it off.
+    var passcodeResetKeepsData: Bool { recoverySettings?.passcodeResetKeepsData ?? true }
 
     /// These settings with the keys `update` carries replaced.
     func merging(_ update: Components.Schemas.AppSettingsUpdate?) -> Self {
@@ -41,6 +46,9 @@ extension Components.Schemas.AppSettings {
                 logLevel: logs.logLevel ?? current.logLevel,
                 maxEntriesPerUpload: logs.maxEntriesPerUpload ?? current.maxEntriesPerUpload
             )
+        }
+        if let keeps = update.recoverySettings?.passcodeResetKeepsData {
+            result.recoverySettings = .init(passcodeResetKeepsData: keeps)
         }
         if let consent = update.consentSettings {
             let current = consentSettings ?? .init()

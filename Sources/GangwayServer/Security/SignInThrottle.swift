@@ -54,6 +54,24 @@ struct SignInThrottle: Sendable {
             } else {
                 [("pair:\(username)|\(address)", rules.allowedPerAddress), ("user:\(username)", rules.allowedPerUser)]
             }
+        if let wait = try await count(username: username, limits) {
+            throw .throttled(retryAfter: wait)
+        }
+        return Admission(username: username, keys: limits.map(\.key))
+    }
+
+    /// Counts one release of a registration's recovery secret, or throws 429 when the
+    /// registration had ``Rules/allowedPerAddress`` already (with the same blocks as
+    /// sign-ins): a stolen password cannot make the server hand the secret out at will.
+    func admitRecoveryRelease(registrationID: String, username: String) async throws(APIError) {
+        if let wait = try await count(username: username, [("recovery:\(registrationID)", rules.allowedPerAddress)]) {
+            throw .recoveryThrottled(retryAfter: wait)
+        }
+    }
+
+    /// Counts one attempt under every key, or none when one of them is blocked: then the
+    /// seconds to wait for the last of them.
+    private func count(username: String, _ limits: [(key: String, allowed: Int)]) async throws(APIError) -> Int? {
         let time = now()
         let rules = rules
         let wait: TimeInterval
@@ -83,8 +101,7 @@ struct SignInThrottle: Sendable {
         } catch {
             throw .storage(error)
         }
-        if wait > 0 { throw .throttled(retryAfter: Int(wait.rounded(.up))) }
-        return Admission(username: username, keys: limits.map(\.key))
+        return wait > 0 ? Int(wait.rounded(.up)) : nil
     }
 
     /// Clears the keys of an attempt whose password was right.

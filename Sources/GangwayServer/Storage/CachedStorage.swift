@@ -187,6 +187,10 @@ public final class CachedStorage: ServerStorage {
     public func devices(appID: String) async throws(StorageError) -> [DeviceRecord] {
         try await base.devices(appID: appID)
     }
+
+    public func devices(username: String) async throws(StorageError) -> [DeviceRecord] {
+        try await base.devices(username: username)
+    }
     public func insertLogs(_ logs: [LogRecord]) async throws(StorageError) { try await base.insertLogs(logs) }
 
     public func logs(appID: String, limit: Int) async throws(StorageError) -> [LogRecord] {

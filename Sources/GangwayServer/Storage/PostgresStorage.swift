@@ -468,6 +468,12 @@ public final class PostgresStorage: ServerStorage {
         )
     }
 
+    public func devices(username: String) async throws(StorageError) -> [DeviceRecord] {
+        try await fetchDevices(
+            "\(unescaped: Self.deviceColumns) WHERE username = \(username) ORDER BY registered_at, registration_id"
+        )
+    }
+
     public func saveDevice(_ device: DeviceRecord) async throws(StorageError) {
         try await transaction { connection in
             try await connection.query(

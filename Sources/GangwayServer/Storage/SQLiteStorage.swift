@@ -352,6 +352,10 @@ public final class SQLiteStorage: ServerStorage {
         try await read { db in try Self.fetchDevices(db, where: "app_id = ?", [appID]) }
     }
 
+    public func devices(username: String) async throws(StorageError) -> [DeviceRecord] {
+        try await read { db in try Self.fetchDevices(db, where: "username = ?", [username]) }
+    }
+
     public func saveDevice(_ device: DeviceRecord) async throws(StorageError) {
         try await write { db in
             try db.execute(

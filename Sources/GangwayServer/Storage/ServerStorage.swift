@@ -59,6 +59,8 @@ public protocol ServerStorage: Sendable {
     func device(appID: String, username: String, deviceID: String) async throws(StorageError) -> DeviceRecord?
     func device(appID: String, registrationID: String) async throws(StorageError) -> DeviceRecord?
     func devices(appID: String) async throws(StorageError) -> [DeviceRecord]
+    /// Every registration of a user, in every app.
+    func devices(username: String) async throws(StorageError) -> [DeviceRecord]
     /// Inserts the registration, or replaces the one with the same app, user and device.
     func saveDevice(_ device: DeviceRecord) async throws(StorageError)
     func touchDevice(registrationID: String, at date: Date) async throws(StorageError)

@@ -13,19 +13,24 @@ public struct AppChange: Sendable, Hashable {
     /// Whether, on a shared device, the pending changes of the previous user may be
     /// uploaded (as that user) before the next user's session opens.
     public var allowsUploadOfPreviousUserChanges: Bool?
+    /// Whether a passcode reset keeps the user's data; turning it off destroys every
+    /// recovery secret the app's registrations had.
+    public var passcodeResetKeepsData: Bool?
 
     public init(
         name: String? = nil,
         emailDomains: [String]? = nil,
         minimumVersion: String? = nil,
         passcodePolicy: PasscodePolicyChange? = nil,
-        allowsUploadOfPreviousUserChanges: Bool? = nil
+        allowsUploadOfPreviousUserChanges: Bool? = nil,
+        passcodeResetKeepsData: Bool? = nil
     ) {
         self.name = name
         self.emailDomains = emailDomains
         self.minimumVersion = minimumVersion
         self.passcodePolicy = passcodePolicy
         self.allowsUploadOfPreviousUserChanges = allowsUploadOfPreviousUserChanges
+        self.passcodeResetKeepsData = passcodeResetKeepsData
     }
 
     /// Whether it changes nothing.
@@ -33,12 +38,13 @@ public struct AppChange: Sendable, Hashable {
 
     var update: Components.Schemas.AppUpdate {
         var settings: Components.Schemas.AppSettingsUpdate?
-        if passcodePolicy != nil || allowsUploadOfPreviousUserChanges != nil {
+        if passcodePolicy != nil || allowsUploadOfPreviousUserChanges != nil || passcodeResetKeepsData != nil {
             settings = Components.Schemas.AppSettingsUpdate(
                 passwordPolicy: passcodePolicy.map(\.wire),
                 sharedDeviceSettings: allowsUploadOfPreviousUserChanges.map {
                     Components.Schemas.SharedDeviceSettings(allowUploadPendingChangesFromPreviousUser: $0)
-                }
+                },
+                recoverySettings: passcodeResetKeepsData.map { .init(passcodeResetKeepsData: $0) }
             )
         }
         return Components.Schemas.AppUpdate(

@@ -12,13 +12,24 @@ public struct ManagedApp: Sendable, Hashable {
     public var minimumVersion: String?
     /// The settings every device of the app receives.
     public var settings: ServerSettings
+    /// Whether a passcode reset keeps the user's data: the server then keeps a recovery
+    /// secret per device registration and releases it to the same user on that device.
+    public var passcodeResetKeepsData: Bool
 
-    public init(id: String, name: String, emailDomains: [String], minimumVersion: String?, settings: ServerSettings) {
+    public init(
+        id: String,
+        name: String,
+        emailDomains: [String],
+        minimumVersion: String?,
+        settings: ServerSettings,
+        passcodeResetKeepsData: Bool = true
+    ) {
         self.id = id
         self.name = name
         self.emailDomains = emailDomains
         self.minimumVersion = minimumVersion
         self.settings = settings
+        self.passcodeResetKeepsData = passcodeResetKeepsData
     }
 
     init(_ app: Components.Schemas.App) throws(ServiceError) {
@@ -27,7 +38,8 @@ public struct ManagedApp: Sendable, Hashable {
             name: app.name,
             emailDomains: app.emailDomains,
             minimumVersion: app.minimumVersion.flatMap { $0.isEmpty ? nil : $0 },
-            settings: try ServerSettings(app.settings)
+            settings: try ServerSettings(app.settings),
+            passcodeResetKeepsData: app.settings.recoverySettings?.passcodeResetKeepsData ?? true
         )
     }
 }

@@ -7,8 +7,9 @@ public struct DeviceRegistration: Sendable, Hashable {
     public var registrationID: String
     /// The device's ID.
     public var deviceID: String
-    /// The secret the server keeps for passcode resets that keep the user's data.
-    public var recoveryKey: RecoveryKey
+    /// The secret the server keeps for passcode resets that keep the user's data; `nil`
+    /// when the app's admin turned that off (a forgotten passcode then erases the data).
+    public var recoveryKey: RecoveryKey?
     /// When the device registered.
     public var registeredAt: Date
 }

@@ -190,13 +190,17 @@ public struct MobileServicesClient: Sendable {
         switch output {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.json }
-            guard let secret = Data(base64Encoded: body.recoverySecret), secret.count >= 32 else {
-                throw .invalidResponse(status: 200)
+            var recoveryKey: RecoveryKey?
+            if let text = body.recoverySecret {
+                guard let secret = Data(base64Encoded: text), secret.count >= 32 else {
+                    throw .invalidResponse(status: 200)
+                }
+                recoveryKey = RecoveryKey(secret)
             }
             return DeviceRegistration(
                 registrationID: body.registrationID,
                 deviceID: body.deviceID,
-                recoveryKey: RecoveryKey(secret),
+                recoveryKey: recoveryKey,
                 registeredAt: body.registeredAt
             )
         case .undocumented(let status, _): throw .invalidResponse(status: status)

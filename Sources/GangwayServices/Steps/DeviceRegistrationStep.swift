@@ -4,7 +4,8 @@ import Logging
 
 /// Registers the device for the signed-in user (or refreshes the registration) and puts
 /// the recovery key the server keeps for it into the context, so the store step can let a
-/// passcode reset by the same user keep the data.
+/// passcode reset by the same user keep the data. When the app's admin turned that off,
+/// the server sends no key and a reset erases the data.
 public struct DeviceRegistrationStep: Step {
     public let services: MobileServices
 

@@ -1,6 +1,7 @@
 import Foundation
 import GangwayFlows
 import GangwayScreens
+import GangwayStore
 import Logging
 
 /// Downloads the settings exchange and acts on what the server says about the device.
@@ -75,6 +76,7 @@ public struct SettingsDownloadStep: Step {
         case .lock: reason = "This device has not reached the server for too long. Sign in again."
         case nil: if token == nil { reason = "You signed out. Sign in again." }
         }
+        var signedInAgain = false
         while true {
             if let why = reason {
                 let session = try await SignInPrompt(services: services).signIn(
@@ -87,6 +89,7 @@ public struct SettingsDownloadStep: Step {
                 context.info[.serverUser] = session.user
                 token = session.token
                 reason = nil
+                signedInAgain = true
             }
             guard let token else { throw ServiceError.notSignedIn }
             let settings: ServerSettings
@@ -113,7 +116,35 @@ public struct SettingsDownloadStep: Step {
                     throw error
                 }
             }
+            if signedInAgain {
+                await refreshRecoveryKey(client: client, appID: configuration.appID, token: token, context: context)
+            }
             return try adopt(settings, into: context)
+        }
+    }
+
+    /// After the user signed in again with their store open, and the server answered as
+    /// for a registration neither locked nor wiped: wraps the store under the
+    /// registration's current recovery secret, which the server replaces when the
+    /// password changes or the user is blocked, so a later passcode reset keeps the data
+    /// (or removes the slot when the app turned that off). Without an answer the old
+    /// wrapping stays, and the next sign-in tries again.
+    private func refreshRecoveryKey(
+        client: MobileServicesClient,
+        appID: String,
+        token: SessionToken,
+        context: FlowContext
+    ) async {
+        guard let store = context.secureStore else { return }
+        do {
+            let registration = try await client.registerDevice(appID: appID, token: token, device: services.device)
+            if let key = registration.recoveryKey {
+                try store.setRecoveryKey(key.secret)
+            } else {
+                try store.removeRecoveryKey()
+            }
+        } catch {
+            services.logger.notice("the recovery key was not refreshed", metadata: ["reason": "\(error)"])
         }
     }
 
