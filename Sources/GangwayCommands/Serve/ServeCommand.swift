@@ -50,6 +50,15 @@ struct ServeCommand: AsyncParsableCommand {
     var bcryptCost: UInt8 = 12
 
     @Option(
+        name: .customLong("key-file"),
+        help: ArgumentHelp(
+            "The server key that seals the signing key and recovery secrets (default: DIR/server-key); every process on one PostgreSQL database needs the same.",
+            valueName: "file"
+        )
+    )
+    var keyFile: String?
+
+    @Option(
         name: .customLong("trusted-proxy"),
         help: ArgumentHelp(
             "A reverse proxy whose X-Forwarded-For is believed (an address or a block such as 10.0.0.0/8); repeat for several.",
@@ -96,7 +105,8 @@ struct ServeCommand: AsyncParsableCommand {
             postgresURL: postgresURL,
             publicURL: publicURL,
             bcryptCost: bcryptCost,
-            trustedProxies: trustedProxies.compactMap(AddressRange.init)
+            trustedProxies: trustedProxies.compactMap(AddressRange.init),
+            keyFile: keyFile.map { URL(fileURLWithPath: $0) }
         )
         let server = try await MobileServicesServer(configuration: configuration, renewAdminToken: newAdminToken)
         switch server.adminToken {

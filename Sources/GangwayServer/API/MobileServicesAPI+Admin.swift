@@ -135,7 +135,7 @@ extension MobileServicesAPI {
             device.status = status
             device.statusChangedAt = now()
             // A wipe destroys the recovery secret at once: nothing can unlock the old store.
-            if status == .wiped { device.recoverySecret = Self.randomBytes(32) }
+            if status == .wiped { device.recoverySecret = try newRecoverySecret(for: device.registrationID) }
             try await perform { try await storage.saveDevice(device) }
             logger.notice(
                 "device \(status.rawValue)",
@@ -276,7 +276,7 @@ extension MobileServicesAPI {
     /// Gives each registration a new recovery secret.
     private func rotateRecoverySecrets(_ devices: [DeviceRecord]) async throws(APIError) {
         for var device in devices {
-            device.recoverySecret = Self.randomBytes(32)
+            device.recoverySecret = try newRecoverySecret(for: device.registrationID)
             try await perform { try await storage.saveDevice(device) }
         }
         if !devices.isEmpty {

@@ -45,8 +45,9 @@ extension MobileServicesAPI {
             device.lastContactAt = time
         } else {
             // New, or replacing a wiped registration: a new ID and a new recovery secret.
+            let registrationID = UUID().uuidString.lowercased()
             device = DeviceRecord(
-                registrationID: UUID().uuidString.lowercased(),
+                registrationID: registrationID,
                 appID: caller.app.id,
                 username: caller.session.username,
                 deviceID: caller.session.deviceID,
@@ -54,7 +55,7 @@ extension MobileServicesAPI {
                 platform: body.platform,
                 appVersion: body.appVersion,
                 statusChangedAt: time,
-                recoverySecret: Self.randomBytes(32),
+                recoverySecret: try newRecoverySecret(for: registrationID),
                 registeredAt: time,
                 lastContactAt: time
             )
@@ -85,7 +86,7 @@ extension MobileServicesAPI {
                         registrationID: device.registrationID,
                         deviceID: device.deviceID,
                         status: .init(device.status),
-                        recoverySecret: keepsData ? device.recoverySecret.base64EncodedString() : nil,
+                        recoverySecret: keepsData ? try recoverySecret(of: device).base64EncodedString() : nil,
                         registeredAt: device.registeredAt
                     )
                 )

@@ -26,6 +26,7 @@ struct MobileServicesAPI: APIProtocol {
     let passwords: PasswordHasher
     let throttle: SignInThrottle
     let signer: ActivationSigner
+    let serverKey: ServerKey
     let adminToken: AdminTokenCheck
     let qrCodes: QRCodeRenderer
     let now: @Sendable () -> Date
@@ -179,6 +180,25 @@ struct MobileServicesAPI: APIProtocol {
         case stored
         /// This one only (a seed's one-time token).
         case hash(Data)
+    }
+
+    /// A new recovery secret for a registration, as stored: sealed with the server key.
+    func newRecoverySecret(for registrationID: String) throws(APIError) -> Data {
+        do {
+            return try serverKey.seal(Self.randomBytes(32), for: "recovery:\(registrationID)")
+        } catch {
+            throw .storage(StorageError(.unavailable, "a recovery secret cannot be sealed"))
+        }
+    }
+
+    /// The recovery secret of a registration, opened (one stored before secrets were
+    /// sealed is its 32 bytes as they are).
+    func recoverySecret(of device: DeviceRecord) throws(APIError) -> Data {
+        do {
+            return try serverKey.open(device.recoverySecret, for: "recovery:\(device.registrationID)", plainLength: 32)
+        } catch {
+            throw .storage(StorageError(.corrupt, "a recovery secret does not open with the server key"))
+        }
     }
 
     static func randomBytes(_ count: Int) -> Data {

@@ -27,6 +27,7 @@ public struct MobileServicesServer: Sendable {
     let logger: Logger
     let now: @Sendable () -> Date
     let signer: ActivationSigner
+    let serverKey: ServerKey
     let passwords: PasswordHasher
 
     /// Opens (creating and migrating) the storage the configuration names, and makes
@@ -50,20 +51,19 @@ public struct MobileServicesServer: Sendable {
             lifetime: configuration.cacheLifetime
         )
         cachedStorage = storage
-        let (token, keyBytes) = try await storage.withConnections {
+        let (token, serverKey, keyBytes) = try await storage.withConnections {
             try await storage.migrate()
+            let serverKey = try await ServerKey.load(file: configuration.serverKeyPath, storage: storage)
             let token = try await AdminToken.bootstrap(
                 storage: storage,
                 file: configuration.adminTokenPath,
                 renew: renewAdminToken
             )
-            let keyBytes = try await storage.secret(
-                named: ActivationSigner.secretName,
-                orInsert: P256.Signing.PrivateKey().rawRepresentation
-            )
-            return (token, keyBytes)
+            let keyBytes = try await ActivationSigner.privateKey(storage: storage, sealedWith: serverKey)
+            return (token, serverKey, keyBytes)
         }
         adminToken = token.outcome
+        self.serverKey = serverKey
         signer = ActivationSigner(key: try P256.Signing.PrivateKey(rawRepresentation: keyBytes))
         passwords = PasswordHasher(
             cost: configuration.bcryptCost,
@@ -143,6 +143,7 @@ public struct MobileServicesServer: Sendable {
                 now: now
             ),
             signer: signer,
+            serverKey: serverKey,
             adminToken: adminToken,
             qrCodes: QRCodeRenderer(),
             now: now,

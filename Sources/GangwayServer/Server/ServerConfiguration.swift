@@ -32,6 +32,10 @@ public struct ServerConfiguration: Sendable {
     /// that is refused with 503 and `Retry-After`. `nil`: one per thread of NIO's
     /// blocking pool (the number of cores).
     public var concurrentPasswordChecks: Int?
+    /// The file of the key the server seals the activation signing key and the recovery
+    /// secrets with (see the DocC's security model); `nil`: `server-key` in
+    /// ``dataDirectory``. Every process sharing a PostgreSQL database needs the same key.
+    public var keyFile: URL?
     /// How long a process keeps an app, a session or a device registration it read (see
     /// ``CachedStorage``): the longest a change made through another process sharing the
     /// database takes to reach this one. `.zero` turns the cache off.
@@ -49,7 +53,8 @@ public struct ServerConfiguration: Sendable {
         allowedSignInFailuresPerUser: Int = 20,
         trustedProxies: [AddressRange] = [],
         concurrentPasswordChecks: Int? = nil,
-        cacheLifetime: Duration = .seconds(1)
+        cacheLifetime: Duration = .seconds(1),
+        keyFile: URL? = nil
     ) {
         self.host = host
         self.port = port
@@ -63,10 +68,13 @@ public struct ServerConfiguration: Sendable {
         self.trustedProxies = trustedProxies
         self.concurrentPasswordChecks = concurrentPasswordChecks
         self.cacheLifetime = cacheLifetime
+        self.keyFile = keyFile
     }
 
     /// The SQLite file in the data directory.
     public var sqlitePath: URL { dataDirectory.appendingPathComponent("gangway-server.sqlite") }
+    /// The server key's file: ``keyFile``, or `server-key` in the data directory.
+    public var serverKeyPath: URL { keyFile ?? dataDirectory.appendingPathComponent("server-key") }
     /// The file the admin token is written to at first start, readable by its owner only.
     public var adminTokenPath: URL { dataDirectory.appendingPathComponent("admin-token") }
 

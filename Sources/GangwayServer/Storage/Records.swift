@@ -93,7 +93,8 @@ public struct DeviceRecord: Sendable, Hashable {
     /// When ``status`` last changed; sessions older than this are refused while the
     /// registration is locked or wiped.
     public var statusChangedAt: Date
-    /// 32 random bytes the device derives its recovery key from.
+    /// The recovery secret as stored: 32 random bytes sealed with the server key (AES-GCM,
+    /// bound to the registration ID), which the server opens only to release it.
     public var recoverySecret: Data
     public var registeredAt: Date
     public var lastContactAt: Date?

@@ -1,0 +1,94 @@
+import Crypto
+import Foundation
+import GangwaySystem
+
+/// The key the server seals its own secrets with before they reach the database: the
+/// activation signing key and the devices' recovery secrets. It lives in a file of its
+/// own (`DIR/server-key`, or ``ServerConfiguration/keyFile``), 0600 from creation, never
+/// in the database, so a copy of the database (a backup, a dump, a replica, a file read
+/// by another local user) reveals neither.
+///
+/// The database keeps a check value made with the key; a server that starts with another
+/// key, or none, over a database that has one refuses to start instead of making secrets
+/// nobody can open. Every process sharing a PostgreSQL database needs the same key file.
+struct ServerKey: Sendable {
+    static let checkName = "server-key-check"
+    private let key: SymmetricKey
+
+    init(_ key: SymmetricKey) {
+        self.key = key
+    }
+
+    /// Reads the key file, or makes it when neither it nor the database's check value
+    /// exists yet; checks it against the database.
+    static func load(file: URL, storage: any ServerStorage) async throws -> ServerKey {
+        let stored = try await storage.secret(named: checkName)
+        let bytes: Data
+        if let existing = try? Data(contentsOf: file) {
+            bytes = existing
+        } else if stored == nil {
+            bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+            try PrivateFiles.write(bytes, to: file)
+        } else {
+            throw ServerKeyError.missing(path: file.path)
+        }
+        guard bytes.count == 32 else { throw ServerKeyError.unreadable(path: file.path) }
+        let serverKey = ServerKey(SymmetricKey(data: bytes))
+        let check = serverKey.checkValue
+        let recorded = try await storage.secret(named: checkName, orInsert: check)
+        guard recorded == check else { throw ServerKeyError.mismatch(path: file.path) }
+        return serverKey
+    }
+
+    private var checkValue: Data {
+        Data(HMAC<SHA256>.authenticationCode(for: Data("gangway-server-key-check-v1".utf8), using: key))
+    }
+
+    /// `secret` sealed (AES-GCM) for `purpose`, which must be given again to open it: a
+    /// sealed value moved to another row or kind does not open.
+    func seal(_ secret: Data, for purpose: String) throws -> Data {
+        guard let combined = try AES.GCM.seal(secret, using: key, authenticating: Data(purpose.utf8)).combined
+        else { throw ServerKeyError.unreadable(path: "sealed value") }
+        return combined
+    }
+
+    /// The secret `sealed` holds. A value of `plainLength` bytes is one stored before
+    /// secrets were sealed, and is returned as it is (the next write seals it).
+    func open(_ sealed: Data, for purpose: String, plainLength: Int) throws -> Data {
+        if sealed.count == plainLength { return sealed }
+        return try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: key, authenticating: Data(purpose.utf8))
+    }
+}
+
+/// Why the server key could not be used. New cases may be added.
+public struct ServerKeyError: Error, Sendable, Hashable, CustomStringConvertible {
+    private enum Code: Hashable, Sendable {
+        case missing
+        case mismatch
+        case unreadable
+    }
+
+    private let code: Code
+    /// The key file.
+    public let path: String
+
+    /// The database has secrets sealed with a key, and the key file is missing.
+    public static func missing(path: String) -> Self { Self(code: .missing, path: path) }
+    /// The key file holds another key than the one the database's secrets were sealed with.
+    public static func mismatch(path: String) -> Self { Self(code: .mismatch, path: path) }
+    /// The key file is not 32 bytes, or a sealed value cannot be made.
+    public static func unreadable(path: String) -> Self { Self(code: .unreadable, path: path) }
+
+    public var description: String {
+        switch code {
+        case .missing:
+            "the server key \(path) is missing, and the database's secrets were sealed with one: "
+                + "copy the key file of the first server (DIR/server-key) there, or name it with --key-file"
+        case .mismatch:
+            "the server key \(path) is not the one this database's secrets were sealed with: "
+                + "use the first server's key file (DIR/server-key), or name it with --key-file"
+        case .unreadable:
+            "the server key \(path) is not a 32-byte key"
+        }
+    }
+}
