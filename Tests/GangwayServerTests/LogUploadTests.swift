@@ -61,4 +61,70 @@ struct LogUploadTests {
             #expect(try await api.admin(.get, "/admin/apps/checks/logs?limit=0").status == .badRequest)
         }
     }
+
+    @Test(
+        "a device keeps at most its newest 10,000 entries, for 30 days; another device's entries are its own",
+        arguments: Backend.available
+    )
+    func quota(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            try await api.admin(
+                .patch,
+                "/admin/apps/checks",
+                json: #"{"settings": {"logSettings": {"logEnabled": true, "maxEntriesPerUpload": 1000}}}"#
+            ).expect(.ok)
+            let token = try await api.signIn("alice")
+            let bobToken = try await api.signIn("bob", device: "device-2")
+            func upload(_ count: Int, tag: String, token: String) async throws -> ServerReply {
+                let entries = (0..<count).map {
+                    #"{"time": "2026-11-22T06:00:00Z", "level": "info", "message": "\#(tag)-\#($0)"}"#
+                }
+                return try await api.send(
+                    .post,
+                    "/apps/checks/logs",
+                    token: token,
+                    json: #"{"entries": [\#(entries.joined(separator: ","))]}"#
+                )
+            }
+            try await upload(1, tag: "bob", token: bobToken).expect(.accepted)
+            for round in 1...11 { try await upload(1000, tag: "round\(round)", token: token).expect(.accepted) }
+            let storage = fixture.server.storage
+            let kept = try await storage.logs(appID: "checks", limit: 100_000)
+            let alice = kept.filter { $0.username == "alice" }
+            #expect(alice.count == 10_000)
+            // The newest are kept; the first round went.
+            #expect(alice.contains { $0.message == "round11-999" })
+            #expect(!alice.contains { $0.message.hasPrefix("round1-") })
+            // Another device's entries are not pruned with hers.
+            #expect(kept.filter { $0.username == "bob" }.count == 1)
+
+            fixture.clock.advance(by: .seconds(31 * 24 * 60 * 60))
+            try await upload(1, tag: "late", token: try await api.signIn("alice")).expect(.accepted)
+            #expect(
+                try await storage.logs(appID: "checks", limit: 100_000).filter { $0.username == "alice" }.count == 1
+            )
+        }
+    }
+
+    @Test("more than 30 uploads from one device in 15 minutes are refused with 429")
+    func uploadRate() async throws {
+        try await ServerFixture().runSeeded { api in
+            try await api.admin(
+                .patch,
+                "/admin/apps/checks",
+                json: #"{"settings": {"logSettings": {"logEnabled": true}}}"#
+            )
+            .expect(.ok)
+            let token = try await api.signIn("alice")
+            let one = #"{"entries": [{"time": "2026-11-22T06:00:00Z", "level": "info", "message": "x"}]}"#
+            for _ in 1...30 {
+                try await api.send(.post, "/apps/checks/logs", token: token, json: one).expect(.accepted)
+            }
+            let refused = try await api.send(.post, "/apps/checks/logs", token: token, json: one)
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.code == "LOG_UPLOAD_THROTTLED")
+            #expect(refused.headers[.retryAfter] != nil)
+        }
+    }
 }

@@ -72,6 +72,14 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             retryAfterSeconds: seconds
         )
     }
+    static func logUploadThrottled(retryAfter seconds: Int) -> APIError {
+        APIError(
+            .tooManyRequests,
+            "LOG_UPLOAD_THROTTLED",
+            "This device uploaded logs too often; try again in \(seconds) seconds.",
+            retryAfterSeconds: seconds
+        )
+    }
     /// Too many password checks run and wait: refused before queueing, so a flood
     /// cannot hold everyone's sign-in behind it.
     static let busy = APIError(

@@ -125,7 +125,11 @@ extension MobileServicesAPI {
                 )
             )
         }
-        try await perform { try await storage.insertLogs(records) }
+        try await throttle.admitLogUpload(
+            source: "\(caller.app.id)|\(caller.session.deviceID)",
+            username: caller.session.username
+        )
+        try await perform { try await storage.insertLogs(records, retention: .standard(now: time)) }
         try await noteContact(caller.device)
         return .accepted(.init(body: .json(.init(accepted: records.count))))
     }

@@ -69,6 +69,15 @@ struct SignInThrottle: Sendable {
         }
     }
 
+    /// Counts one log upload of a user's device, or throws 429 past 30 in 15 minutes
+    /// (with the sign-in blocks after that): with the retention, what one device can
+    /// store is bounded.
+    func admitLogUpload(source: String, username: String) async throws(APIError) {
+        if let wait = try await count(username: username, [("logs:\(username)|\(source)", 30)]) {
+            throw .logUploadThrottled(retryAfter: wait)
+        }
+    }
+
     /// Counts one attempt under every key, or none when one of them is blocked: then the
     /// seconds to wait for the last of them.
     private func count(username: String, _ limits: [(key: String, allowed: Int)]) async throws(APIError) -> Int? {

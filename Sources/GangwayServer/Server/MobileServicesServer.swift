@@ -160,8 +160,16 @@ public struct MobileServicesServer: Sendable {
         let publicURL = PublicURL(configuration.initialPublicURL)
         let fixed = configuration.publicURL != nil
         let host = configuration.host
+        let headTimeout = TimeAmount.nanoseconds(Int64(configuration.requestHeadTimeout.seconds * 1e9))
+        let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeout.seconds * 1e9))
         return Application(
             responder: try responder(publicURL: publicURL),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [RequestHeadTimeout(headTimeout)],
+                    idleTimeout: idleTimeout
+                )
+            ),
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: "gangway"

@@ -32,6 +32,12 @@ public struct ServerConfiguration: Sendable {
     /// that is refused with 503 and `Retry-After`. `nil`: one per thread of NIO's
     /// blocking pool (the number of cores).
     public var concurrentPasswordChecks: Int?
+    /// How long a new connection may take to send a whole request head before it is
+    /// closed: a client trickling its headers holds a connection no longer.
+    public var requestHeadTimeout: Duration
+    /// How long a connection may stay silent (between requests, or in a body) before it
+    /// is closed.
+    public var idleTimeout: Duration
     /// The file of the key the server seals the activation signing key and the recovery
     /// secrets with (see the DocC's security model); `nil`: `server-key` in
     /// ``dataDirectory``. Every process sharing a PostgreSQL database needs the same key.
@@ -54,7 +60,9 @@ public struct ServerConfiguration: Sendable {
         trustedProxies: [AddressRange] = [],
         concurrentPasswordChecks: Int? = nil,
         cacheLifetime: Duration = .seconds(1),
-        keyFile: URL? = nil
+        keyFile: URL? = nil,
+        requestHeadTimeout: Duration = .seconds(10),
+        idleTimeout: Duration = .seconds(60)
     ) {
         self.host = host
         self.port = port
@@ -69,6 +77,8 @@ public struct ServerConfiguration: Sendable {
         self.concurrentPasswordChecks = concurrentPasswordChecks
         self.cacheLifetime = cacheLifetime
         self.keyFile = keyFile
+        self.requestHeadTimeout = requestHeadTimeout
+        self.idleTimeout = idleTimeout
     }
 
     /// The SQLite file in the data directory.

@@ -191,7 +191,9 @@ public final class CachedStorage: ServerStorage {
     public func devices(username: String) async throws(StorageError) -> [DeviceRecord] {
         try await base.devices(username: username)
     }
-    public func insertLogs(_ logs: [LogRecord]) async throws(StorageError) { try await base.insertLogs(logs) }
+    public func insertLogs(_ logs: [LogRecord], retention: LogRetention) async throws(StorageError) {
+        try await base.insertLogs(logs, retention: retention)
+    }
 
     public func logs(appID: String, limit: Int) async throws(StorageError) -> [LogRecord] {
         try await base.logs(appID: appID, limit: limit)

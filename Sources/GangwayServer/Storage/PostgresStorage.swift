@@ -537,7 +537,7 @@ public final class PostgresStorage: ServerStorage {
 
     // MARK: Logs
 
-    public func insertLogs(_ logs: [LogRecord]) async throws(StorageError) {
+    public func insertLogs(_ logs: [LogRecord], retention: LogRetention) async throws(StorageError) {
         try await transaction { connection in
             for log in logs {
                 try await connection.query(
@@ -545,6 +545,18 @@ public final class PostgresStorage: ServerStorage {
                     INSERT INTO logs (app_id, username, device_id, time, level, message, source, received_at)
                     VALUES (\(log.appID), \(log.username), \(log.deviceID), \(log.time.milliseconds), \(log.level),
                         \(log.message), \(log.source), \(log.receivedAt.milliseconds))
+                    """,
+                    logger: self.logger
+                )
+            }
+            for source in Set(logs.map(LogSource.init)) {
+                let (app, user, device) = (source.appID, source.username, source.deviceID)
+                try await connection.query(
+                    """
+                    DELETE FROM logs WHERE app_id = \(app) AND username = \(user) AND device_id = \(device)
+                        AND (received_at < \(retention.receivedAfter.milliseconds) OR id <= (
+                            SELECT id FROM logs WHERE app_id = \(app) AND username = \(user) AND device_id = \(device)
+                            ORDER BY id DESC LIMIT 1 OFFSET \(retention.entriesPerDevice)))
                     """,
                     logger: self.logger
                 )

@@ -172,6 +172,26 @@ public struct DeviceCookieRecord: Sendable, Hashable {
     }
 }
 
+/// How many uploaded log entries the server keeps of one device, and for how long: an
+/// upload past either drops that device's oldest entries in the same transaction, so no
+/// device can fill the database with logs.
+public struct LogRetention: Sendable, Hashable {
+    /// The most entries kept per app, user and device.
+    public var entriesPerDevice: Int
+    /// Entries received before this are dropped.
+    public var receivedAfter: Date
+
+    public init(entriesPerDevice: Int, receivedAfter: Date) {
+        self.entriesPerDevice = entriesPerDevice
+        self.receivedAfter = receivedAfter
+    }
+
+    /// 10,000 entries per device, for 30 days before `now`.
+    public static func standard(now: Date) -> Self {
+        Self(entriesPerDevice: 10_000, receivedAfter: now.addingTimeInterval(-30 * 24 * 60 * 60))
+    }
+}
+
 /// A log entry a device uploaded.
 public struct LogRecord: Sendable, Hashable {
     public var appID: String

@@ -426,7 +426,7 @@ public final class SQLiteStorage: ServerStorage {
 
     // MARK: Logs
 
-    public func insertLogs(_ logs: [LogRecord]) async throws(StorageError) {
+    public func insertLogs(_ logs: [LogRecord], retention: LogRetention) async throws(StorageError) {
         try await write { db in
             for log in logs {
                 try db.execute(
@@ -438,6 +438,15 @@ public final class SQLiteStorage: ServerStorage {
                         log.appID, log.username, log.deviceID, log.time.milliseconds, log.level, log.message,
                         log.source,
                         log.receivedAt.milliseconds,
+                    ]
+                )
+            }
+            for source in Set(logs.map(LogSource.init)) {
+                try db.execute(
+                    sql: LogSource.pruning,
+                    arguments: [
+                        source.appID, source.username, source.deviceID, retention.receivedAfter.milliseconds,
+                        source.appID, source.username, source.deviceID, retention.entriesPerDevice,
                     ]
                 )
             }

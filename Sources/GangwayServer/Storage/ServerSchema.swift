@@ -122,6 +122,28 @@ enum ServerSchema {
     }
 }
 
+/// The device a log entry came from, and the statement that prunes its entries past a
+/// ``LogRetention`` (arguments: app, user, device, the oldest time kept, app, user,
+/// device, the number kept).
+struct LogSource: Hashable {
+    var appID: String
+    var username: String
+    var deviceID: String
+
+    init(_ log: LogRecord) {
+        appID = log.appID
+        username = log.username
+        deviceID = log.deviceID
+    }
+
+    static let pruning = """
+        DELETE FROM logs WHERE app_id = ? AND username = ? AND device_id = ?
+            AND (received_at < ? OR id <= (
+                SELECT id FROM logs WHERE app_id = ? AND username = ? AND device_id = ?
+                ORDER BY id DESC LIMIT 1 OFFSET ?))
+        """
+}
+
 extension Date {
     /// Whole milliseconds since 1970, as stored.
     var milliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }

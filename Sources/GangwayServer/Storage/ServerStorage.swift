@@ -65,7 +65,9 @@ public protocol ServerStorage: Sendable {
     func saveDevice(_ device: DeviceRecord) async throws(StorageError)
     func touchDevice(registrationID: String, at date: Date) async throws(StorageError)
 
-    func insertLogs(_ logs: [LogRecord]) async throws(StorageError)
+    /// Inserts the entries, then drops the oldest of each device they came from past
+    /// `retention`, in one transaction.
+    func insertLogs(_ logs: [LogRecord], retention: LogRetention) async throws(StorageError)
     func logs(appID: String, limit: Int) async throws(StorageError) -> [LogRecord]
 
     /// The entities of one entity set of an app, ordered by ID.
