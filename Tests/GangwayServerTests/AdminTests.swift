@@ -8,17 +8,46 @@ import Testing
 
 @Suite("Admin API: the admin token, apps, users, activation QR codes")
 struct AdminTests {
-    @Test("every admin route needs the admin token", arguments: ["/admin/apps", "/admin/users", "/admin/apps/checks"])
-    func needsToken(path: String) async throws {
-        try await ServerFixture().runSeeded { api in
-            for token in [nil, "wrong", "gw_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"] {
-                let reply = try await api.send(.get, path, token: token)
-                #expect(reply.status == .unauthorized, "\(token ?? "no token")")
-                #expect(reply.code == "ADMIN_TOKEN_REQUIRED")
+    /// Every operation of the API document that needs the admin token, its path
+    /// parameters filled in with names that exist in the standard seed.
+    static var adminOperations: [(method: HTTPRequest.Method, path: String)] {
+        get throws {
+            let document = try JSONSerialization.jsonObject(with: try APIDocument.json()) as? [String: Any]
+            let paths = try #require(document?["paths"] as? [String: [String: Any]])
+            let names = [
+                "{appID}": "checks", "{registrationID}": "r1", "{username}": "alice", "{entitySet}": "checks",
+                "{entityID}": "e1",
+            ]
+            var operations: [(HTTPRequest.Method, String)] = []
+            for (template, methods) in paths {
+                for (method, value) in methods {
+                    let security = (value as? [String: Any])?["security"] as? [[String: Any]]
+                    guard security?.contains(where: { $0["admin"] != nil }) == true else { continue }
+                    let path = names.reduce(template) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+                    operations.append((try #require(HTTPRequest.Method(method.uppercased())), path))
+                }
             }
-            // A user's session token is not an admin token.
+            return operations.sorted { "\($0.1) \($0.0)" < "\($1.1) \($1.0)" }
+        }
+    }
+
+    @Test("every admin operation of the API document answers 401 to no token, a wrong one and a session's")
+    func needsToken() async throws {
+        let operations = try Self.adminOperations
+        #expect(operations.count >= 16)
+        try await ServerFixture().runSeeded { api in
             let session = try await api.signIn("alice")
-            #expect(try await api.send(.get, path, token: session).status == .unauthorized)
+            for (method, path) in operations {
+                for token in [nil, "wrong", "gw_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", session] {
+                    let body = [.post, .put, .patch].contains(method) ? "{}" : nil
+                    let reply = try await api.send(method, path, token: token, json: body)
+                    #expect(reply.status == .unauthorized, "\(method) \(path)")
+                    #expect(reply.code == "ADMIN_TOKEN_REQUIRED", "\(method) \(path)")
+                }
+            }
+            // Nothing changed: alice's password still works, the app is as seeded.
+            #expect(try await api.signInReply("alice").status == .created)
+            #expect(try await api.admin(.get, "/admin/apps").decode([Components.Schemas.App].self).count == 1)
         }
     }
 

@@ -89,10 +89,14 @@ struct AppDataTests {
             )
             let token = try await api.signIn("alice")
             #expect(try await api.send(.get, "/apps/other/data/checks", token: token).status == .notFound)
-            let badSet = try await api.send(.get, "/apps/checks/data/b%40d", token: token)
-            #expect(badSet.status == .badRequest)
+            // A device without a registration gets no data.
+            let unregistered = try await api.send(.get, "/apps/checks/data/checks", token: token)
+            #expect(unregistered.status == .forbidden)
+            #expect(unregistered.code == "DEVICE_NOT_REGISTERED")
 
             let registration = try await api.register(token: token)
+            let badSet = try await api.send(.get, "/apps/checks/data/b%40d", token: token)
+            #expect(badSet.status == .badRequest)
             fixture.clock.advance(by: .seconds(1))
             try api.expectStatus(
                 try await api.admin(

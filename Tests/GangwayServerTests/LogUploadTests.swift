@@ -19,6 +19,7 @@ struct LogUploadTests {
     func disabled(backend: Backend) async throws {
         try await ServerFixture(backend: backend).runSeeded { api in
             let token = try await api.signIn("alice")
+            _ = try await api.register(token: token)
             let reply = try await api.send(.post, "/apps/checks/logs", token: token, json: Self.entries)
             #expect(reply.status == .conflict)
             #expect(reply.code == "LOG_UPLOAD_DISABLED")
@@ -37,6 +38,12 @@ struct LogUploadTests {
                 .ok
             )
             let token = try await api.signIn("alice")
+            // Without a registration, nothing is taken.
+            #expect(
+                try await api.send(.post, "/apps/checks/logs", token: token, json: Self.entries).code
+                    == "DEVICE_NOT_REGISTERED"
+            )
+            _ = try await api.register(token: token)
             let reply = try await api.send(.post, "/apps/checks/logs", token: token, json: Self.entries)
             #expect(reply.status == .accepted)
             #expect(try reply.json["accepted"] as? Int == 2)
@@ -75,7 +82,9 @@ struct LogUploadTests {
                 json: #"{"settings": {"logSettings": {"logEnabled": true, "maxEntriesPerUpload": 1000}}}"#
             ).expect(.ok)
             let token = try await api.signIn("alice")
+            _ = try await api.register(token: token)
             let bobToken = try await api.signIn("bob", device: "device-2")
+            _ = try await api.register(token: bobToken, device: "device-2")
             func upload(_ count: Int, tag: String, token: String) async throws -> ServerReply {
                 let entries = (0..<count).map {
                     #"{"time": "2026-11-22T06:00:00Z", "level": "info", "message": "\#(tag)-\#($0)"}"#
@@ -117,6 +126,7 @@ struct LogUploadTests {
             )
             .expect(.ok)
             let token = try await api.signIn("alice")
+            _ = try await api.register(token: token)
             let one = #"{"entries": [{"time": "2026-11-22T06:00:00Z", "level": "info", "message": "x"}]}"#
             for _ in 1...30 {
                 try await api.send(.post, "/apps/checks/logs", token: token, json: one).expect(.accepted)

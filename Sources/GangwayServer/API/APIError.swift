@@ -56,6 +56,11 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         "An administrator wiped this device; its data for this user must be erased.",
         messageCode: "TRAFFIC_REG_WIPED"
     )
+    static let deviceNotRegistered = APIError(
+        .forbidden,
+        "DEVICE_NOT_REGISTERED",
+        "Register this device (PUT /apps/{appID}/devices/{deviceID}) before reading the app's data or uploading logs."
+    )
     static func throttled(retryAfter seconds: Int) -> APIError {
         APIError(
             .tooManyRequests,

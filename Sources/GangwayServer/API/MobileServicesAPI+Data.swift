@@ -18,7 +18,7 @@ extension MobileServicesAPI {
 
     /// An entity set as a signed-in device reads it; ``DeviceReadRoute`` answers it too.
     func appData(appID: String, entitySet: String) async throws -> Components.Schemas.EntityList {
-        let caller = try await authenticate(appID: appID)
+        let caller = try await authenticate(appID: appID, requiresRegistration: true)
         let entitySet = try Self.checkedEntitySet(entitySet)
         let entities = try await perform { try await storage.entities(appID: caller.app.id, entitySet: entitySet) }
         try await noteContact(caller.device)

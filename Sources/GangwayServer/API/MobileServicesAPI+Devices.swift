@@ -95,7 +95,7 @@ extension MobileServicesAPI {
     }
 
     func uploadLogs(_ input: Operations.UploadLogs.Input) async throws -> Operations.UploadLogs.Output {
-        let caller = try await authenticate(appID: input.path.appID)
+        let caller = try await authenticate(appID: input.path.appID, requiresRegistration: true)
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         let logSettings = caller.app.settings.logSettings
         guard logSettings?.logEnabled == true else {

@@ -113,12 +113,16 @@ struct MobileServicesAPI: APIProtocol {
     /// Who is calling: the app, the session of the request's bearer token, and the
     /// device registration, refusing a registration an admin locked or wiped.
     ///
-    /// - Parameter allowsReplacingWiped: A session signed in after the wipe may reach
-    ///   the handler, which registers the device anew.
+    /// - Parameters:
+    ///   - allowsReplacingWiped: A session signed in after the wipe may reach the
+    ///     handler, which registers the device anew.
+    ///   - requiresRegistration: The session's device must be registered: the app's
+    ///     data and log uploads go only to devices the admin can see, lock and wipe.
     func authenticate(
         appID: String,
         checksDevice: Bool = true,
-        allowsReplacingWiped: Bool = false
+        allowsReplacingWiped: Bool = false,
+        requiresRegistration: Bool = false
     ) async throws(APIError) -> Caller {
         let app = try await app(appID)
         guard let token = RequestInfo.current.bearerToken else { throw .unauthorized }
@@ -130,6 +134,7 @@ struct MobileServicesAPI: APIProtocol {
         let device = try await perform {
             try await storage.device(appID: app.id, username: session.username, deviceID: session.deviceID)
         }
+        if requiresRegistration, device == nil { throw .deviceNotRegistered }
         if checksDevice, let device, device.status != .active {
             let signedInAfterChange = session.createdAt > device.statusChangedAt
             switch device.status {

@@ -112,7 +112,11 @@ public struct MobileServicesServer: Sendable {
         }
         let api = api(publicURL: publicURL, adminToken: .stored)
         // Compact JSON: pretty printing costs time on every response.
-        try api.registerHandlers(on: RouterTransport(router: router), configuration: .gangway)
+        try api.registerHandlers(
+            on: RouterTransport(router: router),
+            configuration: .gangway,
+            middlewares: [AdminGate(document: document) { () async throws(APIError) in try await api.requireAdmin() }]
+        )
         return GatewayResponder(
             gateway: gateway,
             deviceReads: DeviceReadRoute(api: api),

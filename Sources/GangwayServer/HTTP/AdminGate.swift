@@ -1,0 +1,41 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+
+/// Checks the admin token before an admin operation reads its input: a caller without
+/// it learns nothing from how the server judges a body or a path (401 before any 400 or
+/// 404).
+///
+/// The operations are those the API document secures with `admin`, read from the
+/// document itself, so a new admin route is covered the day it is written.
+struct AdminGate: ServerMiddleware {
+    let operations: Set<String>
+    let requireAdmin: @Sendable () async throws(APIError) -> Void
+
+    init(document: Data, requireAdmin: @escaping @Sendable () async throws(APIError) -> Void) throws {
+        guard let root = try JSONSerialization.jsonObject(with: document) as? [String: Any],
+            let paths = root["paths"] as? [String: [String: Any]]
+        else { throw CocoaError(.coderReadCorrupt) }
+        var operations: Set<String> = []
+        for operation in paths.values.flatMap(\.values) {
+            guard let operation = operation as? [String: Any], let id = operation["operationId"] as? String,
+                let security = operation["security"] as? [[String: Any]],
+                security.contains(where: { $0["admin"] != nil })
+            else { continue }
+            operations.insert(id)
+        }
+        self.operations = operations
+        self.requireAdmin = requireAdmin
+    }
+
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        metadata: ServerRequestMetadata,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        if operations.contains(operationID) { try await requireAdmin() }
+        return try await next(request, body, metadata)
+    }
+}
