@@ -119,4 +119,36 @@ struct SharedDatabaseTests {
             }
         }
     }
+
+    @Test(
+        "with an hour of cache, a lock, a sign-out and a block take effect at once in the process that made them",
+        arguments: Backend.available
+    )
+    func ownChangesBypassTheCache(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend) { $0.cacheLifetime = .seconds(3600) }
+        try await fixture.runSeeded { api in
+            let first = try await api.signIn("alice")
+            let registration = try await api.register(token: first)
+            // Read once, so the session and the registration are cached.
+            #expect(try await api.send(.get, "/apps/checks/settings", token: first).status == .ok)
+            fixture.clock.advance(by: .seconds(1))
+            try await api.admin(
+                .patch,
+                "/admin/apps/checks/devices/\(registration.registrationID)",
+                json: #"{"status": "locked"}"#
+            ).expect(.ok)
+            #expect(try await api.send(.get, "/apps/checks/settings", token: first).code == "TRAFFIC_REG_LOCKED")
+
+            fixture.clock.advance(by: .seconds(1))
+            let second = try await api.signIn("alice")
+            #expect(try await api.send(.get, "/apps/checks/settings", token: second).status == .ok)
+            try await api.send(.delete, "/apps/checks/sessions/current", token: second).expect(.noContent)
+            #expect(try await api.send(.get, "/apps/checks/settings", token: second).status == .unauthorized)
+
+            let third = try await api.signIn("alice")
+            #expect(try await api.send(.get, "/apps/checks/settings", token: third).status == .ok)
+            try await api.admin(.patch, "/admin/users/alice", json: #"{"blocked": true}"#).expect(.ok)
+            #expect(try await api.send(.get, "/apps/checks/settings", token: third).status == .unauthorized)
+        }
+    }
 }
