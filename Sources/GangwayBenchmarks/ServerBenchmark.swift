@@ -180,7 +180,8 @@ struct ServerBenchmark: AsyncParsableCommand {
         return Load(requestsPerSecond: rps, p99Milliseconds: p99, errors: errors)
     }
 
-    private static func number(after label: String, in text: String) -> Double? {
+    /// The number after `label` on its line of wrk's output.
+    static func number(after label: String, in text: String) -> Double? {
         guard let range = text.range(of: label) else { return nil }
         return Double(text[range.upperBound...].prefix { $0 != "\n" }.trimmingCharacters(in: .whitespaces))
     }

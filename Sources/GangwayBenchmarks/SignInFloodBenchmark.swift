@@ -110,7 +110,7 @@ struct SignInFloodBenchmark: AsyncParsableCommand {
             Measure.report("flood.\(name).p99_ratio_to_quiet", loaded.p99 / quiet.p99)
             Measure.report("flood.\(name).busy_share", loaded.busyShare, digits: 3)
             Measure.report("flood.\(name).sign_ins_timed", Double(loaded.count), digits: 0)
-            if let rps = Self.number(after: "Requests/sec:", in: output) {
+            if let rps = ServerBenchmark.number(after: "Requests/sec:", in: output) {
                 Measure.report("flood.\(name).flood_rps", rps, digits: 0)
             }
         }
@@ -166,11 +166,6 @@ struct SignInFloodBenchmark: AsyncParsableCommand {
         }
         let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         return (status, object?["deviceCookie"] as? String)
-    }
-
-    private static func number(after label: String, in text: String) -> Double? {
-        guard let range = text.range(of: label) else { return nil }
-        return Double(text[range.upperBound...].prefix { $0 != "\n" }.trimmingCharacters(in: .whitespaces))
     }
 
     /// wrk's request generator: a sign-in of a new unknown user name each time.

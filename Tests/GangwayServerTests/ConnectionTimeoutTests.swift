@@ -85,6 +85,6 @@ private final class AnswerCollector: ChannelInboundHandler, @unchecked Sendable 
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var buffer = unwrapInboundIn(data)
-        lock.withLock { received.writeBuffer(&buffer) }
+        lock.withLock { _ = received.writeBuffer(&buffer) }
     }
 }

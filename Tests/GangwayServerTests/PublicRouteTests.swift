@@ -64,7 +64,9 @@ struct PublicRouteTests {
                 rawRepresentation: try #require(Data(base64URL: activation.signature))
             )
             #expect(publicKey.isValidSignature(signature, for: payload))
-            let configuration = try JSONDecoder().decode(Components.Schemas.AppConfiguration.self, from: payload)
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            let configuration = try decoder.decode(Components.Schemas.AppConfiguration.self, from: payload)
             #expect(configuration == activation.configuration)
             #expect(
                 activation.link == "gangway://activate?payload=\(activation.payload)&signature=\(activation.signature)"
@@ -72,6 +74,33 @@ struct PublicRouteTests {
             var tampered = payload
             tampered[tampered.startIndex] ^= 1
             #expect(!publicKey.isValidSignature(signature, for: tampered))
+        }
+    }
+
+    @Test("an activation link activates for validDays (7 by default) and carries a nonce of its own")
+    func activationExpiry() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let first = try await api.admin(.post, "/admin/apps/checks/activations")
+                .decode(Components.Schemas.Activation.self).configuration
+            let second = try await api.admin(.post, "/admin/apps/checks/activations?validDays=1")
+                .decode(Components.Schemas.Activation.self).configuration
+            let week = try #require(first.activationExpiresAt).timeIntervalSince(fixture.clock.date)
+            #expect(abs(week - 7 * 24 * 3600) < 2)
+            let day = try #require(second.activationExpiresAt).timeIntervalSince(fixture.clock.date)
+            #expect(abs(day - 24 * 3600) < 2)
+            let nonce = try #require(first.activationNonce)
+            #expect(nonce != second.activationNonce)
+            #expect(Data(base64URL: nonce)?.count == 16)
+            for days in ["0", "366", "-1"] {
+                #expect(
+                    try await api.admin(.post, "/admin/apps/checks/activations?validDays=\(days)").status == .badRequest
+                )
+            }
+            // Discovery answers the configuration without link terms.
+            let discovered = try await api.send(.get, "/discovery?email=alice@airline.example")
+                .decode(Components.Schemas.AppConfiguration.self)
+            #expect(discovered.activationExpiresAt == nil && discovered.activationNonce == nil)
         }
     }
 

@@ -7,9 +7,10 @@ import Testing
 @Suite("Storage lifecycle: the PostgreSQL pool runs as a service, and only while it runs")
 struct StorageLifecycleTests {
     /// A PostgreSQL storage over a schema of its own, or `nil` when no database is set.
-    private func postgresStorage() throws -> PostgresStorage? {
+    private func postgresStorage(
+        schema: String = "lifecycle_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+    ) throws -> PostgresStorage? {
         guard case .postgresql(let url)? = TestDatabase.postgresqlFromEnvironment else { return nil }
-        let schema = "lifecycle_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let separator = url.contains("?") ? "&" : "?"
         return try PostgresStorage(url: url + separator + "schema=\(schema)", logger: Logger(label: "test"))
     }
@@ -34,6 +35,30 @@ struct StorageLifecycleTests {
             try await storage.secret(named: "lifecycle", orInsert: Data([4]))
         }
         #expect(after?.code == .unavailable)
+    }
+
+    @Test(
+        "four processes migrating one new PostgreSQL schema at once migrate it once",
+        .enabled(if: TestDatabase.postgresqlFromEnvironment != nil, "needs GANGWAY_POSTGRES_URL")
+    )
+    func concurrentMigrations() async throws {
+        let schema = "migrate_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let storages = try (0..<4).map { _ in try #require(try postgresStorage(schema: schema)) }
+        // Every migration creates its tables without IF NOT EXISTS: a second run of one
+        // would fail, so four successes mean each ran once.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for storage in storages {
+                group.addTask { try await storage.withConnections { try await storage.migrate() } }
+            }
+            try await group.waitForAll()
+        }
+        let first = try #require(storages.first)
+        let value = try await first.withConnections {
+            try await first.secret(named: "migrated", orInsert: Data([9]))
+        }
+        #expect(value == Data([9]))
+        let again = try #require(storages.last)
+        #expect(try await again.withConnections { try await again.secret(named: "migrated") } == Data([9]))
     }
 
     @Test("SQLite needs no pool and works without one")

@@ -12,8 +12,8 @@ struct ConfigurationProviderTests {
         try Data(text.utf8).write(to: file)
     }
 
-    static func json(_ url: String, app: String = "checks") -> String {
-        #"{"serverURL": "\#(url)", "appID": "\#(app)", "appName": "Ground checks", "authType": "basic"}"#
+    static func json(_ url: String, app: String = "checks", expires: String = "2999-01-01T00:00:00Z") -> String {
+        #"{"serverURL": "\#(url)", "appID": "\#(app)", "appName": "Ground checks", "authType": "basic", "activationExpiresAt": "\#(expires)"}"#
     }
 
     @Test func managedGoesBeforeBundledAndAMissingFileIsSkipped() async throws {
@@ -84,6 +84,28 @@ struct ConfigurationProviderTests {
         #expect(throws: ConfigurationError.badSignature) {
             try ActivationLink(flipped).verified(with: signer.publicKey)
         }
+    }
+
+    @Test("a signed link without an expiry, or past it, is refused; before it, taken")
+    func aLinkExpires() throws {
+        let signer = P256.Signing.PrivateKey()
+        func link(_ json: String) throws -> ActivationLink {
+            let payload = Data(json.utf8)
+            let signature = try signer.signature(for: payload).rawRepresentation
+            return try ActivationLink(
+                "gangway://activate?payload=\(payload.base64URLEncoded)&signature=\(signature.base64URLEncoded)"
+            )
+        }
+        let expiring = try link(Self.json("https://ms.airline.example", expires: "2026-11-30T00:00:00Z"))
+        let before = Date(timeIntervalSince1970: 1_795_996_800 - 1)
+        #expect(try expiring.verified(with: signer.publicKey, now: before).appID == "checks")
+        #expect(throws: ConfigurationError.expired) {
+            try expiring.verified(with: signer.publicKey, now: before.addingTimeInterval(2))
+        }
+        let timeless = try link(
+            #"{"serverURL": "https://ms.airline.example", "appID": "checks", "appName": "G", "authType": "basic"}"#
+        )
+        #expect(throws: ConfigurationError.expired) { try timeless.verified(with: signer.publicKey) }
     }
 
     @Test(arguments: [

@@ -88,6 +88,50 @@ struct ServerDecisionsReachTheDeviceTests {
         }
     }
 
+    @Test("the server's log lines of a whole story hold no password, passcode, token, cookie or recovery secret")
+    func serverLogsHoldNoSecret() async throws {
+        let logs = LogCapture()
+        try await TestServer.run(seed: .checks, options: .init(logger: logs.logger)) { server in
+            let device = try ServicesDevice(server: server)
+            _ = try await Self.onboardAlice(device)
+            let reset = try device.launch(
+                .passcodeInput(.reset),
+                .signIn("alice"),
+                .create(ServicesDevice.newPasscode)
+            )
+            try await reset.manager.open()
+            try await reset.manager.close()
+            let client = MobileServicesClient(serverURL: server.url)
+            _ = try? await client.signIn(
+                appID: "checks",
+                username: "alice",
+                password: "wrong-guess-1",
+                deviceID: "probe"
+            )
+            let session = try await client.signIn(
+                appID: "checks",
+                username: "alice",
+                password: "alice-password",
+                deviceID: "probe"
+            )
+            let registration = try await client.registerDevice(
+                appID: "checks",
+                token: session.token,
+                device: DeviceIdentity(deviceID: "probe", deviceName: "Probe", appVersion: "1.0.0")
+            )
+            let secret = try #require(registration.recoveryKey).secret
+            let cookie = try #require(session.deviceCookie)
+            let text = logs.text
+            #expect(text.contains("recovery secret released"))
+            for needle in [
+                "alice-password", "wrong-guess-1", "gw_", "gwd_", cookie, session.token.value, server.adminToken,
+                secret.base64EncodedString(), ServicesDevice.alicePasscode.value, ServicesDevice.newPasscode.value,
+            ] {
+                #expect(!text.contains(needle))
+            }
+        }
+    }
+
     @Test func aPasscodeResetByAnotherUserIsRefused() async throws {
         try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)

@@ -266,8 +266,9 @@ struct AdminActivation: AsyncParsableCommand {
         abstract: "Make a signed activation link for the app, and optionally its QR code as a PNG.",
         discussion: """
             The link is what the device app's welcome screen takes under 'Activate with a \
-            link'; the QR code holds the same text. The PNG is drawn by the server, which \
-            needs qrencode for it.
+            link'; the QR code holds a link of its own. Each activates for --valid-days \
+            (7 by default) and carries a nonce the server logs. The PNG is drawn by the \
+            server, which needs qrencode for it.
             """
     )
 
@@ -277,13 +278,21 @@ struct AdminActivation: AsyncParsableCommand {
     @Option(name: .customLong("png"), help: "Also write the QR code to this PNG file.")
     var pngPath: String?
 
+    @Option(name: .customLong("valid-days"), help: "Days the link activates, 1 to 365.")
+    var validDays = 7
+
+    func validate() throws {
+        guard (1...365).contains(validDays) else { throw ValidationError("--valid-days must be between 1 and 365.") }
+    }
+
     func run() async throws {
         let pngPath = pngPath
+        let validDays = validDays
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
-            Console.standardOutput(try await admin.activationLink(app: id))
+            Console.standardOutput(try await admin.activationLink(app: id, validDays: validDays))
             if let pngPath {
-                let png = try await admin.activationQRCode(app: id)
+                let png = try await admin.activationQRCode(app: id, validDays: validDays)
                 do {
                     try png.write(to: URL(fileURLWithPath: pngPath), options: .atomic)
                 } catch {

@@ -165,7 +165,29 @@ extension MobileServicesAPI {
     {
         try await requireAdmin()
         let app = try await app(input.path.appID)
-        return .created(.init(body: .json(try signer.activation(for: configuration(of: app)))))
+        return .created(.init(body: .json(try activation(of: app, validDays: input.query.validDays))))
+    }
+
+    /// A signed activation for `app` that activates for `validDays` (7 when `nil`),
+    /// with a nonce of its own, logged with the app and the expiry.
+    private func activation(of app: AppRecord, validDays: Int?) throws -> Components.Schemas.Activation {
+        let days = validDays ?? 7
+        guard (1...365).contains(days) else {
+            throw APIError.badRequest("validDays must be between 1 and 365.", code: "INVALID_FIELD")
+        }
+        var configuration = configuration(of: app)
+        // Whole seconds: what the payload's RFC 3339 date holds.
+        let expiry = (now().timeIntervalSince1970 + Double(days) * 24 * 60 * 60).rounded(.down)
+        configuration.activationExpiresAt = Date(timeIntervalSince1970: expiry)
+        configuration.activationNonce = Self.randomBytes(16).base64URLEncoded
+        logger.notice(
+            "activation link made",
+            metadata: [
+                "app": "\(app.id)", "nonce": "\(configuration.activationNonce ?? "")", "days": "\(days)",
+                "request": "\(RequestInfo.current.requestID)",
+            ]
+        )
+        return try signer.activation(for: configuration)
     }
 
     func getActivationQRCode(
@@ -173,7 +195,7 @@ extension MobileServicesAPI {
     ) async throws -> Operations.GetActivationQRCode.Output {
         try await requireAdmin()
         let app = try await app(input.path.appID)
-        let activation = try signer.activation(for: configuration(of: app))
+        let activation = try activation(of: app, validDays: input.query.validDays)
         guard let png = try await qrCodes.png(for: activation.link) else {
             throw APIError(
                 .serviceUnavailable,

@@ -34,6 +34,7 @@ struct ActivationSigner: Sendable {
     func activation(for configuration: Components.Schemas.AppConfiguration) throws -> Components.Schemas.Activation {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
+        encoder.dateEncodingStrategy = .iso8601
         let payload = try encoder.encode(configuration)
         let signature = try key.signature(for: payload).rawRepresentation
         let payloadText = payload.base64URLEncoded

@@ -114,10 +114,12 @@ public struct AdminClient: Sendable {
         }
     }
 
-    /// A signed activation link for the app (`gangway://activate?…`), also the text of
-    /// its QR code.
-    public func activationLink(app id: String) async throws(ServiceError) -> String {
-        let output = try await ServiceCall.run { try await client.createActivation(path: .init(appID: id)) }
+    /// A signed activation link for the app (`gangway://activate?…`), the text a QR code
+    /// carries, that activates for `validDays` (the server's 7 when `nil`).
+    public func activationLink(app id: String, validDays: Int? = nil) async throws(ServiceError) -> String {
+        let output = try await ServiceCall.run {
+            try await client.createActivation(path: .init(appID: id), query: .init(validDays: validDays))
+        }
         switch output {
         case .created(let created): return try ServiceCall.decode { try created.body.json.link }
         case .undocumented(let status, _): throw .invalidResponse(status: status)
@@ -128,8 +130,10 @@ public struct AdminClient: Sendable {
     /// The activation link as a QR code PNG, drawn by the server.
     /// - Throws: ``ServiceError``; status 503 when the server cannot draw QR codes
     ///   (it needs `qrencode`).
-    public func activationQRCode(app id: String) async throws(ServiceError) -> Data {
-        let output = try await ServiceCall.run { try await client.getActivationQRCode(path: .init(appID: id)) }
+    public func activationQRCode(app id: String, validDays: Int? = nil) async throws(ServiceError) -> Data {
+        let output = try await ServiceCall.run {
+            try await client.getActivationQRCode(path: .init(appID: id), query: .init(validDays: validDays))
+        }
         switch output {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.png }

@@ -36,15 +36,33 @@ public struct ActivationLink: Sendable, Hashable {
         signature = try value("signature")
     }
 
-    /// The configuration the link carries, once its signature verifies against `key`.
-    /// - Throws: ``ConfigurationError/badSignature`` when it does not,
-    ///   ``ConfigurationError/malformed`` when the signed payload is not a configuration.
-    public func verified(with key: P256.Signing.PublicKey) throws(ConfigurationError) -> AppConfiguration {
+    /// The configuration the link carries, once its signature verifies against `key`
+    /// and it has not expired at `now`.
+    /// - Throws: ``ConfigurationError/badSignature`` when it does not verify,
+    ///   ``ConfigurationError/expired`` when the signed payload has no expiry or is past
+    ///   it, ``ConfigurationError/malformed`` when it is not a configuration.
+    public func verified(
+        with key: P256.Signing.PublicKey,
+        now: Date = Date()
+    ) throws(ConfigurationError) -> AppConfiguration {
         guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
             key.isValidSignature(ecdsa, for: payload)
         else {
             throw .badSignature
         }
-        return try AppConfiguration.decode(payload)
+        let configuration = try AppConfiguration.decode(payload)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        guard let terms = try? decoder.decode(Terms.self, from: payload), let expiry = terms.activationExpiresAt,
+            expiry > now
+        else {
+            throw .expired
+        }
+        return configuration
+    }
+
+    /// What a signed payload says about the link itself.
+    private struct Terms: Decodable {
+        var activationExpiresAt: Date?
     }
 }

@@ -10,6 +10,7 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         case unreadableFile
         case invalidLink
         case badSignature
+        case expired
         case qrDecoderUnavailable
         case unreadableQRCode
         case unknownEmailDomain
@@ -35,6 +36,8 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     /// The activation payload's signature does not verify against the pinned key: the
     /// link was altered or signed by someone else.
     public static let badSignature = Self(.badSignature)
+    /// The activation link is past its expiry, or carries none: ask for a new one.
+    public static let expired = Self(.expired)
     /// A QR code image was given and no decoder (`zbarimg`, from zbar-tools) is installed.
     public static let qrDecoderUnavailable = Self(.qrDecoderUnavailable)
     /// The image holds no readable QR code.
@@ -62,6 +65,7 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         case .unreadableFile: "The app configuration file cannot be read."
         case .invalidLink: "That is not an activation link."
         case .badSignature: "The activation code is not signed by your administrator's server."
+        case .expired: "This activation link has expired."
         case .qrDecoderUnavailable: "QR code images cannot be read on this device."
         case .unreadableQRCode: "No QR code could be read from that image."
         case .unknownEmailDomain: "No app is set up for that email address."
@@ -74,7 +78,7 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     public var advice: String {
         switch code {
         case .malformed, .unreadableFile: "Contact your administrator."
-        case .invalidLink, .badSignature: "Ask your administrator for a new activation link or QR code."
+        case .invalidLink, .badSignature, .expired: "Ask your administrator for a new activation link or QR code."
         case .qrDecoderUnavailable: "Paste the QR code's text instead, or install zbar-tools."
         case .unreadableQRCode: "Try a sharper image, or paste the code's text."
         case .unknownEmailDomain: "Check the address, or use an activation link."

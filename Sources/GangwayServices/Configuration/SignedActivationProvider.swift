@@ -14,6 +14,8 @@ public struct SignedActivationProvider: ConfigurationProvider {
     public let launchLink: String?
     /// Reads QR code images.
     public let decoder: QRCodeDecoder
+    /// The clock links' expiry is judged by.
+    public var now: @Sendable () -> Date = { Date() }
 
     /// A provider for activation links.
     public static func link(pinnedKey: P256.Signing.PublicKey, launchLink: String? = nil) -> Self {
@@ -39,7 +41,7 @@ public struct SignedActivationProvider: ConfigurationProvider {
 
     public func configuration() async throws(ConfigurationError) -> AppConfiguration? {
         guard let launchLink else { return nil }
-        return try ActivationLink(launchLink).verified(with: pinnedKey)
+        return try ActivationLink(launchLink).verified(with: pinnedKey, now: now())
     }
 
     public func configuration(
@@ -47,9 +49,9 @@ public struct SignedActivationProvider: ConfigurationProvider {
     ) async throws(ConfigurationError) -> AppConfiguration? {
         switch (source, activation) {
         case (.activationLink, .link(let text)):
-            return try ActivationLink(text).verified(with: pinnedKey)
+            return try ActivationLink(text).verified(with: pinnedKey, now: now())
         case (.qrCode, .qrCode(let text)):
-            return try ActivationLink(await qrText(text)).verified(with: pinnedKey)
+            return try ActivationLink(await qrText(text)).verified(with: pinnedKey, now: now())
         default:
             return nil
         }
