@@ -284,6 +284,7 @@ let package = Package(
             name: "GangwayServicesTests",
             dependencies: [
                 "GangwayPolicy",
+                "GangwaySystem",
                 "GangwayServices",
                 "GangwayServer",
                 "GangwayServerTesting",

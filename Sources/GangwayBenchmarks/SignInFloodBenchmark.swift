@@ -93,7 +93,7 @@ struct SignInFloodBenchmark: AsyncParsableCommand {
             let pipe = Pipe()
             flood.standardOutput = pipe
             flood.standardError = FileHandle.nullDevice
-            try flood.run()
+            try flood.start()
             let loaded: Timings
             do {
                 try await Task.sleep(for: .seconds(2))

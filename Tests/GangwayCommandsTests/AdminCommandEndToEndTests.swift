@@ -333,7 +333,7 @@ struct SeparateServerTests {
         let output = Pipe()
         serve.standardOutput = output
         serve.standardError = Pipe()
-        try serve.run()
+        try serve.start()
         defer {
             if serve.isRunning { serve.terminate() }
             serve.waitUntilExit()

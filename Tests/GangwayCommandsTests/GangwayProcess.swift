@@ -1,4 +1,5 @@
 import Foundation
+import GangwaySystem
 import Testing
 
 #if canImport(Glibc)
@@ -67,7 +68,7 @@ struct GangwayProcess {
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
-        try process.run()
+        try process.start()
         stdin.fileHandleForWriting.write(input)
         try stdin.fileHandleForWriting.close()
         let output = stdout.fileHandleForReading.readDataToEndOfFile()

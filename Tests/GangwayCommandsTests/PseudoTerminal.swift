@@ -1,4 +1,5 @@
 import Foundation
+import GangwaySystem
 
 #if canImport(Glibc)
     import Glibc
@@ -26,7 +27,7 @@ final class PseudoTerminalSession {
         process.standardInput = handle
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
+        try process.start()
         try handle.close()
     }
 

@@ -19,7 +19,7 @@ struct ServeCommandEndToEndTests {
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        try process.start()
         var printed = ""
         let deadline = ContinuousClock.now + .seconds(30)
         while !printed.contains("listening on"), ContinuousClock.now < deadline {
@@ -101,7 +101,7 @@ struct ServeCommandEndToEndTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = Pipe()
-        try process.run()
+        try process.start()
         var printed = ""
         while !printed.contains("listening on") {
             let chunk = output.fileHandleForReading.availableData

@@ -3,6 +3,7 @@ import Foundation
 import GangwayProtocol
 import GangwayScreens
 import GangwayServices
+import GangwaySystem
 import GangwayTesting
 import Testing
 
@@ -136,7 +137,7 @@ struct ConfigurationProviderTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/qrencode")
         process.arguments = ["--type=PNG", "--output=\(png.path)", "--", link]
-        try process.run()
+        try process.start()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
 

@@ -58,7 +58,7 @@ public struct ExternalTool: Sendable, Hashable {
         process.standardInput = inputPipe ?? FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.start()
         if let inputPipe, let input {
             // Written from another thread while this one reads, so neither side waits on a
             // full pipe.
