@@ -34,39 +34,64 @@ struct SharedDatabaseTests {
         let fixture = try await ServerFixture(backend: backend)
         let uncached = try await second(fixture, cacheLifetime: .zero)
         let cached = try await second(fixture, cacheLifetime: .seconds(3600))
+        let expiring = try await second(fixture, cacheLifetime: .milliseconds(300))
         #expect(uncached.activationPublicKeyPEM == fixture.server.activationPublicKeyPEM)
         #expect(uncached.adminToken == .existing(path: fixture.server.configuration.adminTokenPath.path))
 
         try await fixture.runSeeded { api in
             let token = try await api.signIn("alice")
             _ = try await api.register(token: token)
+            let bob = try await api.signIn("bob", device: "device-2")
+            let bobRegistration = try await api.register(token: bob, device: "device-2")
             try await TestServer(server: uncached, adminToken: fixture.adminToken).run { running in
                 let other = API(running: running, fixture: fixture)
                 try await TestServer(server: cached, adminToken: fixture.adminToken).run { running in
                     let stale = API(running: running, fixture: fixture)
-                    // Both see the session, and the stale one now holds it in its cache.
-                    #expect(try await other.send(.get, "/apps/checks/settings", token: token).status == .ok)
-                    #expect(try await stale.send(.get, "/apps/checks/settings", token: token).status == .ok)
+                    try await TestServer(server: expiring, adminToken: fixture.adminToken).run { running in
+                        let soon = API(running: running, fixture: fixture)
+                        // All see both sessions, and the caching ones now hold them.
+                        for process in [other, stale, soon] {
+                            #expect(try await process.send(.get, "/apps/checks/settings", token: token).status == .ok)
+                            #expect(try await process.send(.get, "/apps/checks/settings", token: bob).status == .ok)
+                        }
 
-                    try api.expectStatus(
                         try await api.admin(
                             .patch,
                             "/admin/apps/checks",
                             json: #"{"settings": {"passwordPolicy": {"passwordPolicyMinLength": 11}}}"#
-                        ),
-                        .ok
-                    )
-                    let policy = try await other.send(.get, "/apps/checks/settings", token: token)
-                        .decode(Components.Schemas.SettingsExchange.self).mobileservices.settingsExchange.passwordPolicy
-                    #expect(policy?.passwordPolicyMinLength == 11)
+                        ).expect(.ok)
+                        let policy = try await other.send(.get, "/apps/checks/settings", token: token)
+                            .decode(Components.Schemas.SettingsExchange.self).mobileservices.settingsExchange
+                            .passwordPolicy
+                        #expect(policy?.passwordPolicyMinLength == 11)
 
-                    #expect(
-                        try await api.send(.delete, "/apps/checks/sessions/current", token: token).status == .noContent
-                    )
-                    #expect(try await other.send(.get, "/apps/checks/settings", token: token).status == .unauthorized)
-                    // Within its cache lifetime the other process still honours the token: the
-                    // documented bound on how stale a process may be.
-                    #expect(try await stale.send(.get, "/apps/checks/settings", token: token).status == .ok)
+                        try await api.send(.delete, "/apps/checks/sessions/current", token: token).expect(.noContent)
+                        fixture.clock.advance(by: .seconds(1))
+                        try await api.admin(
+                            .patch,
+                            "/admin/apps/checks/devices/\(bobRegistration.registrationID)",
+                            json: #"{"status": "locked"}"#
+                        ).expect(.ok)
+                        // A process that keeps nothing sees both at once.
+                        #expect(
+                            try await other.send(.get, "/apps/checks/settings", token: token).status == .unauthorized
+                        )
+                        #expect(
+                            try await other.send(.get, "/apps/checks/settings", token: bob).code == "TRAFFIC_REG_LOCKED"
+                        )
+                        // Within its cache lifetime another process may still honour them:
+                        // the documented bound on how stale a process may be.
+                        #expect(try await stale.send(.get, "/apps/checks/settings", token: token).status == .ok)
+                        #expect(try await stale.send(.get, "/apps/checks/settings", token: bob).status == .ok)
+                        // Past its lifetime, the process with a short cache sees both.
+                        try await Task.sleep(for: .milliseconds(400))
+                        #expect(
+                            try await soon.send(.get, "/apps/checks/settings", token: token).status == .unauthorized
+                        )
+                        #expect(
+                            try await soon.send(.get, "/apps/checks/settings", token: bob).code == "TRAFFIC_REG_LOCKED"
+                        )
+                    }
                 }
             }
         }
