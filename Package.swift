@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "GangwayTesting", targets: ["GangwayTesting"]),
         .library(name: "GangwayProtocol", targets: ["GangwayProtocol"]),
         .library(name: "GangwayServices", targets: ["GangwayServices"]),
+        .library(name: "GangwayOffline", targets: ["GangwayOffline"]),
         .library(name: "GangwaySystem", targets: ["GangwaySystem"]),
         .library(name: "GangwayServer", targets: ["GangwayServer"]),
         .library(name: "GangwayServerTesting", targets: ["GangwayServerTesting"]),
@@ -38,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     ],
     targets: [
         .target(
@@ -46,6 +49,12 @@ let package = Package(
         ),
         .target(
             name: "GangwaySystem",
+            dependencies: [
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                // Subprocess names files with System's `FilePath`: the SDK's on Apple
+                // platforms, swift-system's elsewhere.
+                .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -98,9 +107,20 @@ let package = Package(
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         .target(
+            name: "GangwayOffline",
+            dependencies: [
+                "GangwayProtocol",
+                "GangwaySystem",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "GangwayServices",
             dependencies: [
                 "GangwaySystem",
+                "GangwayOffline",
                 "GangwayStore",
                 "GangwayScreens",
                 "GangwayFlows",
@@ -121,6 +141,7 @@ let package = Package(
                 "GangwaySystem",
                 "GangwayPolicy",
                 "GangwayProtocol",
+                "GangwayOffline",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -178,6 +199,7 @@ let package = Package(
                 "GangwayTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "GangwayServices",
+                "GangwayOffline",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -231,6 +253,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "GangwayOfflineTests",
+            dependencies: [
+                "GangwayOffline",
+                "GangwayTesting",
+                "GangwaySystem",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "GangwayTestingTests",
             dependencies: ["GangwayFlows", "GangwayPolicy", "GangwayScreens", "GangwayTesting"],
             swiftSettings: swiftSettings
@@ -268,6 +300,7 @@ let package = Package(
             name: "GangwayServerTests",
             dependencies: [
                 "GangwayServer",
+                "GangwayOffline",
                 "GangwayServerTesting",
                 "GangwayProtocol",
                 "GangwayTesting",
@@ -286,6 +319,7 @@ let package = Package(
                 "GangwayPolicy",
                 "GangwaySystem",
                 "GangwayServices",
+                "GangwayOffline",
                 "GangwayServer",
                 "GangwayServerTesting",
                 "GangwayProtocol",
@@ -315,6 +349,8 @@ let package = Package(
             name: "GangwayCommandsTests",
             dependencies: [
                 "GangwayCommands",
+                "GangwayOffline",
+                "GangwayServices",
                 "GangwayServerTesting",
                 "GangwayTesting",
                 "GangwaySystem",

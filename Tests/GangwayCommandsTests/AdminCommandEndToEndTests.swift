@@ -235,6 +235,42 @@ struct AdminCommandEndToEndTests {
         #expect(!listed.output.contains("x "))
     }
 
+    @Test("gangway admin data fields: shows, sets, prints JSON and clears which fields devices may change")
+    func dataFields() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        #expect(try machine.admin(["data", "fields"]).output == "checks: devices may change nothing.\n")
+        let set = try machine.admin(["data", "fields", "checks", "status", "reading", "note"])
+        #expect(set.status == 0, "\(set.standardError)")
+        #expect(set.output == "checks: devices may set note, reading, status; they may not create entities.\n")
+        let creation = try machine.admin(["data", "fields", "checks", "--creation"])
+        #expect(creation.output == "checks: devices may set note, reading, status; they may create entities.\n")
+        let json = try machine.admin(["data", "fields", "checks", "--json"])
+        #expect(
+            json.output == #"{"allowsCreation":true,"entitySet":"checks","writableFields":["note","reading","status"]}"#
+                + "\n"
+        )
+        for arguments in [["checks", "1st"], ["checks", "a", "a"], ["checks", "status", "--clear"]] {
+            let refused = try machine.admin(["data", "fields"] + arguments)
+            #expect(refused.status == 64, "\(arguments)")
+        }
+        #expect(
+            try machine.admin(["data", "fields", "checks", "--clear"]).output == "checks: devices may change nothing.\n"
+        )
+        let listed = try machine.admin(["data", "list", "checks", "--json"])
+        let entities = try #require(
+            try JSONSerialization.jsonObject(with: listed.standardOutput) as? [[String: Any]]
+        )
+        #expect(entities.count == 5, "the demo's checks")
+        #expect(entities.allSatisfy { $0["version"] as? Int == 1 && $0["updatedBy"] as? String == "admin" })
+        #expect(entities.allSatisfy { ($0["fields"] as? [String: String])?["aircraft"] != nil })
+        #expect(try machine.admin(["data", "changes"]).output == "No changes.\n")
+        #expect(try machine.admin(["data", "changes", "--json"]).output == "[]\n")
+        #expect(try machine.admin(["data", "conflicts"]).output == "No conflicts.\n")
+        #expect(try machine.admin(["data", "changes", "--outcome", "maybe"]).status == 64)
+        #expect(try machine.admin(["data", "changes", "--limit", "0"]).status == 64)
+    }
+
     @Test("an activation link made while nothing serves still works later: the embedded server keeps its port")
     func activationLink() throws {
         let machine = try Machine()
@@ -294,7 +330,9 @@ struct AdminCommandEndToEndTests {
         #expect(result.output.contains("Signed in:      Alice Martin (alice)"), "\(result.output)")
     }
 
-    @Test("--server: the wrong token, no token, nothing listening: each a clear line and exit 1")
+    @Test(
+        "--server with nothing listening or no token: a clear line and exit 1; --token-file without --server: exit 64"
+    )
     func remoteFailures() throws {
         let machine = try Machine()
         defer { machine.directory.remove() }

@@ -51,8 +51,8 @@ struct GangwayProcess {
         self.deviceKeys = deviceKeys
     }
 
-    /// Runs `gangway` with `arguments`, feeding `input` on standard input.
-    func run(_ arguments: [String], input: Data = Data(), extraEnvironment: [String: String] = [:]) throws -> Result {
+    /// A process for `arguments`, not yet started.
+    private func process(_ arguments: [String], extraEnvironment: [String: String]) -> Process {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -62,6 +62,26 @@ struct GangwayProcess {
         variables.merge(environment) { $1 }
         variables.merge(extraEnvironment) { $1 }
         process.environment = variables
+        return process
+    }
+
+    /// Starts `gangway` with `arguments` and `lines` on standard input, without waiting
+    /// for it: the test watches it and may kill it. Its output is discarded.
+    func launch(_ arguments: [String], lines: [String], extraEnvironment: [String: String] = [:]) throws -> Process {
+        let process = process(arguments, extraEnvironment: extraEnvironment)
+        let stdin = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.start()
+        stdin.fileHandleForWriting.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+        try stdin.fileHandleForWriting.close()
+        return process
+    }
+
+    /// Runs `gangway` with `arguments`, feeding `input` on standard input.
+    func run(_ arguments: [String], input: Data = Data(), extraEnvironment: [String: String] = [:]) throws -> Result {
+        let process = process(arguments, extraEnvironment: extraEnvironment)
         let stdin = Pipe()
         let stdout = Pipe()
         let stderr = Pipe()

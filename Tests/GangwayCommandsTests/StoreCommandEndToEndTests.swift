@@ -3,6 +3,10 @@ import GRDB
 import GangwayTesting
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("gangway store, end to end")
 struct StoreCommandEndToEndTests {
     let temporary: TemporaryDirectory
@@ -160,6 +164,62 @@ struct StoreCommandEndToEndTests {
         #expect(get.status == 0, "\(get.standardError)")
         #expect(get.output == "v")
         #expect(try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "k"], lines: [other]).status == 3)
+    }
+
+    /// Rounds that make one key derivation last a second or more, long enough to watch.
+    static let slowRounds = ["GANGWAY_KDF_ROUNDS": "3000000"]
+
+    /// Starts a wrong guess with a slow key derivation, waits until another process reads
+    /// the guess's count from the files while the guess still runs, then kills the guess.
+    /// Returns whether the count was seen before the guess ended.
+    func killAGuessDuringItsKeyDerivation(countedAs failures: Int) throws -> Bool {
+        let guess = try gangway.launch(
+            ["store", "get", "--path", path, "--passcode-stdin", "k"],
+            lines: ["Wrong-Passcode-1"],
+            extraEnvironment: Self.slowRounds
+        )
+        var seenWhileRunning = false
+        while guess.isRunning {
+            let info = try gangway.run(["store", "info", "--path", path])
+            if info.output.contains("failed attempts: \(failures)\n") {
+                seenWhileRunning = guess.isRunning
+                break
+            }
+        }
+        kill(guess.processIdentifier, SIGKILL)
+        guess.waitUntilExit()
+        #expect(guess.terminationReason == .uncaughtSignal, "the guess was killed, it did not finish")
+        return seenWhileRunning
+    }
+
+    @Test func theAttemptIsOnDiskWhileTheKeyDerivationRuns() throws {
+        defer { temporary.remove() }
+        let created = try gangway.run(
+            ["store", "init", "--path", path, "--passcode-stdin", "--retry-limit", "3"],
+            lines: [passcode],
+            extraEnvironment: Self.slowRounds
+        )
+        #expect(created.status == 0, "\(created.standardError)")
+        #expect(try killAGuessDuringItsKeyDerivation(countedAs: 1), "the count was read while the guess derived")
+        let info = try gangway.run(["store", "info", "--path", path])
+        #expect(info.output.contains("failed attempts: 1\n"))
+        #expect(info.output.contains("tries left: 2\n"), "the killed guess spent its try")
+    }
+
+    @Test func aProcessKilledDuringTheLastTryLeavesAStoreThatTheNextOpenErases() throws {
+        defer { temporary.remove() }
+        let created = try gangway.run(
+            ["store", "init", "--path", path, "--passcode-stdin", "--retry-limit", "1"],
+            lines: [passcode],
+            extraEnvironment: Self.slowRounds
+        )
+        #expect(created.status == 0, "\(created.standardError)")
+        #expect(try killAGuessDuringItsKeyDerivation(countedAs: 1))
+        #expect(FileManager.default.fileExists(atPath: path))
+        // Even the right passcode does not open it: the try was spent, so the store is erased.
+        let next = try gangway.run(["store", "get", "--path", path, "--passcode-stdin", "k"], lines: [passcode])
+        #expect(next.status == 4, "\(next.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: path + "/store.sqlite"))
     }
 
     @Test func aDamagedValueExitsWithFive() throws {

@@ -42,6 +42,7 @@ struct TerminalAndHelpTests {
         mismatch.type("Something-Else-1")
         #expect(mismatch.finish() == 1)
         #expect(mismatch.screen.contains("the passcodes do not match"))
+        #expect(!mismatch.screen.contains(passcode) && !mismatch.screen.contains("Something-Else-1"))
     }
 
     @Test func storeHelpIsComplete() {

@@ -40,7 +40,10 @@ struct ServerHostTests {
 
         let (idle, other) = try await self.host()
         defer { other.removeDirectory() }
+        let waiter = Task { try await idle.port() }
+        try await Task.sleep(for: .milliseconds(100))
         await idle.stop()
+        await #expect(throws: ServerHostError.notListening) { try await waiter.value }
         await #expect(throws: ServerHostError.notListening) { try await idle.port() }
     }
 
@@ -76,7 +79,7 @@ struct ServerHostTests {
         #expect(status == 201)
     }
 
-    @Test("a port another server holds makes run throw, not hang")
+    @Test("a port another server holds makes run throw, not hang", .timeLimit(.minutes(1)))
     func portTaken() async throws {
         try await TestServer.run { running in
             var configuration = running.server.configuration

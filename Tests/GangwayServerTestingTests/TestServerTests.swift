@@ -3,6 +3,7 @@ import GangwayPolicy
 import GangwayServer
 import GangwayServerTesting
 import HTTPTypes
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -104,8 +105,16 @@ struct TestServerTests {
             _ = try await URLSession.shared.data(from: first.appendingPathComponent("health"))
         }
         struct Stop: Error {}
+        let thrown = Mutex<URL?>(nil)
         await #expect(throws: Stop.self) {
-            try await server.run { _ in throw Stop() }
+            try await server.run { running in
+                thrown.withLock { $0 = running.url }
+                throw Stop()
+            }
+        }
+        let second = try #require(thrown.withLock { $0 })
+        await #expect(throws: (any Error).self) {
+            _ = try await URLSession.shared.data(from: second.appendingPathComponent("health"))
         }
         // The data outlives the runs.
         try await server.run { running async throws in

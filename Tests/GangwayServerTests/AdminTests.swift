@@ -6,7 +6,7 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("Admin API: the admin token, apps, users, activation QR codes")
+@Suite("Admin API: the admin token, apps, users, activation QR codes", .servingTurn)
 struct AdminTests {
     /// Every operation of the API document that needs the admin token, its path
     /// parameters filled in with names that exist in the standard seed.
@@ -100,6 +100,9 @@ struct AdminTests {
 
             let list = try await api.admin(.get, "/admin/apps").decode([Components.Schemas.App].self)
             #expect(list.map(\.appID) == ["checks", "fuel"])
+            let fetched = try await api.admin(.get, "/admin/apps/fuel").decode(Components.Schemas.App.self)
+            #expect(fetched.name == "Fuel")
+            #expect(fetched.settings.passwordPolicy?.passwordPolicyMinLength == 6)
 
             let renamed = try await api.admin(
                 .patch,
@@ -138,8 +141,16 @@ struct AdminTests {
                 let reply = try await api.admin(.post, "/admin/users", json: body)
                 #expect(reply.status == .badRequest, "\(body)")
             }
+            let created = try await api.admin(
+                .post,
+                "/admin/users",
+                json: #"{"username": "carol", "password": "long-enough-1", "displayName": "Carol"}"#
+            )
+            #expect(created.status == .created)
+            let carol = try await api.admin(.get, "/admin/users/carol").decode(Components.Schemas.User.self)
+            #expect(carol.username == "carol")
             let users = try await api.admin(.get, "/admin/users").decode([Components.Schemas.User].self)
-            #expect(users.map(\.username) == ["alice", "bob"])
+            #expect(users.map(\.username) == ["alice", "bob", "carol"])
             #expect(!(try await api.admin(.get, "/admin/users").text.contains("$2")))
             #expect(try await api.admin(.get, "/admin/users/nobody").code == "USER_NOT_FOUND")
 
@@ -175,7 +186,7 @@ struct AdminTests {
     }
 }
 
-@Suite("The admin token file")
+@Suite("The admin token file", .servingTurn)
 struct AdminTokenTests {
     @Test("written once with mode 0600, kept across restarts, never logged")
     func firstStart() async throws {
@@ -209,7 +220,7 @@ struct AdminTokenTests {
     }
 
     @Test(
-        "a token renewed by another process replaces the old one in a server that is running",
+        "a token renewed by another server on the same data directory replaces the old one in a server that is running",
         arguments: Backend.available
     )
     func renewReachesRunningServers(backend: Backend) async throws {

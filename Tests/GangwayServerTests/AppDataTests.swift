@@ -6,7 +6,7 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("App data: entity sets devices read and the admin writes")
+@Suite("App data: entity sets devices read and the admin writes", .servingTurn)
 struct AppDataTests {
     static let fuel = #"{"fields": {"aircraft": "A320 F-GKXA", "item": "fuel level", "status": "open"}}"#
 
@@ -88,7 +88,7 @@ struct AppDataTests {
                 try await api.send(.get, "/apps/checks/data/checks", token: fixture.adminToken).status == .unauthorized
             )
             let token = try await api.signIn("alice")
-            #expect(try await api.send(.get, "/apps/other/data/checks", token: token).status == .notFound)
+            #expect(try await api.send(.get, "/apps/nowhere/data/checks", token: token).status == .notFound)
             // A device without a registration gets no data.
             let unregistered = try await api.send(.get, "/apps/checks/data/checks", token: token)
             #expect(unregistered.status == .forbidden)
@@ -110,6 +110,29 @@ struct AppDataTests {
             #expect(wiped.status == .forbidden)
             #expect(wiped.code == "TRAFFIC_REG_WIPED")
             #expect(!wiped.text.contains("F-GKXA"))
+
+            let bob = try await api.signIn("bob", device: "device-2")
+            let bobs = try await api.register(token: bob, device: "device-2")
+            #expect(try await api.send(.get, "/apps/checks/data/checks", token: bob).status == .ok)
+            fixture.clock.advance(by: .seconds(1))
+            try await api.admin(
+                .patch,
+                "/admin/apps/checks/devices/\(bobs.registrationID)",
+                json: #"{"status": "locked"}"#
+            ).expect(.ok)
+            let locked = try await api.send(.get, "/apps/checks/data/checks", token: bob)
+            #expect(locked.status == .forbidden)
+            #expect(locked.code == "TRAFFIC_REG_LOCKED")
+            #expect(!locked.text.contains("F-GKXA"))
+
+            // A session of another app reads nothing of this one.
+            try await api.admin(.post, "/admin/apps", json: #"{"appID": "other", "name": "Other"}"#).expect(.created)
+            let other = try await api.send(
+                .post,
+                "/apps/other/sessions",
+                json: #"{"username": "alice", "password": "alice-password", "deviceID": "device-3"}"#
+            ).decode(Components.Schemas.Session.self).token
+            #expect(try await api.send(.get, "/apps/checks/data/checks", token: other).status == .unauthorized)
         }
     }
 

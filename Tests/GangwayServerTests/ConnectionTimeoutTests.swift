@@ -5,7 +5,7 @@ import NIOCore
 import NIOPosix
 import Testing
 
-@Suite("Connections: a trickled request head and a silent connection are closed")
+@Suite("Connections: a trickled request head and a silent connection are closed", .servingTurn)
 struct ConnectionTimeoutTests {
     /// A server with these timeouts. The margins below are wide, for a loaded machine:
     /// each test fails only when the timeout it checks does not act at all.

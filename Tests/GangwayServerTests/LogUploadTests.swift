@@ -6,7 +6,7 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("Log upload")
+@Suite("Log upload", .servingTurn)
 struct LogUploadTests {
     static let entries = """
         {"entries": [

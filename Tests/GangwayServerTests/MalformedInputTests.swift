@@ -6,7 +6,7 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("Malformed input is a 4xx with a JSON error, never a 500")
+@Suite("Malformed input is a 4xx with a JSON error, never a 500", .servingTurn)
 struct MalformedInputTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String

@@ -7,7 +7,7 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("Public routes: health, discovery, activation key, version check")
+@Suite("Public routes: health, discovery, activation key, version check", .servingTurn)
 struct PublicRouteTests {
     @Test("health names the storage", arguments: Backend.available)
     func health(backend: Backend) async throws {

@@ -5,7 +5,7 @@ import GangwayServer
 import GangwayServerTesting
 import Testing
 
-@Suite("The server key: the signing key and recovery secrets are sealed before they reach the database")
+@Suite("The server key: the signing key and recovery secrets are sealed before they reach the database", .servingTurn)
 struct ServerKeyTests {
     @Test(
         "the database alone holds neither the activation signing key nor a recovery secret",
@@ -87,5 +87,9 @@ struct ServerKeyTests {
             let registration = try await api.register(token: try await api.signIn("alice"))
             #expect(registration.recoverySecret == oldSecret.base64EncodedString())
         }
+        let stored = try #require(
+            try await restarted.storage.device(appID: "checks", username: "alice", deviceID: "device-1")
+        )
+        #expect(stored.recoverySecret.range(of: oldSecret) == nil, "the recovery secret is sealed now")
     }
 }

@@ -6,7 +6,7 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("Several server processes on one database")
+@Suite("Several servers on one database, as separate processes would run them", .servingTurn)
 struct SharedDatabaseTests {
     /// The version of the first check `api`'s server answers with.
     private func version(_ api: API, _ token: String) async throws -> Int? {
@@ -27,10 +27,10 @@ struct SharedDatabaseTests {
     }
 
     @Test(
-        "a sign-out, a lock and a policy change on one reach the other once its cache expires",
+        "a sign-out, a lock and a policy change on one server reach another at once without a cache, and once its cache expires with one",
         arguments: Backend.available
     )
-    func changesReachOtherProcesses(backend: Backend) async throws {
+    func changesReachOtherServers(backend: Backend) async throws {
         let fixture = try await ServerFixture(backend: backend)
         let uncached = try await second(fixture, cacheLifetime: .zero)
         let cached = try await second(fixture, cacheLifetime: .seconds(3600))
@@ -91,6 +91,11 @@ struct SharedDatabaseTests {
                         #expect(
                             try await soon.send(.get, "/apps/checks/settings", token: bob).code == "TRAFFIC_REG_LOCKED"
                         )
+                        let fresh = try await soon.signIn("alice", device: "device-3")
+                        let soonPolicy = try await soon.send(.get, "/apps/checks/settings", token: fresh)
+                            .decode(Components.Schemas.SettingsExchange.self).mobileservices.settingsExchange
+                            .passwordPolicy
+                        #expect(soonPolicy?.passwordPolicyMinLength == 11)
                     }
                 }
             }
@@ -98,13 +103,14 @@ struct SharedDatabaseTests {
     }
 
     @Test(
-        "a check the admin changes on one process reaches the others once their cache expires",
+        "a check the admin changes through one server reaches the others at once without a cache, and once their cache expires with one",
         arguments: Backend.available
     )
-    func entityChangesReachOtherProcesses(backend: Backend) async throws {
+    func entityChangesReachOtherServers(backend: Backend) async throws {
         let fixture = try await ServerFixture(backend: backend)
         let uncached = try await second(fixture, cacheLifetime: .zero)
         let cached = try await second(fixture, cacheLifetime: .seconds(3600))
+        let expiring = try await second(fixture, cacheLifetime: .milliseconds(300))
         try await fixture.runSeeded { api in
             let token = try await api.signIn("alice")
             _ = try await api.register(token: token)
@@ -114,23 +120,33 @@ struct SharedDatabaseTests {
                 let other = API(running: running, fixture: fixture)
                 try await TestServer(server: cached, adminToken: fixture.adminToken).run { running in
                     let stale = API(running: running, fixture: fixture)
-                    #expect(try await version(stale, token) == 1)
-                    try api.expectStatus(try await api.admin(.put, path, json: #"{"fields": {"status": "done"}}"#), .ok)
-                    // The process that wrote sees it at once, so does one that keeps nothing.
-                    #expect(try await version(api, token) == 2)
-                    #expect(try await version(other, token) == 2)
-                    // Within its cache lifetime another process may still answer the old one.
-                    #expect(try await version(stale, token) == 1)
+                    try await TestServer(server: expiring, adminToken: fixture.adminToken).run { running in
+                        let soon = API(running: running, fixture: fixture)
+                        #expect(try await version(stale, token) == 1)
+                        #expect(try await version(soon, token) == 1)
+                        try api.expectStatus(
+                            try await api.admin(.put, path, json: #"{"fields": {"status": "done"}}"#),
+                            .ok
+                        )
+                        // The process that wrote sees it at once, so does one that keeps nothing.
+                        #expect(try await version(api, token) == 2)
+                        #expect(try await version(other, token) == 2)
+                        // Within its cache lifetime another process may still answer the old one.
+                        #expect(try await version(stale, token) == 1)
+                        // Past its lifetime, the one with a short cache answers the new one.
+                        try await Task.sleep(for: .milliseconds(400))
+                        #expect(try await version(soon, token) == 2)
+                    }
                 }
             }
         }
     }
 
     @Test(
-        "parallel guesses through two processes on one database: five are checked in all",
+        "parallel guesses through two servers on one database: five are checked in all",
         arguments: Backend.available
     )
-    func throttleAcrossProcesses(backend: Backend) async throws {
+    func throttleAcrossServers(backend: Backend) async throws {
         // Room for every request in the password-check queues: only the throttle refuses.
         let fixture = try await ServerFixture(backend: backend) { $0.concurrentPasswordChecks = 64 }
         let other = try await second(fixture, cacheLifetime: .seconds(1))

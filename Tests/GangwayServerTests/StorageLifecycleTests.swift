@@ -4,7 +4,7 @@ import GangwayServerTesting
 import Logging
 import Testing
 
-@Suite("Storage lifecycle: the PostgreSQL pool runs as a service, and only while it runs")
+@Suite("Storage lifecycle: the PostgreSQL pool runs as a service, and only while it runs", .servingTurn)
 struct StorageLifecycleTests {
     /// A PostgreSQL storage over a schema of its own, or `nil` when no database is set.
     private func postgresStorage(
@@ -16,7 +16,7 @@ struct StorageLifecycleTests {
     }
 
     @Test(
-        "without a running pool a call fails at once; with one it works",
+        "without a running pool a call fails as unavailable; with one it works",
         .enabled(if: TestDatabase.postgresqlFromEnvironment != nil, "needs GANGWAY_POSTGRES_URL")
     )
     func callsNeedARunningPool() async throws {
@@ -38,7 +38,7 @@ struct StorageLifecycleTests {
     }
 
     @Test(
-        "four processes migrating one new PostgreSQL schema at once migrate it once",
+        "four storages migrating one new PostgreSQL schema at once, each with its own pool, migrate it once",
         .enabled(if: TestDatabase.postgresqlFromEnvironment != nil, "needs GANGWAY_POSTGRES_URL")
     )
     func concurrentMigrations() async throws {

@@ -101,6 +101,8 @@ struct AdminClientTests {
             let alice = try #require(devices.first { $0.username == "alice" })
             #expect(alice.status == .active)
             #expect(alice.appVersion == device.services.device.appVersion)
+            let locked = try await admin.setDeviceStatus(.locked, app: "checks", registration: alice.registrationID)
+            #expect(locked.status == .locked)
             let wiped = try await admin.setDeviceStatus(.wiped, app: "checks", registration: alice.registrationID)
             #expect(wiped.status == .wiped)
             #expect(

@@ -6,7 +6,7 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("App data on the device: read from the server, kept for offline, only in the user's store")
+@Suite("App data on the device: read from the server, kept encrypted for offline")
 struct AppDataReaderTests {
     static let fuel = #"{"fields": {"aircraft": "A320 F-GKXA", "item": "fuel level", "status": "open"}}"#
     static let fuelDone = #"{"fields": {"aircraft": "A320 F-GKXA", "item": "fuel level", "status": "done"}}"#

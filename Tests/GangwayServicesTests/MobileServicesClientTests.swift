@@ -10,7 +10,7 @@ import HTTPTypes
 import Logging
 import Testing
 
-@Suite("The client maps every answer of the server to a typed result")
+@Suite("The client maps the server's answers to typed results")
 struct MobileServicesClientTests {
     @Test func aServerThatIsNotThereIsUnreachable() async {
         let client = MobileServicesClient(serverURL: URL(string: "http://127.0.0.1:1")!)

@@ -84,7 +84,8 @@ struct ServerDecisionsReachTheDeviceTests {
             )
             let reset = try device.launch(.passcodeInput(.reset), .signIn("alice"), .create(ServicesDevice.newPasscode))
             try await reset.manager.open()
-            #expect(try await reset.manager.store?.data(forKey: "check.A320.tyres") == nil)
+            let store = try #require(await reset.manager.store, "the reset opened a store")
+            #expect(try store.data(forKey: "check.A320.tyres") == nil)
         }
     }
 
@@ -294,7 +295,7 @@ struct ServerDecisionsReachTheDeviceTests {
         }
     }
 
-    @Test func offlineTheUserWorksWithTheKeptSettings() async throws {
+    @Test func offlineTheUserUnlocksWithoutTheServer() async throws {
         try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)

@@ -92,6 +92,46 @@ struct BiometricUnlockTests {
         }
     }
 
+    /// A store with biometric unlock on and two wrong passcodes: the next try waits 60 s.
+    static func storeInALockoutDelay() async throws -> StoreFixture {
+        let fixture = try StoreFixture()
+        let delays = LockoutDelays(freeAttempts: 1, initialDelay: .seconds(60), maximumDelay: .seconds(600))
+        try fixture.makeStore(policy: PasscodePolicy(retryLimit: 10, lockoutDelays: delays))
+        let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
+        try await store.enableBiometricUnlock(reason: "turn on")
+        store.close()
+        for _ in 0..<2 {
+            #expect(throws: SecureStoreError.wrongPasscode) { try fixture.location().unlock(passcode: "Wrong-Wrong-1") }
+        }
+        return fixture
+    }
+
+    @Test func aBiometricUnlocksDuringALockoutDelayAndEndsIt() async throws {
+        let fixture = try await Self.storeInALockoutDelay()
+        #expect(throws: SecureStoreError.tryAgainLater) {
+            try fixture.location().unlock(passcode: StoreFixture.passcode)
+        }
+
+        let unlocked = try await fixture.location().unlockWithBiometrics(reason: "unlock")
+        #expect(try unlocked.string(forKey: "fuel") == "8200 kg")
+        unlocked.close()
+        #expect(try fixture.location().info().failedAttempts == 0)
+        // The delay ended with the count: the passcode works at once, without the clock moving.
+        try fixture.location().unlock(passcode: StoreFixture.passcode).close()
+    }
+
+    @Test func aFailedBiometricDuringALockoutDelayNeitherUnlocksNorEndsIt() async throws {
+        let fixture = try await Self.storeInALockoutDelay()
+        fixture.biometrics.setOutcome(.failure)
+        await #expect(throws: SecureStoreError.biometricsFailed) {
+            try await fixture.location().unlockWithBiometrics(reason: "unlock")
+        }
+        #expect(try fixture.location().info().failedAttempts == 2)
+        #expect(throws: SecureStoreError.tryAgainLater) {
+            try fixture.location().unlock(passcode: StoreFixture.passcode)
+        }
+    }
+
     @Test func aBiometricUnlockClearsTheFailureCount() async throws {
         let fixture = try StoreFixture()
         try fixture.makeStore()

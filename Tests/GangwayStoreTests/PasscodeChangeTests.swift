@@ -119,7 +119,7 @@ struct PasscodeChangeTests {
         #expect(before == after)
     }
 
-    @Test func theServerPolicyCanTurnThePasscodeOffAndOnAgain() throws {
+    @Test func thePasscodeCanBeRemovedAndSetAgain() throws {
         let fixture = try StoreFixture()
         try fixture.makeStore()
         let store = try fixture.location().unlock(passcode: StoreFixture.passcode)

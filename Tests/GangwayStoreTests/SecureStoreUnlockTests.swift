@@ -23,7 +23,9 @@ struct SecureStoreUnlockTests {
         }
         #expect(try fixture.location().info().failedAttempts == 2)
         let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
+        #expect(try store.keys() == ["fuel", "tyres"])
         #expect(try store.string(forKey: "fuel") == "8200 kg")
+        #expect(try store.string(forKey: "tyres") == "ok")
         store.close()
         #expect(try fixture.location().info().failedAttempts == 0, "success resets the count")
     }
@@ -69,6 +71,37 @@ struct SecureStoreUnlockTests {
         #expect(try fixture.location().info().failedAttempts == 1)
     }
 
+    /// How a person opens the store after a last passcode try was cut short.
+    enum NextOpen: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case rightPasscode, biometric, recoveryKey
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: NextOpen.allCases)
+    func aLastTryCutShortAfterItWasCountedErasesAtTheNextOpen(next: NextOpen) async throws {
+        let fixture = try StoreFixture()
+        try fixture.makeStore(policy: PasscodePolicy(retryLimit: 2))
+        let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
+        try await store.enableBiometricUnlock(reason: "turn on")
+        try store.setRecoveryKey(RecoveryKeyTests.secret)
+        store.close()
+        #expect(throws: SecureStoreError.wrongPasscode) { try fixture.location().unlock(passcode: "Wrong-Wrong-1") }
+        // The last try: counted, then the process dies before the derivation ends.
+        let crashing = fixture.location(fault: { point in
+            if point == .attemptCounted { throw CancellationError() }
+        })
+        #expect(throws: SecureStoreError.ioFailure) { try crashing.unlock(passcode: "Wrong-Wrong-2") }
+        #expect(fixture.location().exists, "nothing is erased before the next open")
+        await #expect(throws: SecureStoreError.erased) {
+            switch next {
+            case .rightPasscode: try fixture.location().unlock(passcode: StoreFixture.passcode).close()
+            case .biometric: try await fixture.location().unlockWithBiometrics(reason: "unlock").close()
+            case .recoveryKey: try fixture.location().unlock(recoveryKey: RecoveryKeyTests.secret).close()
+            }
+        }
+        #expect(!fixture.location().exists)
+    }
+
     @Test(arguments: FaultPoint.eraseSteps)
     func anEraseInterruptedAtAnyStepFinishesAtTheNextOpen(point: FaultPoint) throws {
         let fixture = try StoreFixture()
@@ -95,6 +128,15 @@ struct SecureStoreUnlockTests {
         }
         #expect(try fixture.location().info().failedAttempts == 2, "a refused attempt is not counted")
         fixture.clock.advance(by: .seconds(31))
+        // The next failure doubles the wait.
+        #expect(throws: SecureStoreError.wrongPasscode) { try fixture.location().unlock(passcode: "Wrong-Wrong-1") }
+        do {
+            _ = try fixture.location().unlock(passcode: StoreFixture.passcode)
+            Issue.record("unlocked during the second delay")
+        } catch {
+            #expect(error.retryAfter == .seconds(60))
+        }
+        fixture.clock.advance(by: .seconds(61))
         let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
         store.close()
     }

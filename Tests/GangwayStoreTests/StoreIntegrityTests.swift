@@ -91,12 +91,18 @@ struct StoreIntegrityTests {
 
     @Test func loweringTheKeyDerivationRoundsBreaksTheSlotInsteadOfWeakeningIt() throws {
         let fixture = try StoreFixture()
-        try fixture.makeStore()
+        try fixture.location(rounds: 2_000).create(protection: .passcode(StoreFixture.passcode)).close()
         try fixture.tamper(
-            "UPDATE keySlot SET body = CAST(replace(CAST(body AS TEXT), '\"rounds\":1000', '\"rounds\":1001') AS BLOB)"
+            "UPDATE keySlot SET body = CAST(replace(CAST(body AS TEXT), '\"rounds\":2000', '\"rounds\":1000') AS BLOB)"
         )
+        let queue = try DatabaseQueue(path: fixture.databaseURL.path)
+        let lowered = try queue.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM keySlot WHERE CAST(body AS TEXT) LIKE '%\"rounds\":1000%'")
+        }
+        try queue.close()
+        #expect(lowered == 1, "the passcode slot now claims 1,000 rounds")
         #expect(throws: SecureStoreError.integrityFailure) {
-            try fixture.location().unlock(passcode: StoreFixture.passcode)
+            try fixture.location(rounds: 2_000).unlock(passcode: StoreFixture.passcode)
         }
     }
 
@@ -200,7 +206,9 @@ struct StoreIntegrityTests {
         try fixture.deviceKeys.write(key, for: name)
         let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
         defer { store.close() }
+        #expect(try store.keys() == ["fuel", "tyres"])
         #expect(try store.string(forKey: "fuel") == "8200 kg")
+        #expect(try store.string(forKey: "tyres") == "ok")
     }
 
     @Test func aNewerFormatIsRefused() throws {

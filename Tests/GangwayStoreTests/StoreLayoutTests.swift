@@ -72,13 +72,59 @@ struct StoreLayoutTests {
     @Test func destroyRemovesTheStoreAndItsKeysOnly() throws {
         let fixture = try StoreFixture(.file)
         let id = try fixture.makeStore()
+        let other = SecureStoreLocation(
+            directory: fixture.temporary.appending("other"),
+            environment: fixture.environment()
+        )
+        let otherStore = try other.create(protection: .passcode(StoreFixture.passcode))
+        let otherID = otherStore.id
+        otherStore.close()
         let neighbour = fixture.temporary.appending("store").appendingPathComponent("notes.txt")
         try Data("keep me".utf8).write(to: neighbour)
         try fixture.location().destroy()
         #expect(!fixture.location().exists)
         #expect(FileManager.default.fileExists(atPath: neighbour.path), "files that are not the store's stay")
         #expect(try fixture.deviceKeys.read(DeviceSecrets.deviceKeyName(for: id)) == nil)
+        #expect(
+            try fixture.deviceKeys.read(DeviceSecrets.deviceKeyName(for: otherID)) != nil,
+            "another store's key stays"
+        )
+        try other.unlock(passcode: StoreFixture.passcode).close()
         try fixture.location().destroy()
+    }
+
+    @Test func opensOfOneStoreAtTheSameTimeWaitForEachOtherInsteadOfFailing() async throws {
+        let fixture = try StoreFixture(.file)
+        try fixture.makeStore(policy: PasscodePolicy(retryLimit: 10))
+        // Readers (as `gangway store info`) and unlocks that write the attempt count, each
+        // on its own connection, as separate processes would be.
+        let failures = await withTaskGroup(of: [String].self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    var failures: [String] = []
+                    for _ in 0..<15 {
+                        do {
+                            if worker.isMultiple(of: 2) {
+                                _ = try fixture.location().info()
+                            } else {
+                                let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
+                                try store.put("v\(worker)", forKey: "k\(worker)")
+                                store.close()
+                            }
+                        } catch {
+                            failures.append("\(error)")
+                        }
+                    }
+                    return failures
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(3))")
+        let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
+        defer { store.close() }
+        #expect(try store.string(forKey: "k1") == "v1")
+        #expect(try fixture.location().info().failedAttempts == 0)
     }
 }
 

@@ -41,6 +41,37 @@ struct ExternalToolTests {
         #expect(failed.text == "out\n")
     }
 
+    @Test("a program a signal ends reports 128 plus the signal's number")
+    func signalStatus() async throws {
+        let shell = ExternalTool("sh", searchPath: ["/bin/sh"])
+        let killed = try #require(try await shell.run(["-c", "echo started; kill -KILL $$"]))
+        #expect(killed.status == 128 + 9)
+        #expect(killed.text == "started\n")
+    }
+
+    @Test("output beyond the limit is an error, not a program's memory taken")
+    func outputLimit() async throws {
+        let shell = ExternalTool("sh", searchPath: ["/bin/sh"])
+        let limit = ExternalTool.outputLimit
+        await #expect(throws: (any Error).self) {
+            _ = try await shell.run(["-c", "head -c \(limit + 1) /dev/zero"])
+        }
+        let atLimit = try #require(try await shell.run(["-c", "head -c \(limit) /dev/zero"]))
+        #expect(atLimit.standardOutput.count == limit)
+    }
+
+    #if os(Linux)
+        @Test("the open-file count Process.start checks rises with every file opened")
+        func openFileCount() throws {
+            let before = try #require(Process.openFileCount())
+            let pipes = (0..<50).map { _ in Pipe() }
+            let during = try #require(Process.openFileCount())
+            withExtendedLifetime(pipes) {}
+            #expect(during >= before + 100 - 20)
+            #expect(during < Process.safeOpenFileCount)
+        }
+    #endif
+
     @Test("a file that is not executable is not a program")
     func notExecutable() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("gangway-tool-\(UUID().uuidString)")

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import GangwayOffline
 import GangwayServices
 import GangwayTerminal
 
@@ -6,14 +8,19 @@ import GangwayTerminal
 struct AdminData: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "data",
-        abstract: "List, put or delete the entities of an app's entity set (the demo app's checks).",
+        abstract: "The app's data: its entities, what devices may change, and the changes they sent.",
         discussion: """
             An app's data is entity sets (the demo app serves its aircraft checks in \
             'checks'), each holding entities with an ID and text fields. Signed-in devices \
             read them; the device app shows the checks on its home screen, fresh at each \
-            home screen, or the copy it kept when the server cannot be reached.
+            home screen, or the copy it kept when the server cannot be reached. Devices may \
+            also send changes to the fields 'fields' allows; 'changes' and 'conflicts' \
+            show what they sent and how each change ended.
             """,
-        subcommands: [AdminDataList.self, AdminDataPut.self, AdminDataDelete.self],
+        subcommands: [
+            AdminDataList.self, AdminDataPut.self, AdminDataDelete.self, AdminDataFields.self, AdminDataChanges.self,
+            AdminDataConflicts.self,
+        ],
         defaultSubcommand: AdminDataList.self
     )
 }
@@ -30,11 +37,15 @@ struct AdminDataList: AsyncParsableCommand {
     @Argument(help: "The entity set.")
     var entitySet = ChecksText.entitySet
 
+    @Flag(help: "Print the entities as JSON: ID, version, fields, when and by whom last changed.")
+    var json = false
+
     func run() async throws {
-        let entitySet = entitySet
+        let (entitySet, json) = (entitySet, json)
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
-            Console.standardOutput(AdminFormatter.entities(try await admin.entities(app: id, entitySet: entitySet)))
+            let entities = try await admin.entities(app: id, entitySet: entitySet)
+            Console.standardOutput(json ? AdminFormatter.json(entities) : AdminFormatter.entities(entities))
         }
     }
 }
@@ -112,4 +123,155 @@ struct EntityTarget: ParsableArguments {
 
     @Argument(help: "The entity's ID: letters, digits, '.', '_' and '-'.")
     var entityID: String
+}
+
+struct AdminDataFields: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fields",
+        abstract: "Show or set which fields of a set devices may change offline.",
+        discussion: """
+            With no field, shows the set's rules. With fields, devices may set those and \
+            no other (the server refuses a change to any other field). --creation lets \
+            devices create entities in the set; --clear takes every right away. A set \
+            without rules takes no changes from devices.
+            Example: gangway admin data fields checks status reading note
+            """
+    )
+
+    @OptionGroup var server: AdminOptions
+    @OptionGroup var app: AppOption
+
+    @Argument(help: "The entity set.")
+    var entitySet = ChecksText.entitySet
+
+    @Argument(help: "The fields devices may set: a letter, then letters, digits and '_'.")
+    var fields: [String] = []
+
+    @Flag(inversion: .prefixedNo, help: "Whether devices may create entities in the set.")
+    var creation: Bool?
+
+    @Flag(help: "Remove the set's rules: devices may change nothing in it.")
+    var clear = false
+
+    @Flag(help: "Print the rules as JSON.")
+    var json = false
+
+    func validate() throws {
+        if let bad = fields.first(where: { !EntityLimits.isFieldName($0) }) {
+            throw ValidationError("'\(bad.prefix(64))' is not a field name (a letter, then letters, digits and '_').")
+        }
+        guard Set(fields).count == fields.count else { throw ValidationError("a field is given twice.") }
+        guard fields.count <= EntityLimits.fieldsPerEntity else {
+            throw ValidationError("a set has at most \(EntityLimits.fieldsPerEntity) fields.")
+        }
+        if clear, !fields.isEmpty || creation != nil {
+            throw ValidationError("--clear takes no field and no --creation.")
+        }
+    }
+
+    func run() async throws {
+        let (entitySet, fields, creation, clear, json) = (entitySet, fields, creation, clear, json)
+        try await server.run { admin in
+            let id = try await app.resolve(with: admin)
+            var rules = try await admin.app(id).settings.entitySetRules?[entitySet]
+            if clear || !fields.isEmpty || creation != nil {
+                let current = rules ?? EntitySetRules(writableFields: [])
+                let updated =
+                    clear
+                    ? EntitySetRules(writableFields: [])
+                    : EntitySetRules(
+                        writableFields: fields.isEmpty ? current.writableFields : Set(fields),
+                        allowsCreation: creation ?? current.allowsCreation
+                    )
+                let app = try await admin.updateApp(id, AppChange(entitySetRules: [entitySet: updated]))
+                rules = app.settings.entitySetRules?[entitySet]
+            }
+            Console.standardOutput(json ? Self.json(entitySet, rules) : Self.text(entitySet, rules))
+        }
+    }
+
+    static func text(_ entitySet: String, _ rules: EntitySetRules?) -> String {
+        guard let rules else { return "\(entitySet): devices may change nothing." }
+        let fields = rules.writableFields.sorted().joined(separator: ", ")
+        let creation = rules.allowsCreation ? "may" : "may not"
+        return
+            "\(entitySet): devices may set \(fields.isEmpty ? "no field" : fields); they \(creation) create entities."
+    }
+
+    static func json(_ entitySet: String, _ rules: EntitySetRules?) -> String {
+        let object: [String: Any] = [
+            "entitySet": entitySet,
+            "writableFields": (rules?.writableFields ?? []).sorted(),
+            "allowsCreation": rules?.allowsCreation ?? false,
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+struct AdminDataChanges: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "changes",
+        abstract: "List the changes devices uploaded, newest first: who made each, who carried it, how it ended.",
+        discussion: """
+            The carrier is the user whose session uploaded the change: its author, or the \
+            next user of a shared device, who carries the previous users' pending changes \
+            as theirs.
+            """
+    )
+
+    @OptionGroup var server: AdminOptions
+    @OptionGroup var app: AppOption
+
+    @Option(help: "Only the changes that ended so: applied, conflict or rejected.")
+    var outcome: Outcome?
+
+    @Option(help: "At most this many (1 to 1000).")
+    var limit = 100
+
+    @Flag(help: "Print the changes as JSON.")
+    var json = false
+
+    enum Outcome: String, ExpressibleByArgument, CaseIterable {
+        case applied, conflict, rejected
+    }
+
+    func validate() throws {
+        guard (1...1000).contains(limit) else { throw ValidationError("--limit is 1 to 1000.") }
+    }
+
+    func run() async throws {
+        let (outcome, limit, json) = (outcome.flatMap { ChangeResult.Outcome(rawValue: $0.rawValue) }, limit, json)
+        try await server.run { admin in
+            let id = try await app.resolve(with: admin)
+            let changes = try await admin.changes(app: id, outcome: outcome, limit: limit)
+            Console.standardOutput(json ? AdminFormatter.json(changes) : AdminFormatter.changes(changes))
+        }
+    }
+}
+
+struct AdminDataConflicts: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "conflicts",
+        abstract: "List the conflict records: fields a device changed that someone else changed first.",
+        discussion: """
+            The server kept its value of each field listed; the device's value is what the \
+            author set. The author sees the same record at their next session.
+            """
+    )
+
+    @OptionGroup var server: AdminOptions
+    @OptionGroup var app: AppOption
+
+    @Flag(help: "Print the conflicting changes as JSON.")
+    var json = false
+
+    func run() async throws {
+        let json = json
+        try await server.run { admin in
+            let id = try await app.resolve(with: admin)
+            let changes = try await admin.changes(app: id, outcome: .conflict, limit: 1000)
+            Console.standardOutput(json ? AdminFormatter.json(changes) : AdminFormatter.conflicts(changes))
+        }
+    }
 }

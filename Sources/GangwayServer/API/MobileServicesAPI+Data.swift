@@ -1,4 +1,5 @@
 import Foundation
+import GangwayOffline
 import GangwayProtocol
 import HTTPTypes
 import Logging
@@ -8,7 +9,7 @@ extension MobileServicesAPI {
     /// At most this many entities in one entity set.
     static let entitySetLimit = 1000
     /// At most this many fields in one entity, as the document says.
-    static let entityFieldLimit = 64
+    static let entityFieldLimit = EntityLimits.fieldsPerEntity
 
     // MARK: Devices read
 
@@ -47,7 +48,7 @@ extension MobileServicesAPI {
         }
         for (name, value) in fields {
             try Validation.fieldName(name)
-            try Validation.text(value, "the value of \(name)", 0...1024)
+            try Validation.text(value, "the value of \(name)", EntityLimits.valueLength)
         }
         let entity = EntityRecord(
             appID: app.id,
@@ -118,25 +119,15 @@ extension MobileServicesAPI {
 }
 
 extension Validation {
-    /// A field name: a letter, then letters, digits and `_`; 1 to 64 characters.
+    /// A field name (``EntityLimits/isFieldName(_:)``): a letter, then letters, digits
+    /// and `_`; 1 to 64 characters.
     static func fieldName(_ name: String) throws(APIError) {
-        try length(name, "a field name", 1...64)
-        let scalars = name.unicodeScalars
-        guard let first = scalars.first, first.isASCIILetter,
-            scalars.allSatisfy({ $0.isASCIIAlphanumeric || $0 == "_" })
-        else {
+        try length(name, "a field name", EntityLimits.fieldNameLength)
+        guard EntityLimits.isFieldName(name) else {
             throw .badRequest(
                 "Field names are a letter, then letters, digits and '_'.",
                 code: "INVALID_FIELD"
             )
         }
-    }
-}
-
-extension Unicode.Scalar {
-    var isASCIILetter: Bool {
-        let lower: ClosedRange<Unicode.Scalar> = "a"..."z"
-        let upper: ClosedRange<Unicode.Scalar> = "A"..."Z"
-        return lower.contains(self) || upper.contains(self)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayOffline
 import GangwayProtocol
 import HTTPTypes
 import Logging
@@ -19,7 +20,9 @@ extension MobileServicesAPI {
             sharedDeviceSettings: settings.sharedDeviceSettings,
             blockWipingPolicy: settings.blockWipingPolicy,
             logSettings: settings.logSettings,
-            consentSettings: settings.consentSettings
+            consentSettings: settings.consentSettings,
+            dataSettings: settings.dataSettings,
+            changeSealingKey: changeSealingKey.publicKey.x963Representation.base64URLEncoded
         )
         return .init(mobileservices: .init(settingsExchange: body))
     }
@@ -34,6 +37,7 @@ extension MobileServicesAPI {
         try Validation.text(body.deviceName, "deviceName", 1...128)
         try Validation.text(body.platform, "platform", 1...64)
         try Validation.text(body.appVersion, "appVersion", 1...32)
+        let changeKey = try body.changeKey.map { text throws(APIError) in try Self.changeKey(text) }
 
         let time = now()
         var device: DeviceRecord
@@ -43,6 +47,8 @@ extension MobileServicesAPI {
             device.platform = body.platform
             device.appVersion = body.appVersion
             device.lastContactAt = time
+            device.recoverySecret = try sealedRecoverySecret(of: existing)
+            if let changeKey { device.changeKey = changeKey }
         } else {
             // New, or replacing a wiped registration: a new ID and a new recovery secret.
             let registrationID = UUID().uuidString.lowercased()
@@ -57,7 +63,8 @@ extension MobileServicesAPI {
                 statusChangedAt: time,
                 recoverySecret: try newRecoverySecret(for: registrationID),
                 registeredAt: time,
-                lastContactAt: time
+                lastContactAt: time,
+                changeKey: changeKey
             )
         }
         // The secret opens the device's store without the passcode: each release is
@@ -160,5 +167,21 @@ extension DeviceStatus {
         case .locked: self = .locked
         case .wiped: self = .wiped
         }
+    }
+
+}
+
+extension MobileServicesAPI {
+    /// A registered key for signing changes: a P-256 point in base64url. Text of another
+    /// form is a 400; 65 bytes that are no point of the curve, a 422.
+    static func changeKey(_ text: String) throws(APIError) -> Data {
+        guard Validation.isBase64URL(text, length: 87...87), let bytes = Data(base64URLEncoded: text), bytes.count == 65
+        else {
+            throw APIError.badRequest("changeKey is 65 bytes in base64url (87 characters).", code: "INVALID_FIELD")
+        }
+        guard (try? ChangeVerifyingKey(x963Representation: bytes)) != nil else {
+            throw APIError(.unprocessableContent, "INVALID_CHANGE_KEY", "changeKey is not a P-256 public key.")
+        }
+        return bytes
     }
 }

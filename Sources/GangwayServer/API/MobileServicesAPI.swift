@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GangwayOffline
 import GangwayProtocol
 import Logging
 import OpenAPIRuntime
@@ -26,6 +27,7 @@ struct MobileServicesAPI: APIProtocol {
     let passwords: PasswordHasher
     let throttle: SignInThrottle
     let signer: ActivationSigner
+    let changeSealingKey: SealingPrivateKey
     let serverKey: ServerKey
     let adminToken: AdminTokenCheck
     let qrCodes: QRCodeRenderer
@@ -203,6 +205,17 @@ struct MobileServicesAPI: APIProtocol {
             return try serverKey.open(device.recoverySecret, for: "recovery:\(device.registrationID)", plainLength: 32)
         } catch {
             throw .storage(StorageError(.corrupt, "a recovery secret does not open with the server key"))
+        }
+    }
+
+    /// The registration's recovery secret as it should be stored: sealed, sealing one
+    /// stored before secrets were.
+    func sealedRecoverySecret(of device: DeviceRecord) throws(APIError) -> Data {
+        guard device.recoverySecret.count == 32 else { return device.recoverySecret }
+        do {
+            return try serverKey.seal(device.recoverySecret, for: "recovery:\(device.registrationID)")
+        } catch {
+            throw .storage(StorageError(.unavailable, "a recovery secret cannot be sealed"))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayProtocol
 
 /// Checks the constraints the API document states, which the generated code does not.
 enum Validation {
@@ -23,21 +24,10 @@ enum Validation {
         }
     }
 
-    /// Whether `value` holds a control character: never in a name the server stores, so
-    /// such a name needs no lookup.
+    /// Whether `value` holds a control character (``TextRules``): never in a name the
+    /// server stores, so such a name needs no lookup.
     static func hasControlCharacters(_ value: String) -> Bool {
-        value.unicodeScalars.contains(where: isControl)
-    }
-
-    /// The C0 and C1 controls (U+0000–U+001F, U+007F–U+009F), and the bidirectional
-    /// embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which make a
-    /// name shown to an admin or a user read as something else (`U+202E` turns
-    /// `evil\u{202E}gpj.exe` into `evilexe.jpg`).
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
-        default: false
-        }
+        TextRules.hasControlCharacters(value)
     }
 
     /// An app or device ID: a letter or digit, then letters, digits, `.`, `_` or `-`.
@@ -104,6 +94,14 @@ struct AppVersion: Comparable, Sendable {
     }
 
     static func == (lhs: AppVersion, rhs: AppVersion) -> Bool { !(lhs < rhs) && !(rhs < lhs) }
+}
+
+extension Validation {
+    /// Whether `text` is base64url without padding, `length` characters long.
+    static func isBase64URL(_ text: String, length: ClosedRange<Int>) -> Bool {
+        length.contains(text.utf8.count)
+            && text.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "-" || $0 == "_" }
+    }
 }
 
 extension Unicode.Scalar {

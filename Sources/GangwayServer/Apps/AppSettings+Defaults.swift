@@ -1,3 +1,4 @@
+import GangwayOffline
 import GangwayPolicy
 import GangwayProtocol
 import HTTPTypes
@@ -21,8 +22,19 @@ extension Components.Schemas.AppSettings {
     /// recovery secret per registration); true unless an admin turned it off.
     var passcodeResetKeepsData: Bool { recoverySettings?.passcodeResetKeepsData ?? true }
 
+    /// At most this many entity sets take changes from devices, as the document says.
+    static let entitySetsLimit = 100
+
+    /// What devices may do to `entitySet`; `nil` when they may not change it.
+    func rules(for entitySet: String) -> EntitySetRules? {
+        guard let rules = dataSettings?.entitySets?.additionalProperties[entitySet] else { return nil }
+        return EntitySetRules(writableFields: Set(rules.writableFields), allowsCreation: rules.allowsCreation)
+    }
+
     /// These settings with the keys `update` carries replaced.
-    func merging(_ update: Components.Schemas.AppSettingsUpdate?) -> Self {
+    /// - Throws: 400 `INVALID_SETTING` when the update names more entity sets than an app
+    ///   may have, even to remove them.
+    func merging(_ update: Components.Schemas.AppSettingsUpdate?) throws(APIError) -> Self {
         guard let update else { return self }
         var result = self
         if let policy = update.passwordPolicy {
@@ -50,6 +62,16 @@ extension Components.Schemas.AppSettings {
         if let keeps = update.recoverySettings?.passcodeResetKeepsData {
             result.recoverySettings = .init(passcodeResetKeepsData: keeps)
         }
+        if let sets = update.dataSettings?.entitySets?.additionalProperties {
+            guard sets.count <= Self.entitySetsLimit else {
+                throw invalid("entitySets", "holds at most \(Self.entitySetsLimit) entity sets")
+            }
+            var current = dataSettings?.entitySets?.additionalProperties ?? [:]
+            for (name, rules) in sets {
+                current[name] = rules.writableFields.isEmpty && !rules.allowsCreation ? nil : rules
+            }
+            result.dataSettings = .init(entitySets: .init(additionalProperties: current))
+        }
         if let consent = update.consentSettings {
             let current = consentSettings ?? .init()
             result.consentSettings = .init(
@@ -75,6 +97,23 @@ extension Components.Schemas.AppSettings {
         try check(blockWipingPolicy?.blockDisconnectedPeriod, "blockDisconnectedPeriod", 0...3650)
         try check(blockWipingPolicy?.wipeDisconnectedPeriod, "wipeDisconnectedPeriod", 0...3650)
         try check(logSettings?.maxEntriesPerUpload, "maxEntriesPerUpload", 1...10_000)
+        let sets = dataSettings?.entitySets?.additionalProperties ?? [:]
+        if sets.count > Self.entitySetsLimit {
+            throw invalid("entitySets", "holds at most \(Self.entitySetsLimit) entity sets")
+        }
+        for (name, rules) in sets {
+            do {
+                try Validation.identifier(name, "entitySet")
+            } catch {
+                throw invalid("entitySets", "names sets as the data routes do (letters, digits, '-', '_', '.')")
+            }
+            guard rules.writableFields.count <= EntityLimits.fieldsPerEntity,
+                Set(rules.writableFields).count == rules.writableFields.count,
+                rules.writableFields.allSatisfy(EntityLimits.isFieldName)
+            else {
+                throw invalid("writableFields", "must be at most 64 distinct field names")
+            }
+        }
         // The generator turns the document's `null` level into an empty-string case; a
         // JSON null never reaches it, so an empty string is a value outside the enum.
         if logSettings?.logLevel == ._empty_ {

@@ -19,17 +19,10 @@ struct ActivationSigner: Sendable {
     /// start (the first process decides), read and opened after. A key stored before
     /// keys were sealed is sealed in place.
     static func privateKey(storage: any ServerStorage, sealedWith serverKey: ServerKey) async throws -> Data {
-        let fresh = try serverKey.seal(P256.Signing.PrivateKey().rawRepresentation, for: secretName)
-        let stored = try await storage.secret(named: secretName, orInsert: fresh)
-        let bytes = try serverKey.open(stored, for: secretName, plainLength: plainLength)
-        if stored.count == plainLength {
-            try await storage.setSecret(named: secretName, to: try serverKey.seal(bytes, for: secretName))
+        try await serverKey.storedPrivateKey(named: secretName, storage: storage, plainLength: 32) {
+            P256.Signing.PrivateKey().rawRepresentation
         }
-        return bytes
     }
-
-    /// The length of the key's raw bytes, as stored before keys were sealed.
-    private static let plainLength = 32
 
     func activation(for configuration: Components.Schemas.AppConfiguration) throws -> Components.Schemas.Activation {
         let encoder = JSONEncoder()

@@ -52,6 +52,25 @@ struct ServerKey: Sendable {
         return combined
     }
 
+    /// A private key the server keeps in its database sealed under this key: made with
+    /// `make` and stored at the first start (the first process decides), read and opened
+    /// after. A key stored before keys were sealed (`plainLength` bytes; `nil` for a key
+    /// that never was) is sealed in place.
+    func storedPrivateKey(
+        named name: String,
+        storage: any ServerStorage,
+        plainLength: Int?,
+        make: () -> Data
+    ) async throws -> Data {
+        let fresh = try seal(make(), for: name)
+        let stored = try await storage.secret(named: name, orInsert: fresh)
+        let bytes = try open(stored, for: name, plainLength: plainLength ?? -1)
+        if stored.count == plainLength {
+            try await storage.setSecret(named: name, to: try seal(bytes, for: name))
+        }
+        return bytes
+    }
+
     /// The secret `sealed` holds. A value of `plainLength` bytes is one stored before
     /// secrets were sealed, and is returned as it is (the next write seals it).
     func open(_ sealed: Data, for purpose: String, plainLength: Int) throws -> Data {

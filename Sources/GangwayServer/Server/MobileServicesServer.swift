@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GangwayOffline
 import GangwayProtocol
 import GangwaySystem
 import Hummingbird
@@ -27,8 +28,13 @@ public struct MobileServicesServer: Sendable {
     let logger: Logger
     let now: @Sendable () -> Date
     let signer: ActivationSigner
+    /// The key devices seal offline changes to.
+    let changeSealingKey: SealingPrivateKey
     let serverKey: ServerKey
     let passwords: PasswordHasher
+
+    /// The name the change-sealing key is stored under.
+    static let changeSealingKeyName = "change-sealing-key"
 
     /// Opens (creating and migrating) the storage the configuration names, and makes
     /// the admin token and the activation signing key at first start.
@@ -51,7 +57,7 @@ public struct MobileServicesServer: Sendable {
             lifetime: configuration.cacheLifetime
         )
         cachedStorage = storage
-        let (token, serverKey, keyBytes) = try await storage.withConnections {
+        let (token, serverKey, keyBytes, sealingBytes) = try await storage.withConnections {
             try await storage.migrate()
             let serverKey = try await ServerKey.load(file: configuration.serverKeyPath, storage: storage)
             let token = try await AdminToken.bootstrap(
@@ -60,11 +66,17 @@ public struct MobileServicesServer: Sendable {
                 renew: renewAdminToken
             )
             let keyBytes = try await ActivationSigner.privateKey(storage: storage, sealedWith: serverKey)
-            return (token, serverKey, keyBytes)
+            let sealingBytes = try await serverKey.storedPrivateKey(
+                named: Self.changeSealingKeyName,
+                storage: storage,
+                plainLength: nil
+            ) { SealingPrivateKey().rawRepresentation }
+            return (token, serverKey, keyBytes, sealingBytes)
         }
         adminToken = token.outcome
         self.serverKey = serverKey
         signer = ActivationSigner(key: try P256.Signing.PrivateKey(rawRepresentation: keyBytes))
+        changeSealingKey = try SealingPrivateKey(rawRepresentation: sealingBytes)
         passwords = PasswordHasher(
             cost: configuration.bcryptCost,
             concurrentChecks: configuration.concurrentPasswordChecks
@@ -78,12 +90,8 @@ public struct MobileServicesServer: Sendable {
         if let url = configuration.postgresURL {
             return try PostgresStorage(url: url, logger: logger)
         }
-        // SQLite gives its -wal and -shm files the database file's mode.
         let database = configuration.sqlitePath
-        try PrivateFiles.prepare(database)
-        for suffix in ["-wal", "-shm"] {
-            try PrivateFiles.narrow(URL(fileURLWithPath: database.path + suffix))
-        }
+        try PrivateFiles.prepareDatabase(database)
         return try SQLiteStorage(path: database.path)
     }
 
@@ -147,6 +155,7 @@ public struct MobileServicesServer: Sendable {
                 now: now
             ),
             signer: signer,
+            changeSealingKey: changeSealingKey,
             serverKey: serverKey,
             adminToken: adminToken,
             qrCodes: QRCodeRenderer(),

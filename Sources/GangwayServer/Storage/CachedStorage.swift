@@ -1,4 +1,5 @@
 import Foundation
+import GangwayOffline
 import ServiceLifecycle
 import Synchronization
 
@@ -220,5 +221,23 @@ public final class CachedStorage: ServerStorage {
         let key = EntitySetKey(appID: appID, entitySet: entitySet)
         defer { state.withLock { _ = $0.entitySets.removeValue(forKey: key) } }
         return try await base.deleteEntity(appID: appID, entitySet: entitySet, id: id)
+    }
+
+    public func applyChange(
+        _ application: ChangeApplication,
+        limit: Int,
+        decide: @escaping @Sendable (EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
+    ) async throws(StorageError) -> ChangeResult {
+        let key = EntitySetKey(appID: application.appID, entitySet: application.change.entitySet)
+        defer { state.withLock { _ = $0.entitySets.removeValue(forKey: key) } }
+        return try await base.applyChange(application, limit: limit, decide: decide)
+    }
+
+    public func changes(
+        appID: String,
+        outcome: ChangeResult.Outcome?,
+        limit: Int
+    ) async throws(StorageError) -> [RecordedChange] {
+        try await base.changes(appID: appID, outcome: outcome, limit: limit)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayOffline
 import GangwayProtocol
 import Logging
 import NIOCore
@@ -444,7 +445,7 @@ public final class PostgresStorage: ServerStorage {
 
     private static let deviceColumns = """
         SELECT registration_id, app_id, username, device_id, device_name, platform, app_version, status,
-            status_changed_at, recovery_secret, registered_at, last_contact_at FROM devices
+            status_changed_at, recovery_secret, registered_at, last_contact_at, change_key FROM devices
         """
 
     public func device(appID: String, username: String, deviceID: String) async throws(StorageError) -> DeviceRecord? {
@@ -486,15 +487,15 @@ public final class PostgresStorage: ServerStorage {
             try await connection.query(
                 """
                 INSERT INTO devices (registration_id, app_id, username, device_id, device_name, platform, app_version,
-                    status, status_changed_at, recovery_secret, registered_at, last_contact_at)
+                    status, status_changed_at, recovery_secret, registered_at, last_contact_at, change_key)
                 VALUES (\(device.registrationID), \(device.appID), \(device.username), \(device.deviceID),
                     \(device.deviceName), \(device.platform), \(device.appVersion), \(device.status.rawValue),
                     \(device.statusChangedAt.milliseconds), \(device.recoverySecret), \(device.registeredAt.milliseconds),
-                    \(device.lastContactAt?.milliseconds))
+                    \(device.lastContactAt?.milliseconds), \(device.changeKey))
                 ON CONFLICT (registration_id) DO UPDATE SET device_name = excluded.device_name,
                     platform = excluded.platform, app_version = excluded.app_version, status = excluded.status,
                     status_changed_at = excluded.status_changed_at, recovery_secret = excluded.recovery_secret,
-                    last_contact_at = excluded.last_contact_at
+                    last_contact_at = excluded.last_contact_at, change_key = excluded.change_key
                 """,
                 logger: self.logger
             )
@@ -529,7 +530,8 @@ public final class PostgresStorage: ServerStorage {
                     statusChangedAt: Date(milliseconds: try cells["status_changed_at"].decode(Int64.self)),
                     recoverySecret: try cells["recovery_secret"].decode(Data.self),
                     registeredAt: Date(milliseconds: try cells["registered_at"].decode(Int64.self)),
-                    lastContactAt: try cells["last_contact_at"].decode(Int64?.self).map(Date.init(milliseconds:))
+                    lastContactAt: try cells["last_contact_at"].decode(Int64?.self).map(Date.init(milliseconds:)),
+                    changeKey: try cells["change_key"].decode(Data?.self)
                 )
             }
         }
@@ -594,7 +596,7 @@ public final class PostgresStorage: ServerStorage {
         let rows = try await run {
             try await client.query(
                 """
-                SELECT app_id, entity_set, id, fields, version, updated_at, updated_by
+                SELECT app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions
                 FROM entities WHERE app_id = \(appID) AND entity_set = \(entitySet) ORDER BY id
                 """,
                 logger: logger
@@ -618,36 +620,31 @@ public final class PostgresStorage: ServerStorage {
                 "SELECT pg_advisory_xact_lock(hashtext(\(entity.appID + "/" + entity.entitySet)))",
                 logger: self.logger
             )
-            let stored = try await connection.query(
-                """
-                SELECT version FROM entities
-                WHERE app_id = \(entity.appID) AND entity_set = \(entity.entitySet) AND id = \(entity.id)
-                """,
+            let previous = try await Self.storedEntity(
+                connection,
+                appID: entity.appID,
+                entitySet: entity.entitySet,
+                id: entity.id,
                 logger: self.logger
-            ).collect().first.map { try $0.makeRandomAccess()["version"].decode(Int64.self) }
+            )
+            let stored = previous?.version
             if stored == nil {
-                let count =
-                    try await connection.query(
-                        """
-                        SELECT COUNT(*) AS count FROM entities
-                        WHERE app_id = \(entity.appID) AND entity_set = \(entity.entitySet)
-                        """,
-                        logger: self.logger
-                    ).collect().first.map { try $0.makeRandomAccess()["count"].decode(Int64.self) } ?? 0
+                let count = try await Self.entityCount(
+                    connection,
+                    appID: entity.appID,
+                    entitySet: entity.entitySet,
+                    logger: self.logger
+                )
                 guard count < limit else { throw StorageError(.limitReached, "the entity set is full") }
             }
             saved.version = (stored ?? 0) + 1
-            created = stored == nil
-            try await connection.query(
-                """
-                INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by)
-                VALUES (\(saved.appID), \(saved.entitySet), \(saved.id), \(fields), \(saved.version),
-                    \(saved.updatedAt.milliseconds), \(saved.updatedBy))
-                ON CONFLICT (app_id, entity_set, id) DO UPDATE SET fields = excluded.fields,
-                    version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by
-                """,
-                logger: self.logger
+            saved.fieldVersions = EntityRecord.fieldVersions(
+                replacing: previous,
+                with: entity.fields,
+                at: saved.version
             )
+            created = stored == nil
+            try await Self.saveEntity(saved, fields: fields, connection, logger: self.logger)
         }
         return (saved, created)
     }
@@ -664,6 +661,184 @@ public final class PostgresStorage: ServerStorage {
         }
     }
 
+    public func changes(
+        appID: String,
+        outcome: ChangeResult.Outcome?,
+        limit: Int
+    ) async throws(StorageError) -> [RecordedChange] {
+        let rows = try await run {
+            try await client.query(
+                """
+                \(unescaped: ServerSchema.changeColumns)
+                WHERE app_id = \(appID) AND (\(outcome?.rawValue)::TEXT IS NULL OR outcome = \(outcome?.rawValue))
+                ORDER BY position DESC LIMIT \(limit)
+                """,
+                logger: logger
+            ).collect()
+        }
+        var changes: [RecordedChange] = []
+        for row in rows {
+            let cells = row.makeRandomAccess()
+            let columns: (String, String, String, String, String, String, String, Int64)
+            do {
+                columns = (
+                    try cells["app_id"].decode(String.self), try cells["registration_id"].decode(String.self),
+                    try cells["author"].decode(String.self), try cells["carrier"].decode(String.self),
+                    try cells["entity_set"].decode(String.self), try cells["entity_id"].decode(String.self),
+                    try cells["result"].decode(String.self), try cells["received_at"].decode(Int64.self)
+                )
+            } catch {
+                throw StorageError(.corrupt, "a recorded change cannot be read")
+            }
+            changes.append(
+                try ServerSchema.recordedChange(
+                    appID: columns.0,
+                    registrationID: columns.1,
+                    author: columns.2,
+                    carrier: columns.3,
+                    entitySet: columns.4,
+                    entityID: columns.5,
+                    result: columns.6,
+                    receivedAt: columns.7
+                )
+            )
+        }
+        return changes
+    }
+
+    private static func storedEntity(
+        _ connection: PostgresConnection,
+        appID: String,
+        entitySet: String,
+        id: String,
+        logger: Logger
+    ) async throws -> EntityRecord? {
+        let rows = try await connection.query(
+            """
+            SELECT app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions
+            FROM entities WHERE app_id = \(appID) AND entity_set = \(entitySet) AND id = \(id)
+            """,
+            logger: logger
+        ).collect()
+        return try rows.first.map { row throws(StorageError) in try entity(row) }
+    }
+
+    private static func entityCount(
+        _ connection: PostgresConnection,
+        appID: String,
+        entitySet: String,
+        logger: Logger
+    ) async throws -> Int64 {
+        try await connection.query(
+            "SELECT COUNT(*) AS count FROM entities WHERE app_id = \(appID) AND entity_set = \(entitySet)",
+            logger: logger
+        ).collect().first.map { try $0.makeRandomAccess()["count"].decode(Int64.self) } ?? 0
+    }
+
+    private static func saveEntity(
+        _ saved: EntityRecord,
+        fields: String,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let versions = try ServerSchema.encode(fieldVersions: saved.fieldVersions)
+        try await connection.query(
+            """
+            INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions)
+            VALUES (\(saved.appID), \(saved.entitySet), \(saved.id), \(fields), \(saved.version),
+                \(saved.updatedAt.milliseconds), \(saved.updatedBy), \(versions))
+            ON CONFLICT (app_id, entity_set, id) DO UPDATE SET fields = excluded.fields,
+                version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by,
+                field_versions = excluded.field_versions
+            """,
+            logger: logger
+        )
+    }
+
+    public func applyChange(
+        _ application: ChangeApplication,
+        limit: Int,
+        decide: @escaping @Sendable (EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
+    ) async throws(StorageError) -> ChangeResult {
+        let change = application.change
+        let changeID = change.id.uuidString.lowercased()
+        var result: ChangeResult?
+        try await transaction { connection in
+            // Changes of one registration take turns, then writers of one set: the change
+            // ID, the sequence, the count and the version are current. The locks are
+            // always taken in this order, so two transactions never wait for each other.
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(7366839, hashtext(\(change.registrationID)))",
+                logger: self.logger
+            )
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtext(\(application.appID + "/" + change.entitySet)))",
+                logger: self.logger
+            )
+            let first = try await connection.query(
+                "SELECT result FROM changes WHERE change_id = \(changeID)",
+                logger: self.logger
+            ).collect().first.map { try $0.makeRandomAccess()["result"].decode(String.self) }
+            if let first {
+                result = try ServerSchema.decodeResult(first).asDuplicate
+                return
+            }
+            let reused =
+                try await connection.query(
+                    """
+                    SELECT COUNT(*) AS count FROM changes
+                    WHERE registration_id = \(change.registrationID) AND sequence = \(change.sequence)
+                    """,
+                    logger: self.logger
+                ).collect().first.map { try $0.makeRandomAccess()["count"].decode(Int64.self) } ?? 0 > 0
+            let previous = try await Self.storedEntity(
+                connection,
+                appID: application.appID,
+                entitySet: change.entitySet,
+                id: change.entityID,
+                logger: self.logger
+            )
+            let count =
+                previous == nil
+                ? try await Self.entityCount(
+                    connection,
+                    appID: application.appID,
+                    entitySet: change.entitySet,
+                    logger: self.logger
+                ) : 0
+            let decision = try ChangeDecision.make(
+                application,
+                previous: previous,
+                sequenceReused: reused,
+                setIsFull: { count >= limit },
+                decide: decide
+            )
+            if let saved = decision.entity {
+                try await Self.saveEntity(
+                    saved,
+                    fields: try ServerSchema.encode(fields: saved.fields),
+                    connection,
+                    logger: self.logger
+                )
+            }
+            let sequence: Int64? = reused ? nil : change.sequence
+            try await connection.query(
+                """
+                INSERT INTO changes (change_id, app_id, registration_id, sequence, author, carrier, entity_set,
+                    entity_id, outcome, result, received_at)
+                VALUES (\(changeID), \(application.appID), \(change.registrationID), \(sequence),
+                    \(change.author), \(application.carrier), \(change.entitySet), \(change.entityID),
+                    \(decision.result.outcome.rawValue), \(try ServerSchema.encode(result: decision.result)),
+                    \(application.receivedAt.milliseconds))
+                """,
+                logger: self.logger
+            )
+            result = decision.result
+        }
+        guard let result else { throw StorageError(.unavailable, "the change was not ended") }
+        return result
+    }
+
     private static func entity(_ row: PostgresRow) throws(StorageError) -> EntityRecord {
         let cells = row.makeRandomAccess()
         do {
@@ -674,7 +849,8 @@ public final class PostgresStorage: ServerStorage {
                 fields: try ServerSchema.decodeFields(try cells["fields"].decode(String.self)),
                 version: try cells["version"].decode(Int64.self),
                 updatedAt: Date(milliseconds: try cells["updated_at"].decode(Int64.self)),
-                updatedBy: try cells["updated_by"].decode(String.self)
+                updatedBy: try cells["updated_by"].decode(String.self),
+                fieldVersions: try ServerSchema.decodeFieldVersions(try cells["field_versions"].decode(String?.self))
             )
         } catch let error as StorageError {
             throw error

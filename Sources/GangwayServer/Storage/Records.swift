@@ -1,4 +1,5 @@
 import Foundation
+import GangwayOffline
 import GangwayProtocol
 
 /// An app the server onboards devices into, with the settings it sends them.
@@ -98,6 +99,9 @@ public struct DeviceRecord: Sendable, Hashable {
     public var recoverySecret: Data
     public var registeredAt: Date
     public var lastContactAt: Date?
+    /// The user's key for signing offline changes on this device (the 65-byte P-256
+    /// point), once the device registered one.
+    public var changeKey: Data?
 
     public init(
         registrationID: String,
@@ -111,7 +115,8 @@ public struct DeviceRecord: Sendable, Hashable {
         statusChangedAt: Date,
         recoverySecret: Data,
         registeredAt: Date,
-        lastContactAt: Date? = nil
+        lastContactAt: Date? = nil,
+        changeKey: Data? = nil
     ) {
         self.registrationID = registrationID
         self.appID = appID
@@ -125,6 +130,7 @@ public struct DeviceRecord: Sendable, Hashable {
         self.recoverySecret = recoverySecret
         self.registeredAt = registeredAt
         self.lastContactAt = lastContactAt
+        self.changeKey = changeKey
     }
 }
 
@@ -236,6 +242,9 @@ public struct EntityRecord: Sendable, Hashable {
     public var updatedAt: Date
     /// `admin`, or the user name that made the last change.
     public var updatedBy: String
+    /// The version at which each field was last set or removed (see `EntityState`);
+    /// empty for entities stored before fields had versions.
+    public var fieldVersions: [String: Int64]
 
     public init(
         appID: String,
@@ -244,7 +253,8 @@ public struct EntityRecord: Sendable, Hashable {
         fields: [String: String],
         version: Int64 = 1,
         updatedAt: Date,
-        updatedBy: String
+        updatedBy: String,
+        fieldVersions: [String: Int64] = [:]
     ) {
         self.appID = appID
         self.entitySet = entitySet
@@ -253,5 +263,56 @@ public struct EntityRecord: Sendable, Hashable {
         self.version = version
         self.updatedAt = updatedAt
         self.updatedBy = updatedBy
+        self.fieldVersions = fieldVersions
+    }
+
+    /// The entity as a merge sees it.
+    var state: EntityState { EntityState(fields: fields, version: version, fieldVersions: fieldVersions) }
+
+    /// The field versions after this entity's fields replace `previous`'s at `version`: a
+    /// field whose value is new, or that is gone, gets `version`; the others keep theirs.
+    static func fieldVersions(
+        replacing previous: EntityRecord?,
+        with fields: [String: String],
+        at version: Int64
+    )
+        -> [String: Int64]
+    {
+        guard let previous else { return fields.mapValues { _ in version } }
+        let old = previous.state
+        var versions: [String: Int64] = [:]
+        for name in Set(fields.keys).union(old.fields.keys).union(old.fieldVersions.keys) {
+            versions[name] = fields[name] == old.fields[name] ? old.versionOfField(name) : version
+        }
+        return versions.filter { $0.value > 0 }
+    }
+}
+
+/// A change the server ended, as recorded: who made it, whose session carried it, and
+/// its result.
+public struct RecordedChange: Sendable, Hashable {
+    public var appID: String
+    public var registrationID: String
+    public var author: String
+    public var carrier: String
+    public var entitySet: String
+    public var entityID: String
+    public var result: ChangeResult
+    public var receivedAt: Date
+}
+
+/// A verified change, as the server records it: who made it and whose session carried it.
+public struct ChangeApplication: Sendable, Hashable {
+    public var appID: String
+    public var change: Change
+    /// The user whose session uploaded it (the author, or the next user of the device).
+    public var carrier: String
+    public var receivedAt: Date
+
+    public init(appID: String, change: Change, carrier: String, receivedAt: Date) {
+        self.appID = appID
+        self.change = change
+        self.carrier = carrier
+        self.receivedAt = receivedAt
     }
 }

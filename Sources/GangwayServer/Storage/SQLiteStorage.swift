@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GangwayOffline
 import GangwayProtocol
 import ServiceLifecycle
 
@@ -365,17 +366,18 @@ public final class SQLiteStorage: ServerStorage {
             try db.execute(
                 sql: """
                     INSERT INTO devices (registration_id, app_id, username, device_id, device_name, platform, app_version,
-                        status, status_changed_at, recovery_secret, registered_at, last_contact_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        status, status_changed_at, recovery_secret, registered_at, last_contact_at, change_key)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (registration_id) DO UPDATE SET device_name = excluded.device_name,
                         platform = excluded.platform, app_version = excluded.app_version, status = excluded.status,
                         status_changed_at = excluded.status_changed_at, recovery_secret = excluded.recovery_secret,
-                        last_contact_at = excluded.last_contact_at
+                        last_contact_at = excluded.last_contact_at, change_key = excluded.change_key
                     """,
                 arguments: [
                     device.registrationID, device.appID, device.username, device.deviceID, device.deviceName,
                     device.platform, device.appVersion, device.status.rawValue, device.statusChangedAt.milliseconds,
                     device.recoverySecret, device.registeredAt.milliseconds, device.lastContactAt?.milliseconds,
+                    device.changeKey,
                 ]
             )
         }
@@ -399,7 +401,7 @@ public final class SQLiteStorage: ServerStorage {
             db,
             sql: """
                 SELECT registration_id, app_id, username, device_id, device_name, platform, app_version, status,
-                    status_changed_at, recovery_secret, registered_at, last_contact_at
+                    status_changed_at, recovery_secret, registered_at, last_contact_at, change_key
                 FROM devices WHERE \(condition) ORDER BY registered_at, registration_id
                 """,
             arguments: arguments
@@ -419,7 +421,8 @@ public final class SQLiteStorage: ServerStorage {
                 statusChangedAt: Date(milliseconds: row["status_changed_at"]),
                 recoverySecret: row["recovery_secret"],
                 registeredAt: Date(milliseconds: row["registered_at"]),
-                lastContactAt: (row["last_contact_at"] as Int64?).map(Date.init(milliseconds:))
+                lastContactAt: (row["last_contact_at"] as Int64?).map(Date.init(milliseconds:)),
+                changeKey: row["change_key"]
             )
         }
     }
@@ -484,7 +487,7 @@ public final class SQLiteStorage: ServerStorage {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT app_id, entity_set, id, fields, version, updated_at, updated_by
+                    SELECT app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions
                     FROM entities WHERE app_id = ? AND entity_set = ? ORDER BY id
                     """,
                 arguments: [appID, entitySet]
@@ -498,11 +501,8 @@ public final class SQLiteStorage: ServerStorage {
     ) async throws(StorageError) -> (EntityRecord, created: Bool) {
         let fields = try ServerSchema.encode(fields: entity.fields)
         return try await write { db in
-            let stored = try Int64.fetchOne(
-                db,
-                sql: "SELECT version FROM entities WHERE app_id = ? AND entity_set = ? AND id = ?",
-                arguments: [entity.appID, entity.entitySet, entity.id]
-            )
+            let previous = try Self.storedEntity(db, appID: entity.appID, entitySet: entity.entitySet, id: entity.id)
+            let stored = previous?.version
             if stored == nil {
                 let count =
                     try Int.fetchOne(
@@ -514,19 +514,138 @@ public final class SQLiteStorage: ServerStorage {
             }
             var saved = entity
             saved.version = (stored ?? 0) + 1
+            saved.fieldVersions = EntityRecord.fieldVersions(
+                replacing: previous,
+                with: entity.fields,
+                at: saved.version
+            )
+            try Self.saveEntity(saved, fields: fields, db)
+            return (saved, stored == nil)
+        }
+    }
+
+    public func changes(
+        appID: String,
+        outcome: ChangeResult.Outcome?,
+        limit: Int
+    ) async throws(StorageError) -> [RecordedChange] {
+        try await read { db in
+            let filter = outcome == nil ? "" : " AND outcome = ?"
+            var arguments: StatementArguments = [appID]
+            if let outcome { arguments += [outcome.rawValue] }
+            arguments += [limit]
+            return try Row.fetchAll(
+                db,
+                sql: ServerSchema.changeColumns + " WHERE app_id = ?" + filter
+                    + " ORDER BY rowid DESC LIMIT ?",
+                arguments: arguments
+            ).map { row throws(StorageError) in
+                try ServerSchema.recordedChange(
+                    appID: row["app_id"],
+                    registrationID: row["registration_id"],
+                    author: row["author"],
+                    carrier: row["carrier"],
+                    entitySet: row["entity_set"],
+                    entityID: row["entity_id"],
+                    result: row["result"],
+                    receivedAt: row["received_at"]
+                )
+            }
+        }
+    }
+
+    private static func storedEntity(
+        _ db: Database,
+        appID: String,
+        entitySet: String,
+        id: String
+    ) throws -> EntityRecord? {
+        let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions
+                FROM entities WHERE app_id = ? AND entity_set = ? AND id = ?
+                """,
+            arguments: [appID, entitySet, id]
+        )
+        return try row.map { row throws(StorageError) in try entity(row) }
+    }
+
+    private static func saveEntity(_ saved: EntityRecord, fields: String, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (app_id, entity_set, id) DO UPDATE SET fields = excluded.fields,
+                    version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by,
+                    field_versions = excluded.field_versions
+                """,
+            arguments: [
+                saved.appID, saved.entitySet, saved.id, fields, saved.version, saved.updatedAt.milliseconds,
+                saved.updatedBy, try ServerSchema.encode(fieldVersions: saved.fieldVersions),
+            ]
+        )
+    }
+
+    public func applyChange(
+        _ application: ChangeApplication,
+        limit: Int,
+        decide: @escaping @Sendable (EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
+    ) async throws(StorageError) -> ChangeResult {
+        // One writer at a time: the write transaction is the lock every process waits for.
+        try await write { db in
+            let change = application.change
+            let changeID = change.id.uuidString.lowercased()
+            if let first = try String.fetchOne(
+                db,
+                sql: "SELECT result FROM changes WHERE change_id = ?",
+                arguments: [changeID]
+            ) {
+                return try ServerSchema.decodeResult(first).asDuplicate
+            }
+            let reused =
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT COUNT(*) FROM changes WHERE registration_id = ? AND sequence = ?",
+                    arguments: [change.registrationID, change.sequence]
+                ) ?? 0 > 0
+            let previous = try Self.storedEntity(
+                db,
+                appID: application.appID,
+                entitySet: change.entitySet,
+                id: change.entityID
+            )
+            let count = {
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT COUNT(*) FROM entities WHERE app_id = ? AND entity_set = ?",
+                    arguments: [application.appID, change.entitySet]
+                ) ?? 0
+            }
+            let decision = try ChangeDecision.make(
+                application,
+                previous: previous,
+                sequenceReused: reused,
+                setIsFull: { try count() >= limit },
+                decide: decide
+            )
+            if let saved = decision.entity {
+                try Self.saveEntity(saved, fields: try ServerSchema.encode(fields: saved.fields), db)
+            }
             try db.execute(
                 sql: """
-                    INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (app_id, entity_set, id) DO UPDATE SET fields = excluded.fields,
-                        version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by
+                    INSERT INTO changes (change_id, app_id, registration_id, sequence, author, carrier, entity_set,
+                        entity_id, outcome, result, received_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    saved.appID, saved.entitySet, saved.id, fields, saved.version, saved.updatedAt.milliseconds,
-                    saved.updatedBy,
+                    changeID, application.appID, change.registrationID, reused ? nil : change.sequence,
+                    change.author, application.carrier, change.entitySet, change.entityID,
+                    decision.result.outcome.rawValue, try ServerSchema.encode(result: decision.result),
+                    application.receivedAt.milliseconds,
                 ]
             )
-            return (saved, stored == nil)
+            return decision.result
         }
     }
 
@@ -548,7 +667,8 @@ public final class SQLiteStorage: ServerStorage {
             fields: try ServerSchema.decodeFields(row["fields"]),
             version: row["version"],
             updatedAt: Date(milliseconds: row["updated_at"]),
-            updatedBy: row["updated_by"]
+            updatedBy: row["updated_by"],
+            fieldVersions: try ServerSchema.decodeFieldVersions(row["field_versions"])
         )
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayOffline
 import GangwayProtocol
 
 /// The tables both databases share, and the row encoding both use.
@@ -77,9 +78,81 @@ enum ServerSchema {
         ]
     }
 
+    /// Offline changes: the version at which each field of an entity was last set, and
+    /// every change the server ended, under its ID, with its result (a change's sequence
+    /// number is recorded once per registration; a reused one is recorded without it).
+    /// Changes are listed in the order they were recorded: by SQLite's rowid, or by
+    /// PostgreSQL's `position`.
+    static func version4(_ dialect: Dialect) -> [String] {
+        [
+            "ALTER TABLE entities ADD COLUMN field_versions TEXT",
+            """
+            CREATE TABLE changes (change_id TEXT PRIMARY KEY, \(dialect == .postgresql ? "position BIGSERIAL, " : "")
+                app_id TEXT NOT NULL, registration_id TEXT NOT NULL,
+                sequence BIGINT, author TEXT NOT NULL, carrier TEXT NOT NULL, entity_set TEXT NOT NULL,
+                entity_id TEXT NOT NULL, outcome TEXT NOT NULL, result TEXT NOT NULL, received_at BIGINT NOT NULL,
+                UNIQUE (registration_id, sequence))
+            """,
+            "CREATE INDEX changes_by_app ON changes (app_id)",
+        ]
+    }
+
+    /// The key each registration's user signs offline changes with.
+    static func version5(_ dialect: Dialect) -> [String] {
+        ["ALTER TABLE devices ADD COLUMN change_key \(dialect == .sqlite ? "BLOB" : "BYTEA")"]
+    }
+
     /// Every migration, oldest first; a database runs those it has not run yet.
     static func migrations(_ dialect: Dialect) -> [(name: String, statements: [String])] {
-        [("v1", version1(dialect)), ("v2", version2(dialect)), ("v3", version3(dialect))]
+        [
+            ("v1", version1(dialect)), ("v2", version2(dialect)), ("v3", version3(dialect)),
+            ("v4", version4(dialect)), ("v5", version5(dialect)),
+        ]
+    }
+
+    static func encode(fieldVersions: [String: Int64]) throws(StorageError) -> String {
+        try json(fieldVersions, "field versions")
+    }
+
+    static func decodeFieldVersions(_ text: String?) throws(StorageError) -> [String: Int64] {
+        guard let text else { return [:] }
+        return try value([String: Int64].self, from: text, "field versions")
+    }
+
+    static func encode(result: ChangeResult) throws(StorageError) -> String {
+        try json(result, "change result")
+    }
+
+    static func decodeResult(_ text: String) throws(StorageError) -> ChangeResult {
+        try value(ChangeResult.self, from: text, "change result")
+    }
+
+    /// The columns of a recorded change, as ``recordedChange(_:)`` reads them.
+    static let changeColumns = """
+        SELECT app_id, registration_id, author, carrier, entity_set, entity_id, result, received_at FROM changes
+        """
+
+    /// A recorded change from its columns.
+    static func recordedChange(
+        appID: String,
+        registrationID: String,
+        author: String,
+        carrier: String,
+        entitySet: String,
+        entityID: String,
+        result: String,
+        receivedAt: Int64
+    ) throws(StorageError) -> RecordedChange {
+        RecordedChange(
+            appID: appID,
+            registrationID: registrationID,
+            author: author,
+            carrier: carrier,
+            entitySet: entitySet,
+            entityID: entityID,
+            result: try decodeResult(result),
+            receivedAt: Date(milliseconds: receivedAt)
+        )
     }
 
     static func encode(_ settings: Components.Schemas.AppSettings) throws(StorageError) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayOffline
 import ServiceLifecycle
 
 /// Where the server keeps its state: SQLite for one process, PostgreSQL for several.
@@ -78,6 +79,33 @@ public protocol ServerStorage: Sendable {
     func putEntity(_ entity: EntityRecord, limit: Int) async throws(StorageError) -> (EntityRecord, created: Bool)
     /// Removes an entity; `false` when there was none.
     func deleteEntity(appID: String, entitySet: String, id: String) async throws(StorageError) -> Bool
+
+    /// Ends a verified change exactly once, in one transaction that every other write of
+    /// the same entity set and every other change of the same registration, in any
+    /// process, waits for:
+    ///
+    /// 1. a change ID on record gets its first result back as a duplicate, and nothing
+    ///    changes;
+    /// 2. a sequence number the registration used for another change is rejected
+    ///    (`SEQUENCE_REUSED`);
+    /// 3. otherwise `decide` gets the entity as stored (`nil` when there is none) and
+    ///    returns the merge to write, or throws a rejection; a new entity past `limit`
+    ///    entities in its set is rejected (`ENTITY_SET_FULL`).
+    ///
+    /// The entity and the result are written together; the result is recorded under the
+    /// change ID whatever it is.
+    func applyChange(
+        _ application: ChangeApplication,
+        limit: Int,
+        decide: @escaping @Sendable (EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
+    ) async throws(StorageError) -> ChangeResult
+
+    /// The newest changes recorded for an app, newest first, of one outcome when given.
+    func changes(
+        appID: String,
+        outcome: ChangeResult.Outcome?,
+        limit: Int
+    ) async throws(StorageError) -> [RecordedChange]
 }
 
 extension ServerStorage {

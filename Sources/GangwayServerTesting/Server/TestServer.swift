@@ -40,6 +40,11 @@ public struct TestServer: Sendable {
             allowedSignInFailures: options.allowedSignInFailures,
             cacheLifetime: options.cacheLifetime
         )
+        // A test process running hundreds of tests on a shared machine can leave a
+        // connection quiet for longer than a production server would wait; a test that
+        // checks the timeouts sets its own.
+        configuration.requestHeadTimeout = .seconds(120)
+        configuration.idleTimeout = .seconds(600)
         options.configure(&configuration)
         let server = try await MobileServicesServer(
             configuration: configuration,
@@ -63,23 +68,28 @@ public struct TestServer: Sendable {
     /// Seeds the server, serves it on its loopback port while `body` runs, then stops
     /// it, waiting for the requests in flight, whether `body` returned or threw.
     ///
+    /// At most eight servers serve at once in one process; a run waits its turn, and a
+    /// run inside another uses its caller's turn.
+    ///
     /// A server made with `port: 0` takes a free port at each run.
     public func run<Result: Sendable>(
         seed: ServerSeed = .empty,
         _ body: (RunningTestServer) async throws -> Result
     ) async throws -> Result {
-        try await server.seed(seed)
-        let host = ServerHost(server: server, logger: options.logger)
-        return try await host.serving { port in
-            try await LoopbackClient.with(host: "127.0.0.1", port: port) { client in
-                try await body(
-                    RunningTestServer(
-                        server: server,
-                        url: try await host.url(),
-                        adminToken: adminToken,
-                        client: client
+        try await ServingSlots.withSlot {
+            try await server.seed(seed)
+            let host = ServerHost(server: server, logger: options.logger)
+            return try await host.serving { port in
+                try await LoopbackClient.with(host: "127.0.0.1", port: port) { client in
+                    try await body(
+                        RunningTestServer(
+                            server: server,
+                            url: try await host.url(),
+                            adminToken: adminToken,
+                            client: client
+                        )
                     )
-                )
+                }
             }
         }
     }
@@ -94,6 +104,13 @@ public struct TestServer: Sendable {
         let server = try await TestServer(options: options)
         defer { server.removeDirectory() }
         return try await server.run(seed: seed, body)
+    }
+
+    /// Runs `body` while holding one of the process's serving turns, as ``run(seed:_:)``
+    /// does: for a test that makes its servers before it runs them, so that making them
+    /// waits its turn too. A run inside `body` uses this turn.
+    public static func withServingTurn<Result>(_ body: () async throws -> Result) async throws -> Result {
+        try await ServingSlots.withSlot(body)
     }
 
     /// Removes the server's data directory (its SQLite database and admin-token file).

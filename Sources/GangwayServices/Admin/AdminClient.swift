@@ -1,4 +1,5 @@
 import Foundation
+import GangwayOffline
 import GangwayPolicy
 import GangwayProtocol
 import OpenAPIRuntime
@@ -109,6 +110,28 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ManagedApp(ServiceCall.decode { try ok.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// The newest changes devices uploaded for the app (at most `limit`, newest first),
+    /// only those that ended as `outcome` when given.
+    public func changes(
+        app id: String,
+        outcome: ChangeResult.Outcome? = nil,
+        limit: Int? = nil
+    ) async throws(ServiceError) -> [ManagedChange] {
+        let filter = outcome.flatMap { Operations.ListChanges.Input.Query.OutcomePayload(rawValue: $0.rawValue) }
+        let output = try await ServiceCall.run {
+            try await client.listChanges(path: .init(appID: id), query: .init(limit: limit, outcome: filter))
+        }
+        switch output {
+        case .ok(let ok):
+            let list = try ServiceCall.decode { try ok.body.json }
+            var changes: [ManagedChange] = []
+            for wire in list { changes.append(try ManagedChange(wire)) }
+            return changes
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         default: throw ServiceCall.errorAnswerNotMapped
         }

@@ -1,3 +1,4 @@
+import GangwayOffline
 import GangwayProtocol
 
 /// What an administrator changes about an app: only what is set changes. Devices see
@@ -16,6 +17,9 @@ public struct AppChange: Sendable, Hashable {
     /// Whether a passcode reset keeps the user's data; turning it off destroys every
     /// recovery secret the app's registrations had.
     public var passcodeResetKeepsData: Bool?
+    /// What devices may change offline, for the sets named: each replaces that set's
+    /// rules; rules with no writable field and no creation remove the set's.
+    public var entitySetRules: [String: EntitySetRules]?
 
     public init(
         name: String? = nil,
@@ -23,7 +27,8 @@ public struct AppChange: Sendable, Hashable {
         minimumVersion: String? = nil,
         passcodePolicy: PasscodePolicyChange? = nil,
         allowsUploadOfPreviousUserChanges: Bool? = nil,
-        passcodeResetKeepsData: Bool? = nil
+        passcodeResetKeepsData: Bool? = nil,
+        entitySetRules: [String: EntitySetRules]? = nil
     ) {
         self.name = name
         self.emailDomains = emailDomains
@@ -31,6 +36,7 @@ public struct AppChange: Sendable, Hashable {
         self.passcodePolicy = passcodePolicy
         self.allowsUploadOfPreviousUserChanges = allowsUploadOfPreviousUserChanges
         self.passcodeResetKeepsData = passcodeResetKeepsData
+        self.entitySetRules = entitySetRules
     }
 
     /// Whether it changes nothing.
@@ -38,13 +44,24 @@ public struct AppChange: Sendable, Hashable {
 
     var update: Components.Schemas.AppUpdate {
         var settings: Components.Schemas.AppSettingsUpdate?
-        if passcodePolicy != nil || allowsUploadOfPreviousUserChanges != nil || passcodeResetKeepsData != nil {
+        if passcodePolicy != nil || allowsUploadOfPreviousUserChanges != nil || passcodeResetKeepsData != nil
+            || entitySetRules != nil
+        {
             settings = Components.Schemas.AppSettingsUpdate(
                 passwordPolicy: passcodePolicy.map(\.wire),
                 sharedDeviceSettings: allowsUploadOfPreviousUserChanges.map {
                     Components.Schemas.SharedDeviceSettings(allowUploadPendingChangesFromPreviousUser: $0)
                 },
-                recoverySettings: passcodeResetKeepsData.map { .init(passcodeResetKeepsData: $0) }
+                recoverySettings: passcodeResetKeepsData.map { .init(passcodeResetKeepsData: $0) },
+                dataSettings: entitySetRules.map { sets in
+                    .init(
+                        entitySets: .init(
+                            additionalProperties: sets.mapValues {
+                                .init(writableFields: $0.writableFields.sorted(), allowsCreation: $0.allowsCreation)
+                            }
+                        )
+                    )
+                }
             )
         }
         return Components.Schemas.AppUpdate(

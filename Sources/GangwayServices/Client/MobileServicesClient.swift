@@ -1,5 +1,6 @@
 import Foundation
 import GangwayFlows
+import GangwayOffline
 import GangwayPolicy
 import GangwayProtocol
 import GangwayScreens
@@ -154,7 +155,13 @@ public struct MobileServicesClient: Sendable {
         let output = try await ServiceCall.run { try await client(token: token).getSettings(path: .init(appID: appID)) }
         switch output {
         case .ok(let ok):
-            return try ServerSettings(ServiceCall.decode { try ok.body.json.mobileservices.settingsExchange })
+            let body = try ServiceCall.decode { try ok.body.json.mobileservices.settingsExchange }
+            var settings = try ServerSettings(body)
+            guard let key = Data(base64URLEncoded: body.changeSealingKey), key.count == 65 else {
+                throw .invalidResponse(status: 200)
+            }
+            settings.changeSealingKey = key
+            return settings
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         default: throw ServiceCall.errorAnswerNotMapped
         }
@@ -174,16 +181,24 @@ public struct MobileServicesClient: Sendable {
     }
 
     /// Registers the device for the signed-in user, or refreshes its registration.
+    /// - Parameter changeKey: The user's key for signing offline changes on this device,
+    ///   registered with the device; `nil` keeps the one registered.
     public func registerDevice(
         appID: String,
         token: SessionToken,
-        device: DeviceIdentity
+        device: DeviceIdentity,
+        changeKey: ChangeVerifyingKey? = nil
     ) async throws(ServiceError) -> DeviceRegistration {
         let output = try await ServiceCall.run {
             try await client(token: token).registerDevice(
                 path: .init(appID: appID, deviceID: device.deviceID),
                 body: .json(
-                    .init(deviceName: device.deviceName, platform: device.platform, appVersion: device.appVersion)
+                    .init(
+                        deviceName: device.deviceName,
+                        platform: device.platform,
+                        appVersion: device.appVersion,
+                        changeKey: changeKey?.x963Representation.base64URLEncoded
+                    )
                 )
             )
         }
@@ -233,5 +248,66 @@ public struct MobileServicesClient: Sendable {
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         default: throw ServiceCall.errorAnswerNotMapped
         }
+    }
+
+    /// Sends changes from the device's outbox, sealed to the server, for the server to end
+    /// each once. Any user's session of the device may carry any of its users' changes.
+    ///
+    /// - Returns: The server's answer to each change, paired with it, in order.
+    public func uploadSealedChanges(
+        appID: String,
+        token: SessionToken,
+        changes: [PendingChange]
+    ) async throws(ServiceError) -> [(change: PendingChange, answer: ChangeAnswer)] {
+        let body = Components.Schemas.SealedChangeUpload(sealed: changes.map(\.sealed.base64URLEncoded))
+        let output = try await ServiceCall.run {
+            try await client(token: token).uploadSealedChanges(path: .init(appID: appID), body: .json(body))
+        }
+        switch output {
+        case .ok(let ok):
+            let results = try ServiceCall.decode { try ok.body.json.results }
+            guard results.count == changes.count else { throw .invalidResponse(status: 200) }
+            var answers: [(change: PendingChange, answer: ChangeAnswer)] = []
+            for (change, wire) in zip(changes, results) {
+                answers.append((change, try Self.answer(wire, to: change)))
+            }
+            return answers
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// The server's result, read into the offline types; a result naming another change
+    /// than the one sent at its place is not the server's answer to it.
+    private static func answer(
+        _ wire: Components.Schemas.ChangeResult,
+        to change: PendingChange
+    ) throws(ServiceError) -> ChangeAnswer {
+        if let id = wire.changeID, UUID(uuidString: id) != change.changeID { throw .invalidResponse(status: 200) }
+        let entity = wire.entity.map {
+            EntityState(fields: $0.fields.additionalProperties, version: $0.version)
+        }
+        return ChangeAnswer(result: try ChangeResult(wire, changeID: change.changeID), entity: entity)
+    }
+}
+
+extension ChangeResult {
+    /// A result as the server sent it, for the change `changeID`.
+    init(_ wire: Components.Schemas.ChangeResult, changeID: UUID) throws(ServiceError) {
+        guard let outcome = ChangeResult.Outcome(rawValue: wire.outcome.rawValue) else {
+            throw .invalidResponse(status: 200)
+        }
+        self.init(
+            changeID: changeID,
+            outcome: outcome,
+            original: wire.original.flatMap { ChangeResult.Outcome(rawValue: $0.rawValue) },
+            version: wire.version,
+            conflicts: wire.conflicts.map {
+                FieldConflict(field: $0.field, serverValue: $0.serverValue, deviceValue: $0.deviceValue)
+            },
+            rejection: wire.rejection.map {
+                ChangeRejection(ChangeRejection.Code(rawValue: $0.code), $0.message)
+            }
+        )
     }
 }

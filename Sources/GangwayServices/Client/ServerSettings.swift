@@ -1,5 +1,6 @@
 import Foundation
 import GangwayFlows
+import GangwayOffline
 import GangwayPolicy
 import GangwayProtocol
 import GangwayStore
@@ -29,6 +30,11 @@ public struct ServerSettings: Sendable, Hashable, Codable {
     public var eulaVersion: String?
     /// The consent version users must accept, when the app has one.
     public var consentVersion: String?
+    /// What devices may change offline, by entity set; `nil` or a set left out: nothing.
+    public var entitySetRules: [String: EntitySetRules]?
+    /// The server's key that pending changes are sealed to (from the settings exchange
+    /// only; an admin's view of an app has none).
+    public var changeSealingKey: Data?
 
     public init(
         passcodeRequirement: PasscodeRequirement? = nil,
@@ -63,6 +69,11 @@ public struct ServerSettings: Sendable, Hashable, Codable {
             logs: parts.logSettings,
             consent: parts.consentSettings
         )
+        if let sets = parts.dataSettings?.entitySets?.additionalProperties {
+            entitySetRules = sets.mapValues {
+                EntitySetRules(writableFields: Set($0.writableFields), allowsCreation: $0.allowsCreation)
+            }
+        }
     }
 
     /// The one reading of the settings' parts. The passcode policy goes through
@@ -103,6 +114,7 @@ protocol SettingsParts {
     var blockWipingPolicy: Components.Schemas.BlockWipingPolicy? { get }
     var logSettings: Components.Schemas.LogSettings? { get }
     var consentSettings: Components.Schemas.ConsentSettings? { get }
+    var dataSettings: Components.Schemas.DataSettings? { get }
 }
 
 extension Components.Schemas.SettingsExchangeBody: SettingsParts {}

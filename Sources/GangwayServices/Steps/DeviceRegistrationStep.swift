@@ -1,11 +1,16 @@
 import Foundation
 import GangwayFlows
+import GangwayOffline
 import Logging
 
 /// Registers the device for the signed-in user (or refreshes the registration) and puts
 /// the recovery key the server keeps for it into the context, so the store step can let a
 /// passcode reset by the same user keep the data. When the app's admin turned that off,
 /// the server sends no key and a reset erases the data.
+///
+/// The user's keys for offline work (``GangwayOffline/OfflineKeys``) are made here at
+/// their first registration on the device, kept with their credentials (so in their
+/// store), and the signing key's public part is registered with the device.
 public struct DeviceRegistrationStep: Step {
     public let services: MobileServices
 
@@ -26,12 +31,14 @@ public struct DeviceRegistrationStep: Step {
         guard let token = try context.info[.serverSession]?.token ?? context.credentials.sessionToken() else {
             throw ServiceError.notSignedIn
         }
+        let keys = try Self.offlineKeys(in: context)
         while true {
             do {
                 let registration = try await client.registerDevice(
                     appID: configuration.appID,
                     token: token,
-                    device: services.device
+                    device: services.device,
+                    changeKey: keys.signing.verifyingKey
                 )
                 services.logger.info("device registered", metadata: ["registration": "\(registration.registrationID)"])
                 var context = context
@@ -43,6 +50,21 @@ public struct DeviceRegistrationStep: Step {
                 try await SignInPrompt(services: services).offerRetry(error, context: context)
             }
         }
+    }
+}
+
+extension DeviceRegistrationStep {
+    /// The user's offline keys from their credentials, made and kept there when missing
+    /// or unreadable.
+    static func offlineKeys(in context: FlowContext) throws -> OfflineKeys {
+        if let stored = try context.credentials.data(forKey: OfflineKeys.storeKey),
+            let keys = try? OfflineKeys(stored: stored)
+        {
+            return keys
+        }
+        let keys = OfflineKeys()
+        try context.credentials.put(keys.stored, forKey: OfflineKeys.storeKey)
+        return keys
     }
 }
 

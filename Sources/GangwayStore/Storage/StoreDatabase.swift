@@ -7,7 +7,7 @@ import GangwaySystem
 /// Every connection runs with `synchronous = FULL`, so a commit (above all the
 /// failed-attempt count written before a key derivation) is on disk when it returns, and
 /// `secure_delete = ON`, so destroyed key slots are overwritten rather than left in free
-/// pages.
+/// pages. A connection waits up to ten seconds for another process's write.
 struct StoreDatabase: Sendable {
     let pool: DatabasePool
 
@@ -98,13 +98,15 @@ struct StoreDatabase: Sendable {
     /// owner-only.
     private static func connect(_ url: URL) throws(SecureStoreError) -> StoreDatabase {
         do {
-            try PrivateFiles.prepare(url)
-            for suffix in ["-wal", "-shm"] { try PrivateFiles.narrow(URL(fileURLWithPath: url.path + suffix)) }
+            try PrivateFiles.prepareDatabase(url)
         } catch {
             throw .ioFailure("cannot make the store's database owner-only")
         }
         var configuration = Configuration()
         configuration.label = "gangway.store"
+        // Another process may hold the store for a moment (an unlock counting its attempt
+        // while `gangway store info` opens it): wait for it rather than fail.
+        configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA secure_delete = ON;")
         }

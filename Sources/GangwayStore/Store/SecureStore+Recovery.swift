@@ -55,14 +55,17 @@ extension SecureStore {
 extension SecureStoreLocation {
     /// Opens the store with its recovery key, for a user who forgot the passcode and has
     /// signed in again. The failed-attempt count is cleared; the caller then sets a new
-    /// passcode with ``SecureStore/setPasscode(_:policy:)``.
+    /// passcode with ``SecureStore/setPasscode(_:policy:)``. A store whose last passcode
+    /// try was spent is erased instead, as that try would have erased it.
     ///
     /// - Throws: ``SecureStoreError/recoveryNotSet`` when the store has no recovery slot,
-    ///   ``SecureStoreError/recoveryKeyRejected`` when the secret does not open it.
+    ///   ``SecureStoreError/recoveryKeyRejected`` when the secret does not open it,
+    ///   ``SecureStoreError/erased`` when the last passcode try was spent.
     public func unlock(recoveryKey secret: Data) throws(SecureStoreError) -> SecureStore {
         try unlockVerified(by: "recovery key", level: .notice) { opened in
             let wrappingKey = try SecureStore.recoveryWrappingKey(secret, storeID: opened.header.storeID)
             guard let slot = try requireSlots(opened)[.recovery] else { throw SecureStoreError.recoveryNotSet }
+            try eraseIfRetryLimitReached(opened)
             guard let dataKey = slot.unwrap(with: wrappingKey, storeID: opened.header.storeID) else {
                 throw SecureStoreError.recoveryKeyRejected
             }

@@ -118,13 +118,19 @@ extension SecureStoreLocation {
     /// - Throws: ``SecureStoreError/biometricsInvalidated`` when the enrollment changed
     ///   (the biometric key is destroyed and biometric unlock turned off; the passcode
     ///   still works), ``SecureStoreError/biometricsFailed`` when the user fails or
-    ///   cancels.
+    ///   cancels, ``SecureStoreError/erased`` when the last passcode try was spent.
+    ///
+    /// A lockout delay does not apply: it slows passcode guessing, and a biometric match
+    /// is not a guess (the platform limits biometric tries itself). A biometric unlock
+    /// clears the failed-attempt count, as a right passcode does.
     public func unlockWithBiometrics(reason: String) async throws(SecureStoreError) -> SecureStore {
         let opened = try openVerified()
         do {
             guard opened.header.biometricsEnabled else { throw SecureStoreError.biometricsNotEnabled }
             let slots = try requireSlots(opened)
-            _ = try opened.database.read { try StoreRecords.lockout($0, secrets: opened.secrets) }
+            // A lockout delay does not hold a biometric back (it slows passcode guesses, and
+            // the platform limits biometric tries itself); a spent last try does.
+            try eraseIfRetryLimitReached(opened)
             let biometrics = environment.biometrics
             guard case .available = biometrics.availability else { throw SecureStoreError.biometricsUnavailable }
             do {
@@ -217,6 +223,16 @@ extension SecureStoreLocation {
             try eraseAfterRetryLimit(opened)
         }
         throw .wrongPasscode(triesLeft: record.triesLeft(retryLimit: policy.retryLimit))
+    }
+
+    /// Finishes the erase a last passcode try began when that try was cut short (the count
+    /// reached the retry limit, and the process died during the key derivation), whichever
+    /// way the store is opened next; checks the count's authenticity in passing.
+    func eraseIfRetryLimitReached(_ opened: OpenedStore) throws(SecureStoreError) {
+        let record = try opened.database.read { try StoreRecords.lockout($0, secrets: opened.secrets) }
+        if record.failures >= (opened.header.policy ?? .standard).retryLimit {
+            try eraseAfterRetryLimit(opened)
+        }
     }
 
     private func eraseAfterRetryLimit(_ opened: OpenedStore) throws(SecureStoreError) -> Never {

@@ -96,6 +96,13 @@ public enum PrivateFiles {
         }
     }
 
+    /// Prepares a SQLite database file as ``prepare(_:)`` does, and narrows its `-wal` and
+    /// `-shm` files left by an earlier run (SQLite gives new ones the database's mode).
+    public static func prepareDatabase(_ file: URL) throws(PrivateFileError) {
+        try prepare(file)
+        for suffix in ["-wal", "-shm"] { try narrow(URL(fileURLWithPath: file.path + suffix)) }
+    }
+
     /// Narrows `file` to 0600 if it exists and the process owns it.
     public static func narrow(_ file: URL) throws(PrivateFileError) {
         var status = stat()

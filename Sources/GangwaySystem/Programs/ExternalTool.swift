@@ -1,4 +1,11 @@
 import Foundation
+import Subprocess
+
+#if canImport(System)
+    import System
+#else
+    import SystemPackage
+#endif
 
 /// A program Gangway runs when it is installed, such as `qrencode` (the server's QR
 /// codes), `zbarimg` (reading a QR code on the device), `wrk` or `sqlcipher` (the
@@ -38,38 +45,37 @@ public struct ExternalTool: Sendable, Hashable {
         public var text: String { String(decoding: standardOutput, as: UTF8.self) }
     }
 
-    /// Runs the program with `arguments`, writing `input` to its standard input (which
-    /// it should read to the end) and discarding its standard error, and waits for it on
-    /// a thread of its own.
+    /// The most a program may write to standard output: far above what any tool Gangway
+    /// runs prints (a QR code's image, a benchmark's report), and a bound on the memory
+    /// a misbehaving one can take.
+    public static let outputLimit = 64 << 20
+
+    /// Runs the program with `arguments`, writing `input` to its standard input and
+    /// discarding its standard error, and waits for it without holding a thread.
     ///
-    /// - Returns: Its exit status and standard output; `nil` when it is not installed.
-    /// - Throws: The error of a program that is installed but could not be started.
+    /// The program is started by swift-subprocess, not Foundation's `Process`: on Linux,
+    /// swift-corelibs-foundation before its fix #5472 (Swift 6.3.1 among them) can crash
+    /// the calling program while it starts one, once that program has more than about
+    /// 1,300 files open, as a busy server does.
+    ///
+    /// - Returns: Its exit status (128 plus the signal's number when a signal ended it) and
+    ///   standard output; `nil` when it is not installed.
+    /// - Throws: The error of a program that is installed but could not be started, or
+    ///   that wrote more than ``outputLimit`` bytes.
     public func run(_ arguments: [String], input: Data? = nil) async throws -> Output? {
         guard let executable else { return nil }
-        return try await Task.detached { try Self.run(executable, arguments, input: input) }.value
-    }
-
-    private static func run(_ executable: String, _ arguments: [String], input: Data?) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let inputPipe = input.map { _ in Pipe() }
-        process.standardInput = inputPipe ?? FileHandle.nullDevice
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.start()
-        if let inputPipe, let input {
-            // Written from another thread while this one reads, so neither side waits on a
-            // full pipe.
-            let writer = inputPipe.fileHandleForWriting
-            Thread.detachNewThread {
-                try? writer.write(contentsOf: input)
-                try? writer.close()
-            }
+        let result = try await Subprocess.run(
+            .path(FilePath(executable)),
+            arguments: Arguments(arguments),
+            input: .data(input ?? Data()),
+            output: .data(limit: Self.outputLimit),
+            error: .discarded
+        )
+        let status: Int32
+        switch result.terminationStatus {
+        case .exited(let code): status = code
+        case .signaled(let signal): status = 128 + signal
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, standardOutput: data)
+        return Output(status: status, standardOutput: result.standardOutput)
     }
 }

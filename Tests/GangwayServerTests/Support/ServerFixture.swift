@@ -28,12 +28,7 @@ struct ServerFixture: Sendable {
                 allowedSignInFailures: allowedSignInFailures,
                 logger: logs.logger,
                 now: clock.now,
-                configure: { configuration in
-                    // A test process running hundreds of tests on two cores can take longer
-                    // than the default 10 s between connecting and sending a request.
-                    configuration.requestHeadTimeout = .seconds(120)
-                    configure(&configuration)
-                }
+                configure: configure
             )
         )
         self.clock = clock

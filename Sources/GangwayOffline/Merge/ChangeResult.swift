@@ -1,0 +1,68 @@
+import Foundation
+
+/// How the server ended one change; the device keeps the answer before it drops the change
+/// from its outbox.
+public struct ChangeResult: Sendable, Hashable, Codable {
+    /// The four ways a change ends.
+    public enum Outcome: String, Sendable, Hashable, Codable {
+        /// Every field it set was taken.
+        case applied
+        /// The server had this change already; ``ChangeResult/original`` is how it ended
+        /// the first time, and nothing changed now.
+        case duplicate
+        /// Some fields were taken, the others kept the server's value (``ChangeResult/conflicts``).
+        case conflict
+        /// Refused for good (``ChangeResult/rejection``): it goes to its author's archive.
+        case rejected
+    }
+
+    public var changeID: UUID
+    public var outcome: Outcome
+    /// For a duplicate, how the change ended the first time.
+    public var original: Outcome?
+    /// The entity's version after the change, unless it was rejected.
+    public var version: Int64?
+    /// The fields left at the server's value.
+    public var conflicts: [FieldConflict]
+    /// Why the change was refused.
+    public var rejection: ChangeRejection?
+
+    public init(
+        changeID: UUID,
+        outcome: Outcome,
+        original: Outcome? = nil,
+        version: Int64? = nil,
+        conflicts: [FieldConflict] = [],
+        rejection: ChangeRejection? = nil
+    ) {
+        self.changeID = changeID
+        self.outcome = outcome
+        self.original = original
+        self.version = version
+        self.conflicts = conflicts
+        self.rejection = rejection
+    }
+
+    /// The result of a merge.
+    public init(changeID: UUID, merged: FieldMerge.Outcome) {
+        self.init(
+            changeID: changeID,
+            outcome: merged.conflicts.isEmpty ? .applied : .conflict,
+            version: merged.entity.version,
+            conflicts: merged.conflicts
+        )
+    }
+
+    /// The result of a refusal.
+    public init(changeID: UUID, rejected rejection: ChangeRejection) {
+        self.init(changeID: changeID, outcome: .rejected, rejection: rejection)
+    }
+
+    /// This result, as the answer to the same change sent again.
+    public var asDuplicate: ChangeResult {
+        var result = self
+        result.original = outcome == .duplicate ? original : outcome
+        result.outcome = .duplicate
+        return result
+    }
+}

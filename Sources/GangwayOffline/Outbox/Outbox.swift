@@ -1,0 +1,338 @@
+import Foundation
+import GRDB
+import GangwaySystem
+
+/// The device's queue of changes waiting for the server: one per device, shared by its
+/// users, in one SQLite file (owner-only, every commit synced with `synchronous = FULL`).
+///
+/// - A change is signed, sealed to the server and on disk when ``record(by:entitySet:entityID:baseVersion:fields:madeAt:sealingTo:)``
+///   returns; a kill after that loses nothing.
+/// - Any user's session can send every pending change: each is sealed to the server,
+///   so the carrier cannot read it. What a user of the device (or a reader of the file)
+///   can see is who made a change and which entity it edits, never a value.
+/// - A change leaves the outbox only in the transaction that keeps the server's answer
+///   (``settle(_:)``), sealed to its author, who alone reads it at their next session.
+/// - A refused change holds its author's later changes to the same entity back until
+///   the author decides (``release(registrationID:entitySet:entityID:)``,
+///   ``discard(_:)``); every other change keeps flowing.
+public struct Outbox: Sendable {
+    let pool: DatabasePool
+
+    /// The outbox file's name in its directory.
+    public static let fileName = "outbox.sqlite"
+
+    /// Opens the outbox in `directory`, creating both (owner-only) when missing.
+    public init(directory: URL) throws(OutboxError) {
+        let url = directory.appendingPathComponent(Self.fileName)
+        do {
+            try PrivateFiles.makeDirectory(directory)
+            try PrivateFiles.prepareDatabase(url)
+        } catch {
+            throw OutboxError(.ioFailure, "cannot make the outbox owner-only")
+        }
+        var configuration = Configuration()
+        configuration.label = "gangway.outbox"
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            pool = try DatabasePool(path: url.path, configuration: configuration)
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw OutboxError(.ioFailure, "cannot open the outbox")
+        }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE author (
+                        registration_id TEXT PRIMARY KEY NOT NULL,
+                        author TEXT NOT NULL,
+                        next_sequence INTEGER NOT NULL,
+                        answer_key BLOB NOT NULL
+                    );
+                    CREATE TABLE pending (
+                        position INTEGER PRIMARY KEY AUTOINCREMENT,
+                        change_id TEXT NOT NULL UNIQUE,
+                        registration_id TEXT NOT NULL,
+                        author TEXT NOT NULL,
+                        entity_set TEXT NOT NULL,
+                        entity_id TEXT NOT NULL,
+                        sequence INTEGER NOT NULL,
+                        sealed BLOB NOT NULL,
+                        held INTEGER NOT NULL DEFAULT 0,
+                        recorded_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX pending_by_entity ON pending (registration_id, entity_set, entity_id);
+                    CREATE TABLE answer (
+                        change_id TEXT PRIMARY KEY NOT NULL,
+                        registration_id TEXT NOT NULL,
+                        sealed BLOB NOT NULL,
+                        answered_at INTEGER NOT NULL
+                    );
+                    """
+            )
+        }
+        return migrator
+    }
+
+    // MARK: Recording
+
+    /// Makes a change of `author`'s with the next sequence number of their registration,
+    /// signs it, seals it to the server and records it, in one transaction.
+    ///
+    /// - Returns: The signed change, for the author's own store to keep a readable copy.
+    @discardableResult
+    public func record(
+        by author: OutboxAuthor,
+        entitySet: String,
+        entityID: String,
+        baseVersion: Int64?,
+        fields: [String: String],
+        madeAt: Date,
+        sealingTo server: SealingPublicKey
+    ) throws(OutboxError) -> SignedChange {
+        try write { db in
+            let next =
+                try Int64.fetchOne(
+                    db,
+                    sql: "SELECT next_sequence FROM author WHERE registration_id = ?",
+                    arguments: [author.registrationID]
+                ) ?? 1
+            let change = Change(
+                registrationID: author.registrationID,
+                author: author.name,
+                sequence: next,
+                entitySet: entitySet,
+                entityID: entityID,
+                baseVersion: baseVersion,
+                fields: fields,
+                madeAt: madeAt
+            )
+            let signed = author.signingKey.sign(change)
+            let sealed = try ChangeSeal.seal(signed, to: server)
+            try db.execute(
+                sql: """
+                    INSERT INTO author (registration_id, author, next_sequence, answer_key) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (registration_id) DO UPDATE SET next_sequence = excluded.next_sequence,
+                        answer_key = excluded.answer_key
+                    """,
+                arguments: [author.registrationID, author.name, next + 1, author.answerKey.x963Representation]
+            )
+            try db.execute(
+                sql: """
+                    INSERT INTO pending (change_id, registration_id, author, entity_set, entity_id, sequence, sealed,
+                        recorded_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    change.id.uuidString.lowercased(), author.registrationID, author.name, entitySet, entityID, next,
+                    sealed, Int64(change.madeAt.timeIntervalSince1970),
+                ]
+            )
+            return signed
+        }
+    }
+
+    // MARK: Sending
+
+    /// The oldest changes ready to send, at most `limit`, of the given registrations
+    /// only when `registrations` is not `nil`; held changes wait.
+    public func ready(
+        limit: Int = EntityLimits.changesPerUpload,
+        registrations: Set<String>? = nil
+    ) throws(OutboxError) -> [PendingChange] {
+        try read { db in
+            var sql = "SELECT * FROM pending WHERE held = 0"
+            var arguments: StatementArguments = []
+            if let registrations {
+                sql += " AND registration_id IN (\(databaseQuestionMarks(count: registrations.count)))"
+                arguments += StatementArguments(Array(registrations))
+            }
+            sql += " ORDER BY position LIMIT ?"
+            arguments += [limit]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.pending)
+        }
+    }
+
+    /// How many changes are ready to send, of the given registrations only when
+    /// `registrations` is not `nil`; held changes wait.
+    public func readyCount(registrations: Set<String>? = nil) throws(OutboxError) -> Int {
+        try read { db in
+            var sql = "SELECT COUNT(*) FROM pending WHERE held = 0"
+            var arguments: StatementArguments = []
+            if let registrations {
+                sql += " AND registration_id IN (\(databaseQuestionMarks(count: registrations.count)))"
+                arguments += StatementArguments(Array(registrations))
+            }
+            return try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
+        }
+    }
+
+    /// How many changes of a registration wait, held ones included.
+    public func count(registrationID: String) throws(OutboxError) -> Int {
+        try read { db in
+            try Int.fetchOne(
+                db,
+                sql: "SELECT COUNT(*) FROM pending WHERE registration_id = ?",
+                arguments: [registrationID]
+            )
+                ?? 0
+        }
+    }
+
+    /// The changes of a registration that wait, held ones included, oldest first.
+    public func pending(registrationID: String) throws(OutboxError) -> [PendingChange] {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM pending WHERE registration_id = ? ORDER BY position",
+                arguments: [registrationID]
+            ).map(Self.pending)
+        }
+    }
+
+    /// Keeps the server's answers and removes the changes they end, in one transaction:
+    /// each answer sealed to its author; a refusal holds the author's later changes to
+    /// the same entity. A change the outbox no longer has is skipped (it was settled
+    /// already).
+    public func settle(_ answers: [(change: PendingChange, answer: ChangeAnswer)]) throws(OutboxError) {
+        try write { db in
+            for (change, answer) in answers {
+                let id = change.changeID.uuidString.lowercased()
+                guard
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pending WHERE change_id = ?", arguments: [id]) == 1
+                else { continue }
+                guard
+                    let keyBytes = try Data.fetchOne(
+                        db,
+                        sql: "SELECT answer_key FROM author WHERE registration_id = ?",
+                        arguments: [change.registrationID]
+                    ),
+                    let key = try? SealingPublicKey(x963Representation: keyBytes)
+                else {
+                    throw OutboxError(.corrupt, "a pending change's author is not on record")
+                }
+                let sealed = try HPKESeal.seal(try ChangeSeal.encoder.encode(answer), to: key, info: Self.answerInfo)
+                try db.execute(
+                    sql: """
+                        INSERT INTO answer (change_id, registration_id, sealed, answered_at) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (change_id) DO NOTHING
+                        """,
+                    arguments: [id, change.registrationID, sealed, Int64(Date().timeIntervalSince1970)]
+                )
+                try db.execute(sql: "DELETE FROM pending WHERE change_id = ?", arguments: [id])
+                if answer.outcome == .rejected {
+                    try db.execute(
+                        sql: """
+                            UPDATE pending SET held = 1
+                            WHERE registration_id = ? AND entity_set = ? AND entity_id = ?
+                            """,
+                        arguments: [change.registrationID, change.entitySet, change.entityID]
+                    )
+                }
+            }
+        }
+    }
+
+    // MARK: The author's answers
+
+    /// The answers kept for a registration's author, opened with their key, by change ID.
+    /// They stay until ``forgetAnswers(_:)``, once the author's store holds them.
+    public func answers(
+        registrationID: String,
+        openingWith key: SealingPrivateKey
+    ) throws(OutboxError) -> [UUID: ChangeAnswer] {
+        let rows = try read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT change_id, sealed FROM answer WHERE registration_id = ?",
+                arguments: [registrationID]
+            )
+        }
+        var answers: [UUID: ChangeAnswer] = [:]
+        for row in rows {
+            guard let id = UUID(uuidString: row["change_id"]) else { throw OutboxError(.corrupt, "an answer's ID") }
+            do {
+                let plaintext = try HPKESeal.open(row["sealed"], with: key, info: Self.answerInfo)
+                answers[id] = try ChangeSeal.decoder.decode(ChangeAnswer.self, from: plaintext)
+            } catch {
+                throw OutboxError(.corrupt, "an answer does not open with the author's key")
+            }
+        }
+        return answers
+    }
+
+    /// Drops answers the author's store now holds.
+    public func forgetAnswers(_ changeIDs: [UUID]) throws(OutboxError) {
+        try write { db in
+            for id in changeIDs {
+                try db.execute(sql: "DELETE FROM answer WHERE change_id = ?", arguments: [id.uuidString.lowercased()])
+            }
+        }
+    }
+
+    /// Lets the held changes of an author to one entity go again (the author edited it
+    /// again, or accepts what the server holds).
+    public func release(registrationID: String, entitySet: String, entityID: String) throws(OutboxError) {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE pending SET held = 0 WHERE registration_id = ? AND entity_set = ? AND entity_id = ?",
+                arguments: [registrationID, entitySet, entityID]
+            )
+        }
+    }
+
+    /// Removes changes their author discards; they are never sent.
+    public func discard(_ changeIDs: [UUID]) throws(OutboxError) {
+        try write { db in
+            for id in changeIDs {
+                try db.execute(sql: "DELETE FROM pending WHERE change_id = ?", arguments: [id.uuidString.lowercased()])
+            }
+        }
+    }
+
+    // MARK: Internals
+
+    static let answerInfo = Data("gangway.change.answer.v1".utf8)
+
+    private static func pending(_ row: Row) throws -> PendingChange {
+        guard let id = UUID(uuidString: row["change_id"]) else { throw OutboxError(.corrupt, "a change's ID") }
+        return PendingChange(
+            changeID: id,
+            registrationID: row["registration_id"],
+            author: row["author"],
+            entitySet: row["entity_set"],
+            entityID: row["entity_id"],
+            sequence: row["sequence"],
+            sealed: row["sealed"],
+            recordedAt: Date(timeIntervalSince1970: TimeInterval(row["recorded_at"] as Int64))
+        )
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw Self.map(error)
+        }
+    }
+
+    private func write<T>(_ body: (Database) throws -> T) throws(OutboxError) -> T {
+        do {
+            return try pool.write(body)
+        } catch {
+            throw Self.map(error)
+        }
+    }
+
+    private static func map(_ error: any Error) -> OutboxError {
+        if let error = error as? OutboxError { return error }
+        if error is ChangeSealError { return OutboxError(.sealingFailed, "a change could not be sealed") }
+        return OutboxError(.ioFailure, "the outbox could not be read or written")
+    }
+}

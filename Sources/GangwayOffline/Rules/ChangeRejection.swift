@@ -1,0 +1,51 @@
+/// Why the server refused a change for good: the change goes to its author's error
+/// archive, and is never sent again as it is.
+public struct ChangeRejection: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// A stable code; new codes may be added.
+    public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The entity set takes no changes from devices.
+        public static let entitySetNotWritable = Code(rawValue: "ENTITY_SET_NOT_WRITABLE")
+        /// A field the set does not let devices write.
+        public static let fieldNotWritable = Code(rawValue: "FIELD_NOT_WRITABLE")
+        /// The set does not let devices create entities.
+        public static let creationNotAllowed = Code(rawValue: "CREATION_NOT_ALLOWED")
+        /// The change edits an entity the server does not have.
+        public static let entityNotFound = Code(rawValue: "ENTITY_NOT_FOUND")
+        /// The set holds as many entities as it may.
+        public static let entitySetFull = Code(rawValue: "ENTITY_SET_FULL")
+        /// The signature is not the author's key's for this change.
+        public static let signatureInvalid = Code(rawValue: "SIGNATURE_INVALID")
+        /// The author is not the user of the change's registration, or the registration is
+        /// not on this device and app.
+        public static let authorMismatch = Code(rawValue: "AUTHOR_MISMATCH")
+        /// Another change of the author's used this sequence number.
+        public static let sequenceReused = Code(rawValue: "SEQUENCE_REUSED")
+        /// The author's registration has no key, or was locked or wiped.
+        public static let keyRevoked = Code(rawValue: "KEY_REVOKED")
+        /// The change breaks the format's limits (names, lengths, counts).
+        public static let invalidChange = Code(rawValue: "INVALID_CHANGE")
+        /// A sealed change the server's key does not open (altered, cut short, or sealed
+        /// to another server).
+        public static let sealedChangeUnreadable = Code(rawValue: "SEALED_CHANGE_UNREADABLE")
+
+        public var description: String { rawValue }
+    }
+
+    public var code: Code
+    /// For the author and the admin; names no value of the change.
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    /// Rejections are the same when their codes are: the message is for people.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}

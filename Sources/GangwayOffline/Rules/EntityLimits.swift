@@ -1,0 +1,24 @@
+/// The limits of the app's data that the server and devices share.
+public enum EntityLimits {
+    /// At most this many fields in one entity, and so in one change.
+    public static let fieldsPerEntity = 64
+    /// The length of a field's value, in characters.
+    public static let valueLength = 0...1024
+    /// The length of a field's name.
+    public static let fieldNameLength = 1...64
+    /// At most this many changes in one upload.
+    public static let changesPerUpload = 500
+
+    /// Whether `name` is a field name: a letter, then letters, digits and `_`.
+    public static func isFieldName(_ name: String) -> Bool {
+        let scalars = name.unicodeScalars
+        guard fieldNameLength.contains(scalars.count), let first = scalars.first, isASCIILetter(first) else {
+            return false
+        }
+        return scalars.allSatisfy { isASCIILetter($0) || ("0"..."9").contains($0) || $0 == "_" }
+    }
+
+    private static func isASCIILetter(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+    }
+}

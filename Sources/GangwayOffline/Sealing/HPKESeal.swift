@@ -1,0 +1,35 @@
+import Crypto
+import Foundation
+
+/// HPKE (RFC 9180) in base mode with DHKEM(P-256, HKDF-SHA256), HKDF-SHA256 and
+/// AES-256-GCM: the encapsulated key (65 bytes), then the ciphertext. `info` names what
+/// is sealed, so a box of one kind never opens as another.
+enum HPKESeal {
+    static let suite = HPKE.Ciphersuite.P256_SHA256_AES_GCM_256
+    static let encapsulatedKeyLength = 65
+
+    static func seal(_ plaintext: Data, to recipient: SealingPublicKey, info: Data) throws(ChangeSealError) -> Data {
+        do {
+            var sender = try HPKE.Sender(recipientKey: recipient.key, ciphersuite: suite, info: info)
+            let ciphertext = try sender.seal(plaintext)
+            return sender.encapsulatedKey + ciphertext
+        } catch {
+            throw .sealingFailed
+        }
+    }
+
+    static func open(_ sealed: Data, with key: SealingPrivateKey, info: Data) throws(ChangeSealError) -> Data {
+        guard sealed.count > encapsulatedKeyLength else { throw .unreadable }
+        do {
+            var recipient = try HPKE.Recipient(
+                privateKey: key.key,
+                ciphersuite: suite,
+                info: info,
+                encapsulatedKey: Data(sealed.prefix(encapsulatedKeyLength))
+            )
+            return try recipient.open(Data(sealed.dropFirst(encapsulatedKeyLength)))
+        } catch {
+            throw .unreadable
+        }
+    }
+}

@@ -1,0 +1,269 @@
+import Foundation
+import GangwayOffline
+import GangwayProtocol
+import Logging
+import OpenAPIRuntime
+
+extension MobileServicesAPI {
+    /// Ends each change of an upload once. Any signed-in user of a registered device may
+    /// carry the changes of any user of that device; each is checked against its own
+    /// author's registration and key, and recorded with its author apart from the carrier.
+    func uploadChanges(_ input: Operations.UploadChanges.Input) async throws -> Operations.UploadChanges.Output {
+        let caller = try await authenticate(appID: input.path.appID, requiresRegistration: true)
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        try Self.checkCount(body.changes.count)
+        let items = try body.changes.map { wire throws(APIError) -> Result<SignedChange, ChangeRejection> in
+            .success(try Self.signedChange(wire))
+        }
+        return .ok(.init(body: .json(.init(results: try await endAll(items, caller: caller)))))
+    }
+
+    /// The same for changes sealed to the server: each is opened, then ended as a plain
+    /// one; one that does not open, or breaks the limits, is refused alone.
+    func uploadSealedChanges(
+        _ input: Operations.UploadSealedChanges.Input
+    ) async throws -> Operations.UploadSealedChanges.Output {
+        let caller = try await authenticate(appID: input.path.appID, requiresRegistration: true)
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        try Self.checkCount(body.sealed.count)
+        for text in body.sealed {
+            guard Validation.isBase64URL(text, length: 88...400_000) else {
+                throw APIError.badRequest(
+                    "A sealed change is 88 to 400,000 characters of base64url.",
+                    code: "INVALID_FIELD"
+                )
+            }
+        }
+        let items = body.sealed.map { text -> Result<SignedChange, ChangeRejection> in
+            guard let bytes = Data(base64URLEncoded: text),
+                let signed = try? ChangeSeal.open(bytes, with: changeSealingKey)
+            else {
+                return .failure(ChangeRejection(.sealedChangeUnreadable, "The sealed change does not open."))
+            }
+            do {
+                try Self.checkLimits(signed)
+                return .success(signed)
+            } catch {
+                return .failure(
+                    ChangeRejection(.invalidChange, (error as? APIError)?.message ?? "The change breaks the limits.")
+                )
+            }
+        }
+        return .ok(.init(body: .json(.init(results: try await endAll(items, caller: caller)))))
+    }
+
+    private static func checkCount(_ count: Int) throws(APIError) {
+        guard (1...EntityLimits.changesPerUpload).contains(count) else {
+            throw APIError.badRequest(
+                "An upload carries 1 to \(EntityLimits.changesPerUpload) changes.",
+                code: "INVALID_FIELD"
+            )
+        }
+    }
+
+    /// Ends each change in order; an item that failed before (a sealed change that did
+    /// not open) is its own rejection, with no change ID.
+    private func endAll(
+        _ items: [Result<SignedChange, ChangeRejection>],
+        caller: Caller
+    ) async throws(APIError) -> [Components.Schemas.ChangeResult] {
+        var registrations: [String: DeviceRecord?] = [:]
+        var results: [Components.Schemas.ChangeResult] = []
+        var outcomes: [ChangeResult.Outcome: Int] = [:]
+        for item in items {
+            let signed: SignedChange
+            switch item {
+            case .failure(let rejection):
+                outcomes[.rejected, default: 0] += 1
+                results.append(Self.wire(unopened: rejection))
+                continue
+            case .success(let change):
+                signed = change
+            }
+            let registrationID = signed.change.registrationID
+            if registrations[registrationID] == nil {
+                registrations[registrationID] = .some(
+                    try await perform { try await storage.device(appID: caller.app.id, registrationID: registrationID) }
+                )
+            }
+            let result = try await end(signed, registration: registrations[registrationID] ?? nil, caller: caller)
+            outcomes[result.outcome, default: 0] += 1
+            results.append(Self.wire(result, entity: try await entityToShow(result, of: signed.change, caller: caller)))
+        }
+        try await noteContact(caller.device)
+        logger.info(
+            "changes uploaded",
+            metadata: [
+                "app": "\(caller.app.id)", "registration": "\(caller.device?.registrationID ?? "-")",
+                "applied": "\(outcomes[.applied] ?? 0)", "conflict": "\(outcomes[.conflict] ?? 0)",
+                "duplicate": "\(outcomes[.duplicate] ?? 0)", "rejected": "\(outcomes[.rejected] ?? 0)",
+            ]
+        )
+        return results
+    }
+
+    /// Checks who made `signed` and ends it. A change whose author, registration or
+    /// signature does not check is refused without being recorded, so no one can spend
+    /// another person's change ID; every other one is recorded.
+    private func end(
+        _ signed: SignedChange,
+        registration: DeviceRecord?,
+        caller: Caller
+    ) async throws(APIError) -> ChangeResult {
+        let change = signed.change
+        func refused(_ code: ChangeRejection.Code, _ message: String) -> ChangeResult {
+            ChangeResult(changeID: change.id, rejected: ChangeRejection(code, message))
+        }
+        guard let registration else {
+            return refused(.keyRevoked, "The change's registration is not on the server.")
+        }
+        guard registration.deviceID == caller.session.deviceID, registration.username == change.author else {
+            return refused(.authorMismatch, "The change's author or registration is not of this device.")
+        }
+        guard let keyBytes = registration.changeKey, let key = try? ChangeVerifyingKey(x963Representation: keyBytes)
+        else {
+            return refused(.keyRevoked, "The author's registration has no key for changes.")
+        }
+        guard signed.isSigned(by: key) else {
+            return refused(.signatureInvalid, "The signature is not the author's for this change.")
+        }
+        let active = registration.status == .active
+        let rules = caller.app.settings.rules(for: change.entitySet)
+        let application = ChangeApplication(
+            appID: caller.app.id,
+            change: change,
+            carrier: caller.session.username,
+            receivedAt: now()
+        )
+        return try await perform {
+            try await storage.applyChange(application, limit: Self.entitySetLimit) { current throws(ChangeRejection) in
+                guard active else {
+                    throw ChangeRejection(.keyRevoked, "The author's registration is locked or wiped.")
+                }
+                guard let rules else {
+                    throw ChangeRejection(.entitySetNotWritable, "Devices may not change \(change.entitySet).")
+                }
+                try rules.check(change)
+                return try FieldMerge.merge(change, into: current)
+            }
+        }
+    }
+
+    /// The entity as the server holds it, for an author whose change conflicted or was
+    /// refused: what they edit again from.
+    private func entityToShow(
+        _ result: ChangeResult,
+        of change: Change,
+        caller: Caller
+    ) async throws(APIError) -> EntityRecord? {
+        let original = result.original ?? result.outcome
+        guard original == .conflict || original == .rejected else { return nil }
+        guard (try? Validation.identifier(change.entitySet, "entitySet")) != nil else { return nil }
+        let entities = try await perform {
+            try await storage.entities(appID: caller.app.id, entitySet: change.entitySet)
+        }
+        return entities.first { $0.id == change.entityID }
+    }
+
+    /// The change a device sent. What breaks the document's limits makes the upload a 400
+    /// (changing nothing); what the document allows and the change rules refuse is that
+    /// change's rejection. A signature that is not 64 bytes verifies as no one's.
+    static func signedChange(_ wire: Components.Schemas.Change) throws(APIError) -> SignedChange {
+        guard let id = UUID(uuidString: wire.id) else {
+            throw APIError.badRequest("A change's id is a UUID.", code: "INVALID_FIELD")
+        }
+        guard Validation.isBase64URL(wire.signature, length: 86...86) else {
+            throw APIError.badRequest("A change's signature is 86 characters of base64url.", code: "INVALID_FIELD")
+        }
+        let signature = Data(base64URLEncoded: wire.signature) ?? Data()
+        let change = Change(
+            id: id,
+            registrationID: wire.registrationID,
+            author: wire.author,
+            sequence: wire.sequence,
+            entitySet: wire.entitySet,
+            entityID: wire.entityID,
+            baseVersion: wire.baseVersion,
+            fields: wire.fields.additionalProperties,
+            madeAt: wire.madeAt
+        )
+        let signed = SignedChange(change: change, signature: signature)
+        try checkLimits(signed)
+        return signed
+    }
+
+    /// The limits the document states for a change (its text, counts and numbers): what
+    /// breaks them is a 400 for a plain change, and a rejection for a sealed one.
+    static func checkLimits(_ signed: SignedChange) throws(APIError) {
+        let change = signed.change
+        try Validation.text(change.registrationID, "registrationID", 1...64)
+        try Validation.text(change.author, "author", 1...64)
+        try Validation.identifier(change.entitySet, "entitySet")
+        try Validation.identifier(change.entityID, "entityID")
+        guard change.sequence >= 1, (change.baseVersion ?? 1) >= 1,
+            (1...EntityLimits.fieldsPerEntity).contains(change.fields.count),
+            change.fields.values.allSatisfy({ $0.unicodeScalars.count <= EntityLimits.valueLength.upperBound })
+        else {
+            throw APIError.badRequest(
+                "A change has a sequence and base version from 1, and 1 to \(EntityLimits.fieldsPerEntity) "
+                    + "fields of at most \(EntityLimits.valueLength.upperBound) characters.",
+                code: "INVALID_FIELD"
+            )
+        }
+    }
+
+    // MARK: Admin
+
+    func listChanges(_ input: Operations.ListChanges.Input) async throws -> Operations.ListChanges.Output {
+        try await requireAdmin()
+        let app = try await app(input.path.appID)
+        let limit = input.query.limit ?? 100
+        guard (1...1000).contains(limit) else {
+            throw APIError.badRequest("limit must be between 1 and 1000.", code: "INVALID_FIELD")
+        }
+        let outcome = input.query.outcome.flatMap { ChangeResult.Outcome(rawValue: $0.rawValue) }
+        let changes = try await perform { try await storage.changes(appID: app.id, outcome: outcome, limit: limit) }
+        return .ok(
+            .init(
+                body: .json(
+                    changes.map {
+                        .init(
+                            changeID: $0.result.changeID.uuidString.lowercased(),
+                            entitySet: $0.entitySet,
+                            entityID: $0.entityID,
+                            author: $0.author,
+                            carrier: $0.carrier,
+                            registrationID: $0.registrationID,
+                            result: Self.wire($0.result, entity: nil),
+                            receivedAt: $0.receivedAt
+                        )
+                    }
+                )
+            )
+        )
+    }
+
+    /// The result of a sealed change that never became a change.
+    static func wire(unopened rejection: ChangeRejection) -> Components.Schemas.ChangeResult {
+        .init(
+            changeID: nil,
+            outcome: .rejected,
+            conflicts: [],
+            rejection: .init(code: rejection.code.rawValue, message: rejection.message)
+        )
+    }
+
+    static func wire(_ result: ChangeResult, entity: EntityRecord?) -> Components.Schemas.ChangeResult {
+        .init(
+            changeID: result.changeID.uuidString.lowercased(),
+            outcome: .init(rawValue: result.outcome.rawValue)!,
+            original: result.original.flatMap { .init(rawValue: $0.rawValue) },
+            version: result.version,
+            conflicts: result.conflicts.map {
+                .init(field: $0.field, serverValue: $0.serverValue, deviceValue: $0.deviceValue)
+            },
+            rejection: result.rejection.map { .init(code: $0.code.rawValue, message: $0.message) },
+            entity: entity.map { wire($0) }
+        )
+    }
+}

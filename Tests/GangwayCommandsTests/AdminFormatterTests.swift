@@ -1,0 +1,53 @@
+import Foundation
+import GangwayOffline
+import GangwayServices
+import Testing
+
+@testable import GangwayCommands
+
+@Suite("gangway admin data changes and conflicts, as printed")
+struct AdminChangesFormatTests {
+    static let change = ManagedChange(
+        changeID: UUID(uuidString: "6F1C2E0A-8B3D-4C5E-9F70-112233445566")!,
+        entitySet: "checks",
+        entityID: "A320-tyres",
+        author: "alice",
+        carrier: "bob",
+        registrationID: "reg-1",
+        result: ChangeResult(
+            changeID: UUID(uuidString: "6F1C2E0A-8B3D-4C5E-9F70-112233445566")!,
+            outcome: .conflict,
+            version: 3,
+            conflicts: [FieldConflict(field: "reading", serverValue: "8.0 bar", deviceValue: "8.2 bar")]
+        ),
+        receivedAt: Date(timeIntervalSince1970: 1_800_000_000)
+    )
+
+    @Test func aChangeShowsItsAuthorCarrierAndResult() {
+        let table = AdminFormatter.changes([Self.change])
+        for text in [
+            "checks/A320-tyres", "alice", "bob", "conflict on reading", "6f1c2e0a-8b3d-4c5e-9f70-112233445566",
+        ] {
+            #expect(table.contains(text), "\(text)")
+        }
+        let conflicts = AdminFormatter.conflicts([Self.change])
+        for text in ["reading", "8.0 bar", "8.2 bar", "alice"] {
+            #expect(conflicts.contains(text), "\(text)")
+        }
+    }
+
+    @Test func theJSONCarriesEveryPart() throws {
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(AdminFormatter.json([Self.change]).utf8)) as? [[String: Any]]
+        )
+        let object = try #require(json.first)
+        #expect(object["author"] as? String == "alice")
+        #expect(object["carrier"] as? String == "bob")
+        #expect(object["outcome"] as? String == "conflict")
+        #expect(object["version"] as? Int == 3)
+        #expect(object["receivedAt"] as? String == "2027-01-15T08:00:00Z")
+        let conflict = try #require((object["conflicts"] as? [[String: Any]])?.first)
+        #expect(conflict["serverValue"] as? String == "8.0 bar")
+        #expect(conflict["deviceValue"] as? String == "8.2 bar")
+    }
+}

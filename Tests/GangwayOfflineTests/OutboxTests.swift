@@ -1,0 +1,169 @@
+import Foundation
+import GangwaySystem
+import GangwayTesting
+import Testing
+
+@testable import GangwayOffline
+
+@Suite("The device's outbox: durable, sealed, and never blocked by one refusal")
+struct OutboxTests {
+    let temporary: TemporaryDirectory
+    let server = SealingPrivateKey()
+    let alice: OutboxAuthor
+    let aliceAnswers = SealingPrivateKey()
+    let bob: OutboxAuthor
+    let bobAnswers = SealingPrivateKey()
+
+    init() throws {
+        temporary = try TemporaryDirectory(prefix: "gangway-outbox-test")
+        alice = OutboxAuthor(
+            name: "alice",
+            registrationID: "reg-alice",
+            signingKey: ChangeSigningKey(),
+            answerKey: aliceAnswers.publicKey
+        )
+        bob = OutboxAuthor(
+            name: "bob",
+            registrationID: "reg-bob",
+            signingKey: ChangeSigningKey(),
+            answerKey: bobAnswers.publicKey
+        )
+    }
+
+    var directory: URL { temporary.appending("device") }
+
+    func outbox() throws -> Outbox { try Outbox(directory: directory) }
+
+    @discardableResult
+    func record(
+        _ author: OutboxAuthor,
+        entity: String = "A320-tyres",
+        _ fields: [String: String],
+        in outbox: Outbox
+    )
+        throws -> SignedChange
+    {
+        try outbox.record(
+            by: author,
+            entitySet: "checks",
+            entityID: entity,
+            baseVersion: 1,
+            fields: fields,
+            madeAt: Date(timeIntervalSince1970: 1_800_000_000),
+            sealingTo: server.publicKey
+        )
+    }
+
+    @Test func aRecordedChangeIsSignedSealedAndThereAfterAReopen() throws {
+        defer { temporary.remove() }
+        let first = try record(alice, ["status": "done"], in: try outbox())
+        // A new outbox over the same file is the app after a kill.
+        let reopened = try outbox()
+        let second = try record(alice, ["reading": "8.2 bar"], in: reopened)
+        #expect([first.change.sequence, second.change.sequence] == [1, 2], "sequences survive the reopen")
+        let ready = try outbox().ready()
+        #expect(ready.map(\.changeID) == [first.change.id, second.change.id])
+        let opened = try ChangeSeal.open(try #require(ready.first).sealed, with: server)
+        #expect(opened == first)
+        #expect(opened.isSigned(by: alice.signingKey.verifyingKey))
+        #expect(try outbox().count(registrationID: "reg-alice") == 2)
+    }
+
+    @Test func noValueOfAPendingChangeOrAnAnswerIsInAnyFile() throws {
+        defer { temporary.remove() }
+        let box = try outbox()
+        try record(alice, ["note": "Hydraulic-Leak-Seen"], in: box)
+        let pending = try #require(try box.ready().first)
+        let answer = ChangeAnswer(
+            result: ChangeResult(
+                changeID: pending.changeID,
+                outcome: .conflict,
+                version: 3,
+                conflicts: [
+                    FieldConflict(field: "note", serverValue: "Server-Side-Note", deviceValue: "Hydraulic-Leak-Seen")
+                ]
+            ),
+            entity: EntityState(fields: ["note": "Server-Side-Note"], version: 3)
+        )
+        try record(alice, ["reading": "Reading-Nine-Bar"], in: box)
+        try box.settle([(pending, answer)])
+        var bytes = Data()
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            bytes.append(try Data(contentsOf: directory.appendingPathComponent(name)))
+            #expect(
+                PrivateFiles.mode(of: directory.appendingPathComponent(name).path).map { $0 & 0o077 } == 0,
+                "\(name)"
+            )
+        }
+        #expect(PrivateFiles.mode(of: directory.path).map { $0 & 0o077 } == 0)
+        #expect(!bytes.isEmpty)
+        for value in ["Hydraulic-Leak-Seen", "Server-Side-Note", "Reading-Nine-Bar"] {
+            #expect(bytes.range(of: Data(value.utf8)) == nil, "\(value) is readable in the files")
+        }
+    }
+
+    @Test func settlingKeepsTheAnswerForItsAuthorAloneAndRemovesTheChangeOnce() throws {
+        defer { temporary.remove() }
+        let box = try outbox()
+        let change = try record(alice, ["status": "done"], in: box)
+        let pending = try #require(try box.ready().first)
+        let answer = ChangeAnswer(result: ChangeResult(changeID: change.change.id, outcome: .applied, version: 2))
+        try box.settle([(pending, answer)])
+        #expect(try box.ready().isEmpty)
+        // Settling again (a second answer to a change already settled) changes nothing.
+        try box.settle([(pending, ChangeAnswer(result: ChangeResult(changeID: change.change.id, outcome: .duplicate)))])
+        let answers = try box.answers(registrationID: "reg-alice", openingWith: aliceAnswers)
+        #expect(answers == [change.change.id: answer])
+        #expect(throws: OutboxError(.corrupt, "")) {
+            try box.answers(registrationID: "reg-alice", openingWith: bobAnswers)
+        }
+        try box.forgetAnswers([change.change.id])
+        #expect(try box.answers(registrationID: "reg-alice", openingWith: aliceAnswers).isEmpty)
+    }
+
+    @Test func aRefusalHoldsOnlyTheAuthorsLaterChangesToThatEntity() throws {
+        defer { temporary.remove() }
+        let box = try outbox()
+        let refused = try record(alice, ["aircraft": "D-AIZZ"], in: box)
+        let behind = try record(alice, ["status": "done"], in: box)
+        let otherEntity = try record(alice, entity: "A321-fuel", ["status": "done"], in: box)
+        let bobs = try record(bob, ["status": "open"], in: box)
+        let first = try #require(try box.ready().first)
+        try box.settle([
+            (
+                first,
+                ChangeAnswer(
+                    result: ChangeResult(
+                        changeID: refused.change.id,
+                        rejected: ChangeRejection(.fieldNotWritable, "Devices may not write aircraft in checks.")
+                    )
+                )
+            )
+        ])
+        #expect(try box.ready().map(\.changeID) == [otherEntity.change.id, bobs.change.id])
+        #expect(try box.readyCount() == 2, "a held change is not ready")
+        #expect(
+            try box.pending(registrationID: "reg-alice").map(\.changeID) == [behind.change.id, otherEntity.change.id]
+        )
+        try box.release(registrationID: "reg-alice", entitySet: "checks", entityID: "A320-tyres")
+        #expect(try box.ready().map(\.changeID) == [behind.change.id, otherEntity.change.id, bobs.change.id])
+        try box.discard([behind.change.id])
+        #expect(try box.ready().map(\.changeID) == [otherEntity.change.id, bobs.change.id])
+    }
+
+    @Test func readyTakesTheOldestOfTheRegistrationsAsked() throws {
+        defer { temporary.remove() }
+        let box = try outbox()
+        var alices: [UUID] = []
+        for index in 0..<5 {
+            alices.append(try record(alice, ["note": "\(index)"], in: box).change.id)
+            try record(bob, ["note": "\(index)"], in: box)
+        }
+        #expect(try box.ready(limit: 3, registrations: ["reg-alice"]).map(\.changeID) == Array(alices.prefix(3)))
+        #expect(try box.ready(limit: 100).count == 10)
+        #expect(try box.ready(registrations: []).isEmpty)
+        #expect(try box.readyCount() == 10)
+        #expect(try box.readyCount(registrations: ["reg-alice"]) == 5)
+        #expect(try box.readyCount(registrations: []) == 0)
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import GangwayOffline
+import GangwayServer
+import GangwayServerTesting
+import GangwayTesting
+import Testing
+
+@Suite("The server's storage ends each change exactly once, merging it field by field", .servingTurn)
+struct ChangeApplicationTests {
+    static let checks = ["status", "reading", "note"]
+
+    /// A change of `author` to the first check, based on `base`.
+    static func change(
+        _ author: String = "alice",
+        sequence: Int64,
+        base: Int64? = 1,
+        entity: String = "A320-tyres",
+        _ fields: [String: String]
+    ) -> Change {
+        Change(
+            registrationID: "reg-\(author)",
+            author: author,
+            sequence: sequence,
+            entitySet: "checks",
+            entityID: entity,
+            baseVersion: base,
+            fields: fields,
+            madeAt: Date(timeIntervalSince1970: 1_800_000_000)
+        )
+    }
+
+    /// Applies `change` as the server does: the set's rules, then the merge.
+    static func apply(
+        _ change: Change,
+        carrier: String? = nil,
+        limit: Int = 1000,
+        rules: EntitySetRules = EntitySetRules(writableFields: Set(checks), allowsCreation: true),
+        to storage: any ServerStorage
+    ) async throws -> ChangeResult {
+        try await storage.applyChange(
+            ChangeApplication(
+                appID: "checks",
+                change: change,
+                carrier: carrier ?? change.author,
+                receivedAt: Date(timeIntervalSince1970: 1_800_000_100)
+            ),
+            limit: limit
+        ) { current throws(ChangeRejection) in
+            try rules.check(change)
+            return try FieldMerge.merge(change, into: current)
+        }
+    }
+
+    static func tyres(_ storage: any ServerStorage) async throws -> EntityRecord? {
+        try await storage.entities(appID: "checks", entitySet: "checks").first { $0.id == "A320-tyres" }
+    }
+
+    /// Puts the first check as the admin does: version 1.
+    static func seedCheck(_ storage: any ServerStorage) async throws {
+        _ = try await storage.putEntity(
+            EntityRecord(
+                appID: "checks",
+                entitySet: "checks",
+                id: "A320-tyres",
+                fields: ["status": "open", "reading": "7.9 bar"],
+                updatedAt: Date(timeIntervalSince1970: 1_800_000_000),
+                updatedBy: "admin"
+            ),
+            limit: 1000
+        )
+    }
+
+    @Test(
+        "a change is applied once; sent again it gets its first result and changes nothing",
+        arguments: Backend.available
+    )
+    func appliedOnce(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { _ in
+            let storage = fixture.server.storage
+            try await Self.seedCheck(storage)
+            let change = Self.change(sequence: 1, ["status": "done"])
+            let first = try await Self.apply(change, to: storage)
+            #expect(first.outcome == .applied)
+            #expect(first.version == 2)
+            for _ in 0..<3 {
+                let again = try await Self.apply(change, to: storage)
+                #expect(again.outcome == .duplicate)
+                #expect(again.original == .applied)
+                #expect(again.version == 2)
+            }
+            let stored = try #require(try await Self.tyres(storage))
+            #expect(stored.version == 2)
+            #expect(stored.fields == ["status": "done", "reading": "7.9 bar"])
+            #expect(stored.updatedBy == "alice")
+            #expect(stored.fieldVersions == ["status": 2, "reading": 1])
+        }
+    }
+
+    @Test(
+        "two authors on one base: fields apart merge, a field both changed keeps the first",
+        arguments: Backend.available
+    )
+    func conflicts(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { _ in
+            let storage = fixture.server.storage
+            try await Self.seedCheck(storage)
+            let alices = try await Self.apply(Self.change(sequence: 1, ["reading": "8.2 bar"]), to: storage)
+            #expect(alices.outcome == .applied)
+            let bobs = Self.change("bob", sequence: 1, ["reading": "8.0 bar", "note": "valve ok"])
+            let result = try await Self.apply(bobs, to: storage)
+            #expect(result.outcome == .conflict)
+            #expect(
+                result.conflicts == [FieldConflict(field: "reading", serverValue: "8.2 bar", deviceValue: "8.0 bar")]
+            )
+            #expect(result.version == 3)
+            let stored = try #require(try await Self.tyres(storage))
+            #expect(stored.fields == ["status": "open", "reading": "8.2 bar", "note": "valve ok"])
+            let again = try await Self.apply(bobs, to: storage)
+            #expect(again.outcome == .duplicate)
+            #expect(again.original == .conflict)
+            #expect(again.conflicts == result.conflicts)
+        }
+    }
+
+    @Test(
+        "refusals are ended for good: a field not allowed, a deleted entity, a reused sequence, a full set",
+        arguments: Backend.available
+    )
+    func rejections(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { _ in
+            let storage = fixture.server.storage
+            try await Self.seedCheck(storage)
+            let notAllowed = Self.change(sequence: 1, ["aircraft": "D-AIZZ"])
+            let refused = try await Self.apply(notAllowed, to: storage)
+            #expect(refused.outcome == .rejected)
+            #expect(refused.rejection?.code == .fieldNotWritable)
+            #expect(try await Self.apply(notAllowed, to: storage).original == .rejected)
+
+            let gone = try await Self.apply(Self.change(sequence: 2, entity: "A321-fuel", ["status": "x"]), to: storage)
+            #expect(gone.rejection?.code == .entityNotFound)
+
+            // Another change with sequence 1 of the same registration.
+            let reused = try await Self.apply(Self.change(sequence: 1, ["status": "done"]), to: storage)
+            #expect(reused.rejection?.code == .sequenceReused)
+
+            let full = try await Self.apply(
+                Self.change(sequence: 3, base: nil, entity: "A321-new", ["status": "open"]),
+                limit: 1,
+                to: storage
+            )
+            #expect(full.rejection?.code == .entitySetFull)
+
+            // Nothing of it reached the entity, and the next change of the author flows.
+            let stored = try #require(try await Self.tyres(storage))
+            #expect(stored.version == 1)
+            #expect(stored.fields == ["status": "open", "reading": "7.9 bar"])
+            #expect(try await storage.entities(appID: "checks", entitySet: "checks").count == 1)
+            #expect(try await Self.apply(Self.change(sequence: 4, ["status": "done"]), to: storage).outcome == .applied)
+        }
+    }
+
+    @Test("the admin's puts give new versions to the fields they change or remove, only", arguments: Backend.available)
+    func adminFieldVersions(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { _ in
+            let storage = fixture.server.storage
+            try await Self.seedCheck(storage)
+            _ = try await storage.putEntity(
+                EntityRecord(
+                    appID: "checks",
+                    entitySet: "checks",
+                    id: "A320-tyres",
+                    fields: ["status": "open", "note": "new"],
+                    updatedAt: Date(timeIntervalSince1970: 1_800_000_050),
+                    updatedBy: "admin"
+                ),
+                limit: 1000
+            )
+            let stored = try #require(try await Self.tyres(storage))
+            #expect(stored.fieldVersions == ["status": 1, "reading": 2, "note": 2])
+            // A device that based its edit on version 1 keeps its status, not the reading
+            // the admin removed since.
+            let result = try await Self.apply(
+                Self.change(sequence: 1, ["status": "done", "reading": "8 bar"]),
+                to: storage
+            )
+            #expect(result.outcome == .conflict)
+            #expect(result.conflicts.map(\.field) == ["reading"])
+        }
+    }
+
+    @Test(
+        "the same changes sent at once through two servers on one database are each applied once",
+        arguments: Backend.available
+    )
+    func concurrentServers(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        let other = try await MobileServicesServer(
+            configuration: fixture.server.configuration,
+            logger: fixture.logs.logger,
+            now: fixture.clock.now
+        )
+        try await fixture.runSeeded { _ in
+            try await TestServer(server: other, adminToken: fixture.adminToken).run { _ in
+                try await Self.seedCheck(fixture.server.storage)
+                // 20 changes of four authors to one entity, each to a field of its own,
+                // each sent three times, through either server.
+                let changes = (0..<20).map { index in
+                    Self.change(
+                        ["alice", "bob", "carol", "dave"][index % 4],
+                        sequence: Int64(index / 4 + 1),
+                        ["n\(index)": "value \(index)"]
+                    )
+                }
+                let rules = EntitySetRules(writableFields: Set((0..<20).map { "n\($0)" }))
+                let storages: [any ServerStorage] = [fixture.server.storage, other.storage]
+                let results = try await withThrowingTaskGroup(of: ChangeResult.self) { group in
+                    for round in 0..<3 {
+                        for (index, change) in changes.enumerated() {
+                            let storage = storages[(index + round) % 2]
+                            group.addTask { try await Self.apply(change, rules: rules, to: storage) }
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(results.count == 60)
+                #expect(results.filter { $0.outcome == .duplicate }.count == 40)
+                let firsts = results.filter { $0.outcome != .duplicate }
+                #expect(firsts.count == 20)
+                #expect(Set(firsts.map(\.changeID)) == Set(changes.map(\.id)), "each change ended once")
+                #expect(firsts.allSatisfy { $0.outcome == .applied })
+                // The version rose once per change, and every field is there.
+                let stored = try #require(try await Self.tyres(fixture.server.storage))
+                #expect(stored.version == 21)
+                #expect(stored.fields.count == 22)
+                #expect(Set(firsts.compactMap(\.version)) == Set(2...21), "each change saw the one before it")
+            }
+        }
+    }
+}

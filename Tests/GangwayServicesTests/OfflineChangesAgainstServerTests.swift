@@ -1,0 +1,114 @@
+import Foundation
+import GangwayFlows
+import GangwayOffline
+import GangwayScreens
+import GangwayServerTesting
+import GangwayServices
+import GangwayTesting
+import HTTPTypes
+import Testing
+
+@Suite("Offline changes through the real server: recorded in the outbox, carried by any user of the device")
+struct OfflineChangesAgainstServerTests {
+    static let rules = #"""
+        {"settings": {"dataSettings": {"entitySets": {"checks": {"writableFields": ["status", "reading", "note"], "allowsCreation": false}}}}}
+        """#
+    static let fuel = #"{"fields": {"aircraft": "A320 F-GKXA", "status": "open", "reading": "7.9 bar"}}"#
+
+    /// The session token the sign-in step kept with the user's credentials.
+    static func token(_ credentials: any CredentialStore) throws -> SessionToken {
+        let data = try #require(try credentials.data(forKey: "gangway.services.token"))
+        return SessionToken(String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func theNextUserCarriesThePreviousUsersChangeWhichStaysTheirsAndOnlyTheyReadTheAnswer() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            try await server.admin(.patch, "/admin/apps/checks", json: Self.rules)
+            try await server.admin(.put, "/admin/apps/checks/data/checks/F-GKXA-fuel", json: Self.fuel)
+            let device = try ServicesDevice(server: server, shared: true)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            let aliceCredentials = try #require(await app.manager.flowContext?.credentials)
+            // The registration step made Alice's keys and kept them in her store.
+            let aliceKeys = try OfflineKeys(
+                stored: try #require(try aliceCredentials.data(forKey: OfflineKeys.storeKey))
+            )
+            let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
+            let aliceRegistration = try #require(
+                try await admin.devices(app: "checks").first { $0.username == "alice" }
+            ).registrationID
+            let client = MobileServicesClient(serverURL: server.url)
+            let aliceToken = try Self.token(aliceCredentials)
+            let settings = try await client.settings(appID: "checks", token: aliceToken)
+            #expect(settings.entitySetRules?["checks"]?.writableFields == ["status", "reading", "note"])
+            let serverKey = try SealingPublicKey(x963Representation: try #require(settings.changeSealingKey))
+
+            let outbox = try Outbox(directory: device.temporary.appending("outbox"))
+            let made = try outbox.record(
+                by: aliceKeys.author(name: "alice", registrationID: aliceRegistration),
+                entitySet: "checks",
+                entityID: "F-GKXA-fuel",
+                baseVersion: 1,
+                fields: ["status": "done", "note": "valve ok"],
+                madeAt: device.wallClock.now(),
+                sealingTo: serverKey
+            )
+
+            // Bob takes the device over and carries Alice's change with his session.
+            app.presenter.append(.welcome(.signIn), .signIn("bob"), .create(ServicesDevice.bobPasscode))
+            _ = try await app.manager.addUser()
+            let bobCredentials = try #require(await app.manager.flowContext?.credentials)
+            let bobToken = try Self.token(bobCredentials)
+            var progress: [Int] = []
+            let report = try await OutboxSender(client: client, appID: "checks", outbox: outbox)
+                .sendAll(token: bobToken) { done, _ in progress.append(done) }
+            #expect(report.answered == [.applied: 1])
+            #expect(progress == [1])
+            #expect(try outbox.ready().isEmpty)
+
+            let check = try #require(try await admin.entities(app: "checks", entitySet: "checks").first)
+            #expect(check.updatedBy == "alice", "the author, not the carrier")
+            #expect(check["note"] == "valve ok")
+            #expect(check.version == 2)
+            let recorded = try await admin.changes(app: "checks")
+            #expect(recorded.map(\.author) == ["alice"])
+            #expect(recorded.map(\.carrier) == ["bob"])
+            #expect(recorded.first?.changeID == made.change.id)
+            #expect(recorded.first?.result.outcome == .applied)
+            #expect(try await admin.changes(app: "checks", outcome: .conflict).isEmpty)
+
+            let answers = try outbox.answers(registrationID: aliceRegistration, openingWith: aliceKeys.answers)
+            #expect(answers[made.change.id]?.outcome == .applied)
+            let bobKeys = try OfflineKeys(stored: try #require(try bobCredentials.data(forKey: OfflineKeys.storeKey)))
+            #expect(throws: OutboxError.self) {
+                try outbox.answers(registrationID: aliceRegistration, openingWith: bobKeys.answers)
+            }
+            try await app.manager.close()
+        }
+    }
+
+    @Test func withTheServerUnreachableNothingLeavesTheOutbox() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            try await server.admin(.patch, "/admin/apps/checks", json: Self.rules)
+            let temporary = try TemporaryDirectory(prefix: "gangway-outbox-offline")
+            defer { temporary.remove() }
+            let outbox = try Outbox(directory: temporary.url)
+            let keys = OfflineKeys()
+            try outbox.record(
+                by: keys.author(name: "alice", registrationID: "reg-alice"),
+                entitySet: "checks",
+                entityID: "F-GKXA-fuel",
+                baseVersion: 1,
+                fields: ["status": "done"],
+                madeAt: Date(),
+                sealingTo: SealingPrivateKey().publicKey
+            )
+            let nowhere = MobileServicesClient(serverURL: URL(string: "http://127.0.0.1:1")!)
+            await #expect(throws: ServiceError.self) {
+                try await OutboxSender(client: nowhere, appID: "checks", outbox: outbox)
+                    .sendAll(token: SessionToken("not-a-session"))
+            }
+            #expect(try outbox.ready().count == 1)
+        }
+    }
+}
