@@ -59,7 +59,7 @@ struct OutboxTests {
         let first = try record(alice, ["status": "done"], in: try outbox())
         // A new outbox over the same file is the app after a kill.
         let reopened = try outbox()
-        let second = try record(alice, ["reading": "8.2 bar"], in: reopened)
+        let second = try record(alice, entity: "A320-fuel", ["reading": "8.2 bar"], in: reopened)
         #expect([first.change.sequence, second.change.sequence] == [1, 2], "sequences survive the reopen")
         let ready = try outbox().ready()
         #expect(ready.map(\.changeID) == [first.change.id, second.change.id])
@@ -156,8 +156,8 @@ struct OutboxTests {
         let box = try outbox()
         var alices: [UUID] = []
         for index in 0..<5 {
-            alices.append(try record(alice, ["note": "\(index)"], in: box).change.id)
-            try record(bob, ["note": "\(index)"], in: box)
+            alices.append(try record(alice, entity: "check-\(index)", ["note": "\(index)"], in: box).change.id)
+            try record(bob, entity: "check-\(index)", ["note": "\(index)"], in: box)
         }
         #expect(try box.ready(limit: 3, registrations: ["reg-alice"]).map(\.changeID) == Array(alices.prefix(3)))
         #expect(try box.ready(limit: 100).count == 10)
@@ -165,5 +165,18 @@ struct OutboxTests {
         #expect(try box.readyCount() == 10)
         #expect(try box.readyCount(registrations: ["reg-alice"]) == 5)
         #expect(try box.readyCount(registrations: []) == 0)
+    }
+
+    @Test func ofAnAuthorsChangesToOneEntityOnlyTheOldestIsReadyUntilTheServerAnswersIt() throws {
+        defer { temporary.remove() }
+        let box = try outbox()
+        let first = try record(alice, ["status": "done"], in: box)
+        let second = try record(alice, ["note": "ok"], in: box)
+        let other = try record(alice, entity: "A320-fuel", ["status": "done"], in: box)
+        let bobs = try record(bob, ["status": "open"], in: box)
+        #expect(try box.ready().map(\.changeID) == [first.change.id, other.change.id, bobs.change.id])
+        let sent = try box.ready()
+        try box.settle(sent.map { ($0, ChangeAnswer(result: ChangeResult(changeID: $0.changeID, outcome: .applied))) })
+        #expect(try box.ready().map(\.changeID) == [second.change.id])
     }
 }

@@ -142,12 +142,23 @@ public struct Outbox: Sendable {
 
     /// The oldest changes ready to send, at most `limit`, of the given registrations
     /// only when `registrations` is not `nil`; held changes wait.
+    ///
+    /// Of an author's changes to one entity, only the oldest is ready: the next goes once
+    /// the server has answered it, so a rejection holds the later ones (``settle(_:)``)
+    /// before they are sent, even when they would have fitted in the same batch.
     public func ready(
         limit: Int = EntityLimits.changesPerUpload,
         registrations: Set<String>? = nil
     ) throws(OutboxError) -> [PendingChange] {
         try read { db in
-            var sql = "SELECT * FROM pending WHERE held = 0"
+            var sql = """
+                SELECT * FROM pending WHERE held = 0 AND NOT EXISTS (
+                    SELECT 1 FROM pending AS earlier
+                    WHERE earlier.registration_id = pending.registration_id
+                        AND earlier.entity_set = pending.entity_set
+                        AND earlier.entity_id = pending.entity_id
+                        AND earlier.position < pending.position)
+                """
             var arguments: StatementArguments = []
             if let registrations {
                 sql += " AND registration_id IN (\(databaseQuestionMarks(count: registrations.count)))"

@@ -11,11 +11,28 @@ public struct OutboxSender: Sendable {
     public let client: MobileServicesClient
     public let appID: String
     public let outbox: Outbox
+    /// How often a batch is tried when the network, a timeout, a 5xx or a 429 stops it.
+    public var attempts: Int
+    /// The wait before the second try, doubled before each next one (or the server's
+    /// `Retry-After`, when longer).
+    public var firstWait: Duration
+    /// How the sender waits between tries.
+    public var sleep: @Sendable (Duration) async throws -> Void
 
-    public init(client: MobileServicesClient, appID: String, outbox: Outbox) {
+    public init(
+        client: MobileServicesClient,
+        appID: String,
+        outbox: Outbox,
+        attempts: Int = 4,
+        firstWait: Duration = .milliseconds(500),
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
         self.client = client
         self.appID = appID
         self.outbox = outbox
+        self.attempts = max(1, attempts)
+        self.firstWait = firstWait
+        self.sleep = sleep
     }
 
     /// What one ``sendAll(token:registrations:batchSize:progress:)`` did.
@@ -34,8 +51,12 @@ public struct OutboxSender: Sendable {
     ///     (when the app lets the next user carry the previous users' changes).
     ///   - progress: Called after each batch with the changes answered so far and the
     ///     number that were ready at the start.
-    /// - Throws: ``ServiceError`` when the server could not be reached or refused the
-    ///   session; every change not answered stays in the outbox.
+    /// A transient failure (``ServiceError/isTransient``) is tried again, up to
+    /// ``attempts`` times with a doubling wait; it never ends a change, which stays in the
+    /// outbox until the server answers it.
+    ///
+    /// - Throws: ``ServiceError`` when the server could not be reached after the tries,
+    ///   or refused the session; every change not answered stays in the outbox.
     @discardableResult
     public func sendAll(
         token: SessionToken,
@@ -51,11 +72,30 @@ public struct OutboxSender: Sendable {
                 registrations: registrations
             )
             if batch.isEmpty { break }
-            let answers = try await client.uploadSealedChanges(appID: appID, token: token, changes: batch)
+            let answers = try await upload(batch, token: token)
             try outbox.settle(answers)
             for (_, answer) in answers { report.answered[answer.result.outcome, default: 0] += 1 }
             progress(report.settled, total)
         }
         return report
+    }
+
+    private func upload(
+        _ batch: [PendingChange],
+        token: SessionToken
+    ) async throws -> [(change: PendingChange, answer: ChangeAnswer)] {
+        var wait = firstWait
+        for _ in 1..<attempts {
+            let failure: ServiceError
+            do {
+                return try await client.uploadSealedChanges(appID: appID, token: token, changes: batch)
+            } catch {
+                failure = error
+            }
+            guard failure.isTransient else { throw failure }
+            try await sleep(max(wait, failure.retryAfter ?? .zero))
+            wait *= 2
+        }
+        return try await client.uploadSealedChanges(appID: appID, token: token, changes: batch)
     }
 }

@@ -33,22 +33,25 @@ public struct DeviceRegistrationStep: Step {
         }
         let keys = try Self.offlineKeys(in: context)
         while true {
+            let registration: DeviceRegistration
             do {
-                let registration = try await client.registerDevice(
+                registration = try await client.registerDevice(
                     appID: configuration.appID,
                     token: token,
                     device: services.device,
                     changeKey: keys.signing.verifyingKey
                 )
-                services.logger.info("device registered", metadata: ["registration": "\(registration.registrationID)"])
-                var context = context
-                context.info[.recoveryKey] = registration.recoveryKey
-                context.info[.deviceRegistration] = registration
-                return context
             } catch {
                 guard error.isTransient else { throw error }
                 try await SignInPrompt(services: services).offerRetry(error, context: context)
+                continue
             }
+            services.logger.info("device registered", metadata: ["registration": "\(registration.registrationID)"])
+            try context.credentials.keep(registration)
+            var context = context
+            context.info[.recoveryKey] = registration.recoveryKey
+            context.info[.deviceRegistration] = registration
+            return context
         }
     }
 }

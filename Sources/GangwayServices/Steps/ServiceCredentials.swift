@@ -12,6 +12,8 @@ enum ServiceCredentials {
     /// The device cookie the server gave this device for this user; kept when the user
     /// signs out, since it is what lets them back in while someone guesses their password.
     static let deviceCookie = "gangway.services.deviceCookie"
+    /// The ID of the device's registration for this user, which their offline changes name.
+    static let registration = "gangway.services.registration"
 }
 
 private struct StoredUser: Codable {
@@ -49,6 +51,15 @@ extension CredentialStore {
     /// The device cookie to present at this user's next sign-in on this device.
     func deviceCookie() throws -> String? {
         try data(forKey: ServiceCredentials.deviceCookie).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The ID of the device's registration for this user.
+    func registrationID() throws -> String? {
+        try data(forKey: ServiceCredentials.registration).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func keep(_ registration: DeviceRegistration) throws {
+        try put(Data(registration.registrationID.utf8), forKey: ServiceCredentials.registration)
     }
 
     func keep(_ session: ServerSession) throws {

@@ -1,0 +1,304 @@
+import Foundation
+import GangwayFlows
+import GangwayOffline
+
+/// The signed-in user's offline work on a device: edits recorded at once, with or without
+/// a network, shown over the app's data until the server answers, then sent by whoever's
+/// session reaches the server next, and answered to their author alone.
+///
+/// ```swift
+/// let work = OfflineWork(services: services, outbox: try Outbox(directory: deviceDirectory))
+/// try work.edit("checks", entityID: "F-GKXA-fuel", fields: ["status": "done"], in: context)
+/// let shown = try work.view(reading.entities, of: "checks", in: context)   // pending marked
+/// let report = try await work.sync(in: context) { done, total in print("\(done)/\(total)") }
+/// ```
+///
+/// Two copies of each change exist on the device. The outbox (one per device) holds it
+/// signed by its author and sealed to the server, so any user's session can carry it and
+/// none can read it; the author's own secure store holds a readable copy
+/// (``OwnChange``), for their home screen and for the server's answer when it comes. The
+/// outbox copy is recorded first: a kill between the two loses only the readable copy,
+/// and the change still reaches the server.
+public struct OfflineWork: Sendable {
+    public let services: MobileServices
+    /// The device's outbox, shared by its users.
+    public let outbox: Outbox
+
+    public init(services: MobileServices, outbox: Outbox) {
+        self.services = services
+        self.outbox = outbox
+    }
+
+    /// Where the user's own changes are kept in their store.
+    static let ownKey = "gangway.offline.own"
+
+    // MARK: The user's changes
+
+    /// The user's changes that are pending, or archived (a conflict, a rejection), oldest
+    /// first.
+    public func own(in context: FlowContext) throws -> [OwnChange] {
+        guard let data = try context.credentials.data(forKey: Self.ownKey) else { return [] }
+        do {
+            return try Self.decoder.decode([OwnChange].self, from: data)
+        } catch {
+            throw OfflineWorkError(.unreadable, "This user's copy of their changes cannot be read.")
+        }
+    }
+
+    private func keep(_ changes: [OwnChange], in context: FlowContext) throws {
+        try context.credentials.put(Self.encoder.encode(changes), forKey: Self.ownKey)
+    }
+
+    /// Records an edit of the signed-in user's: `fields` set on `entityID` of
+    /// `entitySet`, or the entity created when the device has none by that ID and the set
+    /// allows it. Editing an entity again lets its changes held behind a rejected one go.
+    ///
+    /// - Throws: `ChangeRejection` (the same the server would give) when the app's rules
+    ///   refuse the change; ``OfflineWorkError/notReady`` before the device first reached
+    ///   the server for this user; `OutboxError` when the outbox cannot be written.
+    @discardableResult
+    public func edit(
+        _ entitySet: String,
+        entityID: String,
+        fields: [String: String],
+        in context: FlowContext
+    ) throws -> OwnChange {
+        let authoring = try authoring(in: context)
+        guard let rules = authoring.settings.entitySetRules?[entitySet] else {
+            throw ChangeRejection(.entitySetNotWritable, "Devices may not change \(entitySet).")
+        }
+        var own = try own(in: context)
+        let kept = try AppDataReader(services: services).kept(entitySet, in: context)?.entities
+            .first { $0.id == entityID }
+        let createdHere = own.contains { $0.entitySet == entitySet && $0.entityID == entityID && $0.creates }
+        let creates = kept == nil && !createdHere
+        if creates, !rules.allowsCreation {
+            throw ChangeRejection(
+                .entityNotFound,
+                "There is no \(entityID) in \(entitySet) on this device, and devices may not create one."
+            )
+        }
+        // A change to an entity this user created offline is based on the creation.
+        let baseVersion: Int64? = creates ? nil : (kept?.version ?? 1)
+        let now = services.now()
+        try rules.check(
+            Change(
+                registrationID: authoring.author.registrationID,
+                author: authoring.author.name,
+                sequence: 1,
+                entitySet: entitySet,
+                entityID: entityID,
+                baseVersion: baseVersion,
+                fields: fields,
+                madeAt: now
+            )
+        )
+        let signed = try outbox.record(
+            by: authoring.author,
+            entitySet: entitySet,
+            entityID: entityID,
+            baseVersion: baseVersion,
+            fields: fields,
+            madeAt: now,
+            sealingTo: authoring.server
+        )
+        // Editing again answers what the server said about earlier changes to the entity.
+        let archived = own.filter { $0.entitySet == entitySet && $0.entityID == entityID && $0.state != .pending }
+        if archived.contains(where: { $0.state == .rejected }) {
+            try outbox.release(
+                registrationID: authoring.author.registrationID,
+                entitySet: entitySet,
+                entityID: entityID
+            )
+        }
+        own.removeAll { archived.contains($0) }
+        let change = OwnChange(
+            id: signed.change.id,
+            entitySet: entitySet,
+            entityID: entityID,
+            fields: fields,
+            creates: creates,
+            madeAt: now
+        )
+        own.append(change)
+        try keep(own, in: context)
+        return change
+    }
+
+    /// One entity as the user sees it: the server's copy with their pending changes over it.
+    public struct ShownEntity: Sendable, Hashable, Identifiable {
+        public var entity: AppEntity
+        /// Whether a change of the user's to it is waiting for the server.
+        public var pending: Bool
+        /// Whether a change of the user's to it ended in a conflict or a rejection.
+        public var needsAttention: Bool
+
+        public var id: String { entity.id }
+    }
+
+    /// `entities` of `entitySet` (the kept copy, shared by the device's users) with the
+    /// signed-in user's pending changes over them, and the entities they created offline
+    /// after them.
+    public func view(_ entities: [AppEntity], of entitySet: String, in context: FlowContext) throws -> [ShownEntity] {
+        let own = try own(in: context).filter { $0.entitySet == entitySet }
+        var shown = entities.map { ShownEntity(entity: $0, pending: false, needsAttention: false) }
+        for change in own {
+            if let index = shown.firstIndex(where: { $0.id == change.entityID }) {
+                if change.state == .pending {
+                    shown[index].entity.fields.merge(change.fields) { $1 }
+                    shown[index].pending = true
+                } else {
+                    shown[index].needsAttention = true
+                }
+            } else if change.state == .pending {
+                let entity = AppEntity(
+                    id: change.entityID,
+                    fields: change.fields,
+                    version: 0,
+                    updatedAt: change.madeAt,
+                    updatedBy: context.credentials.serverUserID ?? ""
+                )
+                shown.append(ShownEntity(entity: entity, pending: true, needsAttention: false))
+            }
+        }
+        return shown
+    }
+
+    // MARK: Sending and answers
+
+    /// What one ``sync(in:progress:)`` did.
+    public struct SyncReport: Sendable, Hashable {
+        /// What the server answered to the changes sent.
+        public var sent: OutboxSender.Report
+        /// The user's changes the server's answers archived (conflicts and rejections).
+        public var archived: [OwnChange]
+    }
+
+    /// Takes in the answers already there, sends the pending changes with this user's
+    /// session (every user's when the app allows carrying the previous users' changes,
+    /// else this user's only), then takes in the new answers.
+    ///
+    /// - Throws: ``ServiceError`` when the server could not be reached (after the
+    ///   sender's retries) or refused the session; nothing is lost, and the changes go at
+    ///   the next server contact.
+    public func sync(
+        in context: FlowContext,
+        progress: (Int, Int) -> Void = { _, _ in }
+    ) async throws -> SyncReport {
+        let authoring = try authoring(in: context)
+        var archived = try collect(in: context)
+        let (client, configuration) = try services.client(context)
+        guard let token = try context.credentials.sessionToken() else { throw ServiceError.notSignedIn }
+        let registrations: Set<String>? =
+            authoring.settings.allowsUploadOfPreviousUserChanges ? nil : [authoring.author.registrationID]
+        let sent = try await OutboxSender(client: client, appID: configuration.appID, outbox: outbox)
+            .sendAll(token: token, registrations: registrations, progress: progress)
+        archived += try collect(in: context)
+        return SyncReport(sent: sent, archived: archived)
+    }
+
+    /// How many changes wait in the outbox: this user's, and other users' of the device.
+    public func waiting(in context: FlowContext) throws -> (own: Int, others: Int) {
+        let all = try outbox.readyCount()
+        guard let registrationID = try context.credentials.registrationID() else { return (0, all) }
+        let own = try outbox.count(registrationID: registrationID)
+        return (own, max(0, all - (try outbox.readyCount(registrations: [registrationID]))))
+    }
+
+    /// Takes the server's answers to the user's changes out of the outbox into their
+    /// store: applied ones are dropped, conflicts and rejections archived.
+    ///
+    /// - Returns: The changes archived now.
+    @discardableResult
+    public func collect(in context: FlowContext) throws -> [OwnChange] {
+        let authoring = try authoring(in: context)
+        let answers = try outbox.answers(
+            registrationID: authoring.author.registrationID,
+            openingWith: authoring.keys.answers
+        )
+        guard !answers.isEmpty else { return [] }
+        var archived: [OwnChange] = []
+        let own = try own(in: context).compactMap { change -> OwnChange? in
+            guard let answer = answers[change.id] else { return change }
+            var ended = change
+            ended.serverEntity = answer.entity
+            switch answer.outcome {
+            case .applied, .duplicate:
+                return nil
+            case .conflict:
+                ended.state = .conflict
+                ended.conflicts = answer.result.conflicts
+            case .rejected:
+                ended.state = .rejected
+                ended.rejection = answer.result.rejection
+            }
+            archived.append(ended)
+            return ended
+        }
+        try keep(own, in: context)
+        try outbox.forgetAnswers(Array(answers.keys))
+        return archived
+    }
+
+    /// Drops one of the user's changes: a pending one never leaves the device; an
+    /// archived one is forgotten, and the changes held behind a rejected one go.
+    public func discard(_ id: UUID, in context: FlowContext) throws {
+        var own = try own(in: context)
+        guard let index = own.firstIndex(where: { $0.id == id }) else {
+            throw OfflineWorkError(.noSuchChange, "No change of this user's has that ID.")
+        }
+        let change = own.remove(at: index)
+        switch change.state {
+        case .pending:
+            try outbox.discard([id])
+        case .rejected:
+            if let registrationID = try context.credentials.registrationID() {
+                try outbox.release(
+                    registrationID: registrationID,
+                    entitySet: change.entitySet,
+                    entityID: change.entityID
+                )
+            }
+        case .conflict:
+            break
+        }
+        try keep(own, in: context)
+    }
+
+    // MARK: Internals
+
+    private struct Authoring {
+        var author: OutboxAuthor
+        var keys: OfflineKeys
+        var settings: ServerSettings
+        var server: SealingPublicKey
+    }
+
+    private func authoring(in context: FlowContext) throws -> Authoring {
+        let credentials = context.credentials
+        guard let settings = try credentials.serverSettings(),
+            let sealing = settings.changeSealingKey,
+            let server = try? SealingPublicKey(x963Representation: sealing),
+            let user = try credentials.serverUser(),
+            let registrationID = try credentials.registrationID(),
+            let stored = try credentials.data(forKey: OfflineKeys.storeKey),
+            let keys = try? OfflineKeys(stored: stored)
+        else {
+            throw OfflineWorkError(.notReady, "This user's device must reach the server once before working offline.")
+        }
+        return Authoring(
+            author: keys.author(name: user.id, registrationID: registrationID),
+            keys: keys,
+            settings: settings,
+            server: server
+        )
+    }
+
+    // Dates as Swift keeps them, so a change reads back equal to the one recorded.
+    private static let encoder = JSONEncoder()
+    private static let decoder = JSONDecoder()
+}
+
+extension CredentialStore {
+    fileprivate var serverUserID: String? { (try? serverUser())?.id }
+}

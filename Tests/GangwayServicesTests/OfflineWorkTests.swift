@@ -1,0 +1,328 @@
+import Foundation
+import GangwayFlows
+import GangwayOffline
+import GangwayScreens
+import GangwayServerTesting
+import GangwayServices
+import GangwayTesting
+import HTTPTypes
+import Synchronization
+import Testing
+
+@Suite("Offline work: edits recorded at once, shown pending, sent by any session, answered to their author alone")
+struct OfflineWorkTests {
+    static func rules(creation: Bool = false, fields: [String] = ["status", "reading", "note"]) -> String {
+        let names = fields.map { "\"\($0)\"" }.joined(separator: ", ")
+        return #"{"settings": {"dataSettings": {"entitySets": {"checks": {"writableFields": ["#
+            + names + #"], "allowsCreation": \#(creation)}}}}}"#
+    }
+    static let fuel = #"{"fields": {"aircraft": "A320 F-GKXA", "status": "open", "reading": "7.9 bar"}}"#
+    static let tyres = #"{"fields": {"aircraft": "A320 F-GKXA", "status": "open", "item": "tyres"}}"#
+
+    struct Signed {
+        let device: ServicesDevice
+        let app: ServicesApp
+        let work: OfflineWork
+
+        func context() async throws -> FlowContext { try #require(await app.manager.flowContext) }
+
+        /// Reads the checks from the server, as the home screen does, so the kept copy is fresh.
+        func refresh() async throws -> [AppEntity] {
+            try await AppDataReader(services: device.services).read("checks", in: try await context()).entities
+        }
+    }
+
+    /// Alice signed in on a device with the fuel and tyre checks, the rules set.
+    static func aliceSignedIn(
+        _ server: RunningTestServer,
+        shared: Bool = false,
+        rules: String = rules(),
+        carryPrevious: Bool = false
+    ) async throws -> Signed {
+        try await server.admin(.patch, "/admin/apps/checks", json: rules)
+        try await server.admin(
+            .patch,
+            "/admin/apps/checks",
+            json:
+                #"{"settings": {"sharedDeviceSettings": {"allowUploadPendingChangesFromPreviousUser": \#(carryPrevious)}}}"#
+        )
+        try await server.admin(.put, "/admin/apps/checks/data/checks/F-GKXA-fuel", json: fuel)
+        try await server.admin(.put, "/admin/apps/checks/data/checks/F-GKXA-tyres", json: tyres)
+        let device = try ServicesDevice(server: server, shared: shared)
+        let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+        try await app.manager.open()
+        let work = OfflineWork(services: device.services, outbox: try Outbox(directory: device.temporary.url))
+        let signed = Signed(device: device, app: app, work: work)
+        _ = try await signed.refresh()
+        return signed
+    }
+
+    static func entity(_ server: RunningTestServer, _ id: String) async throws -> AppEntity {
+        let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
+        return try #require(try await admin.entities(app: "checks", entitySet: "checks").first { $0.id == id })
+    }
+
+    @Test("an edit is recorded and shown pending at once, then applied once by a sync, as its author's")
+    func editThenSync() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let alice = try await Self.aliceSignedIn(server)
+            let context = try await alice.context()
+            let change = try alice.work.edit(
+                "checks",
+                entityID: "F-GKXA-fuel",
+                fields: ["status": "done", "note": "valve ok"],
+                in: context
+            )
+            #expect(try alice.work.own(in: context) == [change])
+            #expect(change.state == .pending && !change.creates)
+            let kept = try #require(try AppDataReader(services: alice.device.services).kept("checks", in: context))
+            let shown = try alice.work.view(kept.entities, of: "checks", in: context)
+            let fuel = try #require(shown.first { $0.id == "F-GKXA-fuel" })
+            #expect(fuel.pending && fuel.entity["status"] == "done" && fuel.entity["note"] == "valve ok")
+            #expect(fuel.entity["reading"] == "7.9 bar", "fields the change leaves alone show the server's")
+            #expect(shown.first { $0.id == "F-GKXA-tyres" }?.pending == false)
+            #expect(try alice.work.waiting(in: context) == (own: 1, others: 0))
+            #expect(try await Self.entity(server, "F-GKXA-fuel")["status"] == "open", "nothing sent yet")
+
+            let report = try await alice.work.sync(in: context)
+            #expect(report.sent.answered == [.applied: 1])
+            #expect(report.archived.isEmpty)
+            #expect(try alice.work.own(in: context).isEmpty)
+            #expect(try alice.work.waiting(in: context) == (own: 0, others: 0))
+            let applied = try await Self.entity(server, "F-GKXA-fuel")
+            #expect(applied.version == 2 && applied.updatedBy == "alice" && applied["note"] == "valve ok")
+
+            let again = try await alice.work.sync(in: context)
+            #expect(again.sent.settled == 0)
+            #expect(try await Self.entity(server, "F-GKXA-fuel").version == 2)
+            try await alice.app.manager.close()
+        }
+    }
+
+    @Test("what the rules refuse is refused on the device with the server's code, and nothing is recorded")
+    func refusedOnTheDevice() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let alice = try await Self.aliceSignedIn(server)
+            let context = try await alice.context()
+            #expect {
+                try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["aircraft": "B737"], in: context)
+            } throws: { ($0 as? ChangeRejection)?.code == .fieldNotWritable }
+            #expect {
+                try alice.work.edit("checks", entityID: "no-such-check", fields: ["status": "done"], in: context)
+            } throws: { ($0 as? ChangeRejection)?.code == .entityNotFound }
+            #expect {
+                try alice.work.edit("stands", entityID: "12", fields: ["status": "done"], in: context)
+            } throws: { ($0 as? ChangeRejection)?.code == .entitySetNotWritable }
+            #expect {
+                try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["bad name!": "x"], in: context)
+            } throws: { ($0 as? ChangeRejection)?.code == .invalidChange }
+            #expect(try alice.work.own(in: context).isEmpty)
+            #expect(try alice.work.outbox.readyCount() == 0)
+            try await alice.app.manager.close()
+        }
+    }
+
+    @Test("where the set allows it, an entity is created offline, edited again, and created once")
+    func creation() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let alice = try await Self.aliceSignedIn(server, rules: Self.rules(creation: true))
+            let context = try await alice.context()
+            let made = try alice.work.edit("checks", entityID: "F-GKXA-oil", fields: ["status": "open"], in: context)
+            let edited = try alice.work.edit("checks", entityID: "F-GKXA-oil", fields: ["status": "done"], in: context)
+            #expect(made.creates && !edited.creates)
+            let shown = try alice.work.view(try await alice.refresh(), of: "checks", in: context)
+            #expect(shown.filter { $0.id == "F-GKXA-oil" }.map(\.entity.fields) == [["status": "done"]])
+            let report = try await alice.work.sync(in: context)
+            #expect(report.sent.answered == [.applied: 2])
+            let oil = try await Self.entity(server, "F-GKXA-oil")
+            #expect(oil.version == 2 && oil["status"] == "done" && oil.updatedBy == "alice")
+            try await alice.app.manager.close()
+        }
+    }
+
+    @Test(
+        "a field someone else changed first is a conflict: the server's value stays, both are archived for the author"
+    )
+    func conflict() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let alice = try await Self.aliceSignedIn(server)
+            let context = try await alice.context()
+            let change = try alice.work.edit(
+                "checks",
+                entityID: "F-GKXA-fuel",
+                fields: ["reading": "8.1 bar", "note": "topped up"],
+                in: context
+            )
+            try await server.admin(
+                .put,
+                "/admin/apps/checks/data/checks/F-GKXA-fuel",
+                json: #"{"fields": {"aircraft": "A320 F-GKXA", "status": "open", "reading": "7.7 bar"}}"#
+            )
+            let report = try await alice.work.sync(in: context)
+            #expect(report.sent.answered == [.conflict: 1])
+            let archived = try #require(report.archived.first)
+            #expect(archived.id == change.id && archived.state == .conflict)
+            #expect(
+                archived.conflicts == [FieldConflict(field: "reading", serverValue: "7.7 bar", deviceValue: "8.1 bar")]
+            )
+            #expect(archived.serverEntity?.fields["reading"] == "7.7 bar")
+            #expect(try alice.work.own(in: context) == [archived])
+            let fuel = try await Self.entity(server, "F-GKXA-fuel")
+            #expect(fuel["reading"] == "7.7 bar" && fuel["note"] == "topped up")
+            let shown = try alice.work.view(try await alice.refresh(), of: "checks", in: context)
+            #expect(shown.first { $0.id == "F-GKXA-fuel" }?.needsAttention == true)
+
+            // Editing again answers the conflict: the new change is based on what the server holds.
+            try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["reading": "8.1 bar"], in: context)
+            #expect(try alice.work.own(in: context).map(\.state) == [.pending])
+            #expect(try await alice.work.sync(in: context).sent.answered == [.applied: 1])
+            #expect(try await Self.entity(server, "F-GKXA-fuel")["reading"] == "8.1 bar")
+            try await alice.app.manager.close()
+        }
+    }
+
+    @Test(
+        "a rejected change holds its author's later changes to that entity; every other change flows; a discard lets them go"
+    )
+    func rejectionHoldsOnlyItsEntity() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let alice = try await Self.aliceSignedIn(server)
+            let context = try await alice.context()
+            let note = try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["note": "leak"], in: context)
+            let status = try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["status": "done"], in: context)
+            let tyres = try alice.work.edit("checks", entityID: "F-GKXA-tyres", fields: ["status": "done"], in: context)
+            // The admin stops devices writing notes before the changes arrive.
+            try await server.admin(.patch, "/admin/apps/checks", json: Self.rules(fields: ["status", "reading"]))
+
+            let report = try await alice.work.sync(in: context)
+            #expect(report.sent.answered == [.rejected: 1, .applied: 1])
+            #expect(report.archived.map(\.id) == [note.id])
+            #expect(report.archived.first?.rejection?.code == .fieldNotWritable)
+            #expect(try alice.work.own(in: context).map(\.id) == [note.id, status.id])
+            #expect(try await Self.entity(server, "F-GKXA-tyres")["status"] == "done", "the queue did not stop")
+            #expect(try await Self.entity(server, "F-GKXA-fuel")["status"] == "open", "held behind the rejection")
+            #expect(try alice.work.outbox.readyCount() == 0)
+            #expect(try alice.work.outbox.count(registrationID: try #require(try alice.registrationID(context))) == 1)
+            _ = tyres
+
+            try alice.work.discard(note.id, in: context)
+            #expect(try alice.work.own(in: context).map(\.id) == [status.id])
+            #expect(try await alice.work.sync(in: context).sent.answered == [.applied: 1])
+            #expect(try await Self.entity(server, "F-GKXA-fuel")["status"] == "done")
+            #expect(try alice.work.own(in: context).isEmpty)
+            #expect(throws: OfflineWorkError.noSuchChange) { try alice.work.discard(note.id, in: context) }
+            try await alice.app.manager.close()
+        }
+    }
+
+    @Test("a pending change discarded never leaves the device")
+    func discardPending() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let alice = try await Self.aliceSignedIn(server)
+            let context = try await alice.context()
+            let change = try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["status": "done"], in: context)
+            try alice.work.discard(change.id, in: context)
+            #expect(try alice.work.own(in: context).isEmpty)
+            #expect(try await alice.work.sync(in: context).sent.settled == 0)
+            #expect(try await Self.entity(server, "F-GKXA-fuel").version == 1)
+            try await alice.app.manager.close()
+        }
+    }
+
+    @Test(
+        "the next user carries the previous user's changes only where the app allows it; otherwise they wait for their author",
+        arguments: [false, true]
+    )
+    func handOver(allowed: Bool) async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let alice = try await Self.aliceSignedIn(server, shared: true, carryPrevious: allowed)
+            let aliceContext = try await alice.context()
+            let change = try alice.work.edit(
+                "checks",
+                entityID: "F-GKXA-fuel",
+                fields: ["status": "done"],
+                in: aliceContext
+            )
+
+            alice.app.presenter.append(.welcome(.signIn), .signIn("bob"), .create(ServicesDevice.bobPasscode))
+            _ = try await alice.app.manager.addUser()
+            let bobContext = try await alice.context()
+            _ = try await alice.refresh()
+            #expect(try alice.work.waiting(in: bobContext) == (own: 0, others: 1))
+            let bobEdit = try alice.work.edit(
+                "checks",
+                entityID: "F-GKXA-tyres",
+                fields: ["status": "done"],
+                in: bobContext
+            )
+            var progress: [String] = []
+            let report = try await alice.work.sync(in: bobContext) { done, total in progress.append("\(done)/\(total)")
+            }
+            #expect(report.sent.answered == [.applied: allowed ? 2 : 1])
+            #expect(progress == [allowed ? "2/2" : "1/1"])
+            #expect(try alice.work.own(in: bobContext).isEmpty, "Bob's change is answered; Alice's are not his")
+            #expect(try await Self.entity(server, "F-GKXA-fuel")["status"] == (allowed ? "done" : "open"))
+            #expect(try await Self.entity(server, "F-GKXA-tyres").updatedBy == "bob")
+            _ = bobEdit
+            if allowed {
+                #expect(
+                    try await Self.entity(server, "F-GKXA-fuel").updatedBy == "alice",
+                    "the author, not the carrier"
+                )
+            }
+
+            // Alice's next session: her change goes now if it had waited, and its answer is hers.
+            let aliceID = try #require(
+                try alice.app.registry.users().first { $0.displayName.lowercased().contains("alice") }
+            ).id
+            alice.app.presenter.append(.unlock(ServicesDevice.alicePasscode))
+            _ = try await alice.app.manager.switchUser(to: aliceID)
+            let back = try await alice.context()
+            #expect(try alice.work.own(in: back).map(\.id) == [change.id])
+            let hers = try await alice.work.sync(in: back)
+            #expect(hers.sent.answered == (allowed ? [:] : [.applied: 1]))
+            #expect(try alice.work.own(in: back).isEmpty)
+            #expect(try await Self.entity(server, "F-GKXA-fuel")["status"] == "done")
+            #expect(try alice.work.outbox.readyCount() == 0)
+            try await alice.app.manager.close()
+        }
+    }
+
+    @Test("a dead network is tried again with a doubling wait, never archives a change, and loses nothing")
+    func backoff() async throws {
+        let temporary = try TemporaryDirectory(prefix: "gangway-offline-backoff")
+        defer { temporary.remove() }
+        let outbox = try Outbox(directory: temporary.url)
+        let keys = OfflineKeys()
+        try outbox.record(
+            by: keys.author(name: "alice", registrationID: "reg-alice"),
+            entitySet: "checks",
+            entityID: "F-GKXA-fuel",
+            baseVersion: 1,
+            fields: ["status": "done"],
+            madeAt: Date(),
+            sealingTo: SealingPrivateKey().publicKey
+        )
+        let waits = Mutex<[Duration]>([])
+        let sender = OutboxSender(
+            client: MobileServicesClient(serverURL: URL(string: "http://127.0.0.1:1")!),
+            appID: "checks",
+            outbox: outbox,
+            attempts: 4,
+            firstWait: .milliseconds(100),
+            sleep: { wait in waits.withLock { $0.append(wait) } }
+        )
+        await #expect(throws: ServiceError.unreachable) { try await sender.sendAll(token: SessionToken("t")) }
+        #expect(waits.withLock { $0 } == [.milliseconds(100), .milliseconds(200), .milliseconds(400)])
+        #expect(try outbox.ready().count == 1)
+        #expect(try outbox.answers(registrationID: "reg-alice", openingWith: keys.answers).isEmpty)
+    }
+}
+
+extension OfflineWorkTests.Signed {
+    func registrationID(_ context: FlowContext) throws -> String? {
+        try context.credentials.data(forKey: "gangway.services.registration").map {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
+}
