@@ -183,6 +183,7 @@ let package = Package(
                 "GangwayFlows",
                 "GangwayServices",
                 "GangwayServer",
+                "GangwayOffline",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -53,7 +53,7 @@ struct DeviceAppEndToEndTests {
             "[ ] at least 8 characters", "! The passcode does not meet every rule.",
             "Enter the passcode again", "== Aircraft Ground Checks ==", "Signed in:      Alice Martin (alice)",
             "== License Agreement (version 2026.11) ==", "== Usage reports ==",
-            "locks after 300 s away", "Checks:         5 checks from the server (read-only)",
+            "locks after 300 s away", "Checks:         5 checks from the server\n",
             "A320 F-GKXA   stand 12   fuel level       done  8200 kg",
         ] {
             #expect(output.contains(expected), "missing: \(expected)")

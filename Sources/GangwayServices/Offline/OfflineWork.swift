@@ -134,6 +134,12 @@ public struct OfflineWork: Sendable {
         public var needsAttention: Bool
 
         public var id: String { entity.id }
+
+        public init(entity: AppEntity, pending: Bool = false, needsAttention: Bool = false) {
+            self.entity = entity
+            self.pending = pending
+            self.needsAttention = needsAttention
+        }
     }
 
     /// `entities` of `entitySet` (the kept copy, shared by the device's users) with the
@@ -263,6 +269,17 @@ public struct OfflineWork: Sendable {
             break
         }
         try keep(own, in: context)
+    }
+
+    /// Whether the user can work offline on this device: it has their registration, the
+    /// app's rules and the server's sealing key from a server contact since this version.
+    public func isReady(in context: FlowContext) throws -> Bool {
+        do {
+            _ = try authoring(in: context)
+            return true
+        } catch let error as OfflineWorkError where error == .notReady {
+            return false
+        }
     }
 
     // MARK: Internals

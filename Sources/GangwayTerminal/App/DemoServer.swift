@@ -1,5 +1,6 @@
 import Foundation
 import GangwayPolicy
+import GangwayProtocol
 import GangwayServer
 import GangwayServices
 import GangwaySystem
@@ -81,10 +82,22 @@ struct DemoServer: Sendable {
     /// The key activation payloads are signed with, for the device to pin.
     var activationKeyPEM: String { server.activationPublicKeyPEM }
 
+    /// The demo app's settings beyond the defaults: devices may record a check's status,
+    /// reading and note, and add checks, offline.
+    static var appSettings: Components.Schemas.AppSettingsUpdate {
+        Components.Schemas.AppSettingsUpdate(
+            dataSettings: .init(
+                entitySets: .init(additionalProperties: [
+                    ChecksText.entitySet: .init(writableFields: ["status", "reading", "note"], allowsCreation: true)
+                ])
+            )
+        )
+    }
+
     /// The demo's seed: its app, its users and the app's checks.
     static var seed: ServerSeed {
         ServerSeed(
-            apps: [SeedApp(id: appID, name: appName, emailDomains: [emailDomain])],
+            apps: [SeedApp(id: appID, name: appName, emailDomains: [emailDomain], settings: appSettings)],
             users: users.map { SeedUser($0.username, password: Secret($0.password), displayName: $0.displayName) },
             entities: checks.map {
                 SeedEntity(app: appID, entitySet: ChecksText.entitySet, id: $0.id, fields: $0.fields)

@@ -77,14 +77,18 @@ public struct DeviceApp: Sendable {
             configurationStore: configurationStore
         )
         let manager = try device.sessionManager(services: services)
+        let work = OfflineWork(services: services, outbox: try device.outbox())
+        let offline = OfflineCommands(console: console, manager: manager, work: work, network: device.network)
         let home = HomeScreen(
             console: console,
             manager: manager,
             registry: device.registry,
             serverURL: serverURL,
-            data: AppDataReader(services: services)
+            data: AppDataReader(services: services),
+            work: work,
+            network: device.network
         )
-        let commands = HomeCommands(console: console, manager: manager, clock: clock, home: home)
+        let commands = HomeCommands(console: console, manager: manager, clock: clock, home: home, offline: offline)
         // A launch can erase a user (a wiped registration, too long out of contact, a
         // store gone): the person is told, as the welcome screen asks them to start over.
         let erasing = Mutex(false)
@@ -105,6 +109,8 @@ public struct DeviceApp: Sendable {
             erasing.withLock { $0 = false }
             switch opening {
             case .opened:
+                // A launch is a server contact: what waits on the device goes first.
+                await offline.handOver()
                 await home.show()
                 if try await commands.run() == .quit { return }
             case .again:

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayFlows
+import GangwayOffline
 import GangwayServices
 import GangwayStore
 import GangwaySystem
@@ -15,6 +16,8 @@ struct DeviceSetup: Sendable {
     let identity: DeviceIdentity
     let root: SecureStoreRoot
     let registry: UserRegistry
+    /// The `offline on|off` switch every call to the server goes through.
+    let network = NetworkSwitch()
 
     init(options: DeviceAppOptions, console: Console, logger: Logger, clock: SimulatedClock) throws {
         self.options = options
@@ -48,7 +51,9 @@ struct DeviceSetup: Sendable {
         configurationStore: ConfigurationStore
     ) throws -> MobileServices {
         let key = try SignedActivationProvider.pinnedKey(pem: activationKeyPEM)
-        let transport = ProgressTransport(base: MobileServicesClient.urlSessionTransport(), console: console)
+        let transport = network.transport(
+            over: ProgressTransport(base: MobileServicesClient.urlSessionTransport(), console: console)
+        )
         return MobileServices(
             device: identity,
             loader: .standard([
@@ -65,6 +70,11 @@ struct DeviceSetup: Sendable {
             transport: transport,
             logger: logger
         )
+    }
+
+    /// The device's outbox: the pending changes of all its users, sealed to the server.
+    func outbox() throws -> Outbox {
+        try Outbox(directory: options.deviceDirectory.appendingPathComponent("outbox"))
     }
 
     /// The session manager with the default mobile-services step lists.

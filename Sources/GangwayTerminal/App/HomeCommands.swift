@@ -9,6 +9,7 @@ struct HomeCommands: Sendable {
     let manager: SessionManager
     let clock: SimulatedClock
     let home: HomeScreen
+    let offline: OfflineCommands
 
     /// What ends the command loop.
     enum Exit: Sendable, Hashable {
@@ -28,6 +29,11 @@ struct HomeCommands: Sendable {
         biometrics on|off    unlock with the simulated fingerprint, where the policy allows
         logout               sign out on the server and close the session
         remove               remove this user and their data from the device
+        edit ID FIELD=VALUE  change a check (or create one, where the app allows): edit F-GKXA-fuel status=done "note=valve ok"
+        sync                 send the pending changes now and take in the server's answers
+        pending              your pending changes, and those in conflict or refused
+        discard N            drop the Nth of 'pending' (never sent, or forgotten)
+        offline on|off       behave as if the network were gone (no server contact at all), or not
         home                 show the home screen again, with the checks read from the server
         quit                 leave; the next launch restores the session with its passcode
         """
@@ -41,10 +47,10 @@ struct HomeCommands: Sendable {
                 console.line("The input ended; goodbye.")
                 return .quit
             }
-            let words = line.split(separator: " ").map { $0.lowercased() }
-            guard let command = words.first else { continue }
+            let raw = OfflineCommands.words(line)
+            guard let command = raw.first?.lowercased() else { continue }
             do {
-                if let exit = try await perform(command, arguments: Array(words.dropFirst())) { return exit }
+                if let exit = try await perform(command, arguments: Array(raw.dropFirst())) { return exit }
             } catch {
                 switch error {
                 case let error as PresenterError where error == .closed:
@@ -62,8 +68,21 @@ struct HomeCommands: Sendable {
     }
 
     /// Runs one command; returns how the loop ends, or `nil` to keep going.
-    private func perform(_ command: String, arguments: [String]) async throws -> Exit? {
+    /// - Parameter arguments: As typed; commands other than `edit` take them in lower case.
+    private func perform(_ command: String, arguments raw: [String]) async throws -> Exit? {
+        let arguments = raw.map { $0.lowercased() }
         switch command {
+        case "edit":
+            try await offline.edit(raw)
+        case "sync":
+            try await offline.sync()
+            await home.show()
+        case "pending":
+            try await offline.pending()
+        case "discard":
+            try await offline.discard(arguments.first)
+        case "offline":
+            offline.offline(arguments.first)
         case "help", "?":
             console.line(Self.help)
         case "home", "status":
@@ -95,6 +114,7 @@ struct HomeCommands: Sendable {
             case .resume: console.line("Resumed within the lock timeout: no passcode needed.")
             case .unlock: console.line("Unlocked.")
             }
+            await offline.handOver()
             await home.show()
         case "wait":
             guard let duration = arguments.first.flatMap(Self.duration) else {
@@ -105,9 +125,11 @@ struct HomeCommands: Sendable {
             console.line("(\(duration.components.seconds) s pass)")
         case "switch":
             try await manager.switchUser()
+            await offline.handOver()
             await home.show()
         case "add":
             try await manager.addUser()
+            await offline.handOver()
             await home.show()
         case "passcode":
             console.line(try await manager.changePasscode() ? "The passcode changed." : "The passcode did not change.")
@@ -118,7 +140,9 @@ struct HomeCommands: Sendable {
             console.line("Signed out.")
             return .reopen
         case "remove":
-            guard try await console.confirm("Remove this user and erase their data from the device?") else {
+            guard try await offline.beforeRemoval(),
+                try await console.confirm("Remove this user and erase their data from the device?")
+            else {
                 return nil
             }
             try await manager.remove()

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayFlows
+import GangwayOffline
 import GangwayPolicy
 import GangwayServices
 import GangwayStore
@@ -13,6 +14,8 @@ struct HomeScreen: Sendable {
     let registry: UserRegistry
     let serverURL: URL
     let data: AppDataReader
+    let work: OfflineWork
+    let network: NetworkSwitch
 
     func show() async {
         guard let session = await manager.session else {
@@ -36,7 +39,8 @@ struct HomeScreen: Sendable {
             console.line("Registration:   \(registration.registrationID) (device \(registration.deviceID))")
         }
         let contact = account?.lastContact.map { Self.format($0) } ?? "never"
-        console.line("Server:         \(serverURL.absoluteString), last contact \(contact)")
+        let offline = network.isOffline ? " (offline: 'offline off' to reconnect)" : ""
+        console.line("Server:         \(serverURL.absoluteString), last contact \(contact)\(offline)")
         if let store = await manager.store {
             console.line("Passcode:       \(Self.describe(store.policy, protected: store.isPasscodeProtected))")
             console.line("Biometrics:     \(store.isBiometricUnlockEnabled ? "on" : "off")")
@@ -44,7 +48,7 @@ struct HomeScreen: Sendable {
         if let context { await showChecks(context) }
         console.line(
             console.styled(
-                "Commands: lock, resume, wait, switch, add, passcode, biometrics, logout, remove, quit, help",
+                "Commands: edit, sync, pending, offline, lock, resume, wait, switch, add, passcode, biometrics, logout, remove, quit, help",
                 .dim
             )
         )
@@ -59,20 +63,36 @@ struct HomeScreen: Sendable {
             console.line(console.styled("Checks:         cannot be read on this device (\(error))", .red))
             return
         }
-        let count = reading.entities.count
+        let shown =
+            (try? work.view(reading.entities, of: ChecksText.entitySet, in: context))
+            ?? reading.entities.map { .init(entity: $0, pending: false, needsAttention: false) }
+        let count = shown.count
         let what = count == 0 ? "none" : count == 1 ? "1 check" : "\(count) checks"
         let when = reading.fetchedAt.map(Self.format)
+        let editable = (try? work.isReady(in: context)) == true ? "" : " (read-only)"
         switch (reading.failure, when) {
         case (nil, _):
-            console.line("Checks:         \(what) from the server (read-only)")
+            console.line("Checks:         \(what) from the server\(editable)")
         case (let failure?, let when?):
-            console.line("Checks:         \(what) kept from \(when) (read-only)")
+            console.line("Checks:         \(what) kept from \(when)\(editable)")
             console.line(console.styled("                not refreshed: \(failure.summary)", .yellow))
-        case (let failure?, nil):
+        case (let failure?, nil) where shown.isEmpty:
             console.line("Checks:         none kept on this device")
             console.line(console.styled("                not read: \(failure.summary)", .yellow))
+        case (let failure?, nil):
+            console.line("Checks:         \(what), made on this device")
+            console.line(console.styled("                not read: \(failure.summary)", .yellow))
         }
-        for line in ChecksText.lines(reading.entities) { console.line("  \(line)") }
+        if let waiting = try? work.waiting(in: context), waiting.own + waiting.others > 0 {
+            var parts = ["\(OfflineCommands.count(waiting.own)) of yours"]
+            if waiting.others > 0 { parts.append("\(waiting.others) of other users") }
+            console.line("Pending:        \(parts.joined(separator: ", ")) waiting for the server ('pending', 'sync')")
+        }
+        let attention = shown.filter(\.needsAttention).count
+        if attention > 0 {
+            console.line(console.styled("                \(attention) checks need a look: 'pending' says why", .yellow))
+        }
+        for line in ChecksText.lines(shown) { console.line("  \(line)") }
     }
 
     static func describe(_ policy: PasscodePolicy?, protected: Bool) -> String {

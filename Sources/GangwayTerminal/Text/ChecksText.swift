@@ -9,17 +9,26 @@ public enum ChecksText {
     /// The entity set the demo app serves its checks in.
     public static let entitySet = "checks"
 
-    /// One line per check: "A320 F-GKXA   stand 12   fuel level      open".
+    /// One line per check: "F-GKXA-fuel       A320 F-GKXA   stand 12   fuel level      open".
     public static func lines(_ checks: [AppEntity]) -> [String] {
-        checks.map { check in
+        lines(checks.map { OfflineWork.ShownEntity(entity: $0, pending: false, needsAttention: false) })
+    }
+
+    /// One line per check as the user sees it, the ones their pending changes touch marked
+    /// "(pending)", and those the server answered with a conflict or a refusal "(see pending)".
+    public static func lines(_ shown: [OfflineWork.ShownEntity]) -> [String] {
+        shown.map { item in
+            let check = item.entity
+            let mark = item.needsAttention ? "  (see pending)" : item.pending ? "  (pending)" : ""
             let columns = [
+                pad(check.id, 17),
                 pad(check["aircraft"] ?? "?", 13),
                 pad("stand " + (check["stand"] ?? "?"), 10),
                 pad(check["item"] ?? "?", 16),
                 pad(check["status"] ?? "?", 5),
                 check["reading"] ?? "",
             ]
-            return columns.joined(separator: " ").trimmingTrailingSpaces()
+            return columns.joined(separator: " ").trimmingTrailingSpaces() + mark
         }
     }
 

@@ -1,0 +1,151 @@
+import Foundation
+import GangwayTesting
+import Testing
+
+@Suite(
+    "The device app's offline work: edits kept through a quit, handed over at a user switch, never lost at a removal"
+)
+struct OfflineWorkEndToEndTests {
+    typealias Device = DeviceAppEndToEndTests.Device
+    static let alicePasscode = DeviceAppEndToEndTests.alicePasscode
+    static let bobPasscode = DeviceAppEndToEndTests.bobPasscode
+    static let aliceOnboards = DeviceAppEndToEndTests.aliceOnboards
+    static let bobAdded = ["add", "1", "bob", "preflight-bob", "accept", "decline", bobPasscode, bobPasscode]
+
+    static func admin(_ arguments: [String], in device: Device) throws -> GangwayProcess.Result {
+        try GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
+            .run(["admin"] + arguments + ["--data-dir", device.directory.url.path])
+    }
+
+    /// The demo's checks as the admin reads them, by ID.
+    static func checks(in device: Device) throws -> [String: [String: Any]] {
+        let listed = try admin(["data", "list", "checks", "--json"], in: device)
+        #expect(listed.status == 0, "\(listed.standardError)")
+        let entities = try #require(try JSONSerialization.jsonObject(with: listed.standardOutput) as? [[String: Any]])
+        return Dictionary(
+            uniqueKeysWithValues: entities.compactMap { entity in
+                (entity["id"] as? String).map { ($0, entity) }
+            }
+        )
+    }
+
+    /// Every file under the device's directory, read as bytes.
+    static func deviceFilesContain(_ text: String, in device: Device) -> Bool {
+        let root = device.directory.appending("device")
+        let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
+        let needle = Data(text.utf8)
+        while let url = files?.nextObject() as? URL {
+            if let data = try? Data(contentsOf: url), data.range(of: needle) != nil { return true }
+        }
+        return false
+    }
+
+    @Test(
+        "an edit made offline is shown pending, survives a quit, is unreadable in the device's files, and goes once at the next launch"
+    )
+    func offlineEditSurvivesAQuit() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let first = try device.launch(
+            Self.aliceOnboards + [
+                "offline on", #"edit F-GKXA-tyres status=done "note=valve cap 7731""#, "home", "pending", "quit",
+            ]
+        )
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.output.contains("Change to F-GKXA-tyres saved on this device (pending)."))
+        #expect(first.output.contains("Pending:        1 change of yours waiting for the server"))
+        #expect(first.output.contains("tyre pressure    done  (pending)"))
+        #expect(first.output.contains("1. edit F-GKXA-tyres: note=valve cap 7731 status=done"))
+        #expect(!Self.deviceFilesContain("valve cap 7731", in: device), "a pending value in a file on the device")
+        #expect(try Self.checks(in: device)["F-GKXA-tyres"]?["version"] as? Int == 1, "nothing left the device")
+
+        let second = try device.launch(["1", Self.alicePasscode, "pending", "quit"])
+        #expect(second.output.contains("The server answered: 1 applied."), "\(second.output)")
+        #expect(second.output.contains("No changes of yours wait or need a look."))
+        let tyres = try #require(try Self.checks(in: device)["F-GKXA-tyres"])
+        #expect(tyres["version"] as? Int == 2)
+        #expect(tyres["updatedBy"] as? String == "alice")
+        #expect((tyres["fields"] as? [String: String])?["note"] == "valve cap 7731")
+
+        let third = try device.launch(["1", Self.alicePasscode, "sync", "quit"])
+        #expect(third.output.contains("Nothing to send."))
+        #expect(try Self.checks(in: device)["F-GKXA-tyres"]?["version"] as? Int == 2, "sent once")
+    }
+
+    @Test("what the rules refuse is not saved, with the server's reason")
+    func refusedEdits() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(
+            Self.aliceOnboards + [
+                "edit F-GKXA-fuel aircraft=B737", "edit F-GKXA-fuel status", "edit", "pending", "quit",
+            ]
+        )
+        #expect(result.output.contains("Not saved: Devices may not write aircraft in checks. (FIELD_NOT_WRITABLE)"))
+        #expect(result.output.contains("'status' is not FIELD=VALUE"))
+        #expect(result.output.contains("Say what to change: edit"))
+        #expect(result.output.contains("No changes of yours wait or need a look."))
+    }
+
+    @Test(
+        "at a switch the next user carries the previous user's changes as theirs, or leaves them for her when the app says so",
+        arguments: [true, false]
+    )
+    func handOver(allowed: Bool) throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        _ = try device.launch(Self.aliceOnboards + ["quit"])
+        let set = try Self.admin(["shared-device", "--upload-previous-user-changes", "\(allowed)"], in: device)
+        #expect(set.status == 0, "\(set.standardError)")
+
+        let shift = try device.launch(
+            ["1", Self.alicePasscode, "offline on", "edit F-GTAJ-fuel status=done reading=9100kg", "offline off"]
+                + Self.bobAdded + ["quit"]
+        )
+        #expect(shift.status == 0, "\(shift.standardError)")
+        let fuel = try #require(try Self.checks(in: device)["F-GTAJ-fuel"])
+        if allowed {
+            #expect(shift.output.contains("Sending 1 change left on this device by other users, as theirs…"))
+            #expect(shift.output.contains("The server answered: 1 applied."))
+            #expect(fuel["updatedBy"] as? String == "alice", "the author, not bob who carried it")
+            let changes = try Self.admin(["data", "changes", "--json"], in: device)
+            let recorded = try #require(
+                try JSONSerialization.jsonObject(with: changes.standardOutput) as? [[String: Any]]
+            )
+            #expect(recorded.map { $0["author"] as? String } == ["alice"])
+            #expect(recorded.map { $0["carrier"] as? String } == ["bob"])
+        } else {
+            #expect(shift.output.contains("1 change of other users waits for their authors"))
+            #expect(fuel["version"] as? Int == 1, "bob did not carry it")
+            // Alice's next session sends it herself.
+            let back = try device.launch(["1", Self.alicePasscode, "quit"])
+            #expect(back.output.contains("The server answered: 1 applied."), "\(back.output)")
+            let sent = try #require(try Self.checks(in: device)["F-GTAJ-fuel"])
+            #expect(sent["updatedBy"] as? String == "alice")
+            #expect((sent["fields"] as? [String: String])?["reading"] == "9100kg")
+        }
+    }
+
+    @Test("removing a user with changes pending says so; offline they stay sealed in the outbox, and go later as hers")
+    func removalWithChangesPending() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(
+            Self.aliceOnboards + Self.bobAdded + [
+                "switch", "Alice Martin", Self.alicePasscode,
+                "offline on", "edit F-GKXA-walkaround status=done", "remove", "y", "quit",
+            ]
+        )
+        #expect(result.output.contains("1 change of this user's has not reached the server."), "\(result.output)")
+        #expect(result.output.contains("1 change stays in the device's outbox, sealed"))
+        #expect(result.output.contains("The user was removed."))
+        #expect(try Self.checks(in: device)["F-GKXA-walkaround"]?["version"] as? Int == 1)
+
+        // Bob's next session carries it (the demo app allows it), as Alice's.
+        let bob = try device.launch(["1", Self.bobPasscode, "quit"])
+        #expect(bob.output.contains("Sending 1 change left on this device by other users, as theirs…"), "\(bob.output)")
+        let walkaround = try #require(try Self.checks(in: device)["F-GKXA-walkaround"])
+        #expect(walkaround["updatedBy"] as? String == "alice")
+        #expect((walkaround["fields"] as? [String: String])?["status"] == "done")
+    }
+}
