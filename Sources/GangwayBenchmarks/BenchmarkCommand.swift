@@ -8,6 +8,9 @@ struct BenchmarkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gangway-benchmark",
         abstract: "Measure Gangway against baselines measured in the same run.",
-        subcommands: [StoreBenchmark.self, FlowBenchmark.self, ServerBenchmark.self, SignInFloodBenchmark.self]
+        subcommands: [
+            StoreBenchmark.self, FlowBenchmark.self, ServerBenchmark.self, SignInFloodBenchmark.self,
+            OfflineBenchmark.self,
+        ]
     )
 }

@@ -239,6 +239,14 @@ struct AdminCommandEndToEndTests {
     func dataFields() throws {
         let machine = try Machine()
         defer { machine.directory.remove() }
+        // The demo app lets devices record a check's status, reading and note, and add checks.
+        #expect(
+            try machine.admin(["data", "fields"]).output
+                == "checks: devices may set note, reading, status; they may create entities.\n"
+        )
+        #expect(
+            try machine.admin(["data", "fields", "checks", "--clear"]).output == "checks: devices may change nothing.\n"
+        )
         #expect(try machine.admin(["data", "fields"]).output == "checks: devices may change nothing.\n")
         let set = try machine.admin(["data", "fields", "checks", "status", "reading", "note"])
         #expect(set.status == 0, "\(set.standardError)")

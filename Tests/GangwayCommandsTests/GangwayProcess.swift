@@ -104,4 +104,14 @@ struct GangwayProcess {
     func run(_ arguments: [String], lines: [String], extraEnvironment: [String: String] = [:]) throws -> Result {
         try run(arguments, input: Data(lines.map { $0 + "\n" }.joined().utf8), extraEnvironment: extraEnvironment)
     }
+
+    /// ``run(_:lines:extraEnvironment:)`` on a thread of its own, for a long run: waiting
+    /// for it does not hold one of the few threads every other test's tasks run on.
+    func runOffThread(_ arguments: [String], lines: [String]) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(with: Swift.Result { try self.run(arguments, lines: lines) })
+            }
+        }
+    }
 }

@@ -2,6 +2,10 @@ import Foundation
 import GangwayTesting
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite(
     "The device app's offline work: edits kept through a quit, handed over at a user switch, never lost at a removal"
 )
@@ -147,5 +151,56 @@ struct OfflineWorkEndToEndTests {
         let walkaround = try #require(try Self.checks(in: device)["F-GKXA-walkaround"])
         #expect(walkaround["updatedBy"] as? String == "alice")
         #expect((walkaround["fields"] as? [String: String])?["status"] == "done")
+    }
+
+    @Test(
+        "the app killed at many points of an upload of a thousand changes: each applied exactly once, as its author's"
+    )
+    func killedDuringUpload() async throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let checks = 100
+        let edits = 10
+        var lines = Self.aliceOnboards + ["offline on"]
+        for round in 0..<edits {
+            for check in 0..<checks {
+                let id = String(format: "K-%03d", check)
+                lines.append(round == 0 ? "edit \(id) status=open" : "edit \(id) reading=\(round)")
+            }
+        }
+        let app = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
+        let arguments = ["--data-dir", device.directory.url.path, "--bcrypt-cost", "4"]
+        let recorded = try await app.runOffThread(arguments, lines: lines + ["home", "quit"])
+        #expect(recorded.status == 0, "\(recorded.standardError)")
+        #expect(recorded.output.contains("Pending:        \(checks * edits) changes of yours waiting for the server"))
+
+        // Each launch hands the outbox over at once; each is killed a little later than the
+        // one before, until a launch ends on its own with nothing left to send.
+        var kills = 0
+        for delay in [0.2, 0.5, 0.8, 1.1, 1.5, 2.0, 2.6, 3.3] {
+            let process = try app.launch(arguments, lines: ["1", Self.alicePasscode])
+            try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(kills >= 4, "the launches were killed while they ran")
+        let last = try await app.runOffThread(arguments, lines: ["1", Self.alicePasscode, "pending", "quit"])
+        #expect(last.output.contains("No changes of yours wait or need a look."), "\(last.output)")
+
+        let server = try Self.checks(in: device)
+        for check in 0..<checks {
+            let entity = try #require(server[String(format: "K-%03d", check)])
+            #expect(entity["version"] as? Int == edits, "created once and edited \(edits - 1) times, each once")
+            #expect((entity["fields"] as? [String: String])?["reading"] == "\(edits - 1)")
+            #expect(entity["updatedBy"] as? String == "alice")
+        }
+        let listed = try Self.admin(["data", "changes", "--limit", "1000", "--json"], in: device)
+        let changes = try #require(try JSONSerialization.jsonObject(with: listed.standardOutput) as? [[String: Any]])
+        #expect(changes.count == checks * edits)
+        #expect(Set(changes.compactMap { $0["changeID"] as? String }).count == checks * edits)
+        #expect(changes.allSatisfy { $0["outcome"] as? String == "applied" })
     }
 }

@@ -11,6 +11,16 @@ import Testing
 struct ServeCommandEndToEndTests {
     /// Starts `gangway serve` on a free port and returns it with the port it printed.
     private func start(dataDirectory: URL, extra: [String] = []) async throws -> (Process, Pipe, Pipe, Int) {
+        let (process, output, errors, port, printed) = try await starting(dataDirectory: dataDirectory, extra: extra)
+        #expect(printed.contains("Admin token: new, written to \(dataDirectory.path)/admin-token"))
+        return (process, output, errors, port)
+    }
+
+    /// The same, with what it printed up to the line that says it listens.
+    private func starting(
+        dataDirectory: URL,
+        extra: [String] = []
+    ) async throws -> (Process, Pipe, Pipe, Int, String) {
         let process = Process()
         process.executableURL = GangwayProcess.executable
         process.arguments =
@@ -28,8 +38,7 @@ struct ServeCommandEndToEndTests {
             printed += String(decoding: chunk, as: UTF8.self)
         }
         let port = printed.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
-        #expect(printed.contains("Admin token: new, written to \(dataDirectory.path)/admin-token"))
-        return (process, output, errors, port)
+        return (process, output, errors, port, printed)
     }
 
     @Test("serves /health, keeps the admin token out of its output, and stops cleanly on SIGTERM")
@@ -53,6 +62,47 @@ struct ServeCommandEndToEndTests {
             + String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(!token.isEmpty)
         #expect(!everything.contains(token))
+    }
+
+    @Test(
+        "--demo seeds the device app's demo once: the app runs against the separate server, onboards and edits a check"
+    )
+    func demoSeed() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-serve-demo")
+        defer { directory.remove() }
+        let (process, _, _, port, printed) = try await starting(dataDirectory: directory.url, extra: ["--demo"])
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        #expect(
+            printed.contains(
+                "Demo: app 'checks' (work email @airline.example), users alice / preflight-alice, bob / preflight-bob."
+            )
+        )
+        let device = try DeviceAppEndToEndTests.Device()
+        defer { device.directory.remove() }
+        let app = try device.launch(
+            DeviceAppEndToEndTests.aliceOnboards + ["edit F-GTAJ-fuel status=done reading=9100kg", "quit"],
+            arguments: ["--server", "http://127.0.0.1:\(port)"]
+        )
+        #expect(app.status == 0, "\(app.standardError)")
+        #expect(app.output.contains("Checks:         5 checks from the server"), "\(app.output)")
+        #expect(app.output.contains("The server answered: 1 applied."))
+        let admin = try GangwayProcess(deviceKeys: directory.appending("unused-keys"))
+            .run(["admin", "data", "list", "checks", "--json", "--data-dir", directory.url.path])
+        let checks = try #require(try JSONSerialization.jsonObject(with: admin.standardOutput) as? [[String: Any]])
+        let fuel = try #require(checks.first { $0["id"] as? String == "F-GTAJ-fuel" })
+        #expect(fuel["updatedBy"] as? String == "alice", "\(fuel)")
+        #expect(fuel["version"] as? Int == 2)
+        process.terminate()
+        process.waitUntilExit()
+
+        // A second start finds the demo there and seeds nothing.
+        let (again, _, _, _, second) = try await starting(dataDirectory: directory.url, extra: ["--demo"])
+        again.terminate()
+        again.waitUntilExit()
+        #expect(second.contains("Demo: the app 'checks' is there already; nothing seeded."))
     }
 
     @Test("the data directory is owner-only from the first start, and its url file goes when the server stops")

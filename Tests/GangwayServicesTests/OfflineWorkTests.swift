@@ -215,6 +215,22 @@ struct OfflineWorkTests {
         }
     }
 
+    @Test("a field the author edits twice offline is applied twice, not a conflict with their own edit")
+    func twiceOffline() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let alice = try await Self.aliceSignedIn(server)
+            let context = try await alice.context()
+            try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["reading": "8.0 bar"], in: context)
+            try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["reading": "8.2 bar"], in: context)
+            try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["status": "done"], in: context)
+            let report = try await alice.work.sync(in: context)
+            #expect(report.sent.answered == [.applied: 3])
+            let fuel = try await Self.entity(server, "F-GKXA-fuel")
+            #expect(fuel.version == 4 && fuel["reading"] == "8.2 bar" && fuel["status"] == "done")
+            try await alice.app.manager.close()
+        }
+    }
+
     @Test("a pending change discarded never leaves the device")
     func discardPending() async throws {
         try await TestServer.run(seed: .checks) { server in
@@ -283,6 +299,32 @@ struct OfflineWorkTests {
             #expect(hers.sent.answered == (allowed ? [:] : [.applied: 1]))
             #expect(try alice.work.own(in: back).isEmpty)
             #expect(try await Self.entity(server, "F-GKXA-fuel")["status"] == "done")
+            #expect(try alice.work.outbox.readyCount() == 0)
+            try await alice.app.manager.close()
+        }
+    }
+
+    @Test("a blocked author's change carried by another user is refused and recorded, not applied")
+    func blockedAuthor() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let alice = try await Self.aliceSignedIn(server, shared: true, carryPrevious: true)
+            let change = try alice.work.edit(
+                "checks",
+                entityID: "F-GKXA-fuel",
+                fields: ["status": "done"],
+                in: try await alice.context()
+            )
+            alice.app.presenter.append(.welcome(.signIn), .signIn("bob"), .create(ServicesDevice.bobPasscode))
+            _ = try await alice.app.manager.addUser()
+            try await server.admin(.patch, "/admin/users/alice", json: #"{"blocked": true}"#)
+            let report = try await alice.work.sync(in: try await alice.context())
+            #expect(report.sent.answered == [.rejected: 1])
+            #expect(try await Self.entity(server, "F-GKXA-fuel")["status"] == "open")
+            let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
+            let recorded = try #require(try await admin.changes(app: "checks", outcome: .rejected).first)
+            #expect(recorded.changeID == change.id && recorded.author == "alice" && recorded.carrier == "bob")
+            #expect(recorded.result.rejection?.code == .keyRevoked)
+            // The refusal ended it: nothing of it waits in the outbox.
             #expect(try alice.work.outbox.readyCount() == 0)
             try await alice.app.manager.close()
         }

@@ -7,7 +7,8 @@ import GangwayTerminal
 struct AdminOptions: ParsableArguments {
     @Option(
         name: .customLong("data-dir"),
-        help: "The data directory whose local server to manage (its server lives in DIR/server)."
+        help:
+            "The data directory whose local server to manage: the device app's (its server in DIR/server), or a 'gangway serve --data-dir'."
     )
     var dataDirectory = GangwayDirectory.path()
 

@@ -67,6 +67,15 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var trustedProxies: [String] = []
 
+    @Flag(
+        help: """
+            Seed the device app's demo: its app (aircraft ground checks, devices may record a \
+            check's status, reading and note offline), its checks and its two users, whose \
+            passwords are printed, unless the app is there already. For trying Gangway only.
+            """
+    )
+    var demo = false
+
     @Flag(name: .customLong("new-admin-token"), help: "Write a new admin token and retire the old one.")
     var newAdminToken = false
 
@@ -119,6 +128,7 @@ struct ServeCommand: AsyncParsableCommand {
                 "Admin token: made earlier, but \(path) does not hold it; run with --new-admin-token to make a new one."
             )
         }
+        if demo { try await seedDemo(server) }
         let storage = server.storage.kind == .sqlite ? "SQLite in \(configuration.sqlitePath.path)" : "PostgreSQL"
         let urlFile = ServerURLFile(directory: configuration.dataDirectory)
         defer { urlFile.removeIfUnchanged() }
@@ -130,5 +140,20 @@ struct ServeCommand: AsyncParsableCommand {
                 "Gangway server listening on http://\(host):\(boundPort) (\(storage)); Ctrl-C stops it."
             )
         }
+    }
+
+    /// Seeds the device app's demo unless its app is there.
+    private func seedDemo(_ server: MobileServicesServer) async throws {
+        do throws(SeedError) {
+            try await server.seed(DemoServer.seed)
+        } catch {
+            guard error == .appExists else { throw error }
+            Console.standardOutput("Demo: the app '\(DemoServer.appID)' is there already; nothing seeded.")
+            return
+        }
+        let users = DemoServer.users.map { "\($0.username) / \($0.password)" }.joined(separator: ", ")
+        Console.standardOutput(
+            "Demo: app '\(DemoServer.appID)' (work email @\(DemoServer.emailDomain)), users \(users). For trying Gangway only."
+        )
     }
 }

@@ -68,6 +68,7 @@ extension MobileServicesAPI {
         caller: Caller
     ) async throws(APIError) -> [Components.Schemas.ChangeResult] {
         var registrations: [String: DeviceRecord?] = [:]
+        var blockedAuthors: [String: Bool] = [:]
         var results: [Components.Schemas.ChangeResult] = []
         var outcomes: [ChangeResult.Outcome: Int] = [:]
         for item in items {
@@ -86,7 +87,17 @@ extension MobileServicesAPI {
                     try await perform { try await storage.device(appID: caller.app.id, registrationID: registrationID) }
                 )
             }
-            let result = try await end(signed, registration: registrations[registrationID] ?? nil, caller: caller)
+            let registration = registrations[registrationID] ?? nil
+            if let username = registration?.username, blockedAuthors[username] == nil {
+                blockedAuthors[username] =
+                    try await perform { try await storage.user(named: username) }?.blocked ?? true
+            }
+            let result = try await end(
+                signed,
+                registration: registration,
+                authorBlocked: registration.flatMap { blockedAuthors[$0.username] } ?? false,
+                caller: caller
+            )
             outcomes[result.outcome, default: 0] += 1
             results.append(Self.wire(result, entity: try await entityToShow(result, of: signed.change, caller: caller)))
         }
@@ -104,10 +115,14 @@ extension MobileServicesAPI {
 
     /// Checks who made `signed` and ends it. A change whose author, registration or
     /// signature does not check is refused without being recorded, so no one can spend
-    /// another person's change ID; every other one is recorded.
+    /// another person's change ID; every other one is recorded. The change of an author
+    /// whose registration is locked or wiped, or who is blocked, is recorded as refused
+    /// (`KEY_REVOKED`): another user's session may carry it, but a block keeps its
+    /// author's work out as it keeps the person out.
     private func end(
         _ signed: SignedChange,
         registration: DeviceRecord?,
+        authorBlocked: Bool,
         caller: Caller
     ) async throws(APIError) -> ChangeResult {
         let change = signed.change
@@ -139,6 +154,9 @@ extension MobileServicesAPI {
             try await storage.applyChange(application, limit: Self.entitySetLimit) { current throws(ChangeRejection) in
                 guard active else {
                     throw ChangeRejection(.keyRevoked, "The author's registration is locked or wiped.")
+                }
+                guard !authorBlocked else {
+                    throw ChangeRejection(.keyRevoked, "The author is blocked.")
                 }
                 guard let rules else {
                     throw ChangeRejection(.entitySetNotWritable, "Devices may not change \(change.entitySet).")

@@ -78,8 +78,14 @@ public struct OfflineWork: Sendable {
                 "There is no \(entityID) in \(entitySet) on this device, and devices may not create one."
             )
         }
-        // A change to an entity this user created offline is based on the creation.
-        let baseVersion: Int64? = creates ? nil : (kept?.version ?? 1)
+        // Each of the user's own changes still pending will raise the entity's version by
+        // one before this one arrives: based on them, a field edited twice offline is not
+        // a conflict with the user's own earlier edit. A change to an entity this user
+        // created offline is based on the creation.
+        let before = own.filter {
+            $0.entitySet == entitySet && $0.entityID == entityID && $0.state == .pending && !$0.creates
+        }.count
+        let baseVersion: Int64? = creates ? nil : (kept?.version ?? 1) + Int64(before)
         let now = services.now()
         try rules.check(
             Change(
@@ -280,6 +286,14 @@ public struct OfflineWork: Sendable {
         } catch let error as OfflineWorkError where error == .notReady {
             return false
         }
+    }
+
+    /// Whether the user can change `entitySet` on this device: they can work offline, and
+    /// the app lets devices write a field of the set or create in it.
+    public func canEdit(_ entitySet: String, in context: FlowContext) throws -> Bool {
+        guard try isReady(in: context), let rules = try context.credentials.serverSettings()?.entitySetRules?[entitySet]
+        else { return false }
+        return !rules.writableFields.isEmpty || rules.allowsCreation
     }
 
     // MARK: Internals

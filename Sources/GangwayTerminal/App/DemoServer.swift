@@ -13,14 +13,14 @@ import Logging
 /// The port is chosen free at first start and kept (in `port`), so the server's URL,
 /// and the activation links and QR codes that carry it, stay the same from one start to
 /// the next; when another program holds it, a new free port is taken and kept.
-struct DemoServer: Sendable {
+public struct DemoServer: Sendable {
     /// The demo app: aircraft ground checks at an airline.
-    static let appID = "checks"
-    static let appName = "Aircraft Ground Checks"
-    static let emailDomain = "airline.example"
+    public static let appID = "checks"
+    public static let appName = "Aircraft Ground Checks"
+    public static let emailDomain = "airline.example"
     /// The demo users and their passwords, printed for the person trying the app. They
     /// sign in only to this loopback server.
-    static let users: [(username: String, displayName: String, password: String)] = [
+    public static let users: [(username: String, displayName: String, password: String)] = [
         ("alice", "Alice Martin", "preflight-alice"),
         ("bob", "Bob Okafor", "preflight-bob"),
     ]
@@ -95,7 +95,7 @@ struct DemoServer: Sendable {
     }
 
     /// The demo's seed: its app, its users and the app's checks.
-    static var seed: ServerSeed {
+    public static var seed: ServerSeed {
         ServerSeed(
             apps: [SeedApp(id: appID, name: appName, emailDomains: [emailDomain], settings: appSettings)],
             users: users.map { SeedUser($0.username, password: Secret($0.password), displayName: $0.displayName) },

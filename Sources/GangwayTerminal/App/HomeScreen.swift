@@ -69,7 +69,7 @@ struct HomeScreen: Sendable {
         let count = shown.count
         let what = count == 0 ? "none" : count == 1 ? "1 check" : "\(count) checks"
         let when = reading.fetchedAt.map(Self.format)
-        let editable = (try? work.isReady(in: context)) == true ? "" : " (read-only)"
+        let editable = (try? work.canEdit(ChecksText.entitySet, in: context)) == true ? "" : " (read-only)"
         switch (reading.failure, when) {
         case (nil, _):
             console.line("Checks:         \(what) from the server\(editable)")

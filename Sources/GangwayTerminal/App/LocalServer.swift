@@ -5,7 +5,8 @@ import Logging
 
 /// The server on this machine that `gangway admin` manages when no `--server` is given:
 /// the one whose data lives in `DIR/server` (the device app's embedded server, or a
-/// `gangway serve` started with that data directory).
+/// `gangway serve` started with that data directory), or in `DIR` itself when `DIR` is a
+/// `gangway serve --data-dir`.
 ///
 /// When it is serving (its URL, in `DIR/server/url`, answers), the admin calls go there,
 /// so a running device app sees each change at its next server contact. When nothing
@@ -22,9 +23,22 @@ public struct LocalServer: Sendable {
     ///   critical messages (`GANGWAY_LOG_LEVEL` sets another level), so the command's
     ///   own output stays clean.
     public init(dataDirectory: URL, bcryptCost: UInt8 = 12, logger: Logger? = nil) {
-        directory = dataDirectory.appendingPathComponent("server")
+        directory = Self.serverDirectory(in: dataDirectory)
         self.bcryptCost = bcryptCost
         self.logger = logger ?? DeviceApp.standardErrorLogger(label: "gangway.admin", default: .critical)
+    }
+
+    /// The server's own directory: `DIR/server` for the device app's data directory, or
+    /// `DIR` itself when it is a `gangway serve --data-dir` (it holds the server's admin
+    /// token or database, and no `server` directory), so an operator pointing
+    /// `gangway admin --data-dir` at their server's directory reaches that server.
+    static func serverDirectory(in dataDirectory: URL) -> URL {
+        let files = FileManager.default
+        let nested = dataDirectory.appendingPathComponent("server")
+        let ownFiles = ["admin-token", "gangway-server.sqlite"].contains {
+            files.fileExists(atPath: dataDirectory.appendingPathComponent($0).path)
+        }
+        return ownFiles && !files.fileExists(atPath: nested.path) ? dataDirectory : nested
     }
 
     /// How the calls reached the server.
