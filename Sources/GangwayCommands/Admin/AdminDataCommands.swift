@@ -4,7 +4,8 @@ import GangwayOffline
 import GangwayServices
 import GangwayTerminal
 
-/// `gangway admin data`: the app's data, which signed-in devices read (read-only).
+/// `gangway admin data`: the app's data, which signed-in devices read, and change where
+/// the app lets them.
 struct AdminData: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "data",

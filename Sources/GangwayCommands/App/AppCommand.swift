@@ -13,7 +13,8 @@ struct AppCommand: AsyncParsableCommand {
             Without --server, a mobile-services server runs in this process (SQLite under \
             DIR/server), seeded at first start with a demo app for aircraft ground checks, its \
             checks and two demo users, printed at start. The home screen shows the checks, \
-            read-only, kept in the user's store for when the server cannot be reached. The \
+            kept in the user's store for when the server cannot be reached; 'edit' changes \
+            one, with or without a network, and 'help' at the prompt lists the rest. The \
             device keeps its stores and keys under DIR/device, so quitting and starting again \
             restores the session. When standard input is not a terminal, answers are read a line at a time and the output is \
             plain text, so every story can be scripted.
