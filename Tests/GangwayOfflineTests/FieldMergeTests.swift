@@ -148,6 +148,22 @@ struct EntitySetRulesTests {
         }
     }
 
+    @Test(arguments: ["", " ", "-leading", ".x", "bad id", "ünïcode", String(repeating: "a", count: 65)])
+    func anEntityIDOutsideTheDocumentsRuleIsInvalid(id: String) {
+        var bad = change(["status": "x"])
+        bad.entityID = id
+        #expect(throws: ChangeRejection(.invalidChange, "")) { try rules.check(bad) }
+        bad.entityID = "F-GKXA.fuel_2"
+        bad.entitySet = id
+        #expect(throws: ChangeRejection(.invalidChange, "")) { try rules.check(bad) }
+    }
+
+    @Test func anEntityIDOfTheDocumentsRulePasses() throws {
+        var good = change(["status": "x"])
+        good.entityID = "9F-GKXA.fuel_2" + String(repeating: "a", count: 50)
+        try rules.check(good)
+    }
+
     @Test func sequenceAndBaseVersionStartAtOne() {
         #expect(throws: ChangeRejection(.invalidChange, "")) { try rules.check(change(sequence: 0, ["status": "x"])) }
         #expect(throws: ChangeRejection(.invalidChange, "")) { try rules.check(change(base: 0, ["status": "x"])) }

@@ -116,6 +116,9 @@ struct OfflineWorkTests {
             #expect {
                 try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["bad name!": "x"], in: context)
             } throws: { ($0 as? ChangeRejection)?.code == .invalidChange }
+            #expect {
+                try alice.work.edit("checks", entityID: "bad id", fields: ["status": "done"], in: context)
+            } throws: { ($0 as? ChangeRejection)?.code == .invalidChange }
             #expect(try alice.work.own(in: context).isEmpty)
             #expect(try alice.work.outbox.readyCount() == 0)
             try await alice.app.manager.close()
@@ -127,6 +130,10 @@ struct OfflineWorkTests {
         try await TestServer.run(seed: .checks) { server in
             let alice = try await Self.aliceSignedIn(server, rules: Self.rules(creation: true))
             let context = try await alice.context()
+            // An ID the server would refuse is refused here, not created and sent.
+            #expect {
+                try alice.work.edit("checks", entityID: "", fields: ["status": "open"], in: context)
+            } throws: { ($0 as? ChangeRejection)?.code == .invalidChange }
             let made = try alice.work.edit("checks", entityID: "F-GKXA-oil", fields: ["status": "open"], in: context)
             let edited = try alice.work.edit("checks", entityID: "F-GKXA-oil", fields: ["status": "done"], in: context)
             #expect(made.creates && !edited.creates)

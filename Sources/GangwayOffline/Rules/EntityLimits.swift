@@ -18,6 +18,23 @@ public enum EntityLimits {
         return scalars.allSatisfy { isASCIILetter($0) || ("0"..."9").contains($0) || $0 == "_" }
     }
 
+    /// The length of an entity set's name and of an entity's ID.
+    public static let identifierLength = 1...64
+
+    /// Whether `id` names an entity set or an entity, as the API document states: a
+    /// letter or digit, then letters, digits, `.`, `_` and `-`.
+    public static func isIdentifier(_ id: String) -> Bool {
+        let scalars = id.unicodeScalars
+        guard identifierLength.contains(scalars.count), let first = scalars.first, isASCIIAlphanumeric(first) else {
+            return false
+        }
+        return scalars.allSatisfy { isASCIIAlphanumeric($0) || $0 == "." || $0 == "_" || $0 == "-" }
+    }
+
+    private static func isASCIIAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
+        isASCIILetter(scalar) || ("0"..."9").contains(scalar)
+    }
+
     private static func isASCIILetter(_ scalar: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
     }

@@ -31,6 +31,12 @@ public struct EntitySetRules: Sendable, Hashable, Codable {
 
     /// Checks the limits every change keeps, whatever the set's rules.
     public static func checkShape(_ change: Change) throws(ChangeRejection) {
+        guard EntityLimits.isIdentifier(change.entitySet), EntityLimits.isIdentifier(change.entityID) else {
+            throw ChangeRejection(
+                .invalidChange,
+                "An entity set or ID is 1 to \(EntityLimits.identifierLength.upperBound) letters, digits, '.', '_' and '-', a letter or digit first."
+            )
+        }
         guard !change.fields.isEmpty, change.fields.count <= EntityLimits.fieldsPerEntity else {
             throw ChangeRejection(
                 .invalidChange,

@@ -64,6 +64,21 @@ public struct OfflineWork: Sendable {
         in context: FlowContext
     ) throws -> OwnChange {
         let authoring = try authoring(in: context)
+        let now = services.now()
+        func draft(baseVersion: Int64?) -> Change {
+            Change(
+                registrationID: authoring.author.registrationID,
+                author: authoring.author.name,
+                sequence: 1,
+                entitySet: entitySet,
+                entityID: entityID,
+                baseVersion: baseVersion,
+                fields: fields,
+                madeAt: now
+            )
+        }
+        // A malformed ID or field is said as such, before whether the entity exists.
+        try EntitySetRules.checkShape(draft(baseVersion: nil))
         guard let rules = authoring.settings.entitySetRules?[entitySet] else {
             throw ChangeRejection(.entitySetNotWritable, "Devices may not change \(entitySet).")
         }
@@ -86,19 +101,7 @@ public struct OfflineWork: Sendable {
             $0.entitySet == entitySet && $0.entityID == entityID && $0.state == .pending && !$0.creates
         }.count
         let baseVersion: Int64? = creates ? nil : (kept?.version ?? 1) + Int64(before)
-        let now = services.now()
-        try rules.check(
-            Change(
-                registrationID: authoring.author.registrationID,
-                author: authoring.author.name,
-                sequence: 1,
-                entitySet: entitySet,
-                entityID: entityID,
-                baseVersion: baseVersion,
-                fields: fields,
-                madeAt: now
-            )
-        )
+        try rules.check(draft(baseVersion: baseVersion))
         let signed = try outbox.record(
             by: authoring.author,
             entitySet: entitySet,

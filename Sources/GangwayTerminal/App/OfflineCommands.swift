@@ -107,7 +107,7 @@ struct OfflineCommands: Sendable {
         if !report.archived.isEmpty {
             console.line(
                 console.styled(
-                    "\(Self.count(report.archived.count)) of yours need a look: 'pending' lists them.",
+                    "\(Self.count(report.archived.count)) of yours \(report.archived.count == 1 ? "needs" : "need") a look: 'pending' lists them.",
                     .yellow
                 )
             )
@@ -164,7 +164,11 @@ struct OfflineCommands: Sendable {
     func discard(_ argument: String?) async throws {
         let context = try await requireContext()
         let own = try work.own(in: context)
-        guard let number = argument.flatMap(Int.init), (1...max(1, own.count)).contains(number), !own.isEmpty else {
+        guard !own.isEmpty else {
+            console.line("No changes of yours wait or need a look; nothing to discard.")
+            return
+        }
+        guard let number = argument.flatMap(Int.init), (1...own.count).contains(number) else {
             console.line("Say which: discard N, with N from 'pending' (1 to \(own.count)).")
             return
         }
