@@ -11,7 +11,8 @@ import Logging
 /// `gangway-benchmark offline`: recording changes on the device, and uploading ten
 /// thousand of them to a server on loopback, against applying the same signed changes
 /// straight through the server's storage layer (signatures checked, merged field by
-/// field), measured in the same run on a second server with the same seed.
+/// field, in batches of an upload's size), measured in the same run on a second server
+/// with the same seed.
 struct OfflineBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "offline",
@@ -110,19 +111,24 @@ struct OfflineBenchmark: AsyncParsableCommand {
             let key = keys.signing.verifyingKey
             let clock = ContinuousClock()
             let started = clock.now
-            for signed in recorded {
-                guard signed.isSigned(by: key) else {
+            // In batches of an upload's size, as the server applies an upload.
+            for start in stride(from: 0, to: recorded.count, by: EntityLimits.changesPerUpload) {
+                let batch = recorded[start..<min(start + EntityLimits.changesPerUpload, recorded.count)]
+                guard batch.allSatisfy({ $0.isSigned(by: key) }) else {
                     throw ValidationError("a change's signature did not check")
                 }
-                let change = signed.change
-                let result = try await storage.applyChange(
-                    ChangeApplication(appID: "checks", change: change, carrier: "alice", receivedAt: Date()),
+                let results = try await storage.applyChanges(
+                    batch.map {
+                        ChangeApplication(appID: "checks", change: $0.change, carrier: "alice", receivedAt: Date())
+                    },
                     limit: 1_000
-                ) { current throws(ChangeRejection) in
+                ) { change, current throws(ChangeRejection) in
                     try Self.rules.check(change)
                     return try FieldMerge.merge(change, into: current)
                 }
-                guard result.outcome == .applied else { throw ValidationError("a change was not applied directly") }
+                guard results.allSatisfy({ $0.outcome == .applied }) else {
+                    throw ValidationError("a change was not applied directly")
+                }
             }
             return clock.now - started
         }

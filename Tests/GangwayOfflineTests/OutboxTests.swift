@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import GangwaySystem
 import GangwayTesting
 import Testing
@@ -119,6 +120,70 @@ struct OutboxTests {
         }
         try box.forgetAnswers([change.change.id])
         #expect(try box.answers(registrationID: "reg-alice", openingWith: aliceAnswers).isEmpty)
+    }
+
+    @Test func aSettlesAnswersShareOneKeyPerAuthorEachBoundToItsChange() throws {
+        defer { temporary.remove() }
+        let box = try outbox()
+        var made: [SignedChange] = []
+        for index in 0..<6 {
+            made.append(try record(index < 4 ? alice : bob, entity: "check-\(index)", ["status": "done"], in: box))
+        }
+        let ready = try box.ready()
+        #expect(ready.count == 6)
+        let answered = ready.map { pending in
+            (pending, ChangeAnswer(result: ChangeResult(changeID: pending.changeID, outcome: .applied, version: 2)))
+        }
+        try box.settle(Array(answered.prefix(3)))
+        try box.settle(Array(answered.dropFirst(3)))
+        // One key per author and settle: alice's answers came in two settles.
+        let keys = try box.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT registration_id FROM answer_key ORDER BY id").map { $0[0] as String }
+        }
+        #expect(keys == ["reg-alice", "reg-alice", "reg-bob"])
+        let alices = try box.answers(registrationID: "reg-alice", openingWith: aliceAnswers)
+        #expect(Set(alices.keys) == Set(made.prefix(4).map(\.change.id)))
+        #expect(alices.values.allSatisfy { $0.outcome == .applied && $0.result.version == 2 })
+        #expect(try box.answers(registrationID: "reg-bob", openingWith: bobAnswers).count == 2)
+
+        // An answer moved to another change's row no longer opens: each is bound to its
+        // change ID.
+        try box.pool.write { db in
+            let ids = try String.fetchAll(db, sql: "SELECT change_id FROM answer WHERE registration_id = 'reg-alice'")
+            try db.execute(
+                sql: "UPDATE answer SET sealed = (SELECT sealed FROM answer WHERE change_id = ?) WHERE change_id = ?",
+                arguments: [ids[0], ids[1]]
+            )
+        }
+        #expect(throws: OutboxError(.corrupt, "")) {
+            try box.answers(registrationID: "reg-alice", openingWith: aliceAnswers)
+        }
+
+        // Keys go with the last answer that needs them.
+        try box.forgetAnswers(made.prefix(4).map(\.change.id))
+        let left = try box.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT registration_id FROM answer_key").map { $0[0] as String }
+        }
+        #expect(left == ["reg-bob"])
+    }
+
+    @Test func anAnswerKeptBeforeAnswersSharedAKeyStillOpens() throws {
+        defer { temporary.remove() }
+        let box = try outbox()
+        let change = try record(alice, ["status": "done"], in: box)
+        let answer = ChangeAnswer(result: ChangeResult(changeID: change.change.id, outcome: .applied, version: 2))
+        let sealed = try HPKESeal.seal(
+            try ChangeSeal.encoder.encode(answer),
+            to: aliceAnswers.publicKey,
+            info: Outbox.answerInfo
+        )
+        try box.pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO answer (change_id, registration_id, sealed, answered_at) VALUES (?, ?, ?, 0)",
+                arguments: [change.change.id.uuidString.lowercased(), "reg-alice", sealed]
+            )
+        }
+        #expect(try box.answers(registrationID: "reg-alice", openingWith: aliceAnswers) == [change.change.id: answer])
     }
 
     @Test func aRefusalHoldsOnlyTheAuthorsLaterChangesToThatEntity() throws {

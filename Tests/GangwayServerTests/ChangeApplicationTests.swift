@@ -162,6 +162,121 @@ struct ChangeApplicationTests {
         }
     }
 
+    /// Applies `changes` in one batch as the server does an upload.
+    static func applyBatch(
+        _ changes: [Change],
+        rules: EntitySetRules = EntitySetRules(writableFields: Set(checks), allowsCreation: true),
+        to storage: any ServerStorage
+    ) async throws -> [ChangeResult] {
+        try await storage.applyChanges(
+            changes.map {
+                ChangeApplication(
+                    appID: "checks",
+                    change: $0,
+                    carrier: $0.author,
+                    receivedAt: Date(timeIntervalSince1970: 1_800_000_100)
+                )
+            },
+            limit: 1000
+        ) { change, current throws(ChangeRejection) in
+            try rules.check(change)
+            return try FieldMerge.merge(change, into: current)
+        }
+    }
+
+    @Test(
+        "a batch ends its changes in order, each seeing the ones before it, a change in it twice ended once",
+        arguments: Backend.available
+    )
+    func batchInOrder(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { _ in
+            let storage = fixture.server.storage
+            try await Self.seedCheck(storage)
+            let first = Self.change(sequence: 1, ["status": "done"])
+            let second = Self.change(sequence: 2, base: 2, ["reading": "8.1 bar"])
+            let refused = Self.change(sequence: 3, base: 3, ["aircraft": "D-AIZZ"])
+            let created = Self.change(sequence: 4, base: nil, entity: "A321-fuel", ["status": "open"])
+            let bobs = Self.change("bob", sequence: 1, base: 1, ["reading": "7.5 bar", "note": "ok"])
+            let results = try await Self.applyBatch([first, second, first, refused, created, bobs], to: storage)
+            #expect(results.map(\.changeID) == [first, second, first, refused, created, bobs].map(\.id))
+            #expect(results.map(\.outcome) == [.applied, .applied, .duplicate, .rejected, .applied, .conflict])
+            #expect(results.map(\.version) == [2, 3, 2, nil, 1, 4])
+            #expect(results[2].original == .applied)
+            #expect(results[3].rejection?.code == .fieldNotWritable)
+            #expect(results[5].conflicts.map(\.field) == ["reading"])
+            let stored = try #require(try await Self.tyres(storage))
+            #expect(stored.fields == ["status": "done", "reading": "8.1 bar", "note": "ok"])
+            #expect(stored.version == 4)
+            #expect(
+                try await storage.entities(appID: "checks", entitySet: "checks").map(\.id) == [
+                    "A320-tyres", "A321-fuel",
+                ]
+            )
+            // The whole batch again: each change gets its first result, nothing changes.
+            let again = try await Self.applyBatch([first, second, refused, created, bobs], to: storage)
+            #expect(again.allSatisfy { $0.outcome == .duplicate })
+            #expect(again.map(\.original) == [.applied, .applied, .rejected, .applied, .conflict])
+            #expect(try #require(try await Self.tyres(storage)).version == 4)
+        }
+    }
+
+    @Test(
+        "batches of the same changes in different orders, through two servers at once, end each change once",
+        arguments: Backend.available
+    )
+    func concurrentBatches(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        let other = try await MobileServicesServer(
+            configuration: fixture.server.configuration,
+            logger: fixture.logs.logger,
+            now: fixture.clock.now
+        )
+        try await fixture.runSeeded { _ in
+            try await TestServer(server: other, adminToken: fixture.adminToken).run { _ in
+                try await Self.seedCheck(fixture.server.storage)
+                // 40 changes of four authors to two entity sets' entities, each to a field
+                // of its own, in six batches of different orders, through either server.
+                let changes = (0..<40).map { index in
+                    Change(
+                        registrationID: "reg-\(index % 4)",
+                        author: "user-\(index % 4)",
+                        sequence: Int64(index / 4 + 1),
+                        entitySet: index.isMultiple(of: 2) ? "checks" : "tasks",
+                        entityID: "A320-tyres",
+                        baseVersion: nil,
+                        fields: ["n\(index)": "value \(index)"],
+                        madeAt: Date(timeIntervalSince1970: 1_800_000_000)
+                    )
+                }
+                let rules = EntitySetRules(writableFields: Set((0..<40).map { "n\($0)" }), allowsCreation: true)
+                let storages: [any ServerStorage] = [fixture.server.storage, other.storage]
+                let orders = [changes, changes.reversed(), changes.shuffled(), changes.shuffled()]
+                let results = try await withThrowingTaskGroup(of: [ChangeResult].self) { group in
+                    for (index, order) in orders.enumerated() {
+                        let storage = storages[index % 2]
+                        group.addTask { try await Self.applyBatch(order, rules: rules, to: storage) }
+                    }
+                    return try await group.reduce(into: []) { $0 += $1 }
+                }
+                #expect(results.count == 160)
+                let firsts = results.filter { $0.outcome != .duplicate }
+                #expect(firsts.count == 40)
+                #expect(Set(firsts.map(\.changeID)) == Set(changes.map(\.id)), "each change ended once")
+                #expect(firsts.allSatisfy { $0.outcome == .applied })
+                for set in ["checks", "tasks"] {
+                    let stored = try #require(
+                        try await fixture.server.storage.entities(appID: "checks", entitySet: set).first {
+                            $0.id == "A320-tyres"
+                        }
+                    )
+                    #expect(stored.fields.count == (set == "checks" ? 22 : 20))
+                    #expect(stored.version == (set == "checks" ? 21 : 20), "\(set): one version per change")
+                }
+            }
+        }
+    }
+
     @Test("the admin's puts give new versions to the fields they change or remove, only", arguments: Backend.available)
     func adminFieldVersions(backend: Backend) async throws {
         let fixture = try await ServerFixture(backend: backend)

@@ -4,6 +4,7 @@ import GangwayOffline
 import GangwayScreens
 import GangwayServerTesting
 import GangwayServices
+import GangwayStore
 import GangwayTesting
 import HTTPTypes
 import Synchronization
@@ -218,6 +219,92 @@ struct OfflineWorkTests {
             #expect(try await Self.entity(server, "F-GKXA-fuel")["status"] == "done")
             #expect(try alice.work.own(in: context).isEmpty)
             #expect(throws: OfflineWorkError.noSuchChange) { try alice.work.discard(note.id, in: context) }
+            try await alice.app.manager.close()
+        }
+    }
+
+    @Test("changes kept by an earlier version in one entry are read, split per entity, and go on being edited")
+    func earlierVersionsEntry() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let alice = try await Self.aliceSignedIn(server)
+            let context = try await alice.context()
+            let fuel = try alice.work.edit(
+                "checks",
+                entityID: "F-GKXA-fuel",
+                fields: ["reading": "8.0 bar"],
+                in: context
+            )
+            let tyres = try alice.work.edit("checks", entityID: "F-GKXA-tyres", fields: ["status": "done"], in: context)
+            // As an earlier version kept them: one array under one key.
+            let keys = try context.credentials.keys().filter { $0.hasPrefix("gangway.offline.own/") }
+            #expect(keys == ["gangway.offline.own/checks/F-GKXA-fuel", "gangway.offline.own/checks/F-GKXA-tyres"])
+            for key in keys { _ = try context.credentials.removeValue(forKey: key) }
+            try context.credentials.put(try JSONEncoder().encode([fuel, tyres]), forKey: "gangway.offline.own")
+
+            #expect(try alice.work.own(in: context) == [fuel, tyres])
+            #expect(try context.credentials.data(forKey: "gangway.offline.own") == nil)
+            let again = try alice.work.edit(
+                "checks",
+                entityID: "F-GKXA-fuel",
+                fields: ["reading": "8.2 bar"],
+                in: context
+            )
+            #expect(try alice.work.own(in: context) == [fuel, tyres, again])
+            let report = try await alice.work.sync(in: context)
+            #expect(report.sent.answered == [.applied: 3], "the second reading is based on the first")
+            #expect(try await Self.entity(server, "F-GKXA-fuel")["reading"] == "8.2 bar")
+            #expect(try alice.work.own(in: context).isEmpty)
+            #expect(try context.credentials.keys().filter { $0.hasPrefix("gangway.offline.own") }.isEmpty)
+            try await alice.app.manager.close()
+        }
+    }
+
+    @Test(
+        "the app's data is one copy on the device: the next user reads it offline at once, sealed, with only their own edits over it"
+    )
+    func oneSharedCopy() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let alice = try await Self.aliceSignedIn(server, shared: true)
+            let shared = SharedAppData(
+                location: SecureStoreLocation(
+                    directory: alice.device.temporary.appending("shared-data"),
+                    environment: alice.device.root.environment
+                )
+            )
+            let work = OfflineWork(services: alice.device.services, outbox: alice.work.outbox, shared: shared)
+            let aliceContext = try await alice.context()
+            let read = try await work.reader.read("checks", in: aliceContext)
+            #expect(read.failure == nil)
+            #expect(read.entities.map(\.id) == ["F-GKXA-fuel", "F-GKXA-tyres"])
+            #expect(try aliceContext.credentials.data(forKey: "gangway.data.checks") == nil, "not a copy of her own")
+            try work.edit("checks", entityID: "F-GKXA-fuel", fields: ["note": "Leak-At-Valve"], in: aliceContext)
+            let aliceSees = try work.view(read.entities, of: "checks", in: aliceContext)
+            #expect(aliceSees.first { $0.id == "F-GKXA-fuel" }?.entity["note"] == "Leak-At-Valve")
+
+            // Bob joins with the server out of reach: the device's copy is there at once.
+            alice.app.presenter.append(.welcome(.signIn), .signIn("bob"), .create(ServicesDevice.bobPasscode))
+            _ = try await alice.app.manager.addUser()
+            let bobContext = try await alice.context()
+            let kept = try #require(try work.reader.kept("checks", in: bobContext))
+            #expect(kept.entities.map(\.id) == ["F-GKXA-fuel", "F-GKXA-tyres"])
+            let bobSees = try work.view(kept.entities, of: "checks", in: bobContext)
+            #expect(
+                bobSees.allSatisfy { !$0.pending && $0.entity["note"] == nil },
+                "Alice's edit is hers until applied"
+            )
+
+            // Sealed at rest: no value of the app's data in the copy's files.
+            var bytes = Data()
+            let files = FileManager.default.enumerator(at: shared.location.directory, includingPropertiesForKeys: nil)
+            while let file = files?.nextObject() as? URL { bytes.append((try? Data(contentsOf: file)) ?? Data()) }
+            #expect(!bytes.isEmpty)
+            for value in ["F-GKXA-fuel", "A320 F-GKXA", "tyres"] {
+                #expect(bytes.range(of: Data(value.utf8)) == nil, "\(value) is readable in the shared copy's files")
+            }
+
+            try shared.erase()
+            #expect(!shared.location.exists)
+            #expect(try work.reader.kept("checks", in: bobContext) == nil)
             try await alice.app.manager.close()
         }
     }

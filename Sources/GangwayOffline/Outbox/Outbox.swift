@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRDB
 import GangwaySystem
@@ -74,6 +75,20 @@ public struct Outbox: Sendable {
                         sealed BLOB NOT NULL,
                         answered_at INTEGER NOT NULL
                     );
+                    """
+            )
+        }
+        // Answers kept by one settle for one author share a key, sealed to the author
+        // once (HPKE's exporter): one key agreement per batch instead of one per answer.
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE answer_key (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        registration_id TEXT NOT NULL,
+                        encapsulated BLOB NOT NULL
+                    );
+                    ALTER TABLE answer ADD COLUMN key_id INTEGER REFERENCES answer_key (id);
                     """
             )
         }
@@ -208,46 +223,67 @@ public struct Outbox: Sendable {
     }
 
     /// Keeps the server's answers and removes the changes they end, in one transaction:
-    /// each answer sealed to its author; a refusal holds the author's later changes to
-    /// the same entity. A change the outbox no longer has is skipped (it was settled
-    /// already).
+    /// each answer sealed to its author (under a key of this settle's, sealed to the
+    /// author once); a refusal holds the author's later changes to the same entity. A
+    /// change the outbox no longer has is skipped (it was settled already).
     public func settle(_ answers: [(change: PendingChange, answer: ChangeAnswer)]) throws(OutboxError) {
         try write { db in
+            var keys: [String: (id: Int64, key: SymmetricKey)] = [:]
             for (change, answer) in answers {
                 let id = change.changeID.uuidString.lowercased()
                 guard
-                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pending WHERE change_id = ?", arguments: [id]) == 1
+                    try Int.fetchOne(
+                        db.cachedStatement(sql: "SELECT COUNT(*) FROM pending WHERE change_id = ?"),
+                        arguments: [id]
+                    ) == 1
                 else { continue }
-                guard
-                    let keyBytes = try Data.fetchOne(
-                        db,
-                        sql: "SELECT answer_key FROM author WHERE registration_id = ?",
-                        arguments: [change.registrationID]
-                    ),
-                    let key = try? SealingPublicKey(x963Representation: keyBytes)
-                else {
-                    throw OutboxError(.corrupt, "a pending change's author is not on record")
+                if keys[change.registrationID] == nil {
+                    keys[change.registrationID] = try Self.answerKey(for: change.registrationID, db)
                 }
-                let sealed = try HPKESeal.seal(try ChangeSeal.encoder.encode(answer), to: key, info: Self.answerInfo)
-                try db.execute(
+                guard let key = keys[change.registrationID] else { continue }
+                let sealed = try AES.GCM.seal(
+                    try ChangeSeal.encoder.encode(answer),
+                    using: key.key,
+                    authenticating: Data(id.utf8)
+                ).combined
+                try db.cachedStatement(
                     sql: """
-                        INSERT INTO answer (change_id, registration_id, sealed, answered_at) VALUES (?, ?, ?, ?)
+                        INSERT INTO answer (change_id, registration_id, sealed, answered_at, key_id) VALUES (?, ?, ?, ?, ?)
                         ON CONFLICT (change_id) DO NOTHING
-                        """,
-                    arguments: [id, change.registrationID, sealed, Int64(Date().timeIntervalSince1970)]
-                )
-                try db.execute(sql: "DELETE FROM pending WHERE change_id = ?", arguments: [id])
+                        """
+                ).execute(arguments: [id, change.registrationID, sealed, Int64(Date().timeIntervalSince1970), key.id])
+                try db.cachedStatement(sql: "DELETE FROM pending WHERE change_id = ?").execute(arguments: [id])
                 if answer.outcome == .rejected {
-                    try db.execute(
+                    try db.cachedStatement(
                         sql: """
                             UPDATE pending SET held = 1
                             WHERE registration_id = ? AND entity_set = ? AND entity_id = ?
-                            """,
-                        arguments: [change.registrationID, change.entitySet, change.entityID]
-                    )
+                            """
+                    ).execute(arguments: [change.registrationID, change.entitySet, change.entityID])
                 }
             }
         }
+    }
+
+    /// A new key for a registration's answers, sealed to its author's answer key, and
+    /// recorded.
+    private static func answerKey(for registrationID: String, _ db: Database) throws -> (id: Int64, key: SymmetricKey) {
+        guard
+            let keyBytes = try Data.fetchOne(
+                db,
+                sql: "SELECT answer_key FROM author WHERE registration_id = ?",
+                arguments: [registrationID]
+            ),
+            let author = try? SealingPublicKey(x963Representation: keyBytes)
+        else {
+            throw OutboxError(.corrupt, "a pending change's author is not on record")
+        }
+        let shared = try HPKESeal.sharedKey(to: author, info: answerInfo, context: answerKeyContext)
+        try db.execute(
+            sql: "INSERT INTO answer_key (registration_id, encapsulated) VALUES (?, ?)",
+            arguments: [registrationID, shared.encapsulated]
+        )
+        return (db.lastInsertedRowID, shared.key)
     }
 
     // MARK: The author's answers
@@ -258,18 +294,49 @@ public struct Outbox: Sendable {
         registrationID: String,
         openingWith key: SealingPrivateKey
     ) throws(OutboxError) -> [UUID: ChangeAnswer] {
-        let rows = try read { db in
-            try Row.fetchAll(
-                db,
-                sql: "SELECT change_id, sealed FROM answer WHERE registration_id = ?",
-                arguments: [registrationID]
+        let (rows, sharedKeys) = try read { db in
+            (
+                try Row.fetchAll(
+                    db,
+                    sql: "SELECT change_id, sealed, key_id FROM answer WHERE registration_id = ?",
+                    arguments: [registrationID]
+                ),
+                try Row.fetchAll(
+                    db,
+                    sql: "SELECT id, encapsulated FROM answer_key WHERE registration_id = ?",
+                    arguments: [registrationID]
+                )
             )
+        }
+        var opened: [Int64: SymmetricKey] = [:]
+        for row in sharedKeys {
+            guard
+                let shared = try? HPKESeal.sharedKey(
+                    encapsulated: row["encapsulated"],
+                    with: key,
+                    info: Self.answerInfo,
+                    context: Self.answerKeyContext
+                )
+            else { throw OutboxError(.corrupt, "an answer does not open with the author's key") }
+            opened[row["id"]] = shared
         }
         var answers: [UUID: ChangeAnswer] = [:]
         for row in rows {
-            guard let id = UUID(uuidString: row["change_id"]) else { throw OutboxError(.corrupt, "an answer's ID") }
+            let text: String = row["change_id"]
+            guard let id = UUID(uuidString: text) else { throw OutboxError(.corrupt, "an answer's ID") }
             do {
-                let plaintext = try HPKESeal.open(row["sealed"], with: key, info: Self.answerInfo)
+                let plaintext: Data
+                if let keyID: Int64 = row["key_id"] {
+                    guard let shared = opened[keyID] else { throw ChangeSealError.unreadable }
+                    plaintext = try AES.GCM.open(
+                        AES.GCM.SealedBox(combined: row["sealed"] as Data),
+                        using: shared,
+                        authenticating: Data(text.utf8)
+                    )
+                } else {
+                    // Kept before answers shared a key: sealed alone.
+                    plaintext = try HPKESeal.open(row["sealed"], with: key, info: Self.answerInfo)
+                }
                 answers[id] = try ChangeSeal.decoder.decode(ChangeAnswer.self, from: plaintext)
             } catch {
                 throw OutboxError(.corrupt, "an answer does not open with the author's key")
@@ -278,12 +345,18 @@ public struct Outbox: Sendable {
         return answers
     }
 
-    /// Drops answers the author's store now holds.
+    /// Drops answers the author's store now holds, and the keys no answer needs.
     public func forgetAnswers(_ changeIDs: [UUID]) throws(OutboxError) {
         try write { db in
             for id in changeIDs {
-                try db.execute(sql: "DELETE FROM answer WHERE change_id = ?", arguments: [id.uuidString.lowercased()])
+                try db.cachedStatement(sql: "DELETE FROM answer WHERE change_id = ?")
+                    .execute(arguments: [id.uuidString.lowercased()])
             }
+            try db.execute(
+                sql: """
+                    DELETE FROM answer_key WHERE NOT EXISTS (SELECT 1 FROM answer WHERE answer.key_id = answer_key.id)
+                    """
+            )
         }
     }
 
@@ -310,6 +383,8 @@ public struct Outbox: Sendable {
     // MARK: Internals
 
     static let answerInfo = Data("gangway.change.answer.v1".utf8)
+    /// What the key an author's answers share is exported for.
+    static let answerKeyContext = Data("gangway.change.answer-key.v1".utf8)
 
     private static func pending(_ row: Row) throws -> PendingChange {
         guard let id = UUID(uuidString: row["change_id"]) else { throw OutboxError(.corrupt, "a change's ID") }

@@ -32,4 +32,41 @@ enum HPKESeal {
             throw .unreadable
         }
     }
+
+    /// A key for sealing many boxes to one recipient with one encapsulation: HPKE's
+    /// exporter (RFC 9180 §5.3) under `info`, for `context`. Only the recipient derives it
+    /// again, from `encapsulated`.
+    static func sharedKey(
+        to recipient: SealingPublicKey,
+        info: Data,
+        context: Data
+    ) throws(ChangeSealError) -> (encapsulated: Data, key: SymmetricKey) {
+        do {
+            let sender = try HPKE.Sender(recipientKey: recipient.key, ciphersuite: suite, info: info)
+            return (sender.encapsulatedKey, try sender.exportSecret(context: context, outputByteCount: 32))
+        } catch {
+            throw .sealingFailed
+        }
+    }
+
+    /// The key ``sharedKey(to:info:context:)`` made, derived by its recipient.
+    static func sharedKey(
+        encapsulated: Data,
+        with key: SealingPrivateKey,
+        info: Data,
+        context: Data
+    ) throws(ChangeSealError) -> SymmetricKey {
+        guard encapsulated.count == encapsulatedKeyLength else { throw .unreadable }
+        do {
+            let recipient = try HPKE.Recipient(
+                privateKey: key.key,
+                ciphersuite: suite,
+                info: info,
+                encapsulatedKey: encapsulated
+            )
+            return try recipient.exportSecret(context: context, outputByteCount: 32)
+        } catch {
+            throw .unreadable
+        }
+    }
 }

@@ -34,10 +34,9 @@ extension MobileServicesAPI {
                 )
             }
         }
-        let items = body.sealed.map { text -> Result<SignedChange, ChangeRejection> in
-            guard let bytes = Data(base64URLEncoded: text),
-                let signed = try? ChangeSeal.open(bytes, with: changeSealingKey)
-            else {
+        let key = changeSealingKey
+        let items = await ParallelWork.map(body.sealed) { text -> Result<SignedChange, ChangeRejection> in
+            guard let bytes = Data(base64URLEncoded: text), let signed = try? ChangeSeal.open(bytes, with: key) else {
                 return .failure(ChangeRejection(.sealedChangeUnreadable, "The sealed change does not open."))
             }
             do {
@@ -61,45 +60,59 @@ extension MobileServicesAPI {
         }
     }
 
-    /// Ends each change in order; an item that failed before (a sealed change that did
-    /// not open) is its own rejection, with no change ID.
+    /// Ends each change in order, all in one transaction; an item that failed before (a
+    /// sealed change that did not open) is its own rejection, with no change ID.
     private func endAll(
         _ items: [Result<SignedChange, ChangeRejection>],
         caller: Caller
     ) async throws(APIError) -> [Components.Schemas.ChangeResult] {
-        var registrations: [String: DeviceRecord?] = [:]
-        var blockedAuthors: [String: Bool] = [:]
+        var authors: [String: ChangeAuthor] = [:]
+        for case .success(let signed) in items where authors[signed.change.registrationID] == nil {
+            authors[signed.change.registrationID] = try await author(of: signed.change.registrationID, caller: caller)
+        }
+        let deviceID = caller.session.deviceID
+        let checked = authors
+        let refusals = await ParallelWork.map(items) { item -> ChangeRejection? in
+            guard case .success(let signed) = item else { return nil }
+            return checked[signed.change.registrationID]?.refusal(of: signed, deviceID: deviceID)
+        }
+        var early: [Int: ChangeResult] = [:]
+        var batch: [ChangeApplication] = []
+        var batchIndex: [Int: Int] = [:]
+        let receivedAt = now()
+        for (index, item) in items.enumerated() {
+            guard case .success(let signed) = item else { continue }
+            if let refusal = refusals[index] {
+                early[index] = ChangeResult(changeID: signed.change.id, rejected: refusal)
+                continue
+            }
+            batchIndex[index] = batch.count
+            batch.append(
+                ChangeApplication(
+                    appID: caller.app.id,
+                    change: signed.change,
+                    carrier: caller.session.username,
+                    receivedAt: receivedAt
+                )
+            )
+        }
+        let ended = try await apply(batch, authors: authors, app: caller.app)
+        var shown = EntitiesToShow()
         var results: [Components.Schemas.ChangeResult] = []
         var outcomes: [ChangeResult.Outcome: Int] = [:]
-        for item in items {
-            let signed: SignedChange
+        for (index, item) in items.enumerated() {
             switch item {
             case .failure(let rejection):
                 outcomes[.rejected, default: 0] += 1
                 results.append(Self.wire(unopened: rejection))
-                continue
-            case .success(let change):
-                signed = change
+            case .success(let signed):
+                guard let result = early[index] ?? batchIndex[index].map({ ended[$0] }) else {
+                    throw .storage(StorageError(.unavailable, "the changes were not ended"))
+                }
+                outcomes[result.outcome, default: 0] += 1
+                let entity = try await shown.entity(for: result, of: signed.change, api: self, appID: caller.app.id)
+                results.append(Self.wire(result, entity: entity))
             }
-            let registrationID = signed.change.registrationID
-            if registrations[registrationID] == nil {
-                registrations[registrationID] = .some(
-                    try await perform { try await storage.device(appID: caller.app.id, registrationID: registrationID) }
-                )
-            }
-            let registration = registrations[registrationID] ?? nil
-            if let username = registration?.username, blockedAuthors[username] == nil {
-                blockedAuthors[username] =
-                    try await perform { try await storage.user(named: username) }?.blocked ?? true
-            }
-            let result = try await end(
-                signed,
-                registration: registration,
-                authorBlocked: registration.flatMap { blockedAuthors[$0.username] } ?? false,
-                caller: caller
-            )
-            outcomes[result.outcome, default: 0] += 1
-            results.append(Self.wire(result, entity: try await entityToShow(result, of: signed.change, caller: caller)))
         }
         try await noteContact(caller.device)
         logger.info(
@@ -113,52 +126,39 @@ extension MobileServicesAPI {
         return results
     }
 
-    /// Checks who made `signed` and ends it. A change whose author, registration or
-    /// signature does not check is refused without being recorded, so no one can spend
-    /// another person's change ID; every other one is recorded. The change of an author
-    /// whose registration is locked or wiped, or who is blocked, is recorded as refused
+    /// What the server knows of the author of a registration's changes.
+    private func author(of registrationID: String, caller: Caller) async throws(APIError) -> ChangeAuthor {
+        let registration = try await perform {
+            try await storage.device(appID: caller.app.id, registrationID: registrationID)
+        }
+        guard let registration else { return ChangeAuthor(registration: nil, blocked: true) }
+        let user = try await perform { try await storage.user(named: registration.username) }
+        return ChangeAuthor(registration: registration, blocked: user?.blocked ?? true)
+    }
+
+    /// Ends the checked changes in one transaction. The change of an author whose
+    /// registration is locked or wiped, or who is blocked, is recorded as refused
     /// (`KEY_REVOKED`): another user's session may carry it, but a block keeps its
     /// author's work out as it keeps the person out.
-    private func end(
-        _ signed: SignedChange,
-        registration: DeviceRecord?,
-        authorBlocked: Bool,
-        caller: Caller
-    ) async throws(APIError) -> ChangeResult {
-        let change = signed.change
-        func refused(_ code: ChangeRejection.Code, _ message: String) -> ChangeResult {
-            ChangeResult(changeID: change.id, rejected: ChangeRejection(code, message))
-        }
-        guard let registration else {
-            return refused(.keyRevoked, "The change's registration is not on the server.")
-        }
-        guard registration.deviceID == caller.session.deviceID, registration.username == change.author else {
-            return refused(.authorMismatch, "The change's author or registration is not of this device.")
-        }
-        guard let keyBytes = registration.changeKey, let key = try? ChangeVerifyingKey(x963Representation: keyBytes)
-        else {
-            return refused(.keyRevoked, "The author's registration has no key for changes.")
-        }
-        guard signed.isSigned(by: key) else {
-            return refused(.signatureInvalid, "The signature is not the author's for this change.")
-        }
-        let active = registration.status == .active
-        let rules = caller.app.settings.rules(for: change.entitySet)
-        let application = ChangeApplication(
-            appID: caller.app.id,
-            change: change,
-            carrier: caller.session.username,
-            receivedAt: now()
-        )
+    private func apply(
+        _ batch: [ChangeApplication],
+        authors: [String: ChangeAuthor],
+        app: AppRecord
+    ) async throws(APIError) -> [ChangeResult] {
+        guard !batch.isEmpty else { return [] }
+        let settings = app.settings
         return try await perform {
-            try await storage.applyChange(application, limit: Self.entitySetLimit) { current throws(ChangeRejection) in
-                guard active else {
+            try await storage.applyChanges(batch, limit: Self.entitySetLimit) {
+                change,
+                current throws(ChangeRejection) in
+                let author = authors[change.registrationID]
+                guard author?.registration?.status == .active else {
                     throw ChangeRejection(.keyRevoked, "The author's registration is locked or wiped.")
                 }
-                guard !authorBlocked else {
+                guard author?.blocked == false else {
                     throw ChangeRejection(.keyRevoked, "The author is blocked.")
                 }
-                guard let rules else {
+                guard let rules = settings.rules(for: change.entitySet) else {
                     throw ChangeRejection(.entitySetNotWritable, "Devices may not change \(change.entitySet).")
                 }
                 try rules.check(change)
@@ -168,19 +168,31 @@ extension MobileServicesAPI {
     }
 
     /// The entity as the server holds it, for an author whose change conflicted or was
-    /// refused: what they edit again from.
-    private func entityToShow(
-        _ result: ChangeResult,
-        of change: Change,
-        caller: Caller
-    ) async throws(APIError) -> EntityRecord? {
-        let original = result.original ?? result.outcome
-        guard original == .conflict || original == .rejected else { return nil }
-        guard (try? Validation.identifier(change.entitySet, "entitySet")) != nil else { return nil }
-        let entities = try await perform {
-            try await storage.entities(appID: caller.app.id, entitySet: change.entitySet)
+    /// refused: what they edit again from. Each set is read once per upload, after the
+    /// upload's changes.
+    private struct EntitiesToShow {
+        var sets: [String: [String: EntityRecord]] = [:]
+
+        mutating func entity(
+            for result: ChangeResult,
+            of change: Change,
+            api: MobileServicesAPI,
+            appID: String
+        ) async throws(APIError) -> EntityRecord? {
+            let original = result.original ?? result.outcome
+            guard original == .conflict || original == .rejected else { return nil }
+            guard (try? Validation.identifier(change.entitySet, "entitySet")) != nil else { return nil }
+            if sets[change.entitySet] == nil {
+                let entities = try await api.perform {
+                    try await api.storage.entities(appID: appID, entitySet: change.entitySet)
+                }
+                sets[change.entitySet] = Dictionary(
+                    entities.map { ($0.id, $0) },
+                    uniquingKeysWith: { first, _ in first }
+                )
+            }
+            return sets[change.entitySet]?[change.entityID]
         }
-        return entities.first { $0.id == change.entityID }
     }
 
     /// The change a device sent. What breaks the document's limits makes the upload a 400

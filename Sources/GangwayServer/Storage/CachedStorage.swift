@@ -223,14 +223,14 @@ public final class CachedStorage: ServerStorage {
         return try await base.deleteEntity(appID: appID, entitySet: entitySet, id: id)
     }
 
-    public func applyChange(
-        _ application: ChangeApplication,
+    public func applyChanges(
+        _ batch: [ChangeApplication],
         limit: Int,
-        decide: @escaping @Sendable (EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
-    ) async throws(StorageError) -> ChangeResult {
-        let key = EntitySetKey(appID: application.appID, entitySet: application.change.entitySet)
-        defer { state.withLock { _ = $0.entitySets.removeValue(forKey: key) } }
-        return try await base.applyChange(application, limit: limit, decide: decide)
+        decide: @escaping @Sendable (Change, EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
+    ) async throws(StorageError) -> [ChangeResult] {
+        let keys = Set(batch.map { EntitySetKey(appID: $0.appID, entitySet: $0.change.entitySet) })
+        defer { state.withLock { for key in keys { _ = $0.entitySets.removeValue(forKey: key) } } }
+        return try await base.applyChanges(batch, limit: limit, decide: decide)
     }
 
     public func changes(

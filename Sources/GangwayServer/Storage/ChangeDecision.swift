@@ -18,7 +18,7 @@ struct ChangeDecision {
         previous: EntityRecord?,
         sequenceReused: Bool,
         setIsFull: () throws -> Bool,
-        decide: (EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
+        decide: (Change, EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
     ) throws -> ChangeDecision {
         let change = application.change
         if sequenceReused {
@@ -29,7 +29,7 @@ struct ChangeDecision {
         }
         let merged: FieldMerge.Outcome
         do {
-            merged = try decide(previous?.state)
+            merged = try decide(change, previous?.state)
         } catch {
             return rejected(change, error)
         }

@@ -755,88 +755,116 @@ public final class PostgresStorage: ServerStorage {
         )
     }
 
-    public func applyChange(
-        _ application: ChangeApplication,
+    public func applyChanges(
+        _ batch: [ChangeApplication],
         limit: Int,
-        decide: @escaping @Sendable (EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
-    ) async throws(StorageError) -> ChangeResult {
-        let change = application.change
-        let changeID = change.id.uuidString.lowercased()
-        var result: ChangeResult?
+        decide: @escaping @Sendable (Change, EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
+    ) async throws(StorageError) -> [ChangeResult] {
+        var results: [ChangeResult] = []
         try await transaction { connection in
-            // Changes of one registration take turns, then writers of one set: the change
-            // ID, the sequence, the count and the version are current. The locks are
-            // always taken in this order, so two transactions never wait for each other.
-            try await connection.query(
-                "SELECT pg_advisory_xact_lock(7366839, hashtext(\(change.registrationID)))",
-                logger: self.logger
-            )
-            try await connection.query(
-                "SELECT pg_advisory_xact_lock(hashtext(\(application.appID + "/" + change.entitySet)))",
-                logger: self.logger
-            )
-            let first = try await connection.query(
-                "SELECT result FROM changes WHERE change_id = \(changeID)",
-                logger: self.logger
-            ).collect().first.map { try $0.makeRandomAccess()["result"].decode(String.self) }
-            if let first {
-                result = try ServerSchema.decodeResult(first).asDuplicate
-                return
-            }
-            let reused =
-                try await connection.query(
-                    """
-                    SELECT COUNT(*) AS count FROM changes
-                    WHERE registration_id = \(change.registrationID) AND sequence = \(change.sequence)
-                    """,
-                    logger: self.logger
-                ).collect().first.map { try $0.makeRandomAccess()["count"].decode(Int64.self) } ?? 0 > 0
-            let previous = try await Self.storedEntity(
-                connection,
-                appID: application.appID,
-                entitySet: change.entitySet,
-                id: change.entityID,
-                logger: self.logger
-            )
-            let count =
-                previous == nil
-                ? try await Self.entityCount(
-                    connection,
-                    appID: application.appID,
-                    entitySet: change.entitySet,
-                    logger: self.logger
-                ) : 0
-            let decision = try ChangeDecision.make(
-                application,
-                previous: previous,
-                sequenceReused: reused,
-                setIsFull: { count >= limit },
-                decide: decide
-            )
-            if let saved = decision.entity {
-                try await Self.saveEntity(
-                    saved,
-                    fields: try ServerSchema.encode(fields: saved.fields),
-                    connection,
-                    logger: self.logger
+            results = []
+            try await Self.lockForChanges(batch, connection, logger: self.logger)
+            for application in batch {
+                results.append(
+                    try await Self.apply(application, limit: limit, decide: decide, connection, logger: self.logger)
                 )
             }
-            let sequence: Int64? = reused ? nil : change.sequence
+        }
+        guard results.count == batch.count else { throw StorageError(.unavailable, "the changes were not ended") }
+        return results
+    }
+
+    /// Makes the batch's registrations, then the writers of its entity sets, take turns
+    /// with every other transaction that changes them: the change IDs, the sequences,
+    /// the counts and the versions are current. Each kind of lock is taken in ascending
+    /// order of its key, registrations first, so two transactions never wait for each
+    /// other.
+    private static func lockForChanges(
+        _ batch: [ChangeApplication],
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let registrations = Array(Set(batch.map(\.change.registrationID)))
+        let sets = Array(Set(batch.map { $0.appID + "/" + $0.change.entitySet }))
+        let registrationKeys = try await connection.query(
+            "SELECT DISTINCT hashtext(key) AS lock FROM unnest(\(registrations)::text[]) AS key ORDER BY lock",
+            logger: logger
+        ).collect().map { try $0.makeRandomAccess()["lock"].decode(Int32.self) }
+        for key in registrationKeys {
+            try await connection.query("SELECT pg_advisory_xact_lock(7366839, \(key))", logger: logger)
+        }
+        let setKeys = try await connection.query(
+            "SELECT DISTINCT hashtext(key) AS lock FROM unnest(\(sets)::text[]) AS key ORDER BY lock",
+            logger: logger
+        ).collect().map { try $0.makeRandomAccess()["lock"].decode(Int32.self) }
+        for key in setKeys {
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Int64(key)))", logger: logger)
+        }
+    }
+
+    private static func apply(
+        _ application: ChangeApplication,
+        limit: Int,
+        decide: (Change, EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> ChangeResult {
+        let change = application.change
+        let changeID = change.id.uuidString.lowercased()
+        let first = try await connection.query(
+            "SELECT result FROM changes WHERE change_id = \(changeID)",
+            logger: logger
+        ).collect().first.map { try $0.makeRandomAccess()["result"].decode(String.self) }
+        if let first {
+            return try ServerSchema.decodeResult(first).asDuplicate
+        }
+        let reused =
             try await connection.query(
                 """
-                INSERT INTO changes (change_id, app_id, registration_id, sequence, author, carrier, entity_set,
-                    entity_id, outcome, result, received_at)
-                VALUES (\(changeID), \(application.appID), \(change.registrationID), \(sequence),
-                    \(change.author), \(application.carrier), \(change.entitySet), \(change.entityID),
-                    \(decision.result.outcome.rawValue), \(try ServerSchema.encode(result: decision.result)),
-                    \(application.receivedAt.milliseconds))
+                SELECT COUNT(*) AS count FROM changes
+                WHERE registration_id = \(change.registrationID) AND sequence = \(change.sequence)
                 """,
-                logger: self.logger
+                logger: logger
+            ).collect().first.map { try $0.makeRandomAccess()["count"].decode(Int64.self) } ?? 0 > 0
+        let previous = try await storedEntity(
+            connection,
+            appID: application.appID,
+            entitySet: change.entitySet,
+            id: change.entityID,
+            logger: logger
+        )
+        let count =
+            previous == nil
+            ? try await entityCount(connection, appID: application.appID, entitySet: change.entitySet, logger: logger)
+            : 0
+        let decision = try ChangeDecision.make(
+            application,
+            previous: previous,
+            sequenceReused: reused,
+            setIsFull: { count >= limit },
+            decide: decide
+        )
+        if let saved = decision.entity {
+            try await saveEntity(
+                saved,
+                fields: try ServerSchema.encode(fields: saved.fields),
+                connection,
+                logger: logger
             )
-            result = decision.result
         }
-        guard let result else { throw StorageError(.unavailable, "the change was not ended") }
-        return result
+        let sequence: Int64? = reused ? nil : change.sequence
+        try await connection.query(
+            """
+            INSERT INTO changes (change_id, app_id, registration_id, sequence, author, carrier, entity_set,
+                entity_id, outcome, result, received_at)
+            VALUES (\(changeID), \(application.appID), \(change.registrationID), \(sequence),
+                \(change.author), \(application.carrier), \(change.entitySet), \(change.entityID),
+                \(decision.result.outcome.rawValue), \(try ServerSchema.encode(result: decision.result)),
+                \(application.receivedAt.milliseconds))
+            """,
+            logger: logger
+        )
+        return decision.result
     }
 
     private static func entity(_ row: PostgresRow) throws(StorageError) -> EntityRecord {

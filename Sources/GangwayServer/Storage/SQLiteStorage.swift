@@ -561,25 +561,27 @@ public final class SQLiteStorage: ServerStorage {
         id: String
     ) throws -> EntityRecord? {
         let row = try Row.fetchOne(
-            db,
-            sql: """
-                SELECT app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions
-                FROM entities WHERE app_id = ? AND entity_set = ? AND id = ?
-                """,
+            db.cachedStatement(
+                sql: """
+                    SELECT app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions
+                    FROM entities WHERE app_id = ? AND entity_set = ? AND id = ?
+                    """
+            ),
             arguments: [appID, entitySet, id]
         )
         return try row.map { row throws(StorageError) in try entity(row) }
     }
 
     private static func saveEntity(_ saved: EntityRecord, fields: String, _ db: Database) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (app_id, entity_set, id) DO UPDATE SET fields = excluded.fields,
                     version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by,
                     field_versions = excluded.field_versions
-                """,
+                """
+        ).execute(
             arguments: [
                 saved.appID, saved.entitySet, saved.id, fields, saved.version, saved.updatedAt.milliseconds,
                 saved.updatedBy, try ServerSchema.encode(fieldVersions: saved.fieldVersions),
@@ -587,66 +589,67 @@ public final class SQLiteStorage: ServerStorage {
         )
     }
 
-    public func applyChange(
-        _ application: ChangeApplication,
+    public func applyChanges(
+        _ batch: [ChangeApplication],
         limit: Int,
-        decide: @escaping @Sendable (EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
-    ) async throws(StorageError) -> ChangeResult {
+        decide: @escaping @Sendable (Change, EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
+    ) async throws(StorageError) -> [ChangeResult] {
         // One writer at a time: the write transaction is the lock every process waits for.
         try await write { db in
-            let change = application.change
-            let changeID = change.id.uuidString.lowercased()
-            if let first = try String.fetchOne(
-                db,
-                sql: "SELECT result FROM changes WHERE change_id = ?",
-                arguments: [changeID]
-            ) {
-                return try ServerSchema.decodeResult(first).asDuplicate
-            }
-            let reused =
-                try Int.fetchOne(
-                    db,
-                    sql: "SELECT COUNT(*) FROM changes WHERE registration_id = ? AND sequence = ?",
-                    arguments: [change.registrationID, change.sequence]
-                ) ?? 0 > 0
-            let previous = try Self.storedEntity(
-                db,
-                appID: application.appID,
-                entitySet: change.entitySet,
-                id: change.entityID
-            )
-            let count = {
-                try Int.fetchOne(
-                    db,
-                    sql: "SELECT COUNT(*) FROM entities WHERE app_id = ? AND entity_set = ?",
-                    arguments: [application.appID, change.entitySet]
-                ) ?? 0
-            }
-            let decision = try ChangeDecision.make(
-                application,
-                previous: previous,
-                sequenceReused: reused,
-                setIsFull: { try count() >= limit },
-                decide: decide
-            )
-            if let saved = decision.entity {
-                try Self.saveEntity(saved, fields: try ServerSchema.encode(fields: saved.fields), db)
-            }
-            try db.execute(
-                sql: """
-                    INSERT INTO changes (change_id, app_id, registration_id, sequence, author, carrier, entity_set,
-                        entity_id, outcome, result, received_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    changeID, application.appID, change.registrationID, reused ? nil : change.sequence,
-                    change.author, application.carrier, change.entitySet, change.entityID,
-                    decision.result.outcome.rawValue, try ServerSchema.encode(result: decision.result),
-                    application.receivedAt.milliseconds,
-                ]
-            )
-            return decision.result
+            try batch.map { application in try Self.apply(application, limit: limit, decide: decide, db) }
         }
+    }
+
+    private static func apply(
+        _ application: ChangeApplication,
+        limit: Int,
+        decide: (Change, EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome,
+        _ db: Database
+    ) throws -> ChangeResult {
+        let change = application.change
+        let changeID = change.id.uuidString.lowercased()
+        if let first = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT result FROM changes WHERE change_id = ?"),
+            arguments: [changeID]
+        ) {
+            return try ServerSchema.decodeResult(first).asDuplicate
+        }
+        let reused =
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM changes WHERE registration_id = ? AND sequence = ?"),
+                arguments: [change.registrationID, change.sequence]
+            ) ?? 0 > 0
+        let previous = try storedEntity(db, appID: application.appID, entitySet: change.entitySet, id: change.entityID)
+        let decision = try ChangeDecision.make(
+            application,
+            previous: previous,
+            sequenceReused: reused,
+            setIsFull: {
+                try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT COUNT(*) FROM entities WHERE app_id = ? AND entity_set = ?"),
+                    arguments: [application.appID, change.entitySet]
+                ) ?? 0 >= limit
+            },
+            decide: decide
+        )
+        if let saved = decision.entity {
+            try saveEntity(saved, fields: try ServerSchema.encode(fields: saved.fields), db)
+        }
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO changes (change_id, app_id, registration_id, sequence, author, carrier, entity_set,
+                    entity_id, outcome, result, received_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(
+            arguments: [
+                changeID, application.appID, change.registrationID, reused ? nil : change.sequence,
+                change.author, application.carrier, change.entitySet, change.entityID,
+                decision.result.outcome.rawValue, try ServerSchema.encode(result: decision.result),
+                application.receivedAt.milliseconds,
+            ]
+        )
+        return decision.result
     }
 
     public func deleteEntity(appID: String, entitySet: String, id: String) async throws(StorageError) -> Bool {

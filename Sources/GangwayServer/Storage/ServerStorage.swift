@@ -80,25 +80,28 @@ public protocol ServerStorage: Sendable {
     /// Removes an entity; `false` when there was none.
     func deleteEntity(appID: String, entitySet: String, id: String) async throws(StorageError) -> Bool
 
-    /// Ends a verified change exactly once, in one transaction that every other write of
-    /// the same entity set and every other change of the same registration, in any
-    /// process, waits for:
+    /// Ends verified changes exactly once, in order, in one transaction that every other
+    /// write of their entity sets and every other change of their registrations, in any
+    /// process, waits for. For each change:
     ///
-    /// 1. a change ID on record gets its first result back as a duplicate, and nothing
-    ///    changes;
+    /// 1. a change ID on record (before, or earlier in the batch) gets its first result
+    ///    back as a duplicate, and nothing changes;
     /// 2. a sequence number the registration used for another change is rejected
     ///    (`SEQUENCE_REUSED`);
-    /// 3. otherwise `decide` gets the entity as stored (`nil` when there is none) and
-    ///    returns the merge to write, or throws a rejection; a new entity past `limit`
-    ///    entities in its set is rejected (`ENTITY_SET_FULL`).
+    /// 3. otherwise `decide` gets the change and its entity as stored (`nil` when there is
+    ///    none, and with the batch's earlier changes applied) and returns the merge to
+    ///    write, or throws a rejection; a new entity past `limit` entities in its set is
+    ///    rejected (`ENTITY_SET_FULL`).
     ///
-    /// The entity and the result are written together; the result is recorded under the
-    /// change ID whatever it is.
-    func applyChange(
-        _ application: ChangeApplication,
+    /// Each entity and result are written together; the result is recorded under the
+    /// change ID whatever it is. Nothing of the batch is written unless all of it is.
+    ///
+    /// - Returns: One result per change, in the batch's order.
+    func applyChanges(
+        _ batch: [ChangeApplication],
         limit: Int,
-        decide: @escaping @Sendable (EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
-    ) async throws(StorageError) -> ChangeResult
+        decide: @escaping @Sendable (Change, EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
+    ) async throws(StorageError) -> [ChangeResult]
 
     /// The newest changes recorded for an app, newest first, of one outcome when given.
     func changes(
@@ -109,6 +112,20 @@ public protocol ServerStorage: Sendable {
 }
 
 extension ServerStorage {
+    /// Ends one verified change exactly once: a batch of one (see
+    /// ``applyChanges(_:limit:decide:)``).
+    public func applyChange(
+        _ application: ChangeApplication,
+        limit: Int,
+        decide: @escaping @Sendable (EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
+    ) async throws(StorageError) -> ChangeResult {
+        let results = try await applyChanges([application], limit: limit) { _, current throws(ChangeRejection) in
+            try decide(current)
+        }
+        guard let result = results.first else { throw StorageError(.unavailable, "the change was not ended") }
+        return result
+    }
+
     /// Runs `body` with a connection pool of its own running (see
     /// ``makeConnectionPool()``), and stops the pool when `body` returns or throws.
     public func withConnections<Result: Sendable>(

@@ -3,11 +3,12 @@ import GangwayFlows
 import Logging
 
 /// Reads the app's data for the signed-in user: an entity set the server serves
-/// read-only to devices, with the last copy kept in the user's secure store so that it
-/// is there offline, and only for that user.
+/// read-only to devices, with the last copy kept so that it is there offline: in the
+/// device's ``SharedAppData`` when the app gives one (one copy for all the device's
+/// users), otherwise in the user's secure store, for that user only.
 ///
 /// ```swift
-/// let reading = try await AppDataReader(services: services).read("checks", in: context)
+/// let reading = try await AppDataReader(services: services, shared: shared).read("checks", in: context)
 /// for check in reading.entities { print(check["aircraft"] ?? "?", check["status"] ?? "?") }
 /// if let failure = reading.failure { print("Kept copy: \(failure.summary)") }
 /// ```
@@ -16,9 +17,12 @@ import Logging
 /// that cannot be read or written, or a context without a configuration, throws.
 public struct AppDataReader: Sendable {
     public let services: MobileServices
+    /// The device's copy, shared by its users; `nil` keeps a copy per user.
+    public let shared: SharedAppData?
 
-    public init(services: MobileServices) {
+    public init(services: MobileServices, shared: SharedAppData? = nil) {
         self.services = services
+        self.shared = shared
     }
 
     /// Asks the server for `entitySet`; keeps what it sends, or returns the kept copy.
@@ -26,15 +30,14 @@ public struct AppDataReader: Sendable {
     ///   secure store).
     public func read(_ entitySet: String, in context: FlowContext) async throws -> AppDataReading {
         let (client, configuration) = try services.client(context)
-        let key = Self.key(entitySet)
-        let kept = try context.credentials.data(forKey: key).flatMap { try? Self.decoder.decode(Kept.self, from: $0) }
+        let kept = try keptData(entitySet, in: context).flatMap { try? Self.decoder.decode(Kept.self, from: $0) }
         guard let token = try context.credentials.sessionToken() else {
             return reading(entitySet, kept, failure: .notSignedIn)
         }
         do {
             let entities = try await client.appData(appID: configuration.appID, entitySet: entitySet, token: token)
             let fresh = Kept(entities: entities, fetchedAt: services.now())
-            try context.credentials.put(Self.encoder.encode(fresh), forKey: key)
+            try keep(Self.encoder.encode(fresh), for: entitySet, in: context)
             return AppDataReading(entitySet: entitySet, entities: entities, fetchedAt: fresh.fetchedAt, failure: nil)
         } catch let error as ServiceError {
             services.logger.info(
@@ -47,7 +50,7 @@ public struct AppDataReader: Sendable {
 
     /// The copy kept for `entitySet`, without asking the server.
     public func kept(_ entitySet: String, in context: FlowContext) throws -> AppDataReading? {
-        guard let data = try context.credentials.data(forKey: Self.key(entitySet)) else { return nil }
+        guard let data = try keptData(entitySet, in: context) else { return nil }
         let kept = try Self.decoder.decode(Kept.self, from: data)
         return AppDataReading(entitySet: entitySet, entities: kept.entities, fetchedAt: kept.fetchedAt, failure: nil)
     }
@@ -62,6 +65,23 @@ public struct AppDataReader: Sendable {
     }
 
     static func key(_ entitySet: String) -> String { "gangway.data.\(entitySet)" }
+
+    /// The kept copy: the device's when there is one (or the user's, kept before the
+    /// device had one), else the user's.
+    private func keptData(_ entitySet: String, in context: FlowContext) throws -> Data? {
+        let key = Self.key(entitySet)
+        if let shared, let data = try shared.data(forKey: key) { return data }
+        return try context.credentials.data(forKey: key)
+    }
+
+    /// Keeps a fresh copy where ``keptData(_:in:)`` reads it; a user's own copy gives way
+    /// to the device's.
+    private func keep(_ data: Data, for entitySet: String, in context: FlowContext) throws {
+        let key = Self.key(entitySet)
+        guard let shared else { return try context.credentials.put(data, forKey: key) }
+        try shared.put(data, forKey: key)
+        _ = try context.credentials.removeValue(forKey: key)
+    }
 
     private struct Kept: Codable {
         var entities: [AppEntity]

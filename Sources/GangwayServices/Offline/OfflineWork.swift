@@ -23,21 +23,57 @@ public struct OfflineWork: Sendable {
     public let services: MobileServices
     /// The device's outbox, shared by its users.
     public let outbox: Outbox
+    /// The device's copy of the app's data, shared by its users; `nil` keeps a copy per
+    /// user (see ``AppDataReader``).
+    public let shared: SharedAppData?
 
-    public init(services: MobileServices, outbox: Outbox) {
+    public init(services: MobileServices, outbox: Outbox, shared: SharedAppData? = nil) {
         self.services = services
         self.outbox = outbox
+        self.shared = shared
     }
 
-    /// Where the user's own changes are kept in their store.
-    static let ownKey = "gangway.offline.own"
+    /// The reader of the app's data this work is shown over.
+    public var reader: AppDataReader { AppDataReader(services: services, shared: shared) }
+
+    /// Where the user's own changes to one entity are kept in their store: one entry per
+    /// entity, so an edit reads and writes only its entity's changes, however many wait.
+    static func ownKey(_ entitySet: String, _ entityID: String) -> String {
+        ownPrefix + entitySet + "/" + entityID
+    }
+
+    static let ownPrefix = "gangway.offline.own/"
+    /// Where earlier versions kept all of them, in one entry.
+    static let legacyOwnKey = "gangway.offline.own"
 
     // MARK: The user's changes
 
     /// The user's changes that are pending, or archived (a conflict, a rejection), oldest
     /// first.
     public func own(in context: FlowContext) throws -> [OwnChange] {
-        guard let data = try context.credentials.data(forKey: Self.ownKey) else { return [] }
+        try moveLegacyChanges(in: context)
+        var all: [(change: OwnChange, key: String, index: Int)] = []
+        for key in try context.credentials.keys() where key.hasPrefix(Self.ownPrefix) {
+            for (index, change) in try ownChanges(forKey: key, in: context).enumerated() {
+                all.append((change, key, index))
+            }
+        }
+        // In the order they were made: by sequence, and those of an earlier version by time.
+        all.sort {
+            ($0.change.sequence ?? 0, $0.change.madeAt, $0.key, $0.index)
+                < ($1.change.sequence ?? 0, $1.change.madeAt, $1.key, $1.index)
+        }
+        return all.map(\.change)
+    }
+
+    /// The user's changes to one entity, oldest first.
+    private func own(_ entitySet: String, _ entityID: String, in context: FlowContext) throws -> [OwnChange] {
+        try moveLegacyChanges(in: context)
+        return try ownChanges(forKey: Self.ownKey(entitySet, entityID), in: context)
+    }
+
+    private func ownChanges(forKey key: String, in context: FlowContext) throws -> [OwnChange] {
+        guard let data = try context.credentials.data(forKey: key) else { return [] }
         do {
             return try Self.decoder.decode([OwnChange].self, from: data)
         } catch {
@@ -45,8 +81,43 @@ public struct OfflineWork: Sendable {
         }
     }
 
-    private func keep(_ changes: [OwnChange], in context: FlowContext) throws {
-        try context.credentials.put(Self.encoder.encode(changes), forKey: Self.ownKey)
+    /// Keeps the user's changes to one entity (all of them), or forgets the entity when
+    /// none is left.
+    private func keep(_ changes: [OwnChange], of entitySet: String, _ entityID: String, in context: FlowContext) throws
+    {
+        let key = Self.ownKey(entitySet, entityID)
+        if changes.isEmpty {
+            _ = try context.credentials.removeValue(forKey: key)
+        } else {
+            try context.credentials.put(Self.encoder.encode(changes), forKey: key)
+        }
+    }
+
+    /// Keeps `changes` entity by entity, for the entities in `touched`.
+    private func keep(_ changes: [OwnChange], touching touched: Set<EntityKey>, in context: FlowContext) throws {
+        let grouped = Dictionary(grouping: changes) { EntityKey(entitySet: $0.entitySet, entityID: $0.entityID) }
+        for entity in touched {
+            try keep(grouped[entity] ?? [], of: entity.entitySet, entity.entityID, in: context)
+        }
+    }
+
+    /// Splits the one entry of an earlier version into an entry per entity.
+    private func moveLegacyChanges(in context: FlowContext) throws {
+        guard let data = try context.credentials.data(forKey: Self.legacyOwnKey) else { return }
+        let changes: [OwnChange]
+        do {
+            changes = try Self.decoder.decode([OwnChange].self, from: data)
+        } catch {
+            throw OfflineWorkError(.unreadable, "This user's copy of their changes cannot be read.")
+        }
+        let entities = Set(changes.map { EntityKey(entitySet: $0.entitySet, entityID: $0.entityID) })
+        try keep(changes, touching: entities, in: context)
+        _ = try context.credentials.removeValue(forKey: Self.legacyOwnKey)
+    }
+
+    private struct EntityKey: Hashable {
+        var entitySet: String
+        var entityID: String
     }
 
     /// Records an edit of the signed-in user's: `fields` set on `entityID` of
@@ -82,10 +153,10 @@ public struct OfflineWork: Sendable {
         guard let rules = authoring.settings.entitySetRules?[entitySet] else {
             throw ChangeRejection(.entitySetNotWritable, "Devices may not change \(entitySet).")
         }
-        var own = try own(in: context)
-        let kept = try AppDataReader(services: services).kept(entitySet, in: context)?.entities
+        var own = try own(entitySet, entityID, in: context)
+        let kept = try reader.kept(entitySet, in: context)?.entities
             .first { $0.id == entityID }
-        let createdHere = own.contains { $0.entitySet == entitySet && $0.entityID == entityID && $0.creates }
+        let createdHere = own.contains { $0.creates }
         let creates = kept == nil && !createdHere
         if creates, !rules.allowsCreation {
             throw ChangeRejection(
@@ -97,9 +168,7 @@ public struct OfflineWork: Sendable {
         // one before this one arrives: based on them, a field edited twice offline is not
         // a conflict with the user's own earlier edit. A change to an entity this user
         // created offline is based on the creation.
-        let before = own.filter {
-            $0.entitySet == entitySet && $0.entityID == entityID && $0.state == .pending && !$0.creates
-        }.count
+        let before = own.filter { $0.state == .pending && !$0.creates }.count
         let baseVersion: Int64? = creates ? nil : (kept?.version ?? 1) + Int64(before)
         try rules.check(draft(baseVersion: baseVersion))
         let signed = try outbox.record(
@@ -112,7 +181,7 @@ public struct OfflineWork: Sendable {
             sealingTo: authoring.server
         )
         // Editing again answers what the server said about earlier changes to the entity.
-        let archived = own.filter { $0.entitySet == entitySet && $0.entityID == entityID && $0.state != .pending }
+        let archived = own.filter { $0.state != .pending }
         if archived.contains(where: { $0.state == .rejected }) {
             try outbox.release(
                 registrationID: authoring.author.registrationID,
@@ -127,10 +196,11 @@ public struct OfflineWork: Sendable {
             entityID: entityID,
             fields: fields,
             creates: creates,
-            madeAt: now
+            madeAt: now,
+            sequence: signed.change.sequence
         )
         own.append(change)
-        try keep(own, in: context)
+        try keep(own, of: entitySet, entityID, in: context)
         return change
     }
 
@@ -157,8 +227,9 @@ public struct OfflineWork: Sendable {
     public func view(_ entities: [AppEntity], of entitySet: String, in context: FlowContext) throws -> [ShownEntity] {
         let own = try own(in: context).filter { $0.entitySet == entitySet }
         var shown = entities.map { ShownEntity(entity: $0, pending: false, needsAttention: false) }
+        var positions = Dictionary(shown.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         for change in own {
-            if let index = shown.firstIndex(where: { $0.id == change.entityID }) {
+            if let index = positions[change.entityID] {
                 if change.state == .pending {
                     shown[index].entity.fields.merge(change.fields) { $1 }
                     shown[index].pending = true
@@ -173,6 +244,7 @@ public struct OfflineWork: Sendable {
                     updatedAt: change.madeAt,
                     updatedBy: context.credentials.serverUserID ?? ""
                 )
+                positions[change.entityID] = shown.count
                 shown.append(ShownEntity(entity: entity, pending: true, needsAttention: false))
             }
         }
@@ -233,8 +305,10 @@ public struct OfflineWork: Sendable {
         )
         guard !answers.isEmpty else { return [] }
         var archived: [OwnChange] = []
+        var touched: Set<EntityKey> = []
         let own = try own(in: context).compactMap { change -> OwnChange? in
             guard let answer = answers[change.id] else { return change }
+            touched.insert(EntityKey(entitySet: change.entitySet, entityID: change.entityID))
             var ended = change
             ended.serverEntity = answer.entity
             switch answer.outcome {
@@ -250,7 +324,7 @@ public struct OfflineWork: Sendable {
             archived.append(ended)
             return ended
         }
-        try keep(own, in: context)
+        try keep(own, touching: touched, in: context)
         try outbox.forgetAnswers(Array(answers.keys))
         return archived
     }
@@ -277,7 +351,12 @@ public struct OfflineWork: Sendable {
         case .conflict:
             break
         }
-        try keep(own, in: context)
+        try keep(
+            own.filter { $0.entitySet == change.entitySet && $0.entityID == change.entityID },
+            of: change.entitySet,
+            change.entityID,
+            in: context
+        )
     }
 
     /// Whether the user can work offline on this device: it has their registration, the

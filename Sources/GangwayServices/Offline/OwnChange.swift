@@ -31,6 +31,9 @@ public struct OwnChange: Sendable, Hashable, Codable, Identifiable {
     public var creates: Bool
     /// When the author made it.
     public var madeAt: Date
+    /// Its place among the author's changes on this registration (the outbox's sequence
+    /// number); `nil` in changes kept by earlier versions, which come first.
+    public var sequence: Int64?
     public var state: State
     /// The fields both sides changed, with both values (a ``State/conflict``).
     public var conflicts: [FieldConflict]
@@ -46,6 +49,7 @@ public struct OwnChange: Sendable, Hashable, Codable, Identifiable {
         fields: [String: String],
         creates: Bool,
         madeAt: Date,
+        sequence: Int64? = nil,
         state: State = .pending,
         conflicts: [FieldConflict] = [],
         rejection: ChangeRejection? = nil,
@@ -57,6 +61,7 @@ public struct OwnChange: Sendable, Hashable, Codable, Identifiable {
         self.fields = fields
         self.creates = creates
         self.madeAt = madeAt
+        self.sequence = sequence
         self.state = state
         self.conflicts = conflicts
         self.rejection = rejection

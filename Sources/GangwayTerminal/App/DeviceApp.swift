@@ -77,14 +77,14 @@ public struct DeviceApp: Sendable {
             configurationStore: configurationStore
         )
         let manager = try device.sessionManager(services: services)
-        let work = OfflineWork(services: services, outbox: try device.outbox())
+        let work = OfflineWork(services: services, outbox: try device.outbox(), shared: device.sharedData)
         let offline = OfflineCommands(console: console, manager: manager, work: work, network: device.network)
         let home = HomeScreen(
             console: console,
             manager: manager,
             registry: device.registry,
             serverURL: serverURL,
-            data: AppDataReader(services: services),
+            data: work.reader,
             work: work,
             network: device.network
         )
@@ -93,10 +93,15 @@ public struct DeviceApp: Sendable {
         // store gone): the person is told, as the welcome screen asks them to start over.
         let erasing = Mutex(false)
         let console = console
+        let (registry, shared) = (device.registry, device.sharedData)
         await manager.addObserver { event in
             switch event {
-            case .userRemoved where erasing.withLock({ $0 }):
-                console.line(console.styled("This user's data was erased from the device; onboard again.", .yellow))
+            case .userRemoved:
+                if erasing.withLock({ $0 }) {
+                    console.line(console.styled("This user's data was erased from the device; onboard again.", .yellow))
+                }
+                // The app's data is the device's while it has a user, and goes with the last.
+                if (try? registry.users().isEmpty) == true { try? shared.erase() }
             case .sessionEnded(_, let reason):
                 console.line(console.styled(reason, .yellow))
             default:

@@ -16,6 +16,8 @@ struct DeviceSetup: Sendable {
     let identity: DeviceIdentity
     let root: SecureStoreRoot
     let registry: UserRegistry
+    /// The device's copy of the app's data, shared by its users.
+    let sharedData: SharedAppData
     /// The `offline on|off` switch every call to the server goes through.
     let network = NetworkSwitch()
 
@@ -41,6 +43,12 @@ struct DeviceSetup: Sendable {
             )
         )
         registry = UserRegistry(root: root)
+        sharedData = SharedAppData(
+            location: SecureStoreLocation(
+                directory: directory.appendingPathComponent("shared-data"),
+                environment: root.environment
+            )
+        )
     }
 
     /// The mobile-services setup: how the device finds its configuration and reaches

@@ -92,7 +92,7 @@ struct OfflineCommands: Sendable {
         if report.sent.settled > 0 {
             // The kept copy takes in what the server now holds, so an applied change of
             // the user's shows as the server's once its readable copy is gone.
-            _ = try? await AppDataReader(services: work.services).read(Self.entitySet, in: context)
+            _ = try? await work.reader.read(Self.entitySet, in: context)
         }
         let answered = report.sent.answered
         if report.sent.settled > 0 || announce {
