@@ -70,6 +70,26 @@ struct ChangeApplicationTests {
         )
     }
 
+    /// Runs `body` with the storage of two servers on one database, the first check
+    /// seeded: as two server processes would run.
+    static func onTwoServers(
+        _ backend: Backend,
+        _ body: @escaping @Sendable ([any ServerStorage]) async throws -> Void
+    ) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        let other = try await MobileServicesServer(
+            configuration: fixture.server.configuration,
+            logger: fixture.logs.logger,
+            now: fixture.clock.now
+        )
+        try await fixture.runSeeded { _ in
+            try await TestServer(server: other, adminToken: fixture.adminToken).run { _ in
+                try await seedCheck(fixture.server.storage)
+                try await body([fixture.server.storage, other.storage])
+            }
+        }
+    }
+
     @Test(
         "a change is applied once; sent again it gets its first result and changes nothing",
         arguments: Backend.available
@@ -226,53 +246,43 @@ struct ChangeApplicationTests {
         arguments: Backend.available
     )
     func concurrentBatches(backend: Backend) async throws {
-        let fixture = try await ServerFixture(backend: backend)
-        let other = try await MobileServicesServer(
-            configuration: fixture.server.configuration,
-            logger: fixture.logs.logger,
-            now: fixture.clock.now
-        )
-        try await fixture.runSeeded { _ in
-            try await TestServer(server: other, adminToken: fixture.adminToken).run { _ in
-                try await Self.seedCheck(fixture.server.storage)
-                // 40 changes of four authors to two entity sets' entities, each to a field
-                // of its own, in six batches of different orders, through either server.
-                let changes = (0..<40).map { index in
-                    Change(
-                        registrationID: "reg-\(index % 4)",
-                        author: "user-\(index % 4)",
-                        sequence: Int64(index / 4 + 1),
-                        entitySet: index.isMultiple(of: 2) ? "checks" : "tasks",
-                        entityID: "A320-tyres",
-                        baseVersion: nil,
-                        fields: ["n\(index)": "value \(index)"],
-                        madeAt: Date(timeIntervalSince1970: 1_800_000_000)
-                    )
+        try await Self.onTwoServers(backend) { storages in
+            // 40 changes of four authors to two entity sets' entities, each to a field
+            // of its own, in four batches of different orders, through either server.
+            let changes = (0..<40).map { index in
+                Change(
+                    registrationID: "reg-\(index % 4)",
+                    author: "user-\(index % 4)",
+                    sequence: Int64(index / 4 + 1),
+                    entitySet: index.isMultiple(of: 2) ? "checks" : "tasks",
+                    entityID: "A320-tyres",
+                    baseVersion: nil,
+                    fields: ["n\(index)": "value \(index)"],
+                    madeAt: Date(timeIntervalSince1970: 1_800_000_000)
+                )
+            }
+            let rules = EntitySetRules(writableFields: Set((0..<40).map { "n\($0)" }), allowsCreation: true)
+            let orders = [changes, changes.reversed(), changes.shuffled(), changes.shuffled()]
+            let results = try await withThrowingTaskGroup(of: [ChangeResult].self) { group in
+                for (index, order) in orders.enumerated() {
+                    let storage = storages[index % 2]
+                    group.addTask { try await Self.applyBatch(order, rules: rules, to: storage) }
                 }
-                let rules = EntitySetRules(writableFields: Set((0..<40).map { "n\($0)" }), allowsCreation: true)
-                let storages: [any ServerStorage] = [fixture.server.storage, other.storage]
-                let orders = [changes, changes.reversed(), changes.shuffled(), changes.shuffled()]
-                let results = try await withThrowingTaskGroup(of: [ChangeResult].self) { group in
-                    for (index, order) in orders.enumerated() {
-                        let storage = storages[index % 2]
-                        group.addTask { try await Self.applyBatch(order, rules: rules, to: storage) }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(results.count == 160)
+            let firsts = results.filter { $0.outcome != .duplicate }
+            #expect(firsts.count == 40)
+            #expect(Set(firsts.map(\.changeID)) == Set(changes.map(\.id)), "each change ended once")
+            #expect(firsts.allSatisfy { $0.outcome == .applied })
+            for set in ["checks", "tasks"] {
+                let stored = try #require(
+                    try await storages[0].entities(appID: "checks", entitySet: set).first {
+                        $0.id == "A320-tyres"
                     }
-                    return try await group.reduce(into: []) { $0 += $1 }
-                }
-                #expect(results.count == 160)
-                let firsts = results.filter { $0.outcome != .duplicate }
-                #expect(firsts.count == 40)
-                #expect(Set(firsts.map(\.changeID)) == Set(changes.map(\.id)), "each change ended once")
-                #expect(firsts.allSatisfy { $0.outcome == .applied })
-                for set in ["checks", "tasks"] {
-                    let stored = try #require(
-                        try await fixture.server.storage.entities(appID: "checks", entitySet: set).first {
-                            $0.id == "A320-tyres"
-                        }
-                    )
-                    #expect(stored.fields.count == (set == "checks" ? 22 : 20))
-                    #expect(stored.version == (set == "checks" ? 21 : 20), "\(set): one version per change")
-                }
+                )
+                #expect(stored.fields.count == (set == "checks" ? 22 : 20))
+                #expect(stored.version == (set == "checks" ? 21 : 20), "\(set): one version per change")
             }
         }
     }
@@ -312,47 +322,37 @@ struct ChangeApplicationTests {
         arguments: Backend.available
     )
     func concurrentServers(backend: Backend) async throws {
-        let fixture = try await ServerFixture(backend: backend)
-        let other = try await MobileServicesServer(
-            configuration: fixture.server.configuration,
-            logger: fixture.logs.logger,
-            now: fixture.clock.now
-        )
-        try await fixture.runSeeded { _ in
-            try await TestServer(server: other, adminToken: fixture.adminToken).run { _ in
-                try await Self.seedCheck(fixture.server.storage)
-                // 20 changes of four authors to one entity, each to a field of its own,
-                // each sent three times, through either server.
-                let changes = (0..<20).map { index in
-                    Self.change(
-                        ["alice", "bob", "carol", "dave"][index % 4],
-                        sequence: Int64(index / 4 + 1),
-                        ["n\(index)": "value \(index)"]
-                    )
-                }
-                let rules = EntitySetRules(writableFields: Set((0..<20).map { "n\($0)" }))
-                let storages: [any ServerStorage] = [fixture.server.storage, other.storage]
-                let results = try await withThrowingTaskGroup(of: ChangeResult.self) { group in
-                    for round in 0..<3 {
-                        for (index, change) in changes.enumerated() {
-                            let storage = storages[(index + round) % 2]
-                            group.addTask { try await Self.apply(change, rules: rules, to: storage) }
-                        }
-                    }
-                    return try await group.reduce(into: []) { $0.append($1) }
-                }
-                #expect(results.count == 60)
-                #expect(results.filter { $0.outcome == .duplicate }.count == 40)
-                let firsts = results.filter { $0.outcome != .duplicate }
-                #expect(firsts.count == 20)
-                #expect(Set(firsts.map(\.changeID)) == Set(changes.map(\.id)), "each change ended once")
-                #expect(firsts.allSatisfy { $0.outcome == .applied })
-                // The version rose once per change, and every field is there.
-                let stored = try #require(try await Self.tyres(fixture.server.storage))
-                #expect(stored.version == 21)
-                #expect(stored.fields.count == 22)
-                #expect(Set(firsts.compactMap(\.version)) == Set(2...21), "each change saw the one before it")
+        try await Self.onTwoServers(backend) { storages in
+            // 20 changes of four authors to one entity, each to a field of its own,
+            // each sent three times, through either server.
+            let changes = (0..<20).map { index in
+                Self.change(
+                    ["alice", "bob", "carol", "dave"][index % 4],
+                    sequence: Int64(index / 4 + 1),
+                    ["n\(index)": "value \(index)"]
+                )
             }
+            let rules = EntitySetRules(writableFields: Set((0..<20).map { "n\($0)" }))
+            let results = try await withThrowingTaskGroup(of: ChangeResult.self) { group in
+                for round in 0..<3 {
+                    for (index, change) in changes.enumerated() {
+                        let storage = storages[(index + round) % 2]
+                        group.addTask { try await Self.apply(change, rules: rules, to: storage) }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.count == 60)
+            #expect(results.filter { $0.outcome == .duplicate }.count == 40)
+            let firsts = results.filter { $0.outcome != .duplicate }
+            #expect(firsts.count == 20)
+            #expect(Set(firsts.map(\.changeID)) == Set(changes.map(\.id)), "each change ended once")
+            #expect(firsts.allSatisfy { $0.outcome == .applied })
+            // The version rose once per change, and every field is there.
+            let stored = try #require(try await Self.tyres(storages[0]))
+            #expect(stored.version == 21)
+            #expect(stored.fields.count == 22)
+            #expect(Set(firsts.compactMap(\.version)) == Set(2...21), "each change saw the one before it")
         }
     }
 }

@@ -309,6 +309,40 @@ struct OfflineWorkTests {
         }
     }
 
+    @Test("sent one by one, each batch on its way while the last is settled, a rejection still holds what is behind it")
+    func batchesOnTheirWayWhileTheLastIsSettled() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let alice = try await Self.aliceSignedIn(server)
+            let context = try await alice.context()
+            let note = try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["note": "leak"], in: context)
+            try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["status": "done"], in: context)
+            try alice.work.edit("checks", entityID: "F-GKXA-tyres", fields: ["status": "done"], in: context)
+            try alice.work.edit("checks", entityID: "F-GKXA-tyres", fields: ["reading": "8.1 bar"], in: context)
+            try await server.admin(.patch, "/admin/apps/checks", json: Self.rules(fields: ["status", "reading"]))
+
+            var progress: [String] = []
+            let token = try OfflineChangesAgainstServerTests.token(context.credentials)
+            let report = try await OutboxSender(
+                client: MobileServicesClient(serverURL: server.url),
+                appID: "checks",
+                outbox: alice.work.outbox
+            ).sendAll(token: token, batchSize: 1) { done, total in progress.append("\(done)/\(total)") }
+            // Nothing sent twice, the note refused, the status behind it held, the tyres' two
+            // changes applied in turn.
+            #expect(report.answered == [.rejected: 1, .applied: 2])
+            #expect(progress == ["1/4", "2/4", "3/4"], "the held change is never sent")
+            #expect(try await Self.entity(server, "F-GKXA-fuel")["status"] == "open")
+            let tyres = try await Self.entity(server, "F-GKXA-tyres")
+            #expect(tyres.version == 3 && tyres["reading"] == "8.1 bar" && tyres["status"] == "done")
+            #expect(try alice.work.outbox.count(registrationID: try #require(try alice.registrationID(context))) == 1)
+            #expect(try alice.work.collect(in: context).map(\.id) == [note.id])
+            let changes = try await AdminClient(serverURL: server.url, adminToken: server.adminToken)
+                .changes(app: "checks")
+            #expect(changes.count == 3, "each change sent once")
+            try await alice.app.manager.close()
+        }
+    }
+
     @Test("a field the author edits twice offline is applied twice, not a conflict with their own edit")
     func twiceOffline() async throws {
         try await TestServer.run(seed: .checks) { server in

@@ -156,14 +156,17 @@ public struct Outbox: Sendable {
     // MARK: Sending
 
     /// The oldest changes ready to send, at most `limit`, of the given registrations
-    /// only when `registrations` is not `nil`; held changes wait.
+    /// only when `registrations` is not `nil`, without those in `excluded` (sent, and not
+    /// yet settled); held changes wait.
     ///
     /// Of an author's changes to one entity, only the oldest is ready: the next goes once
-    /// the server has answered it, so a rejection holds the later ones (``settle(_:)``)
-    /// before they are sent, even when they would have fitted in the same batch.
+    /// the server has answered it and the answer is settled, so a rejection holds the
+    /// later ones (``settle(_:)``) before they are sent, even when they would have fitted
+    /// in the same batch.
     public func ready(
         limit: Int = EntityLimits.changesPerUpload,
-        registrations: Set<String>? = nil
+        registrations: Set<String>? = nil,
+        excluding excluded: Set<UUID> = []
     ) throws(OutboxError) -> [PendingChange] {
         try read { db in
             var sql = """
@@ -178,6 +181,10 @@ public struct Outbox: Sendable {
             if let registrations {
                 sql += " AND registration_id IN (\(databaseQuestionMarks(count: registrations.count)))"
                 arguments += StatementArguments(Array(registrations))
+            }
+            if !excluded.isEmpty {
+                sql += " AND change_id NOT IN (\(databaseQuestionMarks(count: excluded.count)))"
+                arguments += StatementArguments(excluded.map { $0.uuidString.lowercased() })
             }
             sql += " ORDER BY position LIMIT ?"
             arguments += [limit]

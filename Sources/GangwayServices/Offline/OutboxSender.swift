@@ -46,17 +46,23 @@ public struct OutboxSender: Sendable {
 
     /// Sends the ready changes, oldest first, until none is left.
     ///
+    /// While the server works on one batch, the device keeps the answers to the one before
+    /// (``Outbox/settle(_:)``). The next batch leaves out the changes sent and not yet
+    /// settled, and, since only the oldest of an author's changes to an entity is ever
+    /// ready, every later change to their entities: a rejection still holds those.
+    ///
     /// - Parameters:
     ///   - registrations: Whose changes to send; `nil` sends every user's of the device
     ///     (when the app lets the next user carry the previous users' changes).
-    ///   - progress: Called after each batch with the changes answered so far and the
-    ///     number that were ready at the start.
+    ///   - progress: Called after each batch is settled, with the changes answered so
+    ///     far and the number that were ready at the start.
     /// A transient failure (``ServiceError/isTransient``) is tried again, up to
     /// ``attempts`` times with a doubling wait; it never ends a change, which stays in the
     /// outbox until the server answers it.
     ///
     /// - Throws: ``ServiceError`` when the server could not be reached after the tries,
-    ///   or refused the session; every change not answered stays in the outbox.
+    ///   or refused the session; every change not answered stays in the outbox, and every
+    ///   answer received before is kept.
     @discardableResult
     public func sendAll(
         token: SessionToken,
@@ -66,18 +72,43 @@ public struct OutboxSender: Sendable {
     ) async throws -> Report {
         var report = Report()
         let total = try outbox.readyCount(registrations: registrations)
+        let limit = max(1, min(batchSize, EntityLimits.changesPerUpload))
+        var answered: [(change: PendingChange, answer: ChangeAnswer)] = []
         while true {
             let batch = try outbox.ready(
-                limit: max(1, min(batchSize, EntityLimits.changesPerUpload)),
-                registrations: registrations
+                limit: limit,
+                registrations: registrations,
+                excluding: Set(answered.map(\.change.changeID))
             )
-            if batch.isEmpty { break }
-            let answers = try await upload(batch, token: token)
-            try outbox.settle(answers)
-            for (_, answer) in answers { report.answered[answer.result.outcome, default: 0] += 1 }
-            progress(report.settled, total)
+            if batch.isEmpty {
+                // Settling the last answers may let the next changes to their entities go.
+                if answered.isEmpty { return report }
+                try keep(answered, in: &report, total: total, progress: progress)
+                answered = []
+                continue
+            }
+            async let next = upload(batch, token: token)
+            do {
+                try keep(answered, in: &report, total: total, progress: progress)
+            } catch {
+                _ = try? await next
+                throw error
+            }
+            answered = try await next
         }
-        return report
+    }
+
+    /// Keeps a batch's answers in the outbox, and counts them.
+    private func keep(
+        _ answered: [(change: PendingChange, answer: ChangeAnswer)],
+        in report: inout Report,
+        total: Int,
+        progress: (Int, Int) -> Void
+    ) throws {
+        guard !answered.isEmpty else { return }
+        try outbox.settle(answered)
+        for (_, answer) in answered { report.answered[answer.result.outcome, default: 0] += 1 }
+        progress(report.settled, total)
     }
 
     private func upload(
