@@ -42,4 +42,82 @@ struct ChangeSealTests {
         }
         #expect(throws: ChangeKeyError.invalidKey) { try SealingPublicKey(x963Representation: Data(count: 65)) }
     }
+
+    @Test func aChangeSealedAsJSONByAnEarlierVersionStillOpens() throws {
+        let server = SealingPrivateKey()
+        let json = try ChangeSeal.encoder.encode(Self.signed)
+        #expect(json.first == UInt8(ascii: "{"))
+        let sealed = try HPKESeal.seal(json, to: server.publicKey, info: ChangeSeal.info)
+        #expect(try ChangeSeal.open(sealed, with: server) == Self.signed)
+        // A plaintext of neither form opens nothing.
+        for plaintext in [
+            Data([7]) + Self.signed.signature + Self.signed.change.signedBytes, Data([0]), Data("[]".utf8),
+        ] {
+            let other = try HPKESeal.seal(plaintext, to: server.publicKey, info: ChangeSeal.info)
+            #expect(throws: ChangeSealError.unreadable) { try ChangeSeal.open(other, with: server) }
+        }
+    }
+}
+
+@Suite("A change's signed bytes read back as the change, and nothing else does")
+struct SignedBytesReadingTests {
+    static let changes = [
+        ChangeSignatureTests.change,
+        Change(
+            registrationID: "reg-ünïcode",
+            author: "Zoë",
+            sequence: Int64.max,
+            entitySet: "checks",
+            entityID: "A321-new",
+            baseVersion: nil,
+            fields: ["note": "café ☕️ \u{0}", "": "", "status": String(repeating: "x", count: 1024)],
+            madeAt: Date(timeIntervalSince1970: -1)
+        ),
+        Change(
+            registrationID: "r",
+            author: "a",
+            sequence: 1,
+            entitySet: "s",
+            entityID: "e",
+            baseVersion: 0,
+            fields: [:],
+            madeAt: Date(timeIntervalSince1970: 1_800_000_000.75)
+        ),
+    ]
+
+    @Test(arguments: changes)
+    func readsBack(change: Change) {
+        #expect(Change(signedBytes: change.signedBytes) == change)
+    }
+
+    @Test func cutAtAnyLengthOrWithABytePastTheEndIsNoChange() {
+        let bytes = ChangeSignatureTests.change.signedBytes
+        for length in 0..<bytes.count {
+            #expect(Change(signedBytes: Data(bytes.prefix(length))) == nil, "cut at \(length)")
+        }
+        #expect(Change(signedBytes: bytes + Data([0])) == nil)
+    }
+
+    @Test func anotherLabelAnUppercaseIDALengthPastTheEndOrBadUTF8IsNoChange() {
+        let change = ChangeSignatureTests.change
+        var bytes = change.signedBytes
+        let id = change.id.uuidString.lowercased()
+        // The label's first letter.
+        var relabelled = bytes
+        relabelled[relabelled.startIndex + 8] = UInt8(ascii: "G")
+        #expect(Change(signedBytes: relabelled) == nil)
+        // The same ID, in capitals: one form only.
+        let idRange = bytes.range(of: Data(id.utf8))!
+        var capitals = bytes
+        capitals.replaceSubrange(idRange, with: Data(id.uppercased().utf8))
+        #expect(Change(signedBytes: capitals) == nil)
+        // The label's length, past the end.
+        var long = bytes
+        long.replaceSubrange(long.startIndex..<(long.startIndex + 8), with: Data(repeating: 0x7f, count: 8))
+        #expect(Change(signedBytes: long) == nil)
+        // A byte that is not UTF-8 in the author's name.
+        let authorRange = bytes.range(of: Data(change.author.utf8))!
+        bytes[authorRange.lowerBound] = 0xff
+        #expect(Change(signedBytes: bytes) == nil)
+    }
 }

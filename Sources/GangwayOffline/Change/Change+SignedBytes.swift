@@ -40,3 +40,76 @@ extension Change {
     /// The label that starts ``signedBytes``; a new format gets a new label.
     static let signatureLabel = "gangway.change.v1"
 }
+
+extension Change {
+    /// The change whose ``signedBytes`` these are; `nil` when they are not exactly the
+    /// signed bytes of a change (a wrong label, a length past the end, text that is not
+    /// UTF-8, bytes left over, or anything that would not be written back the same).
+    public init?(signedBytes bytes: Data) {
+        var reader = SignedBytesReader(bytes: [UInt8](bytes))
+        guard reader.text() == Self.signatureLabel,
+            let idText = reader.text(), let id = UUID(uuidString: idText),
+            let registrationID = reader.text(), let author = reader.text(),
+            let sequence = reader.number(),
+            let entitySet = reader.text(), let entityID = reader.text(),
+            let hasBase = reader.byte(), hasBase <= 1
+        else { return nil }
+        var baseVersion: Int64?
+        if hasBase == 1 {
+            guard let base = reader.number() else { return nil }
+            baseVersion = base
+        }
+        guard let madeAt = reader.number(), let count = reader.number(),
+            (0...Int64(reader.remaining / 16)).contains(count)
+        else { return nil }
+        var fields: [String: String] = [:]
+        for _ in 0..<count {
+            guard let name = reader.text(), let value = reader.text() else { return nil }
+            fields[name] = value
+        }
+        let change = Change(
+            id: id,
+            registrationID: registrationID,
+            author: author,
+            sequence: sequence,
+            entitySet: entitySet,
+            entityID: entityID,
+            baseVersion: baseVersion,
+            fields: fields,
+            madeAt: Date(timeIntervalSince1970: TimeInterval(madeAt))
+        )
+        // One form only: what reads back must write back the same bytes.
+        guard reader.remaining == 0, change.signedBytes == bytes else { return nil }
+        self = change
+    }
+}
+
+/// Reads ``Change/signedBytes``: big-endian 64-bit numbers, and text as its UTF-8 length
+/// then its bytes; every read past the end is `nil`.
+private struct SignedBytesReader {
+    let bytes: [UInt8]
+    var offset = 0
+
+    var remaining: Int { bytes.count - offset }
+
+    mutating func byte() -> UInt8? {
+        guard remaining >= 1 else { return nil }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func number() -> Int64? {
+        guard remaining >= 8 else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes[offset..<(offset + 8)] { value = value << 8 | UInt64(byte) }
+        offset += 8
+        return Int64(bitPattern: value)
+    }
+
+    mutating func text() -> String? {
+        guard let length = number(), length >= 0, length <= remaining else { return nil }
+        let utf8 = bytes[offset..<(offset + Int(length))]
+        offset += Int(length)
+        return String(validating: utf8, as: UTF8.self)
+    }
+}
