@@ -159,6 +159,16 @@ struct OfflineWorkEndToEndTests {
         let alicesHome = try #require(homes.last)
         #expect(alicesHome.contains("refuelled"), "\(alicesHome)")
         #expect(device.storeCount() == 2)
+
+        // The copy is the device's while it has a user, and goes with the last.
+        let copy = device.directory.appending("device/shared-data")
+        #expect(FileManager.default.fileExists(atPath: copy.path))
+        let bobLeaves = try device.launch(["2", Self.bobPasscode, "remove", "y", "quit"])
+        #expect(bobLeaves.output.contains("The user was removed."))
+        #expect(FileManager.default.fileExists(atPath: copy.path), "Alice still uses it")
+        let aliceLeaves = try device.launch(["1", Self.alicePasscode, "remove", "y", "quit"])
+        #expect(aliceLeaves.output.contains("The user was removed."))
+        #expect(!FileManager.default.fileExists(atPath: copy.path))
     }
 
     @Test("removing a user with changes pending says so; offline they stay sealed in the outbox, and go later as hers")
