@@ -784,22 +784,26 @@ public final class PostgresStorage: ServerStorage {
         _ connection: PostgresConnection,
         logger: Logger
     ) async throws {
-        let registrations = Array(Set(batch.map(\.change.registrationID)))
-        let sets = Array(Set(batch.map { $0.appID + "/" + $0.change.entitySet }))
-        let registrationKeys = try await connection.query(
-            "SELECT DISTINCT hashtext(key) AS lock FROM unnest(\(registrations)::text[]) AS key ORDER BY lock",
-            logger: logger
-        ).collect().map { try $0.makeRandomAccess()["lock"].decode(Int32.self) }
-        for key in registrationKeys {
+        let registrations = Set(batch.map(\.change.registrationID))
+        for key in try await orderedLockKeys(registrations, connection, logger: logger) {
             try await connection.query("SELECT pg_advisory_xact_lock(7366839, \(key))", logger: logger)
         }
-        let setKeys = try await connection.query(
-            "SELECT DISTINCT hashtext(key) AS lock FROM unnest(\(sets)::text[]) AS key ORDER BY lock",
-            logger: logger
-        ).collect().map { try $0.makeRandomAccess()["lock"].decode(Int32.self) }
-        for key in setKeys {
+        let sets = Set(batch.map { $0.appID + "/" + $0.change.entitySet })
+        for key in try await orderedLockKeys(sets, connection, logger: logger) {
             try await connection.query("SELECT pg_advisory_xact_lock(\(Int64(key)))", logger: logger)
         }
+    }
+
+    /// The advisory-lock keys of `texts` (their `hashtext`), each once, in ascending order.
+    private static func orderedLockKeys(
+        _ texts: Set<String>,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [Int32] {
+        try await connection.query(
+            "SELECT DISTINCT hashtext(key) AS lock FROM unnest(\(Array(texts))::text[]) AS key ORDER BY lock",
+            logger: logger
+        ).collect().map { try $0.makeRandomAccess()["lock"].decode(Int32.self) }
     }
 
     private static func apply(
