@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import GangwayTesting
 import Testing
 
@@ -223,21 +224,36 @@ struct OfflineWorkEndToEndTests {
             }
         }
 
-        // Each launch hands the outbox over at once; each is killed a little later than the
-        // one before, until a launch ends on its own with nothing left to send. The server
+        // Each launch hands the outbox over at once, and is killed as soon as the server
+        // has applied more than before (its answers then still on their way, or not yet
+        // kept), until a launch ends on its own with nothing left to send. The server
         // runs in the app's process, so a kill also loses answers the server committed.
+        // While the app runs (its server holds the admin's port), the server's database
+        // is read directly, read-only.
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        let database = try DatabaseQueue(
+            path: device.directory.appending("server/gangway-server.sqlite").path,
+            configuration: configuration
+        )
+        func appliedWhileRunning() throws -> Int {
+            try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM changes WHERE outcome = 'applied'") ?? 0 }
+        }
         var kills = 0
         var progress: Set<Int> = []
-        var delay = 0.3
-        for _ in 0..<14 {
+        var seen = try appliedWhileRunning()
+        for _ in 0..<24 {
             let process = try app.launch(arguments, lines: ["1", Self.alicePasscode])
-            try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+            while process.isRunning, try appliedWhileRunning() == seen {
+                try await Task.sleep(for: .milliseconds(2))
+            }
             guard process.isRunning else { break }
             kill(process.processIdentifier, SIGKILL)
             kills += 1
             while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-            progress.insert(try applied())
-            delay *= 1.35
+            seen = try appliedWhileRunning()
+            progress.insert(seen)
         }
         let partway = progress.filter { (1..<(checks * edits)).contains($0) }
         #expect(partway.count >= 3, "kills at several points of the upload, each after more was applied: \(progress)")

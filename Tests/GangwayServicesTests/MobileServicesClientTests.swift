@@ -19,6 +19,36 @@ struct MobileServicesClientTests {
         }
     }
 
+    /// A refused connection means the device is offline now: the default transport must
+    /// not keep trying until the request's deadline (an hour here; AsyncHTTPClient's
+    /// shared client would). A minute is the bound, far beyond an immediate failure.
+    @Test func aRefusedConnectionFailsAtOnceNotAtTheDeadline() async throws {
+        let client = MobileServicesClient(
+            serverURL: URL(string: "http://127.0.0.1:1")!,
+            transport: MobileServicesClient.defaultTransport(timeout: .seconds(3_600))
+        )
+        let failure = await withTaskGroup(of: ServiceError?.self) { group in
+            group.addTask {
+                do {
+                    _ = try await client.checkVersion(appID: "checks", version: "1.0")
+                    return nil
+                } catch let error as ServiceError {
+                    return error
+                } catch {
+                    return nil
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(60))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        #expect(failure == .unreachable)
+    }
+
     @Test func signInFailuresCarryTheServersCodeAndMessage() async throws {
         try await TestServer.run(seed: .checks) { server in
             let client = MobileServicesClient(serverURL: server.url)

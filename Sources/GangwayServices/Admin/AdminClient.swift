@@ -33,7 +33,7 @@ public struct AdminClient: Sendable {
     public init(serverURL: URL, adminToken: String, transport: (any ClientTransport)? = nil) {
         self.serverURL = serverURL
         self.adminToken = adminToken
-        self.transport = transport ?? MobileServicesClient.urlSessionTransport()
+        self.transport = transport ?? MobileServicesClient.defaultTransport()
         serverCheck = AdminServerCheck(token: adminToken)
     }
 

@@ -17,7 +17,8 @@ import OpenAPIURLSession
 /// document the server is generated from, so the two cannot drift apart.
 ///
 /// HTTP goes through a `ClientTransport` (the generator's small HTTP client protocol):
-/// URLSession by default, or any other transport, such as AsyncHTTPClient or a test's.
+/// ``defaultTransport(timeout:)`` (URLSession on Apple platforms, AsyncHTTPClient on
+/// Linux) unless given another, such as a test's.
 /// Every failure is a ``ServiceError``; the server's stable code and message ride along.
 ///
 /// ```swift
@@ -33,7 +34,7 @@ public struct MobileServicesClient: Sendable {
 
     public init(serverURL: URL, transport: (any ClientTransport)? = nil) {
         self.serverURL = serverURL
-        self.transport = transport ?? MobileServicesClient.urlSessionTransport()
+        self.transport = transport ?? MobileServicesClient.defaultTransport()
     }
 
     /// A URLSession transport that gives up on a silent server after `timeout`.

@@ -46,7 +46,7 @@ public struct MobileServices: Sendable {
     public var configurationStore: ConfigurationStore
     /// The welcome screen's options.
     public var welcome: WelcomeOptions
-    /// The HTTP transport; `nil`: URLSession.
+    /// The HTTP transport; `nil`: ``MobileServicesClient/defaultTransport(timeout:)``.
     public var transport: (any ClientTransport)?
     /// The wall clock, for the days without server contact.
     public var now: @Sendable () -> Date
@@ -65,7 +65,7 @@ public struct MobileServices: Sendable {
         self.loader = loader
         self.configurationStore = configurationStore
         self.welcome = welcome
-        self.transport = transport ?? MobileServicesClient.urlSessionTransport()
+        self.transport = transport ?? MobileServicesClient.defaultTransport()
         self.now = now
         self.logger = logger
     }

@@ -60,7 +60,7 @@ struct DeviceSetup: Sendable {
     ) throws -> MobileServices {
         let key = try SignedActivationProvider.pinnedKey(pem: activationKeyPEM)
         let transport = network.transport(
-            over: ProgressTransport(base: MobileServicesClient.urlSessionTransport(), console: console)
+            over: ProgressTransport(base: MobileServicesClient.defaultTransport(), console: console)
         )
         return MobileServices(
             device: identity,
