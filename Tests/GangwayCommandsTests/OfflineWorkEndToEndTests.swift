@@ -238,7 +238,9 @@ struct OfflineWorkEndToEndTests {
             configuration: configuration
         )
         func appliedWhileRunning() throws -> Int {
-            try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM changes WHERE outcome = 'applied'") ?? 0 }
+            try database.read {
+                try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM changes WHERE outcome = 'applied'") ?? 0
+            }
         }
         var kills = 0
         var progress: Set<Int> = []

@@ -4,7 +4,8 @@ import ArgumentParser
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
-        abstract: "Manage a server: users, the passcode policy, devices, versions, activation, app data.",
+        abstract:
+            "Manage a server: users, sign-in, the passcode policy, devices, versions, activation, app data.",
         discussion: """
             Without --server, the command manages the local server whose data is in \
             DIR/server (the device app's embedded server, or 'gangway serve --data-dir \
@@ -22,7 +23,8 @@ struct AdminCommand: AsyncParsableCommand {
             says why), 64 invalid command line.
             """,
         subcommands: [
-            AdminApps.self, AdminUsers.self, AdminSettings.self, AdminPolicy.self, AdminSharedDevice.self,
+            AdminApps.self, AdminUsers.self, AdminAuth.self, AdminSettings.self, AdminPolicy.self,
+            AdminSharedDevice.self,
             AdminPasscodeReset.self,
             AdminDevices.self, AdminMinimumVersion.self, AdminActivation.self, AdminData.self,
         ]

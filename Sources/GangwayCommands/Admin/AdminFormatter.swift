@@ -20,6 +20,30 @@ enum AdminFormatter {
         )
     }
 
+    static func authentication(_ authentication: ManagedAuthentication) -> String {
+        var lines: [(String, String)] = []
+        switch authentication.type {
+        case .basic: lines.append(("Sign-in", "basic: a user name and password kept by this server"))
+        case .oauth2: lines.append(("Sign-in", "oauth2: OAuth 2.0, this server as the authorization server"))
+        }
+        if let provider = authentication.provider {
+            lines.append(("Provider", provider.issuer))
+            lines.append(("Client ID", provider.clientID))
+            lines.append(("Client secret", provider.hasClientSecret ? "kept, sealed" : "none"))
+            lines.append(
+                (
+                    "New people",
+                    provider.createsUsers
+                        ? "get a user at their first sign-in" : "sign in only once an admin added their user"
+                )
+            )
+            if authentication.type == .basic { lines.append(("", "(the provider is used once the type is oauth2)")) }
+        } else if authentication.type == .oauth2 {
+            lines.append(("Provider", "none: people sign in as this server's users"))
+        }
+        return labelled(lines)
+    }
+
     static func devices(_ devices: [ManagedDevice]) -> String {
         guard !devices.isEmpty else { return "No devices registered." }
         return table(
@@ -86,6 +110,13 @@ enum AdminFormatter {
         formatter.dateFormat = "yyyy-MM-dd HH:mm"
         formatter.timeZone = TimeZone.current
         return formatter.string(from: date)
+    }
+
+    /// `Label:` lines with their values in one column, as ``settings(_:)`` prints them.
+    static func labelled(_ lines: [(String, String)]) -> String {
+        lines.map { label, value in
+            (label.isEmpty ? "" : "\(label):").padding(toLength: 17, withPad: " ", startingAt: 0) + value
+        }.joined(separator: "\n")
     }
 
     /// Left-aligned columns two spaces apart.

@@ -7,8 +7,11 @@ import GangwayTerminal
 struct AdminUsers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
-        abstract: "List, add, block and unblock the server's users.",
-        subcommands: [AdminUsersList.self, AdminUsersAdd.self, AdminUsersBlock.self, AdminUsersUnblock.self],
+        abstract: "List, add, block and unblock the server's users, or end their sessions.",
+        subcommands: [
+            AdminUsersList.self, AdminUsersAdd.self, AdminUsersBlock.self, AdminUsersUnblock.self,
+            AdminUsersRevoke.self,
+        ],
         defaultSubcommand: AdminUsersList.self
     )
 }
@@ -85,6 +88,27 @@ struct AdminUsersUnblock: AsyncParsableCommand {
 
     func run() async throws {
         try await target.setBlocked(false, saying: "they can sign in again")
+    }
+}
+
+struct AdminUsersRevoke: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "End every session of a user, on every app and device.",
+        discussion: """
+            Each of the user's devices meets the end at its next request and asks them to \
+            sign in again, which they can, unlike after 'gangway admin users block'.
+            """
+    )
+
+    @OptionGroup var target: UserTarget
+
+    func run() async throws {
+        let username = target.username
+        try await target.server.run { admin in
+            try await admin.revokeSessions(user: username)
+            Console.standardOutput("Every session of \(username) has ended; they can sign in again.")
+        }
     }
 }
 

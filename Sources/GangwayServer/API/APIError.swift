@@ -44,6 +44,11 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     static let tokenExpired = APIError(.unauthorized, "TOKEN_EXPIRED", "The session has expired; sign in again.")
     static let adminRequired = APIError(.unauthorized, "ADMIN_TOKEN_REQUIRED", "A valid admin token is required.")
     static let signInFailed = APIError(.unauthorized, "AUTH_FAILED", "Wrong user name or password.")
+    static let passwordSignInOff = APIError(
+        .forbidden,
+        "OAUTH2_REQUIRED",
+        "This app signs people in with OAuth 2.0, not with a password here."
+    )
     static let registrationLocked = APIError(
         .forbidden,
         "TRAFFIC_REG_LOCKED",

@@ -104,7 +104,7 @@ extension MobileServicesAPI {
         .init(
             appID: app.id,
             name: app.name,
-            authType: .basic,
+            authType: .init(app.authentication.type),
             emailDomains: app.emailDomains,
             minimumVersion: app.minimumVersion,
             settings: app.settings
@@ -306,7 +306,7 @@ extension MobileServicesAPI {
         }
     }
 
-    private func user(_ username: String) async throws(APIError) -> UserRecord {
+    func user(_ username: String) async throws(APIError) -> UserRecord {
         guard !Validation.hasControlCharacters(username),
             let user = try await perform({ try await storage.user(named: username.lowercased()) })
         else {

@@ -7,6 +7,8 @@ import OpenAPIRuntime
 extension MobileServicesAPI {
     func signIn(_ input: Operations.SignIn.Input) async throws -> Operations.SignIn.Output {
         let app = try await app(input.path.appID)
+        // An app that federates sign-in must not take a password its provider never saw.
+        guard app.authentication.type == .basic else { throw APIError.passwordSignInOff }
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         try Validation.length(body.username, "username", 1...128)
         try Validation.length(body.password, "password", 1...1024)

@@ -87,7 +87,12 @@ struct MobileServicesAPI: APIProtocol {
     // MARK: Shared
 
     func configuration(of app: AppRecord) -> Components.Schemas.AppConfiguration {
-        .init(serverURL: settings.publicURL.value, appID: app.id, appName: app.name, authType: .basic)
+        .init(
+            serverURL: settings.publicURL.value,
+            appID: app.id,
+            appName: app.name,
+            authType: .init(app.authentication.type)
+        )
     }
 
     func app(_ id: String) async throws(APIError) -> AppRecord {

@@ -164,11 +164,13 @@ public final class PostgresStorage: ServerStorage {
 
     public func insertApp(_ app: AppRecord) async throws(StorageError) {
         let settings = try ServerSchema.encode(app.settings)
+        let authentication = try ServerSchema.encode(authentication: app.authentication)
         try await transaction { connection in
             try await connection.query(
                 """
-                INSERT INTO apps (id, name, minimum_version, settings, created_at)
-                VALUES (\(app.id), \(app.name), \(app.minimumVersion), \(settings), \(app.createdAt.milliseconds))
+                INSERT INTO apps (id, name, minimum_version, settings, authentication, created_at)
+                VALUES (\(app.id), \(app.name), \(app.minimumVersion), \(settings), \(authentication),
+                    \(app.createdAt.milliseconds))
                 """,
                 logger: self.logger
             )
@@ -178,10 +180,12 @@ public final class PostgresStorage: ServerStorage {
 
     public func updateApp(_ app: AppRecord) async throws(StorageError) {
         let settings = try ServerSchema.encode(app.settings)
+        let authentication = try ServerSchema.encode(authentication: app.authentication)
         try await transaction { connection in
             try await connection.query(
                 """
-                UPDATE apps SET name = \(app.name), minimum_version = \(app.minimumVersion), settings = \(settings)
+                UPDATE apps SET name = \(app.name), minimum_version = \(app.minimumVersion), settings = \(settings),
+                    authentication = \(authentication)
                 WHERE id = \(app.id)
                 """,
                 logger: self.logger
@@ -205,17 +209,17 @@ public final class PostgresStorage: ServerStorage {
     }
 
     public func app(id: String) async throws(StorageError) -> AppRecord? {
-        try await fetchApps("SELECT id, name, minimum_version, settings, created_at FROM apps WHERE id = \(id)").first
+        try await fetchApps("\(unescaped: ServerSchema.appColumns) WHERE id = \(id)").first
     }
 
     public func apps() async throws(StorageError) -> [AppRecord] {
-        try await fetchApps("SELECT id, name, minimum_version, settings, created_at FROM apps ORDER BY id")
+        try await fetchApps("\(unescaped: ServerSchema.appColumns) ORDER BY id")
     }
 
     public func app(forEmailDomain domain: String) async throws(StorageError) -> AppRecord? {
         try await fetchApps(
             """
-            SELECT id, name, minimum_version, settings, created_at FROM apps
+            \(unescaped: ServerSchema.appColumns)
             WHERE id = (SELECT app_id FROM app_domains WHERE domain = \(domain))
             """
         ).first
@@ -241,6 +245,9 @@ public final class PostgresStorage: ServerStorage {
                         emailDomains: domains,
                         minimumVersion: try cells["minimum_version"].decode(String?.self),
                         settings: try ServerSchema.decodeSettings(try cells["settings"].decode(String.self)),
+                        authentication: try ServerSchema.decodeAuthentication(
+                            try cells["authentication"].decode(String?.self)
+                        ),
                         createdAt: Date(milliseconds: try cells["created_at"].decode(Int64.self))
                     )
                 )

@@ -9,6 +9,8 @@ public struct AppRecord: Sendable, Hashable {
     public var emailDomains: [String]
     public var minimumVersion: String?
     public var settings: Components.Schemas.AppSettings
+    /// How the app's people sign in.
+    public var authentication: AppAuthentication
     public var createdAt: Date
 
     public init(
@@ -17,6 +19,7 @@ public struct AppRecord: Sendable, Hashable {
         emailDomains: [String] = [],
         minimumVersion: String? = nil,
         settings: Components.Schemas.AppSettings = .defaults,
+        authentication: AppAuthentication = .basic,
         createdAt: Date
     ) {
         self.id = id
@@ -24,6 +27,7 @@ public struct AppRecord: Sendable, Hashable {
         self.emailDomains = emailDomains
         self.minimumVersion = minimumVersion
         self.settings = settings
+        self.authentication = authentication
         self.createdAt = createdAt
     }
 }

@@ -72,10 +72,14 @@ public final class SQLiteStorage: ServerStorage {
 
     public func insertApp(_ app: AppRecord) async throws(StorageError) {
         let settings = try ServerSchema.encode(app.settings)
+        let authentication = try ServerSchema.encode(authentication: app.authentication)
         try await write { db in
             try db.execute(
-                sql: "INSERT INTO apps (id, name, minimum_version, settings, created_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [app.id, app.name, app.minimumVersion, settings, app.createdAt.milliseconds]
+                sql: """
+                    INSERT INTO apps (id, name, minimum_version, settings, authentication, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [app.id, app.name, app.minimumVersion, settings, authentication, app.createdAt.milliseconds]
             )
             try Self.replaceDomains(of: app, in: db)
         }
@@ -83,10 +87,11 @@ public final class SQLiteStorage: ServerStorage {
 
     public func updateApp(_ app: AppRecord) async throws(StorageError) {
         let settings = try ServerSchema.encode(app.settings)
+        let authentication = try ServerSchema.encode(authentication: app.authentication)
         try await write { db in
             try db.execute(
-                sql: "UPDATE apps SET name = ?, minimum_version = ?, settings = ? WHERE id = ?",
-                arguments: [app.name, app.minimumVersion, settings, app.id]
+                sql: "UPDATE apps SET name = ?, minimum_version = ?, settings = ?, authentication = ? WHERE id = ?",
+                arguments: [app.name, app.minimumVersion, settings, authentication, app.id]
             )
             try Self.replaceDomains(of: app, in: db)
         }
@@ -120,7 +125,7 @@ public final class SQLiteStorage: ServerStorage {
     ) throws -> [AppRecord] {
         let rows = try Row.fetchAll(
             db,
-            sql: "SELECT id, name, minimum_version, settings, created_at FROM apps WHERE \(condition) ORDER BY id",
+            sql: "\(ServerSchema.appColumns) WHERE \(condition) ORDER BY id",
             arguments: arguments
         )
         return try rows.map { row in
@@ -136,6 +141,7 @@ public final class SQLiteStorage: ServerStorage {
                 emailDomains: domains,
                 minimumVersion: row["minimum_version"],
                 settings: try ServerSchema.decodeSettings(row["settings"]),
+                authentication: try ServerSchema.decodeAuthentication(row["authentication"]),
                 createdAt: Date(milliseconds: row["created_at"])
             )
         }

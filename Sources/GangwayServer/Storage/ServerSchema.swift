@@ -102,11 +102,16 @@ enum ServerSchema {
         ["ALTER TABLE devices ADD COLUMN change_key \(dialect == .sqlite ? "BLOB" : "BYTEA")"]
     }
 
+    /// An app's authentication (``AppAuthentication``, as JSON; `NULL`: basic).
+    static func version6(_ dialect: Dialect) -> [String] {
+        ["ALTER TABLE apps ADD COLUMN authentication TEXT"]
+    }
+
     /// Every migration, oldest first; a database runs those it has not run yet.
     static func migrations(_ dialect: Dialect) -> [(name: String, statements: [String])] {
         [
             ("v1", version1(dialect)), ("v2", version2(dialect)), ("v3", version3(dialect)),
-            ("v4", version4(dialect)), ("v5", version5(dialect)),
+            ("v4", version4(dialect)), ("v5", version5(dialect)), ("v6", version6(dialect)),
         ]
     }
 
@@ -158,6 +163,19 @@ enum ServerSchema {
     static func encode(_ settings: Components.Schemas.AppSettings) throws(StorageError) -> String {
         try json(settings, "app settings")
     }
+
+    /// An app's authentication column: `NULL` for basic, as every app was before it.
+    static func encode(authentication: AppAuthentication) throws(StorageError) -> String? {
+        authentication == .basic ? nil : try json(authentication, "app authentication")
+    }
+
+    static func decodeAuthentication(_ text: String?) throws(StorageError) -> AppAuthentication {
+        guard let text else { return .basic }
+        return try value(AppAuthentication.self, from: text, "app authentication")
+    }
+
+    /// The columns of an app, as both databases read them.
+    static let appColumns = "SELECT id, name, minimum_version, settings, authentication, created_at FROM apps"
 
     static func decodeSettings(_ text: String) throws(StorageError) -> Components.Schemas.AppSettings {
         try value(Components.Schemas.AppSettings.self, from: text, "app settings")

@@ -115,6 +115,35 @@ public struct AdminClient: Sendable {
         }
     }
 
+    /// How the app's people sign in.
+    public func authentication(app id: String) async throws(ServiceError) -> ManagedAuthentication {
+        let output = try await ServiceCall.run { try await client.getAppAuthentication(path: .init(appID: id)) }
+        switch output {
+        case .ok(let ok): return try ManagedAuthentication(ServiceCall.decode { try ok.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Replaces how the app's people sign in; the client secret, when given, is sealed by
+    /// the server and never shown again.
+    /// - Throws: ``ServiceError``; ``ServiceError/refused`` with status 400 for an issuer
+    ///   that is not an `https` URL (`http` on loopback only), or a value out of range.
+    @discardableResult
+    public func setAuthentication(
+        _ change: AuthenticationChange,
+        app id: String
+    ) async throws(ServiceError) -> ManagedAuthentication {
+        let output = try await ServiceCall.run {
+            try await client.setAppAuthentication(path: .init(appID: id), body: .json(change.wire))
+        }
+        switch output {
+        case .ok(let ok): return try ManagedAuthentication(ServiceCall.decode { try ok.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
     /// The newest changes devices uploaded for the app (at most `limit`, newest first),
     /// only those that ended as `outcome` when given.
     public func changes(
@@ -266,6 +295,19 @@ public struct AdminClient: Sendable {
     @discardableResult
     public func setPassword(_ password: Secret, user username: String) async throws(ServiceError) -> ManagedUser {
         try await updateUser(username, Components.Schemas.UserUpdate(password: password.value))
+    }
+
+    /// Ends every session of a user, on every app and device; they can sign in again
+    /// unless blocked.
+    public func revokeSessions(user username: String) async throws(ServiceError) {
+        let output = try await ServiceCall.run {
+            try await client.revokeUserSessions(path: .init(username: username))
+        }
+        switch output {
+        case .noContent: return
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
     }
 
     private func updateUser(

@@ -13,6 +13,9 @@ public struct AppConfiguration: Sendable, Hashable, Codable {
     public enum AuthType: String, Sendable, Hashable, Codable {
         /// User name and password, checked by the server.
         case basic
+        /// OAuth 2.0, with the server as the app's authorization server; the server
+        /// refuses a password sign-in for such an app.
+        case oauth2
     }
 
     /// Where the mobile-services server answers.

@@ -1,0 +1,136 @@
+import ArgumentParser
+import Foundation
+import GangwayPolicy
+import GangwayServices
+import GangwayTerminal
+
+/// `gangway admin auth`: how an app's people sign in.
+struct AdminAuth: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "auth",
+        abstract: "Show how an app's people sign in, or change it.",
+        discussion: """
+            --type basic: a user name and password kept by this server. --type oauth2: OAuth \
+            2.0 with this server as the app's authorization server; the app's people then no \
+            longer sign in with a password at the server. They sign in as the server's own \
+            users, or, with --issuer and --client-id, through the company's OpenID Connect \
+            provider.
+
+            The client secret is read from --client-secret-file or from standard input \
+            (--client-secret-stdin), never from the command line; it is sealed under the \
+            server's key and never shown or logged. Changing the issuer or client ID without \
+            a secret leaves the new client without one.
+
+            Only the options given change. Devices learn the type at their next discovery or \
+            activation.
+            """
+    )
+
+    @OptionGroup var server: AdminOptions
+    @OptionGroup var app: AppOption
+
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        case basic, oauth2
+
+        var authType: AppConfiguration.AuthType {
+            switch self {
+            case .basic: .basic
+            case .oauth2: .oauth2
+            }
+        }
+    }
+
+    @Option(name: .customLong("type"), help: "basic or oauth2.")
+    var type: Kind?
+
+    @Option(name: .customLong("issuer"), help: "The OpenID Connect provider's issuer URL (https).")
+    var issuer: String?
+
+    @Option(name: .customLong("client-id"), help: "This server's client ID at the provider.")
+    var clientID: String?
+
+    @Option(name: .customLong("client-secret-file"), help: "A file holding the client secret.")
+    var clientSecretFile: String?
+
+    @Flag(name: .customLong("client-secret-stdin"), help: "Read the client secret from standard input.")
+    var clientSecretFromStandardInput = false
+
+    @Option(
+        name: .customLong("creates-users"),
+        help: "Whether a person the provider knows gets a user at their first sign-in (true or false)."
+    )
+    var createsUsers: Bool?
+
+    @Flag(name: .customLong("own-users"), help: "Remove the provider: people sign in as this server's users.")
+    var ownUsers = false
+
+    var changesProvider: Bool {
+        issuer != nil || clientID != nil || clientSecretFile != nil || clientSecretFromStandardInput
+            || createsUsers != nil
+    }
+
+    func validate() throws {
+        if clientSecretFile != nil, clientSecretFromStandardInput {
+            throw ValidationError(
+                "give the client secret with --client-secret-file or --client-secret-stdin, not both."
+            )
+        }
+        if ownUsers, changesProvider {
+            throw ValidationError("--own-users removes the provider; it takes no provider option.")
+        }
+    }
+
+    func run() async throws {
+        let secret = try readSecret()
+        let (type, issuer, clientID, createsUsers, ownUsers, changesProvider) = (
+            type, issuer, clientID, createsUsers, ownUsers, changesProvider
+        )
+        try await server.run { admin in
+            let id = try await app.resolve(with: admin)
+            let current = try await admin.authentication(app: id)
+            guard type != nil || ownUsers || changesProvider else {
+                Console.standardOutput(AdminFormatter.authentication(current))
+                return
+            }
+            var change = AuthenticationChange(type: type?.authType ?? current.type)
+            if !ownUsers, changesProvider || current.provider != nil {
+                guard let issuer = issuer ?? current.provider?.issuer,
+                    let clientID = clientID ?? current.provider?.clientID
+                else {
+                    throw CommandFailure(
+                        "a provider needs both --issuer and --client-id.",
+                        code: ExitCode.validationFailure.rawValue
+                    )
+                }
+                change.provider = .init(
+                    issuer: issuer,
+                    clientID: clientID,
+                    clientSecret: secret,
+                    createsUsers: createsUsers ?? current.provider?.createsUsers ?? false
+                )
+            }
+            let updated = try await admin.setAuthentication(change, app: id)
+            Console.standardOutput("Changed. Devices learn it at their next discovery or activation.")
+            Console.standardOutput(AdminFormatter.authentication(updated))
+        }
+    }
+
+    /// The client secret from its file or standard input, without the line ending a file
+    /// written by `echo` has; `nil` when neither was given.
+    private func readSecret() throws -> Secret? {
+        let text: String
+        if let clientSecretFile {
+            guard let data = FileManager.default.contents(atPath: clientSecretFile) else {
+                throw CommandFailure("cannot read the client secret file \(clientSecretFile).")
+            }
+            text = String(decoding: data, as: UTF8.self)
+        } else if clientSecretFromStandardInput {
+            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        } else {
+            return nil
+        }
+        let secret = text.trimmingCharacters(in: .newlines)
+        guard !secret.isEmpty else { throw CommandFailure("the client secret is empty.") }
+        return Secret(secret)
+    }
+}

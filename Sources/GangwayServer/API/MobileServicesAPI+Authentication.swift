@@ -1,0 +1,103 @@
+import Foundation
+import GangwayProtocol
+import Logging
+import OpenAPIRuntime
+
+extension MobileServicesAPI {
+    func getAppAuthentication(
+        _ input: Operations.GetAppAuthentication.Input
+    ) async throws -> Operations.GetAppAuthentication.Output {
+        try await requireAdmin()
+        return .ok(.init(body: .json(Self.wire(try await app(input.path.appID).authentication))))
+    }
+
+    func setAppAuthentication(
+        _ input: Operations.SetAppAuthentication.Input
+    ) async throws -> Operations.SetAppAuthentication.Output {
+        try await requireAdmin()
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        var app = try await app(input.path.appID)
+        var authentication = AppAuthentication(type: .init(body._type))
+        if let change = body.provider {
+            guard IssuerURL.isValid(change.issuer) else {
+                throw APIError.badRequest(IssuerURL.rule, code: "INVALID_FIELD")
+            }
+            try Validation.text(change.clientID, "clientID", 1...255)
+            var provider = IdentityProvider(
+                issuer: change.issuer,
+                clientID: change.clientID,
+                createsUsers: change.createsUsers ?? false
+            )
+            if let secret = change.clientSecret {
+                try Validation.text(secret, "clientSecret", 1...4096)
+                provider.sealedClientSecret = try seal(clientSecret: secret, appID: app.id)
+            } else if let kept = app.authentication.provider, kept.issuer == provider.issuer,
+                kept.clientID == provider.clientID
+            {
+                // The same client: its secret stays. Another client never inherits it.
+                provider.sealedClientSecret = kept.sealedClientSecret
+            }
+            authentication.provider = provider
+        }
+        app.authentication = authentication
+        try await perform { try await storage.updateApp(app) }
+        logger.notice(
+            "app authentication set",
+            metadata: [
+                "app": "\(app.id)", "type": "\(authentication.type.rawValue)",
+                "issuer": "\(authentication.provider?.issuer ?? "none")",
+            ]
+        )
+        return .ok(.init(body: .json(Self.wire(authentication))))
+    }
+
+    func revokeUserSessions(
+        _ input: Operations.RevokeUserSessions.Input
+    ) async throws -> Operations.RevokeUserSessions.Output {
+        try await requireAdmin()
+        let user = try await user(input.path.username)
+        try await perform { try await storage.revokeSessions(username: user.username, appID: nil, deviceID: nil) }
+        logger.notice("sessions revoked", metadata: ["user": "\(user.username)"])
+        return .noContent(.init())
+    }
+
+    private func seal(clientSecret: String, appID: String) throws(APIError) -> Data {
+        do {
+            return try serverKey.seal(Data(clientSecret.utf8), for: IdentityProvider.sealPurpose(appID: appID))
+        } catch {
+            throw .storage(StorageError(.unavailable, "a client secret cannot be sealed"))
+        }
+    }
+
+    static func wire(_ authentication: AppAuthentication) -> Components.Schemas.AppAuthentication {
+        .init(
+            _type: .init(authentication.type),
+            provider: authentication.provider.map {
+                .init(
+                    issuer: $0.issuer,
+                    clientID: $0.clientID,
+                    createsUsers: $0.createsUsers,
+                    hasClientSecret: $0.sealedClientSecret != nil
+                )
+            }
+        )
+    }
+}
+
+extension Components.Schemas.AuthenticationType {
+    init(_ kind: AppAuthentication.Kind) {
+        switch kind {
+        case .basic: self = .basic
+        case .oauth2: self = .oauth2
+        }
+    }
+}
+
+extension AppAuthentication.Kind {
+    init(_ type: Components.Schemas.AuthenticationType) {
+        switch type {
+        case .basic: self = .basic
+        case .oauth2: self = .oauth2
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import GangwayPolicy
+import GangwayProtocol
+
+/// How an app's people sign in, as the server's admin API shows it: never the provider's
+/// client secret, only whether one is kept. ``AdminClient`` makes it from the server's
+/// answers.
+public struct ManagedAuthentication: Sendable, Hashable {
+    /// An external OpenID Connect provider.
+    public struct Provider: Sendable, Hashable {
+        public var issuer: String
+        public var clientID: String
+        /// Whether a person the provider knows gets a user at their first sign-in.
+        public var createsUsers: Bool
+        public var hasClientSecret: Bool
+    }
+
+    public var type: AppConfiguration.AuthType
+    /// `nil`: people sign in as the server's own users.
+    public var provider: Provider?
+
+    init(_ wire: Components.Schemas.AppAuthentication) {
+        type = AppConfiguration.AuthType(wire._type)
+        provider = wire.provider.map {
+            Provider(
+                issuer: $0.issuer,
+                clientID: $0.clientID,
+                createsUsers: $0.createsUsers,
+                hasClientSecret: $0.hasClientSecret
+            )
+        }
+    }
+}
+
+/// An app's whole authentication, for ``AdminClient/setAuthentication(_:app:)``.
+public struct AuthenticationChange: Sendable, Hashable {
+    /// The provider to use. A `clientSecret` of `nil` keeps the secret the server holds
+    /// for the same issuer and client ID (none for another client).
+    public struct Provider: Sendable, Hashable {
+        public var issuer: String
+        public var clientID: String
+        public var clientSecret: Secret?
+        public var createsUsers: Bool
+
+        public init(issuer: String, clientID: String, clientSecret: Secret? = nil, createsUsers: Bool = false) {
+            self.issuer = issuer
+            self.clientID = clientID
+            self.clientSecret = clientSecret
+            self.createsUsers = createsUsers
+        }
+    }
+
+    public var type: AppConfiguration.AuthType
+    /// `nil`: the server's own users.
+    public var provider: Provider?
+
+    public init(type: AppConfiguration.AuthType, provider: Provider? = nil) {
+        self.type = type
+        self.provider = provider
+    }
+
+    var wire: Components.Schemas.AppAuthenticationChange {
+        .init(
+            _type: .init(type),
+            provider: provider.map {
+                .init(
+                    issuer: $0.issuer,
+                    clientID: $0.clientID,
+                    clientSecret: $0.clientSecret?.value,
+                    createsUsers: $0.createsUsers
+                )
+            }
+        )
+    }
+}
+
+extension AppConfiguration.AuthType {
+    init(_ wire: Components.Schemas.AuthenticationType) {
+        switch wire {
+        case .basic: self = .basic
+        case .oauth2: self = .oauth2
+        }
+    }
+}
+
+extension Components.Schemas.AuthenticationType {
+    init(_ type: AppConfiguration.AuthType) {
+        switch type {
+        case .basic: self = .basic
+        case .oauth2: self = .oauth2
+        }
+    }
+}

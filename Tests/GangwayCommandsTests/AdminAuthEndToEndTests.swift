@@ -1,0 +1,115 @@
+import Foundation
+import GangwayTesting
+import Testing
+
+/// `gangway admin auth` and `gangway admin users revoke`, run as processes against the
+/// local server.
+@Suite("gangway admin auth: how an app's people sign in, its client secret never shown", .serialized)
+struct AdminAuthEndToEndTests {
+    typealias Machine = AdminCommandEndToEndTests.Machine
+    static let secret = "cli-secret-8Hq2"
+
+    /// Every file under the machine's directory holds `text` somewhere.
+    static func filesContain(_ text: String, in machine: Machine) -> Bool {
+        let files = FileManager.default.enumerator(at: machine.directory.url, includingPropertiesForKeys: nil)
+        while let url = files?.nextObject() as? URL {
+            if let data = try? Data(contentsOf: url), data.range(of: Data(text.utf8)) != nil { return true }
+        }
+        return false
+    }
+
+    @Test("shown, set with a secret from a file or standard input, kept sealed; sign-in by password then refused")
+    func setAndShow() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let shown = try machine.admin(["auth"])
+        #expect(shown.status == 0, "\(shown.standardError)")
+        #expect(shown.output.contains("Sign-in:         basic: a user name and password kept by this server"))
+
+        let file = machine.directory.appending("client-secret")
+        try Data((Self.secret + "\n").utf8).write(to: file)
+        let set = try machine.admin([
+            "auth", "--type", "oauth2", "--issuer", "https://login.airline.example", "--client-id", "gangway-checks",
+            "--client-secret-file", file.path, "--creates-users", "true",
+        ])
+        #expect(set.status == 0, "\(set.standardError)")
+        #expect(set.output.contains("Sign-in:         oauth2: OAuth 2.0, this server as the authorization server"))
+        #expect(set.output.contains("Provider:        https://login.airline.example"))
+        #expect(set.output.contains("Client ID:       gangway-checks"))
+        #expect(set.output.contains("Client secret:   kept, sealed"))
+        #expect(set.output.contains("New people:      get a user at their first sign-in"))
+        try FileManager.default.removeItem(at: file)
+
+        // Only what is given changes; a new secret from standard input.
+        let stdin = try machine.admin(
+            ["auth", "--creates-users", "false", "--client-secret-stdin"],
+            lines: ["other-8Hq2"]
+        )
+        #expect(stdin.status == 0, "\(stdin.standardError)")
+        #expect(stdin.output.contains("Provider:        https://login.airline.example"))
+        #expect(stdin.output.contains("New people:      sign in only once an admin added their user"))
+
+        for result in [shown, set, stdin] {
+            #expect(!result.output.contains(Self.secret) && !result.standardError.contains(Self.secret))
+            #expect(!result.output.contains("other-8Hq2") && !result.standardError.contains("other-8Hq2"))
+        }
+        #expect(!Self.filesContain(Self.secret, in: machine), "the secret is sealed wherever it is kept")
+        #expect(!Self.filesContain("other-8Hq2", in: machine))
+
+        // The device app's password sign-in is refused, and says why.
+        let device = try machine.app(["email", "alice@airline.example", "alice", "preflight-alice", "1", "n"])
+        #expect(device.output.contains("This app signs people in with OAuth 2.0, not with a password here."))
+
+        let ownUsers = try machine.admin(["auth", "--own-users"])
+        #expect(ownUsers.output.contains("Provider:        none: people sign in as this server's users"))
+        let basic = try machine.admin(["auth", "--type", "basic"])
+        #expect(basic.output.contains("Sign-in:         basic"))
+    }
+
+    @Test("bad command lines exit 64, a value the server refuses exits 1 with its reason; nothing changes")
+    func refused() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let usage: [[String]] = [
+            ["auth", "--client-secret-file", "/nonexistent", "--client-secret-stdin"],
+            ["auth", "--own-users", "--issuer", "https://login.airline.example"],
+            ["auth", "--type", "saml"],
+            ["auth", "--issuer", "https://login.airline.example"],
+        ]
+        for arguments in usage {
+            let result = try machine.admin(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.standardError)")
+        }
+        let plainHTTP = try machine.admin([
+            "auth", "--type", "oauth2", "--issuer", "http://login.airline.example", "--client-id", "c",
+        ])
+        #expect(plainHTTP.status == 1)
+        #expect(plainHTTP.standardError.contains("issuer must be an https URL (http only on a loopback address)"))
+        let missingFile = try machine.admin([
+            "auth", "--issuer", "https://login.airline.example", "--client-id", "c", "--client-secret-file",
+            machine.directory.appending("missing").path,
+        ])
+        #expect(missingFile.status == 1)
+        #expect(missingFile.standardError.contains("cannot read the client secret file"))
+        let empty = try machine.admin(
+            ["auth", "--issuer", "https://login.airline.example", "--client-id", "c", "--client-secret-stdin"],
+            lines: [""]
+        )
+        #expect(empty.status == 1)
+        #expect(empty.standardError.contains("the client secret is empty."))
+        let shown = try machine.admin(["auth"])
+        #expect(shown.output == "Sign-in:         basic: a user name and password kept by this server\n")
+    }
+
+    @Test("users revoke ends every session of the user; an unknown user is refused")
+    func revoke() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let revoked = try machine.admin(["users", "revoke", "alice"])
+        #expect(revoked.status == 0, "\(revoked.standardError)")
+        #expect(revoked.output.contains("Every session of alice has ended; they can sign in again."))
+        let unknown = try machine.admin(["users", "revoke", "nobody"])
+        #expect(unknown.status == 1)
+        #expect(unknown.standardError.contains("There is no user with this name."))
+    }
+}
