@@ -18,9 +18,10 @@ struct GangwayProcess {
         var output: String { String(decoding: standardOutput, as: UTF8.self) }
     }
 
-    /// The test host, which reads `GANGWAY_KDF_ROUNDS` and `GANGWAY_TEST_CRASH_AT`.
+    /// The test host, which reads `GANGWAY_KDF_ROUNDS`, `GANGWAY_TEST_CRASH_AT` and
+    /// `GANGWAY_TEST_UPLOAD_BATCH`.
     static let executable = builtProduct("gangway-test-host")
-    /// The shipped binary, which reads neither.
+    /// The shipped binary, which reads none of them.
     static let shippedExecutable = builtProduct("gangway")
 
     /// A binary next to the test bundle in the build products directory.

@@ -224,9 +224,10 @@ struct OfflineWorkEndToEndTests {
             }
         }
 
-        // Each launch hands the outbox over at once, and is killed as soon as the server
-        // has applied more than before (its answers then still on their way, or not yet
-        // kept), until a launch ends on its own with nothing left to send. The server
+        // Each launch hands the outbox over at once, in uploads of 50 changes, and is
+        // killed as soon as the server has applied more than before (its answers then
+        // still on their way, or not yet kept), until a launch ends on its own with
+        // nothing left to send. Small uploads keep the kills partway on a loaded machine. The server
         // runs in the app's process, so a kill also loses answers the server committed.
         // While the app runs (its server holds the admin's port), the server's database
         // is read directly, read-only.
@@ -245,8 +246,12 @@ struct OfflineWorkEndToEndTests {
         var kills = 0
         var progress: Set<Int> = []
         var seen = try appliedWhileRunning()
-        for _ in 0..<24 {
-            let process = try app.launch(arguments, lines: ["1", Self.alicePasscode])
+        for _ in 0..<80 {
+            let process = try app.launch(
+                arguments,
+                lines: ["1", Self.alicePasscode],
+                extraEnvironment: ["GANGWAY_TEST_UPLOAD_BATCH": "50"]
+            )
             while process.isRunning, try appliedWhileRunning() == seen {
                 try await Task.sleep(for: .milliseconds(2))
             }

@@ -50,7 +50,10 @@ struct ShippedBinaryTests {
     @Test func theBinaryNamesNoTestVariableAndLinksNoTestSupport() throws {
         let binary = try Data(contentsOf: GangwayProcess.shippedExecutable)
         #expect(binary.count > 1_000_000)
-        for needle in ["GANGWAY_KDF_ROUNDS", "GANGWAY_TEST_CRASH_AT", "GangwayTesting", "ScriptedPresenter"] {
+        for needle in [
+            "GANGWAY_KDF_ROUNDS", "GANGWAY_TEST_CRASH_AT", "GANGWAY_TEST_UPLOAD_BATCH", "GangwayTesting",
+            "ScriptedPresenter",
+        ] {
             #expect(binary.range(of: Data(needle.utf8)) == nil, "the shipped binary holds \(needle)")
         }
         // The same search finds them in the test host, so it can fail.

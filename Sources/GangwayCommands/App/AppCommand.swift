@@ -63,7 +63,8 @@ struct AppCommand: AsyncParsableCommand {
             bcryptCost: bcryptCost,
             biometrics: biometrics,
             passcodeRounds: rounds,
-            isSharedDevice: !personalDevice
+            isSharedDevice: !personalDevice,
+            uploadBatchSize: TestHooks.current?.uploadBatchSize
         )
         try await DeviceApp(options: options, console: Console(mode: plain ? .plain : nil)).run()
     }

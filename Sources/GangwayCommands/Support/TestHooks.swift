@@ -10,10 +10,14 @@
     /// A store fault point (`FaultPoint`) at which the process ends at once, as if the
     /// power went.
     public var crashPoint: String?
+    /// The most pending changes the device app's uploads carry, so a test can stop an
+    /// upload at many points.
+    public var uploadBatchSize: Int?
 
-    public init(passcodeRounds: Int? = nil, crashPoint: String? = nil) {
+    public init(passcodeRounds: Int? = nil, crashPoint: String? = nil, uploadBatchSize: Int? = nil) {
         self.passcodeRounds = passcodeRounds
         self.crashPoint = crashPoint
+        self.uploadBatchSize = uploadBatchSize
     }
 
     /// The hooks of the running command; `nil` in the shipped executable.

@@ -28,36 +28,12 @@ extension MobileServicesAPI {
                 cookieHash = hash
             }
         }
-        let address = RequestInfo.current.clientAddress(trusting: settings.trustedProxies)
-        let (admission, user, matches) = try await passwords.admitted(preferred: cookieHash != nil) {
-            [throttle, storage, passwords, cookieHash] in
-            let admission = try await throttle.admit(username: username, address: address, cookieHash: cookieHash)
-            // A name with control characters cannot exist; do not ask the database.
-            let plausible = !Validation.hasControlCharacters(username)
-            let user = plausible ? try await perform { try await storage.user(named: username) } : nil
-            // Unknown users cost the same bcrypt check, so timing does not reveal who exists.
-            let matches = try await passwords.verify(body.password, against: user?.passwordHash)
-            return (admission, user, matches)
-        }
-        // A blocked user's right password is answered as a wrong one, and counts as one:
-        // the answer never confirms a password of an account that is out.
-        guard var user, matches, !user.blocked else {
-            logger.notice(
-                "sign-in failed",
-                metadata: [
-                    "app": "\(app.id)", "request": "\(RequestInfo.current.requestID)",
-                    "reason": "\(user?.blocked == true && matches ? "blocked" : "credentials")",
-                ]
-            )
-            throw APIError.signInFailed
-        }
-        try await throttle.succeeded(admission)
-        // A hash made at another cost is replaced, so every user's check costs what an
-        // unknown user's does.
-        if passwords.needsRehash(user.passwordHash) {
-            user.passwordHash = try await passwords.hash(body.password)
-            try await perform { try await storage.updateUser(user) }
-        }
+        let user = try await checkedUser(
+            username: username,
+            password: body.password,
+            cookieHash: cookieHash,
+            appID: app.id
+        )
         var newCookie: String?
         if cookieHash == nil {
             let cookie = DeviceCookie.make()
@@ -109,5 +85,48 @@ extension MobileServicesAPI {
         let caller = try await authenticate(appID: input.path.appID, checksDevice: false)
         try await perform { try await storage.revokeSession(tokenHash: caller.tokenHash) }
         return .noContent(.init())
+    }
+
+    /// The user whose right password this is, after the sign-in throttle let the attempt
+    /// through (counted before the check); throws ``APIError/signInFailed`` for a wrong
+    /// password, an unknown user or a blocked one alike, 429 or 503 as the throttle and
+    /// the password gate say. Every way of signing in with a password goes through here.
+    func checkedUser(
+        username: String,
+        password: String,
+        cookieHash: Data?,
+        appID: String
+    ) async throws -> UserRecord {
+        let address = RequestInfo.current.clientAddress(trusting: settings.trustedProxies)
+        let (admission, user, matches) = try await passwords.admitted(preferred: cookieHash != nil) {
+            [throttle, storage, passwords, cookieHash] in
+            let admission = try await throttle.admit(username: username, address: address, cookieHash: cookieHash)
+            // A name with control characters cannot exist; do not ask the database.
+            let plausible = !Validation.hasControlCharacters(username)
+            let user = plausible ? try await perform { try await storage.user(named: username) } : nil
+            // Unknown users cost the same bcrypt check, so timing does not reveal who exists.
+            let matches = try await passwords.verify(password, against: user?.passwordHash)
+            return (admission, user, matches)
+        }
+        // A blocked user's right password is answered as a wrong one, and counts as one:
+        // the answer never confirms a password of an account that is out.
+        guard var user, matches, !user.blocked else {
+            logger.notice(
+                "sign-in failed",
+                metadata: [
+                    "app": "\(appID)", "request": "\(RequestInfo.current.requestID)",
+                    "reason": "\(user?.blocked == true && matches ? "blocked" : "credentials")",
+                ]
+            )
+            throw APIError.signInFailed
+        }
+        try await throttle.succeeded(admission)
+        // A hash made at another cost is replaced, so every user's check costs what an
+        // unknown user's does.
+        if passwords.needsRehash(user.passwordHash) {
+            user.passwordHash = try await passwords.hash(password)
+            try await perform { try await storage.updateUser(user) }
+        }
+        return user
     }
 }

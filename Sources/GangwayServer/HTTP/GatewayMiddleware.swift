@@ -43,10 +43,17 @@ struct GatewayMiddleware: RouterMiddleware {
 
         var response: Response
         do {
-            let request = try await Self.checkedBody(of: request)
+            let request = try await Self.checkedBody(
+                of: request,
+                takesForms: OAuthPaths.takesForms(request.uri.path)
+            )
             response = try await RequestInfo.$current.withValue(info) {
                 try await next(request, context)
             }
+        } catch  where OAuthPaths.isOAuth(request.uri.path) {
+            var errorLogger = logger
+            errorLogger[metadataKey: "request"] = "\(requestID)"
+            response = Self.oauthResponse(for: error, logger: errorLogger)
         } catch {
             // Metadata is set only here: the stream log handler formats metadata as soon as it
             // is set, a few percent of the settings route when done on every request.
@@ -89,8 +96,9 @@ struct GatewayMiddleware: RouterMiddleware {
         return nil
     }
 
-    /// Collects a body up to the limit and checks that it is JSON.
-    private static func checkedBody(of request: Request) async throws(APIError) -> Request {
+    /// Collects a body up to the limit and checks that it is JSON, or a form where the
+    /// route takes one (OAuth's endpoints and pages).
+    private static func checkedBody(of request: Request, takesForms: Bool) async throws(APIError) -> Request {
         guard [.post, .put, .patch].contains(request.method) else { return request }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodySize {
             throw tooLarge
@@ -107,7 +115,15 @@ struct GatewayMiddleware: RouterMiddleware {
                 .split(separator: ";").first?
                 .trimmingCharacters(in: .whitespaces)
                 .lowercased()
-            guard mediaType == "application/json" else {
+            if takesForms {
+                guard mediaType == "application/x-www-form-urlencoded" else {
+                    throw APIError(
+                        .unsupportedMediaType,
+                        "UNSUPPORTED_MEDIA_TYPE",
+                        "Send the body as application/x-www-form-urlencoded."
+                    )
+                }
+            } else if mediaType != "application/json" {
                 throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.")
             }
         }
@@ -180,6 +196,36 @@ struct GatewayMiddleware: RouterMiddleware {
             current = (error as? ServerError)?.underlyingError
         }
         return ""
+    }
+
+    /// An OAuth endpoint's error as RFC 6749 §5.2 shapes it; anything that is not already
+    /// an ``OAuthError`` (a body that is not a form, a malformed one) is `invalid_request`,
+    /// and a failure of the server `server_error`, with the status it would have had.
+    static func oauthResponse(for error: any Error, logger: Logger) -> Response {
+        let oauth: OAuthError
+        if let error = (error as? OAuthError) ?? ((error as? ServerError)?.underlyingError as? OAuthError) {
+            oauth = error
+        } else {
+            let apiError = apiError(for: error, logger: logger)
+            switch apiError.status.kind {
+            case .serverError: oauth = OAuthError("server_error", apiError.message, status: apiError.status)
+            default:
+                let status: HTTPResponse.Status =
+                    [.notFound, .contentTooLarge, .unsupportedMediaType, .methodNotAllowed].contains(apiError.status)
+                    ? apiError.status : .badRequest
+                oauth = OAuthError("invalid_request", apiError.message, status: status)
+            }
+        }
+        var document: [String: String] = ["error": oauth.error]
+        if !oauth.description.isEmpty { document["error_description"] = oauth.description }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let body = (try? encoder.encode(document)) ?? Data(#"{"error":"server_error"}"#.utf8)
+        return Response(
+            status: oauth.status,
+            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body))
+        )
     }
 
     static func response(for error: APIError, requestID: String) -> Response {

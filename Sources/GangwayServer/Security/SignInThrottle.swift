@@ -69,6 +69,16 @@ struct SignInThrottle: Sendable {
         }
     }
 
+    /// Counts one entry of a user code on the device verification page from `address`, or
+    /// throws 429 past 10 (with the sign-in blocks after that): with 20⁸ codes, a guesser
+    /// at one address finds a live one about never.
+    func admitUserCodeEntry(address: String) async throws(APIError) {
+        let key = "user-code:\(address)"
+        if let wait = try await count(username: key, [(key, 10)]) {
+            throw .throttled(retryAfter: wait)
+        }
+    }
+
     /// Counts one log upload of a user's device, or throws 429 past 30 in 15 minutes
     /// (with the sign-in blocks after that): with the retention, what one device can
     /// store is bounded.

@@ -108,7 +108,10 @@ public struct MobileServicesServer: Sendable {
         let router = Router(context: ServerContext.self)
         let document = try APIDocument.json()
         let gateway = GatewayMiddleware(
-            routes: try RouteTable(document: document, extra: ["/openapi.json": ["get"]])
+            routes: try RouteTable(
+                document: document,
+                extra: ["/openapi.json": ["get"], OAuthPaths.verificationPage: ["get", "post"]]
+            )
         )
         router.add(middleware: gateway)
         router.get("/openapi.json") { _, _ in
@@ -125,6 +128,7 @@ public struct MobileServicesServer: Sendable {
             configuration: .gangway,
             middlewares: [AdminGate(document: document) { () async throws(APIError) in try await api.requireAdmin() }]
         )
+        DeviceVerificationPage(api: api).register(on: router)
         return GatewayResponder(
             gateway: gateway,
             deviceReads: DeviceReadRoute(api: api),

@@ -131,6 +131,43 @@ public final class CachedStorage: ServerStorage {
         try await base.revokeSessions(username: username, appID: appID, deviceID: deviceID)
     }
 
+    public func insertDeviceGrant(_ grant: DeviceGrantRecord) async throws(StorageError) {
+        try await base.insertDeviceGrant(grant)
+    }
+
+    public func deviceGrant(deviceCodeHash: Data) async throws(StorageError) -> DeviceGrantRecord? {
+        try await base.deviceGrant(deviceCodeHash: deviceCodeHash)
+    }
+
+    public func deviceGrant(userCode: String) async throws(StorageError) -> DeviceGrantRecord? {
+        try await base.deviceGrant(userCode: userCode)
+    }
+
+    public func updateDeviceGrant(
+        _ grant: DeviceGrantRecord,
+        expecting expected: DeviceGrantRecord.Status
+    ) async throws(StorageError) -> Bool {
+        try await base.updateDeviceGrant(grant, expecting: expected)
+    }
+
+    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) {
+        try await base.insertRefreshToken(token)
+    }
+
+    public func refreshToken(tokenHash: Data) async throws(StorageError) -> RefreshTokenRecord? {
+        try await base.refreshToken(tokenHash: tokenHash)
+    }
+
+    public func spendRefreshToken(tokenHash: Data, at date: Date) async throws(StorageError) -> Bool {
+        try await base.spendRefreshToken(tokenHash: tokenHash, at: date)
+    }
+
+    public func revokeRefreshFamily(_ familyID: String) async throws(StorageError) {
+        // The family's sessions are keyed by hashes this cache cannot name; drop them all.
+        defer { state.withLock { $0.sessions.removeAll() } }
+        try await base.revokeRefreshFamily(familyID)
+    }
+
     public func saveDevice(_ device: DeviceRecord) async throws(StorageError) {
         defer { state.withLock { $0.devices.removeAll() } }
         try await base.saveDevice(device)

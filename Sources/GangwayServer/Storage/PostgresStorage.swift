@@ -354,14 +354,156 @@ public final class PostgresStorage: ServerStorage {
     }
 
     public func revokeSessions(username: String, appID: String?, deviceID: String?) async throws(StorageError) {
+        try await transaction { connection in
+            for table in ["sessions", "refresh_tokens"] {
+                try await connection.query(
+                    """
+                    UPDATE \(unescaped: table) SET revoked = TRUE
+                    WHERE username = \(username) AND (\(appID)::text IS NULL OR app_id = \(appID))
+                        AND (\(deviceID)::text IS NULL OR device_id = \(deviceID))
+                    """,
+                    logger: self.logger
+                )
+            }
+        }
+    }
+
+    // MARK: OAuth
+
+    public func insertDeviceGrant(_ grant: DeviceGrantRecord) async throws(StorageError) {
         try await run {
             try await client.query(
                 """
-                UPDATE sessions SET revoked = TRUE
-                WHERE username = \(username) AND (\(appID)::text IS NULL OR app_id = \(appID))
-                    AND (\(deviceID)::text IS NULL OR device_id = \(deviceID))
+                INSERT INTO oauth_device_grants (device_code_hash, user_code, app_id, device_id, created_at,
+                    expires_at, interval_seconds, last_polled_at, status, username)
+                VALUES (\(grant.deviceCodeHash), \(grant.userCode), \(grant.appID), \(grant.deviceID),
+                    \(grant.createdAt.milliseconds), \(grant.expiresAt.milliseconds), \(grant.interval),
+                    \(grant.lastPolledAt?.milliseconds), \(grant.status.rawValue), \(grant.username))
                 """,
                 logger: logger
+            )
+        }
+    }
+
+    public func deviceGrant(deviceCodeHash: Data) async throws(StorageError) -> DeviceGrantRecord? {
+        try await fetchDeviceGrant { try "\(unescaped: Self.grantColumns) WHERE device_code_hash = \(deviceCodeHash)" }
+    }
+
+    public func deviceGrant(userCode: String) async throws(StorageError) -> DeviceGrantRecord? {
+        try await fetchDeviceGrant { "\(unescaped: Self.grantColumns) WHERE user_code = \(userCode)" }
+    }
+
+    private static let grantColumns = """
+        SELECT device_code_hash, user_code, app_id, device_id, created_at, expires_at, interval_seconds,
+            last_polled_at, status, username FROM oauth_device_grants
+        """
+
+    private func fetchDeviceGrant(
+        _ query: () throws -> PostgresQuery
+    ) async throws(StorageError) -> DeviceGrantRecord? {
+        try await run {
+            guard let row = try await client.query(try query(), logger: logger).collect().first else { return nil }
+            let cells = row.makeRandomAccess()
+            return DeviceGrantRecord(
+                deviceCodeHash: try cells["device_code_hash"].decode(Data.self),
+                userCode: try cells["user_code"].decode(String.self),
+                appID: try cells["app_id"].decode(String.self),
+                deviceID: try cells["device_id"].decode(String.self),
+                createdAt: Date(milliseconds: try cells["created_at"].decode(Int64.self)),
+                expiresAt: Date(milliseconds: try cells["expires_at"].decode(Int64.self)),
+                interval: Int(try cells["interval_seconds"].decode(Int32.self)),
+                lastPolledAt: try cells["last_polled_at"].decode(Int64?.self).map(Date.init(milliseconds:)),
+                status: try ServerSchema.grantStatus(try cells["status"].decode(String.self)),
+                username: try cells["username"].decode(String?.self)
+            )
+        }
+    }
+
+    public func updateDeviceGrant(
+        _ grant: DeviceGrantRecord,
+        expecting expected: DeviceGrantRecord.Status
+    ) async throws(StorageError) -> Bool {
+        try await run {
+            try await client.query(
+                """
+                UPDATE oauth_device_grants SET interval_seconds = \(grant.interval),
+                    last_polled_at = \(grant.lastPolledAt?.milliseconds), status = \(grant.status.rawValue),
+                    username = \(grant.username)
+                WHERE device_code_hash = \(grant.deviceCodeHash) AND status = \(expected.rawValue)
+                RETURNING status
+                """,
+                logger: logger
+            ).collect().count == 1
+        }
+    }
+
+    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) {
+        try await run {
+            try await client.query(
+                """
+                INSERT INTO refresh_tokens (token_hash, family_id, app_id, username, device_id, session_hash,
+                    created_at, expires_at, used_at, revoked)
+                VALUES (\(token.tokenHash), \(token.familyID), \(token.appID), \(token.username), \(token.deviceID),
+                    \(token.sessionHash), \(token.createdAt.milliseconds), \(token.expiresAt.milliseconds),
+                    \(token.usedAt?.milliseconds), \(token.revoked))
+                """,
+                logger: logger
+            )
+        }
+    }
+
+    public func refreshToken(tokenHash: Data) async throws(StorageError) -> RefreshTokenRecord? {
+        try await run {
+            guard
+                let row = try await client.query(
+                    """
+                    SELECT family_id, app_id, username, device_id, session_hash, created_at, expires_at, used_at,
+                        revoked FROM refresh_tokens WHERE token_hash = \(tokenHash)
+                    """,
+                    logger: logger
+                ).collect().first
+            else { return nil }
+            let cells = row.makeRandomAccess()
+            return RefreshTokenRecord(
+                tokenHash: tokenHash,
+                familyID: try cells["family_id"].decode(String.self),
+                appID: try cells["app_id"].decode(String.self),
+                username: try cells["username"].decode(String.self),
+                deviceID: try cells["device_id"].decode(String.self),
+                sessionHash: try cells["session_hash"].decode(Data.self),
+                createdAt: Date(milliseconds: try cells["created_at"].decode(Int64.self)),
+                expiresAt: Date(milliseconds: try cells["expires_at"].decode(Int64.self)),
+                usedAt: try cells["used_at"].decode(Int64?.self).map(Date.init(milliseconds:)),
+                revoked: try cells["revoked"].decode(Bool.self)
+            )
+        }
+    }
+
+    public func spendRefreshToken(tokenHash: Data, at date: Date) async throws(StorageError) -> Bool {
+        try await run {
+            try await client.query(
+                """
+                UPDATE refresh_tokens SET used_at = \(date.milliseconds)
+                WHERE token_hash = \(tokenHash) AND used_at IS NULL AND NOT revoked
+                RETURNING family_id
+                """,
+                logger: logger
+            ).collect().count == 1
+        }
+    }
+
+    public func revokeRefreshFamily(_ familyID: String) async throws(StorageError) {
+        try await transaction { connection in
+            try await connection.query(
+                """
+                UPDATE sessions SET revoked = TRUE
+                WHERE token_hash IN (SELECT session_hash FROM refresh_tokens WHERE family_id = \(familyID))
+                """,
+                logger: self.logger
+            )
+            try await connection.query(
+                "UPDATE refresh_tokens SET revoked = TRUE WHERE family_id = \(familyID)",
+                logger: self.logger
             )
         }
     }

@@ -254,6 +254,158 @@ public final class SQLiteStorage: ServerStorage {
                     """,
                 arguments: [true, username, appID, appID, deviceID, deviceID]
             )
+            try db.execute(
+                sql: """
+                    UPDATE refresh_tokens SET revoked = ?
+                    WHERE username = ? AND (? IS NULL OR app_id = ?) AND (? IS NULL OR device_id = ?)
+                    """,
+                arguments: [true, username, appID, appID, deviceID, deviceID]
+            )
+        }
+    }
+
+    // MARK: OAuth
+
+    public func insertDeviceGrant(_ grant: DeviceGrantRecord) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO oauth_device_grants (device_code_hash, user_code, app_id, device_id, created_at,
+                        expires_at, interval_seconds, last_polled_at, status, username)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    grant.deviceCodeHash, grant.userCode, grant.appID, grant.deviceID, grant.createdAt.milliseconds,
+                    grant.expiresAt.milliseconds, grant.interval, grant.lastPolledAt?.milliseconds,
+                    grant.status.rawValue, grant.username,
+                ]
+            )
+        }
+    }
+
+    public func deviceGrant(deviceCodeHash: Data) async throws(StorageError) -> DeviceGrantRecord? {
+        try await read { db in try Self.fetchDeviceGrant(db, "device_code_hash = ?", [deviceCodeHash]) }
+    }
+
+    public func deviceGrant(userCode: String) async throws(StorageError) -> DeviceGrantRecord? {
+        try await read { db in try Self.fetchDeviceGrant(db, "user_code = ?", [userCode]) }
+    }
+
+    private static func fetchDeviceGrant(
+        _ db: Database,
+        _ condition: String,
+        _ arguments: StatementArguments
+    ) throws -> DeviceGrantRecord? {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT device_code_hash, user_code, app_id, device_id, created_at, expires_at, interval_seconds,
+                    last_polled_at, status, username FROM oauth_device_grants WHERE \(condition)
+                """,
+            arguments: arguments
+        ).map { row in
+            let lastPolled: Int64? = row["last_polled_at"]
+            return DeviceGrantRecord(
+                deviceCodeHash: row["device_code_hash"],
+                userCode: row["user_code"],
+                appID: row["app_id"],
+                deviceID: row["device_id"],
+                createdAt: Date(milliseconds: row["created_at"]),
+                expiresAt: Date(milliseconds: row["expires_at"]),
+                interval: row["interval_seconds"],
+                lastPolledAt: lastPolled.map(Date.init(milliseconds:)),
+                status: try ServerSchema.grantStatus(row["status"]),
+                username: row["username"]
+            )
+        }
+    }
+
+    public func updateDeviceGrant(
+        _ grant: DeviceGrantRecord,
+        expecting expected: DeviceGrantRecord.Status
+    ) async throws(StorageError) -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE oauth_device_grants SET interval_seconds = ?, last_polled_at = ?, status = ?, username = ?
+                    WHERE device_code_hash = ? AND status = ?
+                    """,
+                arguments: [
+                    grant.interval, grant.lastPolledAt?.milliseconds, grant.status.rawValue, grant.username,
+                    grant.deviceCodeHash, expected.rawValue,
+                ]
+            )
+            return db.changesCount == 1
+        }
+    }
+
+    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO refresh_tokens (token_hash, family_id, app_id, username, device_id, session_hash,
+                        created_at, expires_at, used_at, revoked)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    token.tokenHash, token.familyID, token.appID, token.username, token.deviceID, token.sessionHash,
+                    token.createdAt.milliseconds, token.expiresAt.milliseconds, token.usedAt?.milliseconds,
+                    token.revoked,
+                ]
+            )
+        }
+    }
+
+    public func refreshToken(tokenHash: Data) async throws(StorageError) -> RefreshTokenRecord? {
+        try await read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT token_hash, family_id, app_id, username, device_id, session_hash, created_at, expires_at,
+                        used_at, revoked FROM refresh_tokens WHERE token_hash = ?
+                    """,
+                arguments: [tokenHash]
+            ).map { row in
+                let used: Int64? = row["used_at"]
+                return RefreshTokenRecord(
+                    tokenHash: row["token_hash"],
+                    familyID: row["family_id"],
+                    appID: row["app_id"],
+                    username: row["username"],
+                    deviceID: row["device_id"],
+                    sessionHash: row["session_hash"],
+                    createdAt: Date(milliseconds: row["created_at"]),
+                    expiresAt: Date(milliseconds: row["expires_at"]),
+                    usedAt: used.map(Date.init(milliseconds:)),
+                    revoked: row["revoked"]
+                )
+            }
+        }
+    }
+
+    public func spendRefreshToken(tokenHash: Data, at date: Date) async throws(StorageError) -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND revoked = ?",
+                arguments: [date.milliseconds, tokenHash, false]
+            )
+            return db.changesCount == 1
+        }
+    }
+
+    public func revokeRefreshFamily(_ familyID: String) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE sessions SET revoked = ?
+                    WHERE token_hash IN (SELECT session_hash FROM refresh_tokens WHERE family_id = ?)
+                    """,
+                arguments: [true, familyID]
+            )
+            try db.execute(
+                sql: "UPDATE refresh_tokens SET revoked = ? WHERE family_id = ?",
+                arguments: [true, familyID]
+            )
         }
     }
 

@@ -107,11 +107,34 @@ enum ServerSchema {
         ["ALTER TABLE apps ADD COLUMN authentication TEXT"]
     }
 
+    /// OAuth 2.0: device authorization grants (RFC 8628) and refresh tokens, each kept
+    /// as the SHA-256 of what the device holds.
+    static func version7(_ dialect: Dialect) -> [String] {
+        let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
+        let bool = dialect == .sqlite ? "INTEGER" : "BOOLEAN"
+        return [
+            """
+            CREATE TABLE oauth_device_grants (device_code_hash \(blob) PRIMARY KEY, user_code TEXT NOT NULL UNIQUE,
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, device_id TEXT NOT NULL,
+                created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, interval_seconds INTEGER NOT NULL,
+                last_polled_at BIGINT, status TEXT NOT NULL, username TEXT)
+            """,
+            """
+            CREATE TABLE refresh_tokens (token_hash \(blob) PRIMARY KEY, family_id TEXT NOT NULL,
+                app_id TEXT NOT NULL, username TEXT NOT NULL, device_id TEXT NOT NULL, session_hash \(blob) NOT NULL,
+                created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT, revoked \(bool) NOT NULL)
+            """,
+            "CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family_id)",
+            "CREATE INDEX refresh_tokens_by_user ON refresh_tokens (username)",
+        ]
+    }
+
     /// Every migration, oldest first; a database runs those it has not run yet.
     static func migrations(_ dialect: Dialect) -> [(name: String, statements: [String])] {
         [
             ("v1", version1(dialect)), ("v2", version2(dialect)), ("v3", version3(dialect)),
             ("v4", version4(dialect)), ("v5", version5(dialect)), ("v6", version6(dialect)),
+            ("v7", version7(dialect)),
         ]
     }
 
@@ -172,6 +195,13 @@ enum ServerSchema {
     static func decodeAuthentication(_ text: String?) throws(StorageError) -> AppAuthentication {
         guard let text else { return .basic }
         return try value(AppAuthentication.self, from: text, "app authentication")
+    }
+
+    static func grantStatus(_ text: String) throws(StorageError) -> DeviceGrantRecord.Status {
+        guard let status = DeviceGrantRecord.Status(rawValue: text) else {
+            throw StorageError(.corrupt, "a device grant's status is unknown")
+        }
+        return status
     }
 
     /// The columns of an app, as both databases read them.

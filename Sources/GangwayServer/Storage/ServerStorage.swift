@@ -41,7 +41,8 @@ public protocol ServerStorage: Sendable {
     func insertSession(_ session: SessionRecord) async throws(StorageError)
     func session(tokenHash: Data) async throws(StorageError) -> SessionRecord?
     func revokeSession(tokenHash: Data) async throws(StorageError)
-    /// Revokes every session of a user, or of a user on one app and device.
+    /// Revokes every session and refresh token of a user, or of a user on one app and
+    /// device.
     func revokeSessions(username: String, appID: String?, deviceID: String?) async throws(StorageError)
 
     /// Reads the attempts counted under `keys` (a key with none is absent), lets `update`
@@ -53,6 +54,26 @@ public protocol ServerStorage: Sendable {
         keys: [String],
         _ update: @escaping @Sendable ([String: SignInAttempts]) -> (SignInAttemptsChange, Result)
     ) async throws(StorageError) -> Result
+
+    /// Stores a new device grant; ``StorageError/Code/duplicate`` when its user code is
+    /// taken (the caller draws another).
+    func insertDeviceGrant(_ grant: DeviceGrantRecord) async throws(StorageError)
+    func deviceGrant(deviceCodeHash: Data) async throws(StorageError) -> DeviceGrantRecord?
+    func deviceGrant(userCode: String) async throws(StorageError) -> DeviceGrantRecord?
+    /// Stores `grant` if the stored one still has status `expected`; `false` when another
+    /// request changed it first (two polls never both redeem one approval).
+    func updateDeviceGrant(
+        _ grant: DeviceGrantRecord,
+        expecting expected: DeviceGrantRecord.Status
+    )
+        async throws(StorageError) -> Bool
+
+    func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError)
+    func refreshToken(tokenHash: Data) async throws(StorageError) -> RefreshTokenRecord?
+    /// Marks a refresh token used, if it is neither used nor revoked; `false` otherwise.
+    func spendRefreshToken(tokenHash: Data, at date: Date) async throws(StorageError) -> Bool
+    /// Revokes every refresh token of a family and the sessions they opened.
+    func revokeRefreshFamily(_ familyID: String) async throws(StorageError)
 
     func insertDeviceCookie(_ cookie: DeviceCookieRecord) async throws(StorageError)
     func deviceCookie(tokenHash: Data) async throws(StorageError) -> DeviceCookieRecord?

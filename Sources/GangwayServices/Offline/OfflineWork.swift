@@ -26,11 +26,20 @@ public struct OfflineWork: Sendable {
     /// The device's copy of the app's data, shared by its users; `nil` keeps a copy per
     /// user (see ``AppDataReader``).
     public let shared: SharedAppData?
+    /// The most changes one upload carries (1 to ``EntityLimits/changesPerUpload``):
+    /// smaller batches give a slow or unsteady network shorter requests to lose.
+    public let uploadBatchSize: Int
 
-    public init(services: MobileServices, outbox: Outbox, shared: SharedAppData? = nil) {
+    public init(
+        services: MobileServices,
+        outbox: Outbox,
+        shared: SharedAppData? = nil,
+        uploadBatchSize: Int = EntityLimits.changesPerUpload
+    ) {
         self.services = services
         self.outbox = outbox
         self.shared = shared
+        self.uploadBatchSize = min(max(1, uploadBatchSize), EntityLimits.changesPerUpload)
     }
 
     /// The reader of the app's data this work is shown over.
@@ -279,7 +288,7 @@ public struct OfflineWork: Sendable {
         let registrations: Set<String>? =
             authoring.settings.allowsUploadOfPreviousUserChanges ? nil : [authoring.author.registrationID]
         let sent = try await OutboxSender(client: client, appID: configuration.appID, outbox: outbox)
-            .sendAll(token: token, registrations: registrations, progress: progress)
+            .sendAll(token: token, registrations: registrations, batchSize: uploadBatchSize, progress: progress)
         archived += try collect(in: context)
         return SyncReport(sent: sent, archived: archived)
     }

@@ -77,7 +77,12 @@ public struct DeviceApp: Sendable {
             configurationStore: configurationStore
         )
         let manager = try device.sessionManager(services: services)
-        let work = OfflineWork(services: services, outbox: try device.outbox(), shared: device.sharedData)
+        let work = OfflineWork(
+            services: services,
+            outbox: try device.outbox(),
+            shared: device.sharedData,
+            uploadBatchSize: options.uploadBatchSize
+        )
         let offline = OfflineCommands(console: console, manager: manager, work: work, network: device.network)
         let home = HomeScreen(
             console: console,

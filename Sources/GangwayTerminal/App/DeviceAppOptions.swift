@@ -1,4 +1,5 @@
 import Foundation
+import GangwayOffline
 
 /// How `gangway` runs the device app.
 public struct DeviceAppOptions: Sendable {
@@ -15,6 +16,8 @@ public struct DeviceAppOptions: Sendable {
     public var passcodeRounds: Int
     /// Whether several people share the device (the user picker, "add user").
     public var isSharedDevice: Bool
+    /// The most pending changes one upload carries; only tests lower it.
+    public var uploadBatchSize: Int
 
     public init(
         dataDirectory: URL,
@@ -22,7 +25,8 @@ public struct DeviceAppOptions: Sendable {
         bcryptCost: UInt8 = 12,
         biometrics: Bool = false,
         passcodeRounds: Int,
-        isSharedDevice: Bool = true
+        isSharedDevice: Bool = true,
+        uploadBatchSize: Int? = nil
     ) {
         self.dataDirectory = dataDirectory
         self.serverURL = serverURL
@@ -30,6 +34,7 @@ public struct DeviceAppOptions: Sendable {
         self.biometrics = biometrics
         self.passcodeRounds = passcodeRounds
         self.isSharedDevice = isSharedDevice
+        self.uploadBatchSize = uploadBatchSize ?? EntityLimits.changesPerUpload
     }
 
     var deviceDirectory: URL { dataDirectory.appendingPathComponent("device") }

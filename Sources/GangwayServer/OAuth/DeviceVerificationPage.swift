@@ -1,0 +1,212 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The page where a person approves a device's sign-in (RFC 8628 §3.3):
+/// `GET /apps/{appID}/oauth/device[?user_code=…]` shows a form with the user code, the
+/// person's user name and password, and Approve and Deny; `POST` the same path decides.
+///
+/// Plain HTML with no script at all, usable with a keyboard alone and on a phone: labels
+/// for every field, the browser's own autofill hints, a viewport for small screens. The
+/// answers forbid framing, caching and referrers, and allow nothing to load from
+/// anywhere (`Content-Security-Policy: default-src 'none'`). The password goes through
+/// the same throttle and bcrypt gate as every other sign-in; user codes entered are
+/// counted per address.
+struct DeviceVerificationPage: Sendable {
+    let api: MobileServicesAPI
+
+    func register(on router: Router<ServerContext>) {
+        router.get("/apps/:appID/oauth/device") { request, context in
+            await show(request, context: context)
+        }
+        router.post("/apps/:appID/oauth/device") { request, context in
+            await decide(request, context: context)
+        }
+    }
+
+    private func show(_ request: Request, context: ServerContext) async -> Response {
+        guard let app = await oauthApp(context) else { return Self.notFound }
+        let typed = request.uri.queryParameters.get("user_code") ?? ""
+        return Self.page(app: app, status: .ok, userCode: UserCode.normalized(typed).map(UserCode.display) ?? "")
+    }
+
+    private func decide(_ request: Request, context: ServerContext) async -> Response {
+        guard let app = await oauthApp(context) else { return Self.notFound }
+        var request = request
+        guard let body = try? await request.collectBody(upTo: 16 * 1024) else {
+            return Self.page(app: app, status: .contentTooLarge, message: "The form is too large.")
+        }
+        let form = Self.form(String(buffer: body))
+        let typed = form["user_code"] ?? ""
+        let address = RequestInfo.current.clientAddress(trusting: api.settings.trustedProxies)
+        do {
+            try await api.throttle.admitUserCodeEntry(address: address)
+        } catch {
+            return Self.page(app: app, status: .tooManyRequests, userCode: typed, message: error.message)
+        }
+        guard let code = UserCode.normalized(typed),
+            var grant = try? await api.storage.deviceGrant(userCode: code),
+            grant.appID == app.id, grant.status == .pending, grant.expiresAt > api.now()
+        else {
+            return Self.page(
+                app: app,
+                status: .badRequest,
+                userCode: typed,
+                message: "This code is not valid, or it expired. Check it on your device."
+            )
+        }
+        let display = UserCode.display(code)
+        let username = (form["username"] ?? "").lowercased()
+        let user: UserRecord
+        do {
+            user = try await api.checkedUser(
+                username: username,
+                password: form["password"] ?? "",
+                cookieHash: nil,
+                appID: app.id
+            )
+        } catch {
+            let answer = (error as? APIError) ?? .signInFailed
+            return Self.page(app: app, status: answer.status, userCode: display, message: answer.message)
+        }
+        let approves = form["decision"] == "approve"
+        grant.status = approves ? .approved : .denied
+        grant.username = user.username
+        guard (try? await api.storage.updateDeviceGrant(grant, expecting: .pending)) == true else {
+            return Self.page(
+                app: app,
+                status: .conflict,
+                userCode: display,
+                message: "This code was already used. Check your device."
+            )
+        }
+        api.logger.notice(
+            approves ? "device authorization approved" : "device authorization denied",
+            metadata: ["app": "\(app.id)", "request": "\(RequestInfo.current.requestID)"]
+        )
+        return Self.page(
+            app: app,
+            status: .ok,
+            done: approves
+                ? "Your device is signed in as \(user.displayName). You can go back to it now."
+                : "The request was denied. Your device will say so."
+        )
+    }
+
+    private func oauthApp(_ context: ServerContext) async -> AppRecord? {
+        guard let id = context.parameters.get("appID"), let app = try? await api.app(id),
+            app.authentication.type == .oauth2
+        else { return nil }
+        return app
+    }
+
+    /// The fields of a form body (`application/x-www-form-urlencoded`).
+    static func form(_ body: String) -> [String: String] {
+        var components = URLComponents()
+        components.percentEncodedQuery = body.replacingOccurrences(of: "+", with: "%20")
+        var fields: [String: String] = [:]
+        for item in components.queryItems ?? [] where fields[item.name] == nil {
+            fields[item.name] = item.value ?? ""
+        }
+        return fields
+    }
+
+    static let notFound = Response(
+        status: .notFound,
+        headers: headers,
+        body: .init(byteBuffer: ByteBuffer(string: document(title: "Not found", main: "<p>There is no such page.</p>")))
+    )
+
+    static let headers: HTTPFields = [
+        .contentType: "text/html; charset=utf-8",
+        .cacheControl: "no-store",
+        .contentSecurityPolicy:
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        HTTPField.Name("X-Frame-Options")!: "DENY",
+        HTTPField.Name("Referrer-Policy")!: "no-referrer",
+        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+    ]
+
+    static func page(
+        app: AppRecord,
+        status: HTTPResponse.Status,
+        userCode: String = "",
+        message: String? = nil,
+        done: String? = nil
+    ) -> Response {
+        let name = escape(app.name)
+        let main: String
+        if let done {
+            main = "<h1>\(name)</h1><p role=\"status\">\(escape(done))</p>"
+        } else {
+            let alert = message.map { "<p class=\"error\" role=\"alert\">\(escape($0))</p>" } ?? ""
+            main = """
+                <h1>Sign in a device to \(name)</h1>
+                <p>Enter the code your device shows, then your user name and password.</p>
+                \(alert)
+                <form method="post">
+                <label for="user_code">Code</label>
+                <input id="user_code" name="user_code" value="\(escape(userCode))" required autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="32" \(userCode.isEmpty ? "autofocus" : "")>
+                <label for="username">User name</label>
+                <input id="username" name="username" required autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="128" \(userCode.isEmpty ? "" : "autofocus")>
+                <label for="password">Password</label>
+                <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="1024">
+                <div class="buttons">
+                <button type="submit" name="decision" value="approve">Approve</button>
+                <button type="submit" name="decision" value="deny" formnovalidate class="secondary">Deny</button>
+                </div>
+                </form>
+                """
+        }
+        return Response(
+            status: status,
+            headers: headers,
+            body: .init(byteBuffer: ByteBuffer(string: document(title: "Sign in a device", main: main)))
+        )
+    }
+
+    static func document(title: String, main: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(escape(title))</title>
+        <style>
+        body { font-family: system-ui, sans-serif; margin: 0; padding: 1.5rem; max-width: 28rem; margin-inline: auto; line-height: 1.4; }
+        label { display: block; margin-top: 1rem; font-weight: 600; }
+        input { display: block; width: 100%; box-sizing: border-box; font-size: 1.1rem; padding: 0.6rem; margin-top: 0.3rem; }
+        .buttons { display: flex; gap: 0.75rem; margin-top: 1.5rem; }
+        button { flex: 1; font-size: 1.1rem; padding: 0.7rem; }
+        :focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
+        .error { color: #a51d2d; font-weight: 600; }
+        </style>
+        </head>
+        <body>
+        <main>
+        \(main)
+        </main>
+        </body>
+        </html>
+        """
+    }
+
+    /// `text` safe inside HTML text and double-quoted attributes.
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+}

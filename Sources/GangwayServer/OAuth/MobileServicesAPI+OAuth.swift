@@ -1,0 +1,259 @@
+import Crypto
+import Foundation
+import GangwayProtocol
+import HTTPTypes
+import Logging
+import OpenAPIRuntime
+
+/// The app's OAuth 2.0 authorization server, for apps whose authentication is `oauth2`:
+/// RFC 8414 metadata, the device authorization grant (RFC 8628), the token endpoint with
+/// refresh tokens that rotate at each use (RFC 9700 §4.14.2), and revocation (RFC 7009).
+/// Each app is its own public client, with the app's ID as `client_id`. An access token
+/// is a session, as a password sign-in makes: stored as its SHA-256, revoked by a block,
+/// a new password or `gangway admin users revoke`.
+extension MobileServicesAPI {
+    static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
+    /// How long a device code and its user code live.
+    static let deviceCodeLifetime: TimeInterval = 10 * 60
+    /// The first wait between polls, in seconds; each `slow_down` adds 5 (RFC 8628 §3.5).
+    static let pollInterval = 5
+    /// How long a refresh token lives unused.
+    static let refreshTokenLifetime: TimeInterval = 30 * 24 * 60 * 60
+
+    /// The app's issuer: the server's public URL followed by `/apps/{appID}`.
+    func issuer(of app: AppRecord) -> String { "\(settings.publicURL.value)/apps/\(app.id)" }
+
+    func getAuthorizationServerMetadata(
+        _ input: Operations.GetAuthorizationServerMetadata.Input
+    ) async throws -> Operations.GetAuthorizationServerMetadata.Output {
+        let app = try await app(input.path.appID)
+        guard app.authentication.type == .oauth2 else {
+            throw APIError.notFound("NOT_OAUTH2", "This app signs people in with a password; it has no OAuth metadata.")
+        }
+        let issuer = issuer(of: app)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        issuer: issuer,
+                        tokenEndpoint: "\(issuer)/oauth/token",
+                        deviceAuthorizationEndpoint: "\(issuer)/oauth/device_authorization",
+                        revocationEndpoint: "\(issuer)/oauth/revoke",
+                        grantTypesSupported: [Self.deviceCodeGrantType, "refresh_token"],
+                        responseTypesSupported: [],
+                        tokenEndpointAuthMethodsSupported: ["none"],
+                        revocationEndpointAuthMethodsSupported: ["none"]
+                    )
+                )
+            )
+        )
+    }
+
+    func authorizeDevice(_ input: Operations.AuthorizeDevice.Input) async throws -> Operations.AuthorizeDevice.Output {
+        guard case .urlEncodedForm(let body) = input.body else { throw OAuthError.invalidRequest("Send a form.") }
+        let app = try await oauthApp(input.path.appID, clientID: body.clientId)
+        let deviceID = body.deviceId ?? "oauth-\(Self.randomBytes(16).base64URLEncoded)"
+        guard (try? Validation.identifier(deviceID, "device_id")) != nil else {
+            throw OAuthError.invalidRequest("device_id may hold only letters, digits, '.', '_' and '-', 64 at most.")
+        }
+        let deviceCode = BearerToken.make()
+        let time = now()
+        var generator = SystemRandomNumberGenerator()
+        // A code already given out is drawn again; with 20⁸ codes, twice at most in practice.
+        for _ in 0..<5 {
+            let userCode = UserCode.make(using: &generator)
+            let grant = DeviceGrantRecord(
+                deviceCodeHash: BearerToken.hash(deviceCode),
+                userCode: userCode,
+                appID: app.id,
+                deviceID: deviceID,
+                createdAt: time,
+                expiresAt: time.addingTimeInterval(Self.deviceCodeLifetime),
+                interval: Self.pollInterval
+            )
+            do {
+                try await storage.insertDeviceGrant(grant)
+            } catch {
+                if error.code == .duplicate { continue }
+                throw APIError.storage(error)
+            }
+            logger.info("device authorization started", metadata: ["app": "\(app.id)"])
+            let verification = "\(issuer(of: app))/oauth/device"
+            return .ok(
+                .init(
+                    headers: .init(cacheControl: "no-store"),
+                    body: .json(
+                        .init(
+                            deviceCode: deviceCode,
+                            userCode: UserCode.display(userCode),
+                            verificationUri: verification,
+                            verificationUriComplete: "\(verification)?user_code=\(UserCode.display(userCode))",
+                            expiresIn: Int(Self.deviceCodeLifetime),
+                            interval: Self.pollInterval
+                        )
+                    )
+                )
+            )
+        }
+        throw APIError.storage(StorageError(.unavailable, "no free user code was found"))
+    }
+
+    func requestToken(_ input: Operations.RequestToken.Input) async throws -> Operations.RequestToken.Output {
+        guard case .urlEncodedForm(let body) = input.body else { throw OAuthError.invalidRequest("Send a form.") }
+        let app = try await oauthApp(input.path.appID, clientID: body.clientId)
+        let tokens: Components.Schemas.TokenResponse
+        switch body.grantType {
+        case Self.deviceCodeGrantType:
+            guard let code = body.deviceCode, !code.isEmpty else {
+                throw OAuthError.invalidRequest("device_code is missing.")
+            }
+            tokens = try await redeemDeviceCode(code, app: app)
+        case "refresh_token":
+            guard let token = body.refreshToken, !token.isEmpty else {
+                throw OAuthError.invalidRequest("refresh_token is missing.")
+            }
+            tokens = try await rotateRefreshToken(token, app: app)
+        default:
+            throw OAuthError.unsupportedGrant
+        }
+        return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(tokens)))
+    }
+
+    func revokeToken(_ input: Operations.RevokeToken.Input) async throws -> Operations.RevokeToken.Output {
+        guard case .urlEncodedForm(let body) = input.body else { throw OAuthError.invalidRequest("Send a form.") }
+        let app = try await oauthApp(input.path.appID, clientID: body.clientId)
+        let hash = BearerToken.hash(body.token)
+        if let refresh = try await perform({ try await storage.refreshToken(tokenHash: hash) }), refresh.appID == app.id
+        {
+            try await perform { try await storage.revokeRefreshFamily(refresh.familyID) }
+            logger.info("refresh token revoked", metadata: ["app": "\(app.id)"])
+        } else if let session = try await perform({ try await storage.session(tokenHash: hash) }),
+            session.appID == app.id
+        {
+            try await perform { try await storage.revokeSession(tokenHash: hash) }
+            logger.info("access token revoked", metadata: ["app": "\(app.id)"])
+        }
+        return .ok(.init())
+    }
+
+    /// The app, when it is an oauth2 app and `clientID` is its ID.
+    private func oauthApp(_ appID: String, clientID: String?) async throws -> AppRecord {
+        let app: AppRecord
+        do {
+            app = try await self.app(appID)
+        } catch {
+            throw error == .appNotFound ? OAuthError.invalidClient : error
+        }
+        guard clientID == app.id else { throw OAuthError.invalidClient }
+        guard app.authentication.type == .oauth2 else { throw OAuthError.notOAuth }
+        return app
+    }
+
+    private func redeemDeviceCode(_ code: String, app: AppRecord) async throws -> Components.Schemas.TokenResponse {
+        guard var grant = try await perform({ try await storage.deviceGrant(deviceCodeHash: BearerToken.hash(code)) }),
+            grant.appID == app.id
+        else { throw OAuthError.invalidGrant }
+        let time = now()
+        guard grant.expiresAt > time else { throw grant.status == .redeemed ? OAuthError.invalidGrant : .expired }
+        switch grant.status {
+        case .redeemed: throw OAuthError.invalidGrant
+        case .denied: throw OAuthError.denied
+        case .pending:
+            let tooSoon = grant.lastPolledAt.map { time.timeIntervalSince($0) < Double(grant.interval) } ?? false
+            if tooSoon { grant.interval += 5 }
+            grant.lastPolledAt = time
+            _ = try await perform { try await storage.updateDeviceGrant(grant, expecting: .pending) }
+            throw tooSoon ? OAuthError.slowDown : .pending
+        case .approved:
+            let approved = grant
+            grant.status = .redeemed
+            // Two polls racing for one approval: one gets the tokens, the other a refusal.
+            guard try await perform({ try await storage.updateDeviceGrant(grant, expecting: .approved) }),
+                let username = approved.username,
+                let user = try await perform({ try await storage.user(named: username) }), !user.blocked
+            else { throw OAuthError.invalidGrant }
+            logger.notice("device authorization redeemed", metadata: ["app": "\(app.id)"])
+            return try await issueTokens(
+                app: app,
+                username: user.username,
+                deviceID: approved.deviceID,
+                familyID: Self.randomBytes(16).base64URLEncoded
+            )
+        }
+    }
+
+    private func rotateRefreshToken(_ token: String, app: AppRecord) async throws -> Components.Schemas.TokenResponse {
+        let hash = BearerToken.hash(token)
+        guard let refresh = try await perform({ try await storage.refreshToken(tokenHash: hash) }),
+            refresh.appID == app.id
+        else { throw OAuthError.invalidGrant }
+        guard try await perform({ try await storage.spendRefreshToken(tokenHash: hash, at: now()) }) else {
+            if !refresh.revoked {
+                // A spent token again: someone holds a copy. Nothing of the family stays valid.
+                try await perform { try await storage.revokeRefreshFamily(refresh.familyID) }
+                logger.warning("spent refresh token reused; its family revoked", metadata: ["app": "\(app.id)"])
+            }
+            throw OAuthError.invalidGrant
+        }
+        guard refresh.expiresAt > now(),
+            let user = try await perform({ try await storage.user(named: refresh.username) }), !user.blocked
+        else {
+            try await perform { try await storage.revokeRefreshFamily(refresh.familyID) }
+            throw OAuthError.invalidGrant
+        }
+        if let device = try await perform({
+            try await storage.device(appID: app.id, username: user.username, deviceID: refresh.deviceID)
+        }), device.status != .active {
+            // A locked or wiped registration ends its tokens; signing in again starts anew.
+            try await perform { try await storage.revokeRefreshFamily(refresh.familyID) }
+            throw OAuthError.invalidGrant
+        }
+        return try await issueTokens(
+            app: app,
+            username: user.username,
+            deviceID: refresh.deviceID,
+            familyID: refresh.familyID
+        )
+    }
+
+    /// A new session and refresh token of `familyID`.
+    private func issueTokens(
+        app: AppRecord,
+        username: String,
+        deviceID: String,
+        familyID: String
+    ) async throws(APIError) -> Components.Schemas.TokenResponse {
+        let time = now()
+        let access = BearerToken.make()
+        let session = SessionRecord(
+            tokenHash: BearerToken.hash(access),
+            appID: app.id,
+            username: username,
+            deviceID: deviceID,
+            createdAt: time,
+            expiresAt: time.addingTimeInterval(settings.sessionLifetime.seconds)
+        )
+        let refresh = BearerToken.make()
+        try await perform { try await storage.insertSession(session) }
+        try await perform {
+            try await storage.insertRefreshToken(
+                RefreshTokenRecord(
+                    tokenHash: BearerToken.hash(refresh),
+                    familyID: familyID,
+                    appID: app.id,
+                    username: username,
+                    deviceID: deviceID,
+                    sessionHash: session.tokenHash,
+                    createdAt: time,
+                    expiresAt: time.addingTimeInterval(Self.refreshTokenLifetime)
+                )
+            )
+        }
+        return .init(
+            accessToken: access,
+            tokenType: .bearer,
+            expiresIn: Int(settings.sessionLifetime.seconds),
+            refreshToken: refresh
+        )
+    }
+}

@@ -1,0 +1,40 @@
+import HTTPTypes
+
+/// An OAuth 2.0 error answer (RFC 6749 §5.2, RFC 8628 §3.5, RFC 7009 §2.2.1), which the
+/// gateway renders as `{"error": …, "error_description": …}` with `Cache-Control:
+/// no-store`. Descriptions are for people and never hold a code or token.
+struct OAuthError: Error, Sendable, Equatable {
+    var error: String
+    var description: String
+    var status: HTTPResponse.Status
+
+    init(_ error: String, _ description: String, status: HTTPResponse.Status = .badRequest) {
+        self.error = error
+        self.description = description
+        self.status = status
+    }
+
+    static func invalidRequest(_ description: String) -> OAuthError { OAuthError("invalid_request", description) }
+
+    static let invalidClient = OAuthError(
+        "invalid_client",
+        "The client_id must be the app's ID.",
+        status: .unauthorized
+    )
+    static let notOAuth = OAuthError(
+        "unauthorized_client",
+        "This app signs people in with a password, not OAuth 2.0."
+    )
+    static let invalidGrant = OAuthError(
+        "invalid_grant",
+        "The code or token is unknown, expired, already used or revoked."
+    )
+    static let unsupportedGrant = OAuthError(
+        "unsupported_grant_type",
+        "The grant types are urn:ietf:params:oauth:grant-type:device_code and refresh_token."
+    )
+    static let pending = OAuthError("authorization_pending", "No one has approved the user code yet.")
+    static let slowDown = OAuthError("slow_down", "Poll less often: wait 5 seconds more between polls.")
+    static let denied = OAuthError("access_denied", "The person at the verification page denied the request.")
+    static let expired = OAuthError("expired_token", "The device code expired; start again.")
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// A device's request to sign in with the device authorization grant (RFC 8628): the
+/// server keeps the SHA-256 of its device code, and the user code a person types on the
+/// verification page, until it is redeemed once or expires.
+public struct DeviceGrantRecord: Sendable, Hashable {
+    public enum Status: String, Sendable, Hashable {
+        /// Waiting for a person to approve or deny it.
+        case pending
+        /// Approved by ``DeviceGrantRecord/username``; the device's next poll redeems it.
+        case approved
+        case denied
+        /// Tokens were issued for it; it opens nothing any more.
+        case redeemed
+    }
+
+    public var deviceCodeHash: Data
+    /// Eight letters (``UserCode``), stored without the hyphen.
+    public var userCode: String
+    public var appID: String
+    /// The device that asked, for the session and its registration.
+    public var deviceID: String
+    public var createdAt: Date
+    public var expiresAt: Date
+    /// Seconds the device must wait between polls; raised by each `slow_down`.
+    public var interval: Int
+    public var lastPolledAt: Date?
+    public var status: Status
+    public var username: String?
+
+    public init(
+        deviceCodeHash: Data,
+        userCode: String,
+        appID: String,
+        deviceID: String,
+        createdAt: Date,
+        expiresAt: Date,
+        interval: Int,
+        lastPolledAt: Date? = nil,
+        status: Status = .pending,
+        username: String? = nil
+    ) {
+        self.deviceCodeHash = deviceCodeHash
+        self.userCode = userCode
+        self.appID = appID
+        self.deviceID = deviceID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.interval = interval
+        self.lastPolledAt = lastPolledAt
+        self.status = status
+        self.username = username
+    }
+}
+
+/// A refresh token, stored as its SHA-256. Each use spends it and issues the next one of
+/// its family (the tokens descended from one sign-in); a spent token used again revokes
+/// the whole family and the sessions it opened (RFC 9700 §4.14.2).
+public struct RefreshTokenRecord: Sendable, Hashable {
+    public var tokenHash: Data
+    public var familyID: String
+    public var appID: String
+    public var username: String
+    public var deviceID: String
+    /// The session (access token) issued with it.
+    public var sessionHash: Data
+    public var createdAt: Date
+    public var expiresAt: Date
+    public var usedAt: Date?
+    public var revoked: Bool
+
+    public init(
+        tokenHash: Data,
+        familyID: String,
+        appID: String,
+        username: String,
+        deviceID: String,
+        sessionHash: Data,
+        createdAt: Date,
+        expiresAt: Date,
+        usedAt: Date? = nil,
+        revoked: Bool = false
+    ) {
+        self.tokenHash = tokenHash
+        self.familyID = familyID
+        self.appID = appID
+        self.username = username
+        self.deviceID = deviceID
+        self.sessionHash = sessionHash
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.usedAt = usedAt
+        self.revoked = revoked
+    }
+}

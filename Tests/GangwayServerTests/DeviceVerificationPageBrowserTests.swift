@@ -1,0 +1,111 @@
+import Foundation
+import GangwayProtocol
+import GangwayServerTesting
+import HTTPTypes
+import Testing
+
+/// The device verification page in a real browser: Debian's headless `chromium`, driven
+/// by `chromedriver`, as a person on a phone with a keyboard would use it.
+@Suite(
+    "The device verification page in headless Chromium: keyboard alone, a phone's width",
+    .servingTurn,
+    .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver")
+)
+struct DeviceVerificationPageBrowserTests {
+    /// Waits for the page to say `text` after a form was sent.
+    static func waitFor(_ text: String, in browser: HeadlessBrowser) async throws -> String {
+        var source = ""
+        for _ in 0..<100 {
+            source = try await browser.source()
+            if source.contains(text) { return source }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return source
+    }
+
+    @Test("approved with the keyboard alone from the link the device shows; the device gets its tokens")
+    func approveWithTheKeyboard() async throws {
+        try await ServerFixture().runSeeded { api in
+            try await OAuthDeviceGrantTests.oauth2(api)
+            let started = try await OAuthDeviceGrantTests.form(
+                api,
+                "/apps/checks/oauth/device_authorization",
+                [("client_id", "checks")]
+            )
+            let authorization = try started.decode(Components.Schemas.DeviceAuthorization.self)
+            let codes = OAuthDeviceGrantTests.Codes(
+                deviceCode: authorization.deviceCode,
+                userCode: authorization.userCode
+            )
+            let browser = try await HeadlessBrowser.start()
+            do {
+                try await browser.open(authorization.verificationUriComplete)
+                // The code is filled in and the focus is on the user name.
+                #expect(
+                    try await browser.property("value", of: try await browser.element("#user_code")) == codes.userCode
+                )
+                let name = try await browser.focused()
+                #expect(try await browser.property("id", of: name) == "username")
+                // Nothing overflows a phone's width.
+                let fits = try await browser.evaluate(
+                    "return document.documentElement.scrollWidth <= window.innerWidth"
+                )
+                #expect(fits as? Bool == true)
+
+                try await browser.type("alice\u{E004}", into: name)
+                let password = try await browser.focused()
+                #expect(try await browser.property("id", of: password) == "password")
+                try await browser.type("alice-password\u{E007}", into: password)
+                let done = try await Self.waitFor("Your device is signed in", in: browser)
+                #expect(done.contains("Your device is signed in as Alice"), "\(done)")
+
+                let issued = try await OAuthDeviceGrantTests.poll(api, codes)
+                #expect(issued.status == .ok)
+                #expect(
+                    try await OAuthDeviceGrantTests.settingsStatus(
+                        api,
+                        try OAuthDeviceGrantTests.tokens(from: issued).access
+                    ) == .ok
+                )
+            } catch {
+                await browser.stop()
+                throw error
+            }
+            await browser.stop()
+        }
+    }
+
+    @Test("a mistyped code is refused on the page and approves nothing; Deny denies")
+    func wrongCodeThenDeny() async throws {
+        try await ServerFixture().runSeeded { api in
+            try await OAuthDeviceGrantTests.oauth2(api)
+            let codes = try await OAuthDeviceGrantTests.start(api)
+            let browser = try await HeadlessBrowser.start()
+            do {
+                try await browser.open("\(api.running.url.absoluteString)/apps/checks/oauth/device")
+                let code = try await browser.focused()
+                #expect(try await browser.property("id", of: code) == "user_code")
+                try await browser.type("BBBB-BBBB\u{E004}alice\u{E004}alice-password\u{E007}", into: code)
+                let refused = try await Self.waitFor("This code is not valid", in: browser)
+                #expect(refused.contains("role=\"alert\""), "\(refused)")
+                #expect(
+                    try OAuthDeviceGrantTests.error(of: try await OAuthDeviceGrantTests.poll(api, codes))
+                        == "authorization_pending"
+                )
+
+                try await browser.open(
+                    "\(api.running.url.absoluteString)/apps/checks/oauth/device?user_code=\(codes.userCode)"
+                )
+                try await browser.type("alice", into: try await browser.element("#username"))
+                try await browser.type("alice-password", into: try await browser.element("#password"))
+                try await browser.click(try await browser.element("button[value=deny]"))
+                let denied = try await Self.waitFor("The request was denied", in: browser)
+                #expect(denied.contains("The request was denied"), "\(denied)")
+            } catch {
+                await browser.stop()
+                throw error
+            }
+            await browser.stop()
+        }
+    }
+}

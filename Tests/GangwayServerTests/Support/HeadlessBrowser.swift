@@ -1,0 +1,160 @@
+import AsyncHTTPClient
+import Foundation
+import GangwaySystem
+import NIOCore
+import NIOHTTP1
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Debian's `chromium`, headless, driven through `chromedriver` with the W3C WebDriver
+/// protocol (JSON over HTTP on loopback, through AsyncHTTPClient: FoundationNetworking's
+/// URLSession cannot read chromedriver's answers), for the server's HTML pages.
+struct HeadlessBrowser {
+    static let chromium = "/usr/bin/chromium"
+    static let driver = "/usr/bin/chromedriver"
+
+    /// Whether both are installed; tests that need them are skipped, and say so, when not.
+    static var isInstalled: Bool {
+        [chromium, driver].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private let process: Process
+    private let endpoint: URL
+    private let session: String
+
+    /// Starts the driver and a browser with a phone-sized window.
+    static func start() async throws -> HeadlessBrowser {
+        var lastError: (any Error)?
+        for _ in 0..<5 {
+            let port = Int.random(in: 20_000..<60_000)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: driver)
+            process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.start()
+            let endpoint = URL(string: "http://127.0.0.1:\(port)")!
+            do {
+                for attempt in 0..<50 {
+                    if (try? await call(endpoint, "GET", "status", nil)) != nil { break }
+                    if attempt == 49 || !process.isRunning { throw Failure(description: "chromedriver did not start") }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                let capabilities: [String: Any] = [
+                    "capabilities": [
+                        "alwaysMatch": [
+                            "browserName": "chrome",
+                            "goog:chromeOptions": [
+                                "binary": chromium,
+                                "args": [
+                                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                                    "--window-size=390,844",
+                                ],
+                            ],
+                        ]
+                    ]
+                ]
+                let created = try await call(endpoint, "POST", "session", capabilities)
+
+                guard let value = created["value"] as? [String: Any], let id = value["sessionId"] as? String else {
+                    throw Failure(description: "no WebDriver session: \(created)")
+                }
+                return HeadlessBrowser(process: process, endpoint: endpoint, session: id)
+            } catch {
+                await Self.end(process)
+                lastError = error
+            }
+        }
+        throw lastError ?? Failure(description: "chromedriver did not start")
+    }
+
+    /// Ends the browser and the driver.
+    func stop() async {
+        _ = try? await Self.call(endpoint, "DELETE", "session/\(session)", nil)
+        await Self.end(process)
+    }
+
+    /// Kills the driver and waits for it without holding a thread (Foundation's
+    /// `waitUntilExit` spins on Linux).
+    private static func end(_ process: Process) async {
+        kill(process.processIdentifier, SIGKILL)
+        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+    }
+
+    func open(_ url: String) async throws {
+        _ = try await command("POST", "url", ["url": url])
+    }
+
+    /// The element a CSS selector finds, by its WebDriver ID.
+    func element(_ selector: String) async throws -> String {
+        try Self.elementID(try await command("POST", "element", ["using": "css selector", "value": selector]))
+    }
+
+    /// The element that has the keyboard focus.
+    func focused() async throws -> String {
+        try Self.elementID(try await command("GET", "element/active", nil))
+    }
+
+    /// An attribute or property of an element (`id`, `value`…).
+    func property(_ name: String, of element: String) async throws -> String? {
+        try await command("GET", "element/\(element)/property/\(name)", nil)["value"] as? String
+    }
+
+    /// Types `text` into an element as keys; `\u{E004}` is Tab and `\u{E007}` Enter.
+    func type(_ text: String, into element: String) async throws {
+        _ = try await command("POST", "element/\(element)/value", ["text": text])
+    }
+
+    func click(_ element: String) async throws {
+        _ = try await command("POST", "element/\(element)/click", [:])
+    }
+
+    /// The page's HTML as the browser holds it now.
+    func source() async throws -> String {
+        try await command("GET", "source", nil)["value"] as? String ?? ""
+    }
+
+    /// Runs a script in the page (WebDriver's, which the page's own policy does not govern).
+    func evaluate(_ script: String) async throws -> Any? {
+        try await command("POST", "execute/sync", ["script": script, "args": []])["value"]
+    }
+
+    private func command(_ method: String, _ path: String, _ body: [String: Any]?) async throws -> [String: Any] {
+        try await Self.call(endpoint, method, "session/\(session)/\(path)", body)
+    }
+
+    private static func elementID(_ reply: [String: Any]) throws -> String {
+        guard let value = reply["value"] as? [String: Any],
+            let id = value["element-6066-11e4-a52e-4f735466cecf"] as? String
+        else { throw Failure(description: "no such element: \(reply)") }
+        return id
+    }
+
+    private static func call(
+        _ endpoint: URL,
+        _ method: String,
+        _ path: String,
+        _ body: [String: Any]?
+    ) async throws -> [String: Any] {
+        var request = HTTPClientRequest(url: endpoint.appendingPathComponent(path).absoluteString)
+        request.method = .init(rawValue: method)
+        if let body {
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+            request.headers.add(name: "Content-Type", value: "application/json")
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let data = Data(try await response.body.collect(upTo: 16 << 20).readableBytesView)
+        let reply = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        guard response.status == .ok else {
+            throw Failure(description: "WebDriver \(method) \(path): \(reply)")
+        }
+        return reply
+    }
+}
