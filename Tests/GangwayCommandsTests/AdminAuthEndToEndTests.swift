@@ -9,13 +9,9 @@ struct AdminAuthEndToEndTests {
     typealias Machine = AdminCommandEndToEndTests.Machine
     static let secret = "cli-secret-8Hq2"
 
-    /// Every file under the machine's directory holds `text` somewhere.
+    /// Whether any file under the machine's directory holds `text`.
     static func filesContain(_ text: String, in machine: Machine) -> Bool {
-        let files = FileManager.default.enumerator(at: machine.directory.url, includingPropertiesForKeys: nil)
-        while let url = files?.nextObject() as? URL {
-            if let data = try? Data(contentsOf: url), data.range(of: Data(text.utf8)) != nil { return true }
-        }
-        return false
+        OfflineWorkEndToEndTests.filesContain(text, under: machine.directory.url)
     }
 
     @Test("shown, set with a secret from a file or standard input, kept sealed; sign-in by password then refused")

@@ -36,7 +36,11 @@ struct OfflineWorkEndToEndTests {
 
     /// Every file under the device's directory, read as bytes.
     static func deviceFilesContain(_ text: String, in device: Device) -> Bool {
-        let root = device.directory.appending("device")
+        filesContain(text, under: device.directory.appending("device"))
+    }
+
+    /// Whether any file under `root`, read as bytes, holds `text`.
+    static func filesContain(_ text: String, under root: URL) -> Bool {
         let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
         let needle = Data(text.utf8)
         while let url = files?.nextObject() as? URL {

@@ -43,10 +43,7 @@ struct GatewayMiddleware: RouterMiddleware {
 
         var response: Response
         do {
-            let request = try await Self.checkedBody(
-                of: request,
-                takesForms: OAuthPaths.takesForms(request.uri.path)
-            )
+            let request = try await Self.checkedBody(of: request)
             response = try await RequestInfo.$current.withValue(info) {
                 try await next(request, context)
             }
@@ -98,7 +95,7 @@ struct GatewayMiddleware: RouterMiddleware {
 
     /// Collects a body up to the limit and checks that it is JSON, or a form where the
     /// route takes one (OAuth's endpoints and pages).
-    private static func checkedBody(of request: Request, takesForms: Bool) async throws(APIError) -> Request {
+    private static func checkedBody(of request: Request) async throws(APIError) -> Request {
         guard [.post, .put, .patch].contains(request.method) else { return request }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodySize {
             throw tooLarge
@@ -115,7 +112,8 @@ struct GatewayMiddleware: RouterMiddleware {
                 .split(separator: ";").first?
                 .trimmingCharacters(in: .whitespaces)
                 .lowercased()
-            if takesForms {
+            // Only a request with a body pays for looking at its path.
+            if OAuthPaths.takesForms(request.uri.path) {
                 guard mediaType == "application/x-www-form-urlencoded" else {
                     throw APIError(
                         .unsupportedMediaType,
