@@ -24,12 +24,39 @@ public final class ScriptedPresenter: Presenter {
         /// The screen expected.
         public let kind: ScreenKind
         let inputs: [any Sendable]
+        /// For a screen the flow dismisses: what happens while it is up (someone approves
+        /// elsewhere); then the screen waits until the flow cancels it.
+        let whileShown: (@Sendable (any ScreenModel) async throws -> Void)?
 
         /// An answer of inputs to the screen of `kind`; each input must be that screen's
         /// `Input` type.
         public init(_ kind: ScreenKind, inputs: [any Sendable]) {
             self.kind = kind
             self.inputs = inputs
+            self.whileShown = nil
+        }
+
+        private init(_ kind: ScreenKind, whileShown: @escaping @Sendable (any ScreenModel) async throws -> Void) {
+            self.kind = kind
+            self.inputs = []
+            self.whileShown = whileShown
+        }
+
+        /// The device-code screen, answered by `approve` (which plays the person at the
+        /// verification page on another device, given the screen with its code); the
+        /// screen then stays up until the flow dismisses it.
+        public static func deviceCode(
+            approve: @escaping @Sendable (DeviceCodeScreen) async throws -> Void
+        ) -> Self {
+            Self(.deviceCode) { screen in
+                guard let screen = screen as? DeviceCodeScreen else { return }
+                try await approve(screen)
+            }
+        }
+
+        /// The device-code screen, cancelled by the person.
+        public static func deviceCode(_ inputs: DeviceCodeScreen.Input...) -> Self {
+            Self(.deviceCode, inputs: inputs)
         }
 
         public static func welcome(_ inputs: WelcomeScreen.Input...) -> Self { Self(.welcome, inputs: inputs) }
@@ -89,6 +116,17 @@ public final class ScriptedPresenter: Presenter {
                 )
             }
             return answer
+        }
+        if let whileShown = answer.whileShown {
+            do {
+                try await whileShown(screen)
+            } catch {
+                throw fail(.unexpectedInput("the action while screen \(screen.kind) was up failed: \(error)"))
+            }
+            // Up until the flow dismisses it.
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(60)) }
+            state.withLock { $0.finished.append(screen) }
+            throw CancellationError()
         }
         var screen = screen
         for (position, raw) in answer.inputs.enumerated() {

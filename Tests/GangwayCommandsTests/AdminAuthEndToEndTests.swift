@@ -52,9 +52,7 @@ struct AdminAuthEndToEndTests {
         #expect(!Self.filesContain(Self.secret, in: machine), "the secret is sealed wherever it is kept")
         #expect(!Self.filesContain("other-8Hq2", in: machine))
 
-        // The device app's password sign-in is refused, and says why.
-        let device = try machine.app(["email", "alice@airline.example", "alice", "preflight-alice", "1", "n"])
-        #expect(device.output.contains("This app signs people in with OAuth 2.0, not with a password here."))
+        // (The device app now signs in with the device grant: DeviceGrantEndToEndTests.)
 
         let ownUsers = try machine.admin(["auth", "--own-users"])
         #expect(ownUsers.output.contains("Provider:        none: people sign in as this server's users"))

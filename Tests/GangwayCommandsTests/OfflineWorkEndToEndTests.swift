@@ -242,31 +242,42 @@ struct OfflineWorkEndToEndTests {
             path: device.directory.appending("server/gangway-server.sqlite").path,
             configuration: configuration
         )
-        func appliedWhileRunning() throws -> Int {
+        @Sendable func appliedWhileRunning() throws -> Int {
             try database.read {
                 try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM changes WHERE outcome = 'applied'") ?? 0
             }
         }
-        var kills = 0
-        var progress: Set<Int> = []
-        var seen = try appliedWhileRunning()
-        for _ in 0..<80 {
-            let process = try app.launch(
-                arguments,
-                lines: ["1", Self.alicePasscode],
-                extraEnvironment: ["GANGWAY_TEST_UPLOAD_BATCH": "50"]
-            )
-            while process.isRunning, try appliedWhileRunning() == seen {
-                try await Task.sleep(for: .milliseconds(2))
+        // On a thread of its own: a kill must land while the upload runs, even when other
+        // tests hold every cooperative thread with processes they wait for.
+        let total = checks * edits
+        let (kills, progress) = try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                continuation.resume(
+                    with: Result { () throws -> (Int, Set<Int>) in
+                        var kills = 0
+                        var progress: Set<Int> = []
+                        var seen = try appliedWhileRunning()
+                        for _ in 0..<80 {
+                            let process = try app.launch(
+                                arguments,
+                                lines: ["1", Self.alicePasscode],
+                                extraEnvironment: ["GANGWAY_TEST_UPLOAD_BATCH": "50"]
+                            )
+                            while process.isRunning, try appliedWhileRunning() == seen { usleep(2_000) }
+                            guard process.isRunning else { break }
+                            kill(process.processIdentifier, SIGKILL)
+                            kills += 1
+                            while process.isRunning { usleep(20_000) }
+                            seen = try appliedWhileRunning()
+                            progress.insert(seen)
+                            if seen >= total { break }
+                        }
+                        return (kills, progress)
+                    }
+                )
             }
-            guard process.isRunning else { break }
-            kill(process.processIdentifier, SIGKILL)
-            kills += 1
-            while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-            seen = try appliedWhileRunning()
-            progress.insert(seen)
         }
-        let partway = progress.filter { (1..<(checks * edits)).contains($0) }
+        let partway = progress.filter { (1..<total).contains($0) }
         #expect(partway.count >= 3, "kills at several points of the upload, each after more was applied: \(progress)")
         let last = try await app.runOffThread(arguments, lines: ["1", Self.alicePasscode, "pending", "quit"])
         #expect(last.output.contains("No changes of yours wait or need a look."), "\(last.output)")

@@ -47,6 +47,9 @@ struct AppAuthenticationTests {
             #expect(app.authType == .oauth2)
             let discovered = try await api.send(.get, "/discovery?email=alice@airline.example")
             #expect(try discovered.decode(Components.Schemas.AppConfiguration.self).authType == .oauth2)
+            // So does the version check at every launch, for a device that kept "basic".
+            let version = try await api.send(.get, "/apps/checks/version-check?version=1.0.0")
+            #expect(try version.decode(Components.Schemas.VersionStatus.self).authType == .oauth2)
 
             // The database holds the secret sealed, not as its bytes.
             let stored = try #require(try await api.fixture.server.storage.app(id: "checks"))
@@ -64,6 +67,8 @@ struct AppAuthenticationTests {
             let basic = try await api.admin(.put, "/admin/apps/checks/authentication", json: #"{"type": "basic"}"#)
             #expect(try basic.decode(Components.Schemas.AppAuthentication.self) == .init(_type: .basic))
             #expect(try await api.signInReply("alice").status == .created)
+            let basicVersion = try await api.send(.get, "/apps/checks/version-check?version=1.0.0")
+            #expect(try basicVersion.decode(Components.Schemas.VersionStatus.self).authType == .basic)
         }
     }
 

@@ -252,6 +252,11 @@ struct OAuthDeviceGrantTests {
                 .ok
             )
             #expect(try Self.error(of: try await Self.refresh(api, locked.refresh)) == "invalid_grant")
+            // Approving a new code on the locked device is signing in again: it unlocks it.
+            let unlocked = try await Self.signedIn(api, device: "tablet-9")
+            #expect(try await Self.settingsStatus(api, unlocked.access) == .ok)
+            let devices = try await api.admin(.get, "/admin/apps/checks/devices")
+            #expect(devices.text.contains(#""status":"active""#) && !devices.text.contains(#""status":"locked""#))
 
             let blocked = try await Self.signedIn(api, device: "tablet-3")
             try api.expectStatus(try await api.admin(.patch, "/admin/users/alice", json: #"{"blocked": true}"#), .ok)
@@ -260,6 +265,32 @@ struct OAuthDeviceGrantTests {
             // A blocked user cannot approve a device either.
             let codes = try await Self.start(api)
             #expect(try await Self.decide(api, codes.userCode).status == .unauthorized)
+        }
+    }
+
+    @Test(
+        "user info names who an access token was issued to; a bad token is 401 invalid_token",
+        arguments: Backend.available
+    )
+    func userInfo(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            try await Self.oauth2(api)
+            let tokens = try await Self.signedIn(api)
+            let reply = try await api.send(.get, "/apps/checks/oauth/userinfo", token: tokens.access)
+            try api.expectStatus(reply, .ok)
+            #expect(reply.headers[.cacheControl] == "no-store")
+            let user = try reply.decode(Components.Schemas.UserInfo.self)
+            #expect(user.sub == "alice" && user.name == "Alice" && user.preferredUsername == "alice")
+            for token in [nil, "gw_unknown", tokens.refresh] {
+                let refused = try await api.send(.get, "/apps/checks/oauth/userinfo", token: token)
+                #expect(refused.status == .unauthorized)
+                #expect(refused.headers[.wwwAuthenticate] == #"Bearer error="invalid_token""#)
+                #expect(try Self.error(of: refused) == "invalid_token")
+            }
+            // A blocked user's token tells nothing more.
+            try api.expectStatus(try await api.admin(.patch, "/admin/users/alice", json: #"{"blocked": true}"#), .ok)
+            let blocked = try await api.send(.get, "/apps/checks/oauth/userinfo", token: tokens.access)
+            #expect(blocked.status == .unauthorized)
         }
     }
 
@@ -272,6 +303,12 @@ struct OAuthDeviceGrantTests {
             #expect(try Self.error(of: basic) == "unauthorized_client")
             #expect(try await api.send(.get, "/.well-known/oauth-authorization-server/apps/checks").status == .notFound)
             #expect(try await api.send(.get, "/apps/checks/oauth/device").status == .notFound)
+            // User info without a token is 401 whatever the app; with one, a basic app has none.
+            #expect(try await api.send(.get, "/apps/checks/oauth/userinfo").status == .unauthorized)
+            #expect(try await api.send(.get, "/apps/nope/oauth/userinfo").status == .unauthorized)
+            let session = try await api.signIn("alice")
+            let basicInfo = try await api.send(.get, "/apps/checks/oauth/userinfo", token: session)
+            #expect(try Self.error(of: basicInfo) == "unauthorized_client")
             try await Self.oauth2(api)
 
             let token = "/apps/checks/oauth/token"

@@ -5,6 +5,11 @@
 /// `ScriptedPresenter` from GangwayTesting.
 public protocol Presenter: Sendable {
     /// Shows `screen` and runs it until it finishes.
+    ///
+    /// A screen that waits for something outside it, such as ``DeviceCodeScreen`` while
+    /// the flow polls the server, is dismissed by the flow: it cancels the task that
+    /// presents it, and the presenter then takes the screen down and throws
+    /// `CancellationError` without reading the person's next input.
     /// - Throws: ``PresenterError`` when the screen cannot be shown or the user went away;
     ///   a presenter may throw its own errors too.
     func present<Screen: ScreenModel>(_ screen: Screen) async throws -> Screen.Outcome

@@ -36,6 +36,7 @@ public enum ScreenStep<Outcome: Sendable>: Sendable {
 public enum ScreenKind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case welcome
     case signIn
+    case deviceCode
     case passcodeCreate
     case passcodeInput
     case passcodeChange

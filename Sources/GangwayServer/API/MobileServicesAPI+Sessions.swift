@@ -45,27 +45,7 @@ extension MobileServicesAPI {
             newCookie = cookie
         }
 
-        // Signing in again is what unlocks a device an admin locked; its older sessions end.
-        if var device = try await perform({
-            try await storage.device(appID: app.id, username: user.username, deviceID: body.deviceID)
-        }), device.status == .locked {
-            try await perform {
-                try await storage.revokeSessions(username: user.username, appID: app.id, deviceID: body.deviceID)
-            }
-            device.status = .active
-            device.statusChangedAt = time
-            try await perform { try await storage.saveDevice(device) }
-        }
-        let token = BearerToken.make()
-        let session = SessionRecord(
-            tokenHash: BearerToken.hash(token),
-            appID: app.id,
-            username: user.username,
-            deviceID: body.deviceID,
-            createdAt: time,
-            expiresAt: time.addingTimeInterval(settings.sessionLifetime.seconds)
-        )
-        try await perform { try await storage.insertSession(session) }
+        let (token, session) = try await openSession(app: app, username: user.username, deviceID: body.deviceID)
         logger.info("signed in", metadata: ["app": "\(app.id)", "request": "\(RequestInfo.current.requestID)"])
         return .created(
             .init(
@@ -85,6 +65,38 @@ extension MobileServicesAPI {
         let caller = try await authenticate(appID: input.path.appID, checksDevice: false)
         try await perform { try await storage.revokeSession(tokenHash: caller.tokenHash) }
         return .noContent(.init())
+    }
+
+    /// A new session of `username` on `deviceID`, after a person proved who they are (a
+    /// password, an approved device code): signing in again is what unlocks a device an
+    /// admin locked, so a locked registration turns active and its older sessions end.
+    func openSession(
+        app: AppRecord,
+        username: String,
+        deviceID: String
+    ) async throws(APIError) -> (token: String, record: SessionRecord) {
+        let time = now()
+        if var device = try await perform({
+            try await storage.device(appID: app.id, username: username, deviceID: deviceID)
+        }), device.status == .locked {
+            try await perform {
+                try await storage.revokeSessions(username: username, appID: app.id, deviceID: deviceID)
+            }
+            device.status = .active
+            device.statusChangedAt = time
+            try await perform { try await storage.saveDevice(device) }
+        }
+        let token = BearerToken.make()
+        let session = SessionRecord(
+            tokenHash: BearerToken.hash(token),
+            appID: app.id,
+            username: username,
+            deviceID: deviceID,
+            createdAt: time,
+            expiresAt: time.addingTimeInterval(settings.sessionLifetime.seconds)
+        )
+        try await perform { try await storage.insertSession(session) }
+        return (token, session)
     }
 
     /// The user whose right password this is, after the sign-in throttle let the attempt

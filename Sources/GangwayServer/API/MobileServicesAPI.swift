@@ -66,7 +66,7 @@ struct MobileServicesAPI: APIProtocol {
         let version = try AppVersion(text)
         let app = try await app(input.path.appID)
         guard let minimum = app.minimumVersion else {
-            return .ok(.init(body: .json(.init(version: text, active: true))))
+            return .ok(.init(body: .json(.init(version: text, active: true, authType: .init(app.authentication.type)))))
         }
         let active = version >= (try AppVersion(minimum))
         return .ok(
@@ -77,7 +77,9 @@ struct MobileServicesAPI: APIProtocol {
                         active: active,
                         minimumVersion: minimum,
                         message: active
-                            ? nil : "Version \(text) of \(app.name) is no longer active; update to \(minimum) or later."
+                            ? nil
+                            : "Version \(text) of \(app.name) is no longer active; update to \(minimum) or later.",
+                        authType: .init(app.authentication.type)
                     )
                 )
             )

@@ -219,11 +219,9 @@ struct GatewayMiddleware: RouterMiddleware {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let body = (try? encoder.encode(document)) ?? Data(#"{"error":"server_error"}"#.utf8)
-        return Response(
-            status: oauth.status,
-            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(bytes: body))
-        )
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
+        if oauth == .invalidToken { headers[.wwwAuthenticate] = #"Bearer error="invalid_token""# }
+        return Response(status: oauth.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     static func response(for error: APIError, requestID: String) -> Response {

@@ -7,7 +7,8 @@ import OpenAPIRuntime
 
 /// The app's OAuth 2.0 authorization server, for apps whose authentication is `oauth2`:
 /// RFC 8414 metadata, the device authorization grant (RFC 8628), the token endpoint with
-/// refresh tokens that rotate at each use (RFC 9700 §4.14.2), and revocation (RFC 7009).
+/// refresh tokens that rotate at each use (RFC 9700 §4.14.2), revocation (RFC 7009), and
+/// the user info of an access token (OpenID Connect Core §5.3).
 /// Each app is its own public client, with the app's ID as `client_id`. An access token
 /// is a session, as a password sign-in makes: stored as its SHA-256, revoked by a block,
 /// a new password or `gangway admin users revoke`.
@@ -136,6 +137,27 @@ extension MobileServicesAPI {
         return .ok(.init())
     }
 
+    func getUserInfo(_ input: Operations.GetUserInfo.Input) async throws -> Operations.GetUserInfo.Output {
+        // Without a token there is nothing to say, whatever the app (RFC 6750 §3.1).
+        guard RequestInfo.current.bearerToken != nil else { throw OAuthError.invalidToken }
+        let app = try await oauthApp(input.path.appID, clientID: input.path.appID)
+        let caller: Caller
+        do {
+            caller = try await authenticate(appID: app.id, checksDevice: false)
+        } catch {
+            guard error == .unauthorized || error == .tokenExpired else { throw error }
+            throw OAuthError.invalidToken
+        }
+        guard let user = try await perform({ try await storage.user(named: caller.session.username) }), !user.blocked
+        else { throw OAuthError.invalidToken }
+        return .ok(
+            .init(
+                headers: .init(cacheControl: "no-store"),
+                body: .json(.init(sub: user.username, name: user.displayName, preferredUsername: user.username))
+            )
+        )
+    }
+
     /// The app, when it is an oauth2 app and `clientID` is its ID.
     private func oauthApp(_ appID: String, clientID: String?) async throws -> AppRecord {
         let app: AppRecord
@@ -223,18 +245,11 @@ extension MobileServicesAPI {
         deviceID: String,
         familyID: String
     ) async throws(APIError) -> Components.Schemas.TokenResponse {
-        let time = now()
-        let access = BearerToken.make()
-        let session = SessionRecord(
-            tokenHash: BearerToken.hash(access),
-            appID: app.id,
-            username: username,
-            deviceID: deviceID,
-            createdAt: time,
-            expiresAt: time.addingTimeInterval(settings.sessionLifetime.seconds)
-        )
+        // A refresh never gets here for a locked registration (see rotateRefreshToken), so
+        // only an approved device code unlocks one, as a password sign-in does.
+        let (access, session) = try await openSession(app: app, username: username, deviceID: deviceID)
+        let time = session.createdAt
         let refresh = BearerToken.make()
-        try await perform { try await storage.insertSession(session) }
         try await perform {
             try await storage.insertRefreshToken(
                 RefreshTokenRecord(

@@ -37,4 +37,11 @@ struct OAuthError: Error, Sendable, Equatable {
     static let slowDown = OAuthError("slow_down", "Poll less often: wait 5 seconds more between polls.")
     static let denied = OAuthError("access_denied", "The person at the verification page denied the request.")
     static let expired = OAuthError("expired_token", "The device code expired; start again.")
+    /// A bearer token that opens nothing (RFC 6750 §3.1): answered with
+    /// `WWW-Authenticate: Bearer error="invalid_token"`.
+    static let invalidToken = OAuthError(
+        "invalid_token",
+        "The access token is missing, unknown, expired or revoked.",
+        status: .unauthorized
+    )
 }

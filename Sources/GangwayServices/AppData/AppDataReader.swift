@@ -25,17 +25,22 @@ public struct AppDataReader: Sendable {
         self.shared = shared
     }
 
-    /// Asks the server for `entitySet`; keeps what it sends, or returns the kept copy.
+    /// Asks the server for `entitySet`; keeps what it sends, or returns the kept copy. A
+    /// session the server ended is renewed (see
+    /// ``MobileServices/withSession(_:asking:_:)``), asking the person to sign in again
+    /// when it must.
     /// - Parameter context: The open session's context (its credentials are the user's
     ///   secure store).
     public func read(_ entitySet: String, in context: FlowContext) async throws -> AppDataReading {
-        let (client, configuration) = try services.client(context)
+        _ = try services.client(context)
         let kept = try keptData(entitySet, in: context).flatMap { try? Self.decoder.decode(Kept.self, from: $0) }
-        guard let token = try context.credentials.sessionToken() else {
+        guard try context.credentials.sessionToken() != nil else {
             return reading(entitySet, kept, failure: .notSignedIn)
         }
         do {
-            let entities = try await client.appData(appID: configuration.appID, entitySet: entitySet, token: token)
+            let entities = try await services.withSession(context, asking: true) { client, configuration, token in
+                try await client.appData(appID: configuration.appID, entitySet: entitySet, token: token)
+            }
             let fresh = Kept(entities: entities, fetchedAt: services.now())
             try keep(Self.encoder.encode(fresh), for: entitySet, in: context)
             return AppDataReading(entitySet: entitySet, entities: entities, fetchedAt: fresh.fetchedAt, failure: nil)
@@ -45,6 +50,9 @@ public struct AppDataReader: Sendable {
                 metadata: ["entitySet": "\(entitySet)", "error": "\(error)"]
             )
             return reading(entitySet, kept, failure: error)
+        } catch let error as ServiceFlowError where error == .cancelled {
+            // The person did not sign in again: the kept copy, saying why.
+            return reading(entitySet, kept, failure: .sessionExpired)
         }
     }
 

@@ -22,4 +22,6 @@ public struct VersionStatus: Sendable, Hashable {
     public var minimumVersion: String?
     /// The server's message for users of an inactive version.
     public var message: String?
+    /// How the app's people sign in now (an older server does not say).
+    public var authType: AppConfiguration.AuthType? = nil
 }

@@ -48,7 +48,7 @@ public struct MobileServicesClient: Sendable {
         return URLSessionTransport(configuration: .init(session: URLSession(configuration: configuration)))
     }
 
-    private func client(token: SessionToken? = nil) -> Client {
+    func client(token: SessionToken? = nil) -> Client {
         Client(
             serverURL: serverURL,
             configuration: .gangway,
@@ -94,7 +94,12 @@ public struct MobileServicesClient: Sendable {
         switch output {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.json }
-            return VersionStatus(isActive: body.active, minimumVersion: body.minimumVersion, message: body.message)
+            return VersionStatus(
+                isActive: body.active,
+                minimumVersion: body.minimumVersion,
+                message: body.message,
+                authType: body.authType.flatMap { .init(rawValue: $0.rawValue) }
+            )
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         default: throw ServiceCall.errorAnswerNotMapped
         }

@@ -12,12 +12,22 @@ public struct ServerSession: Sendable, Hashable {
     /// A new device cookie the server gave this device for this user, to present at the
     /// user's next sign-in here (see ``MobileServicesClient/signIn(appID:username:password:deviceID:deviceCookie:)``).
     public var deviceCookie: String?
+    /// For an `oauth2` app: the one-use token that gets the next session when this one
+    /// ends (see ``MobileServicesClient/refreshTokens(appID:refreshToken:)``).
+    public var refreshToken: RefreshToken?
 
-    public init(token: SessionToken, user: ServerUser, expiresAt: Date, deviceCookie: String? = nil) {
+    public init(
+        token: SessionToken,
+        user: ServerUser,
+        expiresAt: Date,
+        deviceCookie: String? = nil,
+        refreshToken: RefreshToken? = nil
+    ) {
         self.token = token
         self.user = user
         self.expiresAt = expiresAt
         self.deviceCookie = deviceCookie
+        self.refreshToken = refreshToken
     }
 }
 

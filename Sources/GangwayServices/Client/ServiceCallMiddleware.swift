@@ -8,7 +8,8 @@ import OpenAPIRuntime
 /// (status 400 or more) into a ``ServiceError`` before the generated client reads it, the
 /// one place where statuses become errors.
 ///
-/// The server's stable code and message come from the document's error body, the
+/// The server's stable code and message come from the document's error body (or an
+/// OAuth endpoint's `error` and `error_description`, RFC 6749 §5.2), the
 /// registration's state from `x-message-code`, a wait from `Retry-After` (or the body's
 /// `retryAfterSeconds`). An answer whose body is not an error document keeps its status
 /// and gets no code.
@@ -37,15 +38,17 @@ struct ServiceCallMiddleware: ClientMiddleware {
         let (response, responseBody) = try await next(request, body, baseURL)
         guard response.status.code >= 400 else { return (response, responseBody) }
         var document: Components.Schemas._Error?
+        var oauth: Components.Schemas.OAuthError?
         if let responseBody, let bytes = try? await Data(collecting: responseBody, upTo: Self.bodyLimit) {
             document = try? JSONDecoder().decode(Components.Schemas._Error.self, from: bytes)
+            if document == nil { oauth = try? JSONDecoder().decode(Components.Schemas.OAuthError.self, from: bytes) }
         }
         let header = response.headerFields[HTTPField.Name("Retry-After")!].flatMap { Int($0) }
         let seconds = header ?? document?.retryAfterSeconds
         throw ServiceError.answer(
             status: response.status.code,
-            code: document?.code,
-            message: document?.message,
+            code: document?.code ?? oauth?.error,
+            message: document?.message ?? oauth?.errorDescription,
             messageCode: response.headerFields[HTTPField.Name("x-message-code")!],
             retryAfter: seconds.map { .seconds(max(0, $0)) }
         )

@@ -22,6 +22,11 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidResponse
         case notSignedIn
         case serverNotProven
+        case authorizationPending
+        case slowDown
+        case accessDenied
+        case expiredToken
+        case invalidGrant
     }
 
     private let code: Code
@@ -83,6 +88,17 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// (`POST /admin/proof`), so the token was not sent to it: another process took the
     /// port a server used to listen on, or the token belongs to another server.
     public static let serverNotProven = Self(.serverNotProven)
+    /// No one has approved the device code yet (`authorization_pending`): poll again.
+    public static let authorizationPending = Self(.authorizationPending)
+    /// The device polled too soon (`slow_down`): wait 5 seconds more between polls.
+    public static let slowDown = Self(.slowDown)
+    /// The person at the verification page denied the sign-in (`access_denied`).
+    public static let accessDenied = Self(.accessDenied)
+    /// The device code expired before anyone approved it (`expired_token`).
+    public static let expiredToken = Self(.expiredToken)
+    /// The code or refresh token is unknown, spent, expired or revoked (`invalid_grant`):
+    /// the person must sign in again.
+    public static let invalidGrant = Self(.invalidGrant)
 
     static func answer(
         status: Int,
@@ -98,6 +114,12 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case (403, "USER_BLOCKED"): code = .userBlocked
         case (403, "DEVICE_MISMATCH"): code = .deviceMismatch
         case (401, "AUTH_FAILED"): code = .invalidCredentials
+        case (400, "authorization_pending"): code = .authorizationPending
+        case (400, "slow_down"): code = .slowDown
+        case (400, "access_denied"): code = .accessDenied
+        case (400, "expired_token"): code = .expiredToken
+        case (400, "invalid_grant"): code = .invalidGrant
+        case (401, "invalid_client"): code = .refused
         case (401, _): code = .sessionExpired
         case (429, _): code = .throttled
         case (503, "SERVER_BUSY"): code = .busy
@@ -142,6 +164,11 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidResponse: "The server's answer could not be read."
         case .notSignedIn: "Nobody is signed in."
         case .serverNotProven: "The server at this address could not prove it is the one the admin token belongs to."
+        case .authorizationPending: "No one has approved the code yet."
+        case .slowDown: "The device asked too often."
+        case .accessDenied: "The sign-in was denied at the verification page."
+        case .expiredToken: "The code expired before anyone approved it."
+        case .invalidGrant: "Your sign-in is no longer valid."
         }
     }
 
@@ -160,6 +187,10 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .refused, .invalidResponse: "Contact your administrator if this keeps happening."
         case .serverFailure: "Try again later."
         case .serverNotProven: "Check the server's address and the token; the token was not sent."
+        case .authorizationPending: "Approve it at the verification page on another device."
+        case .slowDown: "Wait a little longer between tries."
+        case .accessDenied, .expiredToken: "Get a new code and try again."
+        case .invalidGrant: "Sign in again."
         }
     }
 }

@@ -283,12 +283,14 @@ public struct OfflineWork: Sendable {
     ) async throws -> SyncReport {
         let authoring = try authoring(in: context)
         var archived = try collect(in: context)
-        let (client, configuration) = try services.client(context)
-        guard let token = try context.credentials.sessionToken() else { throw ServiceError.notSignedIn }
         let registrations: Set<String>? =
             authoring.settings.allowsUploadOfPreviousUserChanges ? nil : [authoring.author.registrationID]
-        let sent = try await OutboxSender(client: client, appID: configuration.appID, outbox: outbox)
-            .sendAll(token: token, registrations: registrations, batchSize: uploadBatchSize, progress: progress)
+        // A session the server ended is renewed, or the person signs in again; what was
+        // answered before stays answered in the outbox.
+        let sent = try await services.withSession(context, asking: true) { client, configuration, token in
+            try await OutboxSender(client: client, appID: configuration.appID, outbox: outbox)
+                .sendAll(token: token, registrations: registrations, batchSize: uploadBatchSize, progress: progress)
+        }
         archived += try collect(in: context)
         return SyncReport(sent: sent, archived: archived)
     }

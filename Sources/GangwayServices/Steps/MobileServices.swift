@@ -50,7 +50,11 @@ public struct MobileServices: Sendable {
     public var transport: (any ClientTransport)?
     /// The wall clock, for the days without server contact.
     public var now: @Sendable () -> Date
+    /// How the device waits between polls of a device code.
+    public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     public var logger: Logger
+    /// One renewal of an ended session at a time.
+    let renewal = SessionRenewal()
 
     public init(
         device: DeviceIdentity,
@@ -83,13 +87,19 @@ public struct MobileServices: Sendable {
 
     // MARK: Logout and logs
 
-    /// Signs out on the server: revokes the session's token, then forgets it. Fits
+    /// Signs out on the server: revokes the refresh token (an `oauth2` app's) and the
+    /// session's token, then forgets them. Fits
     /// ``GangwayFlows/SessionManager``'s logout hook, which then closes the session. A
     /// token the server no longer accepts counts as signed out.
     /// - Throws: ``ServiceError/unreachable`` and other failures: the session stays open.
     public func logout(_ context: FlowContext) async throws {
         let (client, configuration) = try client(context)
         guard let token = try context.credentials.sessionToken() else { return }
+        if let refresh = try context.credentials.refreshToken() {
+            // The refresh token's family ends, with every session it opened (RFC 7009).
+            try await client.revoke(appID: configuration.appID, refreshToken: refresh)
+            try context.credentials.removeValue(forKey: ServiceCredentials.refreshToken)
+        }
         do {
             try await client.signOut(appID: configuration.appID, token: token)
         } catch {

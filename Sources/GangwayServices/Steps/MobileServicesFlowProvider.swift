@@ -6,9 +6,9 @@ import Logging
 ///
 /// | Flow | Steps |
 /// |---|---|
-/// | onboard | welcome, version check, basic auth, device registration, settings download, user check, *extra*, store, policy apply |
+/// | onboard | welcome, version check, authentication, device registration, settings download, user check, *extra*, store, policy apply |
 /// | restore | welcome, version check, store, settings download, policy apply |
-/// | reset passcode | welcome, version check, basic auth, device registration, settings download, user check, store, policy apply |
+/// | reset passcode | welcome, version check, authentication, device registration, settings download, user check, store, policy apply |
 /// | reset | the onboarding steps, undone last first |
 /// | background | settings download, policy apply (quietly: see ``SettingsDownloadStep``) |
 ///
@@ -38,7 +38,7 @@ public struct MobileServicesFlowProvider: FlowProvider {
     public func steps(for type: FlowType) -> [any Step] {
         let welcome = WelcomeStep(services: services)
         let version = VersionCheckStep(services: services)
-        let auth = BasicAuthStep(services: services)
+        let auth = AuthenticationStep(services: services)
         let settings = SettingsDownloadStep(services: services)
         let check = UserCheckStep(users: users)
         let registration = DeviceRegistrationStep(services: services)

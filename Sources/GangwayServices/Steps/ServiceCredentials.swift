@@ -6,6 +6,8 @@ import Logging
 /// onboarding, then in the user's secure store, where the store step moves it.
 enum ServiceCredentials {
     static let token = "gangway.services.token"
+    /// For an `oauth2` app: the refresh token that gets the next session.
+    static let refreshToken = "gangway.services.refreshToken"
     static let user = "gangway.services.user"
     static let settings = "gangway.services.settings"
     static let lastContact = "gangway.services.lastContact"
@@ -25,6 +27,11 @@ extension CredentialStore {
     /// The server session's token.
     func sessionToken() throws -> SessionToken? {
         try data(forKey: ServiceCredentials.token).map { SessionToken(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// For an `oauth2` app: the refresh token that gets the next session.
+    func refreshToken() throws -> RefreshToken? {
+        try data(forKey: ServiceCredentials.refreshToken).map { RefreshToken(String(decoding: $0, as: UTF8.self)) }
     }
 
     /// The server user who signed in.
@@ -64,6 +71,9 @@ extension CredentialStore {
 
     func keep(_ session: ServerSession) throws {
         try put(Data(session.token.value.utf8), forKey: ServiceCredentials.token)
+        if let refresh = session.refreshToken {
+            try put(Data(refresh.value.utf8), forKey: ServiceCredentials.refreshToken)
+        }
         if let cookie = session.deviceCookie {
             try put(Data(cookie.utf8), forKey: ServiceCredentials.deviceCookie)
         }

@@ -12,7 +12,8 @@ import Logging
 ///
 /// On restore, after the store step opened the store:
 /// - An expired session or a registration an administrator locked (`TRAFFIC_REG_LOCKED`):
-///   the same server user signs in again, then the download is repeated.
+///   the same server user signs in again (after an `oauth2` app's refresh token could not
+///   renew the session), then the download is repeated.
 /// - A wiped registration (`TRAFFIC_REG_WIPED`): the flow ends with
 ///   ``ServiceError/registrationWiped``, and the session manager erases the user's data
 ///   and starts onboarding.
@@ -79,11 +80,7 @@ public struct SettingsDownloadStep: Step {
         var signedInAgain = false
         while true {
             if let why = reason {
-                let session = try await SignInPrompt(services: services).signIn(
-                    context,
-                    message: why,
-                    expectedUser: user
-                )
+                let session = try await services.signIn(context, message: why, expectedUser: user)
                 try context.credentials.keep(session)
                 context.info[.serverSession] = session
                 context.info[.serverUser] = session.user
@@ -94,8 +91,11 @@ public struct SettingsDownloadStep: Step {
             guard let token else { throw ServiceError.notSignedIn }
             let settings: ServerSettings
             do {
-                settings = try await client.settings(appID: configuration.appID, token: token)
-            } catch {
+                // An ended session of an oauth2 app is renewed with its refresh token first.
+                settings = try await services.withSession(context, asking: false) { client, configuration, token in
+                    try await client.settings(appID: configuration.appID, token: token)
+                }
+            } catch let error as ServiceError {
                 switch error {
                 case .sessionExpired, .registrationLocked:
                     services.logger.notice(
@@ -149,13 +149,17 @@ public struct SettingsDownloadStep: Step {
     }
 
     public func background(_ context: FlowContext) async throws -> FlowContext {
-        guard let (client, configuration) = try? services.client(context),
-            let token = try? context.credentials.sessionToken()
-        else { return context }
+        guard (try? services.client(context)) != nil, (try? context.credentials.sessionToken()) != nil else {
+            return context
+        }
         let settings: ServerSettings
         do {
-            settings = try await client.settings(appID: configuration.appID, token: token)
-        } catch {
+            // Nothing is asked in the background; an oauth2 app's refresh token may still
+            // renew an ended session.
+            settings = try await services.withSession(context, asking: false) { client, configuration, token in
+                try await client.settings(appID: configuration.appID, token: token)
+            }
+        } catch let error as ServiceError {
             if error == .registrationWiped || error.endsSession {
                 services.logger.warning(
                     "the server refused the session in the background",

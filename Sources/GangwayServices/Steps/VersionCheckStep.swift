@@ -7,7 +7,9 @@ import Logging
 /// version shows an error screen with the server's message ("try again" asks again, as
 /// the administrator may reactivate it) and otherwise ends the flow with
 /// ``ServiceFlowError/appVersionInactive``. On a restore an unreachable server does not
-/// stop the user: offline work is the point.
+/// stop the user: offline work is the point. The answer also says how the app's people
+/// sign in now; a change since the configuration was kept is kept too, so the sign-in
+/// that follows is the one the admin set.
 public struct VersionCheckStep: Step {
     public let services: MobileServices
 
@@ -41,6 +43,16 @@ public struct VersionCheckStep: Step {
                 guard error.isTransient else { throw error }
                 try await SignInPrompt(services: services).offerRetry(error, context: context)
                 continue
+            }
+            var context = context
+            if let authType = status.authType, authType != configuration.authType {
+                // An admin changed how the app's people sign in since the configuration
+                // was kept: the device follows, before anyone is asked to sign in.
+                var changed = configuration
+                changed.authType = authType
+                try services.configurationStore.save(changed)
+                context.info[.appConfiguration] = changed
+                services.logger.notice("the app's sign-in changed on the server", metadata: ["authType": "\(authType)"])
             }
             if status.isActive { return context }
             services.logger.warning(

@@ -17,7 +17,8 @@ struct ProgressTransport: ClientTransport {
         baseURL: URL,
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        guard console.isInteractive else {
+        // The device-code screen shows its own wait while the device polls for tokens.
+        guard console.isInteractive, operationID != "requestToken" else {
             return try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)
         }
         let host = baseURL.host.map { " (\($0)\(baseURL.port.map { ":\($0)" } ?? ""))" } ?? ""
@@ -37,6 +38,9 @@ struct ProgressTransport: ClientTransport {
         case "registerDevice": "Registering this device"
         case "getSettings": "Exchanging settings with the server"
         case "uploadLogs": "Uploading logs"
+        case "authorizeDevice": "Asking the server for a sign-in code"
+        case "getUserInfo": "Finding out who signed in"
+        case "revokeToken": "Signing out"
         default: "Contacting the server"
         }
     }

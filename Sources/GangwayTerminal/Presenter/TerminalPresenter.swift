@@ -20,6 +20,7 @@ public struct TerminalPresenter: Presenter {
         switch screen {
         case let screen as WelcomeScreen: outcome = try await run(screen)
         case let screen as SignInScreen: outcome = try await run(screen)
+        case let screen as DeviceCodeScreen: outcome = try await run(screen)
         case let screen as PasscodeCreateScreen: outcome = try await run(screen)
         case let screen as PasscodeInputScreen: outcome = try await run(screen)
         case let screen as PasscodeChangeScreen: outcome = try await run(screen)

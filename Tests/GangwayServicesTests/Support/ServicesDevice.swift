@@ -7,6 +7,7 @@ import GangwayServerTesting
 import GangwayServices
 import GangwayStore
 import GangwayTesting
+import HTTPTypes
 import Logging
 import Testing
 
@@ -44,7 +45,7 @@ final class ServicesDevice: Sendable {
 
     var services: MobileServices {
         let key = try! SignedActivationProvider.pinnedKey(pem: server.activationKeyPEM)
-        return MobileServices(
+        var services = MobileServices(
             device: DeviceIdentity(deviceID: "stand-12", deviceName: "Stand 12 tablet", appVersion: appVersion),
             loader: .standard([
                 FileConfigurationProvider(.managed, file: managedFile),
@@ -57,6 +58,10 @@ final class ServicesDevice: Sendable {
             now: wallClock.now,
             logger: logs.logger
         )
+        // The server answers a poll sooner than its interval with slow_down and an approved
+        // code at the next poll whatever the wait, so the stories need not wait 5 seconds.
+        services.sleep = { _ in try await Task.sleep(for: .milliseconds(20)) }
+        return services
     }
 
     var root: SecureStoreRoot {
@@ -161,5 +166,31 @@ extension ScriptedPresenter.Answer {
     static func unlock(_ passcode: Secret) -> Self { .passcodeInput(.enter(passcode)) }
 
     static let byEmail = Self.welcome(.activate(.email("alice@airline.example")))
+
+    /// The device-code screen, answered by `user` at the server's verification page on
+    /// another device, as a browser posts its form: approve or deny, with their password.
+    static func deviceCode(
+        _ server: RunningTestServer,
+        _ user: String = "alice",
+        approve: Bool = true
+    ) -> Self {
+        .deviceCode { screen in
+            let password = ServerSeed.checks.users.first { $0.username == user }?.password.value ?? ""
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-._~")
+            let fields = [
+                ("user_code", screen.userCode), ("username", user), ("password", password),
+                ("decision", approve ? "approve" : "deny"),
+            ]
+            let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+            let reply = try await server.send(
+                .post,
+                screen.verificationURL.path,
+                json: body.joined(separator: "&"),
+                headers: [.contentType: "application/x-www-form-urlencoded"]
+            )
+            guard reply.status == .ok else { throw TestServerError("the verification page answered \(reply.status)") }
+        }
+    }
     static let acknowledge = Self.feedback(.continue)
 }

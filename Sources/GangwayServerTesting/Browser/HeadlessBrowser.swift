@@ -3,7 +3,6 @@ import Foundation
 import GangwaySystem
 import NIOCore
 import NIOHTTP1
-import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -11,18 +10,19 @@ import Testing
 
 /// Debian's `chromium`, headless, driven through `chromedriver` with the W3C WebDriver
 /// protocol (JSON over HTTP on loopback, through AsyncHTTPClient: FoundationNetworking's
-/// URLSession cannot read chromedriver's answers), for the server's HTML pages.
-struct HeadlessBrowser {
-    static let chromium = "/usr/bin/chromium"
-    static let driver = "/usr/bin/chromedriver"
+/// URLSession cannot read chromedriver's answers), for the server's HTML pages: in the
+/// server's tests and in end-to-end tests of the built `gangway`.
+public struct HeadlessBrowser: Sendable {
+    public static let chromium = "/usr/bin/chromium"
+    public static let driver = "/usr/bin/chromedriver"
 
     /// Whether both are installed; tests that need them are skipped, and say so, when not.
-    static var isInstalled: Bool {
+    public static var isInstalled: Bool {
         [chromium, driver].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
     private let process: Process
@@ -30,7 +30,7 @@ struct HeadlessBrowser {
     private let session: String
 
     /// Starts the driver and a browser with a phone-sized window.
-    static func start() async throws -> HeadlessBrowser {
+    public static func start() async throws -> HeadlessBrowser {
         var lastError: (any Error)?
         for _ in 0..<5 {
             let port = Int.random(in: 20_000..<60_000)
@@ -76,7 +76,7 @@ struct HeadlessBrowser {
     }
 
     /// Ends the browser and the driver.
-    func stop() async {
+    public func stop() async {
         _ = try? await Self.call(endpoint, "DELETE", "session/\(session)", nil)
         await Self.end(process)
     }
@@ -88,41 +88,41 @@ struct HeadlessBrowser {
         while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
     }
 
-    func open(_ url: String) async throws {
+    public func open(_ url: String) async throws {
         _ = try await command("POST", "url", ["url": url])
     }
 
     /// The element a CSS selector finds, by its WebDriver ID.
-    func element(_ selector: String) async throws -> String {
+    public func element(_ selector: String) async throws -> String {
         try Self.elementID(try await command("POST", "element", ["using": "css selector", "value": selector]))
     }
 
     /// The element that has the keyboard focus.
-    func focused() async throws -> String {
+    public func focused() async throws -> String {
         try Self.elementID(try await command("GET", "element/active", nil))
     }
 
     /// An attribute or property of an element (`id`, `value`…).
-    func property(_ name: String, of element: String) async throws -> String? {
+    public func property(_ name: String, of element: String) async throws -> String? {
         try await command("GET", "element/\(element)/property/\(name)", nil)["value"] as? String
     }
 
     /// Types `text` into an element as keys; `\u{E004}` is Tab and `\u{E007}` Enter.
-    func type(_ text: String, into element: String) async throws {
+    public func type(_ text: String, into element: String) async throws {
         _ = try await command("POST", "element/\(element)/value", ["text": text])
     }
 
-    func click(_ element: String) async throws {
+    public func click(_ element: String) async throws {
         _ = try await command("POST", "element/\(element)/click", [:])
     }
 
     /// The page's HTML as the browser holds it now.
-    func source() async throws -> String {
+    public func source() async throws -> String {
         try await command("GET", "source", nil)["value"] as? String ?? ""
     }
 
     /// Runs a script in the page (WebDriver's, which the page's own policy does not govern).
-    func evaluate(_ script: String) async throws -> Any? {
+    public func evaluate(_ script: String) async throws -> Any? {
         try await command("POST", "execute/sync", ["script": script, "args": []])["value"]
     }
 

@@ -1,0 +1,113 @@
+import Foundation
+import GangwayFlows
+import GangwayProtocol
+import OpenAPIRuntime
+
+/// The device's side of an `oauth2` app's authorization server: the device authorization
+/// grant (RFC 8628), refresh (rotating at each use) and revocation (RFC 7009). The app is
+/// its own public client: `client_id` is the app's ID.
+extension MobileServicesClient {
+    /// The token endpoint's grant type for a device code.
+    static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
+
+    /// Starts a device authorization for `deviceID`, the device whose session and
+    /// registration the tokens will be.
+    public func startDeviceAuthorization(
+        appID: String,
+        deviceID: String
+    ) async throws(ServiceError) -> DeviceAuthorization {
+        let output = try await ServiceCall.run {
+            try await client().authorizeDevice(
+                path: .init(appID: appID),
+                body: .urlEncodedForm(.init(clientId: appID, deviceId: deviceID))
+            )
+        }
+        switch output {
+        case .ok(let ok):
+            let body = try ServiceCall.decode { try ok.body.json }
+            guard let url = URL(string: body.verificationUri), body.expiresIn > 0 else {
+                throw .invalidResponse(status: 200)
+            }
+            return DeviceAuthorization(
+                deviceCode: body.deviceCode,
+                userCode: body.userCode,
+                verificationURL: url,
+                verificationURLComplete: URL(string: body.verificationUriComplete),
+                expiresAt: Date().addingTimeInterval(TimeInterval(body.expiresIn)),
+                interval: .seconds(max(1, body.interval))
+            )
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Asks once for the tokens of an approved device code.
+    /// - Throws: ``ServiceError/authorizationPending`` and ``ServiceError/slowDown`` while
+    ///   no one approved it; ``ServiceError/accessDenied``, ``ServiceError/expiredToken``
+    ///   or ``ServiceError/invalidGrant`` when it will never be.
+    public func redeemDeviceCode(appID: String, deviceCode: String) async throws(ServiceError) -> OAuthTokens {
+        try await requestTokens(
+            appID: appID,
+            form: .init(grantType: Self.deviceCodeGrantType, clientId: appID, deviceCode: deviceCode)
+        )
+    }
+
+    /// Spends `refreshToken` for a new access token and refresh token.
+    /// - Throws: ``ServiceError/invalidGrant`` when it was spent, revoked or expired, its
+    ///   user blocked or its registration locked or wiped: the person signs in again.
+    public func refreshTokens(appID: String, refreshToken: RefreshToken) async throws(ServiceError) -> OAuthTokens {
+        try await requestTokens(
+            appID: appID,
+            form: .init(grantType: "refresh_token", clientId: appID, refreshToken: refreshToken.value)
+        )
+    }
+
+    private func requestTokens(
+        appID: String,
+        form: Components.Schemas.TokenRequest
+    ) async throws(ServiceError) -> OAuthTokens {
+        let output = try await ServiceCall.run {
+            try await client().requestToken(path: .init(appID: appID), body: .urlEncodedForm(form))
+        }
+        switch output {
+        case .ok(let ok):
+            let body = try ServiceCall.decode { try ok.body.json }
+            return OAuthTokens(
+                accessToken: SessionToken(body.accessToken),
+                refreshToken: RefreshToken(body.refreshToken),
+                expiresAt: Date().addingTimeInterval(TimeInterval(body.expiresIn))
+            )
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Revokes a refresh token, with its whole family and the sessions it opened.
+    public func revoke(appID: String, refreshToken: RefreshToken) async throws(ServiceError) {
+        let output = try await ServiceCall.run {
+            try await client().revokeToken(
+                path: .init(appID: appID),
+                body: .urlEncodedForm(.init(token: refreshToken.value, tokenTypeHint: "refresh_token", clientId: appID))
+            )
+        }
+        switch output {
+        case .ok: return
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Who the access token was issued to.
+    public func userInfo(appID: String, token: SessionToken) async throws(ServiceError) -> ServerUser {
+        let output = try await ServiceCall.run {
+            try await client(token: token).getUserInfo(path: .init(appID: appID))
+        }
+        switch output {
+        case .ok(let ok):
+            let body = try ServiceCall.decode { try ok.body.json }
+            return ServerUser(id: body.sub, displayName: body.name)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+}
