@@ -207,6 +207,7 @@ let package = Package(
             name: "GangwayCommands",
             dependencies: [
                 "GangwayPolicy",
+                "GangwayProtocol",
                 "GangwayStore",
                 "GangwayServer",
                 "GangwayTerminal",

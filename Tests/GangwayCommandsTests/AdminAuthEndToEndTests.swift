@@ -60,6 +60,30 @@ struct AdminAuthEndToEndTests {
         #expect(basic.output.contains("Sign-in:         basic"))
     }
 
+    @Test("redirect URIs of the code grant: set, replaced, removed; a bad one refused before anything is sent")
+    func redirectURIs() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let set = try machine.admin([
+            "auth", "--type", "oauth2", "--redirect-uri", "http://127.0.0.1/callback", "--redirect-uri",
+            "com.airline.checks:/oauth2redirect",
+        ])
+        #expect(set.status == 0, "\(set.standardError)")
+        #expect(set.output.contains("Redirect URIs:   http://127.0.0.1/callback, com.airline.checks:/oauth2redirect"))
+        // Another option keeps them.
+        let kept = try machine.admin([
+            "auth", "--creates-users", "false", "--issuer", "https://login.airline.example", "--client-id", "c",
+        ])
+        #expect(kept.output.contains("Redirect URIs:   http://127.0.0.1/callback, com.airline.checks:/oauth2redirect"))
+        let bad = try machine.admin(["auth", "--redirect-uri", "http://localhost/callback"])
+        #expect(bad.status == 64)
+        #expect(bad.standardError.contains("a redirect URI must be a private-use scheme with a dot"))
+        let both = try machine.admin(["auth", "--no-redirect-uris", "--redirect-uri", "http://127.0.0.1/cb"])
+        #expect(both.status == 64)
+        let removed = try machine.admin(["auth", "--no-redirect-uris"])
+        #expect(removed.output.contains("Redirect URIs:   none: the device grant only"))
+    }
+
     @Test("bad command lines exit 64, a value the server refuses exits 1 with its reason; nothing changes")
     func refused() throws {
         let machine = try Machine()

@@ -19,7 +19,9 @@ struct AppAuthenticationTests {
         try await ServerFixture(backend: backend).runSeeded { api in
             let initial = try await api.admin(.get, "/admin/apps/checks/authentication")
             try api.expectStatus(initial, .ok)
-            #expect(try initial.decode(Components.Schemas.AppAuthentication.self) == .init(_type: .basic))
+            #expect(
+                try initial.decode(Components.Schemas.AppAuthentication.self) == .init(_type: .basic, redirectURIs: [])
+            )
 
             let set = try await api.admin(
                 .put,
@@ -35,7 +37,8 @@ struct AppAuthenticationTests {
                     clientID: "gangway-checks",
                     createsUsers: true,
                     hasClientSecret: true
-                )
+                ),
+                redirectURIs: []
             )
             #expect(try set.decode(Components.Schemas.AppAuthentication.self) == expected)
             let shown = try await api.admin(.get, "/admin/apps/checks/authentication")
@@ -65,7 +68,9 @@ struct AppAuthenticationTests {
 
             // Back to basic: the password works again, and the provider is gone.
             let basic = try await api.admin(.put, "/admin/apps/checks/authentication", json: #"{"type": "basic"}"#)
-            #expect(try basic.decode(Components.Schemas.AppAuthentication.self) == .init(_type: .basic))
+            #expect(
+                try basic.decode(Components.Schemas.AppAuthentication.self) == .init(_type: .basic, redirectURIs: [])
+            )
             #expect(try await api.signInReply("alice").status == .created)
             let basicVersion = try await api.send(.get, "/apps/checks/version-check?version=1.0.0")
             #expect(try basicVersion.decode(Components.Schemas.VersionStatus.self).authType == .basic)

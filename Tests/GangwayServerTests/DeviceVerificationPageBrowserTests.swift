@@ -108,4 +108,43 @@ struct DeviceVerificationPageBrowserTests {
             await browser.stop()
         }
     }
+
+    @Test(
+        "the code grant's sign-in page with the keyboard alone: the browser lands on the app's loopback address with the code"
+    )
+    func authorizationCodeWithTheKeyboard() async throws {
+        try await ServerFixture().runSeeded { api in
+            try await OAuthAuthorizationCodeTests.setUp(api)
+            let browser = try await HeadlessBrowser.start()
+            do {
+                // A port nothing listens on: the browser still shows where it was sent.
+                let redirect = "http://127.0.0.1:9/callback"
+                let query = OAuthAuthorizationCodeTests.query(OAuthAuthorizationCodeTests.request(redirect: redirect))
+                try await browser.open("\(api.running.url.absoluteString)/apps/checks/oauth/authorize?\(query)")
+                let name = try await browser.focused()
+                #expect(try await browser.property("id", of: name) == "username")
+                let fits = try await browser.evaluate(
+                    "return document.documentElement.scrollWidth <= window.innerWidth"
+                )
+                #expect(fits as? Bool == true, "no sideways scrolling at a phone's width")
+                try await browser.type("alice\u{E004}alice-password\u{E007}", into: name)
+                var landed = ""
+                for _ in 0..<100 {
+                    landed = try await browser.currentURL()
+                    if landed.hasPrefix(redirect) { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                let components = try #require(URLComponents(string: landed))
+                #expect(landed.hasPrefix(redirect + "?"), "\(landed)")
+                let code = try #require(components.queryItems?.first { $0.name == "code" }?.value)
+                #expect(components.queryItems?.first { $0.name == "state" }?.value == "af0ifjsldkj")
+                let tokens = try await OAuthAuthorizationCodeTests.redeem(api, code: code, redirect: redirect)
+                try api.expectStatus(tokens, .ok)
+            } catch {
+                await browser.stop()
+                throw error
+            }
+            await browser.stop()
+        }
+    }
 }

@@ -124,7 +124,7 @@ struct OAuthDeviceGrantTests {
             try api.expectStatus(metadata, .ok)
             let document = try metadata.decode(Components.Schemas.AuthorizationServerMetadata.self)
             #expect(document.issuer == "\(api.running.url.absoluteString)/apps/checks")
-            #expect(document.grantTypesSupported == [Self.deviceGrant, "refresh_token"])
+            #expect(document.grantTypesSupported == ["authorization_code", Self.deviceGrant, "refresh_token"])
 
             let codes = try await Self.start(api)
             #expect(codes.userCode.wholeMatch(of: /[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}/) != nil)

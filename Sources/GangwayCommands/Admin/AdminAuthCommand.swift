@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayPolicy
+import GangwayProtocol
 import GangwayServices
 import GangwayTerminal
 
@@ -21,8 +22,12 @@ struct AdminAuth: AsyncParsableCommand {
             server's key and never shown or logged. Changing the issuer or client ID without \
             a secret leaves the new client without one.
 
-            Only the options given change. Devices learn the type at their next discovery or \
-            activation.
+            --redirect-uri (repeated for more than one) sets where the authorization code grant \
+            may send a code: a private-use scheme with a dot (com.airline.checks:/oauth2redirect), \
+            http on 127.0.0.1 or [::1], where any port matches, or https. It replaces the list; \
+            --no-redirect-uris empties it.
+
+            Only the options given change. Devices learn the type at their next launch.
             """
     )
 
@@ -64,6 +69,15 @@ struct AdminAuth: AsyncParsableCommand {
     @Flag(name: .customLong("own-users"), help: "Remove the provider: people sign in as this server's users.")
     var ownUsers = false
 
+    @Option(
+        name: .customLong("redirect-uri"),
+        help: "A redirect URI of the app's authorization code grant; repeat for more. Replaces the list."
+    )
+    var redirectURIs: [String] = []
+
+    @Flag(name: .customLong("no-redirect-uris"), help: "Remove every redirect URI.")
+    var noRedirectURIs = false
+
     var changesProvider: Bool {
         issuer != nil || clientID != nil || clientSecretFile != nil || clientSecretFromStandardInput
             || createsUsers != nil
@@ -78,6 +92,12 @@ struct AdminAuth: AsyncParsableCommand {
         if ownUsers, changesProvider {
             throw ValidationError("--own-users removes the provider; it takes no provider option.")
         }
+        if noRedirectURIs, !redirectURIs.isEmpty {
+            throw ValidationError("--no-redirect-uris removes them all; it takes no --redirect-uri.")
+        }
+        if let bad = redirectURIs.first(where: { !RedirectURI.isValid($0) }) {
+            throw ValidationError("\(bad): \(RedirectURI.rule)")
+        }
     }
 
     func run() async throws {
@@ -85,14 +105,18 @@ struct AdminAuth: AsyncParsableCommand {
         let (type, issuer, clientID, createsUsers, ownUsers, changesProvider) = (
             type, issuer, clientID, createsUsers, ownUsers, changesProvider
         )
+        let (redirectURIs, noRedirectURIs) = (redirectURIs, noRedirectURIs)
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             let current = try await admin.authentication(app: id)
-            guard type != nil || ownUsers || changesProvider else {
+            guard type != nil || ownUsers || changesProvider || !redirectURIs.isEmpty || noRedirectURIs else {
                 Console.standardOutput(AdminFormatter.authentication(current))
                 return
             }
-            var change = AuthenticationChange(type: type?.authType ?? current.type)
+            var change = AuthenticationChange(
+                type: type?.authType ?? current.type,
+                redirectURIs: noRedirectURIs ? [] : redirectURIs.isEmpty ? current.redirectURIs : redirectURIs
+            )
             if !ownUsers, changesProvider || current.provider != nil {
                 guard let issuer = issuer ?? current.provider?.issuer,
                     let clientID = clientID ?? current.provider?.clientID
@@ -110,7 +134,7 @@ struct AdminAuth: AsyncParsableCommand {
                 )
             }
             let updated = try await admin.setAuthentication(change, app: id)
-            Console.standardOutput("Changed. Devices learn it at their next discovery or activation.")
+            Console.standardOutput("Changed. Devices learn it at their next launch.")
             Console.standardOutput(AdminFormatter.authentication(updated))
         }
     }

@@ -41,6 +41,15 @@ enum AdminFormatter {
         } else if authentication.type == .oauth2 {
             lines.append(("Provider", "none: people sign in as this server's users"))
         }
+        if authentication.type == .oauth2 || !authentication.redirectURIs.isEmpty {
+            lines.append(
+                (
+                    "Redirect URIs",
+                    authentication.redirectURIs.isEmpty
+                        ? "none: the device grant only" : authentication.redirectURIs.joined(separator: ", ")
+                )
+            )
+        }
         return labelled(lines)
     }
 

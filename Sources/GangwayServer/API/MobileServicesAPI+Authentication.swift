@@ -17,7 +17,17 @@ extension MobileServicesAPI {
         try await requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         var app = try await app(input.path.appID)
-        var authentication = AppAuthentication(type: .init(body._type))
+        let redirectURIs = body.redirectURIs ?? []
+        guard redirectURIs.count <= RedirectURI.limit, Set(redirectURIs).count == redirectURIs.count else {
+            throw APIError.badRequest(
+                "Give at most \(RedirectURI.limit) redirect URIs, each once.",
+                code: "INVALID_FIELD"
+            )
+        }
+        guard redirectURIs.allSatisfy(RedirectURI.isValid) else {
+            throw APIError.badRequest(RedirectURI.rule, code: "INVALID_FIELD")
+        }
+        var authentication = AppAuthentication(type: .init(body._type), redirectURIs: redirectURIs)
         if let change = body.provider {
             guard IssuerURL.isValid(change.issuer) else {
                 throw APIError.badRequest(IssuerURL.rule, code: "INVALID_FIELD")
@@ -46,6 +56,7 @@ extension MobileServicesAPI {
             metadata: [
                 "app": "\(app.id)", "type": "\(authentication.type.rawValue)",
                 "issuer": "\(authentication.provider?.issuer ?? "none")",
+                "redirectURIs": "\(authentication.redirectURIs.count)",
             ]
         )
         return .ok(.init(body: .json(Self.wire(authentication))))
@@ -79,7 +90,8 @@ extension MobileServicesAPI {
                     createsUsers: $0.createsUsers,
                     hasClientSecret: $0.sealedClientSecret != nil
                 )
-            }
+            },
+            redirectURIs: authentication.redirectURIs
         )
     }
 }

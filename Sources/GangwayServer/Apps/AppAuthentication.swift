@@ -14,10 +14,26 @@ public struct AppAuthentication: Sendable, Hashable, Codable {
     public var type: Kind
     /// The OpenID Connect provider people sign in with; `nil`: this server's own users.
     public var provider: IdentityProvider?
+    /// Where the authorization code grant may send a code (``GangwayProtocol/RedirectURI``):
+    /// the app's only clients, since each app is one public client.
+    public var redirectURIs: [String]
 
-    public init(type: Kind = .basic, provider: IdentityProvider? = nil) {
+    public init(type: Kind = .basic, provider: IdentityProvider? = nil, redirectURIs: [String] = []) {
         self.type = type
         self.provider = provider
+        self.redirectURIs = redirectURIs
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case type, provider, redirectURIs
+    }
+
+    /// Reads what an older server wrote too, which had no redirect URIs.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        type = try container.decode(Kind.self, forKey: .type)
+        provider = try container.decodeIfPresent(IdentityProvider.self, forKey: .provider)
+        redirectURIs = try container.decodeIfPresent([String].self, forKey: .redirectURIs) ?? []
     }
 
     /// A new app's: a user name and password.

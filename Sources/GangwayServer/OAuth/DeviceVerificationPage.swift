@@ -27,18 +27,18 @@ struct DeviceVerificationPage: Sendable {
     }
 
     private func show(_ request: Request, context: ServerContext) async -> Response {
-        guard let app = await oauthApp(context) else { return Self.notFound }
+        guard let app = await OAuthPage.app(context, api: api) else { return OAuthPage.notFound }
         let typed = request.uri.queryParameters.get("user_code") ?? ""
         return Self.page(app: app, status: .ok, userCode: UserCode.normalized(typed).map(UserCode.display) ?? "")
     }
 
     private func decide(_ request: Request, context: ServerContext) async -> Response {
-        guard let app = await oauthApp(context) else { return Self.notFound }
+        guard let app = await OAuthPage.app(context, api: api) else { return OAuthPage.notFound }
         var request = request
         guard let body = try? await request.collectBody(upTo: 16 * 1024) else {
             return Self.page(app: app, status: .contentTooLarge, message: "The form is too large.")
         }
-        let form = Self.form(String(buffer: body))
+        let form = OAuthPage.form(String(buffer: body))
         let typed = form["user_code"] ?? ""
         let address = RequestInfo.current.clientAddress(trusting: api.settings.trustedProxies)
         do {
@@ -95,40 +95,6 @@ struct DeviceVerificationPage: Sendable {
         )
     }
 
-    private func oauthApp(_ context: ServerContext) async -> AppRecord? {
-        guard let id = context.parameters.get("appID"), let app = try? await api.app(id),
-            app.authentication.type == .oauth2
-        else { return nil }
-        return app
-    }
-
-    /// The fields of a form body (`application/x-www-form-urlencoded`).
-    static func form(_ body: String) -> [String: String] {
-        var components = URLComponents()
-        components.percentEncodedQuery = body.replacingOccurrences(of: "+", with: "%20")
-        var fields: [String: String] = [:]
-        for item in components.queryItems ?? [] where fields[item.name] == nil {
-            fields[item.name] = item.value ?? ""
-        }
-        return fields
-    }
-
-    static let notFound = Response(
-        status: .notFound,
-        headers: headers,
-        body: .init(byteBuffer: ByteBuffer(string: document(title: "Not found", main: "<p>There is no such page.</p>")))
-    )
-
-    static let headers: HTTPFields = [
-        .contentType: "text/html; charset=utf-8",
-        .cacheControl: "no-store",
-        .contentSecurityPolicy:
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-        HTTPField.Name("X-Frame-Options")!: "DENY",
-        HTTPField.Name("Referrer-Policy")!: "no-referrer",
-        HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-    ]
-
     static func page(
         app: AppRecord,
         status: HTTPResponse.Status,
@@ -136,19 +102,19 @@ struct DeviceVerificationPage: Sendable {
         message: String? = nil,
         done: String? = nil
     ) -> Response {
-        let name = escape(app.name)
+        let name = OAuthPage.escape(app.name)
         let main: String
         if let done {
-            main = "<h1>\(name)</h1><p role=\"status\">\(escape(done))</p>"
+            main = "<h1>\(name)</h1><p role=\"status\">\(OAuthPage.escape(done))</p>"
         } else {
-            let alert = message.map { "<p class=\"error\" role=\"alert\">\(escape($0))</p>" } ?? ""
+            let alert = message.map { "<p class=\"error\" role=\"alert\">\(OAuthPage.escape($0))</p>" } ?? ""
             main = """
                 <h1>Sign in a device to \(name)</h1>
                 <p>Enter the code your device shows, then your user name and password.</p>
                 \(alert)
                 <form method="post">
                 <label for="user_code">Code</label>
-                <input id="user_code" name="user_code" value="\(escape(userCode))" required autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="32" \(userCode.isEmpty ? "autofocus" : "")>
+                <input id="user_code" name="user_code" value="\(OAuthPage.escape(userCode))" required autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="32" \(userCode.isEmpty ? "autofocus" : "")>
                 <label for="username">User name</label>
                 <input id="username" name="username" required autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="128" \(userCode.isEmpty ? "" : "autofocus")>
                 <label for="password">Password</label>
@@ -162,51 +128,9 @@ struct DeviceVerificationPage: Sendable {
         }
         return Response(
             status: status,
-            headers: headers,
-            body: .init(byteBuffer: ByteBuffer(string: document(title: "Sign in a device", main: main)))
+            headers: OAuthPage.headers,
+            body: .init(byteBuffer: ByteBuffer(string: OAuthPage.document(title: "Sign in a device", main: main)))
         )
     }
 
-    static func document(title: String, main: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(escape(title))</title>
-        <style>
-        body { font-family: system-ui, sans-serif; margin: 0; padding: 1.5rem; max-width: 28rem; margin-inline: auto; line-height: 1.4; }
-        label { display: block; margin-top: 1rem; font-weight: 600; }
-        input { display: block; width: 100%; box-sizing: border-box; font-size: 1.1rem; padding: 0.6rem; margin-top: 0.3rem; }
-        .buttons { display: flex; gap: 0.75rem; margin-top: 1.5rem; }
-        button { flex: 1; font-size: 1.1rem; padding: 0.7rem; }
-        :focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
-        .error { color: #a51d2d; font-weight: 600; }
-        </style>
-        </head>
-        <body>
-        <main>
-        \(main)
-        </main>
-        </body>
-        </html>
-        """
-    }
-
-    /// `text` safe inside HTML text and double-quoted attributes.
-    static func escape(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
-    }
 }

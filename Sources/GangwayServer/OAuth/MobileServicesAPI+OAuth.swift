@@ -6,7 +6,9 @@ import Logging
 import OpenAPIRuntime
 
 /// The app's OAuth 2.0 authorization server, for apps whose authentication is `oauth2`:
-/// RFC 8414 metadata, the device authorization grant (RFC 8628), the token endpoint with
+/// RFC 8414 metadata, the authorization code grant with PKCE (RFC 6749 §4.1, RFC 7636;
+/// its sign-in page is ``AuthorizationPage``), the device authorization grant (RFC 8628),
+/// the token endpoint with
 /// refresh tokens that rotate at each use (RFC 9700 §4.14.2), revocation (RFC 7009), and
 /// the user info of an access token (OpenID Connect Core §5.3).
 /// Each app is its own public client, with the app's ID as `client_id`. An access token
@@ -40,10 +42,13 @@ extension MobileServicesAPI {
                         tokenEndpoint: "\(issuer)/oauth/token",
                         deviceAuthorizationEndpoint: "\(issuer)/oauth/device_authorization",
                         revocationEndpoint: "\(issuer)/oauth/revoke",
-                        grantTypesSupported: [Self.deviceCodeGrantType, "refresh_token"],
-                        responseTypesSupported: [],
+                        grantTypesSupported: ["authorization_code", Self.deviceCodeGrantType, "refresh_token"],
+                        responseTypesSupported: ["code"],
                         tokenEndpointAuthMethodsSupported: ["none"],
-                        revocationEndpointAuthMethodsSupported: ["none"]
+                        revocationEndpointAuthMethodsSupported: ["none"],
+                        authorizationEndpoint: "\(issuer)/oauth/authorize",
+                        codeChallengeMethodsSupported: ["S256"],
+                        authorizationResponseIssParameterSupported: true
                     )
                 )
             )
@@ -104,6 +109,11 @@ extension MobileServicesAPI {
         let app = try await oauthApp(input.path.appID, clientID: body.clientId)
         let tokens: Components.Schemas.TokenResponse
         switch body.grantType {
+        case "authorization_code":
+            guard let code = body.code, !code.isEmpty, let redirectURI = body.redirectUri,
+                let verifier = body.codeVerifier
+            else { throw OAuthError.invalidRequest("code, redirect_uri and code_verifier are required.") }
+            tokens = try await redeemAuthorizationCode(code, redirectURI: redirectURI, verifier: verifier, app: app)
         case Self.deviceCodeGrantType:
             guard let code = body.deviceCode, !code.isEmpty else {
                 throw OAuthError.invalidRequest("device_code is missing.")
@@ -202,6 +212,48 @@ extension MobileServicesAPI {
                 familyID: Self.randomBytes(16).base64URLEncoded
             )
         }
+    }
+
+    /// The tokens of an authorization code, once: for the redirect URI it was issued for,
+    /// with the PKCE verifier of its challenge, within its minute. A code presented again
+    /// revokes the tokens its first redemption gave (RFC 6749 §4.1.2): whoever holds it
+    /// now is not who redeemed it.
+    private func redeemAuthorizationCode(
+        _ code: String,
+        redirectURI: String,
+        verifier: String,
+        app: AppRecord
+    ) async throws -> Components.Schemas.TokenResponse {
+        let hash = BearerToken.hash(code)
+        guard let record = try await perform({ try await storage.authorizationCode(codeHash: hash) }),
+            record.appID == app.id
+        else { throw OAuthError.invalidGrant }
+        if let family = record.familyID {
+            try await perform { try await storage.revokeRefreshFamily(family) }
+            logger.warning("authorization code used again; its tokens revoked", metadata: ["app": "\(app.id)"])
+            throw OAuthError.invalidGrant
+        }
+        // RFC 7636 §4.1: 43 to 128 unreserved characters.
+        let verifierCharacters = CharacterSet(
+            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+        )
+        guard (43...128).contains(verifier.utf8.count),
+            verifier.unicodeScalars.allSatisfy(verifierCharacters.contains)
+        else { throw OAuthError.invalidRequest("code_verifier must be 43 to 128 unreserved characters.") }
+        guard record.redirectURI == redirectURI,
+            Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncoded == record.codeChallenge,
+            record.expiresAt > now()
+        else { throw OAuthError.invalidGrant }
+        let family = Self.randomBytes(16).base64URLEncoded
+        guard
+            try await perform({ try await storage.redeemAuthorizationCode(codeHash: hash, familyID: family, at: now()) }
+            )
+        else { throw OAuthError.invalidGrant }
+        guard let user = try await perform({ try await storage.user(named: record.username) }), !user.blocked else {
+            throw OAuthError.invalidGrant
+        }
+        logger.notice("authorization code redeemed", metadata: ["app": "\(app.id)"])
+        return try await issueTokens(app: app, username: user.username, deviceID: record.deviceID, familyID: family)
     }
 
     private func rotateRefreshToken(_ token: String, app: AppRecord) async throws -> Components.Schemas.TokenResponse {

@@ -31,7 +31,7 @@ struct OAuthError: Error, Sendable, Equatable {
     )
     static let unsupportedGrant = OAuthError(
         "unsupported_grant_type",
-        "The grant types are urn:ietf:params:oauth:grant-type:device_code and refresh_token."
+        "The grant types are authorization_code, urn:ietf:params:oauth:grant-type:device_code and refresh_token."
     )
     static let pending = OAuthError("authorization_pending", "No one has approved the user code yet.")
     static let slowDown = OAuthError("slow_down", "Poll less often: wait 5 seconds more between polls.")

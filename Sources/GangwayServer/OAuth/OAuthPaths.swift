@@ -9,7 +9,10 @@ enum OAuthPaths {
 
     static func takesForms(_ path: String) -> Bool { isOAuth(path) }
 
-    /// The verification page of the device authorization grant, which is HTML, not part
-    /// of the API document.
-    static let verificationPage = "/apps/{appID}/oauth/device"
+    /// The HTML pages, not part of the API document: the verification page of the device
+    /// authorization grant and the sign-in page of the authorization code grant.
+    static let pages: [String: [String]] = [
+        "/apps/{appID}/oauth/device": ["get", "post"],
+        "/apps/{appID}/oauth/authorize": ["get", "post"],
+    ]
 }

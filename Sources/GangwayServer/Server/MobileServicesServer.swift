@@ -110,7 +110,7 @@ public struct MobileServicesServer: Sendable {
         let gateway = GatewayMiddleware(
             routes: try RouteTable(
                 document: document,
-                extra: ["/openapi.json": ["get"], OAuthPaths.verificationPage: ["get", "post"]]
+                extra: OAuthPaths.pages.merging(["/openapi.json": ["get"]]) { $1 }
             )
         )
         router.add(middleware: gateway)
@@ -129,6 +129,7 @@ public struct MobileServicesServer: Sendable {
             middlewares: [AdminGate(document: document) { () async throws(APIError) in try await api.requireAdmin() }]
         )
         DeviceVerificationPage(api: api).register(on: router)
+        AuthorizationPage(api: api).register(on: router)
         return GatewayResponder(
             gateway: gateway,
             deviceReads: DeviceReadRoute(api: api),

@@ -150,6 +150,22 @@ public final class CachedStorage: ServerStorage {
         try await base.updateDeviceGrant(grant, expecting: expected)
     }
 
+    public func insertAuthorizationCode(_ code: AuthorizationCodeRecord) async throws(StorageError) {
+        try await base.insertAuthorizationCode(code)
+    }
+
+    public func authorizationCode(codeHash: Data) async throws(StorageError) -> AuthorizationCodeRecord? {
+        try await base.authorizationCode(codeHash: codeHash)
+    }
+
+    public func redeemAuthorizationCode(
+        codeHash: Data,
+        familyID: String,
+        at date: Date
+    ) async throws(StorageError) -> Bool {
+        try await base.redeemAuthorizationCode(codeHash: codeHash, familyID: familyID, at: date)
+    }
+
     public func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) {
         try await base.insertRefreshToken(token)
     }

@@ -93,3 +93,51 @@ public struct RefreshTokenRecord: Sendable, Hashable {
         self.revoked = revoked
     }
 }
+
+/// An authorization code of the authorization code grant (RFC 6749 §4.1), stored as its
+/// SHA-256 with what redeeming it must match: the redirect URI it was issued for and the
+/// PKCE challenge (RFC 7636, S256). Redeemed once; the family of the tokens it gave is
+/// kept, so a code presented again revokes them (RFC 6749 §4.1.2).
+public struct AuthorizationCodeRecord: Sendable, Hashable {
+    public var codeHash: Data
+    public var appID: String
+    public var username: String
+    /// The device that asked, for the session and its registration.
+    public var deviceID: String
+    public var redirectURI: String
+    /// BASE64URL(SHA-256(code_verifier)).
+    public var codeChallenge: String
+    /// The client's OpenID Connect nonce, for the ID token.
+    public var nonce: String?
+    public var createdAt: Date
+    public var expiresAt: Date
+    public var redeemedAt: Date?
+    /// The refresh token family the redemption started.
+    public var familyID: String?
+
+    public init(
+        codeHash: Data,
+        appID: String,
+        username: String,
+        deviceID: String,
+        redirectURI: String,
+        codeChallenge: String,
+        nonce: String? = nil,
+        createdAt: Date,
+        expiresAt: Date,
+        redeemedAt: Date? = nil,
+        familyID: String? = nil
+    ) {
+        self.codeHash = codeHash
+        self.appID = appID
+        self.username = username
+        self.deviceID = deviceID
+        self.redirectURI = redirectURI
+        self.codeChallenge = codeChallenge
+        self.nonce = nonce
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.redeemedAt = redeemedAt
+        self.familyID = familyID
+    }
+}

@@ -437,6 +437,62 @@ public final class PostgresStorage: ServerStorage {
         }
     }
 
+    public func insertAuthorizationCode(_ code: AuthorizationCodeRecord) async throws(StorageError) {
+        try await run {
+            try await client.query(
+                """
+                INSERT INTO oauth_authorization_codes (code_hash, app_id, username, device_id, redirect_uri,
+                    code_challenge, nonce, created_at, expires_at, redeemed_at, family_id)
+                VALUES (\(code.codeHash), \(code.appID), \(code.username), \(code.deviceID), \(code.redirectURI),
+                    \(code.codeChallenge), \(code.nonce), \(code.createdAt.milliseconds),
+                    \(code.expiresAt.milliseconds), \(code.redeemedAt?.milliseconds), \(code.familyID))
+                """,
+                logger: logger
+            )
+        }
+    }
+
+    public func authorizationCode(codeHash: Data) async throws(StorageError) -> AuthorizationCodeRecord? {
+        try await run {
+            let query: PostgresQuery = try """
+            SELECT code_hash, app_id, username, device_id, redirect_uri, code_challenge, nonce, created_at,
+                expires_at, redeemed_at, family_id FROM oauth_authorization_codes WHERE code_hash = \(codeHash)
+            """
+            guard let row = try await client.query(query, logger: logger).collect().first else { return nil }
+            let cells = row.makeRandomAccess()
+            return AuthorizationCodeRecord(
+                codeHash: try cells["code_hash"].decode(Data.self),
+                appID: try cells["app_id"].decode(String.self),
+                username: try cells["username"].decode(String.self),
+                deviceID: try cells["device_id"].decode(String.self),
+                redirectURI: try cells["redirect_uri"].decode(String.self),
+                codeChallenge: try cells["code_challenge"].decode(String.self),
+                nonce: try cells["nonce"].decode(String?.self),
+                createdAt: Date(milliseconds: try cells["created_at"].decode(Int64.self)),
+                expiresAt: Date(milliseconds: try cells["expires_at"].decode(Int64.self)),
+                redeemedAt: try cells["redeemed_at"].decode(Int64?.self).map(Date.init(milliseconds:)),
+                familyID: try cells["family_id"].decode(String?.self)
+            )
+        }
+    }
+
+    public func redeemAuthorizationCode(
+        codeHash: Data,
+        familyID: String,
+        at date: Date
+    ) async throws(StorageError) -> Bool {
+        try await run {
+            try await client.query(
+                """
+                UPDATE oauth_authorization_codes SET redeemed_at = \(date.milliseconds), family_id = \(familyID)
+                WHERE code_hash = \(codeHash) AND redeemed_at IS NULL
+                RETURNING code_hash
+                """,
+                logger: logger
+            ).collect().count == 1
+        }
+    }
+
     public func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) {
         try await run {
             try await client.query(

@@ -339,6 +339,68 @@ public final class SQLiteStorage: ServerStorage {
         }
     }
 
+    public func insertAuthorizationCode(_ code: AuthorizationCodeRecord) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO oauth_authorization_codes (code_hash, app_id, username, device_id, redirect_uri,
+                        code_challenge, nonce, created_at, expires_at, redeemed_at, family_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    code.codeHash, code.appID, code.username, code.deviceID, code.redirectURI, code.codeChallenge,
+                    code.nonce, code.createdAt.milliseconds, code.expiresAt.milliseconds,
+                    code.redeemedAt?.milliseconds, code.familyID,
+                ]
+            )
+        }
+    }
+
+    public func authorizationCode(codeHash: Data) async throws(StorageError) -> AuthorizationCodeRecord? {
+        try await read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT code_hash, app_id, username, device_id, redirect_uri, code_challenge, nonce, created_at,
+                        expires_at, redeemed_at, family_id FROM oauth_authorization_codes WHERE code_hash = ?
+                    """,
+                arguments: [codeHash]
+            ).map { row in
+                let redeemed: Int64? = row["redeemed_at"]
+                return AuthorizationCodeRecord(
+                    codeHash: row["code_hash"],
+                    appID: row["app_id"],
+                    username: row["username"],
+                    deviceID: row["device_id"],
+                    redirectURI: row["redirect_uri"],
+                    codeChallenge: row["code_challenge"],
+                    nonce: row["nonce"],
+                    createdAt: Date(milliseconds: row["created_at"]),
+                    expiresAt: Date(milliseconds: row["expires_at"]),
+                    redeemedAt: redeemed.map(Date.init(milliseconds:)),
+                    familyID: row["family_id"]
+                )
+            }
+        }
+    }
+
+    public func redeemAuthorizationCode(
+        codeHash: Data,
+        familyID: String,
+        at date: Date
+    ) async throws(StorageError) -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE oauth_authorization_codes SET redeemed_at = ?, family_id = ?
+                    WHERE code_hash = ? AND redeemed_at IS NULL
+                    """,
+                arguments: [date.milliseconds, familyID, codeHash]
+            )
+            return db.changesCount == 1
+        }
+    }
+
     public func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) {
         try await write { db in
             try db.execute(

@@ -129,12 +129,25 @@ enum ServerSchema {
         ]
     }
 
+    /// OAuth 2.0: authorization codes (RFC 6749 §4.1, with PKCE), kept as their SHA-256.
+    static func version8(_ dialect: Dialect) -> [String] {
+        let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
+        return [
+            """
+            CREATE TABLE oauth_authorization_codes (code_hash \(blob) PRIMARY KEY,
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, username TEXT NOT NULL,
+                device_id TEXT NOT NULL, redirect_uri TEXT NOT NULL, code_challenge TEXT NOT NULL, nonce TEXT,
+                created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, redeemed_at BIGINT, family_id TEXT)
+            """
+        ]
+    }
+
     /// Every migration, oldest first; a database runs those it has not run yet.
     static func migrations(_ dialect: Dialect) -> [(name: String, statements: [String])] {
         [
             ("v1", version1(dialect)), ("v2", version2(dialect)), ("v3", version3(dialect)),
             ("v4", version4(dialect)), ("v5", version5(dialect)), ("v6", version6(dialect)),
-            ("v7", version7(dialect)),
+            ("v7", version7(dialect)), ("v8", version8(dialect)),
         ]
     }
 

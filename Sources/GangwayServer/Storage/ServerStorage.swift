@@ -68,6 +68,11 @@ public protocol ServerStorage: Sendable {
     )
         async throws(StorageError) -> Bool
 
+    func insertAuthorizationCode(_ code: AuthorizationCodeRecord) async throws(StorageError)
+    func authorizationCode(codeHash: Data) async throws(StorageError) -> AuthorizationCodeRecord?
+    /// Marks the code redeemed at `date`, starting refresh token family `familyID`, if no
+    /// one redeemed it before: `false` when someone did (two redemptions never both win).
+    func redeemAuthorizationCode(codeHash: Data, familyID: String, at date: Date) async throws(StorageError) -> Bool
     func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError)
     func refreshToken(tokenHash: Data) async throws(StorageError) -> RefreshTokenRecord?
     /// Marks a refresh token used, if it is neither used nor revoked; `false` otherwise.

@@ -116,6 +116,11 @@ public struct HeadlessBrowser: Sendable {
         _ = try await command("POST", "element/\(element)/click", [:])
     }
 
+    /// The address of the page the browser shows now, after any redirect.
+    public func currentURL() async throws -> String {
+        try await command("GET", "url", nil)["value"] as? String ?? ""
+    }
+
     /// The page's HTML as the browser holds it now.
     public func source() async throws -> String {
         try await command("GET", "source", nil)["value"] as? String ?? ""

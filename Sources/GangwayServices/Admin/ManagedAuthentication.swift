@@ -18,9 +18,12 @@ public struct ManagedAuthentication: Sendable, Hashable {
     public var type: AppConfiguration.AuthType
     /// `nil`: people sign in as the server's own users.
     public var provider: Provider?
+    /// Where the authorization code grant may send a code.
+    public var redirectURIs: [String]
 
     init(_ wire: Components.Schemas.AppAuthentication) {
         type = AppConfiguration.AuthType(wire._type)
+        redirectURIs = wire.redirectURIs
         provider = wire.provider.map {
             Provider(
                 issuer: $0.issuer,
@@ -53,10 +56,13 @@ public struct AuthenticationChange: Sendable, Hashable {
     public var type: AppConfiguration.AuthType
     /// `nil`: the server's own users.
     public var provider: Provider?
+    /// Where the authorization code grant may send a code (``GangwayProtocol/RedirectURI``).
+    public var redirectURIs: [String]
 
-    public init(type: AppConfiguration.AuthType, provider: Provider? = nil) {
+    public init(type: AppConfiguration.AuthType, provider: Provider? = nil, redirectURIs: [String] = []) {
         self.type = type
         self.provider = provider
+        self.redirectURIs = redirectURIs
     }
 
     var wire: Components.Schemas.AppAuthenticationChange {
@@ -69,7 +75,8 @@ public struct AuthenticationChange: Sendable, Hashable {
                     clientSecret: $0.clientSecret?.value,
                     createsUsers: $0.createsUsers
                 )
-            }
+            },
+            redirectURIs: redirectURIs.isEmpty ? nil : redirectURIs
         )
     }
 }

@@ -1,0 +1,192 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The sign-in page of the authorization code grant (RFC 6749 §4.1, with PKCE): `GET
+/// /apps/{appID}/oauth/authorize?…` shows the app's name, the person's user name and
+/// password, and Approve and Deny; `POST` the same path decides, and the browser goes
+/// back to the app's redirect URI with a code (or `access_denied`), the `state` it came
+/// with, and the issuer (`iss`, RFC 9207).
+///
+/// A request whose client or redirect URI is wrong is refused on the page, never
+/// redirected (RFC 6749 §4.1.2.1). The password goes through the same throttle and bcrypt
+/// gate as every other sign-in. A code lives a minute and is redeemed once.
+struct AuthorizationPage: Sendable {
+    let api: MobileServicesAPI
+
+    /// How long an authorization code lives (RFC 6749 §4.1.2: short; ten minutes at most).
+    static let codeLifetime: TimeInterval = 60
+
+    func register(on router: Router<ServerContext>) {
+        router.get("/apps/:appID/oauth/authorize") { request, context in
+            await show(request, context: context)
+        }
+        router.post("/apps/:appID/oauth/authorize") { request, context in
+            await decide(request, context: context)
+        }
+    }
+
+    private func show(_ request: Request, context: ServerContext) async -> Response {
+        guard let app = await OAuthPage.app(context, api: api) else { return OAuthPage.notFound }
+        var fields: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters where fields[String(name)] == nil {
+            fields[String(name)] = String(value)
+        }
+        switch AuthorizationRequest.parse(fields, app: app) {
+        case .failure(let refusal): return Self.refused(refusal, app: app)
+        case .success(let authorization): return Self.page(app: app, authorization: authorization, status: .ok)
+        }
+    }
+
+    private func decide(_ request: Request, context: ServerContext) async -> Response {
+        guard let app = await OAuthPage.app(context, api: api) else { return OAuthPage.notFound }
+        var request = request
+        guard let body = try? await request.collectBody(upTo: 16 * 1024) else {
+            return Self.refused(.page("The form is too large."), app: app, status: .contentTooLarge)
+        }
+        let form = OAuthPage.form(String(buffer: body))
+        let authorization: AuthorizationRequest
+        switch AuthorizationRequest.parse(form, app: app) {
+        case .failure(let refusal): return Self.refused(refusal, app: app)
+        case .success(let parsed): authorization = parsed
+        }
+        let username = (form["username"] ?? "").lowercased()
+        let user: UserRecord
+        do {
+            user = try await api.checkedUser(
+                username: username,
+                password: form["password"] ?? "",
+                cookieHash: nil,
+                appID: app.id
+            )
+        } catch {
+            let answer = (error as? APIError) ?? .signInFailed
+            return Self.page(
+                app: app,
+                authorization: authorization,
+                status: answer.status,
+                username: username,
+                message: answer.message
+            )
+        }
+        let issuer = api.issuer(of: app)
+        guard form["decision"] == "approve" else {
+            api.logger.notice("authorization denied", metadata: ["app": "\(app.id)"])
+            return Self.redirect(
+                AuthorizationRequest.location(
+                    authorization.redirectURI,
+                    [
+                        ("error", "access_denied"), ("error_description", "The person denied the sign-in."),
+                        ("state", authorization.state), ("iss", issuer),
+                    ]
+                )
+            )
+        }
+        let code = BearerToken.make()
+        let time = api.now()
+        do {
+            try await api.storage.insertAuthorizationCode(
+                AuthorizationCodeRecord(
+                    codeHash: BearerToken.hash(code),
+                    appID: app.id,
+                    username: user.username,
+                    deviceID: authorization.deviceID,
+                    redirectURI: authorization.redirectURI,
+                    codeChallenge: authorization.codeChallenge,
+                    nonce: authorization.nonce,
+                    createdAt: time,
+                    expiresAt: time.addingTimeInterval(Self.codeLifetime)
+                )
+            )
+        } catch {
+            return Self.page(
+                app: app,
+                authorization: authorization,
+                status: .serviceUnavailable,
+                username: username,
+                message: "The server could not finish the sign-in. Try again."
+            )
+        }
+        api.logger.notice(
+            "authorization code issued",
+            metadata: ["app": "\(app.id)", "request": "\(RequestInfo.current.requestID)"]
+        )
+        return Self.redirect(
+            AuthorizationRequest.location(
+                authorization.redirectURI,
+                [("code", code), ("state", authorization.state), ("iss", issuer)]
+            )
+        )
+    }
+
+    /// A 303 to `location`, which holds a code: never cached, never sent on as a referrer.
+    static func redirect(_ location: String) -> Response {
+        Response(
+            status: .seeOther,
+            headers: [
+                .location: location, .cacheControl: "no-store", HTTPField.Name("Referrer-Policy")!: "no-referrer",
+            ]
+        )
+    }
+
+    static func refused(
+        _ refusal: AuthorizationRequest.Refusal,
+        app: AppRecord,
+        status: HTTPResponse.Status = .badRequest
+    ) -> Response {
+        switch refusal {
+        case .redirect(let uri, let error, let description, let state):
+            return redirect(
+                AuthorizationRequest.location(
+                    uri,
+                    [("error", error), ("error_description", description), ("state", state)]
+                )
+            )
+        case .page(let message):
+            let main =
+                "<h1>\(OAuthPage.escape(app.name))</h1><p class=\"error\" role=\"alert\">\(OAuthPage.escape(message))</p>"
+            return Response(
+                status: status,
+                headers: OAuthPage.headers,
+                body: .init(byteBuffer: ByteBuffer(string: OAuthPage.document(title: "Sign in", main: main)))
+            )
+        }
+    }
+
+    static func page(
+        app: AppRecord,
+        authorization: AuthorizationRequest,
+        status: HTTPResponse.Status,
+        username: String = "",
+        message: String? = nil
+    ) -> Response {
+        let name = OAuthPage.escape(app.name)
+        let alert = message.map { "<p class=\"error\" role=\"alert\">\(OAuthPage.escape($0))</p>" } ?? ""
+        let hidden = authorization.formFields(app: app).map { name, value in
+            "<input type=\"hidden\" name=\"\(OAuthPage.escape(name))\" value=\"\(OAuthPage.escape(value))\">"
+        }.joined(separator: "\n")
+        let main = """
+            <h1>Sign in to \(name)</h1>
+            <p>Sign in with your user name and password to let the app on your device in.</p>
+            \(alert)
+            <form method="post">
+            \(hidden)
+            <label for="username">User name</label>
+            <input id="username" name="username" value="\(OAuthPage.escape(username))" required autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="128" autofocus>
+            <label for="password">Password</label>
+            <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="1024">
+            <div class="buttons">
+            <button type="submit" name="decision" value="approve">Sign In</button>
+            <button type="submit" name="decision" value="deny" formnovalidate class="secondary">Deny</button>
+            </div>
+            </form>
+            """
+        return Response(
+            status: status,
+            headers: OAuthPage.headers(formAction: authorization.formAction),
+            body: .init(byteBuffer: ByteBuffer(string: OAuthPage.document(title: "Sign in", main: main)))
+        )
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// What the authorization server's HTML pages share (the device verification page, the
+/// sign-in page of the authorization code grant): plain HTML with no script at all,
+/// usable with a keyboard alone and on a phone, and answers that forbid framing, caching
+/// and referrers and allow nothing to load from anywhere.
+enum OAuthPage {
+    /// The `oauth2` app the request's path names; `nil` for any other.
+    static func app(_ context: ServerContext, api: MobileServicesAPI) async -> AppRecord? {
+        guard let id = context.parameters.get("appID"), let app = try? await api.app(id),
+            app.authentication.type == .oauth2
+        else { return nil }
+        return app
+    }
+
+    /// The fields of a form body (`application/x-www-form-urlencoded`).
+    static func form(_ body: String) -> [String: String] {
+        var components = URLComponents()
+        components.percentEncodedQuery = body.replacingOccurrences(of: "+", with: "%20")
+        var fields: [String: String] = [:]
+        for item in components.queryItems ?? [] where fields[item.name] == nil {
+            fields[item.name] = item.value ?? ""
+        }
+        return fields
+    }
+
+    static let notFound = Response(
+        status: .notFound,
+        headers: headers,
+        body: .init(byteBuffer: ByteBuffer(string: document(title: "Not found", main: "<p>There is no such page.</p>")))
+    )
+
+    static let headers = headers(formAction: "'self'")
+
+    /// The headers of a page whose form may be sent to (or redirected after sending to)
+    /// `formAction`, a CSP source list.
+    static func headers(formAction: String) -> HTTPFields {
+        [
+            .contentType: "text/html; charset=utf-8",
+            .cacheControl: "no-store",
+            .contentSecurityPolicy:
+                "default-src 'none'; style-src 'unsafe-inline'; form-action \(formAction); frame-ancestors 'none'; base-uri 'none'",
+            HTTPField.Name("X-Frame-Options")!: "DENY",
+            HTTPField.Name("Referrer-Policy")!: "no-referrer",
+            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+        ]
+    }
+
+    static func document(title: String, main: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(escape(title))</title>
+        <style>
+        body { font-family: system-ui, sans-serif; margin: 0; padding: 1.5rem; max-width: 28rem; margin-inline: auto; line-height: 1.4; }
+        label { display: block; margin-top: 1rem; font-weight: 600; }
+        input { display: block; width: 100%; box-sizing: border-box; font-size: 1.1rem; padding: 0.6rem; margin-top: 0.3rem; }
+        .buttons { display: flex; gap: 0.75rem; margin-top: 1.5rem; }
+        button { flex: 1; font-size: 1.1rem; padding: 0.7rem; }
+        :focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
+        .error { color: #a51d2d; font-weight: 600; }
+        </style>
+        </head>
+        <body>
+        <main>
+        \(main)
+        </main>
+        </body>
+        </html>
+        """
+    }
+
+    /// `text` safe inside HTML text and double-quoted attributes.
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+}
