@@ -27,6 +27,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case accessDenied
         case expiredToken
         case invalidGrant
+        case forgedAnswer
     }
 
     private let code: Code
@@ -99,6 +100,9 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The code or refresh token is unknown, spent, expired or revoked (`invalid_grant`):
     /// the person must sign in again.
     public static let invalidGrant = Self(.invalidGrant)
+    /// The browser came back with an answer that is not this sign-in's (another `state`,
+    /// another issuer): refused before any code in it is used.
+    public static let forgedAnswer = Self(.forgedAnswer)
 
     static func answer(
         status: Int,
@@ -169,6 +173,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .accessDenied: "The sign-in was denied at the verification page."
         case .expiredToken: "The code expired before anyone approved it."
         case .invalidGrant: "Your sign-in is no longer valid."
+        case .forgedAnswer: "The answer from the sign-in page was not for this sign-in."
         }
     }
 
@@ -190,7 +195,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .authorizationPending: "Approve it at the verification page on another device."
         case .slowDown: "Wait a little longer between tries."
         case .accessDenied, .expiredToken: "Get a new code and try again."
-        case .invalidGrant: "Sign in again."
+        case .invalidGrant, .forgedAnswer: "Sign in again."
         }
     }
 }

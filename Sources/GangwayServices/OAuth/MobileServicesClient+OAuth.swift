@@ -41,6 +41,46 @@ extension MobileServicesClient {
         }
     }
 
+    /// The app's authorization server, from its RFC 8414 metadata: its issuer and where
+    /// its sign-in page is.
+    public func authorizationServer(
+        appID: String
+    ) async throws(ServiceError) -> (issuer: String, authorizationEndpoint: URL) {
+        let output = try await ServiceCall.run {
+            try await client().getAuthorizationServerMetadata(path: .init(appID: appID))
+        }
+        switch output {
+        case .ok(let ok):
+            let body = try ServiceCall.decode { try ok.body.json }
+            guard let endpoint = URL(string: body.authorizationEndpoint) else { throw .invalidResponse(status: 200) }
+            return (body.issuer, endpoint)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Redeems an authorization code, with the redirect URI its sign-in page was built
+    /// for and the PKCE verifier whose S256 challenge the page carried.
+    /// - Throws: ``ServiceError/invalidGrant`` for a code that is unknown, used, expired,
+    ///   or does not match.
+    public func redeemAuthorizationCode(
+        appID: String,
+        code: String,
+        redirectURI: String,
+        verifier: String
+    ) async throws(ServiceError) -> OAuthTokens {
+        try await requestTokens(
+            appID: appID,
+            form: .init(
+                grantType: "authorization_code",
+                clientId: appID,
+                code: code,
+                redirectUri: redirectURI,
+                codeVerifier: verifier
+            )
+        )
+    }
+
     /// Asks once for the tokens of an approved device code.
     /// - Throws: ``ServiceError/authorizationPending`` and ``ServiceError/slowDown`` while
     ///   no one approved it; ``ServiceError/accessDenied``, ``ServiceError/expiredToken``

@@ -7,8 +7,10 @@ import Logging
 /// names (``AppConfiguration/authType``):
 /// - `basic`: the sign-in screen against the server (see
 ///   ``MobileServicesClient/signIn(appID:username:password:deviceID:deviceCookie:)``);
-/// - `oauth2`: the device authorization grant, with the device-code screen; the person
-///   signs in and approves on another device, and the device keeps a refresh token.
+/// - `oauth2`: with a browser (``MobileServices/browser``), the authorization code grant
+///   with PKCE; without one, the device authorization grant, with the device-code screen,
+///   where the person signs in and approves on another device. The device keeps a
+///   refresh token.
 ///
 /// It puts who signed in and the session into the context, and keeps the tokens in the
 /// credential store, which the store step moves into the user's secure store.
@@ -75,6 +77,13 @@ extension MobileServices {
         case .basic:
             return try await SignInPrompt(services: self).signIn(context, message: message, expectedUser: expectedUser)
         case .oauth2:
+            if let browser {
+                return try await AuthorizationCodePrompt(services: self, browser: browser).signIn(
+                    context,
+                    message: message,
+                    expectedUser: expectedUser
+                )
+            }
             return try await DeviceGrantPrompt(services: self).signIn(
                 context,
                 message: message,

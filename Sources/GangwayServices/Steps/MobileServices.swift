@@ -50,6 +50,9 @@ public struct MobileServices: Sendable {
     public var transport: (any ClientTransport)?
     /// The wall clock, for the days without server contact.
     public var now: @Sendable () -> Date
+    /// The browser an `oauth2` app signs people in with (the authorization code grant);
+    /// `nil`: the device authorization grant, for a device without one.
+    public var browser: (any AuthorizationBrowser)? = nil
     /// How the device waits between polls of a device code.
     public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     public var logger: Logger

@@ -28,12 +28,20 @@ final class ServicesDevice: Sendable {
     let server: RunningTestServer
     let isShared: Bool
     let appVersion: String
+    /// The browser of an oauth2 app's sign-in; `nil`: the device grant.
+    let browser: (any AuthorizationBrowser)?
 
-    init(server: RunningTestServer, shared: Bool = false, appVersion: String = "1.4.0") throws {
+    init(
+        server: RunningTestServer,
+        shared: Bool = false,
+        appVersion: String = "1.4.0",
+        browser: (any AuthorizationBrowser)? = nil
+    ) throws {
         temporary = try TemporaryDirectory(prefix: "gangway-services-device")
         self.server = server
         isShared = shared
         self.appVersion = appVersion
+        self.browser = browser
     }
 
     deinit { temporary.remove() }
@@ -61,6 +69,7 @@ final class ServicesDevice: Sendable {
         // The server answers a poll sooner than its interval with slow_down and an approved
         // code at the next poll whatever the wait, so the stories need not wait 5 seconds.
         services.sleep = { _ in try await Task.sleep(for: .milliseconds(20)) }
+        services.browser = browser
         return services
     }
 
