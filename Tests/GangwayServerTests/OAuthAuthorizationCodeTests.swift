@@ -22,12 +22,7 @@ struct OAuthAuthorizationCodeTests {
     }
 
     /// The authorization request's query.
-    static func query(_ fields: [(String, String)]) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
-            .joined(separator: "&")
-    }
+    static func query(_ fields: [(String, String)]) -> String { RunningTestServer.formBody(fields) }
 
     static func request(
         redirect: String = "http://127.0.0.1:51234/callback",

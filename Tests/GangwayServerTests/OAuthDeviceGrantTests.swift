@@ -24,17 +24,7 @@ struct OAuthDeviceGrantTests {
 
     /// A form request, as OAuth clients and browsers send one.
     static func form(_ api: API, _ path: String, _ fields: [(String, String)]) async throws -> API.Reply {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        let body = fields.map {
-            "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")"
-        }.joined(separator: "&")
-        return try await api.send(
-            .post,
-            path,
-            json: body,
-            headers: [.contentType: "application/x-www-form-urlencoded"]
-        )
+        try await api.running.sendForm(path, fields)
     }
 
     static func oauth2(_ api: API) async throws {

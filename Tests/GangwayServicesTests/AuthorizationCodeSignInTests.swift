@@ -34,19 +34,12 @@ struct AuthorizationCodeSignInTests {
     {
         { page in
             let password = ServerSeed.checks.users.first { $0.username == user }?.password.value ?? ""
-            var allowed = CharacterSet.alphanumerics
-            allowed.insert(charactersIn: "-._~")
             let query = URLComponents(url: page, resolvingAgainstBaseURL: false)?.queryItems ?? []
-            let fields =
+            let reply = try await server.sendForm(
+                page.path,
                 query.map { ($0.name, $0.value ?? "") } + [
                     ("username", user), ("password", password), ("decision", approve ? "approve" : "deny"),
                 ]
-            let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
-            let reply = try await server.send(
-                .post,
-                page.path,
-                json: body.joined(separator: "&"),
-                headers: [.contentType: "application/x-www-form-urlencoded"]
             )
             guard reply.status == .seeOther, let location = reply.headers[.location] else {
                 throw TestServerError("the sign-in page answered \(reply.status)")

@@ -28,12 +28,7 @@ struct OAuthSignInAgainstServerTests {
 
     /// Revokes one access token (RFC 7009), as an expiry would end it.
     static func revoke(_ token: String, at server: RunningTestServer) async throws -> ServerReply {
-        try await server.send(
-            .post,
-            "/apps/checks/oauth/revoke",
-            json: "client_id=checks&token=\(token)",
-            headers: [.contentType: "application/x-www-form-urlencoded"]
-        )
+        try await server.sendForm("/apps/checks/oauth/revoke", [("client_id", "checks"), ("token", token)])
     }
 
     static func text(_ store: SecureStore?, _ key: String) throws -> String? {

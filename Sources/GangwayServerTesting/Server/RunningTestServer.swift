@@ -51,6 +51,26 @@ public struct RunningTestServer: Sendable {
         )
     }
 
+    /// Sends `fields` as a form (`application/x-www-form-urlencoded`), in their order, as
+    /// OAuth clients and browsers send one.
+    public func sendForm(_ path: String, _ fields: [(String, String)]) async throws -> ServerReply {
+        try await send(
+            .post,
+            path,
+            json: Self.formBody(fields),
+            headers: [.contentType: "application/x-www-form-urlencoded"]
+        )
+    }
+
+    /// `fields` percent-encoded as a form body or a query: everything but the unreserved
+    /// characters escaped.
+    public static func formBody(_ fields: [(String, String)]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+            .joined(separator: "&")
+    }
+
     /// Sends `body` encoded as JSON (dates in ISO 8601).
     public func send<Body: Encodable>(
         _ method: HTTPRequest.Method,

@@ -185,18 +185,12 @@ extension ScriptedPresenter.Answer {
     ) -> Self {
         .deviceCode { screen in
             let password = ServerSeed.checks.users.first { $0.username == user }?.password.value ?? ""
-            var allowed = CharacterSet.alphanumerics
-            allowed.insert(charactersIn: "-._~")
-            let fields = [
-                ("user_code", screen.userCode), ("username", user), ("password", password),
-                ("decision", approve ? "approve" : "deny"),
-            ]
-            let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
-            let reply = try await server.send(
-                .post,
+            let reply = try await server.sendForm(
                 screen.verificationURL.path,
-                json: body.joined(separator: "&"),
-                headers: [.contentType: "application/x-www-form-urlencoded"]
+                [
+                    ("user_code", screen.userCode), ("username", user), ("password", password),
+                    ("decision", approve ? "approve" : "deny"),
+                ]
             )
             guard reply.status == .ok else { throw TestServerError("the verification page answered \(reply.status)") }
         }
