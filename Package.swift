@@ -43,6 +43,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
     ],
     targets: [
         .target(
@@ -149,6 +150,7 @@ let package = Package(
         .target(
             name: "GangwayServer",
             dependencies: [
+                .product(name: "JWTKit", package: "jwt-kit"),
                 "GangwaySystem",
                 "GangwayPolicy",
                 "GangwayProtocol",
@@ -318,6 +320,7 @@ let package = Package(
         .testTarget(
             name: "GangwayServerTests",
             dependencies: [
+                .product(name: "JWTKit", package: "jwt-kit"),
                 "GangwayServer",
                 "GangwayOffline",
                 "GangwayServerTesting",

@@ -27,6 +27,8 @@ struct MobileServicesAPI: APIProtocol {
     let passwords: PasswordHasher
     let throttle: SignInThrottle
     let signer: ActivationSigner
+    /// Signs OpenID Connect ID tokens.
+    let idTokens: IDTokenSigner
     let changeSealingKey: SealingPrivateKey
     let serverKey: ServerKey
     let adminToken: AdminTokenCheck

@@ -55,6 +55,54 @@ extension MobileServicesAPI {
         )
     }
 
+    func getOpenIDConfiguration(
+        _ input: Operations.GetOpenIDConfiguration.Input
+    ) async throws -> Operations.GetOpenIDConfiguration.Output {
+        let app = try await app(input.path.appID)
+        guard app.authentication.type == .oauth2 else {
+            throw APIError.notFound(
+                "NOT_OAUTH2",
+                "This app signs people in with a password; it has no OpenID metadata."
+            )
+        }
+        let issuer = issuer(of: app)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        issuer: issuer,
+                        authorizationEndpoint: "\(issuer)/oauth/authorize",
+                        tokenEndpoint: "\(issuer)/oauth/token",
+                        userinfoEndpoint: "\(issuer)/oauth/userinfo",
+                        jwksUri: "\(issuer)/oauth/jwks",
+                        revocationEndpoint: "\(issuer)/oauth/revoke",
+                        deviceAuthorizationEndpoint: "\(issuer)/oauth/device_authorization",
+                        responseTypesSupported: ["code"],
+                        subjectTypesSupported: ["public"],
+                        idTokenSigningAlgValuesSupported: ["ES256"],
+                        codeChallengeMethodsSupported: ["S256"],
+                        grantTypesSupported: ["authorization_code", Self.deviceCodeGrantType, "refresh_token"],
+                        scopesSupported: ["openid", "profile"],
+                        claimsSupported: ["iss", "sub", "aud", "exp", "iat", "nonce", "name", "preferred_username"],
+                        tokenEndpointAuthMethodsSupported: ["none"]
+                    )
+                )
+            )
+        )
+    }
+
+    func getJSONWebKeySet(_ input: Operations.GetJSONWebKeySet.Input) async throws -> Operations.GetJSONWebKeySet.Output
+    {
+        let app: AppRecord
+        do {
+            app = try await self.app(input.path.appID)
+        } catch {
+            throw error == .appNotFound ? OAuthError.noSuchApp : error
+        }
+        guard app.authentication.type == .oauth2 else { throw OAuthError.noSuchApp }
+        return .ok(.init(body: .json(.init(keys: [idTokens.jwk]))))
+    }
+
     func authorizeDevice(_ input: Operations.AuthorizeDevice.Input) async throws -> Operations.AuthorizeDevice.Output {
         guard case .urlEncodedForm(let body) = input.body else { throw OAuthError.invalidRequest("Send a form.") }
         let app = try await oauthApp(input.path.appID, clientID: body.clientId)
@@ -207,7 +255,7 @@ extension MobileServicesAPI {
             logger.notice("device authorization redeemed", metadata: ["app": "\(app.id)"])
             return try await issueTokens(
                 app: app,
-                username: user.username,
+                user: user,
                 deviceID: approved.deviceID,
                 familyID: Self.randomBytes(16).base64URLEncoded
             )
@@ -253,7 +301,13 @@ extension MobileServicesAPI {
             throw OAuthError.invalidGrant
         }
         logger.notice("authorization code redeemed", metadata: ["app": "\(app.id)"])
-        return try await issueTokens(app: app, username: user.username, deviceID: record.deviceID, familyID: family)
+        return try await issueTokens(
+            app: app,
+            user: user,
+            deviceID: record.deviceID,
+            familyID: family,
+            nonce: record.nonce
+        )
     }
 
     private func rotateRefreshToken(_ token: String, app: AppRecord) async throws -> Components.Schemas.TokenResponse {
@@ -284,19 +338,22 @@ extension MobileServicesAPI {
         }
         return try await issueTokens(
             app: app,
-            username: user.username,
+            user: user,
             deviceID: refresh.deviceID,
             familyID: refresh.familyID
         )
     }
 
-    /// A new session and refresh token of `familyID`.
+    /// A new session and refresh token of `familyID`, with an ID token for `user` (and the
+    /// `nonce` of the authorization request, if it had one).
     private func issueTokens(
         app: AppRecord,
-        username: String,
+        user: UserRecord,
         deviceID: String,
-        familyID: String
+        familyID: String,
+        nonce: String? = nil
     ) async throws(APIError) -> Components.Schemas.TokenResponse {
+        let username = user.username
         // A refresh never gets here for a locked registration (see rotateRefreshToken), so
         // only an approved device code unlocks one, as a password sign-in does.
         let (access, session) = try await openSession(app: app, username: username, deviceID: deviceID)
@@ -316,11 +373,24 @@ extension MobileServicesAPI {
                 )
             )
         }
+        let idToken: String
+        do {
+            idToken = try await idTokens.idToken(
+                issuer: issuer(of: app),
+                audience: app.id,
+                user: user,
+                nonce: nonce,
+                at: time
+            )
+        } catch {
+            throw .storage(StorageError(.unavailable, "an ID token could not be signed"))
+        }
         return .init(
             accessToken: access,
             tokenType: .bearer,
             expiresIn: Int(settings.sessionLifetime.seconds),
-            refreshToken: refresh
+            refreshToken: refresh,
+            idToken: idToken
         )
     }
 }

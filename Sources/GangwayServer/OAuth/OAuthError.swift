@@ -33,6 +33,11 @@ struct OAuthError: Error, Sendable, Equatable {
         "unsupported_grant_type",
         "The grant types are authorization_code, urn:ietf:params:oauth:grant-type:device_code and refresh_token."
     )
+    static let noSuchApp = OAuthError(
+        "invalid_request",
+        "There is no app here that signs people in with OAuth 2.0.",
+        status: .notFound
+    )
     static let pending = OAuthError("authorization_pending", "No one has approved the user code yet.")
     static let slowDown = OAuthError("slow_down", "Poll less often: wait 5 seconds more between polls.")
     static let denied = OAuthError("access_denied", "The person at the verification page denied the request.")

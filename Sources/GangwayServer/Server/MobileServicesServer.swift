@@ -28,6 +28,7 @@ public struct MobileServicesServer: Sendable {
     let logger: Logger
     let now: @Sendable () -> Date
     let signer: ActivationSigner
+    let idTokens: IDTokenSigner
     /// The key devices seal offline changes to.
     let changeSealingKey: SealingPrivateKey
     let serverKey: ServerKey
@@ -57,7 +58,7 @@ public struct MobileServicesServer: Sendable {
             lifetime: configuration.cacheLifetime
         )
         cachedStorage = storage
-        let (token, serverKey, keyBytes, sealingBytes) = try await storage.withConnections {
+        let (token, serverKey, keyBytes, sealingBytes, idTokenBytes) = try await storage.withConnections {
             try await storage.migrate()
             let serverKey = try await ServerKey.load(file: configuration.serverKeyPath, storage: storage)
             let token = try await AdminToken.bootstrap(
@@ -66,16 +67,18 @@ public struct MobileServicesServer: Sendable {
                 renew: renewAdminToken
             )
             let keyBytes = try await ActivationSigner.privateKey(storage: storage, sealedWith: serverKey)
+            let idTokenBytes = try await IDTokenSigner.privateKey(storage: storage, sealedWith: serverKey)
             let sealingBytes = try await serverKey.storedPrivateKey(
                 named: Self.changeSealingKeyName,
                 storage: storage,
                 plainLength: nil
             ) { SealingPrivateKey().rawRepresentation }
-            return (token, serverKey, keyBytes, sealingBytes)
+            return (token, serverKey, keyBytes, sealingBytes, idTokenBytes)
         }
         adminToken = token.outcome
         self.serverKey = serverKey
         signer = ActivationSigner(key: try P256.Signing.PrivateKey(rawRepresentation: keyBytes))
+        idTokens = try await IDTokenSigner(key: try P256.Signing.PrivateKey(rawRepresentation: idTokenBytes))
         changeSealingKey = try SealingPrivateKey(rawRepresentation: sealingBytes)
         passwords = PasswordHasher(
             cost: configuration.bcryptCost,
@@ -160,6 +163,7 @@ public struct MobileServicesServer: Sendable {
                 now: now
             ),
             signer: signer,
+            idTokens: idTokens,
             changeSealingKey: changeSealingKey,
             serverKey: serverKey,
             adminToken: adminToken,

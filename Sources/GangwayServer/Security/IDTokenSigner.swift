@@ -1,0 +1,98 @@
+import Crypto
+import Foundation
+import GangwayProtocol
+import JWTKit
+
+/// Signs OpenID Connect ID tokens (ES256, with JWTKit) with a P-256 key of their own,
+/// apart from the activation key: a key does one job. The public key is published as a
+/// JWK set, named by its `kid` (the base64url of the first 16 bytes of the SHA-256 of
+/// its x9.63 form), so a new key can stand beside an old one.
+struct IDTokenSigner: Sendable {
+    let key: P256.Signing.PrivateKey
+    private let keys: JWTKeyCollection
+
+    /// The name the key is stored under, sealed with the server key.
+    static let secretName = "oidc-id-token-signing-key"
+    /// How long an ID token is good for: it says who signed in, now.
+    static let lifetime: TimeInterval = 10 * 60
+
+    init(key: P256.Signing.PrivateKey) async throws {
+        self.key = key
+        keys = JWTKeyCollection()
+        await keys.add(
+            ecdsa: try ES256PrivateKey(backing: key),
+            kid: JWKIdentifier(string: Self.kid(of: key.publicKey))
+        )
+    }
+
+    /// The private key's bytes: made and stored sealed at the first start.
+    static func privateKey(storage: any ServerStorage, sealedWith serverKey: ServerKey) async throws -> Data {
+        try await serverKey.storedPrivateKey(named: secretName, storage: storage, plainLength: 32) {
+            P256.Signing.PrivateKey().rawRepresentation
+        }
+    }
+
+    static func kid(of key: P256.Signing.PublicKey) -> String {
+        Data(SHA256.hash(data: key.x963Representation).prefix(16)).base64URLEncoded
+    }
+
+    /// The public key as a JWK (RFC 7517, RFC 7518 §6.2).
+    var jwk: Components.Schemas.JsonWebKey {
+        let point = key.publicKey.x963Representation
+        return .init(
+            kty: .ec,
+            crv: .p256,
+            x: Data(point[1...32]).base64URLEncoded,
+            y: Data(point[33...64]).base64URLEncoded,
+            kid: Self.kid(of: key.publicKey),
+            use: .sig,
+            alg: .es256
+        )
+    }
+
+    /// The claims of an ID token (OpenID Connect Core §2).
+    struct Claims: JWTPayload {
+        var iss: IssuerClaim
+        var sub: SubjectClaim
+        var aud: AudienceClaim
+        var exp: ExpirationClaim
+        var iat: IssuedAtClaim
+        var nonce: String?
+        var name: String
+        var preferredUsername: String
+
+        enum CodingKeys: String, CodingKey {
+            case iss, sub, aud, exp, iat, nonce, name
+            case preferredUsername = "preferred_username"
+        }
+
+        func verify(using algorithm: some JWTAlgorithm) async throws {
+            try exp.verifyNotExpired()
+        }
+    }
+
+    /// An ID token for `user`, issued by `issuer` to the app `audience`.
+    func idToken(
+        issuer: String,
+        audience: String,
+        user: UserRecord,
+        nonce: String?,
+        at time: Date
+    ) async throws
+        -> String
+    {
+        try await keys.sign(
+            Claims(
+                iss: .init(value: issuer),
+                sub: .init(value: user.username),
+                aud: .init(value: [audience]),
+                exp: .init(value: time.addingTimeInterval(Self.lifetime)),
+                iat: .init(value: time),
+                nonce: nonce,
+                name: user.displayName,
+                preferredUsername: user.username
+            ),
+            kid: JWKIdentifier(string: Self.kid(of: key.publicKey))
+        )
+    }
+}
