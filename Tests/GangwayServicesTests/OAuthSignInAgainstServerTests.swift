@@ -97,6 +97,33 @@ struct OAuthSignInAgainstServerTests {
         }
     }
 
+    @Test(
+        "five reads meeting one ended session at once share one renewal: the refresh token is spent once, its family lives"
+    )
+    func oneRenewalForManyCalls() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            try await Self.oauth2(server)
+            let device = try ServicesDevice(server: server)
+            let app = try await Self.aliceOnboarded(device)
+            let store = await app.manager.store
+            let access = try #require(try Self.text(store, Self.tokenKey))
+            #expect(try await Self.revoke(access, at: server).status == .ok)
+            let context = try #require(await app.manager.flowContext)
+            let reader = AppDataReader(services: device.services)
+            let readings = try await withThrowingTaskGroup(of: AppDataReading.self) { group in
+                for _ in 0..<5 { group.addTask { try await reader.read("checks", in: context) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(readings.count == 5 && readings.allSatisfy { $0.failure == nil })
+            // Spending the refresh token twice would have revoked the family, and with it
+            // the session in the store.
+            let renewed = try #require(try Self.text(store, Self.tokenKey))
+            #expect(renewed != access)
+            #expect(try await server.send(.get, "/apps/checks/settings", token: renewed).status == .ok)
+            try app.presenter.verifyFinished()
+        }
+    }
+
     @Test("a refused refresh asks the same person again with a new code; another person's approval is refused")
     func refusedRefreshAsksAgain() async throws {
         try await TestServer.run(seed: .checks) { server in

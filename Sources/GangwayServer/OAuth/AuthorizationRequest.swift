@@ -51,10 +51,10 @@ struct AuthorizationRequest: Sendable, Hashable {
         guard let challenge = fields["code_challenge"], !challenge.isEmpty else {
             return refuse("invalid_request", "PKCE is required: send code_challenge with code_challenge_method S256.")
         }
-        guard fields["code_challenge_method"] == "S256" else {
+        guard fields["code_challenge_method"] == PKCE.method else {
             return refuse("invalid_request", "The code challenge method is S256; plain is not taken.")
         }
-        guard challenge.utf8.count == 43, Data(base64URLEncoded: challenge)?.count == 32 else {
+        guard PKCE.isValidChallenge(challenge) else {
             return refuse("invalid_request", "code_challenge is the base64url of a SHA-256: 43 characters.")
         }
         let nonce = fields["nonce"]
@@ -74,7 +74,7 @@ struct AuthorizationRequest: Sendable, Hashable {
     func formFields(app: AppRecord) -> [(String, String)] {
         [
             ("client_id", app.id), ("redirect_uri", redirectURI), ("response_type", "code"),
-            ("code_challenge", codeChallenge), ("code_challenge_method", "S256"), ("device_id", deviceID),
+            ("code_challenge", codeChallenge), ("code_challenge_method", PKCE.method), ("device_id", deviceID),
         ] + [("state", state), ("nonce", nonce)].compactMap { name, value in value.map { (name, $0) } }
     }
 

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GangwayProtocol
 import HTTPTypes
@@ -15,7 +14,6 @@ import OpenAPIRuntime
 /// is a session, as a password sign-in makes: stored as its SHA-256, revoked by a block,
 /// a new password or `gangway admin users revoke`.
 extension MobileServicesAPI {
-    static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
     /// How long a device code and its user code live.
     static let deviceCodeLifetime: TimeInterval = 10 * 60
     /// The first wait between polls, in seconds; each `slow_down` adds 5 (RFC 8628 §3.5).
@@ -42,12 +40,12 @@ extension MobileServicesAPI {
                         tokenEndpoint: "\(issuer)/oauth/token",
                         deviceAuthorizationEndpoint: "\(issuer)/oauth/device_authorization",
                         revocationEndpoint: "\(issuer)/oauth/revoke",
-                        grantTypesSupported: ["authorization_code", Self.deviceCodeGrantType, "refresh_token"],
+                        grantTypesSupported: OAuthGrantType.allCases.map(\.rawValue),
                         responseTypesSupported: ["code"],
                         tokenEndpointAuthMethodsSupported: ["none"],
                         revocationEndpointAuthMethodsSupported: ["none"],
                         authorizationEndpoint: "\(issuer)/oauth/authorize",
-                        codeChallengeMethodsSupported: ["S256"],
+                        codeChallengeMethodsSupported: [PKCE.method],
                         authorizationResponseIssParameterSupported: true
                     )
                 )
@@ -80,8 +78,8 @@ extension MobileServicesAPI {
                         responseTypesSupported: ["code"],
                         subjectTypesSupported: ["public"],
                         idTokenSigningAlgValuesSupported: ["ES256"],
-                        codeChallengeMethodsSupported: ["S256"],
-                        grantTypesSupported: ["authorization_code", Self.deviceCodeGrantType, "refresh_token"],
+                        codeChallengeMethodsSupported: [PKCE.method],
+                        grantTypesSupported: OAuthGrantType.allCases.map(\.rawValue),
                         scopesSupported: ["openid", "profile"],
                         claimsSupported: ["iss", "sub", "aud", "exp", "iat", "nonce", "name", "preferred_username"],
                         tokenEndpointAuthMethodsSupported: ["none"]
@@ -156,23 +154,23 @@ extension MobileServicesAPI {
         guard case .urlEncodedForm(let body) = input.body else { throw OAuthError.invalidRequest("Send a form.") }
         let app = try await oauthApp(input.path.appID, clientID: body.clientId)
         let tokens: Components.Schemas.TokenResponse
-        switch body.grantType {
-        case "authorization_code":
+        switch OAuthGrantType(rawValue: body.grantType) {
+        case .authorizationCode:
             guard let code = body.code, !code.isEmpty, let redirectURI = body.redirectUri,
                 let verifier = body.codeVerifier
             else { throw OAuthError.invalidRequest("code, redirect_uri and code_verifier are required.") }
             tokens = try await redeemAuthorizationCode(code, redirectURI: redirectURI, verifier: verifier, app: app)
-        case Self.deviceCodeGrantType:
+        case .deviceCode:
             guard let code = body.deviceCode, !code.isEmpty else {
                 throw OAuthError.invalidRequest("device_code is missing.")
             }
             tokens = try await redeemDeviceCode(code, app: app)
-        case "refresh_token":
+        case .refreshToken:
             guard let token = body.refreshToken, !token.isEmpty else {
                 throw OAuthError.invalidRequest("refresh_token is missing.")
             }
             tokens = try await rotateRefreshToken(token, app: app)
-        default:
+        case nil:
             throw OAuthError.unsupportedGrant
         }
         return .ok(.init(headers: .init(cacheControl: "no-store"), body: .json(tokens)))
@@ -281,15 +279,10 @@ extension MobileServicesAPI {
             logger.warning("authorization code used again; its tokens revoked", metadata: ["app": "\(app.id)"])
             throw OAuthError.invalidGrant
         }
-        // RFC 7636 §4.1: 43 to 128 unreserved characters.
-        let verifierCharacters = CharacterSet(
-            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-        )
-        guard (43...128).contains(verifier.utf8.count),
-            verifier.unicodeScalars.allSatisfy(verifierCharacters.contains)
-        else { throw OAuthError.invalidRequest("code_verifier must be 43 to 128 unreserved characters.") }
-        guard record.redirectURI == redirectURI,
-            Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncoded == record.codeChallenge,
+        guard PKCE.isValidVerifier(verifier) else {
+            throw OAuthError.invalidRequest("code_verifier must be 43 to 128 unreserved characters.")
+        }
+        guard record.redirectURI == redirectURI, PKCE.challenge(for: verifier) == record.codeChallenge,
             record.expiresAt > now()
         else { throw OAuthError.invalidGrant }
         let family = Self.randomBytes(16).base64URLEncoded

@@ -29,6 +29,16 @@ public struct ServerSession: Sendable, Hashable {
         self.deviceCookie = deviceCookie
         self.refreshToken = refreshToken
     }
+
+    /// The session the token endpoint's `tokens` open for `user`.
+    public init(_ tokens: OAuthTokens, user: ServerUser) {
+        self.init(
+            token: tokens.accessToken,
+            user: user,
+            expiresAt: tokens.expiresAt,
+            refreshToken: tokens.refreshToken
+        )
+    }
 }
 
 extension FlowInfoKey where Value == ServerSession {

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GangwayFlows
 import GangwayProtocol
@@ -35,10 +34,11 @@ struct AuthorizationCodePrompt {
             }
             let verifier = Self.random(32)
             let state = Self.random(16)
-            let challenge = Data(SHA256.hash(data: Data(verifier.utf8))).base64URLEncoded
+            let challenge = PKCE.challenge(for: verifier)
             let query: [URLQueryItem] = [
                 .init(name: "response_type", value: "code"), .init(name: "client_id", value: configuration.appID),
-                .init(name: "code_challenge", value: challenge), .init(name: "code_challenge_method", value: "S256"),
+                .init(name: "code_challenge", value: challenge),
+                .init(name: "code_challenge_method", value: PKCE.method),
                 .init(name: "state", value: state), .init(name: "nonce", value: Self.random(16)),
                 .init(name: "device_id", value: services.device.deviceID),
             ]
@@ -82,12 +82,7 @@ struct AuthorizationCodePrompt {
                 continue
             }
             services.logger.info("signed in with the authorization code grant")
-            return ServerSession(
-                token: tokens.accessToken,
-                user: user,
-                expiresAt: tokens.expiresAt,
-                refreshToken: tokens.refreshToken
-            )
+            return ServerSession(tokens, user: user)
         }
     }
 

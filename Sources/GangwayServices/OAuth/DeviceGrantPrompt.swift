@@ -76,12 +76,7 @@ struct DeviceGrantPrompt {
                 continue
             }
             services.logger.info("signed in with the device grant")
-            return ServerSession(
-                token: tokens.accessToken,
-                user: user,
-                expiresAt: tokens.expiresAt,
-                refreshToken: tokens.refreshToken
-            )
+            return ServerSession(tokens, user: user)
         }
     }
 

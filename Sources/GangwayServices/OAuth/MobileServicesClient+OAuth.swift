@@ -7,9 +7,6 @@ import OpenAPIRuntime
 /// grant (RFC 8628), refresh (rotating at each use) and revocation (RFC 7009). The app is
 /// its own public client: `client_id` is the app's ID.
 extension MobileServicesClient {
-    /// The token endpoint's grant type for a device code.
-    static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
-
     /// Starts a device authorization for `deviceID`, the device whose session and
     /// registration the tokens will be.
     public func startDeviceAuthorization(
@@ -72,7 +69,7 @@ extension MobileServicesClient {
         try await requestTokens(
             appID: appID,
             form: .init(
-                grantType: "authorization_code",
+                grantType: OAuthGrantType.authorizationCode.rawValue,
                 clientId: appID,
                 code: code,
                 redirectUri: redirectURI,
@@ -88,7 +85,7 @@ extension MobileServicesClient {
     public func redeemDeviceCode(appID: String, deviceCode: String) async throws(ServiceError) -> OAuthTokens {
         try await requestTokens(
             appID: appID,
-            form: .init(grantType: Self.deviceCodeGrantType, clientId: appID, deviceCode: deviceCode)
+            form: .init(grantType: OAuthGrantType.deviceCode.rawValue, clientId: appID, deviceCode: deviceCode)
         )
     }
 
@@ -98,7 +95,11 @@ extension MobileServicesClient {
     public func refreshTokens(appID: String, refreshToken: RefreshToken) async throws(ServiceError) -> OAuthTokens {
         try await requestTokens(
             appID: appID,
-            form: .init(grantType: "refresh_token", clientId: appID, refreshToken: refreshToken.value)
+            form: .init(
+                grantType: OAuthGrantType.refreshToken.rawValue,
+                clientId: appID,
+                refreshToken: refreshToken.value
+            )
         )
     }
 
