@@ -151,6 +151,8 @@ let package = Package(
             name: "GangwayServer",
             dependencies: [
                 .product(name: "JWTKit", package: "jwt-kit"),
+                // The server's own requests: to an app's OpenID Connect provider.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "GangwaySystem",
                 "GangwayPolicy",
                 "GangwayProtocol",

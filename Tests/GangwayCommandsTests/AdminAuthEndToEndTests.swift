@@ -33,6 +33,8 @@ struct AdminAuthEndToEndTests {
         #expect(set.output.contains("Provider:        https://login.airline.example"))
         #expect(set.output.contains("Client ID:       gangway-checks"))
         #expect(set.output.contains("Client secret:   kept, sealed"))
+        #expect(set.output.contains("Redirect to:     http://127.0.0.1:"))
+        #expect(set.output.contains("/apps/checks/oauth/callback (register it at the provider)"))
         #expect(set.output.contains("New people:      get a user at their first sign-in"))
         try FileManager.default.removeItem(at: file)
 
@@ -43,7 +45,7 @@ struct AdminAuthEndToEndTests {
         )
         #expect(stdin.status == 0, "\(stdin.standardError)")
         #expect(stdin.output.contains("Provider:        https://login.airline.example"))
-        #expect(stdin.output.contains("New people:      sign in only once an admin added their user"))
+        #expect(stdin.output.contains("New people:      sign in only once an admin linked them to a user"))
 
         for result in [shown, set, stdin] {
             #expect(!result.output.contains(Self.secret) && !result.standardError.contains(Self.secret))
@@ -129,5 +131,33 @@ struct AdminAuthEndToEndTests {
         let unknown = try machine.admin(["users", "revoke", "nobody"])
         #expect(unknown.status == 1)
         #expect(unknown.standardError.contains("There is no user with this name."))
+    }
+
+    @Test("users link, identities and unlink: a provider's subject linked to one user at most")
+    func identityLinks() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let identity = ["--issuer", "https://login.airline.example", "--subject", "00u1a2b3c4"]
+        let none = try machine.admin(["users", "identities", "alice"])
+        #expect(none.status == 0 && none.output == "No provider identities are linked to alice.\n")
+
+        let linked = try machine.admin(["users", "link", "alice"] + identity)
+        #expect(linked.status == 0, "\(linked.standardError)")
+        #expect(linked.output == "Linked 00u1a2b3c4 at https://login.airline.example to alice.\n")
+        let listed = try machine.admin(["users", "identities", "alice"])
+        #expect(listed.output.contains("https://login.airline.example") && listed.output.contains("00u1a2b3c4"))
+
+        let taken = try machine.admin(["users", "link", "bob"] + identity)
+        #expect(taken.status == 1)
+        #expect(taken.standardError.contains("linked to another user"))
+        let badIssuer = try machine.admin(["users", "link", "bob", "--issuer", "ftp://x", "--subject", "s"])
+        #expect(badIssuer.status == 1 && badIssuer.standardError.contains("issuer must be an https URL"))
+        let missing = try machine.admin(["users", "link", "bob", "--issuer", "https://login.airline.example"])
+        #expect(missing.status == 64)
+
+        let unlinked = try machine.admin(["users", "unlink", "alice"] + identity)
+        #expect(unlinked.status == 0, "\(unlinked.standardError)")
+        let again = try machine.admin(["users", "unlink", "alice"] + identity)
+        #expect(again.status == 1 && again.standardError.contains("not linked to alice"))
     }
 }

@@ -24,8 +24,7 @@ struct DeviceGrantEndToEndTests {
     ) async throws
         -> String
     {
-        let browser = try await HeadlessBrowser.start()
-        do {
+        try await HeadlessBrowser.using { browser in
             try await browser.open(url)
             let name = try await browser.focused()
             try await browser.type(username + "\u{E004}" + password + "\u{E007}", into: name)
@@ -35,11 +34,7 @@ struct DeviceGrantEndToEndTests {
                 if source.contains("signed in as") || source.contains("not") { break }
                 try await Task.sleep(for: .milliseconds(100))
             }
-            await browser.stop()
             return source
-        } catch {
-            await browser.stop()
-            throw error
         }
     }
 

@@ -36,7 +36,8 @@ struct AppAuthenticationTests {
                     issuer: "https://login.airline.example",
                     clientID: "gangway-checks",
                     createsUsers: true,
-                    hasClientSecret: true
+                    hasClientSecret: true,
+                    redirectURI: "\(api.running.url.absoluteString)/apps/checks/oauth/callback"
                 ),
                 redirectURIs: []
             )
@@ -184,10 +185,13 @@ struct AppAuthenticationTests {
         let document = try #require(try JSONSerialization.jsonObject(with: try APIDocument.json()) as? [String: Any])
         let components = try #require(document["components"] as? [String: Any])
         let schemas = try #require(components["schemas"] as? [String: Any])
-        let change = try #require(schemas["IdentityProviderChange"] as? [String: Any])
-        let properties = try #require(change["properties"] as? [String: Any])
-        let issuer = try #require(properties["issuer"] as? [String: Any])
-        #expect(issuer["pattern"] as? String == IssuerURL.pattern)
+        // The admin's provider, and the admin's link of a provider's person to a user.
+        for schema in ["IdentityProviderChange", "IdentityLinkCreate"] {
+            let change = try #require(schemas[schema] as? [String: Any])
+            let properties = try #require(change["properties"] as? [String: Any])
+            let issuer = try #require(properties["issuer"] as? [String: Any])
+            #expect(issuer["pattern"] as? String == IssuerURL.pattern, "\(schema)")
+        }
         for good in [
             "https://login.airline.example", "https://login.airline.example/realms/staff",
             "https://login.microsoftonline.com/7f2c/v2.0", "https://idp.example:8443/", "http://127.0.0.1:5556",

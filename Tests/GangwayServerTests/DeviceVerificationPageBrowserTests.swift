@@ -12,17 +12,6 @@ import Testing
     .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver")
 )
 struct DeviceVerificationPageBrowserTests {
-    /// Waits for the page to say `text` after a form was sent.
-    static func waitFor(_ text: String, in browser: HeadlessBrowser) async throws -> String {
-        var source = ""
-        for _ in 0..<100 {
-            source = try await browser.source()
-            if source.contains(text) { return source }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        return source
-    }
-
     @Test("approved with the keyboard alone from the link the device shows; the device gets its tokens")
     func approveWithTheKeyboard() async throws {
         try await ServerFixture().runSeeded { api in
@@ -56,7 +45,7 @@ struct DeviceVerificationPageBrowserTests {
                 let password = try await browser.focused()
                 #expect(try await browser.property("id", of: password) == "password")
                 try await browser.type("alice-password\u{E007}", into: password)
-                let done = try await Self.waitFor("Your device is signed in", in: browser)
+                let done = try await browser.source(once: "Your device is signed in")
                 #expect(done.contains("Your device is signed in as Alice"), "\(done)")
 
                 let issued = try await OAuthDeviceGrantTests.poll(api, codes)
@@ -86,7 +75,7 @@ struct DeviceVerificationPageBrowserTests {
                 let code = try await browser.focused()
                 #expect(try await browser.property("id", of: code) == "user_code")
                 try await browser.type("BBBB-BBBB\u{E004}alice\u{E004}alice-password\u{E007}", into: code)
-                let refused = try await Self.waitFor("This code is not valid", in: browser)
+                let refused = try await browser.source(once: "This code is not valid")
                 #expect(refused.contains("role=\"alert\""), "\(refused)")
                 #expect(
                     try OAuthDeviceGrantTests.error(of: try await OAuthDeviceGrantTests.poll(api, codes))
@@ -99,7 +88,7 @@ struct DeviceVerificationPageBrowserTests {
                 try await browser.type("alice", into: try await browser.element("#username"))
                 try await browser.type("alice-password", into: try await browser.element("#password"))
                 try await browser.click(try await browser.element("button[value=deny]"))
-                let denied = try await Self.waitFor("The request was denied", in: browser)
+                let denied = try await browser.source(once: "The request was denied")
                 #expect(denied.contains("The request was denied"), "\(denied)")
             } catch {
                 await browser.stop()

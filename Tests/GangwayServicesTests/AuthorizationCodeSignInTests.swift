@@ -138,18 +138,11 @@ struct AuthorizationCodeSignInTests {
         try await TestServer.run(seed: .checks) { server in
             try await Self.oauth2(server)
             let open: @Sendable (URL) async throws -> Void = { page in
-                let browser = try await HeadlessBrowser.start()
-                do {
+                try await HeadlessBrowser.using { browser in
                     try await browser.open(page.absoluteString)
                     try await browser.type("alice\u{E004}alice-password\u{E007}", into: try await browser.focused())
-                    for _ in 0..<100 where !(try await browser.source()).contains("Close this window") {
-                        try await Task.sleep(for: .milliseconds(100))
-                    }
-                } catch {
-                    await browser.stop()
-                    throw error
+                    try await browser.source(once: "Close this window")
                 }
-                await browser.stop()
             }
             let device = try ServicesDevice(server: server, browser: LoopbackBrowser(open: open))
             let app = try device.launch(.byEmail, .create(ServicesDevice.alicePasscode))

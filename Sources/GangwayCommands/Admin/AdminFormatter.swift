@@ -20,6 +20,11 @@ enum AdminFormatter {
         )
     }
 
+    static func identityLinks(_ links: [ManagedIdentityLink], user: String) -> String {
+        guard !links.isEmpty else { return "No provider identities are linked to \(user)." }
+        return table(["ISSUER", "SUBJECT", "LINKED"], links.map { [$0.issuer, $0.subject, date($0.createdAt)] })
+    }
+
     static func authentication(_ authentication: ManagedAuthentication) -> String {
         var lines: [(String, String)] = []
         switch authentication.type {
@@ -30,11 +35,15 @@ enum AdminFormatter {
             lines.append(("Provider", provider.issuer))
             lines.append(("Client ID", provider.clientID))
             lines.append(("Client secret", provider.hasClientSecret ? "kept, sealed" : "none"))
+            if let redirect = provider.redirectURI {
+                lines.append(("Redirect to", "\(redirect) (register it at the provider)"))
+            }
             lines.append(
                 (
                     "New people",
                     provider.createsUsers
-                        ? "get a user at their first sign-in" : "sign in only once an admin added their user"
+                        ? "get a user at their first sign-in"
+                        : "sign in only once an admin linked them to a user ('gangway admin users link')"
                 )
             )
             if authentication.type == .basic { lines.append(("", "(the provider is used once the type is oauth2)")) }

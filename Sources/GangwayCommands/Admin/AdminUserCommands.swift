@@ -7,10 +7,11 @@ import GangwayTerminal
 struct AdminUsers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
-        abstract: "List, add, block and unblock the server's users, or end their sessions.",
+        abstract:
+            "List, add, block and unblock the server's users, end their sessions, or link their provider identities.",
         subcommands: [
             AdminUsersList.self, AdminUsersAdd.self, AdminUsersBlock.self, AdminUsersUnblock.self,
-            AdminUsersRevoke.self,
+            AdminUsersRevoke.self, AdminUsersIdentities.self, AdminUsersLink.self, AdminUsersUnlink.self,
         ],
         defaultSubcommand: AdminUsersList.self
     )
@@ -108,6 +109,79 @@ struct AdminUsersRevoke: AsyncParsableCommand {
         try await target.server.run { admin in
             try await admin.revokeSessions(user: username)
             Console.standardOutput("Every session of \(username) has ended; they can sign in again.")
+        }
+    }
+}
+
+struct AdminUsersIdentities: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "identities",
+        abstract: "List the OpenID Connect provider identities linked to a user."
+    )
+
+    @OptionGroup var target: UserTarget
+
+    func run() async throws {
+        let username = target.username
+        try await target.server.run { admin in
+            Console.standardOutput(
+                AdminFormatter.identityLinks(try await admin.identityLinks(user: username), user: username)
+            )
+        }
+    }
+}
+
+/// The provider identity `link` and `unlink` name.
+struct IdentityOptions: ParsableArguments {
+    @Option(help: "The provider's issuer URL, exactly as the app's provider is set ('gangway admin auth').")
+    var issuer: String
+
+    @Option(help: "The person's subject (sub) at the provider; the sign-in page shows it to a person not linked yet.")
+    var subject: String
+}
+
+struct AdminUsersLink: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "link",
+        abstract: "Link a person of an OpenID Connect provider to a user.",
+        discussion: """
+            When an app whose provider has this issuer signs the person in, they are this \
+            user, with the user's devices, data and blocks. Without a link, a person the \
+            provider signs in gets a user only when the app's provider creates users \
+            ('gangway admin auth --creates-users'); an existing user is never matched by \
+            name or email address.
+            """
+    )
+
+    @OptionGroup var target: UserTarget
+    @OptionGroup var identity: IdentityOptions
+
+    func run() async throws {
+        let (username, issuer, subject) = (target.username, identity.issuer, identity.subject)
+        try await target.server.run { admin in
+            try await admin.linkIdentity(issuer: issuer, subject: subject, user: username)
+            Console.standardOutput("Linked \(subject) at \(issuer) to \(username).")
+        }
+    }
+}
+
+struct AdminUsersUnlink: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlink",
+        abstract: "Remove a provider identity from a user.",
+        discussion: """
+            Sessions already open stay open: end them with 'gangway admin users revoke'.
+            """
+    )
+
+    @OptionGroup var target: UserTarget
+    @OptionGroup var identity: IdentityOptions
+
+    func run() async throws {
+        let (username, issuer, subject) = (target.username, identity.issuer, identity.subject)
+        try await target.server.run { admin in
+            try await admin.unlinkIdentity(issuer: issuer, subject: subject, user: username)
+            Console.standardOutput("Unlinked \(subject) at \(issuer) from \(username).")
         }
     }
 }

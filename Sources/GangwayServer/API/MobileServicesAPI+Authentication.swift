@@ -8,7 +8,7 @@ extension MobileServicesAPI {
         _ input: Operations.GetAppAuthentication.Input
     ) async throws -> Operations.GetAppAuthentication.Output {
         try await requireAdmin()
-        return .ok(.init(body: .json(Self.wire(try await app(input.path.appID).authentication))))
+        return .ok(.init(body: .json(wire(try await app(input.path.appID)))))
     }
 
     func setAppAuthentication(
@@ -59,7 +59,7 @@ extension MobileServicesAPI {
                 "redirectURIs": "\(authentication.redirectURIs.count)",
             ]
         )
-        return .ok(.init(body: .json(Self.wire(authentication))))
+        return .ok(.init(body: .json(wire(app))))
     }
 
     func revokeUserSessions(
@@ -80,15 +80,17 @@ extension MobileServicesAPI {
         }
     }
 
-    static func wire(_ authentication: AppAuthentication) -> Components.Schemas.AppAuthentication {
-        .init(
+    func wire(_ app: AppRecord) -> Components.Schemas.AppAuthentication {
+        let authentication = app.authentication
+        return .init(
             _type: .init(authentication.type),
             provider: authentication.provider.map {
                 .init(
                     issuer: $0.issuer,
                     clientID: $0.clientID,
                     createsUsers: $0.createsUsers,
-                    hasClientSecret: $0.sealedClientSecret != nil
+                    hasClientSecret: $0.sealedClientSecret != nil,
+                    redirectURI: FederatedSignIn.callbackURL(issuer: issuer(of: app))
                 )
             },
             redirectURIs: authentication.redirectURIs

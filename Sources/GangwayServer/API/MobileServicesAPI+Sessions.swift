@@ -73,7 +73,8 @@ extension MobileServicesAPI {
     func openSession(
         app: AppRecord,
         username: String,
-        deviceID: String
+        deviceID: String,
+        lifetime: TimeInterval? = nil
     ) async throws(APIError) -> (token: String, record: SessionRecord) {
         let time = now()
         if var device = try await perform({
@@ -93,7 +94,7 @@ extension MobileServicesAPI {
             username: username,
             deviceID: deviceID,
             createdAt: time,
-            expiresAt: time.addingTimeInterval(settings.sessionLifetime.seconds)
+            expiresAt: time.addingTimeInterval(lifetime ?? settings.sessionLifetime.seconds)
         )
         try await perform { try await storage.insertSession(session) }
         return (token, session)

@@ -29,6 +29,8 @@ struct MobileServicesAPI: APIProtocol {
     let signer: ActivationSigner
     /// Signs OpenID Connect ID tokens.
     let idTokens: IDTokenSigner
+    /// The server's client of the apps' OpenID Connect providers.
+    let providers: IdentityProviderClient
     let changeSealingKey: SealingPrivateKey
     let serverKey: ServerKey
     let adminToken: AdminTokenCheck

@@ -36,7 +36,16 @@ struct AuthorizationPage: Sendable {
         }
         switch AuthorizationRequest.parse(fields, app: app) {
         case .failure(let refusal): return Self.refused(refusal, app: app)
-        case .success(let authorization): return Self.page(app: app, authorization: authorization, status: .ok)
+        case .success(let authorization):
+            if let provider = app.authentication.provider {
+                // The app's people sign in at its OpenID Connect provider, not here.
+                return await FederatedSignIn(api: api).start(
+                    .authorizationCode(authorization),
+                    app: app,
+                    provider: provider
+                )
+            }
+            return Self.page(app: app, authorization: authorization, status: .ok)
         }
     }
 
@@ -51,6 +60,14 @@ struct AuthorizationPage: Sendable {
         switch AuthorizationRequest.parse(form, app: app) {
         case .failure(let refusal): return Self.refused(refusal, app: app)
         case .success(let parsed): authorization = parsed
+        }
+        if let provider = app.authentication.provider {
+            // A form shown before the admin named a provider: no password is taken now.
+            return await FederatedSignIn(api: api).start(
+                .authorizationCode(authorization),
+                app: app,
+                provider: provider
+            )
         }
         let username = (form["username"] ?? "").lowercased()
         let user: UserRecord
@@ -84,22 +101,9 @@ struct AuthorizationPage: Sendable {
                 )
             )
         }
-        let code = BearerToken.make()
-        let time = api.now()
+        let code: String
         do {
-            try await api.storage.insertAuthorizationCode(
-                AuthorizationCodeRecord(
-                    codeHash: BearerToken.hash(code),
-                    appID: app.id,
-                    username: user.username,
-                    deviceID: authorization.deviceID,
-                    redirectURI: authorization.redirectURI,
-                    codeChallenge: authorization.codeChallenge,
-                    nonce: authorization.nonce,
-                    createdAt: time,
-                    expiresAt: time.addingTimeInterval(Self.codeLifetime)
-                )
-            )
+            code = try await api.issueAuthorizationCode(app: app, authorization: authorization, username: user.username)
         } catch {
             return Self.page(
                 app: app,
@@ -109,10 +113,6 @@ struct AuthorizationPage: Sendable {
                 message: "The server could not finish the sign-in. Try again."
             )
         }
-        api.logger.notice(
-            "authorization code issued",
-            metadata: ["app": "\(app.id)", "request": "\(RequestInfo.current.requestID)"]
-        )
         return Self.redirect(
             AuthorizationRequest.location(
                 authorization.redirectURI,

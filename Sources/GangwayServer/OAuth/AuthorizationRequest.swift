@@ -5,7 +5,7 @@ import GangwayProtocol
 /// takes it from its query and carries it in its form: checked in the order RFC 6749
 /// §4.1.2.1 asks, so a request whose client or redirect URI is wrong is never sent
 /// anywhere, and any other fault goes back to the app's redirect URI.
-struct AuthorizationRequest: Sendable, Hashable {
+struct AuthorizationRequest: Sendable, Hashable, Codable {
     /// The registered redirect URI the request named (any port, for a loopback one).
     var redirectURI: String
     /// Given back with the code, as it came; the app checks it (CSRF, RFC 6749 §10.12).
@@ -80,12 +80,7 @@ struct AuthorizationRequest: Sendable, Hashable {
 
     /// The redirect URI with `parameters` in its query (it has none of its own).
     static func location(_ uri: String, _ parameters: [(String, String?)]) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        let query = parameters.compactMap { name, value in
-            value.map { "\(name)=\($0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
-        }
-        return uri + "?" + query.joined(separator: "&")
+        uri + "?" + OAuthPage.formBody(parameters.compactMap { name, value in value.map { (name, $0) } })
     }
 
     /// Where the page's form may lead, for its `form-action`: Chromium applies it to the

@@ -58,6 +58,12 @@ struct DeviceVerificationPage: Sendable {
             )
         }
         let display = UserCode.display(code)
+        if let provider = app.authentication.provider {
+            // The person signs in at the app's OpenID Connect provider, which sends them
+            // back to approve; denying needs no sign-in.
+            guard form["decision"] == "approve" else { return await deny(grant, app: app) }
+            return await FederatedSignIn(api: api).start(.deviceGrant(userCode: code), app: app, provider: provider)
+        }
         let username = (form["username"] ?? "").lowercased()
         let user: UserRecord
         do {
@@ -95,6 +101,16 @@ struct DeviceVerificationPage: Sendable {
         )
     }
 
+    private func deny(_ grant: DeviceGrantRecord, app: AppRecord) async -> Response {
+        var grant = grant
+        grant.status = .denied
+        guard (try? await api.storage.updateDeviceGrant(grant, expecting: .pending)) == true else {
+            return Self.page(app: app, status: .conflict, message: "This code was already used. Check your device.")
+        }
+        api.logger.notice("device authorization denied", metadata: ["app": "\(app.id)"])
+        return Self.page(app: app, status: .ok, done: "The request was denied. Your device will say so.")
+    }
+
     static func page(
         app: AppRecord,
         status: HTTPResponse.Status,
@@ -108,17 +124,27 @@ struct DeviceVerificationPage: Sendable {
             main = "<h1>\(name)</h1><p role=\"status\">\(OAuthPage.escape(done))</p>"
         } else {
             let alert = message.map { "<p class=\"error\" role=\"alert\">\(OAuthPage.escape($0))</p>" } ?? ""
-            main = """
-                <h1>Sign in a device to \(name)</h1>
-                <p>Enter the code your device shows, then your user name and password.</p>
-                \(alert)
-                <form method="post">
-                <label for="user_code">Code</label>
-                <input id="user_code" name="user_code" value="\(OAuthPage.escape(userCode))" required autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="32" \(userCode.isEmpty ? "autofocus" : "")>
+            // With an OpenID Connect provider, Approve goes on to sign in there.
+            let federated = app.authentication.provider != nil
+            let credentials =
+                federated
+                ? ""
+                : """
                 <label for="username">User name</label>
                 <input id="username" name="username" required autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="128" \(userCode.isEmpty ? "" : "autofocus")>
                 <label for="password">Password</label>
                 <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="1024">
+                """
+            main = """
+                <h1>Sign in a device to \(name)</h1>
+                <p>\(federated
+                    ? "Enter the code your device shows, then approve to sign in with your company account."
+                    : "Enter the code your device shows, then your user name and password.")</p>
+                \(alert)
+                <form method="post">
+                <label for="user_code">Code</label>
+                <input id="user_code" name="user_code" value="\(OAuthPage.escape(userCode))" required autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="32" \(userCode.isEmpty || federated ? "autofocus" : "")>
+                \(credentials)
                 <div class="buttons">
                 <button type="submit" name="decision" value="approve">Approve</button>
                 <button type="submit" name="decision" value="deny" formnovalidate class="secondary">Deny</button>

@@ -251,11 +251,17 @@ extension MobileServicesAPI {
                 let user = try await perform({ try await storage.user(named: username) }), !user.blocked
             else { throw OAuthError.invalidGrant }
             logger.notice("device authorization redeemed", metadata: ["app": "\(app.id)"])
+            let family = Self.randomBytes(16).base64URLEncoded
             return try await issueTokens(
                 app: app,
                 user: user,
                 deviceID: approved.deviceID,
-                familyID: Self.randomBytes(16).base64URLEncoded
+                familyID: family,
+                providerGrant: try await bindProviderGrant(
+                    originHash: approved.deviceCodeHash,
+                    familyID: family,
+                    app: app
+                )
             )
         }
     }
@@ -299,7 +305,8 @@ extension MobileServicesAPI {
             user: user,
             deviceID: record.deviceID,
             familyID: family,
-            nonce: record.nonce
+            nonce: record.nonce,
+            providerGrant: try await bindProviderGrant(originHash: hash, familyID: family, app: app)
         )
     }
 
@@ -308,6 +315,14 @@ extension MobileServicesAPI {
         guard let refresh = try await perform({ try await storage.refreshToken(tokenHash: hash) }),
             refresh.appID == app.id
         else { throw OAuthError.invalidGrant }
+        // A federated sign-in asks its provider first, before the token is spent: when
+        // the provider cannot be reached, the device can try again with the same token.
+        var providerGrant: ProviderGrantRecord?
+        if refresh.usedAt == nil, !refresh.revoked, refresh.expiresAt > now(), app.authentication.provider != nil,
+            let grant = try await perform({ try await storage.providerGrant(familyID: refresh.familyID) })
+        {
+            providerGrant = try await renewAtProvider(grant, app: app)
+        }
         guard try await perform({ try await storage.spendRefreshToken(tokenHash: hash, at: now()) }) else {
             if !refresh.revoked {
                 // A spent token again: someone holds a copy. Nothing of the family stays valid.
@@ -333,23 +348,49 @@ extension MobileServicesAPI {
             app: app,
             user: user,
             deviceID: refresh.deviceID,
-            familyID: refresh.familyID
+            familyID: refresh.familyID,
+            providerGrant: providerGrant
         )
     }
 
+    /// The provider's grant a federated sign-in's code or device code came with, now
+    /// bound to the refresh token family its redemption started; `nil` for a sign-in
+    /// with a password.
+    private func bindProviderGrant(
+        originHash: Data,
+        familyID: String,
+        app: AppRecord
+    ) async throws(APIError) -> ProviderGrantRecord? {
+        guard app.authentication.provider != nil else { return nil }
+        try await perform { try await storage.bindProviderGrant(originHash: originHash, familyID: familyID) }
+        return try await perform { try await storage.providerGrant(familyID: familyID) }
+    }
+
     /// A new session and refresh token of `familyID`, with an ID token for `user` (and the
-    /// `nonce` of the authorization request, if it had one).
+    /// `nonce` of the authorization request, if it had one). A federated sign-in's
+    /// session ends no later than its provider's access token, so the device's next
+    /// refresh asks the provider again.
     private func issueTokens(
         app: AppRecord,
         user: UserRecord,
         deviceID: String,
         familyID: String,
-        nonce: String? = nil
+        nonce: String? = nil,
+        providerGrant: ProviderGrantRecord? = nil
     ) async throws(APIError) -> Components.Schemas.TokenResponse {
         let username = user.username
+        var lifetime = settings.sessionLifetime.seconds
+        if let providerGrant {
+            lifetime = max(1, min(lifetime, providerGrant.accessExpiresAt.timeIntervalSince(now()).rounded(.down)))
+        }
         // A refresh never gets here for a locked registration (see rotateRefreshToken), so
         // only an approved device code unlocks one, as a password sign-in does.
-        let (access, session) = try await openSession(app: app, username: username, deviceID: deviceID)
+        let (access, session) = try await openSession(
+            app: app,
+            username: username,
+            deviceID: deviceID,
+            lifetime: lifetime
+        )
         let time = session.createdAt
         let refresh = BearerToken.make()
         try await perform {
@@ -381,7 +422,7 @@ extension MobileServicesAPI {
         return .init(
             accessToken: access,
             tokenType: .bearer,
-            expiresIn: Int(settings.sessionLifetime.seconds),
+            expiresIn: Int(lifetime),
             refreshToken: refresh,
             idToken: idToken
         )

@@ -42,6 +42,13 @@ struct OAuthError: Error, Sendable, Equatable {
     static let slowDown = OAuthError("slow_down", "Poll less often: wait 5 seconds more between polls.")
     static let denied = OAuthError("access_denied", "The person at the verification page denied the request.")
     static let expired = OAuthError("expired_token", "The device code expired; start again.")
+    /// The app's OpenID Connect provider could not be reached to renew its grant: the
+    /// refresh token stays good, and the device tries again later.
+    static let providerUnavailable = OAuthError(
+        "temporarily_unavailable",
+        "The app's sign-in service cannot be reached; try again later.",
+        status: .serviceUnavailable
+    )
     /// A bearer token that opens nothing (RFC 6750 §3.1): answered with
     /// `WWW-Authenticate: Bearer error="invalid_token"`.
     static let invalidToken = OAuthError(

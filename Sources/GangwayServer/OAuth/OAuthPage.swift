@@ -27,6 +27,23 @@ enum OAuthPage {
         return fields
     }
 
+    /// `text` as one name or value of a form or query (`application/x-www-form-urlencoded`,
+    /// with every character but the unreserved ones percent-encoded).
+    static func formEncoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    /// `fields` as a form body or query.
+    static func formBody(_ fields: [(String, String)]) -> String {
+        fields.map { "\(formEncoded($0.0))=\(formEncoded($0.1))" }.joined(separator: "&")
+    }
+
+    private static let unreserved: CharacterSet = {
+        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        allowed.insert(charactersIn: "-._~")
+        return allowed
+    }()
+
     static let notFound = Response(
         status: .notFound,
         headers: headers,

@@ -10,9 +10,11 @@ enum OAuthPaths {
     static func takesForms(_ path: String) -> Bool { isOAuth(path) }
 
     /// The HTML pages, not part of the API document: the verification page of the device
-    /// authorization grant and the sign-in page of the authorization code grant.
+    /// authorization grant, the sign-in page of the authorization code grant, and where
+    /// an app's OpenID Connect provider sends the browser back to.
     static let pages: [String: [String]] = [
         "/apps/{appID}/oauth/device": ["get", "post"],
         "/apps/{appID}/oauth/authorize": ["get", "post"],
+        "/apps/{appID}/oauth/callback": ["get"],
     ]
 }

@@ -29,6 +29,8 @@ public struct MobileServicesServer: Sendable {
     let now: @Sendable () -> Date
     let signer: ActivationSigner
     let idTokens: IDTokenSigner
+    /// One per server, so what it keeps of each provider (discovery, keys) is shared.
+    let providers: IdentityProviderClient
     /// The key devices seal offline changes to.
     let changeSealingKey: SealingPrivateKey
     let serverKey: ServerKey
@@ -79,6 +81,7 @@ public struct MobileServicesServer: Sendable {
         self.serverKey = serverKey
         signer = ActivationSigner(key: try P256.Signing.PrivateKey(rawRepresentation: keyBytes))
         idTokens = try await IDTokenSigner(key: try P256.Signing.PrivateKey(rawRepresentation: idTokenBytes))
+        providers = IdentityProviderClient(now: now)
         changeSealingKey = try SealingPrivateKey(rawRepresentation: sealingBytes)
         passwords = PasswordHasher(
             cost: configuration.bcryptCost,
@@ -133,6 +136,7 @@ public struct MobileServicesServer: Sendable {
         )
         DeviceVerificationPage(api: api).register(on: router)
         AuthorizationPage(api: api).register(on: router)
+        FederatedSignIn(api: api).register(on: router)
         return GatewayResponder(
             gateway: gateway,
             deviceReads: DeviceReadRoute(api: api),
@@ -164,6 +168,7 @@ public struct MobileServicesServer: Sendable {
             ),
             signer: signer,
             idTokens: idTokens,
+            providers: providers,
             changeSealingKey: changeSealingKey,
             serverKey: serverKey,
             adminToken: adminToken,

@@ -178,6 +178,50 @@ public final class CachedStorage: ServerStorage {
         try await base.spendRefreshToken(tokenHash: tokenHash, at: date)
     }
 
+    public func insertIdentityLink(_ link: IdentityLinkRecord) async throws(StorageError) {
+        try await base.insertIdentityLink(link)
+    }
+
+    public func identityLink(issuer: String, subject: String) async throws(StorageError) -> IdentityLinkRecord? {
+        try await base.identityLink(issuer: issuer, subject: subject)
+    }
+
+    public func identityLinks(username: String) async throws(StorageError) -> [IdentityLinkRecord] {
+        try await base.identityLinks(username: username)
+    }
+
+    public func deleteIdentityLink(
+        issuer: String,
+        subject: String,
+        username: String
+    ) async throws(StorageError) -> Bool {
+        try await base.deleteIdentityLink(issuer: issuer, subject: subject, username: username)
+    }
+
+    public func insertFederatedSignIn(_ signIn: FederatedSignInRecord) async throws(StorageError) {
+        try await base.insertFederatedSignIn(signIn)
+    }
+
+    public func takeFederatedSignIn(stateHash: Data) async throws(StorageError) -> FederatedSignInRecord? {
+        try await base.takeFederatedSignIn(stateHash: stateHash)
+    }
+
+    public func insertProviderGrant(_ grant: ProviderGrantRecord) async throws(StorageError) {
+        try await base.insertProviderGrant(grant)
+    }
+
+    public func bindProviderGrant(originHash: Data, familyID: String) async throws(StorageError) {
+        try await base.bindProviderGrant(originHash: originHash, familyID: familyID)
+    }
+
+    public func providerGrant(familyID: String) async throws(StorageError) -> ProviderGrantRecord? {
+        try await base.providerGrant(familyID: familyID)
+    }
+
+    public func updateProviderGrant(_ grant: ProviderGrantRecord) async throws(StorageError) {
+        try await base.updateProviderGrant(grant)
+    }
+
     public func revokeRefreshFamily(_ familyID: String) async throws(StorageError) {
         // The family's sessions are keyed by hashes this cache cannot name; drop them all.
         defer { state.withLock { $0.sessions.removeAll() } }

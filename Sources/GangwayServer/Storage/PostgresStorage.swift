@@ -564,6 +564,177 @@ public final class PostgresStorage: ServerStorage {
         }
     }
 
+    // MARK: Federation
+
+    public func insertIdentityLink(_ link: IdentityLinkRecord) async throws(StorageError) {
+        try await run {
+            try await client.query(
+                """
+                INSERT INTO identity_links (issuer, subject, username, created_at)
+                VALUES (\(link.issuer), \(link.subject), \(link.username), \(link.createdAt.milliseconds))
+                """,
+                logger: logger
+            )
+        }
+    }
+
+    public func identityLink(issuer: String, subject: String) async throws(StorageError) -> IdentityLinkRecord? {
+        try await run {
+            try await client.query(
+                """
+                SELECT issuer, subject, username, created_at FROM identity_links
+                WHERE issuer = \(issuer) AND subject = \(subject)
+                """,
+                logger: logger
+            ).collect().first.map(Self.identityLink)
+        }
+    }
+
+    public func identityLinks(username: String) async throws(StorageError) -> [IdentityLinkRecord] {
+        try await run {
+            try await client.query(
+                """
+                SELECT issuer, subject, username, created_at FROM identity_links
+                WHERE username = \(username) ORDER BY issuer, subject
+                """,
+                logger: logger
+            ).collect().map(Self.identityLink)
+        }
+    }
+
+    private static func identityLink(_ row: PostgresRow) throws -> IdentityLinkRecord {
+        let cells = row.makeRandomAccess()
+        return IdentityLinkRecord(
+            issuer: try cells["issuer"].decode(String.self),
+            subject: try cells["subject"].decode(String.self),
+            username: try cells["username"].decode(String.self),
+            createdAt: Date(milliseconds: try cells["created_at"].decode(Int64.self))
+        )
+    }
+
+    public func deleteIdentityLink(
+        issuer: String,
+        subject: String,
+        username: String
+    ) async throws(StorageError) -> Bool {
+        try await run {
+            try await client.query(
+                """
+                DELETE FROM identity_links WHERE issuer = \(issuer) AND subject = \(subject)
+                    AND username = \(username)
+                RETURNING subject
+                """,
+                logger: logger
+            ).collect().count == 1
+        }
+    }
+
+    public func insertFederatedSignIn(_ signIn: FederatedSignInRecord) async throws(StorageError) {
+        try await transaction { connection in
+            try await connection.query(
+                """
+                INSERT INTO federated_sign_ins (state_hash, app_id, browser_hash, nonce, code_verifier, origin,
+                    created_at, expires_at)
+                VALUES (\(signIn.stateHash), \(signIn.appID), \(signIn.browserHash), \(signIn.nonce),
+                    \(signIn.codeVerifier), \(signIn.origin), \(signIn.createdAt.milliseconds),
+                    \(signIn.expiresAt.milliseconds))
+                """,
+                logger: self.logger
+            )
+            // Sign-ins nobody finished are of no use past their end.
+            try await connection.query(
+                "DELETE FROM federated_sign_ins WHERE expires_at < \(signIn.createdAt.milliseconds)",
+                logger: self.logger
+            )
+        }
+    }
+
+    public func takeFederatedSignIn(stateHash: Data) async throws(StorageError) -> FederatedSignInRecord? {
+        try await run {
+            let query: PostgresQuery = try """
+            DELETE FROM federated_sign_ins WHERE state_hash = \(stateHash)
+            RETURNING state_hash, app_id, browser_hash, nonce, code_verifier, origin, created_at, expires_at
+            """
+            guard let row = try await client.query(query, logger: logger).collect().first else { return nil }
+            let cells = row.makeRandomAccess()
+            return FederatedSignInRecord(
+                stateHash: try cells["state_hash"].decode(Data.self),
+                appID: try cells["app_id"].decode(String.self),
+                browserHash: try cells["browser_hash"].decode(Data.self),
+                nonce: try cells["nonce"].decode(String.self),
+                codeVerifier: try cells["code_verifier"].decode(String.self),
+                origin: try cells["origin"].decode(String.self),
+                createdAt: Date(milliseconds: try cells["created_at"].decode(Int64.self)),
+                expiresAt: Date(milliseconds: try cells["expires_at"].decode(Int64.self))
+            )
+        }
+    }
+
+    public func insertProviderGrant(_ grant: ProviderGrantRecord) async throws(StorageError) {
+        try await run {
+            try await client.query(
+                """
+                INSERT INTO provider_grants (origin_hash, family_id, app_id, username, issuer,
+                    sealed_refresh_token, access_expires_at, created_at)
+                VALUES (\(grant.originHash), \(grant.familyID), \(grant.appID), \(grant.username),
+                    \(grant.issuer), \(grant.sealedRefreshToken), \(grant.accessExpiresAt.milliseconds),
+                    \(grant.createdAt.milliseconds))
+                """,
+                logger: logger
+            )
+        }
+    }
+
+    public func bindProviderGrant(originHash: Data, familyID: String) async throws(StorageError) {
+        try await run {
+            try await client.query(
+                """
+                UPDATE provider_grants SET family_id = \(familyID)
+                WHERE origin_hash = \(originHash) AND family_id IS NULL
+                """,
+                logger: logger
+            )
+        }
+    }
+
+    public func providerGrant(familyID: String) async throws(StorageError) -> ProviderGrantRecord? {
+        try await run {
+            guard
+                let row = try await client.query(
+                    """
+                    SELECT origin_hash, family_id, app_id, username, issuer, sealed_refresh_token,
+                        access_expires_at, created_at FROM provider_grants WHERE family_id = \(familyID)
+                    """,
+                    logger: logger
+                ).collect().first
+            else { return nil }
+            let cells = row.makeRandomAccess()
+            return ProviderGrantRecord(
+                originHash: try cells["origin_hash"].decode(Data.self),
+                familyID: try cells["family_id"].decode(String?.self),
+                appID: try cells["app_id"].decode(String.self),
+                username: try cells["username"].decode(String.self),
+                issuer: try cells["issuer"].decode(String.self),
+                sealedRefreshToken: try cells["sealed_refresh_token"].decode(Data?.self),
+                accessExpiresAt: Date(milliseconds: try cells["access_expires_at"].decode(Int64.self)),
+                createdAt: Date(milliseconds: try cells["created_at"].decode(Int64.self))
+            )
+        }
+    }
+
+    public func updateProviderGrant(_ grant: ProviderGrantRecord) async throws(StorageError) {
+        try await run {
+            try await client.query(
+                """
+                UPDATE provider_grants SET sealed_refresh_token = \(grant.sealedRefreshToken),
+                    access_expires_at = \(grant.accessExpiresAt.milliseconds)
+                WHERE origin_hash = \(grant.originHash)
+                """,
+                logger: logger
+            )
+        }
+    }
+
     // MARK: Sign-in attempts
 
     public func updateSignInAttempts<Result: Sendable>(

@@ -471,6 +471,172 @@ public final class SQLiteStorage: ServerStorage {
         }
     }
 
+    // MARK: Federation
+
+    public func insertIdentityLink(_ link: IdentityLinkRecord) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO identity_links (issuer, subject, username, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [link.issuer, link.subject, link.username, link.createdAt.milliseconds]
+            )
+        }
+    }
+
+    public func identityLink(issuer: String, subject: String) async throws(StorageError) -> IdentityLinkRecord? {
+        try await read { db in
+            try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT issuer, subject, username, created_at FROM identity_links WHERE issuer = ? AND subject = ?",
+                arguments: [issuer, subject]
+            ).map(Self.identityLink)
+        }
+    }
+
+    public func identityLinks(username: String) async throws(StorageError) -> [IdentityLinkRecord] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT issuer, subject, username, created_at FROM identity_links WHERE username = ?
+                    ORDER BY issuer, subject
+                    """,
+                arguments: [username]
+            ).map(Self.identityLink)
+        }
+    }
+
+    private static func identityLink(_ row: Row) -> IdentityLinkRecord {
+        IdentityLinkRecord(
+            issuer: row["issuer"],
+            subject: row["subject"],
+            username: row["username"],
+            createdAt: Date(milliseconds: row["created_at"])
+        )
+    }
+
+    public func deleteIdentityLink(
+        issuer: String,
+        subject: String,
+        username: String
+    ) async throws(StorageError) -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM identity_links WHERE issuer = ? AND subject = ? AND username = ?",
+                arguments: [issuer, subject, username]
+            )
+            return db.changesCount == 1
+        }
+    }
+
+    public func insertFederatedSignIn(_ signIn: FederatedSignInRecord) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO federated_sign_ins (state_hash, app_id, browser_hash, nonce, code_verifier, origin,
+                        created_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    signIn.stateHash, signIn.appID, signIn.browserHash, signIn.nonce, signIn.codeVerifier,
+                    signIn.origin, signIn.createdAt.milliseconds, signIn.expiresAt.milliseconds,
+                ]
+            )
+            // Sign-ins nobody finished are of no use past their end.
+            try db.execute(
+                sql: "DELETE FROM federated_sign_ins WHERE expires_at < ?",
+                arguments: [signIn.createdAt.milliseconds]
+            )
+        }
+    }
+
+    public func takeFederatedSignIn(stateHash: Data) async throws(StorageError) -> FederatedSignInRecord? {
+        try await write { db in
+            let record = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT state_hash, app_id, browser_hash, nonce, code_verifier, origin, created_at, expires_at
+                    FROM federated_sign_ins WHERE state_hash = ?
+                    """,
+                arguments: [stateHash]
+            ).map { row in
+                FederatedSignInRecord(
+                    stateHash: row["state_hash"],
+                    appID: row["app_id"],
+                    browserHash: row["browser_hash"],
+                    nonce: row["nonce"],
+                    codeVerifier: row["code_verifier"],
+                    origin: row["origin"],
+                    createdAt: Date(milliseconds: row["created_at"]),
+                    expiresAt: Date(milliseconds: row["expires_at"])
+                )
+            }
+            try db.execute(sql: "DELETE FROM federated_sign_ins WHERE state_hash = ?", arguments: [stateHash])
+            return record
+        }
+    }
+
+    public func insertProviderGrant(_ grant: ProviderGrantRecord) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO provider_grants (origin_hash, family_id, app_id, username, issuer,
+                        sealed_refresh_token, access_expires_at, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    grant.originHash, grant.familyID, grant.appID, grant.username, grant.issuer,
+                    grant.sealedRefreshToken, grant.accessExpiresAt.milliseconds, grant.createdAt.milliseconds,
+                ]
+            )
+        }
+    }
+
+    public func bindProviderGrant(originHash: Data, familyID: String) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE provider_grants SET family_id = ? WHERE origin_hash = ? AND family_id IS NULL",
+                arguments: [familyID, originHash]
+            )
+        }
+    }
+
+    public func providerGrant(familyID: String) async throws(StorageError) -> ProviderGrantRecord? {
+        try await read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT origin_hash, family_id, app_id, username, issuer, sealed_refresh_token,
+                        access_expires_at, created_at FROM provider_grants WHERE family_id = ?
+                    """,
+                arguments: [familyID]
+            ).map { row in
+                ProviderGrantRecord(
+                    originHash: row["origin_hash"],
+                    familyID: row["family_id"],
+                    appID: row["app_id"],
+                    username: row["username"],
+                    issuer: row["issuer"],
+                    sealedRefreshToken: row["sealed_refresh_token"],
+                    accessExpiresAt: Date(milliseconds: row["access_expires_at"]),
+                    createdAt: Date(milliseconds: row["created_at"])
+                )
+            }
+        }
+    }
+
+    public func updateProviderGrant(_ grant: ProviderGrantRecord) async throws(StorageError) {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE provider_grants SET sealed_refresh_token = ?, access_expires_at = ?
+                    WHERE origin_hash = ?
+                    """,
+                arguments: [grant.sealedRefreshToken, grant.accessExpiresAt.milliseconds, grant.originHash]
+            )
+        }
+    }
+
     // MARK: Sign-in attempts
 
     public func updateSignInAttempts<Result: Sendable>(

@@ -142,12 +142,39 @@ enum ServerSchema {
         ]
     }
 
+    /// Federation to an app's OpenID Connect provider: who each provider's subject is
+    /// here, the sign-ins sent to a provider and not back yet, and what a provider
+    /// granted (its refresh token sealed under the server's key).
+    static func version9(_ dialect: Dialect) -> [String] {
+        let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
+        return [
+            """
+            CREATE TABLE identity_links (issuer TEXT NOT NULL, subject TEXT NOT NULL,
+                username TEXT NOT NULL REFERENCES users(username) ON DELETE CASCADE, created_at BIGINT NOT NULL,
+                PRIMARY KEY (issuer, subject))
+            """,
+            "CREATE INDEX identity_links_by_user ON identity_links (username)",
+            """
+            CREATE TABLE federated_sign_ins (state_hash \(blob) PRIMARY KEY,
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, browser_hash \(blob) NOT NULL,
+                nonce TEXT NOT NULL, code_verifier TEXT NOT NULL, origin TEXT NOT NULL,
+                created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE provider_grants (origin_hash \(blob) PRIMARY KEY, family_id TEXT UNIQUE,
+                app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, username TEXT NOT NULL,
+                issuer TEXT NOT NULL, sealed_refresh_token \(blob), access_expires_at BIGINT NOT NULL,
+                created_at BIGINT NOT NULL)
+            """,
+        ]
+    }
+
     /// Every migration, oldest first; a database runs those it has not run yet.
     static func migrations(_ dialect: Dialect) -> [(name: String, statements: [String])] {
         [
             ("v1", version1(dialect)), ("v2", version2(dialect)), ("v3", version3(dialect)),
             ("v4", version4(dialect)), ("v5", version5(dialect)), ("v6", version6(dialect)),
-            ("v7", version7(dialect)), ("v8", version8(dialect)),
+            ("v7", version7(dialect)), ("v8", version8(dialect)), ("v9", version9(dialect)),
         ]
     }
 

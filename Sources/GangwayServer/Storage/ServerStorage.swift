@@ -80,6 +80,28 @@ public protocol ServerStorage: Sendable {
     /// Revokes every refresh token of a family and the sessions they opened.
     func revokeRefreshFamily(_ familyID: String) async throws(StorageError)
 
+    /// Links a provider's subject to a user; ``StorageError/Code/duplicate`` when the
+    /// subject is linked already (to this user or another).
+    func insertIdentityLink(_ link: IdentityLinkRecord) async throws(StorageError)
+    func identityLink(issuer: String, subject: String) async throws(StorageError) -> IdentityLinkRecord?
+    func identityLinks(username: String) async throws(StorageError) -> [IdentityLinkRecord]
+    /// Removes the link if it names `username`; `false` when there was none.
+    func deleteIdentityLink(issuer: String, subject: String, username: String) async throws(StorageError) -> Bool
+
+    func insertFederatedSignIn(_ signIn: FederatedSignInRecord) async throws(StorageError)
+    /// The sign-in whose state has this hash, removed as it is read: two returns of one
+    /// sign-in never both finish it.
+    func takeFederatedSignIn(stateHash: Data) async throws(StorageError) -> FederatedSignInRecord?
+
+    func insertProviderGrant(_ grant: ProviderGrantRecord) async throws(StorageError)
+    /// Binds the grant made with the code or device code of hash `originHash` to the
+    /// refresh token family its redemption started.
+    func bindProviderGrant(originHash: Data, familyID: String) async throws(StorageError)
+    func providerGrant(familyID: String) async throws(StorageError) -> ProviderGrantRecord?
+    /// Stores what a refresh at the provider gave (its next refresh token, its access
+    /// token's end).
+    func updateProviderGrant(_ grant: ProviderGrantRecord) async throws(StorageError)
+
     func insertDeviceCookie(_ cookie: DeviceCookieRecord) async throws(StorageError)
     func deviceCookie(tokenHash: Data) async throws(StorageError) -> DeviceCookieRecord?
 

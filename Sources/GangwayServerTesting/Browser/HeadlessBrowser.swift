@@ -75,6 +75,33 @@ public struct HeadlessBrowser: Sendable {
         throw lastError ?? Failure(description: "chromedriver did not start")
     }
 
+    /// Runs `body` with a browser of its own, ended however `body` ends.
+    public static func using<Result: Sendable>(
+        _ body: (HeadlessBrowser) async throws -> Result
+    ) async throws -> Result {
+        let browser = try await start()
+        do {
+            let result = try await body(browser)
+            await browser.stop()
+            return result
+        } catch {
+            await browser.stop()
+            throw error
+        }
+    }
+
+    /// The page's source once it holds `text`, or as it is after 10 seconds.
+    @discardableResult
+    public func source(once text: String) async throws -> String {
+        var source = ""
+        for _ in 0..<100 {
+            source = try await self.source()
+            if source.contains(text) { return source }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return source
+    }
+
     /// Ends the browser and the driver.
     public func stop() async {
         _ = try? await Self.call(endpoint, "DELETE", "session/\(session)", nil)

@@ -310,6 +310,56 @@ public struct AdminClient: Sendable {
         }
     }
 
+    /// The provider identities linked to a user.
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` for an unknown user.
+    public func identityLinks(user username: String) async throws(ServiceError) -> [ManagedIdentityLink] {
+        let output = try await ServiceCall.run { try await client.listIdentityLinks(path: .init(username: username)) }
+        switch output {
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedIdentityLink.init)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Links the person with `subject` at the provider `issuer` to a user: when an app
+    /// whose provider has this issuer signs them in, they are this user.
+    /// - Throws: ``ServiceError``; ``ServiceError/refused`` with status 409 when the
+    ///   identity is linked already, 400 for an issuer that is not an `https` URL.
+    @discardableResult
+    public func linkIdentity(
+        issuer: String,
+        subject: String,
+        user username: String
+    ) async throws(ServiceError) -> ManagedIdentityLink {
+        let output = try await ServiceCall.run {
+            try await client.linkIdentity(
+                path: .init(username: username),
+                body: .json(.init(issuer: issuer, subject: subject))
+            )
+        }
+        switch output {
+        case .created(let created): return ManagedIdentityLink(try ServiceCall.decode { try created.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Removes a provider identity from a user.
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` when it is not linked to them.
+    public func unlinkIdentity(issuer: String, subject: String, user username: String) async throws(ServiceError) {
+        let output = try await ServiceCall.run {
+            try await client.unlinkIdentity(
+                path: .init(username: username),
+                query: .init(issuer: issuer, subject: subject)
+            )
+        }
+        switch output {
+        case .noContent: return
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
     private func updateUser(
         _ username: String,
         _ body: Components.Schemas.UserUpdate

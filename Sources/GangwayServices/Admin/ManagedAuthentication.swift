@@ -13,6 +13,9 @@ public struct ManagedAuthentication: Sendable, Hashable {
         /// Whether a person the provider knows gets a user at their first sign-in.
         public var createsUsers: Bool
         public var hasClientSecret: Bool
+        /// Where the provider sends people back to the server: the admin registers it at
+        /// the provider, as a redirect URI of the client. `nil` from an older server.
+        public var redirectURI: String?
     }
 
     public var type: AppConfiguration.AuthType
@@ -29,7 +32,8 @@ public struct ManagedAuthentication: Sendable, Hashable {
                 issuer: $0.issuer,
                 clientID: $0.clientID,
                 createsUsers: $0.createsUsers,
-                hasClientSecret: $0.hasClientSecret
+                hasClientSecret: $0.hasClientSecret,
+                redirectURI: $0.redirectURI
             )
         }
     }

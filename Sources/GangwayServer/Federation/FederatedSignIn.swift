@@ -1,0 +1,380 @@
+import Foundation
+import GangwayProtocol
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Signing in through an app's OpenID Connect provider: the server is the provider's
+/// client (a relying party), with the authorization code flow and PKCE (OpenID Connect
+/// Core §3.1, RFC 7636).
+///
+/// The app's sign-in page and device verification page send the browser to the provider
+/// (``start(_:app:provider:)``) instead of asking for a password; the provider sends it
+/// back to `GET /apps/{appID}/oauth/callback`, where the server redeems the provider's
+/// code, checks the ID token (signature against the provider's published keys, issuer,
+/// audience, expiry, and the nonce this sign-in sent), finds the Gangway user the
+/// provider's subject is linked to (or creates one, when the admin allows it), and
+/// finishes what the person was doing: a code for the app's redirect URI, or an approved
+/// device code.
+///
+/// A sign-in is bound to the browser that started it by a cookie only that browser holds
+/// (so a link with someone else's provider code signs no one in: login CSRF), lives ten
+/// minutes, and is finished once.
+struct FederatedSignIn: Sendable {
+    let api: MobileServicesAPI
+
+    /// What the person was doing when the sign-in went to the provider.
+    enum Origin: Sendable, Hashable, Codable {
+        /// The authorization code grant: a code goes back to the app's redirect URI.
+        case authorizationCode(AuthorizationRequest)
+        /// The device authorization grant: the device code of this user code is approved.
+        case deviceGrant(userCode: String)
+    }
+
+    /// How long a sign-in may stay at the provider.
+    static let lifetime: TimeInterval = 10 * 60
+    static let cookieName = "gangway_sign_in"
+    /// The scopes asked of the provider: who the person is, their name and address.
+    static let scope = "openid profile email"
+
+    func register(on router: Router<ServerContext>) {
+        router.get("/apps/:appID/oauth/callback") { request, context in
+            await finish(request, context: context)
+        }
+    }
+
+    /// Where the provider sends the browser back to, for `app`: to be registered at the
+    /// provider as a redirect URI of the app's client.
+    static func callbackURL(issuer: String) -> String { "\(issuer)/oauth/callback" }
+
+    // MARK: Out to the provider
+
+    /// Sends the browser to the provider, with a new state, nonce and PKCE challenge.
+    func start(_ origin: Origin, app: AppRecord, provider: IdentityProvider) async -> Response {
+        let metadata: ProviderMetadata
+        do {
+            metadata = try await api.providers.metadata(issuer: provider.issuer)
+        } catch {
+            return unavailable(origin, app: app, reason: error)
+        }
+        let state = MobileServicesAPI.randomBytes(32).base64URLEncoded
+        let nonce = MobileServicesAPI.randomBytes(32).base64URLEncoded
+        let verifier = MobileServicesAPI.randomBytes(32).base64URLEncoded
+        let browser = MobileServicesAPI.randomBytes(32).base64URLEncoded
+        let time = api.now()
+        do {
+            try await api.storage.insertFederatedSignIn(
+                FederatedSignInRecord(
+                    stateHash: BearerToken.hash(state),
+                    appID: app.id,
+                    browserHash: BearerToken.hash(browser),
+                    nonce: nonce,
+                    codeVerifier: verifier,
+                    origin: String(decoding: try JSONEncoder().encode(origin), as: UTF8.self),
+                    createdAt: time,
+                    expiresAt: time.addingTimeInterval(Self.lifetime)
+                )
+            )
+        } catch {
+            return unavailable(origin, app: app, reason: FederationError.unavailable("the sign-in could not be stored"))
+        }
+        let query = OAuthPage.formBody([
+            ("response_type", "code"), ("client_id", provider.clientID),
+            ("redirect_uri", Self.callbackURL(issuer: api.issuer(of: app))), ("scope", Self.scope),
+            ("state", state), ("nonce", nonce), ("code_challenge", PKCE.challenge(for: verifier)),
+            ("code_challenge_method", PKCE.method),
+        ])
+        let endpoint = metadata.authorizationEndpoint
+        api.logger.info(
+            "sign-in sent to the identity provider",
+            metadata: [
+                "app": "\(app.id)", "issuer": "\(provider.issuer)", "request": "\(RequestInfo.current.requestID)",
+            ]
+        )
+        var response = AuthorizationPage.redirect(endpoint + (endpoint.contains("?") ? "&" : "?") + query)
+        response.headers[.setCookie] = cookie(browser, app: app, maxAge: Int(Self.lifetime))
+        return response
+    }
+
+    // MARK: Back from the provider
+
+    private func finish(_ request: Request, context: ServerContext) async -> Response {
+        guard let app = await OAuthPage.app(context, api: api), let provider = app.authentication.provider else {
+            return OAuthPage.notFound
+        }
+        // However it ends, the sign-in is over: the browser forgets its cookie.
+        var response = await settle(request, app: app, provider: provider)
+        response.headers[.setCookie] = cookie("", app: app, maxAge: 0)
+        return response
+    }
+
+    private func settle(_ request: Request, app: AppRecord, provider: IdentityProvider) async -> Response {
+        let query = request.uri.queryParameters
+        guard let state = query.get("state"), !state.isEmpty else {
+            return page(app: app, status: .badRequest, message: Self.staleMessage)
+        }
+        let record: FederatedSignInRecord?
+        do {
+            record = try await api.storage.takeFederatedSignIn(stateHash: BearerToken.hash(state))
+        } catch {
+            return page(app: app, status: .serviceUnavailable, message: Self.tryAgainMessage)
+        }
+        guard let record, record.appID == app.id, record.expiresAt > api.now(),
+            let origin = try? JSONDecoder().decode(Origin.self, from: Data(record.origin.utf8))
+        else {
+            return page(app: app, status: .badRequest, message: Self.staleMessage)
+        }
+        guard let browser = Self.cookie(named: Self.cookieName, in: request.headers),
+            BearerToken.hash(browser) == record.browserHash
+        else {
+            api.logger.warning(
+                "federated sign-in returned to another browser",
+                metadata: ["app": "\(app.id)", "request": "\(RequestInfo.current.requestID)"]
+            )
+            return page(
+                app: app,
+                status: .badRequest,
+                message: "This sign-in was started in another browser. Start again from the app, in this browser."
+            )
+        }
+        // RFC 9207: an answer that says it comes from another issuer is a mix-up attack.
+        if let issuer = query.get("iss"), issuer != provider.issuer {
+            return refuse(origin, app: app, reason: "the answer names another issuer")
+        }
+        if let error = query.get("error") {
+            return declined(origin, app: app, error: error)
+        }
+        guard let code = query.get("code"), !code.isEmpty else {
+            return refuse(origin, app: app, reason: "the answer holds no code")
+        }
+        let user: UserRecord
+        let grant: ProviderGrantRecord
+        do {
+            let secret = try api.clientSecret(of: app)
+            let tokens = try await api.providers.redeem(
+                code: code,
+                verifier: record.codeVerifier,
+                redirectURI: Self.callbackURL(issuer: api.issuer(of: app)),
+                provider: provider,
+                clientSecret: secret
+            )
+            guard let idToken = tokens.idToken else {
+                throw FederationError.invalidIDToken("the token endpoint gave no ID token")
+            }
+            let identity = try await api.providers.identity(of: idToken, provider: provider, nonce: record.nonce)
+            user = try await api.federatedUser(identity, provider: provider, app: app)
+            grant = try api.providerGrant(tokens, app: app, username: user.username)
+        } catch let error as FederationError {
+            return failed(origin, app: app, reason: error)
+        } catch let refusal as MobileServicesAPI.FederatedUserRefusal {
+            return refused(origin, app: app, refusal: refusal)
+        } catch {
+            return unavailable(origin, app: app, reason: FederationError.unavailable("the sign-in could not be stored"))
+        }
+        switch origin {
+        case .authorizationCode(let authorization):
+            return await issueCode(authorization, app: app, user: user, grant: grant)
+        case .deviceGrant(let userCode):
+            return await approve(userCode, app: app, user: user, grant: grant)
+        }
+    }
+
+    private func issueCode(
+        _ authorization: AuthorizationRequest,
+        app: AppRecord,
+        user: UserRecord,
+        grant: ProviderGrantRecord
+    ) async -> Response {
+        do {
+            let code = try await api.issueAuthorizationCode(
+                app: app,
+                authorization: authorization,
+                username: user.username,
+                providerGrant: grant
+            )
+            return AuthorizationPage.redirect(
+                AuthorizationRequest.location(
+                    authorization.redirectURI,
+                    [("code", code), ("state", authorization.state), ("iss", api.issuer(of: app))]
+                )
+            )
+        } catch {
+            return page(app: app, status: .serviceUnavailable, message: Self.tryAgainMessage)
+        }
+    }
+
+    private func approve(
+        _ userCode: String,
+        app: AppRecord,
+        user: UserRecord,
+        grant: ProviderGrantRecord
+    ) async -> Response {
+        guard var deviceGrant = try? await api.storage.deviceGrant(userCode: userCode), deviceGrant.appID == app.id,
+            deviceGrant.status == .pending, deviceGrant.expiresAt > api.now()
+        else {
+            return page(
+                app: app,
+                status: .badRequest,
+                message: "This code was already used, or it expired. Check your device."
+            )
+        }
+        var grant = grant
+        grant.originHash = deviceGrant.deviceCodeHash
+        deviceGrant.status = .approved
+        deviceGrant.username = user.username
+        do {
+            try await api.storage.insertProviderGrant(grant)
+            guard try await api.storage.updateDeviceGrant(deviceGrant, expecting: .pending) else {
+                return page(app: app, status: .conflict, message: "This code was already used. Check your device.")
+            }
+        } catch {
+            return page(app: app, status: .serviceUnavailable, message: Self.tryAgainMessage)
+        }
+        api.logger.notice(
+            "device authorization approved",
+            metadata: ["app": "\(app.id)", "issuer": "\(grant.issuer)", "request": "\(RequestInfo.current.requestID)"]
+        )
+        return page(
+            app: app,
+            status: .ok,
+            message: "Your device is signed in as \(user.displayName). You can go back to it now.",
+            isDone: true
+        )
+    }
+
+    // MARK: When it does not work out
+
+    private static let staleMessage =
+        "This sign-in expired or was already finished. Start again from the app."
+    private static let tryAgainMessage = "The server could not finish the sign-in. Try again."
+
+    /// The person cancelled at the provider, or the provider would not sign them in.
+    private func declined(_ origin: Origin, app: AppRecord, error: String) -> Response {
+        let denied = error == "access_denied" || error == "login_required" || error == "consent_required"
+        api.logger.notice(
+            "identity provider declined the sign-in",
+            metadata: ["app": "\(app.id)", "error": "\(denied ? error : "other")"]
+        )
+        return answer(
+            origin,
+            app: app,
+            error: denied ? "access_denied" : "server_error",
+            message: denied
+                ? "The sign-in was cancelled at the sign-in service."
+                : "The sign-in service could not sign you in. Try again.",
+            status: .forbidden
+        )
+    }
+
+    private func refuse(_ origin: Origin, app: AppRecord, reason: String) -> Response {
+        failed(origin, app: app, reason: .invalidIDToken(reason))
+    }
+
+    private func failed(_ origin: Origin, app: AppRecord, reason: FederationError) -> Response {
+        if reason.code == .unavailable { return unavailable(origin, app: app, reason: reason) }
+        api.logger.error(
+            "federated sign-in refused",
+            metadata: [
+                "app": "\(app.id)", "reason": "\(reason.description)", "request": "\(RequestInfo.current.requestID)",
+            ]
+        )
+        return answer(
+            origin,
+            app: app,
+            error: "server_error",
+            message: "The sign-in service's answer did not pass the server's checks, so no one was signed in. "
+                + "Your administrator can see why in the server's log.",
+            status: .badGateway
+        )
+    }
+
+    private func unavailable(_ origin: Origin, app: AppRecord, reason: FederationError) -> Response {
+        api.logger.error(
+            "identity provider unavailable",
+            metadata: [
+                "app": "\(app.id)", "reason": "\(reason.description)", "request": "\(RequestInfo.current.requestID)",
+            ]
+        )
+        return answer(
+            origin,
+            app: app,
+            error: "temporarily_unavailable",
+            message: "The sign-in service cannot be reached. Try again in a moment.",
+            status: .serviceUnavailable
+        )
+    }
+
+    private func refused(_ origin: Origin, app: AppRecord, refusal: MobileServicesAPI.FederatedUserRefusal) -> Response
+    {
+        let message: String
+        switch refusal {
+        case .notLinked(let issuer, let subject):
+            message =
+                "You signed in, but your account is not linked to a user of this app. Ask your administrator "
+                + "to link it: issuer \(issuer), subject \(subject)."
+        case .blocked:
+            message = "Your user is blocked on this server. Ask your administrator."
+        }
+        return answer(origin, app: app, error: "access_denied", message: message, status: .forbidden)
+    }
+
+    /// A failure told where the person is: back to the app's redirect URI with an OAuth
+    /// error (RFC 6749 §4.1.2.1), or on the page, for a device code.
+    private func answer(
+        _ origin: Origin,
+        app: AppRecord,
+        error: String,
+        message: String,
+        status: HTTPResponse.Status
+    ) -> Response {
+        switch origin {
+        case .authorizationCode(let authorization):
+            return AuthorizationPage.redirect(
+                AuthorizationRequest.location(
+                    authorization.redirectURI,
+                    [
+                        ("error", error), ("error_description", message), ("state", authorization.state),
+                        ("iss", api.issuer(of: app)),
+                    ]
+                )
+            )
+        case .deviceGrant:
+            return page(app: app, status: status, message: message)
+        }
+    }
+
+    // MARK: HTTP
+
+    private func page(app: AppRecord, status: HTTPResponse.Status, message: String, isDone: Bool = false) -> Response {
+        let text = OAuthPage.escape(message)
+        let main =
+            "<h1>\(OAuthPage.escape(app.name))</h1>"
+            + (isDone ? "<p role=\"status\">\(text)</p>" : "<p class=\"error\" role=\"alert\">\(text)</p>")
+        return Response(
+            status: status,
+            headers: OAuthPage.headers,
+            body: .init(byteBuffer: ByteBuffer(string: OAuthPage.document(title: "Sign in", main: main)))
+        )
+    }
+
+    /// The cookie that binds a sign-in to its browser: sent only to the callback, never
+    /// to a script, and (with `SameSite=Lax`) on the provider's top-level redirect back.
+    private func cookie(_ value: String, app: AppRecord, maxAge: Int) -> String {
+        let secure = api.settings.publicURL.value.hasPrefix("https://") ? "; Secure" : ""
+        return "\(Self.cookieName)=\(value); Path=/apps/\(app.id)/oauth/callback; Max-Age=\(maxAge); HttpOnly; "
+            + "SameSite=Lax\(secure)"
+    }
+
+    static func cookie(named name: String, in headers: HTTPFields) -> String? {
+        for field in headers[values: .cookie] {
+            for pair in field.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
+                    return String(parts[1]).trimmingCharacters(in: .whitespaces)
+                }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,201 @@
+import AsyncHTTPClient
+import Foundation
+import GangwaySystem
+import NIOCore
+import NIOHTTP1
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real OpenID Connect provider on loopback for federation tests: the third-party
+/// `oidc-provider-mock` (PyPI, pinned in `Tests/Fixtures/oidc/requirements.txt`), run by
+/// `Tests/Fixtures/oidc/oidc_provider.py`, which adds what the tests need and the mock
+/// lacks (PKCE checks, key rotation, a tampered ID token, revocation).
+///
+/// The provider signs in whoever the test names: ``signIn(at:subject:)`` sends its
+/// authorization form with that subject, as a person would after typing their password
+/// there. It needs Python 3.12 or later with the pinned packages, in a virtual
+/// environment at `.build-oidc/venv` (`.ci/run` makes it) or at `GANGWAY_OIDC_PYTHON`.
+public struct TestIdentityProvider: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The provider's issuer URL, exactly as it writes it in its tokens.
+    public let issuer: String
+    private let process: Process
+    /// Kept open while the provider runs: the provider ends when it closes, so a test
+    /// process that dies leaves no provider behind.
+    private let input: Pipe
+
+    private static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The Python with the provider's packages; `nil` when there is none.
+    public static var python: String? {
+        let candidates: [String?] = [
+            ProcessInfo.processInfo.environment["GANGWAY_OIDC_PYTHON"],
+            packageRoot.appendingPathComponent(".build-oidc/venv/bin/python").path,
+        ]
+        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Whether the provider can run here; tests that need it are skipped, and say so, when not.
+    public static var isInstalled: Bool { python != nil }
+
+    /// Starts a provider that requires PKCE (S256) and a nonce.
+    ///
+    /// - Parameter tokenLifetime: Seconds its access and ID tokens live.
+    public static func start(tokenLifetime: Int = 3600) async throws -> TestIdentityProvider {
+        guard let python else { throw Failure(description: "no Python with oidc-provider-mock; run .ci/run") }
+        let ready = FileManager.default.temporaryDirectory
+            .appendingPathComponent("gangway-oidc-\(UUID().uuidString)").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [
+            packageRoot.appendingPathComponent("Tests/Fixtures/oidc/oidc_provider.py").path,
+            "--exit-on-stdin-eof", "--require-pkce", "--require-nonce", "--ready-file", ready,
+            "--token-max-age", "\(tokenLifetime)",
+        ]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.start()
+        for _ in 0..<300 {
+            if let text = try? String(contentsOfFile: ready, encoding: .utf8),
+                let issuer = text.split(separator: "\n").first
+            {
+                try? FileManager.default.removeItem(atPath: ready)
+                return TestIdentityProvider(issuer: String(issuer), process: process, input: input)
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        throw Failure(description: "the OpenID provider did not start")
+    }
+
+    /// Runs `body` with a provider of its own, ended however `body` ends.
+    public static func using<Result: Sendable>(
+        tokenLifetime: Int = 3600,
+        _ body: (TestIdentityProvider) async throws -> Result
+    ) async throws -> Result {
+        let provider = try await start(tokenLifetime: tokenLifetime)
+        do {
+            let result = try await body(provider)
+            await provider.stop()
+            return result
+        } catch {
+            await provider.stop()
+            throw error
+        }
+    }
+
+    /// Ends the provider.
+    public func stop() async {
+        try? input.fileHandleForWriting.close()
+        kill(process.processIdentifier, SIGTERM)
+        for _ in 0..<100 where process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    // MARK: A person at the provider
+
+    /// Signs `subject` in on the provider's authorization page at `url` (where a relying
+    /// party sent the browser) and returns where the provider sends the browser next:
+    /// the relying party's redirect URI, with a code or an error.
+    public func signIn(at url: String, subject: String) async throws -> String {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        let value = subject.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? subject
+        request.body = .bytes(ByteBuffer(string: "sub=\(value)"))
+        let response = try await Self.client.execute(request, timeout: .seconds(20))
+        guard (300..<400).contains(response.status.code), let location = response.headers.first(name: "Location")
+        else { throw Failure(description: "the provider's authorization page answered \(response.status.code)") }
+        return location
+    }
+
+    /// Cancels on the provider's authorization page: the browser goes back with
+    /// `access_denied`.
+    public func deny(at url: String) async throws -> String {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.body = .bytes(ByteBuffer(string: "action=deny"))
+        let response = try await Self.client.execute(request, timeout: .seconds(20))
+        guard let location = response.headers.first(name: "Location") else {
+            throw Failure(description: "the provider's authorization page answered \(response.status.code)")
+        }
+        return location
+    }
+
+    /// Sets the claims the provider gives `subject` (its name, email address…).
+    public func setClaims(_ claims: [String: String], of subject: String) async throws {
+        try await send("PUT", "/users/\(Self.pathSegment(subject))", claims)
+    }
+
+    /// Ends every token the provider gave `subject`, as when the person is blocked or
+    /// signs out everywhere: a refresh with them is refused from now on.
+    public func revokeTokens(of subject: String) async throws {
+        try await send("POST", "/users/\(Self.pathSegment(subject))/revoke-tokens", nil)
+    }
+
+    // MARK: The provider's keys and tokens
+
+    /// Signs with a new key from now on; the old one stays published when `keepingOld`.
+    public func rotateKey(keepingOld: Bool = false) async throws {
+        try await send("POST", "/_test/rotate-key", ["keep_old": keepingOld])
+    }
+
+    /// How the next ID token the provider issues is spoiled, once.
+    public enum Spoil: Sendable {
+        /// These claims replace the real ones (`aud`, `nonce`, `iss`, `exp`…), as JSON
+        /// values (text, numbers).
+        case claims([String: any Sendable])
+        /// Signed with a key the provider never published.
+        case unpublishedKey
+        /// Not signed at all (`alg: none`).
+        case unsigned
+        /// "Signed" with HS256, keyed with the provider's public key.
+        case hmacWithPublicKey
+    }
+
+    public func spoilNextIDToken(_ spoil: Spoil) async throws {
+        switch spoil {
+        case .claims(let claims): try await send("POST", "/_test/next-id-token", ["claims": claims])
+        case .unpublishedKey: try await send("POST", "/_test/next-id-token", ["sign_with": "unpublished"])
+        case .unsigned: try await send("POST", "/_test/next-id-token", ["sign_with": "none"])
+        case .hmacWithPublicKey: try await send("POST", "/_test/next-id-token", ["sign_with": "hmac-public-key"])
+        }
+    }
+
+    // MARK: HTTP
+
+    /// Follows no redirect: the tests read where the provider sends the browser.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    private static func pathSegment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+
+    private func send(_ method: String, _ path: String, _ body: [String: any Sendable]?) async throws {
+        var request = HTTPClientRequest(url: issuer + path)
+        request.method = HTTPMethod(rawValue: method)
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+        }
+        let response = try await Self.client.execute(request, timeout: .seconds(20))
+        guard (200..<300).contains(response.status.code) else {
+            throw Failure(description: "\(method) \(path) answered \(response.status.code)")
+        }
+    }
+}

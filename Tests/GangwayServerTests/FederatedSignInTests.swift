@@ -1,0 +1,361 @@
+import Foundation
+import GangwayProtocol
+import GangwayServer
+import GangwayServerTesting
+import GangwayTesting
+import HTTPTypes
+import Testing
+
+/// Signing in through an app's OpenID Connect provider, against a real provider on
+/// loopback (`oidc-provider-mock`, see ``TestIdentityProvider``): the server as its
+/// relying party, the subject mapped to a user, the ID token's checks, refresh through
+/// the provider, key rotation.
+@Suite(
+    "Federation: an app's people sign in at its OpenID Connect provider",
+    .servingTurn,
+    .enabled(if: TestIdentityProvider.isInstalled, "needs oidc-provider-mock in .build-oidc/venv (see .ci/run)")
+)
+struct FederatedSignInTests {
+    static let clientID = "gangway-checks"
+    typealias Code = OAuthAuthorizationCodeTests
+
+    /// The app signs people in at `provider`, as client `clientID` with a secret.
+    static func setUp(_ api: API, _ provider: TestIdentityProvider, createsUsers: Bool = true) async throws {
+        let body = """
+            {"type": "oauth2", "redirectURIs": ["\(Code.loopback)"],
+             "provider": {"issuer": "\(provider.issuer)", "clientID": "\(clientID)",
+                          "clientSecret": "provider-secret-1", "createsUsers": \(createsUsers)}}
+            """
+        try api.expectStatus(try await api.admin(.put, "/admin/apps/checks/authentication", json: body), .ok)
+    }
+
+    /// Where the server sent the browser, and the cookie it set there.
+    struct Departure {
+        var location: String
+        var cookie: String
+    }
+
+    /// The browser goes to the app's sign-in page and on to the provider.
+    static func depart(_ api: API, _ fields: [(String, String)] = Code.request()) async throws -> Departure {
+        let reply = try await api.send(.get, "/apps/checks/oauth/authorize?" + Code.query(fields))
+        try api.expectStatus(reply, .seeOther)
+        let location = try #require(reply.headers[.location])
+        let setCookie = try #require(reply.headers[.setCookie])
+        #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Lax"))
+        #expect(setCookie.contains("Path=/apps/checks/oauth/callback"))
+        return Departure(location: location, cookie: String(setCookie.prefix { $0 != ";" }))
+    }
+
+    /// The browser comes back from the provider to the server, with its cookie.
+    static func arrive(_ api: API, _ back: String, cookie: String?) async throws -> API.Reply {
+        let url = try #require(URLComponents(string: back))
+        #expect(url.path == "/apps/checks/oauth/callback")
+        var headers: HTTPFields = [:]
+        if let cookie { headers[.cookie] = cookie }
+        return try await api.send(.get, url.path + "?" + (url.percentEncodedQuery ?? ""), headers: headers)
+    }
+
+    /// A whole sign-in of `subject`, to where the server sends the browser in the end.
+    static func signIn(
+        _ api: API,
+        _ provider: TestIdentityProvider,
+        subject: String
+    ) async throws -> (target: String, fields: [String: String]) {
+        let departure = try await depart(api)
+        let back = try await provider.signIn(at: departure.location, subject: subject)
+        return try Code.redirected(try await arrive(api, back, cookie: departure.cookie))
+    }
+
+    static func tokens(_ api: API, _ provider: TestIdentityProvider, subject: String) async throws -> API.Reply {
+        let (target, fields) = try await signIn(api, provider, subject: subject)
+        #expect(target == "http://127.0.0.1:51234/callback")
+        #expect(fields["state"] == "af0ifjsldkj")
+        return try await Code.redeem(api, code: try #require(fields["code"], "\(fields)"))
+    }
+
+    static func userInfo(_ api: API, _ access: String) async throws -> Components.Schemas.UserInfo {
+        try await api.send(.get, "/apps/checks/oauth/userinfo", token: access).decode(
+            Components.Schemas.UserInfo.self
+        )
+    }
+
+    static func withProvider(
+        backend: Backend = .sqlite,
+        tokenLifetime: Int = 3600,
+        _ body: (ServerFixture, API, TestIdentityProvider) async throws -> Void
+    ) async throws {
+        try await TestIdentityProvider.using(tokenLifetime: tokenLifetime) { provider in
+            let fixture = try await ServerFixture(backend: backend)
+            try await fixture.runSeeded { api in try await body(fixture, api, provider) }
+        }
+    }
+
+    @Test(
+        "a person the provider signs in the first time gets a user, named from its claims, and the same one after",
+        arguments: Backend.available
+    )
+    func firstSignIn(backend: Backend) async throws {
+        try await Self.withProvider(backend: backend) { fixture, api, provider in
+            try await Self.setUp(api, provider)
+            let page = try await api.send(.get, "/admin/apps/checks/authentication", token: fixture.adminToken)
+            let shown = try page.decode(Components.Schemas.AppAuthentication.self)
+            #expect(shown.provider?.redirectURI?.hasSuffix("/apps/checks/oauth/callback") == true)
+            #expect(!page.text.contains("provider-secret-1"))
+
+            let departure = try await Self.depart(api)
+            let out = try #require(URLComponents(string: departure.location))
+            #expect(departure.location.hasPrefix(provider.issuer + "/oauth2/authorize?"))
+            let asked = Dictionary(uniqueKeysWithValues: (out.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+            #expect(asked["client_id"] == Self.clientID && asked["code_challenge_method"] == "S256")
+            #expect(asked["scope"] == "openid profile email" && asked["nonce"]?.count == 43)
+            #expect(asked["state"]?.count == 43 && asked["state"] != "af0ifjsldkj", "the server's own state")
+
+            try await provider.setClaims(
+                ["preferred_username": "Carol.Diaz", "name": "Carol Diaz", "email": "carol@airline.example"],
+                of: "idp-carol-1"
+            )
+            let back = try await provider.signIn(at: departure.location, subject: "idp-carol-1")
+            let arrival = try await Self.arrive(api, back, cookie: departure.cookie)
+            #expect(arrival.headers[.setCookie]?.contains("gangway_sign_in=; ") == true, "the cookie is dropped")
+            #expect(arrival.headers[.setCookie]?.contains("Max-Age=0") == true)
+            let (_, fields) = try Code.redirected(arrival)
+            let tokens = try OAuthDeviceGrantTests.tokens(
+                from: try await Code.redeem(api, code: try #require(fields["code"]))
+            )
+            let info = try await Self.userInfo(api, tokens.access)
+            #expect(info.sub == "carol.diaz" && info.name == "Carol Diaz")
+            #expect(try await OAuthDeviceGrantTests.settingsStatus(api, tokens.access) == .ok)
+
+            let links = try await api.admin(.get, "/admin/users/carol.diaz/identities")
+            let linked = try links.decode([Components.Schemas.IdentityLink].self)
+            #expect(linked.map(\.subject) == ["idp-carol-1"] && linked.first?.issuer == provider.issuer)
+
+            // The same person again: the same user, not a second one.
+            let again = try OAuthDeviceGrantTests.tokens(
+                from: try await Self.tokens(api, provider, subject: "idp-carol-1")
+            )
+            #expect(try await Self.userInfo(api, again.access).sub == "carol.diaz")
+            let users = try await api.admin(.get, "/admin/users").decode([Components.Schemas.User].self)
+            #expect(users.filter { $0.username.hasPrefix("carol") }.count == 1)
+        }
+    }
+
+    @Test("an unlinked subject gets no user when the provider creates none; the admin's link makes them that user")
+    func linking() async throws {
+        try await Self.withProvider { fixture, api, provider in
+            try await Self.setUp(api, provider, createsUsers: false)
+            let (_, refused) = try await Self.signIn(api, provider, subject: "idp-alice")
+            #expect(refused["error"] == "access_denied" && refused["code"] == nil)
+            #expect(refused["error_description"]?.contains("subject idp-alice") == true)
+            #expect(refused["state"] == "af0ifjsldkj")
+
+            let link = #"{"issuer": "\#(provider.issuer)", "subject": "idp-alice"}"#
+            try api.expectStatus(try await api.admin(.post, "/admin/users/alice/identities", json: link), .created)
+            let taken = try await api.admin(.post, "/admin/users/bob/identities", json: link)
+            try api.expectStatus(taken, .conflict)
+            #expect(taken.text.contains("IDENTITY_LINKED"))
+            let badIssuer = try await api.admin(
+                .post,
+                "/admin/users/bob/identities",
+                json: #"{"issuer": "http://evil.example", "subject": "x"}"#
+            )
+            try api.expectStatus(badIssuer, .badRequest)
+
+            let tokens = try OAuthDeviceGrantTests.tokens(
+                from: try await Self.tokens(api, provider, subject: "idp-alice")
+            )
+            #expect(try await Self.userInfo(api, tokens.access).sub == "alice")
+
+            // Blocked here, the person is refused whatever the provider says.
+            try api.expectStatus(try await api.admin(.patch, "/admin/users/alice", json: #"{"blocked": true}"#), .ok)
+            let (_, blocked) = try await Self.signIn(api, provider, subject: "idp-alice")
+            #expect(blocked["error"] == "access_denied" && blocked["error_description"]?.contains("blocked") == true)
+            try api.expectStatus(try await api.admin(.patch, "/admin/users/alice", json: #"{"blocked": false}"#), .ok)
+
+            let query = Code.query([("issuer", provider.issuer), ("subject", "idp-alice")])
+            try api.expectStatus(try await api.admin(.delete, "/admin/users/alice/identities?" + query), .noContent)
+            try api.expectStatus(try await api.admin(.delete, "/admin/users/alice/identities?" + query), .notFound)
+            let (_, unlinked) = try await Self.signIn(api, provider, subject: "idp-alice")
+            #expect(unlinked["error"] == "access_denied")
+            #expect(!fixture.logs.text.contains("provider-secret-1"))
+        }
+    }
+
+    enum Spoiled: String, CaseIterable, Sendable {
+        case audience, nonce, issuer, expired, unpublishedKey, unsigned, hmacWithPublicKey
+
+        var spoil: TestIdentityProvider.Spoil {
+            switch self {
+            case .audience: .claims(["aud": "someone-else"])
+            case .nonce: .claims(["nonce": "another-sign-in"])
+            case .issuer: .claims(["iss": "http://127.0.0.1:1"])
+            case .expired: .claims(["exp": 1_000_000])
+            case .unpublishedKey: .unpublishedKey
+            case .unsigned: .unsigned
+            case .hmacWithPublicKey: .hmacWithPublicKey
+            }
+        }
+
+        /// What the server's log says.
+        var reason: String {
+            switch self {
+            case .audience: "another client"
+            case .nonce: "nonce"
+            case .issuer: "another provider"
+            case .expired: "expired"
+            case .unpublishedKey: "does not publish"
+            case .unsigned: "algorithm none is not taken"
+            case .hmacWithPublicKey: "algorithm HS256 is not taken"
+            }
+        }
+    }
+
+    @Test(
+        "an ID token for another client, sign-in or provider, expired, unsigned, HMAC-signed or by an unknown key: refused"
+    )
+    func spoiledIDTokens() async throws {
+        try await Self.withProvider { fixture, api, provider in
+            try await Self.setUp(api, provider)
+            for spoiled in Spoiled.allCases {
+                try await provider.spoilNextIDToken(spoiled.spoil)
+                let (target, fields) = try await Self.signIn(api, provider, subject: "idp-mallory")
+                #expect(target == "http://127.0.0.1:51234/callback")
+                #expect(fields["error"] == "server_error" && fields["code"] == nil, "\(spoiled)")
+                #expect(fixture.logs.text.contains(spoiled.reason), "\(spoiled)")
+            }
+            let users = try await api.admin(.get, "/admin/users").decode([Components.Schemas.User].self)
+            #expect(!users.contains { $0.username.contains("mallory") })
+            // The provider's next good token still works: nothing was left half done.
+            try api.expectStatus(try await Self.tokens(api, provider, subject: "idp-mallory"), .ok)
+        }
+    }
+
+    @Test("the provider's new signing key is fetched when a token names it, without a restart")
+    func keyRotation() async throws {
+        try await Self.withProvider { _, api, provider in
+            try await Self.setUp(api, provider)
+            try api.expectStatus(try await Self.tokens(api, provider, subject: "idp-dave"), .ok)
+            try await provider.rotateKey()
+            let tokens = try OAuthDeviceGrantTests.tokens(
+                from: try await Self.tokens(api, provider, subject: "idp-dave")
+            )
+            #expect(try await Self.userInfo(api, tokens.access).sub == "idp-dave")
+        }
+    }
+
+    @Test(
+        "each refresh asks the provider; once it ends the person's tokens, the refresh is refused and the session ends"
+    )
+    func refreshThroughProvider() async throws {
+        try await Self.withProvider(tokenLifetime: 120) { fixture, api, provider in
+            try await Self.setUp(api, provider)
+            let first = try await Self.tokens(api, provider, subject: "idp-erin")
+            let body = try first.decode(Components.Schemas.TokenResponse.self)
+            #expect(body.expiresIn <= 120, "no longer than the provider's access token")
+            var tokens = try OAuthDeviceGrantTests.tokens(from: first)
+
+            tokens = try OAuthDeviceGrantTests.tokens(
+                from: try await OAuthDeviceGrantTests.refresh(api, tokens.refresh)
+            )
+            #expect(try await OAuthDeviceGrantTests.settingsStatus(api, tokens.access) == .ok)
+
+            try await provider.revokeTokens(of: "idp-erin")
+            let refused = try await OAuthDeviceGrantTests.refresh(api, tokens.refresh)
+            try api.expectStatus(refused, .badRequest)
+            #expect(try OAuthDeviceGrantTests.error(of: refused) == "invalid_grant")
+            #expect(try await OAuthDeviceGrantTests.settingsStatus(api, tokens.access) == .unauthorized)
+            #expect(fixture.logs.text.contains("identity provider ended a sign-in"))
+            // Signing in again at the provider works.
+            try api.expectStatus(try await Self.tokens(api, provider, subject: "idp-erin"), .ok)
+        }
+    }
+
+    @Test("the sign-in is bound to the browser that started it, finished once, and checks the answer's issuer")
+    func callbackChecks() async throws {
+        try await Self.withProvider { _, api, provider in
+            try await Self.setUp(api, provider)
+            let departure = try await Self.depart(api)
+            let back = try await provider.signIn(at: departure.location, subject: "idp-frank")
+            let elsewhere = try await Self.arrive(api, back, cookie: "gangway_sign_in=another-browser")
+            try api.expectStatus(elsewhere, .badRequest)
+            #expect(elsewhere.text.contains("started in another browser"))
+            // Refused once, the sign-in is spent: the right browser cannot finish it now.
+            let spent = try await Self.arrive(api, back, cookie: departure.cookie)
+            try api.expectStatus(spent, .badRequest)
+            #expect(spent.text.contains("expired or was already finished"))
+
+            let second = try await Self.depart(api)
+            let answer = try await provider.signIn(at: second.location, subject: "idp-frank")
+            let mixedUp = try await Self.arrive(api, answer + "&iss=http%3A%2F%2F127.0.0.1%3A1", cookie: second.cookie)
+            #expect(try Code.redirected(mixedUp).fields["error"] == "server_error")
+
+            let unknown = try await api.send(.get, "/apps/checks/oauth/callback?state=nothing&code=x")
+            try api.expectStatus(unknown, .badRequest)
+        }
+    }
+
+    @Test("cancelling at the provider sends the app access_denied with its state")
+    func cancelled() async throws {
+        try await Self.withProvider { _, api, provider in
+            try await Self.setUp(api, provider)
+            let departure = try await Self.depart(api)
+            let back = try await provider.deny(at: departure.location)
+            let (target, fields) = try Code.redirected(try await Self.arrive(api, back, cookie: departure.cookie))
+            #expect(target == "http://127.0.0.1:51234/callback")
+            #expect(fields["error"] == "access_denied" && fields["state"] == "af0ifjsldkj")
+        }
+    }
+
+    @Test("a provider that cannot be reached: the app is told temporarily_unavailable, and nothing is stored")
+    func unreachable() async throws {
+        try await ServerFixture().runSeeded { api in
+            let body = """
+                {"type": "oauth2", "redirectURIs": ["\(Code.loopback)"],
+                 "provider": {"issuer": "http://127.0.0.1:1", "clientID": "\(Self.clientID)"}}
+                """
+            try api.expectStatus(try await api.admin(.put, "/admin/apps/checks/authentication", json: body), .ok)
+            let reply = try await api.send(.get, "/apps/checks/oauth/authorize?" + Code.query(Code.request()))
+            let (target, fields) = try Code.redirected(reply)
+            #expect(target == "http://127.0.0.1:51234/callback")
+            #expect(fields["error"] == "temporarily_unavailable" && fields["state"] == "af0ifjsldkj")
+            #expect(reply.headers[.setCookie] == nil)
+        }
+    }
+
+    @Test("a device code is approved by signing in at the provider from the verification page")
+    func deviceGrant() async throws {
+        try await Self.withProvider { _, api, provider in
+            try await Self.setUp(api, provider)
+            let codes = try await OAuthDeviceGrantTests.start(api)
+            let page = try await api.send(.get, "/apps/checks/oauth/device?user_code=\(codes.userCode)")
+            #expect(page.text.contains("company account") && !page.text.contains("type=\"password\""))
+
+            let out = try await OAuthDeviceGrantTests.form(
+                api,
+                "/apps/checks/oauth/device",
+                [("user_code", codes.userCode), ("decision", "approve")]
+            )
+            try api.expectStatus(out, .seeOther)
+            let cookie = String(try #require(out.headers[.setCookie]).prefix { $0 != ";" })
+            let back = try await provider.signIn(at: try #require(out.headers[.location]), subject: "idp-grace")
+            let done = try await Self.arrive(api, back, cookie: cookie)
+            try api.expectStatus(done, .ok)
+            #expect(done.text.contains("Your device is signed in as idp-grace"))
+
+            let tokens = try OAuthDeviceGrantTests.tokens(from: try await OAuthDeviceGrantTests.poll(api, codes))
+            #expect(try await Self.userInfo(api, tokens.access).sub == "idp-grace")
+
+            // Deny needs no sign-in at the provider.
+            let other = try await OAuthDeviceGrantTests.start(api, device: "tablet-2")
+            let denied = try await OAuthDeviceGrantTests.form(
+                api,
+                "/apps/checks/oauth/device",
+                [("user_code", other.userCode), ("decision", "deny")]
+            )
+            try api.expectStatus(denied, .ok)
+            #expect(
+                try OAuthDeviceGrantTests.error(of: try await OAuthDeviceGrantTests.poll(api, other)) == "access_denied"
+            )
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import GangwayFlows
+import GangwayScreens
+import GangwayServerTesting
+import GangwayServices
+import GangwayStore
+import GangwayTesting
+import HTTPTypes
+import Synchronization
+import Testing
+
+@Suite(
+    "Stories: people sign in at the company's OpenID Connect provider, through the server, on a device",
+    .enabled(if: TestIdentityProvider.isInstalled, "needs oidc-provider-mock in .build-oidc/venv (see .ci/run)")
+)
+struct FederatedSignInStoryTests {
+    /// The app federates to `provider`; alice is the person with subject `idp-alice` there.
+    static func federate(_ server: RunningTestServer, to provider: TestIdentityProvider) async throws {
+        try await server.admin(
+            .put,
+            "/admin/apps/checks/authentication",
+            json: """
+                {"type": "oauth2", "redirectURIs": ["http://127.0.0.1/callback"],
+                 "provider": {"issuer": "\(provider.issuer)", "clientID": "gangway-checks", "clientSecret": "s3cret-at-idp"}}
+                """
+        )
+        try await server.admin(
+            .post,
+            "/admin/users/alice/identities",
+            json: #"{"issuer": "\#(provider.issuer)", "subject": "idp-alice"}"#
+        )
+    }
+
+    final class Visits: Sendable {
+        private let count = Mutex(0)
+        var value: Int { count.withLock { $0 } }
+        func add() { count.withLock { $0 += 1 } }
+    }
+
+    /// A person in a browser, by HTTP as a browser does it: the app's sign-in page sends
+    /// them to the provider, they sign in there as `subject`, the provider sends them back
+    /// to the server (with the server's cookie), and the server on to the app's loopback
+    /// address.
+    static func person(
+        _ server: RunningTestServer,
+        _ provider: TestIdentityProvider,
+        subject: String,
+        visits: Visits
+    ) -> @Sendable (URL) async throws -> Void {
+        { page in
+            visits.add()
+            let query = URLComponents(url: page, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
+            let out = try await server.send(.get, page.path + "?" + query)
+            guard out.status == .seeOther, let location = out.headers[.location], let cookie = out.headers[.setCookie]
+            else { throw TestServerError("the sign-in page answered \(out.status)") }
+            let back = try #require(URLComponents(string: try await provider.signIn(at: location, subject: subject)))
+            let returned = try await server.send(
+                .get,
+                back.path + "?" + (back.percentEncodedQuery ?? ""),
+                headers: [.cookie: String(cookie.prefix { $0 != ";" })]
+            )
+            guard returned.status == .seeOther, let app = returned.headers[.location] else {
+                throw TestServerError("the server's callback answered \(returned.status)")
+            }
+            try await AuthorizationCodeSignInTests.follow(app)
+        }
+    }
+
+    @Test(
+        "first launch at the provider, a relaunch that asks nothing, a silent refresh, a session ended mid-work there"
+    )
+    func federatedLifecycle() async throws {
+        try await TestIdentityProvider.using { provider in
+            try await TestServer.run(seed: .checks) { server in
+                try await Self.federate(server, to: provider)
+                let visits = Visits()
+                let browser = LoopbackBrowser(open: Self.person(server, provider, subject: "idp-alice", visits: visits))
+                let device = try ServicesDevice(server: server, browser: browser)
+                let app = try device.launch(.byEmail, .create(ServicesDevice.alicePasscode))
+                try await app.manager.open()
+                try app.presenter.verifyFinished()
+                #expect(app.presenter.presentedKinds == [.welcome, .passcodeCreate], "no password screen of the app's")
+                let store = try #require(await app.manager.store)
+                #expect(try ServiceAccount(reading: store).user?.id == "alice")
+                #expect(visits.value == 1)
+                try await app.manager.close()
+
+                // The relaunch asks nothing of the provider.
+                let again = try device.launch(.unlock(ServicesDevice.alicePasscode))
+                try await again.manager.open()
+                try again.presenter.verifyFinished()
+                #expect(visits.value == 1)
+
+                // The access token ends (revoked as an expiry would end it): the refresh goes
+                // through the provider, silently.
+                let context = try #require(await again.manager.flowContext)
+                let reader = AppDataReader(services: device.services)
+                let access = try #require(
+                    try OAuthSignInAgainstServerTests.text(await again.manager.store, "gangway.services.token")
+                )
+                #expect(try await OAuthSignInAgainstServerTests.revoke(access, at: server).status == .ok)
+                let renewed = try await reader.read("checks", in: context)
+                #expect(renewed.failure == nil && renewed.isFresh)
+                #expect(visits.value == 1)
+
+                // The provider ends alice's tokens (she signed out everywhere, or was
+                // blocked there): the next refresh is refused, she signs in again through
+                // the browser, and the read goes on.
+                try await provider.revokeTokens(of: "idp-alice")
+                let current = try #require(
+                    try OAuthSignInAgainstServerTests.text(await again.manager.store, "gangway.services.token")
+                )
+                #expect(try await OAuthSignInAgainstServerTests.revoke(current, at: server).status == .ok)
+                let afterRevocation = try await reader.read("checks", in: context)
+                #expect(afterRevocation.failure == nil && afterRevocation.isFresh)
+                #expect(visits.value == 2)
+                try again.presenter.verifyFinished()
+                #expect(!device.logsHoldASecret)
+            }
+        }
+    }
+
+    @Test(
+        "in headless Chromium: the app's page, the provider's page, back through the server to the app's listener",
+        .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver")
+    )
+    func inChromium() async throws {
+        try await TestIdentityProvider.using { provider in
+            try await TestServer.run(seed: .checks) { server in
+                try await Self.federate(server, to: provider)
+                let open: @Sendable (URL) async throws -> Void = { page in
+                    try await HeadlessBrowser.using { browser in
+                        try await browser.open(page.absoluteString)
+                        // The provider's own page: the person says who they are there.
+                        let subject = try await browser.element("#subject-input")
+                        try await browser.type("idp-alice\u{E007}", into: subject)
+                        try await browser.source(once: "Close this window")
+                    }
+                }
+                let device = try ServicesDevice(server: server, browser: LoopbackBrowser(open: open))
+                let app = try device.launch(.byEmail, .create(ServicesDevice.alicePasscode))
+                try await app.manager.open()
+                try app.presenter.verifyFinished()
+                #expect(try ServiceAccount(reading: try #require(await app.manager.store)).user?.id == "alice")
+            }
+        }
+    }
+}
