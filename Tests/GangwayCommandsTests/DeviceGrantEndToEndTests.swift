@@ -38,6 +38,18 @@ struct DeviceGrantEndToEndTests {
         }
     }
 
+    /// Once the code is approved, the app polls, finds the approval and goes on: the
+    /// agreements are accepted and the passcode chosen.
+    static func agreeAndChoosePasscode(_ terminal: PseudoTerminalSession) {
+        for (prompt, answer) in [
+            ("Choose [1-2]: ", "accept"), ("Choose [1-2]: ", "allow"),
+            ("Choose a passcode", passcode), ("Enter the passcode again", passcode),
+        ] {
+            #expect(terminal.next(prompt, timeout: .seconds(60)), "no prompt \(prompt)")
+            terminal.type(answer)
+        }
+    }
+
     /// The address with the code, as the app's screen shows it.
     static func verificationLink(on screen: String) throws -> (url: String, code: String) {
         let url = try #require(screen.firstMatch(of: /http:\/\/127\.0\.0\.1:\d+\/apps\/checks\/oauth\/device/))
@@ -80,13 +92,7 @@ struct DeviceGrantEndToEndTests {
         let page = try await Self.approve(url)
         #expect(page.contains("signed in as Alice Martin"), "\(page)")
         // The app polls, finds the approval and goes on to the agreements and the passcode.
-        for (prompt, answer) in [
-            ("Choose [1-2]: ", "accept"), ("Choose [1-2]: ", "allow"),
-            ("Choose a passcode", Self.passcode), ("Enter the passcode again", Self.passcode),
-        ] {
-            #expect(terminal.next(prompt, timeout: .seconds(60)), "no prompt \(prompt)")
-            terminal.type(answer)
-        }
+        Self.agreeAndChoosePasscode(terminal)
         #expect(terminal.next("Alice Martin (alice)"))
         #expect(terminal.next("gangway> "))
         terminal.type("quit")
@@ -109,6 +115,64 @@ struct DeviceGrantEndToEndTests {
             .compactMap { $0 as? URL }.filter { $0.lastPathComponent != "admin-token" }
             .filter { (try? Data(contentsOf: $0))?.range(of: Data("gw_".utf8)) != nil }
         #expect(files?.isEmpty == true, "tokens are kept encrypted: \(files ?? [])")
+    }
+
+    @Test(
+        "federated: the code approved at the company's provider (a real OpenID provider), her user linked by the admin",
+        .enabled(if: TestIdentityProvider.isInstalled, "needs oidc-provider-mock in .build-oidc/venv (see .ci/run)")
+    )
+    func federatedDeviceGrant() async throws {
+        try await TestIdentityProvider.using { provider in
+            let directory = try TemporaryDirectory(prefix: "gangway-federated")
+            defer { directory.remove() }
+            let runner = GangwayProcess(deviceKeys: directory.appending("unused-keys"))
+            let local = ["--data-dir", directory.url.path, "--bcrypt-cost", "4"]
+            let auth = try await runner.runOffThread(
+                [
+                    "admin", "auth", "--type", "oauth2", "--issuer", provider.issuer, "--client-id", "gangway-checks",
+                    "--client-secret-stdin",
+                ] + local,
+                lines: ["provider-secret-e2e"]
+            )
+            #expect(auth.status == 0, "\(auth.standardError)")
+            #expect(auth.output.contains("/apps/checks/oauth/callback (register it at the provider)"))
+            let link = try await runner.runOffThread(
+                ["admin", "users", "link", "alice", "--issuer", provider.issuer, "--subject", "idp-alice"] + local,
+                lines: []
+            )
+            #expect(link.status == 0, "\(link.standardError)")
+
+            let terminal = try PseudoTerminalSession(
+                arguments: local + ["--plain"],
+                environment: ["GANGWAY_KDF_ROUNDS": "1000"]
+            )
+            #expect(terminal.next("Choose [1-4]: "))
+            terminal.type("email")
+            #expect(terminal.next("Work email: "))
+            terminal.type("alice@airline.example")
+            #expect(terminal.next("Waiting for you to approve"))
+            let (url, _) = try Self.verificationLink(on: terminal.screen)
+
+            // On her phone: the code is filled in; Approve goes to the provider, where she
+            // signs in; the provider sends her back, and the page says the device is in.
+            let done = try await HeadlessBrowser.using { browser in
+                try await browser.open(url)
+                try await browser.type("\u{E007}", into: try await browser.focused())
+                try await browser.source(once: "subject-input")
+                try await browser.type("idp-alice\u{E007}", into: try await browser.element("#subject-input"))
+                return try await browser.source(once: "Your device is signed in")
+            }
+            #expect(done.contains("Your device is signed in as Alice Martin"), "\(done)")
+            Self.agreeAndChoosePasscode(terminal)
+            #expect(terminal.next("Alice Martin (alice)"))
+            #expect(terminal.next("gangway> "))
+            terminal.type("quit")
+            #expect(terminal.finish() == 0)
+            #expect(
+                !OfflineWorkEndToEndTests.filesContain("provider-secret-e2e", under: directory.url),
+                "the client secret is sealed"
+            )
+        }
     }
 
     @Test("her sessions revoked mid-work: the next read asks her to approve a new code, then shows the checks")
@@ -134,13 +198,7 @@ struct DeviceGrantEndToEndTests {
         #expect(terminal.next("Waiting for you to approve"))
         let first = try Self.verificationLink(on: terminal.screen)
         #expect(try await Self.approve(first.url).contains("signed in as Alice Martin"))
-        for (prompt, answer) in [
-            ("Choose [1-2]: ", "accept"), ("Choose [1-2]: ", "allow"),
-            ("Choose a passcode", Self.passcode), ("Enter the passcode again", Self.passcode),
-        ] {
-            #expect(terminal.next(prompt, timeout: .seconds(60)), "no prompt \(prompt)")
-            terminal.type(answer)
-        }
+        Self.agreeAndChoosePasscode(terminal)
         #expect(terminal.next("gangway> "))
 
         // The admin ends every session and refresh token of hers; the app still runs.

@@ -55,7 +55,26 @@ struct FederatedSignInTests {
         return try await api.send(.get, url.path + "?" + (url.percentEncodedQuery ?? ""), headers: headers)
     }
 
-    /// A whole sign-in of `subject`, to where the server sends the browser in the end.
+    /// The consent form of a page, sent with the browser's cookie.
+    static func consent(
+        _ api: API,
+        _ page: API.Reply,
+        cookie: String?,
+        decision: String = "approve"
+    ) async throws -> API.Reply {
+        let token = try #require(page.text.firstMatch(of: /name="consent" value="([A-Za-z0-9_-]+)"/)?.output.1)
+        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        if let cookie { headers[.cookie] = cookie }
+        return try await api.send(
+            .post,
+            "/apps/checks/oauth/callback",
+            json: Code.query([("consent", String(token)), ("decision", decision)]),
+            headers: headers
+        )
+    }
+
+    /// A whole sign-in of `subject`, to where the server sends the browser in the end:
+    /// through the consent page when the server shows it.
     static func signIn(
         _ api: API,
         _ provider: TestIdentityProvider,
@@ -63,7 +82,9 @@ struct FederatedSignInTests {
     ) async throws -> (target: String, fields: [String: String]) {
         let departure = try await depart(api)
         let back = try await provider.signIn(at: departure.location, subject: subject)
-        return try Code.redirected(try await arrive(api, back, cookie: departure.cookie))
+        let arrival = try await arrive(api, back, cookie: departure.cookie)
+        guard arrival.status == .ok else { return try Code.redirected(arrival) }
+        return try Code.redirected(try await consent(api, arrival, cookie: departure.cookie))
     }
 
     static func tokens(_ api: API, _ provider: TestIdentityProvider, subject: String) async throws -> API.Reply {
@@ -115,10 +136,17 @@ struct FederatedSignInTests {
                 of: "idp-carol-1"
             )
             let back = try await provider.signIn(at: departure.location, subject: "idp-carol-1")
+            // Back from the provider: the person lets the app in, or not.
             let arrival = try await Self.arrive(api, back, cookie: departure.cookie)
-            #expect(arrival.headers[.setCookie]?.contains("gangway_sign_in=; ") == true, "the cookie is dropped")
-            #expect(arrival.headers[.setCookie]?.contains("Max-Age=0") == true)
-            let (_, fields) = try Code.redirected(arrival)
+            try api.expectStatus(arrival, .ok)
+            #expect(arrival.text.contains("You are signed in as <strong>Carol Diaz</strong> (carol.diaz)"))
+            #expect(arrival.text.contains("Let the Ground checks app on your device use your account?"))
+            #expect(!arrival.text.contains("<script"))
+            #expect(arrival.headers[.contentSecurityPolicy]?.contains("form-action 'self' http://127.0.0.1:*") == true)
+            let allowed = try await Self.consent(api, arrival, cookie: departure.cookie)
+            #expect(allowed.headers[.setCookie]?.contains("gangway_sign_in=; ") == true, "the cookie is dropped")
+            #expect(allowed.headers[.setCookie]?.contains("Max-Age=0") == true)
+            let (_, fields) = try Code.redirected(allowed)
             let tokens = try OAuthDeviceGrantTests.tokens(
                 from: try await Code.redeem(api, code: try #require(fields["code"]))
             )
@@ -294,6 +322,33 @@ struct FederatedSignInTests {
         }
     }
 
+    @Test("the consent page: denied, the app gets access_denied; sent from another browser or twice, refused")
+    func consentPage() async throws {
+        try await Self.withProvider { _, api, provider in
+            try await Self.setUp(api, provider)
+            for decision in ["deny", "approve"] {
+                let departure = try await Self.depart(api)
+                let back = try await provider.signIn(at: departure.location, subject: "idp-henry")
+                let page = try await Self.arrive(api, back, cookie: departure.cookie)
+                try api.expectStatus(page, .ok)
+                if decision == "deny" {
+                    let denied = try await Self.consent(api, page, cookie: departure.cookie, decision: "deny")
+                    let (target, fields) = try Code.redirected(denied)
+                    #expect(target == "http://127.0.0.1:51234/callback")
+                    #expect(fields["error"] == "access_denied" && fields["code"] == nil)
+                    #expect(fields["state"] == "af0ifjsldkj")
+                } else {
+                    let elsewhere = try await Self.consent(api, page, cookie: "gangway_sign_in=another-browser")
+                    try api.expectStatus(elsewhere, .badRequest)
+                    #expect(elsewhere.text.contains("started in another browser"))
+                    let spent = try await Self.consent(api, page, cookie: departure.cookie)
+                    try api.expectStatus(spent, .badRequest)
+                    #expect(spent.text.contains("expired or was already finished"))
+                }
+            }
+        }
+    }
+
     @Test("cancelling at the provider sends the app access_denied with its state")
     func cancelled() async throws {
         try await Self.withProvider { _, api, provider in
@@ -329,6 +384,9 @@ struct FederatedSignInTests {
             let codes = try await OAuthDeviceGrantTests.start(api)
             let page = try await api.send(.get, "/apps/checks/oauth/device?user_code=\(codes.userCode)")
             #expect(page.text.contains("company account") && !page.text.contains("type=\"password\""))
+            // Approve leads on to the provider: the page's policy lets the form go there.
+            let policy = try #require(page.headers[.contentSecurityPolicy])
+            #expect(policy.contains("form-action 'self' \(provider.issuer);"), "\(policy)")
 
             let out = try await OAuthDeviceGrantTests.form(
                 api,

@@ -14,7 +14,8 @@ import Testing
     .enabled(if: TestIdentityProvider.isInstalled, "needs oidc-provider-mock in .build-oidc/venv (see .ci/run)")
 )
 struct FederatedSignInStoryTests {
-    /// The app federates to `provider`; alice is the person with subject `idp-alice` there.
+    /// The app federates to `provider`; alice and bob are the people with subjects
+    /// `idp-alice` and `idp-bob` there.
     static func federate(_ server: RunningTestServer, to provider: TestIdentityProvider) async throws {
         try await server.admin(
             .put,
@@ -24,11 +25,13 @@ struct FederatedSignInStoryTests {
                  "provider": {"issuer": "\(provider.issuer)", "clientID": "gangway-checks", "clientSecret": "s3cret-at-idp"}}
                 """
         )
-        try await server.admin(
-            .post,
-            "/admin/users/alice/identities",
-            json: #"{"issuer": "\#(provider.issuer)", "subject": "idp-alice"}"#
-        )
+        for user in ["alice", "bob"] {
+            try await server.admin(
+                .post,
+                "/admin/users/\(user)/identities",
+                json: #"{"issuer": "\#(provider.issuer)", "subject": "idp-\#(user)"}"#
+            )
+        }
     }
 
     final class Visits: Sendable {
@@ -37,30 +40,61 @@ struct FederatedSignInStoryTests {
         func add() { count.withLock { $0 += 1 } }
     }
 
-    /// A person in a browser, by HTTP as a browser does it: the app's sign-in page sends
-    /// them to the provider, they sign in there as `subject`, the provider sends them back
-    /// to the server (with the server's cookie), and the server on to the app's loopback
-    /// address.
+    /// Who is at the browser now: the subject they sign in as at the provider.
+    final class Person: Sendable {
+        private let current: Mutex<String>
+        init(_ subject: String) { current = Mutex(subject) }
+        var subject: String {
+            get { current.withLock { $0 } }
+            set { current.withLock { $0 = newValue } }
+        }
+    }
+
     static func person(
         _ server: RunningTestServer,
         _ provider: TestIdentityProvider,
         subject: String,
         visits: Visits
     ) -> @Sendable (URL) async throws -> Void {
+        person(server, provider, Person(subject), visits: visits)
+    }
+
+    /// A person in a browser, by HTTP as a browser does it: the app's sign-in page sends
+    /// them to the provider, they sign in there as `person`'s subject, the provider sends
+    /// them back to the server (with the server's cookie), they allow the app on the
+    /// consent page, and the server sends them on to the app's loopback address.
+    static func person(
+        _ server: RunningTestServer,
+        _ provider: TestIdentityProvider,
+        _ person: Person,
+        visits: Visits = Visits()
+    ) -> @Sendable (URL) async throws -> Void {
         { page in
+            let subject = person.subject
             visits.add()
             let query = URLComponents(url: page, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
             let out = try await server.send(.get, page.path + "?" + query)
             guard out.status == .seeOther, let location = out.headers[.location], let cookie = out.headers[.setCookie]
             else { throw TestServerError("the sign-in page answered \(out.status)") }
             let back = try #require(URLComponents(string: try await provider.signIn(at: location, subject: subject)))
-            let returned = try await server.send(
+            let browserCookie = String(cookie.prefix { $0 != ";" })
+            let consent = try await server.send(
                 .get,
                 back.path + "?" + (back.percentEncodedQuery ?? ""),
-                headers: [.cookie: String(cookie.prefix { $0 != ";" })]
+                headers: [.cookie: browserCookie]
+            )
+            // The consent page: the person lets the app in.
+            guard consent.status == .ok,
+                let token = consent.text.firstMatch(of: /name="consent" value="([A-Za-z0-9_-]+)"/)?.output.1
+            else { throw TestServerError("the server's callback answered \(consent.status)") }
+            let returned = try await server.send(
+                .post,
+                back.path,
+                json: RunningTestServer.formBody([("consent", String(token)), ("decision", "approve")]),
+                headers: [.cookie: browserCookie, .contentType: "application/x-www-form-urlencoded"]
             )
             guard returned.status == .seeOther, let app = returned.headers[.location] else {
-                throw TestServerError("the server's callback answered \(returned.status)")
+                throw TestServerError("the consent page answered \(returned.status)")
             }
             try await AuthorizationCodeSignInTests.follow(app)
         }
@@ -121,6 +155,72 @@ struct FederatedSignInStoryTests {
     }
 
     @Test(
+        "two people of the provider share a device: one user each; the same person twice and a reset by another refused"
+    )
+    func sharedDevice() async throws {
+        try await TestIdentityProvider.using { provider in
+            try await TestServer.run(seed: .checks) { server in
+                try await Self.federate(server, to: provider)
+                let person = Person("idp-alice")
+                let browser = LoopbackBrowser(open: Self.person(server, provider, person))
+                let device = try ServicesDevice(server: server, shared: true, browser: browser)
+                let first = try device.launch(.byEmail, .create(ServicesDevice.alicePasscode))
+                let alice = try await first.manager.open()
+
+                person.subject = "idp-bob"
+                first.presenter.append(.welcome(.signIn), .create(ServicesDevice.bobPasscode))
+                let bob = try await first.manager.addUser()
+                try first.presenter.verifyFinished()
+                #expect(bob.onboardingID != alice.onboardingID)
+                #expect(
+                    try first.registry.users().map(\.displayName).sorted() == ["Alice", "Bob"]
+                )
+                try await first.manager.close()
+
+                // Alice at the provider again, to add herself a second time: her own user.
+                person.subject = "idp-alice"
+                let again = try device.launch(.userPicker(.addUser), .welcome(.signIn))
+                do {
+                    try await again.manager.open()
+                    Issue.record("alice onboarded twice")
+                } catch let error as FlowError {
+                    #expect(error.underlying as? UserError == .userAlreadyExists)
+                }
+                #expect(try again.registry.users().count == 2)
+            }
+        }
+    }
+
+    @Test("a passcode reset needs the same person at the provider: another one is userMismatch, the data kept")
+    func passcodeReset() async throws {
+        try await TestIdentityProvider.using { provider in
+            try await TestServer.run(seed: .checks) { server in
+                try await Self.federate(server, to: provider)
+                let person = Person("idp-alice")
+                let device = try ServicesDevice(
+                    server: server,
+                    browser: LoopbackBrowser(open: Self.person(server, provider, person))
+                )
+                let first = try device.launch(.byEmail, .create(ServicesDevice.alicePasscode))
+                let id = try await first.manager.open().onboardingID
+                try #require(await first.manager.store).put(Data("4 checked".utf8), forKey: "check.A320.tyres")
+                try await first.manager.close()
+
+                person.subject = "idp-bob"
+                let app = try device.launch(.passcodeInput(.reset))
+                do {
+                    try await app.manager.open()
+                    Issue.record("bob reset alice's passcode")
+                } catch let error as FlowError {
+                    #expect(error.underlying as? UserError == .userMismatch)
+                }
+                let store = try device.openStore(id, passcode: ServicesDevice.alicePasscode)
+                #expect(try store.data(forKey: "check.A320.tyres") == Data("4 checked".utf8))
+            }
+        }
+    }
+
+    @Test(
         "in headless Chromium: the app's page, the provider's page, back through the server to the app's listener",
         .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver")
     )
@@ -134,6 +234,9 @@ struct FederatedSignInStoryTests {
                         // The provider's own page: the person says who they are there.
                         let subject = try await browser.element("#subject-input")
                         try await browser.type("idp-alice\u{E007}", into: subject)
+                        // Back at the server: the consent page, answered with the keyboard.
+                        try await browser.source(once: "use your account?")
+                        try await browser.type("\u{E007}", into: try await browser.focused())
                         try await browser.source(once: "Close this window")
                     }
                 }

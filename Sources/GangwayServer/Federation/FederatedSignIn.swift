@@ -30,6 +30,9 @@ struct FederatedSignIn: Sendable {
         case authorizationCode(AuthorizationRequest)
         /// The device authorization grant: the device code of this user code is approved.
         case deviceGrant(userCode: String)
+        /// Back from the provider in the code grant, waiting for the person to let the app
+        /// in as `username`, with what the provider granted.
+        case consent(AuthorizationRequest, username: String, grant: ProviderGrantRecord)
     }
 
     /// How long a sign-in may stay at the provider.
@@ -41,6 +44,9 @@ struct FederatedSignIn: Sendable {
     func register(on router: Router<ServerContext>) {
         router.get("/apps/:appID/oauth/callback") { request, context in
             await finish(request, context: context)
+        }
+        router.post("/apps/:appID/oauth/callback") { request, context in
+            await consent(request, context: context)
         }
     }
 
@@ -62,20 +68,8 @@ struct FederatedSignIn: Sendable {
         let nonce = MobileServicesAPI.randomBytes(32).base64URLEncoded
         let verifier = MobileServicesAPI.randomBytes(32).base64URLEncoded
         let browser = MobileServicesAPI.randomBytes(32).base64URLEncoded
-        let time = api.now()
         do {
-            try await api.storage.insertFederatedSignIn(
-                FederatedSignInRecord(
-                    stateHash: BearerToken.hash(state),
-                    appID: app.id,
-                    browserHash: BearerToken.hash(browser),
-                    nonce: nonce,
-                    codeVerifier: verifier,
-                    origin: String(decoding: try JSONEncoder().encode(origin), as: UTF8.self),
-                    createdAt: time,
-                    expiresAt: time.addingTimeInterval(Self.lifetime)
-                )
-            )
+            try await keep(origin, under: state, browser: browser, nonce: nonce, verifier: verifier, app: app)
         } catch {
             return unavailable(origin, app: app, reason: FederationError.unavailable("the sign-in could not be stored"))
         }
@@ -97,33 +91,53 @@ struct FederatedSignIn: Sendable {
         return response
     }
 
-    // MARK: Back from the provider
-
-    private func finish(_ request: Request, context: ServerContext) async -> Response {
-        guard let app = await OAuthPage.app(context, api: api), let provider = app.authentication.provider else {
-            return OAuthPage.notFound
-        }
-        // However it ends, the sign-in is over: the browser forgets its cookie.
-        var response = await settle(request, app: app, provider: provider)
-        response.headers[.setCookie] = cookie("", app: app, maxAge: 0)
-        return response
+    /// Keeps a sign-in under the hash of `token` (the state sent to the provider, or the
+    /// consent form's), for ten minutes, for the browser holding `browser`.
+    func keep(
+        _ origin: Origin,
+        under token: String,
+        browser: String,
+        nonce: String = "",
+        verifier: String = "",
+        app: AppRecord
+    ) async throws {
+        let time = api.now()
+        try await api.storage.insertFederatedSignIn(
+            FederatedSignInRecord(
+                stateHash: BearerToken.hash(token),
+                appID: app.id,
+                browserHash: BearerToken.hash(browser),
+                nonce: nonce,
+                codeVerifier: verifier,
+                origin: String(decoding: try JSONEncoder().encode(origin), as: UTF8.self),
+                createdAt: time,
+                expiresAt: time.addingTimeInterval(Self.lifetime)
+            )
+        )
     }
 
-    private func settle(_ request: Request, app: AppRecord, provider: IdentityProvider) async -> Response {
-        let query = request.uri.queryParameters
-        guard let state = query.get("state"), !state.isEmpty else {
-            return page(app: app, status: .badRequest, message: Self.staleMessage)
+    /// A sign-in taken back, or the page that says why not.
+    enum Taken {
+        case signIn(FederatedSignInRecord, Origin, browser: String)
+        case refused(Response)
+    }
+
+    /// The sign-in kept under `token`, taken once: it must be this app's, unexpired, and
+    /// come back to the browser that started it (the cookie), or it finishes nothing.
+    func take(_ token: String?, request: Request, app: AppRecord) async -> Taken {
+        guard let token, !token.isEmpty else {
+            return .refused(page(app: app, status: .badRequest, message: Self.staleMessage))
         }
         let record: FederatedSignInRecord?
         do {
-            record = try await api.storage.takeFederatedSignIn(stateHash: BearerToken.hash(state))
+            record = try await api.storage.takeFederatedSignIn(stateHash: BearerToken.hash(token))
         } catch {
-            return page(app: app, status: .serviceUnavailable, message: Self.tryAgainMessage)
+            return .refused(page(app: app, status: .serviceUnavailable, message: Self.tryAgainMessage))
         }
         guard let record, record.appID == app.id, record.expiresAt > api.now(),
             let origin = try? JSONDecoder().decode(Origin.self, from: Data(record.origin.utf8))
         else {
-            return page(app: app, status: .badRequest, message: Self.staleMessage)
+            return .refused(page(app: app, status: .badRequest, message: Self.staleMessage))
         }
         guard let browser = Self.cookie(named: Self.cookieName, in: request.headers),
             BearerToken.hash(browser) == record.browserHash
@@ -132,11 +146,41 @@ struct FederatedSignIn: Sendable {
                 "federated sign-in returned to another browser",
                 metadata: ["app": "\(app.id)", "request": "\(RequestInfo.current.requestID)"]
             )
-            return page(
-                app: app,
-                status: .badRequest,
-                message: "This sign-in was started in another browser. Start again from the app, in this browser."
+            return .refused(
+                page(
+                    app: app,
+                    status: .badRequest,
+                    message: "This sign-in was started in another browser. Start again from the app, in this browser."
+                )
             )
+        }
+        return .signIn(record, origin, browser: browser)
+    }
+
+    // MARK: Back from the provider
+
+    private func finish(_ request: Request, context: ServerContext) async -> Response {
+        guard let app = await OAuthPage.app(context, api: api), let provider = app.authentication.provider else {
+            return OAuthPage.notFound
+        }
+        var response = await settle(request, app: app, provider: provider)
+        // Unless the consent page still needs it, the sign-in is over: the browser forgets
+        // its cookie.
+        if response.headers[.setCookie] == nil {
+            response.headers[.setCookie] = cookie("", app: app, maxAge: 0)
+        }
+        return response
+    }
+
+    private func settle(_ request: Request, app: AppRecord, provider: IdentityProvider) async -> Response {
+        let query = request.uri.queryParameters
+        let record: FederatedSignInRecord
+        let origin: Origin
+        let browser: String
+        switch await take(query.get("state"), request: request, app: app) {
+        case .refused(let response): return response
+        case .signIn(let taken, let takenOrigin, let takenBrowser):
+            (record, origin, browser) = (taken, takenOrigin, takenBrowser)
         }
         // RFC 9207: an answer that says it comes from another issuer is a mix-up attack.
         if let issuer = query.get("iss"), issuer != provider.issuer {
@@ -174,13 +218,15 @@ struct FederatedSignIn: Sendable {
         }
         switch origin {
         case .authorizationCode(let authorization):
-            return await issueCode(authorization, app: app, user: user, grant: grant)
+            return await askConsent(authorization, app: app, user: user, grant: grant, browser: browser)
         case .deviceGrant(let userCode):
             return await approve(userCode, app: app, user: user, grant: grant)
+        case .consent:
+            return page(app: app, status: .badRequest, message: Self.staleMessage)
         }
     }
 
-    private func issueCode(
+    func issueCode(
         _ authorization: AuthorizationRequest,
         app: AppRecord,
         user: UserRecord,
@@ -245,9 +291,9 @@ struct FederatedSignIn: Sendable {
 
     // MARK: When it does not work out
 
-    private static let staleMessage =
+    static let staleMessage =
         "This sign-in expired or was already finished. Start again from the app."
-    private static let tryAgainMessage = "The server could not finish the sign-in. Try again."
+    static let tryAgainMessage = "The server could not finish the sign-in. Try again."
 
     /// The person cancelled at the provider, or the provider would not sign them in.
     private func declined(_ origin: Origin, app: AppRecord, error: String) -> Response {
@@ -305,8 +351,7 @@ struct FederatedSignIn: Sendable {
         )
     }
 
-    private func refused(_ origin: Origin, app: AppRecord, refusal: MobileServicesAPI.FederatedUserRefusal) -> Response
-    {
+    func refused(_ origin: Origin, app: AppRecord, refusal: MobileServicesAPI.FederatedUserRefusal) -> Response {
         let message: String
         switch refusal {
         case .notLinked(let issuer, let subject):
@@ -321,7 +366,7 @@ struct FederatedSignIn: Sendable {
 
     /// A failure told where the person is: back to the app's redirect URI with an OAuth
     /// error (RFC 6749 §4.1.2.1), or on the page, for a device code.
-    private func answer(
+    func answer(
         _ origin: Origin,
         app: AppRecord,
         error: String,
@@ -329,7 +374,7 @@ struct FederatedSignIn: Sendable {
         status: HTTPResponse.Status
     ) -> Response {
         switch origin {
-        case .authorizationCode(let authorization):
+        case .authorizationCode(let authorization), .consent(let authorization, _, _):
             return AuthorizationPage.redirect(
                 AuthorizationRequest.location(
                     authorization.redirectURI,
@@ -346,7 +391,7 @@ struct FederatedSignIn: Sendable {
 
     // MARK: HTTP
 
-    private func page(app: AppRecord, status: HTTPResponse.Status, message: String, isDone: Bool = false) -> Response {
+    func page(app: AppRecord, status: HTTPResponse.Status, message: String, isDone: Bool = false) -> Response {
         let text = OAuthPage.escape(message)
         let main =
             "<h1>\(OAuthPage.escape(app.name))</h1>"
@@ -360,7 +405,7 @@ struct FederatedSignIn: Sendable {
 
     /// The cookie that binds a sign-in to its browser: sent only to the callback, never
     /// to a script, and (with `SameSite=Lax`) on the provider's top-level redirect back.
-    private func cookie(_ value: String, app: AppRecord, maxAge: Int) -> String {
+    func cookie(_ value: String, app: AppRecord, maxAge: Int) -> String {
         let secure = api.settings.publicURL.value.hasPrefix("https://") ? "; Secure" : ""
         return "\(Self.cookieName)=\(value); Path=/apps/\(app.id)/oauth/callback; Max-Age=\(maxAge); HttpOnly; "
             + "SameSite=Lax\(secure)"

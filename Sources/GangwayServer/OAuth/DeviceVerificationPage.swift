@@ -29,14 +29,14 @@ struct DeviceVerificationPage: Sendable {
     private func show(_ request: Request, context: ServerContext) async -> Response {
         guard let app = await OAuthPage.app(context, api: api) else { return OAuthPage.notFound }
         let typed = request.uri.queryParameters.get("user_code") ?? ""
-        return Self.page(app: app, status: .ok, userCode: UserCode.normalized(typed).map(UserCode.display) ?? "")
+        return await page(app: app, status: .ok, userCode: UserCode.normalized(typed).map(UserCode.display) ?? "")
     }
 
     private func decide(_ request: Request, context: ServerContext) async -> Response {
         guard let app = await OAuthPage.app(context, api: api) else { return OAuthPage.notFound }
         var request = request
         guard let body = try? await request.collectBody(upTo: 16 * 1024) else {
-            return Self.page(app: app, status: .contentTooLarge, message: "The form is too large.")
+            return await page(app: app, status: .contentTooLarge, message: "The form is too large.")
         }
         let form = OAuthPage.form(String(buffer: body))
         let typed = form["user_code"] ?? ""
@@ -44,13 +44,13 @@ struct DeviceVerificationPage: Sendable {
         do {
             try await api.throttle.admitUserCodeEntry(address: address)
         } catch {
-            return Self.page(app: app, status: .tooManyRequests, userCode: typed, message: error.message)
+            return await page(app: app, status: .tooManyRequests, userCode: typed, message: error.message)
         }
         guard let code = UserCode.normalized(typed),
             var grant = try? await api.storage.deviceGrant(userCode: code),
             grant.appID == app.id, grant.status == .pending, grant.expiresAt > api.now()
         else {
-            return Self.page(
+            return await page(
                 app: app,
                 status: .badRequest,
                 userCode: typed,
@@ -75,13 +75,13 @@ struct DeviceVerificationPage: Sendable {
             )
         } catch {
             let answer = (error as? APIError) ?? .signInFailed
-            return Self.page(app: app, status: answer.status, userCode: display, message: answer.message)
+            return await page(app: app, status: answer.status, userCode: display, message: answer.message)
         }
         let approves = form["decision"] == "approve"
         grant.status = approves ? .approved : .denied
         grant.username = user.username
         guard (try? await api.storage.updateDeviceGrant(grant, expecting: .pending)) == true else {
-            return Self.page(
+            return await page(
                 app: app,
                 status: .conflict,
                 userCode: display,
@@ -92,7 +92,7 @@ struct DeviceVerificationPage: Sendable {
             approves ? "device authorization approved" : "device authorization denied",
             metadata: ["app": "\(app.id)", "request": "\(RequestInfo.current.requestID)"]
         )
-        return Self.page(
+        return await page(
             app: app,
             status: .ok,
             done: approves
@@ -105,10 +105,36 @@ struct DeviceVerificationPage: Sendable {
         var grant = grant
         grant.status = .denied
         guard (try? await api.storage.updateDeviceGrant(grant, expecting: .pending)) == true else {
-            return Self.page(app: app, status: .conflict, message: "This code was already used. Check your device.")
+            return await page(app: app, status: .conflict, message: "This code was already used. Check your device.")
         }
         api.logger.notice("device authorization denied", metadata: ["app": "\(app.id)"])
-        return Self.page(app: app, status: .ok, done: "The request was denied. Your device will say so.")
+        return await page(app: app, status: .ok, done: "The request was denied. Your device will say so.")
+    }
+
+    /// The page for `app`; with an OpenID Connect provider, its form may lead on to the
+    /// provider's sign-in (Chromium applies `form-action` to the redirect after a form).
+    private func page(
+        app: AppRecord,
+        status: HTTPResponse.Status,
+        userCode: String = "",
+        message: String? = nil,
+        done: String? = nil
+    ) async -> Response {
+        var formAction = "'self'"
+        if let provider = app.authentication.provider,
+            let metadata = try? await api.providers.metadata(issuer: provider.issuer),
+            let origin = OAuthPage.origin(of: metadata.authorizationEndpoint)
+        {
+            formAction += " " + origin
+        }
+        return Self.page(
+            app: app,
+            status: status,
+            userCode: userCode,
+            message: message,
+            done: done,
+            formAction: formAction
+        )
     }
 
     static func page(
@@ -116,7 +142,8 @@ struct DeviceVerificationPage: Sendable {
         status: HTTPResponse.Status,
         userCode: String = "",
         message: String? = nil,
-        done: String? = nil
+        done: String? = nil,
+        formAction: String
     ) -> Response {
         let name = OAuthPage.escape(app.name)
         let main: String
@@ -154,7 +181,7 @@ struct DeviceVerificationPage: Sendable {
         }
         return Response(
             status: status,
-            headers: OAuthPage.headers,
+            headers: OAuthPage.headers(formAction: formAction),
             body: .init(byteBuffer: ByteBuffer(string: OAuthPage.document(title: "Sign in a device", main: main)))
         )
     }

@@ -44,6 +44,15 @@ enum OAuthPage {
         return allowed
     }()
 
+    /// The origin of `url` (`scheme://host[:port]`), for a CSP source list.
+    static func origin(of url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme,
+            let host = components.percentEncodedHost, ["http", "https"].contains(scheme)
+        else { return nil }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "\(scheme)://\(bracketed)" + (components.port.map { ":\($0)" } ?? "")
+    }
+
     static let notFound = Response(
         status: .notFound,
         headers: headers,

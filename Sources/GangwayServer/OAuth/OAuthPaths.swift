@@ -11,10 +11,10 @@ enum OAuthPaths {
 
     /// The HTML pages, not part of the API document: the verification page of the device
     /// authorization grant, the sign-in page of the authorization code grant, and where
-    /// an app's OpenID Connect provider sends the browser back to.
+    /// an app's OpenID Connect provider sends the browser back to (and its consent form).
     static let pages: [String: [String]] = [
         "/apps/{appID}/oauth/device": ["get", "post"],
         "/apps/{appID}/oauth/authorize": ["get", "post"],
-        "/apps/{appID}/oauth/callback": ["get"],
+        "/apps/{appID}/oauth/callback": ["get", "post"],
     ]
 }

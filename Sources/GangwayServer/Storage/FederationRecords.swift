@@ -64,7 +64,7 @@ public struct FederatedSignInRecord: Sendable, Hashable {
 /// Created with the code or device grant it finishes (``originHash``: the SHA-256 of the
 /// authorization code or device code), then bound to the refresh token family the
 /// redemption starts.
-public struct ProviderGrantRecord: Sendable, Hashable {
+public struct ProviderGrantRecord: Sendable, Hashable, Codable {
     public var originHash: Data
     public var familyID: String?
     public var appID: String

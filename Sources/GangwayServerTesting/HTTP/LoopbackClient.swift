@@ -9,7 +9,9 @@ enum LoopbackClient {
         port: Int,
         _ body: (TestClient) async throws -> Result
     ) async throws -> Result {
-        let client = TestClient(host: host, port: port, configuration: .init(timeout: .seconds(20)))
+        // A guard against a hang, not a measure: a test machine running many suites at once
+        // can take tens of seconds over a large request.
+        let client = TestClient(host: host, port: port, configuration: .init(timeout: .seconds(60)))
         client.connect()
         let outcome: Swift.Result<Result, any Error>
         do {
