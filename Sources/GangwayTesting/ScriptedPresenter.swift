@@ -72,6 +72,9 @@ public final class ScriptedPresenter: Presenter {
         }
         public static func feedback(_ inputs: FeedbackScreen.Input...) -> Self { Self(.feedback, inputs: inputs) }
         public static func userPicker(_ inputs: UserPickerScreen.Input...) -> Self { Self(.userPicker, inputs: inputs) }
+        public static func existingUser(_ inputs: ExistingUserScreen.Input...) -> Self {
+            Self(.existingUser, inputs: inputs)
+        }
         public static func consent(_ inputs: ConsentScreen.Input...) -> Self { Self(.consent, inputs: inputs) }
         public static func eula(_ inputs: EULAScreen.Input...) -> Self { Self(.eula, inputs: inputs) }
         public static func error(_ inputs: ErrorScreen.Input...) -> Self { Self(.error, inputs: inputs) }

@@ -157,6 +157,25 @@ struct DeviceAppEndToEndTests {
         #expect(!output.contains(Self.bobPasscode) && !output.contains(Self.alicePasscode))
     }
 
+    @Test("adding yourself again offers your own user, unlocked with your passcode; no ID is shown")
+    func addingYourselfAgain() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(
+            Self.aliceOnboards + ["add", "1", "alice", "preflight-alice", "unlock", Self.alicePasscode, "quit"]
+        )
+        #expect(result.status == 0)
+        let output = result.output
+        #expect(output.contains("== Already on This Device =="))
+        #expect(output.contains("Alice Martin already has a user on this device, with their own passcode and data."))
+        #expect(output.contains("Unlock as Alice Martin"))
+        let screen = try #require(output.range(of: "== Already on This Device =="))
+        #expect(output[screen.lowerBound...].firstMatch(of: /[0-9A-F]{8}-[0-9A-F]{4}-/) == nil, "no ID")
+        #expect(output.components(separatedBy: "Signed in:      Alice Martin (alice)").count == 3)
+        #expect(device.storeCount() == 1)
+        #expect(!output.contains(Self.alicePasscode))
+    }
+
     @Test("bad answers and commands get a clear line and change nothing")
     func badInput() throws {
         let device = try Device()

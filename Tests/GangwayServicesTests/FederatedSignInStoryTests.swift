@@ -155,7 +155,7 @@ struct FederatedSignInStoryTests {
     }
 
     @Test(
-        "two people of the provider share a device: one user each; the same person twice and a reset by another refused"
+        "two people of the provider share a device: one user each; the same person again is offered their own user"
     )
     func sharedDevice() async throws {
         try await TestIdentityProvider.using { provider in
@@ -179,19 +179,20 @@ struct FederatedSignInStoryTests {
 
                 // Alice at the provider again, to add herself a second time: her own user.
                 person.subject = "idp-alice"
-                let again = try device.launch(.userPicker(.addUser), .welcome(.signIn))
-                do {
-                    try await again.manager.open()
-                    Issue.record("alice onboarded twice")
-                } catch let error as FlowError {
-                    #expect(error.underlying as? UserError == .userAlreadyExists)
-                }
+                let again = try device.launch(
+                    .userPicker(.addUser),
+                    .welcome(.signIn),
+                    .existingUser(.unlockExisting),
+                    .unlock(ServicesDevice.alicePasscode)
+                )
+                #expect(try await again.manager.open().onboardingID == alice.onboardingID)
+                try again.presenter.verifyFinished()
                 #expect(try again.registry.users().count == 2)
             }
         }
     }
 
-    @Test("a passcode reset needs the same person at the provider: another one is userMismatch, the data kept")
+    @Test("a passcode reset needs the same person at the provider: another one is sent back, the data kept")
     func passcodeReset() async throws {
         try await TestIdentityProvider.using { provider in
             try await TestServer.run(seed: .checks) { server in
@@ -207,14 +208,16 @@ struct FederatedSignInStoryTests {
                 try await first.manager.close()
 
                 person.subject = "idp-bob"
-                let app = try device.launch(.passcodeInput(.reset))
-                do {
-                    try await app.manager.open()
-                    Issue.record("bob reset alice's passcode")
-                } catch let error as FlowError {
-                    #expect(error.underlying as? UserError == .userMismatch)
-                }
-                let store = try device.openStore(id, passcode: ServicesDevice.alicePasscode)
+                let app = try device.launch(
+                    .passcodeInput(.reset),
+                    .existingUser(.back),
+                    .unlock(ServicesDevice.alicePasscode)
+                )
+                #expect(try await app.manager.open().onboardingID == id)
+                try app.presenter.verifyFinished()
+                let screen = try #require(app.presenter.presented(ExistingUserScreen.self).first)
+                #expect(screen.situation == .otherPerson(resetting: "Alice", signedIn: nil))
+                let store = try #require(await app.manager.store)
                 #expect(try store.data(forKey: "check.A320.tyres") == Data("4 checked".utf8))
             }
         }

@@ -137,16 +137,19 @@ struct ServerDecisionsReachTheDeviceTests {
         try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)
-            let app = try device.launch(.passcodeInput(.reset), .signIn("bob"))
-            do {
-                try await app.manager.open()
-                Issue.record("bob reset alice's passcode")
-            } catch let error as FlowError {
-                #expect(error.underlying as? UserError == .userMismatch)
-            }
-            #expect(
-                try device.openStore(id, passcode: ServicesDevice.alicePasscode).data(forKey: "check.A320.tyres") != nil
+            // Bob has no user on this single-user device: he can only go back to Alice's
+            // passcode, where Alice, who remembers it after all, unlocks her data.
+            let app = try device.launch(
+                .passcodeInput(.reset),
+                .signIn("bob"),
+                .existingUser(.back),
+                .unlock(ServicesDevice.alicePasscode)
             )
+            #expect(try await app.manager.open().onboardingID == id)
+            try app.presenter.verifyFinished()
+            let screen = try #require(app.presenter.presented(ExistingUserScreen.self).first)
+            #expect(screen.situation == .otherPerson(resetting: "Alice", signedIn: nil) && !screen.allowsAddUser)
+            #expect(try #require(await app.manager.store).data(forKey: "check.A320.tyres") != nil)
         }
     }
 

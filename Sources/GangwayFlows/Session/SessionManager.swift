@@ -197,12 +197,26 @@ public actor SessionManager {
                     }
                 }
             case .resetPasscode(let id):
-                let result = try await flows.run(type, context: FlowContext(onboardingID: id, presenter: presenter))
+                let result: FlowContext
+                do {
+                    result = try await flows.run(type, context: FlowContext(onboardingID: id, presenter: presenter))
+                } catch {
+                    guard let next = try await insteadOfMismatch(error, resetting: id) else { throw error }
+                    type = next
+                    continue
+                }
                 try await selected(id, opened: result)
                 return (id, result)
             case .onboard:
                 let id = UUID()
-                let result = try await flows.run(.onboard, context: FlowContext(onboardingID: id, presenter: presenter))
+                let result: FlowContext
+                do {
+                    result = try await flows.run(.onboard, context: FlowContext(onboardingID: id, presenter: presenter))
+                } catch {
+                    guard let next = try await insteadOfExisting(error) else { throw error }
+                    type = next
+                    continue
+                }
                 do {
                     try users.register(id, as: result.info[.serverUser])
                 } catch {
@@ -217,6 +231,46 @@ public actor SessionManager {
             case .reset, .background:
                 throw SessionError.wrongState("run the \(type) flow to open", in: machine.state)
             }
+        }
+    }
+
+    /// What opens when the person who signed in to add a user has one here already:
+    /// theirs, unlocked with their passcode, or (going back) whatever the launch picks.
+    /// `nil` for any other failure.
+    private func insteadOfExisting(_ error: FlowError) async throws -> FlowType? {
+        guard let userError = error.underlying as? UserError, userError == .userAlreadyExists,
+            let existing = userError.onboardingID, let user = try users.registry.user(existing)
+        else { return nil }
+        logger.notice("the person who signed in has a user here already", metadata: ["user": "\(existing)"])
+        let screen = ExistingUserScreen(
+            situation: .alreadyOnboarded(existing: user.displayName),
+            strings: users.existingUserStrings
+        )
+        switch try await presenter.present(screen) {
+        case .unlockExisting: return .restore(existing)
+        case .addUser, .back: return try await users.launchFlow(presenter: presenter)
+        }
+    }
+
+    /// What opens when someone other than `id` signed in to reset `id`'s passcode: their
+    /// own user, unlocked with their passcode; on a shared device, a new user for a person
+    /// with none; or (going back) `id`'s passcode again. Never `id`'s data: only `id` may
+    /// reset it. `nil` for any other failure.
+    private func insteadOfMismatch(_ error: FlowError, resetting id: UUID) async throws -> FlowType? {
+        guard let userError = error.underlying as? UserError, userError == .userMismatch,
+            let resetting = try users.registry.user(id)
+        else { return nil }
+        let other = try userError.onboardingID.flatMap { try users.registry.user($0) }
+        logger.notice("another person signed in to reset a passcode", metadata: ["user": "\(id)"])
+        let screen = ExistingUserScreen(
+            situation: .otherPerson(resetting: resetting.displayName, signedIn: other?.displayName),
+            allowsAddUser: users.isMultiUser,
+            strings: users.existingUserStrings
+        )
+        switch try await presenter.present(screen) {
+        case .unlockExisting: return other.map { .restore($0.id) } ?? .restore(id)
+        case .addUser: return .onboard
+        case .back: return .restore(id)
         }
     }
 

@@ -6,16 +6,22 @@ import GangwayScreens
 /// "add user"); picking a user restores them, "add user" onboards a new one.
 ///
 /// A server user can be onboarded once per device: signing in again as them during
-/// "add user" fails with ``UserError/userAlreadyExists`` naming the registration, so the
-/// app can offer to restore it instead.
+/// "add user" is ``UserError/userAlreadyExists`` naming the registration, and the
+/// ``SessionManager`` offers to unlock that user instead (``ExistingUserScreen``).
 public struct MultiUserIDManager: OnboardingIDManager {
     public let registry: UserRegistry
     /// The picker's texts.
     public var strings: UserPickerScreen.Strings
+    public var existingUserStrings: ExistingUserScreen.Strings
 
-    public init(registry: UserRegistry, strings: UserPickerScreen.Strings = UserPickerScreen.Strings()) {
+    public init(
+        registry: UserRegistry,
+        strings: UserPickerScreen.Strings = UserPickerScreen.Strings(),
+        existingUserStrings: ExistingUserScreen.Strings = ExistingUserScreen.Strings()
+    ) {
         self.registry = registry
         self.strings = strings
+        self.existingUserStrings = existingUserStrings
     }
 
     public var isMultiUser: Bool { true }

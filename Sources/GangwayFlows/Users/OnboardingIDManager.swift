@@ -26,9 +26,15 @@ public protocol OnboardingIDManager: Sendable {
 
     /// Records a user who finished onboarding, and selects them.
     func register(_ id: UUID, as user: ServerUser?) throws
+
+    /// The texts of the screen shown instead of ``UserError/userAlreadyExists`` and
+    /// ``UserError/userMismatch``.
+    var existingUserStrings: ExistingUserScreen.Strings { get }
 }
 
 extension OnboardingIDManager {
+    public var existingUserStrings: ExistingUserScreen.Strings { ExistingUserScreen.Strings() }
+
     /// The users, in registration order.
     public func users() throws -> [RegisteredUser] { try registry.users() }
 

@@ -42,6 +42,7 @@ public enum ScreenKind: String, Sendable, Hashable, CaseIterable, CustomStringCo
     case passcodeChange
     case feedback
     case userPicker
+    case existingUser
     case consent
     case eula
     case error

@@ -85,6 +85,20 @@ extension TerminalPresenter {
         }
     }
 
+    func run(_ screen: ExistingUserScreen) async throws -> ExistingUserScreen.Outcome {
+        try await drive(screen) { screen in
+            console.heading(screen.title)
+            console.line(screen.message)
+            var options: [ChoiceOption<ExistingUserScreen.Input>] = []
+            if let unlock = screen.unlockLabel { options.append(.init(unlock, words: ["unlock"], .unlockExisting)) }
+            if screen.allowsAddUser {
+                options.append(.init(screen.strings.addUser, words: ["add", "add user"], .addUser))
+            }
+            options.append(.init(screen.backLabel, words: ["back", "cancel"], .back))
+            return try await console.choose(options)
+        }
+    }
+
     func run(_ screen: ConsentScreen) async throws -> ConsentScreen.Outcome {
         try await drive(screen) { screen in
             let page = screen.pages.indices.contains(screen.pageIndex) ? screen.pages[screen.pageIndex] : nil

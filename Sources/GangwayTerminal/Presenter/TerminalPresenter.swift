@@ -26,6 +26,7 @@ public struct TerminalPresenter: Presenter {
         case let screen as PasscodeChangeScreen: outcome = try await run(screen)
         case let screen as FeedbackScreen: outcome = try await run(screen)
         case let screen as UserPickerScreen: outcome = try await run(screen)
+        case let screen as ExistingUserScreen: outcome = try await run(screen)
         case let screen as ConsentScreen: outcome = try await run(screen)
         case let screen as EULAScreen: outcome = try await run(screen)
         case let screen as ErrorScreen: outcome = try await run(screen)

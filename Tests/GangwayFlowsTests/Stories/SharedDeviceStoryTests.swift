@@ -64,19 +64,34 @@ struct SharedDeviceStoryTests {
         #expect(try app.registry.selectedUserID() == bob)
     }
 
-    @Test func theSameServerUserCannotBeOnboardedTwice() async throws {
+    @Test(
+        "the same person adding themselves again is offered their own user, unlocked with their passcode",
+        arguments: [false, true]
+    )
+    func theSameServerUserIsOfferedTheirOwnUser(goingBack: Bool) async throws {
         let device = try Device(shared: true)
-        let app = try device.launch(.signIn("alice"), .create(Device.alicePasscode), .signIn("alice"))
+        let app = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
         let alice = try await app.manager.open().onboardingID
+        app.presenter.append(.signIn("alice"))
+        if goingBack {
+            // Back goes to the picker, where she picks herself.
+            app.presenter.append(.existingUser(.back), .userPicker(.selectNamed("Alice")))
+        } else {
+            app.presenter.append(.existingUser(.unlockExisting))
+        }
+        app.presenter.append(.unlock(Device.alicePasscode))
 
-        let error = await #expect(throws: FlowError.stopped) { try await app.manager.addUser() }
+        #expect(try await app.manager.addUser().onboardingID == alice)
         try app.presenter.verifyFinished()
-        let underlying = try #require(error?.underlying as? UserError)
-        #expect(underlying == .userAlreadyExists)
-        #expect(underlying.onboardingID == alice)
+        let screen = try #require(app.presenter.presented(ExistingUserScreen.self).first)
+        #expect(screen.situation == .alreadyOnboarded(existing: "Alice"))
+        #expect(screen.title == "Already on This Device")
+        #expect(screen.message == "Alice already has a user on this device, with their own passcode and data.")
+        #expect(screen.unlockLabel == "Unlock as Alice" && !screen.allowsAddUser)
+        #expect(!screen.message.contains(alice.uuidString), "no ID in what a person reads")
         #expect(try app.registry.users().count == 1)
         #expect(try device.root.storeIDs() == [alice])
-        #expect(await app.manager.state == .idle)
+        #expect(await app.manager.state.session?.onboardingID == alice)
     }
 
     @Test func aForgottenPasscodeIsResetByTheSameUserKeepingTheData() async throws {
@@ -103,23 +118,62 @@ struct SharedDeviceStoryTests {
         store.close()
     }
 
-    @Test func aPasscodeResetByAnotherUserIsRefused() async throws {
+    @Test("another person at a passcode reset: offered their own user, or back to the first; never the data")
+    func aPasscodeResetByAnotherUserOffersTheirOwn() async throws {
         let device = try Device(shared: true)
         let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
         let alice = try await first.manager.open().onboardingID
         try await first.manager.store?.put("fuel 42%", forKey: "check.fuel")
+        first.presenter.append(.signIn("bob"), .create(Device.bobPasscode))
+        let bob = try await first.manager.addUser().onboardingID
         try await first.manager.close()
 
-        let app = try device.launch(.userPicker(.selectNamed("Alice")), .passcodeInput(.reset), .signIn("bob"))
-        let error = await #expect(throws: FlowError.stopped) { try await app.manager.open() }
+        // Bob signs in to reset Alice's passcode: he is offered his own user.
+        let app = try device.launch(
+            .userPicker(.selectNamed("Alice")),
+            .passcodeInput(.reset),
+            .signIn("bob"),
+            .existingUser(.unlockExisting),
+            .unlock(Device.bobPasscode)
+        )
+        #expect(try await app.manager.open().onboardingID == bob)
         try app.presenter.verifyFinished()
-        #expect((error?.underlying as? UserError) == .userMismatch)
-        #expect(await app.manager.state == .idle)
+        let screen = try #require(app.presenter.presented(ExistingUserScreen.self).first)
+        #expect(screen.situation == .otherPerson(resetting: "Alice", signedIn: "Bob"))
+        #expect(screen.message == "You signed in as Bob. Only Alice can reset their own passcode.")
+        #expect(screen.unlockLabel == "Unlock as Bob" && screen.backLabel == "Back to Alice")
+        try await app.manager.close()
 
-        // Alice's store, passcode and data are as they were.
-        let store = try device.openStore(alice, passcode: Device.alicePasscode)
-        #expect(try store.string(forKey: "check.fuel") == "fuel 42%")
-        store.close()
+        // Someone with no user here: back to Alice's passcode, which still opens her data.
+        let stranger = try device.launch(
+            .userPicker(.selectNamed("Alice")),
+            .passcodeInput(.reset),
+            .signIn("carol"),
+            .existingUser(.back),
+            .unlock(Device.alicePasscode)
+        )
+        #expect(try await stranger.manager.open().onboardingID == alice)
+        try stranger.presenter.verifyFinished()
+        let unknown = try #require(stranger.presenter.presented(ExistingUserScreen.self).first)
+        #expect(unknown.message == "Someone other than Alice signed in. Only Alice can reset their own passcode.")
+        #expect(unknown.unlockLabel == nil && unknown.allowsAddUser, "a shared device can add them")
+        #expect(try await stranger.manager.store?.string(forKey: "check.fuel") == "fuel 42%")
+        try await stranger.manager.close()
+
+        // Or she adds herself as a new user: she signs in for her own onboarding.
+        let newcomer = try device.launch(
+            .userPicker(.selectNamed("Alice")),
+            .passcodeInput(.reset),
+            .signIn("carol"),
+            .existingUser(.addUser),
+            .signIn("carol"),
+            .create(Device.newPasscode)
+        )
+        let carol = try await newcomer.manager.open().onboardingID
+        try newcomer.presenter.verifyFinished()
+        #expect(![alice, bob].contains(carol))
+        #expect(try newcomer.registry.users().map(\.displayName) == ["Alice", "Bob", "Carol"])
+        #expect(try device.openStore(alice, passcode: Device.alicePasscode).string(forKey: "check.fuel") == "fuel 42%")
     }
 
     @Test func withoutARecoveryKeyAResetStartsAnEmptyStore() async throws {

@@ -33,6 +33,7 @@ final class TestServer: Sendable {
     static let standardAccounts: [String: Account] = [
         "alice": Account(password: "alice-pw", displayName: "Alice", recoveryKey: Data(repeating: 0xA1, count: 32)),
         "bob": Account(password: "bob-pw", displayName: "Bob", recoveryKey: Data(repeating: 0xB0, count: 32)),
+        "carol": Account(password: "carol-pw", displayName: "Carol", recoveryKey: Data(repeating: 0xC0, count: 32)),
     ]
 
     /// The requirement the settings download sends (`nil`: the server has no setting).
