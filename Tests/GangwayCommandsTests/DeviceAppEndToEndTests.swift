@@ -157,6 +157,27 @@ struct DeviceAppEndToEndTests {
         #expect(!output.contains(Self.bobPasscode) && !output.contains(Self.alicePasscode))
     }
 
+    @Test("at the lock screen the next person switches user without quitting: the picker, their own passcode")
+    func switchAtTheLockScreen() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(
+            Self.aliceOnboards + [
+                "add", "1", "bob", "preflight-bob", "accept", "decline", Self.bobPasscode, Self.bobPasscode,
+                "lock", "wait 301", "resume", "", "switch", "Alice Martin", Self.alicePasscode, "quit",
+            ]
+        )
+        #expect(result.status == 0)
+        let output = result.output
+        let hidden = try #require(output.range(of: "(the app is in the background"))
+        let after = output[hidden.upperBound...]
+        #expect(after.contains("== Enter Passcode =="))
+        #expect(after.contains("Switch User") && after.contains("Add User"))
+        let homes = output.components(separatedBy: "Signed in:      ").dropFirst().map { $0.prefix(5) }
+        #expect(homes == ["Alice", "Bob O", "Alice"])
+        #expect(!output.contains(Self.bobPasscode) && !output.contains(Self.alicePasscode))
+    }
+
     @Test("adding yourself again offers your own user, unlocked with your passcode; no ID is shown")
     func addingYourselfAgain() throws {
         let device = try Device()

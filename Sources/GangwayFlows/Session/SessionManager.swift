@@ -182,6 +182,10 @@ public actor SessionManager {
                     if (error.underlying as? StoreFlowError) == .passcodeResetRequested {
                         logger.notice("passcode reset requested", metadata: ["user": "\(id)"])
                         type = .resetPasscode(id)
+                    } else if (error.underlying as? StoreFlowError) == .switchUserRequested {
+                        type = try await users.launchFlow(presenter: presenter)
+                    } else if (error.underlying as? StoreFlowError) == .addUserRequested {
+                        type = .onboard
                     } else if (error.underlying as? SecureStoreError) == .erased
                         || (error.underlying as? StoreFlowError) == .storeNotFound
                     {
@@ -355,7 +359,8 @@ public actor SessionManager {
     /// timeout; otherwise the passcode is asked first (biometrics when on). A policy
     /// change the background flow recorded (``StoreManager/deferPolicy(_:to:)``) asks for
     /// the passcode whatever the time away, then announces and runs the change. "Forgot
-    /// passcode" closes the session and runs the reset-passcode flow; the retry limit
+    /// passcode" closes the session and runs the reset-passcode flow; on a shared device,
+    /// "switch user" and "add user" close it and open the user picker or onboarding; the retry limit
     /// erases the store, forgets the user and closes the session. Any other failure (the
     /// user cancelled a lockout wait) is thrown and the session stays locked: the next
     /// call asks again.
@@ -389,6 +394,15 @@ public actor SessionManager {
                 try await closeIfOpen()
                 try transition("resetPasscode") { machine throws(SessionError) in try machine.startOpening() }
                 _ = try await finishOpening(.resetPasscode(session.onboardingID))
+                return .unlock
+            } catch let error as StoreFlowError where error == .switchUserRequested || error == .addUserRequested {
+                // A shift change at the lock screen: this session closes, the next person's opens.
+                try await closeIfOpen()
+                if error == .addUserRequested {
+                    try await addUser()
+                } else {
+                    try await switchUser()
+                }
                 return .unlock
             } catch let error as SecureStoreError where error == .erased {
                 try await erased(session)

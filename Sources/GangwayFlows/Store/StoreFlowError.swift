@@ -5,6 +5,8 @@
 public struct StoreFlowError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Code: Sendable, Hashable {
         case passcodeResetRequested
+        case switchUserRequested
+        case addUserRequested
         case cancelled
         case storeNotFound
         case storeNotOpen
@@ -22,6 +24,12 @@ public struct StoreFlowError: Error, Sendable, Hashable, CustomStringConvertible
 
     /// The user chose "forgot passcode": the session manager starts the reset flow.
     public static let passcodeResetRequested = Self(.passcodeResetRequested)
+    /// On a shared device's passcode screen, the person chose "switch user": the session
+    /// manager shows the user picker.
+    public static let switchUserRequested = Self(.switchUserRequested)
+    /// On a shared device's passcode screen, the person chose "add user": the session
+    /// manager onboards a new user.
+    public static let addUserRequested = Self(.addUserRequested)
     /// The user cancelled the passcode screen.
     public static let cancelled = Self(.cancelled)
     /// A restore found no store for the user.
@@ -42,6 +50,8 @@ public struct StoreFlowError: Error, Sendable, Hashable, CustomStringConvertible
         var text =
             switch code {
             case .passcodeResetRequested: "the user asked to reset the passcode"
+            case .switchUserRequested: "the person asked to switch user"
+            case .addUserRequested: "the person asked to add a user"
             case .cancelled: "the user cancelled"
             case .storeNotFound: "the user has no store on this device"
             case .storeNotOpen: "the user's store is not open"

@@ -151,7 +151,9 @@ public struct StoreManager: Sendable {
     ///
     /// - Throws: ``GangwayStore/SecureStoreError/erased`` when the retry limit erased the
     ///   store, ``StoreFlowError/passcodeResetRequested`` when the user chose "forgot
-    ///   passcode", ``StoreFlowError/cancelled``, ``StoreFlowError/storeNotFound``.
+    ///   passcode", ``StoreFlowError/switchUserRequested`` and
+    ///   ``StoreFlowError/addUserRequested`` (a shared device), ``StoreFlowError/cancelled``,
+    ///   ``StoreFlowError/storeNotFound``.
     public func openStore(for onboardingID: UUID, presenter: any Presenter) async throws -> SecureStore {
         let location = location(for: onboardingID)
         guard location.exists else { throw StoreFlowError.storeNotFound }
@@ -162,6 +164,7 @@ public struct StoreManager: Sendable {
             triesLeft: info.triesLeft,
             biometricsEnabled: info.isBiometricUnlockEnabled,
             allowsCancel: options.allowsCancel,
+            offersUserSwitch: options.isSharedDevice,
             check: { passcode throws(SecureStoreError) in try location.unlock(passcode: passcode) },
             biometrics: { try await location.unlockWithBiometrics(reason: options.biometricReason) }
         )
@@ -177,6 +180,7 @@ public struct StoreManager: Sendable {
             triesLeft: info.triesLeft,
             biometricsEnabled: store.isBiometricUnlockEnabled,
             allowsCancel: false,
+            offersUserSwitch: options.isSharedDevice,
             check: { passcode throws(SecureStoreError) in try store.verifyPasscode(passcode) },
             biometrics: {
                 try await store.location.unlockWithBiometrics(reason: options.biometricReason).close()
@@ -192,6 +196,7 @@ public struct StoreManager: Sendable {
         biometricsEnabled: Bool,
         allowsReset: Bool = true,
         allowsCancel: Bool,
+        offersUserSwitch: Bool = false,
         check: (Secret) throws(SecureStoreError) -> Result,
         biometrics: () async throws -> Result
     ) async throws -> Result {
@@ -208,6 +213,7 @@ public struct StoreManager: Sendable {
                 biometricsEnabled: biometricsEnabled,
                 allowsReset: allowsReset,
                 allowsCancel: allowsCancel,
+                offersUserSwitch: offersUserSwitch,
                 strings: strings.input
             )
             switch try await presenter.present(screen) {
@@ -236,6 +242,10 @@ public struct StoreManager: Sendable {
                 throw StoreFlowError.passcodeResetRequested
             case .cancelled:
                 throw StoreFlowError.cancelled
+            case .switchUser:
+                throw StoreFlowError.switchUserRequested
+            case .addUser:
+                throw StoreFlowError.addUserRequested
             }
         }
     }

@@ -18,6 +18,10 @@ public struct PasscodeInputScreen: ScreenModel {
         case reset
         /// Dismiss without unlocking, when allowed.
         case cancel
+        /// On a shared device: go to the user picker (another person's shift).
+        case switchUser
+        /// On a shared device: onboard a new user.
+        case addUser
     }
 
     /// What the screen ends with.
@@ -26,6 +30,8 @@ public struct PasscodeInputScreen: ScreenModel {
         case biometrics
         case reset
         case cancelled
+        case switchUser
+        case addUser
     }
 
     /// Texts shown on the screen.
@@ -38,6 +44,8 @@ public struct PasscodeInputScreen: ScreenModel {
         public var reset = "Forgot passcode?"
         public var cancel = "Cancel"
         public var useBiometrics = "Use biometrics"
+        public var switchUser = "Switch User"
+        public var addUser = "Add User"
         public var empty = "Enter a passcode."
         public init() {}
     }
@@ -55,6 +63,9 @@ public struct PasscodeInputScreen: ScreenModel {
     public let allowsReset: Bool
     /// Whether the screen can be dismissed.
     public let allowsCancel: Bool
+    /// Whether "switch user" and "add user" show: on a shared device, at a shift change,
+    /// nobody should have to quit the app.
+    public let offersUserSwitch: Bool
     /// A message about the last input, if it was not taken.
     public private(set) var notice: String?
 
@@ -64,6 +75,7 @@ public struct PasscodeInputScreen: ScreenModel {
         biometricsEnabled: Bool = false,
         allowsReset: Bool = true,
         allowsCancel: Bool = false,
+        offersUserSwitch: Bool = false,
         strings: Strings = Strings()
     ) {
         self.triesLeft = triesLeft
@@ -71,6 +83,7 @@ public struct PasscodeInputScreen: ScreenModel {
         self.biometricsEnabled = biometricsEnabled
         self.allowsReset = allowsReset
         self.allowsCancel = allowsCancel
+        self.offersUserSwitch = offersUserSwitch
         self.strings = strings
     }
 
@@ -99,6 +112,10 @@ public struct PasscodeInputScreen: ScreenModel {
             return allowsReset ? .finish(.reset) : .stay
         case .cancel:
             return allowsCancel ? .finish(.cancelled) : .stay
+        case .switchUser:
+            return offersUserSwitch ? .finish(.switchUser) : .stay
+        case .addUser:
+            return offersUserSwitch ? .finish(.addUser) : .stay
         }
     }
 }

@@ -44,6 +44,10 @@ extension TerminalPresenter {
                 options.append(.init(strings.useBiometrics, words: ["biometrics"], .useBiometrics))
             }
             if screen.allowsReset { options.append(.init(strings.reset, words: ["reset"], .reset)) }
+            if screen.offersUserSwitch {
+                options.append(.init(strings.switchUser, words: ["switch", "switch user"], .switchUser))
+                options.append(.init(strings.addUser, words: ["add", "add user"], .addUser))
+            }
             if screen.allowsCancel { options.append(.init(strings.cancel, words: ["cancel"], .cancel)) }
             return try await console.choose(options) ?? .enter("")
         }

@@ -176,6 +176,62 @@ struct SharedDeviceStoryTests {
         #expect(try device.openStore(alice, passcode: Device.alicePasscode).string(forKey: "check.fuel") == "fuel 42%")
     }
 
+    @Test("at a shared device's passcode screen the next person switches user, or adds themselves, without quitting")
+    func thePasscodeScreenSwitchesAndAddsUsers() async throws {
+        let device = try Device(shared: true)
+        let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        _ = try await first.manager.open()
+        first.presenter.append(.signIn("bob"), .create(Device.bobPasscode))
+        let bob = try await first.manager.addUser().onboardingID
+        try await first.manager.close()
+
+        // At launch the picker is answered for Alice, but Bob holds the device.
+        let app = try device.launch(
+            .userPicker(.selectNamed("Alice")),
+            .passcodeInput(.switchUser),
+            .userPicker(.selectNamed("Bob")),
+            .unlock(Device.bobPasscode)
+        )
+        #expect(try await app.manager.open().onboardingID == bob)
+        try app.presenter.verifyFinished()
+        let screen = try #require(app.presenter.presented(PasscodeInputScreen.self).first)
+        #expect(screen.offersUserSwitch)
+
+        // Locked past the timeout, the lock screen: Carol starts her shift and adds herself.
+        await app.manager.enterBackground()
+        device.clock.advance(by: .seconds(300))
+        app.presenter.append(.passcodeInput(.addUser), .signIn("carol"), .create(Device.newPasscode))
+        #expect(try await app.manager.enterForeground() == .unlock)
+        try app.presenter.verifyFinished()
+        #expect(try app.registry.users().map(\.displayName) == ["Alice", "Bob", "Carol"])
+        let carol = try #require(await app.manager.state.session?.onboardingID)
+        #expect(carol != bob)
+
+        // And at the next lock, back to Bob through the picker.
+        await app.manager.enterBackground()
+        device.clock.advance(by: .seconds(300))
+        app.presenter.append(
+            .passcodeInput(.switchUser),
+            .userPicker(.selectNamed("Bob")),
+            .unlock(Device.bobPasscode)
+        )
+        #expect(try await app.manager.enterForeground() == .unlock)
+        try app.presenter.verifyFinished()
+        #expect(await app.manager.state.session?.onboardingID == bob)
+    }
+
+    @Test("a personal device's passcode screen offers no user switch")
+    func aPersonalDeviceOffersNoSwitch() async throws {
+        let device = try Device()
+        let app = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        _ = try await app.manager.open()
+        try await app.manager.close()
+        let again = try device.launch(.passcodeInput(.switchUser, .enter(Device.alicePasscode)))
+        _ = try await again.manager.open()
+        try again.presenter.verifyFinished()
+        #expect(try #require(again.presenter.presented(PasscodeInputScreen.self).first).offersUserSwitch == false)
+    }
+
     @Test func withoutARecoveryKeyAResetStartsAnEmptyStore() async throws {
         let device = try Device(server: TestServer(sendsRecoveryKeys: false))
         let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
