@@ -16,7 +16,8 @@ import NIOHTTP1
 /// The provider signs in whoever the test names: ``signIn(at:subject:)`` sends its
 /// authorization form with that subject, as a person would after typing their password
 /// there. It needs Python 3.12 or later with the pinned packages, in a virtual
-/// environment at `.build-oidc/venv` (`.ci/run` makes it) or at `GANGWAY_OIDC_PYTHON`.
+/// environment at `.build-oidc/venv` in the package (`.ci/run` makes it). No environment
+/// variable points it elsewhere: what the tests run is decided by the checkout alone.
 public struct TestIdentityProvider: Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -35,11 +36,8 @@ public struct TestIdentityProvider: Sendable {
 
     /// The Python with the provider's packages; `nil` when there is none.
     public static var python: String? {
-        let candidates: [String?] = [
-            ProcessInfo.processInfo.environment["GANGWAY_OIDC_PYTHON"],
-            packageRoot.appendingPathComponent(".build-oidc/venv/bin/python").path,
-        ]
-        return candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        let path = packageRoot.appendingPathComponent(".build-oidc/venv/bin/python").path
+        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
     }
 
     /// Whether the provider can run here; tests that need it are skipped, and say so, when not.
