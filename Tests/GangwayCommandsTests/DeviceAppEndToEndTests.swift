@@ -197,6 +197,59 @@ struct DeviceAppEndToEndTests {
         #expect(!output.contains(Self.alicePasscode))
     }
 
+    /// Debian's `faketime`, which runs a program with its wall clock moved; `nil` when it
+    /// is not installed.
+    static let faketime = ExternalTool("faketime").executable
+
+    /// The shipped `gangway`, with no test hook, run `offset` later (`+31d`) by `faketime`.
+    static func later(_ offset: String, in device: Device, lines: [String]) throws -> GangwayProcess.Result {
+        var process = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
+        process.executable = URL(fileURLWithPath: try #require(faketime))
+        return try process.run(
+            ["-f", offset, GangwayProcess.shippedExecutable.path, "--data-dir", device.directory.url.path]
+                + ["--bcrypt-cost", "4"],
+            lines: lines
+        )
+    }
+
+    @Test(
+        "31 days later, under a 30-day expiry: the app says the passcode expired and takes a new one, not the old",
+        .enabled(if: faketime != nil, "needs Debian's faketime")
+    )
+    func expiredPasscode() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        _ = try device.launch(Self.aliceOnboards + ["quit"])
+        let admin = try GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
+            .run(["admin", "policy", "--expires-days", "30", "--data-dir", device.directory.url.path])
+        #expect(admin.status == 0, "\(admin.standardError)")
+
+        // A month on, the server's session has ended too: alice signs in again.
+        let newPasscode = "Night-Shift-9753"
+        let result = try Self.later(
+            "+31d",
+            in: device,
+            lines: [
+                "1", Self.alicePasscode, "alice", "preflight-alice", "", Self.alicePasscode, newPasscode, newPasscode,
+                "quit",
+            ]
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let output = result.output
+        let expired = try #require(output.range(of: "== Passcode Expired =="), "\(output)")
+        let after = output[expired.upperBound...]
+        #expect(after.contains("Your organisation asks for a new passcode every 30 days."))
+        #expect(after.contains("You have used this passcode before. Choose another one."))
+        #expect(after.contains("Signed in:      Alice Martin (alice)"))
+        #expect(after.contains("expires after 30 days"))
+        #expect(!output.contains(Self.alicePasscode) && !output.contains(newPasscode))
+
+        // The next launch takes the new passcode and asks nothing more.
+        let next = try Self.later("+31d", in: device, lines: ["1", newPasscode, "quit"])
+        #expect(next.output.contains("Signed in:      Alice Martin (alice)"), "\(next.output)")
+        #expect(!next.output.contains("== Passcode Expired =="))
+    }
+
     @Test("bad answers and commands get a clear line and change nothing")
     func badInput() throws {
         let device = try Device()

@@ -9,6 +9,9 @@ extension StoreManager {
     /// Shows the passcode create screen and sets the passcode on an open store (one in
     /// no-passcode mode, or one opened by its recovery key).
     ///
+    /// - Parameter replacingCurrent: The new passcode replaces one that may not stay (it
+    ///   expired): it must differ from the current one even when the policy keeps no
+    ///   history, and it cannot be skipped.
     /// - Returns: Whether a passcode was set (`false` when the user skipped).
     @discardableResult
     public func setNewPasscode(
@@ -16,17 +19,30 @@ extension StoreManager {
         policy: PasscodePolicy,
         offerBiometrics: Bool = true,
         reason: String? = nil,
+        replacingCurrent: Bool = false,
         presenter: any Presenter
     ) async throws -> Bool {
         let rejected = strings.change.rejected
+        let reused = strings.passcodeUsedBefore
+        var shown = policy
+        var withHistory = policy
+        if replacingCurrent {
+            shown.allowsSkip = false
+            // The store always keeps the current passcode's fingerprint.
+            withHistory.historyCount = max(1, policy.historyCount)
+        }
+        let checked = withHistory
         let screen = PasscodeCreateScreen(
-            policy: policy,
+            policy: shown,
             biometricsAvailable: offerBiometrics && biometricsUsable,
             reason: reason,
             strings: strings.create,
             // The screen checks the policy's rules; the store also knows the history.
             validate: { passcode in
-                (try? store.evaluateNewPasscode(passcode, policy: policy))?.isAcceptable == false ? rejected : nil
+                guard let failed = try? store.evaluateNewPasscode(passcode, policy: checked).failedRules,
+                    !failed.isEmpty
+                else { return nil }
+                return replacingCurrent && failed.contains(.notRecentlyUsed(checked.historyCount)) ? reused : rejected
             }
         )
         switch try await presenter.present(screen) {

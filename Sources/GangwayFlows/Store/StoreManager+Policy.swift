@@ -39,7 +39,8 @@ extension StoreManager {
     /// Moves `store` to what the server now asks: each transition is announced by its
     /// feedback screen, then run (a forced passcode change cannot be cancelled). The
     /// change is recorded in the store before anything else, so a crash or a killed app
-    /// resumes it at the next launch (``resumePendingPolicyChange(on:presenter:)``).
+    /// resumes it at the next launch (``resumePendingPolicyChange(on:presenter:)``). A
+    /// passcode older than a new expiry allows is then replaced, as at an unlock.
     ///
     /// - Returns: The transitions that ran.
     @discardableResult
@@ -69,6 +70,8 @@ extension StoreManager {
             try store.removeValue(forKey: Self.pendingPolicyKey)
             logger.notice("passcode policy change finished", metadata: ["store": "\(store.id)"])
         }
+        // A new expiry the passcode is already past: replaced now, not at the next unlock.
+        try await renewIfExpired(store, presenter: presenter)
         return planned
     }
 

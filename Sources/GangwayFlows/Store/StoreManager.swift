@@ -13,7 +13,10 @@ import Logging
 public struct StoreManager: Sendable {
     /// How stores are set up.
     public struct Options: Sendable {
-        /// The policy when the server sends none; `nil` means no passcode in that case
+        /// The app's own policy. It applies whether or not the server assigns one: a
+        /// server's policy can make its rules stricter (``GangwayPolicy/PasscodePolicy/combined(with:)``),
+        /// but a server that assigns none, or turns its policy off, leaves it in force.
+        /// `nil` means the server alone decides, and no passcode when it assigns none
         /// (less secure, as in the reference SDK; shared devices never allow it).
         public var defaultPolicy: PasscodePolicy?
         /// One store for every user instead of one per onboarding ID.
@@ -59,6 +62,17 @@ public struct StoreManager: Sendable {
         public var error = ErrorScreen.Strings()
         /// Shown while a lockout delay runs; `%d` is the seconds to wait.
         public var tryAgainLater = "Too many wrong passcodes. Try again in %d seconds."
+        /// Announces that the passcode expired, before a new one is chosen; in the detail,
+        /// `%d` is the days a passcode lasts.
+        public var passcodeExpired = FeedbackScreen.Texts(
+            title: "Passcode Expired",
+            headline: "Your passcode has expired",
+            detail: "Your organisation asks for a new passcode every %d days. Choose a new one to continue."
+        )
+        /// Above the field when choosing the passcode that replaces an expired one.
+        public var passcodeExpiredReason = "Choose a passcode you have not used before."
+        /// When the passcode chosen to replace an expired one was used before.
+        public var passcodeUsedBefore = "You have used this passcode before. Choose another one."
         public init() {}
     }
 
@@ -93,13 +107,17 @@ public struct StoreManager: Sendable {
         return true
     }
 
-    /// What a store must have, given what the server said (`nil`: nothing). Shared
-    /// devices always require a passcode and never allow biometrics or skipping it.
+    /// What a store must have, given what the server said (`nil`: nothing). The app's
+    /// default policy is a floor under the server's; shared devices always require a
+    /// passcode and never allow biometrics or skipping it.
     public func effectiveRequirement(_ server: PasscodeRequirement?) -> PasscodeRequirement {
-        var requirement = server ?? options.defaultPolicy.map(PasscodeRequirement.required) ?? .notRequired
-        if options.noPasscode { requirement = .notRequired }
+        if options.noPasscode, !options.isSharedDevice { return .notRequired }
+        var requirement = server ?? .notRequired
+        if let app = options.defaultPolicy {
+            requirement = .required(requirement.policy?.combined(with: app) ?? app)
+        }
         guard options.isSharedDevice else { return requirement }
-        var policy = requirement.policy ?? options.defaultPolicy ?? .standard
+        var policy = requirement.policy ?? .standard
         policy.allowsBiometrics = false
         policy.allowsSkip = false
         return .required(policy)
@@ -159,7 +177,7 @@ public struct StoreManager: Sendable {
         guard location.exists else { throw StoreFlowError.storeNotFound }
         let info = try location.info()
         guard info.isPasscodeProtected else { return try location.unlockWithoutPasscode() }
-        return try await askPasscode(
+        let store = try await askPasscode(
             presenter: presenter,
             triesLeft: info.triesLeft,
             biometricsEnabled: info.isBiometricUnlockEnabled,
@@ -168,6 +186,13 @@ public struct StoreManager: Sendable {
             check: { passcode throws(SecureStoreError) in try location.unlock(passcode: passcode) },
             biometrics: { try await location.unlockWithBiometrics(reason: options.biometricReason) }
         )
+        do {
+            try await renewIfExpired(store, presenter: presenter)
+        } catch {
+            store.close()
+            throw error
+        }
+        return store
     }
 
     /// Unlocks an open store when the app comes back past the lock timeout: the same
@@ -185,6 +210,27 @@ public struct StoreManager: Sendable {
             biometrics: {
                 try await store.location.unlockWithBiometrics(reason: options.biometricReason).close()
             }
+        )
+        try await renewIfExpired(store, presenter: presenter)
+    }
+
+    /// After an unlock: when the passcode is older than the policy's expiry allows, the
+    /// feedback screen says so and the person chooses a new passcode, one they have not
+    /// used before, without a way to skip it. Until then the store is not handed over;
+    /// an app killed on these screens asks again at the next unlock.
+    func renewIfExpired(_ store: SecureStore, presenter: any Presenter) async throws {
+        guard store.isPasscodeExpired, let policy = store.policy, let days = policy.expiresAfterDays else { return }
+        logger.notice("the passcode expired; a new one is required", metadata: ["store": "\(store.id)"])
+        var texts = strings.passcodeExpired
+        texts.detail = String(format: texts.detail, days)
+        _ = try await presenter.present(FeedbackScreen(texts: texts))
+        try await setNewPasscode(
+            on: store,
+            policy: policy,
+            offerBiometrics: false,
+            reason: strings.passcodeExpiredReason,
+            replacingCurrent: true,
+            presenter: presenter
         )
     }
 

@@ -195,6 +195,42 @@ struct OnboardingStoryTests {
         #expect(await app.manager.store?.policy?.minimumLength == 12)
     }
 
+    @Test func theDefaultPolicyAppliesWhenTheServerTurnsItsPolicyOff() async throws {
+        var policy = PasscodePolicy.standard
+        policy.minimumLength = 12
+        let server = TestServer(requirement: .notRequired)
+        let device = try Device(server: server, options: .init(defaultPolicy: policy))
+        let app = try device.launch(.signIn("alice"), .create("Fuel-Check-24680"))
+        try await app.manager.open()
+        #expect(app.presenter.presented(PasscodeCreateScreen.self).first?.entry.policy.minimumLength == 12)
+        #expect(await app.manager.store?.isPasscodeProtected == true)
+        try await app.manager.close()
+
+        // The server's policy stays off at the next launch: the passcode stays on, asked for.
+        let relaunch = try device.launch(.unlock("Fuel-Check-24680"))
+        try await relaunch.manager.open()
+        try relaunch.presenter.verifyFinished()
+        #expect(relaunch.presenter.presentedKinds == [.passcodeInput])
+        #expect(await relaunch.manager.store?.isPasscodeProtected == true)
+    }
+
+    @Test func aServerPolicyCanOnlyMakeTheDefaultStricter() async throws {
+        var app = PasscodePolicy.standard
+        app.minimumLength = 12
+        app.allowsBiometrics = true
+        var weaker = PasscodePolicy.standard
+        weaker.minimumLength = 4
+        weaker.allowsSkip = true
+        weaker.allowsBiometrics = false
+        let device = try Device(server: TestServer(requirement: .required(weaker)), options: .init(defaultPolicy: app))
+        let launch = try device.launch(.signIn("alice"), .create("Fuel-Check-24680"))
+        try await launch.manager.open()
+        let screen = try #require(launch.presenter.presented(PasscodeCreateScreen.self).first)
+        #expect(screen.entry.policy.minimumLength == 12)
+        #expect(!screen.allowsSkip, "the app does not allow skipping, whatever the server says")
+        #expect(!screen.entry.policy.allowsBiometrics, "the server does not allow biometrics")
+    }
+
     @Test func aStoreIDOverrideAndRestoreIfExistsShareOneStore() async throws {
         let shared = UUID()
         let device = try Device(options: .init(storeID: shared, restoreIfStoreExists: true))

@@ -47,6 +47,85 @@ struct UnlockStoryTests {
         try device.openStore(session.onboardingID, passcode: Device.newPasscode).close()
     }
 
+    static func expiringDevice() throws -> Device {
+        var policy = PasscodePolicy.standard
+        policy.expiresAfterDays = 30
+        policy.historyCount = 0
+        return try Device(server: TestServer(requirement: .required(policy)))
+    }
+
+    @Test func anExpiredPasscodeMustBeReplacedAtTheNextLaunch() async throws {
+        let device = try Self.expiringDevice()
+        let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        let session = try await first.manager.open()
+        try await first.manager.close()
+
+        // 29 days later nothing is asked but the passcode.
+        device.wallClock.advance(by: .seconds(29 * 86_400))
+        let early = try device.launch(.unlock(Device.alicePasscode))
+        try await early.manager.open()
+        try early.presenter.verifyFinished()
+        try await early.manager.close()
+
+        // Past 30 days: the feedback screen says why, then a new passcode. The old one is
+        // refused on the create screen (it stays in the enter phase), though the policy
+        // keeps no history.
+        device.wallClock.advance(by: .seconds(2 * 86_400))
+        let app = try device.launch(
+            .unlock(Device.alicePasscode),
+            .acknowledge,
+            .passcodeCreate(.enter(Device.alicePasscode), .enter(Device.newPasscode), .enter(Device.newPasscode))
+        )
+        #expect(try await app.manager.open().onboardingID == session.onboardingID)
+        try app.presenter.verifyFinished()
+        #expect(app.presenter.presentedKinds == [.passcodeInput, .feedback, .passcodeCreate])
+        let feedback = try #require(app.presenter.presented(FeedbackScreen.self).first)
+        #expect(feedback.texts.headline == "Your passcode has expired")
+        #expect(feedback.texts.detail.contains("every 30 days"))
+        let create = try #require(app.presenter.presented(PasscodeCreateScreen.self).first)
+        #expect(!create.allowsSkip)
+        #expect(create.reason == StoreManager.Strings().passcodeExpiredReason)
+        #expect(await app.manager.store?.isPasscodeExpired == false)
+        try await app.manager.close()
+
+        // The new passcode opens the store; the old one no longer does.
+        #expect(throws: SecureStoreError.wrongPasscode) {
+            try device.openStore(session.onboardingID, passcode: Device.alicePasscode)
+        }
+        try device.openStore(session.onboardingID, passcode: Device.newPasscode).close()
+        #expect(!device.logsHoldASecret)
+    }
+
+    @Test func anExpiredPasscodeIsReplacedWhenTheAppComesBack() async throws {
+        let device = try Self.expiringDevice()
+        let app = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        try await app.manager.open()
+        await app.manager.enterBackground()
+        device.clock.advance(by: .seconds(600))
+        device.wallClock.advance(by: .seconds(31 * 86_400))
+        app.presenter.append(.unlock(Device.alicePasscode), .acknowledge, .create(Device.newPasscode))
+        #expect(try await app.manager.enterForeground() == .unlock)
+        try app.presenter.verifyFinished()
+        #expect(await app.manager.state.name == "open")
+        #expect(await app.manager.store?.isPasscodeExpired == false)
+    }
+
+    @Test func anAppKilledOnTheExpiryScreensAsksAgain() async throws {
+        let device = try Self.expiringDevice()
+        let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        try await first.manager.open()
+        try await first.manager.close()
+        device.wallClock.advance(by: .seconds(31 * 86_400))
+
+        // The script ends on the create screen, as a killed app would.
+        let killed = try device.launch(.unlock(Device.alicePasscode), .acknowledge)
+        await #expect(throws: FlowError.stopped) { try await killed.manager.open() }
+        let again = try device.launch(.unlock(Device.alicePasscode), .acknowledge, .create(Device.newPasscode))
+        try await again.manager.open()
+        try again.presenter.verifyFinished()
+        #expect(again.presenter.presentedKinds == [.passcodeInput, .feedback, .passcodeCreate])
+    }
+
     @Test func aFailedUnlockStaysLockedAndAsksAgain() async throws {
         var policy = PasscodePolicy.standard
         policy.lockoutDelays = LockoutDelays(freeAttempts: 0, initialDelay: .seconds(30))
