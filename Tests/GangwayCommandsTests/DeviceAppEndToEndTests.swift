@@ -250,6 +250,39 @@ struct DeviceAppEndToEndTests {
         #expect(!next.output.contains("== Passcode Expired =="))
     }
 
+    @Test(
+        "the admin lets people skip the passcode: the app announces it, the next person onboarding skips it, and a relaunch asks nothing"
+    )
+    func skippingThePasscode() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let personal = ["--personal-device"]
+        _ = try device.launch(Self.aliceOnboards + ["quit"], arguments: personal)
+        let admin = try GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
+            .run(["admin", "policy", "--allow-skip", "true", "--data-dir", device.directory.url.path])
+        #expect(admin.status == 0, "\(admin.standardError)")
+        #expect(admin.output.contains("may be skipped"))
+
+        // Alice's next launch announces it; she leaves the device and Bob onboards, skipping.
+        let result = try device.launch(
+            [Self.alicePasscode, "", "remove", "y", "1", "bob", "preflight-bob", "accept", "decline", "", "quit"],
+            arguments: personal
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let output = result.output
+        #expect(output.contains("== Passcode Policy Changed =="), "\(output)")
+        #expect(output.contains("The passcode is now optional"))
+        let create = try #require(output.range(of: "Choose a passcode (empty to skip)"), "\(output)")
+        let afterSkip = output[create.upperBound...]
+        #expect(afterSkip.contains("Signed in:      Bob Okafor (bob)"))
+        #expect(afterSkip.contains("Passcode:       none"))
+
+        // Bob's relaunch opens his data without any passcode screen.
+        let relaunch = try device.launch(["quit"], arguments: personal)
+        #expect(!relaunch.output.contains("== Enter Passcode =="))
+        #expect(relaunch.output.contains("Signed in:      Bob Okafor (bob)"), "\(relaunch.output)")
+    }
+
     @Test("bad answers and commands get a clear line and change nothing")
     func badInput() throws {
         let device = try Device()

@@ -32,6 +32,8 @@ extension StoreManager {
             if !hasBiometrics && policy.allowsBiometrics && !current.allowsBiometrics && biometricsUsable {
                 result.append(.passcodeToPasscodeWithBiometricsOffered)
             }
+            // effectiveRequirement never allows skipping on a shared device.
+            if policy.allowsSkip && !current.allowsSkip { result.append(.passcodeToPasscodeWithSkipOffered) }
             return result
         }
     }
@@ -147,9 +149,9 @@ extension StoreManager {
             try store.removePasscode()
         case .biometricsToPasscodeOnly:
             try store.disableBiometricUnlock()
-        case .passcodeToPasscodeWithBiometricsOffered:
+        case .passcodeToPasscodeWithBiometricsOffered, .passcodeToPasscodeWithSkipOffered:
             // Nothing to do now: the new policy is recorded at the end, and the settings
-            // screen's actions then offer biometric unlock.
+            // screen's actions then offer biometric unlock, or turning the passcode off.
             break
         }
     }

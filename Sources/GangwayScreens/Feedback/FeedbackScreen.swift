@@ -60,6 +60,11 @@ public struct FeedbackScreen: ScreenModel {
                     headline: "Biometric unlock is now allowed",
                     detail: "You can turn on unlocking with biometrics in the settings."
                 ),
+                .passcodeToPasscodeWithSkipOffered: Texts(
+                    title: title,
+                    headline: "The passcode is now optional",
+                    detail: "Your organisation no longer requires a passcode. You can turn it off in the settings."
+                ),
                 .biometricsToPasscodeOnly: Texts(
                     title: title,
                     headline: "Biometric unlock is turned off",

@@ -15,6 +15,9 @@ public enum PasscodePolicyTransition: String, Sendable, Hashable, CaseIterable, 
     case passcodeToNone
     /// The policy now allows biometrics: the user may turn them on.
     case passcodeToPasscodeWithBiometricsOffered
+    /// The policy now allows going without a passcode: the user may turn it off in the
+    /// settings (never on a shared device).
+    case passcodeToPasscodeWithSkipOffered
     /// The policy no longer allows biometrics: they are turned off.
     case biometricsToPasscodeOnly
     /// The policy asks for nothing: passcode and biometrics are turned off.

@@ -231,6 +231,48 @@ struct OnboardingStoryTests {
         #expect(!screen.entry.policy.allowsBiometrics, "the server does not allow biometrics")
     }
 
+    @Test func skippingThePasscodeWhereThePolicyAllowsItAndBeingAskedOnceItNoLongerDoes() async throws {
+        var skippable = PasscodePolicy.standard
+        skippable.allowsSkip = true
+        let server = TestServer(requirement: .required(skippable))
+        let device = try Device(server: server)
+        let app = try device.launch(.signIn("alice"), .passcodeCreate(.skip))
+        let session = try await app.manager.open()
+        try app.presenter.verifyFinished()
+        #expect(app.presenter.presented(PasscodeCreateScreen.self).first?.allowsSkip == true)
+        #expect(await app.manager.store?.isPasscodeProtected == false)
+        #expect(try await app.manager.availablePasscodeActions() == [.createPasscode])
+        try await app.manager.close()
+
+        // The choice holds while the policy allows it: the relaunch asks nothing.
+        let relaunch = try device.launch()
+        #expect(try await relaunch.manager.open().onboardingID == session.onboardingID)
+        try relaunch.presenter.verifyFinished()
+        try await relaunch.manager.close()
+
+        // Once the server requires a passcode, the next launch says so and asks for one.
+        server.requirement = .required(.standard)
+        let required = try device.launch(.acknowledge, .create(Device.alicePasscode))
+        try await required.manager.open()
+        try required.presenter.verifyFinished()
+        #expect(required.presenter.presented(FeedbackScreen.self).first?.transition == .noneToPasscode)
+        #expect(await required.manager.store?.isPasscodeProtected == true)
+    }
+
+    @Test func skippingIsNeverOfferedOnASharedDevice() async throws {
+        var skippable = PasscodePolicy.standard
+        skippable.allowsSkip = true
+        let device = try Device(shared: true, server: TestServer(requirement: .required(skippable)))
+        let app = try device.launch(
+            .signIn("alice"),
+            .passcodeCreate(.skip, .enter(Device.alicePasscode), .enter(Device.alicePasscode))
+        )
+        try await app.manager.open()
+        try app.presenter.verifyFinished()
+        #expect(app.presenter.presented(PasscodeCreateScreen.self).first?.allowsSkip == false)
+        #expect(await app.manager.store?.isPasscodeProtected == true)
+    }
+
     @Test func aStoreIDOverrideAndRestoreIfExistsShareOneStore() async throws {
         let shared = UUID()
         let device = try Device(options: .init(storeID: shared, restoreIfStoreExists: true))

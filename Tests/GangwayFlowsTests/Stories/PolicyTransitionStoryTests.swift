@@ -14,6 +14,12 @@ struct PolicyTransitionStoryTests {
         return policy
     }
 
+    static var skippable: PasscodePolicy {
+        var policy = noBiometrics
+        policy.allowsSkip = true
+        return policy
+    }
+
     static var stricter: PasscodePolicy {
         var policy = noBiometrics
         policy.minimumLength = 14
@@ -90,6 +96,15 @@ struct PolicyTransitionStoryTests {
             biometricsAfter: false
         ),
         Case(
+            transition: .passcodeToPasscodeWithSkipOffered,
+            before: .required(noBiometrics),
+            biometricsOn: false,
+            after: .required(skippable),
+            answers: [],
+            protectedAfter: true,
+            biometricsAfter: false
+        ),
+        Case(
             transition: .biometricsToPasscodeOnly,
             before: .required(.standard),
             biometricsOn: true,
@@ -144,6 +159,9 @@ struct PolicyTransitionStoryTests {
         #expect(store.policy == story.after.policy.flatMap { story.protectedAfter ? $0 : nil })
         if story.transition == .passcodeToPasscodeWithBiometricsOffered {
             #expect(try await app.manager.availablePasscodeActions().contains(PasscodeAction.enableBiometrics))
+        }
+        if story.transition == .passcodeToPasscodeWithSkipOffered {
+            #expect(try await app.manager.availablePasscodeActions().contains(PasscodeAction.turnOffPasscode))
         }
         #expect(try store.string(forKey: TestServer.tokenKey) == "token-of-alice")
 
