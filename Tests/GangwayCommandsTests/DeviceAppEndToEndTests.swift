@@ -342,6 +342,25 @@ struct DeviceAppEndToEndTests {
         #expect(relaunch.output.contains("Signed in:      Alice Martin (alice)"))
     }
 
+    @Test("cancelling a passcode change asks first: 'no' goes back to the field, 'yes' keeps the old passcode")
+    func cancelledPasscodeChange() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(
+            Self.aliceOnboards + ["passcode", Self.alicePasscode, "", "no", "short", "", "yes", "quit"]
+        )
+        #expect(result.status == 0)
+        let output = result.output
+        #expect(output.components(separatedBy: "== Cancel? ==").count == 3, "asked at each cancel")
+        #expect(output.contains("Your passcode stays as it is; what you typed is discarded."))
+        #expect(output.contains("Yes, Cancel") && output.contains("No, Go Back"))
+        let asked = try #require(output.range(of: "== Cancel? =="))
+        #expect(output[asked.upperBound...].contains("! The passcode does not meet every rule."), "back after 'no'")
+        #expect(!output.contains("The passcode changed."))
+        let relaunch = try device.launch(["1", Self.alicePasscode, "quit"])
+        #expect(relaunch.output.contains("Signed in:      Alice Martin (alice)"))
+    }
+
     @Test("biometrics on and off on a personal device with the simulated sensor enrolled")
     func biometrics() throws {
         let device = try Device()

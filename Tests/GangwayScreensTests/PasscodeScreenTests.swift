@@ -125,6 +125,49 @@ struct PasscodeScreenTests {
         #expect(screen.handle(.enter("271828")).outcome == .changed(current: "582016", new: "271828"))
     }
 
+    static let question = CancelConfirmation(
+        title: "Stop?",
+        message: "Nothing changes.",
+        confirm: "Stop",
+        resume: "Go On"
+    )
+
+    @Test func cancellingTheChangeAsksFirstAndGoingBackKeepsWhatWasTyped() {
+        var screen = PasscodeChangeScreen(policy: Self.policy, cancelConfirmation: Self.question)
+        _ = screen.handle(.enter("582016"))
+        #expect(screen.handle(.confirmCancel(true)).outcome == nil, "nothing to confirm before cancel")
+        #expect(screen.handle(.cancel).outcome == nil)
+        #expect(screen.isConfirmingCancel)
+        #expect(screen.handle(.confirmCancel(false)).outcome == nil)
+        #expect(!screen.isConfirmingCancel && screen.phase == .enter, "back where the person was")
+        _ = screen.handle(.cancel)
+        #expect(screen.handle(.confirmCancel(true)).outcome == .cancelled)
+
+        var forced = PasscodeChangeScreen(policy: Self.policy, allowsCancel: false, cancelConfirmation: Self.question)
+        #expect(forced.handle(.cancel).outcome == nil)
+        #expect(!forced.isConfirmingCancel, "a forced change has nothing to cancel")
+    }
+
+    @Test func cancellingTheUnlockAsksFirst() {
+        var screen = PasscodeInputScreen(allowsCancel: true, cancelConfirmation: Self.question)
+        #expect(screen.handle(.cancel).outcome == nil)
+        #expect(screen.isConfirmingCancel)
+        #expect(screen.handle(.enter("271828")).outcome == .passcode("271828"), "typing a passcode answers no")
+        #expect(!screen.isConfirmingCancel)
+        _ = screen.handle(.cancel)
+        #expect(screen.handle(.confirmCancel(true)).outcome == .cancelled)
+    }
+
+    @Test func theAppsOwnCheckRefusesANewPasscodeWithItsMessage() {
+        var screen = PasscodeChangeScreen(policy: Self.policy) { $0.value.hasPrefix("2") ? "Not a 2." : nil }
+        _ = screen.handle(.enter("582016"))
+        _ = screen.handle(.enter("271828"))
+        #expect(screen.notice == "Not a 2.")
+        #expect(screen.phase == .enter)
+        _ = screen.handle(.enter("371828"))
+        #expect(screen.phase == .confirm)
+    }
+
     @Test func aForcedChangeCannotBeCancelled() {
         var forced = PasscodeChangeScreen(policy: Self.policy, allowsCancel: false, reason: "The policy changed.")
         #expect(forced.handle(.cancel).outcome == nil)

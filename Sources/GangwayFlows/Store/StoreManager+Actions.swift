@@ -32,6 +32,7 @@ extension StoreManager {
             withHistory.historyCount = max(1, policy.historyCount)
         }
         let checked = withHistory
+        let appCheck = options.validatePasscode
         let screen = PasscodeCreateScreen(
             policy: shown,
             biometricsAvailable: offerBiometrics && biometricsUsable,
@@ -41,7 +42,7 @@ extension StoreManager {
             validate: { passcode in
                 guard let failed = try? store.evaluateNewPasscode(passcode, policy: checked).failedRules,
                     !failed.isEmpty
-                else { return nil }
+                else { return appCheck?(passcode) }
                 return replacingCurrent && failed.contains(.notRecentlyUsed(checked.historyCount)) ? reused : rejected
             }
         )
@@ -81,7 +82,9 @@ extension StoreManager {
                 allowsCancel: allowsCancel,
                 reason: reason,
                 afterWrongCurrent: afterWrongCurrent,
-                strings: strings.change
+                cancelConfirmation: options.confirmsCancel ? strings.cancelChange : nil,
+                strings: strings.change,
+                validate: options.validatePasscode ?? { _ in nil }
             )
             let outcome = try await presenter.present(screen)
             guard case .changed(let current, let new) = outcome else { return false }

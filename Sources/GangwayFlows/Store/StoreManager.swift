@@ -31,6 +31,16 @@ public struct StoreManager: Sendable {
         public var isSharedDevice: Bool
         /// Whether the passcode screen at launch offers cancel.
         public var allowsCancel: Bool
+        /// Whether cancelling a passcode screen asks first (``Strings/cancelUnlock``,
+        /// ``Strings/cancelChange``).
+        public var confirmsCancel: Bool
+        /// Whether the passcode screen offers "forgot passcode". An app that cannot let a
+        /// person reset their own passcode (no sign-in to prove who they are) hides it.
+        public var offersPasscodeReset: Bool
+        /// The app's own check on every new passcode, after the policy's rules: return a
+        /// message to refuse a passcode, `nil` to take it. It runs on the create and
+        /// change screens, at onboarding, in the settings and in forced changes.
+        public var validatePasscode: (@Sendable (Secret) -> String?)?
         /// The reason shown by the system's biometric prompt.
         public var biometricReason: String
 
@@ -41,8 +51,14 @@ public struct StoreManager: Sendable {
             noPasscode: Bool = false,
             isSharedDevice: Bool = false,
             allowsCancel: Bool = false,
+            confirmsCancel: Bool = true,
+            offersPasscodeReset: Bool = true,
+            validatePasscode: (@Sendable (Secret) -> String?)? = nil,
             biometricReason: String = "Unlock your data"
         ) {
+            self.confirmsCancel = confirmsCancel
+            self.offersPasscodeReset = offersPasscodeReset
+            self.validatePasscode = validatePasscode
             self.defaultPolicy = defaultPolicy
             self.storeID = storeID
             self.restoreIfStoreExists = restoreIfStoreExists
@@ -71,6 +87,14 @@ public struct StoreManager: Sendable {
         )
         /// Above the field when choosing the passcode that replaces an expired one.
         public var passcodeExpiredReason = "Choose a passcode you have not used before."
+        /// Asked before the passcode screen at launch is cancelled.
+        public var cancelUnlock = CancelConfirmation(
+            message: "Your data stays locked until you enter your passcode."
+        )
+        /// Asked before a passcode change is cancelled.
+        public var cancelChange = CancelConfirmation(
+            message: "Your passcode stays as it is; what you typed is discarded."
+        )
         /// When the passcode chosen to replace an expired one was used before.
         public var passcodeUsedBefore = "You have used this passcode before. Choose another one."
         public init() {}
@@ -140,7 +164,8 @@ public struct StoreManager: Sendable {
         let screen = PasscodeCreateScreen(
             policy: policy,
             biometricsAvailable: biometricsUsable,
-            strings: strings.create
+            strings: strings.create,
+            validate: options.validatePasscode ?? { _ in nil }
         )
         switch try await presenter.present(screen) {
         case .skipped:
@@ -181,8 +206,10 @@ public struct StoreManager: Sendable {
             presenter: presenter,
             triesLeft: info.triesLeft,
             biometricsEnabled: info.isBiometricUnlockEnabled,
+            allowsReset: options.offersPasscodeReset,
             allowsCancel: options.allowsCancel,
             offersUserSwitch: options.isSharedDevice,
+            cancelConfirmation: options.confirmsCancel ? strings.cancelUnlock : nil,
             check: { passcode throws(SecureStoreError) in try location.unlock(passcode: passcode) },
             biometrics: { try await location.unlockWithBiometrics(reason: options.biometricReason) }
         )
@@ -204,6 +231,7 @@ public struct StoreManager: Sendable {
             presenter: presenter,
             triesLeft: info.triesLeft,
             biometricsEnabled: store.isBiometricUnlockEnabled,
+            allowsReset: options.offersPasscodeReset,
             allowsCancel: false,
             offersUserSwitch: options.isSharedDevice,
             check: { passcode throws(SecureStoreError) in try store.verifyPasscode(passcode) },
@@ -243,6 +271,7 @@ public struct StoreManager: Sendable {
         allowsReset: Bool = true,
         allowsCancel: Bool,
         offersUserSwitch: Bool = false,
+        cancelConfirmation: CancelConfirmation? = nil,
         check: (Secret) throws(SecureStoreError) -> Result,
         biometrics: () async throws -> Result
     ) async throws -> Result {
@@ -260,6 +289,7 @@ public struct StoreManager: Sendable {
                 allowsReset: allowsReset,
                 allowsCancel: allowsCancel,
                 offersUserSwitch: offersUserSwitch,
+                cancelConfirmation: cancelConfirmation,
                 strings: strings.input
             )
             switch try await presenter.present(screen) {

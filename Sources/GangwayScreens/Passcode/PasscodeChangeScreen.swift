@@ -18,8 +18,10 @@ public struct PasscodeChangeScreen: ScreenModel {
         case submit
         /// Type `text` and submit it.
         case enter(Secret)
-        /// Give up, when allowed.
+        /// Give up, when allowed; with a ``cancelConfirmation`` the screen asks first.
         case cancel
+        /// Answer the cancel confirmation: `true` cancels, `false` goes back.
+        case confirmCancel(Bool)
     }
 
     /// What the screen ends with.
@@ -53,21 +55,33 @@ public struct PasscodeChangeScreen: ScreenModel {
     public let allowsCancel: Bool
     /// Why the passcode must change, shown above the field.
     public var reason: String?
+    /// The question asked before cancelling; `nil` cancels at once.
+    public let cancelConfirmation: CancelConfirmation?
+    /// Whether the screen is asking ``cancelConfirmation``.
+    public private(set) var isConfirmingCancel = false
     /// A message about the last input, if it was not taken.
     public private(set) var notice: String?
     private var current: Secret?
+    private let validate: @Sendable (Secret) -> String?
 
-    /// - Parameter afterWrongCurrent: the flow shows the screen again after the current
-    ///   passcode proved wrong.
+    /// - Parameters:
+    ///   - afterWrongCurrent: the flow shows the screen again after the current passcode
+    ///     proved wrong.
+    ///   - validate: the app's extra check on a new passcode that meets the policy;
+    ///     return a message to refuse it.
     public init(
         policy: PasscodePolicy,
         allowsCancel: Bool = true,
         reason: String? = nil,
         afterWrongCurrent: Bool = false,
-        strings: Strings = Strings()
+        cancelConfirmation: CancelConfirmation? = nil,
+        strings: Strings = Strings(),
+        validate: @escaping @Sendable (Secret) -> String? = { _ in nil }
     ) {
         entry = NewPasscodeEntry(policy: policy)
         self.allowsCancel = allowsCancel
+        self.cancelConfirmation = cancelConfirmation
+        self.validate = validate
         self.reason = reason
         self.strings = strings
         if afterWrongCurrent { notice = strings.wrongCurrent }
@@ -75,9 +89,18 @@ public struct PasscodeChangeScreen: ScreenModel {
 
     public mutating func handle(_ input: Input) -> ScreenStep<Outcome> {
         notice = nil
+        let wasConfirming = isConfirmingCancel
+        isConfirmingCancel = false
         switch (phase, input) {
         case (_, .cancel):
-            return allowsCancel ? .finish(.cancelled) : .stay
+            guard allowsCancel else { return .stay }
+            guard cancelConfirmation == nil else {
+                isConfirmingCancel = true
+                return .stay
+            }
+            return .finish(.cancelled)
+        case (_, .confirmCancel(let cancel)):
+            return cancel && wasConfirming ? .finish(.cancelled) : .stay
         case (.current, .edit), (.current, .submit):
             return .stay
         case (.current, .enter(let text)):
@@ -101,8 +124,9 @@ public struct PasscodeChangeScreen: ScreenModel {
 
     private mutating func submit() -> ScreenStep<Outcome> {
         let current = self.current
+        let validate = self.validate
         let new = entry.submit { candidate in
-            candidate == current ? self.strings.sameAsCurrent : nil
+            candidate == current ? self.strings.sameAsCurrent : validate(candidate)
         }
         notice = entry.problemText(mismatch: strings.mismatch, rejected: strings.rejected)
         phase = entry.phase == .confirm ? .confirm : .enter

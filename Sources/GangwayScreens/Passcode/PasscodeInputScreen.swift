@@ -16,8 +16,11 @@ public struct PasscodeInputScreen: ScreenModel {
         case useBiometrics
         /// "Forgot passcode": start the reset.
         case reset
-        /// Dismiss without unlocking, when allowed.
+        /// Dismiss without unlocking, when allowed; with a ``cancelConfirmation`` the
+        /// screen asks first.
         case cancel
+        /// Answer the cancel confirmation: `true` cancels, `false` goes back.
+        case confirmCancel(Bool)
         /// On a shared device: go to the user picker (another person's shift).
         case switchUser
         /// On a shared device: onboard a new user.
@@ -66,6 +69,10 @@ public struct PasscodeInputScreen: ScreenModel {
     /// Whether "switch user" and "add user" show: on a shared device, at a shift change,
     /// nobody should have to quit the app.
     public let offersUserSwitch: Bool
+    /// The question asked before cancelling; `nil` cancels at once.
+    public let cancelConfirmation: CancelConfirmation?
+    /// Whether the screen is asking ``cancelConfirmation``.
+    public private(set) var isConfirmingCancel = false
     /// A message about the last input, if it was not taken.
     public private(set) var notice: String?
 
@@ -76,8 +83,10 @@ public struct PasscodeInputScreen: ScreenModel {
         allowsReset: Bool = true,
         allowsCancel: Bool = false,
         offersUserSwitch: Bool = false,
+        cancelConfirmation: CancelConfirmation? = nil,
         strings: Strings = Strings()
     ) {
+        self.cancelConfirmation = cancelConfirmation
         self.triesLeft = triesLeft
         self.afterWrongPasscode = afterWrongPasscode
         self.biometricsEnabled = biometricsEnabled
@@ -99,6 +108,8 @@ public struct PasscodeInputScreen: ScreenModel {
 
     public mutating func handle(_ input: Input) -> ScreenStep<Outcome> {
         notice = nil
+        let wasConfirming = isConfirmingCancel
+        isConfirmingCancel = false
         switch input {
         case .enter(let passcode):
             guard !passcode.isEmpty else {
@@ -111,7 +122,14 @@ public struct PasscodeInputScreen: ScreenModel {
         case .reset:
             return allowsReset ? .finish(.reset) : .stay
         case .cancel:
-            return allowsCancel ? .finish(.cancelled) : .stay
+            guard allowsCancel else { return .stay }
+            guard cancelConfirmation == nil else {
+                isConfirmingCancel = true
+                return .stay
+            }
+            return .finish(.cancelled)
+        case .confirmCancel(let cancel):
+            return cancel && wasConfirming ? .finish(.cancelled) : .stay
         case .switchUser:
             return offersUserSwitch ? .finish(.switchUser) : .stay
         case .addUser:

@@ -31,6 +31,9 @@ extension TerminalPresenter {
 
     func run(_ screen: PasscodeInputScreen) async throws -> PasscodeInputScreen.Outcome {
         try await drive(screen) { screen in
+            if screen.isConfirmingCancel, let question = screen.cancelConfirmation {
+                return .confirmCancel(try await confirmCancel(question))
+            }
             let strings = screen.strings
             console.heading(strings.title)
             if let warning = screen.warning { console.line(console.styled(warning, .yellow)) }
@@ -55,6 +58,9 @@ extension TerminalPresenter {
 
     func run(_ screen: PasscodeChangeScreen) async throws -> PasscodeChangeScreen.Outcome {
         try await drive(screen) { screen in
+            if screen.isConfirmingCancel, let question = screen.cancelConfirmation {
+                return .confirmCancel(try await confirmCancel(question))
+            }
             let strings = screen.strings
             let cancelHint = screen.allowsCancel ? " (empty to cancel)" : ""
             switch screen.phase {
@@ -76,5 +82,15 @@ extension TerminalPresenter {
                 return .enter(try await console.askSecret("\(strings.confirmPrompt): "))
             }
         }
+    }
+
+    /// Asks whether to cancel; `true` cancels.
+    private func confirmCancel(_ question: CancelConfirmation) async throws -> Bool {
+        console.heading(question.title)
+        console.line(question.message)
+        return try await console.choose([
+            ChoiceOption(question.confirm, words: ["y", "yes", "cancel"], true),
+            ChoiceOption(question.resume, words: ["n", "no", "back"], false),
+        ])
     }
 }

@@ -137,9 +137,10 @@ struct OnboardingStoryTests {
         try app.presenter.verifyFinished()
         #expect(app.presenter.presented(PasscodeChangeScreen.self).last?.notice != nil)
 
-        // A cancelled change keeps the passcode.
-        app.presenter.append(.passcodeChange(.cancel))
+        // A cancelled change asks first, then keeps the passcode.
+        app.presenter.append(.passcodeChange(.enter(Device.newPasscode), .cancel, .confirmCancel(true)))
         #expect(try await app.manager.changePasscode() == false)
+        #expect(app.presenter.presented(PasscodeChangeScreen.self).last?.cancelConfirmation?.message != nil)
         try await app.manager.close()
 
         #expect(throws: SecureStoreError.wrongPasscode) { try device.openStore(id, passcode: Device.alicePasscode) }

@@ -23,13 +23,16 @@ final class Device: Sendable {
     let server: TestServer
     let isShared: Bool
     let options: StoreManager.Options
+    let strings: StoreManager.Strings
 
     init(
         shared: Bool = false,
         biometrics enrolled: Bool = false,
         server: TestServer = TestServer(),
-        options: StoreManager.Options = StoreManager.Options()
+        options: StoreManager.Options = StoreManager.Options(),
+        strings: StoreManager.Strings = StoreManager.Strings()
     ) throws {
+        self.strings = strings
         temporary = try TemporaryDirectory(prefix: "gangway-flows-test")
         biometrics = SimulatedBiometrics(enrolled: enrolled)
         self.server = server
@@ -55,7 +58,7 @@ final class Device: Sendable {
 
     var registry: UserRegistry { UserRegistry(root: root) }
 
-    var storeManager: StoreManager { StoreManager(root: root, options: options) }
+    var storeManager: StoreManager { StoreManager(root: root, options: options, strings: strings) }
 
     /// The steps of every flow: sign-in and settings, the user check, the store, the policy.
     func steps(users: any OnboardingIDManager, extra: [any Step] = []) -> [any Step] {
