@@ -289,7 +289,7 @@ struct DeviceAppEndToEndTests {
         defer { device.directory.remove() }
         let result = try device.launch(
             ["9"] + Self.aliceOnboards + [
-                "fly", "wait soon", "wait -5", "biometrics maybe", "biometrics on", "home", "quit",
+                "fly", "wait soon", "wait -5", "biometrics maybe", "biometrics on", "biometrics enroll", "home", "quit",
             ]
         )
         #expect(result.status == 0)
@@ -297,7 +297,8 @@ struct DeviceAppEndToEndTests {
         #expect(output.contains("Type a number from 1 to 4."))
         #expect(output.contains("Unknown command 'fly'; 'help' lists the commands."))
         #expect(output.components(separatedBy: "Say how long: wait 30, wait 5m, wait 2h.").count == 3)
-        #expect(output.contains("Say 'biometrics on' or 'biometrics off'."))
+        #expect(output.contains("Say 'biometrics on', 'biometrics off' or 'biometrics enroll'."))
+        #expect(output.contains("The device has no fingerprint sensor (start the app with --biometrics)."))
         #expect(output.contains("Biometric unlock is not available"), "no sensor enrolled without --biometrics")
         #expect(output.contains("Biometrics:     off"))
         #expect(device.storeCount() == 1)
@@ -370,11 +371,44 @@ struct DeviceAppEndToEndTests {
             arguments: ["--personal-device", "--biometrics"]
         )
         let output = result.output
-        #expect(output.contains("== Unlock with biometrics? =="))
+        #expect(output.contains("== Unlock with your fingerprint? =="), "the texts name the sensor")
         #expect(output.contains("Biometric unlock is on."))
         #expect(output.contains("Biometric unlock is off."))
         let states = output.components(separatedBy: "Biometrics:     ").dropFirst().map { $0.prefix(3) }
         #expect(states == ["off", "on\n", "off"])
+    }
+
+    @Test(
+        "another finger enrolled: the passcode unlocks, the app says why fingerprint unlock went off, and it turns on again"
+    )
+    func enrollmentChanged() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let arguments = ["--personal-device", "--biometrics"]
+        let result = try device.launch(
+            Self.aliceOnboards + [
+                "y", "biometrics enroll", "lock", "wait 301", "resume", Self.alicePasscode, "2", "home",
+                "biometrics on", "quit",
+            ],
+            arguments: arguments
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let output = result.output
+        #expect(output.contains("Another finger was enrolled on the sensor (simulated)"))
+        let notice = try #require(output.range(of: "== Biometric Unlock Turned Off =="), "\(output)")
+        let after = output[notice.upperBound...]
+        #expect(after.contains("Unlocking with your fingerprint was turned off"))
+        #expect(after.contains("The biometrics enrolled on this device changed"))
+        #expect(after.contains("1) Turn On") && after.contains("2) Not Now"))
+        let states = output.components(separatedBy: "Biometrics:     ").dropFirst().map { $0.prefix(3) }
+        #expect(states == ["on\n", "off", "off"], "off after Not Now, until turned on in the settings")
+        #expect(output.contains("Biometric unlock is on."))
+
+        // The new enrollment opens the next launch without the passcode.
+        let relaunch = try device.launch(["quit"], arguments: arguments)
+        #expect(relaunch.output.contains("fingerprint accepted (simulated sensor)"))
+        #expect(!relaunch.output.contains("== Enter Passcode =="))
+        #expect(relaunch.output.contains("Signed in:      Alice Martin (alice)"))
     }
 
     @Test("a relaunch unlocks with the simulated fingerprint, and says it was simulated")

@@ -42,6 +42,26 @@ struct BiometricUnlockTests {
         try fixture.location().unlock(passcode: StoreFixture.passcode).close()
     }
 
+    @Test func anOpenStoreFindsTheChangedEnrollmentAndStillTakesThePasscode() async throws {
+        let fixture = try StoreFixture()
+        try fixture.makeStore()
+        let store = try fixture.location().unlock(passcode: StoreFixture.passcode)
+        defer { store.close() }
+        try await store.enableBiometricUnlock(reason: "turn on")
+        try await store.verifyBiometrics(reason: "back from the background")
+
+        fixture.biometrics.changeEnrollment()
+        await #expect(throws: SecureStoreError.biometricsInvalidated) {
+            try await store.verifyBiometrics(reason: "back from the background")
+        }
+        #expect(!store.isBiometricUnlockEnabled, "the open store knows at once")
+        #expect(try !fixture.location().info().isBiometricUnlockEnabled)
+        // The open store's view of its slots matches the disk: the passcode verifies.
+        try store.verifyPasscode(StoreFixture.passcode)
+        try await store.enableBiometricUnlock(reason: "turn on again")
+        try await store.verifyBiometrics(reason: "back from the background")
+    }
+
     @Test func aFailedOrCancelledCheckDoesNotUnlock() async throws {
         let fixture = try StoreFixture()
         try fixture.makeStore()

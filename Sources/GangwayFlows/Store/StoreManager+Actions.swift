@@ -36,6 +36,7 @@ extension StoreManager {
         let screen = PasscodeCreateScreen(
             policy: shown,
             biometricsAvailable: offerBiometrics && biometricsUsable,
+            biometricName: biometricName,
             reason: reason,
             strings: strings.create,
             // The screen checks the policy's rules; the store also knows the history.

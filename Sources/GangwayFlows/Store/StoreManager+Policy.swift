@@ -134,7 +134,9 @@ extension StoreManager {
         on store: SecureStore,
         presenter: any Presenter
     ) async throws {
-        _ = try await presenter.present(FeedbackScreen(announcing: transition, strings: strings.feedback))
+        _ = try await presenter.present(
+            FeedbackScreen(announcing: transition, strings: strings.feedback, biometricName: biometricName)
+        )
         switch transition {
         case .noneToPasscode, .noneToPasscodeWithBiometrics:
             _ = try await setNewPasscode(

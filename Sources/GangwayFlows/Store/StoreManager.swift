@@ -87,6 +87,33 @@ public struct StoreManager: Sendable {
         )
         /// Above the field when choosing the passcode that replaces an expired one.
         public var passcodeExpiredReason = "Choose a passcode you have not used before."
+        /// The name of each kind of biometric sensor, put where a text says `%@`: the
+        /// biometric opt-in, the passcode screen's choice, the policy announcements.
+        public var biometricNames: [BiometricKind: String] = [
+            .touchID: "Touch ID", .faceID: "Face ID", .opticID: "Optic ID",
+            .fingerprint: "your fingerprint", .face: "your face", .iris: "your iris",
+        ]
+        /// The name when the device has no sensor that can be used now.
+        public var unknownBiometricName = "biometrics"
+        /// After a passcode unlock, when biometric unlock was turned off because the
+        /// biometrics enrolled on the device changed: why, and whether to turn it on again.
+        /// `%@` is the sensor's name.
+        public var biometricsChanged = FeedbackScreen.Texts(
+            title: "Biometric Unlock Turned Off",
+            headline: "Unlocking with %@ was turned off",
+            detail: "The biometrics enrolled on this device changed since you turned it on, "
+                + "so they might not all be yours. Turn unlocking with %@ on again?",
+            button: "Turn On",
+            secondaryButton: "Not Now"
+        )
+        /// The same news when biometric unlock cannot be turned on again now (the policy
+        /// no longer allows it, or no biometric is enrolled).
+        public var biometricsChangedFinal = FeedbackScreen.Texts(
+            title: "Biometric Unlock Turned Off",
+            headline: "Unlocking with %@ was turned off",
+            detail: "The biometrics enrolled on this device changed since you turned it on, "
+                + "so they might not all be yours. Unlock with your passcode."
+        )
         /// Asked before the passcode screen at launch is cancelled.
         public var cancelUnlock = CancelConfirmation(
             message: "Your data stays locked until you enter your passcode."
@@ -121,6 +148,14 @@ public struct StoreManager: Sendable {
     /// The location of the store of user `onboardingID`.
     public func location(for onboardingID: UUID) -> SecureStoreLocation {
         root.location(for: storeID(for: onboardingID))
+    }
+
+    /// The name of the device's biometric sensor in the texts (``Strings/biometricNames``).
+    public var biometricName: String {
+        guard case .available(let kind) = root.environment.biometrics.availability else {
+            return strings.unknownBiometricName
+        }
+        return strings.biometricNames[kind] ?? strings.unknownBiometricName
     }
 
     /// Whether the device can unlock with biometrics now and the setup allows them.
@@ -164,6 +199,7 @@ public struct StoreManager: Sendable {
         let screen = PasscodeCreateScreen(
             policy: policy,
             biometricsAvailable: biometricsUsable,
+            biometricName: biometricName,
             strings: strings.create,
             validate: options.validatePasscode ?? { _ in nil }
         )
@@ -211,7 +247,8 @@ public struct StoreManager: Sendable {
             offersUserSwitch: options.isSharedDevice,
             cancelConfirmation: options.confirmsCancel ? strings.cancelUnlock : nil,
             check: { passcode throws(SecureStoreError) in try location.unlock(passcode: passcode) },
-            biometrics: { try await location.unlockWithBiometrics(reason: options.biometricReason) }
+            biometrics: { try await location.unlockWithBiometrics(reason: options.biometricReason) },
+            afterBiometricsInvalidated: { store in try await offerBiometricsAgain(on: store, presenter: presenter) }
         )
         do {
             try await renewIfExpired(store, presenter: presenter)
@@ -235,11 +272,22 @@ public struct StoreManager: Sendable {
             allowsCancel: false,
             offersUserSwitch: options.isSharedDevice,
             check: { passcode throws(SecureStoreError) in try store.verifyPasscode(passcode) },
-            biometrics: {
-                try await store.location.unlockWithBiometrics(reason: options.biometricReason).close()
-            }
+            biometrics: { try await store.verifyBiometrics(reason: options.biometricReason) },
+            afterBiometricsInvalidated: { try await offerBiometricsAgain(on: store, presenter: presenter) }
         )
         try await renewIfExpired(store, presenter: presenter)
+    }
+
+    /// After a passcode unlock that followed a biometric attempt refused because the
+    /// enrolled biometrics changed: says that biometric unlock was turned off and why,
+    /// and turns it on again (with the sensor's new enrollment) when the person asks and
+    /// the policy still allows it. A failure to turn it on is logged; the passcode works.
+    func offerBiometricsAgain(on store: SecureStore, presenter: any Presenter) async throws {
+        let canTurnOn = biometricsUsable && (store.policy?.allowsBiometrics ?? false)
+        let texts = (canTurnOn ? strings.biometricsChanged : strings.biometricsChangedFinal).naming(biometricName)
+        let answer = try await presenter.present(FeedbackScreen(texts: texts))
+        guard canTurnOn, answer == .acknowledged else { return }
+        await enableBiometrics(on: store)
     }
 
     /// After an unlock: when the passcode is older than the policy's expiry allows, the
@@ -273,12 +321,17 @@ public struct StoreManager: Sendable {
         offersUserSwitch: Bool = false,
         cancelConfirmation: CancelConfirmation? = nil,
         check: (Secret) throws(SecureStoreError) -> Result,
-        biometrics: () async throws -> Result
+        biometrics: () async throws -> Result,
+        afterBiometricsInvalidated: (Result) async throws -> Void = { _ in }
     ) async throws -> Result {
         var triesLeft = triesLeft
         var afterWrong = false
         var biometricsEnabled = biometricsEnabled
-        if biometricsEnabled, let result = try await tryBiometrics(biometrics, enabled: &biometricsEnabled) {
+        // Set when the enrollment changed: said after the passcode, with a store to act on.
+        var invalidated = false
+        if biometricsEnabled,
+            let result = try await tryBiometrics(biometrics, enabled: &biometricsEnabled, invalidated: &invalidated)
+        {
             return result
         }
         while true {
@@ -286,6 +339,7 @@ public struct StoreManager: Sendable {
                 triesLeft: triesLeft,
                 afterWrongPasscode: afterWrong,
                 biometricsEnabled: biometricsEnabled,
+                biometricName: biometricName,
                 allowsReset: allowsReset,
                 allowsCancel: allowsCancel,
                 offersUserSwitch: offersUserSwitch,
@@ -296,6 +350,7 @@ public struct StoreManager: Sendable {
             case .passcode(let passcode):
                 switch Self.attempt(check, passcode) {
                 case .success(let result):
+                    if invalidated { try await afterBiometricsInvalidated(result) }
                     return result
                 case .failure(let error) where error == .wrongPasscode:
                     triesLeft = error.triesLeft
@@ -313,7 +368,13 @@ public struct StoreManager: Sendable {
                     throw error
                 }
             case .biometrics:
-                if let result = try await tryBiometrics(biometrics, enabled: &biometricsEnabled) { return result }
+                if let result = try await tryBiometrics(
+                    biometrics,
+                    enabled: &biometricsEnabled,
+                    invalidated: &invalidated
+                ) {
+                    return result
+                }
             case .reset:
                 throw StoreFlowError.passcodeResetRequested
             case .cancelled:
@@ -340,12 +401,14 @@ public struct StoreManager: Sendable {
     /// One biometric attempt; `nil` (and the passcode screen) when it does not pass.
     private func tryBiometrics<Result>(
         _ attempt: () async throws -> Result,
-        enabled: inout Bool
+        enabled: inout Bool,
+        invalidated: inout Bool
     ) async throws -> Result? {
         do {
             return try await attempt()
         } catch let error as SecureStoreError where error == .biometricsInvalidated || error == .biometricsNotEnabled {
             enabled = false
+            if error == .biometricsInvalidated { invalidated = true }
             return nil
         } catch let error as SecureStoreError where error == .biometricsFailed || error == .biometricsUnavailable {
             return nil

@@ -6,11 +6,15 @@ public struct FeedbackScreen: ScreenModel {
     /// What the user can do.
     public enum Input: Sendable, Hashable {
         case `continue`
+        /// The second button, when the screen has one.
+        case secondary
     }
 
     /// What the screen ends with.
     public enum Outcome: Sendable, Hashable {
         case acknowledged
+        /// The person chose the second button.
+        case declined
     }
 
     /// The texts of one feedback screen.
@@ -19,12 +23,32 @@ public struct FeedbackScreen: ScreenModel {
         public var headline: String
         public var detail: String
         public var button: String
+        /// A second button ("Not Now"), for news that offers a choice; `nil` for none.
+        public var secondaryButton: String?
 
-        public init(title: String, headline: String, detail: String, button: String = "Continue") {
+        public init(
+            title: String,
+            headline: String,
+            detail: String,
+            button: String = "Continue",
+            secondaryButton: String? = nil
+        ) {
             self.title = title
             self.headline = headline
             self.detail = detail
             self.button = button
+            self.secondaryButton = secondaryButton
+        }
+
+        /// The texts with `%@` replaced by the biometric sensor's name.
+        public func naming(_ sensor: String) -> Texts {
+            var texts = self
+            texts.title = title.naming(sensor)
+            texts.headline = headline.naming(sensor)
+            texts.detail = detail.naming(sensor)
+            texts.button = button.naming(sensor)
+            texts.secondaryButton = secondaryButton?.naming(sensor)
+            return texts
         }
     }
 
@@ -43,7 +67,7 @@ public struct FeedbackScreen: ScreenModel {
                 .noneToPasscodeWithBiometrics: Texts(
                     title: title,
                     headline: "A passcode is now required",
-                    detail: "Choose a passcode to continue. You can also unlock with biometrics."
+                    detail: "Choose a passcode to continue. You can also unlock with %@."
                 ),
                 .passcodeToPasscode: Texts(
                     title: title,
@@ -57,8 +81,8 @@ public struct FeedbackScreen: ScreenModel {
                 ),
                 .passcodeToPasscodeWithBiometricsOffered: Texts(
                     title: title,
-                    headline: "Biometric unlock is now allowed",
-                    detail: "You can turn on unlocking with biometrics in the settings."
+                    headline: "Unlocking with %@ is now allowed",
+                    detail: "You can turn on unlocking with %@ in the settings."
                 ),
                 .passcodeToPasscodeWithSkipOffered: Texts(
                     title: title,
@@ -67,8 +91,9 @@ public struct FeedbackScreen: ScreenModel {
                 ),
                 .biometricsToPasscodeOnly: Texts(
                     title: title,
-                    headline: "Biometric unlock is turned off",
-                    detail: "Your organisation no longer allows biometrics. Unlock with your passcode from now on."
+                    headline: "Unlocking with %@ is turned off",
+                    detail:
+                        "Your organisation no longer allows biometric unlock. Unlock with your passcode from now on."
                 ),
                 .biometricsToNone: Texts(
                     title: title,
@@ -95,13 +120,21 @@ public struct FeedbackScreen: ScreenModel {
         transition = nil
     }
 
-    /// The screen announcing `transition`.
-    public init(announcing transition: PasscodePolicyTransition, strings: PolicyStrings = PolicyStrings()) {
-        texts = strings[transition]
+    /// The screen announcing `transition`; `%@` in its texts names the device's
+    /// biometric sensor.
+    public init(
+        announcing transition: PasscodePolicyTransition,
+        strings: PolicyStrings = PolicyStrings(),
+        biometricName: String = "biometrics"
+    ) {
+        texts = strings[transition].naming(biometricName)
         self.transition = transition
     }
 
     public mutating func handle(_ input: Input) -> ScreenStep<Outcome> {
-        .finish(.acknowledged)
+        switch input {
+        case .continue: .finish(.acknowledged)
+        case .secondary: texts.secondaryButton == nil ? .stay : .finish(.declined)
+        }
     }
 }

@@ -43,8 +43,10 @@ public struct PasscodeCreateScreen: ScreenModel {
         public var confirmPrompt = "Enter the passcode again"
         public var mismatch = "The passcodes did not match. Choose a passcode again."
         public var rejected = "The passcode does not meet every rule."
-        public var biometricTitle = "Unlock with biometrics?"
-        public var biometricDetail = "Use your fingerprint or face instead of the passcode to unlock."
+        /// `%@` is the sensor's name (``PasscodeCreateScreen/biometricName``).
+        public var biometricTitle = "Unlock with %@?"
+        /// `%@` is the sensor's name.
+        public var biometricDetail = "Use %@ instead of the passcode to unlock this app."
         public var enableBiometrics = "Enable"
         public var notNow = "Not Now"
         public var skip = "Skip"
@@ -61,6 +63,9 @@ public struct PasscodeCreateScreen: ScreenModel {
     public private(set) var phase = Phase.enter
     /// Whether the device can unlock with biometrics now.
     public let biometricsAvailable: Bool
+    /// The name of the device's sensor in the texts: "Touch ID", "Face ID", "Optic ID",
+    /// "your fingerprint", or "biometrics" when it is not known.
+    public let biometricName: String
     /// A message for the user about the last input, if it was not taken.
     public private(set) var notice: String?
     /// Shown above the field, for example why a new passcode is needed.
@@ -74,16 +79,23 @@ public struct PasscodeCreateScreen: ScreenModel {
     public init(
         policy: PasscodePolicy,
         biometricsAvailable: Bool,
+        biometricName: String = "biometrics",
         reason: String? = nil,
         strings: Strings = Strings(),
         validate: @escaping @Sendable (Secret) -> String? = { _ in nil }
     ) {
         entry = NewPasscodeEntry(policy: policy)
         self.biometricsAvailable = biometricsAvailable
+        self.biometricName = biometricName
         self.reason = reason
         self.strings = strings
         self.validate = validate
     }
+
+    /// The biometric opt-in's title, naming the sensor.
+    public var biometricTitle: String { strings.biometricTitle.naming(biometricName) }
+    /// The biometric opt-in's text, naming the sensor.
+    public var biometricDetail: String { strings.biometricDetail.naming(biometricName) }
 
     /// Whether the skip button shows.
     public var allowsSkip: Bool { entry.policy.allowsSkip && phase != .biometricOptIn }

@@ -46,7 +46,8 @@ public struct PasscodeInputScreen: ScreenModel {
         public var lastTry = "One try left. Another wrong passcode erases this user's data."
         public var reset = "Forgot passcode?"
         public var cancel = "Cancel"
-        public var useBiometrics = "Use biometrics"
+        /// `%@` is the sensor's name (``PasscodeInputScreen/biometricName``).
+        public var useBiometrics = "Use %@"
         public var switchUser = "Switch User"
         public var addUser = "Add User"
         public var empty = "Enter a passcode."
@@ -62,6 +63,8 @@ public struct PasscodeInputScreen: ScreenModel {
     public let afterWrongPasscode: Bool
     /// Whether biometric unlock is on, so the renderer offers it first.
     public let biometricsEnabled: Bool
+    /// The name of the device's sensor in the texts ("Face ID", "your fingerprint").
+    public let biometricName: String
     /// Whether "forgot passcode" shows.
     public let allowsReset: Bool
     /// Whether the screen can be dismissed.
@@ -80,6 +83,7 @@ public struct PasscodeInputScreen: ScreenModel {
         triesLeft: Int? = nil,
         afterWrongPasscode: Bool = false,
         biometricsEnabled: Bool = false,
+        biometricName: String = "biometrics",
         allowsReset: Bool = true,
         allowsCancel: Bool = false,
         offersUserSwitch: Bool = false,
@@ -87,6 +91,7 @@ public struct PasscodeInputScreen: ScreenModel {
         strings: Strings = Strings()
     ) {
         self.cancelConfirmation = cancelConfirmation
+        self.biometricName = biometricName
         self.triesLeft = triesLeft
         self.afterWrongPasscode = afterWrongPasscode
         self.biometricsEnabled = biometricsEnabled
@@ -95,6 +100,9 @@ public struct PasscodeInputScreen: ScreenModel {
         self.offersUserSwitch = offersUserSwitch
         self.strings = strings
     }
+
+    /// The label of the biometric choice, naming the sensor.
+    public var useBiometricsLabel: String { strings.useBiometrics.naming(biometricName) }
 
     /// The warning line under the field: wrong passcode and tries left.
     public var warning: String? {

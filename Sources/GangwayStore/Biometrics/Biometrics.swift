@@ -1,9 +1,20 @@
 import Foundation
 
-/// The kind of biometric a device offers.
-public enum BiometricKind: String, Sendable, Hashable, Codable {
-    case face
+/// The kind of biometric a device offers: Apple's named sensors, or a generic one of
+/// another platform. The texts a person reads name it (see GangwayFlows'
+/// `StoreManager.Strings.biometricNames`).
+public enum BiometricKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Touch ID.
+    case touchID
+    /// Face ID.
+    case faceID
+    /// Optic ID.
+    case opticID
+    /// A fingerprint sensor of another platform.
     case fingerprint
+    /// Face recognition of another platform.
+    case face
+    /// Iris recognition of another platform.
     case iris
 }
 

@@ -53,6 +53,31 @@ extension SecureStore {
         location.logger.info("biometric unlock turned on", metadata: ["store": "\(id)"])
     }
 
+    /// Checks the biometric for the open store, as a biometric unlock does: for an app
+    /// that comes back from the background without reopening the store.
+    ///
+    /// - Throws: ``SecureStoreError/biometricsInvalidated`` when the enrollment changed
+    ///   (biometric unlock is then off, here and on disk; the passcode still works),
+    ///   ``SecureStoreError/biometricsFailed``, ``SecureStoreError/biometricsNotEnabled``,
+    ///   ``SecureStoreError/erased`` when the last passcode try was spent.
+    public func verifyBiometrics(reason: String) async throws(SecureStoreError) {
+        try checkOpen()
+        let opened = SecureStoreLocation.OpenedStore(database: database, header: header, secrets: secrets)
+        let dataKey: SymmetricKey
+        do {
+            dataKey = try await location.biometricDataKey(in: opened, reason: reason)
+        } catch let error where error == .biometricsInvalidated {
+            state.withLock { $0.header.biometricsEnabled = false }
+            throw error
+        } catch let error where error == .erased {
+            state.withLock { $0.isClosed = true }
+            throw error
+        }
+        guard dataKey.withUnsafeBytes({ Data($0) }) == storeKeys.dataKey.withUnsafeBytes({ Data($0) }) else {
+            throw .integrityFailure("the biometric slot holds another data key")
+        }
+    }
+
     /// Turns biometric unlock off and destroys the biometric key.
     public func disableBiometricUnlock() throws(SecureStoreError) {
         try checkOpen()

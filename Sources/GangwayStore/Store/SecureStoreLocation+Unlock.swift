@@ -126,6 +126,19 @@ extension SecureStoreLocation {
     public func unlockWithBiometrics(reason: String) async throws(SecureStoreError) -> SecureStore {
         let opened = try openVerified()
         do {
+            let dataKey = try await biometricDataKey(in: opened, reason: reason)
+            return unlocked(opened, dataKey: dataKey, by: "biometrics", level: .info)
+        } catch {
+            try? opened.database.pool.close()
+            throw error
+        }
+    }
+
+    /// Asks for the biometric and unwraps the data key with the biometric key; turns
+    /// biometric unlock off in the store's records when the enrollment changed. The
+    /// caller owns `opened`'s database.
+    func biometricDataKey(in opened: OpenedStore, reason: String) async throws(SecureStoreError) -> SymmetricKey {
+        do {
             guard opened.header.biometricsEnabled else { throw SecureStoreError.biometricsNotEnabled }
             let slots = try requireSlots(opened)
             // A lockout delay does not hold a biometric back (it slows passcode guesses, and
@@ -156,9 +169,8 @@ extension SecureStoreLocation {
                 throw SecureStoreError.integrityFailure("the biometric slot does not open")
             }
             try opened.database.write { try StoreRecords.writeLockout(.cleared, $0, secrets: opened.secrets) }
-            return unlocked(opened, dataKey: dataKey, by: "biometrics", level: .info)
+            return dataKey
         } catch {
-            try? opened.database.pool.close()
             throw StoreDatabase.map(error)
         }
     }

@@ -93,7 +93,14 @@ public struct DeviceApp: Sendable {
             work: work,
             network: device.network
         )
-        let commands = HomeCommands(console: console, manager: manager, clock: clock, home: home, offline: offline)
+        let commands = HomeCommands(
+            console: console,
+            manager: manager,
+            clock: clock,
+            home: home,
+            offline: offline,
+            sensor: device.sensor
+        )
         // A launch can erase a user (a wiped registration, too long out of contact, a
         // store gone): the person is told, as the welcome screen asks them to start over.
         let erasing = Mutex(false)

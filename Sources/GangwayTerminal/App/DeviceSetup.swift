@@ -15,6 +15,8 @@ struct DeviceSetup: Sendable {
     let clock: SimulatedClock
     let identity: DeviceIdentity
     let root: SecureStoreRoot
+    /// The simulated fingerprint sensor.
+    let sensor: SimulatedFingerprintSensor
     let registry: UserRegistry
     /// The device's copy of the app's data, shared by its users.
     let sharedData: SharedAppData
@@ -32,7 +34,11 @@ struct DeviceSetup: Sendable {
             deviceName: "Gangway terminal (\(ProcessInfo.processInfo.hostName))",
             appVersion: DeviceApp.version
         )
-        let biometrics = SimulatedFingerprintSensor(isEnrolled: options.biometrics) { console.line($0) }
+        let biometrics = SimulatedFingerprintSensor(
+            isEnrolled: options.biometrics,
+            enrollmentFile: directory.appendingPathComponent("fingerprint-enrollments")
+        ) { console.line($0) }
+        sensor = biometrics
         root = SecureStoreRoot(
             directory: directory.appendingPathComponent("stores"),
             environment: SecureStoreEnvironment(

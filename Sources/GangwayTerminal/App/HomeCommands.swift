@@ -10,6 +10,7 @@ struct HomeCommands: Sendable {
     let clock: SimulatedClock
     let home: HomeScreen
     let offline: OfflineCommands
+    let sensor: SimulatedFingerprintSensor
 
     /// What ends the command loop.
     enum Exit: Sendable, Hashable {
@@ -27,6 +28,7 @@ struct HomeCommands: Sendable {
         add                  onboard another user on this device
         passcode             change the passcode
         biometrics on|off    unlock with the simulated fingerprint, where the policy allows
+        biometrics enroll    enrol another finger on the simulated sensor (earlier biometric keys stop working)
         logout               sign out on the server and close the session
         remove               remove this user and their data from the device
         edit ID FIELD=VALUE  change a check (or create one, where the app allows): edit F-GKXA-fuel status=done "note=valve ok"
@@ -161,8 +163,18 @@ struct HomeCommands: Sendable {
         switch setting {
         case "on": action = .enableBiometrics
         case "off": action = .disableBiometrics
+        case "enroll", "enrol":
+            guard sensor.isEnrolled else {
+                console.line("The device has no fingerprint sensor (start the app with --biometrics).")
+                return
+            }
+            try sensor.enrollAnotherFinger()
+            console.line(
+                "Another finger was enrolled on the sensor (simulated): biometric keys made before no longer open."
+            )
+            return
         default:
-            console.line("Say 'biometrics on' or 'biometrics off'.")
+            console.line("Say 'biometrics on', 'biometrics off' or 'biometrics enroll'.")
             return
         }
         guard try await manager.availablePasscodeActions().contains(action) else {

@@ -64,6 +64,12 @@ extension TerminalPresenter {
             console.heading(screen.texts.title)
             if !screen.texts.headline.isEmpty { console.line(console.styled(screen.texts.headline, .bold)) }
             if !screen.texts.detail.isEmpty { console.line(screen.texts.detail) }
+            if let secondary = screen.texts.secondaryButton {
+                return try await console.choose([
+                    ChoiceOption(screen.texts.button, words: ["y", "yes"], FeedbackScreen.Input.continue),
+                    ChoiceOption(secondary, words: ["n", "no"], .secondary),
+                ])
+            }
             _ = try await console.ask("Press Enter to \(screen.texts.button.lowercased()). ")
             return .continue
         }

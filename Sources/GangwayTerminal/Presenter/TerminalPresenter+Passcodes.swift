@@ -22,8 +22,8 @@ extension TerminalPresenter {
                 let passcode = try await console.askSecret("\(strings.confirmPrompt) (empty to start over): ")
                 return passcode.isEmpty ? .back : .enter(passcode)
             case .biometricOptIn:
-                console.heading(strings.biometricTitle)
-                console.line(strings.biometricDetail)
+                console.heading(screen.biometricTitle)
+                console.line(screen.biometricDetail)
                 return .biometrics(try await console.confirm(strings.enableBiometrics + "?"))
             }
         }
@@ -44,7 +44,7 @@ extension TerminalPresenter {
                 .init("Enter the passcode", words: ["passcode"], nil)
             ]
             if screen.biometricsEnabled {
-                options.append(.init(strings.useBiometrics, words: ["biometrics"], .useBiometrics))
+                options.append(.init(screen.useBiometricsLabel, words: ["biometrics"], .useBiometrics))
             }
             if screen.allowsReset { options.append(.init(strings.reset, words: ["reset"], .reset)) }
             if screen.offersUserSwitch {

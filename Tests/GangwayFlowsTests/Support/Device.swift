@@ -28,13 +28,14 @@ final class Device: Sendable {
     init(
         shared: Bool = false,
         biometrics enrolled: Bool = false,
+        sensor: BiometricKind = .fingerprint,
         server: TestServer = TestServer(),
         options: StoreManager.Options = StoreManager.Options(),
         strings: StoreManager.Strings = StoreManager.Strings()
     ) throws {
         self.strings = strings
         temporary = try TemporaryDirectory(prefix: "gangway-flows-test")
-        biometrics = SimulatedBiometrics(enrolled: enrolled)
+        biometrics = SimulatedBiometrics(kind: sensor, enrolled: enrolled)
         self.server = server
         isShared = shared
         var options = options
