@@ -73,6 +73,42 @@ struct AdminStoriesOnTerminalTests {
     }
 
     @Test(
+        "the admin sets a new licence agreement version: the next unlock asks it before the data; declining closes the session and keeps the data"
+    )
+    func newAgreementVersion() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-admin-tty")
+        defer { directory.remove() }
+        let terminal = try Self.aliceAtHome(in: directory)
+        let changed = try Self.admin(["agreements", "--eula-version", "2027.01"], in: directory)
+        #expect(changed.status == 0, "\(changed.standardError)")
+        #expect(changed.output.contains("Agreements:      licence agreement 2027.01; consent: the app's own"))
+
+        terminal.type("lock")
+        #expect(terminal.next("Locked."))
+        terminal.type("wait 301")
+        terminal.type("resume")
+        #expect(terminal.next("Enter your passcode (empty for more choices): "))
+        terminal.type(Self.passcode)
+        #expect(terminal.next("License Agreement (version 2027.01)"))
+        #expect(terminal.next("Choose [1-2]: "))
+        terminal.type("decline")
+        #expect(terminal.next("Session closed: the licence agreement was declined."))
+        // Back to the user picker: alice's data stays, and the agreement is asked again.
+        #expect(terminal.next("Choose [1-2]: "))
+        terminal.type("1")
+        #expect(terminal.next("Enter your passcode (empty for more choices): "))
+        terminal.type(Self.passcode)
+        #expect(terminal.next("License Agreement (version 2027.01)"))
+        #expect(terminal.next("Choose [1-2]: "))
+        terminal.type("accept")
+        #expect(terminal.next("Signed in:      Alice Martin (alice)"))
+        #expect(terminal.next("gangway> "))
+        terminal.type("quit")
+        #expect(terminal.finish() == 0)
+        #expect(!terminal.screen.contains(Self.passcode))
+    }
+
+    @Test(
         "the admin wipes the device: when the app next reaches the server, alice's data is erased and the welcome screen shows"
     )
     func wipedDevice() throws {

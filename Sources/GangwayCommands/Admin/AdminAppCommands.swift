@@ -178,6 +178,44 @@ struct AdminSharedDevice: AsyncParsableCommand {
     }
 }
 
+/// `gangway admin agreements`.
+struct AdminAgreements: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "agreements",
+        abstract: "Show or set the licence agreement and consent versions users must accept.",
+        discussion: """
+            A device asks each user again, at the next launch or unlock and before they reach \
+            their data, when the version is not one they accepted. Declining the licence \
+            agreement (or a required consent) closes the session; the data stays on the \
+            device. An empty version clears it: the app's own version applies.
+            """
+    )
+
+    @OptionGroup var server: AdminOptions
+    @OptionGroup var app: AppOption
+
+    @Option(name: .customLong("eula-version"), help: "The licence agreement version users must accept.")
+    var eulaVersion: String?
+    @Option(name: .customLong("consent-version"), help: "The consent version users must answer.")
+    var consentVersion: String?
+
+    func run() async throws {
+        let (eulaVersion, consentVersion) = (eulaVersion, consentVersion)
+        try await server.run { admin in
+            let id = try await app.resolve(with: admin)
+            guard eulaVersion != nil || consentVersion != nil else {
+                Console.standardOutput(AdminFormatter.agreements(try await admin.app(id)))
+                return
+            }
+            let updated = try await admin.updateApp(
+                id,
+                AppChange(eulaVersion: eulaVersion, consentVersion: consentVersion)
+            )
+            Console.standardOutput(AdminFormatter.agreements(updated))
+        }
+    }
+}
+
 /// `gangway admin passcode-reset`.
 struct AdminPasscodeReset: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -99,6 +99,7 @@ enum AdminFormatter {
             policy(app),
             sharedDevice(app),
             passcodeReset(app),
+            agreements(app),
             "Out of contact:  "
                 + [
                     settings.lockAfterDaysWithoutContact.map { "sign in again after \($0) days" },
@@ -115,6 +116,12 @@ enum AdminFormatter {
         let upload = app.settings.allowsUploadOfPreviousUserChanges
         return
             "Shared device:   the previous user's pending changes are \(upload ? "" : "not ")uploaded before the next user's session"
+    }
+
+    static func agreements(_ app: ManagedApp) -> String {
+        let eula = app.settings.eulaVersion.map { "licence agreement \($0)" } ?? "licence agreement: the app's own"
+        let consent = app.settings.consentVersion.map { "consent \($0)" } ?? "consent: the app's own"
+        return "Agreements:      \(eula); \(consent)"
     }
 
     static func passcodeReset(_ app: ManagedApp) -> String {

@@ -7,10 +7,13 @@ public struct ConsentRecord: Sendable, Hashable, Codable {
     public let version: Int
     /// Whether the user allowed it.
     public let accepted: Bool
+    /// The server's version of the consent answered, for a consent that follows it.
+    public let serverVersion: String?
 
-    public init(version: Int, accepted: Bool) {
+    public init(version: Int, accepted: Bool, serverVersion: String? = nil) {
         self.version = version
         self.accepted = accepted
+        self.serverVersion = serverVersion
     }
 
     static func key(for topic: String) -> String { "gangway.consent.\(topic)" }

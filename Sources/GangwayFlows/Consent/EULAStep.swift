@@ -1,11 +1,13 @@
 import Foundation
 import GangwayScreens
 
-/// Shows the licence agreement during onboarding, and again on a later launch when the
-/// app ships another version of it. The accepted version is kept in the user's store;
-/// declining stops the flow with ``ConsentError/eulaDeclined``.
+/// Shows the licence agreement during onboarding, and again at a later launch or unlock
+/// when another version is due: the server's (``AgreementVersions/eula``, from the
+/// settings download) or, when the server names none, the app's own. The accepted version
+/// is kept in the user's store; declining stops the flow with ``ConsentError/eulaDeclined``
+/// (at a launch or an unlock the session does not open, and the data stays).
 public struct EULAStep: Step {
-    /// The agreement's version; any other version than the accepted one is asked again.
+    /// The app's version of the agreement, due when the server names none.
     public let version: String
     /// The agreement's text.
     public let text: String
@@ -13,6 +15,8 @@ public struct EULAStep: Step {
     public var strings: EULAScreen.Strings
 
     static let acceptedKey = "gangway.eula.acceptedVersion"
+    /// The version the server asked for last, kept for launches without the server.
+    static let dueKey = "gangway.eula.serverVersion"
 
     public init(version: String, text: String, strings: EULAScreen.Strings = EULAScreen.Strings()) {
         self.version = version
@@ -27,10 +31,22 @@ public struct EULAStep: Step {
 
     public func onboard(_ context: FlowContext) async throws -> FlowContext { try await askIfNeeded(context) }
     public func restore(_ context: FlowContext) async throws -> FlowContext { try await askIfNeeded(context) }
+    public func unlock(_ context: FlowContext) async throws -> FlowContext { try await askIfNeeded(context) }
+
+    /// The version the person must have accepted now.
+    func dueVersion(_ context: FlowContext) throws -> String {
+        if let server = context.info[.agreementVersions]?.eula {
+            try context.credentials.put(Data(server.utf8), forKey: Self.dueKey)
+            return server
+        }
+        return try context.credentials.data(forKey: Self.dueKey).map { String(decoding: $0, as: UTF8.self) }
+            ?? version
+    }
 
     private func askIfNeeded(_ context: FlowContext) async throws -> FlowContext {
-        if try Self.acceptedVersion(in: context.credentials) == version { return context }
-        switch try await context.presenter.present(EULAScreen(version: version, text: text, strings: strings)) {
+        let due = try dueVersion(context)
+        if try Self.acceptedVersion(in: context.credentials) == due { return context }
+        switch try await context.presenter.present(EULAScreen(version: due, text: text, strings: strings)) {
         case .accepted(let version):
             try context.credentials.put(Data(version.utf8), forKey: Self.acceptedKey)
             return context

@@ -115,7 +115,7 @@ public struct FlowController: Sendable {
             // Not rolled back (that could cost the user their data), but no session opens:
             // a store an earlier step opened is closed rather than left unlocked.
             context.secureStore?.close()
-        case .background, .reset:
+        case .background, .unlock, .reset:
             break
         }
         throw error

@@ -12,12 +12,16 @@ public enum FlowType: Sendable, Hashable, CustomStringConvertible {
     case reset(UUID)
     /// The app went to the background.
     case background(UUID)
+    /// The app came back and the person unlocked it: what the background flow learnt
+    /// from the server and needs the person (a new licence agreement) is asked now,
+    /// before the app's screens show.
+    case unlock(UUID)
 
     /// The user the flow is for, when onboarded already.
     public var onboardingID: UUID? {
         switch self {
         case .onboard: nil
-        case .restore(let id), .resetPasscode(let id), .reset(let id), .background(let id): id
+        case .restore(let id), .resetPasscode(let id), .reset(let id), .background(let id), .unlock(let id): id
         }
     }
 
@@ -28,6 +32,7 @@ public enum FlowType: Sendable, Hashable, CustomStringConvertible {
         case .resetPasscode: "resetPasscode"
         case .reset: "reset"
         case .background: "background"
+        case .unlock: "unlock"
         }
     }
 }

@@ -232,7 +232,7 @@ public actor SessionManager {
                 logger.info("user added", metadata: ["user": "\(id)"])
                 await notify(.userAdded(id))
                 return (id, result)
-            case .reset, .background:
+            case .reset, .background, .unlock:
                 throw SessionError.wrongState("run the \(type) flow to open", in: machine.state)
             }
         }
@@ -411,8 +411,38 @@ public actor SessionManager {
             // Any other failure leaves the session waiting for its unlock: the next return
             // to the foreground asks again.
             try transition("unlocked") { machine throws(SessionError) in try machine.unlocked() }
+            try await runUnlockFlow(for: session)
             await ui.showApplicationScreens(for: session)
             return .unlock
+        }
+    }
+
+    /// Runs the unlock flow before the app's screens show: what the background flow
+    /// learnt and needs the person (a new licence agreement) is asked now. Declining a
+    /// required agreement closes the session, keeping the data, and throws the
+    /// ``ConsentError``: the next open restores the user and asks again. Any other
+    /// failure is logged and the app goes on.
+    private func runUnlockFlow(for session: Session) async throws {
+        guard let context else { return }
+        do {
+            self.context = try await flows.run(.unlock(session.onboardingID), context: context)
+        } catch {
+            guard let declined = error.underlying as? ConsentError else {
+                logger.warning("unlock flow failed", metadata: ["error": "\(error)"])
+                return
+            }
+            logger.notice(
+                "an agreement was declined; closing the session",
+                metadata: ["user": "\(session.onboardingID)"]
+            )
+            try await close()
+            await notify(
+                .sessionEnded(
+                    session.onboardingID,
+                    reason: "Session closed: \(declined). The data stays on this device; the next launch asks again."
+                )
+            )
+            throw declined
         }
     }
 

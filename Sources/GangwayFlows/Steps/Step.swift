@@ -15,6 +15,8 @@ public protocol Step: Sendable {
     func reset(_ context: FlowContext) async
     /// The app went to the background.
     func background(_ context: FlowContext) async throws -> FlowContext
+    /// The app came back and the person unlocked it (see ``FlowType/unlock(_:)``).
+    func unlock(_ context: FlowContext) async throws -> FlowContext
 }
 
 extension Step {
@@ -22,6 +24,7 @@ extension Step {
     public func resetPasscode(_ context: FlowContext) async throws -> FlowContext { context }
     public func reset(_ context: FlowContext) async {}
     public func background(_ context: FlowContext) async throws -> FlowContext { context }
+    public func unlock(_ context: FlowContext) async throws -> FlowContext { context }
 
     /// Runs the part of the step for `type`.
     func run(_ type: FlowType, _ context: FlowContext) async throws -> FlowContext {
@@ -34,6 +37,8 @@ extension Step {
             return try await resetPasscode(context)
         case .background:
             return try await background(context)
+        case .unlock:
+            return try await unlock(context)
         case .reset:
             await reset(context)
             return context

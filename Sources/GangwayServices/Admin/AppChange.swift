@@ -20,6 +20,11 @@ public struct AppChange: Sendable, Hashable {
     /// What devices may change offline, for the sets named: each replaces that set's
     /// rules; rules with no writable field and no creation remove the set's.
     public var entitySetRules: [String: EntitySetRules]?
+    /// The licence agreement version users must accept; an empty string clears it (the
+    /// app's own version then applies).
+    public var eulaVersion: String?
+    /// The consent version users must answer; an empty string clears it.
+    public var consentVersion: String?
 
     public init(
         name: String? = nil,
@@ -28,8 +33,12 @@ public struct AppChange: Sendable, Hashable {
         passcodePolicy: PasscodePolicyChange? = nil,
         allowsUploadOfPreviousUserChanges: Bool? = nil,
         passcodeResetKeepsData: Bool? = nil,
-        entitySetRules: [String: EntitySetRules]? = nil
+        entitySetRules: [String: EntitySetRules]? = nil,
+        eulaVersion: String? = nil,
+        consentVersion: String? = nil
     ) {
+        self.eulaVersion = eulaVersion
+        self.consentVersion = consentVersion
         self.name = name
         self.emailDomains = emailDomains
         self.minimumVersion = minimumVersion
@@ -45,13 +54,15 @@ public struct AppChange: Sendable, Hashable {
     var update: Components.Schemas.AppUpdate {
         var settings: Components.Schemas.AppSettingsUpdate?
         if passcodePolicy != nil || allowsUploadOfPreviousUserChanges != nil || passcodeResetKeepsData != nil
-            || entitySetRules != nil
+            || entitySetRules != nil || eulaVersion != nil || consentVersion != nil
         {
             settings = Components.Schemas.AppSettingsUpdate(
                 passwordPolicy: passcodePolicy.map(\.wire),
                 sharedDeviceSettings: allowsUploadOfPreviousUserChanges.map {
                     Components.Schemas.SharedDeviceSettings(allowUploadPendingChangesFromPreviousUser: $0)
                 },
+                consentSettings: eulaVersion == nil && consentVersion == nil
+                    ? nil : .init(eulaVersion: eulaVersion, consentVersion: consentVersion),
                 recoverySettings: passcodeResetKeepsData.map { .init(passcodeResetKeepsData: $0) },
                 dataSettings: entitySetRules.map { sets in
                     .init(

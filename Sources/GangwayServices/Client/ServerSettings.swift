@@ -26,7 +26,7 @@ public struct ServerSettings: Sendable, Hashable, Codable {
     public var logLevel: Logger.Level
     /// The most entries one upload may carry.
     public var maxLogEntriesPerUpload: Int
-    /// The EULA version users must accept, when the app has one.
+    /// The EULA version users must accept, when the server names one (else the app's own).
     public var eulaVersion: String?
     /// The consent version users must accept, when the app has one.
     public var consentVersion: String?
@@ -101,8 +101,9 @@ public struct ServerSettings: Sendable, Hashable, Codable {
         logUploadEnabled = logs?.logEnabled ?? false
         if let level = logs?.logLevel.flatMap({ Logger.Level(rawValue: $0.rawValue) }) { logLevel = level }
         if let most = logs?.maxEntriesPerUpload, most > 0 { maxLogEntriesPerUpload = most }
-        eulaVersion = consent?.eulaVersion
-        consentVersion = consent?.consentVersion
+        // An empty version is how an administrator clears one.
+        eulaVersion = consent?.eulaVersion.flatMap { $0.isEmpty ? nil : $0 }
+        consentVersion = consent?.consentVersion.flatMap { $0.isEmpty ? nil : $0 }
     }
 }
 

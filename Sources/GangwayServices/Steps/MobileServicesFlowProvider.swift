@@ -7,16 +7,18 @@ import Logging
 /// | Flow | Steps |
 /// |---|---|
 /// | onboard | welcome, version check, authentication, device registration, settings download, user check, *extra*, store, policy apply |
-/// | restore | welcome, version check, store, settings download, policy apply |
+/// | restore | welcome, version check, store, settings download, policy apply, *extra* |
 /// | reset passcode | welcome, version check, authentication, device registration, settings download, user check, store, policy apply |
 /// | reset | the onboarding steps, undone last first |
 /// | background | settings download, policy apply (quietly: see ``SettingsDownloadStep``) |
+/// | unlock | *extra* (after the passcode on return from the background) |
 ///
 /// The device registers right after the sign-in: a registration an administrator wiped
 /// answers every other call with `TRAFFIC_REG_WIPED` until the device registers anew. On
 /// restore the store opens before the settings download because the session token lives
 /// in the user's secure store. `extra` steps (EULA, consent) run during onboarding
-/// before the store is created.
+/// before the store is created, and at each launch and unlock after the settings, so a
+/// new version the server asks for is accepted before the person reaches their data.
 public struct MobileServicesFlowProvider: FlowProvider {
     public let services: MobileServices
     public let storeManager: StoreManager
@@ -48,11 +50,13 @@ public struct MobileServicesFlowProvider: FlowProvider {
         case .onboard, .reset:
             return [welcome, version, auth, registration, settings, check] + extra + [store, policy]
         case .restore:
-            return [welcome, version, store, settings, policy]
+            return [welcome, version, store, settings, policy] + extra
         case .resetPasscode:
             return [welcome, version, auth, registration, settings, check, store, policy]
         case .background:
             return [settings, policy]
+        case .unlock:
+            return extra
         }
     }
 }

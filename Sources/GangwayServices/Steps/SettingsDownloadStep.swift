@@ -202,6 +202,10 @@ public struct SettingsDownloadStep: Step {
         // The requirement travels in the context once, for the store and policy steps;
         // the rest of the settings is read from the kept copy.
         if let requirement = settings.passcodeRequirement { context.info[.passcodeRequirement] = requirement }
+        context.info[.agreementVersions] = AgreementVersions(
+            eula: settings.eulaVersion,
+            consent: settings.consentVersion
+        )
         try context.credentials.keep(settings, contactAt: services.now())
         return context
     }

@@ -3,8 +3,10 @@ import GangwayScreens
 
 /// What the device app asks of each user it onboards, after the sign-in and before the
 /// passcode: its licence agreement (declining it ends the onboarding, nothing kept) and
-/// an optional consent to usage reports. The answers are kept in the user's store; a new
-/// version would be asked again.
+/// an optional consent to usage reports. The answers are kept in the user's store. A new
+/// version, the app's or the one `gangway admin agreements` sets on the server, is asked
+/// at the next launch or unlock; declining the agreement then closes the session and
+/// keeps the data.
 enum AppTerms {
     static let eula = EULAStep(
         version: "2026.11",
@@ -28,7 +30,8 @@ enum AppTerms {
                     You can decline; the app works the same.
                     """
             )
-        ]
+        ],
+        followsServer: true
     )
 
     /// The onboarding's extra steps, in order.

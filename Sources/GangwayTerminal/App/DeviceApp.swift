@@ -155,8 +155,17 @@ public struct DeviceApp: Sendable {
             case let error as ServiceFlowError:
                 console.line(console.styled(error.description, .yellow))
                 return .again
-            case let error as ConsentError:
-                console.line(console.styled("Not onboarded: \(error).", .yellow))
+            case let declined as ConsentError:
+                if case .restore? = (error as? FlowError)?.flowType {
+                    console.line(
+                        console.styled(
+                            "Not opened: \(declined). The data stays on this device; the next launch asks again.",
+                            .yellow
+                        )
+                    )
+                } else {
+                    console.line(console.styled("Not onboarded: \(declined).", .yellow))
+                }
                 return .again
             default:
                 console.line(console.styled("Could not open the app: \(error)", .red))

@@ -61,6 +61,9 @@ struct HomeCommands: Sendable {
                 case let error as SecureStoreError where error == .erased:
                     console.line(console.styled("Too many wrong passcodes: this user's data was erased.", .red))
                     return .reopen
+                case is ConsentError:
+                    // The session closed, data kept; the observer said why.
+                    return .reopen
                 default:
                     console.line(console.styled("\(command) failed: \(error)", .red))
                 }

@@ -19,7 +19,10 @@ final class TestServer: Sendable {
     static let wrongPassword = "Wrong user name or password."
 
     private let accounts: [String: Account]
-    private let state: Mutex<(requirement: PasscodeRequirement?, online: Bool, sendsRecoveryKeys: Bool)>
+    private let state:
+        Mutex<
+            (requirement: PasscodeRequirement?, online: Bool, sendsRecoveryKeys: Bool, agreements: AgreementVersions?)
+        >
 
     init(
         accounts: [String: Account] = TestServer.standardAccounts,
@@ -27,7 +30,7 @@ final class TestServer: Sendable {
         sendsRecoveryKeys: Bool = true
     ) {
         self.accounts = accounts
-        state = Mutex((requirement, true, sendsRecoveryKeys))
+        state = Mutex((requirement, true, sendsRecoveryKeys, nil))
     }
 
     static let standardAccounts: [String: Account] = [
@@ -40,6 +43,12 @@ final class TestServer: Sendable {
     var requirement: PasscodeRequirement? {
         get { state.withLock { $0.requirement } }
         set { state.withLock { $0.requirement = newValue } }
+    }
+
+    /// The agreement versions the settings carry (`nil`: the server names none).
+    var agreements: AgreementVersions? {
+        get { state.withLock { $0.agreements } }
+        set { state.withLock { $0.agreements = newValue } }
     }
 
     /// Whether restores reach the server for settings.
@@ -67,11 +76,20 @@ final class TestServer: Sendable {
         func resetPasscode(_ context: FlowContext) async throws -> FlowContext {
             try await server.signIn(server.downloadSettings(context))
         }
+
+        /// The quiet exchange in the background carries the agreement versions only.
+        func background(_ context: FlowContext) async throws -> FlowContext {
+            guard server.isOnline, let agreements = server.agreements else { return context }
+            var context = context
+            context.info[.agreementVersions] = agreements
+            return context
+        }
     }
 
     func downloadSettings(_ context: FlowContext) -> FlowContext {
         var context = context
         if let requirement { context.info[.passcodeRequirement] = requirement }
+        if let agreements { context.info[.agreementVersions] = agreements }
         return context
     }
 
