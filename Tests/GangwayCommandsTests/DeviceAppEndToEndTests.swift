@@ -283,6 +283,37 @@ struct DeviceAppEndToEndTests {
         #expect(relaunch.output.contains("Signed in:      Bob Okafor (bob)"), "\(relaunch.output)")
     }
 
+    @Test(
+        "--terms links legal texts on the welcome screen: the box must be ticked, and the home screen shows what was accepted"
+    )
+    func legalTexts() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let terms = [
+            "--terms", "Terms of Use@2026.11=https://airline.example/terms",
+            "--terms", "Privacy Notice@3=https://airline.example/privacy",
+        ]
+        let result = try device.launch(["n", "y"] + Self.aliceOnboards + ["quit"], arguments: terms)
+        #expect(result.status == 0, "\(result.standardError)")
+        let output = result.output
+        #expect(output.contains("  Terms of Use (version 2026.11): https://airline.example/terms"))
+        #expect(output.contains("  Privacy Notice (version 3): https://airline.example/privacy"))
+        #expect(output.components(separatedBy: "I accept the terms? [y/n]: ").count == 3, "asked until ticked")
+        #expect(output.contains("Terms accepted: Terms of Use 2026.11, Privacy Notice 3, "))
+
+        let relaunch = try device.launch(["1", Self.alicePasscode, "quit"], arguments: terms)
+        #expect(!relaunch.output.contains("I accept the terms?"), "accepted once, at onboarding")
+        #expect(relaunch.output.contains("Terms accepted: Terms of Use 2026.11, Privacy Notice 3, "))
+
+        for bad in [
+            "Terms of Use=https://airline.example/terms", "Terms@1=ftp://airline.example", "@1=https://a.example",
+        ] {
+            let refused = try device.launch(["quit"], arguments: ["--terms", bad])
+            #expect(refused.status == 64, "\(bad)")
+            #expect(refused.standardError.contains("is not TITLE@VERSION=URL"), "\(bad)")
+        }
+    }
+
     @Test("bad answers and commands get a clear line and change nothing")
     func badInput() throws {
         let device = try Device()

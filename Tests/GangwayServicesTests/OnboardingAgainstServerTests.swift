@@ -35,6 +35,48 @@ struct OnboardingAgainstServerTests {
         }
     }
 
+    @Test func legalTextsOnTheWelcomeScreenMustBeAcceptedAndTheAcceptanceIsRecorded() async throws {
+        let links = [
+            WelcomeScreen.Link(title: "Terms of Use", url: "https://airline.example/terms", version: "2026.11"),
+            WelcomeScreen.Link(title: "Privacy Notice", url: "https://airline.example/privacy", version: "3"),
+        ]
+        try await TestServer.run(seed: .checks) { server in
+            let device = try ServicesDevice(server: server, termsLinks: links)
+            let email = WelcomeScreen.Activation.email("alice@airline.example")
+            let first = try device.launch(
+                // Going on without the box ticked is refused; ticking it lets the person on.
+                .welcome(.activate(email), .acceptTerms(true), .activate(email)),
+                .signIn("alice"),
+                .create(ServicesDevice.alicePasscode)
+            )
+            let session = try await first.manager.open()
+            try first.presenter.verifyFinished()
+            #expect(first.presenter.presented(WelcomeScreen.self).first?.requiresTerms == true)
+            let store = try #require(await first.manager.store)
+            let acceptance = try #require(try TermsAcceptance.load(from: store))
+            #expect(acceptance.documents == links)
+            #expect(acceptance.acceptedAt == device.wallClock.date)
+            #expect(device.logs.text.contains("terms accepted"))
+            try await first.manager.close()
+
+            // Kept with the user's data, and not asked again at a launch.
+            let again = try device.launch(.unlock(ServicesDevice.alicePasscode))
+            #expect(try await again.manager.open().onboardingID == session.onboardingID)
+            try again.presenter.verifyFinished()
+            #expect(try TermsAcceptance.load(from: #require(await again.manager.store)) == acceptance)
+        }
+    }
+
+    @Test func withoutLegalTextsNothingIsRecorded() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            #expect(app.presenter.presented(WelcomeScreen.self).first?.requiresTerms == false)
+            #expect(try TermsAcceptance.load(from: #require(await app.manager.store)) == nil)
+        }
+    }
+
     @Test func aManagedConfigurationSkipsActivation() async throws {
         try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)

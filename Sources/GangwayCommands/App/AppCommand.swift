@@ -42,12 +42,28 @@ struct AppCommand: AsyncParsableCommand {
     @Option(name: .customLong("bcrypt-cost"), help: "bcrypt cost of the embedded server's passwords, 4 to 31.")
     var bcryptCost: UInt8 = 12
 
+    @Option(
+        name: .customLong("terms"),
+        help: ArgumentHelp(
+            "A legal text to accept on the welcome screen, as TITLE@VERSION=URL (repeatable).",
+            discussion:
+                "The welcome screen links each one and goes on only once its box is ticked; the acceptance is recorded in the user's store.",
+            valueName: "title@version=url"
+        )
+    )
+    var terms: [String] = []
+
     static var defaultDataDirectory: String {
         GangwayDirectory.path()
     }
 
     func validate() throws {
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31.") }
+        for text in terms where DeviceAppOptions.termsLink(text) == nil {
+            throw ValidationError(
+                "--terms '\(text)' is not TITLE@VERSION=URL (for example 'Terms of Use@2026.11=https://airline.example/terms')."
+            )
+        }
         if let serverURL {
             guard let url = URL(string: serverURL), ["http", "https"].contains(url.scheme), url.host != nil else {
                 throw ValidationError("--server must be an http:// or https:// URL.")
@@ -64,7 +80,8 @@ struct AppCommand: AsyncParsableCommand {
             biometrics: biometrics,
             passcodeRounds: rounds,
             isSharedDevice: !personalDevice,
-            uploadBatchSize: TestHooks.current?.uploadBatchSize
+            uploadBatchSize: TestHooks.current?.uploadBatchSize,
+            termsLinks: terms.compactMap(DeviceAppOptions.termsLink)
         )
         try await DeviceApp(options: options, console: Console(mode: plain ? .plain : nil)).run()
     }

@@ -41,12 +41,15 @@ public struct WelcomeScreen: ScreenModel {
     }
 
     /// A link to a legal text the user accepts by ticking the box.
-    public struct Link: Sendable, Hashable {
+    public struct Link: Sendable, Hashable, Codable {
         public var title: String
         public var url: String
-        public init(title: String, url: String) {
+        /// The text's version, recorded with the acceptance.
+        public var version: String
+        public init(title: String, url: String, version: String = "1") {
             self.title = title
             self.url = url
+            self.version = version
         }
     }
 

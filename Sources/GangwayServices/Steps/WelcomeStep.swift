@@ -10,7 +10,10 @@ import Logging
 /// otherwise the screen offers the loader's activation methods, and what the user gives
 /// goes to the provider that answers it. A failure shows an error screen, then the
 /// welcome screen again. Demo mode ends the flow with ``ServiceFlowError/demoModeChosen``.
-/// The configuration is saved for later launches and the device's other users.
+/// The configuration is saved for later launches and the device's other users. When the
+/// app links legal texts, the screen goes on only with their box ticked, and the
+/// acceptance (which texts, which versions, when) is recorded in the user's store as a
+/// ``GangwayFlows/TermsAcceptance``.
 ///
 /// Restore and passcode reset read the saved configuration.
 public struct WelcomeStep: Step {
@@ -56,6 +59,16 @@ public struct WelcomeStep: Step {
             }
             try services.configurationStore.save(configuration)
             services.logger.info("app configured", metadata: ["source": "\(source)", "app": "\(configuration.appID)"])
+            if !screen.termsLinks.isEmpty {
+                // The screen finished only with the box ticked: record what was accepted.
+                try TermsAcceptance(documents: screen.termsLinks, acceptedAt: services.now()).save(
+                    to: context.credentials
+                )
+                services.logger.info(
+                    "terms accepted",
+                    metadata: ["documents": "\(screen.termsLinks.map { "\($0.title) \($0.version)" })"]
+                )
+            }
             var context = context
             context.info[.appConfiguration] = configuration
             return context

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayOffline
+import GangwayScreens
 
 /// How `gangway` runs the device app.
 public struct DeviceAppOptions: Sendable {
@@ -18,6 +19,8 @@ public struct DeviceAppOptions: Sendable {
     public var isSharedDevice: Bool
     /// The most pending changes one upload carries; only tests lower it.
     public var uploadBatchSize: Int
+    /// Legal texts a person accepts on the welcome screen, with its box.
+    public var termsLinks: [WelcomeScreen.Link]
 
     public init(
         dataDirectory: URL,
@@ -26,8 +29,10 @@ public struct DeviceAppOptions: Sendable {
         biometrics: Bool = false,
         passcodeRounds: Int,
         isSharedDevice: Bool = true,
-        uploadBatchSize: Int? = nil
+        uploadBatchSize: Int? = nil,
+        termsLinks: [WelcomeScreen.Link] = []
     ) {
+        self.termsLinks = termsLinks
         self.dataDirectory = dataDirectory
         self.serverURL = serverURL
         self.bcryptCost = bcryptCost
@@ -35,6 +40,22 @@ public struct DeviceAppOptions: Sendable {
         self.passcodeRounds = passcodeRounds
         self.isSharedDevice = isSharedDevice
         self.uploadBatchSize = uploadBatchSize ?? EntityLimits.changesPerUpload
+    }
+
+    /// A `--terms` value read: `TITLE@VERSION=URL`, an http or https URL; `nil` for
+    /// anything else.
+    public static func termsLink(_ text: String) -> WelcomeScreen.Link? {
+        guard let equals = text.firstIndex(of: "=") else { return nil }
+        let label = text[..<equals]
+        let url = text[text.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        guard let at = label.lastIndex(of: "@") else { return nil }
+        let title = label[..<at].trimmingCharacters(in: .whitespaces)
+        let version = label[label.index(after: at)...].trimmingCharacters(in: .whitespaces)
+        guard !title.isEmpty, !version.isEmpty, let parsed = URL(string: url),
+            ["http", "https"].contains(parsed.scheme),
+            parsed.host != nil, !title.contains(where: \.isNewline)
+        else { return nil }
+        return WelcomeScreen.Link(title: title, url: url, version: version)
     }
 
     var deviceDirectory: URL { dataDirectory.appendingPathComponent("device") }

@@ -80,7 +80,7 @@ struct DeviceSetup: Sendable {
                 DiscoveryProvider(discoveryURL: serverURL, transport: transport),
             ]),
             configurationStore: configurationStore,
-            welcome: .init(offersDemoMode: true),
+            welcome: .init(offersDemoMode: true, termsLinks: options.termsLinks),
             transport: transport,
             logger: logger
         )

@@ -2,6 +2,7 @@ import Foundation
 import GangwayFlows
 import GangwayOffline
 import GangwayPolicy
+import GangwayScreens
 import GangwayServices
 import GangwayStore
 
@@ -44,6 +45,10 @@ struct HomeScreen: Sendable {
         if let store = await manager.store {
             console.line("Passcode:       \(Self.describe(store.policy, protected: store.isPasscodeProtected))")
             console.line("Biometrics:     \(store.isBiometricUnlockEnabled ? "on" : "off")")
+            if let terms = try? TermsAcceptance.load(from: store) {
+                let documents = terms.documents.map { "\($0.title) \($0.version)" }.joined(separator: ", ")
+                console.line("Terms accepted: \(documents), \(Self.format(terms.acceptedAt))")
+            }
         }
         if let context { await showChecks(context) }
         console.line(

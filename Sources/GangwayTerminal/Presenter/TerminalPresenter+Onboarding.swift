@@ -9,7 +9,7 @@ extension TerminalPresenter {
             console.line(screen.configuration == .configured ? strings.configuredDetail : strings.detail)
             console.notice(screen.notice)
             if screen.requiresTerms, !screen.termsAccepted {
-                for link in screen.termsLinks { console.line("  \(link.title): \(link.url)") }
+                for link in screen.termsLinks { console.line("  \(link.title) (version \(link.version)): \(link.url)") }
                 let accepted = try await console.confirm(strings.acceptTerms + "?")
                 return .acceptTerms(accepted)
             }

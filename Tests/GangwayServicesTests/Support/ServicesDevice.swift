@@ -30,13 +30,17 @@ final class ServicesDevice: Sendable {
     let appVersion: String
     /// The browser of an oauth2 app's sign-in; `nil`: the device grant.
     let browser: (any AuthorizationBrowser)?
+    /// The legal texts the welcome screen links.
+    let termsLinks: [WelcomeScreen.Link]
 
     init(
         server: RunningTestServer,
         shared: Bool = false,
         appVersion: String = "1.4.0",
-        browser: (any AuthorizationBrowser)? = nil
+        browser: (any AuthorizationBrowser)? = nil,
+        termsLinks: [WelcomeScreen.Link] = []
     ) throws {
+        self.termsLinks = termsLinks
         temporary = try TemporaryDirectory(prefix: "gangway-services-device")
         self.server = server
         isShared = shared
@@ -62,7 +66,7 @@ final class ServicesDevice: Sendable {
                 SignedActivationProvider.qrCode(pinnedKey: key),
             ]),
             configurationStore: configurationStore,
-            welcome: .init(offersDemoMode: true),
+            welcome: .init(offersDemoMode: true, termsLinks: termsLinks),
             now: wallClock.now,
             logger: logs.logger
         )
