@@ -314,6 +314,47 @@ struct DeviceAppEndToEndTests {
         }
     }
 
+    /// The headings in `output` that start with one of `names`, in order.
+    static func headings(_ output: String, among names: [String]) -> [String] {
+        output.components(separatedBy: "\n").compactMap { line in
+            names.first { line.hasPrefix("== \($0)") }
+        }
+    }
+
+    @Test("the onboarding order: agreements before the passcode by default, after it with --agreements-after-passcode")
+    func onboardingOrder() throws {
+        let names = ["Sign In", "License Agreement", "Usage reports", "Create Passcode"]
+        let standard = try Device()
+        defer { standard.directory.remove() }
+        let before = try standard.launch(Self.aliceOnboards + ["quit"])
+        #expect(Self.headings(before.output, among: names) == names + ["Create Passcode"], "the refused 'short'")
+
+        let guideline = try Device()
+        defer { guideline.directory.remove() }
+        let after = try guideline.launch(
+            ["email", "alice@airline.example", "alice", "preflight-alice", Self.alicePasscode, Self.alicePasscode]
+                + ["accept", "allow", "quit"],
+            arguments: ["--agreements-after-passcode"]
+        )
+        #expect(after.status == 0, "\(after.standardError)")
+        #expect(
+            Self.headings(after.output, among: names)
+                == ["Sign In", "Create Passcode", "License Agreement", "Usage reports"]
+        )
+        #expect(after.output.contains("Signed in:      Alice Martin (alice)"))
+
+        // Declining there rolls the onboarding back, the new store with it.
+        let declining = try Device()
+        defer { declining.directory.remove() }
+        let declined = try declining.launch(
+            ["email", "alice@airline.example", "alice", "preflight-alice", Self.alicePasscode, Self.alicePasscode]
+                + ["decline", "quit"],
+            arguments: ["--agreements-after-passcode"]
+        )
+        #expect(declined.output.contains("Not onboarded: the licence agreement was declined."))
+        #expect(declining.storeCount() == 0)
+    }
+
     @Test("bad answers and commands get a clear line and change nothing")
     func badInput() throws {
         let device = try Device()

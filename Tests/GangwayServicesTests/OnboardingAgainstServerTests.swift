@@ -67,6 +67,43 @@ struct OnboardingAgainstServerTests {
         }
     }
 
+    @Test(arguments: [
+        (
+            MobileServicesFlowProvider.AgreementsPlacement.beforePasscode,
+            [ScreenKind.welcome, .signIn, .eula, .passcodeCreate]
+        ),
+        (.afterPasscode, [.welcome, .signIn, .passcodeCreate, .eula]),
+    ])
+    func theAgreementsGoWhereTheAppPlacesThem(
+        placement: MobileServicesFlowProvider.AgreementsPlacement,
+        order: [ScreenKind]
+    ) async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let eula = EULAStep(version: "2026.11", text: "Terms")
+            let device = try ServicesDevice(server: server, agreements: [eula], placement: placement)
+            let screens: [ScriptedPresenter.Answer] =
+                order.dropFirst(2).first == .eula
+                ? [.eula(.accept), .create(ServicesDevice.alicePasscode)]
+                : [.create(ServicesDevice.alicePasscode), .eula(.accept)]
+            let app = try device.launch([.byEmail, .signIn("alice")] + screens)
+            try await app.manager.open()
+            try app.presenter.verifyFinished()
+            #expect(app.presenter.presentedKinds == order)
+            #expect(try EULAStep.acceptedVersion(in: #require(await app.manager.store)) == "2026.11")
+            try await app.manager.close()
+
+            // Declined at either place, nothing stays on the device.
+            let other = try ServicesDevice(server: server, agreements: [eula], placement: placement)
+            let declining: [ScriptedPresenter.Answer] =
+                placement == .beforePasscode
+                ? [.eula(.decline)] : [.create(ServicesDevice.alicePasscode), .eula(.decline)]
+            let declined = try other.launch([.byEmail, .signIn("alice")] + declining)
+            let error = await #expect(throws: FlowError.stopped) { try await declined.manager.open() }
+            #expect((error?.underlying as? ConsentError) == .eulaDeclined)
+            #expect(try other.root.storeIDs().isEmpty)
+        }
+    }
+
     @Test func withoutLegalTextsNothingIsRecorded() async throws {
         try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)

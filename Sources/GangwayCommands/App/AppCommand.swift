@@ -53,6 +53,13 @@ struct AppCommand: AsyncParsableCommand {
     )
     var terms: [String] = []
 
+    @Flag(
+        name: .customLong("agreements-after-passcode"),
+        help:
+            "Ask the licence agreement and consent after the passcode at onboarding (the design guideline's order), not before."
+    )
+    var agreementsAfterPasscode = false
+
     static var defaultDataDirectory: String {
         GangwayDirectory.path()
     }
@@ -81,7 +88,8 @@ struct AppCommand: AsyncParsableCommand {
             passcodeRounds: rounds,
             isSharedDevice: !personalDevice,
             uploadBatchSize: TestHooks.current?.uploadBatchSize,
-            termsLinks: terms.compactMap(DeviceAppOptions.termsLink)
+            termsLinks: terms.compactMap(DeviceAppOptions.termsLink),
+            agreementsAfterPasscode: agreementsAfterPasscode
         )
         try await DeviceApp(options: options, console: Console(mode: plain ? .plain : nil)).run()
     }

@@ -6,7 +6,7 @@ import Logging
 ///
 /// | Flow | Steps |
 /// |---|---|
-/// | onboard | welcome, version check, authentication, device registration, settings download, user check, *extra*, store, policy apply |
+/// | onboard | welcome, version check, authentication, device registration, settings download, user check, *extra*, store, policy apply (with ``AgreementsPlacement/afterPasscode``: store, policy apply, *extra*) |
 /// | restore | welcome, version check, store, settings download, policy apply, *extra* |
 /// | reset passcode | welcome, version check, authentication, device registration, settings download, user check, store, policy apply |
 /// | reset | the onboarding steps, undone last first |
@@ -17,24 +17,41 @@ import Logging
 /// answers every other call with `TRAFFIC_REG_WIPED` until the device registers anew. On
 /// restore the store opens before the settings download because the session token lives
 /// in the user's secure store. `extra` steps (EULA, consent) run during onboarding
-/// before the store is created, and at each launch and unlock after the settings, so a
+/// before the store is created (or after it: ``AgreementsPlacement``), and at each launch and unlock after the settings, so a
 /// new version the server asks for is accepted before the person reaches their data.
 public struct MobileServicesFlowProvider: FlowProvider {
+    /// Where the `extra` steps (agreements, consents, permissions) go in an onboarding.
+    public enum AgreementsPlacement: Sendable, Hashable {
+        /// After the sign-in, before the passcode: a person who declines has chosen no
+        /// passcode for nothing, and nothing was written to the device. The default, as
+        /// in Gangway's acceptance story.
+        case beforePasscode
+        /// After the passcode, as the reference's design guideline orders the first run
+        /// (activation, authentication, passcode, then permissions and consent): the
+        /// answers go straight into the user's secure store; declining rolls the
+        /// onboarding back, store included.
+        case afterPasscode
+    }
+
     public let services: MobileServices
     public let storeManager: StoreManager
     public let users: any OnboardingIDManager
     public let extra: [any Step]
+    /// Where `extra` goes in an onboarding.
+    public let placement: AgreementsPlacement
 
     public init(
         services: MobileServices,
         storeManager: StoreManager,
         users: any OnboardingIDManager,
-        extra: [any Step] = []
+        extra: [any Step] = [],
+        placement: AgreementsPlacement = .beforePasscode
     ) {
         self.services = services
         self.storeManager = storeManager
         self.users = users
         self.extra = extra
+        self.placement = placement
     }
 
     public func steps(for type: FlowType) -> [any Step] {
@@ -48,7 +65,11 @@ public struct MobileServicesFlowProvider: FlowProvider {
         let policy = PasscodePolicyApplyStep(manager: storeManager)
         switch type {
         case .onboard, .reset:
-            return [welcome, version, auth, registration, settings, check] + extra + [store, policy]
+            let signedIn: [any Step] = [welcome, version, auth, registration, settings, check]
+            switch placement {
+            case .beforePasscode: return signedIn + extra + [store, policy]
+            case .afterPasscode: return signedIn + [store, policy] + extra
+            }
         case .restore:
             return [welcome, version, store, settings, policy] + extra
         case .resetPasscode:

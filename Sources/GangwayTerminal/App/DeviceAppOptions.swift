@@ -21,6 +21,9 @@ public struct DeviceAppOptions: Sendable {
     public var uploadBatchSize: Int
     /// Legal texts a person accepts on the welcome screen, with its box.
     public var termsLinks: [WelcomeScreen.Link]
+    /// Whether the licence agreement and consent come after the passcode at onboarding,
+    /// in the design guideline's order, instead of before it.
+    public var agreementsAfterPasscode: Bool
 
     public init(
         dataDirectory: URL,
@@ -30,8 +33,10 @@ public struct DeviceAppOptions: Sendable {
         passcodeRounds: Int,
         isSharedDevice: Bool = true,
         uploadBatchSize: Int? = nil,
-        termsLinks: [WelcomeScreen.Link] = []
+        termsLinks: [WelcomeScreen.Link] = [],
+        agreementsAfterPasscode: Bool = false
     ) {
+        self.agreementsAfterPasscode = agreementsAfterPasscode
         self.termsLinks = termsLinks
         self.dataDirectory = dataDirectory
         self.serverURL = serverURL

@@ -105,7 +105,8 @@ struct DeviceSetup: Sendable {
                     services: services,
                     storeManager: storeManager,
                     users: users,
-                    extra: AppTerms.steps
+                    extra: AppTerms.steps,
+                    placement: options.agreementsAfterPasscode ? .afterPasscode : .beforePasscode
                 ),
                 logger: logger
             ),

@@ -32,14 +32,21 @@ final class ServicesDevice: Sendable {
     let browser: (any AuthorizationBrowser)?
     /// The legal texts the welcome screen links.
     let termsLinks: [WelcomeScreen.Link]
+    /// The onboarding's agreement steps, and where they go.
+    let agreements: [any Step]
+    let placement: MobileServicesFlowProvider.AgreementsPlacement
 
     init(
         server: RunningTestServer,
         shared: Bool = false,
         appVersion: String = "1.4.0",
         browser: (any AuthorizationBrowser)? = nil,
-        termsLinks: [WelcomeScreen.Link] = []
+        termsLinks: [WelcomeScreen.Link] = [],
+        agreements: [any Step] = [],
+        placement: MobileServicesFlowProvider.AgreementsPlacement = .beforePasscode
     ) throws {
+        self.agreements = agreements
+        self.placement = placement
         self.termsLinks = termsLinks
         temporary = try TemporaryDirectory(prefix: "gangway-services-device")
         self.server = server
@@ -109,7 +116,13 @@ final class ServicesDevice: Sendable {
         let services = services
         let storeManager = storeManager
         let flows = FlowController(
-            provider: MobileServicesFlowProvider(services: services, storeManager: storeManager, users: users),
+            provider: MobileServicesFlowProvider(
+                services: services,
+                storeManager: storeManager,
+                users: users,
+                extra: agreements,
+                placement: placement
+            ),
             logger: logs.logger
         )
         let manager = try SessionManager(
