@@ -355,6 +355,60 @@ struct DeviceAppEndToEndTests {
         #expect(declining.storeCount() == 0)
     }
 
+    @Test("the app's logs reach 'gangway admin logs' for the user who allows usage reports, never for one who declined")
+    func usageReports() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        _ = try device.launch(
+            Self.aliceOnboards + [
+                "add", "1", "bob", "preflight-bob", "accept", "decline", Self.bobPasscode, Self.bobPasscode,
+            ]
+                + ["quit"]
+        )
+        let admin = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
+        let dataDir = ["--data-dir", device.directory.url.path]
+        let enabled = try admin.run(
+            ["admin", "logs", "--upload", "true", "--level", "info", "--interval", "60"] + dataDir
+        )
+        #expect(enabled.status == 0, "\(enabled.standardError)")
+        #expect(
+            enabled.output.contains(
+                "Logs:            uploaded where users allow it, info and above, at most every 60 s"
+            )
+        )
+
+        let launched = try device.launch([
+            "Alice Martin", Self.alicePasscode, "switch", "Bob Okafor", Self.bobPasscode, "lock", "quit",
+        ])
+        #expect(launched.status == 0, "\(launched.standardError)")
+        #expect(
+            launched.output.contains(
+                "Usage reports:  sent to the server (info and above, at most every 60 s; 'reports off' to stop)"
+            )
+        )
+        #expect(launched.output.contains("Usage reports:  not sent ('reports on' to allow)"))
+
+        let listed = try admin.run(["admin", "logs", "--json"] + dataDir)
+        #expect(listed.status == 0, "\(listed.standardError)")
+        let entries = try #require(try JSONSerialization.jsonObject(with: listed.standardOutput) as? [[String: Any]])
+        let users = Set(entries.compactMap { $0["userID"] as? String })
+        #expect(users == ["alice"], "bob declined: none of his records went, nor went with alice's")
+        #expect(entries.contains { ($0["message"] as? String)?.hasPrefix("store unlocked") == true })
+        #expect(!listed.output.contains(Self.alicePasscode) && !listed.output.contains("preflight"))
+        let table = try admin.run(["admin", "logs"] + dataDir)
+        #expect(table.output.hasPrefix("LOGGED"))
+
+        // Alice withdraws: the home screen says so at once.
+        let withdrawn = try device.launch(["Alice Martin", Self.alicePasscode, "reports off", "home", "quit"])
+        #expect(withdrawn.output.contains("Usage reports stopped; the logs kept for them are gone."))
+        #expect(withdrawn.output.contains("Usage reports:  not sent ('reports on' to allow)"))
+
+        for bad in [["--level", "loud"], ["--interval", "5"], ["--limit", "0"]] {
+            let refused = try admin.run(["admin", "logs"] + bad + dataDir)
+            #expect(refused.status == 64, "\(bad)")
+        }
+    }
+
     @Test("bad answers and commands get a clear line and change nothing")
     func badInput() throws {
         let device = try Device()

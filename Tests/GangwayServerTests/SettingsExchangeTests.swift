@@ -98,6 +98,8 @@ struct SettingsExchangeTests {
             #"{"passwordPolicy": {"passwordPolicyHistorySize": 101}}"#,
             #"{"blockWipingPolicy": {"wipeDisconnectedPeriod": 5000}}"#,
             #"{"logSettings": {"maxEntriesPerUpload": 0}}"#,
+            #"{"logSettings": {"uploadIntervalSeconds": 59}}"#,
+            #"{"logSettings": {"uploadIntervalSeconds": 86401}}"#,
         ]
     )
     func invalid(settings: String) async throws {

@@ -25,7 +25,7 @@ struct AdminCommand: AsyncParsableCommand {
         subcommands: [
             AdminApps.self, AdminUsers.self, AdminAuth.self, AdminSettings.self, AdminPolicy.self,
             AdminSharedDevice.self,
-            AdminPasscodeReset.self, AdminAgreements.self,
+            AdminPasscodeReset.self, AdminAgreements.self, AdminLogs.self,
             AdminDevices.self, AdminMinimumVersion.self, AdminActivation.self, AdminData.self,
         ]
     )

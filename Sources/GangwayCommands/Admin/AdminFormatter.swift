@@ -100,6 +100,7 @@ enum AdminFormatter {
             sharedDevice(app),
             passcodeReset(app),
             agreements(app),
+            logSettings(app),
             "Out of contact:  "
                 + [
                     settings.lockAfterDaysWithoutContact.map { "sign in again after \($0) days" },

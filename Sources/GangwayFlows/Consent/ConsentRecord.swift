@@ -24,7 +24,8 @@ public struct ConsentRecord: Sendable, Hashable, Codable {
         return try JSONDecoder().decode(ConsentRecord.self, from: data)
     }
 
-    func save(topic: String, to credentials: any CredentialStore) throws {
+    /// Records the answer: how an app withdraws or gives a consent from its settings.
+    public func save(topic: String, to credentials: any CredentialStore) throws {
         try credentials.put(JSONEncoder().encode(self), forKey: Self.key(for: topic))
     }
 }

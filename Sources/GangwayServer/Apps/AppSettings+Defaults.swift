@@ -13,7 +13,12 @@ extension Components.Schemas.AppSettings {
         passwordPolicy: .init(PasscodePolicy.standard),
         sharedDeviceSettings: .init(allowUploadPendingChangesFromPreviousUser: true),
         blockWipingPolicy: .init(blockWipeEnabled: false, blockDisconnectedPeriod: 0, wipeDisconnectedPeriod: 0),
-        logSettings: .init(logEnabled: false, logLevel: .info, maxEntriesPerUpload: 1000),
+        logSettings: .init(
+            logEnabled: false,
+            logLevel: .info,
+            maxEntriesPerUpload: 1000,
+            uploadIntervalSeconds: LogUploadSchedule.defaultIntervalSeconds
+        ),
         consentSettings: .init(),
         recoverySettings: .init(passcodeResetKeepsData: true)
     )
@@ -56,7 +61,8 @@ extension Components.Schemas.AppSettings {
             result.logSettings = .init(
                 logEnabled: logs.logEnabled ?? current.logEnabled,
                 logLevel: logs.logLevel ?? current.logLevel,
-                maxEntriesPerUpload: logs.maxEntriesPerUpload ?? current.maxEntriesPerUpload
+                maxEntriesPerUpload: logs.maxEntriesPerUpload ?? current.maxEntriesPerUpload,
+                uploadIntervalSeconds: logs.uploadIntervalSeconds ?? current.uploadIntervalSeconds
             )
         }
         if let keeps = update.recoverySettings?.passcodeResetKeepsData {
@@ -97,6 +103,7 @@ extension Components.Schemas.AppSettings {
         try check(blockWipingPolicy?.blockDisconnectedPeriod, "blockDisconnectedPeriod", 0...3650)
         try check(blockWipingPolicy?.wipeDisconnectedPeriod, "wipeDisconnectedPeriod", 0...3650)
         try check(logSettings?.maxEntriesPerUpload, "maxEntriesPerUpload", 1...10_000)
+        try check(logSettings?.uploadIntervalSeconds, "uploadIntervalSeconds", LogUploadSchedule.intervalSeconds)
         let sets = dataSettings?.entitySets?.additionalProperties ?? [:]
         if sets.count > Self.entitySetsLimit {
             throw invalid("entitySets", "holds at most \(Self.entitySetsLimit) entity sets")

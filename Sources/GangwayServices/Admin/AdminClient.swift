@@ -115,6 +115,18 @@ public struct AdminClient: Sendable {
         }
     }
 
+    /// The newest log entries the app's devices uploaded, newest first.
+    public func logs(app id: String, limit: Int? = nil) async throws(ServiceError) -> [UploadedLog] {
+        let output = try await ServiceCall.run {
+            try await client.listLogs(path: .init(appID: id), query: .init(limit: limit))
+        }
+        switch output {
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(UploadedLog.init)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
     /// How the app's people sign in.
     public func authentication(app id: String) async throws(ServiceError) -> ManagedAuthentication {
         let output = try await ServiceCall.run { try await client.getAppAuthentication(path: .init(appID: id)) }

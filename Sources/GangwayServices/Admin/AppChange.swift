@@ -1,5 +1,6 @@
 import GangwayOffline
 import GangwayProtocol
+import Logging
 
 /// What an administrator changes about an app: only what is set changes. Devices see
 /// the change at their next settings exchange.
@@ -25,6 +26,13 @@ public struct AppChange: Sendable, Hashable {
     public var eulaVersion: String?
     /// The consent version users must answer; an empty string clears it.
     public var consentVersion: String?
+    /// Whether devices may upload their logs (where their users allow it).
+    public var logUpload: Bool?
+    /// The lowest level of the log entries devices upload.
+    public var logLevel: Logger.Level?
+    /// The least seconds between two uploads of a device's logs
+    /// (``GangwayProtocol/LogUploadSchedule/intervalSeconds``).
+    public var logUploadIntervalSeconds: Int?
 
     public init(
         name: String? = nil,
@@ -35,8 +43,14 @@ public struct AppChange: Sendable, Hashable {
         passcodeResetKeepsData: Bool? = nil,
         entitySetRules: [String: EntitySetRules]? = nil,
         eulaVersion: String? = nil,
-        consentVersion: String? = nil
+        consentVersion: String? = nil,
+        logUpload: Bool? = nil,
+        logLevel: Logger.Level? = nil,
+        logUploadIntervalSeconds: Int? = nil
     ) {
+        self.logUpload = logUpload
+        self.logLevel = logLevel
+        self.logUploadIntervalSeconds = logUploadIntervalSeconds
         self.eulaVersion = eulaVersion
         self.consentVersion = consentVersion
         self.name = name
@@ -54,13 +68,21 @@ public struct AppChange: Sendable, Hashable {
     var update: Components.Schemas.AppUpdate {
         var settings: Components.Schemas.AppSettingsUpdate?
         if passcodePolicy != nil || allowsUploadOfPreviousUserChanges != nil || passcodeResetKeepsData != nil
-            || entitySetRules != nil || eulaVersion != nil || consentVersion != nil
+            || entitySetRules != nil || eulaVersion != nil || consentVersion != nil || logUpload != nil
+            || logLevel != nil || logUploadIntervalSeconds != nil
         {
             settings = Components.Schemas.AppSettingsUpdate(
                 passwordPolicy: passcodePolicy.map(\.wire),
                 sharedDeviceSettings: allowsUploadOfPreviousUserChanges.map {
                     Components.Schemas.SharedDeviceSettings(allowUploadPendingChangesFromPreviousUser: $0)
                 },
+                logSettings: logUpload == nil && logLevel == nil && logUploadIntervalSeconds == nil
+                    ? nil
+                    : .init(
+                        logEnabled: logUpload,
+                        logLevel: logLevel.flatMap { .init(rawValue: $0.rawValue) },
+                        uploadIntervalSeconds: logUploadIntervalSeconds
+                    ),
                 consentSettings: eulaVersion == nil && consentVersion == nil
                     ? nil : .init(eulaVersion: eulaVersion, consentVersion: consentVersion),
                 recoverySettings: passcodeResetKeepsData.map { .init(passcodeResetKeepsData: $0) },

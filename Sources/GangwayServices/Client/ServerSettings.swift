@@ -26,6 +26,14 @@ public struct ServerSettings: Sendable, Hashable, Codable {
     public var logLevel: Logger.Level
     /// The most entries one upload may carry.
     public var maxLogEntriesPerUpload: Int
+    /// The least seconds between two uploads of the device's logs, as the server set
+    /// them; `nil`: ``GangwayProtocol/LogUploadSchedule/defaultIntervalSeconds``.
+    public var logUploadIntervalSeconds: Int?
+
+    /// The least time between two uploads of the device's logs.
+    public var logUploadInterval: Duration {
+        .seconds(logUploadIntervalSeconds ?? LogUploadSchedule.defaultIntervalSeconds)
+    }
     /// The EULA version users must accept, when the server names one (else the app's own).
     public var eulaVersion: String?
     /// The consent version users must accept, when the app has one.
@@ -101,6 +109,9 @@ public struct ServerSettings: Sendable, Hashable, Codable {
         logUploadEnabled = logs?.logEnabled ?? false
         if let level = logs?.logLevel.flatMap({ Logger.Level(rawValue: $0.rawValue) }) { logLevel = level }
         if let most = logs?.maxEntriesPerUpload, most > 0 { maxLogEntriesPerUpload = most }
+        if let seconds = logs?.uploadIntervalSeconds, LogUploadSchedule.intervalSeconds.contains(seconds) {
+            logUploadIntervalSeconds = seconds
+        }
         // An empty version is how an administrator clears one.
         eulaVersion = consent?.eulaVersion.flatMap { $0.isEmpty ? nil : $0 }
         consentVersion = consent?.consentVersion.flatMap { $0.isEmpty ? nil : $0 }

@@ -7,10 +7,10 @@ import Logging
 /// | Flow | Steps |
 /// |---|---|
 /// | onboard | welcome, version check, authentication, device registration, settings download, user check, *extra*, store, policy apply (with ``AgreementsPlacement/afterPasscode``: store, policy apply, *extra*) |
-/// | restore | welcome, version check, store, settings download, policy apply, *extra* |
+/// | restore | welcome, version check, store, settings download, policy apply, *extra*, log upload |
 /// | reset passcode | welcome, version check, authentication, device registration, settings download, user check, store, policy apply |
 /// | reset | the onboarding steps, undone last first |
-/// | background | settings download, policy apply (quietly: see ``SettingsDownloadStep``) |
+/// | background | settings download, policy apply (quietly: see ``SettingsDownloadStep``), log upload |
 /// | unlock | *extra* (after the passcode on return from the background) |
 ///
 /// The device registers right after the sign-in: a registration an administrator wiped
@@ -39,14 +39,18 @@ public struct MobileServicesFlowProvider: FlowProvider {
     public let extra: [any Step]
     /// Where `extra` goes in an onboarding.
     public let placement: AgreementsPlacement
+    /// Sends the user's logs at launch and in the background, where allowed; `nil`: none.
+    public let logUpload: LogUploadStep?
 
     public init(
         services: MobileServices,
         storeManager: StoreManager,
         users: any OnboardingIDManager,
         extra: [any Step] = [],
-        placement: AgreementsPlacement = .beforePasscode
+        placement: AgreementsPlacement = .beforePasscode,
+        logUpload: LogUploadStep? = nil
     ) {
+        self.logUpload = logUpload
         self.services = services
         self.storeManager = storeManager
         self.users = users
@@ -63,19 +67,21 @@ public struct MobileServicesFlowProvider: FlowProvider {
         let registration = DeviceRegistrationStep(services: services)
         let store = StoreStep(manager: storeManager)
         let policy = PasscodePolicyApplyStep(manager: storeManager)
+        let logs: [any Step] = logUpload.map { [$0] } ?? []
+        let tagging: [any Step] = logUpload.map { [$0.tagging] } ?? []
         switch type {
         case .onboard, .reset:
-            let signedIn: [any Step] = [welcome, version, auth, registration, settings, check]
+            let signedIn: [any Step] = tagging + [welcome, version, auth, registration, settings, check]
             switch placement {
-            case .beforePasscode: return signedIn + extra + [store, policy]
-            case .afterPasscode: return signedIn + [store, policy] + extra
+            case .beforePasscode: return signedIn + extra + [store, policy] + logs
+            case .afterPasscode: return signedIn + [store, policy] + extra + logs
             }
         case .restore:
-            return [welcome, version, store, settings, policy] + extra
+            return tagging + [welcome, version, store, settings, policy] + extra + logs
         case .resetPasscode:
-            return [welcome, version, auth, registration, settings, check, store, policy]
+            return tagging + [welcome, version, auth, registration, settings, check, store, policy]
         case .background:
-            return [settings, policy]
+            return [settings, policy] + logs
         case .unlock:
             return extra
         }

@@ -28,6 +28,19 @@ public struct DeviceApp: Sendable {
         return logger
     }
 
+    /// The device's logger: to standard error as ``standardErrorLogger(label:default:)``
+    /// does, and into `collector` (at the level it keeps) for the uploads people allow.
+    static func appLogger(collector: LogCollector) -> Logger {
+        let stream = standardErrorLogger(label: "gangway.app", default: .error).logLevel
+        // Each handler keeps its own level (the collector's filters by the server's): the
+        // logger's own would set both.
+        return Logger(label: "gangway.app") { label in
+            var standardError = StreamLogHandler.standardError(label: label)
+            standardError.logLevel = stream
+            return MultiplexLogHandler([standardError, collector.handler(label: label)])
+        }
+    }
+
     /// Runs until the person quits or the input ends.
     public func run() async throws {
         try PrivateFiles.makeDirectory(options.deviceDirectory)
@@ -70,7 +83,7 @@ public struct DeviceApp: Sendable {
     /// Launch, then the home screen's commands, until quit.
     private func play(serverURL: URL, activationKeyPEM: String) async throws {
         let clock = SimulatedClock()
-        let device = try DeviceSetup(options: options, console: console, logger: logger, clock: clock)
+        let device = try DeviceSetup(options: options, console: console, logs: LogCollector(), clock: clock)
         let services = try device.services(
             serverURL: serverURL,
             activationKeyPEM: activationKeyPEM,
@@ -99,7 +112,8 @@ public struct DeviceApp: Sendable {
             clock: clock,
             home: home,
             offline: offline,
-            sensor: device.sensor
+            sensor: device.sensor,
+            logs: device.logs
         )
         // A launch can erase a user (a wiped registration, too long out of contact, a
         // store gone): the person is told, as the welcome screen asks them to start over.

@@ -17,15 +17,19 @@ struct DeviceSetup: Sendable {
     let root: SecureStoreRoot
     /// The simulated fingerprint sensor.
     let sensor: SimulatedFingerprintSensor
+    /// The app's own logs, kept for upload where each user allows it.
+    let logs: LogCollector
     let registry: UserRegistry
     /// The device's copy of the app's data, shared by its users.
     let sharedData: SharedAppData
     /// The `offline on|off` switch every call to the server goes through.
     let network = NetworkSwitch()
 
-    init(options: DeviceAppOptions, console: Console, logger: Logger, clock: SimulatedClock) throws {
+    init(options: DeviceAppOptions, console: Console, logs: LogCollector, clock: SimulatedClock) throws {
         self.options = options
         self.console = console
+        self.logs = logs
+        let logger = DeviceApp.appLogger(collector: logs)
         self.logger = logger
         self.clock = clock
         let directory = options.deviceDirectory
@@ -106,7 +110,12 @@ struct DeviceSetup: Sendable {
                     storeManager: storeManager,
                     users: users,
                     extra: AppTerms.steps,
-                    placement: options.agreementsAfterPasscode ? .afterPasscode : .beforePasscode
+                    placement: options.agreementsAfterPasscode ? .afterPasscode : .beforePasscode,
+                    logUpload: LogUploadStep(
+                        services: services,
+                        collector: logs,
+                        consentTopic: AppTerms.usageReports.topic
+                    )
                 ),
                 logger: logger
             ),

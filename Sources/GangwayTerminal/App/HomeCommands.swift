@@ -1,6 +1,7 @@
 import Foundation
 import GangwayFlows
 import GangwayScreens
+import GangwayServices
 import GangwayStore
 
 /// The commands at the home prompt: what a person does with the app between flows.
@@ -11,6 +12,7 @@ struct HomeCommands: Sendable {
     let home: HomeScreen
     let offline: OfflineCommands
     let sensor: SimulatedFingerprintSensor
+    let logs: LogCollector
 
     /// What ends the command loop.
     enum Exit: Sendable, Hashable {
@@ -29,6 +31,7 @@ struct HomeCommands: Sendable {
         passcode             change the passcode
         biometrics on|off    unlock with the simulated fingerprint, where the policy allows
         biometrics enroll    enrol another finger on the simulated sensor (earlier biometric keys stop working)
+        reports on|off       allow or stop sending the app's logs to the server (your usage-reports consent)
         logout               sign out on the server and close the session
         remove               remove this user and their data from the device
         edit ID FIELD=VALUE  change a check (or create one, where the app allows): edit F-GKXA-fuel status=done "note=valve ok"
@@ -140,6 +143,8 @@ struct HomeCommands: Sendable {
             console.line(try await manager.changePasscode() ? "The passcode changed." : "The passcode did not change.")
         case "biometrics":
             try await biometrics(arguments.first)
+        case "reports":
+            try await reports(arguments.first)
         case "logout":
             try await manager.logout()
             console.line("Signed out.")
@@ -159,6 +164,25 @@ struct HomeCommands: Sendable {
             console.line("Unknown command '\(command)'; 'help' lists the commands.")
         }
         return nil
+    }
+
+    /// Gives or withdraws the usage-reports consent; withdrawn, the user's kept logs go at
+    /// once and nothing more is sent.
+    private func reports(_ setting: String?) async throws {
+        guard let allow = ["on": true, "off": false][setting ?? ""] else {
+            console.line("Say 'reports on' or 'reports off'.")
+            return
+        }
+        guard let store = await manager.store, let user = await manager.session?.onboardingID else { return }
+        let topic = AppTerms.usageReports.topic
+        let previous = try ConsentRecord.load(topic: topic, from: store)
+        try ConsentRecord(
+            version: previous?.version ?? AppTerms.usageReports.version,
+            accepted: allow,
+            serverVersion: previous?.serverVersion
+        ).save(topic: topic, to: store)
+        if !allow { logs.discard(user: user) }
+        console.line(allow ? "Usage reports allowed." : "Usage reports stopped; the logs kept for them are gone.")
     }
 
     private func biometrics(_ setting: String?) async throws {

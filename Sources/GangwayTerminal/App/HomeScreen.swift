@@ -45,6 +45,9 @@ struct HomeScreen: Sendable {
         if let store = await manager.store {
             console.line("Passcode:       \(Self.describe(store.policy, protected: store.isPasscodeProtected))")
             console.line("Biometrics:     \(store.isBiometricUnlockEnabled ? "on" : "off")")
+            console.line(
+                "Usage reports:  \(Self.reports(allowed: Self.reportsAllowed(in: store), settings: account?.settings))"
+            )
             if let terms = try? TermsAcceptance.load(from: store) {
                 let documents = terms.documents.map { "\($0.title) \($0.version)" }.joined(separator: ", ")
                 console.line("Terms accepted: \(documents), \(Self.format(terms.acceptedAt))")
@@ -98,6 +101,19 @@ struct HomeScreen: Sendable {
             console.line(console.styled("                \(attention) checks need a look: 'pending' says why", .yellow))
         }
         for line in ChecksText.lines(shown) { console.line("  \(line)") }
+    }
+
+    /// Whether the person allows usage reports (their consent's last answer).
+    static func reportsAllowed(in store: any CredentialStore) -> Bool {
+        (try? ConsentRecord.load(topic: AppTerms.usageReports.topic, from: store))??.accepted == true
+    }
+
+    /// What happens to the app's logs, as the home screen says it.
+    static func reports(allowed: Bool, settings: ServerSettings?) -> String {
+        guard allowed else { return "not sent ('reports on' to allow)" }
+        guard let settings, settings.logUploadEnabled else { return "allowed; the server takes none now" }
+        return "sent to the server (\(settings.logLevel) and above, at most every "
+            + "\(settings.logUploadInterval.components.seconds) s; 'reports off' to stop)"
     }
 
     static func describe(_ policy: PasscodePolicy?, protected: Bool) -> String {

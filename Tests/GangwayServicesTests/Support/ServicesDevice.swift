@@ -35,6 +35,9 @@ final class ServicesDevice: Sendable {
     /// The onboarding's agreement steps, and where they go.
     let agreements: [any Step]
     let placement: MobileServicesFlowProvider.AgreementsPlacement
+    /// The app's logs, when the app uploads them under the consent `logConsent`.
+    let collector: LogCollector?
+    let logConsent: String
 
     init(
         server: RunningTestServer,
@@ -43,8 +46,12 @@ final class ServicesDevice: Sendable {
         browser: (any AuthorizationBrowser)? = nil,
         termsLinks: [WelcomeScreen.Link] = [],
         agreements: [any Step] = [],
-        placement: MobileServicesFlowProvider.AgreementsPlacement = .beforePasscode
+        placement: MobileServicesFlowProvider.AgreementsPlacement = .beforePasscode,
+        collector: LogCollector? = nil,
+        logConsent: String = "usage-reports"
     ) throws {
+        self.collector = collector
+        self.logConsent = logConsent
         self.agreements = agreements
         self.placement = placement
         self.termsLinks = termsLinks
@@ -121,7 +128,8 @@ final class ServicesDevice: Sendable {
                 storeManager: storeManager,
                 users: users,
                 extra: agreements,
-                placement: placement
+                placement: placement,
+                logUpload: collector.map { LogUploadStep(services: services, collector: $0, consentTopic: logConsent) }
             ),
             logger: logs.logger
         )

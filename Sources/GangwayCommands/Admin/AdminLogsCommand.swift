@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import GangwayProtocol
+import GangwayServices
+import GangwayTerminal
+import Logging
+
+/// `gangway admin logs`.
+struct AdminLogs: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "logs",
+        abstract:
+            "Show the logs devices uploaded, newest first; or set whether, from which level and how often they upload.",
+        discussion: """
+            A device uploads its own logs only for a user who allows usage reports, at most \
+            once per interval, at its server contacts (a launch, going to the background); \
+            withdrawing the consent stops it at once. Without --upload, --level or \
+            --interval, the command lists what arrived.
+            """
+    )
+
+    @OptionGroup var server: AdminOptions
+    @OptionGroup var app: AppOption
+
+    @Option(help: "Whether devices upload their logs (true or false).")
+    var upload: Bool?
+
+    @Option(help: "The lowest level uploaded: trace, debug, info, notice, warning, error or critical.")
+    var level: String?
+
+    @Option(help: "The least seconds between two uploads of a device (60 to 86400).")
+    var interval: Int?
+
+    @Option(help: "List at most this many (1 to 1000).")
+    var limit = 100
+
+    @Flag(help: "List the entries as JSON.")
+    var json = false
+
+    func validate() throws {
+        guard (1...1000).contains(limit) else { throw ValidationError("--limit is 1 to 1000.") }
+        if let level, Logger.Level(rawValue: level) == nil {
+            throw ValidationError("--level is one of trace, debug, info, notice, warning, error, critical.")
+        }
+        if let interval, !LogUploadSchedule.intervalSeconds.contains(interval) {
+            throw ValidationError("--interval is 60 to 86400 seconds.")
+        }
+    }
+
+    func run() async throws {
+        let (upload, level, interval, limit, json) = (
+            upload, level.flatMap(Logger.Level.init(rawValue:)), interval, limit, json
+        )
+        try await server.run { admin in
+            let id = try await app.resolve(with: admin)
+            if upload != nil || level != nil || interval != nil {
+                let app = try await admin.updateApp(
+                    id,
+                    AppChange(logUpload: upload, logLevel: level, logUploadIntervalSeconds: interval)
+                )
+                Console.standardOutput(AdminFormatter.logSettings(app))
+                return
+            }
+            let logs = try await admin.logs(app: id, limit: limit)
+            Console.standardOutput(json ? AdminFormatter.json(logs) : AdminFormatter.logs(logs))
+        }
+    }
+}
+
+extension AdminFormatter {
+    /// Whether, from which level and how often devices upload their logs.
+    static func logSettings(_ app: ManagedApp) -> String {
+        let settings = app.settings
+        guard settings.logUploadEnabled else { return "Logs:            devices do not upload them" }
+        return "Logs:            uploaded where users allow it, \(settings.logLevel) and above, "
+            + "at most every \(settings.logUploadInterval.components.seconds) s"
+    }
+
+    /// The uploaded entries as a table, newest first.
+    static func logs(_ logs: [UploadedLog]) -> String {
+        guard !logs.isEmpty else { return "No logs." }
+        return table(
+            ["LOGGED", "LEVEL", "USER", "DEVICE", "MESSAGE"],
+            logs.map { [date($0.time), $0.level, $0.userID, $0.deviceID, $0.message] }
+        )
+    }
+
+    /// The uploaded entries as a JSON array, for scripts.
+    static func json(_ logs: [UploadedLog]) -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(logs)) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
