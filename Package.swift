@@ -75,6 +75,7 @@ let package = Package(
         .target(
             name: "GangwayScreens",
             dependencies: ["GangwayPolicy"],
+            resources: [.copy("Localization")],
             swiftSettings: swiftSettings
         ),
         .target(

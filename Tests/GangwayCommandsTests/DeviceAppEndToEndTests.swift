@@ -409,6 +409,27 @@ struct DeviceAppEndToEndTests {
         }
     }
 
+    @Test("with a German locale the screens speak German: the welcome, sign-in, agreement and passcode screens")
+    func germanLocale() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let process = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
+        let result = try process.run(
+            ["--data-dir", device.directory.url.path, "--bcrypt-cost", "4"],
+            lines: Self.aliceOnboards + ["quit"],
+            extraEnvironment: ["LANG": "de_DE.UTF-8", "LC_ALL": "de_DE.UTF-8"]
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        for german in [
+            "== Willkommen ==", "Mit geschäftlicher E-Mail aktivieren", "== Anmelden ==", "== Lizenzvereinbarung",
+            "== Passcode erstellen ==", "! Der Passcode erfüllt nicht alle Regeln.",
+            "Geben Sie den Passcode erneut ein",
+        ] {
+            #expect(result.output.contains(german), "missing: \(german)")
+        }
+        #expect(!result.output.contains("== Welcome =="))
+    }
+
     @Test("bad answers and commands get a clear line and change nothing")
     func badInput() throws {
         let device = try Device()

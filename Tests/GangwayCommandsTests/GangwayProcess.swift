@@ -60,6 +60,9 @@ struct GangwayProcess {
         var variables = ProcessInfo.processInfo.environment
         variables["GANGWAY_DEVICE_KEYS"] = deviceKeys.path
         variables["GANGWAY_KDF_ROUNDS"] = "1000"
+        // The stories read English texts, whatever the machine's locale; a story in another
+        // language sets its own.
+        variables["LC_ALL"] = "C.UTF-8"
         variables.merge(environment) { $1 }
         variables.merge(extraEnvironment) { $1 }
         process.environment = variables

@@ -23,7 +23,9 @@ final class PseudoTerminalSession {
         let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
         process.executableURL = GangwayProcess.executable
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // English texts whatever the machine's locale, unless the story sets its own.
+        process.environment = ProcessInfo.processInfo.environment.merging(["LC_ALL": "C.UTF-8"]) { $1 }
+            .merging(environment) { $1 }
         process.standardInput = handle
         process.standardOutput = handle
         process.standardError = handle

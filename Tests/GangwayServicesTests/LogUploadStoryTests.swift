@@ -128,6 +128,37 @@ struct LogUploadStoryTests {
         }
     }
 
+    @Test func aFlowThatDidNotReachTheServerTriesNothing() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            try await Self.enableLogs(server)
+            let collector = LogCollector()
+            let device = try ServicesDevice(server: server, agreements: [Self.usage], collector: collector)
+            let app = Logger(label: "ground-checks") { collector.handler(label: $0) }
+            let first = try device.launch(
+                .byEmail,
+                .signIn("alice"),
+                .consent(.accept),
+                .create(ServicesDevice.alicePasscode)
+            )
+            let session = try await first.manager.open()
+            app.info("logged after the onboarding")
+            let step = LogUploadStep(services: device.services, collector: collector, consentTopic: "usage-reports")
+
+            // The session's context no longer carries a server contact: nothing is tried.
+            var context = try #require(await first.manager.flowContext)
+            #expect(context.info[.settingsExchanged] == nil)
+            _ = try await step.background(context)
+            #expect(!(try await Self.uploaded(server)).contains { $0.message == "logged after the onboarding" })
+            #expect(collector.entries(for: session.onboardingID).count == 1)
+
+            // A flow that exchanged the settings sends, and clears the mark.
+            context.info[.settingsExchanged] = true
+            let after = try await step.background(context)
+            #expect(after.info[.settingsExchanged] == nil)
+            #expect(try await Self.uploaded(server).contains { $0.message == "logged after the onboarding" })
+        }
+    }
+
     @Test func withUploadsOffNothingGoesWhateverTheConsent() async throws {
         try await TestServer.run(seed: .checks) { server in
             let collector = LogCollector()

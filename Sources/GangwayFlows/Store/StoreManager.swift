@@ -54,7 +54,7 @@ public struct StoreManager: Sendable {
             confirmsCancel: Bool = true,
             offersPasscodeReset: Bool = true,
             validatePasscode: (@Sendable (Secret) -> String?)? = nil,
-            biometricReason: String = "Unlock your data"
+            biometricReason: String = StringTable.text("store.biometricReason")
         ) {
             self.confirmsCancel = confirmsCancel
             self.offersPasscodeReset = offersPasscodeReset
@@ -77,53 +77,50 @@ public struct StoreManager: Sendable {
         public var feedback = FeedbackScreen.PolicyStrings()
         public var error = ErrorScreen.Strings()
         /// Shown while a lockout delay runs; `%d` is the seconds to wait.
-        public var tryAgainLater = "Too many wrong passcodes. Try again in %d seconds."
+        public var tryAgainLater = StringTable.text("store.tryAgainLater")
         /// Announces that the passcode expired, before a new one is chosen; in the detail,
         /// `%d` is the days a passcode lasts.
         public var passcodeExpired = FeedbackScreen.Texts(
-            title: "Passcode Expired",
-            headline: "Your passcode has expired",
-            detail: "Your organisation asks for a new passcode every %d days. Choose a new one to continue."
+            title: StringTable.text("store.passcodeExpired.title"),
+            headline: StringTable.text("store.passcodeExpired.headline"),
+            detail: StringTable.text("store.passcodeExpired.detail")
         )
         /// Above the field when choosing the passcode that replaces an expired one.
-        public var passcodeExpiredReason = "Choose a passcode you have not used before."
+        public var passcodeExpiredReason = StringTable.text("store.passcodeExpiredReason")
         /// The name of each kind of biometric sensor, put where a text says `%@`: the
         /// biometric opt-in, the passcode screen's choice, the policy announcements.
-        public var biometricNames: [BiometricKind: String] = [
-            .touchID: "Touch ID", .faceID: "Face ID", .opticID: "Optic ID",
-            .fingerprint: "your fingerprint", .face: "your face", .iris: "your iris",
-        ]
+        public var biometricNames: [BiometricKind: String] = Dictionary(
+            uniqueKeysWithValues: BiometricKind.allCases.map { ($0, StringTable.text("biometrics.\($0.rawValue)")) }
+        )
         /// The name when the device has no sensor that can be used now.
-        public var unknownBiometricName = "biometrics"
+        public var unknownBiometricName = StringTable.text("biometrics.unknown")
         /// After a passcode unlock, when biometric unlock was turned off because the
         /// biometrics enrolled on the device changed: why, and whether to turn it on again.
         /// `%@` is the sensor's name.
         public var biometricsChanged = FeedbackScreen.Texts(
-            title: "Biometric Unlock Turned Off",
-            headline: "Unlocking with %@ was turned off",
-            detail: "The biometrics enrolled on this device changed since you turned it on, "
-                + "so they might not all be yours. Turn unlocking with %@ on again?",
-            button: "Turn On",
-            secondaryButton: "Not Now"
+            title: StringTable.text("store.biometricsChanged.title"),
+            headline: StringTable.text("store.biometricsChanged.headline"),
+            detail: StringTable.text("store.biometricsChanged.detail"),
+            button: StringTable.text("store.biometricsChanged.turnOn"),
+            secondaryButton: StringTable.text("store.biometricsChanged.notNow")
         )
         /// The same news when biometric unlock cannot be turned on again now (the policy
         /// no longer allows it, or no biometric is enrolled).
         public var biometricsChangedFinal = FeedbackScreen.Texts(
-            title: "Biometric Unlock Turned Off",
-            headline: "Unlocking with %@ was turned off",
-            detail: "The biometrics enrolled on this device changed since you turned it on, "
-                + "so they might not all be yours. Unlock with your passcode."
+            title: StringTable.text("store.biometricsChanged.title"),
+            headline: StringTable.text("store.biometricsChanged.headline"),
+            detail: StringTable.text("store.biometricsChangedFinal.detail")
         )
         /// Asked before the passcode screen at launch is cancelled.
         public var cancelUnlock = CancelConfirmation(
-            message: "Your data stays locked until you enter your passcode."
+            message: StringTable.text("store.cancelUnlock.message")
         )
         /// Asked before a passcode change is cancelled.
         public var cancelChange = CancelConfirmation(
-            message: "Your passcode stays as it is; what you typed is discarded."
+            message: StringTable.text("store.cancelChange.message")
         )
         /// When the passcode chosen to replace an expired one was used before.
-        public var passcodeUsedBefore = "You have used this passcode before. Choose another one."
+        public var passcodeUsedBefore = StringTable.text("store.passcodeUsedBefore")
         public init() {}
     }
 
@@ -248,7 +245,14 @@ public struct StoreManager: Sendable {
             cancelConfirmation: options.confirmsCancel ? strings.cancelUnlock : nil,
             check: { passcode throws(SecureStoreError) in try location.unlock(passcode: passcode) },
             biometrics: { try await location.unlockWithBiometrics(reason: options.biometricReason) },
-            afterBiometricsInvalidated: { store in try await offerBiometricsAgain(on: store, presenter: presenter) }
+            afterBiometricsInvalidated: { store in
+                do {
+                    try await offerBiometricsAgain(on: store, presenter: presenter)
+                } catch {
+                    store.close()
+                    throw error
+                }
+            }
         )
         do {
             try await renewIfExpired(store, presenter: presenter)

@@ -27,11 +27,11 @@ public struct ConsentScreen: ScreenModel {
 
     /// Texts shown on the screen.
     public struct Strings: Sendable, Hashable {
-        public var next = "Next"
-        public var back = "Back"
-        public var accept = "Allow"
-        public var decline = "Don't Allow"
-        public var requiredNotice = "The app cannot be used without this consent."
+        public var next = StringTable.text("consent.next")
+        public var back = StringTable.text("consent.back")
+        public var accept = StringTable.text("consent.accept")
+        public var decline = StringTable.text("consent.decline")
+        public var requiredNotice = StringTable.text("consent.requiredNotice")
         public init() {}
     }
 

@@ -15,9 +15,9 @@ public struct EULAScreen: ScreenModel {
 
     /// Texts shown on the screen.
     public struct Strings: Sendable, Hashable {
-        public var title = "License Agreement"
-        public var accept = "Accept"
-        public var decline = "Decline"
+        public var title = StringTable.text("eula.title")
+        public var accept = StringTable.text("eula.accept")
+        public var decline = StringTable.text("eula.decline")
         public init() {}
     }
 

@@ -14,9 +14,9 @@ public struct ErrorScreen: ScreenModel {
 
     /// Texts shown on the screen.
     public struct Strings: Sendable, Hashable {
-        public var title = "Something Went Wrong"
-        public var retry = "Try Again"
-        public var cancel = "Cancel"
+        public var title = StringTable.text("error.title")
+        public var retry = StringTable.text("error.retry")
+        public var cancel = StringTable.text("error.cancel")
         public init() {}
     }
 

@@ -30,7 +30,7 @@ public struct FeedbackScreen: ScreenModel {
             title: String,
             headline: String,
             detail: String,
-            button: String = "Continue",
+            button: String = StringTable.text("feedback.continue"),
             secondaryButton: String? = nil
         ) {
             self.title = title
@@ -57,55 +57,54 @@ public struct FeedbackScreen: ScreenModel {
         public var texts: [PasscodePolicyTransition: Texts]
 
         public init() {
-            let title = "Passcode Policy Changed"
+            let title = StringTable.text("policy.title")
             texts = [
                 .noneToPasscode: Texts(
                     title: title,
-                    headline: "A passcode is now required",
-                    detail: "Your organisation now protects this app with a passcode. Choose one to continue."
+                    headline: StringTable.text("policy.noneToPasscode.headline"),
+                    detail: StringTable.text("policy.noneToPasscode.detail")
                 ),
                 .noneToPasscodeWithBiometrics: Texts(
                     title: title,
-                    headline: "A passcode is now required",
-                    detail: "Choose a passcode to continue. You can also unlock with %@."
+                    headline: StringTable.text("policy.noneToPasscodeWithBiometrics.headline"),
+                    detail: StringTable.text("policy.noneToPasscodeWithBiometrics.detail")
                 ),
                 .passcodeToPasscode: Texts(
                     title: title,
-                    headline: "Your passcode must change",
-                    detail: "Your passcode does not meet the new rules. Enter it once more, then choose a new one."
+                    headline: StringTable.text("policy.passcodeToPasscode.headline"),
+                    detail: StringTable.text("policy.passcodeToPasscode.detail")
                 ),
                 .passcodeToNone: Texts(
                     title: title,
-                    headline: "The passcode is turned off",
-                    detail: "Your organisation no longer requires a passcode. There is nothing for you to do."
+                    headline: StringTable.text("policy.passcodeToNone.headline"),
+                    detail: StringTable.text("policy.passcodeToNone.detail")
                 ),
                 .passcodeToPasscodeWithBiometricsOffered: Texts(
                     title: title,
-                    headline: "Unlocking with %@ is now allowed",
-                    detail: "You can turn on unlocking with %@ in the settings."
+                    headline: StringTable.text("policy.passcodeToPasscodeWithBiometricsOffered.headline"),
+                    detail: StringTable.text("policy.passcodeToPasscodeWithBiometricsOffered.detail")
                 ),
                 .passcodeToPasscodeWithSkipOffered: Texts(
                     title: title,
-                    headline: "The passcode is now optional",
-                    detail: "Your organisation no longer requires a passcode. You can turn it off in the settings."
+                    headline: StringTable.text("policy.passcodeToPasscodeWithSkipOffered.headline"),
+                    detail: StringTable.text("policy.passcodeToPasscodeWithSkipOffered.detail")
                 ),
                 .biometricsToPasscodeOnly: Texts(
                     title: title,
-                    headline: "Unlocking with %@ is turned off",
-                    detail:
-                        "Your organisation no longer allows biometric unlock. Unlock with your passcode from now on."
+                    headline: StringTable.text("policy.biometricsToPasscodeOnly.headline"),
+                    detail: StringTable.text("policy.biometricsToPasscodeOnly.detail")
                 ),
                 .biometricsToNone: Texts(
                     title: title,
-                    headline: "The passcode and biometrics are turned off",
-                    detail: "Your organisation no longer requires a passcode. There is nothing for you to do."
+                    headline: StringTable.text("policy.biometricsToNone.headline"),
+                    detail: StringTable.text("policy.biometricsToNone.detail")
                 ),
             ]
         }
 
         /// The texts for `transition`.
         public subscript(transition: PasscodePolicyTransition) -> Texts {
-            texts[transition] ?? Texts(title: "Passcode Policy Changed", headline: "", detail: "")
+            texts[transition] ?? Texts(title: StringTable.text("policy.title"), headline: "", detail: "")
         }
     }
 
@@ -125,7 +124,7 @@ public struct FeedbackScreen: ScreenModel {
     public init(
         announcing transition: PasscodePolicyTransition,
         strings: PolicyStrings = PolicyStrings(),
-        biometricName: String = "biometrics"
+        biometricName: String = StringTable.text("biometrics.unknown")
     ) {
         texts = strings[transition].naming(biometricName)
         self.transition = transition

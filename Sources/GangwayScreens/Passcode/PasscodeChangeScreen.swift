@@ -32,15 +32,15 @@ public struct PasscodeChangeScreen: ScreenModel {
 
     /// Texts shown on the screen.
     public struct Strings: Sendable, Hashable {
-        public var title = "Change Passcode"
-        public var currentPrompt = "Enter your current passcode"
-        public var enterPrompt = "Choose a new passcode"
-        public var confirmPrompt = "Enter the new passcode again"
-        public var mismatch = "The passcodes did not match. Choose a new passcode again."
-        public var rejected = "The passcode does not meet every rule."
-        public var sameAsCurrent = "Choose a passcode different from the current one."
-        public var wrongCurrent = "The current passcode was wrong."
-        public var empty = "Enter a passcode."
+        public var title = StringTable.text("passcodeChange.title")
+        public var currentPrompt = StringTable.text("passcodeChange.currentPrompt")
+        public var enterPrompt = StringTable.text("passcodeChange.enterPrompt")
+        public var confirmPrompt = StringTable.text("passcodeChange.confirmPrompt")
+        public var mismatch = StringTable.text("passcodeChange.mismatch")
+        public var rejected = StringTable.text("passcodeChange.rejected")
+        public var sameAsCurrent = StringTable.text("passcodeChange.sameAsCurrent")
+        public var wrongCurrent = StringTable.text("passcodeChange.wrongCurrent")
+        public var empty = StringTable.text("passcodeChange.empty")
         public init() {}
     }
 

@@ -38,19 +38,19 @@ public struct PasscodeCreateScreen: ScreenModel {
 
     /// Texts shown on the screen.
     public struct Strings: Sendable, Hashable {
-        public var title = "Create Passcode"
-        public var enterPrompt = "Choose a passcode"
-        public var confirmPrompt = "Enter the passcode again"
-        public var mismatch = "The passcodes did not match. Choose a passcode again."
-        public var rejected = "The passcode does not meet every rule."
+        public var title = StringTable.text("passcodeCreate.title")
+        public var enterPrompt = StringTable.text("passcodeCreate.enterPrompt")
+        public var confirmPrompt = StringTable.text("passcodeCreate.confirmPrompt")
+        public var mismatch = StringTable.text("passcodeCreate.mismatch")
+        public var rejected = StringTable.text("passcodeCreate.rejected")
         /// `%@` is the sensor's name (``PasscodeCreateScreen/biometricName``).
-        public var biometricTitle = "Unlock with %@?"
+        public var biometricTitle = StringTable.text("passcodeCreate.biometricTitle")
         /// `%@` is the sensor's name.
-        public var biometricDetail = "Use %@ instead of the passcode to unlock this app."
-        public var enableBiometrics = "Enable"
-        public var notNow = "Not Now"
-        public var skip = "Skip"
-        public var skipNotAllowed = "The passcode policy requires a passcode."
+        public var biometricDetail = StringTable.text("passcodeCreate.biometricDetail")
+        public var enableBiometrics = StringTable.text("passcodeCreate.enableBiometrics")
+        public var notNow = StringTable.text("passcodeCreate.notNow")
+        public var skip = StringTable.text("passcodeCreate.skip")
+        public var skipNotAllowed = StringTable.text("passcodeCreate.skipNotAllowed")
         public init() {}
     }
 
@@ -79,7 +79,7 @@ public struct PasscodeCreateScreen: ScreenModel {
     public init(
         policy: PasscodePolicy,
         biometricsAvailable: Bool,
-        biometricName: String = "biometrics",
+        biometricName: String = StringTable.text("biometrics.unknown"),
         reason: String? = nil,
         strings: Strings = Strings(),
         validate: @escaping @Sendable (Secret) -> String? = { _ in nil }

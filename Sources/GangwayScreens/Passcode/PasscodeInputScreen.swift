@@ -39,18 +39,18 @@ public struct PasscodeInputScreen: ScreenModel {
 
     /// Texts shown on the screen.
     public struct Strings: Sendable, Hashable {
-        public var title = "Enter Passcode"
-        public var prompt = "Enter your passcode"
-        public var wrongPasscode = "Wrong passcode."
-        public var triesLeft = "Tries left: %d"
-        public var lastTry = "One try left. Another wrong passcode erases this user's data."
-        public var reset = "Forgot passcode?"
-        public var cancel = "Cancel"
+        public var title = StringTable.text("passcodeInput.title")
+        public var prompt = StringTable.text("passcodeInput.prompt")
+        public var wrongPasscode = StringTable.text("passcodeInput.wrongPasscode")
+        public var triesLeft = StringTable.text("passcodeInput.triesLeft")
+        public var lastTry = StringTable.text("passcodeInput.lastTry")
+        public var reset = StringTable.text("passcodeInput.reset")
+        public var cancel = StringTable.text("passcodeInput.cancel")
         /// `%@` is the sensor's name (``PasscodeInputScreen/biometricName``).
-        public var useBiometrics = "Use %@"
-        public var switchUser = "Switch User"
-        public var addUser = "Add User"
-        public var empty = "Enter a passcode."
+        public var useBiometrics = StringTable.text("passcodeInput.useBiometrics")
+        public var switchUser = StringTable.text("passcodeInput.switchUser")
+        public var addUser = StringTable.text("passcodeInput.addUser")
+        public var empty = StringTable.text("passcodeInput.empty")
         public init() {}
     }
 
@@ -83,7 +83,7 @@ public struct PasscodeInputScreen: ScreenModel {
         triesLeft: Int? = nil,
         afterWrongPasscode: Bool = false,
         biometricsEnabled: Bool = false,
-        biometricName: String = "biometrics",
+        biometricName: String = StringTable.text("biometrics.unknown"),
         allowsReset: Bool = true,
         allowsCancel: Bool = false,
         offersUserSwitch: Bool = false,

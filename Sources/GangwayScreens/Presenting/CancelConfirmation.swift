@@ -9,10 +9,10 @@ public struct CancelConfirmation: Sendable, Hashable {
     public var resume: String
 
     public init(
-        title: String = "Cancel?",
+        title: String = StringTable.text("cancel.title"),
         message: String,
-        confirm: String = "Yes, Cancel",
-        resume: String = "No, Go Back"
+        confirm: String = StringTable.text("cancel.confirm"),
+        resume: String = StringTable.text("cancel.resume")
     ) {
         self.title = title
         self.message = message

@@ -21,16 +21,16 @@ public struct DeviceCodeScreen: ScreenModel {
 
     /// Texts shown on the screen.
     public struct Strings: Sendable, Hashable {
-        public var title = "Sign In on Another Device"
+        public var title = StringTable.text("deviceCode.title")
         /// Followed by the verification address.
-        public var visit = "On your phone or computer, open"
+        public var visit = StringTable.text("deviceCode.visit")
         /// Followed by the user code.
-        public var enterCode = "and enter the code"
-        public var scan = "Or scan this code to open the page with the code filled in."
+        public var enterCode = StringTable.text("deviceCode.enterCode")
+        public var scan = StringTable.text("deviceCode.scan")
         /// `%d` is the minutes and `%02d` the seconds left.
-        public var expiresIn = "The code expires in %d:%02d."
-        public var waiting = "Waiting for you to approve…"
-        public var cancel = "Cancel"
+        public var expiresIn = StringTable.text("deviceCode.expiresIn")
+        public var waiting = StringTable.text("deviceCode.waiting")
+        public var cancel = StringTable.text("deviceCode.cancel")
         public init() {}
     }
 

@@ -23,13 +23,13 @@ public struct SignInScreen: ScreenModel {
 
     /// Texts shown on the screen.
     public struct Strings: Sendable, Hashable {
-        public var title = "Sign In"
-        public var username = "User name"
-        public var password = "Password"
-        public var submit = "Sign In"
-        public var cancel = "Cancel"
-        public var missing = "Enter your user name and password."
-        public var tryAgainAt = "Too many attempts. Try again in %d seconds."
+        public var title = StringTable.text("signIn.title")
+        public var username = StringTable.text("signIn.username")
+        public var password = StringTable.text("signIn.password")
+        public var submit = StringTable.text("signIn.submit")
+        public var cancel = StringTable.text("signIn.cancel")
+        public var missing = StringTable.text("signIn.missing")
+        public var tryAgainAt = StringTable.text("signIn.tryAgainAt")
         public init() {}
     }
 

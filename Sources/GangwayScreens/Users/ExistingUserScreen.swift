@@ -32,16 +32,16 @@ public struct ExistingUserScreen: ScreenModel {
 
     /// Texts shown on the screen; `%@` stands for a user's name.
     public struct Strings: Sendable, Hashable {
-        public var alreadyOnboardedTitle = "Already on This Device"
-        public var alreadyOnboardedMessage = "%@ already has a user on this device, with their own passcode and data."
-        public var otherPersonTitle = "Someone Else Signed In"
+        public var alreadyOnboardedTitle = StringTable.text("existingUser.alreadyOnboardedTitle")
+        public var alreadyOnboardedMessage = StringTable.text("existingUser.alreadyOnboardedMessage")
+        public var otherPersonTitle = StringTable.text("existingUser.otherPersonTitle")
         /// The person who signed in has a user here: first their name, then the other's.
-        public var otherPersonMessage = "You signed in as %@. Only %@ can reset their own passcode."
-        public var unknownPersonMessage = "Someone other than %@ signed in. Only %@ can reset their own passcode."
-        public var unlockExisting = "Unlock as %@"
-        public var addUser = "Add Yourself as a New User"
-        public var backToPicker = "Back"
-        public var backToUser = "Back to %@"
+        public var otherPersonMessage = StringTable.text("existingUser.otherPersonMessage")
+        public var unknownPersonMessage = StringTable.text("existingUser.unknownPersonMessage")
+        public var unlockExisting = StringTable.text("existingUser.unlockExisting")
+        public var addUser = StringTable.text("existingUser.addUser")
+        public var backToPicker = StringTable.text("existingUser.backToPicker")
+        public var backToUser = StringTable.text("existingUser.backToUser")
         public init() {}
     }
 

@@ -29,10 +29,10 @@ public struct UserPickerScreen: ScreenModel {
 
     /// Texts shown on the screen.
     public struct Strings: Sendable, Hashable {
-        public var title = "Who is using the device?"
-        public var addUser = "Add User"
-        public var current = "current"
-        public var unknownUser = "No such user on this device."
+        public var title = StringTable.text("userPicker.title")
+        public var addUser = StringTable.text("userPicker.addUser")
+        public var current = StringTable.text("userPicker.current")
+        public var unknownUser = StringTable.text("userPicker.unknownUser")
         public init() {}
     }
 

@@ -71,18 +71,18 @@ public struct WelcomeScreen: ScreenModel {
 
     /// Texts shown on the screen.
     public struct Strings: Sendable, Hashable {
-        public var title = "Welcome"
-        public var detail = "Activate the app to get started."
-        public var configuredDetail = "Sign in to get started."
-        public var email = "Activate with work email"
-        public var link = "Activate with a link"
-        public var qrCode = "Scan a QR code"
-        public var signIn = "Sign In"
-        public var demoMode = "Try the demo"
-        public var acceptTerms = "I accept the terms"
-        public var termsRequired = "Accept the terms to continue."
-        public var methodUnavailable = "That way of activating is not offered."
-        public var emptyActivation = "Enter an address or a code."
+        public var title = StringTable.text("welcome.title")
+        public var detail = StringTable.text("welcome.detail")
+        public var configuredDetail = StringTable.text("welcome.configuredDetail")
+        public var email = StringTable.text("welcome.email")
+        public var link = StringTable.text("welcome.link")
+        public var qrCode = StringTable.text("welcome.qrCode")
+        public var signIn = StringTable.text("welcome.signIn")
+        public var demoMode = StringTable.text("welcome.demoMode")
+        public var acceptTerms = StringTable.text("welcome.acceptTerms")
+        public var termsRequired = StringTable.text("welcome.termsRequired")
+        public var methodUnavailable = StringTable.text("welcome.methodUnavailable")
+        public var emptyActivation = StringTable.text("welcome.emptyActivation")
         public init() {}
     }
 

@@ -3,8 +3,9 @@ import GangwayFlows
 import Logging
 
 /// Sends the user's own log records to the server, where the app's settings and the
-/// user's consent allow it: at each launch and each time the app goes to the background
-/// (its server contacts), no more often than the server's interval.
+/// user's consent allow it: at the end of an onboarding, at each launch and each time the
+/// app goes to the background (its server contacts), no more often than the server's
+/// interval.
 ///
 /// - The user's consent (``GangwayFlows/ConsentRecord`` for ``consentTopic``) must be
 ///   given; withdrawn, the user's records are dropped at the next check and nothing of
@@ -14,7 +15,8 @@ import Logging
 ///   takes.
 /// - A failure sends nothing and keeps the records; the flow goes on either way.
 ///
-/// Put it after the settings download.
+/// Put it after the settings download: it sends only in a flow that reached the server
+/// (`FlowInfoKey.settingsExchanged`), so an offline launch tries nothing.
 public struct LogUploadStep: Step {
     public let services: MobileServices
     public let collector: LogCollector
@@ -45,14 +47,17 @@ public struct LogUploadStep: Step {
         }
     }
 
-    public func onboard(_ context: FlowContext) async throws -> FlowContext { context }
+    public func onboard(_ context: FlowContext) async throws -> FlowContext { await uploadAtContact(context) }
 
-    public func restore(_ context: FlowContext) async throws -> FlowContext {
-        await upload(context)
-        return context
-    }
+    public func restore(_ context: FlowContext) async throws -> FlowContext { await uploadAtContact(context) }
+    public func background(_ context: FlowContext) async throws -> FlowContext { await uploadAtContact(context) }
 
-    public func background(_ context: FlowContext) async throws -> FlowContext {
+    /// Uploads only when this flow reached the server (offline, nothing is tried), and
+    /// clears the mark so the next flow must reach it again.
+    private func uploadAtContact(_ context: FlowContext) async -> FlowContext {
+        guard context.info[.settingsExchanged] == true else { return context }
+        var context = context
+        context.info[.settingsExchanged] = nil
         await upload(context)
         return context
     }

@@ -69,6 +69,7 @@ public struct SettingsDownloadStep: Step {
     public func restore(_ context: FlowContext) async throws -> FlowContext {
         let (client, configuration) = try services.client(context)
         var context = context
+        context.info[.settingsExchanged] = nil
         let user = try context.credentials.serverUser()
         var token = try context.credentials.sessionToken()
         var reason: String?
@@ -149,6 +150,8 @@ public struct SettingsDownloadStep: Step {
     }
 
     public func background(_ context: FlowContext) async throws -> FlowContext {
+        var context = context
+        context.info[.settingsExchanged] = nil
         guard (try? services.client(context)) != nil, (try? context.credentials.sessionToken()) != nil else {
             return context
         }
@@ -206,7 +209,14 @@ public struct SettingsDownloadStep: Step {
             eula: settings.eulaVersion,
             consent: settings.consentVersion
         )
+        context.info[.settingsExchanged] = true
         try context.credentials.keep(settings, contactAt: services.now())
         return context
     }
+}
+
+extension FlowInfoKey where Value == Bool {
+    /// Set when this flow exchanged the settings with the server: a server contact, that
+    /// steps after it (``LogUploadStep``) may use without trying the network in vain.
+    public static var settingsExchanged: Self { Self("gangway.settingsExchanged") }
 }

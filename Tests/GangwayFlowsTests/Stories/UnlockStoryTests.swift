@@ -110,6 +110,30 @@ struct UnlockStoryTests {
         #expect(await app.manager.store?.isPasscodeExpired == false)
     }
 
+    @Test func theStoreManagersTextsFollowTheStringTable() async throws {
+        let german = StringTable(locale: Locale(identifier: "de_DE"))
+        let app = german.overriding(["store.passcodeExpiredReason": "Bitte einen ganz neuen Passcode."])
+        try await StringTable.withTable(app) {
+            let device = try Self.expiringDevice()
+            let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+            try await first.manager.open()
+            try await first.manager.close()
+            device.wallClock.advance(by: .seconds(31 * 86_400))
+            let later = try device.launch(.unlock(Device.alicePasscode), .acknowledge, .create(Device.newPasscode))
+            try await later.manager.open()
+            let feedback = try #require(later.presenter.presented(FeedbackScreen.self).first)
+            #expect(feedback.texts.title == "Passcode abgelaufen")
+            #expect(
+                feedback.texts.detail
+                    == "Ihre Organisation verlangt alle 30 Tage einen neuen Passcode. Wählen Sie einen neuen, um fortzufahren."
+            )
+            let create = try #require(later.presenter.presented(PasscodeCreateScreen.self).first)
+            #expect(create.reason == "Bitte einen ganz neuen Passcode.", "the app's override")
+            #expect(create.strings.title == "Passcode erstellen")
+            #expect(later.presenter.presented(PasscodeInputScreen.self).first?.strings.title == "Passcode eingeben")
+        }
+    }
+
     @Test func anAppKilledOnTheExpiryScreensAsksAgain() async throws {
         let device = try Self.expiringDevice()
         let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
