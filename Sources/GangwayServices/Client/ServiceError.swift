@@ -1,4 +1,5 @@
 import Foundation
+import GangwayScreens
 
 /// Why a call to the mobile-services server failed.
 ///
@@ -153,49 +154,50 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What happened, in a sentence for people.
     public var summary: String {
         switch code {
-        case .unreachable: "The server cannot be reached."
-        case .invalidCredentials: serverMessage ?? "Wrong user name or password."
-        case .throttled: "Too many failed sign-ins."
-        case .busy: "The server is busy."
-        case .userBlocked: "Your account is blocked."
-        case .sessionExpired: "Your session has ended."
-        case .registrationLocked: "Your administrator locked this device."
-        case .registrationWiped: "Your administrator wiped this device."
-        case .deviceMismatch: "This session belongs to another device."
-        case .notFound: serverMessage ?? "The server does not know this app."
-        case .refused: serverMessage ?? "The server refused the request."
-        case .serverFailure: "The server failed to answer."
-        case .invalidResponse: "The server's answer could not be read."
-        case .notSignedIn: "Nobody is signed in."
-        case .serverNotProven: "The server at this address could not prove it is the one the admin token belongs to."
-        case .authorizationPending: "No one has approved the code yet."
-        case .slowDown: "The device asked too often."
-        case .accessDenied: "The sign-in was denied at the verification page."
-        case .expiredToken: "The code expired before anyone approved it."
-        case .invalidGrant: "Your sign-in is no longer valid."
-        case .forgedAnswer: "The answer from the sign-in page was not for this sign-in."
+        case .unreachable: StringTable.text("service.unreachable.summary")
+        case .invalidCredentials: serverMessage ?? StringTable.text("service.invalidCredentials.summary")
+        case .throttled: StringTable.text("service.throttled.summary")
+        case .busy: StringTable.text("service.busy.summary")
+        case .userBlocked: StringTable.text("service.userBlocked.summary")
+        case .sessionExpired: StringTable.text("service.sessionExpired.summary")
+        case .registrationLocked: StringTable.text("service.registrationLocked.summary")
+        case .registrationWiped: StringTable.text("service.registrationWiped.summary")
+        case .deviceMismatch: StringTable.text("service.deviceMismatch.summary")
+        case .notFound: serverMessage ?? StringTable.text("service.notFound.summary")
+        case .refused: serverMessage ?? StringTable.text("service.refused.summary")
+        case .serverFailure: StringTable.text("service.serverFailure.summary")
+        case .invalidResponse: StringTable.text("service.invalidResponse.summary")
+        case .notSignedIn: StringTable.text("service.notSignedIn.summary")
+        case .serverNotProven: StringTable.text("service.serverNotProven.summary")
+        case .authorizationPending: StringTable.text("service.authorizationPending.summary")
+        case .slowDown: StringTable.text("service.slowDown.summary")
+        case .accessDenied: StringTable.text("service.accessDenied.summary")
+        case .expiredToken: StringTable.text("service.expiredToken.summary")
+        case .invalidGrant: StringTable.text("service.invalidGrant.summary")
+        case .forgedAnswer: StringTable.text("service.forgedAnswer.summary")
         }
     }
 
     /// What the user can do about it.
     public var advice: String {
         switch code {
-        case .unreachable: "Check the network connection and try again."
-        case .invalidCredentials: "Check your user name and password."
+        case .unreachable: StringTable.text("service.unreachable.advice")
+        case .invalidCredentials: StringTable.text("service.invalidCredentials.advice")
         case .throttled, .busy:
-            retryAfter.map { "Try again in \($0.components.seconds) seconds." } ?? "Wait a moment and try again."
-        case .userBlocked: "Contact your administrator."
-        case .sessionExpired, .registrationLocked, .notSignedIn: "Sign in again."
-        case .registrationWiped: "Your data on this device was erased. Set the app up again."
-        case .deviceMismatch: "Sign in again on this device."
-        case .notFound: "Check the address or ask your administrator."
-        case .refused, .invalidResponse: "Contact your administrator if this keeps happening."
-        case .serverFailure: "Try again later."
-        case .serverNotProven: "Check the server's address and the token; the token was not sent."
-        case .authorizationPending: "Approve it at the verification page on another device."
-        case .slowDown: "Wait a little longer between tries."
-        case .accessDenied, .expiredToken: "Get a new code and try again."
-        case .invalidGrant, .forgedAnswer: "Sign in again."
+            retryAfter.map { String(format: StringTable.text("service.retryIn"), Int($0.components.seconds)) }
+                ?? StringTable.text("service.waitAMoment")
+        case .userBlocked: StringTable.text("service.userBlocked.advice")
+        case .sessionExpired, .registrationLocked, .notSignedIn: StringTable.text("service.sessionExpired.advice")
+        case .registrationWiped: StringTable.text("service.registrationWiped.advice")
+        case .deviceMismatch: StringTable.text("service.deviceMismatch.advice")
+        case .notFound: StringTable.text("service.notFound.advice")
+        case .refused, .invalidResponse: StringTable.text("service.refused.advice")
+        case .serverFailure: StringTable.text("service.serverFailure.advice")
+        case .serverNotProven: StringTable.text("service.serverNotProven.advice")
+        case .authorizationPending: StringTable.text("service.authorizationPending.advice")
+        case .slowDown: StringTable.text("service.slowDown.advice")
+        case .accessDenied, .expiredToken: StringTable.text("service.accessDenied.advice")
+        case .invalidGrant, .forgedAnswer: StringTable.text("service.invalidGrant.advice")
         }
     }
 }

@@ -77,7 +77,13 @@ struct AuthorizationCodePrompt {
                 services.logger.notice("another user signed in than expected; the tokens are revoked")
                 try? await client.revoke(appID: configuration.appID, refreshToken: tokens.refreshToken)
                 _ = try? await context.presenter.present(
-                    ErrorScreen(message: "Sign in as \(expectedUser.displayName).", allowsRetry: true)
+                    ErrorScreen(
+                        message: StringTable.text("service.signInAs").replacingOccurrences(
+                            of: "%@",
+                            with: expectedUser.displayName
+                        ),
+                        allowsRetry: true
+                    )
                 )
                 continue
             }

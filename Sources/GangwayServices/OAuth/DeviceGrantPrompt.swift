@@ -72,7 +72,10 @@ struct DeviceGrantPrompt {
             if let expectedUser, user.id != expectedUser.id {
                 services.logger.notice("another user approved than expected; the tokens are revoked")
                 await revoke(tokens, client: client, appID: configuration.appID)
-                message = "Sign in as \(expectedUser.displayName)."
+                message = StringTable.text("service.signInAs").replacingOccurrences(
+                    of: "%@",
+                    with: expectedUser.displayName
+                )
                 continue
             }
             services.logger.info("signed in with the device grant")

@@ -30,7 +30,7 @@ public struct AuthenticationStep: Step {
     }
 
     public func resetPasscode(_ context: FlowContext) async throws -> FlowContext {
-        try await signIn(context, message: "Sign in to set a new passcode.")
+        try await signIn(context, message: StringTable.text("service.signInToReset"))
     }
 
     /// Revokes the session (and refresh token) an abandoned onboarding left. Best effort.

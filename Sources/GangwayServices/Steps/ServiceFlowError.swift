@@ -1,4 +1,5 @@
 import GangwayFlows
+import GangwayScreens
 import Logging
 
 /// Why a mobile-services step ended a flow.
@@ -58,7 +59,7 @@ extension ServiceFlowError: UserDataWipeError {
 
 extension ServiceFlowError: SessionEndingError {
     public var endsSession: Bool { code == .contactOverdue }
-    public var sessionEndReason: String { "This device has not reached the server for too long." }
+    public var sessionEndReason: String { StringTable.text("service.contactOverdue") }
 }
 
 extension ServiceError: SessionEndingError {

@@ -75,8 +75,8 @@ public struct SettingsDownloadStep: Step {
         var reason: String?
         switch try overdueContact(context) {
         case .wipe: throw ServiceFlowError.outOfContact
-        case .lock: reason = "This device has not reached the server for too long. Sign in again."
-        case nil: if token == nil { reason = "You signed out. Sign in again." }
+        case .lock: reason = StringTable.text("service.contactOverdue") + " " + StringTable.text("service.signInAgain")
+        case nil: if token == nil { reason = StringTable.text("service.signedOut") }
         }
         var signedInAgain = false
         while true {

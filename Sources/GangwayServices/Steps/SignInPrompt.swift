@@ -61,7 +61,10 @@ struct SignInPrompt {
             if let expectedUser, session.user.id != expectedUser.id {
                 services.logger.notice("another server user signed in than expected; the session is revoked")
                 try? await client.signOut(appID: configuration.appID, token: session.token)
-                message = "Sign in as \(expectedUser.displayName)."
+                message = StringTable.text("service.signInAs").replacingOccurrences(
+                    of: "%@",
+                    with: expectedUser.displayName
+                )
                 continue
             }
             services.logger.info("signed in")

@@ -60,8 +60,11 @@ public struct VersionCheckStep: Step {
                 metadata: ["version": "\(services.device.appVersion)"]
             )
             let screen = ErrorScreen(
-                message: status.message ?? "This version of the app is no longer supported.",
-                advice: status.minimumVersion.map { "Update the app to version \($0) or later." } ?? "Update the app.",
+                message: status.message ?? StringTable.text("service.versionInactive"),
+                advice: status.minimumVersion.map {
+                    StringTable.text("service.updateTo").replacingOccurrences(of: "%@", with: $0)
+                }
+                    ?? StringTable.text("service.update"),
                 allowsRetry: true
             )
             guard try await context.presenter.present(screen) == .retry else {

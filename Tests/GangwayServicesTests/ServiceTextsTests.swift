@@ -1,0 +1,20 @@
+import Foundation
+import GangwayScreens
+import GangwayServices
+import Testing
+
+@Suite("The services' messages come from the string table")
+struct ServiceTextsTests {
+    @Test func aFailureReadsInTheTablesLanguageAndTheAppsWords() {
+        let german = StringTable(locale: Locale(identifier: "de_DE"))
+        StringTable.withTable(german) {
+            #expect(ServiceError.unreachable.summary == "Der Server ist nicht erreichbar.")
+            #expect(ServiceError.unreachable.advice == "Prüfen Sie die Netzwerkverbindung und versuchen Sie es erneut.")
+            #expect(ServiceError.sessionExpired.sessionEndReason == "Ihre Sitzung ist beendet.")
+        }
+        StringTable.withTable(german.overriding(["service.unreachable.summary": "Kein Netz am Stand."])) {
+            #expect(ServiceError.unreachable.summary == "Kein Netz am Stand.")
+        }
+        #expect(ServiceError.unreachable.summary == "The server cannot be reached.")
+    }
+}
