@@ -33,20 +33,30 @@ struct LogUploadStoryTests {
         #expect(reply.status == .ok, "\(String(decoding: reply.body, as: UTF8.self))")
     }
 
+    /// Alice onboarded on a device whose app collects its logs, her usage-reports consent
+    /// given: the device, its collector, a logger of the app's own and her open app.
+    static func aliceAllowing(
+        on server: RunningTestServer
+    ) async throws -> (
+        device: ServicesDevice, collector: LogCollector, app: Logger, first: ServicesApp, session: Session
+    ) {
+        let collector = LogCollector()
+        let device = try ServicesDevice(server: server, agreements: [usage], collector: collector)
+        let app = Logger(label: "ground-checks") { collector.handler(label: $0) }
+        let first = try device.launch(
+            .byEmail,
+            .signIn("alice"),
+            .consent(.accept),
+            .create(ServicesDevice.alicePasscode)
+        )
+        let session = try await first.manager.open()
+        return (device, collector, app, first, session)
+    }
+
     @Test func consentLevelAndScheduleGovernUploadsAndWithdrawingStopsThemAtOnce() async throws {
         try await TestServer.run(seed: .checks) { server in
             try await Self.enableLogs(server)
-            let collector = LogCollector(now: { Date() })
-            let device = try ServicesDevice(server: server, agreements: [Self.usage], collector: collector)
-            let app = Logger(label: "ground-checks") { collector.handler(label: $0) }
-
-            let first = try device.launch(
-                .byEmail,
-                .signIn("alice"),
-                .consent(.accept),
-                .create(ServicesDevice.alicePasscode)
-            )
-            let session = try await first.manager.open()
+            let (device, collector, app, first, session) = try await Self.aliceAllowing(on: server)
             app.info("check opened", metadata: ["check": "F-GKXA-fuel"])
             app.debug("below the server's level")
 
@@ -131,16 +141,7 @@ struct LogUploadStoryTests {
     @Test func aFlowThatDidNotReachTheServerTriesNothing() async throws {
         try await TestServer.run(seed: .checks) { server in
             try await Self.enableLogs(server)
-            let collector = LogCollector()
-            let device = try ServicesDevice(server: server, agreements: [Self.usage], collector: collector)
-            let app = Logger(label: "ground-checks") { collector.handler(label: $0) }
-            let first = try device.launch(
-                .byEmail,
-                .signIn("alice"),
-                .consent(.accept),
-                .create(ServicesDevice.alicePasscode)
-            )
-            let session = try await first.manager.open()
+            let (device, collector, app, first, session) = try await Self.aliceAllowing(on: server)
             app.info("logged after the onboarding")
             let step = LogUploadStep(services: device.services, collector: collector, consentTopic: "usage-reports")
 
@@ -161,16 +162,7 @@ struct LogUploadStoryTests {
 
     @Test func withUploadsOffNothingGoesWhateverTheConsent() async throws {
         try await TestServer.run(seed: .checks) { server in
-            let collector = LogCollector()
-            let device = try ServicesDevice(server: server, agreements: [Self.usage], collector: collector)
-            let app = Logger(label: "ground-checks") { collector.handler(label: $0) }
-            let first = try device.launch(
-                .byEmail,
-                .signIn("alice"),
-                .consent(.accept),
-                .create(ServicesDevice.alicePasscode)
-            )
-            let session = try await first.manager.open()
+            let (_, collector, app, first, session) = try await Self.aliceAllowing(on: server)
             app.info("check opened")
             await first.manager.enterBackground()
             #expect(try await Self.uploaded(server).isEmpty)
