@@ -11,7 +11,7 @@ import Synchronization
 /// translates any text by laying its own entries over the table:
 ///
 /// ```swift
-/// StringTable.use(StringTable(locale: .current).overriding(["welcome.title": "Bienvenue"]))
+/// StringTable.use(StringTable(locale: StringTable.systemLocale()).overriding(["welcome.title": "Bienvenue"]))
 /// ```
 ///
 /// A screen's `Strings` reads the table when it is made, so what an app changes after that
