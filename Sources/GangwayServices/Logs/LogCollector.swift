@@ -99,6 +99,9 @@ struct CollectingLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
+        // The handler takes every level (the server's can change at any time); what the
+        // collector would not keep is not formatted.
+        guard event.level >= collector.minimumLevel else { return }
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
         var message = event.message.description
         if !merged.isEmpty {
