@@ -79,6 +79,15 @@ struct AdminStoriesOnTerminalTests {
         let directory = try TemporaryDirectory(prefix: "gangway-admin-tty")
         defer { directory.remove() }
         let terminal = try Self.aliceAtHome(in: directory)
+        // A version the server refuses changes nothing, and says why.
+        let refused = try Self.admin(
+            ["agreements", "--eula-version", String(repeating: "9", count: 65)],
+            in: directory
+        )
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("eulaVersion"), "\(refused.standardError)")
+        let unchanged = try Self.admin(["agreements"], in: directory)
+        #expect(unchanged.output.contains("licence agreement: the app's own"))
         let changed = try Self.admin(["agreements", "--eula-version", "2027.01"], in: directory)
         #expect(changed.status == 0, "\(changed.standardError)")
         #expect(changed.output.contains("Agreements:      licence agreement 2027.01; consent: the app's own"))

@@ -436,7 +436,9 @@ struct DeviceAppEndToEndTests {
         defer { device.directory.remove() }
         let result = try device.launch(
             ["9"] + Self.aliceOnboards + [
-                "fly", "wait soon", "wait -5", "biometrics maybe", "biometrics on", "biometrics enroll", "home", "quit",
+                "fly", "wait soon", "wait -5", "biometrics maybe", "biometrics on", "biometrics enroll",
+                "reports maybe", "home",
+                "quit",
             ]
         )
         #expect(result.status == 0)
@@ -446,6 +448,8 @@ struct DeviceAppEndToEndTests {
         #expect(output.components(separatedBy: "Say how long: wait 30, wait 5m, wait 2h.").count == 3)
         #expect(output.contains("Say 'biometrics on', 'biometrics off' or 'biometrics enroll'."))
         #expect(output.contains("The device has no fingerprint sensor (start the app with --biometrics)."))
+        #expect(output.contains("Say 'reports on' or 'reports off'."))
+        #expect(output.contains("Usage reports:  allowed; the server takes none now"), "'maybe' changed nothing")
         #expect(output.contains("Biometric unlock is not available"), "no sensor enrolled without --biometrics")
         #expect(output.contains("Biometrics:     off"))
         #expect(device.storeCount() == 1)

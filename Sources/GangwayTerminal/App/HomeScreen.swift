@@ -56,7 +56,7 @@ struct HomeScreen: Sendable {
         if let context { await showChecks(context) }
         console.line(
             console.styled(
-                "Commands: edit, sync, pending, offline, lock, resume, wait, switch, add, passcode, biometrics, logout, remove, quit, help",
+                "Commands: edit, sync, pending, offline, lock, resume, wait, switch, add, passcode, biometrics, reports, logout, remove, quit, help",
                 .dim
             )
         )
