@@ -208,6 +208,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 "GangwayPolicy",
             ],
+            resources: [.copy("Localization")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -378,6 +379,7 @@ let package = Package(
             name: "GangwayCommandsTests",
             dependencies: [
                 "GangwayCommands",
+                "GangwayTerminal",
                 "GangwayOffline",
                 "GangwayServices",
                 "GangwayServerTesting",

@@ -409,25 +409,51 @@ struct DeviceAppEndToEndTests {
         }
     }
 
-    @Test("with a German locale the screens speak German: the welcome, sign-in, agreement and passcode screens")
+    @Test(
+        "with a German locale the app speaks German: the screens, the prompts, the home screen and the commands' answers"
+    )
     func germanLocale() throws {
         let device = try Device()
         defer { device.directory.remove() }
         let process = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
         let result = try process.run(
             ["--data-dir", device.directory.url.path, "--bcrypt-cost", "4"],
-            lines: Self.aliceOnboards + ["quit"],
+            lines: Self.aliceOnboards + [
+                "fly", "help", "edit F-GKXA-tyres status=done", "offline on", "edit F-GKXA-walkaround status=done",
+                "pending", "remove", "n", "home", "quit",
+            ],
             extraEnvironment: ["LANG": "de_DE.UTF-8", "LC_ALL": "de_DE.UTF-8"]
         )
         #expect(result.status == 0, "\(result.standardError)")
+        let output = result.output
         for german in [
+            // Gangway's screens.
             "== Willkommen ==", "Mit geschäftlicher E-Mail aktivieren", "== Anmelden ==", "== Lizenzvereinbarung",
             "== Passcode erstellen ==", "! Der Passcode erfüllt nicht alle Regeln.",
             "Geben Sie den Passcode erneut ein",
+            // The terminal's own: prompts, the checklist, the home screen, commands' answers.
+            "Auswahl [1-4]: ", "Arbeits-E-Mail: ", "[ ] mindestens 8 Zeichen",
+            "Angemeldet:     Alice Martin (alice)", "Prüfungen:      5 Prüfungen vom Server",
+            "Ausstehend:     1 Änderung von Ihnen, noch nicht beim Server",
+            "Position 12", "Nutzungsberichte: ",
+            "Befehle: edit, sync", "Unbekannter Befehl 'fly'; 'help' zeigt die Befehle.",
+            "wait SEKUNDEN        so tun, als verginge Zeit",
+            "Änderung an F-GKXA-tyres auf diesem Gerät gespeichert (ausstehend).",
+            "Der Server hat geantwortet: 1 übernommen.",
+            "Offline: Die App erreicht den Server nicht mehr.",
+            "1. ändern F-GKXA-walkaround: status=done", "ausstehend: vom Server noch nicht beantwortet",
+            "1 Änderung dieses Benutzers hat den Server nicht erreicht.",
+            "Diesen Benutzer entfernen und seine Daten vom Gerät löschen? [j/n]: ",
         ] {
-            #expect(result.output.contains(german), "missing: \(german)")
+            #expect(output.contains(german), "missing: \(german)")
         }
-        #expect(!result.output.contains("== Welcome =="))
+        for english in [
+            "== Welcome ==", "Choose [", "Work email", "at least 8 characters", "Signed in:", "Checks:", "Commands:",
+            "Unknown command", "saved on this device", "The server answered", "[y/n]", "Pending:", "Press Enter",
+        ] {
+            #expect(!output.contains(english), "English left: \(english)")
+        }
+        #expect(device.storeCount() == 1, "'n' kept the user")
     }
 
     @Test("bad answers and commands get a clear line and change nothing")

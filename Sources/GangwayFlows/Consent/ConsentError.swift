@@ -1,3 +1,5 @@
+import GangwayScreens
+
 /// The user declined something the app cannot be used without.
 public struct ConsentError: Error, Sendable, Hashable, CustomStringConvertible {
     private enum Code: Sendable, Hashable {
@@ -28,6 +30,14 @@ public struct ConsentError: Error, Sendable, Hashable, CustomStringConvertible {
         switch code {
         case .eulaDeclined: "the licence agreement was declined"
         case .consentDeclined: "a required consent was declined" + (topic.map { " (\($0))" } ?? "")
+        }
+    }
+
+    /// What was declined, for the person, from the string table.
+    public var message: String {
+        switch code {
+        case .eulaDeclined: StringTable.text("declined.eula")
+        case .consentDeclined: StringTable.text("declined.consent")
         }
     }
 }

@@ -439,7 +439,7 @@ public actor SessionManager {
             await notify(
                 .sessionEnded(
                     session.onboardingID,
-                    reason: "Session closed: \(declined). The data stays on this device; the next launch asks again."
+                    reason: StringTable.text("declined.sessionClosed", declined.message)
                 )
             )
             throw declined

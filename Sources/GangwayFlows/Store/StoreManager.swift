@@ -302,7 +302,7 @@ public struct StoreManager: Sendable {
         guard store.isPasscodeExpired, let policy = store.policy, let days = policy.expiresAfterDays else { return }
         logger.notice("the passcode expired; a new one is required", metadata: ["store": "\(store.id)"])
         var texts = strings.passcodeExpired
-        texts.detail = String(format: texts.detail, days)
+        texts.detail = StringTable.format(texts.detail, [days])
         _ = try await presenter.present(FeedbackScreen(texts: texts))
         try await setNewPasscode(
             on: store,
@@ -362,7 +362,7 @@ public struct StoreManager: Sendable {
                 case .failure(let error) where error == .tryAgainLater:
                     let (whole, fraction) = (error.retryAfter ?? .seconds(1)).components
                     let seconds = max(1, Int(whole) + (fraction > 0 ? 1 : 0))
-                    let message = String(format: strings.tryAgainLater, seconds)
+                    let message = StringTable.format(strings.tryAgainLater, [seconds])
                     let answer = try await presenter.present(
                         ErrorScreen(message: message, allowsRetry: true, strings: strings.error)
                     )

@@ -109,7 +109,7 @@ public struct PasscodeInputScreen: ScreenModel {
         var parts: [String] = []
         if afterWrongPasscode { parts.append(strings.wrongPasscode) }
         if let triesLeft, afterWrongPasscode || triesLeft <= 1 {
-            parts.append(triesLeft == 1 ? strings.lastTry : String(format: strings.triesLeft, triesLeft))
+            parts.append(triesLeft == 1 ? strings.lastTry : StringTable.format(strings.triesLeft, [triesLeft]))
         }
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }

@@ -68,7 +68,7 @@ public struct DeviceCodeScreen: ScreenModel {
     /// below zero.
     public func countdown(at now: Date) -> String {
         let seconds = max(0, Int(expiresAt.timeIntervalSince(now).rounded(.up)))
-        return String(format: strings.expiresIn, seconds / 60, seconds % 60)
+        return StringTable.format(strings.expiresIn, [seconds / 60, seconds % 60])
     }
 
     public mutating func handle(_ input: Input) -> ScreenStep<Outcome> {

@@ -64,7 +64,7 @@ public struct SignInScreen: ScreenModel {
 
     /// The line explaining the throttling, if any.
     public var throttleNotice: String? {
-        retryAfter.map { String(format: strings.tryAgainAt, Int($0.components.seconds)) }
+        retryAfter.map { StringTable.format(strings.tryAgainAt, [Int($0.components.seconds)]) }
     }
 
     /// Whether a password has been typed.

@@ -6,9 +6,11 @@ import Synchronization
 ///
 /// Gangway ships English and German as SwiftPM resources (`Localization/en.json`,
 /// `Localization/de.json`); the table for a locale is English with that locale's language
-/// over it, so a key a translation lacks still reads in English. The app's table starts
-/// as the one for the person's locale (``systemLocale(environment:)``). An app replaces or
-/// translates any text by laying its own entries over the table:
+/// over it, so a key a translation lacks still reads in English. An app with texts of its
+/// own ships them the same way in its own bundle and adds it (``init(locale:bundles:)``).
+/// The app's table starts as the one for the person's locale
+/// (``systemLocale(environment:)``). An app replaces or translates any text by laying its
+/// own entries over the table:
 ///
 /// ```swift
 /// StringTable.use(StringTable(locale: StringTable.systemLocale()).overriding(["welcome.title": "Bienvenue"]))
@@ -25,12 +27,15 @@ public struct StringTable: Sendable, Hashable {
         self.entries = entries
     }
 
-    /// The bundled table for `locale`: English, with the locale's language over it when
-    /// Gangway ships one.
-    public init(locale: Locale) {
-        var entries = Self.bundled("en")
+    /// The bundled table for `locale`: English, with the locale's language over it where
+    /// it is shipped, from Gangway's bundle and then each of `bundles` (their
+    /// `Localization/LANGUAGE.json` files, which add keys or replace Gangway's).
+    public init(locale: Locale, bundles: [Bundle] = []) {
+        let all = [Bundle.module] + bundles
+        var entries: [String: String] = [:]
+        for bundle in all { entries.merge(Self.bundled("en", in: bundle)) { $1 } }
         if let language = locale.language.languageCode?.identifier, language != "en" {
-            entries.merge(Self.bundled(language)) { $1 }
+            for bundle in all { entries.merge(Self.bundled(language, in: bundle)) { $1 } }
         }
         self.init(entries: entries)
     }
@@ -50,8 +55,62 @@ public struct StringTable: Sendable, Hashable {
     /// The table the screens read now: the one scoped to the task, or the app's.
     public static var current: StringTable { scoped ?? appTable.withLock { $0 } }
 
-    /// The text under `key` in ``current``.
-    public static func text(_ key: String) -> String { current[key] }
+    /// The text under `key` in ``current``, with `arguments` in its placeholders (see
+    /// ``format(_:_:)``); with no arguments, the text as written, so a template read into a
+    /// screen's `Strings` keeps its placeholders for later.
+    public static func text(_ key: String, _ arguments: any CustomStringConvertible...) -> String {
+        text(key, arguments: arguments)
+    }
+
+    /// The text under `key` in ``current``, with `arguments` in its placeholders.
+    public static func text(_ key: String, arguments: [any CustomStringConvertible]) -> String {
+        arguments.isEmpty ? current[key] : format(current[key], arguments)
+    }
+
+    /// `template` with `arguments` in its placeholders: `%@` and `%d` take the next
+    /// argument, `%2$@` the second, `%02d` pads a number with zeros to two digits, `%%` is
+    /// a percent sign.
+    ///
+    /// Unlike `String(format:)`, a template that does not match its arguments (an app's or
+    /// a translator's mistake: a placeholder too many, `%@` for a number) never crashes
+    /// the app: a placeholder with no argument stays as written, and any argument reads as
+    /// text.
+    public static func format(_ template: String, _ arguments: [any CustomStringConvertible]) -> String {
+        var result = ""
+        var next = 0
+        var rest = template[...]
+        while let percent = rest.firstIndex(of: "%") {
+            result += rest[..<percent]
+            let specifier = rest[rest.index(after: percent)...]
+            guard let match = specifier.prefixMatch(of: /(?:(\d+)\$)?(0?\d*)([@d%])/) else {
+                result += "%"
+                rest = specifier
+                continue
+            }
+            rest = specifier[match.range.upperBound...]
+            if match.output.3 == "%" {
+                result += "%"
+                continue
+            }
+            let index: Int
+            if let position = match.output.1.flatMap({ Int($0) }) {
+                index = position - 1
+            } else {
+                index = next
+                next += 1
+            }
+            guard arguments.indices.contains(index) else {
+                result += "%" + specifier[..<match.range.upperBound]
+                continue
+            }
+            var text = arguments[index].description
+            if match.output.3 == "d", match.output.2.hasPrefix("0"), let width = Int(match.output.2), Int(text) != nil {
+                text = String(repeating: "0", count: max(0, width - text.count)) + text
+            }
+            result += text
+        }
+        return result + rest
+    }
 
     /// Makes `table` the app's: every `Strings` made from now on reads it.
     public static func use(_ table: StringTable) {
@@ -92,10 +151,10 @@ public struct StringTable: Sendable, Hashable {
         #endif
     }
 
-    /// The entries of a shipped language, or none.
-    static func bundled(_ language: String) -> [String: String] {
-        guard shippedLanguages.contains(language),
-            let url = Bundle.module.url(forResource: language, withExtension: "json", subdirectory: "Localization"),
+    /// The entries of `language` in `bundle` (Gangway's own by default), or none.
+    static func bundled(_ language: String, in bundle: Bundle = .module) -> [String: String] {
+        guard !language.isEmpty, language.allSatisfy({ $0.isASCII && $0.isLetter }),
+            let url = bundle.url(forResource: language, withExtension: "json", subdirectory: "Localization"),
             let data = try? Data(contentsOf: url),
             let entries = try? JSONDecoder().decode([String: String].self, from: data)
         else { return [:] }

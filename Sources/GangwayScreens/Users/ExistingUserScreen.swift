@@ -72,19 +72,19 @@ public struct ExistingUserScreen: ScreenModel {
     public var message: String {
         switch situation {
         case .alreadyOnboarded(let existing):
-            Self.fill(strings.alreadyOnboardedMessage, existing)
+            StringTable.format(strings.alreadyOnboardedMessage, [existing])
         case .otherPerson(let resetting, let signedIn?):
-            Self.fill(strings.otherPersonMessage, signedIn, resetting)
+            StringTable.format(strings.otherPersonMessage, [signedIn, resetting])
         case .otherPerson(let resetting, nil):
-            Self.fill(strings.unknownPersonMessage, resetting, resetting)
+            StringTable.format(strings.unknownPersonMessage, [resetting, resetting])
         }
     }
 
     /// The label of "unlock", naming whose user it opens; `nil` when there is none to open.
     public var unlockLabel: String? {
         switch situation {
-        case .alreadyOnboarded(let existing): Self.fill(strings.unlockExisting, existing)
-        case .otherPerson(_, let signedIn?): Self.fill(strings.unlockExisting, signedIn)
+        case .alreadyOnboarded(let existing): StringTable.format(strings.unlockExisting, [existing])
+        case .otherPerson(_, let signedIn?): StringTable.format(strings.unlockExisting, [signedIn])
         case .otherPerson(_, nil): nil
         }
     }
@@ -92,7 +92,7 @@ public struct ExistingUserScreen: ScreenModel {
     public var backLabel: String {
         switch situation {
         case .alreadyOnboarded: strings.backToPicker
-        case .otherPerson(let resetting, _): Self.fill(strings.backToUser, resetting)
+        case .otherPerson(let resetting, _): StringTable.format(strings.backToUser, [resetting])
         }
     }
 
@@ -102,18 +102,5 @@ public struct ExistingUserScreen: ScreenModel {
         case .addUser: allowsAddUser ? .finish(.addUser) : .stay
         case .back: .finish(.back)
         }
-    }
-
-    /// `template` with each `%@` replaced by the next of `names`.
-    static func fill(_ template: String, _ names: String...) -> String {
-        var result = ""
-        var remaining = names[...]
-        var rest = Substring(template)
-        while let range = rest.range(of: "%@") {
-            result += rest[..<range.lowerBound]
-            result += remaining.popFirst() ?? ""
-            rest = rest[range.upperBound...]
-        }
-        return result + rest
     }
 }

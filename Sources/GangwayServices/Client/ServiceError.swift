@@ -184,7 +184,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unreachable: StringTable.text("service.unreachable.advice")
         case .invalidCredentials: StringTable.text("service.invalidCredentials.advice")
         case .throttled, .busy:
-            retryAfter.map { String(format: StringTable.text("service.retryIn"), Int($0.components.seconds)) }
+            retryAfter.map { StringTable.text("service.retryIn", Int($0.components.seconds)) }
                 ?? StringTable.text("service.waitAMoment")
         case .userBlocked: StringTable.text("service.userBlocked.advice")
         case .sessionExpired, .registrationLocked, .notSignedIn: StringTable.text("service.sessionExpired.advice")

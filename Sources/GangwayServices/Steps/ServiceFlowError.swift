@@ -50,6 +50,18 @@ public struct ServiceFlowError: Error, Sendable, Hashable, CustomStringConvertib
         case .notConfigured: "the app has no configuration; activate it first"
         }
     }
+
+    /// What happened, for the person, from the string table.
+    public var message: String {
+        switch code {
+        case .cancelled: StringTable.text("flow.cancelled")
+        case .demoModeChosen: StringTable.text("flow.demoModeChosen")
+        case .appVersionInactive: StringTable.text("flow.appVersionInactive")
+        case .outOfContact: StringTable.text("flow.outOfContact")
+        case .contactOverdue: StringTable.text("flow.contactOverdue")
+        case .notConfigured: StringTable.text("flow.notConfigured")
+        }
+    }
 }
 
 extension ServiceFlowError: UserDataWipeError {

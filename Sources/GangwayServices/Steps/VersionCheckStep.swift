@@ -62,7 +62,7 @@ public struct VersionCheckStep: Step {
             let screen = ErrorScreen(
                 message: status.message ?? StringTable.text("service.versionInactive"),
                 advice: status.minimumVersion.map {
-                    StringTable.text("service.updateTo").replacingOccurrences(of: "%@", with: $0)
+                    StringTable.text("service.updateTo", $0)
                 }
                     ?? StringTable.text("service.update"),
                 allowsRetry: true

@@ -8,32 +8,20 @@ import GangwayScreens
 /// at the next launch or unlock; declining the agreement then closes the session and
 /// keeps the data.
 enum AppTerms {
-    static let eula = EULAStep(
-        version: "2026.11",
-        text: """
-            Gangway terminal app: licence agreement (demo).
-            You use this app for the aircraft ground checks your airline assigns you.
-            Its data stays in your encrypted store on this device and on your airline's
-            server; your administrator can lock or wipe it remotely.
-            """
-    )
+    static var eula: EULAStep {
+        EULAStep(version: "2026.11", text: localized("terms.eula"))
+    }
 
-    static let usageReports = ConsentStep(
-        topic: "usage-reports",
-        version: 1,
-        isRequired: false,
-        pages: [
-            ConsentScreen.Page(
-                title: "Usage reports",
-                body: """
-                    Send anonymous reports of how the app is used to your airline's server?
-                    You can decline; the app works the same.
-                    """
-            )
-        ],
-        followsServer: true
-    )
+    static var usageReports: ConsentStep {
+        ConsentStep(
+            topic: "usage-reports",
+            version: 1,
+            isRequired: false,
+            pages: [ConsentScreen.Page(title: localized("terms.reportsTitle"), body: localized("terms.reportsBody"))],
+            followsServer: true
+        )
+    }
 
     /// The onboarding's extra steps, in order.
-    static let steps: [any Step] = [eula, usageReports]
+    static var steps: [any Step] { [eula, usageReports] }
 }

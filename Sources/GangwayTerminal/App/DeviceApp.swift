@@ -43,10 +43,11 @@ public struct DeviceApp: Sendable {
 
     /// Runs until the person quits or the input ends.
     public func run() async throws {
+        StringTable.use(TerminalText.table)
         try PrivateFiles.makeDirectory(options.deviceDirectory)
         if let serverURL = options.serverURL {
             let key = try await DeviceSetup.activationKey(from: serverURL, directory: options.deviceDirectory)
-            console.line("Gangway device app · server \(serverURL.absoluteString)")
+            console.line(localized("banner.remote", serverURL.absoluteString))
             try await play(serverURL: serverURL, activationKeyPEM: key)
             return
         }
@@ -64,16 +65,16 @@ public struct DeviceApp: Sendable {
     }
 
     private func printBanner(serverURL: URL, demo: Bool) {
-        console.line(console.styled("Gangway", .bold) + " · the device app, with its server in this process")
-        console.line("  Server: \(serverURL.absoluteString) (SQLite in \(options.serverDirectory.path))")
+        console.line(console.styled("Gangway", .bold) + " · " + localized("banner.embedded"))
+        console.line("  " + localized("banner.server", serverURL.absoluteString, options.serverDirectory.path))
         guard demo else {
-            console.line("  This database was not made by gangway's demo: its apps and users are its own.")
+            console.line("  " + localized("banner.notDemo"))
             return
         }
-        console.line("  Demo app: \(DemoServer.appName); activate with any work email @\(DemoServer.emailDomain)")
+        console.line("  " + localized("banner.demoApp", DemoServer.appName, DemoServer.emailDomain))
         let users = DemoServer.users.map { "\($0.username) / \($0.password)" }.joined(separator: ", ")
-        console.line("  Demo users (user / password): \(users)")
-        console.line("  At the home prompt, 'help' lists the commands.")
+        console.line("  " + localized("banner.demoUsers", users))
+        console.line("  " + localized("banner.help"))
     }
 
     var configurationStore: ConfigurationStore {
@@ -124,7 +125,7 @@ public struct DeviceApp: Sendable {
             switch event {
             case .userRemoved:
                 if erasing.withLock({ $0 }) {
-                    console.line(console.styled("This user's data was erased from the device; onboard again.", .yellow))
+                    console.line(console.styled(localized("launch.erased"), .yellow))
                 }
                 // The app's data is the device's while it has a user, and goes with the last.
                 if (try? registry.users().isEmpty) == true { try? shared.erase() }
@@ -162,29 +163,24 @@ public struct DeviceApp: Sendable {
         } catch {
             switch Self.cause(of: error) {
             case let error as PresenterError:
-                console.line(error == .closed ? "The input ended; goodbye." : "The screen could not be shown: \(error)")
+                console.line(error == .closed ? localized("inputEnded") : localized("launch.screenFailed", error))
                 return .quit
             case let error as ServiceFlowError where error == .demoModeChosen:
                 return await demoMode()
             case let error as ServiceFlowError:
-                console.line(console.styled(error.description, .yellow))
+                console.line(console.styled(error.message, .yellow))
                 return .again
             case let declined as ConsentError:
                 if case .restore? = (error as? FlowError)?.flowType {
-                    console.line(
-                        console.styled(
-                            "Not opened: \(declined). The data stays on this device; the next launch asks again.",
-                            .yellow
-                        )
-                    )
+                    console.line(console.styled(localized("launch.declinedAtRestore", declined.message), .yellow))
                 } else {
-                    console.line(console.styled("Not onboarded: \(declined).", .yellow))
+                    console.line(console.styled(localized("launch.declinedAtOnboarding", declined.message), .yellow))
                 }
                 return .again
             default:
-                console.line(console.styled("Could not open the app: \(error)", .red))
+                console.line(console.styled(localized("launch.failed", TerminalText.describe(error)), .red))
                 do {
-                    return try await console.confirm("Try again?") ? .again : .quit
+                    return try await console.confirm(localized("launch.tryAgain")) ? .again : .quit
                 } catch {
                     return .quit
                 }
@@ -201,14 +197,14 @@ public struct DeviceApp: Sendable {
 
     /// Demo mode: a look at the app with sample data, no server and nothing kept.
     private func demoMode() async -> Opening {
-        console.heading("Demo mode")
-        console.line("This is what the app looks like; nothing is kept and no server is used.")
-        console.line("Checks (samples, read-only):")
+        console.heading(localized("demo.title"))
+        console.line(localized("demo.detail"))
+        console.line(localized("demo.checks"))
         for line in ChecksText.lines(DemoServer.sampleChecks) { console.line("  \(line)") }
         do {
             let back = try await console.choose([
-                ChoiceOption("Back to the welcome screen", words: ["back", "welcome"], true),
-                ChoiceOption("Quit", words: ["quit"], false),
+                ChoiceOption(localized("demo.back"), words: ["back", "welcome"], true),
+                ChoiceOption(localized("demo.quit"), words: ["quit"], false),
             ])
             return back ? .again : .quit
         } catch {

@@ -22,26 +22,8 @@ struct HomeCommands: Sendable {
         case quit
     }
 
-    static let help = """
-        lock                 send the app to the background (its screens are hidden; it asks the server for news)
-        resume               bring it back; the passcode is asked only past the lock timeout
-        wait SECONDS         pretend time passes (also 5m, 2h), e.g. before resume
-        switch               hand the device to another user (the user picker)
-        add                  onboard another user on this device
-        passcode             change the passcode
-        biometrics on|off    unlock with the simulated fingerprint, where the policy allows
-        biometrics enroll    enrol another finger on the simulated sensor (earlier biometric keys stop working)
-        reports on|off       allow or stop sending the app's logs to the server (your usage-reports consent)
-        logout               sign out on the server and close the session
-        remove               remove this user and their data from the device
-        edit ID FIELD=VALUE  change a check (or create one, where the app allows): edit F-GKXA-fuel status=done "note=valve ok"
-        sync                 send the pending changes now and take in the server's answers
-        pending              your pending changes, and those in conflict or refused
-        discard N            drop the Nth of 'pending' (never sent, or forgotten)
-        offline on|off       behave as if the network were gone (no server contact at all), or not
-        home                 show the home screen again, with the checks read from the server
-        quit                 leave; the next launch restores the session with its passcode
-        """
+    /// The commands, a line each; their names are the same in every language.
+    static var help: String { localized("help") }
 
     func run() async throws -> Exit {
         while true {
@@ -49,7 +31,7 @@ struct HomeCommands: Sendable {
             do {
                 line = try await console.ask(console.styled("gangway> ", .bold))
             } catch {
-                console.line("The input ended; goodbye.")
+                console.line(localized("inputEnded"))
                 return .quit
             }
             let raw = OfflineCommands.words(line)
@@ -59,16 +41,18 @@ struct HomeCommands: Sendable {
             } catch {
                 switch error {
                 case let error as PresenterError where error == .closed:
-                    console.line("The input ended; goodbye.")
+                    console.line(localized("inputEnded"))
                     return .quit
                 case let error as SecureStoreError where error == .erased:
-                    console.line(console.styled("Too many wrong passcodes: this user's data was erased.", .red))
+                    console.line(console.styled(localized("home.erasedAfterTries"), .red))
                     return .reopen
                 case is ConsentError:
                     // The session closed, data kept; the observer said why.
                     return .reopen
                 default:
-                    console.line(console.styled("\(command) failed: \(error)", .red))
+                    console.line(
+                        console.styled(localized("home.commandFailed", command, TerminalText.describe(error)), .red)
+                    )
                 }
             }
             if await manager.session == nil { return .reopen }
@@ -104,33 +88,28 @@ struct HomeCommands: Sendable {
             guard await manager.session != nil else {
                 if let user, (try? manager.users.registry.user(user)) != nil {
                     // The server no longer takes the session; the data stays.
-                    console.line(console.styled("The session is closed; sign in again to go on.", .yellow))
+                    console.line(console.styled(localized("home.sessionClosed"), .yellow))
                 } else {
-                    console.line(
-                        console.styled(
-                            "The server wiped this device's registration: this user's data was erased.",
-                            .red
-                        )
-                    )
+                    console.line(console.styled(localized("home.registrationWiped"), .red))
                 }
                 return .reopen
             }
-            console.line("Locked. Type 'resume' to come back.")
+            console.line(localized("home.locked"))
         case "resume", "foreground":
             switch try await manager.enterForeground() {
-            case .none: console.line("The app was not in the background.")
-            case .resume: console.line("Resumed within the lock timeout: no passcode needed.")
-            case .unlock: console.line("Unlocked.")
+            case .none: console.line(localized("home.notInBackground"))
+            case .resume: console.line(localized("home.resumed"))
+            case .unlock: console.line(localized("home.unlocked"))
             }
             await offline.handOver()
             await home.show()
         case "wait":
             guard let duration = arguments.first.flatMap(Self.duration) else {
-                console.line("Say how long: wait 30, wait 5m, wait 2h.")
+                console.line(localized("home.waitHowLong"))
                 return nil
             }
             clock.skip(duration)
-            console.line("(\(duration.components.seconds) s pass)")
+            console.line(localized("home.timePasses", duration.components.seconds))
         case "switch":
             try await manager.switchUser()
             await offline.handOver()
@@ -140,28 +119,30 @@ struct HomeCommands: Sendable {
             await offline.handOver()
             await home.show()
         case "passcode":
-            console.line(try await manager.changePasscode() ? "The passcode changed." : "The passcode did not change.")
+            console.line(
+                localized(try await manager.changePasscode() ? "home.passcodeChanged" : "home.passcodeUnchanged")
+            )
         case "biometrics":
             try await biometrics(arguments.first)
         case "reports":
             try await reports(arguments.first)
         case "logout":
             try await manager.logout()
-            console.line("Signed out.")
+            console.line(localized("home.signedOut"))
             return .reopen
         case "remove":
             guard try await offline.beforeRemoval(),
-                try await console.confirm("Remove this user and erase their data from the device?")
+                try await console.confirm(localized("home.removeQuestion"))
             else {
                 return nil
             }
             try await manager.remove()
-            console.line("The user was removed.")
+            console.line(localized("home.removed"))
             return .reopen
         case "quit", "exit":
             return .quit
         default:
-            console.line("Unknown command '\(command)'; 'help' lists the commands.")
+            console.line(localized("home.unknownCommand", command))
         }
         return nil
     }
@@ -170,7 +151,7 @@ struct HomeCommands: Sendable {
     /// once and nothing more is sent.
     private func reports(_ setting: String?) async throws {
         guard let allow = ["on": true, "off": false][setting ?? ""] else {
-            console.line("Say 'reports on' or 'reports off'.")
+            console.line(localized("reports.usage"))
             return
         }
         guard let store = await manager.store, let user = await manager.session?.onboardingID else { return }
@@ -182,7 +163,7 @@ struct HomeCommands: Sendable {
             serverVersion: previous?.serverVersion
         ).save(topic: topic, to: store)
         if !allow { logs.discard(user: user) }
-        console.line(allow ? "Usage reports allowed." : "Usage reports stopped; the logs kept for them are gone.")
+        console.line(localized(allow ? "reports.allowed" : "reports.stopped"))
     }
 
     private func biometrics(_ setting: String?) async throws {
@@ -192,28 +173,28 @@ struct HomeCommands: Sendable {
         case "off": action = .disableBiometrics
         case "enroll", "enrol":
             guard sensor.isEnrolled else {
-                console.line("The device has no fingerprint sensor (start the app with --biometrics).")
+                console.line(localized("biometrics.noSensor"))
                 return
             }
             try sensor.enrollAnotherFinger()
-            console.line(
-                "Another finger was enrolled on the sensor (simulated): biometric keys made before no longer open."
-            )
+            console.line(localized("biometrics.enrolled"))
             return
         default:
-            console.line("Say 'biometrics on', 'biometrics off' or 'biometrics enroll'.")
+            console.line(localized("biometrics.usage"))
             return
         }
         guard try await manager.availablePasscodeActions().contains(action) else {
-            console.line(
-                action == .enableBiometrics
-                    ? "Biometric unlock is not available: it is on already, the policy forbids it, or the device is shared (biometrics need --personal-device --biometrics)."
-                    : "Biometric unlock is not on."
-            )
+            console.line(localized(action == .enableBiometrics ? "biometrics.unavailable" : "biometrics.notOn"))
             return
         }
         let done = try await manager.perform(action)
-        console.line(done ? "Biometric unlock is \(setting ?? "")." : "Nothing changed.")
+        console.line(
+            localized(
+                done
+                    ? (action == .enableBiometrics ? "biometrics.turnedOn" : "biometrics.turnedOff")
+                    : "home.nothingChanged"
+            )
+        )
     }
 
     /// `30`, `30s`, `5m`, `2h`, `1d`.

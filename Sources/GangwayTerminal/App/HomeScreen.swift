@@ -20,46 +20,40 @@ struct HomeScreen: Sendable {
 
     func show() async {
         guard let session = await manager.session else {
-            console.line("No one is signed in.")
+            console.line(localized("home.noSession"))
             return
         }
         let context = await manager.flowContext
         let localUser = try? registry.user(session.onboardingID)
         let account = context.flatMap { try? ServiceAccount(reading: $0.credentials) }
-        console.heading(context?.info[.appConfiguration]?.appName ?? "Home")
+        console.heading(context?.info[.appConfiguration]?.appName ?? localized("home.title"))
         if let user = account?.user {
-            console.line("Signed in:      \(user.displayName) (\(user.id))")
+            console.line(localized("home.signedIn", user.displayName, user.id))
         } else {
-            console.line("Signed in:      \(localUser?.displayName ?? "a local user")")
+            console.line(localized("home.signedInLocally", localUser?.displayName ?? localized("home.localUser")))
         }
         let users = (try? registry.users()) ?? []
         if users.count > 1 {
-            console.line("On this device: \(users.map(\.displayName).joined(separator: ", "))")
+            console.line(localized("home.users", users.map(\.displayName).joined(separator: ", ")))
         }
         if let registration = context?.info[.deviceRegistration] {
-            console.line("Registration:   \(registration.registrationID) (device \(registration.deviceID))")
+            console.line(localized("home.registration", registration.registrationID, registration.deviceID))
         }
-        let contact = account?.lastContact.map { Self.format($0) } ?? "never"
-        let offline = network.isOffline ? " (offline: 'offline off' to reconnect)" : ""
-        console.line("Server:         \(serverURL.absoluteString), last contact \(contact)\(offline)")
+        let contact = account?.lastContact.map { Self.format($0) } ?? localized("home.never")
+        let offline = network.isOffline ? localized("home.offlineNote") : ""
+        console.line(localized("home.server", serverURL.absoluteString, contact, offline))
         if let store = await manager.store {
-            console.line("Passcode:       \(Self.describe(store.policy, protected: store.isPasscodeProtected))")
-            console.line("Biometrics:     \(store.isBiometricUnlockEnabled ? "on" : "off")")
-            console.line(
-                "Usage reports:  \(Self.reports(allowed: Self.reportsAllowed(in: store), settings: account?.settings))"
-            )
+            console.line(localized("home.passcode", Self.describe(store.policy, protected: store.isPasscodeProtected)))
+            console.line(localized(store.isBiometricUnlockEnabled ? "home.biometricsOn" : "home.biometricsOff"))
+            let reports = Self.reports(allowed: Self.reportsAllowed(in: store), settings: account?.settings)
+            console.line(localized("home.reports", reports))
             if let terms = try? TermsAcceptance.load(from: store) {
                 let documents = terms.documents.map { "\($0.title) \($0.version)" }.joined(separator: ", ")
-                console.line("Terms accepted: \(documents), \(Self.format(terms.acceptedAt))")
+                console.line(localized("home.terms", documents, Self.format(terms.acceptedAt)))
             }
         }
         if let context { await showChecks(context) }
-        console.line(
-            console.styled(
-                "Commands: edit, sync, pending, offline, lock, resume, wait, switch, add, passcode, biometrics, reports, logout, remove, quit, help",
-                .dim
-            )
-        )
+        console.line(console.styled(localized("home.commands"), .dim))
     }
 
     /// The checks, fresh from the server or as kept, and why they are not fresh.
@@ -68,37 +62,38 @@ struct HomeScreen: Sendable {
         do {
             reading = try await data.read(ChecksText.entitySet, in: context)
         } catch {
-            console.line(console.styled("Checks:         cannot be read on this device (\(error))", .red))
+            console.line(console.styled(localized("checks.unreadable", TerminalText.describe(error)), .red))
             return
         }
         let shown =
             (try? work.view(reading.entities, of: ChecksText.entitySet, in: context))
             ?? reading.entities.map { .init(entity: $0, pending: false, needsAttention: false) }
         let count = shown.count
-        let what = count == 0 ? "none" : count == 1 ? "1 check" : "\(count) checks"
+        let what = count == 0 ? localized("checks.none") : localized("checks.count", count: count)
         let when = reading.fetchedAt.map(Self.format)
-        let editable = (try? work.canEdit(ChecksText.entitySet, in: context)) == true ? "" : " (read-only)"
+        let editable =
+            (try? work.canEdit(ChecksText.entitySet, in: context)) == true ? "" : localized("checks.readOnly")
         switch (reading.failure, when) {
         case (nil, _):
-            console.line("Checks:         \(what) from the server\(editable)")
+            console.line(localized("checks.fresh", what, editable))
         case (let failure?, let when?):
-            console.line("Checks:         \(what) kept from \(when)\(editable)")
-            console.line(console.styled("                not refreshed: \(failure.summary)", .yellow))
+            console.line(localized("checks.kept", what, when, editable))
+            console.line(console.styled(localized("checks.notRefreshed", failure.summary), .yellow))
         case (let failure?, nil) where shown.isEmpty:
-            console.line("Checks:         none kept on this device")
-            console.line(console.styled("                not read: \(failure.summary)", .yellow))
+            console.line(localized("checks.noneKept"))
+            console.line(console.styled(localized("checks.notRead", failure.summary), .yellow))
         case (let failure?, nil):
-            console.line("Checks:         \(what), made on this device")
-            console.line(console.styled("                not read: \(failure.summary)", .yellow))
+            console.line(localized("checks.madeHere", what))
+            console.line(console.styled(localized("checks.notRead", failure.summary), .yellow))
         }
         if let waiting = try? work.waiting(in: context), waiting.own + waiting.others > 0 {
-            var parts = ["\(OfflineCommands.count(waiting.own)) of yours"]
-            if waiting.others > 0 { parts.append("\(waiting.others) of other users") }
-            console.line("Pending:        \(parts.joined(separator: ", ")) waiting for the server ('pending', 'sync')")
+            var parts = [localized("home.pendingOwn", OfflineCommands.count(waiting.own))]
+            if waiting.others > 0 { parts.append(localized("home.pendingOthers", waiting.others)) }
+            console.line(localized("home.pending", parts.joined(separator: ", ")))
         }
         let attention = shown.filter(\.needsAttention).count
         if attention > 0 {
-            console.line(console.styled("                \(attention) checks need a look: 'pending' says why", .yellow))
+            console.line(console.styled(localized("home.attention", count: attention), .yellow))
         }
         for line in ChecksText.lines(shown) { console.line("  \(line)") }
     }
@@ -110,14 +105,13 @@ struct HomeScreen: Sendable {
 
     /// What happens to the app's logs, as the home screen says it.
     static func reports(allowed: Bool, settings: ServerSettings?) -> String {
-        guard allowed else { return "not sent ('reports on' to allow)" }
-        guard let settings, settings.logUploadEnabled else { return "allowed; the server takes none now" }
-        return "sent to the server (\(settings.logLevel) and above, at most every "
-            + "\(settings.logUploadInterval.components.seconds) s; 'reports off' to stop)"
+        guard allowed else { return localized("reports.notSent") }
+        guard let settings, settings.logUploadEnabled else { return localized("reports.serverTakesNone") }
+        return localized("reports.sent", settings.logLevel, settings.logUploadInterval.components.seconds)
     }
 
     static func describe(_ policy: PasscodePolicy?, protected: Bool) -> String {
-        guard let policy, protected else { return "none" }
+        guard let policy, protected else { return localized("home.passcodeNone") }
         return PolicyText.describe(policy)
     }
 

@@ -17,13 +17,13 @@ struct OfflineCommands: Sendable {
     /// `edit ID FIELD=VALUE…`: recorded at once, then sent when the network is on.
     func edit(_ words: [String]) async throws {
         guard words.count >= 2 else {
-            console.line("Say what to change: edit F-GKXA-fuel status=done \"note=valve ok\".")
+            console.line(localized("edit.usage"))
             return
         }
         var fields: [String: String] = [:]
         for pair in words.dropFirst() {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                console.line("'\(pair)' is not FIELD=VALUE; quote a value with spaces: \"note=valve ok\".")
+                console.line(localized("edit.notAPair", pair))
                 return
             }
             fields[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
@@ -33,14 +33,15 @@ struct OfflineCommands: Sendable {
         do {
             change = try work.edit(Self.entitySet, entityID: words[0], fields: fields, in: context)
         } catch let refusal as ChangeRejection {
-            console.line(console.styled("Not saved: \(refusal.message) (\(refusal.code))", .red))
+            console.line(console.styled(localized("edit.refused", refusal.message, refusal.code), .red))
             return
         } catch let error as OfflineWorkError {
-            console.line(console.styled("Not saved: \(error)", .red))
+            console.line(console.styled(localized("edit.failed", error), .red))
             return
         }
-        let what = change.creates ? "New check \(change.entityID)" : "Change to \(change.entityID)"
-        console.line(console.styled("\(what) saved on this device (pending).", .green))
+        console.line(
+            console.styled(localized(change.creates ? "edit.savedNew" : "edit.saved", change.entityID), .green)
+        )
         if !network.isOffline { try await sync(announce: false) }
     }
 
@@ -51,18 +52,13 @@ struct OfflineCommands: Sendable {
         let context = try await requireContext()
         let waiting = try work.waiting(in: context)
         guard try work.isReady(in: context) else {
-            if announce { console.line("This user has not reached the server since the app could work offline.") }
+            if announce { console.line(localized("sync.notReady")) }
             return
         }
         if network.isOffline {
             try work.collect(in: context)
             if announce || waiting.own + waiting.others > 0 {
-                console.line(
-                    console.styled(
-                        "Offline: \(Self.count(waiting.own + waiting.others)) wait for the network.",
-                        .yellow
-                    )
-                )
+                console.line(console.styled(localized("sync.offline", count: waiting.own + waiting.others), .yellow))
             }
             return
         }
@@ -71,22 +67,17 @@ struct OfflineCommands: Sendable {
         if waiting.others > 0 {
             console.line(
                 carries
-                    ? "Sending \(Self.count(waiting.others)) left on this device by other users, as theirs…"
-                    : "\(Self.count(waiting.others)) of other users \(waiting.others == 1 ? "waits" : "wait") for their authors (the app does not let another user send them)."
+                    ? localized("sync.sendingOthers", Self.count(waiting.others))
+                    : localized("sync.othersWait", count: waiting.others)
             )
         }
         let report: OfflineWork.SyncReport
         do {
             report = try await work.sync(in: context) { done, total in
-                console.line(console.styled("  sent \(done) of \(total)", .dim))
+                console.line(console.styled("  " + localized("sync.progress", done, total), .dim))
             }
         } catch let error as ServiceError {
-            console.line(
-                console.styled(
-                    "Not sent: \(error.summary). Nothing is lost; they go at the next server contact.",
-                    .yellow
-                )
-            )
+            console.line(console.styled(localized("sync.notSent", error.summary), .yellow))
             return
         }
         if report.sent.settled > 0 {
@@ -97,20 +88,17 @@ struct OfflineCommands: Sendable {
         let answered = report.sent.answered
         if report.sent.settled > 0 || announce {
             let parts = [
-                answered[.applied].map { "\($0) applied" },
-                answered[.duplicate].map { "\($0) already applied" },
-                answered[.conflict].map { "\($0) in conflict" },
-                answered[.rejected].map { "\($0) refused" },
+                answered[.applied].map { localized("sync.applied", $0) },
+                answered[.duplicate].map { localized("sync.duplicate", $0) },
+                answered[.conflict].map { localized("sync.conflict", $0) },
+                answered[.rejected].map { localized("sync.rejected", $0) },
             ].compactMap { $0 }
-            console.line(parts.isEmpty ? "Nothing to send." : "The server answered: \(parts.joined(separator: ", ")).")
+            console.line(
+                parts.isEmpty ? localized("sync.nothing") : localized("sync.answered", parts.joined(separator: ", "))
+            )
         }
         if !report.archived.isEmpty {
-            console.line(
-                console.styled(
-                    "\(Self.count(report.archived.count)) of yours \(report.archived.count == 1 ? "needs" : "need") a look: 'pending' lists them.",
-                    .yellow
-                )
-            )
+            console.line(console.styled(localized("sync.needLook", count: report.archived.count), .yellow))
         }
     }
 
@@ -120,7 +108,7 @@ struct OfflineCommands: Sendable {
         do {
             try await sync(announce: false)
         } catch {
-            console.line(console.styled("Pending changes not sent: \(error)", .yellow))
+            console.line(console.styled(localized("sync.handOverFailed", TerminalText.describe(error)), .yellow))
         }
     }
 
@@ -131,32 +119,30 @@ struct OfflineCommands: Sendable {
         try work.collect(in: context)
         let own = try work.own(in: context)
         let waiting = try work.waiting(in: context)
-        if own.isEmpty { console.line("No changes of yours wait or need a look.") }
+        if own.isEmpty { console.line(localized("pending.none")) }
         for (index, change) in own.enumerated() {
             let fields = change.fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            let action = change.creates ? "create" : "edit"
-            console.line("\(index + 1). \(action) \(change.entityID): \(fields)")
+            console.line(
+                localized(change.creates ? "pending.create" : "pending.edit", index + 1, change.entityID, fields)
+            )
             switch change.state {
             case .pending:
-                console.line(console.styled("   pending: not yet answered by the server", .dim))
+                console.line(console.styled("   " + localized("pending.waiting"), .dim))
             case .conflict:
                 for conflict in change.conflicts {
-                    console.line(
-                        console.styled(
-                            "   conflict: \(conflict.field) is \(conflict.serverValue ?? "(none)") on the server; yours was \(conflict.deviceValue)",
-                            .yellow
-                        )
-                    )
+                    let server = conflict.serverValue ?? localized("pending.noValue")
+                    let line = localized("pending.conflict", conflict.field, server, conflict.deviceValue)
+                    console.line(console.styled("   " + line, .yellow))
                 }
-                console.line(console.styled("   the rest was applied; edit again to set yours, or discard", .dim))
+                console.line(console.styled("   " + localized("pending.conflictAdvice"), .dim))
             case .rejected:
-                let reason = change.rejection.map { "\($0.message) (\($0.code))" } ?? "refused"
-                console.line(console.styled("   refused: \(reason)", .red))
-                console.line(console.styled("   your later changes to it wait; edit again or discard", .dim))
+                let reason = change.rejection.map { localized("pending.reason", $0.message, $0.code) }
+                console.line(console.styled("   " + localized("pending.refused", reason ?? "-"), .red))
+                console.line(console.styled("   " + localized("pending.refusedAdvice"), .dim))
             }
         }
         if waiting.others > 0 {
-            console.line("\(Self.count(waiting.others)) of other users of this device wait in the outbox.")
+            console.line(localized("pending.others", count: waiting.others))
         }
     }
 
@@ -165,22 +151,22 @@ struct OfflineCommands: Sendable {
         let context = try await requireContext()
         let own = try work.own(in: context)
         guard !own.isEmpty else {
-            console.line("No changes of yours wait or need a look; nothing to discard.")
+            console.line(localized("discard.none"))
             return
         }
         guard let number = argument.flatMap(Int.init), (1...own.count).contains(number) else {
-            console.line("Say which: discard N, with N from 'pending' (1 to \(own.count)).")
+            console.line(localized("discard.usage", own.count))
             return
         }
         let change = own[number - 1]
-        guard try await console.confirm("Discard your \(change.state.rawValue) change to \(change.entityID)?") else {
+        guard try await console.confirm(localized("discard.question." + change.state.rawValue, change.entityID)) else {
             return
         }
         try work.discard(change.id, in: context)
         console.line(
             change.state == .pending
-                ? "Discarded: it will not be sent."
-                : "Discarded; any later change of yours to \(change.entityID) goes at the next sync."
+                ? localized("discard.unsent")
+                : localized("discard.archived", change.entityID)
         )
     }
 
@@ -189,12 +175,12 @@ struct OfflineCommands: Sendable {
         switch setting {
         case "on":
             network.isOffline = true
-            console.line("Offline: the app no longer reaches the server. Edits are kept on the device.")
+            console.line(localized("offline.on"))
         case "off":
             network.isOffline = false
-            console.line("Online again; 'sync' sends what waits.")
+            console.line(localized("offline.off"))
         default:
-            console.line("The app is \(network.isOffline ? "offline" : "online"). Say 'offline on' or 'offline off'.")
+            console.line(localized(network.isOffline ? "offline.usageOffline" : "offline.usageOnline"))
         }
     }
 
@@ -205,20 +191,13 @@ struct OfflineCommands: Sendable {
         let context = try await requireContext()
         let waiting = try work.waiting(in: context).own
         guard waiting > 0 else { return true }
-        console.line(
-            console.styled(
-                "\(Self.count(waiting)) of this user's \(waiting == 1 ? "has" : "have") not reached the server.",
-                .yellow
-            )
-        )
-        if !network.isOffline, try await console.confirm("Send them first?") {
+        console.line(console.styled(localized("remove.notSent", count: waiting), .yellow))
+        if !network.isOffline, try await console.confirm(localized("remove.sendFirst")) {
             try await sync()
         }
         let left = try work.waiting(in: context).own
         if left > 0 {
-            console.line(
-                "\(Self.count(left)) \(left == 1 ? "stays" : "stay") in the device's outbox, sealed: they go as this user's at the next server contact of a user the app lets carry them."
-            )
+            console.line(localized("remove.staysSealed", count: left))
         }
         return true
     }
@@ -228,7 +207,8 @@ struct OfflineCommands: Sendable {
         return context
     }
 
-    static func count(_ number: Int) -> String { number == 1 ? "1 change" : "\(number) changes" }
+    /// "1 change", "3 changes".
+    static func count(_ number: Int) -> String { localized("count", count: number) }
 
     /// The words of a command line, with double quotes keeping spaces in one word:
     /// `edit F-GKXA-fuel "note=valve ok"` or `note="valve ok"`.

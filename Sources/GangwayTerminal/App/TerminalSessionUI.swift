@@ -6,7 +6,7 @@ struct TerminalSessionUI: SessionUIManaging {
     let console: Console
 
     func showSplashScreen() async {
-        console.line(console.styled("Gangway", .bold) + " · starting…")
+        console.line(console.styled("Gangway", .bold) + " · " + localized("splash"))
     }
 
     func hideApplicationScreens() async {}

@@ -200,11 +200,11 @@ public final class Console: Sendable {
         }
     }
 
-    /// Asks until the answer names one of `options` (by number or by word) and returns
-    /// its value.
+    /// Asks until the answer names one of `options` (by number, by its label or by one of
+    /// its words) and returns its value.
     func choose<Value: Sendable>(
         _ options: [ChoiceOption<Value>],
-        prompt: String = "Choose"
+        prompt: String = localized("console.choose")
     ) async throws(PresenterError) -> Value {
         for (index, option) in options.enumerated() {
             line("  \(styled("\(index + 1))", .cyan)) \(option.label)")
@@ -212,20 +212,29 @@ public final class Console: Sendable {
         while true {
             let answer = try await ask("\(prompt) [1-\(options.count)]: ").lowercased()
             if let number = Int(answer), options.indices.contains(number - 1) { return options[number - 1].value }
-            if let option = options.first(where: { $0.words.contains(answer) }) { return option.value }
-            line("Type a number from 1 to \(options.count).")
+            if let option = options.first(where: { $0.words.contains(answer) || $0.label.lowercased() == answer }) {
+                return option.value
+            }
+            line(localized("console.typeNumber", options.count))
         }
     }
 
-    /// Asks a yes-or-no question.
+    /// Asks a yes-or-no question; the answers are the table's (`y`/`n` in English, `j`/`n`
+    /// in German), and the English ones always do.
     func confirm(_ question: String) async throws(PresenterError) -> Bool {
+        let yes = Self.words(localized("console.yesWords")).union(["y", "yes"])
+        let no = Self.words(localized("console.noWords")).union(["n", "no"])
         while true {
-            switch try await ask("\(question) [y/n]: ").lowercased() {
-            case "y", "yes": return true
-            case "n", "no": return false
-            default: line("Answer y or n.")
-            }
+            let answer = try await ask("\(question) [\(localized("console.yesNo"))]: ").lowercased()
+            if yes.contains(answer) { return true }
+            if no.contains(answer) { return false }
+            line(localized("console.answerYesOrNo"))
         }
+    }
+
+    /// The words of a comma-separated list, in lower case.
+    private static func words(_ list: String) -> Set<String> {
+        Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
     }
 }
 

@@ -29,19 +29,10 @@ struct ProgressTransport: ClientTransport {
 
     /// What the person is told a call does.
     static func activity(_ operationID: String) -> String {
-        switch operationID {
-        case "discoverApp": "Looking up the app for your work email"
-        case "getActivationKey": "Fetching the server's activation key"
-        case "checkVersion": "Checking that this app version is still supported"
-        case "signIn": "Signing in"
-        case "signOut": "Signing out"
-        case "registerDevice": "Registering this device"
-        case "getSettings": "Exchanging settings with the server"
-        case "uploadLogs": "Uploading logs"
-        case "authorizeDevice": "Asking the server for a sign-in code"
-        case "getUserInfo": "Finding out who signed in"
-        case "revokeToken": "Signing out"
-        default: "Contacting the server"
-        }
+        let known = [
+            "discoverApp", "getActivationKey", "checkVersion", "signIn", "signOut", "registerDevice", "getSettings",
+            "uploadLogs", "authorizeDevice", "getUserInfo", "revokeToken",
+        ]
+        return localized("progress." + (known.contains(operationID) ? operationID : "other"))
     }
 }

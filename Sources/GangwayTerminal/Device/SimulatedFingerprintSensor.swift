@@ -42,6 +42,6 @@ struct SimulatedFingerprintSensor: Biometrics {
 
     func authenticate(reason: String) async throws {
         guard isEnrolled else { throw SecureStoreError.biometricsUnavailable }
-        announce("\(reason): fingerprint accepted (simulated sensor).")
+        announce(localized("biometrics.accepted", reason))
     }
 }

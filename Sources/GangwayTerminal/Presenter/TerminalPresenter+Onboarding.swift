@@ -9,7 +9,9 @@ extension TerminalPresenter {
             console.line(screen.configuration == .configured ? strings.configuredDetail : strings.detail)
             console.notice(screen.notice)
             if screen.requiresTerms, !screen.termsAccepted {
-                for link in screen.termsLinks { console.line("  \(link.title) (version \(link.version)): \(link.url)") }
+                for link in screen.termsLinks {
+                    console.line("  " + localized("welcome.termsLink", link.title, link.version, link.url))
+                }
                 let accepted = try await console.confirm(strings.acceptTerms + "?")
                 return .acceptTerms(accepted)
             }
@@ -29,10 +31,11 @@ extension TerminalPresenter {
             switch try await console.choose(options) {
             case .signIn: return .signIn
             case .demo: return .demoMode
-            case .method(.email): return .activate(.email(try await console.ask("Work email: ")))
-            case .method(.link): return .activate(.link(try await console.ask("Activation link: ")))
+            case .method(.email): return .activate(.email(try await console.ask(localized("welcome.workEmail") + ": ")))
+            case .method(.link):
+                return .activate(.link(try await console.ask(localized("welcome.activationLink") + ": ")))
             case .method(.qrCode):
-                return .activate(.qrCode(try await console.ask("QR code text, or the path of a PNG: ")))
+                return .activate(.qrCode(try await console.ask(localized("welcome.qrCode") + ": ")))
             }
         }
     }
@@ -47,7 +50,7 @@ extension TerminalPresenter {
             if !screen.username.isEmpty {
                 prompt += " [\(screen.username)]"
             } else if screen.allowsCancel {
-                prompt += " (empty to cancel)"
+                prompt += " " + localized("hint.emptyToCancel")
             }
             var username = try await console.ask(prompt + ": ")
             if username.isEmpty {
@@ -70,7 +73,7 @@ extension TerminalPresenter {
                     ChoiceOption(secondary, words: ["n", "no"], .secondary),
                 ])
             }
-            _ = try await console.ask("Press Enter to \(screen.texts.button.lowercased()). ")
+            _ = try await console.ask(localized("feedback.pressEnter", screen.texts.button.lowercased()) + " ")
             return .continue
         }
     }
@@ -111,7 +114,7 @@ extension TerminalPresenter {
             console.heading(page?.title ?? screen.topic)
             if let page { console.line(page.body) }
             if screen.pages.count > 1 {
-                console.line(console.styled("Page \(screen.pageIndex + 1) of \(screen.pages.count)", .dim))
+                console.line(console.styled(localized("consent.page", screen.pageIndex + 1, screen.pages.count), .dim))
             }
             if screen.isRequired { console.line(console.styled(screen.strings.requiredNotice, .dim)) }
             let strings = screen.strings
@@ -129,7 +132,7 @@ extension TerminalPresenter {
 
     func run(_ screen: EULAScreen) async throws -> EULAScreen.Outcome {
         try await drive(screen) { screen in
-            console.heading("\(screen.strings.title) (version \(screen.version))")
+            console.heading(localized("eula.heading", screen.strings.title, screen.version))
             console.line(screen.text)
             return try await console.choose([
                 .init(screen.strings.accept, words: ["accept"], .accept),

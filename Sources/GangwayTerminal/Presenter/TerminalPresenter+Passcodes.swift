@@ -12,14 +12,16 @@ extension TerminalPresenter {
                 if let reason = screen.reason { console.line(reason) }
                 console.notice(screen.notice)
                 let entry = screen.entry
-                let hint = screen.allowsSkip ? " (empty to skip)" : ""
+                let hint = screen.allowsSkip ? " " + localized("hint.emptyToSkip") : ""
                 let passcode = try await console.askSecret("\(strings.enterPrompt)\(hint): ") { typed in
                     checklist(typed.isEmpty ? entry.checklist : entry.policy.evaluate(typed))
                 }
                 return passcode.isEmpty && screen.allowsSkip ? .skip : .enter(passcode)
             case .confirm:
                 console.notice(screen.notice)
-                let passcode = try await console.askSecret("\(strings.confirmPrompt) (empty to start over): ")
+                let passcode = try await console.askSecret(
+                    "\(strings.confirmPrompt) \(localized("hint.emptyToStartOver")): "
+                )
                 return passcode.isEmpty ? .back : .enter(passcode)
             case .biometricOptIn:
                 console.heading(screen.biometricTitle)
@@ -38,10 +40,10 @@ extension TerminalPresenter {
             console.heading(strings.title)
             if let warning = screen.warning { console.line(console.styled(warning, .yellow)) }
             console.notice(screen.notice)
-            let passcode = try await console.askSecret("\(strings.prompt) (empty for more choices): ")
+            let passcode = try await console.askSecret("\(strings.prompt) \(localized("hint.emptyForMoreChoices")): ")
             guard passcode.isEmpty else { return .enter(passcode) }
             var options: [ChoiceOption<PasscodeInputScreen.Input?>] = [
-                .init("Enter the passcode", words: ["passcode"], nil)
+                .init(localized("passcodeInput.enterPasscode"), words: ["passcode"], nil)
             ]
             if screen.biometricsEnabled {
                 options.append(.init(screen.useBiometricsLabel, words: ["biometrics"], .useBiometrics))
@@ -62,7 +64,7 @@ extension TerminalPresenter {
                 return .confirmCancel(try await confirmCancel(question))
             }
             let strings = screen.strings
-            let cancelHint = screen.allowsCancel ? " (empty to cancel)" : ""
+            let cancelHint = screen.allowsCancel ? " " + localized("hint.emptyToCancel") : ""
             switch screen.phase {
             case .current:
                 console.heading(strings.title)

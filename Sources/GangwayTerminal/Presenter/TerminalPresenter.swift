@@ -39,7 +39,7 @@ public struct TerminalPresenter: Presenter {
     }
 
     public func hideAll() async {
-        console.clear(saying: "(the app is in the background: its screens are hidden)")
+        console.clear(saying: localized("presenter.hidden"))
     }
 
     /// Hands inputs to `screen` until it finishes; `next` draws the screen and reads one input.
@@ -59,10 +59,10 @@ public struct TerminalPresenter: Presenter {
         evaluation.results.map { result in
             if console.isInteractive {
                 result.isSatisfied
-                    ? "  " + console.styled("✓ " + result.rule.summary, .green)
-                    : "  " + console.styled("· " + result.rule.summary, .dim)
+                    ? "  " + console.styled("✓ " + result.rule.text, .green)
+                    : "  " + console.styled("· " + result.rule.text, .dim)
             } else {
-                "  [\(result.isSatisfied ? "x" : " ")] \(result.rule.summary)"
+                "  [\(result.isSatisfied ? "x" : " ")] \(result.rule.text)"
             }
         }
     }

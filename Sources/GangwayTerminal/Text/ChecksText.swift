@@ -19,11 +19,13 @@ public enum ChecksText {
     public static func lines(_ shown: [OfflineWork.ShownEntity]) -> [String] {
         shown.map { item in
             let check = item.entity
-            let mark = item.needsAttention ? "  (see pending)" : item.pending ? "  (pending)" : ""
+            let mark =
+                item.needsAttention
+                ? "  " + localized("checks.seePending") : item.pending ? "  " + localized("checks.pending") : ""
             let columns = [
                 pad(check.id, 17),
                 pad(check["aircraft"] ?? "?", 13),
-                pad("stand " + (check["stand"] ?? "?"), 10),
+                pad(localized("checks.stand", check["stand"] ?? "?"), 10),
                 pad(check["item"] ?? "?", 16),
                 pad(check["status"] ?? "?", 5),
                 check["reading"] ?? "",

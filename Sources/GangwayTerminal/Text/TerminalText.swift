@@ -1,0 +1,49 @@
+import Foundation
+import GangwayFlows
+import GangwayScreens
+import GangwayServices
+
+/// The terminal app's own texts: its prompts, home screen and command answers, under
+/// `terminal.` keys in this module's `Localization/en.json` and `de.json`.
+///
+/// The device app makes ``table`` the app's string table when it starts, so an app that
+/// overrides a `terminal.` key (or any screen's) is read as it is everywhere else. A
+/// text read before that, or in a process that never runs the device app (`gangway
+/// admin` describing a policy), comes from the bundled table of the person's locale.
+enum TerminalText {
+    /// Gangway's screens' texts and the terminal's, for the person's locale.
+    static let table = StringTable(locale: StringTable.systemLocale(), bundles: [bundle])
+
+    /// The bundle of the terminal's `Localization/` tables.
+    static let bundle = Bundle.module
+
+    /// The text under `terminal.KEY`, with `arguments` in its placeholders (as
+    /// ``StringTable/text(_:arguments:)`` reads a key).
+    static func text(_ key: String, arguments: [any CustomStringConvertible]) -> String {
+        let key = "terminal." + key
+        let template = StringTable.current.entries[key] ?? table[key]
+        return arguments.isEmpty ? template : StringTable.format(template, arguments)
+    }
+
+    /// `error` as the person reads it: from the string table where the error has a
+    /// message there (a service's, a flow's, a declined agreement), its description
+    /// otherwise.
+    static func describe(_ error: any Error) -> String {
+        switch DeviceApp.cause(of: error) {
+        case let error as ServiceFlowError: error.message
+        case let error as ConsentError: error.message
+        case let error: "\(error)"
+        }
+    }
+}
+
+/// The terminal's text under `terminal.KEY`, with `arguments` in its placeholders.
+func localized(_ key: String, _ arguments: any CustomStringConvertible...) -> String {
+    TerminalText.text(key, arguments: arguments)
+}
+
+/// The terminal's text for a count: `terminal.KEY.one` for one, `terminal.KEY.other` for
+/// any other, with `count` as the first argument.
+func localized(_ key: String, count: Int, _ arguments: any CustomStringConvertible...) -> String {
+    TerminalText.text(key + (count == 1 ? ".one" : ".other"), arguments: [count] + arguments)
+}

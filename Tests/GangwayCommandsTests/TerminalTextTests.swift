@@ -1,0 +1,105 @@
+import Foundation
+import GangwayFlows
+import GangwayPolicy
+import GangwayServices
+import Testing
+
+@testable import GangwayScreens
+@testable import GangwayTerminal
+
+@Suite("The terminal app's own texts come from the string table: English, German, and the app's own")
+struct TerminalTextTests {
+    static let english = StringTable(locale: Locale(identifier: "en_GB"), bundles: [TerminalText.bundle])
+    static let german = StringTable(locale: Locale(identifier: "de_DE"), bundles: [TerminalText.bundle])
+
+    /// Texts whose German leaves an argument out, where German needs no word for it.
+    static let argumentsLeftOut: Set = ["terminal.feedback.pressEnter"]
+
+    @Test func germanTranslatesEveryTerminalTextWithTheSamePlaceholders() throws {
+        let en = StringTable.bundled("en", in: TerminalText.bundle)
+        let de = StringTable.bundled("de", in: TerminalText.bundle)
+        #expect(en.count > 150, "the terminal's English table ships")
+        #expect(Set(de.keys) == Set(en.keys))
+        #expect(en.keys.allSatisfy { $0.hasPrefix("terminal.") }, "the terminal's keys never replace a screen's")
+        let placeholders = /%(?:\d+\$)?(?:@|\d*d)/
+        for (key, text) in en where !Self.argumentsLeftOut.contains(key) {
+            let german = try #require(de[key])
+            let germanPlaceholders: [String] = german.matches(of: placeholders).map { String($0.output) }.sorted()
+            let englishPlaceholders: [String] = text.matches(of: placeholders).map { String($0.output) }.sorted()
+            #expect(germanPlaceholders == englishPlaceholders, "\(key)")
+        }
+    }
+
+    /// Every key the terminal's code reads is in the table (a missing one would show as
+    /// its key): the literal keys of `localized(…)` in the module's sources.
+    @Test func everyKeyTheCodeReadsIsInTheTable() throws {
+        let sources = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/GangwayTerminal")
+        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+            .allObjects.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
+        #expect(files.count > 10)
+        let keys = Self.english.entries.keys
+        var read = 0
+        for file in files {
+            let source = try String(contentsOf: file, encoding: .utf8)
+            for match in source.matches(of: /localized\("([a-zA-Z.]+)"(, count:)?/) {
+                read += 1
+                let key = "terminal." + match.output.1
+                if key.hasSuffix(".") {
+                    #expect(keys.contains { $0.hasPrefix(key) }, "\(key)… in \(file.lastPathComponent)")
+                } else if match.output.2 != nil {
+                    #expect(
+                        keys.contains(key + ".one") && keys.contains(key + ".other"),
+                        "\(key) in \(file.lastPathComponent)"
+                    )
+                } else {
+                    #expect(keys.contains(key), "\(key) in \(file.lastPathComponent)")
+                }
+            }
+        }
+        #expect(read > 100)
+    }
+
+    @Test func aCountChoosesOneOrOther() {
+        StringTable.withTable(Self.english) {
+            #expect(OfflineCommands.count(1) == "1 change")
+            #expect(OfflineCommands.count(3) == "3 changes")
+            #expect(OfflineCommands.count(0) == "0 changes")
+        }
+        StringTable.withTable(Self.german) {
+            #expect(OfflineCommands.count(1) == "1 Änderung")
+            #expect(OfflineCommands.count(2) == "2 Änderungen")
+        }
+    }
+
+    /// The texts the home screen, the policy line, the checks and the help read, under a
+    /// table that overrides them.
+    @Test func theTerminalReadsTheAppsOverride() {
+        let table = Self.english.overriding([
+            "terminal.reports.notSent": "app's own reports line",
+            "terminal.policy.notRequired": "app's own policy line",
+            "terminal.checks.pending": "(app's own pending)",
+            "terminal.help": "app's own help",
+            "terminal.console.choose": "Pick",
+            "rule.minimumLength": "app's own %d",
+        ])
+        StringTable.withTable(table) {
+            #expect(HomeScreen.reports(allowed: false, settings: nil) == "app's own reports line")
+            #expect(PolicyText.describe(PasscodeRequirement?.none) == "app's own policy line")
+            #expect(HomeCommands.help == "app's own help")
+            #expect(PasscodeRule.minimumLength(6).text == "app's own 6")
+            let entity = AppEntity(id: "c1", fields: ["status": "open"], version: 1, updatedAt: Date(), updatedBy: "x")
+            let line = ChecksText.lines([.init(entity: entity, pending: true, needsAttention: false)])
+            #expect(line.first?.hasSuffix("(app's own pending)") == true)
+        }
+        #expect(HomeCommands.help != "app's own help", "outside the scope the app's table is untouched")
+    }
+
+    @Test func germanPolicyAndChecks() {
+        StringTable.withTable(Self.german) {
+            #expect(PolicyText.describe(PasscodeRequirement?.none) == "nicht erforderlich")
+            #expect(PolicyText.describe(.standard).hasPrefix("mindestens 8 Zeichen"))
+        }
+    }
+}
