@@ -419,7 +419,8 @@ struct DeviceAppEndToEndTests {
         let result = try process.run(
             ["--data-dir", device.directory.url.path, "--bcrypt-cost", "4"],
             lines: Self.aliceOnboards + [
-                "fly", "help", "edit F-GKXA-tyres status=done", "offline on", "edit F-GKXA-walkaround status=done",
+                "fly", "help", "edit F-GKXA-fuel aircraft=A380", "edit F-GKXA-tyres status=done", "offline on",
+                "edit F-GKXA-walkaround status=done",
                 "pending", "remove", "n", "home", "quit",
             ],
             extraEnvironment: ["LANG": "de_DE.UTF-8", "LC_ALL": "de_DE.UTF-8"]
@@ -438,6 +439,7 @@ struct DeviceAppEndToEndTests {
             "Position 12", "Nutzungsberichte: ",
             "Befehle: edit, sync", "Unbekannter Befehl 'fly'; 'help' zeigt die Befehle.",
             "wait SEKUNDEN        so tun, als verginge Zeit",
+            "Nicht gespeichert: Geräte dürfen eines der Felder nicht schreiben. (FIELD_NOT_WRITABLE)",
             "Änderung an F-GKXA-tyres auf diesem Gerät gespeichert (ausstehend).",
             "Der Server hat geantwortet: 1 übernommen.",
             "Offline: Die App erreicht den Server nicht mehr.",

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayFlows
+import GangwayOffline
 import GangwayPolicy
 import GangwayServices
 import Testing
@@ -12,8 +13,11 @@ struct TerminalTextTests {
     static let english = StringTable(locale: Locale(identifier: "en_GB"), bundles: [TerminalText.bundle])
     static let german = StringTable(locale: Locale(identifier: "de_DE"), bundles: [TerminalText.bundle])
 
-    /// Texts whose German leaves an argument out, where German needs no word for it.
-    static let argumentsLeftOut: Set = ["terminal.feedback.pressEnter"]
+    /// Texts whose German leaves an argument out: where German needs no word for it, and a
+    /// refusal's English message, said in German by its code.
+    static func leavesArgumentsOut(_ key: String) -> Bool {
+        key == "terminal.feedback.pressEnter" || key.hasPrefix("terminal.rejection.")
+    }
 
     @Test func germanTranslatesEveryTerminalTextWithTheSamePlaceholders() throws {
         let en = StringTable.bundled("en", in: TerminalText.bundle)
@@ -22,7 +26,7 @@ struct TerminalTextTests {
         #expect(Set(de.keys) == Set(en.keys))
         #expect(en.keys.allSatisfy { $0.hasPrefix("terminal.") }, "the terminal's keys never replace a screen's")
         let placeholders = /%(?:\d+\$)?(?:@|\d*d)/
-        for (key, text) in en where !Self.argumentsLeftOut.contains(key) {
+        for (key, text) in en where !Self.leavesArgumentsOut(key) {
             let german = try #require(de[key])
             let germanPlaceholders: [String] = german.matches(of: placeholders).map { String($0.output) }.sorted()
             let englishPlaceholders: [String] = text.matches(of: placeholders).map { String($0.output) }.sorted()
@@ -59,6 +63,22 @@ struct TerminalTextTests {
             }
         }
         #expect(read > 100)
+    }
+
+    @Test func aRefusalIsSaidByItsCode() {
+        let refused = ChangeRejection(.fieldNotWritable, "Devices may not write aircraft in checks.")
+        let unknown = ChangeRejection(.init(rawValue: "NEW_CODE"), "A reason from a newer server.")
+        StringTable.withTable(Self.english) {
+            #expect(TerminalText.describe(refused) == "Devices may not write aircraft in checks.")
+            #expect(TerminalText.describe(unknown) == "A reason from a newer server.")
+        }
+        StringTable.withTable(Self.german) {
+            #expect(TerminalText.describe(refused) == "Geräte dürfen eines der Felder nicht schreiben.")
+            #expect(
+                TerminalText.describe(unknown) == "A reason from a newer server.",
+                "unknown: as the server wrote it"
+            )
+        }
     }
 
     @Test func aCountChoosesOneOrOther() {

@@ -1,6 +1,7 @@
 import Foundation
 import GangwayFlows
 import GangwayOffline
+import GangwayScreens
 
 /// The signed-in user's offline work on a device: edits recorded at once, with or without
 /// a network, shown over the app's data until the server answers, then sent by whoever's
@@ -86,7 +87,7 @@ public struct OfflineWork: Sendable {
         do {
             return try Self.decoder.decode([OwnChange].self, from: data)
         } catch {
-            throw OfflineWorkError(.unreadable, "This user's copy of their changes cannot be read.")
+            throw OfflineWorkError(.unreadable, StringTable.text("offline.unreadable"))
         }
     }
 
@@ -117,7 +118,7 @@ public struct OfflineWork: Sendable {
         do {
             changes = try Self.decoder.decode([OwnChange].self, from: data)
         } catch {
-            throw OfflineWorkError(.unreadable, "This user's copy of their changes cannot be read.")
+            throw OfflineWorkError(.unreadable, StringTable.text("offline.unreadable"))
         }
         let entities = Set(changes.map { EntityKey(entitySet: $0.entitySet, entityID: $0.entityID) })
         try keep(changes, touching: entities, in: context)
@@ -345,7 +346,7 @@ public struct OfflineWork: Sendable {
     public func discard(_ id: UUID, in context: FlowContext) throws {
         var own = try own(in: context)
         guard let index = own.firstIndex(where: { $0.id == id }) else {
-            throw OfflineWorkError(.noSuchChange, "No change of this user's has that ID.")
+            throw OfflineWorkError(.noSuchChange, StringTable.text("offline.noSuchChange"))
         }
         let change = own.remove(at: index)
         switch change.state {
@@ -408,7 +409,7 @@ public struct OfflineWork: Sendable {
             let stored = try credentials.data(forKey: OfflineKeys.storeKey),
             let keys = try? OfflineKeys(stored: stored)
         else {
-            throw OfflineWorkError(.notReady, "This user's device must reach the server once before working offline.")
+            throw OfflineWorkError(.notReady, StringTable.text("offline.notReady"))
         }
         return Authoring(
             author: keys.author(name: user.id, registrationID: registrationID),

@@ -33,7 +33,7 @@ struct OfflineCommands: Sendable {
         do {
             change = try work.edit(Self.entitySet, entityID: words[0], fields: fields, in: context)
         } catch let refusal as ChangeRejection {
-            console.line(console.styled(localized("edit.refused", refusal.message, refusal.code), .red))
+            console.line(console.styled(localized("edit.refused", TerminalText.describe(refusal), refusal.code), .red))
             return
         } catch let error as OfflineWorkError {
             console.line(console.styled(localized("edit.failed", error), .red))
@@ -136,7 +136,7 @@ struct OfflineCommands: Sendable {
                 }
                 console.line(console.styled("   " + localized("pending.conflictAdvice"), .dim))
             case .rejected:
-                let reason = change.rejection.map { localized("pending.reason", $0.message, $0.code) }
+                let reason = change.rejection.map { localized("pending.reason", TerminalText.describe($0), $0.code) }
                 console.line(console.styled("   " + localized("pending.refused", reason ?? "-"), .red))
                 console.line(console.styled("   " + localized("pending.refusedAdvice"), .dim))
             }

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayFlows
+import GangwayOffline
 import GangwayScreens
 import GangwayServices
 
@@ -23,6 +24,16 @@ enum TerminalText {
         let key = "terminal." + key
         let template = StringTable.current.entries[key] ?? table[key]
         return arguments.isEmpty ? template : StringTable.format(template, arguments)
+    }
+
+    /// Why a change was refused, as the person reads it: the table's text for its code
+    /// (`terminal.rejection.CODE`, with the message, which names no value, as its
+    /// argument), or the message as the server or the device's rules wrote it for a code
+    /// the table does not know.
+    static func describe(_ rejection: ChangeRejection) -> String {
+        let key = "terminal.rejection." + rejection.code.rawValue
+        guard let template = StringTable.current.entries[key] ?? table.entries[key] else { return rejection.message }
+        return StringTable.format(template, [rejection.message])
     }
 
     /// `error` as the person reads it: from the string table where the error has a
