@@ -45,12 +45,15 @@ public final class ScriptedPresenter: Presenter {
         /// The device-code screen, answered by `approve` (which plays the person at the
         /// verification page on another device, given the screen with its code); the
         /// screen then stays up until the flow dismisses it.
+        ///
+        /// The other device is not the app: the flow dismissing the screen (it can see the
+        /// approval before `approve` has read the page's answer) does not cancel it.
         public static func deviceCode(
             approve: @escaping @Sendable (DeviceCodeScreen) async throws -> Void
         ) -> Self {
             Self(.deviceCode) { screen in
                 guard let screen = screen as? DeviceCodeScreen else { return }
-                try await approve(screen)
+                try await Task { try await approve(screen) }.value
             }
         }
 
