@@ -21,9 +21,13 @@ enum TerminalText {
     /// The text under `terminal.KEY`, with `arguments` in its placeholders (as
     /// ``StringTable/text(_:arguments:)`` reads a key).
     static func text(_ key: String, arguments: [any CustomStringConvertible]) -> String {
-        let key = "terminal." + key
-        let template = StringTable.current.entries[key] ?? table[key]
+        let template = template(key) ?? "terminal." + key
         return arguments.isEmpty ? template : StringTable.format(template, arguments)
+    }
+
+    /// The template under `terminal.KEY`: the app's table's, or the bundled one's.
+    private static func template(_ key: String) -> String? {
+        StringTable.current.entries["terminal." + key] ?? table.entries["terminal." + key]
     }
 
     /// Why a change was refused, as the person reads it: the table's text for its code
@@ -31,8 +35,7 @@ enum TerminalText {
     /// argument), or the message as the server or the device's rules wrote it for a code
     /// the table does not know.
     static func describe(_ rejection: ChangeRejection) -> String {
-        let key = "terminal.rejection." + rejection.code.rawValue
-        guard let template = StringTable.current.entries[key] ?? table.entries[key] else { return rejection.message }
+        guard let template = template("rejection." + rejection.code.rawValue) else { return rejection.message }
         return StringTable.format(template, [rejection.message])
     }
 
