@@ -43,6 +43,77 @@ struct ChangeSealTests {
         #expect(throws: ChangeKeyError.invalidKey) { try SealingPublicKey(x963Representation: Data(count: 65)) }
     }
 
+    @Test func aRunOfOneAuthorsChangesSharesOneKeyThatOnlyTheServerDerives() throws {
+        let server = SealingPrivateKey()
+        let sealer = ChangeSealer()
+        let key = ChangeSigningKey()
+        let changes = (1...3).map { sequence in
+            var change = ChangeSignatureTests.change
+            change.id = UUID()
+            change.sequence = Int64(sequence)
+            return key.sign(change)
+        }
+        let run = try changes.map { try sealer.seal($0, registrationID: "reg-alice", to: server.publicKey) }
+        #expect(Set(run.map { $0.prefix(ChangeSeal.sharedHeaderLength) }).count == 1)
+        #expect(run.allSatisfy { $0.first == ChangeSeal.sharedFormat })
+        #expect(try run.map { try ChangeSeal.open($0, with: server) } == changes)
+        let keys = ChangeSeal.sharedKeys(of: run, with: server)
+        #expect(keys.count == 1)
+        #expect(try run.map { try ChangeSeal.open($0, with: server, sharedKeys: keys) } == changes)
+        for (index, sealed) in run.enumerated() {
+            for value in ["8.2 bar", "done", "reading", "A320-tyres", "alice"] {
+                #expect(sealed.range(of: Data(value.utf8)) == nil, "\(value) in change \(index)")
+            }
+        }
+        // Another author, or another server key, starts a run of its own.
+        let bob = try sealer.seal(changes[0], registrationID: "reg-bob", to: server.publicKey)
+        #expect(bob.prefix(ChangeSeal.sharedHeaderLength) != run[0].prefix(ChangeSeal.sharedHeaderLength))
+        let other = SealingPrivateKey()
+        let moved = try sealer.seal(changes[0], registrationID: "reg-alice", to: other.publicKey)
+        #expect(moved.prefix(ChangeSeal.sharedHeaderLength) != run[0].prefix(ChangeSeal.sharedHeaderLength))
+        #expect(throws: ChangeSealError.unreadable) { try ChangeSeal.open(moved, with: server) }
+        #expect(try ChangeSeal.open(moved, with: other) == changes[0])
+    }
+
+    @Test func aRunEndsAfterItsLimitOfChanges() throws {
+        let server = SealingPrivateKey()
+        let sealer = ChangeSealer()
+        let headers = try (0...ChangeSealer.changesPerKey).map { _ in
+            try sealer.seal(Self.signed, registrationID: "reg-alice", to: server.publicKey)
+                .prefix(ChangeSeal.sharedHeaderLength)
+        }
+        #expect(Set(headers.dropLast()).count == 1)
+        #expect(headers.last != headers.first)
+    }
+
+    @Test func aChangeOfARunThatIsAlteredOrCutOpensNothingAndTheOthersStillOpen() throws {
+        let server = SealingPrivateKey()
+        let sealer = ChangeSealer()
+        let sealed = try sealer.seal(Self.signed, registrationID: "reg-alice", to: server.publicKey)
+        let keys = ChangeSeal.sharedKeys(of: [sealed], with: server)
+        // The format byte, the encapsulated key, the nonce, the ciphertext and the tag.
+        for index in [1, 30, 65, 66, 70, 80, sealed.count - 17, sealed.count - 1] {
+            var altered = sealed
+            altered[altered.startIndex + index] ^= 0x01
+            #expect(throws: ChangeSealError.unreadable) { try ChangeSeal.open(altered, with: server) }
+            #expect(throws: ChangeSealError.unreadable) {
+                try ChangeSeal.open(altered, with: server, sharedKeys: ChangeSeal.sharedKeys(of: [altered], with: server))
+            }
+            #expect(throws: ChangeSealError.unreadable) { try ChangeSeal.open(altered, with: server, sharedKeys: keys) }
+        }
+        for cut in [1, ChangeSeal.sharedHeaderLength, ChangeSeal.sharedHeaderLength + 12, sealed.count - 1] {
+            #expect(throws: ChangeSealError.unreadable) { try ChangeSeal.open(Data(sealed.prefix(cut)), with: server) }
+        }
+        #expect(throws: ChangeSealError.unreadable) { try ChangeSeal.open(sealed, with: SealingPrivateKey()) }
+        // A key that does not derive is left out; the changes of good runs still open.
+        var badKey = sealed
+        badKey.replaceSubrange(1..<66, with: Data(count: 65))
+        let mixed = ChangeSeal.sharedKeys(of: [badKey, sealed], with: server)
+        #expect(mixed.count == 1)
+        #expect(try ChangeSeal.open(sealed, with: server, sharedKeys: mixed) == Self.signed)
+        #expect(throws: ChangeSealError.unreadable) { try ChangeSeal.open(badKey, with: server, sharedKeys: mixed) }
+    }
+
     @Test func aChangeSealedAsJSONByAnEarlierVersionStillOpens() throws {
         let server = SealingPrivateKey()
         let json = try ChangeSeal.encoder.encode(Self.signed)

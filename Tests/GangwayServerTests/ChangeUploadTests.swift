@@ -452,6 +452,56 @@ struct ChangeUploadTests {
         }
     }
 
+    @Test(
+        "changes sealed in runs open with one key agreement per run, beside single ones; an altered one is refused alone",
+        arguments: Backend.available
+    )
+    func sealedRuns(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            let (alice, bob) = try await Self.prepared(api)
+            let key = try await Self.sealingKey(api, token: bob.token)
+            let sealer = ChangeSealer()
+            // Each based on the version the one before it leaves (the single one comes between).
+            let run = try [(1, 1), (2, 2), (3, 4)].map { sequence, base in
+                try sealer.seal(
+                    alice.change(sequence: Int64(sequence), base: Int64(base), ["reading": "\(sequence) bar"]),
+                    registrationID: alice.registrationID,
+                    to: key
+                )
+            }
+            #expect(Set(run.map { $0.prefix(66) }).count == 1, "one encapsulated key for the run")
+            var alteredKey = try sealer.seal(
+                alice.change(sequence: 4, ["note": "x"]),
+                registrationID: alice.registrationID,
+                to: key
+            )
+            alteredKey[alteredKey.startIndex + 10] ^= 0x01
+            var alteredText = try sealer.seal(
+                alice.change(sequence: 5, ["note": "y"]),
+                registrationID: alice.registrationID,
+                to: key
+            )
+            alteredText[alteredText.endIndex - 20] ^= 0x01
+            let single = try ChangeSeal.seal(alice.change(sequence: 6, base: 3, ["status": "done"]), to: key)
+            let results = try await Self.uploadSealed(
+                [run[0], alteredKey, run[1], alteredText, single, run[2]],
+                by: bob,
+                api: api
+            )
+            #expect(
+                results.map { $0.rejection?.code }
+                    == [nil, "SEALED_CHANGE_UNREADABLE", nil, "SEALED_CHANGE_UNREADABLE", nil, nil]
+            )
+            let check = try await Self.fuelCheck(api)
+            #expect(check.version == 5)
+            #expect(check.fields.additionalProperties["reading"] == "3 bar")
+            #expect(check.fields.additionalProperties["status"] == "done")
+            #expect(check.fields.additionalProperties["note"] == nil)
+            let again = try await Self.uploadSealed([run[1]], by: alice, api: api)
+            #expect(again.first?.outcome == .duplicate)
+        }
+    }
+
     @Test("the sealing key is kept sealed in the database, and the same after a restart")
     func sealingKeyKept() async throws {
         let fixture = try await ServerFixture()

@@ -1,6 +1,7 @@
 import Foundation
 import GangwayFlows
 import GangwayOffline
+import GangwayPolicy
 import GangwayScreens
 import GangwayServerTesting
 import GangwayServices
@@ -84,6 +85,74 @@ struct OfflineChangesAgainstServerTests {
                 try outbox.answers(registrationID: aliceRegistration, openingWith: bobKeys.answers)
             }
             try await app.manager.close()
+        }
+    }
+
+    @Test func batchesTravelTwoAtATimeEachChangeEndsOnceAndARefusalStillHoldsTheLaterOnes() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            try await server.admin(.patch, "/admin/apps/checks", json: Self.rules)
+            let checks = 40
+            for index in 0..<checks {
+                try await server.admin(.put, "/admin/apps/checks/data/checks/check-\(index)", json: Self.fuel)
+            }
+            let client = MobileServicesClient(serverURL: server.url)
+            let session = try await client.signIn(
+                appID: "checks",
+                username: "alice",
+                password: "alice-password",
+                deviceID: "device-1"
+            )
+            let keys = OfflineKeys()
+            let registration = try await client.registerDevice(
+                appID: "checks",
+                token: session.token,
+                device: DeviceIdentity(deviceID: "device-1", deviceName: "tablet", appVersion: "1.0.0"),
+                changeKey: keys.signing.verifyingKey
+            )
+            let settings = try await client.settings(appID: "checks", token: session.token)
+            let serverKey = try SealingPublicKey(x963Representation: try #require(settings.changeSealingKey))
+            let temporary = try TemporaryDirectory(prefix: "gangway-outbox-window")
+            defer { temporary.remove() }
+            let outbox = try Outbox(directory: temporary.url)
+            let author = keys.author(name: "alice", registrationID: registration.registrationID)
+            // Four rounds over the checks; check-0's first change writes a field devices may
+            // not, so its three later changes must wait behind the refusal.
+            for round in 0..<4 {
+                for index in 0..<checks {
+                    let refused = round == 0 && index == 0
+                    try outbox.record(
+                        by: author,
+                        entitySet: "checks",
+                        entityID: "check-\(index)",
+                        baseVersion: Int64(round + 1),
+                        fields: refused ? ["aircraft": "A321"] : ["reading": "\(round) bar"],
+                        madeAt: Date(),
+                        sealingTo: serverKey
+                    )
+                }
+            }
+            var progress: [Int] = []
+            let report = try await OutboxSender(client: client, appID: "checks", outbox: outbox)
+                .sendAll(token: session.token, batchSize: 7) { done, _ in progress.append(done) }
+            #expect(report.answered == [.applied: (checks - 1) * 4, .rejected: 1])
+            #expect(progress == progress.sorted() && progress.last == report.settled)
+            #expect(progress.count >= (checks * 4 - 3) / 7, "in batches of at most 7")
+            let held = try outbox.pending(registrationID: registration.registrationID)
+            #expect(held.map(\.entityID) == ["check-0", "check-0", "check-0"])
+            #expect(try outbox.ready().isEmpty)
+
+            let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
+            let entities = try await admin.entities(app: "checks", entitySet: "checks")
+            #expect(entities.count == checks)
+            for entity in entities {
+                let first = entity.id == "check-0"
+                #expect(entity.version == (first ? 1 : 5), "\(entity.id): once per change")
+                #expect(entity["reading"] == (first ? "7.9 bar" : "3 bar"), "\(entity.id)")
+            }
+            let recorded = try await admin.changes(app: "checks", limit: 1000)
+            #expect(recorded.count == checks * 4 - 3)
+            #expect(Set(recorded.map(\.result.changeID)).count == recorded.count)
+            #expect(recorded.filter { $0.result.outcome == .rejected }.map(\.entityID) == ["check-0"])
         }
     }
 

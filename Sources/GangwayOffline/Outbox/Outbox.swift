@@ -18,6 +18,8 @@ import GangwaySystem
 ///   ``discard(_:)``); every other change keeps flowing.
 public struct Outbox: Sendable {
     let pool: DatabasePool
+    /// Seals what this outbox records, each author's run under a key held in memory.
+    let sealer = ChangeSealer()
 
     /// The outbox file's name in its directory.
     public static let fileName = "outbox.sqlite"
@@ -129,7 +131,7 @@ public struct Outbox: Sendable {
                 madeAt: madeAt
             )
             let signed = author.signingKey.sign(change)
-            let sealed = try ChangeSeal.seal(signed, to: server)
+            let sealed = try sealer.seal(signed, registrationID: author.registrationID, to: server)
             try db.execute(
                 sql: """
                     INSERT INTO author (registration_id, author, next_sequence, answer_key) VALUES (?, ?, ?, ?)

@@ -35,8 +35,11 @@ extension MobileServicesAPI {
             }
         }
         let key = changeSealingKey
-        let items = await ParallelWork.map(body.sealed) { text -> Result<SignedChange, ChangeRejection> in
-            guard let bytes = Data(base64URLEncoded: text), let signed = try? ChangeSeal.open(bytes, with: key) else {
+        let sealed = body.sealed.map { Data(base64URLEncoded: $0) }
+        // A device seals a run of changes under one key: agreed once here, not per change.
+        let sharedKeys = ChangeSeal.sharedKeys(of: sealed.compactMap { $0 }, with: key)
+        let items = await ParallelWork.map(sealed) { bytes -> Result<SignedChange, ChangeRejection> in
+            guard let bytes, let signed = try? ChangeSeal.open(bytes, with: key, sharedKeys: sharedKeys) else {
                 return .failure(ChangeRejection(.sealedChangeUnreadable, "The sealed change does not open."))
             }
             do {

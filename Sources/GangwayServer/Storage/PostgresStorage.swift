@@ -987,7 +987,7 @@ public final class PostgresStorage: ServerStorage {
         _ entity: EntityRecord,
         limit: Int
     ) async throws(StorageError) -> (EntityRecord, created: Bool) {
-        let fields = try ServerSchema.encode(fields: entity.fields)
+        let fields = ServerSchema.encode(fields: entity.fields)
         var saved = entity
         var created = false
         try await transaction { connection in
@@ -1117,7 +1117,7 @@ public final class PostgresStorage: ServerStorage {
         _ connection: PostgresConnection,
         logger: Logger
     ) async throws {
-        let versions = try ServerSchema.encode(fieldVersions: saved.fieldVersions)
+        let versions = ServerSchema.encode(fieldVersions: saved.fieldVersions)
         try await connection.query(
             """
             INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions)
@@ -1227,7 +1227,7 @@ public final class PostgresStorage: ServerStorage {
         if let saved = decision.entity {
             try await saveEntity(
                 saved,
-                fields: try ServerSchema.encode(fields: saved.fields),
+                fields: ServerSchema.encode(fields: saved.fields),
                 connection,
                 logger: logger
             )

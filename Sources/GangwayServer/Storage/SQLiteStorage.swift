@@ -885,7 +885,7 @@ public final class SQLiteStorage: ServerStorage {
         _ entity: EntityRecord,
         limit: Int
     ) async throws(StorageError) -> (EntityRecord, created: Bool) {
-        let fields = try ServerSchema.encode(fields: entity.fields)
+        let fields = ServerSchema.encode(fields: entity.fields)
         return try await write { db in
             let previous = try Self.storedEntity(db, appID: entity.appID, entitySet: entity.entitySet, id: entity.id)
             let stored = previous?.version
@@ -970,7 +970,7 @@ public final class SQLiteStorage: ServerStorage {
         ).execute(
             arguments: [
                 saved.appID, saved.entitySet, saved.id, fields, saved.version, saved.updatedAt.milliseconds,
-                saved.updatedBy, try ServerSchema.encode(fieldVersions: saved.fieldVersions),
+                saved.updatedBy, ServerSchema.encode(fieldVersions: saved.fieldVersions),
             ]
         )
     }
@@ -1019,7 +1019,7 @@ public final class SQLiteStorage: ServerStorage {
             decide: decide
         )
         if let saved = decision.entity {
-            try saveEntity(saved, fields: try ServerSchema.encode(fields: saved.fields), db)
+            try saveEntity(saved, fields: ServerSchema.encode(fields: saved.fields), db)
         }
         try db.cachedStatement(
             sql: """

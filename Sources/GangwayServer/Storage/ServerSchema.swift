@@ -178,13 +178,16 @@ enum ServerSchema {
         ]
     }
 
-    static func encode(fieldVersions: [String: Int64]) throws(StorageError) -> String {
-        try json(fieldVersions, "field versions")
+    static func encode(fieldVersions: [String: Int64]) -> String {
+        FlatJSON.text(fieldVersions)
     }
 
     static func decodeFieldVersions(_ text: String?) throws(StorageError) -> [String: Int64] {
         guard let text else { return [:] }
-        return try value([String: Int64].self, from: text, "field versions")
+        guard let versions = FlatJSON.integers(text) else {
+            throw StorageError(.corrupt, "stored field versions cannot be read")
+        }
+        return versions
     }
 
     static func encode(result: ChangeResult) throws(StorageError) -> String {
@@ -251,19 +254,26 @@ enum ServerSchema {
         try value(Components.Schemas.AppSettings.self, from: text, "app settings")
     }
 
-    static func encode(fields: [String: String]) throws(StorageError) -> String {
-        try json(fields, "entity fields")
+    static func encode(fields: [String: String]) -> String {
+        FlatJSON.text(fields)
     }
 
     static func decodeFields(_ text: String) throws(StorageError) -> [String: String] {
-        try value([String: String].self, from: text, "entity fields")
+        guard let fields = FlatJSON.strings(text) else {
+            throw StorageError(.corrupt, "stored entity fields cannot be read")
+        }
+        return fields
     }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
 
     /// The JSON text stored for `value`, its keys sorted.
     private static func json<Value: Encodable>(_ value: Value, _ what: String) throws(StorageError) -> String {
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
             return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
             throw StorageError(.corrupt, "\(what) cannot be encoded")

@@ -46,10 +46,12 @@ public struct OutboxSender: Sendable {
 
     /// Sends the ready changes, oldest first, until none is left.
     ///
-    /// While the server works on one batch, the device keeps the answers to the one before
-    /// (``Outbox/settle(_:)``). The next batch leaves out the changes sent and not yet
-    /// settled, and, since only the oldest of an author's changes to an entity is ever
-    /// ready, every later change to their entities: a rejection still holds those.
+    /// Up to ``uploadsInFlight`` batches travel at once, so the server opens and checks
+    /// one while it applies another, and the device keeps the answers to one
+    /// (``Outbox/settle(_:)``) while the others travel. A new batch leaves out the changes
+    /// sent and not yet settled, and, since only the oldest of an author's changes to an
+    /// entity is ever ready, every later change to their entities: a rejection still
+    /// holds those.
     ///
     /// - Parameters:
     ///   - registrations: Whose changes to send; `nil` sends every user's of the device
@@ -62,7 +64,7 @@ public struct OutboxSender: Sendable {
     ///
     /// - Throws: ``ServiceError`` when the server could not be reached after the tries,
     ///   or refused the session; every change not answered stays in the outbox, and every
-    ///   answer received before is kept.
+    ///   answer received before, or by a batch that was travelling, is kept.
     @discardableResult
     public func sendAll(
         token: SessionToken,
@@ -70,37 +72,69 @@ public struct OutboxSender: Sendable {
         batchSize: Int = EntityLimits.changesPerUpload,
         progress: (Int, Int) -> Void = { _, _ in }
     ) async throws -> Report {
-        var report = Report()
         let total = try outbox.readyCount(registrations: registrations)
         let limit = max(1, min(batchSize, EntityLimits.changesPerUpload))
-        var answered: [(change: PendingChange, answer: ChangeAnswer)] = []
-        while true {
-            let batch = try outbox.ready(
-                limit: limit,
-                registrations: registrations,
-                excluding: Set(answered.map(\.change.changeID))
-            )
-            if batch.isEmpty {
-                // Settling the last answers may let the next changes to their entities go.
-                if answered.isEmpty { return report }
-                try keep(answered, in: &report, total: total, progress: progress)
-                answered = []
-                continue
+        let ended = await withTaskGroup(of: Result<Answers, any Error>.self) { group in
+            var report = Report()
+            var travelling: Set<UUID> = []
+            var inFlight = 0
+            var answered: Answers = []
+            var failure: (any Error)?
+            while true {
+                while failure == nil, inFlight < Self.uploadsInFlight {
+                    let batch: [PendingChange]
+                    do {
+                        batch = try outbox.ready(
+                            limit: limit,
+                            registrations: registrations,
+                            excluding: travelling.union(answered.map(\.change.changeID))
+                        )
+                    } catch {
+                        failure = error
+                        break
+                    }
+                    guard !batch.isEmpty else { break }
+                    travelling.formUnion(batch.map(\.changeID))
+                    inFlight += 1
+                    group.addTask { await upload(batch, token: token) }
+                }
+                if !answered.isEmpty {
+                    // While the batches in flight travel; settling may let the next
+                    // changes to their entities go.
+                    do {
+                        try keep(answered, in: &report, total: total, progress: progress)
+                    } catch {
+                        failure = failure ?? error
+                    }
+                    answered = []
+                    continue
+                }
+                guard inFlight > 0, let next = await group.next() else {
+                    return failure.map { Result<Report, any Error>.failure($0) } ?? .success(report)
+                }
+                inFlight -= 1
+                switch next {
+                case .success(let answers):
+                    answered = answers
+                    travelling.subtract(answers.map(\.change.changeID))
+                case .failure(let error):
+                    // The batches still travelling are awaited and their answers kept.
+                    failure = failure ?? error
+                }
             }
-            async let next = upload(batch, token: token)
-            do {
-                try keep(answered, in: &report, total: total, progress: progress)
-            } catch {
-                _ = try? await next
-                throw error
-            }
-            answered = try await next
         }
+        return try ended.get()
     }
+
+    /// How many batches ``sendAll(token:registrations:batchSize:progress:)`` has
+    /// travelling at once.
+    public static let uploadsInFlight = 2
+
+    private typealias Answers = [(change: PendingChange, answer: ChangeAnswer)]
 
     /// Keeps a batch's answers in the outbox, and counts them.
     private func keep(
-        _ answered: [(change: PendingChange, answer: ChangeAnswer)],
+        _ answered: Answers,
         in report: inout Report,
         total: Int,
         progress: (Int, Int) -> Void
@@ -111,22 +145,23 @@ public struct OutboxSender: Sendable {
         progress(report.settled, total)
     }
 
-    private func upload(
-        _ batch: [PendingChange],
-        token: SessionToken
-    ) async throws -> [(change: PendingChange, answer: ChangeAnswer)] {
+    /// A batch's answers, or why it got none after the tries.
+    private func upload(_ batch: [PendingChange], token: SessionToken) async -> Result<Answers, any Error> {
         var wait = firstWait
-        for _ in 1..<attempts {
-            let failure: ServiceError
+        var attempt = 1
+        while true {
             do {
-                return try await client.uploadSealedChanges(appID: appID, token: token, changes: batch)
+                return .success(try await client.uploadSealedChanges(appID: appID, token: token, changes: batch))
             } catch {
-                failure = error
+                guard error.isTransient, attempt < attempts else { return .failure(error) }
+                do {
+                    try await sleep(max(wait, error.retryAfter ?? .zero))
+                } catch {
+                    return .failure(error)
+                }
+                wait *= 2
+                attempt += 1
             }
-            guard failure.isTransient else { throw failure }
-            try await sleep(max(wait, failure.retryAfter ?? .zero))
-            wait *= 2
         }
-        return try await client.uploadSealedChanges(appID: appID, token: token, changes: batch)
     }
 }
