@@ -48,7 +48,7 @@ struct OfflineBenchmark: AsyncParsableCommand {
 
         let keys = OfflineKeys()
         var recorded: [SignedChange] = []
-        let (record, upload) = try await TestServer.run(seed: seed, options: options) { server in
+        let (record, upload, uploadProcessor) = try await TestServer.run(seed: seed, options: options) { server in
             try await server.admin(
                 .patch,
                 "/admin/apps/checks",
@@ -97,20 +97,23 @@ struct OfflineBenchmark: AsyncParsableCommand {
             let record = clock.now - started
 
             let uploadStarted = clock.now
+            let processorStarted = Measure.processorMilliseconds()
             let report = try await OutboxSender(client: client, appID: "checks", outbox: outbox)
                 .sendAll(token: session.token)
             let upload = clock.now - uploadStarted
+            let processor = Measure.processorMilliseconds() - processorStarted
             guard report.answered == [.applied: changes] else {
                 throw ValidationError("the server did not apply every change: \(report.answered)")
             }
-            return (record, upload)
+            return (record, upload, processor)
         }
 
-        let direct = try await TestServer.run(seed: seed, options: options) { server in
+        let (direct, directProcessor) = try await TestServer.run(seed: seed, options: options) { server in
             let storage = server.server.storage
             let key = keys.signing.verifyingKey
             let clock = ContinuousClock()
             let started = clock.now
+            let processorStarted = Measure.processorMilliseconds()
             // In batches of an upload's size, as the server applies an upload.
             for start in stride(from: 0, to: recorded.count, by: EntityLimits.changesPerUpload) {
                 let batch = recorded[start..<min(start + EntityLimits.changesPerUpload, recorded.count)]
@@ -130,7 +133,7 @@ struct OfflineBenchmark: AsyncParsableCommand {
                     throw ValidationError("a change was not applied directly")
                 }
             }
-            return clock.now - started
+            return (clock.now - started, Measure.processorMilliseconds() - processorStarted)
         }
 
         let uploadMilliseconds = Measure.milliseconds(upload)
@@ -139,5 +142,8 @@ struct OfflineBenchmark: AsyncParsableCommand {
         Measure.report("offline.upload_10k_ms", uploadMilliseconds * 10_000 / Double(changes))
         Measure.report("offline.direct_10k_ms", directMilliseconds * 10_000 / Double(changes))
         Measure.report("offline.upload.ratio_to_direct", uploadMilliseconds / directMilliseconds)
+        // Processor time of both sides (device and server share the process), all cores.
+        Measure.report("offline.upload_10k_cpu_ms", uploadProcessor * 10_000 / Double(changes))
+        Measure.report("offline.direct_10k_cpu_ms", directProcessor * 10_000 / Double(changes))
     }
 }

@@ -97,7 +97,11 @@ struct ChangeSealTests {
             altered[altered.startIndex + index] ^= 0x01
             #expect(throws: ChangeSealError.unreadable) { try ChangeSeal.open(altered, with: server) }
             #expect(throws: ChangeSealError.unreadable) {
-                try ChangeSeal.open(altered, with: server, sharedKeys: ChangeSeal.sharedKeys(of: [altered], with: server))
+                try ChangeSeal.open(
+                    altered,
+                    with: server,
+                    sharedKeys: ChangeSeal.sharedKeys(of: [altered], with: server)
+                )
             }
             #expect(throws: ChangeSealError.unreadable) { try ChangeSeal.open(altered, with: server, sharedKeys: keys) }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayProtocol
 
 extension Change {
     /// The bytes an author signs: every part of the change, each length-prefixed, in a
@@ -6,17 +7,17 @@ extension Change {
     /// different changes never have the same bytes, and a signature made for another
     /// purpose never verifies as a change's.
     public var signedBytes: Data {
-        var bytes = Data()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128 + fields.reduce(0) { $0 + 16 + $1.key.utf8.count + $1.value.utf8.count })
         func append(_ text: String) {
-            let utf8 = Data(text.utf8)
-            append(Int64(utf8.count))
-            bytes.append(utf8)
+            append(Int64(text.utf8.count))
+            bytes.append(contentsOf: text.utf8)
         }
         func append(_ number: Int64) {
             withUnsafeBytes(of: number.bigEndian) { bytes.append(contentsOf: $0) }
         }
         append(Self.signatureLabel)
-        append(id.uuidString.lowercased())
+        append(id.lowercasedText)
         append(registrationID)
         append(author)
         append(sequence)
@@ -30,11 +31,11 @@ extension Change {
         }
         append(Int64(madeAt.timeIntervalSince1970.rounded(.down)))
         append(Int64(fields.count))
-        for name in fields.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
+        for name in fields.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
             append(name)
             append(fields[name]!)
         }
-        return bytes
+        return Data(bytes)
     }
 
     /// The label that starts ``signedBytes``; a new format gets a new label.

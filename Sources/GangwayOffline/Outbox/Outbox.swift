@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import GangwayProtocol
 import GangwaySystem
 
 /// The device's queue of changes waiting for the server: one per device, shared by its
@@ -147,7 +148,7 @@ public struct Outbox: Sendable {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    change.id.uuidString.lowercased(), author.registrationID, author.name, entitySet, entityID, next,
+                    change.id.lowercasedText, author.registrationID, author.name, entitySet, entityID, next,
                     sealed, Int64(change.madeAt.timeIntervalSince1970),
                 ]
             )
@@ -186,7 +187,7 @@ public struct Outbox: Sendable {
             }
             if !excluded.isEmpty {
                 sql += " AND change_id NOT IN (\(databaseQuestionMarks(count: excluded.count)))"
-                arguments += StatementArguments(excluded.map { $0.uuidString.lowercased() })
+                arguments += StatementArguments(excluded.map { $0.lowercasedText })
             }
             sql += " ORDER BY position LIMIT ?"
             arguments += [limit]
@@ -239,19 +240,15 @@ public struct Outbox: Sendable {
         try write { db in
             var keys: [String: (id: Int64, key: SymmetricKey)] = [:]
             for (change, answer) in answers {
-                let id = change.changeID.uuidString.lowercased()
-                guard
-                    try Int.fetchOne(
-                        db.cachedStatement(sql: "SELECT COUNT(*) FROM pending WHERE change_id = ?"),
-                        arguments: [id]
-                    ) == 1
-                else { continue }
+                let id = change.changeID.lowercasedText
+                try db.cachedStatement(sql: "DELETE FROM pending WHERE change_id = ?").execute(arguments: [id])
+                guard db.changesCount == 1 else { continue }
                 if keys[change.registrationID] == nil {
                     keys[change.registrationID] = try Self.answerKey(for: change.registrationID, db)
                 }
                 guard let key = keys[change.registrationID] else { continue }
                 let sealed = try AES.GCM.seal(
-                    try ChangeSeal.encoder.encode(answer),
+                    try answer.plainJSON ?? ChangeSeal.encoder.encode(answer),
                     using: key.key,
                     authenticating: Data(id.utf8)
                 ).combined
@@ -261,7 +258,6 @@ public struct Outbox: Sendable {
                         ON CONFLICT (change_id) DO NOTHING
                         """
                 ).execute(arguments: [id, change.registrationID, sealed, Int64(Date().timeIntervalSince1970), key.id])
-                try db.cachedStatement(sql: "DELETE FROM pending WHERE change_id = ?").execute(arguments: [id])
                 if answer.outcome == .rejected {
                     try db.cachedStatement(
                         sql: """
@@ -359,7 +355,7 @@ public struct Outbox: Sendable {
         try write { db in
             for id in changeIDs {
                 try db.cachedStatement(sql: "DELETE FROM answer WHERE change_id = ?")
-                    .execute(arguments: [id.uuidString.lowercased()])
+                    .execute(arguments: [id.lowercasedText])
             }
             try db.execute(
                 sql: """
@@ -384,7 +380,7 @@ public struct Outbox: Sendable {
     public func discard(_ changeIDs: [UUID]) throws(OutboxError) {
         try write { db in
             for id in changeIDs {
-                try db.execute(sql: "DELETE FROM pending WHERE change_id = ?", arguments: [id.uuidString.lowercased()])
+                try db.execute(sql: "DELETE FROM pending WHERE change_id = ?", arguments: [id.lowercasedText])
             }
         }
     }

@@ -98,7 +98,10 @@ public enum ChangeSeal {
         return SharedSealingKey(recipient: recipient, encapsulated: shared.encapsulated, key: shared.key)
     }
 
-    private static func sharedKey(_ encapsulated: Data, with key: SealingPrivateKey) throws(ChangeSealError)
+    private static func sharedKey(
+        _ encapsulated: Data,
+        with key: SealingPrivateKey
+    ) throws(ChangeSealError)
         -> SymmetricKey
     {
         try HPKESeal.sharedKey(encapsulated: encapsulated, with: key, info: sharedInfo, context: sharedContext)

@@ -261,7 +261,7 @@ extension MobileServicesAPI {
                 body: .json(
                     changes.map {
                         .init(
-                            changeID: $0.result.changeID.uuidString.lowercased(),
+                            changeID: $0.result.changeID.lowercasedText,
                             entitySet: $0.entitySet,
                             entityID: $0.entityID,
                             author: $0.author,
@@ -288,7 +288,7 @@ extension MobileServicesAPI {
 
     static func wire(_ result: ChangeResult, entity: EntityRecord?) -> Components.Schemas.ChangeResult {
         .init(
-            changeID: result.changeID.uuidString.lowercased(),
+            changeID: result.changeID.lowercasedText,
             outcome: .init(rawValue: result.outcome.rawValue)!,
             original: result.original.flatMap { .init(rawValue: $0.rawValue) },
             version: result.version,

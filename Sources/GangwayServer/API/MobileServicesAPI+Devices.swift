@@ -51,7 +51,7 @@ extension MobileServicesAPI {
             if let changeKey { device.changeKey = changeKey }
         } else {
             // New, or replacing a wiped registration: a new ID and a new recovery secret.
-            let registrationID = UUID().uuidString.lowercased()
+            let registrationID = UUID().lowercasedText
             device = DeviceRecord(
                 registrationID: registrationID,
                 appID: caller.app.id,

@@ -1190,7 +1190,7 @@ public final class PostgresStorage: ServerStorage {
         logger: Logger
     ) async throws -> ChangeResult {
         let change = application.change
-        let changeID = change.id.uuidString.lowercased()
+        let changeID = change.id.lowercasedText
         let first = try await connection.query(
             "SELECT result FROM changes WHERE change_id = \(changeID)",
             logger: logger

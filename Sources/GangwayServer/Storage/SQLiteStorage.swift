@@ -993,7 +993,7 @@ public final class SQLiteStorage: ServerStorage {
         _ db: Database
     ) throws -> ChangeResult {
         let change = application.change
-        let changeID = change.id.uuidString.lowercased()
+        let changeID = change.id.lowercasedText
         if let first = try String.fetchOne(
             db.cachedStatement(sql: "SELECT result FROM changes WHERE change_id = ?"),
             arguments: [changeID]

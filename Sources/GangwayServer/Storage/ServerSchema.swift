@@ -191,7 +191,8 @@ enum ServerSchema {
     }
 
     static func encode(result: ChangeResult) throws(StorageError) -> String {
-        try json(result, "change result")
+        if let plain = result.plainJSON { return String(decoding: plain, as: UTF8.self) }
+        return try json(result, "change result")
     }
 
     static func decodeResult(_ text: String) throws(StorageError) -> ChangeResult {

@@ -81,14 +81,21 @@ public struct OutboxSender: Sendable {
             var answered: Answers = []
             var failure: (any Error)?
             while true {
+                if !answered.isEmpty {
+                    // While the other batches travel. Settling first lets the next changes
+                    // to the answered entities go in the next batch, and spares a search
+                    // of the outbox that those changes would only fail.
+                    do {
+                        try keep(answered, in: &report, total: total, progress: progress)
+                    } catch {
+                        failure = failure ?? error
+                    }
+                    answered = []
+                }
                 while failure == nil, inFlight < Self.uploadsInFlight {
                     let batch: [PendingChange]
                     do {
-                        batch = try outbox.ready(
-                            limit: limit,
-                            registrations: registrations,
-                            excluding: travelling.union(answered.map(\.change.changeID))
-                        )
+                        batch = try outbox.ready(limit: limit, registrations: registrations, excluding: travelling)
                     } catch {
                         failure = error
                         break
@@ -97,17 +104,6 @@ public struct OutboxSender: Sendable {
                     travelling.formUnion(batch.map(\.changeID))
                     inFlight += 1
                     group.addTask { await upload(batch, token: token) }
-                }
-                if !answered.isEmpty {
-                    // While the batches in flight travel; settling may let the next
-                    // changes to their entities go.
-                    do {
-                        try keep(answered, in: &report, total: total, progress: progress)
-                    } catch {
-                        failure = failure ?? error
-                    }
-                    answered = []
-                    continue
                 }
                 guard inFlight > 0, let next = await group.next() else {
                     return failure.map { Result<Report, any Error>.failure($0) } ?? .success(report)
