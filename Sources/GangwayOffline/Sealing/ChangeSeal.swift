@@ -38,7 +38,7 @@ public enum ChangeSeal {
     }
 
     /// `signed`, sealed under `key` (the shared form).
-    public static func seal(_ signed: SignedChange, under key: SharedSealingKey) throws(ChangeSealError) -> Data {
+    static func seal(_ signed: SignedChange, under key: SharedSealingKey) throws(ChangeSealError) -> Data {
         let header = Data([sharedFormat]) + key.encapsulated
         do {
             let box = try AES.GCM.seal(try plaintext(signed), using: key.key, authenticating: header)
@@ -66,7 +66,7 @@ public enum ChangeSeal {
             if let known = sharedKeys[encapsulated] {
                 shared = known
             } else {
-                shared = try sharedKey(encapsulated, with: key)
+                shared = try sharedKey(encapsulated, key)
             }
             do {
                 let box = try AES.GCM.SealedBox(combined: sealed.dropFirst(sharedHeaderLength))
@@ -87,7 +87,7 @@ public enum ChangeSeal {
         var tried: Set<Data> = []
         for bytes in sealed {
             guard let encapsulated = encapsulatedKey(of: bytes), tried.insert(encapsulated).inserted else { continue }
-            keys[encapsulated] = try? sharedKey(encapsulated, with: key)
+            keys[encapsulated] = try? sharedKey(encapsulated, key)
         }
         return keys
     }
@@ -100,10 +100,8 @@ public enum ChangeSeal {
 
     private static func sharedKey(
         _ encapsulated: Data,
-        with key: SealingPrivateKey
-    ) throws(ChangeSealError)
-        -> SymmetricKey
-    {
+        _ key: SealingPrivateKey
+    ) throws(ChangeSealError) -> SymmetricKey {
         try HPKESeal.sharedKey(encapsulated: encapsulated, with: key, info: sharedInfo, context: sharedContext)
     }
 

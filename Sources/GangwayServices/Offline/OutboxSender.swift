@@ -82,9 +82,9 @@ public struct OutboxSender: Sendable {
             var failure: (any Error)?
             while true {
                 if !answered.isEmpty {
-                    // While the other batches travel. Settling first lets the next changes
-                    // to the answered entities go in the next batch, and spares a search
-                    // of the outbox that those changes would only fail.
+                    // Kept while the other batches travel, and before the next batch is
+                    // chosen: the next changes to the answered entities can go in it, and
+                    // no search of the outbox trips over changes that still wait.
                     do {
                         try keep(answered, in: &report, total: total, progress: progress)
                     } catch {
