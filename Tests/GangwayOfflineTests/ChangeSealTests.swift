@@ -116,6 +116,9 @@ struct ChangeSealTests {
         #expect(mixed.count == 1)
         #expect(try ChangeSeal.open(sealed, with: server, sharedKeys: mixed) == Self.signed)
         #expect(throws: ChangeSealError.unreadable) { try ChangeSeal.open(badKey, with: server, sharedKeys: mixed) }
+        // Keys given for a batch are the only ones tried: one left out is not derived again.
+        #expect(throws: ChangeSealError.unreadable) { try ChangeSeal.open(sealed, with: server, sharedKeys: [:]) }
+        #expect(try ChangeSeal.open(sealed, with: server) == Self.signed)
     }
 
     @Test func aChangeSealedAsJSONByAnEarlierVersionStillOpens() throws {

@@ -50,20 +50,22 @@ public enum ChangeSeal {
     }
 
     /// The signed change `sealed` holds, in either form.
-    /// - Parameter sharedKeys: Keys already derived for shared forms, by encapsulated
-    ///   key (``sharedKeys(of:with:)``); one missing is derived here.
+    /// - Parameter sharedKeys: The keys ``sharedKeys(of:with:)`` derived for a batch
+    ///   this change is in: a shared form whose key is not among them does not open (its
+    ///   key did not derive), and is not tried again. `nil` derives the key here.
     /// - Throws: ``ChangeSealError/unreadable`` when it was not sealed to `key`, was
     ///   altered, or holds no change.
     public static func open(
         _ sealed: Data,
         with key: SealingPrivateKey,
-        sharedKeys: [Data: SymmetricKey] = [:]
+        sharedKeys: [Data: SymmetricKey]? = nil
     ) throws(ChangeSealError) -> SignedChange {
         guard sealed.count <= maximumLength else { throw .unreadable }
         let plaintext: Data
         if let encapsulated = encapsulatedKey(of: sealed) {
             let shared: SymmetricKey
-            if let known = sharedKeys[encapsulated] {
+            if let sharedKeys {
+                guard let known = sharedKeys[encapsulated] else { throw .unreadable }
                 shared = known
             } else {
                 shared = try sharedKey(encapsulated, key)
