@@ -153,13 +153,15 @@ struct DeviceGrantEndToEndTests {
             #expect(terminal.next("Waiting for you to approve"))
             let (url, _) = try Self.verificationLink(on: terminal.screen)
 
-            // On her phone: the code is filled in; Approve goes to the provider, where she
-            // signs in; the provider sends her back, and the page says the device is in.
+            // On her phone: the page names the device; Approve goes to the provider, where
+            // she signs in; back at the server she lets the device in, and the page says it is.
             let done = try await HeadlessBrowser.using { browser in
                 try await browser.open(url)
                 try await browser.type("\u{E007}", into: try await browser.focused())
                 try await browser.source(once: "subject-input")
                 try await browser.type("idp-alice\u{E007}", into: try await browser.element("#subject-input"))
+                try await browser.source(once: "Let that device use your account?")
+                try await browser.type("\u{E007}", into: try await browser.focused())
                 return try await browser.source(once: "Your device is signed in")
             }
             #expect(done.contains("Your device is signed in as Alice Martin"), "\(done)")

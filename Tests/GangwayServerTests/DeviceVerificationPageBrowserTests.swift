@@ -29,10 +29,10 @@ struct DeviceVerificationPageBrowserTests {
             let browser = try await HeadlessBrowser.start()
             do {
                 try await browser.open(authorization.verificationUriComplete)
-                // The code is filled in and the focus is on the user name.
-                #expect(
-                    try await browser.property("value", of: try await browser.element("#user_code")) == codes.userCode
-                )
+                // The page names the device and shows the code, and the focus is on the user name.
+                let shown = try await browser.source()
+                #expect(shown.contains("<strong>\(codes.userCode)</strong>"), "\(shown)")
+                #expect(shown.contains("A device that gave no name asked to sign in to"), "\(shown)")
                 let name = try await browser.focused()
                 #expect(try await browser.property("id", of: name) == "username")
                 // Nothing overflows a phone's width.
@@ -74,7 +74,7 @@ struct DeviceVerificationPageBrowserTests {
                 try await browser.open("\(api.running.url.absoluteString)/apps/checks/oauth/device")
                 let code = try await browser.focused()
                 #expect(try await browser.property("id", of: code) == "user_code")
-                try await browser.type("BBBB-BBBB\u{E004}alice\u{E004}alice-password\u{E007}", into: code)
+                try await browser.type("BBBB-BBBB\u{E007}", into: code)
                 let refused = try await browser.source(once: "This code is not valid")
                 #expect(refused.contains("role=\"alert\""), "\(refused)")
                 #expect(
@@ -134,6 +134,73 @@ struct DeviceVerificationPageBrowserTests {
                 throw error
             }
             await browser.stop()
+        }
+    }
+
+    @Test(
+        "federated: another site's form approving a device code is refused; the real approval asks consent first",
+        .enabled(if: TestIdentityProvider.isInstalled, "needs oidc-provider-mock in .build-oidc/venv (see .ci/run)")
+    )
+    func crossSiteApprovalAndConsent() async throws {
+        try await FederatedSignInTests.withProvider { _, api, provider in
+            try await FederatedSignInTests.setUp(api, provider)
+            let started = try await OAuthDeviceGrantTests.form(
+                api,
+                "/apps/checks/oauth/device_authorization",
+                [("client_id", "checks"), ("device_id", "attackers-tablet")]
+            )
+            let authorization = try started.decode(Components.Schemas.DeviceAuthorization.self)
+            let codes = OAuthDeviceGrantTests.Codes(
+                deviceCode: authorization.deviceCode,
+                userCode: authorization.userCode
+            )
+            let server = api.running.url.absoluteString
+            // The attacker's page: a form that approves the attacker's code in the
+            // visitor's browser, which knows this server (it opened its page before).
+            let attack = """
+                <!DOCTYPE html><html><body>
+                <form method="post" action="\(server)/apps/checks/oauth/device">
+                <input type="hidden" name="user_code" value="\(codes.userCode)">
+                <input type="hidden" name="decision" value="approve">
+                <button id="go" type="submit">Win a prize</button>
+                </form></body></html>
+                """
+            try await HeadlessBrowser.using { browser in
+                try await browser.open("\(server)/apps/checks/oauth/device")
+                try await CrossSitePage.serving(attack) { page in
+                    try await browser.open(page.absoluteString)
+                    try await browser.click(try await browser.element("#go"))
+                    let refused = try await browser.source(once: "nothing was done")
+                    #expect(refused.contains("sent from another site"), "\(refused)")
+                }
+                #expect(try await browser.currentURL().hasPrefix(server), "never sent on to the provider")
+                #expect(
+                    try OAuthDeviceGrantTests.error(of: try await OAuthDeviceGrantTests.poll(api, codes))
+                        == "authorization_pending"
+                )
+
+                // The person's own approval: the page names the device, the provider signs
+                // them in, and the server asks before the device gets anything.
+                try await browser.open(authorization.verificationUriComplete)
+                let shown = try await browser.source(once: "attackers-tablet")
+                #expect(shown.contains("The device <strong>attackers-tablet</strong> asked to sign in"), "\(shown)")
+                try await browser.type("\u{E007}", into: try await browser.focused())
+                try await browser.type("idp-grace\u{E007}", into: try await browser.element("#subject-input"))
+                let consent = try await browser.source(once: "Let that device use your account?")
+                #expect(consent.contains("attackers-tablet"))
+                let waiting = try OAuthDeviceGrantTests.error(of: try await OAuthDeviceGrantTests.poll(api, codes))
+                #expect(
+                    waiting == "authorization_pending" || waiting == "slow_down",
+                    "no token before the person allows it"
+                )
+                let allow = try await browser.focused()
+                #expect(try await browser.property("value", of: allow) == "approve")
+                try await browser.type("\u{E007}", into: allow)
+                let done = try await browser.source(once: "Your device is signed in")
+                #expect(done.contains("Your device is signed in as idp-grace"))
+            }
+            let issued = try await OAuthDeviceGrantTests.poll(api, codes)
+            #expect(issued.status == .ok)
         }
     }
 }

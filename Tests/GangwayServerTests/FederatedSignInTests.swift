@@ -55,7 +55,8 @@ struct FederatedSignInTests {
         return try await api.send(.get, url.path + "?" + (url.percentEncodedQuery ?? ""), headers: headers)
     }
 
-    /// The consent form of a page, sent with the browser's cookie.
+    /// The consent form of a page, sent with the browser's sign-in cookie `cookie` and the
+    /// anti-forgery cookie the page set.
     static func consent(
         _ api: API,
         _ page: API.Reply,
@@ -63,12 +64,16 @@ struct FederatedSignInTests {
         decision: String = "approve"
     ) async throws -> API.Reply {
         let token = try #require(page.text.firstMatch(of: /name="consent" value="([A-Za-z0-9_-]+)"/)?.output.1)
+        let formToken = try #require(PageBrowser.hiddenFields(of: page.text).first { $0.0 == "form_token" }?.1)
+        let formCookie = page.headers[values: .setCookie].first { $0.hasPrefix("gangway_form=") }
+            .map { String($0.prefix { $0 != ";" }) }
         var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
-        if let cookie { headers[.cookie] = cookie }
+        let cookies = [cookie, formCookie].compactMap { $0 }
+        if !cookies.isEmpty { headers[.cookie] = cookies.joined(separator: "; ") }
         return try await api.send(
             .post,
             "/apps/checks/oauth/callback",
-            json: Code.query([("consent", String(token)), ("decision", decision)]),
+            json: Code.query([("consent", String(token)), ("form_token", formToken), ("decision", decision)]),
             headers: headers
         )
     }
@@ -377,26 +382,43 @@ struct FederatedSignInTests {
         }
     }
 
-    @Test("a device code is approved by signing in at the provider from the verification page")
+    /// Where the provider sent the browser back to, as a path and query of this server.
+    static func pathAndQuery(_ url: String) throws -> String {
+        let components = try #require(URLComponents(string: url))
+        return components.path + "?" + (components.percentEncodedQuery ?? "")
+    }
+
+    @Test(
+        "a device code: signed in at the provider, then a consent page names the device and when it asked; no token before Allow"
+    )
     func deviceGrant() async throws {
         try await Self.withProvider { _, api, provider in
             try await Self.setUp(api, provider)
             let codes = try await OAuthDeviceGrantTests.start(api)
-            let page = try await api.send(.get, "/apps/checks/oauth/device?user_code=\(codes.userCode)")
+            let browser = PageBrowser(api.running)
+            let page = try await browser.get("/apps/checks/oauth/device?user_code=\(codes.userCode)")
             #expect(page.text.contains("company account") && !page.text.contains("type=\"password\""))
+            #expect(page.text.contains("The device <strong>tablet-1</strong> asked to sign in to"), "\(page.text)")
             // Approve leads on to the provider: the page's policy lets the form go there.
             let policy = try #require(page.headers[.contentSecurityPolicy])
             #expect(policy.contains("form-action 'self' \(provider.issuer);"), "\(policy)")
 
-            let out = try await OAuthDeviceGrantTests.form(
-                api,
-                "/apps/checks/oauth/device",
-                [("user_code", codes.userCode), ("decision", "approve")]
-            )
+            let out = try await browser.submit(page, to: "/apps/checks/oauth/device", [("decision", "approve")])
             try api.expectStatus(out, .seeOther)
-            let cookie = String(try #require(out.headers[.setCookie]).prefix { $0 != ";" })
             let back = try await provider.signIn(at: try #require(out.headers[.location]), subject: "idp-grace")
-            let done = try await Self.arrive(api, back, cookie: cookie)
+            // Back from the provider (which may answer without asking anything, for a person
+            // with a session there): nothing is approved before the person says so here.
+            let consent = try await browser.get(try Self.pathAndQuery(back))
+            try api.expectStatus(consent, .ok)
+            #expect(consent.text.contains("You are signed in as <strong>idp-grace</strong>"), "\(consent.text)")
+            #expect(consent.text.contains("The device <strong>tablet-1</strong> asked to sign in to"))
+            #expect(consent.text.contains("UTC (less than a minute ago)"))
+            #expect(consent.text.contains("Let that device use your account?"))
+            #expect(
+                try OAuthDeviceGrantTests.error(of: try await OAuthDeviceGrantTests.poll(api, codes))
+                    == "authorization_pending"
+            )
+            let done = try await browser.submit(consent, to: "/apps/checks/oauth/callback", [("decision", "approve")])
             try api.expectStatus(done, .ok)
             #expect(done.text.contains("Your device is signed in as idp-grace"))
 
@@ -405,15 +427,76 @@ struct FederatedSignInTests {
 
             // Deny needs no sign-in at the provider.
             let other = try await OAuthDeviceGrantTests.start(api, device: "tablet-2")
-            let denied = try await OAuthDeviceGrantTests.form(
-                api,
-                "/apps/checks/oauth/device",
-                [("user_code", other.userCode), ("decision", "deny")]
-            )
+            let otherPage = try await browser.get("/apps/checks/oauth/device?user_code=\(other.userCode)")
+            let denied = try await browser.submit(otherPage, to: "/apps/checks/oauth/device", [("decision", "deny")])
             try api.expectStatus(denied, .ok)
             #expect(
                 try OAuthDeviceGrantTests.error(of: try await OAuthDeviceGrantTests.poll(api, other)) == "access_denied"
             )
+
+            // Denied on the consent page, after signing in at the provider.
+            let third = try await OAuthDeviceGrantTests.start(api, device: "tablet-3")
+            let thirdPage = try await browser.get("/apps/checks/oauth/device?user_code=\(third.userCode)")
+            let away = try await browser.submit(thirdPage, to: "/apps/checks/oauth/device", [("decision", "approve")])
+            let returned = try await provider.signIn(at: try #require(away.headers[.location]), subject: "idp-grace")
+            let asked = try await browser.get(try Self.pathAndQuery(returned))
+            let no = try await browser.submit(asked, to: "/apps/checks/oauth/callback", [("decision", "deny")])
+            try api.expectStatus(no, .ok)
+            #expect(no.text.contains("The request was denied"))
+            #expect(
+                try OAuthDeviceGrantTests.error(of: try await OAuthDeviceGrantTests.poll(api, third)) == "access_denied"
+            )
+        }
+    }
+
+    @Test(
+        "a form another site makes the browser send is refused: no trip to the provider, the device code stays pending"
+    )
+    func crossSiteDeviceApproval() async throws {
+        try await Self.withProvider { fixture, api, provider in
+            try await Self.setUp(api, provider)
+            let codes = try await OAuthDeviceGrantTests.start(api)
+            let browser = PageBrowser(api.running)
+            let page = try await browser.get("/apps/checks/oauth/device?user_code=\(codes.userCode)")
+            let forged: [(String, String)] = [("user_code", codes.userCode), ("decision", "approve")]
+            // What a page elsewhere can make a browser send: no token, the browser's own cookies.
+            let cases: [(HTTPFields, [(String, String)])] = [
+                ([.origin: "http://evil.example"], forged),
+                ([HTTPField.Name("Sec-Fetch-Site")!: "cross-site"], forged),
+                ([HTTPField.Name("Sec-Fetch-Site")!: "same-site"], forged),
+                ([.origin: "null"], forged),
+                ([:], forged),
+                ([:], forged + [("form_token", "not-the-token")]),
+                // Even with this browser's token, a form from another origin is refused.
+                ([.origin: "http://evil.example"], PageBrowser.hiddenFields(of: page.text) + [("decision", "approve")]),
+            ]
+            for (headers, fields) in cases {
+                let reply = try await browser.post("/apps/checks/oauth/device", fields, headers: headers)
+                #expect(reply.status == .forbidden, "\(headers)")
+                #expect(reply.headers[.location] == nil, "\(headers)")
+                #expect(reply.text.contains("nothing was done"), "\(headers)")
+            }
+            // Another browser's token does not pass with this browser's cookie.
+            let stranger = PageBrowser(api.running)
+            let theirs = try await stranger.get("/apps/checks/oauth/device?user_code=\(codes.userCode)")
+            let swapped = try await browser.post(
+                "/apps/checks/oauth/device",
+                PageBrowser.hiddenFields(of: theirs.text) + [("decision", "approve")]
+            )
+            #expect(swapped.status == .forbidden)
+            #expect(
+                try OAuthDeviceGrantTests.error(of: try await OAuthDeviceGrantTests.poll(api, codes))
+                    == "authorization_pending"
+            )
+            #expect(fixture.logs.text.contains("form refused"))
+            // The page's own form, from the page's own origin, still goes on to the provider.
+            let own = try await browser.submit(
+                page,
+                to: "/apps/checks/oauth/device",
+                [("decision", "approve")],
+                headers: [.origin: api.running.url.absoluteString, HTTPField.Name("Sec-Fetch-Site")!: "same-origin"]
+            )
+            try api.expectStatus(own, .seeOther)
         }
     }
 }

@@ -40,18 +40,23 @@ struct OAuthAuthorizationCodeTests {
         return fields
     }
 
-    /// The sign-in form sent, as the browser sends it.
+    /// The sign-in page opened with `fields` as its query and its form sent, as a browser
+    /// does (in `browser`, a new one by default); the page that refuses the request, if it does.
     static func signIn(
         _ api: API,
         _ fields: [(String, String)],
         username: String = "alice",
         password: String = "alice-password",
-        decision: String = "approve"
+        decision: String = "approve",
+        browser: PageBrowser? = nil
     ) async throws -> API.Reply {
-        try await OAuthDeviceGrantTests.form(
-            api,
-            "/apps/checks/oauth/authorize",
-            fields + [("username", username), ("password", password), ("decision", decision)]
+        let browser = browser ?? PageBrowser(api.running)
+        let page = try await browser.get("/apps/checks/oauth/authorize?" + query(fields))
+        guard page.status == .ok else { return page }
+        return try await browser.submit(
+            page,
+            to: "/apps/checks/oauth/authorize",
+            [("username", username), ("password", password), ("decision", decision)]
         )
     }
 
@@ -185,6 +190,11 @@ struct OAuthAuthorizationCodeTests {
                     == .notFound
             )
             try await Self.setUp(api)
+            // A form sent from a good page of this browser, with the request's fields changed.
+            let browser = PageBrowser(api.running)
+            let good = try await browser.get("/apps/checks/oauth/authorize?" + Self.query(Self.request()))
+            let token = PageBrowser.hiddenFields(of: good.text).filter { $0.0 == "form_token" }
+            #expect(token.count == 1)
             for (replacing, text) in [
                 (["client_id": "other"], "names no app of this server"),
                 (["client_id": nil], "names no app of this server"),
@@ -199,8 +209,12 @@ struct OAuthAuthorizationCodeTests {
                 #expect(page.status == .badRequest, "\(replacing)")
                 #expect(page.text.contains(text), "\(replacing)")
                 #expect(page.headers[.location] == nil)
-                let posted = try await Self.signIn(api, fields)
+                let posted = try await browser.post(
+                    "/apps/checks/oauth/authorize",
+                    token + fields + [("username", "alice"), ("password", "alice-password"), ("decision", "approve")]
+                )
                 #expect(posted.status == .badRequest && posted.headers[.location] == nil, "\(replacing)")
+                #expect(posted.text.contains(text), "\(replacing)")
             }
             for (replacing, error) in [
                 (["code_challenge": nil], "invalid_request"),

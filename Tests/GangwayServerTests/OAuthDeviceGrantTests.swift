@@ -57,20 +57,25 @@ struct OAuthDeviceGrantTests {
         )
     }
 
+    /// A person opens the page with `userCode` (the link the device shows) and answers its
+    /// form, in `browser` (a new one by default); the page that refuses the code, if it does.
     static func decide(
         _ api: API,
         _ userCode: String,
         username: String = "alice",
         password: String = "alice-password",
-        approve: Bool = true
+        approve: Bool = true,
+        browser: PageBrowser? = nil
     ) async throws -> API.Reply {
-        try await form(
-            api,
-            "/apps/checks/oauth/device",
-            [
-                ("user_code", userCode), ("username", username), ("password", password),
-                ("decision", approve ? "approve" : "deny"),
-            ]
+        let browser = browser ?? PageBrowser(api.running)
+        let page = try await browser.get(
+            "/apps/checks/oauth/device?" + RunningTestServer.formBody([("user_code", userCode)])
+        )
+        guard page.status == .ok else { return page }
+        return try await browser.submit(
+            page,
+            to: "/apps/checks/oauth/device",
+            [("username", username), ("password", password), ("decision", approve ? "approve" : "deny")]
         )
     }
 

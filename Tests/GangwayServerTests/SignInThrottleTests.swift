@@ -113,6 +113,98 @@ struct SignInThrottleTests {
         }
     }
 
+    /// The sign-in page of the code grant, sent as a browser sends it, from `address`.
+    private static func pageSignIn(
+        _ browser: PageBrowser,
+        password: String,
+        address: String
+    ) async throws -> HTTPResponse.Status {
+        let forwarded: HTTPFields = [forwardedFor: address]
+        let page = try await browser.get(
+            "/apps/checks/oauth/authorize?"
+                + OAuthAuthorizationCodeTests.query(OAuthAuthorizationCodeTests.request()),
+            headers: forwarded
+        )
+        guard page.status == .ok else { return page.status }
+        return try await browser.submit(
+            page,
+            to: "/apps/checks/oauth/authorize",
+            [("username", "alice"), ("password", password), ("decision", "approve")],
+            headers: forwarded
+        ).status
+    }
+
+    @Test(
+        "the OAuth sign-in pages: 20 strangers' guesses lock no one out of a browser that signed in before",
+        arguments: Backend.available
+    )
+    func pageDeviceCookieKeepsThePersonIn(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend) { configuration in
+            configuration.trustedProxies = [try! #require(AddressRange("127.0.0.0/8"))]
+        }
+        try await fixture.runSeeded { api in
+            try await OAuthAuthorizationCodeTests.setUp(api)
+            let alices = PageBrowser(api.running)
+            #expect(try await Self.pageSignIn(alices, password: "alice-password", address: "203.0.113.1") == .seeOther)
+            let cookie = try #require(alices.cookieJar["gangway_device"])
+            #expect(cookie.hasPrefix("gwd_"))
+
+            // 20 guesses from 20 addresses, each from a browser of its own.
+            for address in 1...20 {
+                let status = try await Self.pageSignIn(
+                    PageBrowser(api.running),
+                    password: "guess",
+                    address: "198.51.100.\(address)"
+                )
+                #expect(status == .unauthorized)
+            }
+            // A browser that never signed in as Alice is throttled now, even with her password,
+            let stranger = PageBrowser(api.running)
+            #expect(
+                try await Self.pageSignIn(stranger, password: "alice-password", address: "203.0.113.2")
+                    == .tooManyRequests
+            )
+            // and a device cookie of hers taken to another browser gives it no way around it
+            // when it is not hers.
+            let bobs = PageBrowser(api.running)
+            bobs.setCookie("gangway_device", "gwd_" + String(repeating: "A", count: 43))
+            #expect(
+                try await Self.pageSignIn(bobs, password: "alice-password", address: "203.0.113.3") == .tooManyRequests
+            )
+            // Alice's own browser is let in, with its own count, and needs no new cookie.
+            #expect(try await Self.pageSignIn(alices, password: "alice-password", address: "203.0.113.1") == .seeOther)
+            #expect(alices.cookieJar["gangway_device"] == cookie)
+        }
+    }
+
+    @Test("under a flood of unknown names, a browser that signed in before still signs in on the page")
+    func pageSignInThroughAFlood() async throws {
+        let fixture = try await ServerFixture(bcryptCost: 10) { $0.concurrentPasswordChecks = 1 }
+        try await fixture.runSeeded { api in
+            try await OAuthAuthorizationCodeTests.setUp(api)
+            // The flood goes to another app's sign-in API, which takes passwords; its
+            // password checks are the same ones the pages' wait for.
+            try await api.admin(.post, "/admin/apps", json: #"{"appID": "other", "name": "Other"}"#).expect(.created)
+            let alices = PageBrowser(api.running)
+            #expect(try await Self.pageSignIn(alices, password: "alice-password", address: "-") == .seeOther)
+            let page = try await alices.get(
+                "/apps/checks/oauth/authorize?"
+                    + OAuthAuthorizationCodeTests.query(OAuthAuthorizationCodeTests.request())
+            )
+            async let flood = api.parallelSignIns(count: 24, appID: "other") { index in
+                ("nobody-\(index)", "guess", [:])
+            }
+            try await Task.sleep(for: .milliseconds(20))
+            let alice = try await alices.submit(
+                page,
+                to: "/apps/checks/oauth/authorize",
+                [("username", "alice"), ("password", "alice-password"), ("decision", "approve")]
+            )
+            #expect(alice.status == .seeOther)
+            #expect(try await flood.contains(.serviceUnavailable))
+        }
+    }
+
     @Test("the cookie stops counting after its lifetime, and the next sign-in gives a new one")
     func cookieLifetime() async throws {
         let fixture = try await ServerFixture()

@@ -23,8 +23,9 @@ struct AuthorizationCodeSignInTests {
         )
     }
 
-    /// A person at the server's sign-in page, by HTTP as a browser does it: the form sent
-    /// with their password, then the redirect followed to the app's loopback address.
+    /// A person at the server's sign-in page, by HTTP as a browser does it: the page opened,
+    /// its form sent with their password, then the redirect followed to the app's
+    /// loopback address.
     static func person(
         _ server: RunningTestServer,
         _ user: String = "alice",
@@ -34,12 +35,14 @@ struct AuthorizationCodeSignInTests {
     {
         { page in
             let password = ServerSeed.checks.users.first { $0.username == user }?.password.value ?? ""
-            let query = URLComponents(url: page, resolvingAgainstBaseURL: false)?.queryItems ?? []
-            let reply = try await server.sendForm(
-                page.path,
-                query.map { ($0.name, $0.value ?? "") } + [
-                    ("username", user), ("password", password), ("decision", approve ? "approve" : "deny"),
-                ]
+            let query = URLComponents(url: page, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
+            let browser = PageBrowser(server)
+            let shown = try await browser.get(page.path + "?" + query)
+            guard shown.status == .ok else { throw TestServerError("the sign-in page answered \(shown.status)") }
+            let reply = try await browser.submit(
+                shown,
+                to: page.path,
+                [("username", user), ("password", password), ("decision", approve ? "approve" : "deny")]
             )
             guard reply.status == .seeOther, let location = reply.headers[.location] else {
                 throw TestServerError("the sign-in page answered \(reply.status)")

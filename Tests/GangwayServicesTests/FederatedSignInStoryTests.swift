@@ -73,26 +73,18 @@ struct FederatedSignInStoryTests {
             let subject = person.subject
             visits.add()
             let query = URLComponents(url: page, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? ""
-            let out = try await server.send(.get, page.path + "?" + query)
-            guard out.status == .seeOther, let location = out.headers[.location], let cookie = out.headers[.setCookie]
-            else { throw TestServerError("the sign-in page answered \(out.status)") }
+            let browser = PageBrowser(server)
+            let out = try await browser.get(page.path + "?" + query)
+            guard out.status == .seeOther, let location = out.headers[.location] else {
+                throw TestServerError("the sign-in page answered \(out.status)")
+            }
             let back = try #require(URLComponents(string: try await provider.signIn(at: location, subject: subject)))
-            let browserCookie = String(cookie.prefix { $0 != ";" })
-            let consent = try await server.send(
-                .get,
-                back.path + "?" + (back.percentEncodedQuery ?? ""),
-                headers: [.cookie: browserCookie]
-            )
+            let consent = try await browser.get(back.path + "?" + (back.percentEncodedQuery ?? ""))
             // The consent page: the person lets the app in.
-            guard consent.status == .ok,
-                let token = consent.text.firstMatch(of: /name="consent" value="([A-Za-z0-9_-]+)"/)?.output.1
-            else { throw TestServerError("the server's callback answered \(consent.status)") }
-            let returned = try await server.send(
-                .post,
-                back.path,
-                json: RunningTestServer.formBody([("consent", String(token)), ("decision", "approve")]),
-                headers: [.cookie: browserCookie, .contentType: "application/x-www-form-urlencoded"]
-            )
+            guard consent.status == .ok, consent.text.contains("name=\"consent\"") else {
+                throw TestServerError("the server's callback answered \(consent.status)")
+            }
+            let returned = try await browser.submit(consent, to: back.path, [("decision", "approve")])
             guard returned.status == .seeOther, let app = returned.headers[.location] else {
                 throw TestServerError("the consent page answered \(returned.status)")
             }

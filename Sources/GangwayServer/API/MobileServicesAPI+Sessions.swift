@@ -15,35 +15,14 @@ extension MobileServicesAPI {
         try Validation.identifier(body.deviceID, "deviceID")
         let username = body.username.lowercased()
 
-        // A cookie counts only when it is this user's and still young; any other is
-        // treated as none, so its answer tells nothing.
-        let time = now()
-        var cookieHash: Data?
-        if let cookie = body.deviceCookie, cookie.count <= 64 {
-            let hash = DeviceCookie.hash(cookie)
-            if let record = try await perform({ try await storage.deviceCookie(tokenHash: hash) }),
-                record.username == username,
-                time.timeIntervalSince(record.createdAt) < DeviceCookie.lifetime.seconds
-            {
-                cookieHash = hash
-            }
-        }
+        let cookieHash = try await knownDeviceCookie(body.deviceCookie, username: username)
         let user = try await checkedUser(
             username: username,
             password: body.password,
             cookieHash: cookieHash,
             appID: app.id
         )
-        var newCookie: String?
-        if cookieHash == nil {
-            let cookie = DeviceCookie.make()
-            try await perform {
-                try await storage.insertDeviceCookie(
-                    DeviceCookieRecord(tokenHash: DeviceCookie.hash(cookie), username: user.username, createdAt: time)
-                )
-            }
-            newCookie = cookie
-        }
+        let newCookie = cookieHash == nil ? try await newDeviceCookie(for: user.username) : nil
 
         let (token, session) = try await openSession(app: app, username: user.username, deviceID: body.deviceID)
         logger.info("signed in", metadata: ["app": "\(app.id)", "request": "\(RequestInfo.current.requestID)"])
@@ -59,6 +38,29 @@ extension MobileServicesAPI {
                 )
             )
         )
+    }
+
+    /// The hash of `cookie` when it is a device cookie the server gave `username` and it
+    /// is still young; `nil` for any other, so the answer to a sign-in tells nothing of it.
+    func knownDeviceCookie(_ cookie: String?, username: String) async throws(APIError) -> Data? {
+        guard let cookie, cookie.utf8.count <= 64 else { return nil }
+        let hash = DeviceCookie.hash(cookie)
+        guard let record = try await perform({ try await storage.deviceCookie(tokenHash: hash) }),
+            record.username == username,
+            now().timeIntervalSince(record.createdAt) < DeviceCookie.lifetime.seconds
+        else { return nil }
+        return hash
+    }
+
+    /// A new device cookie of `username`, recorded by its hash.
+    func newDeviceCookie(for username: String) async throws(APIError) -> String {
+        let cookie = DeviceCookie.make()
+        try await perform {
+            try await storage.insertDeviceCookie(
+                DeviceCookieRecord(tokenHash: DeviceCookie.hash(cookie), username: username, createdAt: now())
+            )
+        }
+        return cookie
     }
 
     func signOut(_ input: Operations.SignOut.Input) async throws -> Operations.SignOut.Output {

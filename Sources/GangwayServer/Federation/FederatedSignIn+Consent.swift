@@ -1,56 +1,94 @@
 import Foundation
 import GangwayProtocol
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
 
-/// The consent page of a federated code grant: back from the provider, the person lets
-/// the app in (or not) before a code goes to it.
+/// The consent page of a federated sign-in: back from the provider, the person lets the
+/// app (code grant) or the device (device grant) in, or not, before anything is issued.
 extension FederatedSignIn {
-    /// The person lets the app in, or not: a code grant the provider finished without the
-    /// person doing anything (a provider session still open) must not reach an app on its
-    /// own, since any program on the device can listen on a loopback redirect URI and
-    /// start a sign-in (RFC 8252 §8.6).
+    /// The person lets the app or device in, or not: a sign-in the provider finished
+    /// without the person doing anything (a provider session still open) must not reach
+    /// an app on its own, since any program on the device can listen on a loopback
+    /// redirect URI and start a sign-in (RFC 8252 §8.6), and any site can send a browser
+    /// to approve a device code it holds. The device grant's page names the device that
+    /// asked and when (RFC 8628 §5.4).
+    ///
+    /// - Parameters:
+    ///   - waiting: ``Origin/consent(_:username:grant:)`` or
+    ///     ``Origin/deviceConsent(userCode:username:grant:)``.
+    ///   - browser: The sign-in's browser cookie, which the consent form must come back with.
+    ///   - form: The browser's anti-forgery secret (``FormGuard``).
     func askConsent(
-        _ authorization: AuthorizationRequest,
+        _ waiting: Origin,
         app: AppRecord,
         user: UserRecord,
-        grant: ProviderGrantRecord,
-        browser: String
+        browser: String,
+        form: FormGuard.Browser
     ) async -> Response {
         let token = MobileServicesAPI.randomBytes(32).base64URLEncoded
+        let name = OAuthPage.escape(app.name)
+        let signedInAs = """
+            <p>You are signed in as <strong>\(OAuthPage.escape(user.displayName))</strong> \
+            (\(OAuthPage.escape(user.username))).</p>
+            """
+        let title: String
+        let question: String
+        let formAction: String
+        switch waiting {
+        case .consent(let authorization, _, _):
+            title = "Sign in"
+            question = """
+                <h1>Sign in to \(name)</h1>
+                \(signedInAs)
+                <p>Let the \(name) app on your device use your account? It gets your name and stays signed in \
+                until you sign out.</p>
+                """
+            formAction = authorization.formAction
+        case .deviceConsent(let userCode, _, _):
+            guard let grant = try? await api.storage.deviceGrant(userCode: userCode), grant.appID == app.id,
+                grant.status == .pending, grant.expiresAt > api.now()
+            else {
+                return page(
+                    app: app,
+                    status: .badRequest,
+                    message: "This code was already used, or it expired. Check your device."
+                )
+            }
+            title = "Sign in a device"
+            question = """
+                <h1>Sign in a device to \(name)</h1>
+                \(signedInAs)
+                <p>\(OAuthPage.deviceAsked(grant, app: app, now: api.now()))</p>
+                <p>Let that device use your account? Its code is <strong>\
+                \(OAuthPage.escape(UserCode.display(userCode)))</strong>. Allow only if you started this on your \
+                device and it shows this code.</p>
+                """
+            formAction = "'self'"
+        case .authorizationCode, .deviceGrant:
+            return page(app: app, status: .badRequest, message: Self.staleMessage)
+        }
         do {
-            try await keep(
-                .consent(authorization, username: user.username, grant: grant),
-                under: token,
-                browser: browser,
-                app: app
-            )
+            try await keep(waiting, under: token, browser: browser, app: app)
         } catch {
             return page(app: app, status: .serviceUnavailable, message: Self.tryAgainMessage)
         }
-        let name = OAuthPage.escape(app.name)
         let main = """
-            <h1>Sign in to \(name)</h1>
-            <p>You are signed in as <strong>\(OAuthPage.escape(user.displayName))</strong> \
-            (\(OAuthPage.escape(user.username))).</p>
-            <p>Let the \(name) app on your device use your account? It gets your name and stays signed in \
-            until you sign out.</p>
+            \(question)
             <form method="post">
             <input type="hidden" name="consent" value="\(token)">
+            \(OAuthPage.tokenField(api.formGuard.token(for: form, appID: app.id)))
             <div class="buttons">
             <button type="submit" name="decision" value="approve" autofocus>Allow</button>
             <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
             </div>
             </form>
             """
-        var headers = OAuthPage.headers(formAction: authorization.formAction)
-        headers[.setCookie] = cookie(browser, app: app, maxAge: Int(Self.lifetime))
-        return Response(
-            status: .ok,
-            headers: headers,
-            body: .init(byteBuffer: ByteBuffer(string: OAuthPage.document(title: "Sign in", main: main)))
-        )
+        var response = OAuthPage.response(status: .ok, title: title, main: main, formAction: formAction)
+        response.headers[.setCookie] = cookie(browser, app: app, maxAge: Int(Self.lifetime))
+        if form.isNew { response.headers.append(HTTPField(name: .setCookie, value: api.formGuard.setCookie(form))) }
+        return response
     }
 
     func consent(_ request: Request, context: ServerContext) async -> Response {
@@ -58,22 +96,23 @@ extension FederatedSignIn {
             return OAuthPage.notFound
         }
         var request = request
-        guard let body = try? await request.collectBody(upTo: 16 * 1024) else {
+        guard let body = try? await request.collectBody(upTo: OAuthPage.formLimit) else {
             return page(app: app, status: .contentTooLarge, message: "The form is too large.")
         }
         let form = OAuthPage.form(String(buffer: body))
+        // A forged form leaves the sign-in waiting: the person's own answer still counts.
+        if let refusal = api.formGuard.refusal(request.head, fields: form, appID: app.id) {
+            return OAuthPage.forged(refusal, app: app, api: api)
+        }
+        let approves = form["decision"] == "approve"
         var response: Response
         switch await take(form["consent"], request: request, app: app) {
         case .refused(let refusal):
             response = refusal
         case .signIn(_, .consent(let authorization, let username, let grant), _):
-            response = await decide(
-                authorization,
-                username: username,
-                grant: grant,
-                approves: form["decision"] == "approve",
-                app: app
-            )
+            response = await decide(authorization, username: username, grant: grant, approves: approves, app: app)
+        case .signIn(_, .deviceConsent(let userCode, let username, let grant), _):
+            response = await decideDevice(userCode, username: username, grant: grant, approves: approves, app: app)
         case .signIn:
             response = page(app: app, status: .badRequest, message: Self.staleMessage)
         }
@@ -103,5 +142,32 @@ extension FederatedSignIn {
             return refused(.authorizationCode(authorization), app: app, refusal: .blocked)
         }
         return await issueCode(authorization, app: app, user: user, grant: grant)
+    }
+
+    private func decideDevice(
+        _ userCode: String,
+        username: String,
+        grant: ProviderGrantRecord,
+        approves: Bool,
+        app: AppRecord
+    ) async -> Response {
+        guard approves else {
+            guard var deviceGrant = try? await api.storage.deviceGrant(userCode: userCode),
+                deviceGrant.appID == app.id, deviceGrant.status == .pending
+            else { return page(app: app, status: .badRequest, message: Self.staleMessage) }
+            deviceGrant.status = .denied
+            _ = try? await api.storage.updateDeviceGrant(deviceGrant, expecting: .pending)
+            api.logger.notice("device authorization denied at consent", metadata: ["app": "\(app.id)"])
+            return page(
+                app: app,
+                status: .ok,
+                message: "The request was denied. Your device will say so.",
+                isDone: true
+            )
+        }
+        guard let user = try? await api.storage.user(named: username), !user.blocked else {
+            return refused(.deviceGrant(userCode: userCode), app: app, refusal: .blocked)
+        }
+        return await approve(userCode, app: app, user: user, grant: grant)
     }
 }

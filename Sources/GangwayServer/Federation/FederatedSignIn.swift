@@ -33,6 +33,9 @@ struct FederatedSignIn: Sendable {
         /// Back from the provider in the code grant, waiting for the person to let the app
         /// in as `username`, with what the provider granted.
         case consent(AuthorizationRequest, username: String, grant: ProviderGrantRecord)
+        /// Back from the provider in the device grant, waiting for the person to let the
+        /// device of this user code in as `username`, with what the provider granted.
+        case deviceConsent(userCode: String, username: String, grant: ProviderGrantRecord)
     }
 
     /// How long a sign-in may stay at the provider.
@@ -139,7 +142,7 @@ struct FederatedSignIn: Sendable {
         else {
             return .refused(page(app: app, status: .badRequest, message: Self.staleMessage))
         }
-        guard let browser = Self.cookie(named: Self.cookieName, in: request.headers),
+        guard let browser = BrowserCookie.value(named: Self.cookieName, in: request.headers),
             BearerToken.hash(browser) == record.browserHash
         else {
             api.logger.warning(
@@ -216,12 +219,25 @@ struct FederatedSignIn: Sendable {
         } catch {
             return unavailable(origin, app: app, reason: FederationError.unavailable("the sign-in could not be stored"))
         }
+        let form = api.formGuard.browser(request.headers)
         switch origin {
         case .authorizationCode(let authorization):
-            return await askConsent(authorization, app: app, user: user, grant: grant, browser: browser)
+            return await askConsent(
+                .consent(authorization, username: user.username, grant: grant),
+                app: app,
+                user: user,
+                browser: browser,
+                form: form
+            )
         case .deviceGrant(let userCode):
-            return await approve(userCode, app: app, user: user, grant: grant)
-        case .consent:
+            return await askConsent(
+                .deviceConsent(userCode: userCode, username: user.username, grant: grant),
+                app: app,
+                user: user,
+                browser: browser,
+                form: form
+            )
+        case .consent, .deviceConsent:
             return page(app: app, status: .badRequest, message: Self.staleMessage)
         }
     }
@@ -250,7 +266,7 @@ struct FederatedSignIn: Sendable {
         }
     }
 
-    private func approve(
+    func approve(
         _ userCode: String,
         app: AppRecord,
         user: UserRecord,
@@ -384,7 +400,7 @@ struct FederatedSignIn: Sendable {
                     ]
                 )
             )
-        case .deviceGrant:
+        case .deviceGrant, .deviceConsent:
             return page(app: app, status: status, message: message)
         }
     }
@@ -406,20 +422,12 @@ struct FederatedSignIn: Sendable {
     /// The cookie that binds a sign-in to its browser: sent only to the callback, never
     /// to a script, and (with `SameSite=Lax`) on the provider's top-level redirect back.
     func cookie(_ value: String, app: AppRecord, maxAge: Int) -> String {
-        let secure = api.settings.publicURL.value.hasPrefix("https://") ? "; Secure" : ""
-        return "\(Self.cookieName)=\(value); Path=/apps/\(app.id)/oauth/callback; Max-Age=\(maxAge); HttpOnly; "
-            + "SameSite=Lax\(secure)"
-    }
-
-    static func cookie(named name: String, in headers: HTTPFields) -> String? {
-        for field in headers[values: .cookie] {
-            for pair in field.split(separator: ";") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
-                    return String(parts[1]).trimmingCharacters(in: .whitespaces)
-                }
-            }
-        }
-        return nil
+        BrowserCookie.setCookie(
+            name: Self.cookieName,
+            value: value,
+            path: "/apps/\(app.id)/oauth/callback",
+            maxAge: maxAge,
+            secure: api.settings.publicURL.value.hasPrefix("https://")
+        )
     }
 }

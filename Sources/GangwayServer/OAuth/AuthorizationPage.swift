@@ -45,17 +45,20 @@ struct AuthorizationPage: Sendable {
                     provider: provider
                 )
             }
-            return Self.page(app: app, authorization: authorization, status: .ok)
+            return page(app: app, authorization: authorization, browser: api.formGuard.browser(request.headers))
         }
     }
 
     private func decide(_ request: Request, context: ServerContext) async -> Response {
         guard let app = await OAuthPage.app(context, api: api) else { return OAuthPage.notFound }
         var request = request
-        guard let body = try? await request.collectBody(upTo: 16 * 1024) else {
+        guard let body = try? await request.collectBody(upTo: OAuthPage.formLimit) else {
             return Self.refused(.page("The form is too large."), app: app, status: .contentTooLarge)
         }
         let form = OAuthPage.form(String(buffer: body))
+        if let refusal = api.formGuard.refusal(request.head, fields: form, appID: app.id) {
+            return OAuthPage.forged(refusal, app: app, api: api)
+        }
         let authorization: AuthorizationRequest
         switch AuthorizationRequest.parse(form, app: app) {
         case .failure(let refusal): return Self.refused(refusal, app: app)
@@ -69,27 +72,9 @@ struct AuthorizationPage: Sendable {
                 provider: provider
             )
         }
-        let username = (form["username"] ?? "").lowercased()
-        let user: UserRecord
-        do {
-            user = try await api.checkedUser(
-                username: username,
-                password: form["password"] ?? "",
-                cookieHash: nil,
-                appID: app.id
-            )
-        } catch {
-            let answer = (error as? APIError) ?? .signInFailed
-            return Self.page(
-                app: app,
-                authorization: authorization,
-                status: answer.status,
-                username: username,
-                message: answer.message
-            )
-        }
         let issuer = api.issuer(of: app)
         guard form["decision"] == "approve" else {
+            // Denying needs no password: the app learns only that the person said no.
             api.logger.notice("authorization denied", metadata: ["app": "\(app.id)"])
             return Self.redirect(
                 AuthorizationRequest.location(
@@ -101,24 +86,48 @@ struct AuthorizationPage: Sendable {
                 )
             )
         }
+        let username = (form["username"] ?? "").lowercased()
+        let user: UserRecord
+        let deviceCookie: String?
+        do {
+            (user, deviceCookie) = try await api.pageSignIn(
+                username: username,
+                password: form["password"] ?? "",
+                headers: request.headers,
+                appID: app.id
+            )
+        } catch {
+            let answer = (error as? APIError) ?? .signInFailed
+            return page(
+                app: app,
+                authorization: authorization,
+                browser: api.formGuard.browser(request.headers),
+                status: answer.status,
+                username: username,
+                message: answer.message
+            )
+        }
         let code: String
         do {
             code = try await api.issueAuthorizationCode(app: app, authorization: authorization, username: user.username)
         } catch {
-            return Self.page(
+            return page(
                 app: app,
                 authorization: authorization,
+                browser: api.formGuard.browser(request.headers),
                 status: .serviceUnavailable,
                 username: username,
                 message: "The server could not finish the sign-in. Try again."
             )
         }
-        return Self.redirect(
+        var response = Self.redirect(
             AuthorizationRequest.location(
                 authorization.redirectURI,
                 [("code", code), ("state", authorization.state), ("iss", issuer)]
             )
         )
+        if let deviceCookie { response.headers.append(HTTPField(name: .setCookie, value: deviceCookie)) }
+        return response
     }
 
     /// A 303 to `location`, which holds a code: never cached, never sent on as a referrer.
@@ -155,10 +164,11 @@ struct AuthorizationPage: Sendable {
         }
     }
 
-    static func page(
+    private func page(
         app: AppRecord,
         authorization: AuthorizationRequest,
-        status: HTTPResponse.Status,
+        browser: FormGuard.Browser,
+        status: HTTPResponse.Status = .ok,
         username: String = "",
         message: String? = nil
     ) -> Response {
@@ -173,6 +183,7 @@ struct AuthorizationPage: Sendable {
             \(alert)
             <form method="post">
             \(hidden)
+            \(OAuthPage.tokenField(api.formGuard.token(for: browser, appID: app.id)))
             <label for="username">User name</label>
             <input id="username" name="username" value="\(OAuthPage.escape(username))" required autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="128" autofocus>
             <label for="password">Password</label>
@@ -183,10 +194,15 @@ struct AuthorizationPage: Sendable {
             </div>
             </form>
             """
-        return Response(
+        var response = OAuthPage.response(
             status: status,
-            headers: OAuthPage.headers(formAction: authorization.formAction),
-            body: .init(byteBuffer: ByteBuffer(string: OAuthPage.document(title: "Sign in", main: main)))
+            title: "Sign in",
+            main: main,
+            formAction: authorization.formAction
         )
+        if browser.isNew {
+            response.headers.append(HTTPField(name: .setCookie, value: api.formGuard.setCookie(browser)))
+        }
+        return response
     }
 }

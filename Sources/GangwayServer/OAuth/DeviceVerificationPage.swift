@@ -4,16 +4,21 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// The page where a person approves a device's sign-in (RFC 8628 §3.3):
-/// `GET /apps/{appID}/oauth/device[?user_code=…]` shows a form with the user code, the
-/// person's user name and password, and Approve and Deny; `POST` the same path decides.
+/// The page where a person approves a device's sign-in (RFC 8628 §3.3), in two steps:
+/// `GET /apps/{appID}/oauth/device` asks for the code the device shows; with
+/// `?user_code=…` (the link or QR code the device shows, or the first step's answer) it
+/// says which device asked, for which app and when (RFC 8628 §5.4: a person approves
+/// only what they started), with the person's user name and password (or, for an app
+/// with an OpenID provider, the way on to it), and Approve and Deny; `POST` the same
+/// path decides.
 ///
 /// Plain HTML with no script at all, usable with a keyboard alone and on a phone: labels
 /// for every field, the browser's own autofill hints, a viewport for small screens. The
 /// answers forbid framing, caching and referrers, and allow nothing to load from
-/// anywhere (`Content-Security-Policy: default-src 'none'`). The password goes through
-/// the same throttle and bcrypt gate as every other sign-in; user codes entered are
-/// counted per address.
+/// anywhere (`Content-Security-Policy: default-src 'none'`). A form is taken only from
+/// this page in the browser it was shown in (``FormGuard``). The password goes through
+/// the same throttle, device cookie and bcrypt gate as every other sign-in; wrong user
+/// codes are counted per address.
 struct DeviceVerificationPage: Sendable {
     let api: MobileServicesAPI
 
@@ -28,76 +33,113 @@ struct DeviceVerificationPage: Sendable {
 
     private func show(_ request: Request, context: ServerContext) async -> Response {
         guard let app = await OAuthPage.app(context, api: api) else { return OAuthPage.notFound }
-        let typed = request.uri.queryParameters.get("user_code") ?? ""
-        return await page(app: app, status: .ok, userCode: UserCode.normalized(typed).map(UserCode.display) ?? "")
+        guard let typed = request.uri.queryParameters.get("user_code"), !typed.isEmpty else {
+            return Self.codeForm(app: app, status: .ok)
+        }
+        switch await grant(typed, app: app) {
+        case .refused(let response): return response
+        case .found(let grant):
+            return await approvalForm(app: app, grant: grant, browser: api.formGuard.browser(request.headers))
+        }
     }
 
     private func decide(_ request: Request, context: ServerContext) async -> Response {
         guard let app = await OAuthPage.app(context, api: api) else { return OAuthPage.notFound }
         var request = request
-        guard let body = try? await request.collectBody(upTo: 16 * 1024) else {
-            return await page(app: app, status: .contentTooLarge, message: "The form is too large.")
+        guard let body = try? await request.collectBody(upTo: OAuthPage.formLimit) else {
+            return Self.codeForm(app: app, status: .contentTooLarge, message: "The form is too large.")
         }
         let form = OAuthPage.form(String(buffer: body))
-        let typed = form["user_code"] ?? ""
+        if let refusal = api.formGuard.refusal(request.head, fields: form, appID: app.id) {
+            return OAuthPage.forged(refusal, app: app, api: api)
+        }
+        var grant: DeviceGrantRecord
+        switch await self.grant(form["user_code"] ?? "", app: app) {
+        case .refused(let response): return response
+        case .found(let found): grant = found
+        }
+        guard form["decision"] == "approve" else { return await deny(grant, app: app) }
+        if let provider = app.authentication.provider {
+            // The person signs in at the app's OpenID Connect provider, then says on the
+            // consent page whether this device gets in.
+            return await FederatedSignIn(api: api).start(
+                .deviceGrant(userCode: grant.userCode),
+                app: app,
+                provider: provider
+            )
+        }
+        let username = (form["username"] ?? "").lowercased()
+        let browser = api.formGuard.browser(request.headers)
+        let user: UserRecord
+        let deviceCookie: String?
+        do {
+            (user, deviceCookie) = try await api.pageSignIn(
+                username: username,
+                password: form["password"] ?? "",
+                headers: request.headers,
+                appID: app.id
+            )
+        } catch {
+            let answer = (error as? APIError) ?? .signInFailed
+            return await approvalForm(
+                app: app,
+                grant: grant,
+                browser: browser,
+                status: answer.status,
+                username: username,
+                message: answer.message
+            )
+        }
+        grant.status = .approved
+        grant.username = user.username
+        guard (try? await api.storage.updateDeviceGrant(grant, expecting: .pending)) == true else {
+            return Self.donePage(app: app, status: .conflict, "This code was already used. Check your device.")
+        }
+        api.logger.notice(
+            "device authorization approved",
+            metadata: ["app": "\(app.id)", "request": "\(RequestInfo.current.requestID)"]
+        )
+        var response = Self.donePage(
+            app: app,
+            status: .ok,
+            "Your device is signed in as \(user.displayName). You can go back to it now."
+        )
+        if let deviceCookie { response.headers.append(HTTPField(name: .setCookie, value: deviceCookie)) }
+        return response
+    }
+
+    private enum Found {
+        case found(DeviceGrantRecord)
+        case refused(Response)
+    }
+
+    /// The pending grant of the code the person typed, or the page that says why not. A
+    /// code that matches nothing counts against the address; while the address is
+    /// blocked, no code is looked up at all.
+    private func grant(_ typed: String, app: AppRecord) async -> Found {
         let address = RequestInfo.current.clientAddress(trusting: api.settings.trustedProxies)
         do {
-            try await api.throttle.admitUserCodeEntry(address: address)
+            try await api.throttle.checkUserCodeEntry(address: address)
         } catch {
-            return await page(app: app, status: .tooManyRequests, userCode: typed, message: error.message)
+            return .refused(Self.codeForm(app: app, status: .tooManyRequests, userCode: typed, message: error.message))
         }
-        guard let code = UserCode.normalized(typed),
-            var grant = try? await api.storage.deviceGrant(userCode: code),
+        if let code = UserCode.normalized(typed), let grant = try? await api.storage.deviceGrant(userCode: code),
             grant.appID == app.id, grant.status == .pending, grant.expiresAt > api.now()
-        else {
-            return await page(
+        {
+            return .found(grant)
+        }
+        do {
+            try await api.throttle.admitWrongUserCode(address: address)
+        } catch {
+            return .refused(Self.codeForm(app: app, status: .tooManyRequests, userCode: typed, message: error.message))
+        }
+        return .refused(
+            Self.codeForm(
                 app: app,
                 status: .badRequest,
                 userCode: typed,
                 message: "This code is not valid, or it expired. Check it on your device."
             )
-        }
-        let display = UserCode.display(code)
-        if let provider = app.authentication.provider {
-            // The person signs in at the app's OpenID Connect provider, which sends them
-            // back to approve; denying needs no sign-in.
-            guard form["decision"] == "approve" else { return await deny(grant, app: app) }
-            return await FederatedSignIn(api: api).start(.deviceGrant(userCode: code), app: app, provider: provider)
-        }
-        let username = (form["username"] ?? "").lowercased()
-        let user: UserRecord
-        do {
-            user = try await api.checkedUser(
-                username: username,
-                password: form["password"] ?? "",
-                cookieHash: nil,
-                appID: app.id
-            )
-        } catch {
-            let answer = (error as? APIError) ?? .signInFailed
-            return await page(app: app, status: answer.status, userCode: display, message: answer.message)
-        }
-        let approves = form["decision"] == "approve"
-        grant.status = approves ? .approved : .denied
-        grant.username = user.username
-        guard (try? await api.storage.updateDeviceGrant(grant, expecting: .pending)) == true else {
-            return await page(
-                app: app,
-                status: .conflict,
-                userCode: display,
-                message: "This code was already used. Check your device."
-            )
-        }
-        api.logger.notice(
-            approves ? "device authorization approved" : "device authorization denied",
-            metadata: ["app": "\(app.id)", "request": "\(RequestInfo.current.requestID)"]
-        )
-        return await page(
-            app: app,
-            status: .ok,
-            done: approves
-                ? "Your device is signed in as \(user.displayName). You can go back to it now."
-                : "The request was denied. Your device will say so."
         )
     }
 
@@ -105,85 +147,103 @@ struct DeviceVerificationPage: Sendable {
         var grant = grant
         grant.status = .denied
         guard (try? await api.storage.updateDeviceGrant(grant, expecting: .pending)) == true else {
-            return await page(app: app, status: .conflict, message: "This code was already used. Check your device.")
+            return Self.donePage(app: app, status: .conflict, "This code was already used. Check your device.")
         }
         api.logger.notice("device authorization denied", metadata: ["app": "\(app.id)"])
-        return await page(app: app, status: .ok, done: "The request was denied. Your device will say so.")
+        return Self.donePage(app: app, status: .ok, "The request was denied. Your device will say so.")
     }
 
-    /// The page for `app`; with an OpenID Connect provider, its form may lead on to the
-    /// provider's sign-in (Chromium applies `form-action` to the redirect after a form).
-    private func page(
+    // MARK: Pages
+
+    /// The first step: the code, sent back to this page as its query (a form that changes
+    /// nothing needs no token).
+    static func codeForm(
         app: AppRecord,
         status: HTTPResponse.Status,
         userCode: String = "",
-        message: String? = nil,
-        done: String? = nil
+        message: String? = nil
+    ) -> Response {
+        let alert = message.map { "<p class=\"error\" role=\"alert\">\(OAuthPage.escape($0))</p>" } ?? ""
+        let main = """
+            <h1>Sign in a device to \(OAuthPage.escape(app.name))</h1>
+            <p>Enter the code your device shows.</p>
+            \(alert)
+            <form method="get">
+            <label for="user_code">Code</label>
+            <input id="user_code" name="user_code" value="\(OAuthPage.escape(userCode))" required autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="32" autofocus>
+            <div class="buttons">
+            <button type="submit">Continue</button>
+            </div>
+            </form>
+            """
+        return OAuthPage.response(status: status, title: "Sign in a device", main: main)
+    }
+
+    /// The second step: which device asked and when, and the person's answer.
+    private func approvalForm(
+        app: AppRecord,
+        grant: DeviceGrantRecord,
+        browser: FormGuard.Browser,
+        status: HTTPResponse.Status = .ok,
+        username: String = "",
+        message: String? = nil
     ) async -> Response {
+        let name = OAuthPage.escape(app.name)
+        let alert = message.map { "<p class=\"error\" role=\"alert\">\(OAuthPage.escape($0))</p>" } ?? ""
+        // With an OpenID Connect provider, Approve goes on to sign in there.
+        let federated = app.authentication.provider != nil
+        let credentials =
+            federated
+            ? "<p>Approve to sign in with your company account.</p>"
+            : """
+            <label for="username">User name</label>
+            <input id="username" name="username" value="\(OAuthPage.escape(username))" required autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="128" autofocus>
+            <label for="password">Password</label>
+            <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="1024">
+            """
+        let code = UserCode.display(grant.userCode)
+        let main = """
+            <h1>Sign in a device to \(name)</h1>
+            <p>\(OAuthPage.deviceAsked(grant, app: app, now: api.now()))</p>
+            <p>Code: <strong>\(OAuthPage.escape(code))</strong>. Approve only if you started this \
+            on your device and it shows this code.</p>
+            \(alert)
+            <form method="post">
+            <input type="hidden" name="user_code" value="\(OAuthPage.escape(code))">
+            \(OAuthPage.tokenField(api.formGuard.token(for: browser, appID: app.id)))
+            \(credentials)
+            <div class="buttons">
+            <button type="submit" name="decision" value="approve"\(federated ? " autofocus" : "")>Approve</button>
+            <button type="submit" name="decision" value="deny" formnovalidate class="secondary">Deny</button>
+            </div>
+            </form>
+            """
         var formAction = "'self'"
         if let provider = app.authentication.provider,
             let metadata = try? await api.providers.metadata(issuer: provider.issuer),
             let origin = OAuthPage.origin(of: metadata.authorizationEndpoint)
         {
+            // Chromium applies `form-action` to the redirect after a form.
             formAction += " " + origin
         }
-        return Self.page(
-            app: app,
+        var response = OAuthPage.response(
             status: status,
-            userCode: userCode,
-            message: message,
-            done: done,
+            title: "Sign in a device",
+            main: main,
             formAction: formAction
         )
+        if browser.isNew {
+            response.headers.append(HTTPField(name: .setCookie, value: api.formGuard.setCookie(browser)))
+        }
+        return response
     }
 
-    static func page(
-        app: AppRecord,
-        status: HTTPResponse.Status,
-        userCode: String = "",
-        message: String? = nil,
-        done: String? = nil,
-        formAction: String
-    ) -> Response {
-        let name = OAuthPage.escape(app.name)
-        let main: String
-        if let done {
-            main = "<h1>\(name)</h1><p role=\"status\">\(OAuthPage.escape(done))</p>"
-        } else {
-            let alert = message.map { "<p class=\"error\" role=\"alert\">\(OAuthPage.escape($0))</p>" } ?? ""
-            // With an OpenID Connect provider, Approve goes on to sign in there.
-            let federated = app.authentication.provider != nil
-            let credentials =
-                federated
-                ? ""
-                : """
-                <label for="username">User name</label>
-                <input id="username" name="username" required autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="128" \(userCode.isEmpty ? "" : "autofocus")>
-                <label for="password">Password</label>
-                <input id="password" name="password" type="password" required autocomplete="current-password" maxlength="1024">
-                """
-            main = """
-                <h1>Sign in a device to \(name)</h1>
-                <p>\(federated
-                    ? "Enter the code your device shows, then approve to sign in with your company account."
-                    : "Enter the code your device shows, then your user name and password.")</p>
-                \(alert)
-                <form method="post">
-                <label for="user_code">Code</label>
-                <input id="user_code" name="user_code" value="\(OAuthPage.escape(userCode))" required autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" maxlength="32" \(userCode.isEmpty || federated ? "autofocus" : "")>
-                \(credentials)
-                <div class="buttons">
-                <button type="submit" name="decision" value="approve">Approve</button>
-                <button type="submit" name="decision" value="deny" formnovalidate class="secondary">Deny</button>
-                </div>
-                </form>
-                """
-        }
-        return Response(
+    static func donePage(app: AppRecord, status: HTTPResponse.Status, _ text: String) -> Response {
+        let role = status == .ok ? "role=\"status\"" : "class=\"error\" role=\"alert\""
+        return OAuthPage.response(
             status: status,
-            headers: OAuthPage.headers(formAction: formAction),
-            body: .init(byteBuffer: ByteBuffer(string: OAuthPage.document(title: "Sign in a device", main: main)))
+            title: "Sign in a device",
+            main: "<h1>\(OAuthPage.escape(app.name))</h1><p \(role)>\(OAuthPage.escape(text))</p>"
         )
     }
-
 }

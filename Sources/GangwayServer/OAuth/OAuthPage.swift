@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 
 /// What the authorization server's HTML pages share (the device verification page, the
@@ -14,6 +15,73 @@ enum OAuthPage {
             app.authentication.type == .oauth2
         else { return nil }
         return app
+    }
+
+    /// The most a page's form body may hold.
+    static let formLimit = 16 * 1024
+
+    /// A page: `main` in the shared document, with the pages' headers.
+    static func response(
+        status: HTTPResponse.Status,
+        title: String,
+        main: String,
+        formAction: String = "'self'"
+    ) -> Response {
+        Response(
+            status: status,
+            headers: headers(formAction: formAction),
+            body: .init(byteBuffer: ByteBuffer(string: document(title: title, main: main)))
+        )
+    }
+
+    /// The hidden field that carries a form's anti-forgery token (``FormGuard``).
+    static func tokenField(_ token: String) -> String {
+        "<input type=\"hidden\" name=\"\(FormGuard.fieldName)\" value=\"\(escape(token))\">"
+    }
+
+    /// The answer to a form that did not come from the server's own page in this browser:
+    /// 403, with nothing done.
+    static func forged(_ refusal: FormGuard.Refusal, app: AppRecord, api: MobileServicesAPI) -> Response {
+        api.logger.warning(
+            "form refused",
+            metadata: [
+                "app": "\(app.id)", "reason": "\(refusal == .crossSite ? "cross-site" : "token")",
+                "request": "\(RequestInfo.current.requestID)",
+            ]
+        )
+        let message =
+            refusal == .crossSite
+            ? "This form was sent from another site, so nothing was done. Open this server's page yourself."
+            : "This form has expired or was not sent from this server's page, so nothing was done. "
+                + "Open the page again and send it from there."
+        return response(
+            status: .forbidden,
+            title: "Not sent",
+            main: "<h1>\(escape(app.name))</h1><p class=\"error\" role=\"alert\">\(escape(message))</p>"
+        )
+    }
+
+    /// Which device asked to sign in, to which app and when, for a person to check
+    /// before approving (RFC 8628 §5.4), as HTML.
+    static func deviceAsked(_ grant: DeviceGrantRecord, app: AppRecord, now: Date) -> String {
+        // A device that gave no ID got one made up by the server, which means nothing to a person.
+        let device =
+            grant.deviceID.hasPrefix("oauth-")
+            ? "A device that gave no name"
+            : "The device <strong>\(escape(grant.deviceID))</strong>"
+        let minutes = max(0, Int(now.timeIntervalSince(grant.createdAt) / 60))
+        let ago =
+            switch minutes {
+            case 0: "less than a minute ago"
+            case 1: "a minute ago"
+            default: "\(minutes) minutes ago"
+            }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return "\(device) asked to sign in to <strong>\(escape(app.name))</strong> at "
+            + "\(formatter.string(from: grant.createdAt)) UTC (\(ago))."
     }
 
     /// The fields of a form body (`application/x-www-form-urlencoded`).

@@ -71,6 +71,17 @@ struct ServerKey: Sendable {
         return bytes
     }
 
+    /// An HMAC-SHA256 of `message` under a key derived from this one for `purpose`: the
+    /// same message gives another code for another purpose, and none without the key.
+    func authenticationCode(for message: Data, purpose: String) -> Data {
+        let derived = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: key,
+            info: Data("gangway-mac-v1:\(purpose)".utf8),
+            outputByteCount: 32
+        )
+        return Data(HMAC<SHA256>.authenticationCode(for: message, using: derived))
+    }
+
     /// The secret `sealed` holds. A value of `plainLength` bytes is one stored before
     /// secrets were sealed, and is returned as it is (the next write seals it).
     func open(_ sealed: Data, for purpose: String, plainLength: Int) throws -> Data {

@@ -69,12 +69,22 @@ struct SignInThrottle: Sendable {
         }
     }
 
-    /// Counts one entry of a user code on the device verification page from `address`, or
-    /// throws 429 past 10 (with the sign-in blocks after that): with 20⁸ codes, a guesser
-    /// at one address finds a live one about never.
-    func admitUserCodeEntry(address: String) async throws(APIError) {
+    /// Counts one wrong user code entered on the device verification page from
+    /// `address`, or throws 429 past 10 (with the sign-in blocks after that): with 20⁸
+    /// codes, a guesser at one address finds a live one about never, while the people
+    /// behind one address approving their devices are never counted.
+    func admitWrongUserCode(address: String) async throws(APIError) {
         let key = "user-code:\(address)"
         if let wait = try await count(username: key, [(key, 10)]) {
+            throw .throttled(retryAfter: wait)
+        }
+    }
+
+    /// Throws 429 while `address` is blocked for wrong user codes, counting nothing: a
+    /// blocked guesser learns nothing from a right one either.
+    func checkUserCodeEntry(address: String) async throws(APIError) {
+        let key = "user-code:\(address)"
+        if let wait = try await count(username: key, [(key, 10)], counting: false) {
             throw .throttled(retryAfter: wait)
         }
     }
@@ -89,8 +99,12 @@ struct SignInThrottle: Sendable {
     }
 
     /// Counts one attempt under every key, or none when one of them is blocked: then the
-    /// seconds to wait for the last of them.
-    private func count(username: String, _ limits: [(key: String, allowed: Int)]) async throws(APIError) -> Int? {
+    /// seconds to wait for the last of them. With `counting` off, only says the wait.
+    private func count(
+        username: String,
+        _ limits: [(key: String, allowed: Int)],
+        counting: Bool = true
+    ) async throws(APIError) -> Int? {
         let time = now()
         let rules = rules
         let wait: TimeInterval
@@ -115,7 +129,8 @@ struct SignInThrottle: Sendable {
                     }
                     counted.append(attempts)
                 }
-                return wait > 0 ? (SignInAttemptsChange(), wait) : (SignInAttemptsChange(save: counted), 0)
+                guard counting, wait == 0 else { return (SignInAttemptsChange(), wait) }
+                return (SignInAttemptsChange(save: counted), 0)
             }
         } catch {
             throw .storage(error)

@@ -88,6 +88,7 @@ extension API {
     func parallelSignInReplies(
         count: Int,
         ports: [Int]? = nil,
+        appID: String = "checks",
         _ request: @escaping @Sendable (Int) -> (String, String, HTTPFields)
     ) async throws -> [ServerReply] {
         let ports = ports ?? [running.port]
@@ -99,7 +100,7 @@ extension API {
                     var fields = headers
                     fields[.contentType] = "application/json"
                     let request = TestClient.Request(
-                        "/apps/checks/sessions",
+                        "/apps/\(appID)/sessions",
                         method: .post,
                         authority: "localhost",
                         headers: fields,
@@ -131,8 +132,9 @@ extension API {
     func parallelSignIns(
         count: Int,
         ports: [Int]? = nil,
+        appID: String = "checks",
         _ request: @escaping @Sendable (Int) -> (String, String, HTTPFields)
     ) async throws -> [HTTPResponse.Status] {
-        try await parallelSignInReplies(count: count, ports: ports, request).map(\.status)
+        try await parallelSignInReplies(count: count, ports: ports, appID: appID, request).map(\.status)
     }
 }

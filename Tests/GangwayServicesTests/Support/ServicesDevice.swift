@@ -202,7 +202,8 @@ extension ScriptedPresenter.Answer {
     static let byEmail = Self.welcome(.activate(.email("alice@airline.example")))
 
     /// The device-code screen, answered by `user` at the server's verification page on
-    /// another device, as a browser posts its form: approve or deny, with their password.
+    /// another device, as a browser uses it: the page opened with the code, its form sent
+    /// to approve or deny, with their password.
     static func deviceCode(
         _ server: RunningTestServer,
         _ user: String = "alice",
@@ -210,12 +211,15 @@ extension ScriptedPresenter.Answer {
     ) -> Self {
         .deviceCode { screen in
             let password = ServerSeed.checks.users.first { $0.username == user }?.password.value ?? ""
-            let reply = try await server.sendForm(
-                screen.verificationURL.path,
-                [
-                    ("user_code", screen.userCode), ("username", user), ("password", password),
-                    ("decision", approve ? "approve" : "deny"),
-                ]
+            let browser = PageBrowser(server)
+            let page = try await browser.get(
+                screen.verificationURL.path + "?" + RunningTestServer.formBody([("user_code", screen.userCode)])
+            )
+            guard page.status == .ok else { throw TestServerError("the verification page answered \(page.status)") }
+            let reply = try await browser.submit(
+                page,
+                to: screen.verificationURL.path,
+                [("username", user), ("password", password), ("decision", approve ? "approve" : "deny")]
             )
             guard reply.status == .ok else { throw TestServerError("the verification page answered \(reply.status)") }
         }

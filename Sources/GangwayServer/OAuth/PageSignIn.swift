@@ -1,0 +1,49 @@
+import Foundation
+import GangwayProtocol
+import HTTPTypes
+
+/// A password typed into one of the server's pages (the code grant's sign-in page, the
+/// device verification page), throttled as the sign-in API throttles a device: a browser
+/// that signed in as that person before holds a device cookie, and is counted under it
+/// alone and let through first while others flood the server, so a stranger's guesses
+/// lock no one out of the browser they use (see ``SignInThrottle``).
+extension MobileServicesAPI {
+    /// The device cookie's name: with the `__Host-` prefix over HTTPS, so no other host
+    /// of the domain can set it.
+    var pageDeviceCookieName: String { isSecureOrigin ? "__Host-gangway_device" : "gangway_device" }
+
+    var isSecureOrigin: Bool { settings.publicURL.value.hasPrefix("https://") }
+
+    /// Anti-forgery for the server's forms.
+    var formGuard: FormGuard { FormGuard(serverKey: serverKey, publicURL: settings.publicURL) }
+
+    /// The user whose right password `password` is, after the throttle let the attempt
+    /// through; with the `Set-Cookie` value of a new device cookie when the browser did
+    /// not present one of this user's.
+    func pageSignIn(
+        username: String,
+        password: String,
+        headers: HTTPFields,
+        appID: String
+    ) async throws -> (user: UserRecord, setCookie: String?) {
+        let presented = BrowserCookie.value(named: pageDeviceCookieName, in: headers)
+        let cookieHash = try await knownDeviceCookie(presented, username: username)
+        let user = try await checkedUser(
+            username: username,
+            password: password,
+            cookieHash: cookieHash,
+            appID: appID
+        )
+        guard cookieHash == nil else { return (user, nil) }
+        let cookie = try await newDeviceCookie(for: user.username)
+        return (
+            user,
+            BrowserCookie.setCookie(
+                name: pageDeviceCookieName,
+                value: cookie,
+                maxAge: Int(DeviceCookie.lifetime.seconds),
+                secure: isSecureOrigin
+            )
+        )
+    }
+}
