@@ -108,9 +108,10 @@ struct FederatedSignInTests {
     static func withProvider(
         backend: Backend = .sqlite,
         tokenLifetime: Int = 3600,
+        omitsKeyIDs: Bool = false,
         _ body: (ServerFixture, API, TestIdentityProvider) async throws -> Void
     ) async throws {
-        try await TestIdentityProvider.using(tokenLifetime: tokenLifetime) { provider in
+        try await TestIdentityProvider.using(tokenLifetime: tokenLifetime, omitsKeyIDs: omitsKeyIDs) { provider in
             let fixture = try await ServerFixture(backend: backend)
             try await fixture.runSeeded { api in try await body(fixture, api, provider) }
         }
@@ -273,6 +274,28 @@ struct FederatedSignInTests {
                 from: try await Self.tokens(api, provider, subject: "idp-dave")
             )
             #expect(try await Self.userInfo(api, tokens.access).sub == "idp-dave")
+        }
+    }
+
+    @Test(
+        "a provider that names no key (kid): its token is taken when one published key of its kind can verify it, never when two could"
+    )
+    func tokensWithoutKeyIDs() async throws {
+        try await Self.withProvider(omitsKeyIDs: true) { fixture, api, provider in
+            try await Self.setUp(api, provider)
+            let first = try OAuthDeviceGrantTests.tokens(from: try await Self.tokens(api, provider, subject: "idp-kim"))
+            #expect(try await Self.userInfo(api, first.access).sub == "idp-kim")
+
+            // Two RSA keys published, neither named: which one signed is anyone's guess.
+            try await provider.rotateKey(keepingOld: true)
+            let (_, ambiguous) = try await Self.signIn(api, provider, subject: "idp-kim")
+            #expect(ambiguous["error"] == "server_error" && ambiguous["code"] == nil)
+            #expect(fixture.logs.text.contains("the ID token names no key, and the provider publishes 2"))
+
+            // An EC key beside them: the only one of its kind, so an ES256 token is taken.
+            try await provider.rotateKey(keepingOld: true, algorithm: "ES256")
+            let again = try OAuthDeviceGrantTests.tokens(from: try await Self.tokens(api, provider, subject: "idp-kim"))
+            #expect(try await Self.userInfo(api, again.access).sub == "idp-kim")
         }
     }
 

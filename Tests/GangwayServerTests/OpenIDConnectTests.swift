@@ -38,6 +38,21 @@ struct OpenIDConnectTests {
         return try await JWTKeyCollection().add(jwksJSON: reply.text)
     }
 
+    /// The JSON text of a JWT's payload.
+    static func payload(of jwt: String) -> String {
+        let parts = jwt.split(separator: ".")
+        guard parts.count == 3, let data = Data(base64URLEncoded: String(parts[1])) else { return "" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Whether `iat` and `exp` are JSON integers (RFC 7519 NumericDates with no fraction).
+    static func hasIntegerDates(_ jwt: String) -> Bool {
+        let text = payload(of: jwt)
+        return ["iat", "exp"].allSatisfy { name in
+            text.contains(try! Regex("\"\(name)\":[0-9]+[,}]"))
+        }
+    }
+
     @Test(
         "discovery names the endpoints; the code grant's ID token verifies with the published key, with its nonce",
         arguments: Backend.available
@@ -71,6 +86,8 @@ struct OpenIDConnectTests {
             #expect(claims.sub.value == "alice" && claims.name == "Alice")
             #expect(claims.nonce == "n-0S6_WzA2Mj")
             #expect(claims.exp.value.timeIntervalSince(claims.iat.value) == 600)
+            // Whole seconds, as mainstream clients expect (the test clock has fractions).
+            #expect(Self.hasIntegerDates(idToken), "\(Self.payload(of: idToken))")
 
             // Changed by one character, it no longer verifies.
             var tampered = Array(idToken)
@@ -86,6 +103,7 @@ struct OpenIDConnectTests {
             let refreshedToken = try #require(try refreshed.decode(Components.Schemas.TokenResponse.self).idToken)
             let again = try await keys.verify(refreshedToken, as: IDToken.self)
             #expect(again.sub.value == "alice" && again.nonce == nil)
+            #expect(Self.hasIntegerDates(refreshedToken), "\(Self.payload(of: refreshedToken))")
         }
     }
 

@@ -23,8 +23,35 @@ actor IdentityProviderClient {
     }
 
     private struct KeySet {
+        /// The keys that have an ID, by it.
         var keys: JWTKeyCollection
         var identifiers: Set<String>
+        /// Every usable signing key, with its kind and algorithm, for a token that names
+        /// no key: its JWK without an ID.
+        var unnamed: [(kind: KeyKind, algorithm: String?, jwk: JWK)]
+    }
+
+    /// The kinds of key an ID token's algorithm can be verified with.
+    enum KeyKind: Sendable, Hashable {
+        case rsa, p256, p384
+
+        init?(algorithm: String) {
+            switch algorithm {
+            case "RS256", "RS384", "RS512", "PS256", "PS384", "PS512": self = .rsa
+            case "ES256": self = .p256
+            case "ES384": self = .p384
+            default: return nil
+            }
+        }
+
+        init?(jwk entry: [String: Any]) {
+            switch (entry["kty"] as? String, entry["crv"] as? String) {
+            case ("RSA", _): self = .rsa
+            case ("EC", "P-256"): self = .p256
+            case ("EC", "P-384"): self = .p384
+            default: return nil
+            }
+        }
     }
 
     /// How long a discovery document is trusted.
@@ -110,20 +137,27 @@ actor IdentityProviderClient {
     ) async throws(FederationError) -> ProviderIdentity {
         let header = try Self.header(of: idToken)
         var keySet = try await keySet(issuer: provider.issuer, refetch: false)
-        if !keySet.identifiers.contains(header.kid) {
-            // A key this server has not seen: the provider may have rotated its keys.
-            keySet = try await self.keySet(issuer: provider.issuer, refetch: true)
-            guard keySet.identifiers.contains(header.kid) else {
-                throw .invalidIDToken("the ID token is signed with a key the provider does not publish")
-            }
-        }
         let token: ProviderIDToken
-        do {
-            token = try await keySet.keys.verify(idToken, as: ProviderIDToken.self)
-        } catch {
-            throw (error as? JWTError)?.errorType == .signatureVerificationFailed
-                ? .invalidIDToken("the ID token's signature does not verify with the provider's key")
-                : .invalidIDToken("the ID token's claims cannot be read (iss, sub, aud and exp are required)")
+        if let kid = header.kid {
+            if !keySet.identifiers.contains(kid) {
+                // A key this server has not seen: the provider may have rotated its keys.
+                keySet = try await self.keySet(issuer: provider.issuer, refetch: true)
+                guard keySet.identifiers.contains(kid) else {
+                    throw .invalidIDToken("the ID token is signed with a key the provider does not publish")
+                }
+            }
+            token = try await Self.verify(idToken, with: keySet.keys)
+        } else {
+            // No key named: OpenID Connect Core §10.1 lets a provider leave `kid` out
+            // when only one key could have signed. Exactly one published key of the
+            // token's kind is taken; when none or several are, or it does not verify, the
+            // key set is fetched again once (the provider may have rotated it).
+            do {
+                token = try await Self.verifyUnnamed(idToken, algorithm: header.alg, with: keySet)
+            } catch {
+                keySet = try await self.keySet(issuer: provider.issuer, refetch: true)
+                token = try await Self.verifyUnnamed(idToken, algorithm: header.alg, with: keySet)
+            }
         }
         return try ProviderIdentity(
             token,
@@ -179,17 +213,30 @@ actor IdentityProviderClient {
         else { throw .misconfigured("the key set is not a JSON Web Key Set") }
         let keys = JWTKeyCollection()
         var identifiers: Set<String> = []
+        var unnamed: [(kind: KeyKind, algorithm: String?, jwk: JWK)] = []
         for entry in entries {
-            // Only signing keys with an ID; one bad key does not cost the others.
-            guard entry["use"] == nil || entry["use"] as? String == "sig", let kid = entry["kid"] as? String,
-                let json = try? JSONSerialization.data(withJSONObject: entry),
+            // Only signing keys; one bad key does not cost the others.
+            guard entry["use"] == nil || entry["use"] as? String == "sig", let kind = KeyKind(jwk: entry) else {
+                continue
+            }
+            // JWTKit keeps keys by ID: a key the token does not name is kept under one of
+            // Gangway's, and used as the only (default) key of a set of its own.
+            var anonymous = entry
+            anonymous["kid"] = Self.unnamedKeyID
+            guard let json = try? JSONSerialization.data(withJSONObject: anonymous),
                 let jwk = try? JSONDecoder().decode(JWK.self, from: json),
-                (try? await keys.add(jwk: jwk)) != nil
+                (try? await JWTKeyCollection().add(jwk: jwk)) != nil
             else { continue }
-            identifiers.insert(kid)
+            unnamed.append((kind, entry["alg"] as? String, jwk))
+            if let kid = entry["kid"] as? String, let named = try? JSONSerialization.data(withJSONObject: entry),
+                let namedJWK = try? JSONDecoder().decode(JWK.self, from: named),
+                (try? await keys.add(jwk: namedJWK)) != nil
+            {
+                identifiers.insert(kid)
+            }
         }
-        guard !identifiers.isEmpty else { throw .misconfigured("the key set holds no usable signing key") }
-        let keySet = KeySet(keys: keys, identifiers: identifiers)
+        guard !unnamed.isEmpty else { throw .misconfigured("the key set holds no usable signing key") }
+        let keySet = KeySet(keys: keys, identifiers: identifiers, unnamed: unnamed)
         keySets[issuer] = keySet
         return keySet
     }
@@ -223,7 +270,52 @@ actor IdentityProviderClient {
 
     private struct Header: Decodable {
         var alg: String
-        var kid: String
+        var kid: String?
+    }
+
+    private static let unnamedKeyID = "gangway-key-without-id"
+
+    private static func verify(
+        _ idToken: String,
+        with keys: JWTKeyCollection
+    ) async throws(FederationError)
+        -> ProviderIDToken
+    {
+        do {
+            return try await keys.verify(idToken, as: ProviderIDToken.self)
+        } catch {
+            throw (error as? JWTError)?.errorType == .signatureVerificationFailed
+                ? .invalidIDToken("the ID token's signature does not verify with the provider's key")
+                : .invalidIDToken("the ID token's claims cannot be read (iss, sub, aud and exp are required)")
+        }
+    }
+
+    /// `idToken`, which names no key, verified with the one key of `keySet` of its kind.
+    private static func verifyUnnamed(
+        _ idToken: String,
+        algorithm: String,
+        with keySet: KeySet
+    ) async throws(FederationError) -> ProviderIDToken {
+        let candidates = unnamedCandidates(keySet, algorithm: algorithm)
+        guard candidates.count == 1, let only = candidates.first else {
+            throw .invalidIDToken(
+                candidates.isEmpty
+                    ? "the ID token names no key, and the provider publishes none of its kind"
+                    : "the ID token names no key, and the provider publishes \(candidates.count) that could have signed it"
+            )
+        }
+        let keys = JWTKeyCollection()
+        guard (try? await keys.add(jwk: only, isDefault: true)) != nil else {
+            throw .misconfigured("the provider's key cannot be used")
+        }
+        return try await verify(idToken, with: keys)
+    }
+
+    /// The keys of `keySet` that could have signed a token of `algorithm` that names none.
+    private static func unnamedCandidates(_ keySet: KeySet, algorithm: String) -> [JWK] {
+        guard let kind = KeyKind(algorithm: algorithm) else { return [] }
+        return keySet.unnamed.filter { $0.kind == kind && ($0.algorithm == nil || $0.algorithm == algorithm) }
+            .map(\.jwk)
     }
 
     /// The algorithms taken: asymmetric signatures only (RFC 8725 §3.1), so a token can
@@ -234,7 +326,7 @@ actor IdentityProviderClient {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let json = Data(base64URLEncoded: String(parts[0])),
             let header = try? JSONDecoder().decode(Header.self, from: json)
-        else { throw .invalidIDToken("the ID token is not a signed JWT with a key ID") }
+        else { throw .invalidIDToken("the ID token is not a signed JWT") }
         guard algorithms.contains(header.alg) else {
             throw .invalidIDToken("the ID token's algorithm \(header.alg.prefix(16)) is not taken")
         }

@@ -81,13 +81,16 @@ struct IDTokenSigner: Sendable {
     ) async throws
         -> String
     {
-        try await keys.sign(
+        // NumericDates in whole seconds (RFC 7519 §2 allows fractions, but mainstream
+        // clients such as Authlib read a fractional `iat` as issued in the future).
+        let issued = Date(timeIntervalSince1970: time.timeIntervalSince1970.rounded(.down))
+        return try await keys.sign(
             Claims(
                 iss: .init(value: issuer),
                 sub: .init(value: user.username),
                 aud: .init(value: [audience]),
-                exp: .init(value: time.addingTimeInterval(Self.lifetime)),
-                iat: .init(value: time),
+                exp: .init(value: issued.addingTimeInterval(Self.lifetime)),
+                iat: .init(value: issued),
                 nonce: nonce,
                 name: user.displayName,
                 preferredUsername: user.username

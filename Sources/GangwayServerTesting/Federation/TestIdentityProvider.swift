@@ -46,17 +46,25 @@ public struct TestIdentityProvider: Sendable {
     /// Starts a provider that requires PKCE (S256) and a nonce.
     ///
     /// - Parameter tokenLifetime: Seconds its access and ID tokens live.
-    public static func start(tokenLifetime: Int = 3600) async throws -> TestIdentityProvider {
+    /// - Parameter omitsKeyIDs: Publishes its keys and signs without key IDs (`kid`), as
+    ///   some providers do.
+    public static func start(
+        tokenLifetime: Int = 3600,
+        omitsKeyIDs: Bool = false
+    ) async throws
+        -> TestIdentityProvider
+    {
         guard let python else { throw Failure(description: "no Python with oidc-provider-mock; run .ci/run") }
         let ready = FileManager.default.temporaryDirectory
             .appendingPathComponent("gangway-oidc-\(UUID().uuidString)").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [
-            packageRoot.appendingPathComponent("Tests/Fixtures/oidc/oidc_provider.py").path,
-            "--exit-on-stdin-eof", "--require-pkce", "--require-nonce", "--ready-file", ready,
-            "--token-max-age", "\(tokenLifetime)",
-        ]
+        process.arguments =
+            [
+                packageRoot.appendingPathComponent("Tests/Fixtures/oidc/oidc_provider.py").path,
+                "--exit-on-stdin-eof", "--require-pkce", "--require-nonce", "--ready-file", ready,
+                "--token-max-age", "\(tokenLifetime)",
+            ] + (omitsKeyIDs ? ["--no-kid"] : [])
         let input = Pipe()
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
@@ -79,9 +87,10 @@ public struct TestIdentityProvider: Sendable {
     /// Runs `body` with a provider of its own, ended however `body` ends.
     public static func using<Result: Sendable>(
         tokenLifetime: Int = 3600,
+        omitsKeyIDs: Bool = false,
         _ body: (TestIdentityProvider) async throws -> Result
     ) async throws -> Result {
-        let provider = try await start(tokenLifetime: tokenLifetime)
+        let provider = try await start(tokenLifetime: tokenLifetime, omitsKeyIDs: omitsKeyIDs)
         do {
             let result = try await body(provider)
             await provider.stop()
@@ -144,9 +153,12 @@ public struct TestIdentityProvider: Sendable {
 
     // MARK: The provider's keys and tokens
 
-    /// Signs with a new key from now on; the old one stays published when `keepingOld`.
-    public func rotateKey(keepingOld: Bool = false) async throws {
-        try await send("POST", "/_test/rotate-key", ["keep_old": keepingOld])
+    /// Signs with a new key from now on (of `algorithm`, `RS256` or `ES256`, or the same
+    /// as before); the old one stays published when `keepingOld`.
+    public func rotateKey(keepingOld: Bool = false, algorithm: String? = nil) async throws {
+        var body: [String: any Sendable] = ["keep_old": keepingOld]
+        if let algorithm { body["alg"] = algorithm }
+        try await send("POST", "/_test/rotate-key", body)
     }
 
     /// How the next ID token the provider issues is spoiled, once.

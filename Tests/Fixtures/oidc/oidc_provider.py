@@ -22,7 +22,10 @@ authlib.  This file only adds test hooks that the mock lacks:
   * one-shot failures: POST /_test/fail-next {"path":"/jwks","status":503,"count":1}
   * RFC 7009 revocation at /oauth2/revoke (the mock has none);
   * discovery additionally lists code_challenge_methods_supported and
-    revocation_endpoint.
+    revocation_endpoint;
+  * --no-kid publishes keys and signs ID tokens without a key ID, as the mock's
+    0.3 line does (OpenID Connect requires `kid` only when several keys could
+    have signed).
 """
 
 import argparse
@@ -77,6 +80,7 @@ def main() -> None:
     ap.add_argument("--no-pkce-enforcement", action="store_true")
     ap.add_argument("--no-refresh-token", action="store_true")
     ap.add_argument("--token-max-age", type=int, default=3600)
+    ap.add_argument("--no-kid", action="store_true")
     ap.add_argument("--alg", default="RS256", choices=["RS256", "ES256"])
     ap.add_argument("--key-file", help="PEM private key (RSA or EC P-256) to start with")
     ap.add_argument("--user-claims", action="append", default=[],
@@ -161,6 +165,8 @@ def main() -> None:
             d = k.as_dict(private=False)
             d.setdefault("alg", alg_of(k))
             d.setdefault("use", "sig")
+            if args.no_kid:
+                d.pop("kid", None)
             out.append(d)
         return flask.jsonify({"keys": out})
 
@@ -222,6 +228,8 @@ def main() -> None:
         if tamper.get("sign_with") == "unpublished":
             key = new_key(alg_of(key))
         header = {"typ": "JWT", "alg": alg_of(key), "kid": key.kid}
+        if args.no_kid:
+            del header["kid"]
         header.update(tamper.get("header", {}))
         claims.update(tamper.get("claims", {}))
         for name in tamper.get("remove", []):
