@@ -58,22 +58,120 @@ struct PrivateFilesTests {
         #expect(modes == [0o600])
     }
 
-    @Test("an owned directory open to others is narrowed; a shared sticky one is left alone")
-    func directories() throws {
+    @Test("a directory that existed is used as it is: never narrowed, its parents never touched")
+    func existingDirectoriesAreLeftAlone() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
+        // Like $HOME or /var/lib: a parent others read, with another service's files in it.
+        let home = root.appendingPathComponent("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: false)
+        chmod(home.path, 0o755)
+        let neighbour = home.appendingPathComponent("other-service")
+        try FileManager.default.createDirectory(at: neighbour, withIntermediateDirectories: false)
+        chmod(neighbour.path, 0o750)
+
+        let data = home.appendingPathComponent(".gangway/server")
+        try PrivateFiles.makeDirectory(data)
+        #expect(PrivateFiles.mode(of: data.path) == 0o700)
+        #expect(PrivateFiles.mode(of: home.appendingPathComponent(".gangway").path) == 0o700)
+        #expect(PrivateFiles.mode(of: home.path) == 0o755, "the existing parent keeps its mode")
+        #expect(PrivateFiles.mode(of: neighbour.path) == 0o750)
+        try PrivateFiles.write(Data("x".utf8), to: data.appendingPathComponent("f"))
+        #expect(PrivateFiles.mode(of: home.path) == 0o755)
+
+        // An existing data directory others may read is used, and stays as it was.
         let wide = root.appendingPathComponent("wide")
         try FileManager.default.createDirectory(at: wide, withIntermediateDirectories: false)
         chmod(wide.path, 0o755)
         try PrivateFiles.makeDirectory(wide)
-        #expect(PrivateFiles.mode(of: wide.path) == 0o700)
+        #expect(PrivateFiles.mode(of: wide.path) == 0o755)
+    }
 
-        let sticky = root.appendingPathComponent("shared")
-        try FileManager.default.createDirectory(at: sticky, withIntermediateDirectories: false)
-        chmod(sticky.path, 0o1777)
-        try PrivateFiles.makeDirectory(sticky)
-        #expect(PrivateFiles.mode(of: sticky.path) == 0o1777)
-        chmod(sticky.path, 0o700)
+    @Test("a directory others can write, even a sticky one, is refused and left as it is")
+    func writableByOthersIsRefused() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        for mode: mode_t in [0o777, 0o1777, 0o775, 0o757] {
+            let shared = root.appendingPathComponent("shared-\(String(mode, radix: 8))")
+            try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false)
+            chmod(shared.path, mode)
+            let error = #expect(throws: PrivateFileError.self) { try PrivateFiles.makeDirectory(shared) }
+            #expect(error == .unsafe, "\(String(mode, radix: 8))")
+            #expect(error?.description.contains("others can write to it") == true)
+            #expect(PrivateFiles.mode(of: shared.path) == mode, "not narrowed")
+            // Nothing is written into it, and no directory is made under it by a write.
+            #expect(throws: PrivateFileError.self) {
+                try PrivateFiles.write(Data("secret-value".utf8), to: shared.appendingPathComponent("admin-token"))
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path).isEmpty)
+            chmod(shared.path, 0o700)
+        }
+        // Below a directory anyone can rename entries of (no sticky bit), nothing is made.
+        let open = root.appendingPathComponent("open")
+        try FileManager.default.createDirectory(at: open, withIntermediateDirectories: false)
+        chmod(open.path, 0o777)
+        let below = open.appendingPathComponent("mine/server")
+        let error = #expect(throws: PrivateFileError.self) { try PrivateFiles.makeDirectory(below) }
+        #expect(error == .unsafe)
+        #expect(error?.description.contains("above it") == true)
+        #expect(!FileManager.default.fileExists(atPath: open.appendingPathComponent("mine").path))
+        chmod(open.path, 0o700)
+    }
+
+    @Test(
+        "a directory or file of another account is refused",
+        .enabled(if: geteuid() == 0, "needs root, to give a directory to another account")
+    )
+    func anotherAccountsDirectory() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let theirs = root.appendingPathComponent("theirs")
+        try FileManager.default.createDirectory(at: theirs, withIntermediateDirectories: false)
+        chmod(theirs.path, 0o700)
+        chown(theirs.path, 65534, 65534)
+        let error = #expect(throws: PrivateFileError.self) { try PrivateFiles.makeDirectory(theirs) }
+        #expect(error == .unsafe)
+        #expect(error?.description.contains("belongs to another user") == true)
+        #expect(throws: PrivateFileError.self) { try PrivateFiles.checkDirectory(theirs) }
+        // Below it too: they could swap what is below for their own.
+        chmod(theirs.path, 0o755)
+        let below = #expect(throws: PrivateFileError.self) {
+            try PrivateFiles.makeDirectory(theirs.appendingPathComponent("server"))
+        }
+        #expect(below?.description.contains("above it belongs to another user") == true)
+
+        let planted = root.appendingPathComponent("admin-token")
+        try Data("planted\n".utf8).write(to: planted)
+        chmod(planted.path, 0o600)
+        chown(planted.path, 65534, 65534)
+        let read = #expect(throws: PrivateFileError.self) { try PrivateFiles.read(planted) }
+        #expect(read == .unsafe)
+        #expect(read?.description.contains("planted") == false, "never the contents")
+    }
+
+    @Test("a checked read: missing is nil; a file others can write is refused; a secret others can read too")
+    func checkedRead() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = root.appendingPathComponent("url")
+        #expect(try PrivateFiles.read(file) == nil)
+        try PrivateFiles.write(Data("http://127.0.0.1:8080\n".utf8), to: file)
+        #expect(try PrivateFiles.read(file) == Data("http://127.0.0.1:8080\n".utf8))
+        #expect(try PrivateFiles.read(file, secret: true) != nil)
+        chmod(file.path, 0o644)
+        #expect(try PrivateFiles.read(file) != nil, "others may read a URL")
+        let secret = #expect(throws: PrivateFileError.self) { try PrivateFiles.read(file, secret: true) }
+        #expect(secret == .unsafe)
+        #expect(secret?.description.contains("others can read it (mode 0644)") == true)
+        for mode: mode_t in [0o666, 0o620, 0o602] {
+            chmod(file.path, mode)
+            let error = #expect(throws: PrivateFileError.self) { try PrivateFiles.read(file) }
+            #expect(error == .unsafe)
+            #expect(error?.description.contains("others can write to it") == true)
+            #expect(error?.description.contains("127.0.0.1") == false, "never the contents")
+        }
+        let directory = #expect(throws: PrivateFileError.self) { try PrivateFiles.read(root) }
+        #expect(directory == .unsafe)
     }
 
     @Test("a path that is a file is not a directory")

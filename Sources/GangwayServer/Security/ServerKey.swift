@@ -24,7 +24,8 @@ struct ServerKey: Sendable {
     static func load(file: URL, storage: any ServerStorage) async throws -> ServerKey {
         let stored = try await storage.secret(named: checkName)
         let bytes: Data
-        if let existing = try? Data(contentsOf: file) {
+        // Read only when it is the user's own and no one else can read or write it.
+        if let existing = try PrivateFiles.read(file, secret: true) {
             bytes = existing
         } else if stored == nil {
             bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }

@@ -13,7 +13,10 @@ enum AdminToken {
         file: URL,
         renew: Bool
     ) async throws -> (hash: Data, outcome: Outcome) {
-        let fileToken = try? String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        // A file someone else could have written is refused, not believed.
+        let fileToken = try PrivateFiles.read(file).map {
+            String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         if renew {
             let token = BearerToken.make()
             try write(token, to: file)

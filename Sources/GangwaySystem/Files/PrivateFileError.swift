@@ -8,12 +8,13 @@
 
 /// Why a private file or directory could not be made: the path and the system's reason.
 ///
-/// Equal by kind (``failed``, ``notADirectory``) whatever the path. The message names the
+/// Equal by kind (``failed``, ``notADirectory``, ``unsafe``) whatever the path. The message names the
 /// path and never the contents.
 public struct PrivateFileError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Kind: Sendable, Hashable {
         case failed
         case notADirectory
+        case unsafe
     }
 
     let kind: Kind
@@ -32,6 +33,9 @@ public struct PrivateFileError: Error, Sendable, Hashable, CustomStringConvertib
     public static let failed = Self(.failed, path: "", reason: "")
     /// A directory was wanted and the path is something else.
     public static let notADirectory = Self(.notADirectory, path: "", reason: "")
+    /// Another account owns it, or could change it: another user can write to it (or
+    /// to a directory above it), or read a secret in it; Gangway does not use it.
+    public static let unsafe = Self(.unsafe, path: "", reason: "")
 
     /// A failure at `path`, with `errno`'s text appended to `what`.
     static func failed(_ path: String, _ what: String) -> Self {

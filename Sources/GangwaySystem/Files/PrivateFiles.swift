@@ -21,11 +21,17 @@ public enum PrivateFiles {
     /// Owner read, write and search.
     public static let directoryMode: mode_t = 0o700
 
-    /// Creates `directory` and any missing parent with mode 0700. An existing directory
-    /// the process owns is narrowed to 0700 when group or others could reach into it;
-    /// one it does not own is left as it is.
+    /// Creates `directory` and any missing parent with mode 0700, and never changes a
+    /// directory that existed before: not its mode, not its owner.
     ///
-    /// - Throws: ``PrivateFileError`` when a directory cannot be made, or the path is a file.
+    /// A directory Gangway would keep its files in must be safe: `directory` itself, when
+    /// it exists, must belong to the running user and be writable by no one else (group or
+    /// others), and no directory above it may let another account swap it for its own
+    /// (writable by others without the sticky bit, or owned by another account than the
+    /// user or root). An unsafe one is refused, never narrowed: it may be someone else's.
+    ///
+    /// - Throws: ``PrivateFileError`` when a directory cannot be made, the path is a
+    ///   file, or the directory is unsafe (``PrivateFileError/unsafe``).
     public static func makeDirectory(_ directory: URL) throws(PrivateFileError) {
         let path = directory.standardizedFileURL.path
         var status = stat()
@@ -33,16 +39,154 @@ public enum PrivateFiles {
             guard status.st_mode & S_IFMT == S_IFDIR else {
                 throw PrivateFileError(.notADirectory, path: path, reason: "it is not a directory")
             }
-            if status.st_uid == geteuid(), status.st_mode & 0o077 != 0, status.st_mode & S_ISVTX == 0 {
-                guard chmod(path, directoryMode) == 0 else { throw .failed(path, "cannot be narrowed to 0700") }
-            }
+            try checkOwnDirectory(path, status)
+            try checkAncestors(of: path)
             return
         }
         let parent = directory.standardizedFileURL.deletingLastPathComponent()
-        if parent.path != path { try makeDirectory(parent) }
+        if parent.path != path {
+            var parentStatus = stat()
+            if stat(parent.path, &parentStatus) == 0 {
+                guard parentStatus.st_mode & S_IFMT == S_IFDIR else {
+                    throw PrivateFileError(.notADirectory, path: parent.path, reason: "it is not a directory")
+                }
+                try checkAncestors(of: path)
+            } else {
+                try makeDirectory(parent)
+            }
+        }
         guard mkdir(path, directoryMode) == 0 || errno == EEXIST else { throw .failed(path, "cannot be created") }
-        // mkdir applies the umask, which may take bits away but never adds any.
-        _ = chmod(path, directoryMode)
+        // mkdir applies the umask, which may take bits away but never adds any; only a
+        // directory this call made is set.
+        var made = stat()
+        guard stat(path, &made) == 0, made.st_mode & S_IFMT == S_IFDIR else {
+            throw PrivateFileError(.notADirectory, path: path, reason: "it is not a directory")
+        }
+        if made.st_mode & 0o7777 != directoryMode { _ = chmod(path, directoryMode) }
+        try checkOwnDirectory(path, made)
+    }
+
+    /// Checks that `directory` exists and is safe as ``makeDirectory(_:)`` requires,
+    /// without creating or changing anything.
+    ///
+    /// - Throws: ``PrivateFileError`` when it is missing, not a directory, or unsafe.
+    public static func checkDirectory(_ directory: URL) throws(PrivateFileError) {
+        let path = directory.standardizedFileURL.path
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw .failed(path, "cannot be read") }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            throw PrivateFileError(.notADirectory, path: path, reason: "it is not a directory")
+        }
+        try checkOwnDirectory(path, status)
+        try checkAncestors(of: path)
+    }
+
+    /// The contents of `file`, or `nil` when there is none; refused when another
+    /// account owns it or could have written it (group or others may write), and, for a
+    /// `secret`, when anyone but its owner may read it.
+    ///
+    /// - Throws: ``PrivateFileError`` when it cannot be read or is unsafe.
+    public static func read(_ file: URL, secret: Bool = false) throws(PrivateFileError) -> Data? {
+        let path = file.path
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return nil }
+            throw .failed(path, "cannot be opened")
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw .failed(path, "cannot be read") }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw PrivateFileError(.unsafe, path: path, reason: "it is not a regular file")
+        }
+        guard status.st_uid == geteuid() else {
+            throw PrivateFileError(
+                .unsafe,
+                path: path,
+                reason: "it belongs to another user (uid \(status.st_uid)), so Gangway does not trust it"
+            )
+        }
+        let mode = status.st_mode & 0o7777
+        if mode & 0o022 != 0 {
+            throw PrivateFileError(
+                .unsafe,
+                path: path,
+                reason: "others can write to it (mode \(octal(mode))); make it 0600 with chmod if it is yours"
+            )
+        }
+        if secret, mode & 0o077 != 0 {
+            throw PrivateFileError(
+                .unsafe,
+                path: path,
+                reason: "others can read it (mode \(octal(mode))); make it 0600 with chmod"
+            )
+        }
+        var contents = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress!, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .failed(path, "cannot be read")
+            }
+            if count == 0 { break }
+            contents.append(contentsOf: buffer[0..<count])
+        }
+        return contents
+    }
+
+    /// A directory Gangway keeps files in belongs to the user and only they can write it.
+    private static func checkOwnDirectory(_ path: String, _ status: stat) throws(PrivateFileError) {
+        guard status.st_uid == geteuid() else {
+            throw PrivateFileError(
+                .unsafe,
+                path: path,
+                reason: "it belongs to another user (uid \(status.st_uid)); use a directory of your own"
+            )
+        }
+        let mode = status.st_mode & 0o7777
+        guard mode & 0o022 == 0 else {
+            throw PrivateFileError(
+                .unsafe,
+                path: path,
+                reason: "others can write to it (mode \(octal(mode))); use a directory only you can write"
+            )
+        }
+    }
+
+    /// No directory above `path` lets another account replace what is below it.
+    private static func checkAncestors(of path: String) throws(PrivateFileError) {
+        var current = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        while true {
+            var status = stat()
+            if stat(current, &status) == 0 {
+                let mode = status.st_mode & 0o7777
+                if status.st_uid != geteuid(), status.st_uid != 0 {
+                    throw PrivateFileError(
+                        .unsafe,
+                        path: path,
+                        reason: "the directory \(current) above it belongs to another user (uid \(status.st_uid)), "
+                            + "who could replace it; use a directory under your own"
+                    )
+                }
+                if mode & 0o002 != 0, mode & 0o1000 == 0 {
+                    throw PrivateFileError(
+                        .unsafe,
+                        path: path,
+                        reason: "anyone can rename entries of the directory \(current) above it "
+                            + "(mode \(octal(mode)), no sticky bit); use a directory under your own"
+                    )
+                }
+            }
+            let parent = URL(fileURLWithPath: current).deletingLastPathComponent().path
+            if parent == current || current == "/" { return }
+            current = parent
+        }
+    }
+
+    private static func octal(_ mode: mode_t) -> String {
+        let text = String(mode, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - text.count)) + text
     }
 
     /// Replaces `file` with `contents`, atomically and with mode 0600 throughout.
@@ -125,6 +269,16 @@ public enum PrivateFiles {
         fsync(descriptor)
         close(descriptor)
     }
+}
+
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+        Glibc.read(descriptor, buffer, count)
+    #elseif canImport(Musl)
+        Musl.read(descriptor, buffer, count)
+    #else
+        Darwin.read(descriptor, buffer, count)
+    #endif
 }
 
 private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {

@@ -53,7 +53,12 @@ public struct LocalServer: Sendable {
     public func withAdmin<Result: Sendable>(
         _ body: @Sendable (AdminClient, Reach) async throws -> Result
     ) async throws -> Result {
-        if let url = savedURL, let token = try? adminToken() {
+        // What another account could have planted (a URL of its listener, a token) is
+        // never believed: the directory and its files must be the user's own.
+        if FileManager.default.fileExists(atPath: directory.path) {
+            try PrivateFiles.checkDirectory(directory)
+        }
+        if let url = try savedURL(), let token = try adminToken() {
             let admin = AdminClient(serverURL: url, adminToken: token)
             let answers: Bool
             do throws(ServiceError) {
@@ -71,20 +76,26 @@ public struct LocalServer: Sendable {
         let demo = try await DemoServer(directory: directory, bcryptCost: bcryptCost, logger: logger)
         // The demo server removes the URL it wrote when it stops.
         return try await demo.serving { running in
-            try await body(AdminClient(serverURL: running.url, adminToken: try adminToken()), .startedHere)
+            // The server that just started here wrote its token.
+            try await body(AdminClient(serverURL: running.url, adminToken: try adminToken() ?? ""), .startedHere)
         }
     }
 
     var urlFile: URL { directory.appendingPathComponent("url") }
 
-    /// The URL the last server to serve this directory wrote.
-    var savedURL: URL? {
-        (try? String(contentsOf: urlFile, encoding: .utf8))
-            .flatMap { URL(string: $0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    /// The URL the last server to serve this directory wrote; refused when the file is
+    /// not the user's own.
+    func savedURL() throws -> URL? {
+        try PrivateFiles.read(urlFile).flatMap {
+            URL(string: String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
     }
 
-    func adminToken() throws -> String {
-        try String(contentsOf: directory.appendingPathComponent("admin-token"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+    /// The admin token the server wrote; `nil` when there is no file, refused when the
+    /// file is not the user's own.
+    func adminToken() throws -> String? {
+        try PrivateFiles.read(directory.appendingPathComponent("admin-token")).map {
+            String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
     }
 }
