@@ -1,19 +1,43 @@
 /// What text the server stores and devices send may hold: one rule for names and values,
-/// shared by the server's checks and the device's.
+/// shared by the server's checks and the device's, and one way to show text from elsewhere
+/// on a terminal.
 public enum TextRules {
     /// Whether `value` holds a control character.
     public static func hasControlCharacters(_ value: String) -> Bool {
         value.unicodeScalars.contains(where: isControl)
     }
 
-    /// The C0 and C1 controls (U+0000–U+001F, U+007F–U+009F), and the bidirectional
-    /// embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which make a
-    /// name shown to an admin or a user read as something else (`U+202E` turns
-    /// `evil\u{202E}gpj.exe` into `evilexe.jpg`).
+    /// The C0 and C1 controls (U+0000–U+001F, U+007F–U+009F); the bidirectional marks,
+    /// embeddings, overrides and isolates (U+061C, U+200E–U+200F, U+202A–U+202E,
+    /// U+2066–U+2069), which make a name shown to an admin or a user read as something
+    /// else (`U+202E` turns `evil\u{202E}gpj.exe` into `evilexe.jpg`); and the invisible
+    /// ones that make two names look the same (U+00AD soft hyphen, U+180E, U+200B zero
+    /// width space, U+2028–U+2029 line and paragraph separators, U+2060–U+2064, U+FEFF,
+    /// U+FFF9–U+FFFB). The zero-width joiner and non-joiner (U+200C–U+200D) are letters'
+    /// business in Persian, Indic scripts and emoji, and stay allowed.
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: true
+        case 0x00...0x1F, 0x7F...0x9F, 0xAD, 0x061C, 0x180E, 0x200B, 0x200E...0x200F, 0x2028...0x202E,
+            0x2060...0x2064, 0x2066...0x2069, 0xFEFF, 0xFFF9...0xFFFB:
+            true
         default: false
         }
+    }
+
+    /// `text` with each control character (``isControl(_:)``) written out as `\u{1B}`, so
+    /// text that came from a device, a server or a provider shows on a terminal as what
+    /// it holds and never moves the cursor, clears the screen, sets the title or reorders
+    /// what follows. Tab and newline stay when `keepingLines` is set.
+    public static func escapingControls(_ text: String, keepingLines: Bool = true) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isControl(scalar), !(keepingLines && (scalar == "\n" || scalar == "\t")) {
+                escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
+        }
+        return String(escaped)
     }
 }

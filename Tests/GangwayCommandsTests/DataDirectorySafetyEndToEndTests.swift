@@ -7,6 +7,9 @@ import Testing
 #if canImport(Glibc)
     import Glibc
 #endif
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// What the built `gangway` does with directories it did not make: it never changes
 /// them, and it refuses one another account could write to, before anything is read from
@@ -118,5 +121,88 @@ struct DataDirectorySafetyEndToEndTests {
         #expect(result.status != 0)
         #expect(result.standardError.contains("\(key.path): others can read it (mode 0644)"), "\(result.standardError)")
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("url").path))
+    }
+}
+
+/// What a device's log can do to the admin's terminal: nothing.
+@Suite("gangway admin logs shows a device's escape codes written out")
+struct AdminLogEscapesEndToEndTests {
+    /// `request` to the server at `base`, with a bearer token and JSON.
+    private func call(
+        _ base: String,
+        _ method: String,
+        _ path: String,
+        token: String,
+        json: String
+    ) async throws -> (Int, Data) {
+        var request = URLRequest(url: URL(string: base + path)!)
+        request.httpMethod = method
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(json.utf8)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    @Test("a log message that sets the title, clears the screen and moves the cursor is printed as text")
+    func escapesThroughAdminLogs() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-log-escapes")
+        defer { directory.remove() }
+        let data = directory.appending("server")
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let serve = try runner.launch(
+            ["serve", "--port", "0", "--data-dir", data.path, "--bcrypt-cost", "4", "--demo"],
+            lines: []
+        )
+        defer {
+            serve.terminate()
+            serve.waitUntilExit()
+        }
+        let urlFile = data.appendingPathComponent("url")
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: urlFile.path) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let base = try String(contentsOf: urlFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let adminToken = try String(contentsOf: data.appendingPathComponent("admin-token"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let (enabled, _) = try await call(
+            base,
+            "PATCH",
+            "/admin/apps/checks",
+            token: adminToken,
+            json: #"{"settings": {"logSettings": {"logEnabled": true}}}"#
+        )
+        #expect(enabled == 200)
+        var signIn = URLRequest(url: URL(string: base + "/apps/checks/sessions")!)
+        signIn.httpMethod = "POST"
+        signIn.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        signIn.httpBody = Data(#"{"username": "alice", "password": "preflight-alice", "deviceID": "d1"}"#.utf8)
+        let (session, _) = try await URLSession.shared.data(for: signIn)
+        let token = try #require(
+            (try JSONSerialization.jsonObject(with: session) as? [String: Any])?["token"] as? String
+        )
+        let (registered, _) = try await call(
+            base,
+            "PUT",
+            "/apps/checks/devices/d1",
+            token: token,
+            json: #"{"deviceName": "Stand 12 tablet", "platform": "linux", "appVersion": "1.0.0"}"#
+        )
+        #expect(registered == 200)
+        let hostile = #"owned\u001b]0;pwned\u0007\u001b[2J\u001b[3A\u009b2K\r"#
+        let (uploaded, _) = try await call(
+            base,
+            "POST",
+            "/apps/checks/logs",
+            token: token,
+            json: #"{"entries": [{"time": "2026-11-22T06:00:00Z", "level": "error", "message": "\#(hostile)"}]}"#
+        )
+        #expect(uploaded == 202)
+
+        let listed = try await runner.runOffThread(["admin", "logs", "--data-dir", data.path], lines: [])
+        #expect(listed.status == 0, "\(listed.standardError)")
+        #expect(listed.output.contains(#"owned\u{1B}]0;pwned\u{7}\u{1B}[2J\u{1B}[3A\u{9B}2K\u{D}"#), "\(listed.output)")
+        #expect(!listed.standardOutput.contains(0x1B) && !listed.standardOutput.contains(0x07))
+        #expect(!listed.standardOutput.contains(0x0D))
     }
 }

@@ -11,7 +11,8 @@ struct LogUploadTests {
     static let entries = """
         {"entries": [
           {"time": "2026-11-22T06:00:00Z", "level": "info", "message": "opened checks", "source": "app"},
-          {"time": "2026-11-22T06:01:00.250+02:00", "level": "error", "message": "sync\\u0000failed"}
+          {"time": "2026-11-22T06:01:00.250+02:00", "level": "error",
+           "message": "sync\\u0000failed\\u001b]0;pwned\\u0007\\u001b[2J\\u009b1A\\u202e\\tat line 2\\nnext"}
         ]}
         """
 
@@ -50,7 +51,14 @@ struct LogUploadTests {
             let logs = try await api.admin(.get, "/admin/apps/checks/logs?limit=10").decode(
                 [Components.Schemas.StoredLogEntry].self
             )
-            #expect(logs.map(\.message) == ["sync\u{FFFD}failed", "opened checks"])
+            // Control characters are kept written out, tab and newline aside: an admin's
+            // terminal never gets a device's escape codes.
+            #expect(
+                logs.map(\.message) == [
+                    #"sync\u{0}failed\u{1B}]0;pwned\u{7}\u{1B}[2J\u{9B}1A\u{202E}"# + "\tat line 2\nnext",
+                    "opened checks",
+                ]
+            )
             // Offsets and fractions are read; dates are written in UTC to the second.
             #expect(logs.first?.time == Date(timeIntervalSince1970: 1_795_320_060))
             #expect(logs.allSatisfy { $0.userID == "alice" && $0.deviceID == "device-1" })

@@ -125,8 +125,10 @@ extension MobileServicesAPI {
                     deviceID: caller.session.deviceID,
                     time: entry.time,
                     level: entry.level.rawValue,
-                    // PostgreSQL text cannot hold NUL; a log line loses nothing by the swap.
-                    message: entry.message.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}"),
+                    // Kept with its control characters written out (`\u{1B}`), tab and
+                    // newline aside: a device's text never reaches an admin's terminal as
+                    // escape codes, and PostgreSQL text never holds a NUL.
+                    message: TextRules.escapingControls(entry.message),
                     source: entry.source,
                     receivedAt: time
                 )

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayPolicy
+import GangwayProtocol
 import GangwayScreens
 
 #if canImport(Glibc)
@@ -69,23 +70,80 @@ public final class Console: Sendable {
         )
     }
 
-    /// Writes one line to standard output: a command's result.
+    /// Writes one line to standard output: a command's result, which holds what a server
+    /// sent; its control characters are shown escaped (``TextRules/escapingControls(_:keepingLines:)``).
     public static func standardOutput(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        FileHandle.standardOutput.write(Data((TextRules.escapingControls(line) + "\n").utf8))
     }
 
-    /// Writes one line to standard error: a command's failure.
+    /// Writes one line to standard error: a command's failure, its control characters
+    /// shown escaped.
     public static func standardError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data((TextRules.escapingControls(line) + "\n").utf8))
     }
 
     var isInteractive: Bool { mode == .interactive }
 
-    /// Writes `text` as it is.
-    public func write(_ text: String) { output(text) }
+    /// Writes `text` with its control characters shown escaped: whatever a server, a
+    /// device or a provider put in it, it cannot move the cursor, clear the screen or set
+    /// the title. Only the console's own styles (``styled(_:_:)``) become escape codes.
+    public func write(_ text: String) { output(Self.rendered(text)) }
 
-    /// Writes `text` and a line break.
-    public func line(_ text: String = "") { output(text + "\n") }
+    /// Writes `text` as ``write(_:)`` does, and a line break.
+    public func line(_ text: String = "") { output(Self.rendered(text) + "\n") }
+
+    /// What the console itself does to the terminal: the only escape codes it writes
+    /// apart from styles, never with text from elsewhere.
+    enum Control {
+        /// Back to the start of the line, which is cleared.
+        case clearLine
+        /// Back to the start of the line, and everything from there down cleared.
+        case clearBelow
+        /// Up `n` lines.
+        case up(Int)
+        /// The whole screen cleared, the cursor at the top.
+        case clearScreen
+    }
+
+    /// Moves the cursor or clears, on a terminal; nothing otherwise.
+    func control(_ control: Control) {
+        guard isInteractive else { return }
+        switch control {
+        case .clearLine: output("\r\u{1B}[2K")
+        case .clearBelow: output("\r\u{1B}[J")
+        case .up(let lines): if lines > 0 { output("\u{1B}[\(lines)A") }
+        case .clearScreen: output("\u{1B}[2J\u{1B}[H")
+        }
+    }
+
+    /// Marks a style's start and end in text; written out as its escape code.
+    private static let styleOpen: Unicode.Scalar = "\u{E000}"
+    private static let styleClose: Unicode.Scalar = "\u{E001}"
+
+    /// `text` escaped, with the style marks of ``styled(_:_:)`` turned into escape codes:
+    /// only those of ``Style`` (and the reset), so a mark in text from elsewhere changes a
+    /// colour at most.
+    static func rendered(_ text: String) -> String {
+        let escaped = TextRules.escapingControls(text)
+        guard escaped.unicodeScalars.contains(styleOpen) else { return escaped }
+        let codes = Set(["0"] + [Style.bold, .dim, .red, .green, .yellow, .cyan].map(\.rawValue))
+        var result = String.UnicodeScalarView()
+        var scalars = escaped.unicodeScalars[...]
+        while let scalar = scalars.first {
+            scalars = scalars.dropFirst()
+            guard scalar == styleOpen, let close = scalars.firstIndex(of: styleClose),
+                codes.contains(String(String.UnicodeScalarView(scalars[..<close])))
+            else {
+                result.append(scalar)
+                continue
+            }
+            result.append(contentsOf: "\u{1B}[".unicodeScalars)
+            result.append(contentsOf: scalars[..<close])
+            result.append("m")
+            scalars = scalars[scalars.index(after: close)...]
+        }
+        return String(result)
+    }
 
     /// The next line of input as it is, or `nil` at its end: for a command that reads its
     /// answers from standard input.
@@ -100,7 +158,8 @@ public final class Console: Sendable {
 
     /// `text` in `style` on a terminal; as it is otherwise.
     func styled(_ text: String, _ style: Style) -> String {
-        isInteractive ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+        isInteractive
+            ? "\(Self.styleOpen)\(style.rawValue)\(Self.styleClose)\(text)\(Self.styleOpen)0\(Self.styleClose)" : text
     }
 
     /// A screen's heading.
@@ -116,7 +175,7 @@ public final class Console: Sendable {
 
     /// Clears the terminal; in plain mode, a line saying what happened instead.
     func clear(saying text: String) {
-        if isInteractive { write("\u{1B}[2J\u{1B}[H") }
+        control(.clearScreen)
         line(styled(text, .dim))
     }
 
@@ -158,8 +217,9 @@ public final class Console: Sendable {
         var typed: [UInt8] = []
         var drawn = 0
         func draw() {
-            var text = drawn > 0 ? "\u{1B}[\(drawn)A" : ""
-            text += "\r\u{1B}[J"
+            control(.up(drawn))
+            control(.clearBelow)
+            var text = ""
             let lines = live?(Secret(String(decoding: typed, as: UTF8.self))) ?? []
             for entry in lines { text += entry + "\n" }
             let count = String(decoding: typed, as: UTF8.self).count

@@ -23,7 +23,7 @@ struct ProgressTransport: ClientTransport {
         }
         let host = baseURL.host.map { " (\($0)\(baseURL.port.map { ":\($0)" } ?? ""))" } ?? ""
         console.write(console.styled("⋯ \(Self.activity(operationID))\(host)…", .dim))
-        defer { console.write("\r\u{1B}[2K") }
+        defer { console.control(.clearLine) }
         return try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)
     }
 

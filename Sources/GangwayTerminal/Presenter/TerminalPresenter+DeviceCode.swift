@@ -22,9 +22,8 @@ extension TerminalPresenter {
         if console.isInteractive {
             defer { console.line() }
             while !Task.isCancelled {
-                console.write(
-                    "\r\u{1B}[2K" + console.styled("\(strings.waiting) \(screen.countdown(at: Date()))", .dim)
-                )
+                console.control(.clearLine)
+                console.write(console.styled("\(strings.waiting) \(screen.countdown(at: Date()))", .dim))
                 try? await Task.sleep(for: .seconds(1))
             }
         } else {
