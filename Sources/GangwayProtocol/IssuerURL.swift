@@ -5,7 +5,7 @@
 /// pattern for the admin's `issuer`, so the server, the document and its clients agree.
 public enum IssuerURL {
     public static let pattern =
-        #"^(https://[A-Za-z0-9.-]+|http://(127\.0\.0\.1|localhost|\[::1\]))(:[0-9]{1,5})?(/[A-Za-z0-9._~!$&'()*+,;=:@/-]*)?$"#
+        #"^(https://[A-Za-z0-9.-]+|http://(127\.0\.0\.1|localhost|\[::1\]))(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?(/[A-Za-z0-9._~!$&'()*+,;=:@/-]*)?$"#
 
     /// Whether `text` is an issuer Gangway takes, kept as given: tokens are matched to
     /// it character for character.

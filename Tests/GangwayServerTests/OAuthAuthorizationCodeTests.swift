@@ -252,6 +252,7 @@ struct OAuthAuthorizationCodeTests {
         for good in [
             Self.loopback, "http://127.0.0.1:8080/cb", "http://[::1]/cb", "com.airline.checks:/oauth2redirect",
             "com.airline.checks://callback/x", "https://checks.airline.example/app/callback",
+            "http://127.0.0.1:1/cb", "http://127.0.0.1:65535/cb", "http://[::1]:9/cb", "https://checks.example:443/cb",
         ] {
             #expect(RedirectURI.isValid(good), "\(good)")
         }
@@ -259,11 +260,20 @@ struct OAuthAuthorizationCodeTests {
             "", "http://localhost/cb", "http://192.168.1.2/cb", "http://127.0.0.1", "checks:/cb",
             "com.airline.checks:/cb#f", "com.airline.checks:/cb?x=1", "https://u@checks.example/cb",
             "HTTP://127.0.0.1/cb", "https://checks.example/a b", "javascript:alert(1)",
+            // A port no app can listen on.
+            "http://127.0.0.1:0/cb", "http://127.0.0.1:99999/cb", "http://127.0.0.1:65536/cb", "http://[::1]:00/cb",
+            "http://127.0.0.1:08080/cb", "https://checks.example:0/cb", "https://checks.example:70000/cb",
         ] {
             #expect(!RedirectURI.isValid(bad), "\(bad)")
         }
         #expect(RedirectURI.matches(registered: Self.loopback, presented: "http://127.0.0.1:49152/callback"))
         #expect(RedirectURI.matches(registered: Self.loopback, presented: Self.loopback))
+        #expect(!RedirectURI.matches(registered: Self.loopback, presented: "http://127.0.0.1:0/callback"))
+        #expect(!RedirectURI.matches(registered: Self.loopback, presented: "http://127.0.0.1:99999/callback"))
+        for issuer in ["http://127.0.0.1:0", "https://id.example:99999", "https://id.example:65536/realm"] {
+            #expect(!IssuerURL.isValid(issuer), "\(issuer)")
+        }
+        #expect(IssuerURL.isValid("https://id.example:8443/realm"))
         #expect(!RedirectURI.matches(registered: Self.loopback, presented: "http://127.0.0.1:49152/callback/x"))
         #expect(!RedirectURI.matches(registered: Self.loopback, presented: "http://[::1]:49152/callback"))
         #expect(!RedirectURI.matches(registered: Self.custom, presented: "com.airline.checks:/oauth2redirect/"))

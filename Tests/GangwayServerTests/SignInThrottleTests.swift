@@ -253,6 +253,35 @@ struct SignInThrottleTests {
         }
     }
 
+    @Test("a wrong password takes as long for a user whose hash has an older, lower cost as for an unknown user")
+    func olderCostTakesAsLong() async throws {
+        let fixture = try await ServerFixture(bcryptCost: 4)
+        try await fixture.runSeeded { _ in }
+        var configuration = fixture.server.configuration
+        configuration.bcryptCost = 10
+        // Room for every check: only the checks' own time is measured.
+        configuration.concurrentPasswordChecks = 4
+        let restarted = try await MobileServicesServer(configuration: configuration, now: fixture.clock.now)
+        #expect(try await restarted.storage.user(named: "alice")?.passwordHash.hasPrefix("$2b$04$") == true)
+        try await TestServer(server: restarted, adminToken: fixture.adminToken).run { running in
+            func median(_ username: String) async throws -> Duration {
+                var times: [Duration] = []
+                for index in 0..<5 {
+                    let body = #"{"username": "\#(username)", "password": "guess-\#(index)", "deviceID": "d"}"#
+                    let started = ContinuousClock.now
+                    let reply = try await running.send(.post, "/apps/checks/sessions", json: body)
+                    times.append(started.duration(to: .now))
+                    #expect(reply.status == .unauthorized)
+                }
+                return times.sorted()[2]
+            }
+            let unknown = try await median("nobody")
+            let older = try await median("bob")
+            // Unpadded, bob's check costs 2⁴ rounds against 2¹⁰: about a sixtieth of the time.
+            #expect(older > unknown * 0.7, "older cost \(older), unknown \(unknown)")
+        }
+    }
+
     @Test("a stored hash of another bcrypt cost is replaced at the next sign-in")
     func rehashOnSignIn() async throws {
         let fixture = try await ServerFixture(bcryptCost: 5)

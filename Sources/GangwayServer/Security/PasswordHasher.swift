@@ -3,6 +3,7 @@ import Foundation
 import HummingbirdBcrypt
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// bcrypt, run on NIO's thread pool so a sign-in never stalls an event loop, behind a
 /// ``PasswordCheckGate`` so a flood of sign-ins cannot queue in front of everyone's.
@@ -17,6 +18,8 @@ struct PasswordHasher: Sendable {
     /// A hash of a password nobody has, at the current cost: what an unknown user's
     /// password is checked against.
     private let placeholderHash: String
+    /// How long a check at the current cost takes here, for padding a cheaper one.
+    private let fullCheck: CheckDuration
 
     /// - Parameter concurrentChecks: How many checks run at once (at most) and how many
     ///   more may wait; by default one per thread of NIO's blocking pool, and as many
@@ -26,7 +29,9 @@ struct PasswordHasher: Sendable {
         self.cost = cost
         let threads = max(1, concurrentChecks ?? NIOSingletons.blockingPoolThreadCountSuggestion)
         gate = PasswordCheckGate(.init(running: threads, waiting: threads))
+        let started = ContinuousClock.now
         placeholderHash = Bcrypt.hash("gangway-placeholder-password", cost: cost)
+        fullCheck = CheckDuration(started.duration(to: .now))
     }
 
     func hash(_ password: String) async throws -> String {
@@ -51,10 +56,27 @@ struct PasswordHasher: Sendable {
     /// Whether `password` matches `hash`; with no hash (an unknown user), a check of a
     /// placeholder at the current cost, so an unknown name takes as long as a known one.
     /// Call it inside ``admitted(preferred:_:)``.
+    ///
+    /// A hash of a lower cost (made before the operator raised it, and replaced at the
+    /// user's next successful sign-in) is checked as it is, and the answer waits until a
+    /// check at the current cost would have ended: a wrong password for such a user takes
+    /// as long as one for an unknown user, so the time tells no one who exists.
     func verify(_ password: String, against hash: String?) async throws -> Bool {
         let input = Self.prepared(password)
         let stored = hash ?? placeholderHash
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(input, hash: stored) }
+        let started = ContinuousClock.now
+        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(input, hash: stored) }
+        let elapsed = started.duration(to: .now)
+        switch Self.cost(of: stored).map({ $0 < cost }) {
+        case true?:
+            let target = fullCheck.estimate
+            if elapsed < target { try? await Task.sleep(for: target - elapsed) }
+        case false?:
+            if Self.cost(of: stored) == cost { fullCheck.record(elapsed) }
+        case nil:
+            break
+        }
+        return matches
     }
 
     /// Whether `hash` was made at another cost than the current one, so the next
@@ -73,5 +95,22 @@ struct PasswordHasher: Sendable {
 
     private static func prepared(_ password: String) -> String {
         Data(SHA256.hash(data: Data(password.utf8))).base64EncodedString()
+    }
+}
+
+/// How long a password check at the current cost takes on this machine: a moving
+/// average of the checks made, starting from the placeholder's hashing at start.
+final class CheckDuration: Sendable {
+    private let average: Mutex<Duration>
+
+    init(_ first: Duration) {
+        average = Mutex(first)
+    }
+
+    var estimate: Duration { average.withLock { $0 } }
+
+    /// Takes one check's duration into the average (an eighth of its weight).
+    func record(_ duration: Duration) {
+        average.withLock { $0 = ($0 * 7 + duration) / 8 }
     }
 }
