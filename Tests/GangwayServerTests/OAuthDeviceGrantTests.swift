@@ -264,6 +264,43 @@ struct OAuthDeviceGrantTests {
     }
 
     @Test(
+        "16 refreshes of one token at once, 20 times: the reuse is seen and no token the race issued survives",
+        arguments: Backend.available
+    )
+    func parallelRefreshes(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            try await Self.oauth2(api)
+            for trial in 0..<20 {
+                let first = try await Self.signedIn(api, device: "tablet-\(trial)")
+                let replies = try await api.parallelForms(
+                    count: 16,
+                    "/apps/checks/oauth/token",
+                    [("grant_type", "refresh_token"), ("refresh_token", first.refresh), ("client_id", "checks")]
+                )
+                let winners = replies.filter { $0.status == .ok }
+                let issued = winners.compactMap { try? Self.tokens(from: $0) }
+                #expect(issued.count == winners.count, "trial \(trial): \(winners.map(\.text))")
+                for reply in replies where reply.status != .ok {
+                    #expect(
+                        reply.status == .badRequest && (try? Self.error(of: reply)) == "invalid_grant",
+                        "trial \(trial): \(reply.status) \(reply.text)"
+                    )
+                }
+                #expect(issued.count <= 1, "trial \(trial): one refresh at most wins")
+                for tokens in issued {
+                    let again = try await Self.refresh(api, tokens.refresh)
+                    #expect(
+                        again.status == .badRequest && (try? Self.error(of: again)) == "invalid_grant",
+                        "trial \(trial): the winner's refresh token outlived the reuse"
+                    )
+                    #expect(try await Self.settingsStatus(api, tokens.access) == .unauthorized, "trial \(trial)")
+                }
+                #expect(try await Self.settingsStatus(api, first.access) == .unauthorized, "trial \(trial)")
+            }
+        }
+    }
+
+    @Test(
         "user info names who an access token was issued to; a bad token is 401 invalid_token",
         arguments: Backend.available
     )

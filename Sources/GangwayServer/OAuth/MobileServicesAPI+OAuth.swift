@@ -377,7 +377,7 @@ extension MobileServicesAPI {
         familyID: String,
         nonce: String? = nil,
         providerGrant: ProviderGrantRecord? = nil
-    ) async throws(APIError) -> Components.Schemas.TokenResponse {
+    ) async throws -> Components.Schemas.TokenResponse {
         let username = user.username
         var lifetime = settings.sessionLifetime.seconds
         if let providerGrant {
@@ -393,7 +393,7 @@ extension MobileServicesAPI {
         )
         let time = session.createdAt
         let refresh = BearerToken.make()
-        try await perform {
+        let joined = try await perform {
             try await storage.insertRefreshToken(
                 RefreshTokenRecord(
                     tokenHash: BearerToken.hash(refresh),
@@ -407,6 +407,13 @@ extension MobileServicesAPI {
                 )
             )
         }
+        guard joined else {
+            // The family was revoked while this refresh ran (a reuse of its token was
+            // seen): its new session goes too, and nothing is issued.
+            try await perform { try await storage.revokeSession(tokenHash: session.tokenHash) }
+            logger.warning("refresh lost to a revocation of its family", metadata: ["app": "\(app.id)"])
+            throw OAuthError.invalidGrant
+        }
         let idToken: String
         do {
             idToken = try await idTokens.idToken(
@@ -417,7 +424,7 @@ extension MobileServicesAPI {
                 at: time
             )
         } catch {
-            throw .storage(StorageError(.unavailable, "an ID token could not be signed"))
+            throw APIError.storage(StorageError(.unavailable, "an ID token could not be signed"))
         }
         return .init(
             accessToken: access,

@@ -166,7 +166,7 @@ public final class CachedStorage: ServerStorage {
         try await base.redeemAuthorizationCode(codeHash: codeHash, familyID: familyID, at: date)
     }
 
-    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) {
+    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) -> Bool {
         try await base.insertRefreshToken(token)
     }
 

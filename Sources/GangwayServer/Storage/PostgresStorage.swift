@@ -493,9 +493,17 @@ public final class PostgresStorage: ServerStorage {
         }
     }
 
-    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) {
-        try await run {
-            try await client.query(
+    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) -> Bool {
+        try await transaction { connection in
+            // The family's lock, which a revocation takes too: the check below sees any
+            // revocation that went first, and a later one sees this token.
+            try await Self.lockRefreshFamily(token.familyID, on: connection, logger: self.logger)
+            let revoked = try await connection.query(
+                "SELECT 1 FROM refresh_tokens WHERE family_id = \(token.familyID) AND revoked LIMIT 1",
+                logger: self.logger
+            ).collect()
+            guard revoked.isEmpty else { return false }
+            try await connection.query(
                 """
                 INSERT INTO refresh_tokens (token_hash, family_id, app_id, username, device_id, session_hash,
                     created_at, expires_at, used_at, revoked)
@@ -503,9 +511,23 @@ public final class PostgresStorage: ServerStorage {
                     \(token.sessionHash), \(token.createdAt.milliseconds), \(token.expiresAt.milliseconds),
                     \(token.usedAt?.milliseconds), \(token.revoked))
                 """,
-                logger: logger
+                logger: self.logger
             )
+            return true
         }
+    }
+
+    /// Holds a transaction-scoped lock on a refresh token family until the transaction
+    /// ends: joining a family and revoking it never interleave.
+    private static func lockRefreshFamily(
+        _ familyID: String,
+        on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        try await connection.query(
+            "SELECT pg_advisory_xact_lock(hashtextextended(\("refresh-family:" + familyID), 0))",
+            logger: logger
+        )
     }
 
     public func refreshToken(tokenHash: Data) async throws(StorageError) -> RefreshTokenRecord? {
@@ -550,6 +572,7 @@ public final class PostgresStorage: ServerStorage {
 
     public func revokeRefreshFamily(_ familyID: String) async throws(StorageError) {
         try await transaction { connection in
+            try await Self.lockRefreshFamily(familyID, on: connection, logger: self.logger)
             try await connection.query(
                 """
                 UPDATE sessions SET revoked = TRUE
@@ -1269,7 +1292,10 @@ public final class PostgresStorage: ServerStorage {
 
     // MARK: Running
 
-    private func transaction(_ body: (PostgresConnection) async throws -> Void) async throws(StorageError) {
+    @discardableResult
+    private func transaction<Result: Sendable>(
+        _ body: (PostgresConnection) async throws -> Result
+    ) async throws(StorageError) -> Result {
         try await run { try await client.withTransaction(logger: logger) { connection in try await body(connection) } }
     }
 

@@ -401,8 +401,15 @@ public final class SQLiteStorage: ServerStorage {
         }
     }
 
-    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) {
+    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) -> Bool {
+        // One writer at a time: the check and the insert are one step against a revocation.
         try await write { db in
+            let revoked = try Bool.fetchOne(
+                db,
+                sql: "SELECT 1 FROM refresh_tokens WHERE family_id = ? AND revoked = ? LIMIT 1",
+                arguments: [token.familyID, true]
+            )
+            guard revoked == nil else { return false }
             try db.execute(
                 sql: """
                     INSERT INTO refresh_tokens (token_hash, family_id, app_id, username, device_id, session_hash,
@@ -415,6 +422,7 @@ public final class SQLiteStorage: ServerStorage {
                     token.revoked,
                 ]
             )
+            return true
         }
     }
 

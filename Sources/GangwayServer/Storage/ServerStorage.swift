@@ -73,7 +73,11 @@ public protocol ServerStorage: Sendable {
     /// Marks the code redeemed at `date`, starting refresh token family `familyID`, if no
     /// one redeemed it before: `false` when someone did (two redemptions never both win).
     func redeemAuthorizationCode(codeHash: Data, familyID: String, at date: Date) async throws(StorageError) -> Bool
-    func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError)
+    /// Adds a refresh token to its family unless the family was revoked (any of its
+    /// tokens is): then nothing is added, and the answer is `false`. One step with
+    /// ``revokeRefreshFamily(_:)``: a family revoked while a token joins it keeps no valid
+    /// token, whichever comes first, in any number of processes.
+    func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) -> Bool
     func refreshToken(tokenHash: Data) async throws(StorageError) -> RefreshTokenRecord?
     /// Marks a refresh token used, if it is neither used nor revoked; `false` otherwise.
     func spendRefreshToken(tokenHash: Data, at date: Date) async throws(StorageError) -> Bool

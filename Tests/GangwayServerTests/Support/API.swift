@@ -128,6 +128,42 @@ extension API {
         }
     }
 
+    /// Sends `count` copies of a form to `path` at once, each over its own connection.
+    func parallelForms(count: Int, _ path: String, _ fields: [(String, String)]) async throws -> [ServerReply] {
+        let port = running.port
+        let body = RunningTestServer.formBody(fields)
+        return try await withThrowingTaskGroup(of: ServerReply.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    let client = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(30)))
+                    client.connect()
+                    let response: TestClient.Response
+                    do {
+                        response = try await client.execute(
+                            TestClient.Request(
+                                path,
+                                method: .post,
+                                authority: "localhost",
+                                headers: [.contentType: "application/x-www-form-urlencoded"],
+                                body: ByteBuffer(string: body)
+                            )
+                        )
+                    } catch {
+                        try? await client.shutdown()
+                        throw error
+                    }
+                    try await client.shutdown()
+                    return ServerReply(
+                        status: response.status,
+                        headers: response.headers,
+                        body: response.body.map { Data($0.readableBytesView) } ?? Data()
+                    )
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
     /// The statuses of ``parallelSignInReplies(count:ports:_:)``.
     func parallelSignIns(
         count: Int,
