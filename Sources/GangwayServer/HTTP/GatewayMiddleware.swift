@@ -221,6 +221,7 @@ struct GatewayMiddleware: RouterMiddleware {
         let body = (try? encoder.encode(document)) ?? Data(#"{"error":"server_error"}"#.utf8)
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"]
         if oauth == .invalidToken { headers[.wwwAuthenticate] = #"Bearer error="invalid_token""# }
+        if let seconds = oauth.retryAfter { headers[.retryAfter] = "\(seconds)" }
         return Response(status: oauth.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 

@@ -108,6 +108,10 @@ extension MobileServicesAPI {
         guard (try? Validation.identifier(deviceID, "device_id")) != nil else {
             throw OAuthError.invalidRequest("device_id may hold only letters, digits, '.', '_' and '-', 64 at most.")
         }
+        try await throttle.admitDeviceAuthorization(
+            appID: app.id,
+            address: RequestInfo.current.clientAddress(trusting: settings.trustedProxies)
+        )
         let deviceCode = BearerToken.make()
         let time = now()
         var generator = SystemRandomNumberGenerator()

@@ -7,11 +7,25 @@ struct OAuthError: Error, Sendable, Equatable {
     var error: String
     var description: String
     var status: HTTPResponse.Status
+    /// Seconds to wait, sent as `Retry-After`.
+    var retryAfter: Int?
 
-    init(_ error: String, _ description: String, status: HTTPResponse.Status = .badRequest) {
+    init(_ error: String, _ description: String, status: HTTPResponse.Status = .badRequest, retryAfter: Int? = nil) {
         self.error = error
         self.description = description
         self.status = status
+        self.retryAfter = retryAfter
+    }
+
+    /// Too many device sign-ins started from one address for one app (429, with
+    /// `Retry-After`): RFC 8628 leaves such limits to the server.
+    static func throttled(retryAfter: Int) -> OAuthError {
+        OAuthError(
+            "temporarily_unavailable",
+            "Too many sign-ins were started from this address; try again in \(retryAfter) seconds.",
+            status: .tooManyRequests,
+            retryAfter: retryAfter
+        )
     }
 
     static func invalidRequest(_ description: String) -> OAuthError { OAuthError("invalid_request", description) }

@@ -89,6 +89,20 @@ struct SignInThrottle: Sendable {
         }
     }
 
+    /// Counts one device authorization started for `appID` from `address`, or throws 429
+    /// past 30 in 15 minutes (with the sign-in blocks after that): each one is a row
+    /// and a user code drawn, so one address cannot fill the table or the code space.
+    func admitDeviceAuthorization(appID: String, address: String) async throws(OAuthError) {
+        let key = "device-authorization:\(appID)|\(address)"
+        let wait: Int?
+        do {
+            wait = try await count(username: key, [(key, 30)])
+        } catch {
+            throw OAuthError("server_error", error.message, status: error.status)
+        }
+        if let wait { throw .throttled(retryAfter: wait) }
+    }
+
     /// Counts one log upload of a user's device, or throws 429 past 30 in 15 minutes
     /// (with the sign-in blocks after that): with the retention, what one device can
     /// store is bounded.

@@ -211,15 +211,23 @@ public struct MobileServicesServer: Sendable {
     }
 
     /// What serving takes, in the order a service group starts them: the storage's
-    /// connection pool, if it has one, and the HTTP server. A group shuts them down in
-    /// the reverse order: the HTTP server answers the requests in flight while the pool
-    /// still runs.
+    /// connection pool, if it has one, the purge of expired rows, and the HTTP server. A
+    /// group shuts them down in the reverse order: the HTTP server answers the requests
+    /// in flight while the pool still runs.
     ///
     /// - Parameter onListening: Called with the bound port once the server listens.
     public func services(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> [any Service] {
         let application = try application(onListening: onListening)
-        guard let pool = storage.makeConnectionPool() else { return [application] }
-        return [pool, application]
+        let purge = ExpiredRowsPurge(storage: storage, now: now, logger: logger)
+        guard let pool = storage.makeConnectionPool() else { return [purge, application] }
+        return [pool, purge, application]
+    }
+
+    /// Deletes the rows that are of no use any more now (see ``services(onListening:)``,
+    /// which does it every ten minutes while serving); the number deleted.
+    @discardableResult
+    public func purgeExpired() async throws -> Int {
+        try await storage.purgeExpired(at: now())
     }
 
     /// Serves until SIGINT or SIGTERM, then finishes the requests in flight and stops.

@@ -222,6 +222,11 @@ public final class CachedStorage: ServerStorage {
         try await base.updateProviderGrant(grant)
     }
 
+    @discardableResult
+    public func purgeExpired(at now: Date) async throws(StorageError) -> Int {
+        try await base.purgeExpired(at: now)
+    }
+
     public func revokeRefreshFamily(_ familyID: String) async throws(StorageError) {
         // The family's sessions are keyed by hashes this cache cannot name; drop them all.
         defer { state.withLock { $0.sessions.removeAll() } }

@@ -570,6 +570,23 @@ public final class PostgresStorage: ServerStorage {
         }
     }
 
+    @discardableResult
+    public func purgeExpired(at now: Date) async throws(StorageError) -> Int {
+        try await run {
+            var deleted = 0
+            for (sql, cutoff) in ExpiringRows.statements(at: now) {
+                var binds = PostgresBindings()
+                binds.append(cutoff)
+                let query = PostgresQuery(
+                    unsafeSQL: sql.replacingOccurrences(of: "?", with: "$1") + " RETURNING 1",
+                    binds: binds
+                )
+                for try await _ in try await client.query(query, logger: logger) { deleted += 1 }
+            }
+            return deleted
+        }
+    }
+
     public func revokeRefreshFamily(_ familyID: String) async throws(StorageError) {
         try await transaction { connection in
             try await Self.lockRefreshFamily(familyID, on: connection, logger: self.logger)

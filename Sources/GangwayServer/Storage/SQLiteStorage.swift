@@ -463,6 +463,18 @@ public final class SQLiteStorage: ServerStorage {
         }
     }
 
+    @discardableResult
+    public func purgeExpired(at now: Date) async throws(StorageError) -> Int {
+        try await write { db in
+            var deleted = 0
+            for (sql, cutoff) in ExpiringRows.statements(at: now) {
+                try db.execute(sql: sql, arguments: [cutoff])
+                deleted += db.changesCount
+            }
+            return deleted
+        }
+    }
+
     public func revokeRefreshFamily(_ familyID: String) async throws(StorageError) {
         try await write { db in
             try db.execute(

@@ -83,6 +83,9 @@ public protocol ServerStorage: Sendable {
     func spendRefreshToken(tokenHash: Data, at date: Date) async throws(StorageError) -> Bool
     /// Revokes every refresh token of a family and the sessions they opened.
     func revokeRefreshFamily(_ familyID: String) async throws(StorageError)
+    /// Deletes the rows ``ExpiringRows`` says are of no use at `now`; the number deleted.
+    @discardableResult
+    func purgeExpired(at now: Date) async throws(StorageError) -> Int
 
     /// Links a provider's subject to a user; ``StorageError/Code/duplicate`` when the
     /// subject is linked already (to this user or another).

@@ -1,0 +1,32 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Deletes the rows that are of no use any more (``ExpiringRows``) at start and then
+/// every ``interval``, while the server serves: expired device grants, codes, federated
+/// sign-ins, sessions and refresh tokens, old sign-in counts and device cookies. Several
+/// processes on one PostgreSQL database may each run it; a deletion twice is a no-op.
+struct ExpiredRowsPurge: Service {
+    /// How often the rows are purged.
+    static let interval: Duration = .seconds(10 * 60)
+
+    let storage: any ServerStorage
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            do {
+                let deleted = try await storage.purgeExpired(at: now())
+                if deleted > 0 { logger.info("expired rows deleted", metadata: ["rows": "\(deleted)"]) }
+            } catch {
+                logger.warning("expired rows not deleted; trying again later", metadata: ["reason": "\(error)"])
+            }
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
+            } catch {
+                return
+            }
+        }
+    }
+}
