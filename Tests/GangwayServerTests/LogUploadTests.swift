@@ -145,4 +145,78 @@ struct LogUploadTests {
             #expect(refused.headers[.retryAfter] != nil)
         }
     }
+
+    @Test("one user's devices together: 60 uploads in 15 minutes however many device IDs, then 429")
+    func uploadRatePerUser() async throws {
+        try await ServerFixture().runSeeded { api in
+            try await api.admin(
+                .patch,
+                "/admin/apps/checks",
+                json: #"{"settings": {"logSettings": {"logEnabled": true}}}"#
+            )
+            .expect(.ok)
+            let one = #"{"entries": [{"time": "2026-11-22T06:00:00Z", "level": "info", "message": "x"}]}"#
+            var accepted = 0
+            for device in 1...7 {
+                let token = try await api.signIn("alice", device: "device-\(device)")
+                _ = try await api.register(token: token, device: "device-\(device)")
+                for _ in 1...10 {
+                    let reply = try await api.send(.post, "/apps/checks/logs", token: token, json: one)
+                    if reply.status == .accepted {
+                        accepted += 1
+                    } else {
+                        #expect(reply.code == "LOG_UPLOAD_THROTTLED")
+                    }
+                }
+            }
+            #expect(accepted == 60)
+            // Bob's uploads are his own.
+            let bob = try await api.signIn("bob", device: "device-b")
+            _ = try await api.register(token: bob, device: "device-b")
+            try await api.send(.post, "/apps/checks/logs", token: bob, json: one).expect(.accepted)
+        }
+    }
+
+    @Test(
+        "kept per device, per user over all their devices, and per app: the newest of each",
+        arguments: Backend.available
+    )
+    func retentionPerUserAndApp(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { _ in
+            let storage = fixture.server.storage
+            let time = Date(timeIntervalSince1970: 1_795_320_000)
+            let retention = LogRetention(
+                entriesPerDevice: 3,
+                entriesPerUser: 5,
+                entriesPerApp: 8,
+                receivedAfter: time.addingTimeInterval(-60)
+            )
+            var sent = 0
+            func upload(_ user: String, _ device: String, _ count: Int) async throws {
+                let records = (0..<count).map { _ in
+                    sent += 1
+                    return LogRecord(
+                        appID: "checks",
+                        username: user,
+                        deviceID: device,
+                        time: time,
+                        level: "info",
+                        message: "entry \(sent)",
+                        source: nil,
+                        receivedAt: time
+                    )
+                }
+                try await storage.insertLogs(records, retention: retention)
+            }
+            for device in 1...4 { try await upload("alice", "a\(device)", 3) }
+            var kept = try await storage.logs(appID: "checks", limit: 1_000)
+            #expect(kept.count == 5, "alice keeps her newest 5 over four devices")
+            #expect(kept.map(\.message).contains("entry 12") && !kept.map(\.message).contains("entry 7"))
+            for device in 1...3 { try await upload("bob", "b\(device)", 3) }
+            kept = try await storage.logs(appID: "checks", limit: 1_000)
+            #expect(kept.count == 8, "the app keeps its newest 8")
+            #expect(kept.filter { $0.username == "bob" }.count == 5)
+        }
+    }
 }

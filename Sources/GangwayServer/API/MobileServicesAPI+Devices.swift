@@ -135,7 +135,8 @@ extension MobileServicesAPI {
             )
         }
         try await throttle.admitLogUpload(
-            source: "\(caller.app.id)|\(caller.session.deviceID)",
+            appID: caller.app.id,
+            deviceID: caller.session.deviceID,
             username: caller.session.username
         )
         try await perform { try await storage.insertLogs(records, retention: .standard(now: time)) }

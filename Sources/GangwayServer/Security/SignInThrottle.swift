@@ -103,11 +103,25 @@ struct SignInThrottle: Sendable {
         if let wait { throw .throttled(retryAfter: wait) }
     }
 
-    /// Counts one log upload of a user's device, or throws 429 past 30 in 15 minutes
-    /// (with the sign-in blocks after that): with the retention, what one device can
-    /// store is bounded.
-    func admitLogUpload(source: String, username: String) async throws(APIError) {
-        if let wait = try await count(username: username, [("logs:\(username)|\(source)", 30)]) {
+    /// The most log uploads in 15 minutes from one device, from one user's devices
+    /// together, and from one app's: past one, 429 (with the sign-in blocks after that).
+    /// With the retention (``LogRetention``), what one device, one user (whatever the
+    /// number of device IDs they register) and one app can store is bounded.
+    static let logUploadLimits = (perDevice: 30, perUser: 60, perApp: 1_200)
+
+    /// Counts one log upload of `username`'s device, or throws 429 past a limit of
+    /// ``logUploadLimits``.
+    func admitLogUpload(appID: String, deviceID: String, username: String) async throws(APIError) {
+        let limits = Self.logUploadLimits
+        let user: [(key: String, allowed: Int)] = [
+            ("logs:\(username)|\(appID)|\(deviceID)", limits.perDevice),
+            ("logs-user:\(appID)|\(username)", limits.perUser),
+        ]
+        if let wait = try await count(username: username, user) {
+            throw .logUploadThrottled(retryAfter: wait)
+        }
+        let app = "logs-app:\(appID)"
+        if let wait = try await count(username: app, [(app, limits.perApp)]) {
             throw .logUploadThrottled(retryAfter: wait)
         }
     }

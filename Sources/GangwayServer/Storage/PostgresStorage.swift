@@ -979,6 +979,25 @@ public final class PostgresStorage: ServerStorage {
                     logger: self.logger
                 )
             }
+            for (app, user) in Set(logs.map { [$0.appID, $0.username] }).map({ ($0[0], $0[1]) }) {
+                try await connection.query(
+                    """
+                    DELETE FROM logs WHERE app_id = \(app) AND username = \(user) AND id <= (
+                        SELECT id FROM logs WHERE app_id = \(app) AND username = \(user)
+                        ORDER BY id DESC LIMIT 1 OFFSET \(retention.entriesPerUser))
+                    """,
+                    logger: self.logger
+                )
+            }
+            for app in Set(logs.map(\.appID)) {
+                try await connection.query(
+                    """
+                    DELETE FROM logs WHERE app_id = \(app) AND id <= (
+                        SELECT id FROM logs WHERE app_id = \(app) ORDER BY id DESC LIMIT 1 OFFSET \(retention.entriesPerApp))
+                    """,
+                    logger: self.logger
+                )
+            }
         }
     }
 

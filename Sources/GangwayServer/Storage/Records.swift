@@ -188,17 +188,29 @@ public struct DeviceCookieRecord: Sendable, Hashable {
 public struct LogRetention: Sendable, Hashable {
     /// The most entries kept per app, user and device.
     public var entriesPerDevice: Int
+    /// The most entries kept per app and user, whatever their devices.
+    public var entriesPerUser: Int
+    /// The most entries kept per app.
+    public var entriesPerApp: Int
     /// Entries received before this are dropped.
     public var receivedAfter: Date
 
-    public init(entriesPerDevice: Int, receivedAfter: Date) {
+    public init(entriesPerDevice: Int, entriesPerUser: Int? = nil, entriesPerApp: Int? = nil, receivedAfter: Date) {
         self.entriesPerDevice = entriesPerDevice
+        self.entriesPerUser = entriesPerUser ?? entriesPerDevice * 2
+        self.entriesPerApp = entriesPerApp ?? entriesPerDevice * 20
         self.receivedAfter = receivedAfter
     }
 
-    /// 10,000 entries per device, for 30 days before `now`.
+    /// 10,000 entries per device, 20,000 per user and 200,000 per app, for 30 days before
+    /// `now`.
     public static func standard(now: Date) -> Self {
-        Self(entriesPerDevice: 10_000, receivedAfter: now.addingTimeInterval(-30 * 24 * 60 * 60))
+        Self(
+            entriesPerDevice: 10_000,
+            entriesPerUser: 20_000,
+            entriesPerApp: 200_000,
+            receivedAfter: now.addingTimeInterval(-30 * 24 * 60 * 60)
+        )
     }
 }
 

@@ -859,6 +859,15 @@ public final class SQLiteStorage: ServerStorage {
                     ]
                 )
             }
+            for (app, user) in Set(logs.map { [$0.appID, $0.username] }).map({ ($0[0], $0[1]) }) {
+                try db.execute(
+                    sql: LogSource.userPruning,
+                    arguments: [app, user, app, user, retention.entriesPerUser]
+                )
+            }
+            for app in Set(logs.map(\.appID)) {
+                try db.execute(sql: LogSource.appPruning, arguments: [app, app, retention.entriesPerApp])
+            }
         }
     }
 

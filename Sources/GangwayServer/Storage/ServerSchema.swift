@@ -175,7 +175,14 @@ enum ServerSchema {
             ("v1", version1(dialect)), ("v2", version2(dialect)), ("v3", version3(dialect)),
             ("v4", version4(dialect)), ("v5", version5(dialect)), ("v6", version6(dialect)),
             ("v7", version7(dialect)), ("v8", version8(dialect)), ("v9", version9(dialect)),
+            ("v10", version10(dialect)),
         ]
+    }
+
+    /// Log retention per user and per app reads a user's newest entries over all their
+    /// devices.
+    static func version10(_ dialect: Dialect) -> [String] {
+        ["CREATE INDEX logs_by_user ON logs (app_id, username, id)"]
     }
 
     static func encode(fieldVersions: [String: Int64]) -> String {
@@ -313,6 +320,18 @@ struct LogSource: Hashable {
             AND (received_at < ? OR id <= (
                 SELECT id FROM logs WHERE app_id = ? AND username = ? AND device_id = ?
                 ORDER BY id DESC LIMIT 1 OFFSET ?))
+        """
+
+    /// A user's entries past the newest ``LogRetention/entriesPerUser``, over all devices.
+    static let userPruning = """
+        DELETE FROM logs WHERE app_id = ? AND username = ? AND id <= (
+            SELECT id FROM logs WHERE app_id = ? AND username = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
+        """
+
+    /// An app's entries past the newest ``LogRetention/entriesPerApp``.
+    static let appPruning = """
+        DELETE FROM logs WHERE app_id = ? AND id <= (
+            SELECT id FROM logs WHERE app_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
         """
 }
 
