@@ -221,9 +221,53 @@ struct ChangeApplicationTests {
         }
     }
 
+    @Test(
+        "one person creates at most 200 entities in a set; devices leave the admin room in a full set",
+        arguments: Backend.available
+    )
+    func creationsAreBounded(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { _ in
+            let storage = fixture.server.storage
+            let alices = (1...Int64(EntityLimits.creationsPerAuthor + 1)).map { index in
+                Self.change(sequence: index, base: nil, entity: "junk-\(index)", ["status": "open"])
+            }
+            let results = try await Self.applyBatch(alices, limit: 300, to: storage)
+            #expect(results.prefix(EntityLimits.creationsPerAuthor).allSatisfy { $0.outcome == .applied })
+            #expect(results.last?.rejection?.code == .creationLimitReached)
+            // Bob still creates, until devices have filled their share of the set.
+            let bobs = (1...Int64(3)).map { index in
+                Self.change("bob", sequence: index, base: nil, entity: "bob-\(index)", ["status": "open"])
+            }
+            let bobResults = try await Self.applyBatch(bobs, limit: EntityLimits.creationsPerAuthor + 2, to: storage)
+            #expect(bobResults.map(\.outcome) == [.applied, .applied, .rejected])
+            #expect(bobResults.last?.rejection?.code == .entitySetFull)
+            // The admin's own write still finds room.
+            let admin = try await storage.putEntity(
+                EntityRecord(
+                    appID: "checks",
+                    entitySet: "checks",
+                    id: "A320-tyres",
+                    fields: ["status": "open"],
+                    updatedAt: Date(timeIntervalSince1970: 1_800_000_000),
+                    updatedBy: "admin"
+                ),
+                limit: EntityLimits.entitiesPerSet
+            )
+            #expect(admin.created)
+            // An existing entity is still edited by its creator's later changes.
+            let edit = try await Self.apply(
+                Self.change(sequence: 300, base: 1, entity: "junk-1", ["status": "done"]),
+                to: storage
+            )
+            #expect(edit.outcome == .applied)
+        }
+    }
+
     /// Applies `changes` in one batch as the server does an upload.
     static func applyBatch(
         _ changes: [Change],
+        limit: Int = 1000,
         rules: EntitySetRules = EntitySetRules(writableFields: Set(checks), allowsCreation: true),
         to storage: any ServerStorage
     ) async throws -> [ChangeResult] {
@@ -236,7 +280,7 @@ struct ChangeApplicationTests {
                     receivedAt: Date(timeIntervalSince1970: 1_800_000_100)
                 )
             },
-            limit: 1000
+            limit: limit
         ) { change, current throws(ChangeRejection) in
             try rules.check(change)
             return try FieldMerge.merge(change, into: current)

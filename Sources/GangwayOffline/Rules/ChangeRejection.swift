@@ -14,8 +14,11 @@ public struct ChangeRejection: Error, Sendable, Hashable, Codable, CustomStringC
         public static let creationNotAllowed = Code(rawValue: "CREATION_NOT_ALLOWED")
         /// The change edits an entity the server does not have.
         public static let entityNotFound = Code(rawValue: "ENTITY_NOT_FOUND")
-        /// The set holds as many entities as it may.
+        /// The set holds as many entities as it may, or as devices may create.
         public static let entitySetFull = Code(rawValue: "ENTITY_SET_FULL")
+        /// The author created as many entities in the set as one person may
+        /// (``EntityLimits/creationsPerAuthor``).
+        public static let creationLimitReached = Code(rawValue: "CREATION_LIMIT_REACHED")
         /// The signature is not the author's key's for this change.
         public static let signatureInvalid = Code(rawValue: "SIGNATURE_INVALID")
         /// The author is not the user of the change's registration, or the registration is

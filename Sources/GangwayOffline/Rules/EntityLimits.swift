@@ -8,6 +8,14 @@ public enum EntityLimits {
     public static let fieldNameLength = 1...64
     /// At most this many changes in one upload.
     public static let changesPerUpload = 500
+    /// At most this many entities in one set.
+    public static let entitiesPerSet = 1000
+    /// Of those, this many only the admin can create: devices fill a set up to
+    /// `entitiesPerSet - keptForAdmin`, so the admin's own writes always find room.
+    public static let keptForAdmin = 100
+    /// At most this many entities one person creates in one set from devices, so no one
+    /// fills a set others work in.
+    public static let creationsPerAuthor = 200
 
     /// Whether `name` is a field name: a letter, then letters, digits and `_`.
     public static func isFieldName(_ name: String) -> Bool {

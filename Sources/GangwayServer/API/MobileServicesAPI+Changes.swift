@@ -151,7 +151,7 @@ extension MobileServicesAPI {
         guard !batch.isEmpty else { return [] }
         let settings = app.settings
         return try await perform {
-            try await storage.applyChanges(batch, limit: Self.entitySetLimit) {
+            try await storage.applyChanges(batch, limit: EntityLimits.entitiesPerSet - EntityLimits.keptForAdmin) {
                 change,
                 current throws(ChangeRejection) in
                 let author = authors[change.registrationID]

@@ -7,7 +7,7 @@ import OpenAPIRuntime
 
 extension MobileServicesAPI {
     /// At most this many entities in one entity set.
-    static let entitySetLimit = 1000
+    static let entitySetLimit = EntityLimits.entitiesPerSet
     /// At most this many fields in one entity, as the document says.
     static let entityFieldLimit = EntityLimits.fieldsPerEntity
 

@@ -11,13 +11,15 @@ struct ChangeDecision {
     /// - Parameters:
     ///   - previous: The entity as stored, if any.
     ///   - sequenceReused: Whether another change of the registration has this sequence.
-    ///   - setIsFull: Whether the set holds as many entities as it may (asked only when
-    ///     the entity is new).
+    ///   - limit: The most entities devices may fill the set with.
+    ///   - creations: How many entities the set holds, and how many of them the change's
+    ///     author created (asked only when the entity is new).
     static func make(
         _ application: ChangeApplication,
         previous: EntityRecord?,
         sequenceReused: Bool,
-        setIsFull: () throws -> Bool,
+        limit: Int,
+        creations: () throws -> (inSet: Int, byAuthor: Int),
         decide: (Change, EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
     ) throws -> ChangeDecision {
         let change = application.change
@@ -33,8 +35,20 @@ struct ChangeDecision {
         } catch {
             return rejected(change, error)
         }
-        if previous == nil, try setIsFull() {
-            return rejected(change, ChangeRejection(.entitySetFull, "The entity set \(change.entitySet) is full."))
+        if previous == nil {
+            let (inSet, byAuthor) = try creations()
+            if inSet >= limit {
+                return rejected(change, ChangeRejection(.entitySetFull, "The entity set \(change.entitySet) is full."))
+            }
+            if byAuthor >= EntityLimits.creationsPerAuthor {
+                return rejected(
+                    change,
+                    ChangeRejection(
+                        .creationLimitReached,
+                        "The author created \(EntityLimits.creationsPerAuthor) entities in \(change.entitySet) already."
+                    )
+                )
+            }
         }
         let result = ChangeResult(changeID: change.id, merged: merged)
         guard merged.changedEntity else { return ChangeDecision(entity: nil, result: result) }

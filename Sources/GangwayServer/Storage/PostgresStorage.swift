@@ -1179,9 +1179,10 @@ public final class PostgresStorage: ServerStorage {
         let versions = ServerSchema.encode(fieldVersions: saved.fieldVersions)
         try await connection.query(
             """
-            INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions)
+            INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions,
+                created_by)
             VALUES (\(saved.appID), \(saved.entitySet), \(saved.id), \(fields), \(saved.version),
-                \(saved.updatedAt.milliseconds), \(saved.updatedBy), \(versions))
+                \(saved.updatedAt.milliseconds), \(saved.updatedBy), \(versions), \(saved.updatedBy))
             ON CONFLICT (app_id, entity_set, id) DO UPDATE SET fields = excluded.fields,
                 version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by,
                 field_versions = excluded.field_versions
@@ -1272,15 +1273,30 @@ public final class PostgresStorage: ServerStorage {
             id: change.entityID,
             logger: logger
         )
-        let count =
-            previous == nil
-            ? try await entityCount(connection, appID: application.appID, entitySet: change.entitySet, logger: logger)
-            : 0
+        var creations: (inSet: Int, byAuthor: Int) = (0, 0)
+        if previous == nil {
+            let inSet = try await entityCount(
+                connection,
+                appID: application.appID,
+                entitySet: change.entitySet,
+                logger: logger
+            )
+            let byAuthor =
+                try await connection.query(
+                    """
+                    SELECT COUNT(*) AS count FROM entities WHERE app_id = \(application.appID)
+                        AND entity_set = \(change.entitySet) AND created_by = \(change.author)
+                    """,
+                    logger: logger
+                ).collect().first.map { try $0.makeRandomAccess()["count"].decode(Int64.self) } ?? 0
+            creations = (Int(inSet), Int(byAuthor))
+        }
         let decision = try ChangeDecision.make(
             application,
             previous: previous,
             sequenceReused: reused,
-            setIsFull: { count >= limit },
+            limit: limit,
+            creations: { creations },
             decide: decide
         )
         if let saved = decision.entity {

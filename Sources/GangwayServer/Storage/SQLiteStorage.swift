@@ -990,8 +990,9 @@ public final class SQLiteStorage: ServerStorage {
     private static func saveEntity(_ saved: EntityRecord, fields: String, _ db: Database) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions,
+                    created_by)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (app_id, entity_set, id) DO UPDATE SET fields = excluded.fields,
                     version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by,
                     field_versions = excluded.field_versions
@@ -999,7 +1000,7 @@ public final class SQLiteStorage: ServerStorage {
         ).execute(
             arguments: [
                 saved.appID, saved.entitySet, saved.id, fields, saved.version, saved.updatedAt.milliseconds,
-                saved.updatedBy, ServerSchema.encode(fieldVersions: saved.fieldVersions),
+                saved.updatedBy, ServerSchema.encode(fieldVersions: saved.fieldVersions), saved.updatedBy,
             ]
         )
     }
@@ -1039,11 +1040,21 @@ public final class SQLiteStorage: ServerStorage {
             application,
             previous: previous,
             sequenceReused: reused,
-            setIsFull: {
-                try Int.fetchOne(
-                    db.cachedStatement(sql: "SELECT COUNT(*) FROM entities WHERE app_id = ? AND entity_set = ?"),
-                    arguments: [application.appID, change.entitySet]
-                ) ?? 0 >= limit
+            limit: limit,
+            creations: {
+                let inSet =
+                    try Int.fetchOne(
+                        db.cachedStatement(sql: "SELECT COUNT(*) FROM entities WHERE app_id = ? AND entity_set = ?"),
+                        arguments: [application.appID, change.entitySet]
+                    ) ?? 0
+                let byAuthor =
+                    try Int.fetchOne(
+                        db.cachedStatement(
+                            sql: "SELECT COUNT(*) FROM entities WHERE app_id = ? AND entity_set = ? AND created_by = ?"
+                        ),
+                        arguments: [application.appID, change.entitySet, change.author]
+                    ) ?? 0
+                return (inSet, byAuthor)
             },
             decide: decide
         )

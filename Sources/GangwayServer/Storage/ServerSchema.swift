@@ -180,9 +180,14 @@ enum ServerSchema {
     }
 
     /// Log retention per user and per app reads a user's newest entries over all their
-    /// devices.
+    /// devices; who created each entity (rows from before are no one's) bounds the
+    /// creations one person may make in a set.
     static func version10(_ dialect: Dialect) -> [String] {
-        ["CREATE INDEX logs_by_user ON logs (app_id, username, id)"]
+        [
+            "CREATE INDEX logs_by_user ON logs (app_id, username, id)",
+            "ALTER TABLE entities ADD COLUMN created_by TEXT",
+            "CREATE INDEX entities_by_creator ON entities (app_id, entity_set, created_by)",
+        ]
     }
 
     static func encode(fieldVersions: [String: Int64]) -> String {
