@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GangwayOffline
 import GangwayTesting
 import Testing
 
@@ -205,8 +206,9 @@ struct OfflineWorkEndToEndTests {
     func killedDuringUpload() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let checks = 750
-        let edits = 4
+        // As many checks as one person may create in a set, each edited 14 times after.
+        let checks = EntityLimits.creationsPerAuthor
+        let edits = 15
         var lines = Self.aliceOnboards + ["offline on"]
         for round in 0..<edits {
             for check in 0..<checks {

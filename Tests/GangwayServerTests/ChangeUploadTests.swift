@@ -281,7 +281,7 @@ struct ChangeUploadTests {
     }
 
     @Test(
-        "a locked carrier is refused; an author whose registration was locked has their changes refused",
+        "a locked carrier is refused; a locked author's change is held, recorded nowhere, and ended once after the unlock",
         arguments: Backend.available
     )
     func lockedRegistrations(backend: Backend) async throws {
@@ -304,8 +304,21 @@ struct ChangeUploadTests {
             #expect(refused.status == .forbidden)
             #expect(refused.code == "TRAFFIC_REG_LOCKED")
             let carried = try await Self.upload([change], by: bob, api: api)
-            #expect(carried.first?.rejection?.code == "KEY_REVOKED")
+            #expect(carried.first?.outcome == .held)
+            #expect(carried.first?.rejection?.code == "AUTHOR_HELD")
             #expect(try await Self.fuelCheck(api).version == 1)
+            let recorded = try await api.admin(.get, "/admin/apps/checks/changes")
+                .decode([Components.Schemas.RecordedChange].self)
+            #expect(recorded.isEmpty, "a held change is recorded nowhere")
+            // Bob's lock ends when Alice signs in again; her change then goes once.
+            try await api.admin(
+                .patch,
+                "/admin/apps/checks/devices/\(alice.registrationID)",
+                json: #"{"status": "active"}"#
+            ).expect(.ok)
+            #expect(try await Self.upload([change], by: bob, api: api).first?.outcome == .applied)
+            #expect(try await Self.upload([change], by: bob, api: api).first?.outcome == .duplicate)
+            #expect(try await Self.fuelCheck(api).version == 2)
         }
     }
 

@@ -432,7 +432,9 @@ struct OfflineWorkTests {
         }
     }
 
-    @Test("a blocked author's change carried by another user is refused and recorded, not applied")
+    @Test(
+        "a blocked author's change carried by another user is held on the device, recorded nowhere; after the unblock it goes once"
+    )
     func blockedAuthor() async throws {
         try await TestServer.run(seed: .checks) { server in
             let alice = try await Self.aliceSignedIn(server, shared: true, carryPrevious: true)
@@ -446,13 +448,21 @@ struct OfflineWorkTests {
             _ = try await alice.app.manager.addUser()
             try await server.admin(.patch, "/admin/users/alice", json: #"{"blocked": true}"#)
             let report = try await alice.work.sync(in: try await alice.context())
-            #expect(report.sent.answered == [.rejected: 1])
+            #expect(report.sent.answered == [.held: 1])
             #expect(try await Self.entity(server, "F-GKXA-fuel")["status"] == "open")
             let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
-            let recorded = try #require(try await admin.changes(app: "checks", outcome: .rejected).first)
+            #expect(try await admin.changes(app: "checks", outcome: nil).isEmpty, "nothing recorded")
+            // Held, not ended: it still waits in the outbox, and goes again at the next sync.
+            #expect(try alice.work.outbox.readyCount() == 1)
+            #expect(try await alice.work.sync(in: try await alice.context()).sent.answered == [.held: 1])
+
+            try await server.admin(.patch, "/admin/users/alice", json: #"{"blocked": false}"#)
+            let after = try await alice.work.sync(in: try await alice.context())
+            #expect(after.sent.answered == [.applied: 1])
+            #expect(try await Self.entity(server, "F-GKXA-fuel")["status"] == "done")
+            let recorded = try #require(try await admin.changes(app: "checks", outcome: nil).first)
             #expect(recorded.changeID == change.id && recorded.author == "alice" && recorded.carrier == "bob")
-            #expect(recorded.result.rejection?.code == .keyRevoked)
-            // The refusal ended it: nothing of it waits in the outbox.
+            #expect(try await admin.changes(app: "checks", outcome: nil).count == 1, "exactly once")
             #expect(try alice.work.outbox.readyCount() == 0)
             try await alice.app.manager.close()
         }

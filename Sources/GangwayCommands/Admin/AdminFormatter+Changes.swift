@@ -37,6 +37,7 @@ extension AdminFormatter {
         case .conflict: "conflict on \(result.conflicts.map(\.field).joined(separator: ", "))"
         case .rejected: "rejected: \(result.rejection?.code.rawValue ?? "?")"
         case .duplicate: "duplicate"
+        case .held: "held: \(result.rejection?.code.rawValue ?? "?")"
         }
     }
 

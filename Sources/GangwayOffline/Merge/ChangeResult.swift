@@ -14,6 +14,10 @@ public struct ChangeResult: Sendable, Hashable, Codable {
         case conflict
         /// Refused for good (``ChangeResult/rejection``): it goes to its author's archive.
         case rejected
+        /// Not ended: its author is blocked, or their registration locked. The device keeps
+        /// it and sends it again later; the server records nothing of it, so once the
+        /// author is let in again it is ended exactly once.
+        case held
     }
 
     public var changeID: UUID
@@ -54,6 +58,11 @@ public struct ChangeResult: Sendable, Hashable, Codable {
     }
 
     /// The result of a refusal.
+    /// A change held back, not ended (see ``Outcome/held``).
+    public init(changeID: UUID, heldBecause reason: ChangeRejection) {
+        self.init(changeID: changeID, outcome: .held, rejection: reason)
+    }
+
     public init(changeID: UUID, rejected rejection: ChangeRejection) {
         self.init(changeID: changeID, outcome: .rejected, rejection: rejection)
     }

@@ -239,7 +239,7 @@ public struct Outbox: Sendable {
     public func settle(_ answers: [(change: PendingChange, answer: ChangeAnswer)]) throws(OutboxError) {
         try write { db in
             var keys: [String: (id: Int64, key: SymmetricKey)] = [:]
-            for (change, answer) in answers {
+            for (change, answer) in answers where answer.result.outcome != .held {
                 let id = change.changeID.lowercasedText
                 try db.cachedStatement(sql: "DELETE FROM pending WHERE change_id = ?").execute(arguments: [id])
                 guard db.changesCount == 1 else { continue }

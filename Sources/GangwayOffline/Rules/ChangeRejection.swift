@@ -26,8 +26,11 @@ public struct ChangeRejection: Error, Sendable, Hashable, Codable, CustomStringC
         public static let authorMismatch = Code(rawValue: "AUTHOR_MISMATCH")
         /// Another change of the author's used this sequence number.
         public static let sequenceReused = Code(rawValue: "SEQUENCE_REUSED")
-        /// The author's registration has no key, or was locked or wiped.
+        /// The author's registration has no key, or was wiped.
         public static let keyRevoked = Code(rawValue: "KEY_REVOKED")
+        /// Why a change is held back (``ChangeResult/Outcome/held``), not refused: its author
+        /// is blocked, or their registration locked, for now.
+        public static let authorHeld = Code(rawValue: "AUTHOR_HELD")
         /// The change breaks the format's limits (names, lengths, counts).
         public static let invalidChange = Code(rawValue: "INVALID_CHANGE")
         /// A sealed change the server's key does not open (altered, cut short, or sealed

@@ -27,4 +27,19 @@ struct ChangeAuthor: Sendable {
         }
         return nil
     }
+
+    /// Why the author's changes wait on the device for now, or `nil`: the author is
+    /// blocked, or the registration locked. Neither is for good, so neither refuses.
+    var holdReason: ChangeRejection? {
+        if blocked {
+            return ChangeRejection(.authorHeld, "The author is blocked; the change waits until they are unblocked.")
+        }
+        if registration?.status == .locked {
+            return ChangeRejection(
+                .authorHeld,
+                "The author's registration is locked; the change waits until it is unlocked."
+            )
+        }
+        return nil
+    }
 }

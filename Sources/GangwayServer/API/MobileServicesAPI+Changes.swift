@@ -89,6 +89,12 @@ extension MobileServicesAPI {
                 early[index] = ChangeResult(changeID: signed.change.id, rejected: refusal)
                 continue
             }
+            // A blocked author's, or a locked registration's, change waits on the device:
+            // nothing is recorded, so after an unblock it is ended once, as if sent then.
+            if let reason = checked[signed.change.registrationID]?.holdReason {
+                early[index] = ChangeResult(changeID: signed.change.id, heldBecause: reason)
+                continue
+            }
             batchIndex[index] = batch.count
             batch.append(
                 ChangeApplication(
@@ -134,15 +140,18 @@ extension MobileServicesAPI {
         let registration = try await perform {
             try await storage.device(appID: caller.app.id, registrationID: registrationID)
         }
-        guard let registration else { return ChangeAuthor(registration: nil, blocked: true) }
-        let user = try await perform { try await storage.user(named: registration.username) }
-        return ChangeAuthor(registration: registration, blocked: user?.blocked ?? true)
+        guard let registration,
+            let user = try await perform({ try await storage.user(named: registration.username) })
+        else {
+            // No registration, or no user: refused for good (`KEY_REVOKED`), never held.
+            return ChangeAuthor(registration: nil, blocked: false)
+        }
+        return ChangeAuthor(registration: registration, blocked: user.blocked)
     }
 
-    /// Ends the checked changes in one transaction. The change of an author whose
-    /// registration is locked or wiped, or who is blocked, is recorded as refused
-    /// (`KEY_REVOKED`): another user's session may carry it, but a block keeps its
-    /// author's work out as it keeps the person out.
+    /// Ends the checked changes in one transaction. The change of a wiped registration is
+    /// recorded as refused (`KEY_REVOKED`); a blocked author's or locked registration's
+    /// never gets here (it is held, see ``ChangeAuthor/holdReason``).
     private func apply(
         _ batch: [ChangeApplication],
         authors: [String: ChangeAuthor],
@@ -155,11 +164,8 @@ extension MobileServicesAPI {
                 change,
                 current throws(ChangeRejection) in
                 let author = authors[change.registrationID]
-                guard author?.registration?.status == .active else {
-                    throw ChangeRejection(.keyRevoked, "The author's registration is locked or wiped.")
-                }
-                guard author?.blocked == false else {
-                    throw ChangeRejection(.keyRevoked, "The author is blocked.")
+                guard author?.registration?.status == .active, author?.blocked == false else {
+                    throw ChangeRejection(.keyRevoked, "The author's registration was wiped.")
                 }
                 guard let rules = settings.rules(for: change.entitySet) else {
                     throw ChangeRejection(.entitySetNotWritable, "Devices may not change \(change.entitySet).")

@@ -326,6 +326,9 @@ public struct OfflineWork: Sendable {
             switch answer.outcome {
             case .applied, .duplicate:
                 return nil
+            case .held:
+                // Never kept as an answer (the outbox keeps the change); still pending.
+                return change
             case .conflict:
                 ended.state = .conflict
                 ended.conflicts = answer.result.conflicts

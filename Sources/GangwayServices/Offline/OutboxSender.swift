@@ -37,11 +37,11 @@ public struct OutboxSender: Sendable {
 
     /// What one ``sendAll(token:registrations:batchSize:progress:)`` did.
     public struct Report: Sendable, Hashable {
-        /// Changes the server answered, by how they ended.
+        /// Changes the server answered, by how they ended; `held` ones stay in the outbox.
         public var answered: [ChangeResult.Outcome: Int] = [:]
 
-        /// How many changes the server answered.
-        public var settled: Int { answered.values.reduce(0, +) }
+        /// How many changes the server ended (held ones aside).
+        public var settled: Int { answered.filter { $0.key != .held }.values.reduce(0, +) }
     }
 
     /// Sends the ready changes, oldest first, until none is left.
@@ -111,8 +111,13 @@ public struct OutboxSender: Sendable {
                 inFlight -= 1
                 switch next {
                 case .success(let answers):
-                    answered = answers
-                    travelling.subtract(answers.map(\.change.changeID))
+                    // A held change stays in the outbox, and out of this round's batches:
+                    // it goes again at the next sync.
+                    answered = answers.filter { $0.answer.result.outcome != .held }
+                    if answers.count > answered.count {
+                        report.answered[.held, default: 0] += answers.count - answered.count
+                    }
+                    travelling.subtract(answered.map(\.change.changeID))
                 case .failure(let error):
                     // The batches still travelling are awaited and their answers kept.
                     failure = failure ?? error

@@ -86,12 +86,13 @@ struct OfflineCommands: Sendable {
             _ = try? await work.reader.read(Self.entitySet, in: context)
         }
         let answered = report.sent.answered
-        if report.sent.settled > 0 || announce {
+        if report.sent.settled > 0 || answered[.held] != nil || announce {
             let parts = [
                 answered[.applied].map { localized("sync.applied", $0) },
                 answered[.duplicate].map { localized("sync.duplicate", $0) },
                 answered[.conflict].map { localized("sync.conflict", $0) },
                 answered[.rejected].map { localized("sync.rejected", $0) },
+                answered[.held].map { localized("sync.held", $0) },
             ].compactMap { $0 }
             console.line(
                 parts.isEmpty ? localized("sync.nothing") : localized("sync.answered", parts.joined(separator: ", "))
