@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
-import GangwayFlows
 import GangwayStore
 import GangwayTesting
 import Testing
+
+@testable import GangwayFlows
 
 @Suite("User registry")
 struct UserRegistryTests {
@@ -48,6 +49,23 @@ struct UserRegistryTests {
             #expect(data.range(of: Data("alice.liddell".utf8)) == nil)
             #expect(data.range(of: Data("Alice".utf8)) == nil)
         }
+    }
+
+    @Test func twoUsersWithOneDisplayNameAreToldApartInThePicker() throws {
+        let device = try Device()
+        let registry = device.registry
+        let first = UUID()
+        let second = UUID()
+        let bob = UUID()
+        try registry.register(first, displayName: "Alice Martin", serverUserID: "alice")
+        try registry.register(bob, displayName: "Bob", serverUserID: "bob")
+        // A federated person the server named alice-2, with the same display name.
+        try registry.register(second, displayName: "alice martin", serverUserID: "alice-2")
+        let shown = MultiUserIDManager.distinguished(try registry.users())
+        #expect(shown.map(\.displayName) == ["Alice Martin (#1)", "Bob", "alice martin (alice-2)"])
+        #expect(shown.map(\.id) == [first, bob, second])
+        // Only the name needed to tell them apart is kept.
+        #expect(try registry.users().map(\.userName) == [nil, nil, "alice-2"])
     }
 
     @Test func wrongRegistrationsGetClearErrors() throws {

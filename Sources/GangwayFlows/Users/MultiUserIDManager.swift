@@ -30,13 +30,30 @@ public struct MultiUserIDManager: OnboardingIDManager {
         let users = try registry.users()
         guard !users.isEmpty else { return .onboard }
         let screen = UserPickerScreen(
-            users: users.map { UserPickerScreen.User(id: $0.id, displayName: $0.displayName) },
+            users: Self.distinguished(users),
             current: try registry.selectedUserID(),
             strings: strings
         )
         switch try await presenter.present(screen) {
         case .selected(let id): return .restore(id)
         case .addUser: return .onboard
+        }
+    }
+
+    /// The users as the picker shows them: a display name two users share is followed by
+    /// the user name kept for it (the first of them, registered before anyone shared the
+    /// name, by its number), so no one picks another person by mistake.
+    static func distinguished(_ users: [RegisteredUser]) -> [UserPickerScreen.User] {
+        var seen: [String: Int] = [:]
+        let counts = Dictionary(grouping: users, by: { $0.displayName.lowercased() }).mapValues(\.count)
+        return users.map { user in
+            let key = user.displayName.lowercased()
+            guard counts[key, default: 0] > 1 else {
+                return UserPickerScreen.User(id: user.id, displayName: user.displayName)
+            }
+            seen[key, default: 0] += 1
+            let detail = user.userName ?? "#\(seen[key, default: 1])"
+            return UserPickerScreen.User(id: user.id, displayName: "\(user.displayName) (\(detail))")
         }
     }
 

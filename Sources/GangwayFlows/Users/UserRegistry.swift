@@ -8,9 +8,10 @@ import Synchronization
 ///
 /// The registry lives in a secure store of its own in no-passcode mode: it is encrypted
 /// with a device key and tamper-evident like every store, yet readable before anyone
-/// signs in, which the user picker needs. The server user ID is never stored; a keyed
-/// hash under a random key that never leaves the registry lets it recognise a returning
-/// user without keeping a list of who works here.
+/// signs in, which the user picker needs. The server user ID is stored only for a user
+/// whose display name another user here shares (the picker shows it to tell them
+/// apart); otherwise a keyed hash under a random key that never leaves the registry lets
+/// it recognise a returning user without keeping a list of who works here.
 public final class UserRegistry: Sendable {
     private struct Snapshot: Codable {
         var users: [RegisteredUser] = []
@@ -78,11 +79,15 @@ public final class UserRegistry: Sendable {
                 throw UserError.userAlreadyExists(existing.id)
             }
             snapshot.users.removeAll { $0.id == id }
+            // The user name is kept only when another user here shares the display name:
+            // then the picker needs it to tell them apart.
+            let shared = snapshot.users.contains { $0.displayName.lowercased() == displayName.lowercased() }
             snapshot.users.append(
                 RegisteredUser(
                     id: id,
                     displayName: displayName,
                     serverUserHash: hash,
+                    userName: shared ? serverUserID : nil,
                     registeredAt: now,
                     isPrimary: !snapshot.users.contains { $0.isPrimary }
                 )

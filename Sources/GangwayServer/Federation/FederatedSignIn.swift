@@ -300,7 +300,7 @@ struct FederatedSignIn: Sendable {
         return page(
             app: app,
             status: .ok,
-            message: "Your device is signed in as \(user.displayName). You can go back to it now.",
+            message: "Your device is signed in as \(user.shownName). You can go back to it now.",
             isDone: true
         )
     }

@@ -102,7 +102,7 @@ struct DeviceVerificationPage: Sendable {
         var response = Self.donePage(
             app: app,
             status: .ok,
-            "Your device is signed in as \(user.displayName). You can go back to it now."
+            "Your device is signed in as \(user.shownName). You can go back to it now."
         )
         if let deviceCookie { response.headers.append(HTTPField(name: .setCookie, value: deviceCookie)) }
         return response

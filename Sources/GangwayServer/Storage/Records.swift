@@ -332,3 +332,9 @@ public struct ChangeApplication: Sendable, Hashable {
         self.receivedAt = receivedAt
     }
 }
+
+extension UserRecord {
+    /// The user as a page names them: the display name with the user name, which tells
+    /// apart two people who share a display name (`Alice Martin (alice-2)`).
+    var shownName: String { displayName == username ? username : "\(displayName) (\(username))" }
+}
