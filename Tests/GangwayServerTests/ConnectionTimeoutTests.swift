@@ -1,11 +1,15 @@
 import Foundation
 import GangwayServer
 import GangwayServerTesting
+import HTTPTypes
 import NIOCore
 import NIOPosix
 import Testing
 
-@Suite("Connections: a trickled request head and a silent connection are closed", .servingTurn)
+@Suite(
+    "Connections: a trickled request head or body and a silent connection are closed; a cap answers 503",
+    .servingTurn
+)
 struct ConnectionTimeoutTests {
     /// A server with these timeouts. The margins below are wide, for a loaded machine:
     /// each test fails only when the timeout it checks does not act at all.
@@ -44,6 +48,64 @@ struct ConnectionTimeoutTests {
             try await channel.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n")).get()
             #expect(try await Self.closes(channel, within: .seconds(20)))
             #expect(answer.text.hasPrefix("HTTP/1.1 200"))
+        }
+    }
+
+    @Test("a body sent a byte at a time, which the idle timeout never ends, is cut off at the body timeout")
+    func trickledBody() async throws {
+        let fixture = try await ServerFixture { configuration in
+            configuration.requestBodyTimeout = .seconds(1)
+            configuration.idleTimeout = .seconds(60)
+        }
+        try await fixture.runSeeded { api in
+            let trickling = try await Self.connect(port: api.running.port)
+            try await trickling.writeAndFlush(
+                ByteBuffer(
+                    string: "POST /apps/checks/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: 1000\r\n\r\n{"
+                )
+            ).get()
+            let trickler = Task {
+                for _ in 0..<300 where trickling.isActive {
+                    try await Task.sleep(for: .milliseconds(100))
+                    try? await trickling.writeAndFlush(ByteBuffer(string: " ")).get()
+                }
+            }
+            defer { trickler.cancel() }
+            #expect(try await Self.closes(trickling, within: .seconds(20)))
+            // A whole request still goes through.
+            try api.expectStatus(try await api.send(.get, "/health"), .ok)
+        }
+    }
+
+    @Test("past the connection cap, a connection is answered 503 with Retry-After and closed; the others are served")
+    func connectionCap() async throws {
+        let fixture = try await ServerFixture { configuration in
+            configuration.maximumConnections = 4
+        }
+        try await fixture.runSeeded { api in
+            // The test's own connection is one; three more fill the cap.
+            var held: [any Channel] = []
+            for _ in 0..<3 { held.append(try await Self.connect(port: api.running.port)) }
+            try await Task.sleep(for: .milliseconds(100))
+            let answer = AnswerCollector()
+            let extra = try await Self.connect(port: api.running.port, handler: answer)
+            try await extra.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n")).get()
+            #expect(try await Self.closes(extra, within: .seconds(20)))
+            #expect(answer.text.hasPrefix("HTTP/1.1 503"), "\(answer.text)")
+            #expect(answer.text.lowercased().contains("retry-after: 1"))
+            // The connections within the cap are served; one closed frees a place.
+            try api.expectStatus(try await api.send(.get, "/health"), .ok)
+            try await held.removeLast().close()
+            try await Task.sleep(for: .milliseconds(200))
+            let next = AnswerCollector()
+            let again = try await Self.connect(port: api.running.port, handler: next)
+            try await again.writeAndFlush(
+                ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            ).get()
+            #expect(try await Self.closes(again, within: .seconds(20)))
+            #expect(next.text.hasPrefix("HTTP/1.1 200"), "\(next.text)")
+            for channel in held { try? await channel.close() }
         }
     }
 

@@ -241,4 +241,36 @@ struct MalformedInputTests {
             #expect(reply.status == (accepted ? .ok : .unauthorized))
         }
     }
+
+    @Test(
+        "without a session's or the admin's token a body is 16 KiB at most, and its connection ends; with one, up to 1 MiB",
+        arguments: Backend.available
+    )
+    func bodyLimitsFollowAuthentication(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            let padding = String(repeating: "a", count: 20 << 10)
+            let signIn = #"{"username": "alice", "password": "\#(padding)", "deviceID": "d"}"#
+            let refused = try await api.sendAlone(.post, "/apps/checks/sessions", json: signIn)
+            #expect(refused.status == .contentTooLarge)
+            #expect(refused.code == "PAYLOAD_TOO_LARGE")
+            #expect(refused.headers[.connection] == "close", "the rest of the body is not read")
+            // A token that opens nothing counts as none.
+            let forged = try await api.sendAlone(.post, "/apps/checks/logs", token: "gw_not-a-session", json: signIn)
+            #expect(forged.status == .contentTooLarge)
+
+            try await api.admin(
+                .patch,
+                "/admin/apps/checks",
+                json: #"{"settings": {"logSettings": {"logEnabled": true}}}"#
+            )
+            .expect(.ok)
+            let token = try await api.signIn("alice")
+            _ = try await api.register(token: token)
+            let entry =
+                #"{"time": "2026-11-22T06:00:00Z", "level": "info", "message": "\#(String(repeating: "b", count: 4000))"}"#
+            let logs = #"{"entries": [\#(Array(repeating: entry, count: 50).joined(separator: ","))]}"#
+            #expect(logs.utf8.count > 150 << 10)
+            try await api.send(.post, "/apps/checks/logs", token: token, json: logs).expect(.accepted)
+        }
+    }
 }

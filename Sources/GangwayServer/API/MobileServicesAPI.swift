@@ -177,6 +177,16 @@ struct MobileServicesAPI: APIProtocol {
         }
     }
 
+    /// Whether `token` is the admin token or a live session's: what lets a request send a
+    /// body larger than ``GatewayMiddleware/unauthenticatedBodySize``. A wrong one costs a
+    /// cached lookup, and a denial (the route's own check says why).
+    func isKnownBearer(_ token: String) async -> Bool {
+        let hash = BearerToken.hash(token)
+        if let admin = try? await adminTokenHash(), admin == hash { return true }
+        guard let session = try? await storage.session(tokenHash: hash) else { return false }
+        return !session.revoked && session.expiresAt > now()
+    }
+
     /// The hash of the admin token in force: read through the cache, so a token renewed
     /// by another process (`gangway serve --new-admin-token`) replaces the old one here
     /// within the cache lifetime.

@@ -18,11 +18,18 @@ import OpenAPIRuntime
 struct GatewayMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
-    /// The largest body any route accepts: 1 MiB, enough for the biggest log upload.
+    /// The largest body any route accepts: 1 MiB, enough for the biggest log upload,
+    /// from a request whose bearer token is the admin's or a live session's.
     static let maximumBodySize = 1 << 20
+    /// The largest body of a request without such a token (a sign-in, a form, an OAuth
+    /// request): 16 KiB, as large as the pages' forms, so a flood of half-sent bodies
+    /// before any authentication holds little memory.
+    static let unauthenticatedBodySize = 16 << 10
 
     /// The routes of the document, to answer 405 for a known path with another method.
     let routes: RouteTable
+    /// Whether a bearer token is the admin's or a live session's.
+    let isKnownBearer: @Sendable (String) async -> Bool
     /// IDs for requests that bring none.
     let requestIDs = RequestIDSequence()
 
@@ -43,7 +50,13 @@ struct GatewayMiddleware: RouterMiddleware {
 
         var response: Response
         do {
-            let request = try await Self.checkedBody(of: request)
+            let limit =
+                if let token = info.bearerToken, await isKnownBearer(token) {
+                    Self.maximumBodySize
+                } else {
+                    Self.unauthenticatedBodySize
+                }
+            let request = try await Self.checkedBody(of: request, limit: limit)
             response = try await RequestInfo.$current.withValue(info) {
                 try await next(request, context)
             }
@@ -68,6 +81,8 @@ struct GatewayMiddleware: RouterMiddleware {
             if let allowed { response.headers[.allow] = allowed.joined(separator: ", ") }
         }
         response.headers[.requestID] = requestID
+        // The rest of a body too large is never read: the connection ends with the answer.
+        if response.status == .contentTooLarge { response.headers[.connection] = "close" }
         let elapsed = ContinuousClock.now - started
         logger.info(
             "request",
@@ -95,15 +110,15 @@ struct GatewayMiddleware: RouterMiddleware {
 
     /// Collects a body up to the limit and checks that it is JSON, or a form where the
     /// route takes one (OAuth's endpoints and pages).
-    private static func checkedBody(of request: Request) async throws(APIError) -> Request {
+    private static func checkedBody(of request: Request, limit: Int) async throws(APIError) -> Request {
         guard [.post, .put, .patch].contains(request.method) else { return request }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBodySize {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw tooLarge
         }
         var request = request
         let body: ByteBuffer
         do {
-            body = try await request.collectBody(upTo: maximumBodySize)
+            body = try await request.collectBody(upTo: limit)
         } catch {
             throw tooLarge
         }
@@ -131,7 +146,8 @@ struct GatewayMiddleware: RouterMiddleware {
     private static let tooLarge = APIError(
         .contentTooLarge,
         "PAYLOAD_TOO_LARGE",
-        "The body is larger than \(maximumBodySize) bytes."
+        "The body is larger than this request may send: \(unauthenticatedBodySize) bytes without a "
+            + "session's or the admin's token, \(maximumBodySize) with one."
     )
 
     static func apiError(for error: any Error, logger: Logger) -> APIError {

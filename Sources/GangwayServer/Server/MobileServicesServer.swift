@@ -113,11 +113,13 @@ public struct MobileServicesServer: Sendable {
     func responder(publicURL: PublicURL) throws -> GatewayResponder {
         let router = Router(context: ServerContext.self)
         let document = try APIDocument.json()
+        let api = api(publicURL: publicURL, adminToken: .stored)
         let gateway = GatewayMiddleware(
             routes: try RouteTable(
                 document: document,
                 extra: OAuthPaths.pages.merging(["/openapi.json": ["get"]]) { $1 }
-            )
+            ),
+            isKnownBearer: { token in await api.isKnownBearer(token) }
         )
         router.add(middleware: gateway)
         router.get("/openapi.json") { _, _ in
@@ -127,7 +129,6 @@ public struct MobileServicesServer: Sendable {
                 body: .init(byteBuffer: ByteBuffer(bytes: document))
             )
         }
-        let api = api(publicURL: publicURL, adminToken: .stored)
         // Compact JSON: pretty printing costs time on every response.
         try api.registerHandlers(
             on: RouterTransport(router: router),
@@ -189,11 +190,16 @@ public struct MobileServicesServer: Sendable {
         let host = configuration.host
         let headTimeout = TimeAmount.nanoseconds(Int64(configuration.requestHeadTimeout.seconds * 1e9))
         let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeout.seconds * 1e9))
+        let bodyTimeout = TimeAmount.nanoseconds(Int64(configuration.requestBodyTimeout.seconds * 1e9))
+        let connections = ConnectionCap.Count(limit: configuration.maximumConnections)
         return Application(
             responder: try responder(publicURL: publicURL),
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: [RequestHeadTimeout(headTimeout)],
+                    additionalChannelHandlers: [
+                        ConnectionCap(connections), RequestHeadTimeout(headTimeout), RequestBodyTimeout(bodyTimeout),
+                        ClosingResponse(),
+                    ],
                     idleTimeout: idleTimeout
                 )
             ),

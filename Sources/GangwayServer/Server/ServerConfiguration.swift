@@ -38,6 +38,11 @@ public struct ServerConfiguration: Sendable {
     /// How long a connection may stay silent (between requests, or in a body) before it
     /// is closed.
     public var idleTimeout: Duration
+    /// How long a request may take to send its whole body once its head arrived: a
+    /// client trickling a body a byte at a time holds a connection no longer.
+    public var requestBodyTimeout: Duration
+    /// The most connections served at once; one more is answered 503 and closed.
+    public var maximumConnections: Int
     /// The file of the key the server seals the activation signing key and the recovery
     /// secrets with (see the DocC's security model); `nil`: `server-key` in
     /// ``dataDirectory``. Every process sharing a PostgreSQL database needs the same key.
@@ -62,7 +67,9 @@ public struct ServerConfiguration: Sendable {
         cacheLifetime: Duration = .seconds(1),
         keyFile: URL? = nil,
         requestHeadTimeout: Duration = .seconds(10),
-        idleTimeout: Duration = .seconds(60)
+        idleTimeout: Duration = .seconds(60),
+        requestBodyTimeout: Duration = .seconds(30),
+        maximumConnections: Int = 1_000
     ) {
         self.host = host
         self.port = port
@@ -79,6 +86,8 @@ public struct ServerConfiguration: Sendable {
         self.keyFile = keyFile
         self.requestHeadTimeout = requestHeadTimeout
         self.idleTimeout = idleTimeout
+        self.requestBodyTimeout = requestBodyTimeout
+        self.maximumConnections = maximumConnections
     }
 
     /// The SQLite file in the data directory.

@@ -128,6 +128,43 @@ extension API {
         }
     }
 
+    /// Sends one request over a connection of its own, closed after it: for an answer
+    /// that closes its connection (a body too large).
+    func sendAlone(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        token: String? = nil,
+        json: String
+    ) async throws
+        -> ServerReply
+    {
+        let client = TestClient(host: "127.0.0.1", port: running.port, configuration: .init(timeout: .seconds(30)))
+        client.connect()
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        let response: TestClient.Response
+        do {
+            response = try await client.execute(
+                TestClient.Request(
+                    path,
+                    method: method,
+                    authority: "localhost",
+                    headers: headers,
+                    body: ByteBuffer(string: json)
+                )
+            )
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try? await client.shutdown()
+        return ServerReply(
+            status: response.status,
+            headers: response.headers,
+            body: response.body.map { Data($0.readableBytesView) } ?? Data()
+        )
+    }
+
     /// Sends `count` copies of a form to `path` at once, each over its own connection.
     func parallelForms(count: Int, _ path: String, _ fields: [(String, String)]) async throws -> [ServerReply] {
         let port = running.port
