@@ -1,5 +1,10 @@
-"""RSS of a gangway server under 300 connections that each send half of a 1 MiB body and stop."""
-import os, socket, subprocess, sys, tempfile, time
+#!/usr/bin/env python3
+"""RSS of a gangway server under 300 connections that each send half of a 1 MiB body and stop.
+
+Usage: scripts/half-sent-bodies.py PATH-TO-GANGWAY (for example .build/debug/gangway). It starts
+`gangway serve --demo` in a temporary directory, measures, and stops it.
+"""
+import shutil, socket, subprocess, sys, tempfile, time
 
 binary = sys.argv[1]
 data = tempfile.mkdtemp(prefix="gangway-rss-")
@@ -45,4 +50,6 @@ for s in socks:
 print(f"RSS before {before} MiB, with 300 half-sent bodies {during} MiB (+{during - before} MiB); connections still open after 5 s: {open_count}")
 for s in socks:
     s.close()
-proc.terminate(); proc.wait()
+proc.terminate()
+proc.wait()
+shutil.rmtree(data, ignore_errors=True)
