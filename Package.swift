@@ -326,6 +326,7 @@ let package = Package(
             dependencies: [
                 .product(name: "JWTKit", package: "jwt-kit"),
                 "GangwayServer",
+                "GangwaySystem",
                 "GangwayOffline",
                 "GangwayServerTesting",
                 "GangwayProtocol",

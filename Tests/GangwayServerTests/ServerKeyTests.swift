@@ -3,6 +3,7 @@ import Foundation
 import GangwayProtocol
 import GangwayServer
 import GangwayServerTesting
+import GangwaySystem
 import Testing
 
 @Suite("The server key: the signing key and recovery secrets are sealed before they reach the database", .servingTurn)
@@ -46,17 +47,24 @@ struct ServerKeyTests {
         await #expect(throws: ServerKeyError.missing(path: keyFile.path)) {
             _ = try await MobileServicesServerRestart.restart(fixture)
         }
-        try Data(repeating: 7, count: 32).write(to: keyFile)
+        // Key files as an operator copies them: readable by their owner only.
+        try PrivateFiles.write(Data(repeating: 7, count: 32), to: keyFile)
         await #expect(throws: ServerKeyError.mismatch(path: keyFile.path)) {
             _ = try await MobileServicesServerRestart.restart(fixture)
         }
-        try Data(repeating: 7, count: 5).write(to: keyFile)
+        try PrivateFiles.write(Data(repeating: 7, count: 5), to: keyFile)
         await #expect(throws: ServerKeyError.unreadable(path: keyFile.path)) {
             _ = try await MobileServicesServerRestart.restart(fixture)
         }
         let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("gangway-key-\(UUID())")
         defer { try? FileManager.default.removeItem(at: elsewhere) }
         try key.write(to: elsewhere)
+        chmod(elsewhere.path, 0o644)
+        var readable = fixture.server.configuration
+        readable.keyFile = elsewhere
+        // A key file others can read is refused, before anything is sealed with it.
+        await #expect(throws: PrivateFileError.unsafe) { _ = try await MobileServicesServer(configuration: readable) }
+        chmod(elsewhere.path, 0o600)
         var configuration = fixture.server.configuration
         configuration.keyFile = elsewhere
         let restarted = try await MobileServicesServer(configuration: configuration)
