@@ -84,15 +84,55 @@ enum OAuthPage {
             + "\(formatter.string(from: grant.createdAt)) UTC (\(ago))."
     }
 
-    /// The fields of a form body (`application/x-www-form-urlencoded`).
+    /// The fields of a form body (`application/x-www-form-urlencoded`), read as the WHATWG
+    /// URL standard reads one: pairs split at `&`, the name from the value at the first
+    /// `=`, `+` a space and `%XX` a byte, the bytes then UTF-8 (what is not, U+FFFD); the
+    /// first value of a name counts. Any text is a body: a stray `%`, or a character a
+    /// browser would have encoded, is taken as it is.
     static func form(_ body: String) -> [String: String] {
-        var components = URLComponents()
-        components.percentEncodedQuery = body.replacingOccurrences(of: "+", with: "%20")
         var fields: [String: String] = [:]
-        for item in components.queryItems ?? [] where fields[item.name] == nil {
-            fields[item.name] = item.value ?? ""
+        for pair in body.utf8.split(separator: UInt8(ascii: "&")) {
+            let equals = pair.firstIndex(of: UInt8(ascii: "="))
+            let name = formDecoded(pair[..<(equals ?? pair.endIndex)])
+            let value = equals.map { formDecoded(pair[pair.index(after: $0)...]) } ?? ""
+            if fields[name] == nil { fields[name] = value }
         }
         return fields
+    }
+
+    /// One name or value of a form body, decoded.
+    private static func formDecoded(_ encoded: Substring.UTF8View) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(encoded.count)
+        var index = encoded.startIndex
+        while index < encoded.endIndex {
+            let byte = encoded[index]
+            index = encoded.index(after: index)
+            switch byte {
+            case UInt8(ascii: "+"):
+                bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                let digits = encoded[index...].prefix(2)
+                if digits.count == 2, let high = hexValue(digits.first!), let low = hexValue(digits.last!) {
+                    bytes.append(high << 4 | low)
+                    index = digits.endIndex
+                } else {
+                    bytes.append(byte)
+                }
+            default:
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// `text` as one name or value of a form or query (`application/x-www-form-urlencoded`,
