@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GangwayScreens
 import GangwayStore
 import GangwayTesting
 import Testing

@@ -67,7 +67,8 @@ final class ConnectionCap: ChannelDuplexHandler, RemovableChannelHandler {
             headerFields: [.retryAfter: "1", .connection: "close", .contentLength: "0"]
         )
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
