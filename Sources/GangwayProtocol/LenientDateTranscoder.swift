@@ -12,6 +12,11 @@ public struct LenientDateTranscoder: DateTranscoder {
 
     private static let writer = Date.ISO8601FormatStyle()
 
+    /// The instants of the years 0000 to 9999 in UTC, in seconds since 1970: what RFC 3339
+    /// writes, so every time the API carries; what else Gangway reads (a sealed change's
+    /// time) takes no other.
+    public static let writableRange: Range<TimeInterval> = -62_167_219_200..<253_402_300_800
+
     public func encode(_ date: Date) throws -> String {
         Self.format(date)
     }
@@ -25,7 +30,7 @@ public struct LenientDateTranscoder: DateTranscoder {
     /// 0000...9999, which RFC 3339 cannot write, go to Foundation.
     public static func format(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970
-        guard interval.isFinite, interval >= -62_167_219_200, interval < 253_402_300_800 else {
+        guard interval.isFinite, writableRange.contains(interval) else {
             return writer.format(date)
         }
         let seconds = Int(interval.rounded(.down))

@@ -121,6 +121,23 @@ struct ChangeSealTests {
         #expect(try ChangeSeal.open(sealed, with: server) == Self.signed)
     }
 
+    /// Found by the `sealed-change` and `change-batch` fuzzing harnesses: a time past
+    /// what a millisecond count holds trapped the server as it stored the change.
+    @Test(arguments: [9.3e15, -1e17, 253_402_300_800])
+    func aTimeNoDeviceMakesOpensNothing(seconds: Double) throws {
+        let server = SealingPrivateKey()
+        var change = ChangeSignatureTests.change
+        change.madeAt = Date(timeIntervalSince1970: seconds)
+        let signed = ChangeSigningKey().sign(change)
+        // In the signed bytes, the form devices send now.
+        #expect(Change(signedBytes: change.signedBytes) == nil)
+        let sealed = try ChangeSeal.seal(signed, to: server.publicKey)
+        #expect(throws: ChangeSealError.unreadable) { try ChangeSeal.open(sealed, with: server) }
+        // In JSON, as earlier versions sealed it.
+        let json = try HPKESeal.seal(try ChangeSeal.encoder.encode(signed), to: server.publicKey, info: ChangeSeal.info)
+        #expect(throws: ChangeSealError.unreadable) { try ChangeSeal.open(json, with: server) }
+    }
+
     @Test func aChangeSealedAsJSONByAnEarlierVersionStillOpens() throws {
         let server = SealingPrivateKey()
         let json = try ChangeSeal.encoder.encode(Self.signed)

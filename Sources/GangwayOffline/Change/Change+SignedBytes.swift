@@ -45,7 +45,8 @@ extension Change {
 extension Change {
     /// The change whose ``signedBytes`` these are; `nil` when they are not exactly the
     /// signed bytes of a change (a wrong label, a length past the end, text that is not
-    /// UTF-8, bytes left over, or anything that would not be written back the same).
+    /// UTF-8, a time outside the years 0000 to 9999, bytes left over, or anything that
+    /// would not be written back the same).
     public init?(signedBytes bytes: Data) {
         var reader = SignedBytesReader(bytes: [UInt8](bytes))
         guard reader.text() == Self.signatureLabel,
@@ -60,7 +61,8 @@ extension Change {
             guard let base = reader.number() else { return nil }
             baseVersion = base
         }
-        guard let madeAt = reader.number(), let count = reader.number(),
+        guard let madeAt = reader.number(), LenientDateTranscoder.writableRange.contains(TimeInterval(madeAt)),
+            let count = reader.number(),
             (0...Int64(reader.remaining / 16)).contains(count)
         else { return nil }
         var fields: [String: String] = [:]

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GangwayProtocol
 
 /// Seals a signed change to the server, so any user of the device can carry it while no
 /// other user, and no one reading the device's files, can read its values.
@@ -130,11 +131,17 @@ public enum ChangeSeal {
             else { throw .unreadable }
             return SignedChange(change: change, signature: Data(signature))
         case UInt8(ascii: "{"):
+            let signed: SignedChange
             do {
-                return try decoder.decode(SignedChange.self, from: plaintext)
+                signed = try decoder.decode(SignedChange.self, from: plaintext)
             } catch {
                 throw .unreadable
             }
+            // A time no device makes, which the signed bytes cannot hold.
+            guard LenientDateTranscoder.writableRange.contains(signed.change.madeAt.timeIntervalSince1970) else {
+                throw .unreadable
+            }
+            return signed
         default:
             throw .unreadable
         }
