@@ -282,6 +282,18 @@ struct SignInThrottleTests {
         }
     }
 
+    @Test(
+        "a user name with a NUL or other control character is a wrong sign-in, counted, on both stores",
+        arguments: Backend.available
+    )
+    func controlCharactersInTheName(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            let reply = try await api.signInReply("\u{0}\u{99}\u{95}\u{5}}s", password: "guess")
+            #expect(reply.status == .unauthorized, "\(reply.text)")
+            #expect(try await api.signInReply("alice\u{0}", password: "guess").status == .unauthorized)
+        }
+    }
+
     @Test("a stored hash of another bcrypt cost is replaced at the next sign-in")
     func rehashOnSignIn() async throws {
         let fixture = try await ServerFixture(bcryptCost: 5)

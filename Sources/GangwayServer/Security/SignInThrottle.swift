@@ -48,6 +48,9 @@ struct SignInThrottle: Sendable {
     ///
     /// - Parameter cookieHash: The hash of a device cookie known to belong to `username`.
     func admit(username: String, address: String, cookieHash: Data?) async throws(APIError) -> Admission {
+        // A name with a control character (a NUL, which PostgreSQL text cannot hold) is
+        // counted under its escaped text: such a name exists nowhere, and still counts.
+        let username = TextRules.escapingControls(username, keepingLines: false)
         let limits: [(key: String, allowed: Int)] =
             if let cookieHash {
                 [("cookie:" + cookieHash.base64URLEncoded, rules.allowedPerAddress)]
