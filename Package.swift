@@ -222,6 +222,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "GangwayServices",
                 "GangwayOffline",
+                "GangwaySystem",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -23,7 +23,8 @@ struct AdminCommandEndToEndTests {
 
         /// `gangway admin ARGUMENTS --data-dir DIR`.
         func admin(_ arguments: [String], lines: [String] = []) throws -> GangwayProcess.Result {
-            try runner.run(
+            try runner.makeEmbeddedServer(in: directory.url)
+            return try runner.run(
                 ["admin"] + arguments + ["--data-dir", directory.url.path, "--bcrypt-cost", "4"],
                 lines: lines
             )

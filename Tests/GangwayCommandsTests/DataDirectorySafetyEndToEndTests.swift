@@ -32,7 +32,10 @@ struct DataDirectorySafetyEndToEndTests {
         chmod(other.path, 0o755)
 
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
-        // `gangway admin` with the default data directory, ~/.gangway, in a fresh home.
+        // The app, then `gangway admin`, with the default data directory, ~/.gangway, in a
+        // fresh home: a look at the demo, and quit.
+        let app = try runner.run(["--bcrypt-cost", "4"], lines: ["4", "2"], extraEnvironment: ["HOME": home.path])
+        #expect(app.status == 0, "\(app.output)")
         let apps = try runner.run(["admin", "apps", "--bcrypt-cost", "4"], extraEnvironment: ["HOME": home.path])
         #expect(apps.status == 0, "\(apps.standardError)")
         #expect(PrivateFiles.mode(of: home.path) == 0o755)

@@ -504,7 +504,7 @@ struct DeviceAppEndToEndTests {
         defer { device.directory.remove() }
         let result = try device.launch([], arguments: ["--server", "ftp://example"])
         #expect(result.status == 64)
-        #expect(result.standardError.contains("--server must be an http:// or https:// URL."))
+        #expect(result.standardError.contains("--server 'ftp://example' must start with http:// or https://."))
     }
 
     @Test("passcode change: the new passcode opens the store at the next launch, the old one does not")

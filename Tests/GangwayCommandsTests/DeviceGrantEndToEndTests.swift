@@ -65,6 +65,7 @@ struct DeviceGrantEndToEndTests {
         let directory = try TemporaryDirectory(prefix: "gangway-device-grant")
         defer { directory.remove() }
         let runner = GangwayProcess(deviceKeys: directory.appending("unused-keys"))
+        try runner.makeEmbeddedServer(in: directory.url)
         let auth = try await runner.runOffThread(
             ["admin", "auth", "--type", "oauth2", "--data-dir", directory.url.path, "--bcrypt-cost", "4"],
             lines: []
@@ -127,6 +128,7 @@ struct DeviceGrantEndToEndTests {
             defer { directory.remove() }
             let runner = GangwayProcess(deviceKeys: directory.appending("unused-keys"))
             let local = ["--data-dir", directory.url.path, "--bcrypt-cost", "4"]
+            try runner.makeEmbeddedServer(in: directory.url)
             let auth = try await runner.runOffThread(
                 [
                     "admin", "auth", "--type", "oauth2", "--issuer", provider.issuer, "--client-id", "gangway-checks",
@@ -183,7 +185,8 @@ struct DeviceGrantEndToEndTests {
         defer { directory.remove() }
         let runner = GangwayProcess(deviceKeys: directory.appending("unused-keys"))
         func admin(_ arguments: [String]) async throws -> GangwayProcess.Result {
-            try await runner.runOffThread(
+            try runner.makeEmbeddedServer(in: directory.url)
+            return try await runner.runOffThread(
                 ["admin"] + arguments + ["--data-dir", directory.url.path, "--bcrypt-cost", "4"],
                 lines: []
             )

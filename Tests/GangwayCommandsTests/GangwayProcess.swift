@@ -1,5 +1,6 @@
 import Foundation
 import GangwaySystem
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -71,7 +72,14 @@ struct GangwayProcess {
 
     /// Starts `gangway` with `arguments` and `lines` on standard input, without waiting
     /// for it: the test watches it and may kill it. Its output is discarded.
-    func launch(_ arguments: [String], lines: [String], extraEnvironment: [String: String] = [:]) throws -> Process {
+    /// - Parameter keepInputOpen: Leaves standard input open after `lines`, so the app
+    ///   waits at its next prompt until it is stopped.
+    func launch(
+        _ arguments: [String],
+        lines: [String],
+        extraEnvironment: [String: String] = [:],
+        keepInputOpen: Bool = false
+    ) throws -> Process {
         let process = process(arguments, extraEnvironment: extraEnvironment)
         let stdin = Pipe()
         process.standardInput = stdin
@@ -79,9 +87,46 @@ struct GangwayProcess {
         process.standardError = FileHandle.nullDevice
         try process.start()
         stdin.fileHandleForWriting.write(Data(lines.map { $0 + "\n" }.joined().utf8))
-        try stdin.fileHandleForWriting.close()
+        if keepInputOpen {
+            Self.openInputs.withLock { $0.append(stdin) }
+        } else {
+            try stdin.fileHandleForWriting.close()
+        }
         return process
     }
+
+    /// Makes the device app's embedded server in `dataDirectory` as a first launch does
+    /// (a look at the demo, then quit), unless it is there: `gangway admin` manages a
+    /// server and never creates one.
+    func makeEmbeddedServer(in dataDirectory: URL) throws {
+        let database = dataDirectory.appendingPathComponent("server/gangway-server.sqlite")
+        guard !FileManager.default.fileExists(atPath: database.path) else { return }
+        let launched = try run(["--data-dir", dataDirectory.path, "--bcrypt-cost", "4"], lines: ["4", "2"])
+        #expect(launched.status == 0, "\(launched.output)\(launched.standardError)")
+    }
+
+    /// A started `gangway` whose standard input stays open and whose output the test reads.
+    struct Running {
+        let process: Process
+        let input: Pipe
+        let output: Pipe
+        let errors: Pipe
+    }
+
+    /// Starts `gangway` with `arguments`, standard input open and empty, output captured.
+    func launchCapturing(_ arguments: [String]) throws -> Running {
+        let process = process(arguments, extraEnvironment: [:])
+        let running = Running(process: process, input: Pipe(), output: Pipe(), errors: Pipe())
+        process.standardInput = running.input
+        process.standardOutput = running.output
+        process.standardError = running.errors
+        try process.start()
+        return running
+    }
+
+    /// The inputs of processes launched with their input kept open: closed when the test
+    /// process ends.
+    private static let openInputs = Mutex<[Pipe]>([])
 
     /// Runs `gangway` with `arguments`, feeding `input` on standard input.
     func run(_ arguments: [String], input: Data = Data(), extraEnvironment: [String: String] = [:]) throws -> Result {

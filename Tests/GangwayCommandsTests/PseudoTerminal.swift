@@ -69,6 +69,18 @@ final class PseudoTerminalSession {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
     }
 
+    /// Sends `signal` to the process, as the terminal sends SIGINT to the foreground
+    /// process for Ctrl-C (this terminal is not the process's controlling one, so the key
+    /// alone would not).
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Presses keys: their bytes, with no line ending (`[3]` is Ctrl-C).
+    func press(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+    }
+
     /// Waits for the process to end, collecting what it still prints.
     func finish(timeout: Duration = .seconds(30)) -> Int32 {
         let deadline = ContinuousClock.now + timeout

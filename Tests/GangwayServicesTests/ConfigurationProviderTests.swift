@@ -37,7 +37,7 @@ struct ConfigurationProviderTests {
     @Test(arguments: [
         ("not json", "not valid JSON"),
         (#"{"appID": "checks", "appName": "x", "authType": "basic"}"#, "serverURL is missing"),
-        (json("ftp://files.example"), "http or https"),
+        (json("ftp://files.example"), "must start with http:// or https://"),
         (json("https://ok.example", app: "-bad app"), "appID"),
         (#"{"serverURL": "https://ok.example", "appID": "checks", "appName": "x", "authType": "saml"}"#, "authType"),
     ])

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayServices
+import GangwaySystem
 import GangwayTerminal
 
 /// Which server `gangway admin` talks to, and with which token.
@@ -30,9 +31,7 @@ struct AdminOptions: ParsableArguments {
     func validate() throws {
         guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31.") }
         if let serverURL {
-            guard let url = URL(string: serverURL), ["http", "https"].contains(url.scheme), url.host != nil else {
-                throw ValidationError("--server must be an http:// or https:// URL.")
-            }
+            _ = try URLOption.parse(serverURL, option: "--server")
         } else if tokenFile != nil {
             throw ValidationError("--token-file goes with --server; the local server's token is read from DIR/server.")
         }
@@ -42,7 +41,7 @@ struct AdminOptions: ParsableArguments {
     /// standard error and exit code 1.
     func run(_ body: @escaping @Sendable (AdminClient) async throws -> Void) async throws {
         do {
-            if let serverURL, let url = URL(string: serverURL) {
+            if let serverURL, let url = try? URLOption.parse(serverURL, option: "--server") {
                 try await body(AdminClient(serverURL: url, adminToken: try remoteToken()))
             } else {
                 let local = LocalServer(dataDirectory: URL(fileURLWithPath: dataDirectory), bcryptCost: bcryptCost)
@@ -51,6 +50,12 @@ struct AdminOptions: ParsableArguments {
         } catch let failure as CommandFailure {
             Console.standardError("gangway admin: \(failure.message)")
             throw ExitCode(failure.code)
+        } catch let missing as LocalServer.Missing {
+            Console.standardError("gangway admin: \(missing)")
+            throw ExitCode(StoreExitCode.failure)
+        } catch let error as PrivateFileError {
+            Console.standardError("gangway admin: \(error).")
+            throw ExitCode(StoreExitCode.failure)
         } catch let error as ServiceError {
             Console.standardError("gangway admin: \(message(for: error))")
             throw ExitCode(StoreExitCode.failure)

@@ -46,14 +46,14 @@ struct AdminUsersAdd: AsyncParsableCommand {
     var displayName: String?
 
     func run() async throws {
-        let console = Console.prompting()
-        guard let password = try? await console.askSecret("Password for \(username): "), !password.isEmpty else {
-            Console.standardError("gangway admin: no password given; nothing was added.")
-            throw ExitCode(StoreExitCode.failure)
-        }
         let username = username
         let displayName = displayName
+        // The server first: a password is asked only once there is somewhere to add it.
         try await server.run { admin in
+            let console = Console.prompting()
+            guard let password = try? await console.askSecret("Password for \(username): "), !password.isEmpty else {
+                throw CommandFailure("no password given; nothing was added.")
+            }
             try await admin.createUser(username, password: password, displayName: displayName)
             Console.standardOutput("Added \(username).")
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayStore
+import GangwaySystem
 import GangwayTerminal
 
 /// `gangway` with no subcommand (or `gangway app`): the device app, against the
@@ -16,8 +17,13 @@ struct AppCommand: AsyncParsableCommand {
             kept in the user's store for when the server cannot be reached; 'edit' changes \
             one, with or without a network, and 'help' at the prompt lists the rest. The \
             device keeps its stores and keys under DIR/device, so quitting and starting again \
-            restores the session. When standard input is not a terminal, answers are read a line at a time and the output is \
-            plain text, so every story can be scripted.
+            restores the session. When standard input is not a terminal, answers are read a line \
+            at a time and the output is plain text, so every story can be scripted.
+
+            Exit codes: 0 after 'quit' (or the input ending at the home prompt), 1 when the \
+            input ends before a screen is done or the app cannot start (the data directory \
+            is in use by another Gangway, or unsafe), 64 for a bad command line, 130 after \
+            Ctrl-C.
             """
     )
 
@@ -72,9 +78,7 @@ struct AppCommand: AsyncParsableCommand {
             )
         }
         if let serverURL {
-            guard let url = URL(string: serverURL), ["http", "https"].contains(url.scheme), url.host != nil else {
-                throw ValidationError("--server must be an http:// or https:// URL.")
-            }
+            _ = try URLOption.parse(serverURL, option: "--server")
         }
     }
 
@@ -82,7 +86,7 @@ struct AppCommand: AsyncParsableCommand {
         let rounds = TestHooks.current?.passcodeRounds ?? PasscodeKeyDerivation.defaultRounds
         let options = DeviceAppOptions(
             dataDirectory: URL(fileURLWithPath: dataDirectory),
-            serverURL: serverURL.flatMap(URL.init(string:)),
+            serverURL: try serverURL.map { try URLOption.parse($0, option: "--server") },
             bcryptCost: bcryptCost,
             biometrics: biometrics,
             passcodeRounds: rounds,
@@ -91,6 +95,14 @@ struct AppCommand: AsyncParsableCommand {
             termsLinks: terms.compactMap(DeviceAppOptions.termsLink),
             agreementsAfterPasscode: agreementsAfterPasscode
         )
-        try await DeviceApp(options: options, console: Console(mode: plain ? .plain : nil)).run()
+        do {
+            try await DeviceApp(options: options, console: Console(mode: plain ? .plain : nil)).run()
+        } catch let error as PrivateFileError {
+            Console.standardError("gangway: \(error).")
+            throw ExitCode(StoreExitCode.failure)
+        } catch is DeviceApp.InputEndedEarly {
+            // The app said so on its screen.
+            throw ExitCode(StoreExitCode.failure)
+        }
     }
 }

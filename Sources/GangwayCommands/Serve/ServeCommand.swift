@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayServer
+import GangwaySystem
 import GangwayTerminal
 import Logging
 
@@ -42,6 +43,15 @@ struct ServeCommand: AsyncParsableCommand {
         help: "A PostgreSQL URL (postgres://user:password@host:5432/db) to keep the data in instead of SQLite."
     )
     var postgresURL: String?
+
+    @Option(
+        name: .customLong("wait-for-database"),
+        help: ArgumentHelp(
+            "With --postgres: how long to wait at start for PostgreSQL to take a connection, 1 to 3600.",
+            valueName: "seconds"
+        )
+    )
+    var databaseWait = 30
 
     @Option(name: .customLong("public-url"), help: "The URL devices reach this server at (default: http://HOST:PORT).")
     var publicURL: String?
@@ -95,12 +105,40 @@ struct ServeCommand: AsyncParsableCommand {
         for proxy in trustedProxies where AddressRange(proxy) == nil {
             throw ValidationError("--trusted-proxy '\(proxy)' is not an address or a block such as 10.0.0.0/8.")
         }
-        if let postgresURL, URLComponents(string: postgresURL)?.scheme?.hasPrefix("postgres") != true {
-            throw ValidationError("--postgres must be a postgres:// URL.")
+        guard (1...3600).contains(databaseWait) else {
+            throw ValidationError("--wait-for-database must be between 1 and 3600 seconds.")
+        }
+        if let publicURL { _ = try URLOption.parse(publicURL, option: "--public-url") }
+        if let postgresURL {
+            do throws(StorageError) {
+                _ = try PostgresStorage(url: postgresURL, logger: Logger(label: "gangway.serve"))
+            } catch {
+                throw ValidationError("--postgres: \(error.message).")
+            }
         }
     }
 
     func run() async throws {
+        do {
+            try await serve()
+        } catch let failure as CommandFailure {
+            Console.standardError("gangway serve: \(failure.message)")
+            throw ExitCode(failure.code)
+        } catch let error as StorageError {
+            Console.standardError("gangway serve: \(error.message).")
+            throw ExitCode(StoreExitCode.failure)
+        } catch let error as PrivateFileError {
+            Console.standardError("gangway serve: \(error).")
+            throw ExitCode(StoreExitCode.failure)
+        }
+    }
+
+    private func serve() async throws {
+        // Before anything is written: a server that cannot listen says why and leaves
+        // the data directory as it was.
+        if port != 0, let problem = ListeningAddress.problem(host: host, port: port) {
+            throw CommandFailure("cannot listen on \(host):\(port): \(problem).")
+        }
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -115,8 +153,22 @@ struct ServeCommand: AsyncParsableCommand {
             publicURL: publicURL,
             bcryptCost: bcryptCost,
             trustedProxies: trustedProxies.compactMap(AddressRange.init),
-            keyFile: keyFile.map { URL(fileURLWithPath: $0) }
+            keyFile: keyFile.map { URL(fileURLWithPath: $0) },
+            storageStartupWait: .seconds(databaseWait)
         )
+        if let postgresURL {
+            // Before anything is written too: a database that is down, or refuses these
+            // credentials, leaves nothing behind.
+            let postgres = try PostgresStorage(url: postgresURL, logger: Logger(label: "gangway.serve"))
+            try await postgres.waitUntilReachable(within: .seconds(databaseWait)) {
+                Console.standardError(
+                    "Waiting for PostgreSQL at \(postgres.address) (up to \(databaseWait) s; --wait-for-database)…"
+                )
+            }
+        }
+        // One server per data directory: a second would share its database and its URL file.
+        let hold = try DirectoryLock(configuration.dataDirectory, holder: "gangway serve")
+        defer { hold.release() }
         let server = try await MobileServicesServer(configuration: configuration, renewAdminToken: newAdminToken)
         switch server.adminToken {
         case .created(let path):

@@ -118,7 +118,9 @@ struct StorePut: StoreSubcommand {
 struct StoreGet: StoreSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
-        abstract: "Print the value stored under a key, exactly as stored."
+        abstract: "Print the value stored under a key, exactly as stored.",
+        discussion:
+            "On a terminal a line ending follows the value, so the prompt starts on a line of its own; into a pipe or a file the value goes alone."
     )
 
     @OptionGroup var options: StoreOptions
@@ -130,7 +132,10 @@ struct StoreGet: StoreSubcommand {
         guard let value = try store.data(forKey: key) else {
             throw CommandFailure("key not found: \(key)", code: StoreExitCode.keyNotFound)
         }
-        FileHandle.standardOutput.write(value)
+        Console.write(value, to: STDOUT_FILENO)
+        if isatty(STDOUT_FILENO) == 1, value.last != UInt8(ascii: "\n") {
+            Console.write(Data("\n".utf8), to: STDOUT_FILENO)
+        }
     }
 }
 

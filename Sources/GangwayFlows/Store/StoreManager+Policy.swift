@@ -134,8 +134,14 @@ extension StoreManager {
         on store: SecureStore,
         presenter: any Presenter
     ) async throws {
+        let ruleChange = policy.map { (store.policy ?? .standard).ruleChange(to: $0) } ?? .unchanged
         _ = try await presenter.present(
-            FeedbackScreen(announcing: transition, strings: strings.feedback, biometricName: biometricName)
+            FeedbackScreen(
+                announcing: transition,
+                ruleChange: ruleChange,
+                strings: strings.feedback,
+                biometricName: biometricName
+            )
         )
         switch transition {
         case .noneToPasscode, .noneToPasscodeWithBiometrics:
@@ -156,17 +162,5 @@ extension StoreManager {
             // screen's actions then offer biometric unlock, or turning the passcode off.
             break
         }
-    }
-}
-
-extension PasscodePolicy {
-    /// Whether a passcode that meets one policy's rules meets the other's: the limits
-    /// (tries, lock timeout, expiry, delays) and the biometric setting do not count.
-    func hasSameRules(as other: PasscodePolicy) -> Bool {
-        minimumLength == other.minimumLength && digitsOnly == other.digitsOnly
-            && requiresDigit == other.requiresDigit && requiresUppercase == other.requiresUppercase
-            && requiresLowercase == other.requiresLowercase && requiresSpecial == other.requiresSpecial
-            && minimumUniqueCharacters == other.minimumUniqueCharacters && historyCount == other.historyCount
-            && blocksCommonPasscodes == other.blocksCommonPasscodes
     }
 }

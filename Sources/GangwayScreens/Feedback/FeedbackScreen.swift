@@ -55,6 +55,12 @@ public struct FeedbackScreen: ScreenModel {
     /// The texts for each policy transition, replaceable by the app.
     public struct PolicyStrings: Sendable, Hashable {
         public var texts: [PasscodePolicyTransition: Texts]
+        /// The forced passcode change when the new rules are looser: simpler passcodes
+        /// are allowed, and the change is still asked (``PasscodePolicyTransition/passcodeToPasscode``
+        /// under ``texts`` says why when they are stricter).
+        public var looserRules: Texts
+        /// The same when some rules are stricter and some looser.
+        public var changedRules: Texts
 
         public init() {
             let title = StringTable.text("policy.title")
@@ -100,11 +106,32 @@ public struct FeedbackScreen: ScreenModel {
                     detail: StringTable.text("policy.biometricsToNone.detail")
                 ),
             ]
+            looserRules = Texts(
+                title: title,
+                headline: StringTable.text("policy.passcodeToPasscode.looser.headline"),
+                detail: StringTable.text("policy.passcodeToPasscode.looser.detail")
+            )
+            changedRules = Texts(
+                title: title,
+                headline: StringTable.text("policy.passcodeToPasscode.mixed.headline"),
+                detail: StringTable.text("policy.passcodeToPasscode.mixed.detail")
+            )
         }
 
         /// The texts for `transition`.
         public subscript(transition: PasscodePolicyTransition) -> Texts {
             texts[transition] ?? Texts(title: StringTable.text("policy.title"), headline: "", detail: "")
+        }
+
+        /// The texts for `transition` when the rules moved as `change` says: a forced
+        /// passcode change says whether the rules became stricter, looser or both.
+        public subscript(transition: PasscodePolicyTransition, change: PasscodeRuleChange) -> Texts {
+            guard transition == .passcodeToPasscode else { return self[transition] }
+            switch change {
+            case .looser: return looserRules
+            case .mixed: return changedRules
+            case .stricter, .unchanged: return self[transition]
+            }
         }
     }
 
@@ -121,12 +148,16 @@ public struct FeedbackScreen: ScreenModel {
 
     /// The screen announcing `transition`; `%@` in its texts names the device's
     /// biometric sensor.
+    /// - Parameter ruleChange: For a forced passcode change, which way the rules moved,
+    ///   so the person is told the true reason: tighter rules, or looser ones (the change
+    ///   is asked either way, and a simpler passcode is then allowed).
     public init(
         announcing transition: PasscodePolicyTransition,
+        ruleChange: PasscodeRuleChange = .stricter,
         strings: PolicyStrings = PolicyStrings(),
         biometricName: String = StringTable.text("biometrics.unknown")
     ) {
-        texts = strings[transition].naming(biometricName)
+        texts = strings[transition, ruleChange].naming(biometricName)
         self.transition = transition
     }
 

@@ -55,10 +55,14 @@ public struct MobileServicesServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.now = now
-        let storage = CachedStorage(
-            try storage ?? Self.openStorage(configuration, logger: logger),
-            lifetime: configuration.cacheLifetime
-        )
+        let opened = try storage ?? Self.openStorage(configuration, logger: logger)
+        if let postgres = opened as? PostgresStorage {
+            // A database that is starting gets a moment; one line says what is awaited.
+            try await postgres.waitUntilReachable(within: configuration.storageStartupWait) {
+                logger.notice("Waiting for PostgreSQL at \(postgres.address)")
+            }
+        }
+        let storage = CachedStorage(opened, lifetime: configuration.cacheLifetime)
         cachedStorage = storage
         let (token, serverKey, keyBytes, sealingBytes, idTokenBytes) = try await storage.withConnections {
             try await storage.migrate()

@@ -43,6 +43,9 @@ public struct ServerConfiguration: Sendable {
     public var requestBodyTimeout: Duration
     /// The most connections served at once; one more is answered 503 and closed.
     public var maximumConnections: Int
+    /// How long a starting server waits for PostgreSQL to take a connection (it may be
+    /// starting too) before it gives up and says why.
+    public var storageStartupWait: Duration
     /// The file of the key the server seals the activation signing key and the recovery
     /// secrets with (see the DocC's security model); `nil`: `server-key` in
     /// ``dataDirectory``. Every process sharing a PostgreSQL database needs the same key.
@@ -69,7 +72,8 @@ public struct ServerConfiguration: Sendable {
         requestHeadTimeout: Duration = .seconds(10),
         idleTimeout: Duration = .seconds(60),
         requestBodyTimeout: Duration = .seconds(30),
-        maximumConnections: Int = 1_000
+        maximumConnections: Int = 1_000,
+        storageStartupWait: Duration = .seconds(30)
     ) {
         self.host = host
         self.port = port
@@ -88,10 +92,14 @@ public struct ServerConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.requestBodyTimeout = requestBodyTimeout
         self.maximumConnections = maximumConnections
+        self.storageStartupWait = storageStartupWait
     }
 
     /// The SQLite file in the data directory.
-    public var sqlitePath: URL { dataDirectory.appendingPathComponent("gangway-server.sqlite") }
+    public var sqlitePath: URL { dataDirectory.appendingPathComponent(Self.sqliteFileName) }
+
+    /// The SQLite database's file name in the data directory.
+    public static let sqliteFileName = "gangway-server.sqlite"
     /// The server key's file: ``keyFile``, or `server-key` in the data directory.
     public var serverKeyPath: URL { keyFile ?? dataDirectory.appendingPathComponent("server-key") }
     /// The file the admin token is written to at first start, readable by its owner only.

@@ -23,6 +23,10 @@ import Synchronization
 public final class PostgresStorage: ServerStorage {
     public var kind: StorageKind { .postgresql }
     private let configuration: PostgresClient.Configuration
+    /// The same, for the one connection ``waitUntilReachable(within:onWaiting:)`` makes.
+    private let probeConfiguration: PostgresConnection.Configuration
+    /// Where the database is, `host:port`, for what a person reads (never the password).
+    public let address: String
     /// The pools made and not finished, oldest first; queries use the oldest, so a pool
     /// made for a piece of work while the server serves leaves the server's pool in use.
     private let pools = Mutex<[PostgresClient]>([])
@@ -39,15 +43,29 @@ public final class PostgresStorage: ServerStorage {
                 "the PostgreSQL URL must look like postgres://user:password@host:5432/database"
             )
         }
+        if let port = components.port, !(1...65_535).contains(port) {
+            throw StorageError(.unavailable, "the PostgreSQL URL's port must be between 1 and 65535")
+        }
         let query = Dictionary(
             (components.queryItems ?? []).map { ($0.name, $0.value ?? "") },
             uniquingKeysWith: { $1 }
         )
         let tls: PostgresClient.Configuration.TLS
-        switch query["sslmode"] {
-        case "disable": tls = .disable
-        case "require", "verify-full": tls = .require(.makeClientConfiguration())
-        default: tls = .prefer(.makeClientConfiguration())
+        let probeTLS: PostgresConnection.Configuration.TLS
+        do {
+            switch query["sslmode"] {
+            case "disable":
+                tls = .disable
+                probeTLS = .disable
+            case "require", "verify-full":
+                tls = .require(.makeClientConfiguration())
+                probeTLS = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            default:
+                tls = .prefer(.makeClientConfiguration())
+                probeTLS = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        } catch {
+            throw StorageError(.unavailable, "TLS for PostgreSQL cannot be set up on this machine")
         }
         let schema = query["schema"] ?? "public"
         guard schema.unicodeScalars.allSatisfy({ $0.isASCIIAlphanumeric || $0 == "_" }), !schema.isEmpty else {
@@ -64,6 +82,17 @@ public final class PostgresStorage: ServerStorage {
         configuration.options.additionalStartupParameters = [("search_path", schema)]
         configuration.options.connectTimeout = .seconds(5)
         self.configuration = configuration
+        var probe = PostgresConnection.Configuration(
+            host: host,
+            port: components.port ?? 5432,
+            username: configuration.username,
+            password: configuration.password,
+            database: configuration.database,
+            tls: probeTLS
+        )
+        probe.options.connectTimeout = .seconds(5)
+        probeConfiguration = probe
+        address = "\(host.contains(":") ? "[\(host)]" : host):\(components.port ?? 5432)"
         self.schema = schema
         self.logger = logger
     }
@@ -71,6 +100,70 @@ public final class PostgresStorage: ServerStorage {
     /// A new connection pool, which queries use from now until its service returns.
     ///
     /// Run every pool made: while the oldest has not started, queries wait for it.
+    /// Waits for the database to take a connection with this URL's user, password and
+    /// database, trying again while it cannot be reached (it may be starting) for at
+    /// most `wait`; a refusal by the database itself (a wrong password, no such
+    /// database) ends the wait at once.
+    ///
+    /// - Parameter onWaiting: Called once, when the first try fails and another follows.
+    /// - Throws: ``StorageError/Code/unavailable`` with one sentence naming ``address``.
+    public func waitUntilReachable(
+        within wait: Duration,
+        clock: some Clock<Duration> = ContinuousClock(),
+        onWaiting: () -> Void = {}
+    ) async throws(StorageError) {
+        let deadline = clock.now.advanced(by: wait)
+        var pause = Duration.milliseconds(250)
+        var announced = false
+        while true {
+            let reason: String
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: probeConfiguration,
+                    id: 0,
+                    logger: Logger(label: "gangway.postgres.probe", factory: { _ in SwiftLogNoOpLogHandler() })
+                )
+                try? await connection.close()
+                return
+            } catch let error as PSQLError where error.code == .server {
+                let detail = error.serverInfo?[.message].map { " (\(TextRules.escapingControls($0)))" } ?? ""
+                throw StorageError(.unavailable, "PostgreSQL at \(address) refused the connection\(detail)")
+            } catch let error as PSQLError where error.code == .sslUnsupported {
+                throw StorageError(.unavailable, "PostgreSQL at \(address) does not offer the TLS the URL requires")
+            } catch {
+                reason = Self.reason(error)
+            }
+            guard clock.now < deadline else {
+                throw StorageError(
+                    .unavailable,
+                    "PostgreSQL at \(address) cannot be reached (\(reason)); gave up after \(Self.seconds(wait))"
+                )
+            }
+            if !announced {
+                announced = true
+                onWaiting()
+            }
+            try? await clock.sleep(for: min(pause, clock.now.duration(to: deadline)))
+            if Task.isCancelled { throw StorageError(.unavailable, "stopped waiting for PostgreSQL at \(address)") }
+            pause = min(pause * 2, .seconds(2))
+        }
+    }
+
+    /// Why a connection failed, in a few words, from what postgres-nio and NIO report.
+    private static func reason(_ error: any Error) -> String {
+        let underlying = (error as? PSQLError)?.underlying ?? error
+        let text = String(describing: underlying).lowercased()
+        if text.contains("refused") { return "connection refused" }
+        if text.contains("timed out") || text.contains("timeout") { return "no answer" }
+        if text.contains("resolve") || text.contains("name") { return "the host name does not resolve" }
+        return "no connection"
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let seconds = duration.components.seconds
+        return seconds == 1 ? "1 second" : "\(seconds) seconds"
+    }
+
     public func makeConnectionPool() -> (any Service)? {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         pools.withLock { $0.append(client) }

@@ -65,7 +65,7 @@ public struct MobileServicesClient: Sendable {
         switch output {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.json }
-            guard let url = URL(string: body.serverURL) else { throw .invalidResponse(status: 200) }
+            guard let url = try? WebURL.parse(body.serverURL) else { throw .invalidResponse(status: 200) }
             return AppConfiguration(
                 serverURL: url,
                 appID: body.appID,

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayProtocol
 
 /// What the device needs to onboard against an app: the server, the app's ID and name,
 /// and how users authenticate. Discovery answers it; activation links and QR codes carry
@@ -51,10 +52,10 @@ public struct AppConfiguration: Sendable, Hashable, Codable {
     /// The configuration, checked: an http(s) server URL with a host, and an app ID the
     /// server could have issued.
     public func validated() throws(ConfigurationError) -> AppConfiguration {
-        guard let scheme = serverURL.scheme?.lowercased(), scheme == "https" || scheme == "http",
-            serverURL.host?.isEmpty == false
-        else {
-            throw .malformed("serverURL must be an http or https URL with a host")
+        do throws(WebURL.Problem) {
+            _ = try WebURL.parse(serverURL.absoluteString)
+        } catch {
+            throw .malformed("serverURL \(error.reason)")
         }
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
         guard (1...64).contains(appID.count), appID.unicodeScalars.allSatisfy(allowed.contains),

@@ -22,14 +22,14 @@ extension MobileServicesClient {
         switch output {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.json }
-            guard let url = URL(string: body.verificationUri), body.expiresIn > 0 else {
+            guard let url = try? WebURL.parse(body.verificationUri), body.expiresIn > 0 else {
                 throw .invalidResponse(status: 200)
             }
             return DeviceAuthorization(
                 deviceCode: body.deviceCode,
                 userCode: body.userCode,
                 verificationURL: url,
-                verificationURLComplete: URL(string: body.verificationUriComplete),
+                verificationURLComplete: try? WebURL.parse(body.verificationUriComplete),
                 expiresAt: Date().addingTimeInterval(TimeInterval(body.expiresIn)),
                 interval: .seconds(max(1, body.interval))
             )
@@ -49,7 +49,9 @@ extension MobileServicesClient {
         switch output {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.json }
-            guard let endpoint = URL(string: body.authorizationEndpoint) else { throw .invalidResponse(status: 200) }
+            guard let endpoint = try? WebURL.parse(body.authorizationEndpoint) else {
+                throw .invalidResponse(status: 200)
+            }
             return (body.issuer, endpoint)
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         default: throw ServiceCall.errorAnswerNotMapped

@@ -8,13 +8,14 @@
 
 /// Why a private file or directory could not be made: the path and the system's reason.
 ///
-/// Equal by kind (``failed``, ``notADirectory``, ``unsafe``) whatever the path. The message names the
+/// Equal by kind (``failed``, ``notADirectory``, ``unsafe``, ``inUse``) whatever the path. The message names the
 /// path and never the contents.
 public struct PrivateFileError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Kind: Sendable, Hashable {
         case failed
         case notADirectory
         case unsafe
+        case inUse
     }
 
     let kind: Kind
@@ -36,6 +37,8 @@ public struct PrivateFileError: Error, Sendable, Hashable, CustomStringConvertib
     /// Another account owns it, or could change it: another user can write to it (or
     /// to a directory above it), or read a secret in it; Gangway does not use it.
     public static let unsafe = Self(.unsafe, path: "", reason: "")
+    /// A directory another process holds (``DirectoryLock``); the reason names it.
+    public static let inUse = Self(.inUse, path: "", reason: "")
 
     /// A failure at `path`, with `errno`'s text appended to `what`.
     static func failed(_ path: String, _ what: String) -> Self {
@@ -45,5 +48,5 @@ public struct PrivateFileError: Error, Sendable, Hashable, CustomStringConvertib
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.kind == rhs.kind }
     public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 
-    public var description: String { "\(path): \(reason)" }
+    public var description: String { kind == .inUse ? "\(path) \(reason)" : "\(path): \(reason)" }
 }

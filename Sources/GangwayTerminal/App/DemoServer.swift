@@ -56,9 +56,14 @@ public struct DemoServer: Sendable {
     /// start seeded it. A database another server made (`gangway serve`) is never seeded:
     /// demo users with printed passwords have no place in it.
     let isDemo: Bool
+    /// The server's directory, held while this value lives: one server per database.
+    let hold: DirectoryLock
 
     /// Opens (or creates) the server's database under `directory`.
-    init(directory: URL, bcryptCost: UInt8, logger: Logger) async throws {
+    /// - Throws: ``PrivateFileError/inUse`` when another process serves `directory`.
+    /// - Parameter holder: What runs it, for the message a second process shows.
+    init(directory: URL, bcryptCost: UInt8, logger: Logger, holder: String) async throws {
+        hold = try DirectoryLock(directory, holder: holder)
         self.directory = directory
         self.logger = logger
         let kept = (try? String(contentsOf: directory.appendingPathComponent("port"), encoding: .utf8))
@@ -120,7 +125,17 @@ public struct DemoServer: Sendable {
         let host = ServerHost(server: server, logger: logger)
         let urlFile = ServerURLFile(directory: directory)
         defer { urlFile.removeIfUnchanged() }
-        return try await host.serving { port in
+        return try await Interruption.withCleanup({ urlFile.removeIfUnchanged() }) {
+            try await serving(host, urlFile: urlFile, body)
+        }
+    }
+
+    private func serving<Result: Sendable>(
+        _ host: ServerHost,
+        urlFile: ServerURLFile,
+        _ body: (Running) async throws -> Result
+    ) async throws -> Result {
+        try await host.serving { port in
             let url = URL(string: "http://127.0.0.1:\(port)")!
             try PrivateFiles.write(Data("\(port)\n".utf8), to: directory.appendingPathComponent("port"))
             try urlFile.write(url)

@@ -41,21 +41,30 @@ public struct DeviceApp: Sendable {
         }
     }
 
+    /// The input ended in the middle of a screen or a command (not at the home prompt,
+    /// where it ends the app as `quit` does): a script that runs out before its story is
+    /// done fails. The app said so in a line already.
+    public struct InputEndedEarly: Error, Hashable, Sendable {}
+
     /// Runs until the person quits or the input ends.
+    /// - Throws: ``InputEndedEarly`` when the input ended before the story was done.
     public func run() async throws {
+        Interruption.install()
         StringTable.use(TerminalText.table)
-        try PrivateFiles.makeDirectory(options.deviceDirectory)
+        // One app per device directory: a second would share its stores and outbox.
+        let hold = try DirectoryLock(options.deviceDirectory, holder: "gangway, the device app")
+        defer { hold.release() }
         if let serverURL = options.serverURL {
             let key = try await DeviceSetup.activationKey(from: serverURL, directory: options.deviceDirectory)
             console.line(localized("banner.remote", serverURL.absoluteString))
             try await play(serverURL: serverURL, activationKeyPEM: key)
             return
         }
-        try PrivateFiles.makeDirectory(options.serverDirectory)
         let demo = try await DemoServer(
             directory: options.serverDirectory,
             bcryptCost: options.bcryptCost,
-            logger: logger
+            logger: logger,
+            holder: "gangway, the device app's server"
         )
         try await demo.serving { running in
             printBanner(serverURL: running.url, demo: demo.isDemo)
@@ -144,16 +153,22 @@ public struct DeviceApp: Sendable {
                 // A launch is a server contact: what waits on the device goes first.
                 await offline.handOver()
                 await home.show()
-                if try await commands.run() == .quit { return }
+                switch try await commands.run() {
+                case .quit: return
+                case .inputEnded: throw InputEndedEarly()
+                case .reopen: continue
+                }
             case .again:
                 continue
             case .quit:
                 return
+            case .inputEnded:
+                throw InputEndedEarly()
             }
         }
     }
 
-    private enum Opening { case opened, again, quit }
+    private enum Opening { case opened, again, quit, inputEnded }
 
     /// Launch: onboarding or restore. Demo mode, a cancel and failures are shown here.
     private func open(_ manager: SessionManager) async -> Opening {
@@ -163,8 +178,13 @@ public struct DeviceApp: Sendable {
         } catch {
             switch Self.cause(of: error) {
             case let error as PresenterError:
-                console.line(error == .closed ? localized("inputEnded") : localized("launch.screenFailed", error))
-                return .quit
+                guard error == .closed else {
+                    console.line(localized("launch.screenFailed", error))
+                    return .quit
+                }
+                if console.quitRequested { return .quit }
+                console.line(console.styled(localized("inputEndedEarly"), .red))
+                return .inputEnded
             case let error as ServiceFlowError where error == .demoModeChosen:
                 return await demoMode()
             case let error as ServiceFlowError:
@@ -182,7 +202,9 @@ public struct DeviceApp: Sendable {
                 do {
                     return try await console.confirm(localized("launch.tryAgain")) ? .again : .quit
                 } catch {
-                    return .quit
+                    if console.quitRequested { return .quit }
+                    console.line(console.styled(localized("inputEndedEarly"), .red))
+                    return .inputEnded
                 }
             }
         }
@@ -208,7 +230,9 @@ public struct DeviceApp: Sendable {
             ])
             return back ? .again : .quit
         } catch {
-            return .quit
+            if console.quitRequested { return .quit }
+            console.line(console.styled(localized("inputEndedEarly"), .red))
+            return .inputEnded
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayOffline
+import GangwayProtocol
 import GangwayScreens
 
 /// How `gangway` runs the device app.
@@ -56,9 +57,7 @@ public struct DeviceAppOptions: Sendable {
         guard let at = label.lastIndex(of: "@") else { return nil }
         let title = label[..<at].trimmingCharacters(in: .whitespaces)
         let version = label[label.index(after: at)...].trimmingCharacters(in: .whitespaces)
-        guard !title.isEmpty, !version.isEmpty, let parsed = URL(string: url),
-            ["http", "https"].contains(parsed.scheme),
-            parsed.host != nil, !title.contains(where: \.isNewline)
+        guard !title.isEmpty, !version.isEmpty, (try? WebURL.parse(url)) != nil, !title.contains(where: \.isNewline)
         else { return nil }
         return WelcomeScreen.Link(title: title, url: url, version: version)
     }

@@ -18,8 +18,10 @@ struct HomeCommands: Sendable {
     enum Exit: Sendable, Hashable {
         /// The session ended (logout, removal, an erased store): launch again.
         case reopen
-        /// The person quit, or the input ended.
+        /// The person quit, or the input ended at the prompt.
         case quit
+        /// The input ended in the middle of a command.
+        case inputEnded
     }
 
     /// The commands, a line each; their names are the same in every language.
@@ -41,8 +43,9 @@ struct HomeCommands: Sendable {
             } catch {
                 switch error {
                 case let error as PresenterError where error == .closed:
-                    console.line(localized("inputEnded"))
-                    return .quit
+                    if console.quitRequested { return .quit }
+                    console.line(console.styled(localized("inputEndedEarly"), .red))
+                    return .inputEnded
                 case let error as SecureStoreError where error == .erased:
                     console.line(console.styled(localized("home.erasedAfterTries"), .red))
                     return .reopen

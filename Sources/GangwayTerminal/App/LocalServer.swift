@@ -1,4 +1,6 @@
 import Foundation
+import GangwayProtocol
+import GangwayServer
 import GangwayServices
 import GangwaySystem
 import Logging
@@ -11,11 +13,27 @@ import Logging
 /// When it is serving (its URL, in `DIR/server/url`, answers), the admin calls go there,
 /// so a running device app sees each change at its next server contact. When nothing
 /// answers, the embedded server starts in this process for the time of the calls, on the
-/// same database; it seeds the demo app and users only into a new database or the demo's
-/// own, never into one `gangway serve` made.
+/// same SQLite database. It never creates one: a mistyped `--data-dir` is an error
+/// (``Missing``), not a new server with the demo's published passwords.
 public struct LocalServer: Sendable {
+    /// No server to manage: nothing answers at a saved URL and there is no SQLite
+    /// database, in `DIR/server` or in `DIR`.
+    public struct Missing: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The data directory given.
+        public let dataDirectory: URL
+
+        public var description: String {
+            let path = dataDirectory.path
+            return "no Gangway server in \(path) (nothing answers at a URL saved there, and there is no database "
+                + "in \(path)/server or \(path)); start one with 'gangway --data-dir \(path)' or "
+                + "'gangway serve --data-dir \(path)', or name a running one with --server URL."
+        }
+    }
+
     /// Where the server keeps its data (`DIR/server`).
     public let directory: URL
+    /// The data directory given, for what an error says.
+    let dataDirectory: URL
     let bcryptCost: UInt8
     let logger: Logger
 
@@ -23,6 +41,7 @@ public struct LocalServer: Sendable {
     ///   critical messages (`GANGWAY_LOG_LEVEL` sets another level), so the command's
     ///   own output stays clean.
     public init(dataDirectory: URL, bcryptCost: UInt8 = 12, logger: Logger? = nil) {
+        self.dataDirectory = dataDirectory
         directory = Self.serverDirectory(in: dataDirectory)
         self.bcryptCost = bcryptCost
         self.logger = logger ?? DeviceApp.standardErrorLogger(label: "gangway.admin", default: .critical)
@@ -35,7 +54,7 @@ public struct LocalServer: Sendable {
     static func serverDirectory(in dataDirectory: URL) -> URL {
         let files = FileManager.default
         let nested = dataDirectory.appendingPathComponent("server")
-        let ownFiles = ["admin-token", "gangway-server.sqlite"].contains {
+        let ownFiles = ["admin-token", ServerConfiguration.sqliteFileName].contains {
             files.fileExists(atPath: dataDirectory.appendingPathComponent($0).path)
         }
         return ownFiles && !files.fileExists(atPath: nested.path) ? dataDirectory : nested
@@ -72,8 +91,14 @@ public struct LocalServer: Sendable {
             }
             if answers { return try await body(admin, .running(url)) }
         }
-        try PrivateFiles.makeDirectory(directory)
-        let demo = try await DemoServer(directory: directory, bcryptCost: bcryptCost, logger: logger)
+        let database = directory.appendingPathComponent(ServerConfiguration.sqliteFileName)
+        guard FileManager.default.fileExists(atPath: database.path) else { throw Missing(dataDirectory: dataDirectory) }
+        let demo = try await DemoServer(
+            directory: directory,
+            bcryptCost: bcryptCost,
+            logger: logger,
+            holder: "gangway admin"
+        )
         // The demo server removes the URL it wrote when it stops.
         return try await demo.serving { running in
             // The server that just started here wrote its token.
@@ -87,7 +112,7 @@ public struct LocalServer: Sendable {
     /// not the user's own.
     func savedURL() throws -> URL? {
         try PrivateFiles.read(urlFile).flatMap {
-            URL(string: String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            try? WebURL.parse(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import GangwayPolicy
 import GangwayProtocol
 import GangwayScreens
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -41,6 +42,16 @@ public final class Console: Sendable {
     /// Whether a secret's prompt drops what was typed before it (a command's prompt does,
     /// as `sudo` and `passwd` do; the app, whose answers may be typed ahead, does not).
     private let discardsTypeAhead: Bool
+    /// Whether the person answered `quit` at a choice (see ``choose(_:prompt:)``).
+    private let quitting = Atomic<Bool>(false)
+
+    /// The answer that leaves the app at any choice or yes-or-no question, in every
+    /// language, as the home prompt's `quit` does.
+    static let quitWord = "quit"
+
+    /// Whether the screen in progress ended because the person typed `quit`: the app
+    /// then ends as at the home prompt's `quit`, not as when the input runs out.
+    var quitRequested: Bool { quitting.load(ordering: .relaxed) }
 
     /// - Parameters:
     ///   - mode: Interactive when standard input and output are both terminals, unless given.
@@ -48,7 +59,7 @@ public final class Console: Sendable {
     public convenience init(mode: Mode? = nil, output: (@Sendable (String) -> Void)? = nil) {
         self.init(
             mode: mode ?? (isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 ? .interactive : .plain),
-            output: output ?? { FileHandle.standardOutput.write(Data($0.utf8)) },
+            output: output ?? { Console.write(Data($0.utf8), to: STDOUT_FILENO) },
             discardsTypeAhead: false
         )
     }
@@ -65,7 +76,7 @@ public final class Console: Sendable {
     public static func prompting() -> Console {
         Console(
             mode: isatty(STDIN_FILENO) == 1 ? .interactive : .plain,
-            output: { FileHandle.standardError.write(Data($0.utf8)) },
+            output: { Console.write(Data($0.utf8), to: STDERR_FILENO) },
             discardsTypeAhead: true
         )
     }
@@ -73,13 +84,32 @@ public final class Console: Sendable {
     /// Writes one line to standard output: a command's result, which holds what a server
     /// sent; its control characters are shown escaped (``TextRules/escapingControls(_:keepingLines:)``).
     public static func standardOutput(_ line: String) {
-        FileHandle.standardOutput.write(Data((TextRules.escapingControls(line) + "\n").utf8))
+        write(Data((TextRules.escapingControls(line) + "\n").utf8), to: STDOUT_FILENO)
     }
 
     /// Writes one line to standard error: a command's failure, its control characters
     /// shown escaped.
     public static func standardError(_ line: String) {
-        FileHandle.standardError.write(Data((TextRules.escapingControls(line) + "\n").utf8))
+        write(Data((TextRules.escapingControls(line) + "\n").utf8), to: STDERR_FILENO)
+    }
+
+    /// Writes `data` whole to `descriptor`. When the reader of standard output went away
+    /// (`gangway … | head`), the process ends quietly, as a command killed by SIGPIPE
+    /// does (exit code 141); nothing more is written anywhere. A failing standard error
+    /// is ignored.
+    public static func write(_ data: Data, to descriptor: Int32) {
+        data.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count, let base = bytes.baseAddress {
+                let written = systemWrite(descriptor, base + offset, bytes.count - offset)
+                if written >= 0 {
+                    offset += written
+                } else if errno != EINTR {
+                    if descriptor == STDOUT_FILENO, errno == EPIPE { _exit(128 + SIGPIPE) }
+                    return
+                }
+            }
+        }
     }
 
     var isInteractive: Bool { mode == .interactive }
@@ -201,7 +231,7 @@ public final class Console: Sendable {
     /// Reads a secret without showing it. On a terminal, `live` gives lines to show above
     /// the prompt for what is typed so far (a passcode checklist), redrawn at each key.
     /// - Throws: ``PresenterError/closed`` when the input ended or the person pressed
-    ///   Ctrl-C or Ctrl-D.
+    ///   Ctrl-D; Ctrl-C ends the app (``Interruption``).
     public func askSecret(
         _ prompt: String,
         live: ((Secret) -> [String])? = nil
@@ -243,7 +273,10 @@ public final class Console: Sendable {
             case 10, 13:
                 line()
                 return Secret(String(decoding: typed, as: UTF8.self))
-            case 3, 4:
+            case 3:
+                raw.restore()
+                Interruption.stop()
+            case 4:
                 line()
                 throw PresenterError.closed("cancelled at the keyboard")
             case 27:
@@ -271,6 +304,7 @@ public final class Console: Sendable {
         }
         while true {
             let answer = try await ask("\(prompt) [1-\(options.count)]: ").lowercased()
+            if answer == Self.quitWord, !options.contains(where: { $0.words.contains(answer) }) { try quit() }
             if let number = Int(answer), options.indices.contains(number - 1) { return options[number - 1].value }
             if let option = options.first(where: { $0.words.contains(answer) || $0.label.lowercased() == answer }) {
                 return option.value
@@ -286,10 +320,17 @@ public final class Console: Sendable {
         let no = Self.words(localized("console.noWords")).union(["n", "no"])
         while true {
             let answer = try await ask("\(question) [\(localized("console.yesNo"))]: ").lowercased()
+            if answer == Self.quitWord { try quit() }
             if yes.contains(answer) { return true }
             if no.contains(answer) { return false }
             line(localized("console.answerYesOrNo"))
         }
+    }
+
+    /// Ends the screen in progress because the person asked to leave the app.
+    private func quit() throws(PresenterError) -> Never {
+        quitting.store(true, ordering: .relaxed)
+        throw PresenterError.closed("the person quit")
     }
 
     /// The words of a comma-separated list, in lower case.
@@ -309,4 +350,12 @@ struct ChoiceOption<Value: Sendable>: Sendable {
         self.words = words.map { $0.lowercased() }
         self.value = value
     }
+}
+
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+        Glibc.write(descriptor, buffer, count)
+    #else
+        Darwin.write(descriptor, buffer, count)
+    #endif
 }

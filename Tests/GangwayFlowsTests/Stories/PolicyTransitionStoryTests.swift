@@ -256,4 +256,54 @@ struct PolicyTransitionStoryTests {
         try app.presenter.verifyFinished()
         #expect(await app.manager.store?.policy == Self.stricter)
     }
+
+    /// `stricter` with one rule looser and one stricter: a digit no longer required, a
+    /// symbol required instead.
+    static var mixed: PasscodePolicy {
+        var policy = stricter
+        policy.requiresDigit = false
+        policy.requiresSpecial = true
+        return policy
+    }
+
+    @Test(
+        "a forced passcode change says which way the rules moved: stricter, looser or both; it is asked either way",
+        arguments: [
+            (PolicyTransitionStoryTests.stricter, PasscodeRuleChange.stricter, "made the passcode rules stricter"),
+            (
+                PolicyTransitionStoryTests.noBiometrics, .looser,
+                "relaxed the passcode rules: a simpler passcode is now allowed"
+            ),
+            (PolicyTransitionStoryTests.mixed, .mixed, "some are stricter, some allow more"),
+        ]
+    )
+    func eachDirectionTellsItsReason(after: PasscodePolicy, change: PasscodeRuleChange, reason: String) async throws {
+        // Onboarded under the standard rules before stricter ones, under the strict ones
+        // before looser or mixed ones.
+        let before = change == .stricter ? Self.noBiometrics : Self.stricter
+        #expect(before.ruleChange(to: after) == change)
+        let server = TestServer(requirement: .required(before))
+        let device = try Device(server: server)
+        let start: Secret = "Night-Shift-9753-x"
+        let first = try device.launch(.signIn("alice"), .create(start))
+        try await first.manager.open()
+        try await first.manager.close()
+
+        server.requirement = .required(after)
+        let next: Secret = "Day-Shift-8642-y!"
+        let app = try device.launch(
+            .unlock(start),
+            .acknowledge,
+            .passcodeChange(.enter(start), .enter(next), .enter(next))
+        )
+        try await app.manager.open()
+        try app.presenter.verifyFinished()
+        let feedback = try #require(app.presenter.presented(FeedbackScreen.self).first)
+        #expect(feedback.transition == .passcodeToPasscode)
+        #expect(feedback.texts.detail.contains(reason), "\(feedback.texts.detail)")
+        #expect(!feedback.texts.detail.contains("does not meet"))
+        let changeScreen = try #require(app.presenter.presented(PasscodeChangeScreen.self).first)
+        #expect(!changeScreen.allowsCancel, "mandatory in every direction")
+        #expect(await app.manager.store?.policy == after)
+    }
 }

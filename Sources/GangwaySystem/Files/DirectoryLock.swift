@@ -1,0 +1,91 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A data directory held by one process at a time: an exclusive `flock` on its `lock`
+/// file, which the operating system releases when the process ends, however it ends (a
+/// crash or `kill -9` leaves no stale lock to clean up).
+///
+/// The holder writes its process ID and what it is (`gangway serve`) into the file, so the
+/// next process to try names it. The lock is released when the value is released, or at
+/// ``release()``.
+public final class DirectoryLock: Sendable {
+    /// The lock file: `lock` in the directory.
+    public let file: URL
+    private let descriptor: Int32
+
+    /// The file name in a locked directory.
+    public static let fileName = "lock"
+
+    /// Takes `directory`'s lock, making the directory (``PrivateFiles/makeDirectory(_:)``)
+    /// and the file (mode 0600) when they are missing.
+    ///
+    /// - Parameter holder: What holds it, for the message another process shows:
+    ///   `gangway serve`, `the gangway app`.
+    /// - Throws: ``PrivateFileError/inUse`` naming the holder when another process (or
+    ///   another lock in this one) holds it; ``PrivateFileError`` when the directory is
+    ///   unsafe or the file cannot be made.
+    public init(_ directory: URL, holder: String) throws(PrivateFileError) {
+        try PrivateFiles.makeDirectory(directory)
+        let file = directory.appendingPathComponent(Self.fileName)
+        let descriptor = open(file.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, PrivateFiles.fileMode)
+        guard descriptor >= 0 else { throw .failed(file.path, "cannot be opened") }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let failure = PrivateFileError.failed(file.path, "cannot be locked")
+            let holderText = Self.holderText(descriptor)
+            close(descriptor)
+            guard busy else { throw failure }
+            throw PrivateFileError(
+                .inUse,
+                path: directory.path,
+                reason:
+                    "is in use by \(holderText ?? "another Gangway process"); stop it first, or choose another data directory"
+            )
+        }
+        let text = Data("process \(getpid()) (\(Self.printable(holder)))\n".utf8)
+        if ftruncate(descriptor, 0) == 0 {
+            _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+        }
+        self.file = file
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    /// Ends the hold now (closing the file releases the lock); the value is spent.
+    public func release() {
+        _ = flock(descriptor, LOCK_UN)
+    }
+
+    /// What the holder wrote: its first line, control characters dropped, at most 200
+    /// characters.
+    private static func holderText(_ descriptor: Int32) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 200)
+        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return nil }
+        let line = String(decoding: buffer[..<count], as: UTF8.self).split(separator: "\n").first.map(String.init)
+        return line.map(printable).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    private static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter { !$0.properties.generalCategory.isControl }))
+    }
+}
+
+extension Unicode.GeneralCategory {
+    fileprivate var isControl: Bool {
+        switch self {
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
+}

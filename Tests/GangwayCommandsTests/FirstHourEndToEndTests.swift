@@ -1,0 +1,331 @@
+import Foundation
+import GangwaySystem
+import GangwayTesting
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// What a newcomer types wrong in the first hour, run against the built `gangway`: every
+/// mistake gets one sentence and a non-zero exit, never a backtrace, and leaves nothing
+/// behind.
+@Suite("The first hour: wrong inputs get one sentence, and nothing is created by mistake")
+struct FirstHourEndToEndTests {
+    /// What a failure printed is one line and no backtrace.
+    private func expectOneSentence(_ result: GangwayProcess.Result, _ comment: Comment? = nil) {
+        let text = result.standardError
+        #expect(!text.contains("Fatal error"), comment)
+        #expect(!text.contains("Backtrac"), comment)
+        #expect(!text.contains("PSQLError"), comment)
+        #expect(!text.contains("bind(descriptor"), comment)
+    }
+
+    @Test(
+        "a port past 65535, a user name in the URL, another scheme: refused with exit 64 by the app, admin and serve",
+        arguments: [
+            (["--server", "http://127.0.0.1:99999"], "has a port outside 1 to 65535"),
+            (["admin", "apps", "--server", "http://127.0.0.1:99999"], "has a port outside 1 to 65535"),
+            (["admin", "users", "--server", "http://127.0.0.1:0"], "has a port outside 1 to 65535"),
+            (["--server", "https://admin:secret@mobile.example"], "must not carry a user name or password"),
+            (["--server", "ftp://mobile.example"], "must start with http:// or https://"),
+            (["--server", "http://"], "names no host"),
+            (["--server", "http://exa mple"], "is not a URL"),
+            (["serve", "--public-url", "http://127.0.0.1:65536"], "has a port outside 1 to 65535"),
+            (["serve", "--postgres", "postgres://gangway@db:70000/gangway"], "port must be between 1 and 65535"),
+            (["--terms", "Terms@1=http://127.0.0.1:99999/terms"], "is not TITLE@VERSION=URL"),
+        ]
+    )
+    func typedURLs(arguments: [String], reason: String) throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-url")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let result = try runner.run(
+            arguments + ["--data-dir", directory.appending("data").path],
+            extraEnvironment: ["HOME": directory.url.path]
+        )
+        #expect(result.status == 64, "\(result.standardError)")
+        #expect(result.standardError.contains(reason), "\(result.standardError)")
+        expectOneSentence(result)
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("data").path), "nothing created")
+    }
+
+    @Test("admin never creates a server: a mistyped --data-dir is an error naming where it looked")
+    func adminNeverCreatesAServer() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-admin-typo")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let typo = directory.appending("gangway-sevrer")
+        for arguments in [["settings"], ["users", "add", "carol"], ["apps"]] {
+            let result = try runner.run(
+                ["admin"] + arguments + ["--data-dir", typo.path, "--bcrypt-cost", "4"],
+                lines: ["carol-password-1", "carol-password-1"]
+            )
+            #expect(result.status == 1, "\(arguments): \(result.standardError)")
+            #expect(result.standardError.contains("no Gangway server in \(typo.path)"), "\(result.standardError)")
+            #expect(result.standardError.split(separator: "\n").count == 1)
+            #expect(!result.output.contains("preflight-"), "no demo passwords")
+            #expect(!FileManager.default.fileExists(atPath: typo.path), "nothing created")
+        }
+        // Nor in an existing directory that holds no server.
+        try FileManager.default.createDirectory(at: typo, withIntermediateDirectories: false)
+        chmod(typo.path, 0o700)
+        let result = try runner.run(["admin", "users", "--data-dir", typo.path])
+        #expect(result.status == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: typo.path).isEmpty)
+    }
+
+    @Test("one process per data directory: a second serve, or a second app, is refused naming the first")
+    func oneProcessPerDirectory() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-lock")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let data = directory.appending("server")
+        let first = try runner.launch(
+            ["serve", "--port", "0", "--data-dir", data.path, "--bcrypt-cost", "4"],
+            lines: []
+        )
+        defer {
+            first.terminate()
+            first.waitUntilExit()
+        }
+        let url = data.appendingPathComponent("url")
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: url.path) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let served = try String(contentsOf: url, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let second = try runner.run(["serve", "--port", "0", "--data-dir", data.path, "--bcrypt-cost", "4"])
+        #expect(second.status == 1)
+        #expect(
+            second.standardError.contains(
+                "\(data.path) is in use by process \(first.processIdentifier) (gangway serve)"
+            ),
+            "\(second.standardError)"
+        )
+        #expect(second.standardError.split(separator: "\n").count == 1)
+        #expect(
+            try String(contentsOf: url, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == served,
+            "the first server's URL is untouched"
+        )
+        #expect(first.isRunning)
+
+        // The device app whose embedded server would use the same database.
+        let app = try runner.run(["--data-dir", directory.url.path, "--bcrypt-cost", "4"], lines: ["quit"])
+        #expect(app.status == 1)
+        #expect(app.standardError.contains("is in use by process \(first.processIdentifier) (gangway serve)"))
+
+        // Two apps on one data directory, against the running server.
+        let home = directory.appending("home")
+        let running = try runner.launch(["--data-dir", home.path, "--server", served], lines: [], keepInputOpen: true)
+        defer {
+            running.terminate()
+            running.waitUntilExit()
+        }
+        let deviceLock = home.appendingPathComponent("device/lock")
+        for _ in 0..<300 where (try? String(contentsOf: deviceLock, encoding: .utf8))?.isEmpty ?? true {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let twice = try runner.run(["--data-dir", home.path, "--server", served], lines: ["quit"])
+        #expect(twice.status == 1)
+        #expect(
+            twice.standardError.contains("is in use by process \(running.processIdentifier) (gangway, the device app)"),
+            "\(twice.standardError)"
+        )
+
+        // Once the first stops, the directory is free again: the OS released the lock.
+        first.terminate()
+        first.waitUntilExit()
+        let after = try runner.launch(
+            ["serve", "--port", "0", "--data-dir", data.path, "--bcrypt-cost", "4"],
+            lines: []
+        )
+        defer {
+            after.terminate()
+            after.waitUntilExit()
+        }
+        try await Task.sleep(for: .seconds(1))
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: url.path) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(after.isRunning)
+        #expect(FileManager.default.fileExists(atPath: url.path))
+    }
+
+    @Test("an address in use, or not on this machine: one sentence, before any file is written")
+    func addressInUse() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-port")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let listener = try Listener()
+        defer { listener.close() }
+        let data = directory.appending("server")
+        let busy = try runner.run(["serve", "--port", "\(listener.port)", "--data-dir", data.path])
+        #expect(busy.status == 1)
+        #expect(
+            busy.standardError
+                == "gangway serve: cannot listen on 127.0.0.1:\(listener.port): another program is listening there.\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: data.path), "no file written")
+
+        let elsewhere = try runner.run(["serve", "--host", "192.0.2.1", "--port", "8080", "--data-dir", data.path])
+        #expect(elsewhere.status == 1)
+        #expect(elsewhere.standardError.contains("that host is not an address of this machine"))
+        #expect(!FileManager.default.fileExists(atPath: data.path))
+    }
+
+    @Test("PostgreSQL down: one progress line, then one sentence naming the address, within the wait given")
+    func postgresDown() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-pg-down")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let data = directory.appending("server")
+        let started = ContinuousClock.now
+        let result = try runner.run([
+            "serve", "--port", "0", "--data-dir", data.path, "--wait-for-database", "2",
+            "--postgres", "postgres://gangway:db-secret-17@127.0.0.1:1/gangway",
+        ])
+        let took = ContinuousClock.now - started
+        #expect(result.status == 1)
+        #expect(
+            result.standardError
+                == "Waiting for PostgreSQL at 127.0.0.1:1 (up to 2 s; --wait-for-database)…\n"
+                + "gangway serve: PostgreSQL at 127.0.0.1:1 cannot be reached (connection refused); gave up after 2 seconds.\n"
+        )
+        #expect(!result.standardError.contains("db-secret-17"))
+        #expect(took >= .seconds(2) && took < .seconds(20), "\(took)")
+        #expect(!FileManager.default.fileExists(atPath: data.path), "no file written")
+    }
+
+    @Test("a script that ends mid-onboarding fails; one that ends at the home prompt does not")
+    func inputEndingEarly() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-eof")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let stops = [
+            [], ["3"], ["3", "alice@airline.example", "alice"],
+            ["3", "alice@airline.example", "alice", "preflight-alice"],
+        ]
+        for (index, lines) in stops.enumerated() {
+            // A fresh device each time: an activation is kept, and changes the welcome.
+            let home = directory.appending("home-\(index)").path
+            let result = try runner.run(["--data-dir", home, "--bcrypt-cost", "4"], lines: lines)
+            #expect(result.status == 1, "\(lines)")
+            #expect(
+                result.output.hasSuffix("The input ended before this screen was done; the app stops here.\n"),
+                "\(result.output)"
+            )
+            expectOneSentence(result)
+        }
+        let home = directory.appending("home").path
+        let onboarded = try runner.run(
+            ["--data-dir", home, "--bcrypt-cost", "4"],
+            lines: [
+                "3", "alice@airline.example", "alice", "preflight-alice", "1", "2", "Gangway-Test-1", "Gangway-Test-1",
+            ]
+        )
+        #expect(onboarded.status == 0, "\(onboarded.output)")
+        #expect(onboarded.output.contains("The input ended; goodbye."))
+        // In the middle of a command at the home prompt.
+        let restored = try runner.run(
+            ["--data-dir", home, "--bcrypt-cost", "4"],
+            lines: ["Gangway-Test-1", "passcode"]
+        )
+        #expect(restored.status == 1, "\(restored.output)")
+        #expect(restored.output.hasSuffix("The input ended before this screen was done; the app stops here.\n"))
+    }
+
+    @Test("Ctrl-C at a prompt: exit 130 and one line, the server's URL file gone")
+    func interrupt() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-sigint")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let running = try runner.launchCapturing(["--data-dir", directory.url.path, "--bcrypt-cost", "4"])
+        let (process, output, errors) = (running.process, running.output, running.errors)
+        let url = directory.appending("server/url")
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: url.path) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(process.terminationReason == .exit)
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text == "\nInterrupted (Ctrl-C); nothing more was done.\n")
+        #expect(
+            String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("Choose [1-4]")
+        )
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
+    @Test(
+        "Ctrl-C on a terminal: at a choice (a signal) and at a passcode (a key in raw mode), the same line and exit 130"
+    )
+    func interruptOnATerminal() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-sigint-tty")
+        defer { directory.remove() }
+        let environment = ["GANGWAY_KDF_ROUNDS": "1000", "GANGWAY_DEVICE_KEYS": directory.appending("keys").path]
+        let app = try PseudoTerminalSession(
+            arguments: ["--data-dir", directory.url.path, "--bcrypt-cost", "4"],
+            environment: environment
+        )
+        #expect(app.waitFor("Choose [1-4]: "))
+        app.send(SIGINT)
+        #expect(app.finish() == 130)
+        #expect(app.screen.contains("Interrupted (Ctrl-C); nothing more was done."), "\(app.screen)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("server/url").path))
+
+        let store = try PseudoTerminalSession(
+            arguments: ["store", "init", "--path", directory.appending("store").path],
+            environment: environment
+        )
+        #expect(store.waitFor("New passcode: "))
+        store.press(Array("half-typ".utf8) + [3])
+        #expect(store.finish() == 130)
+        #expect(store.screen.contains("Interrupted (Ctrl-C); nothing more was done."), "\(store.screen)")
+        #expect(!store.screen.contains("half-typ"))
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("store").path), "no store made")
+    }
+
+    @Test("output cut short by the reader (gangway | head): a quiet end, no backtrace")
+    func brokenPipe() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-pipe")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let running = try runner.launchCapturing(["--data-dir", directory.url.path, "--bcrypt-cost", "4"])
+        let (process, output, errors) = (running.process, running.output, running.errors)
+        let first = output.fileHandleForReading.availableData
+        #expect(!first.isEmpty)
+        try output.fileHandleForReading.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 141)
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(!text.contains("Fatal error"), "\(text)")
+    }
+}
+
+/// A TCP listener on a free loopback port, for a port that is in use.
+private struct Listener {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr = in_addr(s_addr: inet_addr("127.0.0.1"))
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && listen(descriptor, 1) == 0
+                    && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { _ = Glibc.close(descriptor) }
+}
