@@ -182,7 +182,9 @@ struct AdminCommandEndToEndTests {
             "no registration of alice is left to wipe"
         )
         let relaunch = try machine.app(["1", DeviceAppEndToEndTests.alicePasscode])
-        #expect(relaunch.output.contains("This user's data was erased from the device; onboard again."))
+        // Why, and by whom: not only that the data went.
+        #expect(relaunch.output.contains("Your administrator erased this user's data on this device."))
+        #expect(!relaunch.output.contains("onboard again"), "said once, with its reason")
         #expect(relaunch.output.contains("== Welcome =="))
         #expect(!relaunch.output.contains("Signed in:"))
         let stores =
@@ -235,6 +237,18 @@ struct AdminCommandEndToEndTests {
         let missing = try machine.admin(["data", "delete", "checks", "nope"])
         #expect(missing.status == 1)
         #expect(missing.standardError.contains("There is no entity with this ID in the set."))
+        // A mistyped set name is an error, not a new set; --new-set on a set that exists too.
+        let typo = try machine.admin(["data", "put", "chekcs", "F-GKXA-fuel", "status=done"])
+        #expect(typo.status == 1)
+        #expect(typo.standardError.contains("has no entity set 'chekcs'"), "\(typo.standardError)")
+        #expect(
+            try machine.admin(["data", "list", "chekcs", "--json"]).output.trimmingCharacters(
+                in: .whitespacesAndNewlines
+            ) == "[]"
+        )
+        let twice = try machine.admin(["data", "put", "checks", "X1", "status=open", "--new-set"])
+        #expect(twice.status == 1)
+        #expect(twice.standardError.contains("has an entity set 'checks' already"))
         let listed = try machine.admin(["data"])
         #expect(listed.output.components(separatedBy: "\n").filter { $0.hasPrefix("F-") }.count == 5)
         #expect(!listed.output.contains("x "))
@@ -407,9 +421,12 @@ struct SeparateServerTests {
         let app = try admin(["apps", "add", "tools", "--name", "Tool Crib", "--email-domain", "hangar.example"])
         #expect(app.status == 0, "\(app.standardError)")
         #expect(try admin(["users", "add", "erin", "--name", "Erin Holt"], lines: ["erin-torque-wrench"]).status == 0)
+        let typo = try admin(["data", "put", "cheks", "D-AIBL-tyres", "status=open"])
+        #expect(typo.status == 1)
+        #expect(typo.standardError.contains("has no entity set 'cheks'; nothing was put. Give --new-set to start it."))
         let check = try admin([
             "data", "put", "checks", "D-AIBL-tyres", "aircraft=A319 D-AIBL", "stand=3", "item=tyre pressure",
-            "status=open",
+            "status=open", "--new-set",
         ])
         #expect(check.status == 0, "\(check.standardError)")
         #expect(check.output.contains("checks/D-AIBL-tyres is at version 1"))
@@ -449,7 +466,7 @@ struct SeparateServerTests {
         )
         #expect(offline.status == 0, "\(offline.standardError)")
         #expect(offline.output.contains("Checks:         1 check kept from "), "\(offline.output)")
-        #expect(offline.output.contains("not refreshed: The server cannot be reached."))
+        #expect(offline.output.contains("not refreshed: The server at \(url) cannot be reached."), "\(offline.output)")
         #expect(offline.output.contains("A319 D-AIBL   stand 3    tyre pressure    open"))
         let local = try runner.run(["admin", "users", "--data-dir", directory.url.path, "--bcrypt-cost", "4"])
         #expect(local.status == 0, "\(local.standardError)")

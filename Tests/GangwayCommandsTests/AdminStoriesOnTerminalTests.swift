@@ -132,7 +132,7 @@ struct AdminStoriesOnTerminalTests {
         #expect(wiped.output.contains("is wiped"))
 
         terminal.type("lock")
-        #expect(terminal.next("The server wiped this device's registration: this user's data was erased."))
+        #expect(terminal.next("Your administrator erased this user's data on this device."))
         // The device stays activated: its welcome screen offers the sign-in straight away.
         #expect(terminal.next("Welcome"))
         #expect(terminal.next("Sign In"))

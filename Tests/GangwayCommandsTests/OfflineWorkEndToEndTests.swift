@@ -100,6 +100,29 @@ struct OfflineWorkEndToEndTests {
         #expect(result.output.contains("No changes of yours wait or need a look."))
     }
 
+    @Test("a check the device has never seen is created only once the person says yes: a typo creates nothing")
+    func creatingAsksFirst() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(
+            Self.aliceOnboards + [
+                "offline on", "edit F-GKXA-fule status=done", "n", "pending", "edit F-GKXA-tyres status=done",
+                "edit F-GKXA-de-ice status=open", "y", "pending", "quit",
+            ]
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let output = result.output
+        #expect(output.contains("There is no check F-GKXA-fule on this device. Create it, for everyone? [y/n]: n"))
+        #expect(output.contains("Nothing was created."))
+        #expect(!output.contains("F-GKXA-fule (new)"), "\(output)")
+        #expect(!output.contains("There is no check F-GKXA-tyres"), "a known check is edited without asking")
+        #expect(output.contains("There is no check F-GKXA-de-ice on this device. Create it, for everyone? [y/n]: y"))
+        #expect(output.components(separatedBy: "Create it, for everyone?").count == 3, "asked twice in all")
+        let pending = output.components(separatedBy: "gangway> pending").last ?? ""
+        #expect(pending.contains("F-GKXA-de-ice"))
+        #expect(!pending.contains("F-GKXA-fule"))
+    }
+
     @Test(
         "at a switch the next user carries the previous user's changes as theirs, or leaves them for her when the app says so",
         arguments: [true, false]
@@ -213,7 +236,8 @@ struct OfflineWorkEndToEndTests {
         for round in 0..<edits {
             for check in 0..<checks {
                 let id = String(format: "K-%03d", check)
-                lines.append(round == 0 ? "edit \(id) status=open" : "edit \(id) reading=\(round)")
+                // A check the device has not seen is created once the person says yes.
+                lines += round == 0 ? ["edit \(id) status=open", "y"] : ["edit \(id) reading=\(round)"]
             }
         }
         let app = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))

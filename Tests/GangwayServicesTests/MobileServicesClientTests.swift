@@ -14,9 +14,14 @@ import Testing
 struct MobileServicesClientTests {
     @Test func aServerThatIsNotThereIsUnreachable() async {
         let client = MobileServicesClient(serverURL: URL(string: "http://127.0.0.1:1")!)
-        await #expect(throws: ServiceError.unreachable) {
+        let error = await #expect(throws: ServiceError.unreachable) {
             _ = try await client.checkVersion(appID: "checks", version: "1.0")
         }
+        // Named, so the person knows which address to check.
+        #expect(error?.summary == "The server at http://127.0.0.1:1 cannot be reached.")
+        let admin = AdminClient(serverURL: URL(string: "http://127.0.0.1:1")!, adminToken: "unused")
+        let adminError = await #expect(throws: ServiceError.unreachable) { _ = try await admin.apps() }
+        #expect(adminError?.serverURL == URL(string: "http://127.0.0.1:1"))
     }
 
     /// A refused connection means the device is offline now: the default transport must

@@ -266,8 +266,17 @@ struct ServerDecisionsReachTheDeviceTests {
                 .signIn("alice"),
                 .create(ServicesDevice.newPasscode)
             )
+            let events = Mutex<[UserEvent]>([])
+            await app.manager.addObserver { event in events.withLock { $0.append(event) } }
             let session = try await app.manager.open()
             try app.presenter.verifyFinished()
+            // Observers hear why before the removal: the app tells the person who erased it.
+            #expect(
+                Array(events.withLock { $0 }.prefix(2)) == [
+                    .userWiped(id, reason: "Your administrator erased this user's data on this device."),
+                    .userRemoved(id),
+                ]
+            )
             #expect(session.onboardingID != id)
             #expect(!device.storeExists(id))
             #expect(try await app.manager.store?.data(forKey: "check.A320.tyres") == nil)
@@ -337,7 +346,14 @@ struct ServerDecisionsReachTheDeviceTests {
             device.wallClock.advance(by: .seconds(11 * 86_400))
             try device.goOffline()
             let app = try device.launch(.unlock(ServicesDevice.alicePasscode), .welcome(.demoMode))
+            let events = Mutex<[UserEvent]>([])
+            await app.manager.addObserver { event in events.withLock { $0.append(event) } }
             await #expect(throws: FlowError.stopped) { try await app.manager.open() }
+            #expect(
+                Array(events.withLock { $0 }.prefix(2)) == [
+                    .userWiped(id, reason: ServiceFlowError.outOfContact.message), .userRemoved(id),
+                ]
+            )
             try app.presenter.verifyFinished()
             #expect(!device.storeExists(id))
             #expect(try app.registry.users().isEmpty)
@@ -431,7 +447,15 @@ struct ServerDecisionsReachTheDeviceTests {
             let session = try await app.manager.open()
             try #require(await app.manager.store).put(Data("tyres ok".utf8), forKey: "check.A320.tyres")
             try await server.setDevice(of: "alice", to: "wiped")
+            let events = Mutex<[UserEvent]>([])
+            await app.manager.addObserver { event in events.withLock { $0.append(event) } }
             await app.manager.enterBackground()
+            #expect(
+                events.withLock { $0 } == [
+                    .userWiped(session.onboardingID, reason: ServiceError.registrationWiped.wipeReason),
+                    .userRemoved(session.onboardingID),
+                ]
+            )
             #expect(await app.manager.session == nil)
             #expect(await app.manager.state == .closed)
             #expect(!device.storeExists(session.onboardingID))

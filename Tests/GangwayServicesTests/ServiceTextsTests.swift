@@ -16,5 +16,9 @@ struct ServiceTextsTests {
             #expect(ServiceError.unreachable.summary == "Kein Netz am Stand.")
         }
         #expect(ServiceError.unreachable.summary == "The server cannot be reached.")
+        // A client's call names the server it could not reach.
+        let named = ServiceError.unreachable(URL(string: "https://mobile.airline.example")!)
+        #expect(named == .unreachable)
+        #expect(named.summary == "The server at https://mobile.airline.example cannot be reached.")
     }
 }

@@ -58,12 +58,19 @@ struct AdminDataPut: AsyncParsableCommand {
         discussion: """
             Example: gangway admin data put checks F-GKXA-fuel aircraft="A320 F-GKXA" \
             stand=12 item="fuel level" status=done reading="8200 kg"
+
+            An entity set exists once it holds an entity: putting the first one into a set \
+            the app does not have yet needs --new-set, so a mistyped set name is an error, \
+            not a new set.
             """
     )
 
     @OptionGroup var server: AdminOptions
     @OptionGroup var app: AppOption
     @OptionGroup var entity: EntityTarget
+
+    @Flag(name: .customLong("new-set"), help: "Start a new entity set with this entity.")
+    var newSet = false
 
     @Argument(help: "The fields, as NAME=VALUE; fields not given are removed.")
     var fields: [String] = []
@@ -87,8 +94,18 @@ struct AdminDataPut: AsyncParsableCommand {
 
     func run() async throws {
         let (entitySet, entityID, fields) = (entity.entitySet, entity.entityID, try Self.parse(fields))
+        let newSet = newSet
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
+            let exists = try await !admin.entities(app: id, entitySet: entitySet).isEmpty
+            if !exists, !newSet {
+                throw CommandFailure(
+                    "the app \(id) has no entity set '\(entitySet)'; nothing was put. Give --new-set to start it."
+                )
+            }
+            if exists, newSet {
+                throw CommandFailure("the app \(id) has an entity set '\(entitySet)' already; nothing was put.")
+            }
             let entity = try await admin.putEntity(entityID, fields: fields, app: id, entitySet: entitySet)
             Console.standardOutput(
                 "\(entitySet)/\(entity.id) is at version \(entity.version); devices read it at their next home screen."

@@ -7,4 +7,12 @@
 public protocol UserDataWipeError: FlowEndingError {
     /// Whether the user's data must go.
     var wipesUserData: Bool { get }
+    /// Why the data went, for the person (observers hear it in
+    /// ``UserEvent/userWiped(_:reason:)``); empty when there is nothing better to say
+    /// than that it went.
+    var wipeReason: String { get }
+}
+
+extension UserDataWipeError {
+    public var wipeReason: String { "" }
 }

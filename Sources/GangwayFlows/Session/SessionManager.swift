@@ -192,9 +192,9 @@ public actor SessionManager {
                         logger.warning("the user's store is gone; onboarding again", metadata: ["user": "\(id)"])
                         await forget(id, context: FlowContext(onboardingID: id, presenter: presenter))
                         type = .onboard
-                    } else if (error.underlying as? any UserDataWipeError)?.wipesUserData == true {
+                    } else if let wipe = error.underlying as? any UserDataWipeError, wipe.wipesUserData {
                         logger.warning("the user's data must be wiped; onboarding again", metadata: ["user": "\(id)"])
-                        await forget(id, context: FlowContext(onboardingID: id, presenter: presenter))
+                        await forget(id, context: FlowContext(onboardingID: id, presenter: presenter), wiped: wipe)
                         type = .onboard
                     } else {
                         throw error
@@ -318,7 +318,7 @@ public actor SessionManager {
         do {
             result = try await flows.run(.background(session.onboardingID), context: context)
         } catch {
-            if (error.underlying as? any UserDataWipeError)?.wipesUserData == true,
+            if let wipe = error.underlying as? any UserDataWipeError, wipe.wipesUserData,
                 machine.state.session == session
             {
                 logger.warning(
@@ -326,7 +326,7 @@ public actor SessionManager {
                     metadata: ["user": "\(session.onboardingID)"]
                 )
                 do {
-                    try await erased(session)
+                    try await erased(session, wiped: wipe)
                 } catch {
                     logger.error("cannot close the wiped session", metadata: ["error": "\(error)"])
                 }
@@ -477,19 +477,21 @@ public actor SessionManager {
         await forget(session.onboardingID, context: context)
     }
 
-    /// The retry limit erased the session's store: close the session and forget the user.
-    private func erased(_ session: Session) async throws {
+    /// The retry limit erased the session's store, or `wiped` says its data must go:
+    /// close the session and forget the user.
+    private func erased(_ session: Session, wiped: (any UserDataWipeError)? = nil) async throws {
         let context = self.context ?? FlowContext(onboardingID: session.onboardingID, presenter: presenter)
         try await closeIfOpen()
-        await forget(session.onboardingID, context: context)
+        await forget(session.onboardingID, context: context, wiped: wiped)
     }
 
     private func closeIfOpen() async throws {
         if machine.state.session != nil { try await close() }
     }
 
-    /// Runs the reset flow for `id`, unregisters the user and tells observers.
-    private func forget(_ id: UUID, context: FlowContext) async {
+    /// Runs the reset flow for `id`, unregisters the user and tells observers (first why,
+    /// when `wiped` says the data had to go).
+    private func forget(_ id: UUID, context: FlowContext, wiped: (any UserDataWipeError)? = nil) async {
         _ = try? await flows.run(.reset(id), context: context)
         do {
             try users.unregister(id)
@@ -497,6 +499,7 @@ public actor SessionManager {
             logger.error("cannot unregister a removed user", metadata: ["user": "\(id)", "error": "\(error)"])
         }
         logger.notice("user removed", metadata: ["user": "\(id)"])
+        if let wiped { await notify(.userWiped(id, reason: wiped.wipeReason)) }
         await notify(.userRemoved(id))
     }
 

@@ -52,7 +52,7 @@ public struct AdminClient: Sendable {
     /// - Throws: ``ServiceError``; ``ServiceError/refused`` with status 409 when the ID or a domain is taken.
     public func createApp(id: String, name: String, emailDomains: [String]) async throws(ServiceError) {
         let body = Components.Schemas.AppCreate(appID: id, name: name, emailDomains: emailDomains)
-        let output = try await ServiceCall.run { try await client.createApp(body: .json(body)) }
+        let output = try await ServiceCall.run(at: serverURL) { try await client.createApp(body: .json(body)) }
         switch output {
         case .created: return
         case .undocumented(let status, _): throw .invalidResponse(status: status)
@@ -65,7 +65,7 @@ public struct AdminClient: Sendable {
     public func createUser(_ username: String, password: Secret, displayName: String? = nil) async throws(ServiceError)
     {
         let body = Components.Schemas.UserCreate(username: username, password: password.value, displayName: displayName)
-        let output = try await ServiceCall.run { try await client.createUser(body: .json(body)) }
+        let output = try await ServiceCall.run(at: serverURL) { try await client.createUser(body: .json(body)) }
         switch output {
         case .created: return
         case .undocumented(let status, _): throw .invalidResponse(status: status)
@@ -77,7 +77,7 @@ public struct AdminClient: Sendable {
 
     /// Every app on the server.
     public func apps() async throws(ServiceError) -> [ManagedApp] {
-        let output = try await ServiceCall.run { try await client.listApps() }
+        let output = try await ServiceCall.run(at: serverURL) { try await client.listApps() }
         switch output {
         case .ok(let ok):
             var apps: [ManagedApp] = []
@@ -91,7 +91,7 @@ public struct AdminClient: Sendable {
     /// One app.
     /// - Throws: ``ServiceError``; ``ServiceError/notFound`` for an unknown ID.
     public func app(_ id: String) async throws(ServiceError) -> ManagedApp {
-        let output = try await ServiceCall.run { try await client.getApp(path: .init(appID: id)) }
+        let output = try await ServiceCall.run(at: serverURL) { try await client.getApp(path: .init(appID: id)) }
         switch output {
         case .ok(let ok): return try ManagedApp(ServiceCall.decode { try ok.body.json })
         case .undocumented(let status, _): throw .invalidResponse(status: status)
@@ -105,7 +105,7 @@ public struct AdminClient: Sendable {
     ///   out of range, 409 for an email domain another app has.
     @discardableResult
     public func updateApp(_ id: String, _ change: AppChange) async throws(ServiceError) -> ManagedApp {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client.updateApp(path: .init(appID: id), body: .json(change.update))
         }
         switch output {
@@ -117,7 +117,7 @@ public struct AdminClient: Sendable {
 
     /// The newest log entries the app's devices uploaded, newest first.
     public func logs(app id: String, limit: Int? = nil) async throws(ServiceError) -> [UploadedLog] {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client.listLogs(path: .init(appID: id), query: .init(limit: limit))
         }
         switch output {
@@ -129,7 +129,9 @@ public struct AdminClient: Sendable {
 
     /// How the app's people sign in.
     public func authentication(app id: String) async throws(ServiceError) -> ManagedAuthentication {
-        let output = try await ServiceCall.run { try await client.getAppAuthentication(path: .init(appID: id)) }
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.getAppAuthentication(path: .init(appID: id))
+        }
         switch output {
         case .ok(let ok): return try ManagedAuthentication(ServiceCall.decode { try ok.body.json })
         case .undocumented(let status, _): throw .invalidResponse(status: status)
@@ -146,7 +148,7 @@ public struct AdminClient: Sendable {
         _ change: AuthenticationChange,
         app id: String
     ) async throws(ServiceError) -> ManagedAuthentication {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client.setAppAuthentication(path: .init(appID: id), body: .json(change.wire))
         }
         switch output {
@@ -164,7 +166,7 @@ public struct AdminClient: Sendable {
         limit: Int? = nil
     ) async throws(ServiceError) -> [ManagedChange] {
         let filter = outcome.flatMap { Operations.ListChanges.Input.Query.OutcomePayload(rawValue: $0.rawValue) }
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client.listChanges(path: .init(appID: id), query: .init(limit: limit, outcome: filter))
         }
         switch output {
@@ -181,7 +183,7 @@ public struct AdminClient: Sendable {
     /// A signed activation link for the app (`gangway://activate?…`), the text a QR code
     /// carries, that activates for `validDays` (the server's 7 when `nil`).
     public func activationLink(app id: String, validDays: Int? = nil) async throws(ServiceError) -> String {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client.createActivation(path: .init(appID: id), query: .init(validDays: validDays))
         }
         switch output {
@@ -195,13 +197,13 @@ public struct AdminClient: Sendable {
     /// - Throws: ``ServiceError``; status 503 when the server cannot draw QR codes
     ///   (it needs `qrencode`).
     public func activationQRCode(app id: String, validDays: Int? = nil) async throws(ServiceError) -> Data {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client.getActivationQRCode(path: .init(appID: id), query: .init(validDays: validDays))
         }
         switch output {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.png }
-            return try await ServiceCall.run { try await Data(collecting: body, upTo: 4 << 20) }
+            return try await ServiceCall.run(at: serverURL) { try await Data(collecting: body, upTo: 4 << 20) }
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         default: throw ServiceCall.errorAnswerNotMapped
         }
@@ -211,7 +213,7 @@ public struct AdminClient: Sendable {
 
     /// The app's device registrations.
     public func devices(app id: String) async throws(ServiceError) -> [ManagedDevice] {
-        let output = try await ServiceCall.run { try await client.listDevices(path: .init(appID: id)) }
+        let output = try await ServiceCall.run(at: serverURL) { try await client.listDevices(path: .init(appID: id)) }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedDevice.init)
         case .undocumented(let status, _): throw .invalidResponse(status: status)
@@ -227,7 +229,7 @@ public struct AdminClient: Sendable {
         registration registrationID: String
     ) async throws(ServiceError) -> ManagedDevice {
         let body = Components.Schemas.DeviceUpdate(status: Components.Schemas.DeviceStatus(rawValue: status.rawValue)!)
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client.updateDevice(path: .init(appID: id, registrationID: registrationID), body: .json(body))
         }
         switch output {
@@ -241,7 +243,7 @@ public struct AdminClient: Sendable {
 
     /// The entities of one of the app's entity sets, ordered by ID.
     public func entities(app id: String, entitySet: String) async throws(ServiceError) -> [AppEntity] {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client.listAppData(path: .init(appID: id, entitySet: entitySet))
         }
         switch output {
@@ -259,7 +261,7 @@ public struct AdminClient: Sendable {
         app id: String,
         entitySet: String
     ) async throws(ServiceError) -> AppEntity {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client.putEntity(
                 path: .init(appID: id, entitySet: entitySet, entityID: entityID),
                 body: .json(.init(fields: .init(additionalProperties: fields)))
@@ -275,7 +277,7 @@ public struct AdminClient: Sendable {
 
     /// Removes an entity.
     public func deleteEntity(_ entityID: String, app id: String, entitySet: String) async throws(ServiceError) {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client.deleteEntity(path: .init(appID: id, entitySet: entitySet, entityID: entityID))
         }
         switch output {
@@ -289,7 +291,7 @@ public struct AdminClient: Sendable {
 
     /// Every user.
     public func users() async throws(ServiceError) -> [ManagedUser] {
-        let output = try await ServiceCall.run { try await client.listUsers() }
+        let output = try await ServiceCall.run(at: serverURL) { try await client.listUsers() }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedUser.init)
         case .undocumented(let status, _): throw .invalidResponse(status: status)
@@ -312,7 +314,7 @@ public struct AdminClient: Sendable {
     /// Ends every session of a user, on every app and device; they can sign in again
     /// unless blocked.
     public func revokeSessions(user username: String) async throws(ServiceError) {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client.revokeUserSessions(path: .init(username: username))
         }
         switch output {
@@ -325,7 +327,9 @@ public struct AdminClient: Sendable {
     /// The provider identities linked to a user.
     /// - Throws: ``ServiceError``; ``ServiceError/notFound`` for an unknown user.
     public func identityLinks(user username: String) async throws(ServiceError) -> [ManagedIdentityLink] {
-        let output = try await ServiceCall.run { try await client.listIdentityLinks(path: .init(username: username)) }
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.listIdentityLinks(path: .init(username: username))
+        }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedIdentityLink.init)
         case .undocumented(let status, _): throw .invalidResponse(status: status)
@@ -343,7 +347,7 @@ public struct AdminClient: Sendable {
         subject: String,
         user username: String
     ) async throws(ServiceError) -> ManagedIdentityLink {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client.linkIdentity(
                 path: .init(username: username),
                 body: .json(.init(issuer: issuer, subject: subject))
@@ -359,7 +363,7 @@ public struct AdminClient: Sendable {
     /// Removes a provider identity from a user.
     /// - Throws: ``ServiceError``; ``ServiceError/notFound`` when it is not linked to them.
     public func unlinkIdentity(issuer: String, subject: String, user username: String) async throws(ServiceError) {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client.unlinkIdentity(
                 path: .init(username: username),
                 query: .init(issuer: issuer, subject: subject)
@@ -376,7 +380,7 @@ public struct AdminClient: Sendable {
         _ username: String,
         _ body: Components.Schemas.UserUpdate
     ) async throws(ServiceError) -> ManagedUser {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client.updateUser(path: .init(username: username), body: .json(body))
         }
         switch output {

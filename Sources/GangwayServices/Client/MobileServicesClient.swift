@@ -61,7 +61,9 @@ public struct MobileServicesClient: Sendable {
 
     /// The app set up for a work email address's domain.
     public func discover(email: String) async throws(ServiceError) -> AppConfiguration {
-        let output = try await ServiceCall.run { try await client().discoverApp(query: .init(email: email)) }
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client().discoverApp(query: .init(email: email))
+        }
         switch output {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.json }
@@ -79,7 +81,7 @@ public struct MobileServicesClient: Sendable {
 
     /// The PEM of the public key the server signs activation payloads with.
     public func activationKeyPEM() async throws(ServiceError) -> String {
-        let output = try await ServiceCall.run { try await client().getActivationKey() }
+        let output = try await ServiceCall.run(at: serverURL) { try await client().getActivationKey() }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json.publicKeyPEM }
         case .undocumented(let status, _): throw .invalidResponse(status: status)
@@ -88,7 +90,7 @@ public struct MobileServicesClient: Sendable {
 
     /// Whether `version` of the app may still be used.
     public func checkVersion(appID: String, version: String) async throws(ServiceError) -> VersionStatus {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client().checkVersion(path: .init(appID: appID), query: .init(version: version))
         }
         switch output {
@@ -122,7 +124,7 @@ public struct MobileServicesClient: Sendable {
         deviceID: String,
         deviceCookie: String? = nil
     ) async throws(ServiceError) -> ServerSession {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client().signIn(
                 path: .init(appID: appID),
                 body: .json(
@@ -146,7 +148,9 @@ public struct MobileServicesClient: Sendable {
 
     /// Revokes the session's token on the server.
     public func signOut(appID: String, token: SessionToken) async throws(ServiceError) {
-        let output = try await ServiceCall.run { try await client(token: token).signOut(path: .init(appID: appID)) }
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client(token: token).signOut(path: .init(appID: appID))
+        }
         switch output {
         case .noContent: return
         case .undocumented(let status, _): throw .invalidResponse(status: status)
@@ -158,7 +162,9 @@ public struct MobileServicesClient: Sendable {
 
     /// The app's settings exchange.
     public func settings(appID: String, token: SessionToken) async throws(ServiceError) -> ServerSettings {
-        let output = try await ServiceCall.run { try await client(token: token).getSettings(path: .init(appID: appID)) }
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client(token: token).getSettings(path: .init(appID: appID))
+        }
         switch output {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.json.mobileservices.settingsExchange }
@@ -176,7 +182,7 @@ public struct MobileServicesClient: Sendable {
     /// The entities of one of the app's entity sets, ordered by ID (read-only for devices).
     public func appData(appID: String, entitySet: String, token: SessionToken) async throws(ServiceError) -> [AppEntity]
     {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client(token: token).getAppData(path: .init(appID: appID, entitySet: entitySet))
         }
         switch output {
@@ -195,7 +201,7 @@ public struct MobileServicesClient: Sendable {
         device: DeviceIdentity,
         changeKey: ChangeVerifyingKey? = nil
     ) async throws(ServiceError) -> DeviceRegistration {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client(token: token).registerDevice(
                 path: .init(appID: appID, deviceID: device.deviceID),
                 body: .json(
@@ -246,7 +252,7 @@ public struct MobileServicesClient: Sendable {
                 )
             }
         )
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client(token: token).uploadLogs(path: .init(appID: appID), body: .json(body))
         }
         switch output {
@@ -266,7 +272,7 @@ public struct MobileServicesClient: Sendable {
         changes: [PendingChange]
     ) async throws(ServiceError) -> [(change: PendingChange, answer: ChangeAnswer)] {
         let body = Components.Schemas.SealedChangeUpload(sealed: changes.map(\.sealed.base64URLEncoded))
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client(token: token).uploadSealedChanges(path: .init(appID: appID), body: .json(body))
         }
         switch output {

@@ -1,3 +1,4 @@
+import Foundation
 import GangwayProtocol
 import HTTPTypes
 import OpenAPIRuntime
@@ -5,15 +6,19 @@ import OpenAPIRuntime
 /// How every client call turns transport failures and undecodable bodies into a
 /// ``ServiceError``; error answers become one in ``ServiceCallMiddleware``.
 enum ServiceCall {
-    static func run<Output>(_ body: () async throws -> Output) async throws(ServiceError) -> Output {
+    /// - Parameter serverURL: The server called, which an unreachable one is named by.
+    static func run<Output>(
+        at serverURL: URL,
+        _ body: () async throws -> Output
+    ) async throws(ServiceError) -> Output {
         do {
             return try await body()
         } catch let error as ClientError {
             if let answer = error.underlyingError as? ServiceError { throw answer }
-            if error.response == nil { throw .unreachable }
+            if error.response == nil { throw .unreachable(serverURL) }
             throw .invalidResponse(status: error.response?.status.code)
         } catch {
-            throw .unreachable
+            throw .unreachable(serverURL)
         }
     }
 

@@ -40,23 +40,29 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     public let serverMessage: String?
     /// When the server asked to wait (a throttled sign-in, a busy server): how long.
     public let retryAfter: Duration?
+    /// The server that could not be reached, when it is known: named in ``summary``.
+    public let serverURL: URL?
 
     private init(
         _ code: Code,
         status: Int? = nil,
         serverCode: String? = nil,
         serverMessage: String? = nil,
-        retryAfter: Duration? = nil
+        retryAfter: Duration? = nil,
+        serverURL: URL? = nil
     ) {
         self.code = code
         self.status = status
         self.serverCode = serverCode
         self.serverMessage = serverMessage
         self.retryAfter = retryAfter
+        self.serverURL = serverURL
     }
 
     /// The server could not be reached: no network, no answer, a refused connection.
     public static let unreachable = Self(.unreachable)
+    /// The server at `url` could not be reached.
+    public static func unreachable(_ url: URL) -> Self { Self(.unreachable, serverURL: url) }
     /// Wrong user name or password.
     public static let invalidCredentials = Self(.invalidCredentials)
     /// Too many failed sign-ins: ``retryAfter`` says when to try again.
@@ -154,7 +160,9 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What happened, in a sentence for people.
     public var summary: String {
         switch code {
-        case .unreachable: StringTable.text("service.unreachable.summary")
+        case .unreachable:
+            serverURL.map { StringTable.text("service.unreachable.named", $0.absoluteString) }
+                ?? StringTable.text("service.unreachable.summary")
         case .invalidCredentials: serverMessage ?? StringTable.text("service.invalidCredentials.summary")
         case .throttled: StringTable.text("service.throttled.summary")
         case .busy: StringTable.text("service.busy.summary")

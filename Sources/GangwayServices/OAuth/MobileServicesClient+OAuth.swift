@@ -13,7 +13,7 @@ extension MobileServicesClient {
         appID: String,
         deviceID: String
     ) async throws(ServiceError) -> DeviceAuthorization {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client().authorizeDevice(
                 path: .init(appID: appID),
                 body: .urlEncodedForm(.init(clientId: appID, deviceId: deviceID))
@@ -43,7 +43,7 @@ extension MobileServicesClient {
     public func authorizationServer(
         appID: String
     ) async throws(ServiceError) -> (issuer: String, authorizationEndpoint: URL) {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client().getAuthorizationServerMetadata(path: .init(appID: appID))
         }
         switch output {
@@ -109,7 +109,7 @@ extension MobileServicesClient {
         appID: String,
         form: Components.Schemas.TokenRequest
     ) async throws(ServiceError) -> OAuthTokens {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client().requestToken(path: .init(appID: appID), body: .urlEncodedForm(form))
         }
         switch output {
@@ -127,7 +127,7 @@ extension MobileServicesClient {
 
     /// Revokes a refresh token, with its whole family and the sessions it opened.
     public func revoke(appID: String, refreshToken: RefreshToken) async throws(ServiceError) {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client().revokeToken(
                 path: .init(appID: appID),
                 body: .urlEncodedForm(.init(token: refreshToken.value, tokenTypeHint: "refresh_token", clientId: appID))
@@ -142,7 +142,7 @@ extension MobileServicesClient {
 
     /// Who the access token was issued to.
     public func userInfo(appID: String, token: SessionToken) async throws(ServiceError) -> ServerUser {
-        let output = try await ServiceCall.run {
+        let output = try await ServiceCall.run(at: serverURL) {
             try await client(token: token).getUserInfo(path: .init(appID: appID))
         }
         switch output {

@@ -130,20 +130,36 @@ public struct OfflineWork: Sendable {
         var entityID: String
     }
 
-    /// Records an edit of the signed-in user's: `fields` set on `entityID` of
-    /// `entitySet`, or the entity created when the device has none by that ID and the set
-    /// allows it. Editing an entity again lets its changes held behind a rejected one go.
+    /// Whether ``edit(_:entityID:fields:in:)`` with these values would create the entity
+    /// (the device has no copy of it from the server, and this user did not create it
+    /// here) and be recorded. An app asks the person first: a mistyped ID would otherwise
+    /// become a new entity for everyone.
     ///
-    /// - Throws: `ChangeRejection` (the same the server would give) when the app's rules
-    ///   refuse the change; ``OfflineWorkError/notReady`` before the device first reached
-    ///   the server for this user; `OutboxError` when the outbox cannot be written.
-    @discardableResult
-    public func edit(
+    /// - Throws: What `edit` would throw for these values, before anything is recorded.
+    public func wouldCreate(
         _ entitySet: String,
         entityID: String,
         fields: [String: String],
         in context: FlowContext
-    ) throws -> OwnChange {
+    ) throws -> Bool {
+        try plan(entitySet, entityID: entityID, fields: fields, in: context).creates
+    }
+
+    /// What an edit would record, checked by every rule but the outbox's.
+    private struct Plan {
+        let authoring: Authoring
+        let own: [OwnChange]
+        let creates: Bool
+        let baseVersion: Int64?
+        let now: Date
+    }
+
+    private func plan(
+        _ entitySet: String,
+        entityID: String,
+        fields: [String: String],
+        in context: FlowContext
+    ) throws -> Plan {
         let authoring = try authoring(in: context)
         let now = services.now()
         func draft(baseVersion: Int64?) -> Change {
@@ -163,11 +179,9 @@ public struct OfflineWork: Sendable {
         guard let rules = authoring.settings.entitySetRules?[entitySet] else {
             throw ChangeRejection(.entitySetNotWritable, "Devices may not change \(entitySet).")
         }
-        var own = try own(entitySet, entityID, in: context)
-        let kept = try reader.kept(entitySet, in: context)?.entities
-            .first { $0.id == entityID }
-        let createdHere = own.contains { $0.creates }
-        let creates = kept == nil && !createdHere
+        let own = try own(entitySet, entityID, in: context)
+        let kept = try reader.kept(entitySet, in: context)?.entities.first { $0.id == entityID }
+        let creates = kept == nil && !own.contains { $0.creates }
         if creates, !rules.allowsCreation {
             throw ChangeRejection(
                 .entityNotFound,
@@ -181,6 +195,26 @@ public struct OfflineWork: Sendable {
         let before = own.filter { $0.state == .pending && !$0.creates }.count
         let baseVersion: Int64? = creates ? nil : (kept?.version ?? 1) + Int64(before)
         try rules.check(draft(baseVersion: baseVersion))
+        return Plan(authoring: authoring, own: own, creates: creates, baseVersion: baseVersion, now: now)
+    }
+
+    /// Records an edit of the signed-in user's: `fields` set on `entityID` of
+    /// `entitySet`, or the entity created when the device has none by that ID and the set
+    /// allows it. Editing an entity again lets its changes held behind a rejected one go.
+    ///
+    /// - Throws: `ChangeRejection` (the same the server would give) when the app's rules
+    ///   refuse the change; ``OfflineWorkError/notReady`` before the device first reached
+    ///   the server for this user; `OutboxError` when the outbox cannot be written.
+    @discardableResult
+    public func edit(
+        _ entitySet: String,
+        entityID: String,
+        fields: [String: String],
+        in context: FlowContext
+    ) throws -> OwnChange {
+        let plan = try plan(entitySet, entityID: entityID, fields: fields, in: context)
+        let (authoring, now, creates, baseVersion) = (plan.authoring, plan.now, plan.creates, plan.baseVersion)
+        var own = plan.own
         let signed = try outbox.record(
             by: authoring.author,
             entitySet: entitySet,

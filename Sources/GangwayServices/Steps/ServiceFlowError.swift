@@ -67,6 +67,7 @@ public struct ServiceFlowError: Error, Sendable, Hashable, CustomStringConvertib
 extension ServiceFlowError: UserDataWipeError {
     public var endsFlow: Bool { code != .notConfigured }
     public var wipesUserData: Bool { code == .outOfContact }
+    public var wipeReason: String { wipesUserData ? message : "" }
 }
 
 extension ServiceFlowError: SessionEndingError {
@@ -87,4 +88,5 @@ extension ServiceError: UserDataWipeError {
     /// Whether no retry can cure it: a blocked user, a wiped registration.
     public var endsFlow: Bool { self == .userBlocked || self == .registrationWiped }
     public var wipesUserData: Bool { self == .registrationWiped }
+    public var wipeReason: String { wipesUserData ? StringTable.text("service.registrationWiped.erased") : "" }
 }

@@ -126,14 +126,23 @@ public struct DeviceApp: Sendable {
             logs: device.logs
         )
         // A launch can erase a user (a wiped registration, too long out of contact, a
-        // store gone): the person is told, as the welcome screen asks them to start over.
+        // store gone): the person is told why, as the welcome screen asks them to start
+        // over. A wipe noticed in the background says why too.
         let erasing = Mutex(false)
+        let told = Mutex(false)
         let console = console
         let (registry, shared) = (device.registry, device.sharedData)
         await manager.addObserver { event in
             switch event {
+            case .userWiped(_, let reason) where !reason.isEmpty:
+                told.withLock { $0 = true }
+                console.line(console.styled(reason, .red))
             case .userRemoved:
-                if erasing.withLock({ $0 }) {
+                let explained = told.withLock { told in
+                    defer { told = false }
+                    return told
+                }
+                if erasing.withLock({ $0 }), !explained {
                     console.line(console.styled(localized("launch.erased"), .yellow))
                 }
                 // The app's data is the device's while it has a user, and goes with the last.

@@ -89,11 +89,10 @@ struct HomeCommands: Sendable {
             let user = await manager.session?.onboardingID
             await manager.enterBackground()
             guard await manager.session != nil else {
+                // Erased: the app's observer said why (a wipe).
                 if let user, (try? manager.users.registry.user(user)) != nil {
                     // The server no longer takes the session; the data stays.
                     console.line(console.styled(localized("home.sessionClosed"), .yellow))
-                } else {
-                    console.line(console.styled(localized("home.registrationWiped"), .red))
                 }
                 return .reopen
             }

@@ -29,6 +29,13 @@ struct OfflineCommands: Sendable {
             fields[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
         }
         let context = try await requireContext()
+        // A check this device has never seen is created for everyone: a typo must not be.
+        if (try? work.wouldCreate(Self.entitySet, entityID: words[0], fields: fields, in: context)) == true,
+            !(try await console.confirm(localized("edit.confirmNew", words[0])))
+        {
+            console.line(localized("edit.notCreated"))
+            return
+        }
         let change: OwnChange
         do {
             change = try work.edit(Self.entitySet, entityID: words[0], fields: fields, in: context)
