@@ -1,4 +1,5 @@
 import ArgumentParser
+import GangwayTerminal
 
 /// The `gangway` command: the root of every subcommand.
 public struct GangwayCommand: AsyncParsableCommand {
@@ -10,7 +11,7 @@ public struct GangwayCommand: AsyncParsableCommand {
             devices. With no subcommand it runs the device app against a server in this \
             process; the subcommands work its parts directly.
             """,
-        version: "0.1.0",
+        version: DeviceApp.version,
         subcommands: [AppCommand.self, AdminCommand.self, StoreCommand.self, ServeCommand.self],
         defaultSubcommand: AppCommand.self
     )

@@ -52,7 +52,7 @@ struct DeviceAppEndToEndTests {
             "== Welcome ==", "Activate with work email", "== Sign In ==", "== Create Passcode ==",
             "[ ] at least 8 characters", "! The passcode does not meet every rule.",
             "Enter the passcode again", "== Aircraft Ground Checks ==", "Signed in:      Alice Martin (alice)",
-            "== License Agreement (version 2026.11) ==", "== Usage reports ==",
+            "== Licence Agreement (version 2026.11) ==", "== Usage reports ==",
             "locks after 300 s away", "Checks:         5 checks from the server\n",
             "A320 F-GKXA   stand 12   fuel level       done  8200 kg",
         ] {
@@ -323,7 +323,7 @@ struct DeviceAppEndToEndTests {
 
     @Test("the onboarding order: agreements before the passcode by default, after it with --agreements-after-passcode")
     func onboardingOrder() throws {
-        let names = ["Sign In", "License Agreement", "Usage reports", "Create Passcode"]
+        let names = ["Sign In", "Licence Agreement", "Usage reports", "Create Passcode"]
         let standard = try Device()
         defer { standard.directory.remove() }
         let before = try standard.launch(Self.aliceOnboards + ["quit"])
@@ -339,7 +339,7 @@ struct DeviceAppEndToEndTests {
         #expect(after.status == 0, "\(after.standardError)")
         #expect(
             Self.headings(after.output, among: names)
-                == ["Sign In", "Create Passcode", "License Agreement", "Usage reports"]
+                == ["Sign In", "Create Passcode", "Licence Agreement", "Usage reports"]
         )
         #expect(after.output.contains("Signed in:      Alice Martin (alice)"))
 
@@ -418,11 +418,13 @@ struct DeviceAppEndToEndTests {
         let process = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
         let result = try process.run(
             ["--data-dir", device.directory.url.path, "--bcrypt-cost", "4"],
-            lines: Self.aliceOnboards + [
-                "fly", "help", "edit F-GKXA-fuel aircraft=A380", "edit F-GKXA-tyres status=done", "offline on",
-                "edit F-GKXA-walkaround status=done",
-                "pending", "remove", "n", "home", "quit",
-            ],
+            // An unknown email domain, then a wrong password, on the way in.
+            lines: ["email", "bob@nowhere.example", "2", "email", "alice@airline.example", "alice", "wrong-pass"]
+                + Self.aliceOnboards.dropFirst(2) + [
+                    "fly", "help", "edit F-GKXA-fuel aircraft=A380", "edit F-GKXA-tyres status=done", "offline on",
+                    "edit F-GKXA-walkaround status=done",
+                    "pending", "remove", "n", "home", "quit",
+                ],
             extraEnvironment: ["LANG": "de_DE.UTF-8", "LC_ALL": "de_DE.UTF-8"]
         )
         #expect(result.status == 0, "\(result.standardError)")
@@ -439,7 +441,8 @@ struct DeviceAppEndToEndTests {
             "Position 12", "Nutzungsberichte: ",
             "Befehle: edit, sync", "Unbekannter Befehl 'fly'; 'help' zeigt die Befehle.",
             "wait SEKUNDEN        so tun, als verginge Zeit",
-            "Nicht gespeichert: Geräte dürfen eines der Felder nicht schreiben. (FIELD_NOT_WRITABLE)",
+            "Nicht gespeichert: Geräte dürfen eines der Felder nicht schreiben.\n",
+            "Für diese E-Mail-Adresse ist keine App eingerichtet.", "Falscher Benutzername oder falsches Passwort.",
             "Änderung an F-GKXA-tyres auf diesem Gerät gespeichert (ausstehend).",
             "Der Server hat geantwortet: 1 übernommen.",
             "Offline: Die App erreicht den Server nicht mehr.",
@@ -452,6 +455,7 @@ struct DeviceAppEndToEndTests {
         for english in [
             "== Welcome ==", "Choose [", "Work email", "at least 8 characters", "Signed in:", "Checks:", "Commands:",
             "Unknown command", "saved on this device", "The server answered", "[y/n]", "Pending:", "Press Enter",
+            "Wrong user name", "No app is set up", "FIELD_NOT_WRITABLE", "AUTH_FAILED",
         ] {
             #expect(!output.contains(english), "English left: \(english)")
         }
@@ -674,7 +678,7 @@ struct DeviceAppTerminalTests {
         terminal.type("alice")
         #expect(terminal.waitFor("Password: "))
         terminal.type("preflight-alice")
-        #expect(terminal.waitFor("License Agreement (version 2026.11)"))
+        #expect(terminal.waitFor("Licence Agreement (version 2026.11)"))
         terminal.type("accept")
         #expect(terminal.waitFor("Usage reports"))
         terminal.type("allow")

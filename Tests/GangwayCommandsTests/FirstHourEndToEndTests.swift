@@ -288,6 +288,86 @@ struct FirstHourEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: directory.appending("store").path), "no store made")
     }
 
+    @Test("store init refuses a passcode the policy refuses before asking for it again")
+    func storeInitChecksThePolicyFirst() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-store-policy")
+        defer { directory.remove() }
+        let store = try PseudoTerminalSession(
+            arguments: ["store", "init", "--path", directory.appending("store").path, "--min-length", "12"],
+            environment: ["GANGWAY_KDF_ROUNDS": "1000"]
+        )
+        #expect(store.waitFor("New passcode: "))
+        store.type("Short-1")
+        #expect(store.finish() == 6)
+        #expect(store.screen.contains("at least 12 characters"), "\(store.screen)")
+        #expect(!store.screen.contains("Confirm passcode"), "not asked twice for a passcode refused once")
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("store").path))
+    }
+
+    @Test("a negative number is read as a value and refused for what it is; --version is the app's version")
+    func negativeNumbersAndVersion() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-negative")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        try runner.makeEmbeddedServer(in: directory.url)
+        let refused = try runner.run(["admin", "policy", "--expires-days", "-1", "--data-dir", directory.url.path])
+        #expect(refused.status == 1, "\(refused.standardError)")
+        #expect(!refused.standardError.contains("Missing value"))
+        #expect(refused.standardError.contains("ExpiresInNDays must be between 0"), "\(refused.standardError)")
+        let version = try runner.run(["--version"])
+        #expect(version.output == "1.0.0\n")
+    }
+
+    @Test(
+        "the menus' odd paths: the demo and a cancel from add, offline off at the user picker, the registration and last contact shown offline"
+    )
+    func menuPaths() throws {
+        let device = try DeviceAppEndToEndTests.Device()
+        defer { device.directory.remove() }
+        let passcode = DeviceAppEndToEndTests.alicePasscode
+        let result = try device.launch(
+            DeviceAppEndToEndTests.aliceOnboards + [
+                "add", "2", "1", "1", passcode,  // the demo, back, alice again
+                "add", "1", "", "1", passcode,  // a sign-in left empty
+                "offline on", "switch", "offline off", "1", passcode, "quit",
+            ]
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let output = result.output
+        #expect(!output.contains("failed:"), "\(output)")
+        #expect(output.contains("== Demo mode =="))
+        #expect(output.contains("Cancelled: nothing changed."))
+        // At the user picker, `offline off` is taken and the picker asked again.
+        let picker = output.components(separatedBy: "gangway> switch").last ?? ""
+        #expect(picker.contains("Choose [1-2]: offline off\nOnline again"), "\(picker)")
+        #expect(!picker.contains("Type a number"))
+        #expect(!picker.contains("(offline: 'offline off' to reconnect)"), "online again")
+        // Every home screen names the registration, restored or not.
+        let homes = output.components(separatedBy: "Signed in:      Alice Martin (alice)").count - 1
+        #expect(homes == 4)
+        #expect(output.components(separatedBy: "Registration:   ").count - 1 == homes)
+    }
+
+    @Test("reading the checks is a server contact: the home screen's last contact moves with it")
+    func lastContactMoves() async throws {
+        let device = try DeviceAppEndToEndTests.Device()
+        defer { device.directory.remove() }
+        let runner = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
+        let running = try runner.launchCapturing(["--data-dir", device.directory.url.path, "--bcrypt-cost", "4"])
+        func type(_ lines: [String]) {
+            running.input.fileHandleForWriting.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+        }
+        type(DeviceAppEndToEndTests.aliceOnboards)
+        try await Task.sleep(for: .milliseconds(2_500))
+        type(["home", "quit"])
+        try running.input.fileHandleForWriting.close()
+        running.process.waitUntilExit()
+        let output = String(decoding: running.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stamps = output.components(separatedBy: ", last contact ").dropFirst().map { String($0.prefix(19)) }
+        #expect(stamps.count == 2, "\(output)")
+        if stamps.count == 2 { #expect(stamps[1] > stamps[0], "\(stamps)") }
+    }
+
     @Test("output cut short by the reader (gangway | head): a quiet end, no backtrace")
     func brokenPipe() throws {
         let directory = try TemporaryDirectory(prefix: "gangway-pipe")

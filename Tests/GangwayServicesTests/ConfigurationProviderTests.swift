@@ -147,8 +147,30 @@ struct ConfigurationProviderTests {
 
         let notPNG = directory.appending("code.txt")
         try Self.write("hello", to: notPNG)
-        await #expect(throws: ConfigurationError.unreadableQRCode) {
+        let notAnImage = await #expect(throws: ConfigurationError.notAnImage) {
             _ = try await provider.configuration(for: .qrCode(notPNG.path))
+        }
+        #expect(notAnImage?.summary == "That file is not a PNG image.")
+        // A path to nothing says so; text that is no path is not a code.
+        let missing = await #expect(throws: ConfigurationError.imageNotFound) {
+            _ = try await provider.configuration(for: .qrCode(directory.appending("scan.png").path))
+        }
+        #expect(missing?.summary == "There is no file at that path.")
+        await #expect(throws: ConfigurationError.invalidLink) {
+            _ = try await provider.configuration(for: .qrCode("hello"))
+        }
+        // A white PNG holds no code at all.
+        let blank = directory.appending("blank.png")
+        let encode = Process()
+        encode.executableURL = URL(fileURLWithPath: "/usr/bin/qrencode")
+        encode.arguments = ["--type=PNG", "--output=\(blank.path)", "--", "x"]
+        try encode.start()
+        encode.waitUntilExit()
+        var bytes = try Data(contentsOf: blank)
+        bytes.removeSubrange(40..<min(bytes.count, 80))
+        try bytes.write(to: blank)
+        await #expect(throws: ConfigurationError.unreadableQRCode) {
+            _ = try await provider.configuration(for: .qrCode(blank.path))
         }
     }
 

@@ -11,6 +11,12 @@ struct ServiceTextsTests {
             #expect(ServiceError.unreachable.summary == "Der Server ist nicht erreichbar.")
             #expect(ServiceError.unreachable.advice == "Prüfen Sie die Netzwerkverbindung und versuchen Sie es erneut.")
             #expect(ServiceError.sessionExpired.sessionEndReason == "Ihre Sitzung ist beendet.")
+            // An activation's failures too, and an unknown domain.
+            #expect(ConfigurationError.expired.summary == "Dieser Aktivierungslink ist abgelaufen.")
+            #expect(
+                ConfigurationError.unknownEmailDomain.summary == "Für diese E-Mail-Adresse ist keine App eingerichtet."
+            )
+            #expect(ConfigurationError.notAnImage.advice.contains("PNG-Bildes"))
         }
         StringTable.withTable(german.overriding(["service.unreachable.summary": "Kein Netz am Stand."])) {
             #expect(ServiceError.unreachable.summary == "Kein Netz am Stand.")

@@ -84,7 +84,7 @@ struct AdminPolicy: AsyncParsableCommand {
 
     @Option(name: .customLong("required"), help: "Whether a passcode is required at all (true or false).")
     var isRequired: Bool?
-    @Option(name: .customLong("min-length"), help: "The shortest passcode allowed.")
+    @Option(name: .customLong("min-length"), parsing: .unconditional, help: "The shortest passcode allowed.")
     var minimumLength: Int?
     @Option(name: .customLong("digits-only"), help: "Digits only (true or false).")
     var digitsOnly: Bool?
@@ -96,15 +96,31 @@ struct AdminPolicy: AsyncParsableCommand {
     var requiresLowercase: Bool?
     @Option(name: .customLong("require-special"), help: "At least one other character (true or false).")
     var requiresSpecial: Bool?
-    @Option(name: .customLong("min-unique"), help: "The fewest different characters.")
+    @Option(name: .customLong("min-unique"), parsing: .unconditional, help: "The fewest different characters.")
     var minimumUniqueCharacters: Int?
-    @Option(name: .customLong("retry-limit"), help: "Wrong passcodes before the user's data is erased.")
+    @Option(
+        name: .customLong("retry-limit"),
+        parsing: .unconditional,
+        help: "Wrong passcodes before the user's data is erased."
+    )
     var retryLimit: Int?
-    @Option(name: .customLong("lock-timeout"), help: "Seconds away before the passcode is asked again.")
+    @Option(
+        name: .customLong("lock-timeout"),
+        parsing: .unconditional,
+        help: "Seconds away before the passcode is asked again."
+    )
     var lockTimeout: Int?
-    @Option(name: .customLong("expires-days"), help: "Days a passcode lasts (0: never expires).")
+    @Option(
+        name: .customLong("expires-days"),
+        parsing: .unconditional,
+        help: "Days a passcode lasts (0: never expires)."
+    )
     var expiresInDays: Int?
-    @Option(name: .customLong("history"), help: "How many earlier passcodes may not be reused.")
+    @Option(
+        name: .customLong("history"),
+        parsing: .unconditional,
+        help: "How many earlier passcodes may not be reused."
+    )
     var historySize: Int?
     @Option(name: .customLong("biometrics"), help: "Whether biometric unlock may be offered (true or false).")
     var allowsBiometrics: Bool?

@@ -89,9 +89,13 @@ struct PasscodeSource {
         }
     }
 
-    /// Reads a new passcode; on a terminal asks twice and checks the two match.
-    func readNew(prompt: String) async throws -> Secret {
+    /// Reads a new passcode; on a terminal asks twice and checks the two match. A
+    /// passcode `policy` refuses is refused at once, before the confirmation is asked.
+    func readNew(prompt: String, policy: PasscodePolicy?) async throws -> Secret {
         let passcode = try await read(prompt: prompt)
+        if let evaluation = policy?.evaluate(passcode), !evaluation.isAcceptable {
+            throw SecureStoreError.passcodeRejected(evaluation.failedRules)
+        }
         if !fromStandardInput {
             let confirmation = try await read(prompt: "Confirm passcode")
             guard confirmation == passcode else { throw CommandFailure("the passcodes do not match") }

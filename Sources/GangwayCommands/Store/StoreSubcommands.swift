@@ -42,7 +42,7 @@ struct StoreInit: StoreSubcommand {
         } else {
             let policy = try makePolicy()
             let source = PasscodeSource(options: options, console: .prompting())
-            let passcode = try await source.readNew(prompt: "New passcode")
+            let passcode = try await source.readNew(prompt: "New passcode", policy: policy)
             store = try location.create(protection: .passcode(passcode), policy: policy)
         }
         defer { store.close() }
@@ -184,7 +184,7 @@ struct StorePasswd: StoreSubcommand {
         let current = try await source.read(prompt: "Current passcode")
         let store = try location.unlock(passcode: current)
         defer { store.close() }
-        let new = try await source.readNew(prompt: "New passcode")
+        let new = try await source.readNew(prompt: "New passcode", policy: store.policy)
         // The current passcode was just verified by the unlock above.
         try store.setPasscode(new, policy: nil)
         print("passcode changed")

@@ -157,13 +157,21 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         return summary + suffix
     }
 
-    /// What happened, in a sentence for people.
+    /// The table's text for the server's code (`service.code.CODE`), when it has one:
+    /// preferred over the server's message, which is in the server's language.
+    private var serverCodeText: String? {
+        serverCode.flatMap { StringTable.current.entries["service.code.\($0)"] }
+    }
+
+    /// What happened, in a sentence for people, in the string table's language: the
+    /// server's code picks the text, and its message (for logs and operators) is used
+    /// only for a refusal the table has no text for.
     public var summary: String {
         switch code {
         case .unreachable:
             serverURL.map { StringTable.text("service.unreachable.named", $0.absoluteString) }
                 ?? StringTable.text("service.unreachable.summary")
-        case .invalidCredentials: serverMessage ?? StringTable.text("service.invalidCredentials.summary")
+        case .invalidCredentials: StringTable.text("service.invalidCredentials.summary")
         case .throttled: StringTable.text("service.throttled.summary")
         case .busy: StringTable.text("service.busy.summary")
         case .userBlocked: StringTable.text("service.userBlocked.summary")
@@ -171,8 +179,8 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .registrationLocked: StringTable.text("service.registrationLocked.summary")
         case .registrationWiped: StringTable.text("service.registrationWiped.summary")
         case .deviceMismatch: StringTable.text("service.deviceMismatch.summary")
-        case .notFound: serverMessage ?? StringTable.text("service.notFound.summary")
-        case .refused: serverMessage ?? StringTable.text("service.refused.summary")
+        case .notFound: StringTable.text("service.notFound.summary")
+        case .refused: serverCodeText ?? serverMessage ?? StringTable.text("service.refused.summary")
         case .serverFailure: StringTable.text("service.serverFailure.summary")
         case .invalidResponse: StringTable.text("service.invalidResponse.summary")
         case .notSignedIn: StringTable.text("service.notSignedIn.summary")

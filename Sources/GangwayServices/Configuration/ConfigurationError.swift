@@ -1,4 +1,5 @@
 import Foundation
+import GangwayScreens
 
 /// Why the app could not learn its configuration.
 ///
@@ -13,6 +14,8 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         case expired
         case qrDecoderUnavailable
         case unreadableQRCode
+        case imageNotFound
+        case notAnImage
         case unknownEmailDomain
         case discoveryFailed
         case unsupported
@@ -42,6 +45,10 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     public static let qrDecoderUnavailable = Self(.qrDecoderUnavailable)
     /// The image holds no readable QR code.
     public static let unreadableQRCode = Self(.unreadableQRCode)
+    /// No file at the path given for a QR code's image.
+    public static let imageNotFound = Self(.imageNotFound)
+    /// The file given for a QR code's image is not a PNG.
+    public static let notAnImage = Self(.notAnImage)
     /// No app is set up for the email address's domain.
     public static let unknownEmailDomain = Self(.unknownEmailDomain)
     /// The discovery service could not be asked.
@@ -58,34 +65,30 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-    /// What happened, in a sentence for people.
-    public var summary: String {
+    /// The string table's key for this error's texts: `configuration.CODE`.
+    private var key: String {
         switch code {
-        case .malformed: "The app configuration is not valid."
-        case .unreadableFile: "The app configuration file cannot be read."
-        case .invalidLink: "That is not an activation link."
-        case .badSignature: "The activation code is not signed by your administrator's server."
-        case .expired: "This activation link has expired."
-        case .qrDecoderUnavailable: "QR code images cannot be read on this device."
-        case .unreadableQRCode: "No QR code could be read from that image."
-        case .unknownEmailDomain: "No app is set up for that email address."
-        case .discoveryFailed: "The app could not be looked up."
-        case .unsupported: "That way of activating is not offered."
+        case .malformed: "configuration.malformed"
+        case .unreadableFile: "configuration.unreadableFile"
+        case .invalidLink: "configuration.invalidLink"
+        case .badSignature: "configuration.badSignature"
+        case .expired: "configuration.expired"
+        case .qrDecoderUnavailable: "configuration.qrDecoderUnavailable"
+        case .unreadableQRCode: "configuration.unreadableQRCode"
+        case .imageNotFound: "configuration.imageNotFound"
+        case .notAnImage: "configuration.notAnImage"
+        case .unknownEmailDomain: "configuration.unknownEmailDomain"
+        case .discoveryFailed: "configuration.discoveryFailed"
+        case .unsupported: "configuration.unsupported"
         }
     }
 
-    /// What the user can do about it.
-    public var advice: String {
-        switch code {
-        case .malformed, .unreadableFile: "Contact your administrator."
-        case .invalidLink, .badSignature, .expired: "Ask your administrator for a new activation link or QR code."
-        case .qrDecoderUnavailable: "Paste the QR code's text instead, or install zbar-tools."
-        case .unreadableQRCode: "Try a sharper image, or paste the code's text."
-        case .unknownEmailDomain: "Check the address, or use an activation link."
-        case .discoveryFailed: "Check the network connection and try again."
-        case .unsupported: "Choose another way to activate."
-        }
-    }
+    /// What happened, in a sentence for people, from the string table
+    /// (`configuration.CODE.summary`).
+    public var summary: String { StringTable.text(key + ".summary") }
+
+    /// What the user can do about it (`configuration.CODE.advice`).
+    public var advice: String { StringTable.text(key + ".advice") }
 
     public var description: String { summary + (reason.map { " (\($0))" } ?? "") }
 }

@@ -63,10 +63,15 @@ public struct SignedActivationProvider: ConfigurationProvider {
         guard !trimmed.lowercased().hasPrefix("gangway:") else { return trimmed }
         let file = URL(fileURLWithPath: (trimmed as NSString).expandingTildeInPath)
         guard FileManager.default.fileExists(atPath: file.path) else {
-            throw .invalidLink("enter the QR code's text or the path of its PNG image")
+            // A path (it names a directory or an image) that is not there; any other text
+            // is simply not a code.
+            guard trimmed.contains("/") || trimmed.lowercased().hasSuffix(".png") else {
+                throw .invalidLink("enter the QR code's text or the path of its PNG image")
+            }
+            throw .imageNotFound
         }
         guard let head = try? FileHandle(forReadingFrom: file).read(upToCount: 8), QRCodeDecoder.isPNG(head) else {
-            throw .unreadableQRCode("the file is not a PNG image")
+            throw .notAnImage
         }
         return try await decoder.text(ofImageAt: file)
     }

@@ -14,6 +14,9 @@ public struct ServiceAccount: Sendable, Hashable {
     public var settings: ServerSettings?
     /// When the server last answered a settings download.
     public var lastContact: Date?
+    /// The device registration the server gave this user on this device, kept from the
+    /// last registration (so it shows offline too).
+    public var registrationID: String?
 
     /// Reads the account from `credentials` (the user's secure store once it is open).
     public init(reading credentials: any CredentialStore) throws {
@@ -21,5 +24,6 @@ public struct ServiceAccount: Sendable, Hashable {
         hasSession = try credentials.sessionToken() != nil
         settings = try credentials.serverSettings()
         lastContact = try credentials.lastContact()
+        registrationID = try credentials.registrationID()
     }
 }

@@ -116,7 +116,8 @@ public struct SecureStoreError: Error, Sendable, Hashable, CustomStringConvertib
 
     static func wrongPasscode(triesLeft: Int) -> Self { Self(.wrongPasscode, triesLeft: triesLeft) }
     static func tryAgainLater(after delay: Duration) -> Self { Self(.tryAgainLater, retryAfter: delay) }
-    static func passcodeRejected(_ rules: [PasscodeRule]) -> Self {
+    /// A passcode that misses these rules of the policy.
+    public static func passcodeRejected(_ rules: [PasscodeRule]) -> Self {
         Self(.passcodeRejected, failedRules: rules)
     }
     static func integrityFailure(_ detail: String) -> Self { Self(.integrityFailure, detail: detail) }

@@ -107,11 +107,20 @@ public struct DeviceApp: Sendable {
             uploadBatchSize: options.uploadBatchSize
         )
         let offline = OfflineCommands(console: console, manager: manager, work: work, network: device.network)
+        // The network switch works at every choice too (the user picker, the welcome
+        // screen), not only at the home prompt.
+        let network = device.network
+        console.takeAtEveryChoice { answer in
+            let words = answer.split(separator: " ").map(String.init)
+            guard words.count == 2, words[0] == "offline", ["on", "off"].contains(words[1]) else { return nil }
+            return OfflineCommands.offline(words[1], network: network)
+        }
         let home = HomeScreen(
             console: console,
             manager: manager,
             registry: device.registry,
             serverURL: serverURL,
+            deviceID: services.device.deviceID,
             data: work.reader,
             work: work,
             network: device.network
@@ -166,6 +175,12 @@ public struct DeviceApp: Sendable {
                 case .quit: return
                 case .inputEnded: throw InputEndedEarly()
                 case .reopen: continue
+                case .demo:
+                    switch await demoMode() {
+                    case .quit: return
+                    case .inputEnded: throw InputEndedEarly()
+                    case .opened, .again: continue
+                    }
                 }
             case .again:
                 continue

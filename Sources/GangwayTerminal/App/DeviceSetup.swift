@@ -164,6 +164,7 @@ struct DeviceSetup: Sendable {
 }
 
 extension DeviceApp {
-    /// The app version the device reports to the server.
+    /// The app version: what the device reports to the server (an admin's minimum
+    /// version is compared with it) and what `gangway --version` prints.
     public static let version = "1.0.0"
 }

@@ -22,6 +22,13 @@ struct HomeCommands: Sendable {
         case quit
         /// The input ended in the middle of a command.
         case inputEnded
+        /// The person chose the demo at the welcome screen of `add` or `switch`.
+        case demo
+    }
+
+    /// Whether the person cancelled what a command started (a sign-in left empty).
+    private static func isCancellation(_ error: any Error) -> Bool {
+        (error as? ServiceFlowError) == .cancelled || (error as? StoreFlowError) == .cancelled
     }
 
     /// The commands, a line each; their names are the same in every language.
@@ -52,6 +59,10 @@ struct HomeCommands: Sendable {
                 case is ConsentError:
                     // The session closed, data kept; the observer said why.
                     return .reopen
+                case _ where (DeviceApp.cause(of: error) as? ServiceFlowError) == .demoModeChosen:
+                    return .demo
+                case _ where Self.isCancellation(DeviceApp.cause(of: error)):
+                    console.line(localized("home.cancelled"))
                 default:
                     console.line(
                         console.styled(localized("home.commandFailed", command, TerminalText.describe(error)), .red)

@@ -14,6 +14,8 @@ struct HomeScreen: Sendable {
     let manager: SessionManager
     let registry: UserRegistry
     let serverURL: URL
+    /// This device's ID, as it registers with the server.
+    let deviceID: String
     let data: AppDataReader
     let work: OfflineWork
     let network: NetworkSwitch
@@ -36,10 +38,22 @@ struct HomeScreen: Sendable {
         if users.count > 1 {
             console.line(localized("home.users", users.map(\.displayName).joined(separator: ", ")))
         }
-        if let registration = context?.info[.deviceRegistration] {
-            console.line(localized("home.registration", registration.registrationID, registration.deviceID))
+        // Kept in the user's store: shown after an offline restore as after a sign-in.
+        if let registrationID = context?.info[.deviceRegistration]?.registrationID ?? account?.registrationID {
+            console.line(localized("home.registration", registrationID, deviceID))
         }
-        let contact = account?.lastContact.map { Self.format($0) } ?? localized("home.never")
+        // The checks are read first: a read the server answered is a contact too.
+        var reading: Result<AppDataReading, any Error>?
+        if let context {
+            do {
+                reading = .success(try await data.read(ChecksText.entitySet, in: context))
+            } catch {
+                reading = .failure(error)
+            }
+        }
+        let readAt = (try? reading?.get()).flatMap { $0.isFresh ? $0.fetchedAt : nil }
+        let lastContact = [account?.lastContact, readAt].compactMap { $0 }.max()
+        let contact = lastContact.map { Self.format($0) } ?? localized("home.never")
         let offline = network.isOffline ? localized("home.offlineNote") : ""
         console.line(localized("home.server", serverURL.absoluteString, contact, offline))
         if let store = await manager.store {
@@ -52,15 +66,15 @@ struct HomeScreen: Sendable {
                 console.line(localized("home.terms", documents, Self.format(terms.acceptedAt)))
             }
         }
-        if let context { await showChecks(context) }
+        if let context, let reading { showChecks(reading, in: context) }
         console.line(console.styled(localized("home.commands"), .dim))
     }
 
     /// The checks, fresh from the server or as kept, and why they are not fresh.
-    private func showChecks(_ context: FlowContext) async {
+    private func showChecks(_ result: Result<AppDataReading, any Error>, in context: FlowContext) {
         let reading: AppDataReading
         do {
-            reading = try await data.read(ChecksText.entitySet, in: context)
+            reading = try result.get()
         } catch {
             console.line(console.styled(localized("checks.unreadable", TerminalText.describe(error)), .red))
             return

@@ -40,7 +40,7 @@ struct OfflineCommands: Sendable {
         do {
             change = try work.edit(Self.entitySet, entityID: words[0], fields: fields, in: context)
         } catch let refusal as ChangeRejection {
-            console.line(console.styled(localized("edit.refused", TerminalText.describe(refusal), refusal.code), .red))
+            console.line(console.styled(localized("edit.refused", TerminalText.describe(refusal)), .red))
             return
         } catch let error as OfflineWorkError {
             console.line(console.styled(localized("edit.failed", error), .red))
@@ -84,7 +84,7 @@ struct OfflineCommands: Sendable {
                 console.line(console.styled("  " + localized("sync.progress", done, total), .dim))
             }
         } catch let error as ServiceError {
-            console.line(console.styled(localized("sync.notSent", error.summary), .yellow))
+            console.line(console.styled(localized("sync.notSent", TerminalText.sentence(error.summary)), .yellow))
             return
         }
         if report.sent.settled > 0 {
@@ -180,15 +180,20 @@ struct OfflineCommands: Sendable {
 
     /// `offline on|off`.
     func offline(_ setting: String?) {
+        console.line(Self.offline(setting, network: network))
+    }
+
+    /// `offline on|off` on `network`, and what to say about it.
+    static func offline(_ setting: String?, network: NetworkSwitch) -> String {
         switch setting {
         case "on":
             network.isOffline = true
-            console.line(localized("offline.on"))
+            return localized("offline.on")
         case "off":
             network.isOffline = false
-            console.line(localized("offline.off"))
+            return localized("offline.off")
         default:
-            console.line(localized(network.isOffline ? "offline.usageOffline" : "offline.usageOnline"))
+            return localized(network.isOffline ? "offline.usageOffline" : "offline.usageOnline")
         }
     }
 
@@ -200,7 +205,7 @@ struct OfflineCommands: Sendable {
         let waiting = try work.waiting(in: context).own
         guard waiting > 0 else { return true }
         console.line(console.styled(localized("remove.notSent", count: waiting), .yellow))
-        if !network.isOffline, try await console.confirm(localized("remove.sendFirst")) {
+        if !network.isOffline, try await console.confirm(localized("remove.sendFirst", count: waiting)) {
             try await sync()
         }
         let left = try work.waiting(in: context).own

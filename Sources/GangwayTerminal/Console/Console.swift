@@ -49,6 +49,15 @@ public final class Console: Sendable {
     /// language, as the home prompt's `quit` does.
     static let quitWord = "quit"
 
+    /// What the app answers at any choice besides the options (`offline off` at the user
+    /// picker): given an answer, the line to show when it took it, `nil` otherwise.
+    private let aside = Mutex<(@Sendable (String) -> String?)?>(nil)
+
+    /// Lets the app take `handler`'s answers at every choice: the choice is then asked again.
+    func takeAtEveryChoice(_ handler: @escaping @Sendable (String) -> String?) {
+        aside.withLock { $0 = handler }
+    }
+
     /// Whether the screen in progress ended because the person typed `quit`: the app
     /// then ends as at the home prompt's `quit`, not as when the input runs out.
     var quitRequested: Bool { quitting.load(ordering: .relaxed) }
@@ -305,6 +314,10 @@ public final class Console: Sendable {
         while true {
             let answer = try await ask("\(prompt) [1-\(options.count)]: ").lowercased()
             if answer == Self.quitWord, !options.contains(where: { $0.words.contains(answer) }) { try quit() }
+            if let handler = aside.withLock({ $0 }), let said = handler(answer) {
+                line(said)
+                continue
+            }
             if let number = Int(answer), options.indices.contains(number - 1) { return options[number - 1].value }
             if let option = options.first(where: { $0.words.contains(answer) || $0.label.lowercased() == answer }) {
                 return option.value

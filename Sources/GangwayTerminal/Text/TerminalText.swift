@@ -39,6 +39,14 @@ enum TerminalText {
         return StringTable.format(template, [rejection.message])
     }
 
+    /// `text` as a sentence: ending with one full stop (or its own `!` or `?`), for a
+    /// template that goes on after it.
+    static func sentence(_ text: String) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let last = trimmed.last else { return trimmed }
+        return ".!?".contains(last) ? trimmed : trimmed + "."
+    }
+
     /// `error` as the person reads it: from the string table where the error has a
     /// message there (a service's, a flow's, a declined agreement), its description
     /// otherwise.
