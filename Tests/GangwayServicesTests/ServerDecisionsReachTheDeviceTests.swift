@@ -176,6 +176,43 @@ struct ServerDecisionsReachTheDeviceTests {
         }
     }
 
+    @Test(
+        "logging out on the server only keeps the session and its data; the next request asks alice to sign in again"
+    )
+    func logoutFromTheServerOnly() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            try await server.admin(
+                .put,
+                "/admin/apps/checks/data/checks/F-GKXA-fuel",
+                json: AppDataReaderTests.fuel
+            )
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            try await app.manager.store?.put("tyres ok", forKey: "check.tyres")
+            let token = try #require(try await app.manager.store?.data(forKey: "gangway.services.token"))
+            try await app.manager.logoutFromServer()
+            #expect(await app.manager.session != nil, "the session stays open")
+            #expect(try await app.manager.store?.string(forKey: "check.tyres") == "tyres ok")
+            #expect(try await app.manager.store?.data(forKey: "gangway.services.token") == nil)
+            let client = MobileServicesClient(serverURL: server.url)
+            await #expect(throws: ServiceError.sessionExpired) {
+                _ = try await client.settings(
+                    appID: "checks",
+                    token: SessionToken(String(decoding: token, as: UTF8.self))
+                )
+            }
+            // The next request: alice signs in again, and the read goes on.
+            app.presenter.append(.signIn("alice"))
+            let context = try #require(await app.manager.flowContext)
+            let reading = try await AppDataReader(services: device.services).read("checks", in: context)
+            try app.presenter.verifyFinished()
+            #expect(reading.isFresh)
+            #expect(reading.entities.map(\.id) == ["F-GKXA-fuel"])
+            #expect(try await app.manager.store?.data(forKey: "gangway.services.token") != nil)
+        }
+    }
+
     @Test("someone guessing alice's password elsewhere does not keep her out of her own device")
     func guessingDoesNotLockTheOwnerOut() async throws {
         try await TestServer.run(seed: .checks) { server in

@@ -38,6 +38,9 @@ public actor SessionManager {
     private let logger: Logger
     private var machine = SessionStateMachine()
     private var context: FlowContext?
+    /// Whether the next return to the foreground runs the unlock flow even without a
+    /// passcode to ask: the background flow learnt agreement versions the person has to see.
+    private var unlockFlowDue = false
     private var observers: [UserObserver] = []
 
     /// - Throws: ``SessionError/misconfigured`` when a multi-user manager is paired with
@@ -352,6 +355,11 @@ public actor SessionManager {
             logger.notice("background flow finished after its session ended; its result is dropped")
             return
         }
+        // New agreement versions are asked at the next return, however soon and with or
+        // without a passcode: the unlock flow runs then, before any data shows.
+        if let learned = result.info[.agreementVersions], learned != context.info[.agreementVersions] {
+            unlockFlowDue = true
+        }
         self.context = result
     }
 
@@ -379,11 +387,15 @@ public actor SessionManager {
         case .none:
             return .none
         case .resume:
-            // Without a passcode nothing is asked first; a recorded policy change still runs.
+            // Without a passcode nothing is asked first; a recorded policy change still runs,
+            // and so does the unlock flow when the background learnt new agreements.
             if pendingPolicy, let store {
                 try await storeManager.resumePendingPolicyChange(on: store, presenter: presenter)
             }
-            if let session = machine.state.session { await ui.showApplicationScreens(for: session) }
+            if let session = machine.state.session {
+                if unlockFlowDue { try await runUnlockFlow(for: session) }
+                await ui.showApplicationScreens(for: session)
+            }
             return .resume
         case .unlock:
             guard let store, let session = machine.state.session else { return .unlock }
@@ -418,11 +430,13 @@ public actor SessionManager {
     }
 
     /// Runs the unlock flow before the app's screens show: what the background flow
-    /// learnt and needs the person (a new licence agreement) is asked now. Declining a
+    /// learnt and needs the person (a new licence agreement) is asked now, at an unlock
+    /// or at a quick return after it was learnt. Declining a
     /// required agreement closes the session, keeping the data, and throws the
     /// ``ConsentError``: the next open restores the user and asks again. Any other
     /// failure is logged and the app goes on.
     private func runUnlockFlow(for session: Session) async throws {
+        unlockFlowDue = false
         guard let context else { return }
         do {
             self.context = try await flows.run(.unlock(session.onboardingID), context: context)
@@ -464,6 +478,17 @@ public actor SessionManager {
         }
         try await logoutHook?(context)
         try await close()
+    }
+
+    /// Signs out on the server only (the reference's "log out from the server"): the
+    /// logout hook runs and the session stays open with its data; the next call to the
+    /// server asks the same person to sign in again. A failing hook throws, and nothing
+    /// changed.
+    public func logoutFromServer() async throws {
+        guard let context, machine.state.session != nil else {
+            throw SessionError.wrongState("logoutFromServer", in: machine.state)
+        }
+        try await logoutHook?(context)
     }
 
     /// Removes the session's user from the device: closes the session, runs the reset

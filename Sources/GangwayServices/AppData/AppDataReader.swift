@@ -34,9 +34,6 @@ public struct AppDataReader: Sendable {
     public func read(_ entitySet: String, in context: FlowContext) async throws -> AppDataReading {
         _ = try services.client(context)
         let kept = try keptData(entitySet, in: context).flatMap { try? Self.decoder.decode(Kept.self, from: $0) }
-        guard try context.credentials.sessionToken() != nil else {
-            return reading(entitySet, kept, failure: .notSignedIn)
-        }
         do {
             let entities = try await services.withSession(context, asking: true) { client, configuration, token in
                 try await client.appData(appID: configuration.appID, entitySet: entitySet, token: token)

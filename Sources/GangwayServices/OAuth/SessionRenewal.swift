@@ -1,5 +1,6 @@
 import Foundation
 import GangwayFlows
+import GangwayScreens
 import Logging
 
 /// Renews a session the server no longer takes with the refresh token kept beside it, one
@@ -55,7 +56,8 @@ extension MobileServices {
     /// the context's presenter (seed 001: a request that meets an ended session triggers
     /// authentication), and the call goes on with the new session.
     ///
-    /// - Throws: ``ServiceError/notSignedIn`` without a session; the call's
+    /// - Throws: ``ServiceError/notSignedIn`` without a session when `asking` is false
+    ///   (with it, the person signs in again first); the call's
     ///   ``ServiceError`` (``ServiceError/sessionExpired`` when the session could not be
     ///   renewed without asking); ``ServiceFlowError/cancelled`` when the person gave up
     ///   signing in again.
@@ -65,7 +67,18 @@ extension MobileServices {
         _ call: (MobileServicesClient, AppConfiguration, SessionToken) async throws -> Value
     ) async throws -> Value {
         let (client, configuration) = try client(context)
-        guard let token = try context.credentials.sessionToken() else { throw ServiceError.notSignedIn }
+        guard let token = try context.credentials.sessionToken() else {
+            // Signed out on the server only (`SessionManager.logoutFromServer()`): the data
+            // stayed open, and the next call asks the same person to sign in again.
+            guard asking else { throw ServiceError.notSignedIn }
+            let session = try await signIn(
+                context,
+                message: StringTable.text("service.signedOut"),
+                expectedUser: try context.credentials.serverUser()
+            )
+            try context.credentials.keep(session)
+            return try await call(client, configuration, session.token)
+        }
         do {
             return try await call(client, configuration, token)
         } catch {

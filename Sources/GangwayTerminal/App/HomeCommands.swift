@@ -139,6 +139,9 @@ struct HomeCommands: Sendable {
             try await biometrics(arguments.first)
         case "reports":
             try await reports(arguments.first)
+        case "logout" where arguments.first == "server":
+            try await manager.logoutFromServer()
+            console.line(localized("home.signedOutOnServer"))
         case "logout":
             try await manager.logout()
             console.line(localized("home.signedOut"))

@@ -56,6 +56,80 @@ struct AgreementsOverTimeStoryTests {
         try offline.presenter.verifyFinished()
     }
 
+    /// The agreement steps as an app may group them: alone, in a composite, or run against
+    /// a store a selector picks (here the user's own).
+    enum Grouping: String, CaseIterable, Sendable {
+        case alone, composite, storeSelector
+
+        var steps: [any Step] {
+            switch self {
+            case .alone: AgreementsOverTimeStoryTests.steps
+            case .composite: [CompositeStep(AgreementsOverTimeStoryTests.steps)]
+            case .storeSelector:
+                [StoreSelectorStep(.init(open: { $0.credentials }), steps: AgreementsOverTimeStoryTests.steps)]
+            }
+        }
+    }
+
+    @Test(
+        "a new version learnt in the background is asked at the unlock, however the app groups its agreement steps",
+        arguments: Grouping.allCases
+    )
+    func groupedAgreementStepsAreAskedAtUnlock(grouping: Grouping) async throws {
+        let (device, id) = try await Self.onboarded()
+        let app = try device.launch([.unlock(Device.alicePasscode)], extra: grouping.steps)
+        try await app.manager.open()
+        device.server.agreements = AgreementVersions(eula: "2027.01")
+        await app.manager.enterBackground()
+        device.clock.advance(by: .seconds(600))
+        app.presenter.append(.unlock(Device.alicePasscode), .eula(.accept))
+        try await app.manager.enterForeground()
+        try app.presenter.verifyFinished()
+        #expect(app.presenter.presented(EULAScreen.self).last?.version == "2027.01", "asked at the unlock")
+        #expect(await app.manager.session?.onboardingID == id)
+    }
+
+    @Test("a new version learnt in the background is asked at a quick return too, before the data, and once")
+    func aNewVersionIsAskedAtAQuickReturn() async throws {
+        let (device, id) = try await Self.onboarded()
+        let app = try device.launch([.unlock(Device.alicePasscode)], extra: Self.steps)
+        try await app.manager.open()
+        device.server.agreements = AgreementVersions(eula: "2027.01")
+        await app.manager.enterBackground()
+        // Back within the lock timeout: no passcode, but the agreement before the screens.
+        device.clock.advance(by: .seconds(5))
+        app.presenter.append(.eula(.decline))
+        await #expect(throws: ConsentError.eulaDeclined) { try await app.manager.enterForeground() }
+        try app.presenter.verifyFinished()
+        #expect(await app.manager.state == .closed)
+        #expect(app.ui.events.last == .hide, "the app's screens never showed")
+        #expect(device.storeExists(id))
+
+        app.presenter.append(.unlock(Device.alicePasscode), .eula(.accept))
+        try await app.manager.open()
+        try app.presenter.verifyFinished()
+        // Nothing new: a quick return asks nothing.
+        await app.manager.enterBackground()
+        device.clock.advance(by: .seconds(5))
+        #expect(try await app.manager.enterForeground() == .resume)
+        try app.presenter.verifyFinished()
+    }
+
+    @Test("on a device without a passcode a new version is asked at the next return, not at the next launch")
+    func aNewVersionIsAskedWithoutAPasscode() async throws {
+        let device = try Device(server: TestServer(requirement: .notRequired))
+        let app = try device.launch([.signIn("alice"), .eula(.accept), .consent(.accept)], extra: Self.steps)
+        try await app.manager.open()
+        try app.presenter.verifyFinished()
+        device.server.agreements = AgreementVersions(eula: "2027.01")
+        await app.manager.enterBackground()
+        device.clock.advance(by: .seconds(3_600))
+        app.presenter.append(.eula(.accept))
+        #expect(try await app.manager.enterForeground() == .resume)
+        try app.presenter.verifyFinished()
+        #expect(app.presenter.presented(EULAScreen.self).last?.version == "2027.01")
+    }
+
     @Test func aNewVersionLearntInTheBackgroundIsAskedAtTheUnlockBeforeTheData() async throws {
         let (device, id) = try await Self.onboarded()
         let app = try device.launch([.unlock(Device.alicePasscode)], extra: Self.steps)
