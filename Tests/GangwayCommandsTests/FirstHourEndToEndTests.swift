@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import GangwaySystem
 import GangwayTesting
 import Testing
@@ -366,6 +367,31 @@ struct FirstHourEndToEndTests {
         let stamps = output.components(separatedBy: ", last contact ").dropFirst().map { String($0.prefix(19)) }
         #expect(stamps.count == 2, "\(output)")
         if stamps.count == 2 { #expect(stamps[1] > stamps[0], "\(stamps)") }
+    }
+
+    @Test("a user whose restore keeps failing can be removed from the device, and the device onboards again")
+    func removeAUserWhoseRestoreFails() throws {
+        let device = try DeviceAppEndToEndTests.Device()
+        defer { device.directory.remove() }
+        let passcode = DeviceAppEndToEndTests.alicePasscode
+        #expect(try device.launch(DeviceAppEndToEndTests.aliceOnboards + ["quit"]).status == 0)
+        // Her store's header no longer authenticates: every restore fails.
+        let stores = device.directory.appending("device/stores")
+        let id = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: stores.path).first { $0 != "registry" }
+        )
+        let queue = try DatabaseQueue(path: stores.appendingPathComponent("\(id)/store.sqlite").path)
+        try queue.write { try $0.execute(sql: "UPDATE header SET mac = zeroblob(32)") }
+        try queue.close()
+
+        let result = try device.launch(["1", passcode, "again", "1", passcode, "remove", "y", "quit"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let output = result.output
+        #expect(output.components(separatedBy: "Could not open the app:").count == 3, "\(output)")
+        #expect(output.contains("2) Remove Alice Martin from this device"))
+        #expect(output.contains("stay sealed in the device's outbox"))
+        #expect(output.contains("== Welcome =="), "onboarding again")
+        #expect(!FileManager.default.fileExists(atPath: stores.appendingPathComponent(id).path), "her store is gone")
     }
 
     @Test("output cut short by the reader (gangway | head): a quiet end, no backtrace")

@@ -41,7 +41,11 @@ struct OnboardingAgainstServerTests {
             WelcomeScreen.Link(title: "Privacy Notice", url: "https://airline.example/privacy", version: "3"),
         ]
         try await TestServer.run(seed: .checks) { server in
-            let device = try ServicesDevice(server: server, termsLinks: links)
+            let device = try ServicesDevice(
+                server: server,
+                termsLinks: links,
+                welcomeImages: (top: "airline-logo", bottom: "partner-logo")
+            )
             let email = WelcomeScreen.Activation.email("alice@airline.example")
             let first = try device.launch(
                 // Going on without the box ticked is refused; ticking it lets the person on.
@@ -52,6 +56,9 @@ struct OnboardingAgainstServerTests {
             let session = try await first.manager.open()
             try first.presenter.verifyFinished()
             #expect(first.presenter.presented(WelcomeScreen.self).first?.requiresTerms == true)
+            // The app's images reach the screen from its welcome options.
+            #expect(first.presenter.presented(WelcomeScreen.self).first?.topImage == "airline-logo")
+            #expect(first.presenter.presented(WelcomeScreen.self).first?.bottomImage == "partner-logo")
             let store = try #require(await first.manager.store)
             let acceptance = try #require(try TermsAcceptance.load(from: store))
             #expect(acceptance.documents == links)
@@ -159,6 +166,36 @@ struct OnboardingAgainstServerTests {
             #expect(last.throttleNotice?.contains("\(wait.components.seconds) seconds") == true)
             // Nothing half-onboarded stays.
             #expect(try app.registry.users().isEmpty)
+        }
+    }
+
+    @Test("an app opened by an activation link is configured by it: the welcome screen goes straight to the sign-in")
+    func openedByAnActivationLink() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let device = try ServicesDevice(server: server, launchLink: try await server.activationLink())
+            let app = try device.launch(.welcome(.signIn), .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            try app.presenter.verifyFinished()
+            let welcome = try #require(app.presenter.presented(WelcomeScreen.self).first)
+            #expect(welcome.configuration == .configured, "no activation asked")
+            #expect(try device.configurationStore.load()?.serverURL == server.url)
+
+            // A link that does not verify configures nothing: it is said, and the person
+            // activates another way.
+            let other = try ServicesDevice(server: server, launchLink: "gangway://activate?payload=e30&signature=AAAA")
+            let refused = try other.launch(
+                .error(.cancel),
+                .welcome(.activate(.email("alice@airline.example"))),
+                .signIn("alice"),
+                .create(ServicesDevice.alicePasscode)
+            )
+            try await refused.manager.open()
+            try refused.presenter.verifyFinished()
+            #expect(
+                refused.presenter.presented(ErrorScreen.self).first?.message == ConfigurationError.badSignature.summary
+            )
+            #expect(refused.presenter.presented(WelcomeScreen.self).first?.configuration != .configured)
+            #expect(try other.configurationStore.load()?.serverURL == server.url)
         }
     }
 

@@ -5,6 +5,7 @@ public struct SessionError: Error, Hashable, CustomStringConvertible {
         case wrongState
         case misconfigured
         case storeNotOpen
+        case unknownUser
     }
 
     private let code: Code
@@ -26,6 +27,8 @@ public struct SessionError: Error, Hashable, CustomStringConvertible {
     public static let misconfigured = Self(.misconfigured, call: "", state: "")
     /// The call needs the user's secure store and the open session has none.
     public static let storeNotOpen = Self(.storeNotOpen, call: "", state: "")
+    /// The call names a user this device does not have.
+    public static let unknownUser = Self(.unknownUser, call: "", state: "")
 
     static func wrongState(_ call: String, in state: SessionStateMachine.State) -> Self {
         Self(.wrongState, call: call, state: state.name)
@@ -35,6 +38,8 @@ public struct SessionError: Error, Hashable, CustomStringConvertible {
 
     static func storeNotOpen(_ call: String) -> Self { Self(.storeNotOpen, call: call, state: "open") }
 
+    static func unknownUser(_ call: String) -> Self { Self(.unknownUser, call: call, state: "") }
+
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
@@ -43,6 +48,7 @@ public struct SessionError: Error, Hashable, CustomStringConvertible {
         case .wrongState: "\(call) is not allowed while the session is \(state)"
         case .misconfigured: "the session manager is misconfigured: \(state)"
         case .storeNotOpen: "\(call) needs the user's secure store, and the session has none"
+        case .unknownUser: "\(call) names no user of this device"
         }
     }
 }

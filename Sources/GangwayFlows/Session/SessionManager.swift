@@ -502,6 +502,19 @@ public actor SessionManager {
         await forget(session.onboardingID, context: context)
     }
 
+    /// Removes a user whose session is not open (one whose restore keeps failing, so no
+    /// session can be opened to call ``remove()``): runs the reset flow, which destroys
+    /// their store, and forgets them. Other users' data is not touched; what the user's
+    /// changes left sealed in a device-wide outbox is not the store's, and stays.
+    /// - Throws: ``SessionError/wrongState`` while a session is open (close it, or use
+    ///   ``remove()`` for its own user); ``SessionError/unknownUser`` when `id` is no
+    ///   user of this device.
+    public func remove(user id: UUID) async throws {
+        guard machine.state.session == nil else { throw SessionError.wrongState("remove(user:)", in: machine.state) }
+        guard try users.registry.user(id) != nil else { throw SessionError.unknownUser("remove(user:)") }
+        await forget(id, context: FlowContext(onboardingID: id, presenter: presenter))
+    }
+
     /// The retry limit erased the session's store, or `wiped` says its data must go:
     /// close the session and forget the user.
     private func erased(_ session: Session, wiped: (any UserDataWipeError)? = nil) async throws {

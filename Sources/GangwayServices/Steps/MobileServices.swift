@@ -26,15 +26,23 @@ public struct MobileServices: Sendable {
         public var termsLinks: [WelcomeScreen.Link]
         /// The screen's texts.
         public var strings: WelcomeScreen.Strings
+        /// Image names for the renderer, above and below the text (an app's logo, its
+        /// partner's).
+        public var topImage: String?
+        public var bottomImage: String?
 
         public init(
             offersDemoMode: Bool = false,
             termsLinks: [WelcomeScreen.Link] = [],
-            strings: WelcomeScreen.Strings = WelcomeScreen.Strings()
+            strings: WelcomeScreen.Strings = WelcomeScreen.Strings(),
+            topImage: String? = nil,
+            bottomImage: String? = nil
         ) {
             self.offersDemoMode = offersDemoMode
             self.termsLinks = termsLinks
             self.strings = strings
+            self.topImage = topImage
+            self.bottomImage = bottomImage
         }
     }
 

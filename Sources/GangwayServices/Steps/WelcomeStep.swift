@@ -25,14 +25,25 @@ public struct WelcomeStep: Step {
 
     public func onboard(_ context: FlowContext) async throws -> FlowContext {
         var known = try services.configurationStore.load().map { ($0, "saved") }
-        if known == nil, let (found, source) = try await services.loader.automatic() {
-            known = (found, source.rawValue)
+        if known == nil {
+            do {
+                if let (found, source) = try await services.loader.automatic() { known = (found, source.rawValue) }
+            } catch {
+                // A configuration the app was given and cannot believe (a launch link whose
+                // signature does not verify, a broken managed file) is said, and the person
+                // activates another way.
+                services.logger.warning("the given configuration was refused", metadata: ["reason": "\(error)"])
+                let failure = ErrorScreen(message: error.summary, advice: error.advice, allowsRetry: false)
+                _ = try await context.presenter.present(failure)
+            }
         }
         while true {
             let screen = WelcomeScreen(
                 configuration: known == nil ? .notConfigured(services.loader.activationMethods) : .configured,
                 offersDemoMode: services.welcome.offersDemoMode,
                 termsLinks: services.welcome.termsLinks,
+                topImage: services.welcome.topImage,
+                bottomImage: services.welcome.bottomImage,
                 strings: services.welcome.strings
             )
             let configuration: AppConfiguration

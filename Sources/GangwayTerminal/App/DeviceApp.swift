@@ -224,7 +224,7 @@ public struct DeviceApp: Sendable {
             default:
                 console.line(console.styled(localized("launch.failed", TerminalText.describe(error)), .red))
                 do {
-                    return try await console.confirm(localized("launch.tryAgain")) ? .again : .quit
+                    return try await afterFailedLaunch(of: error, manager)
                 } catch {
                     if console.quitRequested { return .quit }
                     console.line(console.styled(localized("inputEndedEarly"), .red))
@@ -239,6 +239,39 @@ public struct DeviceApp: Sendable {
         var current = error
         while let flow = current as? FlowError, let underlying = flow.underlying { current = underlying }
         return current
+    }
+
+    /// What the person does after a launch failed: try again, or quit; when a user's
+    /// restore failed, also remove that user from the device (a restore that keeps
+    /// failing must not leave the device stuck with them).
+    private func afterFailedLaunch(
+        of error: any Error,
+        _ manager: SessionManager
+    ) async throws(PresenterError) -> Opening {
+        enum Next: Sendable { case again, remove(UUID), quit }
+        var options = [ChoiceOption(localized("launch.tryAgain"), words: ["again", "retry"], Next.again)]
+        if case .restore(let id)? = (error as? FlowError)?.flowType,
+            let user = try? manager.users.registry.user(id)
+        {
+            options.append(
+                ChoiceOption(localized("launch.removeUser", user.displayName), words: ["remove"], .remove(id))
+            )
+        }
+        options.append(ChoiceOption(localized("launch.quit"), words: ["quit"], .quit))
+        switch try await console.choose(options) {
+        case .again: return .again
+        case .quit: return .quit
+        case .remove(let id):
+            console.line(localized("launch.removeKeepsOutbox"))
+            guard try await console.confirm(localized("home.removeQuestion")) else { return .again }
+            do {
+                // The app's observer says the data went.
+                try await manager.remove(user: id)
+            } catch {
+                console.line(console.styled(localized("launch.failed", TerminalText.describe(error)), .red))
+            }
+            return .again
+        }
     }
 
     /// Demo mode: a look at the app with sample data, no server and nothing kept.

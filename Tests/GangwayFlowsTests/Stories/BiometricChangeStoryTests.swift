@@ -40,6 +40,35 @@ struct BiometricChangeStoryTests {
         #expect(next.presenter.presentedKinds.isEmpty)
     }
 
+    @Test("after a passcode change the biometric still unlocks, and the new passcode does too; the old does not")
+    func biometricUnlockAfterAPasscodeChange() async throws {
+        let (device, id) = try await Self.aliceWithBiometrics()
+        let newPasscode: Secret = "Night-Shift-9753-x"
+        let app = try device.launch(
+            .passcodeChange(.enter(Device.alicePasscode), .enter(newPasscode), .enter(newPasscode))
+        )
+        try await app.manager.open()
+        try await app.manager.store?.put("tyres ok", forKey: "check.tyres")
+        #expect(try await app.manager.changePasscode())
+        try app.presenter.verifyFinished()
+        try await app.manager.close()
+
+        // The biometric opens the data without a passcode screen.
+        let byBiometric = try device.launch()
+        #expect(try await byBiometric.manager.open().onboardingID == id)
+        try byBiometric.presenter.verifyFinished()
+        #expect(byBiometric.presenter.presentedKinds.isEmpty)
+        #expect(try await byBiometric.manager.store?.string(forKey: "check.tyres") == "tyres ok")
+        try await byBiometric.manager.close()
+
+        // Without the biometric, the new passcode opens it and the old one does not.
+        device.biometrics.setOutcome(.cancel)
+        let byPasscode = try device.launch(.unlock(Device.alicePasscode), .unlock(newPasscode))
+        #expect(try await byPasscode.manager.open().onboardingID == id)
+        try byPasscode.presenter.verifyFinished()
+        #expect(try await byPasscode.manager.store?.string(forKey: "check.tyres") == "tyres ok")
+    }
+
     @Test func notNowLeavesThePasscodeAndTheNewsIsNotRepeated() async throws {
         let (device, _) = try await Self.aliceWithBiometrics()
         device.biometrics.changeEnrollment()

@@ -51,6 +51,23 @@ struct SharedDeviceStoryTests {
         #expect(!device.logsHoldASecret)
     }
 
+    @Test("a user with no open session is removed by ID; an open session or an unknown ID is refused")
+    func aUserIsRemovedWithoutASession() async throws {
+        let device = try Device(shared: true)
+        let app = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        let alice = try await app.manager.open().onboardingID
+        app.presenter.append(.signIn("bob"), .create(Device.bobPasscode))
+        let bob = try await app.manager.addUser().onboardingID
+        await #expect(throws: SessionError.wrongState) { try await app.manager.remove(user: alice) }
+        try await app.manager.close()
+        await #expect(throws: SessionError.unknownUser) { try await app.manager.remove(user: UUID()) }
+
+        try await app.manager.remove(user: alice)
+        #expect(!device.storeExists(alice))
+        #expect(device.storeExists(bob), "the other user's data is untouched")
+        #expect(try app.registry.users().map(\.id) == [bob])
+    }
+
     @Test func theUserPickerMarksTheLastUserAndCanAddOne() async throws {
         let device = try Device(shared: true)
         let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))

@@ -32,6 +32,10 @@ final class ServicesDevice: Sendable {
     let browser: (any AuthorizationBrowser)?
     /// The legal texts the welcome screen links.
     let termsLinks: [WelcomeScreen.Link]
+    /// The welcome screen's images, above and below its text.
+    let welcomeImages: (top: String?, bottom: String?)
+    /// The activation link the app was opened by, if it was.
+    let launchLink: String?
     /// The onboarding's agreement steps, and where they go.
     let agreements: [any Step]
     let placement: MobileServicesFlowProvider.AgreementsPlacement
@@ -45,6 +49,8 @@ final class ServicesDevice: Sendable {
         appVersion: String = "1.4.0",
         browser: (any AuthorizationBrowser)? = nil,
         termsLinks: [WelcomeScreen.Link] = [],
+        welcomeImages: (top: String?, bottom: String?) = (nil, nil),
+        launchLink: String? = nil,
         agreements: [any Step] = [],
         placement: MobileServicesFlowProvider.AgreementsPlacement = .beforePasscode,
         collector: LogCollector? = nil,
@@ -55,6 +61,8 @@ final class ServicesDevice: Sendable {
         self.agreements = agreements
         self.placement = placement
         self.termsLinks = termsLinks
+        self.welcomeImages = welcomeImages
+        self.launchLink = launchLink
         temporary = try TemporaryDirectory(prefix: "gangway-services-device")
         self.server = server
         isShared = shared
@@ -76,11 +84,16 @@ final class ServicesDevice: Sendable {
             loader: .standard([
                 FileConfigurationProvider(.managed, file: managedFile),
                 DiscoveryProvider(discoveryURL: server.url),
-                SignedActivationProvider.link(pinnedKey: key),
+                SignedActivationProvider.link(pinnedKey: key, launchLink: launchLink),
                 SignedActivationProvider.qrCode(pinnedKey: key),
             ]),
             configurationStore: configurationStore,
-            welcome: .init(offersDemoMode: true, termsLinks: termsLinks),
+            welcome: .init(
+                offersDemoMode: true,
+                termsLinks: termsLinks,
+                topImage: welcomeImages.top,
+                bottomImage: welcomeImages.bottom
+            ),
             now: wallClock.now,
             logger: logs.logger
         )
