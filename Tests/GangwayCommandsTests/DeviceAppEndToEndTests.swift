@@ -442,7 +442,7 @@ struct DeviceAppEndToEndTests {
             "Auswahl [1-4]: ", "Arbeits-E-Mail: ", "[ ] mindestens 8 Zeichen",
             "Angemeldet:     Alice Martin (alice)", "Prüfungen:      5 Prüfungen vom Server",
             "Ausstehend:     1 Änderung von Ihnen, noch nicht beim Server",
-            "Position 12", "Nutzungsberichte: ",
+            "Position 12", "Berichte:       ",
             "Befehle: edit, sync", "Unbekannter Befehl 'fly'; 'help' zeigt die Befehle.",
             "wait SEKUNDEN        so tun, als verginge Zeit",
             "Nicht gespeichert: Geräte dürfen eines der Felder nicht schreiben.\n",

@@ -34,6 +34,25 @@ struct TerminalTextTests {
         }
     }
 
+    /// The home screen's rows (`Label:` then spaces, then the value) line up in every
+    /// language: every label with its padding is 16 columns wide, the column the
+    /// continuation lines (`not refreshed: …`) indent to.
+    @Test func theHomeScreensRowsLineUpInEveryLanguage() throws {
+        for language in ["en", "de"] {
+            let table = StringTable.bundled(language, in: TerminalText.bundle)
+            var rows = 0
+            for (key, text) in table where key.hasPrefix("terminal.home.") || key.hasPrefix("terminal.checks.") {
+                guard let row = text.firstMatch(of: /^([^ %][^%:]*:)( +)%/) else { continue }
+                rows += 1
+                #expect(
+                    row.output.0.count - 1 == 16,
+                    "\(language) \(key): '\(row.output.1)' pads to \(row.output.0.count - 1)"
+                )
+            }
+            #expect(rows >= 12, "\(language): the rows were found")
+        }
+    }
+
     /// Every key the terminal's code reads is in the table (a missing one would show as
     /// its key): the literal keys of `localized(…)` in the module's sources.
     @Test func everyKeyTheCodeReadsIsInTheTable() throws {
