@@ -142,4 +142,26 @@ struct StoreDatabase: Sendable {
     func write<T>(_ body: (Database) throws -> T) throws(SecureStoreError) -> T {
         do { return try pool.write(body) } catch { throw Self.map(error) }
     }
+
+    /// Runs a write transaction committed without waiting for the disk (`synchronous =
+    /// NORMAL` for it: in the WAL, it survives the process ending at once, not a power
+    /// loss). For a write whose loss would cost nothing but a retry's worth of caution
+    /// (clearing the failed-attempt count after a right passcode); never for one that
+    /// must hold before anything else happens.
+    func writeWithoutSync<T>(_ body: (Database) throws -> T) throws(SecureStoreError) -> T {
+        do {
+            return try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+                var result: T?
+                try db.inTransaction {
+                    result = try body(db)
+                    return .commit
+                }
+                return result!
+            }
+        } catch {
+            throw Self.map(error)
+        }
+    }
 }

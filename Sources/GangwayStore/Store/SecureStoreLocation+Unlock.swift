@@ -1,8 +1,10 @@
 import Crypto
+import Dispatch
 import Foundation
 import GRDB
 import GangwayPolicy
 import Logging
+import Synchronization
 
 extension SecureStoreLocation {
     /// An opened database with its verified header and device secrets.
@@ -49,9 +51,10 @@ extension SecureStoreLocation {
 
     /// Unlocks a passcode-protected store.
     ///
-    /// The failed-attempt count is raised and synced before the key derivation starts
-    /// and cleared only when the passcode is right, so stopping the process mid-derivation
-    /// does not give a free guess. A slot derived with fewer rounds than the environment's
+    /// The failed-attempt count is raised and synced before the derived key is compared
+    /// (the derivation runs meanwhile, on another thread), and cleared only when the
+    /// passcode is right, so stopping the process at any point before the answer does not
+    /// give a free guess. A slot derived with fewer rounds than the environment's
     /// is re-wrapped with the new cost.
     ///
     /// - Throws: ``SecureStoreError/wrongPasscode`` with ``SecureStoreError/triesLeft``;
@@ -200,6 +203,11 @@ extension SecureStoreLocation {
         }
         let policy = opened.header.policy ?? .standard
         let now = environment.now()
+        // The key is derived while the attempt is counted and synced: the result is looked
+        // at only once both are done, so a process stopped in between has learnt nothing
+        // and a guess is never free, and the sync's wait hides behind the derivation.
+        let deriving = Derivation(derivation, passcode: passcode)
+        defer { deriving.wait() }
         enum Step { case attempt(LockoutRecord), eraseNow, wait(Duration) }
         let step = try opened.database.write { db -> Step in
             var record = try StoreRecords.lockout(db, secrets: opened.secrets)
@@ -222,9 +230,12 @@ extension SecureStoreLocation {
             record = counted
         }
         try fault(.attemptCounted)
-        let kek = try derivation.deriveKey(from: passcode)
+        let kek = try deriving.key()
         if let dataKey = slot.unwrap(with: kek, storeID: opened.header.storeID) {
-            try opened.database.write { try StoreRecords.writeLockout(.cleared, $0, secrets: opened.secrets) }
+            // Losing this to a power cut costs the person one try, never a free guess.
+            try opened.database.writeWithoutSync {
+                try StoreRecords.writeLockout(.cleared, $0, secrets: opened.secrets)
+            }
             return dataKey
         }
         logger.notice(
@@ -286,5 +297,37 @@ extension SecureStoreLocation {
             try StoreRecords.writeHeader(finalHeader, db, secrets: opened.secrets)
         }
         try? environment.deviceKeys.delete(DeviceSecrets.biometricKeyName(for: opened.header.storeID))
+    }
+}
+
+/// A passcode's key being derived on another thread, while the attempt is counted.
+private final class Derivation: Sendable {
+    private let result = Mutex<Result<SymmetricKey, SecureStoreError>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ derivation: PasscodeKeyDerivation, passcode: Secret) {
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            let derived: Result<SymmetricKey, SecureStoreError>
+            do throws(SecureStoreError) {
+                derived = .success(try derivation.deriveKey(from: passcode))
+            } catch {
+                derived = .failure(error)
+            }
+            result.withLock { $0 = derived }
+            done.signal()
+        }
+    }
+
+    /// The key, once derived.
+    func key() throws(SecureStoreError) -> SymmetricKey {
+        wait()
+        return try result.withLock { $0! }.get()
+    }
+
+    /// Waits for the derivation to finish (at most once).
+    func wait() {
+        guard result.withLock({ $0 == nil }) else { return }
+        done.wait()
+        done.signal()
     }
 }
