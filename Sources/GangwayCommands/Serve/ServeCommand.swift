@@ -136,6 +136,8 @@ struct ServeCommand: AsyncParsableCommand {
     private func serve() async throws {
         // Before anything is written: a server that cannot listen says why and leaves
         // the data directory as it was.
+        // A server on this directory already is said as such, rather than by its port.
+        if let busy = DirectoryLock.holder(of: URL(fileURLWithPath: dataDirectory)) { throw busy }
         if port != 0, let problem = ListeningAddress.problem(host: host, port: port) {
             throw CommandFailure("cannot listen on \(host):\(port): \(problem).")
         }

@@ -42,12 +42,7 @@ public final class DirectoryLock: Sendable {
             let holderText = Self.holderText(descriptor)
             close(descriptor)
             guard busy else { throw failure }
-            throw PrivateFileError(
-                .inUse,
-                path: directory.path,
-                reason:
-                    "is in use by \(holderText ?? "another Gangway process"); stop it first, or choose another data directory"
-            )
+            throw Self.busy(directory, holderText)
         }
         let text = Data("process \(getpid()) (\(Self.printable(holder)))\n".utf8)
         if ftruncate(descriptor, 0) == 0 {
@@ -59,6 +54,31 @@ public final class DirectoryLock: Sendable {
 
     deinit {
         close(descriptor)
+    }
+
+    /// Whether another process holds `directory` now, checked without creating anything:
+    /// the ``PrivateFileError/inUse`` error naming the holder, or `nil` when the directory,
+    /// its lock file, or a holder is missing.
+    public static func holder(of directory: URL) -> PrivateFileError? {
+        let file = directory.appendingPathComponent(fileName)
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) != 0 else {
+            flock(descriptor, LOCK_UN)
+            return nil
+        }
+        guard errno == EWOULDBLOCK else { return nil }
+        return busy(directory, holderText(descriptor))
+    }
+
+    private static func busy(_ directory: URL, _ holder: String?) -> PrivateFileError {
+        PrivateFileError(
+            .inUse,
+            path: directory.path,
+            reason:
+                "is in use by \(holder ?? "another Gangway process"); stop it first, or choose another data directory"
+        )
     }
 
     /// Ends the hold now (closing the file releases the lock); the value is spent.
