@@ -12,7 +12,9 @@ struct AdminCommand: AsyncParsableCommand {
             DIR/server'): when it is serving, the calls go to it, so a running device app sees \
             each change at its next server contact (going to the background, or the next \
             launch); when nothing answers, the embedded server starts in this process for the \
-            time of the command. The admin token is read from DIR/server/admin-token.
+            time of the command, on its database. It never creates one: a directory with no \
+            server in it is an error that names it. The admin token is read from \
+            DIR/server/admin-token.
 
             With --server URL, the token comes from --token-file or GANGWAY_ADMIN_TOKEN. It \
             is never printed.

@@ -15,8 +15,11 @@ struct ServeCommand: AsyncParsableCommand {
             any number of server processes can share the database). At first start it makes \
             an admin token and writes it to DIR/admin-token, readable by its owner only; the \
             token is never printed or logged. The URL it listens at is written to DIR/url, \
-            where 'gangway admin --data-dir' finds it. SIGINT or SIGTERM stops the server after the \
-            requests in flight. The API is described by the OpenAPI document served at \
+            where 'gangway admin --data-dir' finds it. One server at a time holds a data \
+            directory (DIR/lock; the device app's embedded server holds its own the same \
+            way): a second is refused, naming the first. A server that cannot listen, or \
+            reach PostgreSQL within --wait-for-database, says why and writes nothing. SIGINT \
+            or SIGTERM stops the server after the requests in flight. The API is described by the OpenAPI document served at \
             /openapi.json.
 
             Sign-ins are throttled per user and address, per user across addresses, and \
