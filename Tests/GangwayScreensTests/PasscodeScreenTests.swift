@@ -18,6 +18,19 @@ struct PasscodeScreenTests {
         #expect(screen.entry.checklist.results.count == Self.policy.rules.count)
     }
 
+    @Test("a change right after an unlock starts at the new passcode: the one just typed is not asked again")
+    func aVerifiedCurrentPasscodeIsNotAskedAgain() {
+        var screen = PasscodeChangeScreen(policy: Self.policy, allowsCancel: false, verifiedCurrent: "582016")
+        #expect(screen.phase == .enter)
+        _ = screen.handle(.enter("582016"))
+        #expect(screen.notice == screen.strings.sameAsCurrent, "still compared with the current one")
+        _ = screen.handle(.enter("271828"))
+        #expect(screen.handle(.enter("271828")).outcome == .changed(current: "582016", new: "271828"))
+        // After a wrong current passcode the screen asks it, whatever it was given.
+        let again = PasscodeChangeScreen(policy: Self.policy, afterWrongCurrent: true, verifiedCurrent: "582016")
+        #expect(again.phase == .current)
+    }
+
     @Test func aPasscodeBreakingTheRulesIsNotTaken() {
         var screen = PasscodeCreateScreen(policy: Self.policy, biometricsAvailable: false)
         #expect(screen.handle(.enter("123")).outcome == nil)

@@ -278,7 +278,10 @@ struct SignInThrottleTests {
             let unknown = try await median("nobody")
             let older = try await median("bob")
             // Unpadded, bob's check costs 2⁴ rounds against 2¹⁰: about a sixtieth of the time.
-            #expect(older > unknown * 0.7, "older cost \(older), unknown \(unknown)")
+            // Padded, about the same; a quarter leaves room for a machine busy with other
+            // tests (0.7 failed once under the whole suite) and still fails the unpadded
+            // sixtieth fifteen times over.
+            #expect(older > unknown * 0.25, "older cost \(older), unknown \(unknown)")
         }
     }
 

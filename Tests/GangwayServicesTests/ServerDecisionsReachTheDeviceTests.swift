@@ -409,7 +409,8 @@ struct ServerDecisionsReachTheDeviceTests {
                 .create(ServicesDevice.alicePasscode),
                 .unlock(ServicesDevice.alicePasscode),
                 .acknowledge,
-                .passcodeChange(.enter(ServicesDevice.alicePasscode), .enter(newPasscode), .enter(newPasscode))
+                // The passcode typed at the unlock is not asked again: only the new one, twice.
+                .passcodeChange(.enter(newPasscode), .enter(newPasscode))
             )
             let session = try await app.manager.open()
             try await server.updateSettings(

@@ -400,8 +400,15 @@ public actor SessionManager {
         case .unlock:
             guard let store, let session = machine.state.session else { return .unlock }
             do {
-                try await storeManager.unlock(store, presenter: presenter)
-                if pendingPolicy { try await storeManager.resumePendingPolicyChange(on: store, presenter: presenter) }
+                // The passcode just typed is not asked again by a change the policy forces.
+                let typed = try await storeManager.unlock(store, presenter: presenter)
+                if pendingPolicy {
+                    try await storeManager.resumePendingPolicyChange(
+                        on: store,
+                        presenter: presenter,
+                        verifiedCurrent: typed
+                    )
+                }
             } catch let error as StoreFlowError where error == .passcodeResetRequested {
                 try await closeIfOpen()
                 try transition("resetPasscode") { machine throws(SessionError) in try machine.startOpening() }

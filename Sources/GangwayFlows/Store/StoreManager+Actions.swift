@@ -72,6 +72,7 @@ extension StoreManager {
         of store: SecureStore,
         policy: PasscodePolicy? = nil,
         allowsCancel: Bool = true,
+        verifiedCurrent: Secret? = nil,
         presenter: any Presenter
     ) async throws -> Bool {
         let policy = policy ?? store.policy ?? options.defaultPolicy ?? .standard
@@ -85,7 +86,8 @@ extension StoreManager {
                 afterWrongCurrent: afterWrongCurrent,
                 cancelConfirmation: options.confirmsCancel ? strings.cancelChange : nil,
                 strings: strings.change,
-                validate: options.validatePasscode ?? { _ in nil }
+                validate: options.validatePasscode ?? { _ in nil },
+                verifiedCurrent: verifiedCurrent
             )
             let outcome = try await presenter.present(screen)
             guard case .changed(let current, let new) = outcome else { return false }

@@ -46,10 +46,13 @@ extension StoreManager {
     ///
     /// - Returns: The transitions that ran.
     @discardableResult
+    ///   - verifiedCurrent: The passcode the person unlocked with a moment ago, if they
+    ///     did: a forced change then asks only for the new one.
     public func applyPolicy(
         _ server: PasscodeRequirement?,
         to store: SecureStore,
-        presenter: any Presenter
+        presenter: any Presenter,
+        verifiedCurrent: Secret? = nil
     ) async throws -> [PasscodePolicyTransition] {
         let requirement = effectiveRequirement(server)
         let planned = transitions(for: store, to: requirement)
@@ -60,7 +63,13 @@ extension StoreManager {
                 metadata: ["store": "\(store.id)", "transitions": "\(planned.map(\.rawValue))"]
             )
             for transition in planned {
-                try await run(transition, policy: requirement.policy, on: store, presenter: presenter)
+                try await run(
+                    transition,
+                    policy: requirement.policy,
+                    on: store,
+                    presenter: presenter,
+                    verifiedCurrent: verifiedCurrent
+                )
             }
         }
         // Recorded last: until the rules are in the store, a resumed change still sees
@@ -116,13 +125,14 @@ extension StoreManager {
     @discardableResult
     public func resumePendingPolicyChange(
         on store: SecureStore,
-        presenter: any Presenter
+        presenter: any Presenter,
+        verifiedCurrent: Secret? = nil
     ) async throws -> [PasscodePolicyTransition] {
         guard let pending = try store.decode(PasscodeRequirement.self, forKey: Self.pendingPolicyKey) else {
             return []
         }
         logger.notice("resuming an unfinished passcode policy change", metadata: ["store": "\(store.id)"])
-        let ran = try await applyPolicy(pending, to: store, presenter: presenter)
+        let ran = try await applyPolicy(pending, to: store, presenter: presenter, verifiedCurrent: verifiedCurrent)
         // Already done before the crash: nothing ran, but the record must go.
         _ = try store.removeValue(forKey: Self.pendingPolicyKey)
         return ran
@@ -132,7 +142,8 @@ extension StoreManager {
         _ transition: PasscodePolicyTransition,
         policy: PasscodePolicy?,
         on store: SecureStore,
-        presenter: any Presenter
+        presenter: any Presenter,
+        verifiedCurrent: Secret?
     ) async throws {
         let ruleChange = policy.map { (store.policy ?? .standard).ruleChange(to: $0) } ?? .unchanged
         _ = try await presenter.present(
@@ -152,7 +163,13 @@ extension StoreManager {
                 presenter: presenter
             )
         case .passcodeToPasscode:
-            _ = try await changePasscode(of: store, policy: policy, allowsCancel: false, presenter: presenter)
+            _ = try await changePasscode(
+                of: store,
+                policy: policy,
+                allowsCancel: false,
+                verifiedCurrent: verifiedCurrent,
+                presenter: presenter
+            )
         case .passcodeToNone, .biometricsToNone:
             try store.removePasscode()
         case .biometricsToPasscodeOnly:

@@ -265,21 +265,32 @@ public struct StoreManager: Sendable {
 
     /// Unlocks an open store when the app comes back past the lock timeout: the same
     /// screens as ``openStore(for:presenter:)``, checked against the open store.
-    public func unlock(_ store: SecureStore, presenter: any Presenter) async throws {
-        guard store.isPasscodeProtected else { return }
+    /// - Returns: The passcode the person typed, when they unlocked with one (not with
+    ///   the biometric), for a change the policy forces right after
+    ///   (``resumePendingPolicyChange(on:presenter:verifiedCurrent:)``).
+    @discardableResult
+    public func unlock(_ store: SecureStore, presenter: any Presenter) async throws -> Secret? {
+        guard store.isPasscodeProtected else { return nil }
         let info = try store.location.info()
-        try await askPasscode(
+        let typed: Secret? = try await askPasscode(
             presenter: presenter,
             triesLeft: info.triesLeft,
             biometricsEnabled: store.isBiometricUnlockEnabled,
             allowsReset: options.offersPasscodeReset,
             allowsCancel: false,
             offersUserSwitch: options.isSharedDevice,
-            check: { passcode throws(SecureStoreError) in try store.verifyPasscode(passcode) },
-            biometrics: { try await store.verifyBiometrics(reason: options.biometricReason) },
-            afterBiometricsInvalidated: { try await offerBiometricsAgain(on: store, presenter: presenter) }
+            check: { passcode throws(SecureStoreError) in
+                try store.verifyPasscode(passcode)
+                return passcode
+            },
+            biometrics: {
+                try await store.verifyBiometrics(reason: options.biometricReason)
+                return nil
+            },
+            afterBiometricsInvalidated: { _ in try await offerBiometricsAgain(on: store, presenter: presenter) }
         )
         try await renewIfExpired(store, presenter: presenter)
+        return typed
     }
 
     /// After a passcode unlock that followed a biometric attempt refused because the

@@ -69,6 +69,9 @@ public struct PasscodeChangeScreen: ScreenModel {
     ///     proved wrong.
     ///   - validate: the app's extra check on a new passcode that meets the policy;
     ///     return a message to refuse it.
+    ///   - verifiedCurrent: the current passcode, when the person typed it a moment ago to
+    ///     unlock (a change the policy forces right after): the screen starts at the new
+    ///     passcode instead of asking it again.
     public init(
         policy: PasscodePolicy,
         allowsCancel: Bool = true,
@@ -76,9 +79,14 @@ public struct PasscodeChangeScreen: ScreenModel {
         afterWrongCurrent: Bool = false,
         cancelConfirmation: CancelConfirmation? = nil,
         strings: Strings = Strings(),
-        validate: @escaping @Sendable (Secret) -> String? = { _ in nil }
+        validate: @escaping @Sendable (Secret) -> String? = { _ in nil },
+        verifiedCurrent: Secret? = nil
     ) {
         entry = NewPasscodeEntry(policy: policy)
+        if let verifiedCurrent, !afterWrongCurrent {
+            current = verifiedCurrent
+            phase = .enter
+        }
         self.allowsCancel = allowsCancel
         self.cancelConfirmation = cancelConfirmation
         self.validate = validate
