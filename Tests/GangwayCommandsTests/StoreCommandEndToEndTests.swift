@@ -26,6 +26,28 @@ struct StoreCommandEndToEndTests {
         #expect(result.output.hasPrefix("created store "))
     }
 
+    @Test("an empty GANGWAY_DEVICE_KEYS is no setting: keys go to the default directory, never the current one")
+    func emptyDeviceKeysVariable() throws {
+        defer { temporary.remove() }
+        let home = temporary.appending("home")
+        let empty = ["GANGWAY_DEVICE_KEYS": "", "HOME": home.path]
+        let created = try gangway.run(
+            ["store", "init", "--path", path, "--passcode-stdin"],
+            lines: [passcode],
+            extraEnvironment: empty
+        )
+        #expect(created.status == 0, "\(created.standardError)")
+        let keys = try FileManager.default.contentsOfDirectory(
+            atPath: home.appendingPathComponent(".gangway/device-keys").path
+        )
+        #expect(keys.count == 1 && keys[0].hasSuffix(".device"), "\(keys)")
+        let read = try gangway.run(["store", "info", "--path", path], extraEnvironment: empty)
+        #expect(read.output.contains("integrity: verified"), "\(read.output)")
+        let option = try gangway.run(["store", "info", "--path", path, "--device-keys", " "])
+        #expect(option.status == 64)
+        #expect(option.standardError.contains("--device-keys needs a directory."))
+    }
+
     @Test func putGetListRemoveAndInfo() throws {
         defer { temporary.remove() }
         try initStore(["--retry-limit", "4"])

@@ -28,6 +28,12 @@ struct StoreOptions: ParsableArguments {
     @Flag(name: .long, help: "Read passcodes from standard input, one per line, instead of the terminal.")
     var passcodeStdin = false
 
+    func validate() throws {
+        if let deviceKeys, deviceKeys.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--device-keys needs a directory.")
+        }
+    }
+
     /// The store's location with the environment the command runs in.
     func location() -> SecureStoreLocation {
         SecureStoreLocation(
@@ -38,9 +44,11 @@ struct StoreOptions: ParsableArguments {
 
     static func environment(deviceKeys: String?) -> SecureStoreEnvironment {
         let variables = ProcessInfo.processInfo.environment
-        let directory =
-            deviceKeys ?? variables["GANGWAY_DEVICE_KEYS"]
-            ?? GangwayDirectory.path("device-keys")
+        // An empty variable is no setting: it must not put keys in the current directory.
+        let fromEnvironment = variables["GANGWAY_DEVICE_KEYS"].flatMap {
+            $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0
+        }
+        let directory = deviceKeys ?? fromEnvironment ?? GangwayDirectory.path("device-keys")
         var logger = Logger(label: "gangway.store")
         logger.logLevel = variables["GANGWAY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
         let hooks = TestHooks.current
