@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import GangwayServices
-import GangwaySystem
 import GangwayTerminal
 
 /// Which server `gangway admin` talks to, and with which token.
@@ -40,25 +39,13 @@ struct AdminOptions: ParsableArguments {
     /// Runs `body` with an admin client of the chosen server; failures become one line on
     /// standard error and exit code 1.
     func run(_ body: @escaping @Sendable (AdminClient) async throws -> Void) async throws {
-        do {
+        try await CommandReport.run("gangway admin", describing: { ($0 as? ServiceError).map(message(for:)) }) {
             if let serverURL, let url = try? URLOption.parse(serverURL, option: "--server") {
                 try await body(AdminClient(serverURL: url, adminToken: try remoteToken()))
             } else {
                 let local = LocalServer(dataDirectory: URL(fileURLWithPath: dataDirectory), bcryptCost: bcryptCost)
                 try await local.withAdmin { admin, _ in try await body(admin) }
             }
-        } catch let failure as CommandFailure {
-            Console.standardError("gangway admin: \(failure.message)")
-            throw ExitCode(failure.code)
-        } catch let missing as LocalServer.Missing {
-            Console.standardError("gangway admin: \(missing)")
-            throw ExitCode(StoreExitCode.failure)
-        } catch let error as PrivateFileError {
-            Console.standardError("gangway admin: \(error).")
-            throw ExitCode(StoreExitCode.failure)
-        } catch let error as ServiceError {
-            Console.standardError("gangway admin: \(message(for: error))")
-            throw ExitCode(StoreExitCode.failure)
         }
     }
 

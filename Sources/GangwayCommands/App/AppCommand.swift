@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import GangwayStore
-import GangwaySystem
 import GangwayTerminal
 
 /// `gangway` with no subcommand (or `gangway app`): the device app, against the
@@ -96,10 +95,9 @@ struct AppCommand: AsyncParsableCommand {
             agreementsAfterPasscode: agreementsAfterPasscode
         )
         do {
-            try await DeviceApp(options: options, console: Console(mode: plain ? .plain : nil)).run()
-        } catch let error as PrivateFileError {
-            Console.standardError("gangway: \(error).")
-            throw ExitCode(StoreExitCode.failure)
+            try await CommandReport.run("gangway") {
+                try await DeviceApp(options: options, console: Console(mode: plain ? .plain : nil)).run()
+            }
         } catch is DeviceApp.InputEndedEarly {
             // The app said so on its screen.
             throw ExitCode(StoreExitCode.failure)

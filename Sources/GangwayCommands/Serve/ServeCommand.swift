@@ -122,18 +122,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        do {
-            try await serve()
-        } catch let failure as CommandFailure {
-            Console.standardError("gangway serve: \(failure.message)")
-            throw ExitCode(failure.code)
-        } catch let error as StorageError {
-            Console.standardError("gangway serve: \(error.message).")
-            throw ExitCode(StoreExitCode.failure)
-        } catch let error as PrivateFileError {
-            Console.standardError("gangway serve: \(error).")
-            throw ExitCode(StoreExitCode.failure)
-        }
+        try await CommandReport.run("gangway serve") { try await serve() }
     }
 
     private func serve() async throws {
