@@ -386,6 +386,11 @@ struct FirstHourEndToEndTests {
         try queue.write { try $0.execute(sql: "UPDATE header SET mac = zeroblob(32)") }
         try queue.close()
 
+        // Leaving the app at the failure is a failure.
+        let left = try device.launch(["1", passcode, "quit"])
+        #expect(left.status == 1, "\(left.output)")
+        #expect(left.output.contains("Could not open the app:"))
+
         let result = try device.launch(["1", passcode, "again", "1", passcode, "remove", "y", "quit"])
         #expect(result.status == 0, "\(result.standardError)")
         let output = result.output

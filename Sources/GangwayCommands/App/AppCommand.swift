@@ -21,8 +21,8 @@ struct AppCommand: AsyncParsableCommand {
 
             Exit codes: 0 after 'quit' (or the input ending at the home prompt), 1 when the \
             input ends before a screen is done or the app cannot start (the data directory \
-            is in use by another Gangway, or unsafe), 64 for a bad command line, 130 after \
-            Ctrl-C.
+            is in use by another Gangway, or unsafe; a launch failed and the person quit), \
+            64 for a bad command line, 130 after Ctrl-C.
             """
     )
 
@@ -98,7 +98,7 @@ struct AppCommand: AsyncParsableCommand {
             try await CommandReport.run("gangway") {
                 try await DeviceApp(options: options, console: Console(mode: plain ? .plain : nil)).run()
             }
-        } catch is DeviceApp.InputEndedEarly {
+        } catch is DeviceApp.InputEndedEarly, is DeviceApp.LaunchFailed {
             // The app said so on its screen.
             throw ExitCode(StoreExitCode.failure)
         }

@@ -179,6 +179,7 @@ public struct DeviceApp: Sendable {
                     switch await demoMode() {
                     case .quit: return
                     case .inputEnded: throw InputEndedEarly()
+                    case .failed: throw LaunchFailed()
                     case .opened, .again: continue
                     }
                 }
@@ -188,11 +189,17 @@ public struct DeviceApp: Sendable {
                 return
             case .inputEnded:
                 throw InputEndedEarly()
+            case .failed:
+                throw LaunchFailed()
             }
         }
     }
 
-    private enum Opening { case opened, again, quit, inputEnded }
+    /// The app could not open and the person left it there: a failure, which the app
+    /// said on its screen.
+    public struct LaunchFailed: Error, Hashable, Sendable {}
+
+    private enum Opening { case opened, again, quit, inputEnded, failed }
 
     /// Launch: onboarding or restore. Demo mode, a cancel and failures are shown here.
     private func open(_ manager: SessionManager) async -> Opening {
@@ -204,7 +211,7 @@ public struct DeviceApp: Sendable {
             case let error as PresenterError:
                 guard error == .closed else {
                     console.line(localized("launch.screenFailed", error))
-                    return .quit
+                    return .failed
                 }
                 if console.quitRequested { return .quit }
                 console.line(console.styled(localized("inputEndedEarly"), .red))
@@ -260,7 +267,7 @@ public struct DeviceApp: Sendable {
         options.append(ChoiceOption(localized("launch.quit"), words: ["quit"], .quit))
         switch try await console.choose(options) {
         case .again: return .again
-        case .quit: return .quit
+        case .quit: return .failed
         case .remove(let id):
             console.line(localized("launch.removeKeepsOutbox"))
             guard try await console.confirm(localized("home.removeQuestion")) else { return .again }
