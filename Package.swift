@@ -227,6 +227,7 @@ let package = Package(
             dependencies: [
                 "GangwayPolicy",
                 "GangwayProtocol",
+                "GangwayScreens",
                 "GangwayStore",
                 "GangwayServer",
                 "GangwayTerminal",

@@ -80,6 +80,9 @@ public final class ScriptedPresenter: Presenter {
         }
         public static func consent(_ inputs: ConsentScreen.Input...) -> Self { Self(.consent, inputs: inputs) }
         public static func eula(_ inputs: EULAScreen.Input...) -> Self { Self(.eula, inputs: inputs) }
+        public static func permission(_ inputs: PermissionScreen.Input...) -> Self {
+            Self(.permission, inputs: inputs)
+        }
         public static func error(_ inputs: ErrorScreen.Input...) -> Self { Self(.error, inputs: inputs) }
     }
 

@@ -491,6 +491,62 @@ struct DeviceAppEndToEndTests {
         #expect(device.storeCount() == 1)
     }
 
+    @Test("--permissions: the app's page, then the device's question; kept for the device; a launch asks nothing")
+    func permissions() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let arguments = ["--permissions", "camera,notifications", "--permissions", "location"]
+        let result = try device.launch(
+            Self.aliceOnboards + [
+                "allow", "allow",  // camera: the app's page, then the device's question
+                "not now",  // notifications: skipped, no question
+                "allow", "don't allow",  // location
+                "permissions", "permissions allow notifications", "permissions grant camera", "quit",
+            ],
+            arguments: arguments
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        let output = result.output
+        for expected in [
+            "== Allow Camera Access ==", "Photograph the damage you find", "Page 1 of 3",
+            "The device asks: “Gangway” would like to access the camera.",
+            "== Allow Notifications ==", "Page 2 of 3", "== Allow Location Access ==", "Page 3 of 3",
+            "camera: allowed\nlocation: not allowed\nnotifications: not asked yet\n",
+            "notifications: allowed\n",
+            "Say 'permissions' to list them",
+        ] {
+            #expect(output.contains(expected), "missing: \(expected)")
+        }
+        #expect(!output.contains("would like to send you notifications"), "Not Now asks the device nothing")
+        let order = ["Create Passcode", "Allow Camera Access", "Aircraft Ground Checks"].map {
+            output.range(of: "== \($0)")?.lowerBound
+        }
+        #expect(
+            order.compactMap { $0 } == order.compactMap { $0 }.sorted() && !order.contains(nil),
+            "after the passcode"
+        )
+        let file = device.directory.appending("device/permissions.json")
+        let saved = try JSONDecoder().decode([String: String].self, from: Data(contentsOf: file))
+        #expect(saved == ["camera": "granted", "location": "denied", "notifications": "granted"])
+        #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int == 0o600)
+
+        // The next launch asks nothing, whatever --permissions says.
+        let relaunch = try device.launch([Self.alicePasscode, "quit"], arguments: arguments)
+        #expect(relaunch.status == 0)
+        #expect(!relaunch.output.contains("== Allow"))
+    }
+
+    @Test("--permissions names only permissions the app knows", arguments: ["camra", "camera,,location", "all"])
+    func unknownPermissions(value: String) throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(["quit"], arguments: ["--permissions", value])
+        #expect(result.status == 64)
+        #expect(result.standardError.contains("is not a permission: say camera, location or notifications"))
+        #expect(!result.standardError.contains("Fatal"))
+        #expect(!FileManager.default.fileExists(atPath: device.directory.appending("device").path), "nothing made")
+    }
+
     @Test("without --data-dir the app keeps its data in $HOME/.gangway")
     func defaultDataDirectory() throws {
         let home = try TemporaryDirectory(prefix: "gangway-home")

@@ -111,6 +111,52 @@ struct OnboardingAgainstServerTests {
         }
     }
 
+    @Test(
+        "the permissions come right after the passcode wherever the agreements go, and only at the onboarding",
+        arguments: [
+            (
+                MobileServicesFlowProvider.AgreementsPlacement.beforePasscode,
+                [ScreenKind.welcome, .signIn, .eula, .passcodeCreate, .permission]
+            ),
+            (.afterPasscode, [.welcome, .signIn, .passcodeCreate, .permission, .eula]),
+        ]
+    )
+    func thePermissionsFollowThePasscode(
+        placement: MobileServicesFlowProvider.AgreementsPlacement,
+        order: [ScreenKind]
+    ) async throws {
+        try await TestServer.run(seed: .checks) { server in
+            // The platform's question is dismissed: the camera stays undecided.
+            let platform = ScriptedPermissions(answers: [.camera: .notDetermined])
+            let device = try ServicesDevice(
+                server: server,
+                agreements: [EULAStep(version: "2026.11", text: "Terms")],
+                placement: placement,
+                permissions: PermissionsStep([.init(.camera)], platform: platform)
+            )
+            let answers: [ScriptedPresenter.Answer] = order.dropFirst(2).map { kind in
+                switch kind {
+                case .eula: .eula(.accept)
+                case .passcodeCreate: .create(ServicesDevice.alicePasscode)
+                default: .permission(.allow)
+                }
+            }
+            let app = try device.launch([.byEmail, .signIn("alice")] + answers)
+            let session = try await app.manager.open()
+            try app.presenter.verifyFinished()
+            #expect(app.presenter.presentedKinds == order)
+            #expect(platform.asked == [.camera])
+            try await app.manager.close()
+
+            // Still undecided, and yet a launch asks nothing: asked once, at the onboarding.
+            #expect(await platform.status(of: .camera) == .notDetermined)
+            let again = try device.launch(.unlock(ServicesDevice.alicePasscode))
+            #expect(try await again.manager.open().onboardingID == session.onboardingID)
+            try again.presenter.verifyFinished()
+            #expect(platform.asked == [.camera])
+        }
+    }
+
     @Test func withoutLegalTextsNothingIsRecorded() async throws {
         try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)

@@ -330,11 +330,8 @@ struct ServerDecisionsReachTheDeviceTests {
             let app = try device.launch(
                 .unlock(ServicesDevice.alicePasscode),
                 .acknowledge,
-                .passcodeChange(
-                    .enter(ServicesDevice.alicePasscode),
-                    .enter("Night-Shift-9753-xy"),
-                    .enter("Night-Shift-9753-xy")
-                )
+                // Only the new passcode: the one typed at the launch is known.
+                .passcodeChange(.enter("Night-Shift-9753-xy"), .enter("Night-Shift-9753-xy"))
             )
             try await app.manager.open()
             try app.presenter.verifyFinished()
@@ -448,7 +445,7 @@ struct ServerDecisionsReachTheDeviceTests {
             let relaunch = try device.launch(
                 .unlock(ServicesDevice.alicePasscode),
                 .acknowledge,
-                .passcodeChange(.enter(ServicesDevice.alicePasscode), .enter(newPasscode), .enter(newPasscode))
+                .passcodeChange(.enter(newPasscode), .enter(newPasscode))
             )
             try await relaunch.manager.open()
             try relaunch.presenter.verifyFinished()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayScreens
 import GangwayStore
 import GangwayTerminal
 
@@ -65,6 +66,32 @@ struct AppCommand: AsyncParsableCommand {
     )
     var agreementsAfterPasscode = false
 
+    @Option(
+        name: .customLong("permissions"),
+        help: ArgumentHelp(
+            "Platform permissions to ask for once at onboarding, after the passcode: camera, location, notifications (comma-separated or repeated).",
+            discussion:
+                "Each gets the app's page (Allow or Not Now), then the simulated device's own question; the device keeps the answers in DIR/device/permissions.json for all its users. 'permissions' at the home prompt lists them and plays the device's settings.",
+            valueName: "list"
+        )
+    )
+    var permissions: [String] = []
+
+    /// The permissions `--permissions` names, in order, each once.
+    static func permissions(_ values: [String]) throws -> [Permission] {
+        var chosen: [Permission] = []
+        for name in values.flatMap({ $0.split(separator: ",", omittingEmptySubsequences: false) }) {
+            let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let permission = Permission(rawValue: trimmed) else {
+                throw ValidationError(
+                    "--permissions '\(name)' is not a permission: say camera, location or notifications, separated by commas."
+                )
+            }
+            if !chosen.contains(permission) { chosen.append(permission) }
+        }
+        return chosen
+    }
+
     static var defaultDataDirectory: String {
         GangwayDirectory.path()
     }
@@ -79,6 +106,7 @@ struct AppCommand: AsyncParsableCommand {
         if let serverURL {
             _ = try URLOption.parse(serverURL, option: "--server")
         }
+        _ = try Self.permissions(permissions)
     }
 
     func run() async throws {
@@ -92,7 +120,8 @@ struct AppCommand: AsyncParsableCommand {
             isSharedDevice: !personalDevice,
             uploadBatchSize: TestHooks.current?.uploadBatchSize,
             termsLinks: terms.compactMap(DeviceAppOptions.termsLink),
-            agreementsAfterPasscode: agreementsAfterPasscode
+            agreementsAfterPasscode: agreementsAfterPasscode,
+            permissions: try Self.permissions(permissions)
         )
         do {
             try await CommandReport.run("gangway") {

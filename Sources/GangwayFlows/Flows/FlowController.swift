@@ -59,6 +59,8 @@ public struct FlowController: Sendable {
         for (index, step) in steps.enumerated() {
             context = try await runStep(step, at: index, of: type, with: context, all: steps)
         }
+        // A passcode handed from one step to the next never outlives its flow.
+        context.info[.unlockPasscode] = nil
         logger.info("flow finished", metadata: ["flow": "\(type)"])
         return context
     }

@@ -231,11 +231,21 @@ public struct StoreManager: Sendable {
     ///   ``StoreFlowError/addUserRequested`` (a shared device), ``StoreFlowError/cancelled``,
     ///   ``StoreFlowError/storeNotFound``.
     public func openStore(for onboardingID: UUID, presenter: any Presenter) async throws -> SecureStore {
+        try await openStoreVerifying(for: onboardingID, presenter: presenter).store
+    }
+
+    /// ``openStore(for:presenter:)``, also returning the passcode the person typed (not
+    /// when the biometric or no passcode opened it), for a policy change that must follow
+    /// in the same flow without asking it again.
+    func openStoreVerifying(
+        for onboardingID: UUID,
+        presenter: any Presenter
+    ) async throws -> (store: SecureStore, typed: Secret?) {
         let location = location(for: onboardingID)
         guard location.exists else { throw StoreFlowError.storeNotFound }
         let info = try location.info()
-        guard info.isPasscodeProtected else { return try location.unlockWithoutPasscode() }
-        let store = try await askPasscode(
+        guard info.isPasscodeProtected else { return (try location.unlockWithoutPasscode(), nil) }
+        let (store, typed): (SecureStore, Secret?) = try await askPasscode(
             presenter: presenter,
             triesLeft: info.triesLeft,
             biometricsEnabled: info.isBiometricUnlockEnabled,
@@ -243,9 +253,9 @@ public struct StoreManager: Sendable {
             allowsCancel: options.allowsCancel,
             offersUserSwitch: options.isSharedDevice,
             cancelConfirmation: options.confirmsCancel ? strings.cancelUnlock : nil,
-            check: { passcode throws(SecureStoreError) in try location.unlock(passcode: passcode) },
-            biometrics: { try await location.unlockWithBiometrics(reason: options.biometricReason) },
-            afterBiometricsInvalidated: { store in
+            check: { passcode throws(SecureStoreError) in (try location.unlock(passcode: passcode), passcode) },
+            biometrics: { (try await location.unlockWithBiometrics(reason: options.biometricReason), nil) },
+            afterBiometricsInvalidated: { store, _ in
                 do {
                     try await offerBiometricsAgain(on: store, presenter: presenter)
                 } catch {
@@ -255,12 +265,12 @@ public struct StoreManager: Sendable {
             }
         )
         do {
-            try await renewIfExpired(store, presenter: presenter)
+            let renewed = try await renewIfExpired(store, presenter: presenter)
+            return (store, renewed ? nil : typed)
         } catch {
             store.close()
             throw error
         }
-        return store
     }
 
     /// Unlocks an open store when the app comes back past the lock timeout: the same
@@ -289,8 +299,8 @@ public struct StoreManager: Sendable {
             },
             afterBiometricsInvalidated: { _ in try await offerBiometricsAgain(on: store, presenter: presenter) }
         )
-        try await renewIfExpired(store, presenter: presenter)
-        return typed
+        let renewed = try await renewIfExpired(store, presenter: presenter)
+        return renewed ? nil : typed
     }
 
     /// After a passcode unlock that followed a biometric attempt refused because the
@@ -309,8 +319,13 @@ public struct StoreManager: Sendable {
     /// feedback screen says so and the person chooses a new passcode, one they have not
     /// used before, without a way to skip it. Until then the store is not handed over;
     /// an app killed on these screens asks again at the next unlock.
-    func renewIfExpired(_ store: SecureStore, presenter: any Presenter) async throws {
-        guard store.isPasscodeExpired, let policy = store.policy, let days = policy.expiresAfterDays else { return }
+    /// - Returns: Whether the passcode was replaced (a passcode typed before is then no
+    ///   longer the current one).
+    @discardableResult
+    func renewIfExpired(_ store: SecureStore, presenter: any Presenter) async throws -> Bool {
+        guard store.isPasscodeExpired, let policy = store.policy, let days = policy.expiresAfterDays else {
+            return false
+        }
         logger.notice("the passcode expired; a new one is required", metadata: ["store": "\(store.id)"])
         var texts = strings.passcodeExpired
         texts.detail = StringTable.format(texts.detail, [days])
@@ -323,6 +338,7 @@ public struct StoreManager: Sendable {
             replacingCurrent: true,
             presenter: presenter
         )
+        return true
     }
 
     /// The passcode screen's loop: biometrics first when on, then the passcode until it

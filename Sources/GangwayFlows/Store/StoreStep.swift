@@ -31,11 +31,23 @@ public struct StoreStep: Step {
         return try adopt(store, into: context)
     }
 
+    /// The passcode typed to open the store goes on to a policy change in the same flow
+    /// (an unfinished one here, a new one in ``PasscodePolicyApplyStep``), so a forced
+    /// change asks only for the new passcode; the flow forgets it when it ends.
     public func restore(_ context: FlowContext) async throws -> FlowContext {
-        let store = try await manager.openStore(for: context.onboardingID, presenter: context.presenter)
-        let context = try adopt(store, into: context)
+        let (store, typed) = try await manager.openStoreVerifying(
+            for: context.onboardingID,
+            presenter: context.presenter
+        )
+        var context = try adopt(store, into: context)
         do {
-            try await manager.resumePendingPolicyChange(on: store, presenter: context.presenter)
+            let ran = try await manager.resumePendingPolicyChange(
+                on: store,
+                presenter: context.presenter,
+                verifiedCurrent: typed
+            )
+            // A change that ran may have replaced the passcode: the typed one is then stale.
+            context.info[.unlockPasscode] = ran.isEmpty ? typed : nil
         } catch {
             store.close()
             throw error

@@ -45,6 +45,7 @@ public enum ScreenKind: String, Sendable, Hashable, CaseIterable, CustomStringCo
     case existingUser
     case consent
     case eula
+    case permission
     case error
 
     public var description: String { rawValue }

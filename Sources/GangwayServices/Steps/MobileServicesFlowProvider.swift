@@ -6,7 +6,7 @@ import Logging
 ///
 /// | Flow | Steps |
 /// |---|---|
-/// | onboard | welcome, version check, authentication, device registration, settings download, user check, *extra*, store, policy apply (with ``AgreementsPlacement/afterPasscode``: store, policy apply, *extra*) |
+/// | onboard | welcome, version check, authentication, device registration, settings download, user check, *extra*, store, policy apply, *permissions* (with ``AgreementsPlacement/afterPasscode``: store, policy apply, *permissions*, *extra*) |
 /// | restore | welcome, version check, store, settings download, policy apply, *extra*, log upload |
 /// | reset passcode | welcome, version check, authentication, device registration, settings download, user check, store, policy apply |
 /// | reset | the onboarding steps, undone last first |
@@ -19,8 +19,10 @@ import Logging
 /// in the user's secure store. `extra` steps (EULA, consent) run during onboarding
 /// before the store is created (or after it: ``AgreementsPlacement``), and at each launch and unlock after the settings, so a
 /// new version the server asks for is accepted before the person reaches their data.
+/// `permissions` (camera, location, notifications) are asked once, in the onboarding,
+/// right after the passcode, as the design guideline orders them.
 public struct MobileServicesFlowProvider: FlowProvider {
-    /// Where the `extra` steps (agreements, consents, permissions) go in an onboarding.
+    /// Where the `extra` steps (agreements, consents) go in an onboarding.
     public enum AgreementsPlacement: Sendable, Hashable {
         /// After the sign-in, before the passcode: a person who declines has chosen no
         /// passcode for nothing, and nothing was written to the device. The default, as
@@ -39,6 +41,8 @@ public struct MobileServicesFlowProvider: FlowProvider {
     public let extra: [any Step]
     /// Where `extra` goes in an onboarding.
     public let placement: AgreementsPlacement
+    /// The platform permissions asked after the passcode at onboarding; `nil`: none.
+    public let permissions: PermissionsStep?
     /// Sends the user's logs at launch and in the background, where allowed; `nil`: none.
     public let logUpload: LogUploadStep?
 
@@ -48,8 +52,10 @@ public struct MobileServicesFlowProvider: FlowProvider {
         users: any OnboardingIDManager,
         extra: [any Step] = [],
         placement: AgreementsPlacement = .beforePasscode,
+        permissions: PermissionsStep? = nil,
         logUpload: LogUploadStep? = nil
     ) {
+        self.permissions = permissions
         self.logUpload = logUpload
         self.services = services
         self.storeManager = storeManager
@@ -68,13 +74,14 @@ public struct MobileServicesFlowProvider: FlowProvider {
         let store = StoreStep(manager: storeManager)
         let policy = PasscodePolicyApplyStep(manager: storeManager)
         let logs: [any Step] = logUpload.map { [$0] } ?? []
+        let asked: [any Step] = permissions.map { [$0] } ?? []
         let tagging: [any Step] = logUpload.map { [$0.tagging] } ?? []
         switch type {
         case .onboard, .reset:
             let signedIn: [any Step] = tagging + [welcome, version, auth, registration, settings, check]
             switch placement {
-            case .beforePasscode: return signedIn + extra + [store, policy] + logs
-            case .afterPasscode: return signedIn + [store, policy] + extra + logs
+            case .beforePasscode: return signedIn + extra + [store, policy] + asked + logs
+            case .afterPasscode: return signedIn + [store, policy] + asked + extra + logs
             }
         case .restore:
             return tagging + [welcome, version, store, settings, policy] + extra + logs

@@ -132,6 +132,7 @@ public struct DeviceApp: Sendable {
             home: home,
             offline: offline,
             sensor: device.sensor,
+            permissions: device.permissions,
             logs: device.logs
         )
         // A launch can erase a user (a wiped registration, too long out of contact, a

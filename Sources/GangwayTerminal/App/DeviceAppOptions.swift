@@ -25,6 +25,8 @@ public struct DeviceAppOptions: Sendable {
     /// Whether the licence agreement and consent come after the passcode at onboarding,
     /// in the design guideline's order, instead of before it.
     public var agreementsAfterPasscode: Bool
+    /// The platform permissions the app asks for once, after the passcode at onboarding.
+    public var permissions: [Permission]
 
     public init(
         dataDirectory: URL,
@@ -35,8 +37,10 @@ public struct DeviceAppOptions: Sendable {
         isSharedDevice: Bool = true,
         uploadBatchSize: Int? = nil,
         termsLinks: [WelcomeScreen.Link] = [],
-        agreementsAfterPasscode: Bool = false
+        agreementsAfterPasscode: Bool = false,
+        permissions: [Permission] = []
     ) {
+        self.permissions = permissions
         self.agreementsAfterPasscode = agreementsAfterPasscode
         self.termsLinks = termsLinks
         self.dataDirectory = dataDirectory

@@ -17,6 +17,8 @@ struct DeviceSetup: Sendable {
     let root: SecureStoreRoot
     /// The simulated fingerprint sensor.
     let sensor: SimulatedFingerprintSensor
+    /// The simulated platform permissions (camera, location, notifications).
+    let permissions: SimulatedPermissions
     /// The app's own logs, kept for upload where each user allows it.
     let logs: LogCollector
     let registry: UserRegistry
@@ -43,6 +45,7 @@ struct DeviceSetup: Sendable {
             enrollmentFile: directory.appendingPathComponent("fingerprint-enrollments")
         ) { console.line($0) }
         sensor = biometrics
+        permissions = SimulatedPermissions(file: directory.appendingPathComponent("permissions.json"), console: console)
         root = SecureStoreRoot(
             directory: directory.appendingPathComponent("stores"),
             environment: SecureStoreEnvironment(
@@ -111,6 +114,8 @@ struct DeviceSetup: Sendable {
                     users: users,
                     extra: AppTerms.steps,
                     placement: options.agreementsAfterPasscode ? .afterPasscode : .beforePasscode,
+                    permissions: options.permissions.isEmpty
+                        ? nil : AppPermissions.step(asking: options.permissions, platform: permissions),
                     logUpload: LogUploadStep(
                         services: services,
                         collector: logs,

@@ -12,6 +12,7 @@ struct HomeCommands: Sendable {
     let home: HomeScreen
     let offline: OfflineCommands
     let sensor: SimulatedFingerprintSensor
+    let permissions: SimulatedPermissions
     let logs: LogCollector
 
     /// What ends the command loop.
@@ -139,6 +140,8 @@ struct HomeCommands: Sendable {
             try await biometrics(arguments.first)
         case "reports":
             try await reports(arguments.first)
+        case "permissions":
+            try await self.permissions(arguments)
         case "logout" where arguments.first == "server":
             try await manager.logoutFromServer()
             console.line(localized("home.signedOutOnServer"))
@@ -180,6 +183,39 @@ struct HomeCommands: Sendable {
         ).save(topic: topic, to: store)
         if !allow { logs.discard(user: user) }
         console.line(localized(allow ? "reports.allowed" : "reports.stopped"))
+    }
+
+    /// Lists the device's permissions, or plays its settings app: `allow`, `deny` or
+    /// `reset` (never asked) a permission.
+    private func permissions(_ arguments: [String]) async throws {
+        guard let action = arguments.first else {
+            let saved = try permissions.saved()
+            for permission in Permission.allCases {
+                let status = saved[permission] ?? .notDetermined
+                console.line(
+                    localized(
+                        "permissions.row",
+                        localized("permissions.\(permission)"),
+                        localized("permissions.\(status)")
+                    )
+                )
+            }
+            return
+        }
+        let statuses: [String: PermissionStatus] = ["allow": .granted, "deny": .denied, "reset": .notDetermined]
+        guard arguments.count == 2, let status = statuses[action], let permission = Permission(rawValue: arguments[1])
+        else {
+            console.line(localized("permissions.usage"))
+            return
+        }
+        try permissions.set(permission, to: status)
+        console.line(
+            localized(
+                "permissions.row",
+                localized("permissions.\(permission)"),
+                localized("permissions.\(status)")
+            )
+        )
     }
 
     private func biometrics(_ setting: String?) async throws {

@@ -141,6 +141,21 @@ extension TerminalPresenter {
         }
     }
 
+    func run(_ screen: PermissionScreen) async throws -> PermissionScreen.Outcome {
+        try await drive(screen) { screen in
+            console.heading(screen.title)
+            console.line(screen.body)
+            console.line(console.styled(screen.strings.optionalNotice, .dim))
+            if screen.count > 1 {
+                console.line(console.styled(localized("consent.page", screen.position, screen.count), .dim))
+            }
+            return try await console.choose([
+                .init(screen.strings.allow, words: ["allow"], .allow),
+                .init(screen.strings.notNow, words: ["not now", "skip"], .notNow),
+            ])
+        }
+    }
+
     func run(_ screen: ErrorScreen) async throws -> ErrorScreen.Outcome {
         try await drive(screen) { screen in
             console.heading(screen.strings.title)

@@ -29,6 +29,7 @@ public struct TerminalPresenter: Presenter {
         case let screen as ExistingUserScreen: outcome = try await run(screen)
         case let screen as ConsentScreen: outcome = try await run(screen)
         case let screen as EULAScreen: outcome = try await run(screen)
+        case let screen as PermissionScreen: outcome = try await run(screen)
         case let screen as ErrorScreen: outcome = try await run(screen)
         default: throw PresenterError.unexpectedScreen("the terminal cannot show a \(screen.kind) screen")
         }

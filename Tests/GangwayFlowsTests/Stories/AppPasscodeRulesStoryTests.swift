@@ -50,7 +50,6 @@ struct AppPasscodeRulesStoryTests {
             .unlock(Device.alicePasscode),
             .acknowledge,
             .passcodeChange(
-                .enter(Device.alicePasscode),
                 .enter("Airline-Night-97531"),
                 .enter("Gate-Night-9753-xy"),
                 .enter("Gate-Night-9753-xy")

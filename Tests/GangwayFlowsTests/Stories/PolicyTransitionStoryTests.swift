@@ -68,11 +68,8 @@ struct PolicyTransitionStoryTests {
             biometricsOn: false,
             after: .required(stricter),
             answers: [
-                .passcodeChange(
-                    .enter(Device.alicePasscode),
-                    .enter("Night-Shift-9753-x"),
-                    .enter("Night-Shift-9753-x")
-                )
+                // The passcode typed at the launch is not asked again: the new one, twice.
+                .passcodeChange(.enter("Night-Shift-9753-x"), .enter("Night-Shift-9753-x"))
             ],
             protectedAfter: true,
             biometricsAfter: false
@@ -218,7 +215,8 @@ struct PolicyTransitionStoryTests {
         let resumed = try device.launch(
             .unlock(Device.alicePasscode),
             .acknowledge,
-            .passcodeChange(.enter(Device.alicePasscode), .enter("Night-Shift-9753-x"), .enter("Night-Shift-9753-x"))
+            // The passcode just typed to open the store is not asked again.
+            .passcodeChange(.enter("Night-Shift-9753-x"), .enter("Night-Shift-9753-x"))
         )
         try await resumed.manager.open()
         try resumed.presenter.verifyFinished()
@@ -231,6 +229,53 @@ struct PolicyTransitionStoryTests {
         let later = try device.launch(.unlock("Night-Shift-9753-x"))
         #expect(try await later.manager.open().onboardingID == session.onboardingID)
         try later.presenter.verifyFinished()
+    }
+
+    @Test("a forced change at a launch asks only the new passcode, and the typed one is not kept after the flow")
+    func aForcedChangeAtLaunchDoesNotAskThePasscodeJustTyped() async throws {
+        let server = TestServer(requirement: .required(Self.noBiometrics))
+        let device = try Device(server: server)
+        let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        let session = try await first.manager.open()
+        try await first.manager.close()
+
+        server.requirement = .required(Self.stricter)
+        let app = try device.launch(
+            .unlock(Device.alicePasscode),
+            .acknowledge,
+            .passcodeChange(.enter("Night-Shift-9753-x"), .enter("Night-Shift-9753-x"))
+        )
+        try await app.manager.open()
+        try app.presenter.verifyFinished()
+        let change = try #require(app.presenter.presented(PasscodeChangeScreen.self).first)
+        #expect(change.phase == .enter, "it starts at the new passcode, not the current one")
+        let names = try #require(await app.manager.flowContext?.info.names)
+        #expect(
+            !names.contains { $0.localizedCaseInsensitiveContains("passcode") && $0 != "gangway.passcodeRequirement" }
+        )
+        try await app.manager.close()
+        try device.openStore(session.onboardingID, passcode: "Night-Shift-9753-x").close()
+    }
+
+    @Test("opened by the biometric, a forced change at a launch asks the current passcode: none was typed")
+    func aForcedChangeAfterTheBiometricAsksTheCurrentPasscode() async throws {
+        let server = TestServer(requirement: .required(.standard))
+        let device = try Device(biometrics: true, server: server)
+        let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode, biometrics: true))
+        try await first.manager.open()
+        try await first.manager.close()
+
+        var longer = PasscodePolicy.standard
+        longer.minimumLength = 16
+        server.requirement = .required(longer)
+        let app = try device.launch(
+            .acknowledge,
+            .passcodeChange(.enter(Device.alicePasscode), .enter("Night-Shift-9753-x"), .enter("Night-Shift-9753-x"))
+        )
+        try await app.manager.open()
+        try app.presenter.verifyFinished()
+        #expect(!app.presenter.presentedKinds.contains(.passcodeInput), "the biometric opened the store")
+        #expect(await app.manager.store?.policy == longer)
     }
 
     @Test func aNewPasscodeMustMeetTheNewRules() async throws {
@@ -246,7 +291,6 @@ struct PolicyTransitionStoryTests {
             .acknowledge,
             // Too short for the new rules: the screen keeps asking.
             .passcodeChange(
-                .enter(Device.alicePasscode),
                 .enter("Gate-42"),
                 .enter("Night-Shift-9753-x"),
                 .enter("Night-Shift-9753-x")
@@ -294,7 +338,7 @@ struct PolicyTransitionStoryTests {
         let app = try device.launch(
             .unlock(start),
             .acknowledge,
-            .passcodeChange(.enter(start), .enter(next), .enter(next))
+            .passcodeChange(.enter(next), .enter(next))
         )
         try await app.manager.open()
         try app.presenter.verifyFinished()

@@ -39,6 +39,8 @@ final class ServicesDevice: Sendable {
     /// The onboarding's agreement steps, and where they go.
     let agreements: [any Step]
     let placement: MobileServicesFlowProvider.AgreementsPlacement
+    /// The platform permissions the onboarding asks for.
+    let permissions: PermissionsStep?
     /// The app's logs, when the app uploads them under the consent `logConsent`.
     let collector: LogCollector?
     let logConsent: String
@@ -53,6 +55,7 @@ final class ServicesDevice: Sendable {
         launchLink: String? = nil,
         agreements: [any Step] = [],
         placement: MobileServicesFlowProvider.AgreementsPlacement = .beforePasscode,
+        permissions: PermissionsStep? = nil,
         collector: LogCollector? = nil,
         logConsent: String = "usage-reports"
     ) throws {
@@ -60,6 +63,7 @@ final class ServicesDevice: Sendable {
         self.logConsent = logConsent
         self.agreements = agreements
         self.placement = placement
+        self.permissions = permissions
         self.termsLinks = termsLinks
         self.welcomeImages = welcomeImages
         self.launchLink = launchLink
@@ -142,6 +146,7 @@ final class ServicesDevice: Sendable {
                 users: users,
                 extra: agreements,
                 placement: placement,
+                permissions: permissions,
                 logUpload: collector.map { LogUploadStep(services: services, collector: $0, consentTopic: logConsent) }
             ),
             logger: logs.logger
