@@ -80,7 +80,7 @@ struct OAuthDeviceGrantTests {
     }
 
     static func error(of reply: API.Reply) throws -> String? {
-        try reply.decode(Components.Schemas.OAuthError.self).error
+        try reply.decode(Components.Schemas.OAuthError.self).error.rawValue
     }
 
     static func tokens(from reply: API.Reply) throws -> Tokens {

@@ -1,26 +1,27 @@
 import Foundation
+import GangwayProtocol
 import HTTPTypes
 import OpenAPIRuntime
 
 /// An error the API answers with: an HTTP status, a stable code and a message for people.
 ///
-/// Messages never contain a password, token or secret. New codes may be added; clients
-/// should treat an unknown code by its status.
+/// Messages never contain a password, token or secret. The codes are the contract's
+/// (``GangwayProtocol/ErrorCode``); clients treat one they do not know by its status.
 public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public var status: HTTPResponse.Status
-    public var code: String
+    public var code: ErrorCode
     public var message: String
     /// Seconds to wait before trying again (429, 503), sent as `Retry-After`.
     public var retryAfterSeconds: Int?
     /// The reference system's `x-message-code` header (lock and wipe).
-    public var messageCode: String?
+    public var messageCode: ErrorCode?
 
     public init(
         _ status: HTTPResponse.Status,
-        _ code: String,
+        _ code: ErrorCode,
         _ message: String,
         retryAfterSeconds: Int? = nil,
-        messageCode: String? = nil
+        messageCode: ErrorCode? = nil
     ) {
         self.status = status
         self.code = code
@@ -29,47 +30,47 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         self.messageCode = messageCode
     }
 
-    public var description: String { "\(status.code) \(code): \(message)" }
+    public var description: String { "\(status.code) \(code.rawValue): \(message)" }
 
-    static func badRequest(_ message: String, code: String = "BAD_REQUEST") -> APIError {
+    static func badRequest(_ message: String, code: ErrorCode = .badRequest) -> APIError {
         APIError(.badRequest, code, message)
     }
 
-    static func notFound(_ code: String, _ message: String) -> APIError {
+    static func notFound(_ code: ErrorCode, _ message: String) -> APIError {
         APIError(.notFound, code, message)
     }
 
-    static let appNotFound = APIError(.notFound, "APP_NOT_FOUND", "There is no app with this ID.")
-    static let unauthorized = APIError(.unauthorized, "UNAUTHORIZED", "A valid bearer token is required.")
-    static let tokenExpired = APIError(.unauthorized, "TOKEN_EXPIRED", "The session has expired; sign in again.")
-    static let adminRequired = APIError(.unauthorized, "ADMIN_TOKEN_REQUIRED", "A valid admin token is required.")
-    static let signInFailed = APIError(.unauthorized, "AUTH_FAILED", "Wrong user name or password.")
+    static let appNotFound = APIError(.notFound, .appNotFound, "There is no app with this ID.")
+    static let unauthorized = APIError(.unauthorized, .unauthorized, "A valid bearer token is required.")
+    static let tokenExpired = APIError(.unauthorized, .tokenExpired, "The session has expired; sign in again.")
+    static let adminRequired = APIError(.unauthorized, .adminTokenRequired, "A valid admin token is required.")
+    static let signInFailed = APIError(.unauthorized, .authFailed, "Wrong user name or password.")
     static let passwordSignInOff = APIError(
         .forbidden,
-        "OAUTH2_REQUIRED",
+        .oauth2Required,
         "This app signs people in with OAuth 2.0, not with a password here."
     )
     static let registrationLocked = APIError(
         .forbidden,
-        "TRAFFIC_REG_LOCKED",
+        .registrationLocked,
         "An administrator locked this device; sign in again to unlock it.",
-        messageCode: "TRAFFIC_REG_LOCKED"
+        messageCode: .registrationLocked
     )
     static let registrationWiped = APIError(
         .forbidden,
-        "TRAFFIC_REG_WIPED",
+        .registrationWiped,
         "An administrator wiped this device; its data for this user must be erased.",
-        messageCode: "TRAFFIC_REG_WIPED"
+        messageCode: .registrationWiped
     )
     static let deviceNotRegistered = APIError(
         .forbidden,
-        "DEVICE_NOT_REGISTERED",
+        .deviceNotRegistered,
         "Register this device (PUT /apps/{appID}/devices/{deviceID}) before reading the app's data or uploading logs."
     )
     static func throttled(retryAfter seconds: Int) -> APIError {
         APIError(
             .tooManyRequests,
-            "AUTH_THROTTLED",
+            .authThrottled,
             "Too many failed sign-ins; try again in \(seconds) seconds.",
             retryAfterSeconds: seconds
         )
@@ -77,7 +78,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     static func recoveryThrottled(retryAfter seconds: Int) -> APIError {
         APIError(
             .tooManyRequests,
-            "RECOVERY_THROTTLED",
+            .recoveryThrottled,
             "This device's recovery secret was given out too often; try again in \(seconds) seconds.",
             retryAfterSeconds: seconds
         )
@@ -85,7 +86,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     static func logUploadThrottled(retryAfter seconds: Int) -> APIError {
         APIError(
             .tooManyRequests,
-            "LOG_UPLOAD_THROTTLED",
+            .logUploadThrottled,
             "This device uploaded logs too often; try again in \(seconds) seconds.",
             retryAfterSeconds: seconds
         )
@@ -94,17 +95,17 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// cannot hold everyone's sign-in behind it.
     static let busy = APIError(
         .serviceUnavailable,
-        "SERVER_BUSY",
+        .serverBusy,
         "The server is checking too many sign-ins; try again in a second.",
         retryAfterSeconds: 1
     )
     static func storage(_ error: StorageError) -> APIError {
         switch error.code {
-        case .duplicate: APIError(.conflict, "CONFLICT", "It exists already.")
-        case .invalidText: APIError(.badRequest, "INVALID_TEXT", "A text holds a character the server cannot store.")
-        case .limitReached: APIError(.conflict, "LIMIT_REACHED", "The server's limit for this kind of data is reached.")
+        case .duplicate: APIError(.conflict, .conflict, "It exists already.")
+        case .invalidText: APIError(.badRequest, .invalidText, "A text holds a character the server cannot store.")
+        case .limitReached: APIError(.conflict, .limitReached, "The server's limit for this kind of data is reached.")
         case .unavailable, .corrupt:
-            APIError(.serviceUnavailable, "STORAGE_UNAVAILABLE", "The server's database is not available; try again.")
+            APIError(.serviceUnavailable, .storageUnavailable, "The server's database is not available; try again.")
         }
     }
 }

@@ -11,7 +11,7 @@ extension MobileServicesAPI {
     {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         guard AdminProof.isWellFormed(challenge: body.challenge) else {
-            throw APIError.badRequest("challenge must be 32 bytes in base64url (43 characters).", code: "INVALID_FIELD")
+            throw APIError.badRequest("challenge must be 32 bytes in base64url (43 characters).", code: .invalidField)
         }
         return .ok(
             .init(
@@ -42,7 +42,7 @@ extension MobileServicesAPI {
         do {
             try await storage.insertApp(app)
         } catch  where error.code == .duplicate {
-            throw APIError(.conflict, "APP_EXISTS", "An app with this ID exists already.")
+            throw APIError(.conflict, .appExists, "An app with this ID exists already.")
         } catch {
             throw APIError.storage(error)
         }
@@ -80,14 +80,14 @@ extension MobileServicesAPI {
 
     private func checkedDomains(_ domains: [String], for appID: String) async throws(APIError) -> [String] {
         guard domains.count <= 100 else {
-            throw APIError.badRequest("At most 100 email domains.", code: "INVALID_DOMAIN")
+            throw APIError.badRequest("At most 100 email domains.", code: .invalidDomain)
         }
         var checked: [String] = []
         for domain in domains {
             let domain = try Validation.emailDomain(domain)
             if checked.contains(domain) { continue }
             if let owner = try await perform({ try await storage.app(forEmailDomain: domain) }), owner.id != appID {
-                throw APIError(.conflict, "DOMAIN_TAKEN", "The domain \(domain) belongs to another app.")
+                throw APIError(.conflict, .domainTaken, "The domain \(domain) belongs to another app.")
             }
             checked.append(domain)
         }
@@ -128,7 +128,7 @@ extension MobileServicesAPI {
         guard
             var device = try await perform({ try await storage.device(appID: app.id, registrationID: registrationID) })
         else {
-            throw APIError.notFound("DEVICE_NOT_FOUND", "There is no device registration with this ID.")
+            throw APIError.notFound(.deviceNotFound, "There is no device registration with this ID.")
         }
         let status = DeviceStatus(body.status)
         if status != device.status {
@@ -173,7 +173,7 @@ extension MobileServicesAPI {
     private func activation(of app: AppRecord, validDays: Int?) throws -> Components.Schemas.Activation {
         let days = validDays ?? 7
         guard (1...365).contains(days) else {
-            throw APIError.badRequest("validDays must be between 1 and 365.", code: "INVALID_FIELD")
+            throw APIError.badRequest("validDays must be between 1 and 365.", code: .invalidField)
         }
         var configuration = configuration(of: app)
         // Whole seconds: what the payload's RFC 3339 date holds.
@@ -199,7 +199,7 @@ extension MobileServicesAPI {
         guard let png = try await qrCodes.png(for: activation.link) else {
             throw APIError(
                 .serviceUnavailable,
-                "QR_UNAVAILABLE",
+                .qrUnavailable,
                 "QR codes need the qrencode program on the server; use the activation link instead."
             )
         }
@@ -213,7 +213,7 @@ extension MobileServicesAPI {
         let app = try await app(input.path.appID)
         let limit = input.query.limit ?? 100
         guard (1...1000).contains(limit) else {
-            throw APIError.badRequest("limit must be between 1 and 1000.", code: "INVALID_FIELD")
+            throw APIError.badRequest("limit must be between 1 and 1000.", code: .invalidField)
         }
         let logs = try await perform { try await storage.logs(appID: app.id, limit: limit) }
         return .ok(
@@ -259,7 +259,7 @@ extension MobileServicesAPI {
         do {
             try await storage.insertUser(user)
         } catch  where error.code == .duplicate {
-            throw APIError(.conflict, "USER_EXISTS", "A user with this name exists already.")
+            throw APIError(.conflict, .userExists, "A user with this name exists already.")
         } catch {
             throw APIError.storage(error)
         }
@@ -310,7 +310,7 @@ extension MobileServicesAPI {
         guard !Validation.hasControlCharacters(username),
             let user = try await perform({ try await storage.user(named: username.lowercased()) })
         else {
-            throw APIError.notFound("USER_NOT_FOUND", "There is no user with this name.")
+            throw APIError.notFound(.userNotFound, "There is no user with this name.")
         }
         return user
     }

@@ -21,16 +21,16 @@ extension MobileServicesAPI {
         guard redirectURIs.count <= RedirectURI.limit, Set(redirectURIs).count == redirectURIs.count else {
             throw APIError.badRequest(
                 "Give at most \(RedirectURI.limit) redirect URIs, each once.",
-                code: "INVALID_FIELD"
+                code: .invalidField
             )
         }
         guard redirectURIs.allSatisfy(RedirectURI.isValid) else {
-            throw APIError.badRequest(RedirectURI.rule, code: "INVALID_FIELD")
+            throw APIError.badRequest(RedirectURI.rule, code: .invalidField)
         }
         var authentication = AppAuthentication(type: .init(body._type), redirectURIs: redirectURIs)
         if let change = body.provider {
             guard IssuerURL.isValid(change.issuer) else {
-                throw APIError.badRequest(IssuerURL.rule, code: "INVALID_FIELD")
+                throw APIError.badRequest(IssuerURL.rule, code: .invalidField)
             }
             try Validation.text(change.clientID, "clientID", 1...255)
             var provider = IdentityProvider(

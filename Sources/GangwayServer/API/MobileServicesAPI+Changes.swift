@@ -30,7 +30,7 @@ extension MobileServicesAPI {
             guard Validation.isBase64URL(text, length: 88...400_000) else {
                 throw APIError.badRequest(
                     "A sealed change is 88 to 400,000 characters of base64url.",
-                    code: "INVALID_FIELD"
+                    code: .invalidField
                 )
             }
         }
@@ -58,7 +58,7 @@ extension MobileServicesAPI {
         guard (1...EntityLimits.changesPerUpload).contains(count) else {
             throw APIError.badRequest(
                 "An upload carries 1 to \(EntityLimits.changesPerUpload) changes.",
-                code: "INVALID_FIELD"
+                code: .invalidField
             )
         }
     }
@@ -209,10 +209,10 @@ extension MobileServicesAPI {
     /// change's rejection. A signature that is not 64 bytes verifies as no one's.
     static func signedChange(_ wire: Components.Schemas.Change) throws(APIError) -> SignedChange {
         guard let id = UUID(uuidString: wire.id) else {
-            throw APIError.badRequest("A change's id is a UUID.", code: "INVALID_FIELD")
+            throw APIError.badRequest("A change's id is a UUID.", code: .invalidField)
         }
         guard Validation.isBase64URL(wire.signature, length: 86...86) else {
-            throw APIError.badRequest("A change's signature is 86 characters of base64url.", code: "INVALID_FIELD")
+            throw APIError.badRequest("A change's signature is 86 characters of base64url.", code: .invalidField)
         }
         let signature = Data(base64URLEncoded: wire.signature) ?? Data()
         let change = Change(
@@ -246,7 +246,7 @@ extension MobileServicesAPI {
             throw APIError.badRequest(
                 "A change has a sequence and base version from 1, and 1 to \(EntityLimits.fieldsPerEntity) "
                     + "fields of at most \(EntityLimits.valueLength.upperBound) characters.",
-                code: "INVALID_FIELD"
+                code: .invalidField
             )
         }
     }
@@ -258,7 +258,7 @@ extension MobileServicesAPI {
         let app = try await app(input.path.appID)
         let limit = input.query.limit ?? 100
         guard (1...1000).contains(limit) else {
-            throw APIError.badRequest("limit must be between 1 and 1000.", code: "INVALID_FIELD")
+            throw APIError.badRequest("limit must be between 1 and 1000.", code: .invalidField)
         }
         let outcome = input.query.outcome.flatMap { ChangeResult.Outcome(rawValue: $0.rawValue) }
         let changes = try await perform { try await storage.changes(appID: app.id, outcome: outcome, limit: limit) }

@@ -44,7 +44,7 @@ extension MobileServicesAPI {
         try Validation.identifier(input.path.entityID, "entityID")
         let fields = body.fields.additionalProperties
         guard fields.count <= Self.entityFieldLimit else {
-            throw APIError.badRequest("An entity has at most \(Self.entityFieldLimit) fields.", code: "INVALID_FIELD")
+            throw APIError.badRequest("An entity has at most \(Self.entityFieldLimit) fields.", code: .invalidField)
         }
         for (name, value) in fields {
             try Validation.fieldName(name)
@@ -62,10 +62,10 @@ extension MobileServicesAPI {
         do {
             result = try await perform { try await storage.putEntity(entity, limit: Self.entitySetLimit) }
         } catch {
-            guard error.code == "LIMIT_REACHED" else { throw error }
+            guard error.code == .limitReached else { throw error }
             throw APIError(
                 .conflict,
-                "ENTITY_SET_FULL",
+                .entitySetFull,
                 "The entity set \(entitySet) holds \(Self.entitySetLimit) entities already."
             )
         }
@@ -90,7 +90,7 @@ extension MobileServicesAPI {
             try await storage.deleteEntity(appID: app.id, entitySet: entitySet, id: entityID)
         }
         guard removed else {
-            throw APIError.notFound("ENTITY_NOT_FOUND", "There is no entity with this ID in the set.")
+            throw APIError.notFound(.entityNotFound, "There is no entity with this ID in the set.")
         }
         logger.info("entity removed", metadata: ["app": "\(app.id)", "entitySet": "\(entitySet)"])
         return .noContent(.init())
@@ -126,7 +126,7 @@ extension Validation {
         guard EntityLimits.isFieldName(name) else {
             throw .badRequest(
                 "Field names are a letter, then letters, digits and '_'.",
-                code: "INVALID_FIELD"
+                code: .invalidField
             )
         }
     }

@@ -32,7 +32,7 @@ extension MobileServicesAPI {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         try Validation.identifier(input.path.deviceID, "deviceID")
         guard input.path.deviceID == caller.session.deviceID else {
-            throw APIError(.forbidden, "DEVICE_MISMATCH", "The session was signed in on another device.")
+            throw APIError(.forbidden, .deviceMismatch, "The session was signed in on another device.")
         }
         try Validation.text(body.deviceName, "deviceName", 1...128)
         try Validation.text(body.platform, "platform", 1...64)
@@ -106,12 +106,12 @@ extension MobileServicesAPI {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         let logSettings = caller.app.settings.logSettings
         guard logSettings?.logEnabled == true else {
-            throw APIError(.conflict, "LOG_UPLOAD_DISABLED", "Log upload is turned off for this app.")
+            throw APIError(.conflict, .logUploadDisabled, "Log upload is turned off for this app.")
         }
         let limit = logSettings?.maxEntriesPerUpload ?? 1000
         guard body.entries.count <= limit else {
             // The document allows more; this app's settings do not, hence 409 and not 400.
-            throw APIError(.conflict, "TOO_MANY_ENTRIES", "This app takes at most \(limit) entries per upload.")
+            throw APIError(.conflict, .tooManyEntries, "This app takes at most \(limit) entries per upload.")
         }
         let time = now()
         var records: [LogRecord] = []
@@ -180,10 +180,10 @@ extension MobileServicesAPI {
     static func changeKey(_ text: String) throws(APIError) -> Data {
         guard Validation.isBase64URL(text, length: 87...87), let bytes = Data(base64URLEncoded: text), bytes.count == 65
         else {
-            throw APIError.badRequest("changeKey is 65 bytes in base64url (87 characters).", code: "INVALID_FIELD")
+            throw APIError.badRequest("changeKey is 65 bytes in base64url (87 characters).", code: .invalidField)
         }
         guard (try? ChangeVerifyingKey(x963Representation: bytes)) != nil else {
-            throw APIError(.unprocessableContent, "INVALID_CHANGE_KEY", "changeKey is not a P-256 public key.")
+            throw APIError(.unprocessableContent, .invalidChangeKey, "changeKey is not a P-256 public key.")
         }
         return bytes
     }

@@ -20,7 +20,7 @@ extension MobileServicesAPI {
         try await requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         let user = try await user(input.path.username)
-        guard IssuerURL.isValid(body.issuer) else { throw APIError.badRequest(IssuerURL.rule, code: "INVALID_FIELD") }
+        guard IssuerURL.isValid(body.issuer) else { throw APIError.badRequest(IssuerURL.rule, code: .invalidField) }
         try Validation.text(body.subject, "subject", 1...255)
         let link = IdentityLinkRecord(
             issuer: body.issuer,
@@ -37,7 +37,7 @@ extension MobileServicesAPI {
             }
             throw APIError(
                 .conflict,
-                "IDENTITY_LINKED",
+                .identityLinked,
                 holder?.username == user.username
                     ? "This identity is linked to \(user.username) already."
                     : "This identity is linked to another user; unlink it there first."
@@ -59,7 +59,7 @@ extension MobileServicesAPI {
                 )
             })
         else {
-            throw APIError.notFound("IDENTITY_NOT_LINKED", "This identity is not linked to \(user.username).")
+            throw APIError.notFound(.identityNotLinked, "This identity is not linked to \(user.username).")
         }
         logger.notice("identity unlinked", metadata: ["user": "\(user.username)", "issuer": "\(input.query.issuer)"])
         return .noContent(.init())

@@ -50,11 +50,11 @@ struct MobileServicesAPI: APIProtocol {
         guard let at = email.lastIndex(of: "@"), at != email.startIndex,
             !email[..<at].contains(where: { $0 == "@" || $0.isWhitespace })
         else {
-            throw APIError.badRequest("email must be an address such as name@example.com.", code: "INVALID_EMAIL")
+            throw APIError.badRequest("email must be an address such as name@example.com.", code: .invalidEmail)
         }
         let domain = try Validation.emailDomain(String(email[email.index(after: at)...]))
         guard let app = try await perform({ try await storage.app(forEmailDomain: domain) }) else {
-            throw APIError.notFound("DOMAIN_UNKNOWN", "No app is set up for this email domain.")
+            throw APIError.notFound(.domainUnknown, "No app is set up for this email domain.")
         }
         return .ok(.init(body: .json(configuration(of: app))))
     }

@@ -8,7 +8,7 @@ enum Validation {
         guard range.contains(value.unicodeScalars.count) else {
             throw .badRequest(
                 "\(field) must be \(range.lowerBound) to \(range.upperBound) characters long.",
-                code: "INVALID_FIELD"
+                code: .invalidField
             )
         }
     }
@@ -19,7 +19,7 @@ enum Validation {
         guard !hasControlCharacters(value) else {
             throw .badRequest(
                 "\(field) must not contain control characters or text-direction overrides.",
-                code: "INVALID_FIELD"
+                code: .invalidField
             )
         }
     }
@@ -34,20 +34,20 @@ enum Validation {
     static func identifier(_ value: String, _ field: String) throws(APIError) {
         try length(value, field, 1...64)
         guard matches(value, extra: "._-") else {
-            throw .badRequest("\(field) may hold only letters, digits, '.', '_' and '-'.", code: "INVALID_FIELD")
+            throw .badRequest("\(field) may hold only letters, digits, '.', '_' and '-'.", code: .invalidField)
         }
     }
 
     static func username(_ value: String) throws(APIError) {
         try length(value, "username", 1...128)
         guard matches(value, extra: "._@-") else {
-            throw .badRequest("username may hold only letters, digits, '.', '_', '@' and '-'.", code: "INVALID_FIELD")
+            throw .badRequest("username may hold only letters, digits, '.', '_', '@' and '-'.", code: .invalidField)
         }
     }
 
     static func newPassword(_ value: String) throws(APIError) {
         guard (8...1024).contains(value.unicodeScalars.count) else {
-            throw .badRequest("password must be 8 to 1024 characters long.", code: "INVALID_PASSWORD")
+            throw .badRequest("password must be 8 to 1024 characters long.", code: .invalidPassword)
         }
     }
 
@@ -60,7 +60,7 @@ enum Validation {
             !label.isEmpty && label.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "-" }
         }
         guard domain.unicodeScalars.count <= 320, labels.count >= 2, labels.allSatisfy(label) else {
-            throw .badRequest("'\(value.prefix(64))' is not a domain name.", code: "INVALID_DOMAIN")
+            throw .badRequest("'\(value.prefix(64))' is not a domain name.", code: .invalidDomain)
         }
         return domain
     }
@@ -81,7 +81,7 @@ struct AppVersion: Comparable, Sendable {
             piece.count <= 9 && !piece.isEmpty && piece.allSatisfy(\.isASCIIDigit) ? Int(piece) : nil
         }
         guard !pieces.isEmpty, pieces.count <= 4, parts.count == pieces.count else {
-            throw .badRequest("'\(text.prefix(32))' is not a version such as 1.4.2.", code: "INVALID_VERSION")
+            throw .badRequest("'\(text.prefix(32))' is not a version such as 1.4.2.", code: .invalidVersion)
         }
         self.parts = parts
     }

@@ -148,11 +148,11 @@ extension Components.Schemas.AppSettings {
     /// Rules that contradict each other, in the request or with what the app has: each
     /// value is valid alone, so this is a conflict (409), not a malformed request.
     private func conflicting(_ reason: String) -> APIError {
-        APIError(.conflict, "CONFLICTING_SETTINGS", "The settings contradict each other: \(reason).")
+        APIError(.conflict, .conflictingSettings, "The settings contradict each other: \(reason).")
     }
 
     private func invalid(_ key: String, _ reason: String) -> APIError {
-        APIError.badRequest("\(key) \(reason).", code: "INVALID_SETTING")
+        APIError.badRequest("\(key) \(reason).", code: .invalidSetting)
     }
 }
 

@@ -71,10 +71,10 @@ struct GatewayMiddleware: RouterMiddleware {
             errorLogger[metadataKey: "request"] = "\(requestID)"
             var apiError = Self.apiError(for: error, logger: errorLogger)
             var allowed: [String]?
-            if apiError.status == .notFound, apiError.code == "NOT_FOUND",
+            if apiError.status == .notFound, apiError.code == .notFound,
                 let methods = routes.methods(for: request.uri.path)
             {
-                apiError = APIError(.methodNotAllowed, "METHOD_NOT_ALLOWED", "The route does not take this method.")
+                apiError = APIError(.methodNotAllowed, .methodNotAllowed, "The route does not take this method.")
                 allowed = methods
             }
             response = Self.response(for: apiError, requestID: requestID)
@@ -132,12 +132,12 @@ struct GatewayMiddleware: RouterMiddleware {
                 guard mediaType == "application/x-www-form-urlencoded" else {
                     throw APIError(
                         .unsupportedMediaType,
-                        "UNSUPPORTED_MEDIA_TYPE",
+                        .unsupportedMediaType,
                         "Send the body as application/x-www-form-urlencoded."
                     )
                 }
             } else if mediaType != "application/json" {
-                throw APIError(.unsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json.")
+                throw APIError(.unsupportedMediaType, .unsupportedMediaType, "Send the body as application/json.")
             }
         }
         return request
@@ -145,7 +145,7 @@ struct GatewayMiddleware: RouterMiddleware {
 
     private static let tooLarge = APIError(
         .contentTooLarge,
-        "PAYLOAD_TOO_LARGE",
+        .payloadTooLarge,
         "The body is larger than this request may send: \(unauthenticatedBodySize) bytes without a "
             + "session's or the admin's token, \(maximumBodySize) with one."
     )
@@ -169,13 +169,18 @@ struct GatewayMiddleware: RouterMiddleware {
             return internalError
         case let error as any HTTPResponseError:
             switch error.status {
-            case .notFound: return .notFound("NOT_FOUND", "There is no such route.")
+            case .notFound: return .notFound(.notFound, "There is no such route.")
             case .methodNotAllowed:
-                return APIError(.methodNotAllowed, "METHOD_NOT_ALLOWED", "The route does not take this method.")
+                return APIError(.methodNotAllowed, .methodNotAllowed, "The route does not take this method.")
             case .contentTooLarge: return tooLarge
             default:
+                // Any other refusal of the HTTP layer: the contract's code for its class.
                 let status = error.status
-                return APIError(status, "HTTP_\(status.code)", status.reasonPhrase)
+                return APIError(
+                    status,
+                    status.kind == .serverError ? .internal : .badRequest,
+                    status.reasonPhrase
+                )
             }
         default:
             logger.error("request failed", metadata: ["error": "\(type(of: error))"])
@@ -185,7 +190,7 @@ struct GatewayMiddleware: RouterMiddleware {
 
     private static let internalError = APIError(
         .internalServerError,
-        "INTERNAL",
+        .`internal`,
         "The server failed; the request ID identifies it in the server's log."
     )
 
@@ -222,16 +227,15 @@ struct GatewayMiddleware: RouterMiddleware {
         } else {
             let apiError = apiError(for: error, logger: logger)
             switch apiError.status.kind {
-            case .serverError: oauth = OAuthError("server_error", apiError.message, status: apiError.status)
+            case .serverError: oauth = OAuthError(.serverError, apiError.message, status: apiError.status)
             default:
                 let status: HTTPResponse.Status =
                     [.notFound, .contentTooLarge, .unsupportedMediaType, .methodNotAllowed].contains(apiError.status)
                     ? apiError.status : .badRequest
-                oauth = OAuthError("invalid_request", apiError.message, status: status)
+                oauth = OAuthError(.invalidRequest, apiError.message, status: status)
             }
         }
-        var document: [String: String] = ["error": oauth.error]
-        if !oauth.description.isEmpty { document["error_description"] = oauth.description }
+        let document = OAuthErrorDocument(error: oauth.error, description: oauth.description)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let body = (try? encoder.encode(document)) ?? Data(#"{"error":"server_error"}"#.utf8)
@@ -242,7 +246,7 @@ struct GatewayMiddleware: RouterMiddleware {
     }
 
     static func response(for error: APIError, requestID: String) -> Response {
-        let document = Components.Schemas._Error(
+        let document = ErrorDocument(
             code: error.code,
             message: error.message,
             requestID: requestID,
@@ -253,7 +257,7 @@ struct GatewayMiddleware: RouterMiddleware {
         let body = (try? encoder.encode(document)) ?? Data(#"{"code":"INTERNAL","message":"error"}"#.utf8)
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let seconds = error.retryAfterSeconds { headers[.retryAfter] = "\(seconds)" }
-        if let messageCode = error.messageCode { headers[.messageCode] = messageCode }
+        if let messageCode = error.messageCode { headers[.messageCode] = messageCode.rawValue }
         return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }

@@ -29,7 +29,7 @@ extension MobileServicesAPI {
     ) async throws -> Operations.GetAuthorizationServerMetadata.Output {
         let app = try await app(input.path.appID)
         guard app.authentication.type == .oauth2 else {
-            throw APIError.notFound("NOT_OAUTH2", "This app signs people in with a password; it has no OAuth metadata.")
+            throw APIError.notFound(.notOAuth2, "This app signs people in with a password; it has no OAuth metadata.")
         }
         let issuer = issuer(of: app)
         return .ok(
@@ -59,7 +59,7 @@ extension MobileServicesAPI {
         let app = try await app(input.path.appID)
         guard app.authentication.type == .oauth2 else {
             throw APIError.notFound(
-                "NOT_OAUTH2",
+                .notOAuth2,
                 "This app signs people in with a password; it has no OpenID metadata."
             )
         }

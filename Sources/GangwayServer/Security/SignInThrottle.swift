@@ -101,7 +101,7 @@ struct SignInThrottle: Sendable {
         do {
             wait = try await count(username: key, [(key, 30)])
         } catch {
-            throw OAuthError("server_error", error.message, status: error.status)
+            throw OAuthError(.serverError, error.message, status: error.status)
         }
         if let wait { throw .throttled(retryAfter: wait) }
     }

@@ -19,7 +19,7 @@ extension MobileServicesServer {
         } catch {
             throw error as? SeedError
                 ?? SeedError(
-                    APIError(.internalServerError, "SEED_FAILED", "\(type(of: error)) was thrown."),
+                    APIError(.internalServerError, .seedFailed, "\(type(of: error)) was thrown."),
                     item: "the seed"
                 )
         }
@@ -83,7 +83,7 @@ extension MobileServicesServer {
             throw SeedError(error, item: item)
         } catch {
             throw SeedError(
-                APIError(.internalServerError, "SEED_FAILED", "\(type(of: error)) was thrown."),
+                APIError(.internalServerError, .seedFailed, "\(type(of: error)) was thrown."),
                 item: item
             )
         }

@@ -1,3 +1,4 @@
+import GangwayProtocol
 import HTTPTypes
 
 /// Why a ``ServerSeed`` could not be applied: the item it stopped at and the server's reason.
@@ -41,13 +42,13 @@ public struct SeedError: Error, Sendable, Hashable, CustomStringConvertible {
     init(_ error: APIError, item: String) {
         let code: Code =
             switch (error.code, error.status.code) {
-            case ("APP_EXISTS", _): .appExists
-            case ("USER_EXISTS", _): .userExists
+            case (.appExists, _): .appExists
+            case (.userExists, _): .userExists
             case (_, 409): .conflict
             case (_, 500...): .storageFailed
             default: .invalidValue
             }
-        self.init(code, item: item, reason: "\(error.message) (\(error.code))")
+        self.init(code, item: item, reason: "\(error.message) (\(error.code.rawValue))")
     }
 
     public static func == (lhs: SeedError, rhs: SeedError) -> Bool { lhs.code == rhs.code }

@@ -37,11 +37,11 @@ struct ServiceCallMiddleware: ClientMiddleware {
         if let token { request.headerFields[.authorization] = "Bearer \(token)" }
         let (response, responseBody) = try await next(request, body, baseURL)
         guard response.status.code >= 400 else { return (response, responseBody) }
-        var document: Components.Schemas._Error?
-        var oauth: Components.Schemas.OAuthError?
+        var document: ErrorDocument?
+        var oauth: OAuthErrorDocument?
         if let responseBody, let bytes = try? await Data(collecting: responseBody, upTo: Self.bodyLimit) {
-            document = try? JSONDecoder().decode(Components.Schemas._Error.self, from: bytes)
-            if document == nil { oauth = try? JSONDecoder().decode(Components.Schemas.OAuthError.self, from: bytes) }
+            document = try? JSONDecoder().decode(ErrorDocument.self, from: bytes)
+            if document == nil { oauth = try? JSONDecoder().decode(OAuthErrorDocument.self, from: bytes) }
         }
         let header = response.headerFields[HTTPField.Name("Retry-After")!].flatMap { Int($0) }
         let seconds = header ?? document?.retryAfterSeconds

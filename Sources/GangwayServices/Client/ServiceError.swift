@@ -1,4 +1,5 @@
 import Foundation
+import GangwayProtocol
 import GangwayScreens
 
 /// Why a call to the mobile-services server failed.
@@ -12,7 +13,6 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidCredentials
         case throttled
         case busy
-        case userBlocked
         case sessionExpired
         case registrationLocked
         case registrationWiped
@@ -70,9 +70,6 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The server is checking too many sign-ins (503 `SERVER_BUSY`): ``retryAfter``
     /// says when to try again.
     public static let busy = Self(.busy)
-    /// An administrator blocked the user (older servers; a current one answers a
-    /// blocked user as a wrong password).
-    public static let userBlocked = Self(.userBlocked)
     /// The session token is unknown, expired or revoked: sign in again.
     public static let sessionExpired = Self(.sessionExpired)
     /// An administrator locked this device's registration (`TRAFFIC_REG_LOCKED`): sign in again.
@@ -111,6 +108,8 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     /// another issuer): refused before any code in it is used.
     public static let forgedAnswer = Self(.forgedAnswer)
 
+    /// The error for a refused call: the contract's codes (``GangwayProtocol/ErrorCode``,
+    /// ``GangwayProtocol/OAuthErrorCode``) decide where they are known; otherwise the status.
     static func answer(
         status: Int,
         code serverCode: String?,
@@ -118,24 +117,24 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         messageCode: String? = nil,
         retryAfter: Duration? = nil
     ) -> Self {
+        let sent = messageCode ?? serverCode
         let code: Code
-        switch (status, messageCode ?? serverCode) {
-        case (403, "TRAFFIC_REG_LOCKED"): code = .registrationLocked
-        case (403, "TRAFFIC_REG_WIPED"): code = .registrationWiped
-        case (403, "USER_BLOCKED"): code = .userBlocked
-        case (403, "DEVICE_MISMATCH"): code = .deviceMismatch
-        case (401, "AUTH_FAILED"): code = .invalidCredentials
-        case (400, "authorization_pending"): code = .authorizationPending
-        case (400, "slow_down"): code = .slowDown
-        case (400, "access_denied"): code = .accessDenied
-        case (400, "expired_token"): code = .expiredToken
-        case (400, "invalid_grant"): code = .invalidGrant
-        case (401, "invalid_client"): code = .refused
-        case (401, _): code = .sessionExpired
-        case (429, _): code = .throttled
-        case (503, "SERVER_BUSY"): code = .busy
-        case (404, _): code = .notFound
-        case (500..., _): code = .serverFailure
+        switch (status, sent.flatMap(ErrorCode.init(rawValue:)), sent.flatMap(OAuthErrorCode.init(rawValue:))) {
+        case (403, .registrationLocked?, _): code = .registrationLocked
+        case (403, .registrationWiped?, _): code = .registrationWiped
+        case (403, .deviceMismatch?, _): code = .deviceMismatch
+        case (401, .authFailed?, _): code = .invalidCredentials
+        case (503, .serverBusy?, _): code = .busy
+        case (400, _, .authorizationPending?): code = .authorizationPending
+        case (400, _, .slowDown?): code = .slowDown
+        case (400, _, .accessDenied?): code = .accessDenied
+        case (400, _, .expiredToken?): code = .expiredToken
+        case (400, _, .invalidGrant?): code = .invalidGrant
+        case (401, _, .invalidClient?): code = .refused
+        case (401, _, _): code = .sessionExpired
+        case (429, _, _): code = .throttled
+        case (404, _, _): code = .notFound
+        case (500..., _, _): code = .serverFailure
         default: code = .refused
         }
         return Self(code, status: status, serverCode: serverCode, serverMessage: message, retryAfter: retryAfter)
@@ -174,7 +173,6 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidCredentials: StringTable.text("service.invalidCredentials.summary")
         case .throttled: StringTable.text("service.throttled.summary")
         case .busy: StringTable.text("service.busy.summary")
-        case .userBlocked: StringTable.text("service.userBlocked.summary")
         case .sessionExpired: StringTable.text("service.sessionExpired.summary")
         case .registrationLocked: StringTable.text("service.registrationLocked.summary")
         case .registrationWiped: StringTable.text("service.registrationWiped.summary")
@@ -202,7 +200,6 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .throttled, .busy:
             retryAfter.map { StringTable.text("service.retryIn", Int($0.components.seconds)) }
                 ?? StringTable.text("service.waitAMoment")
-        case .userBlocked: StringTable.text("service.userBlocked.advice")
         case .sessionExpired, .registrationLocked, .notSignedIn: StringTable.text("service.sessionExpired.advice")
         case .registrationWiped: StringTable.text("service.registrationWiped.advice")
         case .deviceMismatch: StringTable.text("service.deviceMismatch.advice")

@@ -76,17 +76,17 @@ extension ServiceFlowError: SessionEndingError {
 }
 
 extension ServiceError: SessionEndingError {
-    /// The server no longer takes the session: it expired or was revoked, the device was
-    /// locked, or the user blocked.
+    /// The server no longer takes the session: it expired or was revoked (as when an
+    /// administrator blocks the user), or the device was locked.
     public var endsSession: Bool {
-        self == .sessionExpired || self == .registrationLocked || self == .userBlocked
+        self == .sessionExpired || self == .registrationLocked
     }
     public var sessionEndReason: String { summary }
 }
 
 extension ServiceError: UserDataWipeError {
-    /// Whether no retry can cure it: a blocked user, a wiped registration.
-    public var endsFlow: Bool { self == .userBlocked || self == .registrationWiped }
+    /// Whether no retry can cure it: a wiped registration.
+    public var endsFlow: Bool { self == .registrationWiped }
     public var wipesUserData: Bool { self == .registrationWiped }
     public var wipeReason: String { wipesUserData ? StringTable.text("service.registrationWiped.erased") : "" }
 }
