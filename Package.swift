@@ -17,7 +17,6 @@ let package = Package(
         .library(name: "GangwayTesting", targets: ["GangwayTesting"]),
         .library(name: "GangwayProtocol", targets: ["GangwayProtocol"]),
         .library(name: "GangwayServices", targets: ["GangwayServices"]),
-        .library(name: "GangwayOffline", targets: ["GangwayOffline"]),
         .library(name: "GangwaySystem", targets: ["GangwaySystem"]),
         .library(name: "GangwayServer", targets: ["GangwayServer"]),
         .library(name: "GangwayServerTesting", targets: ["GangwayServerTesting"]),
@@ -122,20 +121,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "GangwayOffline",
-            dependencies: [
-                "GangwayProtocol",
-                "GangwaySystem",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .target(
             name: "GangwayServices",
             dependencies: [
                 "GangwaySystem",
-                "GangwayOffline",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 "GangwayStore",
                 "GangwayScreens",
                 "GangwayFlows",
@@ -168,7 +157,6 @@ let package = Package(
                 "GangwaySystem",
                 "GangwayPolicy",
                 "GangwayProtocol",
-                "GangwayOffline",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -213,7 +201,6 @@ let package = Package(
                 "GangwayFlows",
                 "GangwayServices",
                 "GangwayServer",
-                "GangwayOffline",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -233,7 +220,6 @@ let package = Package(
                 "GangwayTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 "GangwayServices",
-                "GangwayOffline",
                 "GangwaySystem",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -263,7 +249,6 @@ let package = Package(
                 "GangwayServer",
                 "GangwayServerTesting",
                 "GangwayServices",
-                "GangwayOffline",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -288,16 +273,6 @@ let package = Package(
         .testTarget(
             name: "GangwayProtocolTests",
             dependencies: ["GangwayPolicy", "GangwayProtocol"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "GangwayOfflineTests",
-            dependencies: [
-                "GangwayOffline",
-                "GangwayTesting",
-                "GangwaySystem",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -340,7 +315,6 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 "GangwayServer",
                 "GangwaySystem",
-                "GangwayOffline",
                 "GangwayServerTesting",
                 "GangwayProtocol",
                 "GangwayTesting",
@@ -361,7 +335,6 @@ let package = Package(
                 "GangwayPolicy",
                 "GangwaySystem",
                 "GangwayServices",
-                "GangwayOffline",
                 "GangwayServer",
                 "GangwayServerTesting",
                 "GangwayProtocol",
@@ -394,7 +367,6 @@ let package = Package(
             dependencies: [
                 "GangwayCommands",
                 "GangwayTerminal",
-                "GangwayOffline",
                 "GangwayServices",
                 "GangwayServerTesting",
                 "GangwayTesting",

@@ -29,9 +29,9 @@ let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
     ("FuzzOAuthRequests", ["FuzzServer", httpTypes]),
     (
         "FuzzChangeBatch",
-        ["FuzzServer", httpTypes, gangwayProduct("GangwayOffline"), gangwayProduct("GangwayProtocol"), crypto]
+        ["FuzzServer", httpTypes, gangwayProduct("GangwayProtocol"), crypto]
     ),
-    ("FuzzSealedChange", [gangwayProduct("GangwayOffline"), gangwayProduct("GangwayServer"), crypto]),
+    ("FuzzSealedChange", [gangwayProduct("GangwayProtocol"), gangwayProduct("GangwayServer"), crypto]),
     (
         "FuzzActivationLink",
         [
@@ -52,7 +52,7 @@ let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
             gangwayProduct("GangwayServices"), httpTypes, openAPIRuntime,
         ]
     ),
-    ("FuzzFlatJSON", [gangwayProduct("GangwayServer"), gangwayProduct("GangwayOffline")]),
+    ("FuzzFlatJSON", [gangwayProduct("GangwayServer"), gangwayProduct("GangwayProtocol")]),
     ("FuzzLogUpload", ["FuzzServer", httpTypes]),
     ("FuzzProtocolText", [gangwayProduct("GangwayServer"), gangwayProduct("GangwayProtocol")]),
 ]
@@ -81,8 +81,8 @@ let package = Package(
             name: "FuzzServer",
             dependencies: [
                 "FuzzSupport",
-                gangwayProduct("GangwayServer"), gangwayProduct("GangwayOffline"),
-                gangwayProduct("GangwayProtocol"), httpTypes, hummingbird, logging, nioCore,
+                gangwayProduct("GangwayServer"), gangwayProduct("GangwayProtocol"), httpTypes, hummingbird, logging,
+                nioCore,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings

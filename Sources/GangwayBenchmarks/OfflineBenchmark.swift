@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import GangwayOffline
 import GangwayPolicy
+import GangwayProtocol
 import GangwayServer
 import GangwayServerTesting
 import GangwayServices

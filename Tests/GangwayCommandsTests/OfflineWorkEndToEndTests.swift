@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import GangwayOffline
+import GangwayProtocol
 import GangwayTesting
 import Testing
 

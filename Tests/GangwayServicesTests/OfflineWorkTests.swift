@@ -1,6 +1,6 @@
 import Foundation
 import GangwayFlows
-import GangwayOffline
+import GangwayProtocol
 import GangwayScreens
 import GangwayServerTesting
 import GangwayServices

@@ -6,7 +6,7 @@ import GangwayProtocol
 import HTTPTypes
 import Synchronization
 
-@testable import GangwayOffline
+@testable import GangwayProtocol
 
 // A device's change batches in both forms, through the whole server in-process: the
 // JSON body's decoding, the checks of each change, the seal (shared and single forms),

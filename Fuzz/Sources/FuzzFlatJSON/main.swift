@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import GangwayOffline
+import GangwayProtocol
 
 @testable import GangwayServer
 

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import FuzzSupport
 
-@testable import GangwayOffline
+@testable import GangwayProtocol
 @testable import GangwayServer
 
 // A sealed change, in both forms, as the server opens it (`ChangeSeal.open`,

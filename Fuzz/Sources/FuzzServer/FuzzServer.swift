@@ -1,6 +1,5 @@
 import Foundation
 import FuzzSupport
-import GangwayOffline
 import GangwayProtocol
 import HTTPTypes
 import Hummingbird

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import GangwayOffline
+import GangwayProtocol
 import GangwayServices
 import GangwayTerminal
 

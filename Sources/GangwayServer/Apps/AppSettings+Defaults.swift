@@ -1,4 +1,3 @@
-import GangwayOffline
 import GangwayPolicy
 import GangwayProtocol
 import HTTPTypes

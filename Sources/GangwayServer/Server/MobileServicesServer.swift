@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GangwayOffline
 import GangwayProtocol
 import GangwaySystem
 import Hummingbird

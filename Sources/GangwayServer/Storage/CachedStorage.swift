@@ -1,5 +1,5 @@
 import Foundation
-import GangwayOffline
+import GangwayProtocol
 import ServiceLifecycle
 import Synchronization
 

@@ -1,5 +1,5 @@
 import Foundation
-import GangwayOffline
+import GangwayProtocol
 
 /// What one change does, decided inside its transaction from what the database holds:
 /// the entity to write, if any, and the result to record. Both databases decide through

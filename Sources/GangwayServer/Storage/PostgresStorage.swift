@@ -1,5 +1,4 @@
 import Foundation
-import GangwayOffline
 import GangwayProtocol
 import Logging
 import NIOCore

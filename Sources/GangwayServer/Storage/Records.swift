@@ -1,5 +1,4 @@
 import Foundation
-import GangwayOffline
 import GangwayProtocol
 
 /// An app the server onboards devices into, with the settings it sends them.

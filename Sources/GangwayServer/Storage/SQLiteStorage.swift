@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import GangwayOffline
 import GangwayProtocol
 import ServiceLifecycle
 

@@ -1,5 +1,4 @@
 import Foundation
-import GangwayOffline
 import GangwayProtocol
 
 /// The tables both databases share, and the row encoding both use.

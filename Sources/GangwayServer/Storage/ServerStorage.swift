@@ -1,5 +1,5 @@
 import Foundation
-import GangwayOffline
+import GangwayProtocol
 import ServiceLifecycle
 
 /// Where the server keeps its state: SQLite for one process, PostgreSQL for several.

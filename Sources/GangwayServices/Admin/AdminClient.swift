@@ -1,5 +1,4 @@
 import Foundation
-import GangwayOffline
 import GangwayPolicy
 import GangwayProtocol
 import OpenAPIRuntime

@@ -1,4 +1,3 @@
-import GangwayOffline
 import GangwayProtocol
 import Logging
 

@@ -1,5 +1,4 @@
 import Foundation
-import GangwayOffline
 import GangwayProtocol
 
 /// A change devices uploaded, as the admin sees it: who made it, whose session carried

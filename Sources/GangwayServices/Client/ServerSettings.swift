@@ -1,6 +1,5 @@
 import Foundation
 import GangwayFlows
-import GangwayOffline
 import GangwayPolicy
 import GangwayProtocol
 import GangwayStore

@@ -1,6 +1,6 @@
 import Foundation
 import GangwayFlows
-import GangwayOffline
+import GangwayProtocol
 import GangwayScreens
 
 /// The signed-in user's offline work on a device: edits recorded at once, with or without

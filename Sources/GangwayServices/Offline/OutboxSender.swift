@@ -1,5 +1,5 @@
 import Foundation
-import GangwayOffline
+import GangwayProtocol
 
 /// Sends the device's pending changes with the session of whoever is signed in, and keeps
 /// the server's answers in the outbox for their authors, batch by batch.

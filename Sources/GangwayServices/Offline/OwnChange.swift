@@ -1,5 +1,5 @@
 import Foundation
-import GangwayOffline
+import GangwayProtocol
 
 /// One of the signed-in user's own changes, as their store keeps it: readable only by
 /// them, while the outbox holds its sealed copy for the server.

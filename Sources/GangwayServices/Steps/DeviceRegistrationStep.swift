@@ -1,6 +1,6 @@
 import Foundation
 import GangwayFlows
-import GangwayOffline
+import GangwayProtocol
 import Logging
 
 /// Registers the device for the signed-in user (or refreshes the registration) and puts
@@ -8,7 +8,7 @@ import Logging
 /// passcode reset by the same user keep the data. When the app's admin turned that off,
 /// the server sends no key and a reset erases the data.
 ///
-/// The user's keys for offline work (``GangwayOffline/OfflineKeys``) are made here at
+/// The user's keys for offline work (``GangwayProtocol/OfflineKeys``) are made here at
 /// their first registration on the device, kept with their credentials (so in their
 /// store), and the signing key's public part is registered with the device.
 public struct DeviceRegistrationStep: Step {

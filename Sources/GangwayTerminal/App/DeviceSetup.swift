@@ -1,6 +1,6 @@
 import Foundation
 import GangwayFlows
-import GangwayOffline
+import GangwayProtocol
 import GangwayServices
 import GangwayStore
 import GangwaySystem

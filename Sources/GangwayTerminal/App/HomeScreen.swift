@@ -1,7 +1,7 @@
 import Foundation
 import GangwayFlows
-import GangwayOffline
 import GangwayPolicy
+import GangwayProtocol
 import GangwayScreens
 import GangwayServices
 import GangwayStore

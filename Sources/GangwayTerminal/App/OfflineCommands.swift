@@ -1,6 +1,6 @@
 import Foundation
 import GangwayFlows
-import GangwayOffline
+import GangwayProtocol
 import GangwayServices
 
 /// What the home prompt does with offline work: edits, the hand-over of pending changes

@@ -1,3 +1,6 @@
+import Foundation
+import GangwayProtocol
+
 /// Why the outbox could not do what was asked. New cases may be added.
 public struct OutboxError: Error, Sendable, Hashable, CustomStringConvertible {
     public struct Code: RawRepresentable, Sendable, Hashable {

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import GangwayProtocol
 
 /// Seals a signed change to the server, so any user of the device can carry it while no
 /// other user, and no one reading the device's files, can read its values.
@@ -154,14 +153,14 @@ public enum ChangeSeal {
 
     /// One encoder for every answer an outbox keeps (making one per answer cost as much
     /// as the encoding).
-    static let encoder: JSONEncoder = {
+    package static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         encoder.dateEncodingStrategy = .secondsSince1970
         return encoder
     }()
 
-    static let decoder: JSONDecoder = {
+    package static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         return decoder

@@ -47,16 +47,6 @@ public struct ChangeResult: Sendable, Hashable, Codable {
         self.rejection = rejection
     }
 
-    /// The result of a merge.
-    public init(changeID: UUID, merged: FieldMerge.Outcome) {
-        self.init(
-            changeID: changeID,
-            outcome: merged.conflicts.isEmpty ? .applied : .conflict,
-            version: merged.entity.version,
-            conflicts: merged.conflicts
-        )
-    }
-
     /// The result of a refusal.
     /// A change held back, not ended (see ``Outcome/held``).
     public init(changeID: UUID, heldBecause reason: ChangeRejection) {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import GangwayOffline
+@testable import GangwayProtocol
+@testable import GangwayServer
 
 @Suite("Changes merge field by field against their base version")
 struct FieldMergeTests {

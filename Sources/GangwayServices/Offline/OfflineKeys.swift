@@ -1,4 +1,5 @@
 import Foundation
+import GangwayProtocol
 
 /// A user's keys for offline work on one device, made at their first registration and
 /// kept in their encrypted store: the key they sign their changes with, and the key the

@@ -1,3 +1,6 @@
+import Foundation
+import GangwayProtocol
+
 /// Merges a change into the entity the server holds, field by field, against the version
 /// the change was based on.
 ///
@@ -63,5 +66,17 @@ public enum FieldMerge {
             }
         }
         return Outcome(entity: entity, changedFields: changed, conflicts: conflicts)
+    }
+}
+
+extension ChangeResult {
+    /// The result of a merge.
+    public init(changeID: UUID, merged: FieldMerge.Outcome) {
+        self.init(
+            changeID: changeID,
+            outcome: merged.conflicts.isEmpty ? .applied : .conflict,
+            version: merged.entity.version,
+            conflicts: merged.conflicts
+        )
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import GangwayOffline
+@testable import GangwayProtocol
 
 @Suite("A change sealed to the server opens only with the server's key")
 struct ChangeSealTests {

@@ -4,11 +4,15 @@ import Foundation
 /// HPKE (RFC 9180) in base mode with DHKEM(P-256, HKDF-SHA256), HKDF-SHA256 and
 /// AES-256-GCM: the encapsulated key (65 bytes), then the ciphertext. `info` names what
 /// is sealed, so a box of one kind never opens as another.
-enum HPKESeal {
-    static let suite = HPKE.Ciphersuite.P256_SHA256_AES_GCM_256
-    static let encapsulatedKeyLength = 65
+package enum HPKESeal {
+    package static let suite = HPKE.Ciphersuite.P256_SHA256_AES_GCM_256
+    package static let encapsulatedKeyLength = 65
 
-    static func seal(_ plaintext: Data, to recipient: SealingPublicKey, info: Data) throws(ChangeSealError) -> Data {
+    package static func seal(
+        _ plaintext: Data,
+        to recipient: SealingPublicKey,
+        info: Data
+    ) throws(ChangeSealError) -> Data {
         do {
             var sender = try HPKE.Sender(recipientKey: recipient.key, ciphersuite: suite, info: info)
             let ciphertext = try sender.seal(plaintext)
@@ -18,7 +22,7 @@ enum HPKESeal {
         }
     }
 
-    static func open(_ sealed: Data, with key: SealingPrivateKey, info: Data) throws(ChangeSealError) -> Data {
+    package static func open(_ sealed: Data, with key: SealingPrivateKey, info: Data) throws(ChangeSealError) -> Data {
         guard sealed.count > encapsulatedKeyLength else { throw .unreadable }
         do {
             var recipient = try HPKE.Recipient(
@@ -36,7 +40,7 @@ enum HPKESeal {
     /// A key for sealing many boxes to one recipient with one encapsulation: HPKE's
     /// exporter (RFC 9180 §5.3) under `info`, for `context`. Only the recipient derives it
     /// again, from `encapsulated`.
-    static func sharedKey(
+    package static func sharedKey(
         to recipient: SealingPublicKey,
         info: Data,
         context: Data
@@ -50,7 +54,7 @@ enum HPKESeal {
     }
 
     /// The key ``sharedKey(to:info:context:)`` made, derived by its recipient.
-    static func sharedKey(
+    package static func sharedKey(
         encapsulated: Data,
         with key: SealingPrivateKey,
         info: Data,

@@ -1,3 +1,6 @@
+import Foundation
+import GangwayProtocol
+
 /// A user of the device as the outbox needs them when they make a change: their
 /// registration, the key they sign with, and the key the answers to their changes are
 /// sealed to (its private part is in their store, so only they read those answers).

@@ -1,5 +1,3 @@
-import GangwayProtocol
-
 /// What devices may do to one entity set, as the admin decides: which fields they may
 /// write, and whether they may create entities. A set without rules takes no changes.
 public struct EntitySetRules: Sendable, Hashable, Codable {

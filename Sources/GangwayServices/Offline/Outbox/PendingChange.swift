@@ -1,4 +1,5 @@
 import Foundation
+import GangwayProtocol
 
 /// A change waiting in the outbox, as any user of the device sees it: who made it and
 /// which entity it edits, with its content sealed to the server.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import GangwayOffline
+@testable import GangwayProtocol
 
 @Suite("A plain result is written without JSONEncoder and reads back equal; any other goes through it")
 struct ChangeResultJSONTests {

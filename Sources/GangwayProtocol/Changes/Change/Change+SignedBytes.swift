@@ -1,5 +1,4 @@
 import Foundation
-import GangwayProtocol
 
 extension Change {
     /// The bytes an author signs: every part of the change, each length-prefixed, in a

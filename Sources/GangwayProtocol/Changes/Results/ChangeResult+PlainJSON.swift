@@ -1,5 +1,4 @@
 import Foundation
-import GangwayProtocol
 
 extension ChangeResult {
     /// The JSON of a plain result (no conflicts, no rejection: every applied change, and

@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
+import GangwayProtocol
 import GangwaySystem
 import GangwayTesting
 import Testing
 
-@testable import GangwayOffline
+@testable import GangwayServices
 
 @Suite("The device's outbox: durable, sealed, and never blocked by one refusal")
 struct OutboxTests {

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import Testing
 
-@testable import GangwayOffline
+@testable import GangwayProtocol
 
 @Suite("A change is signed by its author, and nothing else verifies")
 struct ChangeSignatureTests {
