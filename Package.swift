@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "GangwayTesting", targets: ["GangwayTesting"]),
         .library(name: "GangwayProtocol", targets: ["GangwayProtocol"]),
         .library(name: "GangwayServices", targets: ["GangwayServices"]),
+        .library(name: "GangwayAdmin", targets: ["GangwayAdmin"]),
         .library(name: "GangwaySystem", targets: ["GangwaySystem"]),
         .library(name: "GangwayServer", targets: ["GangwayServer"]),
         .library(name: "GangwayServerTesting", targets: ["GangwayServerTesting"]),
@@ -175,6 +176,23 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        // The operator's side: the admin API's client and how `gangway admin` finds the
+        // server on this machine. Nothing of the device app depends on it.
+        .target(
+            name: "GangwayAdmin",
+            dependencies: [
+                "GangwayPolicy",
+                "GangwayProtocol",
+                "GangwayServer",
+                "GangwayServices",
+                "GangwaySystem",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
         // Test support: never a dependency of GangwayTerminal or gangway.
         .target(
             name: "GangwayServerTesting",
@@ -212,6 +230,7 @@ let package = Package(
         .target(
             name: "GangwayCommands",
             dependencies: [
+                "GangwayAdmin",
                 "GangwayPolicy",
                 "GangwayProtocol",
                 "GangwayScreens",
@@ -332,6 +351,7 @@ let package = Package(
         .testTarget(
             name: "GangwayServicesTests",
             dependencies: [
+                "GangwayAdmin",
                 "GangwayPolicy",
                 "GangwaySystem",
                 "GangwayServices",
@@ -365,6 +385,7 @@ let package = Package(
         .testTarget(
             name: "GangwayCommandsTests",
             dependencies: [
+                "GangwayAdmin",
                 "GangwayCommands",
                 "GangwayTerminal",
                 "GangwayServices",

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayAdmin
 import GangwayFlows
 import GangwayPolicy
 import GangwayProtocol

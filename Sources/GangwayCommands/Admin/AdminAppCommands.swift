@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayAdmin
 import GangwayServices
 import GangwayTerminal
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayAdmin
 import GangwayPolicy
 import GangwayProtocol
 import GangwayServices

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GangwayAdmin
 
 /// `gangway admin`: manage a mobile-services server through its admin API.
 struct AdminCommand: AsyncParsableCommand {

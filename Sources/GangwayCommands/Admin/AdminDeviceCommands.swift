@@ -1,4 +1,5 @@
 import ArgumentParser
+import GangwayAdmin
 import GangwayServices
 import GangwayTerminal
 

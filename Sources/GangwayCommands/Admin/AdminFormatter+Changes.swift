@@ -1,4 +1,5 @@
 import Foundation
+import GangwayAdmin
 import GangwayProtocol
 import GangwayServices
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayAdmin
 import GangwayServices
 import GangwayTerminal
 
@@ -43,7 +44,10 @@ struct AdminOptions: ParsableArguments {
             if let serverURL, let url = try? URLOption.parse(serverURL, option: "--server") {
                 try await body(AdminClient(serverURL: url, adminToken: try remoteToken()))
             } else {
-                let local = LocalServer(dataDirectory: URL(fileURLWithPath: dataDirectory), bcryptCost: bcryptCost)
+                let local = LocalServer(
+                    dataDirectory: URL(fileURLWithPath: dataDirectory),
+                    starter: EmbeddedServerStarter(bcryptCost: bcryptCost)
+                )
                 try await local.withAdmin { admin, _ in try await body(admin) }
             }
         }

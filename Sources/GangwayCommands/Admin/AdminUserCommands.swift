@@ -1,4 +1,5 @@
 import ArgumentParser
+import GangwayAdmin
 import GangwayPolicy
 import GangwayServices
 import GangwayTerminal

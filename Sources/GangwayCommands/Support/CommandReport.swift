@@ -1,4 +1,5 @@
 import ArgumentParser
+import GangwayAdmin
 import GangwayServer
 import GangwaySystem
 import GangwayTerminal

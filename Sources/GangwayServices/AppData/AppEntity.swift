@@ -28,7 +28,7 @@ public struct AppEntity: Sendable, Hashable, Codable, Identifiable {
 }
 
 extension AppEntity {
-    init(_ wire: Components.Schemas.Entity) {
+    package init(_ wire: Components.Schemas.Entity) {
         self.init(
             id: wire.id,
             fields: wire.fields.additionalProperties,

@@ -304,7 +304,7 @@ public struct MobileServicesClient: Sendable {
 
 extension ChangeResult {
     /// A result as the server sent it, for the change `changeID`.
-    init(_ wire: Components.Schemas.ChangeResult, changeID: UUID) throws(ServiceError) {
+    package init(_ wire: Components.Schemas.ChangeResult, changeID: UUID) throws(ServiceError) {
         guard let outcome = ChangeResult.Outcome(rawValue: wire.outcome.rawValue) else {
             throw .invalidResponse(status: 200)
         }

@@ -68,7 +68,7 @@ public struct ServerSettings: Sendable, Hashable, Codable {
     /// Reads the settings a device receives (the settings exchange's body) or an admin
     /// sees on an app: the same parts, read the same way.
     /// - Throws: ``ServiceError/invalidResponse`` when the policy is invalid.
-    init(_ parts: some SettingsParts) throws(ServiceError) {
+    package init(_ parts: some SettingsParts) throws(ServiceError) {
         try self.init(
             passwordPolicy: parts.passwordPolicy,
             sharedDevice: parts.sharedDeviceSettings,
@@ -119,7 +119,7 @@ public struct ServerSettings: Sendable, Hashable, Codable {
 
 /// The parts of an app's settings, as the settings exchange and the admin API both carry
 /// them.
-protocol SettingsParts {
+package protocol SettingsParts {
     var passwordPolicy: Components.Schemas.PasswordPolicy? { get }
     var sharedDeviceSettings: Components.Schemas.SharedDeviceSettings? { get }
     var blockWipingPolicy: Components.Schemas.BlockWipingPolicy? { get }

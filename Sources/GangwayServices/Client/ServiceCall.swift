@@ -5,9 +5,9 @@ import OpenAPIRuntime
 
 /// How every client call turns transport failures and undecodable bodies into a
 /// ``ServiceError``; error answers become one in ``ServiceCallMiddleware``.
-enum ServiceCall {
+package enum ServiceCall {
     /// - Parameter serverURL: The server called, which an unreachable one is named by.
-    static func run<Output>(
+    package static func run<Output>(
         at serverURL: URL,
         _ body: () async throws -> Output
     ) async throws(ServiceError) -> Output {
@@ -22,7 +22,7 @@ enum ServiceCall {
         }
     }
 
-    static func decode<Value>(_ body: () throws -> Value) throws(ServiceError) -> Value {
+    package static func decode<Value>(_ body: () throws -> Value) throws(ServiceError) -> Value {
         do {
             return try body()
         } catch {
@@ -33,5 +33,5 @@ enum ServiceCall {
     /// An error answer that reached a call: ``ServiceCallMiddleware`` turns every status
     /// of 400 or more into a ``ServiceError`` first, so this does not happen; the cases
     /// stay in the generated enums, and `default:` takes them.
-    static let errorAnswerNotMapped = ServiceError.invalidResponse(status: nil)
+    package static let errorAnswerNotMapped = ServiceError.invalidResponse(status: nil)
 }

@@ -13,19 +13,20 @@ import OpenAPIRuntime
 /// registration's state from `x-message-code`, a wait from `Retry-After` (or the body's
 /// `retryAfterSeconds`). An answer whose body is not an error document keeps its status
 /// and gets no code.
-struct ServiceCallMiddleware: ClientMiddleware {
+package struct ServiceCallMiddleware: ClientMiddleware {
     /// The largest error body read; the server's are a few hundred bytes.
     static let bodyLimit = 64 * 1024
 
-    typealias Next = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    package typealias Next = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
 
     /// The bearer token sent with every call, if any.
     let token: String?
-    /// For the admin client: the server must prove it holds the token's hash before the
-    /// token is sent.
-    var serverCheck: AdminServerCheck? = nil
 
-    func intercept(
+    package init(token: String?) {
+        self.token = token
+    }
+
+    package func intercept(
         _ request: HTTPRequest,
         body: HTTPBody?,
         baseURL: URL,
@@ -33,7 +34,6 @@ struct ServiceCallMiddleware: ClientMiddleware {
         next: Next
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
-        try await serverCheck?.ensureProven(baseURL: baseURL, next: next)
         if let token { request.headerFields[.authorization] = "Bearer \(token)" }
         let (response, responseBody) = try await next(request, body, baseURL)
         guard response.status.code >= 400 else { return (response, responseBody) }

@@ -140,7 +140,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         return Self(code, status: status, serverCode: serverCode, serverMessage: message, retryAfter: retryAfter)
     }
 
-    static func invalidResponse(status: Int?) -> Self { Self(.invalidResponse, status: status) }
+    package static func invalidResponse(status: Int?) -> Self { Self(.invalidResponse, status: status) }
 
     /// Whether trying the same call again later may succeed.
     public var isTransient: Bool {

@@ -110,6 +110,26 @@ public struct DemoServer: Sendable {
         )
     }
 
+    /// Serves the database in `directory` while `body` runs with its URL, then stops:
+    /// what `gangway admin` starts when nothing answers there. It logs only critical
+    /// messages (`GANGWAY_LOG_LEVEL` sets another level), so the command's own output
+    /// stays clean; a database another server made is served, never seeded.
+    /// - Throws: ``GangwaySystem/PrivateFileError/inUse`` when another process serves it.
+    public static func serving<Result: Sendable>(
+        directory: URL,
+        bcryptCost: UInt8,
+        holder: String,
+        _ body: @Sendable (URL) async throws -> Result
+    ) async throws -> Result {
+        let demo = try await DemoServer(
+            directory: directory,
+            bcryptCost: bcryptCost,
+            logger: DeviceApp.standardErrorLogger(label: "gangway.admin", default: .critical),
+            holder: holder
+        )
+        return try await demo.serving { try await body($0.url) }
+    }
+
     /// The server while it serves.
     struct Running: Sendable {
         /// Where it listens.

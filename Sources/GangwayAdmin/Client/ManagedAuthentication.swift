@@ -1,6 +1,7 @@
 import Foundation
 import GangwayPolicy
 import GangwayProtocol
+import GangwayServices
 
 /// How an app's people sign in, as the server's admin API shows it: never the provider's
 /// client secret, only whether one is kept. ``AdminClient`` makes it from the server's

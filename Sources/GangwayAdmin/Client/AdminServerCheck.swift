@@ -1,18 +1,21 @@
 import Foundation
 import GangwayProtocol
+import GangwayServices
 import HTTPTypes
 import OpenAPIRuntime
 import Synchronization
 
 /// Holds the admin token back until the server proved it holds the token's hash.
 ///
-/// Before the first call of an ``AdminClient`` leaves, ``ServiceCallMiddleware`` has this
-/// send a fresh challenge to `POST /admin/proof` without the token and check the answer
-/// (``GangwayProtocol/AdminProof``). Only then does the call, with its `Authorization`
-/// header, go out; a process that took the port a server used to listen on gets the
+/// The middleware nearest the transport, after the one that adds the `Authorization`
+/// header: before the first call of an ``AdminClient`` leaves, it sends a fresh challenge
+/// to `POST /admin/proof`, a request of its own without the token, and checks the answer
+/// (``GangwayProtocol/AdminProof``). Only then does the call, with its header, go out; a process that took the port a server used to listen on gets the
 /// challenge and nothing else, and the call fails with ``ServiceError/serverNotProven``.
 /// The proof is asked once per client.
-final class AdminServerCheck: Sendable {
+final class AdminServerCheck: ClientMiddleware {
+    typealias Next = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+
     private let token: String
     private let proven = Mutex(false)
 
@@ -20,14 +23,25 @@ final class AdminServerCheck: Sendable {
         self.token = token
     }
 
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: Next
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        try await ensureProven(baseURL: baseURL, next: next)
+        return try await next(request, body, baseURL)
+    }
+
     /// Returns once the server at `baseURL` proved itself, now or earlier.
-    func ensureProven(baseURL: URL, next: ServiceCallMiddleware.Next) async throws {
+    private func ensureProven(baseURL: URL, next: Next) async throws {
         guard !proven.withLock({ $0 }) else { return }
         try await prove(baseURL: baseURL, next: next)
         proven.withLock { $0 = true }
     }
 
-    private func prove(baseURL: URL, next: ServiceCallMiddleware.Next) async throws {
+    private func prove(baseURL: URL, next: Next) async throws {
         let challenge = AdminProof.challenge()
         let request = HTTPRequest(
             method: .post,

@@ -3,7 +3,16 @@ import GangwayProtocol
 import GangwayServer
 import GangwayServices
 import GangwaySystem
-import Logging
+
+/// Starts the server of a directory in this process, for ``LocalServer`` when nothing
+/// answers there: the device app's embedded server (`gangway` gives GangwayTerminal's).
+public protocol LocalServerStarter: Sendable {
+    /// Serves the database in `directory` while `body` runs with its URL, then stops.
+    func serving<Result: Sendable>(
+        directory: URL,
+        _ body: @Sendable (URL) async throws -> Result
+    ) async throws -> Result
+}
 
 /// The server on this machine that `gangway admin` manages when no `--server` is given:
 /// the one whose data lives in `DIR/server` (the device app's embedded server, or a
@@ -13,7 +22,7 @@ import Logging
 /// When it is serving (its URL, in `DIR/server/url`, answers), the admin calls go there,
 /// so a running device app sees each change at its next server contact. When nothing
 /// answers, the embedded server starts in this process for the time of the calls, on the
-/// same SQLite database. It never creates one: a mistyped `--data-dir` is an error
+/// same SQLite database, by its ``LocalServerStarter``. It never creates one: a mistyped `--data-dir` is an error
 /// (``Missing``), not a new server with the demo's published passwords.
 public struct LocalServer: Sendable {
     /// No server to manage: nothing answers at a saved URL and there is no SQLite
@@ -34,17 +43,13 @@ public struct LocalServer: Sendable {
     public let directory: URL
     /// The data directory given, for what an error says.
     let dataDirectory: URL
-    let bcryptCost: UInt8
-    let logger: Logger
+    /// What starts the server here when nothing answers.
+    let starter: any LocalServerStarter
 
-    /// - Parameter logger: The server's logger when it starts here; by default only
-    ///   critical messages (`GANGWAY_LOG_LEVEL` sets another level), so the command's
-    ///   own output stays clean.
-    public init(dataDirectory: URL, bcryptCost: UInt8 = 12, logger: Logger? = nil) {
+    public init(dataDirectory: URL, starter: any LocalServerStarter) {
         self.dataDirectory = dataDirectory
         directory = Self.serverDirectory(in: dataDirectory)
-        self.bcryptCost = bcryptCost
-        self.logger = logger ?? DeviceApp.standardErrorLogger(label: "gangway.admin", default: .critical)
+        self.starter = starter
     }
 
     /// The server's own directory: `DIR/server` for the device app's data directory, or
@@ -93,16 +98,10 @@ public struct LocalServer: Sendable {
         }
         let database = directory.appendingPathComponent(ServerConfiguration.sqliteFileName)
         guard FileManager.default.fileExists(atPath: database.path) else { throw Missing(dataDirectory: dataDirectory) }
-        let demo = try await DemoServer(
-            directory: directory,
-            bcryptCost: bcryptCost,
-            logger: logger,
-            holder: "gangway admin"
-        )
-        // The demo server removes the URL it wrote when it stops.
-        return try await demo.serving { running in
+        // The server removes the URL it wrote when it stops.
+        return try await starter.serving(directory: directory) { url in
             // The server that just started here wrote its token.
-            try await body(AdminClient(serverURL: running.url, adminToken: try adminToken() ?? ""), .startedHere)
+            try await body(AdminClient(serverURL: url, adminToken: try adminToken() ?? ""), .startedHere)
         }
     }
 

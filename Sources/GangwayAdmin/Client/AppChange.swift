@@ -1,4 +1,5 @@
 import GangwayProtocol
+import GangwayServices
 import Logging
 
 /// What an administrator changes about an app: only what is set changes. Devices see

@@ -1,6 +1,7 @@
 import Foundation
 import GangwayPolicy
 import GangwayProtocol
+import GangwayServices
 import OpenAPIRuntime
 
 /// An operator's client of the server's admin API, generated from the same document as
@@ -43,7 +44,9 @@ public struct AdminClient: Sendable {
             serverURL: serverURL,
             configuration: .gangway,
             transport: transport,
-            middlewares: [ServiceCallMiddleware(token: adminToken, serverCheck: serverCheck)]
+            // The check sits after the token is set and before the transport: its proof
+            // request is its own, without the token, and the call goes out only after.
+            middlewares: [ServiceCallMiddleware(token: adminToken), serverCheck]
         )
     }
 
