@@ -40,7 +40,8 @@ public struct ManagedApp: Sendable, Hashable {
             emailDomains: app.emailDomains,
             minimumVersion: app.minimumVersion.flatMap { $0.isEmpty ? nil : $0 },
             settings: try ServerSettings(app.settings),
-            passcodeResetKeepsData: app.settings.recoverySettings?.passcodeResetKeepsData ?? true
+            passcodeResetKeepsData: app.settings.recoverySettings?.passcodeResetKeepsData
+                ?? APIDefaults.passcodeResetKeepsData
         )
     }
 }

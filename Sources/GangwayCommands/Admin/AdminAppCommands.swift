@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayAdmin
+import GangwayProtocol
 import GangwayServices
 import GangwayTerminal
 
@@ -333,11 +334,19 @@ struct AdminActivation: AsyncParsableCommand {
     @Option(name: .customLong("png"), help: "Also write the QR code to this PNG file.")
     var pngPath: String?
 
-    @Option(name: .customLong("valid-days"), help: "Days the link activates, 1 to 365.")
+    @Option(
+        name: .customLong("valid-days"),
+        help:
+            "Days the link activates, \(APILimits.activationValidDays.lowerBound) to \(APILimits.activationValidDays.upperBound)."
+    )
     var validDays = 7
 
     func validate() throws {
-        guard (1...365).contains(validDays) else { throw ValidationError("--valid-days must be between 1 and 365.") }
+        guard APILimits.activationValidDays.contains(validDays) else {
+            throw ValidationError(
+                "--valid-days must be between \(APILimits.activationValidDays.lowerBound) and \(APILimits.activationValidDays.upperBound)."
+            )
+        }
     }
 
     func run() async throws {

@@ -245,7 +245,7 @@ struct AdminDataChanges: AsyncParsableCommand {
     @Option(help: "Only the changes that ended so: applied, conflict or rejected.")
     var outcome: Outcome?
 
-    @Option(help: "At most this many (1 to 1000).")
+    @Option(help: "At most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")
     var limit = 100
 
     @Flag(help: "Print the changes as JSON.")
@@ -256,7 +256,9 @@ struct AdminDataChanges: AsyncParsableCommand {
     }
 
     func validate() throws {
-        guard (1...1000).contains(limit) else { throw ValidationError("--limit is 1 to 1000.") }
+        guard APILimits.listLimit.contains(limit) else {
+            throw ValidationError("--limit is \(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound).")
+        }
     }
 
     func run() async throws {

@@ -32,14 +32,16 @@ struct AdminLogs: AsyncParsableCommand {
     @Option(help: "The least seconds between two uploads of a device (60 to 86400).")
     var interval: Int?
 
-    @Option(help: "List at most this many (1 to 1000).")
+    @Option(help: "List at most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")
     var limit = 100
 
     @Flag(help: "List the entries as JSON.")
     var json = false
 
     func validate() throws {
-        guard (1...1000).contains(limit) else { throw ValidationError("--limit is 1 to 1000.") }
+        guard APILimits.listLimit.contains(limit) else {
+            throw ValidationError("--limit is \(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound).")
+        }
         if let level, Logger.Level(rawValue: level) == nil {
             throw ValidationError("--level is one of trace, debug, info, notice, warning, error, critical.")
         }

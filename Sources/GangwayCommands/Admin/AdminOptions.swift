@@ -24,12 +24,13 @@ struct AdminOptions: ParsableArguments {
 
     @Option(
         name: .customLong("bcrypt-cost"),
-        help: "bcrypt cost of new passwords when the local server starts in this process, 4 to 31."
+        help:
+            "bcrypt cost of new passwords when the local server starts in this process, \(BcryptCostOption.rangeText)."
     )
-    var bcryptCost: UInt8 = 12
+    var bcryptCost: UInt8 = BcryptCostOption.default
 
     func validate() throws {
-        guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31.") }
+        try BcryptCostOption.validate(bcryptCost)
         if let serverURL {
             _ = try URLOption.parse(serverURL, option: "--server")
         } else if tokenFile != nil {

@@ -45,8 +45,11 @@ struct AppCommand: AsyncParsableCommand {
     @Flag(name: .customLong("plain"), help: "Plain text even on a terminal: no colours, passcodes read as lines.")
     var plain = false
 
-    @Option(name: .customLong("bcrypt-cost"), help: "bcrypt cost of the embedded server's passwords, 4 to 31.")
-    var bcryptCost: UInt8 = 12
+    @Option(
+        name: .customLong("bcrypt-cost"),
+        help: "bcrypt cost of the embedded server's passwords, \(BcryptCostOption.rangeText)."
+    )
+    var bcryptCost: UInt8 = BcryptCostOption.default
 
     @Option(
         name: .customLong("terms"),
@@ -97,7 +100,7 @@ struct AppCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31.") }
+        try BcryptCostOption.validate(bcryptCost)
         for text in terms where DeviceAppOptions.termsLink(text) == nil {
             throw ValidationError(
                 "--terms '\(text)' is not TITLE@VERSION=URL (for example 'Terms of Use@2026.11=https://airline.example/terms')."

@@ -59,8 +59,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("public-url"), help: "The URL devices reach this server at (default: http://HOST:PORT).")
     var publicURL: String?
 
-    @Option(name: .customLong("bcrypt-cost"), help: "bcrypt cost for passwords, 4 to 31.")
-    var bcryptCost: UInt8 = 12
+    @Option(name: .customLong("bcrypt-cost"), help: "bcrypt cost for passwords, \(BcryptCostOption.rangeText).")
+    var bcryptCost: UInt8 = BcryptCostOption.default
 
     @Option(
         name: .customLong("key-file"),
@@ -100,7 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        guard (4...31).contains(bcryptCost) else { throw ValidationError("--bcrypt-cost must be between 4 and 31.") }
+        try BcryptCostOption.validate(bcryptCost)
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level '\(logLevel)' is not a level.")

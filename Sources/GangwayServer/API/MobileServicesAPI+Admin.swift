@@ -34,7 +34,7 @@ extension MobileServicesAPI {
         try await requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         try Validation.identifier(body.appID, "appID")
-        try Validation.text(body.name, "name", 1...128)
+        try Validation.text(body.name, "name", APILimits.name)
         var app = AppRecord(id: body.appID, name: body.name, createdAt: now())
         app.emailDomains = try await checkedDomains(body.emailDomains ?? [], for: app.id)
         app.minimumVersion = try Self.checkedVersion(body.minimumVersion)
@@ -60,7 +60,7 @@ extension MobileServicesAPI {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         var app = try await app(input.path.appID)
         if let name = body.name {
-            try Validation.text(name, "name", 1...128)
+            try Validation.text(name, "name", APILimits.name)
             app.name = name
         }
         if let domains = body.emailDomains { app.emailDomains = try await checkedDomains(domains, for: app.id) }
@@ -172,8 +172,11 @@ extension MobileServicesAPI {
     /// with a nonce of its own, logged with the app and the expiry.
     private func activation(of app: AppRecord, validDays: Int?) throws -> Components.Schemas.Activation {
         let days = validDays ?? 7
-        guard (1...365).contains(days) else {
-            throw APIError.badRequest("validDays must be between 1 and 365.", code: .invalidField)
+        guard APILimits.activationValidDays.contains(days) else {
+            throw APIError.badRequest(
+                "validDays must be between \(APILimits.activationValidDays.lowerBound) and \(APILimits.activationValidDays.upperBound).",
+                code: .invalidField
+            )
         }
         var configuration = configuration(of: app)
         // Whole seconds: what the payload's RFC 3339 date holds.
@@ -212,8 +215,11 @@ extension MobileServicesAPI {
         try await requireAdmin()
         let app = try await app(input.path.appID)
         let limit = input.query.limit ?? 100
-        guard (1...1000).contains(limit) else {
-            throw APIError.badRequest("limit must be between 1 and 1000.", code: .invalidField)
+        guard APILimits.listLimit.contains(limit) else {
+            throw APIError.badRequest(
+                "limit must be between \(APILimits.listLimit.lowerBound) and \(APILimits.listLimit.upperBound).",
+                code: .invalidField
+            )
         }
         let logs = try await perform { try await storage.logs(appID: app.id, limit: limit) }
         return .ok(
@@ -248,7 +254,7 @@ extension MobileServicesAPI {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         try Validation.username(body.username)
         try Validation.newPassword(body.password)
-        if let name = body.displayName { try Validation.text(name, "displayName", 1...128) }
+        if let name = body.displayName { try Validation.text(name, "displayName", APILimits.name) }
         let username = body.username.lowercased()
         let user = UserRecord(
             username: username,
@@ -276,7 +282,7 @@ extension MobileServicesAPI {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         var user = try await user(input.path.username)
         if let name = body.displayName {
-            try Validation.text(name, "displayName", 1...128)
+            try Validation.text(name, "displayName", APILimits.name)
             user.displayName = name
         }
         if let password = body.password {

@@ -32,14 +32,14 @@ extension MobileServicesAPI {
             guard IssuerURL.isValid(change.issuer) else {
                 throw APIError.badRequest(IssuerURL.rule, code: .invalidField)
             }
-            try Validation.text(change.clientID, "clientID", 1...255)
+            try Validation.text(change.clientID, "clientID", APILimits.clientID)
             var provider = IdentityProvider(
                 issuer: change.issuer,
                 clientID: change.clientID,
                 createsUsers: change.createsUsers ?? false
             )
             if let secret = change.clientSecret {
-                try Validation.text(secret, "clientSecret", 1...4096)
+                try Validation.text(secret, "clientSecret", APILimits.clientSecret)
                 provider.sealedClientSecret = try seal(clientSecret: secret, appID: app.id)
             } else if let kept = app.authentication.provider, kept.issuer == provider.issuer,
                 kept.clientID == provider.clientID

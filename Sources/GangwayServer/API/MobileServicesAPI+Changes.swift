@@ -26,7 +26,7 @@ extension MobileServicesAPI {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         try Self.checkCount(body.sealed.count)
         for text in body.sealed {
-            guard Validation.isBase64URL(text, length: 88...400_000) else {
+            guard Validation.isBase64URL(text, length: APILimits.sealedChange) else {
                 throw APIError.badRequest(
                     "A sealed change is 88 to 400,000 characters of base64url.",
                     code: .invalidField
@@ -234,8 +234,8 @@ extension MobileServicesAPI {
     /// breaks them is a 400 for a plain change, and a rejection for a sealed one.
     static func checkLimits(_ signed: SignedChange) throws(APIError) {
         let change = signed.change
-        try Validation.text(change.registrationID, "registrationID", 1...64)
-        try Validation.text(change.author, "author", 1...64)
+        try Validation.text(change.registrationID, "registrationID", APILimits.identifier)
+        try Validation.text(change.author, "author", APILimits.identifier)
         try Validation.identifier(change.entitySet, "entitySet")
         try Validation.identifier(change.entityID, "entityID")
         guard change.sequence >= 1, (change.baseVersion ?? 1) >= 1,
@@ -256,8 +256,11 @@ extension MobileServicesAPI {
         try await requireAdmin()
         let app = try await app(input.path.appID)
         let limit = input.query.limit ?? 100
-        guard (1...1000).contains(limit) else {
-            throw APIError.badRequest("limit must be between 1 and 1000.", code: .invalidField)
+        guard APILimits.listLimit.contains(limit) else {
+            throw APIError.badRequest(
+                "limit must be between \(APILimits.listLimit.lowerBound) and \(APILimits.listLimit.upperBound).",
+                code: .invalidField
+            )
         }
         let outcome = input.query.outcome.flatMap { ChangeResult.Outcome(rawValue: $0.rawValue) }
         let changes = try await perform { try await storage.changes(appID: app.id, outcome: outcome, limit: limit) }

@@ -33,9 +33,9 @@ extension MobileServicesAPI {
         guard input.path.deviceID == caller.session.deviceID else {
             throw APIError(.forbidden, .deviceMismatch, "The session was signed in on another device.")
         }
-        try Validation.text(body.deviceName, "deviceName", 1...128)
-        try Validation.text(body.platform, "platform", 1...64)
-        try Validation.text(body.appVersion, "appVersion", 1...32)
+        try Validation.text(body.deviceName, "deviceName", APILimits.name)
+        try Validation.text(body.platform, "platform", APILimits.identifier)
+        try Validation.text(body.appVersion, "appVersion", APILimits.appVersion)
         let changeKey = try body.changeKey.map { text throws(APIError) in try Self.changeKey(text) }
 
         let time = now()
@@ -115,8 +115,8 @@ extension MobileServicesAPI {
         let time = now()
         var records: [LogRecord] = []
         for entry in body.entries {
-            try Validation.length(entry.message, "message", 0...4096)
-            if let source = entry.source { try Validation.text(source, "source", 0...128) }
+            try Validation.length(entry.message, "message", APILimits.logMessage)
+            if let source = entry.source { try Validation.text(source, "source", APILimits.logSource) }
             records.append(
                 LogRecord(
                     appID: caller.app.id,

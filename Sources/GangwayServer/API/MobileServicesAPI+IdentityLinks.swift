@@ -21,7 +21,7 @@ extension MobileServicesAPI {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         let user = try await user(input.path.username)
         guard IssuerURL.isValid(body.issuer) else { throw APIError.badRequest(IssuerURL.rule, code: .invalidField) }
-        try Validation.text(body.subject, "subject", 1...255)
+        try Validation.text(body.subject, "subject", APILimits.subject)
         let link = IdentityLinkRecord(
             issuer: body.issuer,
             subject: body.subject,

@@ -10,8 +10,8 @@ extension MobileServicesAPI {
         // An app that federates sign-in must not take a password its provider never saw.
         guard app.authentication.type == .basic else { throw APIError.passwordSignInOff }
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
-        try Validation.length(body.username, "username", 1...128)
-        try Validation.length(body.password, "password", 1...1024)
+        try Validation.length(body.username, "username", APILimits.username)
+        try Validation.length(body.password, "password", APILimits.signInPassword)
         try Validation.identifier(body.deviceID, "deviceID")
         let username = body.username.lowercased()
 

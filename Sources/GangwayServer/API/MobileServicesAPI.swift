@@ -45,7 +45,7 @@ struct MobileServicesAPI: APIProtocol {
 
     func discoverApp(_ input: Operations.DiscoverApp.Input) async throws -> Operations.DiscoverApp.Output {
         let email = input.query.email
-        try Validation.length(email, "email", 3...320)
+        try Validation.length(email, "email", APILimits.email)
         guard let at = email.lastIndex(of: "@"), at != email.startIndex,
             !email[..<at].contains(where: { $0 == "@" || $0.isWhitespace })
         else {
@@ -65,7 +65,7 @@ struct MobileServicesAPI: APIProtocol {
 
     func checkVersion(_ input: Operations.CheckVersion.Input) async throws -> Operations.CheckVersion.Output {
         let text = input.query.version
-        try Validation.length(text, "version", 1...49)
+        try Validation.length(text, "version", APILimits.version)
         let version = try AppVersion(text)
         let app = try await app(input.path.appID)
         guard let minimum = app.minimumVersion else {

@@ -32,22 +32,25 @@ enum Validation {
 
     /// An app or device ID: a letter or digit, then letters, digits, `.`, `_` or `-`.
     static func identifier(_ value: String, _ field: String) throws(APIError) {
-        try length(value, field, 1...64)
+        try length(value, field, APILimits.identifier)
         guard matches(value, extra: "._-") else {
             throw .badRequest("\(field) may hold only letters, digits, '.', '_' and '-'.", code: .invalidField)
         }
     }
 
     static func username(_ value: String) throws(APIError) {
-        try length(value, "username", 1...128)
+        try length(value, "username", APILimits.username)
         guard matches(value, extra: "._@-") else {
             throw .badRequest("username may hold only letters, digits, '.', '_', '@' and '-'.", code: .invalidField)
         }
     }
 
     static func newPassword(_ value: String) throws(APIError) {
-        guard (8...1024).contains(value.unicodeScalars.count) else {
-            throw .badRequest("password must be 8 to 1024 characters long.", code: .invalidPassword)
+        guard APILimits.password.contains(value.unicodeScalars.count) else {
+            throw .badRequest(
+                "password must be \(APILimits.password.lowerBound) to \(APILimits.password.upperBound) characters long.",
+                code: .invalidPassword
+            )
         }
     }
 

@@ -10,7 +10,9 @@ extension Components.Schemas.AppSettings {
     /// shared device.
     public static let defaults = Components.Schemas.AppSettings(
         passwordPolicy: .init(PasscodePolicy.standard),
-        sharedDeviceSettings: .init(allowUploadPendingChangesFromPreviousUser: true),
+        sharedDeviceSettings: .init(
+            allowUploadPendingChangesFromPreviousUser: APIDefaults.allowsUploadOfPreviousUserChanges
+        ),
         blockWipingPolicy: .init(blockWipeEnabled: false, blockDisconnectedPeriod: 0, wipeDisconnectedPeriod: 0),
         logSettings: .init(
             logEnabled: false,
@@ -19,12 +21,12 @@ extension Components.Schemas.AppSettings {
             uploadIntervalSeconds: LogUploadSchedule.defaultIntervalSeconds
         ),
         consentSettings: .init(),
-        recoverySettings: .init(passcodeResetKeepsData: true)
+        recoverySettings: .init(passcodeResetKeepsData: APIDefaults.passcodeResetKeepsData)
     )
 
     /// Whether a passcode reset keeps the user's data (the server keeps and releases a
     /// recovery secret per registration); true unless an admin turned it off.
-    var passcodeResetKeepsData: Bool { recoverySettings?.passcodeResetKeepsData ?? true }
+    var passcodeResetKeepsData: Bool { recoverySettings?.passcodeResetKeepsData ?? APIDefaults.passcodeResetKeepsData }
 
     /// At most this many entity sets take changes from devices, as the document says.
     static let entitySetsLimit = 100
@@ -99,9 +101,9 @@ extension Components.Schemas.AppSettings {
             }
             throw invalid(error.key ?? "passwordPolicy", error.reason)
         }
-        try check(blockWipingPolicy?.blockDisconnectedPeriod, "blockDisconnectedPeriod", 0...3650)
-        try check(blockWipingPolicy?.wipeDisconnectedPeriod, "wipeDisconnectedPeriod", 0...3650)
-        try check(logSettings?.maxEntriesPerUpload, "maxEntriesPerUpload", 1...10_000)
+        try check(blockWipingPolicy?.blockDisconnectedPeriod, "blockDisconnectedPeriod", APILimits.disconnectedDays)
+        try check(blockWipingPolicy?.wipeDisconnectedPeriod, "wipeDisconnectedPeriod", APILimits.disconnectedDays)
+        try check(logSettings?.maxEntriesPerUpload, "maxEntriesPerUpload", APILimits.logEntriesPerUpload)
         try check(logSettings?.uploadIntervalSeconds, "uploadIntervalSeconds", LogUploadSchedule.intervalSeconds)
         let sets = dataSettings?.entitySets?.additionalProperties ?? [:]
         if sets.count > Self.entitySetsLimit {
@@ -130,9 +132,12 @@ extension Components.Schemas.AppSettings {
         ] {
             guard let value else { continue }
             do {
-                try Validation.text(value, name, 0...64)
+                try Validation.text(value, name, APILimits.agreementVersion)
             } catch {
-                throw invalid(name, "must be at most 64 characters, without control characters")
+                throw invalid(
+                    name,
+                    "must be at most \(APILimits.agreementVersion.upperBound) characters, without control characters"
+                )
             }
         }
         return self

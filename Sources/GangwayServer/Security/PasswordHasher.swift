@@ -24,8 +24,8 @@ struct PasswordHasher: Sendable {
     /// - Parameter concurrentChecks: How many checks run at once (at most) and how many
     ///   more may wait; by default one per thread of NIO's blocking pool, and as many
     ///   again waiting.
-    init(cost: UInt8 = 12, concurrentChecks: Int? = nil) {
-        precondition((4...31).contains(cost), "bcrypt cost must be between 4 and 31")
+    init(cost: UInt8 = ServerConfiguration.defaultBcryptCost, concurrentChecks: Int? = nil) {
+        precondition(ServerConfiguration.bcryptCosts.contains(cost), "bcrypt cost out of range")
         self.cost = cost
         let threads = max(1, concurrentChecks ?? NIOSingletons.blockingPoolThreadCountSuggestion)
         gate = PasswordCheckGate(.init(running: threads, waiting: threads))

@@ -17,6 +17,10 @@ public struct ServerConfiguration: Sendable {
     /// bcrypt cost for passwords: 12 by default (about a quarter second per sign-in on
     /// one core). Tests use 4, the lowest.
     public var bcryptCost: UInt8
+    /// The bcrypt costs a server takes (log2 of the rounds).
+    public static let bcryptCosts: ClosedRange<UInt8> = 4...31
+    /// The cost new passwords get unless told otherwise.
+    public static let defaultBcryptCost: UInt8 = 12
     /// How long a session token is valid.
     public var sessionLifetime: Duration
     /// Sign-in attempts allowed per user and address, and per device cookie, before 429s
@@ -61,7 +65,7 @@ public struct ServerConfiguration: Sendable {
         dataDirectory: URL,
         postgresURL: String? = nil,
         publicURL: String? = nil,
-        bcryptCost: UInt8 = 12,
+        bcryptCost: UInt8 = ServerConfiguration.defaultBcryptCost,
         sessionLifetime: Duration = .seconds(12 * 60 * 60),
         allowedSignInFailures: Int = 5,
         allowedSignInFailuresPerUser: Int = 20,

@@ -45,7 +45,7 @@ public struct ServerSettings: Sendable, Hashable, Codable {
 
     public init(
         passcodeRequirement: PasscodeRequirement? = nil,
-        allowsUploadOfPreviousUserChanges: Bool = false,
+        allowsUploadOfPreviousUserChanges: Bool = APIDefaults.allowsUploadOfPreviousUserChanges,
         lockAfterDaysWithoutContact: Int? = nil,
         wipeAfterDaysWithoutContact: Int? = nil,
         logUploadEnabled: Bool = false,
@@ -100,7 +100,8 @@ public struct ServerSettings: Sendable, Hashable, Codable {
                 throw .invalidResponse(status: 200)
             }
         }
-        allowsUploadOfPreviousUserChanges = sharedDevice?.allowUploadPendingChangesFromPreviousUser ?? false
+        allowsUploadOfPreviousUserChanges =
+            sharedDevice?.allowUploadPendingChangesFromPreviousUser ?? APIDefaults.allowsUploadOfPreviousUserChanges
         if let blockWiping, blockWiping.blockWipeEnabled == true {
             lockAfterDaysWithoutContact = blockWiping.blockDisconnectedPeriod.flatMap { $0 > 0 ? $0 : nil }
             wipeAfterDaysWithoutContact = blockWiping.wipeDisconnectedPeriod.flatMap { $0 > 0 ? $0 : nil }

@@ -58,7 +58,8 @@ public struct AppConfiguration: Sendable, Hashable, Codable {
             throw .malformed("serverURL \(error.reason)")
         }
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
-        guard (1...64).contains(appID.count), appID.unicodeScalars.allSatisfy(allowed.contains),
+        guard APILimits.identifier.contains(appID.unicodeScalars.count),
+            appID.unicodeScalars.allSatisfy(allowed.contains),
             appID.first.map({ $0.isLetter || $0.isNumber }) == true
         else {
             throw .malformed("appID must be 1 to 64 letters, digits, dots, dashes or underscores")

@@ -70,7 +70,8 @@ struct OfflineCommands: Sendable {
             return
         }
         let carries =
-            (try? ServiceAccount(reading: context.credentials).settings?.allowsUploadOfPreviousUserChanges) ?? false
+            (try? ServiceAccount(reading: context.credentials).settings?.allowsUploadOfPreviousUserChanges)
+            ?? APIDefaults.allowsUploadOfPreviousUserChanges
         if waiting.others > 0 {
             console.line(
                 carries

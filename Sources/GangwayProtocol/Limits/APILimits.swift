@@ -1,0 +1,216 @@
+import Foundation
+import GangwayPolicy
+
+/// Every bound the API document states, named once: what the server checks, what the
+/// clients and the commands check before they send, and what `openapi.json` says. A test
+/// reads each bound of the document and holds it to ``document``, so a bound cannot be
+/// added, or changed, on one side only.
+///
+/// Lengths count Unicode scalars, as JSON Schema counts a string's length.
+public enum APILimits {
+    /// An app's, device's, registration's or entity's ID, an entity set's name, a device
+    /// platform, a device cookie: ``EntityLimits/identifierLength``.
+    public static let identifier = EntityLimits.identifierLength
+    /// A user name.
+    public static let username = 1...128
+    /// A name people read: an app's, a user's display name, a device's.
+    public static let name = 1...128
+    /// A password given to sign in (any the user has).
+    public static let signInPassword = 1...1024
+    /// A password an administrator sets.
+    public static let password = 8...1024
+    /// An email address, for discovery.
+    public static let email = 3...320
+    /// An email domain an app serves.
+    public static let emailDomain = 3...253
+    /// The email domains of one app.
+    public static let emailDomains = 0...100
+    /// An app version a device reports for the version check.
+    public static let version = 1...49
+    /// An app's minimum version; empty clears it.
+    public static let minimumVersion = 0...49
+    /// The app version a device registers with.
+    public static let appVersion = 1...32
+    /// A licence agreement's or consent's version; empty: none.
+    public static let agreementVersion = 0...64
+    /// How many days a signed activation link or QR code is valid.
+    public static let activationValidDays = 1...365
+    /// How many records one admin listing returns.
+    public static let listLimit = 1...1000
+    /// A log entry's message.
+    public static let logMessage = 0...4096
+    /// A log entry's source.
+    public static let logSource = 0...128
+    /// The entries of one log upload.
+    public static let logEntries = 0...10_000
+    /// The most log entries an app's settings allow in one upload.
+    public static let logEntriesPerUpload = 1...10_000
+    /// How often devices upload logs: ``LogUploadSchedule/intervalSeconds``.
+    public static let logUploadIntervalSeconds = LogUploadSchedule.intervalSeconds
+    /// Days out of contact before a device is blocked, or wiped; 0: never.
+    public static let disconnectedDays = 0...3650
+    /// An OpenID provider's issuer URL.
+    public static let issuer = 1...2048
+    /// A person's subject at their provider.
+    public static let subject = 1...255
+    /// The client ID the server has at an app's provider.
+    public static let clientID = 1...255
+    /// Its client secret.
+    public static let clientSecret = 1...4096
+    /// One redirect URI of an app's OAuth clients, and how many an app has.
+    public static let redirectURI = 0...512
+    public static let redirectURIs = 0...10
+    /// The fields of an entity an administrator puts: ``EntityLimits/fieldsPerEntity``.
+    public static let entityFields = 0...EntityLimits.fieldsPerEntity
+    /// The fields one change sets.
+    public static let changeFields = 1...EntityLimits.fieldsPerEntity
+    /// A field's value: ``EntityLimits/valueLength``.
+    public static let fieldValue = EntityLimits.valueLength
+    /// A field's name: ``EntityLimits/fieldNameLength``.
+    public static let fieldName = EntityLimits.fieldNameLength
+    /// The fields devices may write in one entity set.
+    public static let writableFields = 0...EntityLimits.fieldsPerEntity
+    /// The entity sets of one app's data settings.
+    public static let entitySets = 0...100
+    /// The changes of one upload: ``EntityLimits/changesPerUpload``.
+    public static let changesPerUpload = 1...EntityLimits.changesPerUpload
+    /// One sealed change in base64url: its encapsulated key and tag at the least.
+    public static let sealedChange = 88...400_000
+    /// The admin proof's challenge: 32 bytes in base64url.
+    public static let adminChallenge = 43...43
+    /// A version or sequence number: 1 and up.
+    public static let positive = 1...Int.max
+    /// Seconds to wait, in an error document.
+    public static let retryAfterSeconds = 0...Int.max
+
+    /// What one bound of the document limits.
+    public enum Measure: String, Sendable, Hashable, CaseIterable {
+        /// A string's length (`minLength`, `maxLength`).
+        case length
+        /// A number (`minimum`, `maximum`).
+        case value
+        /// An array's items (`minItems`, `maxItems`).
+        case items
+        /// An object's members (`minProperties`, `maxProperties`).
+        case members
+    }
+
+    /// One bound of the document: where it is, what it limits, and the range. A bound
+    /// the document gives on one side only has the other end open (0 below for a length or
+    /// a count, `Int.max` above).
+    public struct Bound: Sendable, Hashable {
+        /// The JSON pointer of the schema that states it.
+        public let pointer: String
+        public let measure: Measure
+        public let range: ClosedRange<Int>
+
+        public init(pointer: String, measure: Measure, range: ClosedRange<Int>) {
+            self.pointer = pointer
+            self.measure = measure
+            self.range = range
+        }
+    }
+
+    /// Every bound of `openapi.json`, by the pointer of the schema that states it.
+    public static let document: [Bound] = {
+        let schemas = "/components/schemas/"
+        func property(_ schema: String, _ name: String) -> String { schemas + schema + "/properties/" + name }
+        func parameter(_ path: String, _ method: String, _ index: Int) -> String {
+            "/paths/" + path.replacingOccurrences(of: "/", with: "~1") + "/\(method)/parameters/\(index)/schema"
+        }
+        var bounds: [Bound] = []
+        func add(_ pointer: String, _ measure: Measure, _ range: ClosedRange<Int>) {
+            bounds.append(Bound(pointer: pointer, measure: measure, range: range))
+        }
+        add(parameter("/discovery", "get", 0), .length, email)
+        add(parameter("/apps/{appID}/version-check", "get", 1), .length, version)
+        add(parameter("/apps/{appID}/devices/{deviceID}", "put", 1), .length, identifier)
+        add(parameter("/admin/apps/{appID}/devices/{registrationID}", "patch", 1), .length, identifier)
+        add(parameter("/admin/apps/{appID}/activations", "post", 1), .value, activationValidDays)
+        add(parameter("/admin/apps/{appID}/activation-qr", "get", 1), .value, activationValidDays)
+        add(parameter("/admin/apps/{appID}/logs", "get", 1), .value, listLimit)
+        add(parameter("/admin/apps/{appID}/changes", "get", 1), .value, listLimit)
+        add(parameter("/admin/users/{username}", "get", 0), .length, username)
+        add(parameter("/admin/users/{username}", "patch", 0), .length, username)
+        add(parameter("/admin/users/{username}/sessions", "delete", 0), .length, username)
+        for method in ["get", "post", "delete"] {
+            add(parameter("/admin/users/{username}/identities", method, 0), .length, username)
+        }
+        add(parameter("/admin/users/{username}/identities", "delete", 1), .length, issuer)
+        add(parameter("/admin/users/{username}/identities", "delete", 2), .length, subject)
+        for name in ["AppID", "EntitySet", "EntityID"] {
+            add("/components/parameters/\(name)/schema", .length, identifier)
+        }
+        for response in ["TooManyRequests", "Unavailable"] {
+            add("/components/responses/\(response)/headers/Retry-After/schema", .value, positive)
+        }
+
+        add(property("Error", "retryAfterSeconds"), .value, retryAfterSeconds)
+        add(property("AppConfiguration", "appID"), .length, identifier)
+        add(property("SignInRequest", "username"), .length, username)
+        add(property("SignInRequest", "password"), .length, signInPassword)
+        add(property("SignInRequest", "deviceID"), .length, identifier)
+        add(property("SignInRequest", "deviceCookie"), .length, identifier)
+        let policy = PasscodePolicy.Limits.self
+        add(property("PasswordPolicy", "passwordPolicyMinLength"), .value, policy.minimumLength)
+        add(property("PasswordPolicy", "passwordPolicyMinUniqueChars"), .value, policy.minimumUniqueCharacters)
+        add(property("PasswordPolicy", "passwordPolicyRetryLimit"), .value, policy.retryLimit)
+        add(property("PasswordPolicy", "passwordPolicyLockTimeout"), .value, policy.lockTimeoutSeconds)
+        add(property("PasswordPolicy", "passwordPolicyExpiresInNDays"), .value, policy.expiresAfterDays)
+        add(property("PasswordPolicy", "passwordPolicyHistorySize"), .value, policy.historyCount)
+        add(property("BlockWipingPolicy", "blockDisconnectedPeriod"), .value, disconnectedDays)
+        add(property("BlockWipingPolicy", "wipeDisconnectedPeriod"), .value, disconnectedDays)
+        add(property("LogSettings", "maxEntriesPerUpload"), .value, logEntriesPerUpload)
+        add(property("LogSettings", "uploadIntervalSeconds"), .value, logUploadIntervalSeconds)
+        add(property("ConsentSettings", "eulaVersion"), .length, agreementVersion)
+        add(property("ConsentSettings", "consentVersion"), .length, agreementVersion)
+        add(property("DeviceRegistrationRequest", "deviceName"), .length, name)
+        add(property("DeviceRegistrationRequest", "platform"), .length, identifier)
+        add(property("DeviceRegistrationRequest", "appVersion"), .length, appVersion)
+        add(property("LogEntry", "message"), .length, logMessage)
+        add(property("LogEntry", "source"), .length, logSource)
+        add(property("LogUpload", "entries"), .items, logEntries)
+        add(property("App", "appID"), .length, identifier)
+        for schema in ["AppCreate", "AppUpdate"] {
+            if schema == "AppCreate" { add(property(schema, "appID"), .length, identifier) }
+            add(property(schema, "name"), .length, name)
+            add(property(schema, "emailDomains"), .items, emailDomains)
+            add(property(schema, "emailDomains") + "/items", .length, emailDomain)
+            add(property(schema, "minimumVersion"), .length, minimumVersion)
+        }
+        add(property("UserCreate", "username"), .length, username)
+        for schema in ["UserCreate", "UserUpdate"] {
+            add(property(schema, "password"), .length, password)
+            add(property(schema, "displayName"), .length, name)
+        }
+        add(property("Entity", "version"), .value, positive)
+        add(property("EntityPut", "fields"), .members, entityFields)
+        add(property("EntityPut", "fields") + "/propertyNames", .length, fieldName)
+        add(property("EntityPut", "fields") + "/additionalProperties", .length, fieldValue)
+        add(property("AdminChallenge", "challenge"), .length, adminChallenge)
+        add(property("EntitySetSettings", "writableFields"), .items, writableFields)
+        add(property("EntitySetSettings", "writableFields") + "/items", .length, fieldName)
+        add(property("DataSettings", "entitySets"), .members, entitySets)
+        add(property("DataSettings", "entitySets") + "/propertyNames", .length, identifier)
+        for field in ["registrationID", "author", "entitySet", "entityID"] {
+            add(property("Change", field), .length, identifier)
+        }
+        add(property("Change", "sequence"), .value, positive)
+        add(property("Change", "baseVersion"), .value, positive)
+        add(property("Change", "fields"), .members, changeFields)
+        add(property("Change", "fields") + "/additionalProperties", .length, fieldValue)
+        add(property("ChangeUpload", "changes"), .items, changesPerUpload)
+        add(property("SealedChangeUpload", "sealed"), .items, changesPerUpload)
+        add(property("SealedChangeUpload", "sealed") + "/items", .length, sealedChange)
+        for schema in ["AppAuthentication", "AppAuthenticationChange"] {
+            add(property(schema, "redirectURIs"), .items, redirectURIs)
+            add(property(schema, "redirectURIs") + "/items", .length, redirectURI)
+        }
+        add(property("IdentityProviderChange", "issuer"), .length, issuer)
+        add(property("IdentityProviderChange", "clientID"), .length, clientID)
+        add(property("IdentityProviderChange", "clientSecret"), .length, clientSecret)
+        add(property("IdentityLinkCreate", "issuer"), .length, issuer)
+        add(property("IdentityLinkCreate", "subject"), .length, subject)
+        return bounds
+    }()
+}
