@@ -122,3 +122,81 @@ struct PasscodePolicyWireTests {
         #expect(throws: Never.self) { try PasscodePolicy(Wire(passwordPolicyMinUniqueChars: 11)) }
     }
 }
+
+@Suite("The passcode policy's field table: each setting declared once")
+struct PasscodePolicyFieldTests {
+    typealias Wire = Components.Schemas.PasswordPolicy
+
+    @Test(
+        "every field is a key of the document's PasswordPolicy, of its type and range, and every key but 'enabled' a field"
+    )
+    func theTableIsTheDocuments() throws {
+        let properties = try #require(
+            try ErrorCodeContractTests.schema("PasswordPolicy")["properties"] as? [String: Any]
+        )
+        #expect(
+            Set(properties.keys)
+                == Set(PasscodePolicy.fields.map(\.key) + [PasscodePolicy.SettingsKey.enabled])
+        )
+        for field in PasscodePolicy.fields {
+            let schema = try #require(properties[field.key] as? [String: Any])
+            let types = (schema["type"] as? [String]) ?? [(schema["type"] as? String) ?? ""]
+            switch field.kind {
+            case .number(let range):
+                #expect(types.contains("integer"), "\(field.key)")
+                #expect(schema["minimum"] as? Int == range.lowerBound && schema["maximum"] as? Int == range.upperBound)
+            case .flag:
+                #expect(types.contains("boolean"), "\(field.key)")
+            }
+        }
+        #expect(Set(PasscodePolicy.fields.map(\.option)).count == PasscodePolicy.fields.count, "options are unique")
+    }
+
+    @Test("each field crosses the wire alone: set one, and only that one changes")
+    func eachFieldCrossesTheWire() throws {
+        for field in PasscodePolicy.fields {
+            var policy = PasscodePolicy.standard
+            switch (field.kind, field.value(in: policy)) {
+            case (.number(let range), .number(let now)):
+                field.set(.number(now == range.lowerBound ? range.lowerBound + 1 : range.lowerBound), in: &policy)
+            case (.flag, .flag(let now)):
+                field.set(.flag(!now), in: &policy)
+            default:
+                Issue.record("\(field.key) reads a value of another kind")
+            }
+            // Some single changes contradict the standard rules (digits only with a
+            // letter required): those are refused by key, never lost.
+            guard (try? policy.validated()) != nil else { continue }
+            #expect(policy != .standard, "\(field.key) changed the policy")
+            let wire = Wire(policy)
+            #expect(wire.settings[field.key] == field.value(in: policy), "\(field.key) on the wire")
+            #expect(try PasscodePolicy(wire) == policy, "\(field.key) back from the wire")
+            let sent = Wire(settings: [field.key: field.value(in: policy)], enabled: nil)
+            #expect(sent.settings == [field.key: field.value(in: policy)], "\(field.key) alone")
+        }
+    }
+
+    @Test("merging lays the keys an update gives over the ones kept, and nothing else")
+    func mergingKeepsWhatTheUpdateLeavesOut() throws {
+        let kept = Wire(PasscodePolicy(minimumLength: 12, retryLimit: 3))
+        let update = Wire(passwordPolicyEnabled: false, passwordPolicyMinLength: 14)
+        let merged = kept.merging(update)
+        #expect(merged.passwordPolicyMinLength == 14)
+        #expect(merged.passwordPolicyRetryLimit == 3)
+        #expect(merged.passwordPolicyEnabled == false)
+        #expect(kept.merging(Wire()) == kept)
+    }
+
+    @Test("a value of the wrong kind names its key")
+    func aWrongKindNamesItsKey() {
+        #expect(throws: PasscodePolicyError.self) {
+            try PasscodePolicy(settings: [PasscodePolicy.SettingsKey.retryLimit: .flag(true)])
+        }
+        do {
+            _ = try PasscodePolicy(settings: [PasscodePolicy.SettingsKey.allowsSkip: .number(1)])
+            Issue.record("a number for a flag was taken")
+        } catch {
+            #expect(error.key == PasscodePolicy.SettingsKey.allowsSkip)
+        }
+    }
+}

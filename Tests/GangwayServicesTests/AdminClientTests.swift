@@ -50,9 +50,9 @@ struct AdminClientTests {
             let before = try await admin.app("checks")
             #expect(try await admin.apps().map(\.id) == ["checks"])
             var policy = PasscodePolicyChange()
-            policy.minimumLength = 12
-            policy.requiresDigit = true
-            policy.lockTimeoutSeconds = 60
+            policy[.minimumLength] = .number(12)
+            policy[.requiresDigit] = .flag(true)
+            policy[.lockTimeout] = .number(60)
             let after = try await admin.updateApp(
                 "checks",
                 AppChange(minimumVersion: "2.1", passcodePolicy: policy, allowsUploadOfPreviousUserChanges: false)
@@ -82,7 +82,7 @@ struct AdminClientTests {
             #expect(try await admin.updateApp("checks", AppChange(minimumVersion: "")).minimumVersion == nil)
 
             var bad = PasscodePolicyChange()
-            bad.minimumLength = 0
+            bad[.minimumLength] = .number(0)
             let refused = await #expect(throws: ServiceError.refused) {
                 try await admin.updateApp("checks", AppChange(passcodePolicy: bad))
             }

@@ -12,7 +12,7 @@ import OpenAPIRuntime
 /// try await admin.createApp(id: "checks", name: "Aircraft checks", emailDomains: ["airline.example"])
 /// try await admin.createUser("alice", password: password, displayName: "Alice")
 /// var policy = PasscodePolicyChange()
-/// policy.minimumLength = 12
+/// policy[.minimumLength] = .number(12)
 /// try await admin.updateApp("checks", AppChange(passcodePolicy: policy))
 /// try await admin.setDeviceStatus(.wiped, app: "checks", registration: registrationID)
 /// ```

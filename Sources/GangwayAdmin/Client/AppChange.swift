@@ -1,3 +1,4 @@
+import GangwayPolicy
 import GangwayProtocol
 import GangwayServices
 import Logging
@@ -106,49 +107,29 @@ public struct AppChange: Sendable, Hashable {
     }
 }
 
-/// The passcode policy keys an administrator changes; `nil` keeps a key as it is.
+/// The passcode policy settings an administrator changes; a setting not given keeps its
+/// value. The settings are GangwayPolicy's field table (``GangwayPolicy/PasscodePolicy/Field``):
+///
+/// ```swift
+/// var change = PasscodePolicyChange()
+/// change[.minimumLength] = .number(12)
+/// change[.requiresDigit] = .flag(true)
+/// ```
 public struct PasscodePolicyChange: Sendable, Hashable {
     /// Whether the app requires a passcode at all.
     public var isRequired: Bool?
-    public var minimumLength: Int?
-    public var digitsOnly: Bool?
-    public var requiresDigit: Bool?
-    public var requiresUppercase: Bool?
-    public var requiresLowercase: Bool?
-    public var requiresSpecial: Bool?
-    public var minimumUniqueCharacters: Int?
-    /// Wrong passcodes before the user's data is erased.
-    public var retryLimit: Int?
-    /// Seconds in the background before the passcode is asked again.
-    public var lockTimeoutSeconds: Int?
-    /// Days a passcode lasts; 0: it never expires.
-    public var expiresInDays: Int?
-    /// How many earlier passcodes may not be used again.
-    public var historySize: Int?
-    public var allowsBiometrics: Bool?
-    /// Whether a user may choose no passcode.
-    public var allowsSkip: Bool?
-    public var blocksCommonPasscodes: Bool?
+    /// The settings that change, by settings key.
+    public private(set) var values: [String: PasscodePolicy.SettingValue] = [:]
 
     public init() {}
 
+    /// The new value of `field`; `nil`: it keeps its value.
+    public subscript(field: PasscodePolicy.Field) -> PasscodePolicy.SettingValue? {
+        get { values[field.key] }
+        set { values[field.key] = newValue }
+    }
+
     var wire: Components.Schemas.PasswordPolicy {
-        Components.Schemas.PasswordPolicy(
-            passwordPolicyEnabled: isRequired,
-            passwordPolicyMinLength: minimumLength,
-            passwordPolicyIsDigitsOnly: digitsOnly,
-            passwordPolicyDigitRequired: requiresDigit,
-            passwordPolicyUpperRequired: requiresUppercase,
-            passwordPolicyLowerRequired: requiresLowercase,
-            passwordPolicySpecialRequired: requiresSpecial,
-            passwordPolicyMinUniqueChars: minimumUniqueCharacters,
-            passwordPolicyRetryLimit: retryLimit,
-            passwordPolicyLockTimeout: lockTimeoutSeconds,
-            passwordPolicyExpiresInNDays: expiresInDays,
-            passwordPolicyHistorySize: historySize,
-            passwordPolicyFingerprintEnabled: allowsBiometrics,
-            passwordPolicyAllowsSkip: allowsSkip,
-            passwordPolicyBlocksCommon: blocksCommonPasscodes
-        )
+        Components.Schemas.PasswordPolicy(settings: values, enabled: isRequired)
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayAdmin
+import GangwayPolicy
 import GangwayProtocol
 import GangwayServices
 import GangwayTerminal
@@ -86,68 +87,73 @@ struct AdminPolicy: AsyncParsableCommand {
 
     @Option(name: .customLong("required"), help: "Whether a passcode is required at all (true or false).")
     var isRequired: Bool?
-    @Option(name: .customLong("min-length"), parsing: .unconditional, help: "The shortest passcode allowed.")
+    @Option(
+        name: .customLong(Field.minimumLength.option),
+        parsing: .unconditional,
+        help: .init(Field.minimumLength.help)
+    )
     var minimumLength: Int?
-    @Option(name: .customLong("digits-only"), help: "Digits only (true or false).")
+    @Option(name: .customLong(Field.digitsOnly.option), help: .init(Field.digitsOnly.help))
     var digitsOnly: Bool?
-    @Option(name: .customLong("require-digit"), help: "At least one digit (true or false).")
+    @Option(name: .customLong(Field.requiresDigit.option), help: .init(Field.requiresDigit.help))
     var requiresDigit: Bool?
-    @Option(name: .customLong("require-upper"), help: "At least one uppercase letter (true or false).")
+    @Option(name: .customLong(Field.requiresUppercase.option), help: .init(Field.requiresUppercase.help))
     var requiresUppercase: Bool?
-    @Option(name: .customLong("require-lower"), help: "At least one lowercase letter (true or false).")
+    @Option(name: .customLong(Field.requiresLowercase.option), help: .init(Field.requiresLowercase.help))
     var requiresLowercase: Bool?
-    @Option(name: .customLong("require-special"), help: "At least one other character (true or false).")
+    @Option(name: .customLong(Field.requiresSpecial.option), help: .init(Field.requiresSpecial.help))
     var requiresSpecial: Bool?
-    @Option(name: .customLong("min-unique"), parsing: .unconditional, help: "The fewest different characters.")
+    @Option(
+        name: .customLong(Field.minimumUniqueCharacters.option),
+        parsing: .unconditional,
+        help: .init(Field.minimumUniqueCharacters.help)
+    )
     var minimumUniqueCharacters: Int?
-    @Option(
-        name: .customLong("retry-limit"),
-        parsing: .unconditional,
-        help: "Wrong passcodes before the user's data is erased."
-    )
+    @Option(name: .customLong(Field.retryLimit.option), parsing: .unconditional, help: .init(Field.retryLimit.help))
     var retryLimit: Int?
-    @Option(
-        name: .customLong("lock-timeout"),
-        parsing: .unconditional,
-        help: "Seconds away before the passcode is asked again."
-    )
+    @Option(name: .customLong(Field.lockTimeout.option), parsing: .unconditional, help: .init(Field.lockTimeout.help))
     var lockTimeout: Int?
     @Option(
-        name: .customLong("expires-days"),
+        name: .customLong(Field.expiresInDays.option),
         parsing: .unconditional,
-        help: "Days a passcode lasts (0: never expires)."
+        help: .init(Field.expiresInDays.help)
     )
     var expiresInDays: Int?
-    @Option(
-        name: .customLong("history"),
-        parsing: .unconditional,
-        help: "How many earlier passcodes may not be reused."
-    )
+    @Option(name: .customLong(Field.historySize.option), parsing: .unconditional, help: .init(Field.historySize.help))
     var historySize: Int?
-    @Option(name: .customLong("biometrics"), help: "Whether biometric unlock may be offered (true or false).")
-    var allowsBiometrics: Bool?
-    @Option(name: .customLong("allow-skip"), help: "Whether a user may choose no passcode (true or false).")
+    @Option(name: .customLong(Field.biometricsEnabled.option), help: .init(Field.biometricsEnabled.help))
+    var biometricsEnabled: Bool?
+    @Option(name: .customLong(Field.allowsSkip.option), help: .init(Field.allowsSkip.help))
     var allowsSkip: Bool?
-    @Option(name: .customLong("block-common"), help: "Whether common passcodes are refused (true or false).")
+    @Option(name: .customLong(Field.blocksCommon.option), help: .init(Field.blocksCommon.help))
     var blocksCommon: Bool?
+
+    private typealias Field = PasscodePolicy.Field
+
+    /// The options given, each with its field.
+    private var given: [(Field, PasscodePolicy.SettingValue?)] {
+        [
+            (.minimumLength, minimumLength.map(PasscodePolicy.SettingValue.number)),
+            (.digitsOnly, digitsOnly.map(PasscodePolicy.SettingValue.flag)),
+            (.requiresDigit, requiresDigit.map(PasscodePolicy.SettingValue.flag)),
+            (.requiresUppercase, requiresUppercase.map(PasscodePolicy.SettingValue.flag)),
+            (.requiresLowercase, requiresLowercase.map(PasscodePolicy.SettingValue.flag)),
+            (.requiresSpecial, requiresSpecial.map(PasscodePolicy.SettingValue.flag)),
+            (.minimumUniqueCharacters, minimumUniqueCharacters.map(PasscodePolicy.SettingValue.number)),
+            (.retryLimit, retryLimit.map(PasscodePolicy.SettingValue.number)),
+            (.lockTimeout, lockTimeout.map(PasscodePolicy.SettingValue.number)),
+            (.expiresInDays, expiresInDays.map(PasscodePolicy.SettingValue.number)),
+            (.historySize, historySize.map(PasscodePolicy.SettingValue.number)),
+            (.biometricsEnabled, biometricsEnabled.map(PasscodePolicy.SettingValue.flag)),
+            (.allowsSkip, allowsSkip.map(PasscodePolicy.SettingValue.flag)),
+            (.blocksCommon, blocksCommon.map(PasscodePolicy.SettingValue.flag)),
+        ]
+    }
 
     var change: PasscodePolicyChange {
         var change = PasscodePolicyChange()
         change.isRequired = isRequired
-        change.minimumLength = minimumLength
-        change.digitsOnly = digitsOnly
-        change.requiresDigit = requiresDigit
-        change.requiresUppercase = requiresUppercase
-        change.requiresLowercase = requiresLowercase
-        change.requiresSpecial = requiresSpecial
-        change.minimumUniqueCharacters = minimumUniqueCharacters
-        change.retryLimit = retryLimit
-        change.lockTimeoutSeconds = lockTimeout
-        change.expiresInDays = expiresInDays
-        change.historySize = historySize
-        change.allowsBiometrics = allowsBiometrics
-        change.allowsSkip = allowsSkip
-        change.blocksCommonPasscodes = blocksCommon
+        for (field, value) in given { change[field] = value }
         return change
     }
 

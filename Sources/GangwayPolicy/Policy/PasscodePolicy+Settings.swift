@@ -33,41 +33,15 @@ extension PasscodePolicy {
         var reader = SettingsReader(object: object)
         if try reader.bool(SettingsKey.enabled) == false { return nil }
 
-        var policy = defaults
-        for (key, field) in Self.numberFields { reader.read(key, into: &policy[keyPath: field]) }
-        for (key, field) in Self.flagFields { reader.read(key, into: &policy[keyPath: field]) }
-        if let seconds = try reader.int(SettingsKey.lockTimeout) {
-            policy.lockTimeout = .seconds(seconds)
-        }
-        if let days = try reader.int(SettingsKey.expiresInDays) {
-            policy.expiresAfterDays = days == 0 ? nil : days
+        var settings: [String: SettingValue] = [:]
+        for field in fields {
+            switch field.kind {
+            case .number: if let value = reader.readInt(field.key) { settings[field.key] = .number(value) }
+            case .flag: if let value = reader.readBool(field.key) { settings[field.key] = .flag(value) }
+            }
         }
         if let error = reader.firstError { throw error }
-        return try policy.validated()
-    }
-
-    /// The settings keys read as whole numbers, and the fields they set.
-    private static var numberFields: [(String, WritableKeyPath<PasscodePolicy, Int>)] {
-        [
-            (SettingsKey.minimumLength, \.minimumLength),
-            (SettingsKey.minimumUniqueCharacters, \.minimumUniqueCharacters),
-            (SettingsKey.retryLimit, \.retryLimit),
-            (SettingsKey.historySize, \.historyCount),
-        ]
-    }
-
-    /// The settings keys read as booleans, and the fields they set.
-    private static var flagFields: [(String, WritableKeyPath<PasscodePolicy, Bool>)] {
-        [
-            (SettingsKey.digitsOnly, \.digitsOnly),
-            (SettingsKey.requiresDigit, \.requiresDigit),
-            (SettingsKey.requiresUppercase, \.requiresUppercase),
-            (SettingsKey.requiresLowercase, \.requiresLowercase),
-            (SettingsKey.requiresSpecial, \.requiresSpecial),
-            (SettingsKey.biometricsEnabled, \.allowsBiometrics),
-            (SettingsKey.allowsSkip, \.allowsSkip),
-            (SettingsKey.blocksCommon, \.blocksCommonPasscodes),
-        ]
+        return try PasscodePolicy(settings: settings, defaults: defaults)
     }
 
     private static func policyObject(
@@ -97,19 +71,25 @@ private struct SettingsReader {
     let object: [String: JSONValue]
     var firstError: PasscodePolicyError?
 
-    mutating func read(_ key: String, into target: inout Int) {
+    /// The number under `key`, if any; a value of another type is remembered as the
+    /// first error.
+    mutating func readInt(_ key: String) -> Int? {
         do {
-            if let value = try int(key) { target = value }
+            return try int(key)
         } catch {
             firstError = firstError ?? error
+            return nil
         }
     }
 
-    mutating func read(_ key: String, into target: inout Bool) {
+    /// The flag under `key`, if any; a value of another type is remembered as the first
+    /// error.
+    mutating func readBool(_ key: String) -> Bool? {
         do {
-            if let value = try bool(key) { target = value }
+            return try bool(key)
         } catch {
             firstError = firstError ?? error
+            return nil
         }
     }
 

@@ -159,27 +159,3 @@ extension Components.Schemas.AppSettings {
         APIError.badRequest("\(key) \(reason).", code: .invalidSetting)
     }
 }
-
-extension Components.Schemas.PasswordPolicy {
-    /// This policy with the keys `update` carries replaced.
-    func merging(_ update: Self) -> Self {
-        Self(
-            passwordPolicyEnabled: update.passwordPolicyEnabled ?? passwordPolicyEnabled,
-            passwordPolicyMinLength: update.passwordPolicyMinLength ?? passwordPolicyMinLength,
-            passwordPolicyIsDigitsOnly: update.passwordPolicyIsDigitsOnly ?? passwordPolicyIsDigitsOnly,
-            passwordPolicyDigitRequired: update.passwordPolicyDigitRequired ?? passwordPolicyDigitRequired,
-            passwordPolicyUpperRequired: update.passwordPolicyUpperRequired ?? passwordPolicyUpperRequired,
-            passwordPolicyLowerRequired: update.passwordPolicyLowerRequired ?? passwordPolicyLowerRequired,
-            passwordPolicySpecialRequired: update.passwordPolicySpecialRequired ?? passwordPolicySpecialRequired,
-            passwordPolicyMinUniqueChars: update.passwordPolicyMinUniqueChars ?? passwordPolicyMinUniqueChars,
-            passwordPolicyRetryLimit: update.passwordPolicyRetryLimit ?? passwordPolicyRetryLimit,
-            passwordPolicyLockTimeout: update.passwordPolicyLockTimeout ?? passwordPolicyLockTimeout,
-            passwordPolicyExpiresInNDays: update.passwordPolicyExpiresInNDays ?? passwordPolicyExpiresInNDays,
-            passwordPolicyHistorySize: update.passwordPolicyHistorySize ?? passwordPolicyHistorySize,
-            passwordPolicyFingerprintEnabled: update.passwordPolicyFingerprintEnabled
-                ?? passwordPolicyFingerprintEnabled,
-            passwordPolicyAllowsSkip: update.passwordPolicyAllowsSkip ?? passwordPolicyAllowsSkip,
-            passwordPolicyBlocksCommon: update.passwordPolicyBlocksCommon ?? passwordPolicyBlocksCommon
-        )
-    }
-}
