@@ -14,7 +14,8 @@ import Synchronization
 public final class CachedStorage: ServerStorage {
     private let base: any ServerStorage
     private let lifetime: Duration
-    private let clock = ContinuousClock()
+    /// Time since the cache was made, on the injected monotonic clock.
+    private let elapsed: @Sendable () -> Duration
     private let state = Mutex(Entries())
     /// Entries kept per kind before the cache starts over; bounds memory under load.
     private let capacity: Int
@@ -34,7 +35,7 @@ public final class CachedStorage: ServerStorage {
 
     private struct Entry<Value> {
         var value: Value
-        var expires: ContinuousClock.Instant
+        var expires: Duration
     }
 
     private struct DeviceKey: Hashable {
@@ -43,10 +44,18 @@ public final class CachedStorage: ServerStorage {
         var deviceID: String
     }
 
-    public init(_ base: any ServerStorage, lifetime: Duration = .seconds(1), capacity: Int = 10_000) {
+    /// - Parameter clock: The monotonic clock entries expire by.
+    public init(
+        _ base: any ServerStorage,
+        lifetime: Duration = .seconds(1),
+        capacity: Int = 10_000,
+        clock: some Clock<Duration> = ContinuousClock()
+    ) {
         self.base = base
         self.lifetime = lifetime
         self.capacity = capacity
+        let origin = clock.now
+        elapsed = { origin.duration(to: clock.now) }
     }
 
     public var kind: StorageKind { base.kind }
@@ -88,12 +97,12 @@ public final class CachedStorage: ServerStorage {
 
     /// The cached value (itself possibly `nil`: "no such row"), or `nil` when not cached.
     private func fresh<Value>(_ entry: Entry<Value>?) -> Value? {
-        guard let entry, entry.expires > clock.now else { return nil }
+        guard let entry, entry.expires > elapsed() else { return nil }
         return .some(entry.value)
     }
 
-    private func remember(_ store: (inout Entries, ContinuousClock.Instant) -> Void) {
-        let expires = clock.now.advanced(by: lifetime)
+    private func remember(_ store: (inout Entries, Duration) -> Void) {
+        let expires = elapsed() + lifetime
         state.withLock { entries in
             if entries.apps.count >= capacity { entries.apps.removeAll(keepingCapacity: true) }
             if entries.sessions.count >= capacity { entries.sessions.removeAll(keepingCapacity: true) }

@@ -30,10 +30,18 @@ public struct MobileServicesClient: Sendable {
     /// Where the server answers.
     public let serverURL: URL
     private let transport: any ClientTransport
+    /// The wall clock an answer's lifetime (a token's, a device code's) starts from: the
+    /// one the app's flows read (``MobileServices``'s).
+    let now: @Sendable () -> Date
 
-    public init(serverURL: URL, transport: (any ClientTransport)? = nil) {
+    public init(
+        serverURL: URL,
+        transport: (any ClientTransport)? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.serverURL = serverURL
         self.transport = transport ?? MobileServicesClient.defaultTransport()
+        self.now = now
     }
 
     /// A URLSession transport that gives up on a silent server after `timeout`.

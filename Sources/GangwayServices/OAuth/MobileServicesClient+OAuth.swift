@@ -30,7 +30,7 @@ extension MobileServicesClient {
                 userCode: body.userCode,
                 verificationURL: url,
                 verificationURLComplete: try? WebURL.parse(body.verificationUriComplete),
-                expiresAt: Date().addingTimeInterval(TimeInterval(body.expiresIn)),
+                expiresAt: now().addingTimeInterval(TimeInterval(body.expiresIn)),
                 interval: .seconds(max(1, body.interval))
             )
         case .undocumented(let status, _): throw .invalidResponse(status: status)
@@ -118,7 +118,7 @@ extension MobileServicesClient {
             return OAuthTokens(
                 accessToken: SessionToken(body.accessToken),
                 refreshToken: RefreshToken(body.refreshToken),
-                expiresAt: Date().addingTimeInterval(TimeInterval(body.expiresIn))
+                expiresAt: now().addingTimeInterval(TimeInterval(body.expiresIn))
             )
         case .undocumented(let status, _): throw .invalidResponse(status: status)
         default: throw ServiceCall.errorAnswerNotMapped

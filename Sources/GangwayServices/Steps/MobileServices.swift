@@ -87,7 +87,7 @@ public struct MobileServices: Sendable {
 
     /// The client of the server `configuration` names.
     public func client(for configuration: AppConfiguration) -> MobileServicesClient {
-        MobileServicesClient(serverURL: configuration.serverURL, transport: transport)
+        MobileServicesClient(serverURL: configuration.serverURL, transport: transport, now: now)
     }
 
     /// The client of the server the context's configuration names.

@@ -21,12 +21,16 @@ public struct Outbox: Sendable {
     let pool: DatabasePool
     /// Seals what this outbox records, each author's run under a key held in memory.
     let sealer = ChangeSealer()
+    /// The wall clock an answer's arrival is recorded by.
+    let now: @Sendable () -> Date
 
     /// The outbox file's name in its directory.
     public static let fileName = "outbox.sqlite"
 
     /// Opens the outbox in `directory`, creating both (owner-only) when missing.
-    public init(directory: URL) throws(OutboxError) {
+    /// - Parameter now: The wall clock answers are recorded by.
+    public init(directory: URL, now: @escaping @Sendable () -> Date = { Date() }) throws(OutboxError) {
+        self.now = now
         let url = directory.appendingPathComponent(Self.fileName)
         do {
             try PrivateFiles.makeDirectory(directory)
@@ -257,7 +261,7 @@ public struct Outbox: Sendable {
                         INSERT INTO answer (change_id, registration_id, sealed, answered_at, key_id) VALUES (?, ?, ?, ?, ?)
                         ON CONFLICT (change_id) DO NOTHING
                         """
-                ).execute(arguments: [id, change.registrationID, sealed, Int64(Date().timeIntervalSince1970), key.id])
+                ).execute(arguments: [id, change.registrationID, sealed, Int64(now().timeIntervalSince1970), key.id])
                 if answer.outcome == .rejected {
                     try db.cachedStatement(
                         sql: """
