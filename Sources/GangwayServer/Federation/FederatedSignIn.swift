@@ -45,17 +45,16 @@ struct FederatedSignIn: Sendable {
     static let scope = "openid profile email"
 
     func register(on router: Router<ServerContext>) {
-        router.get("/apps/:appID/oauth/callback") { request, context in
-            await finish(request, context: context)
-        }
-        router.post("/apps/:appID/oauth/callback") { request, context in
-            await consent(request, context: context)
-        }
+        OAuthPaths.Page.callback.register(
+            on: router,
+            show: { await finish($0, context: $1) },
+            answer: { await consent($0, context: $1) }
+        )
     }
 
     /// Where the provider sends the browser back to, for `app`: to be registered at the
     /// provider as a redirect URI of the app's client.
-    static func callbackURL(issuer: String) -> String { "\(issuer)/oauth/callback" }
+    static func callbackURL(issuer: String) -> String { issuer + "/oauth/" + OAuthPaths.Page.callback.rawValue }
 
     // MARK: Out to the provider
 
@@ -425,7 +424,7 @@ struct FederatedSignIn: Sendable {
         BrowserCookie.setCookie(
             name: Self.cookieName,
             value: value,
-            path: "/apps/\(app.id)/oauth/callback",
+            path: OAuthPaths.Page.callback.path(appID: app.id),
             maxAge: maxAge,
             secure: api.settings.publicURL.value.hasPrefix("https://")
         )

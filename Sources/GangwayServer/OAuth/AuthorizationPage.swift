@@ -20,12 +20,11 @@ struct AuthorizationPage: Sendable {
     static let codeLifetime: TimeInterval = 60
 
     func register(on router: Router<ServerContext>) {
-        router.get("/apps/:appID/oauth/authorize") { request, context in
-            await show(request, context: context)
-        }
-        router.post("/apps/:appID/oauth/authorize") { request, context in
-            await decide(request, context: context)
-        }
+        OAuthPaths.Page.authorize.register(
+            on: router,
+            show: { await show($0, context: $1) },
+            answer: { await decide($0, context: $1) }
+        )
     }
 
     private func show(_ request: Request, context: ServerContext) async -> Response {

@@ -23,12 +23,11 @@ struct DeviceVerificationPage: Sendable {
     let api: MobileServicesAPI
 
     func register(on router: Router<ServerContext>) {
-        router.get("/apps/:appID/oauth/device") { request, context in
-            await show(request, context: context)
-        }
-        router.post("/apps/:appID/oauth/device") { request, context in
-            await decide(request, context: context)
-        }
+        OAuthPaths.Page.device.register(
+            on: router,
+            show: { await show($0, context: $1) },
+            answer: { await decide($0, context: $1) }
+        )
     }
 
     private func show(_ request: Request, context: ServerContext) async -> Response {

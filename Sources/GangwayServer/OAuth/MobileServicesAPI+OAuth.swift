@@ -32,19 +32,20 @@ extension MobileServicesAPI {
             throw APIError.notFound(.notOAuth2, "This app signs people in with a password; it has no OAuth metadata.")
         }
         let issuer = issuer(of: app)
+        let endpoints = OAuthPaths.Endpoints(issuer: issuer)
         return .ok(
             .init(
                 body: .json(
                     .init(
                         issuer: issuer,
-                        tokenEndpoint: "\(issuer)/oauth/token",
-                        deviceAuthorizationEndpoint: "\(issuer)/oauth/device_authorization",
-                        revocationEndpoint: "\(issuer)/oauth/revoke",
+                        tokenEndpoint: endpoints.token,
+                        deviceAuthorizationEndpoint: endpoints.deviceAuthorization,
+                        revocationEndpoint: endpoints.revocation,
                         grantTypesSupported: OAuthGrantType.allCases.map(\.rawValue),
                         responseTypesSupported: ["code"],
                         tokenEndpointAuthMethodsSupported: ["none"],
                         revocationEndpointAuthMethodsSupported: ["none"],
-                        authorizationEndpoint: "\(issuer)/oauth/authorize",
+                        authorizationEndpoint: endpoints.authorization,
                         codeChallengeMethodsSupported: [PKCE.method],
                         authorizationResponseIssParameterSupported: true
                     )
@@ -64,17 +65,18 @@ extension MobileServicesAPI {
             )
         }
         let issuer = issuer(of: app)
+        let endpoints = OAuthPaths.Endpoints(issuer: issuer)
         return .ok(
             .init(
                 body: .json(
                     .init(
                         issuer: issuer,
-                        authorizationEndpoint: "\(issuer)/oauth/authorize",
-                        tokenEndpoint: "\(issuer)/oauth/token",
-                        userinfoEndpoint: "\(issuer)/oauth/userinfo",
-                        jwksUri: "\(issuer)/oauth/jwks",
-                        revocationEndpoint: "\(issuer)/oauth/revoke",
-                        deviceAuthorizationEndpoint: "\(issuer)/oauth/device_authorization",
+                        authorizationEndpoint: endpoints.authorization,
+                        tokenEndpoint: endpoints.token,
+                        userinfoEndpoint: endpoints.userinfo,
+                        jwksUri: endpoints.jwks,
+                        revocationEndpoint: endpoints.revocation,
+                        deviceAuthorizationEndpoint: endpoints.deviceAuthorization,
                         responseTypesSupported: ["code"],
                         subjectTypesSupported: ["public"],
                         idTokenSigningAlgValuesSupported: ["ES256"],
@@ -134,7 +136,7 @@ extension MobileServicesAPI {
                 throw APIError.storage(error)
             }
             logger.info("device authorization started", metadata: ["app": "\(app.id)"])
-            let verification = "\(issuer(of: app))/oauth/device"
+            let verification = OAuthPaths.Endpoints(issuer: issuer(of: app)).verification
             return .ok(
                 .init(
                     headers: .init(cacheControl: "no-store"),
