@@ -261,12 +261,11 @@ let package = Package(
             dependencies: [
                 "GangwaySystem",
                 "GangwayPolicy",
+                "GangwayProtocol",
                 "GangwayStore",
                 "GangwayScreens",
                 "GangwayFlows",
-                "GangwayTesting",
                 "GangwayServer",
-                "GangwayServerTesting",
                 "GangwayServices",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -392,9 +391,11 @@ let package = Package(
                 "GangwayServerTesting",
                 "GangwayTesting",
                 "GangwaySystem",
-                // Not imported: the binaries the end-to-end tests run.
+                // Not imported: the binaries the end-to-end tests run, and the benchmark
+                // binary whose links a test checks.
                 "gangway",
                 "gangway-test-host",
+                "GangwayBenchmarks",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -4,7 +4,6 @@ import GangwayFlows
 import GangwayPolicy
 import GangwayScreens
 import GangwayStore
-import GangwayTesting
 import Logging
 import Synchronization
 
@@ -74,7 +73,7 @@ struct FlowBenchmark: AsyncParsableCommand {
     private func manager(
         root: SecureStoreRoot,
         shared: Bool,
-        presenter: ScriptedPresenter,
+        presenter: PasscodePresenter,
         extra: [any Step],
         logger: Logger
     ) throws -> SessionManager {
@@ -88,7 +87,7 @@ struct FlowBenchmark: AsyncParsableCommand {
             flows: FlowController(provider: StepListProvider(steps), logger: logger),
             users: users,
             storeManager: storeManager,
-            ui: RecordingSessionUI(),
+            ui: NoSessionUI(),
             presenter: presenter,
             logger: logger
         )
@@ -106,7 +105,7 @@ struct FlowBenchmark: AsyncParsableCommand {
     /// record, derivation, unwrap), so the session and flow overhead can be told apart.
     private func restoreTime(root: SecureStoreRoot, logger: Logger, runs: Int) async throws -> (Double, Double) {
         let passcode = Self.passcodes[0]
-        let onboarding = ScriptedPresenter([.passcodeCreate(.enter(passcode), .enter(passcode))])
+        let onboarding = PasscodePresenter(passcode)
         let first = try manager(root: root, shared: false, presenter: onboarding, extra: [], logger: logger)
         try await first.open()
         try await fill(first)
@@ -117,15 +116,14 @@ struct FlowBenchmark: AsyncParsableCommand {
         }
         let storeManager = StoreManager(root: root)
         let openStore = try await Measure.median(repetitions: runs) {
-            let presenter = ScriptedPresenter([.passcodeInput(.enter(passcode))])
-            try await storeManager.openStore(for: id, presenter: presenter).close()
+            try await storeManager.openStore(for: id, presenter: PasscodePresenter(passcode)).close()
         }
         let restore = try await Measure.median(repetitions: runs) {
-            let presenter = ScriptedPresenter([.passcodeInput(.enter(passcode))])
+            let presenter = PasscodePresenter(passcode)
             let launched = try manager(root: root, shared: false, presenter: presenter, extra: [], logger: logger)
             try await launched.open()
             try await launched.close()
-            try presenter.verifyFinished()
+            guard presenter.shown == 1 else { throw ValidationError("the restore asked \(presenter.shown) screens") }
         }
         return (openStore, restore)
     }
@@ -142,13 +140,11 @@ struct FlowBenchmark: AsyncParsableCommand {
                 return context
             }
         )
-        let presenter = ScriptedPresenter([
-            .passcodeCreate(.enter(Self.passcodes[0]), .enter(Self.passcodes[0])),
-            .passcodeCreate(.enter(Self.passcodes[1]), .enter(Self.passcodes[1])),
-        ])
+        let presenter = PasscodePresenter(Self.passcodes[0])
         let manager = try manager(root: root, shared: true, presenter: presenter, extra: [signIn], logger: logger)
         let first = try await manager.open().onboardingID
         try await fill(manager)
+        presenter.use(Self.passcodes[1])
         let second = try await manager.addUser().onboardingID
         try await fill(manager)
 
@@ -157,10 +153,13 @@ struct FlowBenchmark: AsyncParsableCommand {
         let time = try await Measure.median(repetitions: runs) {
             let (id, passcode) = users[next % 2]
             next += 1
-            presenter.append(.passcodeInput(.enter(passcode)))
+            presenter.use(passcode)
             try await manager.switchUser(to: id)
         }
-        try presenter.verifyFinished()
+        let expected = 2 + runs
+        guard presenter.shown == expected else {
+            throw ValidationError("the switches asked \(presenter.shown) screens, not \(expected)")
+        }
         return time
     }
 }

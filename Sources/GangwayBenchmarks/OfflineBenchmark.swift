@@ -3,7 +3,6 @@ import Foundation
 import GangwayPolicy
 import GangwayProtocol
 import GangwayServer
-import GangwayServerTesting
 import GangwayServices
 import HTTPTypes
 import Logging
@@ -33,10 +32,17 @@ struct OfflineBenchmark: AsyncParsableCommand {
         }
         var logger = Logger(label: "gangway.benchmark")
         logger.logLevel = .error
-        let options = TestServer.Options(bcryptCost: 4, logger: logger)
+        // Devices may write a check's status, reading and note, and create none.
+        let settings = Components.Schemas.AppSettingsUpdate(
+            dataSettings: .init(
+                entitySets: .init(additionalProperties: [
+                    "checks": .init(writableFields: ["status", "reading", "note"], allowsCreation: false)
+                ])
+            )
+        )
         let seed = ServerSeed(
-            apps: [.checks],
-            users: [.alice],
+            apps: [BenchmarkServer.app(settings: settings)],
+            users: [BenchmarkServer.user],
             entities: (0..<entities).map {
                 SeedEntity(app: "checks", entitySet: "checks", id: "check-\($0)", fields: ["status": "open"])
             }
@@ -48,18 +54,16 @@ struct OfflineBenchmark: AsyncParsableCommand {
 
         let keys = OfflineKeys()
         var recorded: [SignedChange] = []
-        let (record, upload, uploadProcessor) = try await TestServer.run(seed: seed, options: options) { server in
-            try await server.admin(
-                .patch,
-                "/admin/apps/checks",
-                json:
-                    #"{"settings": {"dataSettings": {"entitySets": {"checks": {"writableFields": ["status", "reading", "note"], "allowsCreation": false}}}}}"#
-            )
+        let (record, upload, uploadProcessor) = try await BenchmarkServer.run(
+            seed: seed,
+            bcryptCost: 4,
+            logger: logger
+        ) { server in
             let client = MobileServicesClient(serverURL: server.url)
             let session = try await client.signIn(
                 appID: "checks",
                 username: "alice",
-                password: "alice-password",
+                password: BenchmarkServer.password,
                 deviceID: "benchmark-device"
             )
             let registration = try await client.registerDevice(
@@ -108,7 +112,8 @@ struct OfflineBenchmark: AsyncParsableCommand {
             return (record, upload, processor)
         }
 
-        let (direct, directProcessor) = try await TestServer.run(seed: seed, options: options) { server in
+        let (direct, directProcessor) = try await BenchmarkServer.run(seed: seed, bcryptCost: 4, logger: logger) {
+            server in
             let storage = server.server.storage
             let key = keys.signing.verifyingKey
             let clock = ContinuousClock()

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import GangwayServer
-import GangwayServerTesting
 import GangwaySystem
 import Hummingbird
 import Logging
@@ -48,19 +47,19 @@ struct ServerBenchmark: AsyncParsableCommand {
         }
         var logger = Logger(label: "gangway.benchmark")
         logger.logLevel = .error
-        let options = TestServer.Options(
+        let seed = ServerSeed(apps: [BenchmarkServer.app()], users: [BenchmarkServer.user], entities: Self.checks)
+        try await BenchmarkServer.run(
+            seed: seed,
             bcryptCost: bcryptCost,
-            cacheLifetime: .milliseconds(cacheMilliseconds),
-            logger: logger
-        )
-        let seed = ServerSeed(apps: [.checks], users: [.alice], entities: Self.checks)
-        try await TestServer.run(seed: seed, options: options) { server in
+            logger: logger,
+            configure: { $0.cacheLifetime = .milliseconds(cacheMilliseconds) }
+        ) { server in
             try await measure(server: server, wrk: wrk, logger: logger)
         }
     }
 
     /// Measures the seeded server, with a bare route started next to it.
-    private func measure(server: RunningTestServer, wrk: ExternalTool, logger: Logger) async throws {
+    private func measure(server: BenchmarkServer.Running, wrk: ExternalTool, logger: Logger) async throws {
         let ports = PortBox()
         try await withThrowingTaskGroup(of: Void.self) { group in
             let base = server.url.absoluteString

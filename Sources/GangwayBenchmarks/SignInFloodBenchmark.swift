@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import GangwayServer
-import GangwayServerTesting
 import GangwaySystem
 import Logging
 
@@ -72,13 +71,18 @@ struct SignInFloodBenchmark: AsyncParsableCommand {
     ) async throws {
         var logger = Logger(label: "gangway.benchmark")
         logger.logLevel = .error
-        let options = TestServer.Options(bcryptCost: bcryptCost, logger: logger, now: { Date() }) { configuration in
+        let generous: (inout ServerConfiguration) -> Void = { configuration in
             // Generous limits, so that what is measured is the password checks, not the throttle.
             configuration.allowedSignInFailures = 1_000_000
             configuration.allowedSignInFailuresPerUser = 1_000_000
             if unbounded { configuration.concurrentPasswordChecks = 1_000_000 }
         }
-        try await TestServer.run(seed: ServerSeed(apps: [.checks], users: [.alice]), options: options) { server in
+        try await BenchmarkServer.run(
+            seed: ServerSeed(apps: [BenchmarkServer.app()], users: [BenchmarkServer.user]),
+            bcryptCost: bcryptCost,
+            logger: logger,
+            configure: generous
+        ) { server in
             let base = server.url.absoluteString
             let deviceCookie = try await Self.signIn(base: base, cookie: nil).cookie
             let sent = cookie ? deviceCookie : nil

@@ -24,9 +24,11 @@ struct GangwayProcess {
     static let executable = builtProduct("gangway-test-host")
     /// The shipped binary, which reads none of them.
     static let shippedExecutable = builtProduct("gangway")
+    /// `gangway-benchmark`, as `swift build` makes it.
+    static let benchmarkExecutable = builtProduct("gangway-benchmark")
 
     /// A binary next to the test bundle in the build products directory.
-    private static func builtProduct(_ name: String) -> URL {
+    static func builtProduct(_ name: String) -> URL {
         var candidates: [URL] = []
         if let main = Bundle.main.executableURL { candidates.append(main.deletingLastPathComponent()) }
         candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())

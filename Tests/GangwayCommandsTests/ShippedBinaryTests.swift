@@ -60,4 +60,20 @@ struct ShippedBinaryTests {
         let host = try Data(contentsOf: GangwayProcess.executable)
         #expect(host.range(of: Data("GANGWAY_KDF_ROUNDS".utf8)) != nil)
     }
+
+    @Test("gangway-benchmark measures with the shipped parts: no test support linked")
+    func theBenchmarkLinksNoTestSupport() throws {
+        let binary = try Data(contentsOf: GangwayProcess.benchmarkExecutable)
+        #expect(binary.count > 1_000_000)
+        for needle in ["ScriptedPresenter", "RecordingSessionUI", "RunningTestServer", "GangwayServerTesting"] {
+            #expect(binary.range(of: Data(needle.utf8)) == nil, "gangway-benchmark holds \(needle)")
+        }
+        // The same search finds them where they are linked, so it can fail.
+        let host = try Data(contentsOf: GangwayProcess.executable)
+        let tests = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[0]))
+        #expect(
+            host.range(of: Data("ScriptedPresenter".utf8)) != nil
+                || tests.range(of: Data("ScriptedPresenter".utf8)) != nil
+        )
+    }
 }

@@ -2,6 +2,10 @@ import CryptoExtras
 import Foundation
 import GangwayPolicy
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Timing helpers: the median of several runs, in milliseconds.
 enum Measure {
     static func milliseconds(_ duration: Duration) -> Double {
@@ -64,7 +68,7 @@ enum Measure {
     /// in milliseconds: what a piece of work cost, less swayed than its wall time by what
     /// else the machine runs.
     static func processorMilliseconds() -> Double {
-        var time = timespec()
+        var time = timespec(tv_sec: 0, tv_nsec: 0)
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
         return Double(time.tv_sec) * 1_000 + Double(time.tv_nsec) / 1e6
     }
