@@ -35,6 +35,20 @@ struct APILimitsTests {
         return bounds
     }
 
+    /// The document's node at a JSON pointer.
+    static func node(at pointer: String) throws -> Any? {
+        var node: Any? = try JSONSerialization.jsonObject(with: APIDocument.json())
+        for part in pointer.split(separator: "/").map(String.init) {
+            let key = part.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            if let array = node as? [Any], let index = Int(key) {
+                node = array.indices.contains(index) ? array[index] : nil
+            } else {
+                node = (node as? [String: Any])?[key]
+            }
+        }
+        return node
+    }
+
     @Test("each bound in openapi.json has its entry, with the same measure and range")
     func theDocumentsBoundsAreTheTables() throws {
         let stated = try Self.documentBounds()
@@ -75,5 +89,12 @@ struct APIDefaultsTests {
         #expect(upload["default"] as? Bool == APIDefaults.allowsUploadOfPreviousUserChanges)
         let reset = try Self.property("RecoverySettings", "passcodeResetKeepsData")
         #expect(reset["default"] as? Bool == APIDefaults.passcodeResetKeepsData)
+        // Each admin listing's limit.
+        let listings = APILimits.document.filter { $0.pointer.hasPrefix("/paths/") && $0.range == APILimits.listLimit }
+        #expect(listings.count == 2, "the logs and the changes")
+        for bound in listings {
+            let schema = try #require(try APILimitsTests.node(at: bound.pointer) as? [String: Any])
+            #expect(schema["default"] as? Int == APIDefaults.listLimit, "\(bound.pointer)")
+        }
     }
 }

@@ -246,7 +246,7 @@ struct AdminDataChanges: AsyncParsableCommand {
     var outcome: Outcome?
 
     @Option(help: "At most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")
-    var limit = 100
+    var limit = APIDefaults.listLimit
 
     @Flag(help: "Print the changes as JSON.")
     var json = false

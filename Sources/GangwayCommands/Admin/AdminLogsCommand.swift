@@ -33,7 +33,7 @@ struct AdminLogs: AsyncParsableCommand {
     var interval: Int?
 
     @Option(help: "List at most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")
-    var limit = 100
+    var limit = APIDefaults.listLimit
 
     @Flag(help: "List the entries as JSON.")
     var json = false

@@ -9,4 +9,6 @@ public enum APIDefaults {
     /// Whether a passcode reset keeps the user's data: the server keeps and releases a
     /// recovery secret per registration (`recoverySettings`).
     public static let passcodeResetKeepsData = true
+    /// How many records an admin listing returns when the request does not say (`limit`).
+    public static let listLimit = 100
 }

@@ -214,13 +214,7 @@ extension MobileServicesAPI {
     func listLogs(_ input: Operations.ListLogs.Input) async throws -> Operations.ListLogs.Output {
         try await requireAdmin()
         let app = try await app(input.path.appID)
-        let limit = input.query.limit ?? 100
-        guard APILimits.listLimit.contains(limit) else {
-            throw APIError.badRequest(
-                "limit must be between \(APILimits.listLimit.lowerBound) and \(APILimits.listLimit.upperBound).",
-                code: .invalidField
-            )
-        }
+        let limit = try Validation.listLimit(input.query.limit)
         let logs = try await perform { try await storage.logs(appID: app.id, limit: limit) }
         return .ok(
             .init(

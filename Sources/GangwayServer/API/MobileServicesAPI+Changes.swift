@@ -255,13 +255,7 @@ extension MobileServicesAPI {
     func listChanges(_ input: Operations.ListChanges.Input) async throws -> Operations.ListChanges.Output {
         try await requireAdmin()
         let app = try await app(input.path.appID)
-        let limit = input.query.limit ?? 100
-        guard APILimits.listLimit.contains(limit) else {
-            throw APIError.badRequest(
-                "limit must be between \(APILimits.listLimit.lowerBound) and \(APILimits.listLimit.upperBound).",
-                code: .invalidField
-            )
-        }
+        let limit = try Validation.listLimit(input.query.limit)
         let outcome = input.query.outcome.flatMap { ChangeResult.Outcome(rawValue: $0.rawValue) }
         let changes = try await perform { try await storage.changes(appID: app.id, outcome: outcome, limit: limit) }
         return .ok(

@@ -30,6 +30,20 @@ enum Validation {
         TextRules.hasControlCharacters(value)
     }
 
+    /// How many records an admin listing returns: `limit`
+    /// (``GangwayProtocol/APIDefaults/listLimit`` when not given), within
+    /// ``GangwayProtocol/APILimits/listLimit``.
+    static func listLimit(_ limit: Int?) throws(APIError) -> Int {
+        let limit = limit ?? APIDefaults.listLimit
+        guard APILimits.listLimit.contains(limit) else {
+            throw .badRequest(
+                "limit must be between \(APILimits.listLimit.lowerBound) and \(APILimits.listLimit.upperBound).",
+                code: .invalidField
+            )
+        }
+        return limit
+    }
+
     /// An app or device ID: a letter or digit, then letters, digits, `.`, `_` or `-`.
     static func identifier(_ value: String, _ field: String) throws(APIError) {
         try length(value, field, APILimits.identifier)
