@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "GangwayServices", targets: ["GangwayServices"]),
         .library(name: "GangwayAdmin", targets: ["GangwayAdmin"]),
         .library(name: "GangwaySystem", targets: ["GangwaySystem"]),
+        .library(name: "GangwayServerStorage", targets: ["GangwayServerStorage"]),
         .library(name: "GangwayServer", targets: ["GangwayServer"]),
         .library(name: "GangwayServerTesting", targets: ["GangwayServerTesting"]),
         .executable(name: "gangway", targets: ["gangway"]),
@@ -149,9 +150,24 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
+        // The server's storage: each query written once, run by a SQLite (GRDB) or a
+        // PostgreSQL (postgres-nio) driver.
+        .target(
+            name: "GangwayServerStorage",
+            dependencies: [
+                "GangwayProtocol",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "GangwayServer",
             dependencies: [
+                "GangwayServerStorage",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 // The server's own requests: to an app's OpenID Connect provider.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -159,7 +175,6 @@ let package = Package(
                 "GangwayPolicy",
                 "GangwayProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -181,6 +196,7 @@ let package = Package(
         .target(
             name: "GangwayAdmin",
             dependencies: [
+                "GangwayServerStorage",
                 "GangwayPolicy",
                 "GangwayProtocol",
                 "GangwayServer",
@@ -197,6 +213,7 @@ let package = Package(
         .target(
             name: "GangwayServerTesting",
             dependencies: [
+                "GangwayServerStorage",
                 "GangwayPolicy",
                 "GangwayServer",
                 "GangwaySystem",
@@ -230,6 +247,7 @@ let package = Package(
         .target(
             name: "GangwayCommands",
             dependencies: [
+                "GangwayServerStorage",
                 "GangwayAdmin",
                 "GangwayPolicy",
                 "GangwayProtocol",
@@ -259,6 +277,7 @@ let package = Package(
         .executableTarget(
             name: "GangwayBenchmarks",
             dependencies: [
+                "GangwayServerStorage",
                 "GangwaySystem",
                 "GangwayPolicy",
                 "GangwayProtocol",
@@ -330,6 +349,7 @@ let package = Package(
         .testTarget(
             name: "GangwayServerTests",
             dependencies: [
+                "GangwayServerStorage",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 "GangwayServer",
                 "GangwaySystem",
@@ -350,6 +370,7 @@ let package = Package(
         .testTarget(
             name: "GangwayServicesTests",
             dependencies: [
+                "GangwayServerStorage",
                 "GangwayAdmin",
                 "GangwayPolicy",
                 "GangwaySystem",
@@ -384,6 +405,7 @@ let package = Package(
         .testTarget(
             name: "GangwayCommandsTests",
             dependencies: [
+                "GangwayServerStorage",
                 "GangwayAdmin",
                 "GangwayCommands",
                 "GangwayTerminal",

@@ -3,6 +3,7 @@ import Foundation
 import GangwayPolicy
 import GangwayProtocol
 import GangwayServer
+import GangwayServerStorage
 import GangwayServices
 import HTTPTypes
 import Logging

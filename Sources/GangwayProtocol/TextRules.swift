@@ -41,3 +41,15 @@ public enum TextRules {
         return String(escaped)
     }
 }
+
+extension Unicode.Scalar {
+    /// A letter or digit of ASCII: what identifiers and tokens are made of.
+    public var isASCIIAlphanumeric: Bool {
+        isASCIILetter || ("0"..."9").contains(self)
+    }
+
+    /// A letter of ASCII.
+    public var isASCIILetter: Bool {
+        ("a"..."z").contains(self) || ("A"..."Z").contains(self)
+    }
+}

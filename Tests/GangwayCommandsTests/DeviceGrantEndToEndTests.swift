@@ -1,4 +1,5 @@
 import Foundation
+import GangwayServerStorage
 import GangwayServerTesting
 import GangwaySystem
 import GangwayTesting

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayServer
+import GangwayServerStorage
 import GangwayServerTesting
 import GangwaySystem
 import HTTPTypes

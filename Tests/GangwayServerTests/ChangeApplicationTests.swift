@@ -1,6 +1,7 @@
 import Foundation
 import GangwayProtocol
 import GangwayServer
+import GangwayServerStorage
 import GangwayServerTesting
 import GangwayTesting
 import Testing
@@ -35,7 +36,7 @@ struct ChangeApplicationTests {
         carrier: String? = nil,
         limit: Int = 1000,
         rules: EntitySetRules = EntitySetRules(writableFields: Set(checks), allowsCreation: true),
-        to storage: any ServerStorage
+        to storage: ServerStorage
     ) async throws -> ChangeResult {
         try await storage.applyChange(
             ChangeApplication(
@@ -51,12 +52,12 @@ struct ChangeApplicationTests {
         }
     }
 
-    static func tyres(_ storage: any ServerStorage) async throws -> EntityRecord? {
+    static func tyres(_ storage: ServerStorage) async throws -> EntityRecord? {
         try await storage.entities(appID: "checks", entitySet: "checks").first { $0.id == "A320-tyres" }
     }
 
     /// Puts the first check as the admin does: version 1.
-    static func seedCheck(_ storage: any ServerStorage) async throws {
+    static func seedCheck(_ storage: ServerStorage) async throws {
         _ = try await storage.putEntity(
             EntityRecord(
                 appID: "checks",
@@ -74,7 +75,7 @@ struct ChangeApplicationTests {
     /// seeded: as two server processes would run.
     static func onTwoServers(
         _ backend: Backend,
-        _ body: @escaping @Sendable ([any ServerStorage]) async throws -> Void
+        _ body: @escaping @Sendable ([ServerStorage]) async throws -> Void
     ) async throws {
         let fixture = try await ServerFixture(backend: backend)
         let other = try await MobileServicesServer(
@@ -269,7 +270,7 @@ struct ChangeApplicationTests {
         _ changes: [Change],
         limit: Int = 1000,
         rules: EntitySetRules = EntitySetRules(writableFields: Set(checks), allowsCreation: true),
-        to storage: any ServerStorage
+        to storage: ServerStorage
     ) async throws -> [ChangeResult] {
         try await storage.applyChanges(
             changes.map {

@@ -6,6 +6,7 @@ import HTTPTypes
 import Testing
 
 @testable import GangwayServer
+@testable import GangwayServerStorage
 
 /// Rows with an end are deleted once they are of no use, in one sweep for every table
 /// (``ExpiringRows``); device authorizations are limited per address and app.
@@ -64,7 +65,7 @@ struct ExpiringRowsTests {
                 "sign_in_attempts", "device_cookies",
             ]
         )
-        for dialect in [ServerSchema.Dialect.sqlite, .postgresql] {
+        for dialect in [StorageKind.sqlite, .postgresql] {
             let schema = ServerSchema.migrations(dialect).flatMap(\.statements).joined(separator: "\n")
             for rule in ExpiringRows.rules {
                 #expect(schema.contains("CREATE TABLE \(rule.table) ("), "\(rule.table)")

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayServerStorage
 import Testing
 
 @testable import GangwayProtocol

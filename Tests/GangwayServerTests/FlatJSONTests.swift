@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import GangwayServer
+@testable import GangwayServerStorage
 
 @Suite("An entity's fields and field versions are stored as JSON any parser reads, and read back as written")
 struct FlatJSONTests {

@@ -1,6 +1,7 @@
 import Foundation
 import GangwayProtocol
 import GangwayServer
+import GangwayServerStorage
 import GangwayServerTesting
 import GangwayTesting
 import HTTPTypes

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GangwayProtocol
 import GangwayServer
+import GangwayServerStorage
 import GangwayServerTesting
 import GangwayTesting
 import HTTPTypes

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayServer
+import GangwayServerStorage
 import GangwayServerTesting
 import Logging
 import Testing
@@ -9,10 +10,12 @@ struct StorageLifecycleTests {
     /// A PostgreSQL storage over a schema of its own, or `nil` when no database is set.
     private func postgresStorage(
         schema: String = "lifecycle_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-    ) throws -> PostgresStorage? {
+    ) throws -> ServerStorage? {
         guard case .postgresql(let url)? = TestDatabase.postgresqlFromEnvironment else { return nil }
         let separator = url.contains("?") ? "&" : "?"
-        return try PostgresStorage(url: url + separator + "schema=\(schema)", logger: Logger(label: "test"))
+        return ServerStorage(
+            try PostgresDriver(url: url + separator + "schema=\(schema)", logger: Logger(label: "test"))
+        )
     }
 
     @Test(
@@ -67,7 +70,7 @@ struct StorageLifecycleTests {
             .appendingPathComponent("gangway-lifecycle-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let storage = try SQLiteStorage(path: directory.appendingPathComponent("server.sqlite").path)
+        let storage = ServerStorage(try SQLiteDriver(path: directory.appendingPathComponent("server.sqlite").path))
         #expect(storage.makeConnectionPool() == nil)
         try await storage.migrate()
         #expect(try await storage.secret(named: "lifecycle", orInsert: Data([7])) == Data([7]))

@@ -4,6 +4,7 @@ import GangwayFlows
 import GangwayPolicy
 import GangwayScreens
 import GangwayServer
+import GangwayServerStorage
 import GangwayServerTesting
 import GangwayServices
 import GangwayStore

@@ -1,6 +1,7 @@
 import Foundation
 import GangwayFlows
 import GangwayScreens
+import GangwayServerStorage
 import GangwayServerTesting
 import GangwayServices
 import GangwayStore

@@ -3,6 +3,7 @@ import GangwayAdmin
 import GangwayFlows
 import GangwayPolicy
 import GangwayScreens
+import GangwayServerStorage
 import GangwayServerTesting
 import GangwayServices
 import GangwayStore

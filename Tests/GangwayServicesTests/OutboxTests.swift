@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import GangwayProtocol
+import GangwayServerStorage
 import GangwaySystem
 import GangwayTesting
 import Testing

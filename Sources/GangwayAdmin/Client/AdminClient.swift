@@ -1,6 +1,7 @@
 import Foundation
 import GangwayPolicy
 import GangwayProtocol
+import GangwayServerStorage
 import GangwayServices
 import OpenAPIRuntime
 

@@ -1,6 +1,7 @@
 import Foundation
 import GangwayPolicy
 import GangwayProtocol
+import GangwayServerStorage
 import GangwayServices
 
 /// How an app's people sign in, as the server's admin API shows it: never the provider's

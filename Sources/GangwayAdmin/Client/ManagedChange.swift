@@ -1,5 +1,6 @@
 import Foundation
 import GangwayProtocol
+import GangwayServerStorage
 import GangwayServices
 
 /// A change devices uploaded, as the admin sees it: who made it, whose session carried

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GangwayAdmin
+import GangwayServerStorage
 import GangwayServices
 import GangwayTerminal
 

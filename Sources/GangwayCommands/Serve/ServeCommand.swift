@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayServer
+import GangwayServerStorage
 import GangwaySystem
 import GangwayTerminal
 import Logging
@@ -114,7 +115,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let publicURL { _ = try URLOption.parse(publicURL, option: "--public-url") }
         if let postgresURL {
             do throws(StorageError) {
-                _ = try PostgresStorage(url: postgresURL, logger: Logger(label: "gangway.serve"))
+                _ = try PostgresDriver(url: postgresURL, logger: Logger(label: "gangway.serve"))
             } catch {
                 throw ValidationError("--postgres: \(error.message).")
             }
@@ -153,7 +154,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let postgresURL {
             // Before anything is written too: a database that is down, or refuses these
             // credentials, leaves nothing behind.
-            let postgres = try PostgresStorage(url: postgresURL, logger: Logger(label: "gangway.serve"))
+            let postgres = try PostgresDriver(url: postgresURL, logger: Logger(label: "gangway.serve"))
             try await postgres.waitUntilReachable(within: .seconds(databaseWait)) {
                 Console.standardError(
                     "Waiting for PostgreSQL at \(postgres.address) (up to \(databaseWait) s; --wait-for-database)…"

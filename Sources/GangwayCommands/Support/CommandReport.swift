@@ -1,6 +1,7 @@
 import ArgumentParser
 import GangwayAdmin
 import GangwayServer
+import GangwayServerStorage
 import GangwaySystem
 import GangwayTerminal
 

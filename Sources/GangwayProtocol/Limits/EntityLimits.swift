@@ -20,10 +20,10 @@ public enum EntityLimits {
     /// Whether `name` is a field name: a letter, then letters, digits and `_`.
     public static func isFieldName(_ name: String) -> Bool {
         let scalars = name.unicodeScalars
-        guard fieldNameLength.contains(scalars.count), let first = scalars.first, isASCIILetter(first) else {
+        guard fieldNameLength.contains(scalars.count), let first = scalars.first, first.isASCIILetter else {
             return false
         }
-        return scalars.allSatisfy { isASCIILetter($0) || ("0"..."9").contains($0) || $0 == "_" }
+        return scalars.allSatisfy { $0.isASCIILetter || ("0"..."9").contains($0) || $0 == "_" }
     }
 
     /// The length of an entity set's name and of an entity's ID.
@@ -33,17 +33,9 @@ public enum EntityLimits {
     /// letter or digit, then letters, digits, `.`, `_` and `-`.
     public static func isIdentifier(_ id: String) -> Bool {
         let scalars = id.unicodeScalars
-        guard identifierLength.contains(scalars.count), let first = scalars.first, isASCIIAlphanumeric(first) else {
+        guard identifierLength.contains(scalars.count), let first = scalars.first, first.isASCIIAlphanumeric else {
             return false
         }
-        return scalars.allSatisfy { isASCIIAlphanumeric($0) || $0 == "." || $0 == "_" || $0 == "-" }
-    }
-
-    private static func isASCIIAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
-        isASCIILetter(scalar) || ("0"..."9").contains(scalar)
-    }
-
-    private static func isASCIILetter(_ scalar: Unicode.Scalar) -> Bool {
-        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+        return scalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "." || $0 == "_" || $0 == "-" }
     }
 }

@@ -1,4 +1,5 @@
 import GangwayProtocol
+import GangwayServerStorage
 
 /// What the server holds of the author behind a registration's changes, read once per
 /// upload: their registration (with its key for changes) and whether they are blocked.

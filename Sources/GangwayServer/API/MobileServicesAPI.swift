@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GangwayProtocol
+import GangwayServerStorage
 import Logging
 import OpenAPIRuntime
 
@@ -21,7 +22,7 @@ struct MobileServicesAPI: APIProtocol {
     }
 
     /// Concrete, so the cached reads every request makes are direct calls.
-    let storage: CachedStorage
+    let storage: ServerStorage
     let settings: Settings
     let passwords: PasswordHasher
     let throttle: SignInThrottle

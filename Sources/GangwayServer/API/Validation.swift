@@ -121,12 +121,6 @@ extension Validation {
     }
 }
 
-extension Unicode.Scalar {
-    var isASCIIAlphanumeric: Bool {
-        ("a"..."z").contains(self) || ("A"..."Z").contains(self) || ("0"..."9").contains(self)
-    }
-}
-
 extension Character {
     var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

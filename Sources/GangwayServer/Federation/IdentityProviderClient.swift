@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GangwayProtocol
+import GangwayServerStorage
 import JWTKit
 import NIOCore
 import NIOHTTP1

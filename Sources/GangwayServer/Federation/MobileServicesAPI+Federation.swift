@@ -1,5 +1,6 @@
 import Foundation
 import GangwayProtocol
+import GangwayServerStorage
 import Logging
 
 /// What federation needs of the API: the client secret, who a provider's subject is here,

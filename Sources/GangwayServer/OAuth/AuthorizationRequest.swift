@@ -1,5 +1,6 @@
 import Foundation
 import GangwayProtocol
+import GangwayServerStorage
 
 /// An authorization request of the code grant (RFC 6749 §4.1.1), as the sign-in page
 /// takes it from its query and carries it in its form: checked in the order RFC 6749

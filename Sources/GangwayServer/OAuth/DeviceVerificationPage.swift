@@ -1,4 +1,5 @@
 import Foundation
+import GangwayServerStorage
 import HTTPTypes
 import Hummingbird
 import Logging

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayProtocol
+import GangwayServerStorage
 import HTTPTypes
 
 /// A password typed into one of the server's pages (the code grant's sign-in page, the

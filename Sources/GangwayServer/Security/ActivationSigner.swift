@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GangwayProtocol
+import GangwayServerStorage
 
 /// Signs activation payloads with the server's ECDSA P-256 key.
 ///
@@ -18,7 +19,7 @@ struct ActivationSigner: Sendable {
     /// The private key's bytes: made and stored sealed with `serverKey` at the first
     /// start (the first process decides), read and opened after. A key stored before
     /// keys were sealed is sealed in place.
-    static func privateKey(storage: any ServerStorage, sealedWith serverKey: ServerKey) async throws -> Data {
+    static func privateKey(storage: ServerStorage, sealedWith serverKey: ServerKey) async throws -> Data {
         try await serverKey.storedPrivateKey(named: secretName, storage: storage, plainLength: 32) {
             P256.Signing.PrivateKey().rawRepresentation
         }

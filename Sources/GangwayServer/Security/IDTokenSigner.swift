@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GangwayProtocol
+import GangwayServerStorage
 import JWTKit
 
 /// Signs OpenID Connect ID tokens (ES256, with JWTKit) with a P-256 key of their own,
@@ -26,7 +27,7 @@ struct IDTokenSigner: Sendable {
     }
 
     /// The private key's bytes: made and stored sealed at the first start.
-    static func privateKey(storage: any ServerStorage, sealedWith serverKey: ServerKey) async throws -> Data {
+    static func privateKey(storage: ServerStorage, sealedWith serverKey: ServerKey) async throws -> Data {
         try await serverKey.storedPrivateKey(named: secretName, storage: storage, plainLength: 32) {
             P256.Signing.PrivateKey().rawRepresentation
         }

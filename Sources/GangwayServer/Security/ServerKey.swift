@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GangwayServerStorage
 import GangwaySystem
 
 /// The key the server seals its own secrets with before they reach the database: the
@@ -21,7 +22,7 @@ struct ServerKey: Sendable {
 
     /// Reads the key file, or makes it when neither it nor the database's check value
     /// exists yet; checks it against the database.
-    static func load(file: URL, storage: any ServerStorage) async throws -> ServerKey {
+    static func load(file: URL, storage: ServerStorage) async throws -> ServerKey {
         let stored = try await storage.secret(named: checkName)
         let bytes: Data
         // Read only when it is the user's own and no one else can read or write it.
@@ -59,7 +60,7 @@ struct ServerKey: Sendable {
     /// that never was) is sealed in place.
     func storedPrivateKey(
         named name: String,
-        storage: any ServerStorage,
+        storage: ServerStorage,
         plainLength: Int?,
         make: () -> Data
     ) async throws -> Data {

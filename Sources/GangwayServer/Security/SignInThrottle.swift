@@ -1,5 +1,6 @@
 import Foundation
 import GangwayProtocol
+import GangwayServerStorage
 
 /// Limits how fast anyone can guess a user's password, without handing that person's
 /// account to whoever guesses worst.
@@ -39,7 +40,7 @@ struct SignInThrottle: Sendable {
         let keys: [String]
     }
 
-    let storage: any ServerStorage
+    let storage: ServerStorage
     let rules: Rules
     let now: @Sendable () -> Date
 

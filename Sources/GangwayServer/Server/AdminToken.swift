@@ -1,4 +1,5 @@
 import Foundation
+import GangwayServerStorage
 import GangwaySystem
 
 /// The admin API's bearer token: created at first start, written to a file only its
@@ -9,7 +10,7 @@ enum AdminToken {
     typealias Outcome = AdminTokenOutcome
 
     static func bootstrap(
-        storage: any ServerStorage,
+        storage: ServerStorage,
         file: URL,
         renew: Bool
     ) async throws -> (hash: Data, outcome: Outcome) {

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayServerStorage
 import Logging
 import ServiceLifecycle
 
@@ -10,7 +11,7 @@ struct ExpiredRowsPurge: Service {
     /// How often the rows are purged.
     static let interval: Duration = .seconds(10 * 60)
 
-    let storage: any ServerStorage
+    let storage: ServerStorage
     let now: @Sendable () -> Date
     let logger: Logger
 

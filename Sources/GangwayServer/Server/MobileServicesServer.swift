@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GangwayProtocol
+import GangwayServerStorage
 import GangwaySystem
 import Hummingbird
 import Logging
@@ -20,8 +21,8 @@ import UnixSignals
 /// ```
 public struct MobileServicesServer: Sendable {
     public let configuration: ServerConfiguration
-    public var storage: any ServerStorage { cachedStorage }
-    let cachedStorage: CachedStorage
+    /// The storage, its hot reads cached for ``ServerConfiguration/cacheLifetime``.
+    public let storage: ServerStorage
     /// What happened to the admin token at startup.
     public let adminToken: AdminTokenOutcome
     let logger: Logger
@@ -42,11 +43,12 @@ public struct MobileServicesServer: Sendable {
     /// the admin token and the activation signing key at first start.
     ///
     /// - Parameters:
+    ///   - driver: The database to use instead of the one the configuration names.
     ///   - renewAdminToken: Writes a new admin token and retires the old one.
     ///   - now: The wall clock; tests inject one.
     public init(
         configuration: ServerConfiguration,
-        storage: (any ServerStorage)? = nil,
+        driver: (any StorageDriver)? = nil,
         renewAdminToken: Bool = false,
         logger: Logger = Logger(label: "gangway.server"),
         now: @escaping @Sendable () -> Date = { Date() }
@@ -54,15 +56,15 @@ public struct MobileServicesServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.now = now
-        let opened = try storage ?? Self.openStorage(configuration, logger: logger)
-        if let postgres = opened as? PostgresStorage {
+        let opened = try driver ?? Self.openDriver(configuration, logger: logger)
+        if let postgres = opened as? PostgresDriver {
             // A database that is starting gets a moment; one line says what is awaited.
             try await postgres.waitUntilReachable(within: configuration.storageStartupWait) {
                 logger.notice("Waiting for PostgreSQL at \(postgres.address)")
             }
         }
-        let storage = CachedStorage(opened, lifetime: configuration.cacheLifetime)
-        cachedStorage = storage
+        let storage = ServerStorage(opened, cache: ReadCache(lifetime: configuration.cacheLifetime))
+        self.storage = storage
         let (token, serverKey, keyBytes, sealingBytes, idTokenBytes) = try await storage.withConnections {
             try await storage.migrate()
             let serverKey = try await ServerKey.load(file: configuration.serverKeyPath, storage: storage)
@@ -92,16 +94,16 @@ public struct MobileServicesServer: Sendable {
         )
     }
 
-    static func openStorage(_ configuration: ServerConfiguration, logger: Logger) throws -> any ServerStorage {
+    static func openDriver(_ configuration: ServerConfiguration, logger: Logger) throws -> any StorageDriver {
         // Owner-only from the start: the directory holds the admin token, and the
         // database the signing key, password hashes and uploaded logs.
         try PrivateFiles.makeDirectory(configuration.dataDirectory)
         if let url = configuration.postgresURL {
-            return try PostgresStorage(url: url, logger: logger)
+            return try PostgresDriver(url: url, logger: logger)
         }
         let database = configuration.sqlitePath
         try PrivateFiles.prepareDatabase(database)
-        return try SQLiteStorage(path: database.path)
+        return try SQLiteDriver(path: database.path)
     }
 
     /// The public key activation payloads are signed with, for clients to pin.
@@ -155,7 +157,7 @@ public struct MobileServicesServer: Sendable {
     ///   ``seed(_:)``).
     func api(publicURL: PublicURL, adminToken: MobileServicesAPI.AdminTokenCheck) -> MobileServicesAPI {
         MobileServicesAPI(
-            storage: cachedStorage,
+            storage: storage,
             settings: .init(
                 publicURL: publicURL,
                 sessionLifetime: configuration.sessionLifetime,

@@ -55,7 +55,7 @@ public struct ServerConfiguration: Sendable {
     /// ``dataDirectory``. Every process sharing a PostgreSQL database needs the same key.
     public var keyFile: URL?
     /// How long a process keeps an app, a session or a device registration it read (see
-    /// ``CachedStorage``): the longest a change made through another process sharing the
+    /// GangwayServerStorage's `ReadCache`): the longest a change made through another process sharing the
     /// database takes to reach this one. `.zero` turns the cache off.
     public var cacheLifetime: Duration
 

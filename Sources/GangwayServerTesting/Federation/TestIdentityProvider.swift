@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GangwayServerStorage
 import GangwaySystem
 import NIOCore
 import NIOHTTP1

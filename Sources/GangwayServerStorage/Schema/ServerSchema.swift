@@ -6,12 +6,7 @@ import GangwayProtocol
 /// Dates are whole milliseconds since 1970 in a 64-bit integer and app settings are the
 /// JSON of `AppSettings` (entity fields the JSON of a string dictionary), so a row means the same in SQLite and PostgreSQL.
 enum ServerSchema {
-    enum Dialect {
-        case sqlite
-        case postgresql
-    }
-
-    static func version1(_ dialect: Dialect) -> [String] {
+    static func version1(_ dialect: StorageKind) -> [String] {
         let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
         let bool = dialect == .sqlite ? "INTEGER" : "BOOLEAN"
         let serial = dialect == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
@@ -50,7 +45,7 @@ enum ServerSchema {
     }
 
     /// The app's data (entities), added after the first release.
-    static func version2(_ dialect: Dialect) -> [String] {
+    static func version2(_ dialect: StorageKind) -> [String] {
         [
             """
             CREATE TABLE entities (app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
@@ -62,7 +57,7 @@ enum ServerSchema {
 
     /// Device cookies, and sign-in attempts counted when let through rather than when
     /// failed (the rows of the old table meant something else; they are dropped).
-    static func version3(_ dialect: Dialect) -> [String] {
+    static func version3(_ dialect: StorageKind) -> [String] {
         let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
         return [
             "DROP TABLE sign_in_failures",
@@ -82,7 +77,7 @@ enum ServerSchema {
     /// number is recorded once per registration; a reused one is recorded without it).
     /// Changes are listed in the order they were recorded: by SQLite's rowid, or by
     /// PostgreSQL's `position`.
-    static func version4(_ dialect: Dialect) -> [String] {
+    static func version4(_ dialect: StorageKind) -> [String] {
         [
             "ALTER TABLE entities ADD COLUMN field_versions TEXT",
             """
@@ -97,18 +92,18 @@ enum ServerSchema {
     }
 
     /// The key each registration's user signs offline changes with.
-    static func version5(_ dialect: Dialect) -> [String] {
+    static func version5(_ dialect: StorageKind) -> [String] {
         ["ALTER TABLE devices ADD COLUMN change_key \(dialect == .sqlite ? "BLOB" : "BYTEA")"]
     }
 
     /// An app's authentication (``AppAuthentication``, as JSON; `NULL`: basic).
-    static func version6(_ dialect: Dialect) -> [String] {
+    static func version6(_ dialect: StorageKind) -> [String] {
         ["ALTER TABLE apps ADD COLUMN authentication TEXT"]
     }
 
     /// OAuth 2.0: device authorization grants (RFC 8628) and refresh tokens, each kept
     /// as the SHA-256 of what the device holds.
-    static func version7(_ dialect: Dialect) -> [String] {
+    static func version7(_ dialect: StorageKind) -> [String] {
         let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
         let bool = dialect == .sqlite ? "INTEGER" : "BOOLEAN"
         return [
@@ -129,7 +124,7 @@ enum ServerSchema {
     }
 
     /// OAuth 2.0: authorization codes (RFC 6749 §4.1, with PKCE), kept as their SHA-256.
-    static func version8(_ dialect: Dialect) -> [String] {
+    static func version8(_ dialect: StorageKind) -> [String] {
         let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
         return [
             """
@@ -144,7 +139,7 @@ enum ServerSchema {
     /// Federation to an app's OpenID Connect provider: who each provider's subject is
     /// here, the sign-ins sent to a provider and not back yet, and what a provider
     /// granted (its refresh token sealed under the server's key).
-    static func version9(_ dialect: Dialect) -> [String] {
+    static func version9(_ dialect: StorageKind) -> [String] {
         let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
         return [
             """
@@ -169,19 +164,24 @@ enum ServerSchema {
     }
 
     /// Every migration, oldest first; a database runs those it has not run yet.
-    static func migrations(_ dialect: Dialect) -> [(name: String, statements: [String])] {
+    static func migrations(_ dialect: StorageKind) -> [Migration] {
         [
-            ("v1", version1(dialect)), ("v2", version2(dialect)), ("v3", version3(dialect)),
-            ("v4", version4(dialect)), ("v5", version5(dialect)), ("v6", version6(dialect)),
-            ("v7", version7(dialect)), ("v8", version8(dialect)), ("v9", version9(dialect)),
-            ("v10", version10(dialect)),
-        ]
+            version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
+        ].enumerated().map { index, statements in
+            Migration(name: "v\(index + 1)", statements: statements(dialect))
+        }
+    }
+
+    /// The column changes are listed in the order they were recorded by: SQLite's rowid,
+    /// PostgreSQL's `position` (see ``version4(_:)``).
+    static func changeOrder(_ dialect: StorageKind) -> String {
+        dialect == .sqlite ? "rowid" : "position"
     }
 
     /// Log retention per user and per app reads a user's newest entries over all their
     /// devices; who created each entity (rows from before are no one's) bounds the
     /// creations one person may make in a set.
-    static func version10(_ dialect: Dialect) -> [String] {
+    static func version10(_ dialect: StorageKind) -> [String] {
         [
             "CREATE INDEX logs_by_user ON logs (app_id, username, id)",
             "ALTER TABLE entities ADD COLUMN created_by TEXT",
@@ -210,34 +210,6 @@ enum ServerSchema {
         try value(ChangeResult.self, from: text, "change result")
     }
 
-    /// The columns of a recorded change, as ``recordedChange(_:)`` reads them.
-    static let changeColumns = """
-        SELECT app_id, registration_id, author, carrier, entity_set, entity_id, result, received_at FROM changes
-        """
-
-    /// A recorded change from its columns.
-    static func recordedChange(
-        appID: String,
-        registrationID: String,
-        author: String,
-        carrier: String,
-        entitySet: String,
-        entityID: String,
-        result: String,
-        receivedAt: Int64
-    ) throws(StorageError) -> RecordedChange {
-        RecordedChange(
-            appID: appID,
-            registrationID: registrationID,
-            author: author,
-            carrier: carrier,
-            entitySet: entitySet,
-            entityID: entityID,
-            result: try decodeResult(result),
-            receivedAt: Date(milliseconds: receivedAt)
-        )
-    }
-
     static func encode(_ settings: Components.Schemas.AppSettings) throws(StorageError) -> String {
         try json(settings, "app settings")
     }
@@ -258,9 +230,6 @@ enum ServerSchema {
         }
         return status
     }
-
-    /// The columns of an app, as both databases read them.
-    static let appColumns = "SELECT id, name, minimum_version, settings, authentication, created_at FROM apps"
 
     static func decodeSettings(_ text: String) throws(StorageError) -> Components.Schemas.AppSettings {
         try value(Components.Schemas.AppSettings.self, from: text, "app settings")
@@ -303,40 +272,6 @@ enum ServerSchema {
             throw StorageError(.corrupt, "stored \(what) cannot be read")
         }
     }
-}
-
-/// The device a log entry came from, and the statement that prunes its entries past a
-/// ``LogRetention`` (arguments: app, user, device, the oldest time kept, app, user,
-/// device, the number kept).
-struct LogSource: Hashable {
-    var appID: String
-    var username: String
-    var deviceID: String
-
-    init(_ log: LogRecord) {
-        appID = log.appID
-        username = log.username
-        deviceID = log.deviceID
-    }
-
-    static let pruning = """
-        DELETE FROM logs WHERE app_id = ? AND username = ? AND device_id = ?
-            AND (received_at < ? OR id <= (
-                SELECT id FROM logs WHERE app_id = ? AND username = ? AND device_id = ?
-                ORDER BY id DESC LIMIT 1 OFFSET ?))
-        """
-
-    /// A user's entries past the newest ``LogRetention/entriesPerUser``, over all devices.
-    static let userPruning = """
-        DELETE FROM logs WHERE app_id = ? AND username = ? AND id <= (
-            SELECT id FROM logs WHERE app_id = ? AND username = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
-        """
-
-    /// An app's entries past the newest ``LogRetention/entriesPerApp``.
-    static let appPruning = """
-        DELETE FROM logs WHERE app_id = ? AND id <= (
-            SELECT id FROM logs WHERE app_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
-        """
 }
 
 extension Date {

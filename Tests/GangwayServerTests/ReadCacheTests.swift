@@ -1,18 +1,21 @@
 import Foundation
 import GangwayServer
+import GangwayServerStorage
 import GangwayTesting
 import Testing
 
 @Suite("The read cache: entries live for their lifetime on the injected clock")
-struct CachedStorageTests {
+struct ReadCacheTests {
     @Test("a write by another process shows once the entry's lifetime has passed, not before")
     func entriesExpireByTheInjectedClock() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-cache")
         defer { directory.remove() }
-        let database = try SQLiteStorage(path: directory.appending("server.sqlite").path)
+        // Two storages on one database: one without a cache, as another process.
+        let driver = try SQLiteDriver(path: directory.appending("server.sqlite").path)
+        let database = ServerStorage(driver)
         try await database.migrate()
         let clock = ManualMonotonicClock()
-        let cache = CachedStorage(database, lifetime: .seconds(1), clock: clock)
+        let cache = ServerStorage(driver, cache: ReadCache(lifetime: .seconds(1), clock: clock))
         var app = AppRecord(id: "checks", name: "Checks", createdAt: Date(timeIntervalSince1970: 1_800_000_000))
         try await cache.insertApp(app)
         #expect(try await cache.app(id: "checks")?.name == "Checks")

@@ -170,6 +170,10 @@ public struct SignInAttemptsChange: Sendable, Hashable {
 /// is. A sign-in that presents it is throttled apart from everyone else guessing that
 /// user's password (see the DocC's security model).
 public struct DeviceCookieRecord: Sendable, Hashable {
+    /// How long a cookie counts from when it was given; a sign-in after that gets a new
+    /// one, and the row goes.
+    public static let lifetime: Duration = .seconds(180 * 24 * 60 * 60)
+
     public var tokenHash: Data
     public var username: String
     public var createdAt: Date
@@ -335,5 +339,5 @@ public struct ChangeApplication: Sendable, Hashable {
 extension UserRecord {
     /// The user as a page names them: the display name with the user name, which tells
     /// apart two people who share a display name (`Alice Martin (alice-2)`).
-    var shownName: String { displayName == username ? username : "\(displayName) (\(username))" }
+    package var shownName: String { displayName == username ? username : "\(displayName) (\(username))" }
 }

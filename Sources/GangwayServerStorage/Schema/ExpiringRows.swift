@@ -24,24 +24,28 @@ enum ExpiringRows {
         Rule(table: "refresh_tokens", column: "expires_at", keptFor: 0),
         // A count long past its window and its blocks counts nothing any more.
         Rule(table: "sign_in_attempts", column: "window_start", keptFor: 24 * 60 * 60),
-        Rule(table: "device_cookies", column: "created_at", keptFor: DeviceCookie.lifetime.seconds),
+        Rule(
+            table: "device_cookies",
+            column: "created_at",
+            keptFor: TimeInterval(DeviceCookieRecord.lifetime.components.seconds)
+        ),
     ]
-
-    /// The provider grants no refresh token family holds any more (its tokens ended), and
-    /// those no sign-in ever took on, a day after they were made. After ``rules``.
-    static let orphanedProviderGrants = """
-        DELETE FROM provider_grants WHERE (family_id IS NOT NULL
-            AND family_id NOT IN (SELECT family_id FROM refresh_tokens))
-            OR (family_id IS NULL AND created_at < ?)
-        """
 
     /// How long an unbound provider grant is kept.
     static let unboundGrantsKeptFor: TimeInterval = 24 * 60 * 60
 
-    /// Each rule's `DELETE`, with `?` for the cutoff in milliseconds, and the cutoff.
-    static func statements(at now: Date) -> [(sql: String, cutoff: Int64)] {
+    /// Each rule's `DELETE` at `now`; then the provider grants no refresh token family
+    /// holds any more (its tokens ended), and those no sign-in ever took on, a day after
+    /// they were made.
+    static func statements(at now: Date) -> [SQL] {
         rules.map { rule in
-            ("DELETE FROM \(rule.table) WHERE \(rule.column) < ?", now.addingTimeInterval(-rule.keptFor).milliseconds)
-        } + [(orphanedProviderGrants, now.addingTimeInterval(-unboundGrantsKeptFor).milliseconds)]
+            "DELETE FROM \(unescaped: rule.table) WHERE \(unescaped: rule.column) < \(now.addingTimeInterval(-rule.keptFor))"
+        } + [
+            """
+            DELETE FROM provider_grants WHERE (family_id IS NOT NULL
+                AND family_id NOT IN (SELECT family_id FROM refresh_tokens))
+                OR (family_id IS NULL AND created_at < \(now.addingTimeInterval(-unboundGrantsKeptFor)))
+            """
+        ]
     }
 }

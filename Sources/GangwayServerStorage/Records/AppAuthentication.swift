@@ -61,6 +61,6 @@ public struct IdentityProvider: Sendable, Hashable, Codable {
     }
 
     /// What a sealed client secret is bound to: opened for another app, it fails.
-    static func sealPurpose(appID: String) -> String { "oidc-client-secret:\(appID)" }
+    package static func sealPurpose(appID: String) -> String { "oidc-client-secret:\(appID)" }
 
 }

@@ -1,0 +1,367 @@
+import Foundation
+import GangwayProtocol
+import Logging
+import NIOCore
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// ``StorageDriver`` for PostgreSQL through postgres-nio: for several server processes
+/// behind one database.
+///
+/// Every operation is one statement or one transaction, so processes need no
+/// coordination beyond the database; migrations take an advisory lock, so processes
+/// starting together migrate once. The URL may name a schema
+/// (`postgres://user:password@host:5432/db?schema=gangway`); `sslmode=disable` or
+/// `sslmode=require` choose TLS, which is used when the server offers it otherwise.
+///
+/// Its queries go through a postgres-nio connection pool that runs as a service
+/// (``makeConnectionPool()``): in the server's service group while it serves, or around
+/// a piece of work (``ServerStorage/withConnections(_:)``). Without a running pool a
+/// query fails with ``StorageError/Code/unavailable``.
+public final class PostgresDriver: StorageDriver {
+    public var kind: StorageKind { .postgresql }
+    private let configuration: PostgresClient.Configuration
+    /// The same, for the one connection ``waitUntilReachable(within:onWaiting:)`` makes.
+    private let probeConfiguration: PostgresConnection.Configuration
+    /// Where the database is, `host:port`, for what a person reads (never the password).
+    public let address: String
+    /// The pools made and not finished, oldest first; queries use the oldest, so a pool
+    /// made for a piece of work while the server serves leaves the server's pool in use.
+    private let pools = Mutex<[PostgresClient]>([])
+    private let schema: String
+    private let logger: Logger
+
+    /// Opens nothing: connections open once a pool runs and a query needs one.
+    public init(url: String, logger: Logger) throws(StorageError) {
+        guard let components = URLComponents(string: url), let scheme = components.scheme,
+            ["postgres", "postgresql"].contains(scheme), let host = components.host, !host.isEmpty
+        else {
+            throw StorageError(
+                .unavailable,
+                "the PostgreSQL URL must look like postgres://user:password@host:5432/database"
+            )
+        }
+        if let port = components.port, !(1...65_535).contains(port) {
+            throw StorageError(.unavailable, "the PostgreSQL URL's port must be between 1 and 65535")
+        }
+        let query = Dictionary(
+            (components.queryItems ?? []).map { ($0.name, $0.value ?? "") },
+            uniquingKeysWith: { $1 }
+        )
+        let tls: PostgresClient.Configuration.TLS
+        let probeTLS: PostgresConnection.Configuration.TLS
+        do {
+            switch query["sslmode"] {
+            case "disable":
+                tls = .disable
+                probeTLS = .disable
+            case "require", "verify-full":
+                tls = .require(.makeClientConfiguration())
+                probeTLS = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            default:
+                tls = .prefer(.makeClientConfiguration())
+                probeTLS = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        } catch {
+            throw StorageError(.unavailable, "TLS for PostgreSQL cannot be set up on this machine")
+        }
+        let schema = query["schema"] ?? "public"
+        guard schema.unicodeScalars.allSatisfy({ $0.isASCIIAlphanumeric || $0 == "_" }), !schema.isEmpty else {
+            throw StorageError(.unavailable, "the schema name may hold only letters, digits and '_'")
+        }
+        var configuration = PostgresClient.Configuration(
+            host: host,
+            port: components.port ?? 5432,
+            username: components.user ?? "postgres",
+            password: components.password,
+            database: components.path.count > 1 ? String(components.path.dropFirst()) : nil,
+            tls: tls
+        )
+        configuration.options.additionalStartupParameters = [("search_path", schema)]
+        configuration.options.connectTimeout = .seconds(5)
+        self.configuration = configuration
+        var probe = PostgresConnection.Configuration(
+            host: host,
+            port: components.port ?? 5432,
+            username: configuration.username,
+            password: configuration.password,
+            database: configuration.database,
+            tls: probeTLS
+        )
+        probe.options.connectTimeout = .seconds(5)
+        probeConfiguration = probe
+        address = "\(host.contains(":") ? "[\(host)]" : host):\(components.port ?? 5432)"
+        self.schema = schema
+        self.logger = logger
+    }
+
+    /// A new connection pool, which queries use from now until its service returns.
+    ///
+    /// Run every pool made: while the oldest has not started, queries wait for it.
+    /// Waits for the database to take a connection with this URL's user, password and
+    /// database, trying again while it cannot be reached (it may be starting) for at
+    /// most `wait`; a refusal by the database itself (a wrong password, no such
+    /// database) ends the wait at once.
+    ///
+    /// - Parameter onWaiting: Called once, when the first try fails and another follows.
+    /// - Throws: ``StorageError/Code/unavailable`` with one sentence naming ``address``.
+    public func waitUntilReachable(
+        within wait: Duration,
+        clock: some Clock<Duration> = ContinuousClock(),
+        onWaiting: () -> Void = {}
+    ) async throws(StorageError) {
+        let deadline = clock.now.advanced(by: wait)
+        var pause = Duration.milliseconds(250)
+        var announced = false
+        while true {
+            let reason: String
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: probeConfiguration,
+                    id: 0,
+                    logger: Logger(label: "gangway.postgres.probe", factory: { _ in SwiftLogNoOpLogHandler() })
+                )
+                try? await connection.close()
+                return
+            } catch let error as PSQLError where error.code == .server {
+                let detail = error.serverInfo?[.message].map { " (\(TextRules.escapingControls($0)))" } ?? ""
+                throw StorageError(.unavailable, "PostgreSQL at \(address) refused the connection\(detail)")
+            } catch let error as PSQLError where error.code == .sslUnsupported {
+                throw StorageError(.unavailable, "PostgreSQL at \(address) does not offer the TLS the URL requires")
+            } catch {
+                reason = Self.reason(error)
+            }
+            guard clock.now < deadline else {
+                throw StorageError(
+                    .unavailable,
+                    "PostgreSQL at \(address) cannot be reached (\(reason)); gave up after \(Self.seconds(wait))"
+                )
+            }
+            if !announced {
+                announced = true
+                onWaiting()
+            }
+            try? await clock.sleep(for: min(pause, clock.now.duration(to: deadline)))
+            if Task.isCancelled { throw StorageError(.unavailable, "stopped waiting for PostgreSQL at \(address)") }
+            pause = min(pause * 2, .seconds(2))
+        }
+    }
+
+    /// Why a connection failed, in a few words, from what postgres-nio and NIO report.
+    private static func reason(_ error: any Error) -> String {
+        let underlying = (error as? PSQLError)?.underlying ?? error
+        let text = String(describing: underlying).lowercased()
+        if text.contains("refused") { return "connection refused" }
+        if text.contains("timed out") || text.contains("timeout") { return "no answer" }
+        if text.contains("resolve") || text.contains("name") { return "the host name does not resolve" }
+        return "no connection"
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let seconds = duration.components.seconds
+        return seconds == 1 ? "1 second" : "\(seconds) seconds"
+    }
+
+    public func makeConnectionPool() -> (any Service)? {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        pools.withLock { $0.append(client) }
+        return ConnectionPool(client: client, storage: self)
+    }
+
+    /// Runs one pool until the task is cancelled or a graceful shutdown, then retires it.
+    private struct ConnectionPool: Service {
+        let client: PostgresClient
+        let storage: PostgresDriver
+
+        func run() async {
+            await client.run()
+            storage.pools.withLock { $0.removeAll { $0 === client } }
+        }
+    }
+
+    /// The oldest pool not finished.
+    private var client: PostgresClient {
+        get throws(StorageError) {
+            guard let client = pools.withLock({ $0.first }) else {
+                throw StorageError(.unavailable, "no PostgreSQL connection pool is running")
+            }
+            return client
+        }
+    }
+
+    public func migrate(_ migrations: [Migration]) async throws(StorageError) {
+        try await transaction { connection in
+            // One process migrates at a time; the others find the work done.
+            try await connection.query("SELECT pg_advisory_xact_lock(7366837)", logger: self.logger)
+            try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: self.schema)", logger: self.logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS \(unescaped: self.schema).gangway_migrations (name TEXT PRIMARY KEY)",
+                logger: self.logger
+            )
+            let done = Set(
+                try await connection.query(
+                    "SELECT name FROM \(unescaped: self.schema).gangway_migrations",
+                    logger: self.logger
+                ).collect().map { try $0.makeRandomAccess()["name"].decode(String.self) }
+            )
+            for migration in migrations where !done.contains(migration.name) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                }
+                try await connection.query(
+                    "INSERT INTO \(unescaped: self.schema).gangway_migrations (name) VALUES (\(migration.name))",
+                    logger: self.logger
+                )
+            }
+        }
+    }
+
+    public func read<Result: Sendable>(
+        _ body: (any SQLConnection) async throws -> Result
+    ) async throws(StorageError) -> Result {
+        try await run {
+            try await client.withConnection { connection in try await body(Statements(connection, self.logger)) }
+        }
+    }
+
+    public func write<Result: Sendable>(
+        locking locks: [StorageLock],
+        _ body: (any SQLConnection) async throws -> Result
+    ) async throws(StorageError) -> Result {
+        try await transaction { connection in
+            for lock in locks { try await self.take(lock, on: connection) }
+            return try await body(Statements(connection, self.logger))
+        }
+    }
+
+    /// Takes `lock` until the transaction ends. Each kind has keys of its own; the keys
+    /// of one write are taken in ascending order, registrations before entity sets.
+    private func take(_ lock: StorageLock, on connection: PostgresConnection) async throws {
+        switch lock {
+        case .signIns(let username):
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(7366838, hashtext(\(username.lowercased())))",
+                logger: logger
+            )
+        case .refreshFamily(let familyID):
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtextextended(\("refresh-family:" + familyID), 0))",
+                logger: logger
+            )
+        case .entityWriters(let registrations, let entitySets):
+            for key in try await orderedLockKeys(registrations, connection) {
+                try await connection.query("SELECT pg_advisory_xact_lock(7366839, \(key))", logger: logger)
+            }
+            for key in try await orderedLockKeys(entitySets, connection) {
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Int64(key)))", logger: logger)
+            }
+        }
+    }
+
+    /// The advisory-lock keys of `texts` (their `hashtext`), each once, in ascending order.
+    private func orderedLockKeys(_ texts: Set<String>, _ connection: PostgresConnection) async throws -> [Int32] {
+        guard !texts.isEmpty else { return [] }
+        return try await connection.query(
+            "SELECT DISTINCT hashtext(key) AS lock FROM unnest(\(Array(texts))::text[]) AS key ORDER BY lock",
+            logger: logger
+        ).collect().map { try $0.makeRandomAccess()["lock"].decode(Int32.self) }
+    }
+
+    /// Statements on one pooled connection.
+    private struct Statements: SQLConnection {
+        let connection: PostgresConnection
+        let logger: Logger
+
+        init(_ connection: PostgresConnection, _ logger: Logger) {
+            self.connection = connection
+            self.logger = logger
+        }
+
+        func rows(_ statement: SQL) async throws -> [SQLRow] {
+            var columns: [String]?
+            var rows: [SQLRow] = []
+            for try await row in try await connection.query(Self.query(statement), logger: logger) {
+                let names = columns ?? row.map(\.columnName)
+                columns = names
+                rows.append(SQLRow(columns: names, values: try row.map(SQLValue.init)))
+            }
+            return rows
+        }
+
+        func execute(_ statement: SQL) async throws {
+            try await connection.query(Self.query(statement), logger: logger)
+        }
+
+        private static func query(_ statement: SQL) -> PostgresQuery {
+            let (text, values) = statement.rendered { "$\($0)" }
+            var bindings = PostgresBindings(capacity: values.count)
+            for value in values {
+                switch value {
+                case .null: bindings.appendNull()
+                case .integer(let integer): bindings.append(integer)
+                case .text(let text): bindings.append(text)
+                case .blob(let data): bindings.append(ByteBuffer(bytes: data))
+                case .bool(let flag): bindings.append(flag)
+                }
+            }
+            return PostgresQuery(unsafeSQL: text, binds: bindings)
+        }
+    }
+
+    // MARK: Running
+
+    @discardableResult
+    private func transaction<Result: Sendable>(
+        _ body: (PostgresConnection) async throws -> Result
+    ) async throws(StorageError) -> Result {
+        try await run { try await client.withTransaction(logger: logger) { connection in try await body(connection) } }
+    }
+
+    @discardableResult
+    private func run<T>(_ body: () async throws -> T) async throws(StorageError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw Self.storageError(error)
+        }
+    }
+
+    private static func storageError(_ error: any Error) -> StorageError {
+        switch error {
+        case let error as StorageError:
+            return error
+        case let error as PostgresTransactionError:
+            // The statement that failed inside the transaction says why.
+            return storageError(
+                error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
+            )
+        case let error as PSQLError:
+            let state = error.serverInfo?[.sqlState]
+            if state == "23505" { return StorageError(.duplicate, "a row with the same key exists") }
+            if state == "22021" || state == "22P05" {
+                return StorageError(.invalidText, "a text holds a character the database refuses")
+            }
+            // PSQLError's description is generic on purpose; the SQL state says what happened.
+            return StorageError(.unavailable, "PostgreSQL error \(state ?? String(describing: error.code))")
+        default:
+            return StorageError(.unavailable, String(describing: type(of: error)))
+        }
+    }
+}
+
+extension SQLValue {
+    /// A cell as PostgreSQL sent it.
+    init(_ cell: PostgresCell) throws {
+        guard cell.bytes != nil else {
+            self = .null
+            return
+        }
+        switch cell.dataType {
+        case .bool: self = .bool(try cell.decode(Bool.self))
+        case .int2, .int4, .int8: self = .integer(try cell.decode(Int64.self))
+        case .bytea: self = .blob(try cell.decode(Data.self))
+        default: self = .text(try cell.decode(String.self))
+        }
+    }
+}

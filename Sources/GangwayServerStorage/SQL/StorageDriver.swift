@@ -1,0 +1,66 @@
+import Foundation
+import ServiceLifecycle
+
+/// The seam between ``ServerStorage`` and a database: how to run statements, and how to
+/// keep a transaction to itself. Each query is written once, in ``ServerStorage``; a
+/// driver renders it for its database and maps its errors to ``StorageError``.
+public protocol StorageDriver: Sendable {
+    /// Which database this is; the schema's types and a few fragments differ by it.
+    var kind: StorageKind { get }
+
+    /// Runs the migrations the database has not run yet, in order, each once; safe to
+    /// run from several processes at once.
+    func migrate(_ migrations: [Migration]) async throws(StorageError)
+
+    /// A connection pool to run in a service group (PostgreSQL's); `nil` when the
+    /// driver needs nothing running (SQLite). See ``ServerStorage/withConnections(_:)``.
+    func makeConnectionPool() -> (any Service)?
+
+    /// Runs `body`'s reads.
+    func read<Result: Sendable>(
+        _ body: (any SQLConnection) async throws -> Result
+    ) async throws(StorageError) -> Result
+
+    /// Runs `body` in one transaction, holding `locks` until it ends: all of it is
+    /// written or none; a write that throws rolls back.
+    func write<Result: Sendable>(
+        locking locks: [StorageLock],
+        _ body: (any SQLConnection) async throws -> Result
+    ) async throws(StorageError) -> Result
+}
+
+/// Statements run on one connection, inside ``StorageDriver/read(_:)`` or
+/// ``StorageDriver/write(locking:_:)``.
+public protocol SQLConnection: Sendable {
+    /// The rows `statement` returns (a write returns rows with `RETURNING`).
+    func rows(_ statement: SQL) async throws -> [SQLRow]
+
+    /// Runs `statement`, ignoring any rows.
+    func execute(_ statement: SQL) async throws
+}
+
+/// What a write waits for, in every process sharing the database. SQLite runs one write
+/// at a time, which holds every lock; PostgreSQL takes advisory locks, always in the
+/// same order, so two writes never wait for each other.
+public enum StorageLock: Sendable, Hashable {
+    /// The sign-ins of one user name: two never both take the last attempt allowed.
+    case signIns(username: String)
+    /// A refresh token family: joining it and revoking it never interleave.
+    case refreshFamily(String)
+    /// The registrations whose changes a write ends, then the entity sets (`app/set`)
+    /// it writes: the change IDs, sequences, counts and versions it reads stay current.
+    case entityWriters(registrations: Set<String>, entitySets: Set<String>)
+}
+
+/// One identified step of the schema, run once per database.
+public struct Migration: Sendable {
+    /// The step's name, recorded once it has run.
+    public var name: String
+    public var statements: [String]
+}
+
+/// The database behind a ``ServerStorage``.
+public enum StorageKind: String, Sendable {
+    case sqlite
+    case postgresql
+}

@@ -1,0 +1,86 @@
+import Foundation
+import GangwayProtocol
+
+extension ServerStorage {
+    public func insertApp(_ app: AppRecord) async throws(StorageError) {
+        defer { cache?.drop(.app(app.id)) }
+        let settings = try ServerSchema.encode(app.settings)
+        let authentication = try ServerSchema.encode(authentication: app.authentication)
+        try await driver.write(locking: []) { connection in
+            try await connection.execute(
+                """
+                INSERT INTO apps (id, name, minimum_version, settings, authentication, created_at)
+                VALUES (\(app.id), \(app.name), \(app.minimumVersion), \(settings), \(authentication),
+                    \(app.createdAt))
+                """
+            )
+            try await Self.replaceDomains(of: app, connection)
+        }
+    }
+
+    public func updateApp(_ app: AppRecord) async throws(StorageError) {
+        defer { cache?.drop(.app(app.id)) }
+        let settings = try ServerSchema.encode(app.settings)
+        let authentication = try ServerSchema.encode(authentication: app.authentication)
+        try await driver.write(locking: []) { connection in
+            try await connection.execute(
+                """
+                UPDATE apps SET name = \(app.name), minimum_version = \(app.minimumVersion), settings = \(settings),
+                    authentication = \(authentication) WHERE id = \(app.id)
+                """
+            )
+            try await Self.replaceDomains(of: app, connection)
+        }
+    }
+
+    private static func replaceDomains(of app: AppRecord, _ connection: any SQLConnection) async throws {
+        try await connection.execute("DELETE FROM app_domains WHERE app_id = \(app.id)")
+        for domain in app.emailDomains {
+            try await connection.execute("INSERT INTO app_domains (domain, app_id) VALUES (\(domain), \(app.id))")
+        }
+    }
+
+    public func app(id: String) async throws(StorageError) -> AppRecord? {
+        try await cached(.app(id)) { () throws(StorageError) in try await apps(where: "id = \(id)").first }
+    }
+
+    public func apps() async throws(StorageError) -> [AppRecord] {
+        try await apps(where: "1 = 1")
+    }
+
+    public func app(forEmailDomain domain: String) async throws(StorageError) -> AppRecord? {
+        try await apps(where: "id = (SELECT app_id FROM app_domains WHERE domain = \(domain))").first
+    }
+
+    /// The apps `condition` holds for, by ID, each with its email domains.
+    private func apps(where condition: SQL) async throws(StorageError) -> [AppRecord] {
+        try await driver.read { connection in
+            let rows = try await connection.rows(
+                """
+                SELECT id, name, minimum_version, settings, authentication, created_at FROM apps
+                WHERE \(condition) ORDER BY id
+                """
+            )
+            guard !rows.isEmpty else { return [] }
+            let ids = try rows.map { row throws(StorageError) in try row("id", as: String.self) }
+            var domains: [String: [String]] = [:]
+            for row in try await connection.rows(
+                "SELECT domain, app_id FROM app_domains WHERE app_id IN (\(list: ids)) ORDER BY domain"
+            ) {
+                domains[try row("app_id"), default: []].append(try row("domain"))
+            }
+            return try rows.map { row throws(StorageError) in
+                let id: String = try row("id")
+                return AppRecord(
+                    id: id,
+                    name: try row("name"),
+                    emailDomains: domains[id] ?? [],
+                    minimumVersion: try row("minimum_version"),
+                    settings: try ServerSchema.decodeSettings(try row("settings")),
+                    authentication: try ServerSchema.decodeAuthentication(try row("authentication")),
+                    createdAt: try row("created_at")
+                )
+            }
+        }
+    }
+}

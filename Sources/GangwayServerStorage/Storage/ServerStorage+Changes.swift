@@ -1,0 +1,145 @@
+import Foundation
+import GangwayProtocol
+
+extension ServerStorage {
+    /// Ends verified changes exactly once, in order, in one transaction that every other
+    /// write of their entity sets and every other change of their registrations, in any
+    /// process, waits for. For each change:
+    ///
+    /// 1. a change ID on record (before, or earlier in the batch) gets its first result
+    ///    back as a duplicate, and nothing changes;
+    /// 2. a sequence number the registration used for another change is rejected
+    ///    (`SEQUENCE_REUSED`);
+    /// 3. otherwise `decide` gets the change and its entity as stored (`nil` when there is
+    ///    none, and with the batch's earlier changes applied) and returns the merge to
+    ///    write, or throws a rejection; a new entity past `limit` entities in its set is
+    ///    rejected (`ENTITY_SET_FULL`).
+    ///
+    /// Each entity and result are written together; the result is recorded under the
+    /// change ID whatever it is. Nothing of the batch is written unless all of it is.
+    ///
+    /// - Returns: One result per change, in the batch's order.
+    public func applyChanges(
+        _ batch: [ChangeApplication],
+        limit: Int,
+        decide: @escaping @Sendable (Change, EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
+    ) async throws(StorageError) -> [ChangeResult] {
+        guard !batch.isEmpty else { return [] }
+        let sets = Set(batch.map { ChangeBatch.SetKey(appID: $0.appID, entitySet: $0.change.entitySet) })
+        defer { for set in sets { cache?.drop(.entitySet(appID: set.appID, entitySet: set.entitySet)) } }
+        let writers = StorageLock.entityWriters(
+            registrations: Set(batch.map(\.change.registrationID)),
+            entitySets: Set(sets.map { $0.appID + "/" + $0.entitySet })
+        )
+        return try await driver.write(locking: [writers]) { connection in
+            var state = try await Self.read(batch, connection)
+            let results = try batch.map { application in try state.apply(application, limit: limit, decide: decide) }
+            try await Self.write(state, connection)
+            return results
+        }
+    }
+
+    /// Ends one verified change exactly once: a batch of one (see
+    /// ``applyChanges(_:limit:decide:)``).
+    public func applyChange(
+        _ application: ChangeApplication,
+        limit: Int,
+        decide: @escaping @Sendable (EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
+    ) async throws(StorageError) -> ChangeResult {
+        let results = try await applyChanges([application], limit: limit) { _, current throws(ChangeRejection) in
+            try decide(current)
+        }
+        guard let result = results.first else { throw StorageError(.unavailable, "the change was not ended") }
+        return result
+    }
+
+    /// A batch of this many rows is written in one statement (its values stay well within
+    /// either database's limit on bound values).
+    private static let rowsPerStatement = 200
+
+    /// What the database holds of the batch's change IDs, sequences and entities, and,
+    /// when a change may create an entity, its sets' counts.
+    private static func read(_ batch: [ChangeApplication], _ connection: any SQLConnection) async throws -> ChangeBatch
+    {
+        var state = ChangeBatch()
+        let changes = batch.map(\.change)
+        for row in try await connection.rows(
+            "SELECT change_id, result FROM changes WHERE change_id IN (\(list: changes.map(\.id.lowercasedText)))"
+        ) {
+            state.results[try row("change_id")] = try ServerSchema.decodeResult(try row("result"))
+        }
+        for row in try await connection.rows(
+            """
+            SELECT registration_id, sequence FROM changes
+            WHERE registration_id IN (\(list: Array(Set(changes.map(\.registrationID)))))
+                AND sequence IN (\(list: Array(Set(changes.map(\.sequence)))))
+            """
+        ) {
+            state.sequences.insert(
+                ChangeBatch.SequenceKey(registrationID: try row("registration_id"), sequence: try row("sequence"))
+            )
+        }
+        let keys = Set(
+            batch.map { ChangeBatch.EntityKey(appID: $0.appID, entitySet: $0.change.entitySet, id: $0.change.entityID) }
+        )
+        let apps = Array(Set(keys.map(\.appID)))
+        let sets = Array(Set(keys.map(\.entitySet)))
+        for row in try await connection.rows(
+            """
+            \(EntityRecord.select) WHERE app_id IN (\(list: apps)) AND entity_set IN (\(list: sets))
+                AND id IN (\(list: Array(Set(keys.map(\.id)))))
+            """
+        ) {
+            let entity = try EntityRecord(row: row)
+            let key = ChangeBatch.EntityKey(appID: entity.appID, entitySet: entity.entitySet, id: entity.id)
+            if keys.contains(key) { state.entities[key] = entity }
+        }
+        guard keys.contains(where: { state.entities[$0] == nil }) else { return state }
+        let setKeys = Set(keys.map { ChangeBatch.SetKey(appID: $0.appID, entitySet: $0.entitySet) })
+        for row in try await connection.rows(
+            """
+            SELECT app_id, entity_set, created_by, COUNT(*) AS count FROM entities
+            WHERE app_id IN (\(list: apps)) AND entity_set IN (\(list: sets)) GROUP BY app_id, entity_set, created_by
+            """
+        ) {
+            let set = ChangeBatch.SetKey(appID: try row("app_id"), entitySet: try row("entity_set"))
+            guard setKeys.contains(set) else { continue }
+            let count: Int = try row("count")
+            state.creations[set, default: ChangeBatch.Creations()].inSet += count
+            if let author = try row("created_by", as: String?.self) {
+                state.creations[set, default: ChangeBatch.Creations()].byAuthor[author, default: 0] += count
+            }
+        }
+        return state
+    }
+
+    /// The batch's entities as it left them, and its changes with their results.
+    private static func write(_ state: ChangeBatch, _ connection: any SQLConnection) async throws {
+        let entities = state.changedEntities.compactMap { key in
+            state.entities[key].map { ($0, createdBy: state.creators[key] ?? $0.updatedBy) }
+        }
+        for start in stride(from: 0, to: entities.count, by: rowsPerStatement) {
+            try await connection.execute(
+                EntityRecord.upsert(Array(entities[start..<min(start + rowsPerStatement, entities.count)]))
+            )
+        }
+        let rows = try state.recorded.map { recorded throws(StorageError) -> SQL in
+            let (application, change) = (recorded.application, recorded.application.change)
+            return """
+                (\(change.id.lowercasedText), \(application.appID), \(change.registrationID), \(recorded.sequence),
+                    \(change.author), \(application.carrier), \(change.entitySet), \(change.entityID),
+                    \(recorded.result.outcome.rawValue), \(try ServerSchema.encode(result: recorded.result)),
+                    \(application.receivedAt))
+                """
+        }
+        for start in stride(from: 0, to: rows.count, by: rowsPerStatement) {
+            try await connection.execute(
+                """
+                INSERT INTO changes (change_id, app_id, registration_id, sequence, author, carrier, entity_set,
+                    entity_id, outcome, result, received_at)
+                VALUES \(SQL.joined(Array(rows[start..<min(start + rowsPerStatement, rows.count)]), separator: ", "))
+                """
+            )
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+extension ServerStorage {
+    public func device(appID: String, username: String, deviceID: String) async throws(StorageError) -> DeviceRecord? {
+        try await cached(.device(appID: appID, username: username, deviceID: deviceID)) { () throws(StorageError) in
+            try await first(
+                """
+                \(DeviceRecord.select) WHERE app_id = \(appID) AND username = \(username) AND device_id = \(deviceID)
+                """,
+                DeviceRecord.init
+            )
+        }
+    }
+
+    public func device(appID: String, registrationID: String) async throws(StorageError) -> DeviceRecord? {
+        try await first(
+            "\(DeviceRecord.select) WHERE app_id = \(appID) AND registration_id = \(registrationID)",
+            DeviceRecord.init
+        )
+    }
+
+    public func devices(appID: String) async throws(StorageError) -> [DeviceRecord] {
+        try await all(
+            "\(DeviceRecord.select) WHERE app_id = \(appID) ORDER BY registered_at, registration_id",
+            DeviceRecord.init
+        )
+    }
+
+    /// Every registration of a user, in every app.
+    public func devices(username: String) async throws(StorageError) -> [DeviceRecord] {
+        try await all(
+            "\(DeviceRecord.select) WHERE username = \(username) ORDER BY registered_at, registration_id",
+            DeviceRecord.init
+        )
+    }
+
+    /// Inserts the registration, or replaces the one with the same app, user and device.
+    public func saveDevice(_ device: DeviceRecord) async throws(StorageError) {
+        defer { cache?.drop(every: .device) }
+        try await driver.write(locking: []) { connection in
+            try await connection.execute(
+                """
+                DELETE FROM devices WHERE app_id = \(device.appID) AND username = \(device.username)
+                    AND device_id = \(device.deviceID) AND registration_id <> \(device.registrationID)
+                """
+            )
+            try await connection.execute(
+                """
+                INSERT INTO devices (registration_id, app_id, username, device_id, device_name, platform, app_version,
+                    status, status_changed_at, recovery_secret, registered_at, last_contact_at, change_key)
+                VALUES (\(device.registrationID), \(device.appID), \(device.username), \(device.deviceID),
+                    \(device.deviceName), \(device.platform), \(device.appVersion), \(device.status.rawValue),
+                    \(device.statusChangedAt), \(device.recoverySecret), \(device.registeredAt),
+                    \(device.lastContactAt), \(device.changeKey))
+                ON CONFLICT (registration_id) DO UPDATE SET device_name = excluded.device_name,
+                    platform = excluded.platform, app_version = excluded.app_version, status = excluded.status,
+                    status_changed_at = excluded.status_changed_at, recovery_secret = excluded.recovery_secret,
+                    last_contact_at = excluded.last_contact_at, change_key = excluded.change_key
+                """
+            )
+        }
+    }
+
+    public func touchDevice(registrationID: String, at date: Date) async throws(StorageError) {
+        defer { cache?.drop(every: .device) }
+        try await execute("UPDATE devices SET last_contact_at = \(date) WHERE registration_id = \(registrationID)")
+    }
+
+    // MARK: Logs
+
+    /// Inserts the entries, then drops the oldest of each device they came from past
+    /// `retention`, in one transaction.
+    public func insertLogs(_ logs: [LogRecord], retention: LogRetention) async throws(StorageError) {
+        try await driver.write(locking: []) { connection in
+            for log in logs {
+                try await connection.execute(
+                    """
+                    INSERT INTO logs (app_id, username, device_id, time, level, message, source, received_at)
+                    VALUES (\(log.appID), \(log.username), \(log.deviceID), \(log.time), \(log.level),
+                        \(log.message), \(log.source), \(log.receivedAt))
+                    """
+                )
+            }
+            for (app, user, device) in Set(logs.map { [$0.appID, $0.username, $0.deviceID] }).map({
+                ($0[0], $0[1], $0[2])
+            }) {
+                try await connection.execute(
+                    """
+                    DELETE FROM logs WHERE app_id = \(app) AND username = \(user) AND device_id = \(device)
+                        AND (received_at < \(retention.receivedAfter) OR id <= (
+                            SELECT id FROM logs WHERE app_id = \(app) AND username = \(user) AND device_id = \(device)
+                            ORDER BY id DESC LIMIT 1 OFFSET \(retention.entriesPerDevice)))
+                    """
+                )
+            }
+            for (app, user) in Set(logs.map { [$0.appID, $0.username] }).map({ ($0[0], $0[1]) }) {
+                try await connection.execute(
+                    """
+                    DELETE FROM logs WHERE app_id = \(app) AND username = \(user) AND id <= (
+                        SELECT id FROM logs WHERE app_id = \(app) AND username = \(user)
+                        ORDER BY id DESC LIMIT 1 OFFSET \(retention.entriesPerUser))
+                    """
+                )
+            }
+            for app in Set(logs.map(\.appID)) {
+                try await connection.execute(
+                    """
+                    DELETE FROM logs WHERE app_id = \(app) AND id <= (
+                        SELECT id FROM logs WHERE app_id = \(app) ORDER BY id DESC LIMIT 1 OFFSET \(retention.entriesPerApp))
+                    """
+                )
+            }
+        }
+    }
+
+    public func logs(appID: String, limit: Int) async throws(StorageError) -> [LogRecord] {
+        try await all(
+            """
+            SELECT app_id, username, device_id, time, level, message, source, received_at
+            FROM logs WHERE app_id = \(appID) ORDER BY id DESC LIMIT \(limit)
+            """
+        ) { row throws(StorageError) in
+            LogRecord(
+                appID: try row("app_id"),
+                username: try row("username"),
+                deviceID: try row("device_id"),
+                time: try row("time"),
+                level: try row("level"),
+                message: try row("message"),
+                source: try row("source"),
+                receivedAt: try row("received_at")
+            )
+        }
+    }
+}
+
+extension DeviceRecord {
+    static let select: SQL = """
+        SELECT registration_id, app_id, username, device_id, device_name, platform, app_version, status,
+            status_changed_at, recovery_secret, registered_at, last_contact_at, change_key FROM devices
+        """
+
+    init(row: SQLRow) throws(StorageError) {
+        guard let status = DeviceStatus(rawValue: try row("status")) else {
+            throw StorageError(.corrupt, "a device registration has an unknown status")
+        }
+        self.init(
+            registrationID: try row("registration_id"),
+            appID: try row("app_id"),
+            username: try row("username"),
+            deviceID: try row("device_id"),
+            deviceName: try row("device_name"),
+            platform: try row("platform"),
+            appVersion: try row("app_version"),
+            status: status,
+            statusChangedAt: try row("status_changed_at"),
+            recoverySecret: try row("recovery_secret"),
+            registeredAt: try row("registered_at"),
+            lastContactAt: try row("last_contact_at"),
+            changeKey: try row("change_key")
+        )
+    }
+}

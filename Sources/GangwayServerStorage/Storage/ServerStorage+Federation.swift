@@ -1,0 +1,148 @@
+import Foundation
+
+extension ServerStorage {
+    /// Links a provider's subject to a user; ``StorageError/Code/duplicate`` when the
+    /// subject is linked already (to this user or another).
+    public func insertIdentityLink(_ link: IdentityLinkRecord) async throws(StorageError) {
+        try await execute(
+            """
+            INSERT INTO identity_links (issuer, subject, username, created_at)
+            VALUES (\(link.issuer), \(link.subject), \(link.username), \(link.createdAt))
+            """
+        )
+    }
+
+    public func identityLink(issuer: String, subject: String) async throws(StorageError) -> IdentityLinkRecord? {
+        try await first(
+            "\(IdentityLinkRecord.select) WHERE issuer = \(issuer) AND subject = \(subject)",
+            IdentityLinkRecord.init
+        )
+    }
+
+    public func identityLinks(username: String) async throws(StorageError) -> [IdentityLinkRecord] {
+        try await all(
+            "\(IdentityLinkRecord.select) WHERE username = \(username) ORDER BY issuer, subject",
+            IdentityLinkRecord.init
+        )
+    }
+
+    /// Removes the link if it names `username`; `false` when there was none.
+    public func deleteIdentityLink(
+        issuer: String,
+        subject: String,
+        username: String
+    ) async throws(StorageError) -> Bool {
+        try await count(
+            """
+            DELETE FROM identity_links WHERE issuer = \(issuer) AND subject = \(subject) AND username = \(username)
+            RETURNING subject
+            """
+        ) == 1
+    }
+
+    public func insertFederatedSignIn(_ signIn: FederatedSignInRecord) async throws(StorageError) {
+        try await driver.write(locking: []) { connection in
+            try await connection.execute(
+                """
+                INSERT INTO federated_sign_ins (state_hash, app_id, browser_hash, nonce, code_verifier, origin,
+                    created_at, expires_at)
+                VALUES (\(signIn.stateHash), \(signIn.appID), \(signIn.browserHash), \(signIn.nonce),
+                    \(signIn.codeVerifier), \(signIn.origin), \(signIn.createdAt), \(signIn.expiresAt))
+                """
+            )
+            // Sign-ins nobody finished are of no use past their end.
+            try await connection.execute("DELETE FROM federated_sign_ins WHERE expires_at < \(signIn.createdAt)")
+        }
+    }
+
+    /// The sign-in whose state has this hash, removed as it is read: two returns of one
+    /// sign-in never both finish it.
+    public func takeFederatedSignIn(stateHash: Data) async throws(StorageError) -> FederatedSignInRecord? {
+        try await driver.write(locking: []) { connection in
+            try await connection.rows(
+                """
+                DELETE FROM federated_sign_ins WHERE state_hash = \(stateHash)
+                RETURNING state_hash, app_id, browser_hash, nonce, code_verifier, origin, created_at, expires_at
+                """
+            ).first.map { row throws(StorageError) in
+                FederatedSignInRecord(
+                    stateHash: try row("state_hash"),
+                    appID: try row("app_id"),
+                    browserHash: try row("browser_hash"),
+                    nonce: try row("nonce"),
+                    codeVerifier: try row("code_verifier"),
+                    origin: try row("origin"),
+                    createdAt: try row("created_at"),
+                    expiresAt: try row("expires_at")
+                )
+            }
+        }
+    }
+
+    public func insertProviderGrant(_ grant: ProviderGrantRecord) async throws(StorageError) {
+        try await execute(
+            """
+            INSERT INTO provider_grants (origin_hash, family_id, app_id, username, issuer,
+                sealed_refresh_token, access_expires_at, created_at)
+            VALUES (\(grant.originHash), \(grant.familyID), \(grant.appID), \(grant.username),
+                \(grant.issuer), \(grant.sealedRefreshToken), \(grant.accessExpiresAt), \(grant.createdAt))
+            """
+        )
+    }
+
+    /// Binds the grant made with the code or device code of hash `originHash` to the
+    /// refresh token family its redemption started.
+    public func bindProviderGrant(originHash: Data, familyID: String) async throws(StorageError) {
+        try await execute(
+            """
+            UPDATE provider_grants SET family_id = \(familyID)
+            WHERE origin_hash = \(originHash) AND family_id IS NULL
+            """
+        )
+    }
+
+    public func providerGrant(familyID: String) async throws(StorageError) -> ProviderGrantRecord? {
+        try await first(
+            """
+            SELECT origin_hash, family_id, app_id, username, issuer, sealed_refresh_token,
+                access_expires_at, created_at FROM provider_grants WHERE family_id = \(familyID)
+            """
+        ) { row throws(StorageError) in
+            ProviderGrantRecord(
+                originHash: try row("origin_hash"),
+                familyID: try row("family_id"),
+                appID: try row("app_id"),
+                username: try row("username"),
+                issuer: try row("issuer"),
+                sealedRefreshToken: try row("sealed_refresh_token"),
+                accessExpiresAt: try row("access_expires_at"),
+                createdAt: try row("created_at")
+            )
+        }
+    }
+
+    /// Stores what a refresh at the provider gave (its next refresh token, its access
+    /// token's end).
+    public func updateProviderGrant(_ grant: ProviderGrantRecord) async throws(StorageError) {
+        try await execute(
+            """
+            UPDATE provider_grants SET sealed_refresh_token = \(grant.sealedRefreshToken),
+                access_expires_at = \(grant.accessExpiresAt)
+            WHERE origin_hash = \(grant.originHash)
+            """
+        )
+    }
+}
+
+extension IdentityLinkRecord {
+    static let select: SQL = "SELECT issuer, subject, username, created_at FROM identity_links"
+
+    init(row: SQLRow) throws(StorageError) {
+        self.init(
+            issuer: try row("issuer"),
+            subject: try row("subject"),
+            username: try row("username"),
+            createdAt: try row("created_at")
+        )
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+
+extension ServerStorage {
+    /// Stores a new device grant; ``StorageError/Code/duplicate`` when its user code is
+    /// taken (the caller draws another).
+    public func insertDeviceGrant(_ grant: DeviceGrantRecord) async throws(StorageError) {
+        try await execute(
+            """
+            INSERT INTO oauth_device_grants (device_code_hash, user_code, app_id, device_id, created_at,
+                expires_at, interval_seconds, last_polled_at, status, username)
+            VALUES (\(grant.deviceCodeHash), \(grant.userCode), \(grant.appID), \(grant.deviceID),
+                \(grant.createdAt), \(grant.expiresAt), \(grant.interval), \(grant.lastPolledAt),
+                \(grant.status.rawValue), \(grant.username))
+            """
+        )
+    }
+
+    public func deviceGrant(deviceCodeHash: Data) async throws(StorageError) -> DeviceGrantRecord? {
+        try await first(
+            "\(DeviceGrantRecord.select) WHERE device_code_hash = \(deviceCodeHash)",
+            DeviceGrantRecord.init
+        )
+    }
+
+    public func deviceGrant(userCode: String) async throws(StorageError) -> DeviceGrantRecord? {
+        try await first("\(DeviceGrantRecord.select) WHERE user_code = \(userCode)", DeviceGrantRecord.init)
+    }
+
+    /// Stores `grant` if the stored one still has status `expected`; `false` when another
+    /// request changed it first (two polls never both redeem one approval).
+    public func updateDeviceGrant(
+        _ grant: DeviceGrantRecord,
+        expecting expected: DeviceGrantRecord.Status
+    ) async throws(StorageError) -> Bool {
+        try await count(
+            """
+            UPDATE oauth_device_grants SET interval_seconds = \(grant.interval),
+                last_polled_at = \(grant.lastPolledAt), status = \(grant.status.rawValue),
+                username = \(grant.username)
+            WHERE device_code_hash = \(grant.deviceCodeHash) AND status = \(expected.rawValue)
+            RETURNING status
+            """
+        ) == 1
+    }
+
+    public func insertAuthorizationCode(_ code: AuthorizationCodeRecord) async throws(StorageError) {
+        try await execute(
+            """
+            INSERT INTO oauth_authorization_codes (code_hash, app_id, username, device_id, redirect_uri,
+                code_challenge, nonce, created_at, expires_at, redeemed_at, family_id)
+            VALUES (\(code.codeHash), \(code.appID), \(code.username), \(code.deviceID), \(code.redirectURI),
+                \(code.codeChallenge), \(code.nonce), \(code.createdAt), \(code.expiresAt), \(code.redeemedAt),
+                \(code.familyID))
+            """
+        )
+    }
+
+    public func authorizationCode(codeHash: Data) async throws(StorageError) -> AuthorizationCodeRecord? {
+        try await first(
+            """
+            SELECT code_hash, app_id, username, device_id, redirect_uri, code_challenge, nonce, created_at,
+                expires_at, redeemed_at, family_id FROM oauth_authorization_codes WHERE code_hash = \(codeHash)
+            """
+        ) { row throws(StorageError) in
+            AuthorizationCodeRecord(
+                codeHash: try row("code_hash"),
+                appID: try row("app_id"),
+                username: try row("username"),
+                deviceID: try row("device_id"),
+                redirectURI: try row("redirect_uri"),
+                codeChallenge: try row("code_challenge"),
+                nonce: try row("nonce"),
+                createdAt: try row("created_at"),
+                expiresAt: try row("expires_at"),
+                redeemedAt: try row("redeemed_at"),
+                familyID: try row("family_id")
+            )
+        }
+    }
+
+    /// Marks the code redeemed at `date`, starting refresh token family `familyID`, if no
+    /// one redeemed it before: `false` when someone did (two redemptions never both win).
+    public func redeemAuthorizationCode(
+        codeHash: Data,
+        familyID: String,
+        at date: Date
+    ) async throws(StorageError) -> Bool {
+        try await count(
+            """
+            UPDATE oauth_authorization_codes SET redeemed_at = \(date), family_id = \(familyID)
+            WHERE code_hash = \(codeHash) AND redeemed_at IS NULL
+            RETURNING code_hash
+            """
+        ) == 1
+    }
+
+    /// Adds a refresh token to its family unless the family was revoked (any of its
+    /// tokens is): then nothing is added, and the answer is `false`. One step with
+    /// ``revokeRefreshFamily(_:)``: a family revoked while a token joins it keeps no valid
+    /// token, whichever comes first, in any number of processes.
+    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) -> Bool {
+        try await driver.write(locking: [.refreshFamily(token.familyID)]) { connection in
+            let revoked = try await connection.rows(
+                "SELECT 1 AS revoked FROM refresh_tokens WHERE family_id = \(token.familyID) AND revoked LIMIT 1"
+            )
+            guard revoked.isEmpty else { return false }
+            try await connection.execute(
+                """
+                INSERT INTO refresh_tokens (token_hash, family_id, app_id, username, device_id, session_hash,
+                    created_at, expires_at, used_at, revoked)
+                VALUES (\(token.tokenHash), \(token.familyID), \(token.appID), \(token.username), \(token.deviceID),
+                    \(token.sessionHash), \(token.createdAt), \(token.expiresAt), \(token.usedAt), \(token.revoked))
+                """
+            )
+            return true
+        }
+    }
+
+    public func refreshToken(tokenHash: Data) async throws(StorageError) -> RefreshTokenRecord? {
+        try await first(
+            """
+            SELECT family_id, app_id, username, device_id, session_hash, created_at, expires_at, used_at,
+                revoked FROM refresh_tokens WHERE token_hash = \(tokenHash)
+            """
+        ) { row throws(StorageError) in
+            RefreshTokenRecord(
+                tokenHash: tokenHash,
+                familyID: try row("family_id"),
+                appID: try row("app_id"),
+                username: try row("username"),
+                deviceID: try row("device_id"),
+                sessionHash: try row("session_hash"),
+                createdAt: try row("created_at"),
+                expiresAt: try row("expires_at"),
+                usedAt: try row("used_at"),
+                revoked: try row("revoked")
+            )
+        }
+    }
+
+    /// Marks a refresh token used, if it is neither used nor revoked; `false` otherwise.
+    public func spendRefreshToken(tokenHash: Data, at date: Date) async throws(StorageError) -> Bool {
+        try await count(
+            """
+            UPDATE refresh_tokens SET used_at = \(date)
+            WHERE token_hash = \(tokenHash) AND used_at IS NULL AND NOT revoked
+            RETURNING family_id
+            """
+        ) == 1
+    }
+
+    /// Revokes every refresh token of a family and the sessions they opened.
+    public func revokeRefreshFamily(_ familyID: String) async throws(StorageError) {
+        defer { cache?.drop(every: .session) }
+        try await driver.write(locking: [.refreshFamily(familyID)]) { connection in
+            try await connection.execute(
+                """
+                UPDATE sessions SET revoked = TRUE
+                WHERE token_hash IN (SELECT session_hash FROM refresh_tokens WHERE family_id = \(familyID))
+                """
+            )
+            try await connection.execute("UPDATE refresh_tokens SET revoked = TRUE WHERE family_id = \(familyID)")
+        }
+    }
+
+    /// Deletes the rows ``ExpiringRows`` says are of no use at `now`; the number deleted.
+    @discardableResult
+    public func purgeExpired(at now: Date) async throws(StorageError) -> Int {
+        try await driver.write(locking: []) { connection in
+            var deleted = 0
+            for statement in ExpiringRows.statements(at: now) {
+                deleted += try await connection.rows(statement + " RETURNING 1 AS deleted").count
+            }
+            return deleted
+        }
+    }
+}
+
+extension DeviceGrantRecord {
+    static let select: SQL = """
+        SELECT device_code_hash, user_code, app_id, device_id, created_at, expires_at, interval_seconds,
+            last_polled_at, status, username FROM oauth_device_grants
+        """
+
+    init(row: SQLRow) throws(StorageError) {
+        self.init(
+            deviceCodeHash: try row("device_code_hash"),
+            userCode: try row("user_code"),
+            appID: try row("app_id"),
+            deviceID: try row("device_id"),
+            createdAt: try row("created_at"),
+            expiresAt: try row("expires_at"),
+            interval: try row("interval_seconds"),
+            lastPolledAt: try row("last_polled_at"),
+            status: try ServerSchema.grantStatus(try row("status")),
+            username: try row("username")
+        )
+    }
+}

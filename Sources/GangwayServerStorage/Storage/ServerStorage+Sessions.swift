@@ -1,0 +1,116 @@
+import Foundation
+
+extension ServerStorage {
+    public func insertSession(_ session: SessionRecord) async throws(StorageError) {
+        defer { cache?.drop(.session(session.tokenHash)) }
+        try await execute(
+            """
+            INSERT INTO sessions (token_hash, app_id, username, device_id, created_at, expires_at, revoked)
+            VALUES (\(session.tokenHash), \(session.appID), \(session.username), \(session.deviceID),
+                \(session.createdAt), \(session.expiresAt), \(session.revoked))
+            """
+        )
+    }
+
+    public func session(tokenHash: Data) async throws(StorageError) -> SessionRecord? {
+        try await cached(.session(tokenHash)) { () throws(StorageError) in
+            try await first(
+                """
+                SELECT token_hash, app_id, username, device_id, created_at, expires_at, revoked
+                FROM sessions WHERE token_hash = \(tokenHash)
+                """
+            ) { row throws(StorageError) in
+                SessionRecord(
+                    tokenHash: try row("token_hash"),
+                    appID: try row("app_id"),
+                    username: try row("username"),
+                    deviceID: try row("device_id"),
+                    createdAt: try row("created_at"),
+                    expiresAt: try row("expires_at"),
+                    revoked: try row("revoked")
+                )
+            }
+        }
+    }
+
+    public func revokeSession(tokenHash: Data) async throws(StorageError) {
+        defer { cache?.drop(.session(tokenHash)) }
+        try await execute("UPDATE sessions SET revoked = TRUE WHERE token_hash = \(tokenHash)")
+    }
+
+    /// Revokes every session and refresh token of a user, or of a user on one app and
+    /// device.
+    public func revokeSessions(username: String, appID: String?, deviceID: String?) async throws(StorageError) {
+        // The cache is keyed by token hash; drop every session rather than miss one.
+        defer { cache?.drop(every: .session) }
+        var whose: SQL = "username = \(username)"
+        if let appID { whose = whose + " AND app_id = \(appID)" }
+        if let deviceID { whose = whose + " AND device_id = \(deviceID)" }
+        try await driver.write(locking: []) { connection in
+            try await connection.execute("UPDATE sessions SET revoked = TRUE WHERE \(whose)")
+            try await connection.execute("UPDATE refresh_tokens SET revoked = TRUE WHERE \(whose)")
+        }
+    }
+
+    // MARK: Sign-in attempts
+
+    /// Reads the attempts counted under `keys` (a key with none is absent), lets `update`
+    /// decide what changes, and stores that, in one transaction that every other call for
+    /// the same `username`, in any process, waits for: two sign-ins never both take the
+    /// last attempt allowed.
+    public func updateSignInAttempts<Result: Sendable>(
+        username: String,
+        keys: [String],
+        _ update: @escaping @Sendable ([String: SignInAttempts]) -> (SignInAttemptsChange, Result)
+    ) async throws(StorageError) -> Result {
+        try await driver.write(locking: [.signIns(username: username)]) { connection in
+            var current: [String: SignInAttempts] = [:]
+            if !keys.isEmpty {
+                for row in try await connection.rows(
+                    "SELECT key, count, window_start, blocked_until FROM sign_in_attempts WHERE key IN (\(list: keys))"
+                ) {
+                    let attempts = SignInAttempts(
+                        key: try row("key"),
+                        count: try row("count"),
+                        windowStart: try row("window_start"),
+                        blockedUntil: try row("blocked_until")
+                    )
+                    current[attempts.key] = attempts
+                }
+            }
+            let (change, result) = update(current)
+            for attempts in change.save {
+                try await connection.execute(
+                    """
+                    INSERT INTO sign_in_attempts (key, count, window_start, blocked_until)
+                    VALUES (\(attempts.key), \(attempts.count), \(attempts.windowStart), \(attempts.blockedUntil))
+                    ON CONFLICT (key) DO UPDATE SET count = excluded.count,
+                        window_start = excluded.window_start, blocked_until = excluded.blocked_until
+                    """
+                )
+            }
+            if !change.clear.isEmpty {
+                try await connection.execute("DELETE FROM sign_in_attempts WHERE key IN (\(list: change.clear))")
+            }
+            return result
+        }
+    }
+
+    // MARK: Device cookies
+
+    public func insertDeviceCookie(_ cookie: DeviceCookieRecord) async throws(StorageError) {
+        try await execute(
+            """
+            INSERT INTO device_cookies (token_hash, username, created_at)
+            VALUES (\(cookie.tokenHash), \(cookie.username), \(cookie.createdAt))
+            """
+        )
+    }
+
+    public func deviceCookie(tokenHash: Data) async throws(StorageError) -> DeviceCookieRecord? {
+        try await first("SELECT username, created_at FROM device_cookies WHERE token_hash = \(tokenHash)") {
+            row throws(StorageError) in
+            DeviceCookieRecord(tokenHash: tokenHash, username: try row("username"), createdAt: try row("created_at"))
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import GangwayProtocol
+import ServiceLifecycle
+
+/// Where the server keeps its state: SQLite for one process, PostgreSQL for several.
+///
+/// Each query and each record is written once, here and in the files beside this one
+/// (one per kind of row), as ``SQL`` with bound values; a ``StorageDriver`` runs it on
+/// its database. Every method is atomic on its own. The server holds no state of its own
+/// beyond the ``ReadCache``, so any number of processes can share one PostgreSQL
+/// database.
+public final class ServerStorage: Sendable {
+    public let driver: any StorageDriver
+    /// The hot reads' cache, when there is one.
+    let cache: ReadCache?
+
+    /// - Parameter cache: Keeps the reads every device request makes; `nil` reads the
+    ///   database every time.
+    public init(_ driver: any StorageDriver, cache: ReadCache? = nil) {
+        self.driver = driver
+        self.cache = cache
+    }
+
+    /// Which kind of database this is, for `/health` and logs.
+    public var kind: StorageKind { driver.kind }
+
+    /// Brings the schema up to date; safe to run from several processes at once.
+    public func migrate() async throws(StorageError) {
+        try await driver.migrate(ServerSchema.migrations(kind))
+    }
+
+    /// A new connection pool for a service group (PostgreSQL's), which the storage's
+    /// calls use while its service runs; `nil` when the storage needs nothing running
+    /// (SQLite). The server runs it in its service group, shut down after the HTTP
+    /// server; ``withConnections(_:)`` runs one around a piece of work.
+    public func makeConnectionPool() -> (any Service)? { driver.makeConnectionPool() }
+
+    /// Runs `body` with a connection pool of its own running (see
+    /// ``makeConnectionPool()``), and stops the pool when `body` returns or throws.
+    public func withConnections<Result: Sendable>(
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        guard let pool = makeConnectionPool() else { return try await body() }
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await pool.run() }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
+
+    // MARK: Running statements
+
+    /// The records `statement` returns.
+    func all<Record: Sendable>(
+        _ statement: SQL,
+        _ record: (SQLRow) throws(StorageError) -> Record
+    ) async throws(StorageError) -> [Record] {
+        try await driver.read { connection in try await connection.rows(statement).map(record) }
+    }
+
+    /// The first record `statement` returns, if any.
+    func first<Record: Sendable>(
+        _ statement: SQL,
+        _ record: (SQLRow) throws(StorageError) -> Record
+    ) async throws(StorageError) -> Record? {
+        try await driver.read { connection in try await connection.rows(statement).first.map(record) }
+    }
+
+    /// Runs one writing statement in a transaction of its own.
+    func execute(_ statement: SQL) async throws(StorageError) {
+        try await driver.write(locking: []) { connection in try await connection.execute(statement) }
+    }
+
+    /// Runs one writing statement that ends in `RETURNING`; how many rows it returned.
+    func count(_ statement: SQL) async throws(StorageError) -> Int {
+        try await driver.write(locking: []) { connection in try await connection.rows(statement).count }
+    }
+
+    /// A hot read, through the cache when there is one.
+    func cached<Value: Sendable>(
+        _ key: ReadCache.Key,
+        _ load: () async throws(StorageError) -> Value
+    ) async throws(StorageError) -> Value {
+        guard let cache else { return try await load() }
+        return try await cache.value(key, load)
+    }
+
+    // MARK: Secrets
+
+    /// The value stored under `name`, storing `value` first when there is none: the
+    /// first process to start decides, the others read its choice.
+    public func secret(named name: String, orInsert value: Data) async throws(StorageError) -> Data {
+        try await driver.write(locking: []) { connection in
+            try await connection.execute(
+                "INSERT INTO secrets (name, value) VALUES (\(name), \(value)) ON CONFLICT (name) DO NOTHING"
+            )
+            guard let row = try await connection.rows("SELECT value FROM secrets WHERE name = \(name)").first else {
+                throw StorageError(.corrupt, "secret \(name) vanished")
+            }
+            return try row("value", as: Data.self)
+        }
+    }
+
+    /// The value stored under `name`, if any.
+    public func secret(named name: String) async throws(StorageError) -> Data? {
+        try await cached(.secret(name)) { () throws(StorageError) in
+            try await first("SELECT value FROM secrets WHERE name = \(name)") { row throws(StorageError) in
+                try row("value", as: Data.self)
+            }
+        }
+    }
+
+    /// Replaces the value stored under `name`.
+    public func setSecret(named name: String, to value: Data) async throws(StorageError) {
+        defer { cache?.drop(.secret(name)) }
+        try await execute(
+            """
+            INSERT INTO secrets (name, value) VALUES (\(name), \(value))
+            ON CONFLICT (name) DO UPDATE SET value = excluded.value
+            """
+        )
+    }
+
+    // MARK: Users
+
+    public func insertUser(_ user: UserRecord) async throws(StorageError) {
+        try await execute(
+            """
+            INSERT INTO users (username, display_name, password_hash, blocked, created_at)
+            VALUES (\(user.username), \(user.displayName), \(user.passwordHash), \(user.blocked), \(user.createdAt))
+            """
+        )
+    }
+
+    public func updateUser(_ user: UserRecord) async throws(StorageError) {
+        try await execute(
+            """
+            UPDATE users SET display_name = \(user.displayName), password_hash = \(user.passwordHash),
+                blocked = \(user.blocked) WHERE username = \(user.username)
+            """
+        )
+    }
+
+    public func user(named username: String) async throws(StorageError) -> UserRecord? {
+        try await first("\(UserRecord.select) WHERE username = \(username)", UserRecord.init(row:))
+    }
+
+    public func users() async throws(StorageError) -> [UserRecord] {
+        try await all("\(UserRecord.select) ORDER BY username", UserRecord.init(row:))
+    }
+}
+
+extension UserRecord {
+    static let select: SQL = "SELECT username, display_name, password_hash, blocked, created_at FROM users"
+
+    init(row: SQLRow) throws(StorageError) {
+        self.init(
+            username: try row("username"),
+            displayName: try row("display_name"),
+            passwordHash: try row("password_hash"),
+            blocked: try row("blocked"),
+            createdAt: try row("created_at")
+        )
+    }
+}
+
+/// A storage failure. New cases may be added.
+public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// A row with the same key exists.
+        case duplicate
+        /// The database could not be reached or refused the operation.
+        case unavailable
+        /// A stored row could not be read back.
+        case corrupt
+        /// The database cannot hold a value it was given (PostgreSQL text and NUL).
+        case invalidText
+        /// A set is full: the write would pass a limit the caller gave.
+        case limitReached
+    }
+
+    public var code: Code
+    /// What failed, without any stored value.
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
