@@ -93,6 +93,7 @@ let package = Package(
         .target(
             name: "GangwayTesting",
             dependencies: [
+                "GangwayPolicy",
                 "GangwayStore",
                 "GangwayScreens",
                 "GangwayFlows",

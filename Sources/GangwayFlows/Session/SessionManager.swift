@@ -31,13 +31,13 @@ public actor SessionManager {
 
     private let flows: FlowController
     private let ui: any SessionUIManaging
-    private let presenter: any Presenter
+    let presenter: any Presenter
     /// Readings of the injected clock, as durations since the manager was made.
     private let clock: @Sendable () -> Duration
     private let logoutHook: LogoutHook?
     private let logger: Logger
-    private var machine = SessionStateMachine()
-    private var context: FlowContext?
+    private(set) var machine = SessionStateMachine()
+    private(set) var context: FlowContext?
     /// Whether the next return to the foreground runs the unlock flow even without a
     /// passcode to ask: the background flow learnt agreement versions the person has to see.
     private var unlockFlowDue = false
@@ -524,7 +524,7 @@ public actor SessionManager {
 
     /// The retry limit erased the session's store, or `wiped` says its data must go:
     /// close the session and forget the user.
-    private func erased(_ session: Session, wiped: (any UserDataWipeError)? = nil) async throws {
+    func erased(_ session: Session, wiped: (any UserDataWipeError)? = nil) async throws {
         let context = self.context ?? FlowContext(onboardingID: session.onboardingID, presenter: presenter)
         try await closeIfOpen()
         await forget(session.onboardingID, context: context, wiped: wiped)
@@ -546,40 +546,6 @@ public actor SessionManager {
         logger.notice("user removed", metadata: ["user": "\(id)"])
         if let wiped { await notify(.userWiped(id, reason: wiped.wipeReason)) }
         await notify(.userRemoved(id))
-    }
-
-    // MARK: Settings
-
-    /// Changes the passcode from a settings screen.
-    /// - Returns: Whether it changed (`false` when the user cancelled).
-    @discardableResult
-    public func changePasscode() async throws -> Bool {
-        try await perform(.changePasscode)
-    }
-
-    /// The passcode actions a settings screen may offer now.
-    public func availablePasscodeActions() throws -> [PasscodeAction] {
-        try storeManager.availableActions(for: openStore("availablePasscodeActions"))
-    }
-
-    /// Runs a passcode action from a settings screen. Wrong current passcodes count
-    /// against the retry limit; reaching it erases the store, closes the session and
-    /// forgets the user, as at unlock.
-    @discardableResult
-    public func perform(_ action: PasscodeAction) async throws -> Bool {
-        let store = try openStore(action.rawValue)
-        do {
-            return try await storeManager.perform(action, on: store, presenter: presenter)
-        } catch let error as SecureStoreError where error == .erased {
-            if let session = machine.state.session { try await erased(session) }
-            throw error
-        }
-    }
-
-    private func openStore(_ call: String) throws -> SecureStore {
-        guard case .open = machine.state else { throw SessionError.wrongState(call, in: machine.state) }
-        guard let store = context?.secureStore else { throw SessionError.storeNotOpen(call) }
-        return store
     }
 
     // MARK: Internals

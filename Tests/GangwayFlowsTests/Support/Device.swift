@@ -7,21 +7,17 @@ import GangwayTesting
 import Logging
 
 /// A simulated device for whole-story tests: its disk, device key store, biometrics,
-/// clocks and logs outlive each "launch" of the app, which is a new session manager with
-/// a new scripted presenter, as after the app was killed and started again.
+/// clocks and logs (a ``SimulatedDevice``) outlive each "launch" of the app, which is a
+/// new session manager over the flows' own step list with a new scripted presenter, as
+/// after the app was killed and started again.
+@dynamicMemberLookup
 final class Device: Sendable {
-    static let alicePasscode: Secret = "Fuel-Check-2468"
-    static let bobPasscode: Secret = "Tyre-Gauge-1357"
-    static let newPasscode: Secret = "Night-Shift-9753"
+    static let alicePasscode = SimulatedDevice.alicePasscode
+    static let bobPasscode = SimulatedDevice.bobPasscode
+    static let newPasscode = SimulatedDevice.newPasscode
 
-    let temporary: TemporaryDirectory
-    let deviceKeys = InMemoryDeviceKeyStore()
-    let biometrics: SimulatedBiometrics
-    let wallClock = ManualWallClock()
-    let clock = ManualMonotonicClock()
-    let logs = LogCapture()
+    let disk: SimulatedDevice
     let server: TestServer
-    let isShared: Bool
     let options: StoreManager.Options
     let strings: StoreManager.Strings
 
@@ -33,33 +29,19 @@ final class Device: Sendable {
         options: StoreManager.Options = StoreManager.Options(),
         strings: StoreManager.Strings = StoreManager.Strings()
     ) throws {
-        self.strings = strings
-        temporary = try TemporaryDirectory(prefix: "gangway-flows-test")
-        biometrics = SimulatedBiometrics(kind: sensor, enrolled: enrolled)
-        self.server = server
-        isShared = shared
-        var options = options
-        options.isSharedDevice = shared
-        self.options = options
-    }
-
-    deinit { temporary.remove() }
-
-    var environment: SecureStoreEnvironment {
-        SecureStoreEnvironment(
-            deviceKeys: deviceKeys,
-            biometrics: biometrics,
-            passcodeRounds: PasscodeKeyDerivation.minimumRounds,
-            now: wallClock.now,
-            logger: logs.logger
+        disk = try SimulatedDevice(
+            prefix: "gangway-flows-test",
+            shared: shared,
+            biometrics: SimulatedBiometrics(kind: sensor, enrolled: enrolled)
         )
+        self.server = server
+        self.options = options
+        self.strings = strings
     }
 
-    var root: SecureStoreRoot { SecureStoreRoot(directory: temporary.appending("stores"), environment: environment) }
+    subscript<Value>(dynamicMember keyPath: KeyPath<SimulatedDevice, Value>) -> Value { disk[keyPath: keyPath] }
 
-    var registry: UserRegistry { UserRegistry(root: root) }
-
-    var storeManager: StoreManager { StoreManager(root: root, options: options, strings: strings) }
+    var storeManager: StoreManager { disk.storeManager(options: options, strings: strings) }
 
     /// The steps of every flow: sign-in and settings, the user check, the store, the policy.
     func steps(users: any OnboardingIDManager, extra: [any Step] = []) -> [any Step] {
@@ -82,14 +64,13 @@ final class Device: Sendable {
         extra: [any Step] = [],
         delegate: @escaping FlowController.Delegate = { _ in .stop }
     ) throws -> App {
-        let registry = registry
-        let users: any OnboardingIDManager =
-            isShared ? MultiUserIDManager(registry: registry) : SingleUserIDManager(registry: registry)
+        let registry = disk.registry
+        let users = disk.users(registry)
         let presenter = ScriptedPresenter(answers)
         let ui = RecordingSessionUI()
         let flows = FlowController(
             provider: StepListProvider(steps(users: users, extra: extra)),
-            logger: logs.logger,
+            logger: disk.logs.logger,
             delegate: delegate
         )
         let manager = try SessionManager(
@@ -98,33 +79,27 @@ final class Device: Sendable {
             storeManager: storeManager,
             ui: ui,
             presenter: presenter,
-            clock: clock,
-            logger: logs.logger
+            clock: disk.clock,
+            logger: disk.logs.logger
         )
         return App(manager: manager, presenter: presenter, ui: ui, registry: registry)
     }
 
-    /// The store directory of user `id`.
-    func storeExists(_ id: UUID) -> Bool { root.contains(id) }
+    func storeExists(_ id: UUID) -> Bool { disk.storeExists(id) }
 
-    /// Opens user `id`'s store directly, as a test's independent check.
     func openStore(_ id: UUID, passcode: Secret) throws -> SecureStore {
-        try root.location(for: id).unlock(passcode: passcode)
+        try disk.openStore(id, passcode: passcode)
     }
 
     /// Whether any log line holds one of the secrets the stories use.
     var logsHoldASecret: Bool {
-        let text = logs.text
         let recoveryKeys = TestServer.standardAccounts.values.flatMap { account in
             [
                 account.recoveryKey.map { String(format: "%02x", $0) }.joined(),
                 account.recoveryKey.base64EncodedString(),
             ]
         }
-        let secrets =
-            [Self.alicePasscode, Self.bobPasscode, Self.newPasscode].map(\.value)
-            + ["alice-pw", "bob-pw", "token-of-", "alice", "bob"] + recoveryKeys
-        return secrets.contains { text.contains($0) }
+        return disk.logsHold(anyOf: ["alice-pw", "bob-pw", "token-of-", "alice", "bob"] + recoveryKeys)
     }
 }
 

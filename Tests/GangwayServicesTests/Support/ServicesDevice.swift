@@ -12,21 +12,16 @@ import Logging
 import Testing
 
 /// A simulated device that onboards against a `TestServer` over HTTP: its disk, device
-/// key store, clocks and logs outlive each launch, which is a new session manager with
-/// the default step lists and a new scripted presenter.
+/// key store, clocks and logs (a ``SimulatedDevice``) outlive each launch, which is a new
+/// session manager with the default step lists and a new scripted presenter.
+@dynamicMemberLookup
 final class ServicesDevice: Sendable {
-    static let alicePasscode: Secret = "Fuel-Check-2468"
-    static let bobPasscode: Secret = "Tyre-Gauge-1357"
-    static let newPasscode: Secret = "Night-Shift-9753"
+    static let alicePasscode = SimulatedDevice.alicePasscode
+    static let bobPasscode = SimulatedDevice.bobPasscode
+    static let newPasscode = SimulatedDevice.newPasscode
 
-    let temporary: TemporaryDirectory
-    let deviceKeys = InMemoryDeviceKeyStore()
-    let biometrics = SimulatedBiometrics(enrolled: false)
-    let wallClock = ManualWallClock(Date())
-    let clock = ManualMonotonicClock()
-    let logs = LogCapture()
+    let disk: SimulatedDevice
     let server: RunningTestServer
-    let isShared: Bool
     let appVersion: String
     /// The browser of an oauth2 app's sign-in; `nil`: the device grant.
     let browser: (any AuthorizationBrowser)?
@@ -67,19 +62,21 @@ final class ServicesDevice: Sendable {
         self.termsLinks = termsLinks
         self.welcomeImages = welcomeImages
         self.launchLink = launchLink
-        temporary = try TemporaryDirectory(prefix: "gangway-services-device")
+        // The server checks tokens' times against its own clock: the device's starts now.
+        disk = try SimulatedDevice(prefix: "gangway-services-device", shared: shared, now: Date())
         self.server = server
-        isShared = shared
         self.appVersion = appVersion
         self.browser = browser
     }
 
-    deinit { temporary.remove() }
+    subscript<Value>(dynamicMember keyPath: KeyPath<SimulatedDevice, Value>) -> Value { disk[keyPath: keyPath] }
 
     /// Where a device-management system would put the configuration; absent unless a test writes it.
-    var managedFile: URL { temporary.appending("managed.json") }
+    var managedFile: URL { disk.temporary.appending("managed.json") }
 
-    var configurationStore: ConfigurationStore { ConfigurationStore(file: temporary.appending("configuration.json")) }
+    var configurationStore: ConfigurationStore {
+        ConfigurationStore(file: disk.temporary.appending("configuration.json"))
+    }
 
     var services: MobileServices {
         let key = try! SignedActivationProvider.pinnedKey(pem: server.activationKeyPEM)
@@ -98,8 +95,8 @@ final class ServicesDevice: Sendable {
                 topImage: welcomeImages.top,
                 bottomImage: welcomeImages.bottom
             ),
-            now: wallClock.now,
-            logger: logs.logger
+            now: disk.wallClock.now,
+            logger: disk.logs.logger
         )
         // The server answers a poll sooner than its interval with slow_down and an approved
         // code at the next poll whatever the wait, so the stories need not wait 5 seconds.
@@ -108,24 +105,7 @@ final class ServicesDevice: Sendable {
         return services
     }
 
-    var root: SecureStoreRoot {
-        SecureStoreRoot(
-            directory: temporary.appending("stores"),
-            environment: SecureStoreEnvironment(
-                deviceKeys: deviceKeys,
-                biometrics: biometrics,
-                passcodeRounds: PasscodeKeyDerivation.minimumRounds,
-                now: wallClock.now,
-                logger: logs.logger
-            )
-        )
-    }
-
-    var storeManager: StoreManager {
-        var options = StoreManager.Options()
-        options.isSharedDevice = isShared
-        return StoreManager(root: root, options: options)
-    }
+    var storeManager: StoreManager { disk.storeManager() }
 
     /// Starts the app: a new session manager over the device's disk.
     func launch(_ answers: ScriptedPresenter.Answer...) throws -> ServicesApp {
@@ -133,9 +113,8 @@ final class ServicesDevice: Sendable {
     }
 
     func launch(_ answers: [ScriptedPresenter.Answer]) throws -> ServicesApp {
-        let registry = UserRegistry(root: root)
-        let users: any OnboardingIDManager =
-            isShared ? MultiUserIDManager(registry: registry) : SingleUserIDManager(registry: registry)
+        let registry = disk.registry
+        let users = disk.users(registry)
         let presenter = ScriptedPresenter(answers)
         let services = services
         let storeManager = storeManager
@@ -149,7 +128,7 @@ final class ServicesDevice: Sendable {
                 permissions: permissions,
                 logUpload: collector.map { LogUploadStep(services: services, collector: $0, consentTopic: logConsent) }
             ),
-            logger: logs.logger
+            logger: disk.logs.logger
         )
         let manager = try SessionManager(
             flows: flows,
@@ -157,19 +136,18 @@ final class ServicesDevice: Sendable {
             storeManager: storeManager,
             ui: RecordingSessionUI(),
             presenter: presenter,
-            clock: clock,
-            logger: logs.logger,
+            clock: disk.clock,
+            logger: disk.logs.logger,
             logout: services.logout
         )
         return ServicesApp(manager: manager, presenter: presenter, registry: registry)
     }
 
-    /// Opens user `id`'s store directly, as a test's independent check.
     func openStore(_ id: UUID, passcode: Secret) throws -> SecureStore {
-        try root.location(for: id).unlock(passcode: passcode)
+        try disk.openStore(id, passcode: passcode)
     }
 
-    func storeExists(_ id: UUID) -> Bool { root.contains(id) }
+    func storeExists(_ id: UUID) -> Bool { disk.storeExists(id) }
 
     /// Points the saved configuration at a port nothing listens on: the device is offline.
     func goOffline() throws {
@@ -187,11 +165,7 @@ final class ServicesDevice: Sendable {
 
     /// Whether any log line holds a secret the stories use.
     var logsHoldASecret: Bool {
-        let text = logs.text
-        let secrets =
-            [Self.alicePasscode, Self.bobPasscode, Self.newPasscode].map(\.value)
-            + ServerSeed.checks.users.map(\.password.value) + ["gw_"]
-        return secrets.contains { text.contains($0) }
+        disk.logsHold(anyOf: ServerSeed.checks.users.map(\.password.value) + ["gw_"])
     }
 }
 
