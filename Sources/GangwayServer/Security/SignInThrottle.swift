@@ -6,7 +6,7 @@ import GangwayServerStorage
 /// account to whoever guesses worst.
 ///
 /// Attempts are counted when they are let through, before the password is checked, in
-/// one transaction per user name (``ServerStorage/updateSignInAttempts(username:keys:_:)``):
+/// one transaction per user name (`ServerStorage.updateSignInAttempts(username:keys:_:)`):
 /// parallel guesses from any number of processes cannot all take the last attempt
 /// allowed. Each sign-in counts under one of two sets of keys:
 ///
