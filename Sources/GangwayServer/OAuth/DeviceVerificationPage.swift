@@ -73,14 +73,8 @@ struct DeviceVerificationPage: Sendable {
         let user: UserRecord
         let deviceCookie: String?
         do {
-            (user, deviceCookie) = try await api.pageSignIn(
-                username: username,
-                password: form["password"] ?? "",
-                headers: request.headers,
-                appID: app.id
-            )
-        } catch {
-            let answer = (error as? APIError) ?? .signInFailed
+            (user, deviceCookie) = try await api.pageSignIn(form: form, headers: request.headers, appID: app.id)
+        } catch let answer {
             return await approvalForm(
                 app: app,
                 grant: grant,

@@ -25,15 +25,24 @@ extension MobileServicesAPI {
     /// The app's issuer: the server's public URL followed by `/apps/{appID}`.
     func issuer(of app: AppRecord) -> String { "\(settings.publicURL.value)/apps/\(app.id)" }
 
+    /// The issuer and endpoints an oauth2 app's metadata (`kind`: OAuth or OpenID) lists;
+    /// an app that signs people in with a password has none.
+    private func metadataEndpoints(
+        _ appID: String,
+        _ kind: String
+    ) async throws -> (issuer: String, endpoints: OAuthPaths.Endpoints) {
+        let app = try await app(appID)
+        guard app.authentication.type == .oauth2 else {
+            throw APIError.notFound(.notOAuth2, "This app signs people in with a password; it has no \(kind) metadata.")
+        }
+        let issuer = issuer(of: app)
+        return (issuer, OAuthPaths.Endpoints(issuer: issuer))
+    }
+
     func getAuthorizationServerMetadata(
         _ input: Operations.GetAuthorizationServerMetadata.Input
     ) async throws -> Operations.GetAuthorizationServerMetadata.Output {
-        let app = try await app(input.path.appID)
-        guard app.authentication.type == .oauth2 else {
-            throw APIError.notFound(.notOAuth2, "This app signs people in with a password; it has no OAuth metadata.")
-        }
-        let issuer = issuer(of: app)
-        let endpoints = OAuthPaths.Endpoints(issuer: issuer)
+        let (issuer, endpoints) = try await metadataEndpoints(input.path.appID, "OAuth")
         return .ok(
             .init(
                 body: .json(
@@ -58,15 +67,7 @@ extension MobileServicesAPI {
     func getOpenIDConfiguration(
         _ input: Operations.GetOpenIDConfiguration.Input
     ) async throws -> Operations.GetOpenIDConfiguration.Output {
-        let app = try await app(input.path.appID)
-        guard app.authentication.type == .oauth2 else {
-            throw APIError.notFound(
-                .notOAuth2,
-                "This app signs people in with a password; it has no OpenID metadata."
-            )
-        }
-        let issuer = issuer(of: app)
-        let endpoints = OAuthPaths.Endpoints(issuer: issuer)
+        let (issuer, endpoints) = try await metadataEndpoints(input.path.appID, "OpenID")
         return .ok(
             .init(
                 body: .json(

@@ -18,33 +18,39 @@ extension MobileServicesAPI {
     /// Anti-forgery for the server's forms.
     var formGuard: FormGuard { FormGuard(serverKey: serverKey, publicURL: settings.publicURL) }
 
-    /// The user whose right password `password` is, after the throttle let the attempt
-    /// through; with the `Set-Cookie` value of a new device cookie when the browser did
-    /// not present one of this user's.
+    /// The user whose right password the page's form holds (its `username`, in any case,
+    /// and `password`), after the throttle let the attempt through; with the `Set-Cookie`
+    /// value of a new device cookie when the browser did not present one of this user's.
+    ///
+    /// - Throws: What the page shows: a failed sign-in when something else stopped it.
     func pageSignIn(
-        username: String,
-        password: String,
+        form: [String: String],
         headers: HTTPFields,
         appID: String
-    ) async throws -> (user: UserRecord, setCookie: String?) {
-        let presented = BrowserCookie.value(named: pageDeviceCookieName, in: headers)
-        let cookieHash = try await knownDeviceCookie(presented, username: username)
-        let user = try await checkedUser(
-            username: username,
-            password: password,
-            cookieHash: cookieHash,
-            appID: appID
-        )
-        guard cookieHash == nil else { return (user, nil) }
-        let cookie = try await newDeviceCookie(for: user.username)
-        return (
-            user,
-            BrowserCookie.setCookie(
-                name: pageDeviceCookieName,
-                value: cookie,
-                maxAge: Int(DeviceCookie.lifetime.seconds),
-                secure: isSecureOrigin
+    ) async throws(APIError) -> (user: UserRecord, setCookie: String?) {
+        let username = (form["username"] ?? "").lowercased()
+        do {
+            let presented = BrowserCookie.value(named: pageDeviceCookieName, in: headers)
+            let cookieHash = try await knownDeviceCookie(presented, username: username)
+            let user = try await checkedUser(
+                username: username,
+                password: form["password"] ?? "",
+                cookieHash: cookieHash,
+                appID: appID
             )
-        )
+            guard cookieHash == nil else { return (user, nil) }
+            let cookie = try await newDeviceCookie(for: user.username)
+            return (
+                user,
+                BrowserCookie.setCookie(
+                    name: pageDeviceCookieName,
+                    value: cookie,
+                    maxAge: Int(DeviceCookie.lifetime.seconds),
+                    secure: isSecureOrigin
+                )
+            )
+        } catch {
+            throw (error as? APIError) ?? .signInFailed
+        }
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import Logging
 import NIOCore
 import Synchronization
 
@@ -36,27 +35,11 @@ public final class ImpostorServer: Sendable {
 
     /// Listens on a free loopback port while `body` runs.
     public static func run<Result: Sendable>(_ body: (ImpostorServer) async throws -> Result) async throws -> Result {
-        let port = Mutex<Int?>(nil)
         let log = RequestLog()
         let router = Router()
         router.middlewares.add(Recorder(log: log))
-        let application = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port } },
-            logger: Logger(label: "gangway.impostor", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await application.run() }
-            defer { group.cancelAll() }
-            var bound: Int?
-            for _ in 0..<500 {
-                bound = port.withLock { $0 }
-                if bound != nil { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            guard let bound else { throw TestServerError("the impostor did not start") }
-            return try await body(ImpostorServer(url: URL(string: "http://127.0.0.1:\(bound)")!, log: log))
+        return try await LoopbackServer.run(router, named: "impostor") { bound in
+            try await body(ImpostorServer(url: URL(string: "http://127.0.0.1:\(bound)")!, log: log))
         }
     }
 

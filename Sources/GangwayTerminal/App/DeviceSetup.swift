@@ -72,8 +72,10 @@ struct DeviceSetup: Sendable {
         configurationStore: ConfigurationStore
     ) throws -> MobileServices {
         let key = try SignedActivationProvider.pinnedKey(pem: activationKeyPEM)
-        let transport = network.transport(
-            over: ProgressTransport(base: MobileServicesClient.defaultTransport(), console: console)
+        let transport = TerminalTransport(
+            base: MobileServicesClient.defaultTransport(),
+            network: network,
+            console: console
         )
         return MobileServices(
             device: identity,
