@@ -245,4 +245,19 @@ struct OAuthSignInAgainstServerTests {
             }
         }
     }
+
+    @Test("a device code's end is counted from the app's wall clock, not the machine's")
+    func deviceCodeLifetimeFromTheInjectedClock() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            try await Self.oauth2(server)
+            let appNow = Date(timeIntervalSince1970: 2_000_000_000)
+            let client = MobileServicesClient(serverURL: server.url, now: { appNow })
+            let started = try await client.startDeviceAuthorization(appID: "checks", deviceID: "stand-12")
+            let lifetime = started.expiresAt.timeIntervalSince(appNow)
+            #expect(lifetime > 0 && lifetime <= 15 * 60, "the server's expires_in, after the app's now")
+            let machine = MobileServicesClient(serverURL: server.url)
+            let other = try await machine.startDeviceAuthorization(appID: "checks", deviceID: "stand-12")
+            #expect(other.expiresAt.timeIntervalSince(appNow) < -100_000_000, "the default reads the machine's clock")
+        }
+    }
 }

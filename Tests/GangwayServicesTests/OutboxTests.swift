@@ -124,6 +124,20 @@ struct OutboxTests {
         #expect(try box.answers(registrationID: "reg-alice", openingWith: aliceAnswers).isEmpty)
     }
 
+    @Test func answersAreRecordedByTheInjectedWallClock() throws {
+        defer { temporary.remove() }
+        let box = try Outbox(directory: directory, now: { Date(timeIntervalSince1970: 2_000_000_000) })
+        try record(alice, ["status": "done"], in: box)
+        let pending = try #require(try box.ready().first)
+        try box.settle([
+            (pending, ChangeAnswer(result: ChangeResult(changeID: pending.changeID, outcome: .applied, version: 2)))
+        ])
+        let answeredAt = try box.pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT answered_at FROM answer")
+        }
+        #expect(answeredAt == 2_000_000_000)
+    }
+
     @Test func aSettlesAnswersShareOneKeyPerAuthorEachBoundToItsChange() throws {
         defer { temporary.remove() }
         let box = try outbox()
