@@ -89,6 +89,19 @@ enum StoreRecords {
         )
     }
 
+    /// Adds a passcode's sealed fingerprint to the history, keeping the newest `kept`
+    /// (at least one).
+    static func addToPasscodeHistory(_ fingerprint: Data, keeping kept: Int, _ db: Database) throws {
+        try db.execute(sql: "INSERT INTO passcodeHistory (sealed) VALUES (?)", arguments: [fingerprint])
+        try db.execute(
+            sql: """
+                DELETE FROM passcodeHistory WHERE position NOT IN
+                (SELECT position FROM passcodeHistory ORDER BY position DESC LIMIT ?)
+                """,
+            arguments: [max(1, kept)]
+        )
+    }
+
     static func deleteSlot(_ kind: KeySlot.Kind, _ db: Database) throws {
         try db.execute(sql: "DELETE FROM keySlot WHERE kind = ?", arguments: [kind.rawValue])
     }

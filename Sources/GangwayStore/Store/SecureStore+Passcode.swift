@@ -115,14 +115,7 @@ extension SecureStore {
             }
             try StoreRecords.writeHeader(finalHeader, db, secrets: secrets)
             try location.fault(.passcodeHeaderWritten)
-            try db.execute(sql: "INSERT INTO passcodeHistory (sealed) VALUES (?)", arguments: [fingerprint])
-            try db.execute(
-                sql: """
-                    DELETE FROM passcodeHistory WHERE position NOT IN
-                    (SELECT position FROM passcodeHistory ORDER BY position DESC LIMIT ?)
-                    """,
-                arguments: [max(1, policy.historyCount)]
-            )
+            try StoreRecords.addToPasscodeHistory(fingerprint, keeping: policy.historyCount, db)
             try location.fault(.passcodeHistoryWritten)
         }
         state.withLock { $0.header = finalHeader }

@@ -110,7 +110,8 @@ public struct SecureStoreLocation: Sendable {
                 try StoreRecords.writeSlot(slot, db, secrets: secrets)
                 try StoreRecords.writeLockout(.cleared, db, secrets: secrets)
                 if let fingerprint {
-                    try db.execute(sql: "INSERT INTO passcodeHistory (sealed) VALUES (?)", arguments: [fingerprint])
+                    // The first entry of an empty history.
+                    try StoreRecords.addToPasscodeHistory(fingerprint, keeping: 1, db)
                 }
             }
             logger.info("store created", metadata: ["store": "\(storeID)", "protection": "\(header.protection)"])
