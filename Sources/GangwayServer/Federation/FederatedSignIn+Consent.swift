@@ -111,9 +111,21 @@ extension FederatedSignIn {
         case .refused(let refusal):
             response = refusal
         case .signIn(_, .consent(let authorization, let username, let grant), _):
-            response = await decide(authorization, username: username, grant: grant, approves: approves, app: app)
+            response = await decide(
+                .authorizationCode(authorization),
+                username: username,
+                grant: grant,
+                approves: approves,
+                app: app
+            )
         case .signIn(_, .deviceConsent(let userCode, let username, let grant), _):
-            response = await decideDevice(userCode, username: username, grant: grant, approves: approves, app: app)
+            response = await decide(
+                .deviceGrant(userCode: userCode),
+                username: username,
+                grant: grant,
+                approves: approves,
+                app: app
+            )
         case .signIn:
             response = page(app: app, status: .badRequest, message: Self.staleMessage)
         }
@@ -121,14 +133,32 @@ extension FederatedSignIn {
         return response
     }
 
+    /// The person's answer at the consent page, for the sign-in that came from `origin`.
     private func decide(
-        _ authorization: AuthorizationRequest,
+        _ origin: Origin,
         username: String,
         grant: ProviderGrantRecord,
         approves: Bool,
         app: AppRecord
     ) async -> Response {
-        guard approves else {
+        guard approves else { return await deny(origin, app: app) }
+        // Blocked while the page was up: the block wins.
+        guard let user = try? await api.storage.user(named: username), !user.blocked else {
+            return refused(origin, app: app, refusal: .blocked)
+        }
+        switch origin {
+        case .authorizationCode(let authorization):
+            return await issueCode(authorization, app: app, user: user, grant: grant)
+        case .deviceGrant(let userCode):
+            return await approve(userCode, app: app, user: user, grant: grant)
+        case .consent, .deviceConsent:
+            return page(app: app, status: .badRequest, message: Self.staleMessage)
+        }
+    }
+
+    private func deny(_ origin: Origin, app: AppRecord) async -> Response {
+        switch origin {
+        case .authorizationCode(let authorization):
             api.logger.notice("federated sign-in denied at consent", metadata: ["app": "\(app.id)"])
             return answer(
                 .authorizationCode(authorization),
@@ -137,22 +167,7 @@ extension FederatedSignIn {
                 message: "The person did not let the app in.",
                 status: .forbidden
             )
-        }
-        // Blocked while the page was up: the block wins.
-        guard let user = try? await api.storage.user(named: username), !user.blocked else {
-            return refused(.authorizationCode(authorization), app: app, refusal: .blocked)
-        }
-        return await issueCode(authorization, app: app, user: user, grant: grant)
-    }
-
-    private func decideDevice(
-        _ userCode: String,
-        username: String,
-        grant: ProviderGrantRecord,
-        approves: Bool,
-        app: AppRecord
-    ) async -> Response {
-        guard approves else {
+        case .deviceGrant(let userCode):
             guard var deviceGrant = try? await api.storage.deviceGrant(userCode: userCode),
                 deviceGrant.appID == app.id, deviceGrant.status == .pending
             else { return page(app: app, status: .badRequest, message: Self.staleMessage) }
@@ -165,10 +180,8 @@ extension FederatedSignIn {
                 message: "The request was denied. Your device will say so.",
                 isDone: true
             )
+        case .consent, .deviceConsent:
+            return page(app: app, status: .badRequest, message: Self.staleMessage)
         }
-        guard let user = try? await api.storage.user(named: username), !user.blocked else {
-            return refused(.deviceGrant(userCode: userCode), app: app, refusal: .blocked)
-        }
-        return await approve(userCode, app: app, user: user, grant: grant)
     }
 }
