@@ -24,7 +24,13 @@ func gangwayProduct(_ name: String) -> Target.Dependency { .product(name: name, 
 /// The harnesses: one executable each, named as `scripts/fuzz` names it, whose
 /// `main.swift` hands its `LLVMFuzzerTestOneInput` to libFuzzer.
 let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
-    ("FuzzForm", [gangwayProduct("GangwayServer"), gangwayProduct("GangwayProtocol"), hummingbirdCore]),
+    (
+        "FuzzForm",
+        [
+            gangwayProduct("GangwayServer"), gangwayProduct("GangwayServerStorage"), gangwayProduct("GangwayProtocol"),
+            hummingbirdCore,
+        ]
+    ),
     ("FuzzHeaders", [gangwayProduct("GangwayServer"), httpTypes]),
     ("FuzzOAuthRequests", ["FuzzServer", httpTypes]),
     (
@@ -42,7 +48,8 @@ let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
     (
         "FuzzIDToken",
         [
-            gangwayProduct("GangwayServer"), gangwayProduct("GangwayProtocol"), crypto, hummingbird, logging, nioCore,
+            gangwayProduct("GangwayServer"), gangwayProduct("GangwayServerStorage"), gangwayProduct("GangwayProtocol"),
+            crypto, hummingbird, logging, nioCore,
         ]
     ),
     (
@@ -52,7 +59,7 @@ let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
             gangwayProduct("GangwayServices"), httpTypes, openAPIRuntime,
         ]
     ),
-    ("FuzzFlatJSON", [gangwayProduct("GangwayServer"), gangwayProduct("GangwayProtocol")]),
+    ("FuzzFlatJSON", [gangwayProduct("GangwayServerStorage"), gangwayProduct("GangwayProtocol")]),
     ("FuzzLogUpload", ["FuzzServer", httpTypes]),
     ("FuzzProtocolText", [gangwayProduct("GangwayServer"), gangwayProduct("GangwayProtocol")]),
 ]
@@ -81,8 +88,8 @@ let package = Package(
             name: "FuzzServer",
             dependencies: [
                 "FuzzSupport",
-                gangwayProduct("GangwayServer"), gangwayProduct("GangwayProtocol"), httpTypes, hummingbird, logging,
-                nioCore,
+                gangwayProduct("GangwayServer"), gangwayProduct("GangwayServerStorage"), gangwayProduct("GangwayProtocol"),
+                httpTypes, hummingbird, logging, nioCore,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings

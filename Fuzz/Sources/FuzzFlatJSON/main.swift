@@ -2,7 +2,7 @@ import Foundation
 import FuzzSupport
 import GangwayProtocol
 
-@testable import GangwayServer
+@testable import GangwayServerStorage
 
 // The flat JSON maps both databases store an entity's fields and field versions in
 // (`FlatJSON`, a hand-written scanner with `JSONDecoder` behind it), and the plain JSON

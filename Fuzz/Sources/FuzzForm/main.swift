@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 import GangwayProtocol
+import GangwayServerStorage
 import HummingbirdCore
 
 @testable import GangwayServer

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import FuzzSupport
 import GangwayProtocol
+import GangwayServerStorage
 import Hummingbird
 import Logging
 import NIOCore

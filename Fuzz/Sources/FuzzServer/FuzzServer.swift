@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 import GangwayProtocol
+import GangwayServerStorage
 import HTTPTypes
 import Hummingbird
 import Logging
