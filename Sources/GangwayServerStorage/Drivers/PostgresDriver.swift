@@ -225,6 +225,14 @@ public final class PostgresDriver: StorageDriver {
         }
     }
 
+    public func write(_ statement: SQL) async throws(StorageError) -> [SQLRow] {
+        try await run {
+            try await client.withConnection { connection in
+                try await Statements(connection, self.logger).rows(statement)
+            }
+        }
+    }
+
     public func write<Result: Sendable>(
         locking locks: [StorageLock],
         _ body: (any SQLConnection) async throws -> Result

@@ -58,6 +58,25 @@ public final class SQLiteDriver: StorageDriver {
         }
     }
 
+    public func write(_ statement: SQL) async throws(StorageError) -> [SQLRow] {
+        await turn.begin()
+        do {
+            let rows = try await Statements(pool: pool, writing: true).step { db in
+                var rows: [SQLRow] = []
+                try db.inTransaction(.immediate) {
+                    rows = try Statements.fetch(statement, db)
+                    return .commit
+                }
+                return rows
+            }
+            await turn.end()
+            return rows
+        } catch {
+            await turn.end()
+            throw Self.storageError(error)
+        }
+    }
+
     public func write<Result: Sendable>(
         locking locks: [StorageLock],
         _ body: (any SQLConnection) async throws -> Result
@@ -107,7 +126,7 @@ public final class SQLiteDriver: StorageDriver {
             }
         }
 
-        private static func fetch(_ statement: SQL, _ db: Database) throws -> [SQLRow] {
+        static func fetch(_ statement: SQL, _ db: Database) throws -> [SQLRow] {
             let (text, values) = statement.rendered { _ in "?" }
             let prepared = try db.cachedStatement(sql: text)
             try prepared.setArguments(StatementArguments(values.map(\.databaseValue)))

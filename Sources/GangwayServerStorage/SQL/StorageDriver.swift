@@ -21,6 +21,11 @@ public protocol StorageDriver: Sendable {
         _ body: (any SQLConnection) async throws -> Result
     ) async throws(StorageError) -> Result
 
+    /// Runs one writing statement on its own, atomically; the rows it returns (with
+    /// `RETURNING`). The same as a ``write(locking:_:)`` of that statement alone, in one
+    /// round trip.
+    func write(_ statement: SQL) async throws(StorageError) -> [SQLRow]
+
     /// Runs `body` in one transaction, holding `locks` until it ends: all of it is
     /// written or none; a write that throws rolls back.
     func write<Result: Sendable>(

@@ -66,14 +66,14 @@ public final class ServerStorage: Sendable {
         try await driver.read { connection in try await connection.rows(statement).first.map(record) }
     }
 
-    /// Runs one writing statement in a transaction of its own.
+    /// Runs one writing statement on its own.
     func execute(_ statement: SQL) async throws(StorageError) {
-        try await driver.write(locking: []) { connection in try await connection.execute(statement) }
+        _ = try await driver.write(statement)
     }
 
     /// Runs one writing statement that ends in `RETURNING`; how many rows it returned.
     func count(_ statement: SQL) async throws(StorageError) -> Int {
-        try await driver.write(locking: []) { connection in try await connection.rows(statement).count }
+        try await driver.write(statement).count
     }
 
     /// A hot read, through the cache when there is one.
