@@ -1,0 +1,83 @@
+import Foundation
+import GangwayProtocol
+import GangwayServer
+import GangwayServerStorage
+
+/// The whole observable state, read from the storage and held to the model.
+extension StorageModelRunner {
+    /// Reads back everything the model holds.
+    func compareState() async throws {
+        let namespace = namespace
+        try await agree(
+            "users()",
+            model: { self.model.users() },
+            storage: { try await self.storage.users().filter { $0.username.hasPrefix(namespace) } }
+        )
+        for index in 0..<StorageOperation.apps {
+            let app = appID(index)
+            try await agree(
+                "devices(appID: \(app))",
+                model: { self.model.devices(appID: app) },
+                storage: { try await self.storage.devices(appID: app) }
+            )
+        }
+        for index in 0..<StorageOperation.users {
+            let name = username(index)
+            try await agree(
+                "devices(username: \(name))",
+                model: { self.model.devices(username: name) },
+                storage: { try await self.storage.devices(username: name) }
+            )
+        }
+        let app = appID(0)
+        for set in StorageOperation.ChangeSpec.sets {
+            try await agree(
+                "entities(appID: \(app), entitySet: \(set))",
+                model: { self.model.entities(appID: app, entitySet: set) },
+                storage: { try await self.storage.entities(appID: app, entitySet: set) }
+            )
+        }
+        let outcomes: [ChangeResult.Outcome?] = [nil, .applied, .conflict, .rejected, .duplicate]
+        for outcome in outcomes {
+            let limit = outcome == nil ? 10_000 : 3
+            try await agree(
+                "changes(appID: \(app), outcome: \(outcome?.rawValue ?? "nil"), limit: \(limit))",
+                model: { self.model.changes(appID: app, outcome: outcome, limit: limit) },
+                storage: {
+                    try await self.storage.changes(appID: app, outcome: outcome, limit: limit)
+                        .map(StorageModel.RecordedRow.init)
+                }
+            )
+        }
+        for hash in sessionTokens {
+            try await agree(
+                "session(tokenHash: \(String(decoding: hash, as: UTF8.self)))",
+                model: { self.model.session(tokenHash: hash) },
+                storage: { try await self.storage.session(tokenHash: hash) }
+            )
+        }
+        for hash in refreshTokens {
+            try await agree(
+                "refreshToken(tokenHash: \(String(decoding: hash, as: UTF8.self)))",
+                model: { self.model.refreshToken(tokenHash: hash) },
+                storage: { try await self.storage.refreshToken(tokenHash: hash) }
+            )
+        }
+        for hash in cookieTokens {
+            try await agree(
+                "deviceCookie(tokenHash: \(String(decoding: hash, as: UTF8.self)))",
+                model: { self.model.deviceCookie(tokenHash: hash) },
+                storage: { try await self.storage.deviceCookie(tokenHash: hash) }
+            )
+        }
+        let keys = attemptKeys
+        let read: @Sendable ([String: SignInAttempts]) -> (SignInAttemptsChange, [String: SignInAttempts]) = {
+            (SignInAttemptsChange(), $0)
+        }
+        try await agree(
+            "the sign-in attempts of \(keys)",
+            model: { self.model.updateSignInAttempts(keys: keys, read) },
+            storage: { try await self.storage.updateSignInAttempts(username: self.username(0), keys: keys, read) }
+        )
+    }
+}

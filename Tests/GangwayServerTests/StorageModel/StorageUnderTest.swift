@@ -1,0 +1,51 @@
+import Foundation
+import GangwayServer
+import GangwayServerStorage
+import GangwayServerTesting
+import GangwayTesting
+import Logging
+
+/// The storage the model-based tests hold to ``StorageModel``, and the one place that
+/// opens it: when the storage's type or its constructors change, only this file does.
+enum StorageUnderTest {
+    /// The storage, as the model-based tests call it.
+    typealias Storage = ServerStorage
+
+    /// Runs `body` with a new, migrated storage on `backend`, its connections open: SQLite
+    /// in a temporary directory, removed afterwards, or PostgreSQL in a schema of its own
+    /// (left behind, as every PostgreSQL test's is: the storage cannot drop a schema).
+    /// Directly, never through the read cache.
+    static func withStorage<Result: Sendable>(
+        on backend: Backend,
+        _ body: (Storage) async throws -> Result
+    ) async throws -> Result {
+        switch backend {
+        case .sqlite:
+            let directory = try TemporaryDirectory(prefix: "gangway-model")
+            defer { directory.remove() }
+            return try await run(ServerStorage(try SQLiteDriver(path: directory.appending("server.sqlite").path)), body)
+        case .postgresql:
+            guard case .postgresql(let url) = try backend.database else {
+                throw TestServerError("\(TestDatabase.environmentVariable) does not name a PostgreSQL database")
+            }
+            let schema = "model_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            let storage = ServerStorage(
+                try PostgresDriver(
+                    url: url + (url.contains("?") ? "&" : "?") + "schema=\(schema)",
+                    logger: Logger(label: "gangway.model-test", factory: { _ in SwiftLogNoOpLogHandler() })
+                )
+            )
+            return try await run(storage, body)
+        }
+    }
+
+    private static func run<Result: Sendable>(
+        _ storage: Storage,
+        _ body: (Storage) async throws -> Result
+    ) async throws -> Result {
+        try await storage.withConnections {
+            try await storage.migrate()
+            return try await body(storage)
+        }
+    }
+}
