@@ -56,6 +56,8 @@ public struct HeadlessBrowser: Sendable {
                                 "args": [
                                     "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                                     "--window-size=390,844",
+                                    // No crash handler: it leaves the browser's process group.
+                                    "--disable-crash-reporter", "--disable-breakpad",
                                 ],
                             ],
                         ]
@@ -108,10 +110,15 @@ public struct HeadlessBrowser: Sendable {
         await Self.end(process)
     }
 
-    /// Kills the driver and waits for it without holding a thread (Foundation's
-    /// `waitUntilExit` spins on Linux).
+    /// Kills the driver and the browser it started, and waits for the driver without
+    /// holding a thread (Foundation's `waitUntilExit` spins on Linux).
+    ///
+    /// Foundation starts the driver as the leader of a process group of its own, which
+    /// the browser's processes join: the whole group goes, so no browser outlives a test.
     private static func end(_ process: Process) async {
-        kill(process.processIdentifier, SIGKILL)
+        let id = process.processIdentifier
+        if getpgid(id) == id { kill(-id, SIGKILL) }
+        kill(id, SIGKILL)
         while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
     }
 
