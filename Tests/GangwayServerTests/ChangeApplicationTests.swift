@@ -265,6 +265,20 @@ struct ChangeApplicationTests {
         }
     }
 
+    @Test("the admin's entities are no user's creations, even one named admin", arguments: Backend.available)
+    func theAdminsEntitiesAreNoUsersCreations(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { _ in
+            let storage = fixture.server.storage
+            try await Self.seedCheck(storage)
+            let creations = (1...Int64(EntityLimits.creationsPerAuthor)).map { index in
+                Self.change("admin", sequence: index, base: nil, entity: "admin-\(index)", ["status": "open"])
+            }
+            let results = try await Self.applyBatch(creations, limit: 300, to: storage)
+            #expect(results.allSatisfy { $0.outcome == .applied }, "the admin's put counts for no one")
+        }
+    }
+
     /// Applies `changes` in one batch as the server does an upload.
     static func applyBatch(
         _ changes: [Change],

@@ -116,7 +116,7 @@ extension ServerStorage {
     /// The batch's entities as it left them, and its changes with their results.
     private static func write(_ state: ChangeBatch, _ connection: any SQLConnection) async throws {
         let entities = state.changedEntities.compactMap { key in
-            state.entities[key].map { ($0, createdBy: state.creators[key] ?? $0.updatedBy) }
+            state.entities[key].map { ($0, createdBy: state.creators[key]) }
         }
         for start in stride(from: 0, to: entities.count, by: rowsPerStatement) {
             try await connection.execute(

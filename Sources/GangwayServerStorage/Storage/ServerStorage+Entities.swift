@@ -15,6 +15,9 @@ extension ServerStorage {
     /// Stores `entity`: a new one with version 1, unless its set holds `limit` entities
     /// already (``StorageError/Code/limitReached``); an existing one with its version one
     /// more than the stored one. Returns the entity as stored and whether it is new.
+    ///
+    /// An entity put this way is the admin's: no user's creations count it, whatever
+    /// their name.
     public func putEntity(
         _ entity: EntityRecord,
         limit: Int
@@ -44,7 +47,7 @@ extension ServerStorage {
                 with: entity.fields,
                 at: saved.version
             )
-            try await connection.execute(EntityRecord.upsert([(saved, createdBy: saved.updatedBy)]))
+            try await connection.execute(EntityRecord.upsert([(saved, createdBy: nil)]))
             return (saved, previous == nil)
         }
     }
@@ -103,9 +106,9 @@ extension EntityRecord {
         )
     }
 
-    /// Writes the entities as they are now: a new one with who created it, an existing
-    /// one keeping its creator.
-    static func upsert(_ entities: [(EntityRecord, createdBy: String)]) -> SQL {
+    /// Writes the entities as they are now: a new one with the user who created it (`nil`:
+    /// no user's, as the admin's), an existing one keeping its creator.
+    static func upsert(_ entities: [(EntityRecord, createdBy: String?)]) -> SQL {
         let rows = entities.map { entity, createdBy -> SQL in
             """
             (\(entity.appID), \(entity.entitySet), \(entity.id), \(ServerSchema.encode(fields: entity.fields)),

@@ -73,8 +73,8 @@ struct StorageModel {
 
     private struct StoredEntity {
         var record: EntityRecord
-        /// Who put or created it first: creations per author count these.
-        var createdBy: String
+        /// The user who created it, whose creations count it; `nil` for the admin's.
+        var createdBy: String?
     }
 
     /// How long past its end each kind of expiring row is kept.
@@ -274,7 +274,7 @@ struct StorageModel {
         var saved = entity
         saved.version = (previous?.record.version ?? 0) + 1
         saved.fieldVersions = Self.fieldVersions(of: entity.fields, replacing: previous?.record, at: saved.version)
-        entities[key] = StoredEntity(record: saved, createdBy: previous?.createdBy ?? entity.updatedBy)
+        entities[key] = StoredEntity(record: saved, createdBy: previous?.createdBy)
         return (saved, previous == nil)
     }
 
@@ -379,7 +379,10 @@ struct StorageModel {
                 updatedBy: change.author,
                 fieldVersions: merged.entity.fieldVersions
             )
-            entities[key] = StoredEntity(record: record, createdBy: previous?.createdBy ?? change.author)
+            entities[key] = StoredEntity(
+                record: record,
+                createdBy: previous == nil ? change.author : previous?.createdBy
+            )
         }
         return ChangeResult(
             changeID: change.id,
