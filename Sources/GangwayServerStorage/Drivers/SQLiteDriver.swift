@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// GRDB runs a transaction in one synchronous closure, but ``ServerStorage`` writes each
 /// transaction once, for both databases, as asynchronous code. So a write here begins
 /// the transaction, runs each statement as its own step on the writer connection, and
-/// commits or rolls back, while ``WriterTurn`` keeps every other write out until it ends
+/// commits or rolls back, while `WriterTurn` keeps every other write out until it ends
 /// (GRDB's `allowsUnsafeTransactions` lets a transaction span those steps).
 public final class SQLiteDriver: StorageDriver {
     public var kind: StorageKind { .sqlite }

@@ -163,7 +163,7 @@ extension ServerStorage {
         }
     }
 
-    /// Deletes the rows ``ExpiringRows`` says are of no use at `now`; the number deleted.
+    /// Deletes the rows `ExpiringRows` says are of no use at `now`; the number deleted.
     @discardableResult
     public func purgeExpired(at now: Date) async throws(StorageError) -> Int {
         try await driver.write(locking: []) { connection in
