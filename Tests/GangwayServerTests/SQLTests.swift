@@ -1,0 +1,59 @@
+import Foundation
+import GangwayServerStorage
+import Testing
+
+@Suite("A statement binds every value, and a row reads each cell as its record wants or says it cannot")
+struct SQLTests {
+    @Test("values are bound in order, each database with its own placeholders; text never enters the statement")
+    func valuesAreBound() {
+        let name = "x'); DROP TABLE users; --"
+        let statement: SQL =
+            "SELECT 1 FROM users WHERE username = \(name) AND id IN (\(list: [1, 2])) AND seen < \(Date(timeIntervalSince1970: 1.5))"
+        let sqlite = statement.rendered { _ in "?" }
+        #expect(sqlite.text == "SELECT 1 FROM users WHERE username = ? AND id IN (?, ?) AND seen < ?")
+        #expect(sqlite.values == [.text(name), .integer(1), .integer(2), .integer(1500)])
+        let postgres = statement.rendered { "$\($0)" }
+        #expect(postgres.text == "SELECT 1 FROM users WHERE username = $1 AND id IN ($2, $3) AND seen < $4")
+        let none: String? = nil
+        let joined = SQL.joined(["(\(1))", "(\(none))"], separator: ", ") + " END"
+        #expect(joined.rendered { _ in "?" }.text == "(?), (?) END")
+        #expect(joined.rendered { _ in "?" }.values == [.integer(1), .null])
+    }
+
+    @Test("a cell reads as its type: milliseconds as a date, 0 and 1 or a boolean as a flag, NULL as nil")
+    func cellsRead() throws {
+        let row = SQLRow(
+            columns: ["name", "at", "flag", "pg_flag", "missing_value"],
+            values: [.text("alice"), .integer(1_500), .integer(1), .bool(false), .null]
+        )
+        #expect(try row("name", as: String.self) == "alice")
+        #expect(try row("at", as: Date.self) == Date(timeIntervalSince1970: 1.5))
+        #expect(try row("flag", as: Bool.self))
+        #expect(try row("pg_flag", as: Bool.self) == false)
+        #expect(try row("missing_value", as: String?.self) == nil)
+        #expect(try row("name", as: String?.self) == "alice")
+    }
+
+    @Test("a cell of another type, a flag other than 0 or 1, NULL where a value must be, or no such column: corrupt")
+    func badCellsAreCorrupt() {
+        let row = SQLRow(columns: ["name", "flag", "empty"], values: [.text("alice"), .integer(2), .null])
+        expectCorrupt { () throws(StorageError) in try row("name", as: Int64.self) }
+        expectCorrupt { () throws(StorageError) in try row("flag", as: Bool.self) }
+        expectCorrupt { () throws(StorageError) in try row("empty", as: String.self) }
+        expectCorrupt { () throws(StorageError) in try row("name", as: Int?.self) }
+        expectCorrupt { () throws(StorageError) in try row("nowhere", as: String.self) }
+    }
+
+    private func expectCorrupt<T>(
+        _ read: () throws(StorageError) -> T,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        do {
+            _ = try read()
+            Issue.record("the cell was read", sourceLocation: sourceLocation)
+        } catch {
+            #expect(error.code == .corrupt, sourceLocation: sourceLocation)
+            #expect(!error.message.contains("alice"), "no stored value in the message", sourceLocation: sourceLocation)
+        }
+    }
+}
