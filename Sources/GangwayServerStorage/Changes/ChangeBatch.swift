@@ -65,13 +65,15 @@ struct ChangeBatch {
         let key = EntityKey(appID: application.appID, entitySet: change.entitySet, id: change.entityID)
         let set = SetKey(appID: application.appID, entitySet: change.entitySet)
         let previous = entities[key]
-        let counted = creations[set] ?? Creations()
         let decision = try ChangeDecision.make(
             application,
             previous: previous,
             sequenceReused: reused,
             limit: limit,
-            creations: { (counted.inSet, counted.byAuthor[change.author] ?? 0) },
+            creations: {
+                let counted = creations[set]
+                return (counted?.inSet ?? 0, counted?.byAuthor[change.author] ?? 0)
+            },
             decide: decide
         )
         if let entity = decision.entity {
