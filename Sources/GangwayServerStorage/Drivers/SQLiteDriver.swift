@@ -23,7 +23,10 @@ public final class SQLiteDriver: StorageDriver {
     public init(path: String) throws(StorageError) {
         do {
             var configuration = Configuration()
-            configuration.busyMode = .timeout(5)
+            // Another process's write holds the file for the whole of its transaction,
+            // whose steps wait for this process's threads as well: wait for it as a
+            // PostgreSQL write waits for a lock, rather than fail a loaded server's write.
+            configuration.busyMode = .timeout(30)
             configuration.allowsUnsafeTransactions = true
             pool = try DatabasePool(path: path, configuration: configuration)
         } catch {
