@@ -98,6 +98,7 @@ let package = Package(
                 "GangwayScreens",
                 "GangwayFlows",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

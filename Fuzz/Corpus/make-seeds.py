@@ -69,13 +69,6 @@ def compact(value) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
 
 
-def wire_change(change: dict) -> dict:
-    wire = {k: v for k, v in change.items() if k != "madeAt"}
-    wire["madeAt"] = "2026-11-22T06:00:00Z"
-    wire["signature"] = b64url(SIGNATURE)
-    return wire
-
-
 def json_plaintext(change: dict) -> str:
     """A sealed change's plaintext as earlier versions wrote it: SignedChange's JSON."""
     return compact({"change": change, "signature": base64.b64encode(SIGNATURE).decode()})
@@ -142,11 +135,10 @@ SEEDS = {
         "device-page": "5user_code=BCDF-GHJK&form_token=$FORM_TOKEN",
     },
     "change-batch": {
-        "plain": "0" + compact({"changes": [wire_change(CHANGE), wire_change(UPDATE)]}),
-        "sealed": "1" + compact({"sealed": [b64url(b"\x02" + bytes(range(65)) + bytes(range(100, 160)))]}),
-        "shared-form": b"2" + signed_bytes(CHANGE),
-        "single-form-json": "3" + json_plaintext(CHANGE),
-        "single-form-binary": b"3" + binary_plaintext(UPDATE),
+        "sealed": "0" + compact({"sealed": [b64url(b"\x02" + bytes(range(65)) + bytes(range(100, 160)))]}),
+        "shared-form": b"1" + signed_bytes(CHANGE),
+        "single-form-json": "2" + json_plaintext(CHANGE),
+        "single-form-binary": b"2" + binary_plaintext(UPDATE),
     },
     "sealed-change": {
         "sealed": b"0\x02" + bytes(range(65)) + bytes(range(100, 160)),

@@ -7,7 +7,10 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("Devices upload signed changes; the server checks each author and ends each change once", .servingTurn)
+@Suite(
+    "Devices upload signed changes sealed to the server; it checks each author and ends each change once",
+    .servingTurn
+)
 struct ChangeUploadTests {
     static let rules = #"""
         {"settings": {"dataSettings": {"entitySets": {"checks": {"writableFields": ["status", "reading", "note"], "allowsCreation": false}}}}}
@@ -20,6 +23,8 @@ struct ChangeUploadTests {
         let token: String
         let registrationID: String
         let key: ChangeSigningKey
+        /// The server's key this user's device seals changes to.
+        let serverKey: SealingPublicKey
 
         func change(
             sequence: Int64,
@@ -57,23 +62,23 @@ struct ChangeUploadTests {
         )
         try reply.expect(.ok)
         let registration = try reply.decode(Components.Schemas.DeviceRegistration.self)
-        return Author(name: name, token: token, registrationID: registration.registrationID, key: key)
+        return Author(
+            name: name,
+            token: token,
+            registrationID: registration.registrationID,
+            key: key,
+            serverKey: try await sealingKey(api, token: token)
+        )
     }
 
-    static func body(_ changes: [SignedChange]) -> String {
-        let list = changes.map { signed -> [String: Any] in
-            let change = signed.change
-            var entry: [String: Any] = [
-                "id": change.id.uuidString, "registrationID": change.registrationID, "author": change.author,
-                "sequence": change.sequence, "entitySet": change.entitySet, "entityID": change.entityID,
-                "fields": change.fields, "madeAt": LenientDateTranscoder.format(change.madeAt),
-                "signature": signed.signature.base64URLEncoded,
-            ]
-            if let base = change.baseVersion { entry["baseVersion"] = base }
-            return entry
-        }
-        let data = try! JSONSerialization.data(withJSONObject: ["changes": list], options: [.sortedKeys])
-        return String(decoding: data, as: UTF8.self)
+    /// The body of an upload of `sealed` changes.
+    static func body(_ sealed: [Data]) -> String {
+        #"{"sealed": [\#(sealed.map { "\"\($0.base64URLEncoded)\"" }.joined(separator: ","))]}"#
+    }
+
+    /// `changes` sealed to the server one by one, as devices of earlier versions sent them.
+    static func body(_ changes: [SignedChange], to key: SealingPublicKey) throws -> String {
+        body(try changes.map { try ChangeSeal.seal($0, to: key) })
     }
 
     static func upload(
@@ -81,9 +86,11 @@ struct ChangeUploadTests {
         by carrier: Author,
         api: API
     ) async throws -> [Components.Schemas.ChangeResult] {
-        let reply = try await api.send(.post, "/apps/checks/changes", token: carrier.token, json: body(changes))
-        try reply.expect(.ok)
-        return try reply.decode(Components.Schemas.ChangeUploadResult.self).results
+        try await uploadSealed(
+            try changes.map { try ChangeSeal.seal($0, to: carrier.serverKey) },
+            by: carrier,
+            api: api
+        )
     }
 
     static func fuelCheck(_ api: API) async throws -> Components.Schemas.Entity {
@@ -163,11 +170,9 @@ struct ChangeUploadTests {
             #expect(results.map(\.outcome) == [.applied, .rejected, .rejected, .applied])
             // A signature of the right form that is not the author's is that change's
             // rejection, not a malformed upload.
-            var garbled = Self.body([alice.change(sequence: 5, ["note": "x"])])
-            let range = try #require(garbled.range(of: #""signature":""#))
-            garbled.replaceSubrange(range.upperBound..<garbled.index(range.upperBound, offsetBy: 2), with: "__")
-            let reply = try await api.send(.post, "/apps/checks/changes", token: alice.token, json: garbled)
-            let garbledResults = try reply.decode(Components.Schemas.ChangeUploadResult.self).results
+            var garbled = alice.change(sequence: 5, ["note": "x"])
+            garbled.signature[garbled.signature.startIndex] ^= 0xFF
+            let garbledResults = try await Self.upload([garbled], by: alice, api: api)
             #expect(garbledResults.map { $0.rejection?.code } == ["SIGNATURE_INVALID"])
             #expect(results[1].rejection?.code == "SIGNATURE_INVALID")
             #expect(results[2].rejection?.code == "SIGNATURE_INVALID")
@@ -297,9 +302,9 @@ struct ChangeUploadTests {
             let change = alice.change(sequence: 1, ["status": "done"])
             let refused = try await api.send(
                 .post,
-                "/apps/checks/changes",
+                "/apps/checks/changes/sealed",
                 token: alice.token,
-                json: Self.body([change])
+                json: try Self.body([change], to: alice.serverKey)
             )
             #expect(refused.status == .forbidden)
             #expect(refused.code == "TRAFFIC_REG_LOCKED")
@@ -322,28 +327,33 @@ struct ChangeUploadTests {
         }
     }
 
-    @Test("malformed uploads and keys are 400s that change nothing", arguments: Backend.available)
+    @Test(
+        "malformed uploads and keys are 400s, a change that breaks the limits is refused alone, and none changes anything",
+        arguments: Backend.available
+    )
     func malformed(backend: Backend) async throws {
         try await ServerFixture(backend: backend).runSeeded { api in
             let (alice, _) = try await Self.prepared(api)
-            let good = Self.body([alice.change(sequence: 1, ["status": "done"])])
-            for body in [
-                #"{"changes": []}"#,
-                good.replacingOccurrences(of: #""id":""#, with: #""id":"not-a-uuid-"#),
-                good.replacingOccurrences(of: #""signature":""#, with: #""signature":"AA"#),
-                good.replacingOccurrences(of: #""entitySet":"checks""#, with: #""entitySet":"che cks""#),
-                good.replacingOccurrences(of: #""sequence":1"#, with: #""sequence":0"#),
-                good.replacingOccurrences(
-                    of: #""status":"done""#,
-                    with: "\"status\":\"\(String(repeating: "x", count: 1025))\""
-                ),
-                "{\"changes\": ["
-                    + Array(repeating: String(good.dropFirst(12).dropLast(2)), count: 501).joined(separator: ",")
-                    + "]}",
-            ] {
-                let reply = try await api.send(.post, "/apps/checks/changes", token: alice.token, json: body)
+            let good = try ChangeSeal.seal(alice.change(sequence: 1, ["status": "done"]), to: alice.serverKey)
+            for body in [Self.body([]), Self.body(Array(repeating: good, count: 501))] {
+                let reply = try await api.send(.post, "/apps/checks/changes/sealed", token: alice.token, json: body)
                 #expect(reply.status == .badRequest, "\(body.prefix(80))")
             }
+            let results = try await Self.upload(
+                [
+                    alice.change(sequence: 0, ["status": "done"]),
+                    alice.change(sequence: 2, base: 0, ["status": "done"]),
+                    alice.change(sequence: 3, entitySet: "che cks", ["status": "done"]),
+                    alice.change(sequence: 4, entity: "", ["status": "done"]),
+                    alice.change(sequence: 5, [:]),
+                    alice.change(sequence: 6, ["status": String(repeating: "x", count: 1025)]),
+                    alice.change(sequence: 7, Dictionary(uniqueKeysWithValues: (0...64).map { ("f\($0)", "x") })),
+                ],
+                by: alice,
+                api: api
+            )
+            #expect(results.map { $0.rejection?.code } == Array(repeating: "INVALID_CHANGE", count: 7))
+            #expect(results.allSatisfy { $0.changeID == nil }, "a change that breaks the limits spends no change ID")
             #expect(try await Self.fuelCheck(api).version == 1)
             let token = try await api.signIn("bob", device: "device-3")
             for (key, status) in [
@@ -413,13 +423,7 @@ struct ChangeUploadTests {
         by carrier: Author,
         api: API
     ) async throws -> [Components.Schemas.ChangeResult] {
-        let items = sealed.map { "\"\($0.base64URLEncoded)\"" }.joined(separator: ",")
-        let reply = try await api.send(
-            .post,
-            "/apps/checks/changes/sealed",
-            token: carrier.token,
-            json: #"{"sealed": [\#(items)]}"#
-        )
+        let reply = try await api.send(.post, "/apps/checks/changes/sealed", token: carrier.token, json: body(sealed))
         try reply.expect(.ok)
         return try reply.decode(Components.Schemas.ChangeUploadResult.self).results
     }

@@ -14,8 +14,6 @@ import Synchronization
 /// challenge and nothing else, and the call fails with ``ServiceError/serverNotProven``.
 /// The proof is asked once per client.
 final class AdminServerCheck: ClientMiddleware {
-    typealias Next = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
-
     private let token: String
     private let proven = Mutex(false)
 
@@ -28,20 +26,16 @@ final class AdminServerCheck: ClientMiddleware {
         body: HTTPBody?,
         baseURL: URL,
         operationID: String,
-        next: Next
+        next: ServiceCallMiddleware.Next
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        try await ensureProven(baseURL: baseURL, next: next)
+        if !proven.withLock({ $0 }) {
+            try await prove(baseURL: baseURL, next: next)
+            proven.withLock { $0 = true }
+        }
         return try await next(request, body, baseURL)
     }
 
-    /// Returns once the server at `baseURL` proved itself, now or earlier.
-    private func ensureProven(baseURL: URL, next: Next) async throws {
-        guard !proven.withLock({ $0 }) else { return }
-        try await prove(baseURL: baseURL, next: next)
-        proven.withLock { $0 = true }
-    }
-
-    private func prove(baseURL: URL, next: Next) async throws {
+    private func prove(baseURL: URL, next: ServiceCallMiddleware.Next) async throws {
         let challenge = AdminProof.challenge()
         let request = HTTPRequest(
             method: .post,

@@ -199,7 +199,6 @@ public enum APILimits {
         add(property("Change", "baseVersion"), .value, positive)
         add(property("Change", "fields"), .members, changeFields)
         add(property("Change", "fields") + "/additionalProperties", .length, fieldValue)
-        add(property("ChangeUpload", "changes"), .items, changesPerUpload)
         add(property("SealedChangeUpload", "sealed"), .items, changesPerUpload)
         add(property("SealedChangeUpload", "sealed") + "/items", .length, sealedChange)
         for schema in ["AppAuthentication", "AppAuthenticationChange"] {

@@ -6,20 +6,9 @@ import OpenAPIRuntime
 
 extension MobileServicesAPI {
     /// Ends each change of an upload once. Any signed-in user of a registered device may
-    /// carry the changes of any user of that device; each is checked against its own
-    /// author's registration and key, and recorded with its author apart from the carrier.
-    func uploadChanges(_ input: Operations.UploadChanges.Input) async throws -> Operations.UploadChanges.Output {
-        let caller = try await authenticate(appID: input.path.appID, requiresRegistration: true)
-        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
-        try Self.checkCount(body.changes.count)
-        let items = try body.changes.map { wire throws(APIError) -> Result<SignedChange, ChangeRejection> in
-            .success(try Self.signedChange(wire))
-        }
-        return .ok(.init(body: .json(.init(results: try await endAll(items, caller: caller)))))
-    }
-
-    /// The same for changes sealed to the server: each is opened, then ended as a plain
-    /// one; one that does not open, or breaks the limits, is refused alone.
+    /// carry the changes of any user of that device, sealed to the server: each is opened,
+    /// checked against its own author's registration and key, and recorded with its author
+    /// apart from the carrier; one that does not open, or breaks the limits, is refused alone.
     func uploadSealedChanges(
         _ input: Operations.UploadSealedChanges.Input
     ) async throws -> Operations.UploadSealedChanges.Output {
@@ -204,35 +193,8 @@ extension MobileServicesAPI {
         }
     }
 
-    /// The change a device sent. What breaks the document's limits makes the upload a 400
-    /// (changing nothing); what the document allows and the change rules refuse is that
-    /// change's rejection. A signature that is not 64 bytes verifies as no one's.
-    static func signedChange(_ wire: Components.Schemas.Change) throws(APIError) -> SignedChange {
-        guard let id = UUID(uuidString: wire.id) else {
-            throw APIError.badRequest("A change's id is a UUID.", code: .invalidField)
-        }
-        guard Validation.isBase64URL(wire.signature, length: 86...86) else {
-            throw APIError.badRequest("A change's signature is 86 characters of base64url.", code: .invalidField)
-        }
-        let signature = Data(base64URLEncoded: wire.signature) ?? Data()
-        let change = Change(
-            id: id,
-            registrationID: wire.registrationID,
-            author: wire.author,
-            sequence: wire.sequence,
-            entitySet: wire.entitySet,
-            entityID: wire.entityID,
-            baseVersion: wire.baseVersion,
-            fields: wire.fields.additionalProperties,
-            madeAt: wire.madeAt
-        )
-        let signed = SignedChange(change: change, signature: signature)
-        try checkLimits(signed)
-        return signed
-    }
-
     /// The limits the document states for a change (its text, counts and numbers): what
-    /// breaks them is a 400 for a plain change, and a rejection for a sealed one.
+    /// breaks them is that change's rejection.
     static func checkLimits(_ signed: SignedChange) throws(APIError) {
         let change = signed.change
         try Validation.text(change.registrationID, "registrationID", APILimits.identifier)

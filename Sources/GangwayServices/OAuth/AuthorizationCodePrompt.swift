@@ -17,17 +17,13 @@ struct AuthorizationCodePrompt {
     let services: MobileServices
     let browser: any AuthorizationBrowser
 
-    func signIn(
-        _ context: FlowContext,
-        message: String? = nil,
-        expectedUser: ServerUser? = nil
-    ) async throws -> ServerSession {
-        let (client, configuration) = try services.client(context)
+    func signIn(_ request: SignInRequest) async throws -> ServerSession {
+        let (context, client, appID) = (request.context, request.client, request.appID)
         let prompt = SignInPrompt(services: services)
         while true {
             let server: (issuer: String, authorizationEndpoint: URL)
             do throws(ServiceError) {
-                server = try await client.authorizationServer(appID: configuration.appID)
+                server = try await client.authorizationServer(appID: appID)
             } catch {
                 try await prompt.offerRetry(error, context: context)
                 continue
@@ -36,7 +32,7 @@ struct AuthorizationCodePrompt {
             let state = Self.random(16)
             let challenge = PKCE.challenge(for: verifier)
             let query: [URLQueryItem] = [
-                .init(name: "response_type", value: "code"), .init(name: "client_id", value: configuration.appID),
+                .init(name: "response_type", value: "code"), .init(name: "client_id", value: appID),
                 .init(name: "code_challenge", value: challenge),
                 .init(name: "code_challenge_method", value: PKCE.method),
                 .init(name: "state", value: state), .init(name: "nonce", value: Self.random(16)),
@@ -63,28 +59,20 @@ struct AuthorizationCodePrompt {
             let user: ServerUser
             do throws(ServiceError) {
                 tokens = try await client.redeemAuthorizationCode(
-                    appID: configuration.appID,
+                    appID: appID,
                     code: code,
                     redirectURI: callback.redirectURI,
                     verifier: verifier
                 )
-                user = try await client.userInfo(appID: configuration.appID, token: tokens.accessToken)
+                user = try await client.userInfo(appID: appID, token: tokens.accessToken)
             } catch {
                 try await prompt.offerRetry(error, context: context)
                 continue
             }
-            if let expectedUser, user.id != expectedUser.id {
+            if let refusal = request.refusal(of: user) {
                 services.logger.notice("another user signed in than expected; the tokens are revoked")
-                try? await client.revoke(appID: configuration.appID, refreshToken: tokens.refreshToken)
-                _ = try? await context.presenter.present(
-                    ErrorScreen(
-                        message: StringTable.text("service.signInAs").replacingOccurrences(
-                            of: "%@",
-                            with: expectedUser.displayName
-                        ),
-                        allowsRetry: true
-                    )
-                )
+                try? await client.revoke(appID: appID, refreshToken: tokens.refreshToken)
+                _ = try? await context.presenter.present(ErrorScreen(message: refusal, allowsRetry: true))
                 continue
             }
             services.logger.info("signed in with the authorization code grant")

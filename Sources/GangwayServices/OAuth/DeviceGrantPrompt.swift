@@ -17,19 +17,15 @@ import Logging
 struct DeviceGrantPrompt {
     let services: MobileServices
 
-    func signIn(
-        _ context: FlowContext,
-        message first: String? = nil,
-        expectedUser: ServerUser? = nil
-    ) async throws -> ServerSession {
-        let (client, configuration) = try services.client(context)
+    func signIn(_ request: SignInRequest) async throws -> ServerSession {
+        var request = request
+        let (context, client, appID) = (request.context, request.client, request.appID)
         let prompt = SignInPrompt(services: services)
-        var message = first
         while true {
             let authorization: DeviceAuthorization
             do throws(ServiceError) {
                 authorization = try await client.startDeviceAuthorization(
-                    appID: configuration.appID,
+                    appID: appID,
                     deviceID: services.device.deviceID
                 )
             } catch {
@@ -48,10 +44,10 @@ struct DeviceGrantPrompt {
                 verificationURL: authorization.verificationURL,
                 verificationURLComplete: authorization.verificationURLComplete,
                 expiresAt: authorization.expiresAt,
-                message: message
+                message: request.message
             )
             let tokens: OAuthTokens
-            switch try await waitForApproval(screen, authorization, context: context) {
+            switch try await waitForApproval(screen, authorization, request) {
             case .cancelled:
                 throw ServiceFlowError.cancelled
             case .failed(let error):
@@ -63,19 +59,16 @@ struct DeviceGrantPrompt {
             }
             let user: ServerUser
             do throws(ServiceError) {
-                user = try await client.userInfo(appID: configuration.appID, token: tokens.accessToken)
+                user = try await client.userInfo(appID: appID, token: tokens.accessToken)
             } catch {
-                await revoke(tokens, client: client, appID: configuration.appID)
+                await revoke(tokens, request)
                 try await prompt.offerRetry(error, context: context)
                 continue
             }
-            if let expectedUser, user.id != expectedUser.id {
+            if let refusal = request.refusal(of: user) {
                 services.logger.notice("another user approved than expected; the tokens are revoked")
-                await revoke(tokens, client: client, appID: configuration.appID)
-                message = StringTable.text("service.signInAs").replacingOccurrences(
-                    of: "%@",
-                    with: expectedUser.displayName
-                )
+                await revoke(tokens, request)
+                request.message = refusal
                 continue
             }
             services.logger.info("signed in with the device grant")
@@ -93,30 +86,32 @@ struct DeviceGrantPrompt {
     private func waitForApproval(
         _ screen: DeviceCodeScreen,
         _ authorization: DeviceAuthorization,
-        context: FlowContext
+        _ request: SignInRequest
     ) async throws -> Wait {
         try await withThrowingTaskGroup(of: Wait.self) { group in
             group.addTask {
-                switch try await context.presenter.present(screen) {
+                switch try await request.context.presenter.present(screen) {
                 case .cancelled: .cancelled
                 }
             }
-            group.addTask { try await poll(authorization, context: context) }
+            group.addTask { try await poll(authorization, request) }
             defer { group.cancelAll() }
             guard let first = try await group.next() else { return .cancelled }
             return first
         }
     }
 
-    private func poll(_ authorization: DeviceAuthorization, context: FlowContext) async throws -> Wait {
-        let (client, configuration) = try services.client(context)
+    private func poll(_ authorization: DeviceAuthorization, _ request: SignInRequest) async throws -> Wait {
         var interval = authorization.interval
         while true {
             try await services.sleep(interval)
             let failure: ServiceError
             do throws(ServiceError) {
                 return .approved(
-                    try await client.redeemDeviceCode(appID: configuration.appID, deviceCode: authorization.deviceCode)
+                    try await request.client.redeemDeviceCode(
+                        appID: request.appID,
+                        deviceCode: authorization.deviceCode
+                    )
                 )
             } catch {
                 failure = error
@@ -134,7 +129,7 @@ struct DeviceGrantPrompt {
     }
 
     /// Best effort: the refresh token's family, and the session it opened, end.
-    private func revoke(_ tokens: OAuthTokens, client: MobileServicesClient, appID: String) async {
-        try? await client.revoke(appID: appID, refreshToken: tokens.refreshToken)
+    private func revoke(_ tokens: OAuthTokens, _ request: SignInRequest) async {
+        try? await request.client.revoke(appID: request.appID, refreshToken: tokens.refreshToken)
     }
 }

@@ -72,23 +72,22 @@ extension MobileServices {
         message: String? = nil,
         expectedUser: ServerUser? = nil
     ) async throws -> ServerSession {
-        let (_, configuration) = try client(context)
+        let (client, configuration) = try client(context)
+        let request = SignInRequest(
+            context: context,
+            client: client,
+            appID: configuration.appID,
+            message: message,
+            expectedUser: expectedUser
+        )
         switch configuration.authType {
         case .basic:
-            return try await SignInPrompt(services: self).signIn(context, message: message, expectedUser: expectedUser)
+            return try await SignInPrompt(services: self).signIn(request)
         case .oauth2:
             if let browser {
-                return try await AuthorizationCodePrompt(services: self, browser: browser).signIn(
-                    context,
-                    message: message,
-                    expectedUser: expectedUser
-                )
+                return try await AuthorizationCodePrompt(services: self, browser: browser).signIn(request)
             }
-            return try await DeviceGrantPrompt(services: self).signIn(
-                context,
-                message: message,
-                expectedUser: expectedUser
-            )
+            return try await DeviceGrantPrompt(services: self).signIn(request)
         }
     }
 }

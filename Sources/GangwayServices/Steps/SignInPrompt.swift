@@ -9,21 +9,13 @@ import Logging
 struct SignInPrompt {
     let services: MobileServices
 
-    /// - Parameters:
-    ///   - message: A first message, such as why the user must sign in again.
-    ///   - expectedUser: When set, only this server user may sign in (a passcode reset
-    ///     or a locked device); another user's session is revoked and refused.
-    func signIn(
-        _ context: FlowContext,
-        message first: String? = nil,
-        expectedUser: ServerUser? = nil
-    ) async throws -> ServerSession {
-        let (client, configuration) = try services.client(context)
-        var message = first
+    func signIn(_ request: SignInRequest) async throws -> ServerSession {
+        var request = request
+        let (context, client) = (request.context, request.client)
         var retryAfter: Duration?
         var username = ""
         while true {
-            let screen = SignInScreen(username: username, message: message, retryAfter: retryAfter)
+            let screen = SignInScreen(username: username, message: request.message, retryAfter: retryAfter)
             guard case .credentials(let name, let password) = try await context.presenter.present(screen) else {
                 throw ServiceFlowError.cancelled
             }
@@ -32,7 +24,7 @@ struct SignInPrompt {
             let session: ServerSession
             do {
                 session = try await client.signIn(
-                    appID: configuration.appID,
+                    appID: request.appID,
                     username: name,
                     password: password,
                     deviceID: services.device.deviceID,
@@ -41,15 +33,15 @@ struct SignInPrompt {
             } catch {
                 switch error {
                 case .invalidCredentials:
-                    message = error.summary  // the server's message
+                    request.message = error.summary  // the server's message
                     continue
                 case .throttled, .busy:
-                    message = error.summary
+                    request.message = error.summary
                     retryAfter = error.retryAfter
                     continue
                 case _ where error.isTransient || error == .invalidResponse:
                     try await offerRetry(error, context: context)
-                    message = nil
+                    request.message = nil
                     continue
                 default:
                     _ = try? await context.presenter.present(
@@ -58,13 +50,10 @@ struct SignInPrompt {
                     throw error
                 }
             }
-            if let expectedUser, session.user.id != expectedUser.id {
+            if let refusal = request.refusal(of: session.user) {
                 services.logger.notice("another server user signed in than expected; the session is revoked")
-                try? await client.signOut(appID: configuration.appID, token: session.token)
-                message = StringTable.text("service.signInAs").replacingOccurrences(
-                    of: "%@",
-                    with: expectedUser.displayName
-                )
+                try? await client.signOut(appID: request.appID, token: session.token)
+                request.message = refusal
                 continue
             }
             services.logger.info("signed in")

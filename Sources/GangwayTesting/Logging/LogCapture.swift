@@ -1,38 +1,24 @@
+import InMemoryLogging
 import Logging
-import Synchronization
 
 /// Collects every log line (level, message and metadata) so tests can check what was
-/// logged, and that no secret was.
+/// logged, and that no secret was. swift-log's in-memory handler keeps the entries.
 public final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let handler: InMemoryLogHandler
 
-    public init() {}
+    public init() {
+        var handler = InMemoryLogHandler()
+        handler.logLevel = .trace
+        self.handler = handler
+    }
 
     /// A logger that writes into the capture, at every level.
     public var logger: Logger {
-        var logger = Logger(label: "test") { _ in CaptureHandler(capture: self) }
-        logger.logLevel = .trace
-        return logger
+        Logger(label: "test") { [handler] _ in handler }
     }
 
     /// Every line so far, one per log call.
-    public var text: String { lines.withLock { $0.joined(separator: "\n") } }
-
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-}
-
-struct CaptureHandler: LogHandler {
-    let capture: LogCapture
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        capture.append("\(event.level) \(event.message) \(merged)")
+    public var text: String {
+        handler.entries.map { "\($0.level) \($0.message) \($0.metadata)" }.joined(separator: "\n")
     }
 }
