@@ -158,17 +158,12 @@ struct AdminPolicy: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let change = change
-        try await server.run { admin in
-            let id = try await app.resolve(with: admin)
-            if change == PasscodePolicyChange() {
-                Console.standardOutput(AdminFormatter.policy(try await admin.app(id)))
-                return
-            }
-            let updated = try await admin.updateApp(id, AppChange(passcodePolicy: change))
-            Console.standardOutput("Changed. Devices apply it at their next server contact.")
-            Console.standardOutput(AdminFormatter.policy(updated))
-        }
+        try await app.show(
+            on: server,
+            changing: change == PasscodePolicyChange() ? nil : AppChange(passcodePolicy: change),
+            changed: "Changed. Devices apply it at their next server contact.",
+            as: AdminFormatter.policy
+        )
     }
 }
 
@@ -189,16 +184,11 @@ struct AdminSharedDevice: AsyncParsableCommand {
     var upload: Bool?
 
     func run() async throws {
-        let upload = upload
-        try await server.run { admin in
-            let id = try await app.resolve(with: admin)
-            guard let upload else {
-                Console.standardOutput(AdminFormatter.sharedDevice(try await admin.app(id)))
-                return
-            }
-            let updated = try await admin.updateApp(id, AppChange(allowsUploadOfPreviousUserChanges: upload))
-            Console.standardOutput(AdminFormatter.sharedDevice(updated))
-        }
+        try await app.show(
+            on: server,
+            changing: upload.map { AppChange(allowsUploadOfPreviousUserChanges: $0) },
+            as: AdminFormatter.sharedDevice
+        )
     }
 }
 
@@ -224,19 +214,12 @@ struct AdminAgreements: AsyncParsableCommand {
     var consentVersion: String?
 
     func run() async throws {
-        let (eulaVersion, consentVersion) = (eulaVersion, consentVersion)
-        try await server.run { admin in
-            let id = try await app.resolve(with: admin)
-            guard eulaVersion != nil || consentVersion != nil else {
-                Console.standardOutput(AdminFormatter.agreements(try await admin.app(id)))
-                return
-            }
-            let updated = try await admin.updateApp(
-                id,
-                AppChange(eulaVersion: eulaVersion, consentVersion: consentVersion)
-            )
-            Console.standardOutput(AdminFormatter.agreements(updated))
-        }
+        let asked = eulaVersion != nil || consentVersion != nil
+        try await app.show(
+            on: server,
+            changing: asked ? AppChange(eulaVersion: eulaVersion, consentVersion: consentVersion) : nil,
+            as: AdminFormatter.agreements
+        )
     }
 }
 
@@ -263,16 +246,11 @@ struct AdminPasscodeReset: AsyncParsableCommand {
     var keepData: Bool?
 
     func run() async throws {
-        let keepData = keepData
-        try await server.run { admin in
-            let id = try await app.resolve(with: admin)
-            guard let keepData else {
-                Console.standardOutput(AdminFormatter.passcodeReset(try await admin.app(id)))
-                return
-            }
-            let updated = try await admin.updateApp(id, AppChange(passcodeResetKeepsData: keepData))
-            Console.standardOutput(AdminFormatter.passcodeReset(updated))
-        }
+        try await app.show(
+            on: server,
+            changing: keepData.map { AppChange(passcodeResetKeepsData: $0) },
+            as: AdminFormatter.passcodeReset
+        )
     }
 }
 
@@ -306,17 +284,8 @@ struct AdminMinimumVersion: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let target = clear ? "" : version
-        try await server.run { admin in
-            let id = try await app.resolve(with: admin)
-            let current: ManagedApp
-            if let target {
-                current = try await admin.updateApp(id, AppChange(minimumVersion: target))
-            } else {
-                current = try await admin.app(id)
-            }
-            let shown = current.minimumVersion.map { "\($0); older versions are inactive" } ?? "any"
-            Console.standardOutput("Minimum version: \(shown)")
+        try await app.show(on: server, changing: (clear ? "" : version).map { AppChange(minimumVersion: $0) }) {
+            "Minimum version: \($0.minimumVersion.map { "\($0); older versions are inactive" } ?? "any")"
         }
     }
 }

@@ -97,4 +97,24 @@ struct AppOption: ParsableArguments {
             )
         }
     }
+
+    /// Shows the app through `format`; with a `change`, applies it first and shows the
+    /// result, after `changed` when given.
+    func show(
+        on server: AdminOptions,
+        changing change: AppChange?,
+        changed: String? = nil,
+        as format: @escaping @Sendable (ManagedApp) -> String
+    ) async throws {
+        try await server.run { admin in
+            let id = try await resolve(with: admin)
+            guard let change else {
+                Console.standardOutput(format(try await admin.app(id)))
+                return
+            }
+            let updated = try await admin.updateApp(id, change)
+            if let changed { Console.standardOutput(changed) }
+            Console.standardOutput(format(updated))
+        }
+    }
 }
