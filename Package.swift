@@ -45,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         .target(
@@ -166,10 +167,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The operator's console, apart from the server that serves it: its pages as
+        // Mustache templates and their models, and the second factor (TOTP).
+        .target(
+            name: "GangwayConsole",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "GangwayServer",
             dependencies: [
                 "GangwayServerStorage",
+                "GangwayConsole",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 // The server's own requests: to an app's OpenID Connect provider.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -349,9 +361,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "GangwayConsoleTests",
+            dependencies: ["GangwayConsole"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "GangwayServerTests",
             dependencies: [
                 "GangwayServerStorage",
+                "GangwayConsole",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 "GangwayServer",
                 "GangwaySystem",

@@ -65,6 +65,51 @@ struct AdminCommandEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: machine.directory.appending("server/url").path))
     }
 
+    @Test(
+        "operators: added with a link to enrol, their role changed, removed; the audit lists each change as a table, CSV and JSON"
+    )
+    func operatorsAndAudit() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let none = try machine.admin(["operators"])
+        #expect(none.status == 0, "\(none.standardError)")
+        #expect(none.output.contains("No operators."))
+        let added = try machine.admin(["operators", "add", "ops.alice", "--role", "admin"])
+        #expect(added.status == 0, "\(added.standardError)")
+        // The server ran for the command alone: the link is a path on the address it serves at.
+        #expect(added.output.contains("once 'gangway serve' runs:\n/console/enrol?token="), "\(added.output)")
+        #expect(try machine.admin(["operators", "add", "ops.alice", "--role", "viewer"]).status == 1)
+        #expect(try machine.admin(["operators", "add", "=cmd|x", "--role", "viewer"]).status == 1)
+        #expect(try machine.admin(["operators", "add", "ops.bob", "--role", "root"]).status == 64)
+        let role = try machine.admin(["operators", "role", "ops.alice", "operator"])
+        #expect(role.output.contains("ops.alice is now an operator."), "\(role.output)")
+        let listed = try machine.admin(["operators", "list"])
+        #expect(listed.output.contains("ops.alice  operator  not set up yet"), "\(listed.output)")
+        #expect(try machine.admin(["operators", "remove", "nobody"]).status == 1)
+        #expect(try machine.admin(["operators", "remove", "ops.alice"]).status == 0)
+
+        let table = try machine.admin(["audit"])
+        #expect(table.status == 0, "\(table.standardError)")
+        let rows = table.output.split(separator: "\n")
+        #expect(rows.count == 4, "\(table.output)")
+        for (row, action) in zip(rows.dropFirst(), ["removeOperator", "updateOperator", "addOperator"]) {
+            #expect(row.contains("admin token  api  \(action)"), "\(row)")
+        }
+        let csv = try machine.admin(["audit", "--format", "csv"])
+        let lines = csv.output.split(separator: "\n")
+        #expect(lines.first == "id,at,actor,via,action,target,address")
+        #expect(
+            lines.dropFirst().first?.hasSuffix(",admin token,api,removeOperator,/admin/operators/ops.alice,127.0.0.1")
+                == true
+        )
+        let json = try machine.admin(["audit", "--format", "json", "--limit", "1"])
+        let events = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]]
+        #expect(events?.count == 1)
+        #expect(events?.first?["action"] as? String == "removeOperator")
+        #expect(try machine.admin(["audit", "--limit", "0"]).status == 64)
+        for result in [added, table, csv, json] { #expect(!result.output.contains(machine.adminToken)) }
+    }
+
     @Test("a stale url file: what listens there now gets a challenge and no token; the local server starts instead")
     func staleURL() async throws {
         let machine = try Machine()

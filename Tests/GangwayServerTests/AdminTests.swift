@@ -16,7 +16,7 @@ struct AdminTests {
             let paths = try #require(document?["paths"] as? [String: [String: Any]])
             let names = [
                 "{appID}": "checks", "{registrationID}": "r1", "{username}": "alice", "{entitySet}": "checks",
-                "{entityID}": "e1",
+                "{entityID}": "e1", "{name}": "ops.alice",
             ]
             var operations: [(HTTPRequest.Method, String)] = []
             for (template, methods) in paths {

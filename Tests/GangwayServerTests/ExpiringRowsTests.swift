@@ -62,7 +62,7 @@ struct ExpiringRowsTests {
         #expect(
             tables == [
                 "oauth_device_grants", "oauth_authorization_codes", "federated_sign_ins", "sessions", "refresh_tokens",
-                "sign_in_attempts", "device_cookies",
+                "sign_in_attempts", "device_cookies", "operator_sessions",
             ]
         )
         for dialect in [StorageKind.sqlite, .postgresql] {

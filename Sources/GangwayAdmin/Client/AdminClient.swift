@@ -379,6 +379,93 @@ public struct AdminClient: Sendable {
         }
     }
 
+    // MARK: Operators and the audit
+
+    /// Every operator of the console.
+    public func operators() async throws(ServiceError) -> [ManagedOperator] {
+        let output = try await ServiceCall.run(at: serverURL) { try await client.listOperators() }
+        switch output {
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedOperator.init)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Adds an operator, with a one-use link to enrol.
+    /// - Throws: ``ServiceError``; ``ServiceError/refused`` with status 409 when the name
+    ///   is taken, 400 for a name that is not one.
+    public func addOperator(
+        _ name: String,
+        role: ManagedOperator.Role
+    ) async throws(ServiceError) -> OperatorEnrolment {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.addOperator(
+                body: .json(.init(name: name, role: .init(rawValue: role.rawValue) ?? .viewer))
+            )
+        }
+        switch output {
+        case .created(let created): return OperatorEnrolment(try ServiceCall.decode { try created.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// A new one-use link for the operator to set a new password and second factor.
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` for an unknown operator.
+    public func enrolOperator(_ name: String) async throws(ServiceError) -> OperatorEnrolment {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.enrolOperator(path: .init(name: name))
+        }
+        switch output {
+        case .ok(let ok): return OperatorEnrolment(try ServiceCall.decode { try ok.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Changes an operator's role.
+    @discardableResult
+    public func setRole(
+        _ role: ManagedOperator.Role,
+        operator name: String
+    ) async throws(ServiceError) -> ManagedOperator {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.updateOperator(
+                path: .init(name: name),
+                body: .json(.init(role: .init(rawValue: role.rawValue) ?? .viewer))
+            )
+        }
+        switch output {
+        case .ok(let ok): return ManagedOperator(try ServiceCall.decode { try ok.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Removes an operator; their console sessions end.
+    public func removeOperator(_ name: String) async throws(ServiceError) {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.removeOperator(path: .init(name: name))
+        }
+        switch output {
+        case .noContent: return
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// The newest events of the audit, newest first; with `before`, those before that event.
+    public func auditEvents(limit: Int? = nil, before: Int64? = nil) async throws(ServiceError) -> [AuditEvent] {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.listAuditEvents(query: .init(limit: limit, before: before))
+        }
+        switch output {
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(AuditEvent.init)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
     private func updateUser(
         _ username: String,
         _ body: Components.Schemas.UserUpdate

@@ -41,15 +41,21 @@ struct AdminOptions: ParsableArguments {
     /// Runs `body` with an admin client of the chosen server; failures become one line on
     /// standard error and exit code 1.
     func run(_ body: @escaping @Sendable (AdminClient) async throws -> Void) async throws {
+        try await reaching { admin, _ in try await body(admin) }
+    }
+
+    /// ``run(_:)``, telling `body` whether the server ran in this process for the command
+    /// (its address then ends with the command).
+    func reaching(_ body: @escaping @Sendable (AdminClient, _ startedHere: Bool) async throws -> Void) async throws {
         try await CommandReport.run("gangway admin", describing: { ($0 as? ServiceError).map(message(for:)) }) {
             if let serverURL, let url = try? URLOption.parse(serverURL, option: "--server") {
-                try await body(AdminClient(serverURL: url, adminToken: try remoteToken()))
+                try await body(AdminClient(serverURL: url, adminToken: try remoteToken()), false)
             } else {
                 let local = LocalServer(
                     dataDirectory: URL(fileURLWithPath: dataDirectory),
                     starter: EmbeddedServerStarter(bcryptCost: bcryptCost)
                 )
-                try await local.withAdmin { admin, _ in try await body(admin) }
+                try await local.withAdmin { admin, reach in try await body(admin, reach == .startedHere) }
             }
         }
     }

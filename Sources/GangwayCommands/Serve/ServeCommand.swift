@@ -23,6 +23,10 @@ struct ServeCommand: AsyncParsableCommand {
             or SIGTERM stops the server after the requests in flight. The API is described by the OpenAPI document served at \
             /openapi.json.
 
+            The operator's console is at /console: operators sign in with a password and a \
+            code from an authenticator app, set from the one-use link 'gangway admin \
+            operators add' prints. Until one has, the server says so at start.
+
             Sign-ins are throttled per user and address, per user across addresses, and \
             per device cookie (a device a user signed in on before keeps its own count, so \
             nobody guessing elsewhere can lock that person out of it). Behind a reverse \
@@ -176,6 +180,9 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         if demo { try await seedDemo(server) }
+        let hasOperator = try await server.storage.withConnections {
+            try await server.storage.operatorRecords().contains(where: \.isEnrolled)
+        }
         let storage = server.storage.kind == .sqlite ? "SQLite in \(configuration.sqlitePath.path)" : "PostgreSQL"
         let urlFile = ServerURLFile(directory: configuration.dataDirectory)
         defer { urlFile.removeIfUnchanged() }
@@ -186,7 +193,19 @@ struct ServeCommand: AsyncParsableCommand {
             Console.standardOutput(
                 "Gangway server listening on http://\(host):\(boundPort) (\(storage)); Ctrl-C stops it."
             )
+            Console.standardOutput(consoleLine(address: "http://\(host):\(boundPort)", hasOperator: hasOperator))
         }
+    }
+
+    /// Where the console is and, before anyone can sign in to it, how to make the first
+    /// operator: a command that prints their one-use link (never this server's output,
+    /// which may go to a log).
+    private func consoleLine(address: String, hasOperator: Bool) -> String {
+        let console = "Console: \(address)/console"
+        guard !hasOperator else { return console }
+        let directory = dataDirectory == ServeCommand.defaultDataDirectory ? "" : " --data-dir \(dataDirectory)"
+        return console + "; no operator can sign in yet. Run 'gangway admin operators add YOUR-NAME --role admin"
+            + "\(directory)' and open the link it prints to set your password and second factor."
     }
 
     /// Seeds the device app's demo unless its app is there.

@@ -81,6 +81,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case entityNotFound = "ENTITY_NOT_FOUND"
     /// The identity is not linked to the user.
     case identityNotLinked = "IDENTITY_NOT_LINKED"
+    /// There is no operator of the console with this name.
+    case operatorNotFound = "OPERATOR_NOT_FOUND"
     /// No app serves this email domain.
     case domainUnknown = "DOMAIN_UNKNOWN"
     /// The server cannot draw QR codes (no `qrencode`).
@@ -97,6 +99,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case domainTaken = "DOMAIN_TAKEN"
     /// The identity is linked to another user already.
     case identityLinked = "IDENTITY_LINKED"
+    /// An operator with this name exists already.
+    case operatorExists = "OPERATOR_EXISTS"
     /// The server's limit for this kind of data is reached.
     case limitReached = "LIMIT_REACHED"
     /// The entity set holds as many entities as it may.

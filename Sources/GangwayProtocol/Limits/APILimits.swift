@@ -35,6 +35,8 @@ public enum APILimits {
     public static let agreementVersion = 0...64
     /// How many days a signed activation link or QR code is valid.
     public static let activationValidDays = 1...365
+    /// An operator of the console's name.
+    public static let operatorName = 1...64
     /// How many records one admin listing returns.
     public static let listLimit = 1...1000
     /// A log entry's message.
@@ -138,6 +140,10 @@ public enum APILimits {
         }
         add(parameter("/admin/users/{username}/identities", "delete", 1), .length, issuer)
         add(parameter("/admin/users/{username}/identities", "delete", 2), .length, subject)
+        add(parameter("/admin/audit", "get", 0), .value, listLimit)
+        add(parameter("/admin/audit", "get", 1), .value, positive)
+        add("/components/parameters/OperatorName/schema", .length, operatorName)
+        add(property("OperatorCreate", "name"), .length, operatorName)
         for name in ["AppID", "EntitySet", "EntityID"] {
             add("/components/parameters/\(name)/schema", .length, identifier)
         }

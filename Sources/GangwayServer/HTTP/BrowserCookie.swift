@@ -18,16 +18,17 @@ enum BrowserCookie {
     }
 
     /// A `Set-Cookie` value: `HttpOnly`, `SameSite=Lax` (sent on a top-level link from
-    /// elsewhere, never with another site's POST), `Secure` over HTTPS; for the browser's
-    /// session when `maxAge` is `nil`.
+    /// elsewhere, never with another site's POST) or `Strict` (never sent from elsewhere),
+    /// `Secure` over HTTPS; for the browser's session when `maxAge` is `nil`.
     static func setCookie(
         name: String,
         value: String,
         path: String = "/",
         maxAge: Int? = nil,
+        strict: Bool = false,
         secure: Bool
     ) -> String {
-        "\(name)=\(value); Path=\(path)" + (maxAge.map { "; Max-Age=\($0)" } ?? "") + "; HttpOnly; SameSite=Lax"
-            + (secure ? "; Secure" : "")
+        "\(name)=\(value); Path=\(path)" + (maxAge.map { "; Max-Age=\($0)" } ?? "") + "; HttpOnly; SameSite="
+            + (strict ? "Strict" : "Lax") + (secure ? "; Secure" : "")
     }
 }

@@ -128,7 +128,7 @@ struct GatewayMiddleware: RouterMiddleware {
                 .trimmingCharacters(in: .whitespaces)
                 .lowercased()
             // Only a request with a body pays for looking at its path.
-            if OAuthPaths.takesForms(request.uri.path) {
+            if OAuthPaths.takesForms(request.uri.path) || ConsolePaths.takesForms(request.uri.path) {
                 guard mediaType == "application/x-www-form-urlencoded" else {
                     throw APIError(
                         .unsupportedMediaType,

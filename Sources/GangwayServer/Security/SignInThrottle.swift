@@ -64,6 +64,20 @@ struct SignInThrottle: Sendable {
         return Admission(username: username, keys: limits.map(\.key))
     }
 
+    /// Lets one console sign-in attempt of operator `name` through, as ``admit(username:address:cookieHash:)``
+    /// does an app user's: per name and address, and per name across addresses. Operators
+    /// are counted apart from app users of the same name.
+    func admitOperator(name: String, address: String) async throws(APIError) -> Admission {
+        let name = "operator:" + TextRules.escapingControls(name, keepingLines: false)
+        let limits: [(key: String, allowed: Int)] = [
+            ("pair:\(name)|\(address)", rules.allowedPerAddress), (name, rules.allowedPerUser),
+        ]
+        if let wait = try await count(username: name, limits) {
+            throw .throttled(retryAfter: wait)
+        }
+        return Admission(username: name, keys: limits.map(\.key))
+    }
+
     /// Counts one release of a registration's recovery secret, or throws 429 when the
     /// registration had ``Rules/allowedPerAddress`` already (with the same blocks as
     /// sign-ins): a stolen password cannot make the server hand the secret out at will.

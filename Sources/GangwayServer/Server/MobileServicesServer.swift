@@ -122,7 +122,7 @@ public struct MobileServicesServer: Sendable {
         let gateway = GatewayMiddleware(
             routes: try RouteTable(
                 document: document,
-                extra: OAuthPaths.pages.merging(["/openapi.json": ["get"]]) { $1 }
+                extra: OAuthPaths.pages.merging(ConsolePaths.routes) { $1 }.merging(["/openapi.json": ["get"]]) { $1 }
             ),
             isKnownBearer: { token in await api.isKnownBearer(token) }
         )
@@ -135,12 +135,14 @@ public struct MobileServicesServer: Sendable {
             )
         }
         // Compact JSON: pretty printing costs time on every response.
+        let gate = try AdminGate(document: document) { () async throws(APIError) in try await api.requireAdmin() }
         try api.registerHandlers(
             on: RouterTransport(router: router),
             configuration: .gangway,
-            middlewares: [AdminGate(document: document) { () async throws(APIError) in try await api.requireAdmin() }]
+            middlewares: [gate, AdminAudit(operations: gate.operations, api: api)]
         )
         DeviceVerificationPage(api: api).register(on: router)
+        OperatorConsole(api: api).register(on: router)
         AuthorizationPage(api: api).register(on: router)
         FederatedSignIn(api: api).register(on: router)
         return GatewayResponder(

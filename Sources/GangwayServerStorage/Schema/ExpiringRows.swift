@@ -24,6 +24,12 @@ enum ExpiringRows {
         Rule(table: "refresh_tokens", column: "expires_at", keptFor: 0),
         // A count long past its window and its blocks counts nothing any more.
         Rule(table: "sign_in_attempts", column: "window_start", keptFor: 24 * 60 * 60),
+        // A console session past its idle lifetime lets no one in.
+        Rule(
+            table: "operator_sessions",
+            column: "last_seen_at",
+            keptFor: TimeInterval(OperatorSessionRecord.idleLifetime.components.seconds)
+        ),
         Rule(
             table: "device_cookies",
             column: "created_at",

@@ -167,6 +167,7 @@ enum ServerSchema {
     static func migrations(_ dialect: StorageKind) -> [Migration] {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
+            version11,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -186,6 +187,31 @@ enum ServerSchema {
             "CREATE INDEX logs_by_user ON logs (app_id, username, id)",
             "ALTER TABLE entities ADD COLUMN created_by TEXT",
             "CREATE INDEX entities_by_creator ON entities (app_id, entity_set, created_by)",
+        ]
+    }
+
+    /// The operator's console: operators (a bcrypt hash of the password, the TOTP secret
+    /// sealed under the server key, the last time step a code was taken at, and a pending
+    /// enrolment's link as its SHA-256), their console sessions (the SHA-256 of the
+    /// cookie), and the append-only audit of what operators and the admin token did.
+    static func version11(_ dialect: StorageKind) -> [String] {
+        let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
+        let serial = dialect == .sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT" : "BIGSERIAL PRIMARY KEY"
+        return [
+            """
+            CREATE TABLE operators (name TEXT PRIMARY KEY, role TEXT NOT NULL, password_hash TEXT,
+                totp_secret \(blob), last_totp_step BIGINT, enrolment_hash \(blob) UNIQUE,
+                enrolment_expires_at BIGINT, created_at BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE operator_sessions (token_hash \(blob) PRIMARY KEY,
+                operator TEXT NOT NULL REFERENCES operators(name) ON DELETE CASCADE,
+                created_at BIGINT NOT NULL, last_seen_at BIGINT NOT NULL)
+            """,
+            """
+            CREATE TABLE audit_events (id \(serial), at BIGINT NOT NULL, actor TEXT NOT NULL, via TEXT NOT NULL,
+                action TEXT NOT NULL, target TEXT, address TEXT)
+            """,
         ]
     }
 

@@ -1,0 +1,66 @@
+import Foundation
+import GangwayProtocol
+
+/// An operator of the console, as the server's admin API shows it.
+public struct ManagedOperator: Sendable, Hashable {
+    /// What an operator may do: a viewer reads, an operator also acts on users and
+    /// devices, an admin also changes apps, their settings and the operators.
+    public enum Role: String, Sendable, Hashable, CaseIterable {
+        case viewer
+        case `operator`
+        case admin
+    }
+
+    public var name: String
+    public var role: Role
+    /// Whether they set a password and a second factor.
+    public var isEnrolled: Bool
+    public var createdAt: Date
+
+    init(_ wire: Components.Schemas.Operator) {
+        name = wire.name
+        role = Role(rawValue: wire.role.rawValue) ?? .viewer
+        isEnrolled = wire.enrolled
+        createdAt = wire.createdAt
+    }
+}
+
+/// A one-use link where an operator sets a password and a second factor.
+public struct OperatorEnrolment: Sendable, Hashable {
+    public var `operator`: ManagedOperator
+    /// The link: for the operator alone, who opens it in their browser.
+    public var url: String
+    public var expiresAt: Date
+
+    init(_ wire: Components.Schemas.OperatorEnrolment) {
+        self.operator = ManagedOperator(wire._operator)
+        url = wire.enrolmentURL
+        expiresAt = wire.expiresAt
+    }
+}
+
+/// One thing an operator or the admin token did, from the server's audit.
+public struct AuditEvent: Sendable, Hashable, Codable {
+    public var id: Int64
+    public var at: Date
+    /// The operator's name, or `admin token`.
+    public var actor: String
+    /// `api` (the admin token) or `console` (an operator).
+    public var via: String
+    /// The API's operation (`createUser`), or a console event (`signIn`).
+    public var action: String
+    /// The request's path.
+    public var target: String?
+    /// The address the request came from.
+    public var address: String?
+
+    init(_ wire: Components.Schemas.AuditEvent) {
+        id = wire.id
+        at = wire.at
+        actor = wire.actor
+        via = wire.via.rawValue
+        action = wire.action
+        target = wire.target
+        address = wire.address
+    }
+}

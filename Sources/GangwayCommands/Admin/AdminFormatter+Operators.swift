@@ -1,0 +1,76 @@
+import Foundation
+import GangwayAdmin
+
+extension AdminFormatter {
+    static func operators(_ operators: [ManagedOperator]) -> String {
+        guard !operators.isEmpty else {
+            return "No operators. Add one with 'gangway admin operators add NAME --role admin'."
+        }
+        return table(
+            ["OPERATOR", "ROLE", "SIGN-IN", "ADDED"],
+            operators.map {
+                [$0.name, $0.role.rawValue, $0.isEnrolled ? "set up" : "not set up yet", date($0.createdAt)]
+            }
+        )
+    }
+
+    /// Where an operator enrols, and until when. When the server ran in this process for
+    /// the command, its address ended with it: the link is then the path on the server's
+    /// own address, once it serves.
+    static func enrolment(_ enrolment: OperatorEnrolment, startedHere: Bool) -> String {
+        let who = "\(enrolment.operator.name) (\(enrolment.operator.role.rawValue))"
+        var link = enrolment.url
+        var lead = "\(who) sets a password and a second factor at:"
+        if startedHere, let components = URLComponents(string: enrolment.url) {
+            link = components.path + (components.query.map { "?" + $0 } ?? "")
+            lead =
+                "\(who) sets a password and a second factor at this path of the server's address, once "
+                + "'gangway serve' runs:"
+        }
+        return """
+            \(lead)
+            \(link)
+            The link works once, until \(date(enrolment.expiresAt)). Send it to \(enrolment.operator.name) alone.
+            """
+    }
+
+    static func audit(_ events: [AuditEvent]) -> String {
+        guard !events.isEmpty else { return "The audit is empty." }
+        return table(
+            ["ID", "WHEN", "WHO", "VIA", "WHAT", "TARGET", "FROM"],
+            events.map {
+                [String($0.id), date($0.at), $0.actor, $0.via, $0.action, $0.target ?? "", $0.address ?? ""]
+            }
+        )
+    }
+
+    /// The events as CSV (RFC 4180), with a header: a cell a spreadsheet would read as a
+    /// formula starts with `'` (OWASP's CSV injection).
+    static func auditCSV(_ events: [AuditEvent]) -> String {
+        let rows =
+            [["id", "at", "actor", "via", "action", "target", "address"]]
+            + events.map {
+                [
+                    String($0.id), $0.at.formatted(.iso8601), $0.actor, $0.via, $0.action, $0.target ?? "",
+                    $0.address ?? "",
+                ]
+            }
+        return rows.map { $0.map(csvCell).joined(separator: ",") }.joined(separator: "\n")
+    }
+
+    static func csvCell(_ text: String) -> String {
+        var cell = text
+        if let first = cell.first, "=+-@\t\r".contains(first) { cell = "'" + cell }
+        guard cell.contains(where: { ",\"\n\r".contains($0) }) else { return cell }
+        return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// The events as a JSON array, for scripts.
+    static func json(_ events: [AuditEvent]) -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(events)) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,184 @@
+import ArgumentParser
+import Foundation
+import GangwayAdmin
+import GangwayProtocol
+import GangwayServices
+import GangwayTerminal
+
+/// `gangway admin operators`.
+struct AdminOperators: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "operators",
+        abstract: "List, add and remove the people who sign in to the console, or change their role.",
+        discussion: """
+            An operator signs in to the console (/console on the server) with a password \
+            and a code from an authenticator app, both set from a one-use link that 'add' \
+            and 'enrol' print: send it to the operator alone. A viewer reads; an operator \
+            also acts on users and devices; an admin also changes apps, their settings and \
+            the operators.
+            """,
+        subcommands: [
+            AdminOperatorsList.self, AdminOperatorsAdd.self, AdminOperatorsEnrol.self, AdminOperatorsRole.self,
+            AdminOperatorsRemove.self,
+        ],
+        defaultSubcommand: AdminOperatorsList.self
+    )
+
+    enum Role: String, ExpressibleByArgument, CaseIterable {
+        case viewer
+        case `operator`
+        case admin
+
+        var managed: ManagedOperator.Role { ManagedOperator.Role(rawValue: rawValue) ?? .viewer }
+    }
+}
+
+struct AdminOperatorsList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the operators (the default).")
+
+    @OptionGroup var server: AdminOptions
+
+    func run() async throws {
+        try await server.run { admin in Console.standardOutput(AdminFormatter.operators(try await admin.operators())) }
+    }
+}
+
+struct AdminOperatorsAdd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add an operator, and print the one-use link where they set a password and second factor."
+    )
+
+    @OptionGroup var server: AdminOptions
+
+    @Argument(help: "The name they sign in with: letters, digits, '.', '_', '@' and '-'.")
+    var name: String
+
+    @Option(help: "What they may do: viewer, operator or admin.")
+    var role: AdminOperators.Role
+
+    func run() async throws {
+        let (name, role) = (name, role)
+        try await server.reaching { admin, startedHere in
+            let enrolment = try await admin.addOperator(name, role: role.managed)
+            Console.standardOutput(AdminFormatter.enrolment(enrolment, startedHere: startedHere))
+        }
+    }
+}
+
+struct AdminOperatorsEnrol: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "enrol",
+        abstract: "Print a new one-use link for an operator to set a new password and second factor.",
+        discussion: """
+            For a lost phone or a forgotten password. The old ones keep working until the \
+            link is used; then the operator's console sessions end.
+            """
+    )
+
+    @OptionGroup var server: AdminOptions
+
+    @Argument(help: "The operator's name.")
+    var name: String
+
+    func run() async throws {
+        let name = name
+        try await server.reaching { admin, startedHere in
+            Console.standardOutput(
+                AdminFormatter.enrolment(try await admin.enrolOperator(name), startedHere: startedHere)
+            )
+        }
+    }
+}
+
+struct AdminOperatorsRole: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "role", abstract: "Change an operator's role.")
+
+    @OptionGroup var server: AdminOptions
+
+    @Argument(help: "The operator's name.")
+    var name: String
+
+    @Argument(help: "What they may do from now: viewer, operator or admin.")
+    var role: AdminOperators.Role
+
+    func run() async throws {
+        let (name, role) = (name, role)
+        try await server.run { admin in
+            let changed = try await admin.setRole(role.managed, operator: name)
+            let article = changed.role == .viewer ? "a" : "an"
+            Console.standardOutput("\(changed.name) is now \(article) \(changed.role.rawValue).")
+        }
+    }
+}
+
+struct AdminOperatorsRemove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove an operator; their console sessions end."
+    )
+
+    @OptionGroup var server: AdminOptions
+
+    @Argument(help: "The operator's name.")
+    var name: String
+
+    func run() async throws {
+        let name = name
+        try await server.run { admin in
+            try await admin.removeOperator(name)
+            Console.standardOutput("Removed \(name).")
+        }
+    }
+}
+
+/// `gangway admin audit`.
+struct AdminAudit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit",
+        abstract: "Show what operators and the admin token did, newest first: who, what, when and from where.",
+        discussion: """
+            Every change made through the admin API (this command's own, with the admin \
+            token) or the console (by an operator), and the console's sign-ins. Nothing is \
+            ever removed from the audit. --before pages back: give the oldest ID shown.
+            """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table
+        case csv
+        case json
+    }
+
+    @OptionGroup var server: AdminOptions
+
+    @Option(help: "Show at most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")
+    var limit = APIDefaults.listLimit
+
+    @Option(help: "Show the events before this ID.")
+    var before: Int64?
+
+    @Option(help: "How to print them: table, csv or json.")
+    var format = Format.table
+
+    func validate() throws {
+        guard APILimits.listLimit.contains(limit) else {
+            throw ValidationError(
+                "--limit must be between \(APILimits.listLimit.lowerBound) and \(APILimits.listLimit.upperBound)."
+            )
+        }
+        if let before, before < 1 { throw ValidationError("--before is an event's ID: 1 or more.") }
+    }
+
+    func run() async throws {
+        let (limit, before, format) = (limit, before, format)
+        try await server.run { admin in
+            let events = try await admin.auditEvents(limit: limit, before: before)
+            switch format {
+            case .table: Console.standardOutput(AdminFormatter.audit(events))
+            case .csv: Console.standardOutput(AdminFormatter.auditCSV(events))
+            case .json: Console.standardOutput(AdminFormatter.json(events))
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+/// A page of the console: what its template reads. Mustache reads the stored properties
+/// by name (through `Mirror`, which sees no computed property).
+public protocol ConsolePage: Sendable {
+    /// The template that renders it.
+    var template: String { get }
+    /// The page's title, in the document's title and, on most pages, its heading.
+    var title: String { get }
+}
+
+/// Who is signed in, for the header: their name and role, the sections they may open, and
+/// the sign-out form's anti-forgery token.
+public struct SignedInOperator: Sendable {
+    public struct Section: Sendable {
+        public var title: String
+        public var path: String
+        public var current: Bool
+    }
+
+    public var name: String
+    public var role: String
+    public var formToken: String
+    public var sections: [Section]
+
+    /// The sections, `current` marked.
+    public init(name: String, role: String, formToken: String, current: String) {
+        self.name = name
+        self.role = role
+        self.formToken = formToken
+        sections = [Section(title: "Overview", path: "/console", current: current == "/console")]
+    }
+}
+
+/// The sign-in form.
+public struct SignInPage: ConsolePage {
+    public var template: String { "sign-in" }
+    public let title = "Sign in"
+    public var formToken: String
+    /// The name typed before, shown again after a refusal.
+    public var name: String
+    public var error: String?
+    public var notice: String?
+
+    public init(formToken: String, name: String = "", error: String? = nil, notice: String? = nil) {
+        self.formToken = formToken
+        self.name = name
+        self.error = error
+        self.notice = notice
+    }
+}
+
+/// Setting the password and second factor from an enrolment link.
+public struct EnrolPage: ConsolePage {
+    public var template: String { "enrol" }
+    public let title = "Set up your operator account"
+    public var formToken: String
+    /// The link's token, sent back with the form.
+    public var token: String
+    public var name: String
+    /// The TOTP key in base32, grouped for typing.
+    public var secret: String
+    /// The key's `otpauth://` address as a PNG data URL, when a QR code could be made.
+    public var qrCode: String?
+    public var minimumPasswordLength: Int
+    public var error: String?
+
+    public init(
+        formToken: String,
+        token: String,
+        name: String,
+        secret: String,
+        qrCode: String?,
+        minimumPasswordLength: Int,
+        error: String? = nil
+    ) {
+        self.formToken = formToken
+        self.token = token
+        self.name = name
+        self.secret = secret
+        self.qrCode = qrCode
+        self.minimumPasswordLength = minimumPasswordLength
+        self.error = error
+    }
+}
+
+/// A short message, with a link onwards.
+public struct MessagePage: ConsolePage {
+    public struct Link: Sendable {
+        public var title: String
+        public var path: String
+    }
+
+    public var template: String { "message" }
+    public var title: String
+    public var message: String
+    public var isError: Bool
+    public var link: Link?
+    public var signedIn: SignedInOperator?
+
+    public init(title: String, message: String, isError: Bool, link: (title: String, path: String)? = nil) {
+        self.title = title
+        self.message = message
+        self.isError = isError
+        self.link = link.map { Link(title: $0.title, path: $0.path) }
+    }
+}
+
+/// The first page after signing in: the server's figures.
+public struct OverviewPage: ConsolePage {
+    public struct Figure: Sendable {
+        public var label: String
+        public var value: String
+    }
+
+    public var template: String { "overview" }
+    public let title = "Overview"
+    public var signedIn: SignedInOperator?
+    public var figures: [Figure]
+
+    public init(signedIn: SignedInOperator, figures: [(label: String, value: Int)]) {
+        self.signedIn = signedIn
+        self.figures = figures.map { Figure(label: $0.label, value: String($0.value)) }
+    }
+}

@@ -1,0 +1,139 @@
+import Mustache
+
+/// The console's pages as Mustache templates, every value HTML-escaped (`{{name}}`; the
+/// templates use no triple mustache). Each page fills the `main` block of `layout`: the
+/// skip link, the header with the sections and the sign-out form, and the style sheet
+/// served from the console's own origin (the pages carry no script and no inline style).
+public struct ConsoleTemplates: Sendable {
+    let library: MustacheLibrary
+
+    public init() {
+        var library = MustacheLibrary()
+        for (name, text) in Self.sources {
+            // The templates are constants of this file: one that does not parse is a bug
+            // a test finds at once.
+            try! library.register(text, named: name)
+        }
+        self.library = library
+    }
+
+    /// The HTML of `page`.
+    public func render(_ page: some ConsolePage) -> String {
+        library.render(page, withTemplate: page.template) ?? ""
+    }
+
+    static let sources: [String: String] = [
+        "layout": """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>{{title}} · Gangway console</title>
+        <link rel="stylesheet" href="/console/console.css">
+        </head>
+        <body>
+        <a class="skip" href="#main">Skip to the content</a>
+        <header>
+        <p class="brand"><a href="/console">Gangway console</a></p>
+        {{#signedIn}}
+        <nav aria-label="Sections"><ul>
+        {{#sections}}<li><a href="{{path}}"{{#current}} aria-current="page"{{/current}}>{{title}}</a></li>{{/sections}}
+        </ul></nav>
+        <form class="sign-out" method="post" action="/console/sign-out">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <span>{{name}} ({{role}})</span>
+        <button type="submit">Sign out</button>
+        </form>
+        {{/signedIn}}
+        </header>
+        <main id="main">
+        {{$main}}{{/main}}
+        </main>
+        </body>
+        </html>
+        """,
+        "sign-in": """
+        {{<layout}}{{$main}}
+        <h1>Sign in</h1>
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+        {{#error}}<p class="error" role="alert" id="sign-in-error">{{error}}</p>{{/error}}
+        <form method="post" action="/console/sign-in">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <label for="name">Operator name</label>
+        <input id="name" name="name" autocomplete="username" required maxlength="64" value="{{name}}">
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required>
+        <label for="code">Code from your authenticator app</label>
+        <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="7">
+        <button type="submit">Sign in</button>
+        </form>
+        {{/main}}{{/layout}}
+        """,
+        "enrol": """
+        {{<layout}}{{$main}}
+        <h1>Set up {{name}}</h1>
+        {{#error}}<p class="error" role="alert" id="enrol-error">{{error}}</p>{{/error}}
+        <p>You sign in to the console with a password and a code from an authenticator app.</p>
+        <form method="post" action="/console/enrol">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="token" value="{{token}}">
+        <label for="password">New password ({{minimumPasswordLength}} characters or more)</label>
+        <input id="password" name="password" type="password" autocomplete="new-password" required minlength="{{minimumPasswordLength}}" maxlength="1024">
+        <label for="confirmation">The same password again</label>
+        <input id="confirmation" name="confirmation" type="password" autocomplete="new-password" required maxlength="1024">
+        <h2>Second factor</h2>
+        <p>Scan the code with your authenticator app, or type the key into it.</p>
+        {{#qrCode}}<img class="qr" src="{{qrCode}}" alt="QR code of the key below" width="250" height="250">{{/qrCode}}
+        <p>Key: <code id="secret">{{secret}}</code></p>
+        <label for="code">The code your app shows now</label>
+        <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="7">
+        <button type="submit">Finish setting up</button>
+        </form>
+        {{/main}}{{/layout}}
+        """,
+        "message": """
+        {{<layout}}{{$main}}
+        <h1>{{title}}</h1>
+        <p{{#isError}} class="error" role="alert"{{/isError}}>{{message}}</p>
+        {{#link}}<p><a href="{{path}}">{{title}}</a></p>{{/link}}
+        {{/main}}{{/layout}}
+        """,
+        "overview": """
+        {{<layout}}{{$main}}
+        <h1>Overview</h1>
+        <dl class="figures">
+        {{#figures}}<div><dt>{{label}}</dt><dd>{{value}}</dd></div>{{/figures}}
+        </dl>
+        {{/main}}{{/layout}}
+        """,
+    ]
+
+    /// The style sheet every page links to.
+    public static let styleSheet = """
+        body { font-family: system-ui, sans-serif; margin: 0; line-height: 1.45; color: #1d1d1f; background: #fff; }
+        .skip { position: absolute; left: -999px; }
+        .skip:focus { left: 1rem; top: 1rem; background: #fff; padding: 0.5rem; z-index: 1; }
+        header { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; align-items: center; padding: 0.75rem 1.5rem; background: #f2f4f7; border-bottom: 1px solid #c9ced6; }
+        .brand { margin: 0; font-weight: 700; }
+        .brand a { color: inherit; text-decoration: none; }
+        nav ul { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; list-style: none; margin: 0; padding: 0; }
+        nav a { color: #0b4f9c; }
+        nav a[aria-current="page"] { font-weight: 700; color: #1d1d1f; }
+        .sign-out { margin-left: auto; display: flex; gap: 0.5rem; align-items: center; }
+        main { padding: 1.5rem; max-width: 60rem; }
+        label { display: block; margin-top: 1rem; font-weight: 600; }
+        input { display: block; width: 100%; max-width: 28rem; box-sizing: border-box; font-size: 1.05rem; padding: 0.55rem; margin-top: 0.3rem; border: 1px solid #6e7781; border-radius: 4px; }
+        button { font-size: 1.05rem; padding: 0.55rem 1.1rem; margin-top: 1.25rem; border: 1px solid #0b4f9c; border-radius: 4px; background: #0b4f9c; color: #fff; cursor: pointer; }
+        .sign-out button { margin-top: 0; padding: 0.3rem 0.8rem; font-size: 0.95rem; }
+        :focus-visible { outline: 3px solid #b35900; outline-offset: 2px; }
+        .error { color: #a51d2d; font-weight: 600; }
+        .notice { color: #1f5f2c; font-weight: 600; }
+        code { font-size: 1.05rem; word-break: break-all; }
+        .qr { display: block; image-rendering: pixelated; }
+        .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 1rem; }
+        .figures div { border: 1px solid #c9ced6; border-radius: 6px; padding: 0.75rem 1rem; }
+        .figures dt { font-size: 0.95rem; }
+        .figures dd { margin: 0.25rem 0 0; font-size: 1.6rem; font-weight: 700; }
+        """
+}

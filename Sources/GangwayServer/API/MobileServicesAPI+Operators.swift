@@ -1,0 +1,153 @@
+import Foundation
+import GangwayProtocol
+import GangwayServerStorage
+import HTTPTypes
+import Logging
+import OpenAPIRuntime
+
+/// The console's operators (`gangway admin operators`) and the audit of what they and
+/// the admin token did (`gangway admin audit`).
+extension MobileServicesAPI {
+    func listOperators(_ input: Operations.ListOperators.Input) async throws -> Operations.ListOperators.Output {
+        try await requireAdmin()
+        let operators = try await perform { try await storage.operatorRecords() }
+        return .ok(.init(body: .json(operators.map(Self.wire))))
+    }
+
+    func addOperator(_ input: Operations.AddOperator.Input) async throws -> Operations.AddOperator.Output {
+        try await requireAdmin()
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        try Self.checkOperatorName(body.name)
+        guard let role = OperatorRole(rawValue: body.role.rawValue) else {
+            throw APIError.badRequest("role is viewer, operator or admin.", code: .invalidField)
+        }
+        let enrolment = Self.newEnrolmentToken()
+        let record = OperatorRecord(
+            name: body.name,
+            role: role,
+            enrolmentHash: enrolment.hash,
+            enrolmentExpiresAt: now().addingTimeInterval(Self.enrolmentLifetime),
+            createdAt: now()
+        )
+        do {
+            try await storage.insertOperator(record)
+        } catch {
+            guard error.code == .duplicate else { throw APIError.storage(error) }
+            throw APIError(.conflict, .operatorExists, "An operator named \(body.name) exists.")
+        }
+        logger.notice("operator added", metadata: ["operator": "\(record.name)", "role": "\(role.rawValue)"])
+        return .created(.init(body: .json(enrolmentAnswer(record, token: enrolment.token))))
+    }
+
+    func enrolOperator(_ input: Operations.EnrolOperator.Input) async throws -> Operations.EnrolOperator.Output {
+        try await requireAdmin()
+        let name = input.path.name
+        let enrolment = Self.newEnrolmentToken()
+        let expiresAt = now().addingTimeInterval(Self.enrolmentLifetime)
+        guard
+            try await perform({
+                try await storage.startEnrolment(of: name, enrolmentHash: enrolment.hash, expiresAt: expiresAt)
+            }), let record = try await perform({ try await storage.operatorRecord(named: name) })
+        else { throw APIError.notFound(.operatorNotFound, "There is no operator named \(name).") }
+        logger.notice("operator enrolment started", metadata: ["operator": "\(name)"])
+        return .ok(.init(body: .json(enrolmentAnswer(record, token: enrolment.token))))
+    }
+
+    func updateOperator(_ input: Operations.UpdateOperator.Input) async throws -> Operations.UpdateOperator.Output {
+        try await requireAdmin()
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        guard let role = OperatorRole(rawValue: body.role.rawValue) else {
+            throw APIError.badRequest("role is viewer, operator or admin.", code: .invalidField)
+        }
+        guard let record = try await perform({ try await storage.updateOperator(named: input.path.name, role: role) })
+        else { throw APIError.notFound(.operatorNotFound, "There is no operator named \(input.path.name).") }
+        logger.notice("operator role changed", metadata: ["operator": "\(record.name)", "role": "\(role.rawValue)"])
+        return .ok(.init(body: .json(Self.wire(record))))
+    }
+
+    func removeOperator(_ input: Operations.RemoveOperator.Input) async throws -> Operations.RemoveOperator.Output {
+        try await requireAdmin()
+        guard try await perform({ try await storage.deleteOperator(named: input.path.name) }) else {
+            throw APIError.notFound(.operatorNotFound, "There is no operator named \(input.path.name).")
+        }
+        logger.notice("operator removed", metadata: ["operator": "\(input.path.name)"])
+        return .noContent(.init())
+    }
+
+    func listAuditEvents(
+        _ input: Operations.ListAuditEvents.Input
+    ) async throws -> Operations.ListAuditEvents.Output {
+        try await requireAdmin()
+        let limit = try Validation.listLimit(input.query.limit)
+        if let before = input.query.before, before < 1 {
+            throw APIError.badRequest("before is the id of an event: 1 or more.", code: .invalidField)
+        }
+        let events = try await perform { try await storage.auditEvents(limit: limit, before: input.query.before) }
+        return .ok(.init(body: .json(events.map(Self.wire))))
+    }
+
+    // MARK: Enrolment
+
+    /// How long an enrolment link works.
+    static let enrolmentLifetime: TimeInterval = 24 * 60 * 60
+
+    /// A new enrolment link's token, and the hash it is stored as.
+    static func newEnrolmentToken() -> (token: String, hash: Data) {
+        let token = randomBytes(32).base64URLEncoded
+        return (token, BearerToken.hash(token))
+    }
+
+    /// Where an enrolment link's token is used.
+    func enrolmentURL(token: String) -> String {
+        settings.publicURL.value + ConsolePaths.enrol + "?token=" + token
+    }
+
+    /// The TOTP secret of the enrolment whose link has `hash`: derived from the server
+    /// key, so the page that shows it and the form that confirms it agree without keeping
+    /// it anywhere until the operator proves their app holds it.
+    func enrolmentSecret(_ hash: Data) -> Data {
+        Data(serverKey.authenticationCode(for: hash, purpose: "operator-totp-enrolment").prefix(20))
+    }
+
+    private func enrolmentAnswer(_ record: OperatorRecord, token: String) -> Components.Schemas.OperatorEnrolment {
+        .init(
+            _operator: Self.wire(record),
+            enrolmentURL: enrolmentURL(token: token),
+            expiresAt: record.enrolmentExpiresAt ?? now()
+        )
+    }
+
+    static func checkOperatorName(_ name: String) throws(APIError) {
+        guard APILimits.operatorName.contains(name.unicodeScalars.count),
+            name.unicodeScalars.first.map({ $0.isASCIIAlphanumeric }) == true,
+            name.unicodeScalars.allSatisfy({ $0.isASCIIAlphanumeric || "._@-".unicodeScalars.contains($0) })
+        else {
+            throw APIError.badRequest(
+                "An operator's name is 1 to \(APILimits.operatorName.upperBound) letters, digits, '.', '_', '@' "
+                    + "and '-', starting with a letter or digit.",
+                code: .invalidField
+            )
+        }
+    }
+
+    static func wire(_ record: OperatorRecord) -> Components.Schemas.Operator {
+        .init(
+            name: record.name,
+            role: .init(rawValue: record.role.rawValue) ?? .viewer,
+            enrolled: record.isEnrolled,
+            createdAt: record.createdAt
+        )
+    }
+
+    static func wire(_ event: AuditEventRecord) -> Components.Schemas.AuditEvent {
+        .init(
+            id: event.id ?? 0,
+            at: event.at,
+            actor: event.actor,
+            via: event.via == .console ? .console : .api,
+            action: event.action,
+            target: event.target,
+            address: event.address
+        )
+    }
+}

@@ -1,0 +1,20 @@
+/// Where the operator's console lives, written once: its pages under `/console`, which
+/// take form bodies and answer in HTML.
+enum ConsolePaths {
+    /// The overview, the first page after signing in.
+    static let root = "/console"
+    static let styleSheet = "/console/console.css"
+    static let signIn = "/console/sign-in"
+    static let enrol = "/console/enrol"
+    static let signOut = "/console/sign-out"
+
+    /// The pages, with their methods (for 405 against 404).
+    static let routes: [String: [String]] = [
+        root: ["get"], styleSheet: ["get"], signIn: ["get", "post"], enrol: ["get", "post"], signOut: ["post"],
+    ]
+
+    /// Whether `path` is one of the console's: its forms are form bodies, not JSON.
+    static func takesForms(_ path: String) -> Bool {
+        path == root || path.hasPrefix(root + "/")
+    }
+}

@@ -1,0 +1,361 @@
+import Foundation
+import GangwayConsole
+import GangwayProtocol
+import GangwayServerStorage
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The operator's console: server-rendered pages under `/console` for the people who
+/// run the server, each signed in with a password and a second factor (TOTP).
+///
+/// - Operators are added with `gangway admin operators add`, which gives a one-use link
+///   to enrol: the person sets a password and scans the second factor's key into an
+///   authenticator app; no secret is copied into a browser.
+/// - A session is a random cookie (`HttpOnly`, `SameSite=Strict`, `Secure` over HTTPS),
+///   kept as its SHA-256 and ended after ``OperatorSessionRecord/idleLifetime`` without
+///   a request.
+/// - Every form carries ``FormGuard``'s token and is refused from another site; pages
+///   carry no script and allow nothing from elsewhere; sign-ins are throttled as the
+///   API's are.
+struct OperatorConsole: Sendable {
+    let api: MobileServicesAPI
+    let templates = ConsoleTemplates()
+
+    /// The operator's password, at least this long.
+    static let minimumPasswordLength = 12
+    /// What the anti-forgery token of the console's forms is bound to: no app's ID, which
+    /// holds no `:`.
+    static let formScope = "console:"
+    /// The most a form body may hold.
+    static let formLimit = 16 * 1024
+
+    func register(on router: Router<ServerContext>) {
+        router.get(RouterPath(ConsolePaths.root)) { request, _ in await overview(request) }
+        router.get(RouterPath(ConsolePaths.styleSheet)) { _, _ in
+            var response = Response(
+                status: .ok,
+                headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=3600"],
+                body: .init(byteBuffer: ByteBuffer(string: ConsoleTemplates.styleSheet))
+            )
+            response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+            return response
+        }
+        router.get(RouterPath(ConsolePaths.signIn)) { request, _ in await signInPage(request) }
+        router.post(RouterPath(ConsolePaths.signIn)) { request, _ in await signIn(request) }
+        router.get(RouterPath(ConsolePaths.enrol)) { request, _ in await enrolPage(request) }
+        router.post(RouterPath(ConsolePaths.enrol)) { request, _ in await enrol(request) }
+        router.post(RouterPath(ConsolePaths.signOut)) { request, _ in await signOut(request) }
+    }
+
+    // MARK: Pages
+
+    private func overview(_ request: Request) async -> Response {
+        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        guard let figures = try? await api.storage.figures() else {
+            return self.page(
+                MessagePage(title: "Unavailable", message: "The database cannot be read now.", isError: true),
+                status: .serviceUnavailable
+            )
+        }
+        let browser = api.formGuard.browser(request.headers)
+        let page = OverviewPage(
+            signedIn: header(record, browser: browser, current: ConsolePaths.root),
+            figures: [
+                ("Apps", figures.apps), ("Users", figures.users), ("Active devices", figures.activeDevices),
+                ("Changes uploaded", figures.changes), ("Conflicts", figures.conflicts),
+                ("Operators", figures.operators),
+            ]
+        )
+        return self.page(page, browser: browser)
+    }
+
+    private func signInPage(_ request: Request) async -> Response {
+        if await signedIn(request) != nil { return Self.redirect(to: ConsolePaths.root) }
+        let browser = api.formGuard.browser(request.headers)
+        return page(SignInPage(formToken: token(browser)), browser: browser)
+    }
+
+    private func signIn(_ request: Request) async -> Response {
+        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
+        let name = form["name"] ?? ""
+        func again(_ message: String, _ status: HTTPResponse.Status) -> Response {
+            page(SignInPage(formToken: token(browser), name: name, error: message), status: status, browser: browser)
+        }
+        let address = RequestInfo.current.clientAddress(trusting: api.settings.trustedProxies)
+        let admission: SignInThrottle.Admission
+        do {
+            admission = try await api.throttle.admitOperator(name: name, address: address)
+        } catch {
+            return again(error.message, .tooManyRequests)
+        }
+        let record = try? await api.storage.operatorRecord(named: name)
+        let password = form["password"] ?? ""
+        let passwords = api.passwords
+        let matches =
+            (try? await passwords.admitted(preferred: false) {
+                try await passwords.verify(password, against: record?.passwordHash)
+            }) ?? false
+        guard matches, let record, let step = secondFactorStep(record, code: form["code"] ?? ""),
+            (try? await api.storage.takeTOTPStep(step, operator: record.name)) == true
+        else {
+            api.logger.notice("console sign-in failed", metadata: ["request": "\(RequestInfo.current.requestID)"])
+            return again("The name, password or code is wrong.", .unauthorized)
+        }
+        try? await api.throttle.succeeded(admission)
+        return await open(session: record, action: "signIn", browser: browser)
+    }
+
+    private func enrolPage(_ request: Request) async -> Response {
+        let token = request.uri.queryParameters.get("token") ?? ""
+        let browser = api.formGuard.browser(request.headers)
+        guard let record = await enrolling(token) else { return endedLink(browser) }
+        return await enrolForm(record, token: token, browser: browser)
+    }
+
+    private func enrol(_ request: Request) async -> Response {
+        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
+        let token = form["token"] ?? ""
+        guard let record = await enrolling(token) else { return endedLink(browser) }
+        let password = form["password"] ?? ""
+        let hash = BearerToken.hash(token)
+        let totp = TOTP(secret: api.enrolmentSecret(hash))
+        let error: String? =
+            if password.unicodeScalars.count < Self.minimumPasswordLength
+                || password.unicodeScalars.count > APILimits.password.upperBound
+            {
+                "The password must be \(Self.minimumPasswordLength) to \(APILimits.password.upperBound) characters long."
+            } else if password != form["confirmation"] {
+                "The two passwords differ."
+            } else if totp.matchingStep(of: form["code"] ?? "", at: api.now()) == nil {
+                "The code is not the one the app shows now. Check that the app has the key below, and try again."
+            } else {
+                nil
+            }
+        if let error { return await enrolForm(record, token: token, browser: browser, error: error) }
+        let step = totp.matchingStep(of: form["code"] ?? "", at: api.now()) ?? 0
+        do {
+            let passwordHash = try await api.passwords.hash(password)
+            let sealed = try api.serverKey.seal(totp.secret, for: Self.totpPurpose)
+            guard
+                try await api.storage.completeEnrolment(
+                    enrolmentHash: hash,
+                    passwordHash: passwordHash,
+                    sealedTOTPSecret: sealed,
+                    at: api.now()
+                )
+            else { return endedLink(browser) }
+            // The code just typed opens nothing again.
+            _ = try await api.storage.takeTOTPStep(step, operator: record.name)
+        } catch {
+            api.logger.error("an operator's enrolment could not be stored", metadata: ["error": "\(error)"])
+            return page(
+                MessagePage(title: "Not saved", message: "The server could not save this. Try again.", isError: true),
+                status: .serviceUnavailable,
+                browser: browser
+            )
+        }
+        api.logger.notice("operator enrolled", metadata: ["operator": "\(record.name)"])
+        return await open(session: record, action: "enrol", browser: browser)
+    }
+
+    private func signOut(_ request: Request) async -> Response {
+        guard case .form = await form(request) else { return await refused(request) }
+        if let (session, record) = await signedIn(request) {
+            try? await api.storage.deleteOperatorSession(tokenHash: session.tokenHash)
+            await api.audit(actor: record.name, via: .console, action: "signOut", target: ConsolePaths.signOut)
+        }
+        var response = Self.redirect(to: ConsolePaths.signIn)
+        response.headers.append(
+            HTTPField(
+                name: .setCookie,
+                value: BrowserCookie.setCookie(
+                    name: sessionCookieName,
+                    value: "",
+                    maxAge: 0,
+                    strict: true,
+                    secure: api.isSecureOrigin
+                )
+            )
+        )
+        return response
+    }
+
+    // MARK: Sessions
+
+    /// The session cookie's name: with the `__Host-` prefix over HTTPS, so no other host
+    /// of the domain can set it.
+    var sessionCookieName: String { api.isSecureOrigin ? "__Host-gangway_console" : "gangway_console" }
+
+    /// The purpose the TOTP secret is sealed for under the server key.
+    static let totpPurpose = "operator-totp"
+
+    /// The signed-in operator of the request, seen now.
+    private func signedIn(_ request: Request) async -> (OperatorSessionRecord, OperatorRecord)? {
+        guard let token = BrowserCookie.value(named: sessionCookieName, in: request.headers), token.utf8.count == 43
+        else { return nil }
+        return try? await api.storage.touchOperatorSession(tokenHash: BearerToken.hash(token), at: api.now())
+    }
+
+    /// A new session for `record`, recorded in the audit, and the way to the overview.
+    private func open(session record: OperatorRecord, action: String, browser: FormGuard.Browser) async -> Response {
+        let token = MobileServicesAPI.randomBytes(32).base64URLEncoded
+        let now = api.now()
+        do {
+            try await api.storage.insertOperatorSession(
+                OperatorSessionRecord(
+                    tokenHash: BearerToken.hash(token),
+                    operatorName: record.name,
+                    createdAt: now,
+                    lastSeenAt: now
+                )
+            )
+        } catch {
+            return page(
+                MessagePage(title: "Not signed in", message: "The server could not open a session.", isError: true),
+                status: .serviceUnavailable,
+                browser: browser
+            )
+        }
+        await api.audit(actor: record.name, via: .console, action: action, target: ConsolePaths.root)
+        api.logger.notice("console session opened", metadata: ["operator": "\(record.name)"])
+        var response = Self.redirect(to: ConsolePaths.root)
+        response.headers.append(
+            HTTPField(
+                name: .setCookie,
+                value: BrowserCookie.setCookie(
+                    name: sessionCookieName,
+                    value: token,
+                    strict: true,
+                    secure: api.isSecureOrigin
+                )
+            )
+        )
+        return response
+    }
+
+    /// The time step of `code` for the operator's second factor, if it is one of now's.
+    private func secondFactorStep(_ record: OperatorRecord, code: String) -> Int64? {
+        guard let sealed = record.sealedTOTPSecret, record.passwordHash != nil,
+            let secret = try? api.serverKey.open(sealed, for: Self.totpPurpose, plainLength: TOTP.secretLength)
+        else { return nil }
+        return TOTP(secret: secret).matchingStep(of: code, at: api.now())
+    }
+
+    /// The operator whose enrolment link holds `token`, while it works.
+    private func enrolling(_ token: String) async -> OperatorRecord? {
+        guard token.utf8.count == 43 else { return nil }
+        return try? await api.storage.operatorRecord(enrolmentHash: BearerToken.hash(token), at: api.now())
+    }
+
+    private func enrolForm(
+        _ record: OperatorRecord,
+        token: String,
+        browser: FormGuard.Browser,
+        error: String? = nil
+    ) async -> Response {
+        let totp = TOTP(secret: api.enrolmentSecret(BearerToken.hash(token)))
+        let address = totp.provisioningURI(account: record.name, issuer: "Gangway")
+        let qrCode = (try? await api.qrCodes.png(for: address))?.map {
+            "data:image/png;base64," + $0.base64EncodedString()
+        }
+        let page = EnrolPage(
+            formToken: self.token(browser),
+            token: token,
+            name: record.name,
+            secret: Base32.grouped(Base32.encode(totp.secret)),
+            qrCode: qrCode,
+            minimumPasswordLength: Self.minimumPasswordLength,
+            error: error
+        )
+        return self.page(page, status: error == nil ? .ok : .badRequest, browser: browser)
+    }
+
+    private func endedLink(_ browser: FormGuard.Browser) -> Response {
+        page(
+            MessagePage(
+                title: "Link ended",
+                message: "This link has ended or was used already. Ask an admin for a new one "
+                    + "(gangway admin operators enrol NAME).",
+                isError: true,
+                link: ("Sign in", ConsolePaths.signIn)
+            ),
+            status: .notFound,
+            browser: browser
+        )
+    }
+
+    // MARK: Forms and answers
+
+    private enum Form {
+        case form([String: String], FormGuard.Browser)
+        case refused
+    }
+
+    /// The fields of the request's form, when it came from the console's own page in this
+    /// browser.
+    private func form(_ request: Request) async -> Form {
+        var request = request
+        guard let body = try? await request.collectBody(upTo: Self.formLimit) else { return .refused }
+        let fields = OAuthPage.form(String(buffer: body))
+        guard api.formGuard.refusal(request.head, fields: fields, appID: Self.formScope) == nil else { return .refused }
+        return .form(fields, api.formGuard.browser(request.headers))
+    }
+
+    /// The answer to a form that did not come from the console's own page: 403, nothing done.
+    private func refused(_ request: Request) async -> Response {
+        api.logger.warning("console form refused", metadata: ["request": "\(RequestInfo.current.requestID)"])
+        let browser = api.formGuard.browser(request.headers)
+        return page(
+            MessagePage(
+                title: "Not sent",
+                message: "This form was not sent from this console's own page, so nothing was done. "
+                    + "Open the page again and send it from there.",
+                isError: true,
+                link: ("Sign in", ConsolePaths.signIn)
+            ),
+            status: .forbidden,
+            browser: browser
+        )
+    }
+
+    private func header(_ record: OperatorRecord, browser: FormGuard.Browser, current: String) -> SignedInOperator {
+        SignedInOperator(name: record.name, role: record.role.rawValue, formToken: token(browser), current: current)
+    }
+
+    private func token(_ browser: FormGuard.Browser) -> String {
+        api.formGuard.token(for: browser, appID: Self.formScope)
+    }
+
+    /// `page` as HTML with the console's headers, giving the browser its form secret when
+    /// it is new.
+    private func page(
+        _ page: some ConsolePage,
+        status: HTTPResponse.Status = .ok,
+        browser: FormGuard.Browser? = nil
+    ) -> Response {
+        var headers: HTTPFields = [
+            .contentType: "text/html; charset=utf-8",
+            .cacheControl: "no-store",
+            .contentSecurityPolicy:
+                "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+                + "frame-ancestors 'none'; base-uri 'none'",
+            HTTPField.Name("X-Frame-Options")!: "DENY",
+            HTTPField.Name("Referrer-Policy")!: "same-origin",
+            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+        ]
+        if let browser, browser.isNew {
+            headers.append(HTTPField(name: .setCookie, value: api.formGuard.setCookie(browser)))
+        }
+        return Response(
+            status: status,
+            headers: headers,
+            body: .init(byteBuffer: ByteBuffer(string: templates.render(page)))
+        )
+    }
+
+    private static func redirect(to path: String) -> Response {
+        Response(status: .seeOther, headers: [.location: path, .cacheControl: "no-store"])
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+
+extension ServerStorage {
+    // MARK: Operators
+
+    /// Adds an operator; ``StorageError/Code/duplicate`` when the name is taken.
+    public func insertOperator(_ record: OperatorRecord) async throws(StorageError) {
+        try await execute(
+            """
+            INSERT INTO operators (name, role, password_hash, totp_secret, last_totp_step, enrolment_hash,
+                enrolment_expires_at, created_at)
+            VALUES (\(record.name), \(record.role.rawValue), \(record.passwordHash), \(record.sealedTOTPSecret),
+                \(record.lastTOTPStep), \(record.enrolmentHash), \(record.enrolmentExpiresAt), \(record.createdAt))
+            """
+        )
+    }
+
+    public func operatorRecord(named name: String) async throws(StorageError) -> OperatorRecord? {
+        try await first("\(OperatorRecord.select) WHERE name = \(name)", OperatorRecord.init)
+    }
+
+    /// The operator whose pending enrolment link has this hash, if it has not ended at `now`.
+    public func operatorRecord(
+        enrolmentHash: Data,
+        at now: Date
+    ) async throws(StorageError) -> OperatorRecord? {
+        try await first(
+            "\(OperatorRecord.select) WHERE enrolment_hash = \(enrolmentHash) AND enrolment_expires_at > \(now)",
+            OperatorRecord.init
+        )
+    }
+
+    /// Every operator, by name.
+    public func operatorRecords() async throws(StorageError) -> [OperatorRecord] {
+        try await all("\(OperatorRecord.select) ORDER BY name", OperatorRecord.init)
+    }
+
+    /// Gives the operator a new enrolment link (a new password and second factor replace
+    /// the old ones when it is used); `false` when there is no such operator.
+    public func startEnrolment(
+        of name: String,
+        enrolmentHash: Data,
+        expiresAt: Date
+    ) async throws(StorageError) -> Bool {
+        try await count(
+            """
+            UPDATE operators SET enrolment_hash = \(enrolmentHash), enrolment_expires_at = \(expiresAt)
+            WHERE name = \(name) RETURNING name
+            """
+        ) == 1
+    }
+
+    /// Sets the password and second factor of the enrolment whose link has this hash, and
+    /// ends the link, if it has not ended at `now`: `false` when it has, or was used
+    /// (two uses of one link never both enrol). The operator's console sessions end.
+    public func completeEnrolment(
+        enrolmentHash: Data,
+        passwordHash: String,
+        sealedTOTPSecret: Data,
+        at now: Date
+    ) async throws(StorageError) -> Bool {
+        try await driver.write(locking: []) { connection in
+            let rows = try await connection.rows(
+                """
+                UPDATE operators SET password_hash = \(passwordHash), totp_secret = \(sealedTOTPSecret),
+                    last_totp_step = NULL, enrolment_hash = NULL, enrolment_expires_at = NULL
+                WHERE enrolment_hash = \(enrolmentHash) AND enrolment_expires_at > \(now)
+                RETURNING name
+                """
+            )
+            guard let row = rows.first else { return false }
+            let name: String = try row("name")
+            try await connection.execute("DELETE FROM operator_sessions WHERE operator = \(name)")
+            return true
+        }
+    }
+
+    /// Takes a second-factor code of time step `step` for the operator, once: `false` when
+    /// a code of this step or a later one was taken already (a code seen on the wire or
+    /// over a shoulder is spent).
+    public func takeTOTPStep(_ step: Int64, operator name: String) async throws(StorageError) -> Bool {
+        try await count(
+            """
+            UPDATE operators SET last_totp_step = \(step)
+            WHERE name = \(name) AND (last_totp_step IS NULL OR last_totp_step < \(step))
+            RETURNING name
+            """
+        ) == 1
+    }
+
+    /// Changes an operator's role; `nil` when there is no such operator.
+    public func updateOperator(
+        named name: String,
+        role: OperatorRole
+    ) async throws(StorageError) -> OperatorRecord? {
+        try await driver.write(locking: []) { connection in
+            try await connection.execute("UPDATE operators SET role = \(role.rawValue) WHERE name = \(name)")
+            return try await connection.rows("\(OperatorRecord.select) WHERE name = \(name)").first.map(
+                OperatorRecord.init
+            )
+        }
+    }
+
+    /// Removes an operator and ends their sessions; `false` when there was none.
+    public func deleteOperator(named name: String) async throws(StorageError) -> Bool {
+        try await driver.write(locking: []) { connection in
+            try await connection.execute("DELETE FROM operator_sessions WHERE operator = \(name)")
+            return try await connection.rows("DELETE FROM operators WHERE name = \(name) RETURNING name").count == 1
+        }
+    }
+
+    // MARK: Console sessions
+
+    public func insertOperatorSession(_ session: OperatorSessionRecord) async throws(StorageError) {
+        try await execute(
+            """
+            INSERT INTO operator_sessions (token_hash, operator, created_at, last_seen_at)
+            VALUES (\(session.tokenHash), \(session.operatorName), \(session.createdAt), \(session.lastSeenAt))
+            """
+        )
+    }
+
+    /// The session with this cookie hash, with its operator, if it was seen within its
+    /// idle lifetime before `now`; it is seen again at `now`.
+    public func touchOperatorSession(
+        tokenHash: Data,
+        at now: Date
+    ) async throws(StorageError) -> (OperatorSessionRecord, OperatorRecord)? {
+        let idle = TimeInterval(OperatorSessionRecord.idleLifetime.components.seconds)
+        return try await driver.write(locking: []) { connection in
+            let rows = try await connection.rows(
+                """
+                UPDATE operator_sessions SET last_seen_at = \(now)
+                WHERE token_hash = \(tokenHash) AND last_seen_at > \(now.addingTimeInterval(-idle))
+                RETURNING token_hash, operator, created_at, last_seen_at
+                """
+            )
+            guard let row = rows.first else { return nil }
+            let session = try OperatorSessionRecord(row: row)
+            let found = try await connection.rows("\(OperatorRecord.select) WHERE name = \(session.operatorName)")
+            guard let record = try found.first.map(OperatorRecord.init) else { return nil }
+            return (session, record)
+        }
+    }
+
+    public func deleteOperatorSession(tokenHash: Data) async throws(StorageError) {
+        try await execute("DELETE FROM operator_sessions WHERE token_hash = \(tokenHash)")
+    }
+
+    // MARK: Audit
+
+    /// Appends an event to the audit.
+    public func appendAuditEvent(_ event: AuditEventRecord) async throws(StorageError) {
+        try await execute(
+            """
+            INSERT INTO audit_events (at, actor, via, action, target, address)
+            VALUES (\(event.at), \(event.actor), \(event.via.rawValue), \(event.action), \(event.target),
+                \(event.address))
+            """
+        )
+    }
+
+    /// The newest `limit` events, newest first; with `before`, those recorded before that event.
+    public func auditEvents(limit: Int, before: Int64? = nil) async throws(StorageError) -> [AuditEventRecord] {
+        let select: SQL = "SELECT id, at, actor, via, action, target, address FROM audit_events"
+        let statement: SQL =
+            if let before {
+                "\(select) WHERE id < \(before) ORDER BY id DESC LIMIT \(limit)"
+            } else {
+                "\(select) ORDER BY id DESC LIMIT \(limit)"
+            }
+        return try await all(statement) { row throws(StorageError) in
+            guard let via = AuditEventRecord.Channel(rawValue: try row("via")) else {
+                throw StorageError(.corrupt, "an audit event has an unknown channel")
+            }
+            return AuditEventRecord(
+                id: try row("id"),
+                at: try row("at"),
+                actor: try row("actor"),
+                via: via,
+                action: try row("action"),
+                target: try row("target"),
+                address: try row("address")
+            )
+        }
+    }
+}
+
+extension OperatorRecord {
+    static let select: SQL = """
+        SELECT name, role, password_hash, totp_secret, last_totp_step, enrolment_hash, enrolment_expires_at,
+            created_at FROM operators
+        """
+
+    init(row: SQLRow) throws(StorageError) {
+        guard let role = OperatorRole(rawValue: try row("role")) else {
+            throw StorageError(.corrupt, "an operator has an unknown role")
+        }
+        self.init(
+            name: try row("name"),
+            role: role,
+            passwordHash: try row("password_hash"),
+            sealedTOTPSecret: try row("totp_secret"),
+            lastTOTPStep: try row("last_totp_step"),
+            enrolmentHash: try row("enrolment_hash"),
+            enrolmentExpiresAt: try row("enrolment_expires_at"),
+            createdAt: try row("created_at")
+        )
+    }
+}
+
+extension OperatorSessionRecord {
+    init(row: SQLRow) throws(StorageError) {
+        self.init(
+            tokenHash: try row("token_hash"),
+            operatorName: try row("operator"),
+            createdAt: try row("created_at"),
+            lastSeenAt: try row("last_seen_at")
+        )
+    }
+}

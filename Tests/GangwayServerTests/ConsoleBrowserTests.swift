@@ -1,0 +1,147 @@
+import Foundation
+import GangwayConsole
+import GangwayProtocol
+import GangwayServer
+import GangwayServerStorage
+import GangwayServerTesting
+import GangwayTesting
+import HTTPTypes
+import Testing
+
+/// The operator's console in a real browser: Debian's headless `chromium`, driven by
+/// `chromedriver`, with the keyboard alone.
+@Suite(
+    "The console in headless Chromium: an operator enrols a second factor, signs in and out; forms from elsewhere do nothing",
+    .servingTurn,
+    .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver")
+)
+struct ConsoleBrowserTests {
+    static let password = "a long operator passphrase"
+
+    /// The code an authenticator app holding the key shown on the page would show at `date`.
+    static func code(secret shown: String, at date: Date) throws -> String {
+        let secret = try #require(Base32.decode(shown))
+        return TOTP(secret: secret).code(atStep: TOTP.step(at: date))
+    }
+
+    @Test("enrol from the link, land on the overview, sign out; a code is taken once; the link works once")
+    func enrolAndSignIn() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let enrolment = try await OperatorsTests.add(api, "ops.alice", role: "admin")
+            let server = api.running.url.absoluteString
+            try await HeadlessBrowser.using { browser in
+                // Not signed in: the console sends the browser to sign in.
+                try await browser.open("\(server)/console")
+                #expect(try await browser.currentURL() == "\(server)/console/sign-in")
+
+                try await browser.open(enrolment.enrolmentURL)
+                let page = try await browser.source(once: "Set up ops.alice")
+                #expect(page.contains("<img class=\"qr\""), "qrencode is installed in CI: the key as a QR code")
+                let secret = try await browser.evaluate("return document.getElementById('secret').textContent")
+                let shown = try #require(secret as? String)
+                let fits = try await browser.evaluate(
+                    "return document.documentElement.scrollWidth <= window.innerWidth"
+                )
+                #expect(fits as? Bool == true, "no sideways scrolling at a phone's width")
+
+                // A mistake first: the passwords differ; nothing is kept, the link still works.
+                try await browser.type(Self.password, into: try await browser.element("#password"))
+                try await browser.type("another passphrase", into: try await browser.element("#confirmation"))
+                let first = try Self.code(secret: shown, at: fixture.clock.now())
+                try await browser.type(first + "\u{E007}", into: try await browser.element("#code"))
+                let differ = try await browser.source(once: "The two passwords differ")
+                #expect(differ.contains("role=\"alert\""))
+                #expect(try await fixture.server.storage.operatorRecord(named: "ops.alice")?.isEnrolled == false)
+
+                try await browser.type(Self.password, into: try await browser.element("#password"))
+                try await browser.type(Self.password, into: try await browser.element("#confirmation"))
+                try await browser.type(first + "\u{E007}", into: try await browser.element("#code"))
+                let overview = try await browser.source(once: "ops.alice (admin)")
+                #expect(overview.contains("<h1>Overview</h1>"))
+                #expect(overview.contains("<dt>Users</dt><dd>2</dd>"), "alice and bob")
+                #expect(overview.contains("<dt>Operators</dt><dd>1</dd>"))
+                #expect(try await browser.currentURL() == "\(server)/console")
+
+                try await browser.click(try await browser.element(".sign-out button"))
+                _ = try await browser.source(once: "Operator name")
+                try await browser.open("\(server)/console")
+                #expect(try await browser.currentURL() == "\(server)/console/sign-in", "signed out")
+
+                // The code used to enrol opens nothing again.
+                try await Self.signIn(browser, server: server, code: first)
+                let replayed = try await browser.source(once: "The name, password or code is wrong")
+                #expect(replayed.contains("value=\"ops.alice\""), "the name is kept")
+
+                fixture.clock.advance(by: .seconds(31))
+                try await Self.signIn(
+                    browser,
+                    server: server,
+                    code: try Self.code(secret: shown, at: fixture.clock.now())
+                )
+                _ = try await browser.source(once: "ops.alice (admin)")
+
+                try await browser.open(enrolment.enrolmentURL)
+                let ended = try await browser.source(once: "This link has ended")
+                #expect(ended.contains("gangway admin operators enrol"))
+            }
+            let events = try await OperatorsTests.audit(api)
+            #expect(events.prefix(4).map(\.action) == ["signIn", "signOut", "enrol", "addOperator"])
+            #expect(events.prefix(3).allSatisfy { $0.actor == "ops.alice" && $0.via == .console })
+        }
+    }
+
+    @Test("another site's forms sign no one in or out; the console's pages allow no script and no framing")
+    func crossSite() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let enrolment = try await OperatorsTests.add(api, "ops.bob", role: "viewer")
+            let server = api.running.url.absoluteString
+            let attack = """
+                <!DOCTYPE html><html><body>
+                <form method="post" action="\(server)/console/sign-out">
+                <button id="go" type="submit">Win a prize</button>
+                </form></body></html>
+                """
+            try await HeadlessBrowser.using { browser in
+                try await browser.open(enrolment.enrolmentURL)
+                let shown = try #require(
+                    try await browser.evaluate("return document.getElementById('secret').textContent") as? String
+                )
+                try await browser.type(Self.password, into: try await browser.element("#password"))
+                try await browser.type(Self.password, into: try await browser.element("#confirmation"))
+                let code = try Self.code(secret: shown, at: fixture.clock.now())
+                try await browser.type(code + "\u{E007}", into: try await browser.element("#code"))
+                _ = try await browser.source(once: "ops.bob (viewer)")
+
+                try await CrossSitePage.serving(attack) { page in
+                    try await browser.open(page.absoluteString)
+                    try await browser.click(try await browser.element("#go"))
+                    // The session cookie is SameSite=Strict: the post arrives without it,
+                    // and the form without its token is refused.
+                    let refused = try await browser.source(once: "nothing was done")
+                    #expect(refused.contains("not sent from this console"), "\(refused)")
+                }
+                try await browser.open("\(server)/console")
+                _ = try await browser.source(once: "ops.bob (viewer)")
+            }
+            let overview = try await api.send(.get, "/console/sign-in")
+            let policy = try #require(overview.headers[.contentSecurityPolicy])
+            #expect(policy.contains("default-src 'none'"))
+            #expect(policy.contains("frame-ancestors 'none'"))
+            #expect(!policy.contains("script-src"))
+            #expect(!overview.text.contains("<script"))
+            let refused = try await api.running.sendForm("/console/sign-in", [("name", "ops.bob"), ("password", "x")])
+            #expect(refused.status == .forbidden, "no form token")
+            #expect(try await OperatorsTests.audit(api).first?.action == "enrol", "nothing else happened")
+        }
+    }
+
+    /// Signs ops.alice in from the sign-in page at `server`.
+    static func signIn(_ browser: HeadlessBrowser, server: String, code: String) async throws {
+        try await browser.open("\(server)/console/sign-in")
+        try await browser.type("ops.alice", into: try await browser.element("#name"))
+        try await browser.type(password, into: try await browser.element("#password"))
+        try await browser.type(code + "\u{E007}", into: try await browser.element("#code"))
+    }
+}
