@@ -137,6 +137,114 @@ struct ConsoleBrowserTests {
         }
     }
 
+    /// Enrols the operator of `enrolment` in `browser` as a person would, the code read
+    /// from the key the page shows; the browser is then on the overview.
+    static func enrol(
+        _ browser: HeadlessBrowser,
+        _ enrolment: Components.Schemas.OperatorEnrolment,
+        at date: Date
+    ) async throws {
+        try await browser.open(enrolment.enrolmentURL)
+        let shown = try #require(
+            try await browser.evaluate("return document.getElementById('secret').textContent") as? String
+        )
+        try await browser.type(password, into: try await browser.element("#password"))
+        try await browser.type(password, into: try await browser.element("#confirmation"))
+        try await browser.type(try code(secret: shown, at: date) + "\u{E007}", into: try await browser.element("#code"))
+        _ = try await browser.source(once: "<h1>Overview</h1>")
+    }
+
+    @Test("an operator finds a user by name, blocks and unblocks them; a viewer sees no action and is refused one")
+    func users() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let server = api.running.url.absoluteString
+            let carol = try await OperatorsTests.add(api, "ops.carol", role: "operator")
+            let dan = try await OperatorsTests.add(api, "ops.dan", role: "viewer")
+            try await HeadlessBrowser.using { browser in
+                try await Self.enrol(browser, carol, at: fixture.clock.now())
+                try await browser.click(try await browser.element("nav a[href='/console/users']"))
+                let all = try await browser.source(once: "<h1>Users</h1>")
+                #expect(all.contains("<td>alice</td>") && all.contains("<td>bob</td>"))
+                try await browser.type("AL\u{E007}", into: try await browser.element("#q"))
+                let found = try await browser.source(once: "starts with “AL”")
+                #expect(found.contains("<td>alice</td>"))
+                #expect(!found.contains("<td>bob</td>"))
+                try await browser.click(try await browser.element("button[value=block]"))
+                let blocked = try await browser.source(once: "<td>blocked</td>")
+                #expect(blocked.contains("Unblock<span class=\"hidden\"> alice</span>"))
+                #expect(try await api.signInReply("alice").status != .created, "alice is blocked")
+                try await browser.click(try await browser.element("button[value=unblock]"))
+                _ = try await browser.source(once: "<td>active</td>")
+                #expect(try await api.signInReply("alice").status == .created)
+                try await browser.click(try await browser.element("button[value=revoke]"))
+                _ = try await browser.source(once: "<h1>Users</h1>")
+            }
+            let events = try await OperatorsTests.audit(api)
+            #expect(
+                events.prefix(3).map(\.action) == ["revokeUserSessions", "updateUser", "updateUser"]
+            )
+            #expect(events.prefix(3).allSatisfy { $0.actor == "ops.carol" && $0.via == .console })
+            #expect(events.first?.target == "/admin/users/alice/sessions")
+
+            try await HeadlessBrowser.using { browser in
+                fixture.clock.advance(by: .seconds(31))
+                try await Self.enrol(browser, dan, at: fixture.clock.now())
+                try await browser.open("\(server)/console/users")
+                let read = try await browser.source(once: "<h1>Users</h1>")
+                #expect(!read.contains("<th scope=\"col\">Actions</th>"))
+                #expect(!read.contains("value=\"block\""))
+                // A form made by hand with the page's own token: still a viewer's.
+                _ = try await browser.evaluate(
+                    """
+                    const token = document.querySelector('input[name=form_token]').value;
+                    const form = document.createElement('form');
+                    form.method = 'post'; form.action = '/console/users/alice';
+                    form.innerHTML = '<input name="form_token" value="' + token + '"><input name="action" value="block">';
+                    document.body.appendChild(form); form.submit();
+                    """
+                )
+                let refused = try await browser.source(once: "A viewer reads only")
+                #expect(refused.contains("role=\"alert\""))
+            }
+            #expect(try await api.signInReply("alice").status == .created, "nothing was done")
+            #expect(try await OperatorsTests.audit(api).first?.actor == "ops.dan", "only the viewer's enrolment")
+        }
+    }
+
+    @Test("a thousand users page fifty at a time in the browser, each once")
+    func usersPaged() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let storage = fixture.server.storage
+            for index in 0..<1_000 {
+                try await storage.insertUser(
+                    UserRecord(
+                        username: String(format: "crew%04d", index),
+                        displayName: "Crew \(index)",
+                        passwordHash: "x",
+                        createdAt: fixture.clock.now()
+                    )
+                )
+            }
+
+            let enrolment = try await OperatorsTests.add(api, "ops.erin", role: "viewer")
+            try await HeadlessBrowser.using { browser in
+                try await Self.enrol(browser, enrolment, at: fixture.clock.now())
+                try await browser.open("\(api.running.url.absoluteString)/console/users?q=crew")
+                var page = try await browser.source(once: "<h1>Users</h1>")
+                var seen = 0
+                for _ in 0..<25 {
+                    seen += page.components(separatedBy: "<td>crew").count - 1
+                    guard page.contains("rel=\"next\"") else { break }
+                    try await browser.click(try await browser.element("a[rel=next]"))
+                    page = try await browser.source(once: "<h1>Users</h1>")
+                }
+                #expect(seen == 1_000)
+            }
+        }
+    }
+
     /// Signs ops.alice in from the sign-in page at `server`.
     static func signIn(_ browser: HeadlessBrowser, server: String, code: String) async throws {
         try await browser.open("\(server)/console/sign-in")

@@ -91,6 +91,38 @@ struct OperatorsTests {
         }
     }
 
+    @Test(
+        "users page by name, any case, from where the last page ended; LIKE's wildcards match themselves",
+        arguments: Backend.available
+    )
+    func usersByName(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { _ in
+            let storage = fixture.server.storage
+            for index in 0..<120 {
+                try await storage.insertUser(
+                    UserRecord(
+                        username: String(format: "crew%03d", index),
+                        displayName: "Crew \(index)",
+                        passwordHash: "x",
+                        createdAt: fixture.clock.now()
+                    )
+                )
+            }
+            try await storage.insertUser(
+                UserRecord(username: "crew_x", displayName: "x", passwordHash: "x", createdAt: fixture.clock.now())
+            )
+            let first = try await storage.users(prefix: "crew", after: nil, limit: 50)
+            #expect(first.map(\.username) == (0..<50).map { String(format: "crew%03d", $0) })
+            let later = try await storage.users(prefix: "CREW1", after: "crew109", limit: 50)
+            #expect(later.map(\.username) == (110..<120).map { String(format: "crew%03d", $0) })
+            #expect(try await storage.users(prefix: "crew_", after: nil, limit: 5).map(\.username) == ["crew_x"])
+            #expect(try await storage.users(prefix: "%", after: nil, limit: 5).isEmpty)
+            #expect(try await storage.users(prefix: "cr\\", after: nil, limit: 5).isEmpty)
+            #expect(try await storage.users(prefix: "", after: "bob", limit: 1).map(\.username) == ["crew000"])
+        }
+    }
+
     @Test("the audit keeps no secret: a password set for a user is not in it", arguments: Backend.available)
     func noSecrets(backend: Backend) async throws {
         try await ServerFixture(backend: backend).runSeeded { api in

@@ -26,7 +26,9 @@ public struct SignedInOperator: Sendable {
         self.name = name
         self.role = role
         self.formToken = formToken
-        sections = [Section(title: "Overview", path: "/console", current: current == "/console")]
+        sections = [("Overview", "/console"), ("Users", "/console/users")].map {
+            Section(title: $0.0, path: $0.1, current: current == $0.1)
+        }
     }
 }
 
@@ -119,5 +121,63 @@ public struct OverviewPage: ConsolePage {
     public init(signedIn: SignedInOperator, figures: [(label: String, value: Int)]) {
         self.signedIn = signedIn
         self.figures = figures.map { Figure(label: $0.label, value: String($0.value)) }
+    }
+}
+
+/// The users, a page at a time, found by the start of their name.
+public struct UsersPage: ConsolePage {
+    public struct Row: Sendable {
+        public var username: String
+        public var displayName: String
+        public var status: String
+        public var added: String
+        /// What the first button does: `block`, or `unblock` a blocked user.
+        public var toggleAction: String
+        public var toggleTitle: String
+
+        public init(username: String, displayName: String, blocked: Bool, added: String) {
+            self.username = username
+            self.displayName = displayName
+            status = blocked ? "blocked" : "active"
+            self.added = added
+            toggleAction = blocked ? "unblock" : "block"
+            toggleTitle = blocked ? "Unblock" : "Block"
+        }
+    }
+
+    public var template: String { "users" }
+    public let title = "Users"
+    public var signedIn: SignedInOperator?
+    /// The start of a name searched for.
+    public var query: String
+    public var users: [Row]
+    public var hasUsers: Bool
+    public var caption: String
+    /// Whether the operator may block, unblock and end sessions.
+    public var canAct: Bool
+    public var formToken: String
+    /// The next page's address, when there may be one.
+    public var next: String?
+    public var refusal: String?
+
+    public init(
+        signedIn: SignedInOperator,
+        query: String,
+        users: [Row],
+        canAct: Bool,
+        next: String?,
+        refusal: String? = nil
+    ) {
+        self.signedIn = signedIn
+        self.query = query
+        self.users = users
+        hasUsers = !users.isEmpty
+        caption =
+            query.isEmpty
+            ? "Users by name" : "Users whose name starts with “\(query)”"
+        self.canAct = canAct
+        formToken = signedIn.formToken
+        self.next = next
+        self.refusal = refusal
     }
 }

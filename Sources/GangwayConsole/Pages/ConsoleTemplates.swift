@@ -99,6 +99,36 @@ public struct ConsoleTemplates: Sendable {
         {{#link}}<p><a href="{{path}}">{{title}}</a></p>{{/link}}
         {{/main}}{{/layout}}
         """,
+        "users": """
+        {{<layout}}{{$main}}
+        <h1>Users</h1>
+        <form method="get" action="/console/users" role="search">
+        <label for="q">User name starts with</label>
+        <input id="q" name="q" value="{{query}}" maxlength="128" autocomplete="off">
+        <button type="submit">Search</button>
+        </form>
+        {{#refusal}}<p class="error" role="alert">{{refusal}}</p>{{/refusal}}
+        {{#hasUsers}}
+        <table>
+        <caption>{{caption}}</caption>
+        <thead><tr><th scope="col">User</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Added</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr></thead>
+        <tbody>
+        {{#users}}
+        <tr><td>{{username}}</td><td>{{displayName}}</td><td>{{status}}</td><td>{{added}}</td>{{#canAct}}<td>
+        <form method="post" action="/console/users/{{username}}" class="actions">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="q" value="{{query}}">
+        <button type="submit" name="action" value="{{toggleAction}}">{{toggleTitle}}<span class="hidden"> {{username}}</span></button>
+        <button type="submit" name="action" value="revoke">End sessions<span class="hidden"> of {{username}}</span></button>
+        </form></td>{{/canAct}}</tr>
+        {{/users}}
+        </tbody>
+        </table>
+        {{/hasUsers}}
+        {{^hasUsers}}<p>No user's name starts with “{{query}}”.</p>{{/hasUsers}}
+        {{#next}}<p><a href="{{next}}" rel="next">Next page</a></p>{{/next}}
+        {{/main}}{{/layout}}
+        """,
         "overview": """
         {{<layout}}{{$main}}
         <h1>Overview</h1>
@@ -135,5 +165,15 @@ public struct ConsoleTemplates: Sendable {
         .figures div { border: 1px solid #c9ced6; border-radius: 6px; padding: 0.75rem 1rem; }
         .figures dt { font-size: 0.95rem; }
         .figures dd { margin: 0.25rem 0 0; font-size: 1.6rem; font-weight: 700; }
+        [role="search"] { display: flex; flex-wrap: wrap; gap: 0 0.75rem; align-items: end; }
+        [role="search"] label { flex-basis: 100%; }
+        [role="search"] input { flex: 1; min-width: 10rem; }
+        table { border-collapse: collapse; margin-top: 1.25rem; width: 100%; }
+        caption { text-align: left; font-weight: 600; padding-bottom: 0.5rem; }
+        th, td { text-align: left; padding: 0.45rem 0.6rem; border-bottom: 1px solid #c9ced6; vertical-align: top; }
+        .actions { display: flex; flex-wrap: wrap; gap: 0.4rem; }
+        .actions button { margin-top: 0; padding: 0.3rem 0.7rem; font-size: 0.95rem; }
+        .hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+        @media (max-width: 40rem) { thead { display: none; } td { display: block; border: 0; padding: 0.2rem 0; } tr { display: block; border-bottom: 1px solid #c9ced6; padding: 0.5rem 0; } }
         """
 }

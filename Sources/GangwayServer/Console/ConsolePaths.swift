@@ -7,10 +7,12 @@ enum ConsolePaths {
     static let signIn = "/console/sign-in"
     static let enrol = "/console/enrol"
     static let signOut = "/console/sign-out"
+    static let users = "/console/users"
 
     /// The pages, with their methods (for 405 against 404).
     static let routes: [String: [String]] = [
         root: ["get"], styleSheet: ["get"], signIn: ["get", "post"], enrol: ["get", "post"], signOut: ["post"],
+        users: ["get"], users + "/{username}": ["post"],
     ]
 
     /// Whether `path` is one of the console's: its forms are form bodies, not JSON.

@@ -47,18 +47,14 @@ struct OperatorConsole: Sendable {
         router.get(RouterPath(ConsolePaths.enrol)) { request, _ in await enrolPage(request) }
         router.post(RouterPath(ConsolePaths.enrol)) { request, _ in await enrol(request) }
         router.post(RouterPath(ConsolePaths.signOut)) { request, _ in await signOut(request) }
+        registerUsers(on: router)
     }
 
     // MARK: Pages
 
     private func overview(_ request: Request) async -> Response {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
-        guard let figures = try? await api.storage.figures() else {
-            return self.page(
-                MessagePage(title: "Unavailable", message: "The database cannot be read now.", isError: true),
-                status: .serviceUnavailable
-            )
-        }
+        guard let figures = try? await api.storage.figures() else { return unavailable() }
         let browser = api.formGuard.browser(request.headers)
         let page = OverviewPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.root),
@@ -192,7 +188,7 @@ struct OperatorConsole: Sendable {
     static let totpPurpose = "operator-totp"
 
     /// The signed-in operator of the request, seen now.
-    private func signedIn(_ request: Request) async -> (OperatorSessionRecord, OperatorRecord)? {
+    func signedIn(_ request: Request) async -> (OperatorSessionRecord, OperatorRecord)? {
         guard let token = BrowserCookie.value(named: sessionCookieName, in: request.headers), token.utf8.count == 43
         else { return nil }
         return try? await api.storage.touchOperatorSession(tokenHash: BearerToken.hash(token), at: api.now())
@@ -286,16 +282,24 @@ struct OperatorConsole: Sendable {
         )
     }
 
+    /// The answer when the database cannot be read.
+    func unavailable() -> Response {
+        page(
+            MessagePage(title: "Unavailable", message: "The database cannot be read now.", isError: true),
+            status: .serviceUnavailable
+        )
+    }
+
     // MARK: Forms and answers
 
-    private enum Form {
+    enum Form {
         case form([String: String], FormGuard.Browser)
         case refused
     }
 
     /// The fields of the request's form, when it came from the console's own page in this
     /// browser.
-    private func form(_ request: Request) async -> Form {
+    func form(_ request: Request) async -> Form {
         var request = request
         guard let body = try? await request.collectBody(upTo: Self.formLimit) else { return .refused }
         let fields = OAuthPage.form(String(buffer: body))
@@ -304,7 +308,7 @@ struct OperatorConsole: Sendable {
     }
 
     /// The answer to a form that did not come from the console's own page: 403, nothing done.
-    private func refused(_ request: Request) async -> Response {
+    func refused(_ request: Request) async -> Response {
         api.logger.warning("console form refused", metadata: ["request": "\(RequestInfo.current.requestID)"])
         let browser = api.formGuard.browser(request.headers)
         return page(
@@ -320,7 +324,7 @@ struct OperatorConsole: Sendable {
         )
     }
 
-    private func header(_ record: OperatorRecord, browser: FormGuard.Browser, current: String) -> SignedInOperator {
+    func header(_ record: OperatorRecord, browser: FormGuard.Browser, current: String) -> SignedInOperator {
         SignedInOperator(name: record.name, role: record.role.rawValue, formToken: token(browser), current: current)
     }
 
@@ -330,7 +334,7 @@ struct OperatorConsole: Sendable {
 
     /// `page` as HTML with the console's headers, giving the browser its form secret when
     /// it is new.
-    private func page(
+    func page(
         _ page: some ConsolePage,
         status: HTTPResponse.Status = .ok,
         browser: FormGuard.Browser? = nil
@@ -355,7 +359,7 @@ struct OperatorConsole: Sendable {
         )
     }
 
-    private static func redirect(to path: String) -> Response {
+    static func redirect(to path: String) -> Response {
         Response(status: .seeOther, headers: [.location: path, .cacheControl: "no-store"])
     }
 }

@@ -13,6 +13,9 @@ struct RequestInfo: Sendable {
     /// The `X-Forwarded-For` header, believed only from a trusted proxy (see
     /// ``MobileServicesAPI/Settings/trustedProxies``).
     var forwardedFor: String? = nil
+    /// The console's signed-in operator an admin operation is run for: set by the console
+    /// alone, never from what a request carries.
+    var consoleOperator: String? = nil
 
     /// The client's IP address, used to throttle sign-ins: the peer's, or the one a
     /// trusted proxy forwarded.

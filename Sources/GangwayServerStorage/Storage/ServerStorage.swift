@@ -148,6 +148,30 @@ public final class ServerStorage: Sendable {
     public func users() async throws(StorageError) -> [UserRecord] {
         try await all("\(UserRecord.select) ORDER BY username", UserRecord.init(row:))
     }
+
+    /// A page of users by name: those whose name starts with `prefix` (any case), after
+    /// `after`, at most `limit`. The database walks its index of names from `after`, so a
+    /// page costs the same on the first page and the thousandth.
+    public func users(
+        prefix: String,
+        after: String?,
+        limit: Int
+    ) async throws(StorageError) -> [UserRecord] {
+        // LIKE's own wildcards in a typed prefix match themselves.
+        let escaped = prefix.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+        let pattern = escaped + "%"
+        let statement: SQL =
+            if let after {
+                """
+                \(UserRecord.select) WHERE username > \(after) AND LOWER(username) LIKE \(pattern) ESCAPE '\\'
+                ORDER BY username LIMIT \(limit)
+                """
+            } else {
+                "\(UserRecord.select) WHERE LOWER(username) LIKE \(pattern) ESCAPE '\\' ORDER BY username LIMIT \(limit)"
+            }
+        return try await all(statement, UserRecord.init(row:))
+    }
 }
 
 extension UserRecord {
