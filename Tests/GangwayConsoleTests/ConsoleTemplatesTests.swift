@@ -38,7 +38,7 @@ struct ConsoleTemplatesTests {
         #expect(html.contains(#"<a href="/console" aria-current="page">Overview</a>"#))
         #expect(html.contains(#"action="/console/sign-out""#))
         #expect(html.contains(#"value="t0k""#))
-        #expect(html.contains("<dt>Users</dt><dd>3</dd>"))
+        #expect(html.contains(#"<span class="label">Users</span> <span class="value">3</span>"#))
     }
 
     @Test("the enrolment page shows the key and its QR code, and asks for the password twice")

@@ -4,6 +4,7 @@ import GangwayProtocol
 import GangwayServer
 import GangwayServerStorage
 import GangwayServerTesting
+import GangwaySystem
 import GangwayTesting
 import HTTPTypes
 import Testing
@@ -13,6 +14,9 @@ import Testing
 @Suite(
     "The console in headless Chromium: an operator enrols a second factor, signs in and out; forms from elsewhere do nothing",
     .servingTurn,
+    // One browser at a time: each is a heavy process on a machine of two cores, where the
+    // suite's timing-sensitive neighbours (bcrypt, throttling) also run.
+    .serialized,
     .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver")
 )
 struct ConsoleBrowserTests {
@@ -59,8 +63,8 @@ struct ConsoleBrowserTests {
                 try await browser.type(first + "\u{E007}", into: try await browser.element("#code"))
                 let overview = try await browser.source(once: "ops.alice (admin)")
                 #expect(overview.contains("<h1>Overview</h1>"))
-                #expect(overview.contains("<dt>Users</dt><dd>2</dd>"), "alice and bob")
-                #expect(overview.contains("<dt>Operators</dt><dd>1</dd>"))
+                #expect(overview.contains(#"Users</span> <span class="value">2</span>"#), "alice and bob")
+                #expect(overview.contains(#"Operators</span> <span class="value">1</span>"#))
                 #expect(try await browser.currentURL() == "\(server)/console")
 
                 try await browser.click(try await browser.element(".sign-out button"))
@@ -209,6 +213,138 @@ struct ConsoleBrowserTests {
             }
             #expect(try await api.signInReply("alice").status == .created, "nothing was done")
             #expect(try await OperatorsTests.audit(api).first?.actor == "ops.dan", "only the viewer's enrolment")
+        }
+    }
+
+    @Test(
+        "an operator locks, unlocks and wipes alice's device; the console shows the wipe carried out once the device heard"
+    )
+    func devices() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let alice = try await ChangeUploadTests.author("alice", api: api)
+            let enrolment = try await OperatorsTests.add(api, "ops.fay", role: "operator")
+            let server = api.running.url.absoluteString
+            try await HeadlessBrowser.using { browser in
+                try await Self.enrol(browser, enrolment, at: fixture.clock.now())
+                try await browser.click(try await browser.element("nav a[href='/console/devices']"))
+                let listed = try await browser.source(once: "<h1>Devices</h1>")
+                #expect(listed.contains("<td>alice</td>"))
+                #expect(listed.contains("Stand 12 tablet"))
+                #expect(listed.contains("<td>active</td>"))
+                try await browser.click(try await browser.element("button[value=lock]"))
+                _ = try await browser.source(once: "<td>locked</td>")
+                #expect(
+                    try await api.send(.get, "/apps/checks/settings", token: alice.token).code == "TRAFFIC_REG_LOCKED"
+                )
+                try await browser.click(try await browser.element("button[value=unlock]"))
+                _ = try await browser.source(once: "<td>active</td>")
+                fixture.clock.advance(by: .seconds(1))
+                try await browser.click(try await browser.element("button[value=wipe]"))
+                let waiting = try await browser.source(once: "wiped: waits for the device")
+                #expect(!waiting.contains("value=\"lock\""), "nothing more to do to a wiped device")
+                fixture.clock.advance(by: .seconds(1))
+                let told = try await api.send(.get, "/apps/checks/settings", token: alice.token)
+                #expect(told.code == "TRAFFIC_REG_WIPED")
+                try await browser.open("\(server)/console/devices?app=checks")
+                _ = try await browser.source(once: "wiped: carried out")
+            }
+            let events = try await OperatorsTests.audit(api)
+            #expect(events.prefix(3).map(\.action) == ["updateDevice", "updateDevice", "updateDevice"])
+            #expect(events.first?.target == "/admin/apps/checks/devices/\(alice.registrationID)")
+            #expect(events.first?.actor == "ops.fay")
+        }
+    }
+
+    /// Where the screenshots of the console's pages go, for a person to look at.
+    static let screenshots = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".build/screenshots/console")
+
+    /// axe-core's findings on the page shown (none expected), and its screenshots at a
+    /// phone's width and a desktop's, saved as `NAME-phone.png` and `NAME-desktop.png`.
+    static func check(_ browser: HeadlessBrowser, _ name: String) async throws {
+        let violations = try await browser.accessibilityViolations()
+        #expect(violations.isEmpty, "\(name): \(violations.joined(separator: "; "))")
+        try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
+        try await browser.screenshot().write(to: screenshots.appendingPathComponent("\(name)-phone.png"))
+        try await browser.resize(width: 1280, height: 900)
+        try await browser.screenshot().write(to: screenshots.appendingPathComponent("\(name)-desktop.png"))
+        #expect(try await browser.accessibilityViolations().isEmpty, "\(name) at a desktop's width")
+        try await browser.resize(width: 390, height: 844)
+    }
+
+    @Test(
+        "axe-core finds nothing wrong on any page of the console, at a phone's width or a desktop's; each page's screenshot is kept",
+        .enabled(if: Accessibility.isInstalled, "needs axe-selenium-python in .build-oidc/venv (see .ci/run)")
+    )
+    func accessibility() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            _ = try await ChangeUploadTests.author("alice", api: api)
+            let enrolment = try await OperatorsTests.add(api, "ops.gus", role: "admin")
+            let server = api.running.url.absoluteString
+            try await HeadlessBrowser.using { browser in
+                try await browser.open("\(server)/console/sign-in")
+                try await Self.check(browser, "sign-in")
+                try await browser.type(
+                    "nobody\u{E004}wrong-password\u{E004}123456\u{E007}",
+                    into: try await browser.element("#name")
+                )
+                _ = try await browser.source(once: "The name, password or code is wrong")
+                try await Self.check(browser, "sign-in-refused")
+
+                try await browser.open(enrolment.enrolmentURL)
+                _ = try await browser.source(once: "Set up ops.gus")
+                try await Self.check(browser, "enrol")
+                try await browser.type("short\u{E007}", into: try await browser.element("#password"))
+                _ = try await browser.source(once: "Set up ops.gus")
+                try await Self.enrol(browser, enrolment, at: fixture.clock.now())
+                try await Self.check(browser, "overview")
+                try await browser.open("\(server)/console/users")
+                _ = try await browser.source(once: "<h1>Users</h1>")
+                try await Self.check(browser, "users")
+                try await browser.open("\(server)/console/devices")
+                _ = try await browser.source(once: "<h1>Devices</h1>")
+                try await Self.check(browser, "devices")
+                try await browser.open(enrolment.enrolmentURL)
+                _ = try await browser.source(once: "This link has ended")
+                try await Self.check(browser, "link-ended")
+            }
+        }
+    }
+
+    @Test(
+        "the enrolment's QR code reads back (zbarimg) as the otpauth address of the key the page shows",
+        .enabled(
+            if: ExternalTool("zbarimg").executable != nil && ExternalTool("qrencode").executable != nil,
+            "needs qrencode and zbar-tools"
+        )
+    )
+    func qrCode() async throws {
+        try await ServerFixture().runSeeded { api in
+            let enrolment = try await OperatorsTests.add(api, "ops.hal", role: "viewer")
+            let (shown, image) = try await HeadlessBrowser.using { browser in
+                try await browser.open(enrolment.enrolmentURL)
+                _ = try await browser.source(once: "Set up ops.hal")
+                return (
+                    try await browser.evaluate("return document.getElementById('secret').textContent") as? String,
+                    try await browser.evaluate("return document.querySelector('img.qr').src") as? String
+                )
+            }
+            let prefix = "data:image/png;base64,"
+            let source = try #require(image)
+            #expect(source.hasPrefix(prefix))
+            let png = try #require(Data(base64Encoded: String(source.dropFirst(prefix.count))))
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("console-qr-\(UUID()).png")
+            try png.write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let read = try #require(try await ExternalTool("zbarimg").run(["--raw", "-q", file.path]))
+            let address = String(decoding: read.standardOutput, as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = try #require(shown)
+            let secret = try #require(Base32.decode(text))
+            #expect(address == TOTP(secret: secret).provisioningURI(account: "ops.hal", issuer: "Gangway"))
         }
     }
 

@@ -26,7 +26,7 @@ public struct SignedInOperator: Sendable {
         self.name = name
         self.role = role
         self.formToken = formToken
-        sections = [("Overview", "/console"), ("Users", "/console/users")].map {
+        sections = [("Overview", "/console"), ("Users", "/console/users"), ("Devices", "/console/devices")].map {
             Section(title: $0.0, path: $0.1, current: current == $0.1)
         }
     }
@@ -178,6 +178,94 @@ public struct UsersPage: ConsolePage {
         self.canAct = canAct
         formToken = signedIn.formToken
         self.next = next
+        self.refusal = refusal
+    }
+}
+
+/// An app's device registrations, with what an operator may do to each.
+public struct DevicesPage: ConsolePage {
+    public struct App: Sendable {
+        public var id: String
+        public var name: String
+        public var selected: Bool
+    }
+
+    public struct Action: Sendable {
+        public var value: String
+        public var title: String
+    }
+
+    public struct Row: Sendable {
+        public var registrationID: String
+        public var username: String
+        public var deviceName: String
+        public var platform: String
+        public var appVersion: String
+        public var lastContact: String
+        public var status: String
+        public var actions: [Action]
+
+        /// - Parameter status: `active`, `locked` or `wiped`.
+        public init(
+            registrationID: String,
+            username: String,
+            deviceName: String,
+            platform: String,
+            appVersion: String,
+            lastContact: String,
+            status: String,
+            wipeReachedDevice: Bool
+        ) {
+            self.registrationID = registrationID
+            self.username = username
+            self.deviceName = deviceName
+            self.platform = platform
+            self.appVersion = appVersion
+            self.lastContact = lastContact
+            self.status =
+                switch status {
+                case "wiped": wipeReachedDevice ? "wiped: carried out" : "wiped: waits for the device's next contact"
+                default: status
+                }
+            actions =
+                switch status {
+                case "active": [Action(value: "lock", title: "Lock"), Action(value: "wipe", title: "Wipe")]
+                case "locked": [Action(value: "unlock", title: "Unlock"), Action(value: "wipe", title: "Wipe")]
+                default: []
+                }
+        }
+    }
+
+    public var template: String { "devices" }
+    public let title = "Devices"
+    public var signedIn: SignedInOperator?
+    public var apps: [App]
+    public var hasApps: Bool
+    public var appID: String
+    public var devices: [Row]
+    public var hasDevices: Bool
+    public var caption: String
+    public var canAct: Bool
+    public var formToken: String
+    public var refusal: String?
+
+    public init(
+        signedIn: SignedInOperator,
+        apps: [(id: String, name: String)],
+        appID: String,
+        devices: [Row],
+        canAct: Bool,
+        refusal: String? = nil
+    ) {
+        self.signedIn = signedIn
+        self.apps = apps.map { App(id: $0.id, name: $0.name, selected: $0.id == appID) }
+        hasApps = !apps.isEmpty
+        self.appID = appID
+        self.devices = devices
+        hasDevices = !devices.isEmpty
+        caption = "Registrations of \(appID)"
+        self.canAct = canAct
+        formToken = signedIn.formToken
         self.refusal = refusal
     }
 }

@@ -129,12 +129,42 @@ public struct ConsoleTemplates: Sendable {
         {{#next}}<p><a href="{{next}}" rel="next">Next page</a></p>{{/next}}
         {{/main}}{{/layout}}
         """,
+        "devices": """
+        {{<layout}}{{$main}}
+        <h1>Devices</h1>
+        {{#hasApps}}
+        <form method="get" action="/console/devices" role="search">
+        <label for="app">App</label>
+        <select id="app" name="app">{{#apps}}<option value="{{id}}"{{#selected}} selected{{/selected}}>{{name}} ({{id}})</option>{{/apps}}</select>
+        <button type="submit">Show</button>
+        </form>
+        {{/hasApps}}
+        {{#refusal}}<p class="error" role="alert">{{refusal}}</p>{{/refusal}}
+        {{#hasDevices}}
+        <table>
+        <caption>{{caption}}</caption>
+        <thead><tr><th scope="col">User</th><th scope="col">Device</th><th scope="col">App version</th><th scope="col">Last contact</th><th scope="col">Status</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr></thead>
+        <tbody>
+        {{#devices}}
+        <tr><td>{{username}}</td><td>{{deviceName}} <span class="quiet">({{platform}}, {{registrationID}})</span></td><td>{{appVersion}}</td><td>{{lastContact}}</td><td>{{status}}</td>{{#canAct}}<td>
+        <form method="post" action="/console/devices/{{registrationID}}" class="actions">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="app" value="{{appID}}">
+        {{#actions}}<button type="submit" name="action" value="{{value}}">{{title}}<span class="hidden"> {{deviceName}} of {{username}}</span></button>{{/actions}}
+        </form></td>{{/canAct}}</tr>
+        {{/devices}}
+        </tbody>
+        </table>
+        {{/hasDevices}}
+        {{^hasDevices}}<p>No device is registered for this app yet.</p>{{/hasDevices}}
+        {{/main}}{{/layout}}
+        """,
         "overview": """
         {{<layout}}{{$main}}
         <h1>Overview</h1>
-        <dl class="figures">
-        {{#figures}}<div><dt>{{label}}</dt><dd>{{value}}</dd></div>{{/figures}}
-        </dl>
+        <ul class="figures">
+        {{#figures}}<li><span class="label">{{label}}</span> <span class="value">{{value}}</span></li>{{/figures}}
+        </ul>
         {{/main}}{{/layout}}
         """,
     ]
@@ -161,13 +191,14 @@ public struct ConsoleTemplates: Sendable {
         .notice { color: #1f5f2c; font-weight: 600; }
         code { font-size: 1.05rem; word-break: break-all; }
         .qr { display: block; image-rendering: pixelated; }
-        .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 1rem; }
-        .figures div { border: 1px solid #c9ced6; border-radius: 6px; padding: 0.75rem 1rem; }
-        .figures dt { font-size: 0.95rem; }
-        .figures dd { margin: 0.25rem 0 0; font-size: 1.6rem; font-weight: 700; }
+        .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 1rem; list-style: none; padding: 0; }
+        .figures li { border: 1px solid #c9ced6; border-radius: 6px; padding: 0.75rem 1rem; }
+        .figures .label { display: block; font-size: 0.95rem; }
+        .figures .value { display: block; margin-top: 0.25rem; font-size: 1.6rem; font-weight: 700; }
         [role="search"] { display: flex; flex-wrap: wrap; gap: 0 0.75rem; align-items: end; }
         [role="search"] label { flex-basis: 100%; }
-        [role="search"] input { flex: 1; min-width: 10rem; }
+        [role="search"] input, select { flex: 1; min-width: 10rem; font-size: 1.05rem; padding: 0.5rem; }
+        .quiet { color: #4b535c; font-size: 0.9rem; }
         table { border-collapse: collapse; margin-top: 1.25rem; width: 100%; }
         caption { text-align: left; font-weight: 600; padding-bottom: 0.5rem; }
         th, td { text-align: left; padding: 0.45rem 0.6rem; border-bottom: 1px solid #c9ced6; vertical-align: top; }

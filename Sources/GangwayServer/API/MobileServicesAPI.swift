@@ -152,7 +152,13 @@ struct MobileServicesAPI: APIProtocol {
             let signedInAfterChange = session.createdAt > device.statusChangedAt
             switch device.status {
             case .wiped where allowsReplacingWiped && signedInAfterChange: break
-            case .wiped: throw .registrationWiped
+            case .wiped:
+                // The device hears of its wipe now, and erases the user's data: the first
+                // contact after the wipe is what the admin sees as the wipe carried out.
+                if (device.lastContactAt ?? .distantPast) <= device.statusChangedAt {
+                    try? await storage.touchDevice(registrationID: device.registrationID, at: now())
+                }
+                throw .registrationWiped
             default: throw .registrationLocked
             }
         }

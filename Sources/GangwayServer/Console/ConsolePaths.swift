@@ -8,11 +8,12 @@ enum ConsolePaths {
     static let enrol = "/console/enrol"
     static let signOut = "/console/sign-out"
     static let users = "/console/users"
+    static let devices = "/console/devices"
 
     /// The pages, with their methods (for 405 against 404).
     static let routes: [String: [String]] = [
         root: ["get"], styleSheet: ["get"], signIn: ["get", "post"], enrol: ["get", "post"], signOut: ["post"],
-        users: ["get"], users + "/{username}": ["post"],
+        users: ["get"], users + "/{username}": ["post"], devices: ["get"], devices + "/{registrationID}": ["post"],
     ]
 
     /// Whether `path` is one of the console's: its forms are form bodies, not JSON.

@@ -92,7 +92,7 @@ extension OperatorConsole {
     }
 
     /// Runs an admin operation for the operator `record`, who may do it.
-    private func run<Result>(for record: OperatorRecord, _ body: () async throws -> Result) async throws -> Result {
+    func run<Result>(for record: OperatorRecord, _ body: () async throws -> Result) async throws -> Result {
         var info = RequestInfo.current
         info.consoleOperator = record.name
         info.bearerToken = nil

@@ -48,6 +48,7 @@ struct OperatorConsole: Sendable {
         router.post(RouterPath(ConsolePaths.enrol)) { request, _ in await enrol(request) }
         router.post(RouterPath(ConsolePaths.signOut)) { request, _ in await signOut(request) }
         registerUsers(on: router)
+        registerDevices(on: router)
     }
 
     // MARK: Pages

@@ -106,6 +106,12 @@ public struct DeviceRecord: Sendable, Hashable {
     /// point), once the device registered one.
     public var changeKey: Data?
 
+    /// Whether a wiped registration's device heard of the wipe (and erased the user's
+    /// data): it reached the server since.
+    public var wipeReachedDevice: Bool {
+        status == .wiped && (lastContactAt.map { $0 > statusChangedAt } ?? false)
+    }
+
     public init(
         registrationID: String,
         appID: String,

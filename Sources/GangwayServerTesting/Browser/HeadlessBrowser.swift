@@ -160,6 +160,19 @@ public struct HeadlessBrowser: Sendable {
         try await command("GET", "source", nil)["value"] as? String ?? ""
     }
 
+    /// A PNG of what the window shows.
+    public func screenshot() async throws -> Data {
+        guard let text = try await command("GET", "screenshot", nil)["value"] as? String,
+            let png = Data(base64Encoded: text)
+        else { throw Failure(description: "no screenshot") }
+        return png
+    }
+
+    /// Makes the window `width` by `height` CSS pixels (the browser starts at a phone's 390 by 844).
+    public func resize(width: Int, height: Int) async throws {
+        _ = try await command("POST", "window/rect", ["width": width, "height": height])
+    }
+
     /// Runs a script in the page (WebDriver's, which the page's own policy does not govern).
     public func evaluate(_ script: String) async throws -> Any? {
         try await command("POST", "execute/sync", ["script": script, "args": []])["value"]
