@@ -72,6 +72,22 @@ struct AdminTests {
         }
     }
 
+    @Test(
+        "unlinking an identity whose issuer or subject holds a control character finds none, on both stores (found by schemathesis)",
+        arguments: Backend.available
+    )
+    func unlinkControlCharacters(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            for query in [
+                "issuer=https%3A%2F%2Fidp.example%00&subject=x", "issuer=https%3A%2F%2Fidp.example&subject=a%01b",
+            ] {
+                let reply = try await api.admin(.delete, "/admin/users/alice/identities?\(query)")
+                #expect(reply.status == .notFound, "\(query)")
+                #expect(reply.code == "IDENTITY_NOT_LINKED", "\(query)")
+            }
+        }
+    }
+
     @Test("apps: create, duplicate, domain taken, list, get, update", arguments: Backend.available)
     func apps(backend: Backend) async throws {
         try await ServerFixture(backend: backend).runSeeded { api in

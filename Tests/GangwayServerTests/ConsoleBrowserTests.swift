@@ -307,6 +307,9 @@ struct ConsoleBrowserTests {
                 try await browser.open("\(server)/console/devices")
                 _ = try await browser.source(once: "<h1>Devices</h1>")
                 try await Self.check(browser, "devices")
+                try await browser.open("\(server)/console/audit")
+                _ = try await browser.source(once: "<h1>Audit</h1>")
+                try await Self.check(browser, "audit")
                 try await browser.open(enrolment.enrolmentURL)
                 _ = try await browser.source(once: "This link has ended")
                 try await Self.check(browser, "link-ended")
@@ -352,18 +355,7 @@ struct ConsoleBrowserTests {
     func usersPaged() async throws {
         let fixture = try await ServerFixture()
         try await fixture.runSeeded { api in
-            let storage = fixture.server.storage
-            for index in 0..<1_000 {
-                try await storage.insertUser(
-                    UserRecord(
-                        username: String(format: "crew%04d", index),
-                        displayName: "Crew \(index)",
-                        passwordHash: "x",
-                        createdAt: fixture.clock.now()
-                    )
-                )
-            }
-
+            try await OperatorsTests.addCrew(1_000, digits: 4, fixture)
             let enrolment = try await OperatorsTests.add(api, "ops.erin", role: "viewer")
             try await HeadlessBrowser.using { browser in
                 try await Self.enrol(browser, enrolment, at: fixture.clock.now())

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GangwayProtocol
 import GangwayServer
@@ -13,6 +14,20 @@ struct OperatorsTests {
         let reply = try await api.admin(.post, "/admin/operators", json: #"{"name": "\#(name)", "role": "\#(role)"}"#)
         try reply.expect(.created)
         return try reply.decode(Components.Schemas.OperatorEnrolment.self)
+    }
+
+    /// Adds `count` users named `crew` and a number of `digits` digits, straight to the storage.
+    static func addCrew(_ count: Int, digits: Int, _ fixture: ServerFixture) async throws {
+        for index in 0..<count {
+            try await fixture.server.storage.insertUser(
+                UserRecord(
+                    username: String(format: "crew%0\(digits)d", index),
+                    displayName: "Crew \(index)",
+                    passwordHash: "x",
+                    createdAt: fixture.clock.now()
+                )
+            )
+        }
     }
 
     static func audit(_ api: API, _ query: String = "") async throws -> [Components.Schemas.AuditEvent] {
@@ -99,16 +114,7 @@ struct OperatorsTests {
         let fixture = try await ServerFixture(backend: backend)
         try await fixture.runSeeded { _ in
             let storage = fixture.server.storage
-            for index in 0..<120 {
-                try await storage.insertUser(
-                    UserRecord(
-                        username: String(format: "crew%03d", index),
-                        displayName: "Crew \(index)",
-                        passwordHash: "x",
-                        createdAt: fixture.clock.now()
-                    )
-                )
-            }
+            try await Self.addCrew(120, digits: 3, fixture)
             try await storage.insertUser(
                 UserRecord(username: "crew_x", displayName: "x", passwordHash: "x", createdAt: fixture.clock.now())
             )
@@ -120,6 +126,70 @@ struct OperatorsTests {
             #expect(try await storage.users(prefix: "%", after: nil, limit: 5).isEmpty)
             #expect(try await storage.users(prefix: "cr\\", after: nil, limit: 5).isEmpty)
             #expect(try await storage.users(prefix: "", after: "bob", limit: 1).map(\.username) == ["crew000"])
+        }
+    }
+
+    /// A console session of a new operator with `role`, made in the storage: the cookie
+    /// header that carries it.
+    static func consoleCookie(_ fixture: ServerFixture, _ name: String, role: OperatorRole) async throws -> HTTPFields {
+        let storage = fixture.server.storage
+        try await storage.insertOperator(OperatorRecord(name: name, role: role, createdAt: fixture.clock.now()))
+        let token = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64URLEncoded
+        try await storage.insertOperatorSession(
+            OperatorSessionRecord(
+                tokenHash: Data(SHA256.hash(data: Data(token.utf8))),
+                operatorName: name,
+                createdAt: fixture.clock.now(),
+                lastSeenAt: fixture.clock.now()
+            )
+        )
+        return [.cookie: "gangway_console=\(token)"]
+    }
+
+    @Test(
+        "the console's downloads hold the whole audit, newest first, as CSV and as JSON, for a signed-in operator alone",
+        arguments: Backend.available
+    )
+    func auditDownloads(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            for index in 0..<1_204 {
+                try await fixture.server.storage.appendAuditEvent(
+                    AuditEventRecord(
+                        at: fixture.clock.now(),
+                        actor: "admin token",
+                        via: .api,
+                        action: index == 1_203 ? "=cmd|' /C calc'!A0" : "createUser",
+                        target: "/admin/users/u\(index)",
+                        address: "127.0.0.1"
+                    )
+                )
+            }
+            let cookie = try await Self.consoleCookie(fixture, "ops.vic", role: .viewer)
+            let csv = try await api.send(.get, "/console/audit.csv", headers: cookie)
+            try csv.expect(.ok)
+            #expect(csv.headers[.contentType] == "text/csv; charset=utf-8")
+            #expect(csv.headers[.contentDisposition] == #"attachment; filename="gangway-audit.csv""#)
+            let lines = csv.text.split(separator: "\n")
+            #expect(lines.count == 1_205)
+            #expect(lines.first == "id,at,actor,via,action,target,address")
+            #expect(lines[1].hasPrefix("1204,") && lines[1].contains(",'=cmd|' /C calc'!A0,"), "\(lines[1])")
+            #expect(lines.last?.hasPrefix("1,") == true)
+            let json = try await api.send(.get, "/console/audit.json", headers: cookie)
+            let events = try json.decode([Components.Schemas.AuditEvent].self)
+            #expect(events.count == 1_204)
+            #expect(events.map(\.id) == (1...1_204).reversed().map(Int64.init))
+            for path in ["/console/audit.csv", "/console/audit.json", "/console/audit"] {
+                let anonymous = try await api.send(.get, path)
+                #expect(anonymous.status == .seeOther, "\(path)")
+                #expect(anonymous.headers[.location] == "/console/sign-in")
+            }
+            let page = try await api.send(.get, "/console/audit", headers: cookie)
+            #expect(page.text.contains("<td>1204</td>"))
+            #expect(page.text.contains("href=\"/console/audit?before=1155\""), "fifty a page")
+            #expect(!page.text.contains("<td>1154</td>"))
+            let older = try await api.send(.get, "/console/audit?before=1155", headers: cookie)
+            #expect(older.text.contains("<td>1154</td>") && older.text.contains("Older events"))
         }
     }
 

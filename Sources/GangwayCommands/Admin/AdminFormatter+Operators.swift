@@ -1,5 +1,6 @@
 import Foundation
 import GangwayAdmin
+import GangwayProtocol
 
 extension AdminFormatter {
     static func operators(_ operators: [ManagedOperator]) -> String {
@@ -44,25 +45,21 @@ extension AdminFormatter {
         )
     }
 
-    /// The events as CSV (RFC 4180), with a header: a cell a spreadsheet would read as a
-    /// formula starts with `'` (OWASP's CSV injection).
+    /// The events as CSV, as the console's download has them (``AuditExport``).
     static func auditCSV(_ events: [AuditEvent]) -> String {
-        let rows =
-            [["id", "at", "actor", "via", "action", "target", "address"]]
-            + events.map {
-                [
-                    String($0.id), $0.at.formatted(.iso8601), $0.actor, $0.via, $0.action, $0.target ?? "",
-                    $0.address ?? "",
-                ]
+        AuditExport.csv(
+            events.map {
+                AuditExport.line(
+                    id: $0.id,
+                    at: $0.at,
+                    actor: $0.actor,
+                    via: $0.via,
+                    action: $0.action,
+                    target: $0.target,
+                    address: $0.address
+                )
             }
-        return rows.map { $0.map(csvCell).joined(separator: ",") }.joined(separator: "\n")
-    }
-
-    static func csvCell(_ text: String) -> String {
-        var cell = text
-        if let first = cell.first, "=+-@\t\r".contains(first) { cell = "'" + cell }
-        guard cell.contains(where: { ",\"\n\r".contains($0) }) else { return cell }
-        return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        )
     }
 
     /// The events as a JSON array, for scripts.

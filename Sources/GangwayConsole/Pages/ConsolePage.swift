@@ -26,7 +26,10 @@ public struct SignedInOperator: Sendable {
         self.name = name
         self.role = role
         self.formToken = formToken
-        sections = [("Overview", "/console"), ("Users", "/console/users"), ("Devices", "/console/devices")].map {
+        sections = [
+            ("Overview", "/console"), ("Users", "/console/users"), ("Devices", "/console/devices"),
+            ("Audit", "/console/audit"),
+        ].map {
             Section(title: $0.0, path: $0.1, current: current == $0.1)
         }
     }
@@ -267,5 +270,53 @@ public struct DevicesPage: ConsolePage {
         self.canAct = canAct
         formToken = signedIn.formToken
         self.refusal = refusal
+    }
+}
+
+/// The audit, newest first, a page at a time, with its downloads.
+public struct AuditPage: ConsolePage {
+    public struct Row: Sendable {
+        public var id: String
+        public var at: String
+        public var actor: String
+        public var via: String
+        public var action: String
+        public var target: String
+        public var address: String
+
+        public init(
+            id: Int64,
+            at: String,
+            actor: String,
+            via: String,
+            action: String,
+            target: String?,
+            address: String?
+        ) {
+            self.id = String(id)
+            self.at = at
+            self.actor = actor
+            self.via = via
+            self.action = action
+            self.target = target ?? ""
+            self.address = address ?? ""
+        }
+    }
+
+    public var template: String { "audit" }
+    public let title = "Audit"
+    public var signedIn: SignedInOperator?
+    public var events: [Row]
+    public var hasEvents: Bool
+    public var caption: String
+    /// The next page's address, when older events may follow.
+    public var older: String?
+
+    public init(signedIn: SignedInOperator, events: [Row], older: String?, isFirstPage: Bool) {
+        self.signedIn = signedIn
+        self.events = events
+        hasEvents = !events.isEmpty
+        caption = isFirstPage ? "The newest events" : "Older events"
+        self.older = older
     }
 }

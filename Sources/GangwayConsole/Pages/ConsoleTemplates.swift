@@ -159,6 +159,25 @@ public struct ConsoleTemplates: Sendable {
         {{^hasDevices}}<p>No device is registered for this app yet.</p>{{/hasDevices}}
         {{/main}}{{/layout}}
         """,
+        "audit": """
+        {{<layout}}{{$main}}
+        <h1>Audit</h1>
+        <p>Every change made through the admin API or the console, and the console's sign-ins, newest first. Nothing is ever removed.</p>
+        <p class="downloads"><a href="/console/audit.csv" download>Download all as CSV</a> <a href="/console/audit.json" download>Download all as JSON</a></p>
+        {{#hasEvents}}
+        <table>
+        <caption>{{caption}}</caption>
+        <thead><tr><th scope="col">ID</th><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">Via</th><th scope="col">What</th><th scope="col">Target</th><th scope="col">From</th></tr></thead>
+        <tbody>
+        {{#events}}<tr><td>{{id}}</td><td>{{at}}</td><td>{{actor}}</td><td>{{via}}</td><td>{{action}}</td><td>{{target}}</td><td>{{address}}</td></tr>
+        {{/events}}
+        </tbody>
+        </table>
+        {{/hasEvents}}
+        {{^hasEvents}}<p>The audit is empty.</p>{{/hasEvents}}
+        {{#older}}<p><a href="{{older}}" rel="next">Older events</a></p>{{/older}}
+        {{/main}}{{/layout}}
+        """,
         "overview": """
         {{<layout}}{{$main}}
         <h1>Overview</h1>
@@ -199,6 +218,8 @@ public struct ConsoleTemplates: Sendable {
         [role="search"] label { flex-basis: 100%; }
         [role="search"] input, select { flex: 1; min-width: 10rem; font-size: 1.05rem; padding: 0.5rem; }
         .quiet { color: #4b535c; font-size: 0.9rem; }
+        .downloads { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; }
+        td { overflow-wrap: anywhere; }
         table { border-collapse: collapse; margin-top: 1.25rem; width: 100%; }
         caption { text-align: left; font-weight: 600; padding-bottom: 0.5rem; }
         th, td { text-align: left; padding: 0.45rem 0.6rem; border-bottom: 1px solid #c9ced6; vertical-align: top; }

@@ -51,7 +51,12 @@ extension MobileServicesAPI {
     func unlinkIdentity(_ input: Operations.UnlinkIdentity.Input) async throws -> Operations.UnlinkIdentity.Output {
         try await requireAdmin()
         let user = try await user(input.path.username)
-        guard
+        // An identity with a control character was never linked (linking refuses one), and
+        // one PostgreSQL cannot even hold needs no lookup.
+        let linkable =
+            !Validation.hasControlCharacters(input.query.issuer)
+            && !Validation.hasControlCharacters(input.query.subject)
+        guard linkable,
             try await perform({
                 try await storage.deleteIdentityLink(
                     issuer: input.query.issuer,

@@ -151,3 +151,31 @@ extension MobileServicesAPI {
         )
     }
 }
+
+extension AuditEventRecord {
+    /// The actor of what the admin token did.
+    static let adminToken = "admin token"
+}
+
+extension MobileServicesAPI {
+    /// Appends an event to the audit, at the request's client address. The action was
+    /// done already: a failure to record it is logged, as an error.
+    func audit(actor: String, via: AuditEventRecord.Channel, action: String, target: String?) async {
+        let event = AuditEventRecord(
+            at: now(),
+            actor: actor,
+            via: via,
+            action: action,
+            target: target,
+            address: RequestInfo.current.clientAddress(trusting: settings.trustedProxies)
+        )
+        do {
+            try await storage.appendAuditEvent(event)
+        } catch {
+            logger.error(
+                "an action could not be recorded in the audit",
+                metadata: ["action": "\(action)", "error": "\(error.code)"]
+            )
+        }
+    }
+}

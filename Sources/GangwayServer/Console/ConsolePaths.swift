@@ -9,11 +9,15 @@ enum ConsolePaths {
     static let signOut = "/console/sign-out"
     static let users = "/console/users"
     static let devices = "/console/devices"
+    static let audit = "/console/audit"
+    static let auditCSV = "/console/audit.csv"
+    static let auditJSON = "/console/audit.json"
 
     /// The pages, with their methods (for 405 against 404).
     static let routes: [String: [String]] = [
         root: ["get"], styleSheet: ["get"], signIn: ["get", "post"], enrol: ["get", "post"], signOut: ["post"],
         users: ["get"], users + "/{username}": ["post"], devices: ["get"], devices + "/{registrationID}": ["post"],
+        audit: ["get"], auditCSV: ["get"], auditJSON: ["get"],
     ]
 
     /// Whether `path` is one of the console's: its forms are form bodies, not JSON.

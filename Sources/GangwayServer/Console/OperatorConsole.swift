@@ -49,6 +49,7 @@ struct OperatorConsole: Sendable {
         router.post(RouterPath(ConsolePaths.signOut)) { request, _ in await signOut(request) }
         registerUsers(on: router)
         registerDevices(on: router)
+        registerAudit(on: router)
     }
 
     // MARK: Pages

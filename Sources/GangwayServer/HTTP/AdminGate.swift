@@ -4,15 +4,23 @@ import OpenAPIRuntime
 
 /// Checks the admin token before an admin operation reads its input: a caller without
 /// it learns nothing from how the server judges a body or a path (401 before any 400 or
-/// 404).
+/// 404). Then records in the audit each operation that changed something: who (the admin
+/// token), what (the operation), to what (the path), when and from where; a read is not
+/// recorded, nor a request the server refused.
 ///
 /// The operations are those the API document secures with `admin`, read from the
 /// document itself, so a new admin route is covered the day it is written.
 struct AdminGate: ServerMiddleware {
     let operations: Set<String>
     let requireAdmin: @Sendable () async throws(APIError) -> Void
+    /// Records a change: the operation, and the request's path.
+    let audit: @Sendable (_ operationID: String, _ path: String?) async -> Void
 
-    init(document: Data, requireAdmin: @escaping @Sendable () async throws(APIError) -> Void) throws {
+    init(
+        document: Data,
+        requireAdmin: @escaping @Sendable () async throws(APIError) -> Void,
+        audit: @escaping @Sendable (_ operationID: String, _ path: String?) async -> Void
+    ) throws {
         guard let root = try JSONSerialization.jsonObject(with: document) as? [String: Any],
             let paths = root["paths"] as? [String: [String: Any]]
         else { throw CocoaError(.coderReadCorrupt) }
@@ -26,6 +34,7 @@ struct AdminGate: ServerMiddleware {
         }
         self.operations = operations
         self.requireAdmin = requireAdmin
+        self.audit = audit
     }
 
     func intercept(
@@ -35,7 +44,12 @@ struct AdminGate: ServerMiddleware {
         operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        if operations.contains(operationID) { try await requireAdmin() }
-        return try await next(request, body, metadata)
+        guard operations.contains(operationID) else { return try await next(request, body, metadata) }
+        try await requireAdmin()
+        let answer = try await next(request, body, metadata)
+        if ![.get, .head].contains(request.method), answer.0.status.code < 400 {
+            await audit(operationID, request.path.map { String($0.prefix { $0 != "?" }) })
+        }
+        return answer
     }
 }

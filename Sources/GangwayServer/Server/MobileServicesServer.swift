@@ -135,12 +135,12 @@ public struct MobileServicesServer: Sendable {
             )
         }
         // Compact JSON: pretty printing costs time on every response.
-        let gate = try AdminGate(document: document) { () async throws(APIError) in try await api.requireAdmin() }
-        try api.registerHandlers(
-            on: RouterTransport(router: router),
-            configuration: .gangway,
-            middlewares: [gate, AdminAudit(operations: gate.operations, api: api)]
-        )
+        let gate = try AdminGate(document: document) { () async throws(APIError) in
+            try await api.requireAdmin()
+        } audit: { operationID, path in
+            await api.audit(actor: AuditEventRecord.adminToken, via: .api, action: operationID, target: path)
+        }
+        try api.registerHandlers(on: RouterTransport(router: router), configuration: .gangway, middlewares: [gate])
         DeviceVerificationPage(api: api).register(on: router)
         OperatorConsole(api: api).register(on: router)
         AuthorizationPage(api: api).register(on: router)

@@ -1,0 +1,39 @@
+import Foundation
+
+/// The audit as CSV (RFC 4180), the same from `gangway admin audit --format csv` and the
+/// console's download: a header, then an event a line, newest first.
+///
+/// A cell a spreadsheet would read as a formula (starting with `=`, `+`, `-`, `@`, a tab
+/// or a carriage return) starts with `'` instead (OWASP's CSV injection): an actor's name
+/// or a path is someone's text, never a formula.
+public enum AuditExport {
+    /// The columns, in order.
+    public static let header = ["id", "at", "actor", "via", "action", "target", "address"]
+
+    /// One event's line, its fields in ``header``'s order.
+    public static func line(
+        id: Int64,
+        at date: Date,
+        actor: String,
+        via: String,
+        action: String,
+        target: String?,
+        address: String?
+    ) -> String {
+        [String(id), date.formatted(.iso8601), actor, via, action, target ?? "", address ?? ""]
+            .map(cell).joined(separator: ",")
+    }
+
+    /// The CSV of `lines` (from ``line(id:at:actor:via:action:target:address:)``), with the header.
+    public static func csv(_ lines: [String]) -> String {
+        ([header.joined(separator: ",")] + lines).joined(separator: "\n")
+    }
+
+    /// `text` as a CSV cell: quoted when it holds a comma, a quote or a line break.
+    public static func cell(_ text: String) -> String {
+        var cell = text
+        if let first = cell.first, "=+-@\t\r".contains(first) { cell = "'" + cell }
+        guard cell.contains(where: { ",\"\n\r".contains($0) }) else { return cell }
+        return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import GangwayConsole
+import GangwayProtocol
+import GangwayServerStorage
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The console's audit: what operators and the admin token did, newest first, fifty a
+/// page, and the whole of it to download as CSV or JSON. Every role reads it.
+extension OperatorConsole {
+    static let eventsPerPage = 50
+
+    func registerAudit(on router: Router<ServerContext>) {
+        router.get(RouterPath(ConsolePaths.audit)) { request, _ in await audit(request) }
+        router.get(RouterPath(ConsolePaths.auditCSV)) { request, _ in await export(request, json: false) }
+        router.get(RouterPath(ConsolePaths.auditJSON)) { request, _ in await export(request, json: true) }
+    }
+
+    private func audit(_ request: Request) async -> Response {
+        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        let before = request.uri.queryParameters.get("before").flatMap { Int64($0) }.flatMap { $0 >= 1 ? $0 : nil }
+        guard let found = try? await api.storage.auditEvents(limit: Self.eventsPerPage + 1, before: before) else {
+            return unavailable()
+        }
+        let shown = found.prefix(Self.eventsPerPage)
+        let older =
+            found.count > Self.eventsPerPage ? shown.last?.id.map { "\(ConsolePaths.audit)?before=\($0)" } : nil
+        let browser = api.formGuard.browser(request.headers)
+        let page = AuditPage(
+            signedIn: header(record, browser: browser, current: ConsolePaths.audit),
+            events: shown.map {
+                AuditPage.Row(
+                    id: $0.id ?? 0,
+                    at: Self.minute($0.at),
+                    actor: $0.actor,
+                    via: $0.via.rawValue,
+                    action: $0.action,
+                    target: $0.target,
+                    address: $0.address
+                )
+            },
+            older: older,
+            isFirstPage: before == nil
+        )
+        return self.page(page, browser: browser)
+    }
+
+    /// The whole audit, newest first, read from the database a thousand events at a time.
+    private func export(_ request: Request, json: Bool) async -> Response {
+        guard await signedIn(request) != nil else { return Self.redirect(to: ConsolePaths.signIn) }
+        var events: [AuditEventRecord] = []
+        var before: Int64?
+        repeat {
+            guard let batch = try? await api.storage.auditEvents(limit: 1_000, before: before) else {
+                return unavailable()
+            }
+            events += batch
+            before = batch.count == 1_000 ? batch.last?.id : nil
+        } while before != nil
+        let body: String
+        if json {
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .iso8601
+            encoder.outputFormatting = [.sortedKeys]
+            body = String(
+                decoding: (try? encoder.encode(events.map(MobileServicesAPI.wire))) ?? Data("[]".utf8),
+                as: UTF8.self
+            )
+        } else {
+            body =
+                AuditExport.csv(
+                    events.map {
+                        AuditExport.line(
+                            id: $0.id ?? 0,
+                            at: $0.at,
+                            actor: $0.actor,
+                            via: $0.via.rawValue,
+                            action: $0.action,
+                            target: $0.target,
+                            address: $0.address
+                        )
+                    }
+                ) + "\n"
+        }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: json ? "application/json; charset=utf-8" : "text/csv; charset=utf-8",
+                .contentDisposition: "attachment; filename=\"gangway-audit.\(json ? "json" : "csv")\"",
+                .cacheControl: "no-store",
+                HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: body))
+        )
+    }
+}

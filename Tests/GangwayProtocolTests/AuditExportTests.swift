@@ -1,0 +1,33 @@
+import Foundation
+import GangwayProtocol
+import Testing
+
+@Suite("The audit's CSV: a header, an event a line, quoted where needed, never a formula")
+struct AuditExportTests {
+    @Test("a line has the header's fields in order, the time in ISO 8601")
+    func line() {
+        let line = AuditExport.line(
+            id: 7,
+            at: Date(timeIntervalSince1970: 1_800_000_000),
+            actor: "ops.alice",
+            via: "console",
+            action: "updateUser",
+            target: "/admin/users/alice",
+            address: nil
+        )
+        #expect(line == "7,2027-01-15T08:00:00Z,ops.alice,console,updateUser,/admin/users/alice,")
+        #expect(AuditExport.csv([line]) == "id,at,actor,via,action,target,address\n" + line)
+    }
+
+    @Test(
+        "a cell that a spreadsheet would read as a formula starts with a quote mark; commas, quotes and line breaks are quoted",
+        arguments: [
+            ("=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\""), ("+1", "'+1"), ("-2", "'-2"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tx", "'\tx"), ("a,b", "\"a,b\""), ("two\nlines", "\"two\nlines\""), ("plain", "plain"), ("", ""),
+        ]
+    )
+    func cells(text: String, cell: String) {
+        #expect(AuditExport.cell(text) == cell)
+    }
+}
