@@ -89,6 +89,9 @@ struct ConsoleBrowserTests {
                 let ended = try await browser.source(once: "This link has ended")
                 #expect(ended.contains("gangway admin operators enrol"))
             }
+            let token = try #require(URLComponents(string: enrolment.enrolmentURL)?.queryItems?.first?.value)
+            #expect(!fixture.logs.text.contains(token), "the link's token is in no log line")
+            #expect(!fixture.logs.text.contains(Self.password), "nor the password")
             let events = try await OperatorsTests.audit(api)
             #expect(events.prefix(4).map(\.action) == ["signIn", "signOut", "enrol", "addOperator"])
             #expect(events.prefix(3).allSatisfy { $0.actor == "ops.alice" && $0.via == .console })

@@ -193,6 +193,26 @@ struct OperatorsTests {
         }
     }
 
+    @Test(
+        "a console session ends after 30 minutes without a request, and a request keeps it alive",
+        arguments: Backend.available
+    )
+    func idleSessions(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            let cookie = try await Self.consoleCookie(fixture, "ops.ida", role: .viewer)
+            #expect(try await api.send(.get, "/console", headers: cookie).status == .ok)
+            fixture.clock.advance(by: .seconds(29 * 60))
+            #expect(try await api.send(.get, "/console", headers: cookie).status == .ok, "seen again: kept")
+            fixture.clock.advance(by: .seconds(29 * 60))
+            #expect(try await api.send(.get, "/console", headers: cookie).status == .ok)
+            fixture.clock.advance(by: .seconds(31 * 60))
+            let ended = try await api.send(.get, "/console", headers: cookie)
+            #expect(ended.status == .seeOther)
+            #expect(ended.headers[.location] == "/console/sign-in")
+        }
+    }
+
     @Test("the audit keeps no secret: a password set for a user is not in it", arguments: Backend.available)
     func noSecrets(backend: Backend) async throws {
         try await ServerFixture(backend: backend).runSeeded { api in
