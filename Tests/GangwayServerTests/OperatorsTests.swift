@@ -193,6 +193,66 @@ struct OperatorsTests {
         }
     }
 
+    /// Enrols `name` with `password` through the enrolment page, as a browser without
+    /// script does: the key the page shows, as its base32 text.
+    static func enrol(_ api: API, _ fixture: ServerFixture, _ name: String, password: String) async throws -> String {
+        let enrolment = try await add(api, name, role: "operator")
+        let link = try #require(URLComponents(string: enrolment.enrolmentURL))
+        let browser = PageBrowser(api.running)
+        let form = try await browser.get("\(link.path)?\(link.percentEncodedQuery ?? "")")
+        let secret = String(try #require(form.text.firstMatch(of: /id="secret">([^<]*)</)?.output.1))
+        let code = try ConsoleBrowserTests.code(secret: secret, at: fixture.clock.now())
+        let enrolled = try await browser.submit(
+            form,
+            to: "/console/enrol",
+            [("password", password), ("confirmation", password), ("code", code)]
+        )
+        #expect(enrolled.status == .seeOther)
+        return secret
+    }
+
+    @Test(
+        "console sign-in: five wrong tries from one address, the sixth waits and says how long; after the wait it opens",
+        arguments: Backend.available
+    )
+    func signInThrottled(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            let password = "a long operator passphrase"
+            let secret = try await Self.enrol(api, fixture, "ops.tom", password: password)
+            let browser = PageBrowser(api.running)
+            func signIn(_ password: String, code: String) async throws -> ServerReply {
+                let page = try await browser.get("/console/sign-in")
+                return try await browser.submit(
+                    page,
+                    to: "/console/sign-in",
+                    [("name", "ops.tom"), ("password", password), ("code", code)]
+                )
+            }
+            for _ in 1...5 {
+                #expect(try await signIn("a guessed passphrase", code: "000000").status == .unauthorized)
+            }
+            // The fifth blocked the name at this address for 30 seconds: the password is
+            // not even checked.
+            let right = try ConsoleBrowserTests.code(secret: secret, at: fixture.clock.now())
+            let throttled = try await signIn(password, code: right)
+            #expect(throttled.status == .tooManyRequests, "the right password and code wait too")
+            let wait = try #require(throttled.headers[.retryAfter].flatMap { Int($0) })
+            #expect(throttled.text.contains("try again in \(wait) seconds"))
+            #expect(browser.cookieJar["gangway_console"] == nil)
+
+            fixture.clock.advance(by: .seconds(wait))
+            let opened = try await signIn(
+                password,
+                code: try ConsoleBrowserTests.code(secret: secret, at: fixture.clock.now())
+            )
+            #expect(opened.status == .seeOther)
+            #expect(opened.headers[.location] == "/console")
+            #expect(browser.cookieJar["gangway_console"] != nil)
+            #expect(!fixture.logs.text.contains(password))
+        }
+    }
+
     @Test(
         "a console session ends after 30 minutes without a request, and a request keeps it alive",
         arguments: Backend.available

@@ -396,11 +396,11 @@ public struct AdminClient: Sendable {
     ///   is taken, 400 for a name that is not one.
     public func addOperator(
         _ name: String,
-        role: ManagedOperator.Role
+        role: OperatorRole
     ) async throws(ServiceError) -> OperatorEnrolment {
         let output = try await ServiceCall.run(at: serverURL) {
             try await client.addOperator(
-                body: .json(.init(name: name, role: .init(rawValue: role.rawValue) ?? .viewer))
+                body: .json(.init(name: name, role: role.wire))
             )
         }
         switch output {
@@ -426,13 +426,13 @@ public struct AdminClient: Sendable {
     /// Changes an operator's role.
     @discardableResult
     public func setRole(
-        _ role: ManagedOperator.Role,
+        _ role: OperatorRole,
         operator name: String
     ) async throws(ServiceError) -> ManagedOperator {
         let output = try await ServiceCall.run(at: serverURL) {
             try await client.updateOperator(
                 path: .init(name: name),
-                body: .json(.init(role: .init(rawValue: role.rawValue) ?? .viewer))
+                body: .json(.init(role: role.wire))
             )
         }
         switch output {

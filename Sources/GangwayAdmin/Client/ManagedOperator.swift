@@ -3,23 +3,15 @@ import GangwayProtocol
 
 /// An operator of the console, as the server's admin API shows it.
 public struct ManagedOperator: Sendable, Hashable {
-    /// What an operator may do: a viewer reads, an operator also acts on users and
-    /// devices, an admin also changes apps, their settings and the operators.
-    public enum Role: String, Sendable, Hashable, CaseIterable {
-        case viewer
-        case `operator`
-        case admin
-    }
-
     public var name: String
-    public var role: Role
+    public var role: OperatorRole
     /// Whether they set a password and a second factor.
     public var isEnrolled: Bool
     public var createdAt: Date
 
     init(_ wire: Components.Schemas.Operator) {
         name = wire.name
-        role = Role(rawValue: wire.role.rawValue) ?? .viewer
+        role = OperatorRole(wire.role)
         isEnrolled = wire.enrolled
         createdAt = wire.createdAt
     }

@@ -23,14 +23,6 @@ struct AdminOperators: AsyncParsableCommand {
         ],
         defaultSubcommand: AdminOperatorsList.self
     )
-
-    enum Role: String, ExpressibleByArgument, CaseIterable {
-        case viewer
-        case `operator`
-        case admin
-
-        var managed: ManagedOperator.Role { ManagedOperator.Role(rawValue: rawValue) ?? .viewer }
-    }
 }
 
 struct AdminOperatorsList: AsyncParsableCommand {
@@ -55,12 +47,12 @@ struct AdminOperatorsAdd: AsyncParsableCommand {
     var name: String
 
     @Option(help: "What they may do: viewer, operator or admin.")
-    var role: AdminOperators.Role
+    var role: OperatorRole
 
     func run() async throws {
         let (name, role) = (name, role)
         try await server.reaching { admin, startedHere in
-            let enrolment = try await admin.addOperator(name, role: role.managed)
+            let enrolment = try await admin.addOperator(name, role: role)
             Console.standardOutput(AdminFormatter.enrolment(enrolment, startedHere: startedHere))
         }
     }
@@ -100,12 +92,12 @@ struct AdminOperatorsRole: AsyncParsableCommand {
     var name: String
 
     @Argument(help: "What they may do from now: viewer, operator or admin.")
-    var role: AdminOperators.Role
+    var role: OperatorRole
 
     func run() async throws {
         let (name, role) = (name, role)
         try await server.run { admin in
-            let changed = try await admin.setRole(role.managed, operator: name)
+            let changed = try await admin.setRole(role, operator: name)
             let article = changed.role == .viewer ? "a" : "an"
             Console.standardOutput("\(changed.name) is now \(article) \(changed.role.rawValue).")
         }
@@ -182,3 +174,5 @@ struct AdminAudit: AsyncParsableCommand {
         }
     }
 }
+
+extension OperatorRole: ExpressibleByArgument {}

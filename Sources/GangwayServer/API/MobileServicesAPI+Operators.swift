@@ -18,9 +18,7 @@ extension MobileServicesAPI {
         try await requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         try Self.checkOperatorName(body.name)
-        guard let role = OperatorRole(rawValue: body.role.rawValue) else {
-            throw APIError.badRequest("role is viewer, operator or admin.", code: .invalidField)
-        }
+        let role = OperatorRole(body.role)
         let enrolment = Self.newEnrolmentToken()
         let record = OperatorRecord(
             name: body.name,
@@ -56,9 +54,7 @@ extension MobileServicesAPI {
     func updateOperator(_ input: Operations.UpdateOperator.Input) async throws -> Operations.UpdateOperator.Output {
         try await requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
-        guard let role = OperatorRole(rawValue: body.role.rawValue) else {
-            throw APIError.badRequest("role is viewer, operator or admin.", code: .invalidField)
-        }
+        let role = OperatorRole(body.role)
         guard let record = try await perform({ try await storage.updateOperator(named: input.path.name, role: role) })
         else { throw APIError.notFound(.operatorNotFound, "There is no operator named \(input.path.name).") }
         logger.notice("operator role changed", metadata: ["operator": "\(record.name)", "role": "\(role.rawValue)"])
@@ -133,7 +129,7 @@ extension MobileServicesAPI {
     static func wire(_ record: OperatorRecord) -> Components.Schemas.Operator {
         .init(
             name: record.name,
-            role: .init(rawValue: record.role.rawValue) ?? .viewer,
+            role: record.role.wire,
             enrolled: record.isEnrolled,
             createdAt: record.createdAt
         )

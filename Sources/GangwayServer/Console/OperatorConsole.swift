@@ -86,7 +86,9 @@ struct OperatorConsole: Sendable {
         do {
             admission = try await api.throttle.admitOperator(name: name, address: address)
         } catch {
-            return again(error.message, .tooManyRequests)
+            var throttled = again(error.message, .tooManyRequests)
+            if let seconds = error.retryAfterSeconds { throttled.headers[.retryAfter] = String(seconds) }
+            return throttled
         }
         let record = try? await api.storage.operatorRecord(named: name)
         let password = form["password"] ?? ""

@@ -1,19 +1,5 @@
 import Foundation
-
-/// What an operator may do in the console and through the API: each role can do what
-/// the one before it can.
-public enum OperatorRole: String, Sendable, Hashable, CaseIterable, Comparable {
-    /// Reads everything; changes nothing.
-    case viewer
-    /// Also acts on users and devices: blocks, revokes, locks and wipes.
-    case `operator`
-    /// Also changes apps, their settings and the operators.
-    case admin
-
-    public static func < (lhs: Self, rhs: Self) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-    }
-}
+import GangwayProtocol
 
 /// A person who runs the server from the console: their own account, apart from the
 /// app's users and from the admin token.

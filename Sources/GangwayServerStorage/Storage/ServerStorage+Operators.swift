@@ -1,4 +1,5 @@
 import Foundation
+import GangwayProtocol
 
 extension ServerStorage {
     // MARK: Operators

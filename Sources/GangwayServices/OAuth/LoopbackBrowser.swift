@@ -128,7 +128,9 @@ public struct LoopbackBrowser: AuthorizationBrowser {
                     headers.add(name: "Content-Length", value: "\(body.readableBytes)")
                     headers.add(name: "Cache-Control", value: "no-store")
                     headers.add(name: "Connection", value: "close")
-                    try await outbound.write(
+                    // The browser came back whether or not it reads the page to the end: a
+                    // browser that closes the connection early has still brought the code.
+                    try? await outbound.write(
                         .head(
                             HTTPResponseHead(
                                 version: request.version,
@@ -137,8 +139,8 @@ public struct LoopbackBrowser: AuthorizationBrowser {
                             )
                         )
                     )
-                    try await outbound.write(.body(.byteBuffer(body)))
-                    try await outbound.write(.end(nil))
+                    try? await outbound.write(.body(.byteBuffer(body)))
+                    try? await outbound.write(.end(nil))
                     return matches ? target : nil
                 }
             }
