@@ -27,8 +27,8 @@ public struct SignedInOperator: Sendable {
         self.role = role
         self.formToken = formToken
         sections = [
-            ("Overview", "/console"), ("Users", "/console/users"), ("Devices", "/console/devices"),
-            ("Audit", "/console/audit"),
+            ("Overview", "/console"), ("Apps", "/console/apps"), ("Users", "/console/users"),
+            ("Devices", "/console/devices"), ("Audit", "/console/audit"),
         ].map {
             Section(title: $0.0, path: $0.1, current: current == $0.1)
         }

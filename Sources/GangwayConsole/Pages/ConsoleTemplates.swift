@@ -9,7 +9,7 @@ public struct ConsoleTemplates: Sendable {
 
     public init() {
         var library = MustacheLibrary()
-        for (name, text) in Self.sources {
+        for (name, text) in Self.sources.merging(Self.appSources, uniquingKeysWith: { first, _ in first }) {
             // The templates are constants of this file: one that does not parse is a bug
             // a test finds at once.
             try! library.register(text, named: name)
@@ -226,6 +226,13 @@ public struct ConsoleTemplates: Sendable {
         .actions { display: flex; flex-wrap: wrap; gap: 0.4rem; }
         .actions button { margin-top: 0; padding: 0.3rem 0.7rem; font-size: 0.95rem; }
         .hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+        fieldset { border: 1px solid #c9ced6; border-radius: 6px; margin: 1.25rem 0 0; padding: 0.5rem 1rem 1rem; }
+        legend { font-weight: 700; padding: 0 0.3rem; }
+        .check { display: flex; gap: 0.5rem; align-items: center; margin-top: 1rem; }
+        .check input { display: inline; width: auto; margin: 0; }
+        .check label { margin: 0; }
+        .hint { margin: 0.2rem 0 0; }
+        .links { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; }
         @media (max-width: 40rem) { thead { display: none; } td { display: block; border: 0; padding: 0.2rem 0; } tr { display: block; border-bottom: 1px solid #c9ced6; padding: 0.5rem 0; } }
         """
 }

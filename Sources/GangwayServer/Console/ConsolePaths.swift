@@ -9,6 +9,7 @@ enum ConsolePaths {
     static let signOut = "/console/sign-out"
     static let users = "/console/users"
     static let devices = "/console/devices"
+    static let apps = "/console/apps"
     static let audit = "/console/audit"
     static let auditCSV = "/console/audit.csv"
     static let auditJSON = "/console/audit.json"
@@ -17,8 +18,11 @@ enum ConsolePaths {
     static let routes: [String: [String]] = [
         root: ["get"], styleSheet: ["get"], signIn: ["get", "post"], enrol: ["get", "post"], signOut: ["post"],
         users: ["get"], users + "/{username}": ["post"], devices: ["get"], devices + "/{registrationID}": ["post"],
-        audit: ["get"], auditCSV: ["get"], auditJSON: ["get"],
+        audit: ["get"], auditCSV: ["get"], auditJSON: ["get"], apps: ["get"], apps + "/{appID}": ["get", "post"],
     ]
+
+    /// An app's settings page.
+    static func app(_ appID: String) -> String { apps + "/" + appID }
 
     /// Whether `path` is one of the console's: its forms are form bodies, not JSON.
     static func takesForms(_ path: String) -> Bool {

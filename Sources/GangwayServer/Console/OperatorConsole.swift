@@ -49,6 +49,7 @@ struct OperatorConsole: Sendable {
         router.post(RouterPath(ConsolePaths.signOut)) { request, _ in await signOut(request) }
         registerUsers(on: router)
         registerDevices(on: router)
+        registerApps(on: router)
         registerAudit(on: router)
     }
 
@@ -280,6 +281,20 @@ struct OperatorConsole: Sendable {
                     + "(gangway admin operators enrol NAME).",
                 isError: true,
                 link: ("Sign in", ConsolePaths.signIn)
+            ),
+            status: .notFound,
+            browser: browser
+        )
+    }
+
+    /// The answer for a page of something that does not exist.
+    func notFound(_ browser: FormGuard.Browser) -> Response {
+        page(
+            MessagePage(
+                title: "Not found",
+                message: "There is nothing here.",
+                isError: true,
+                link: ("Overview", ConsolePaths.root)
             ),
             status: .notFound,
             browser: browser

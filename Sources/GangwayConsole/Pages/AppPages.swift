@@ -1,0 +1,161 @@
+/// The apps the server serves, each with a link to its settings.
+public struct AppsPage: ConsolePage {
+    public struct Row: Sendable {
+        public var id: String
+        public var name: String
+        public var signInType: String
+        public var minimumVersion: String
+        public var path: String
+
+        public init(id: String, name: String, signInType: String, minimumVersion: String, path: String) {
+            self.id = id
+            self.name = name
+            self.signInType = signInType
+            self.minimumVersion = minimumVersion.isEmpty ? "any" : minimumVersion
+            self.path = path
+        }
+    }
+
+    public var template: String { "apps" }
+    public let title = "Apps"
+    public var signedIn: SignedInOperator?
+    public var apps: [Row]
+    public var hasApps: Bool
+
+    public init(signedIn: SignedInOperator, apps: [Row]) {
+        self.signedIn = signedIn
+        self.apps = apps
+        hasApps = !apps.isEmpty
+    }
+}
+
+/// One app's settings exchange as a form: the settings in sections, the checklist a person
+/// choosing a passcode sees, how people sign in, and (after a change) what devices do at
+/// their next contact. An admin changes it; others read it, the controls disabled.
+public struct AppSettingsPage: ConsolePage {
+    /// One control of the form.
+    public struct Field: Sendable {
+        public struct Option: Sendable {
+            public var value: String
+            public var selected: Bool
+        }
+
+        /// The name the form sends it under.
+        public var key: String
+        public var label: String
+        /// What the value means, read with the control (`aria-describedby`).
+        public var hint: String?
+        public var isFlag: Bool
+        public var isNumber: Bool
+        public var isText: Bool
+        public var isChoice: Bool
+        /// A number's or a text's value as the control holds it.
+        public var value: String
+        /// A flag's value.
+        public var checked: Bool
+        public var minimum: String
+        public var maximum: String
+        public var maxLength: String
+        public var options: [Option]
+        public var disabled: Bool
+
+        /// What the control holds: a flag, a whole number within `range`, a text of at
+        /// most `maxLength` characters, or one of `choices`.
+        public enum Kind: Sendable {
+            case flag
+            case number(ClosedRange<Int>)
+            case text(maxLength: Int)
+            case choice([String])
+        }
+
+        /// - Parameter value: The value as the form sends it: `on` for a flag that is set.
+        public init(key: String, label: String, hint: String?, kind: Kind, value: String, disabled: Bool) {
+            self.key = key
+            self.label = label
+            self.hint = hint
+            self.value = value
+            self.disabled = disabled
+            isFlag = false
+            isNumber = false
+            isText = false
+            isChoice = false
+            checked = false
+            minimum = ""
+            maximum = ""
+            maxLength = ""
+            options = []
+            switch kind {
+            case .flag:
+                isFlag = true
+                checked = value == "on"
+            case .number(let range):
+                isNumber = true
+                minimum = String(range.lowerBound)
+                maximum = String(range.upperBound)
+            case .text(let length):
+                isText = true
+                maxLength = String(length)
+            case .choice(let choices):
+                isChoice = true
+                options = choices.map { Option(value: $0, selected: $0 == value) }
+            }
+        }
+    }
+
+    public struct Section: Sendable {
+        public var title: String
+        public var fields: [Field]
+
+        public init(title: String, fields: [Field]) {
+            self.title = title
+            self.fields = fields
+        }
+    }
+
+    public var template: String { "app" }
+    public var title: String
+    public var signedIn: SignedInOperator?
+    public var appID: String
+    public var action: String
+    public var sections: [Section]
+    /// The rules a person choosing a passcode sees, as a checklist.
+    public var checklist: [String]
+    public var hasChecklist: Bool
+    public var signInType: String
+    public var provider: String?
+    public var canEdit: Bool
+    public var formToken: String
+    public var error: String?
+    /// What devices do at their next contact, after a change was saved.
+    public var consequences: [String]
+    public var saved: Bool
+
+    public init(
+        signedIn: SignedInOperator,
+        appID: String,
+        name: String,
+        action: String,
+        sections: [Section],
+        checklist: [String],
+        signInType: String,
+        provider: String?,
+        canEdit: Bool,
+        error: String? = nil,
+        consequences: [String]? = nil
+    ) {
+        title = "\(name) (\(appID))"
+        self.signedIn = signedIn
+        self.appID = appID
+        self.action = action
+        self.sections = sections
+        self.checklist = checklist
+        hasChecklist = !checklist.isEmpty
+        self.signInType = signInType
+        self.provider = provider
+        self.canEdit = canEdit
+        formToken = signedIn.formToken
+        self.error = error
+        self.consequences = consequences ?? []
+        saved = consequences != nil
+    }
+}

@@ -1,0 +1,51 @@
+extension ConsoleTemplates {
+    /// The apps and each app's settings exchange.
+    static let appSources: [String: String] = [
+        "apps": """
+        {{<layout}}{{$main}}
+        <h1>Apps</h1>
+        {{#hasApps}}
+        <table>
+        <caption>The apps this server serves</caption>
+        <thead><tr><th scope="col">App</th><th scope="col">Name</th><th scope="col">Sign-in</th><th scope="col">Oldest version allowed</th></tr></thead>
+        <tbody>
+        {{#apps}}<tr><td><a href="{{path}}">{{id}}</a></td><td>{{name}}</td><td>{{signInType}}</td><td>{{minimumVersion}}</td></tr>
+        {{/apps}}
+        </tbody>
+        </table>
+        {{/hasApps}}
+        {{^hasApps}}<p>No app yet: add one with <code>gangway admin apps create</code>.</p>{{/hasApps}}
+        {{/main}}{{/layout}}
+        """,
+        "app": """
+        {{<layout}}{{$main}}
+        <h1>{{title}}</h1>
+        <p class="links"><a href="/console/apps">All apps</a> <a href="/console/devices?app={{appID}}">Its devices</a></p>
+        {{#saved}}<div class="notice" role="status"><p>Saved. What devices do at their next contact with the server:</p>
+        <ul>{{#consequences}}<li>{{.}}</li>{{/consequences}}</ul></div>{{/saved}}
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{^canEdit}}<p>Only an admin changes an app's settings; you can read them here.</p>{{/canEdit}}
+        <p>People sign in with: {{signInType}}{{#provider}}, at {{.}}{{/provider}}.</p>
+        {{#hasChecklist}}<h2>The checklist a person sees when choosing a passcode</h2>
+        <ul class="checklist">{{#checklist}}<li>{{.}}</li>{{/checklist}}</ul>{{/hasChecklist}}
+        <form method="post" action="{{action}}">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        {{#sections}}<fieldset><legend>{{title}}</legend>
+        {{#fields}}
+        {{#isFlag}}<div class="check"><input type="checkbox" id="{{key}}" name="{{key}}"{{#checked}} checked{{/checked}}{{#disabled}} disabled{{/disabled}}{{#hint}} aria-describedby="{{key}}-hint"{{/hint}}> <label for="{{key}}">{{label}}</label></div>{{/isFlag}}
+        {{#isNumber}}<label for="{{key}}">{{label}}</label>
+        <input id="{{key}}" name="{{key}}" type="number" inputmode="numeric" min="{{minimum}}" max="{{maximum}}" value="{{value}}" required{{#disabled}} disabled{{/disabled}}{{#hint}} aria-describedby="{{key}}-hint"{{/hint}}>{{/isNumber}}
+        {{#isText}}<label for="{{key}}">{{label}}</label>
+        <input id="{{key}}" name="{{key}}" maxlength="{{maxLength}}" value="{{value}}"{{#disabled}} disabled{{/disabled}}{{#hint}} aria-describedby="{{key}}-hint"{{/hint}}>{{/isText}}
+        {{#isChoice}}<label for="{{key}}">{{label}}</label>
+        <select id="{{key}}" name="{{key}}"{{#disabled}} disabled{{/disabled}}{{#hint}} aria-describedby="{{key}}-hint"{{/hint}}>{{#options}}<option{{#selected}} selected{{/selected}}>{{value}}</option>{{/options}}</select>{{/isChoice}}
+        {{#hint}}<p class="quiet hint" id="{{key}}-hint">{{.}}</p>{{/hint}}
+        {{/fields}}
+        </fieldset>
+        {{/sections}}
+        {{#canEdit}}<button type="submit">Save</button>{{/canEdit}}
+        </form>
+        {{/main}}{{/layout}}
+        """,
+    ]
+}

@@ -1,0 +1,235 @@
+import Foundation
+import GangwayConsole
+import GangwayPolicy
+import GangwayProtocol
+
+/// The console's form of an app's settings exchange: each setting once, in the sections a
+/// person reads them in, read from the app as the admin API gives it and sent back as the
+/// admin API's own update, which checks every value. The passcode policy's entries are
+/// GangwayPolicy's field table (``GangwayPolicy/PasscodePolicy/fields``), so a new rule
+/// appears here with no change; the ranges are the API's (``APILimits``).
+enum AppSettingsForm {
+    /// One setting: the key the form sends it under (the settings exchange's own), its
+    /// label and what it holds.
+    struct Setting: Sendable {
+        var key: String
+        var label: String
+        var hint: String?
+        var kind: AppSettingsPage.Field.Kind
+    }
+
+    /// Why a form could not be read: a text where a number belongs, or a choice the form
+    /// does not offer. Its message names the setting.
+    struct Invalid: Error, Sendable {
+        var message: String
+    }
+
+    static let name = Setting(key: "name", label: "Name", kind: .text(maxLength: APILimits.name.upperBound))
+    static let minimumVersion = Setting(
+        key: "minimumVersion",
+        label: "Oldest app version allowed",
+        hint: "Older versions show an update screen and stop. Empty: every version runs.",
+        kind: .text(maxLength: APILimits.minimumVersion.upperBound)
+    )
+    static let passcodeRequired = Setting(
+        key: PasscodePolicy.SettingsKey.enabled,
+        label: "Require a passcode",
+        kind: .flag
+    )
+    static let previousUserChanges = Setting(
+        key: "allowUploadPendingChangesFromPreviousUser",
+        label: "Allow upload of pending changes from the previous user",
+        hint:
+            "On a shared device, the next person's session sends what the previous person changed offline, as theirs.",
+        kind: .flag
+    )
+    static let lockAndWipe = Setting(
+        key: "blockWipeEnabled",
+        label: "Lock and erase devices that stay out of contact",
+        kind: .flag
+    )
+    static let lockDays = Setting(
+        key: "blockDisconnectedPeriod",
+        label: "Days without contact before the app locks until the next sign-in",
+        hint: "0: never.",
+        kind: .number(APILimits.disconnectedDays)
+    )
+    static let wipeDays = Setting(
+        key: "wipeDisconnectedPeriod",
+        label: "Days without contact before the app erases the person's data",
+        hint: "0: never.",
+        kind: .number(APILimits.disconnectedDays)
+    )
+    static let logsEnabled = Setting(key: "logEnabled", label: "Devices may upload their logs", kind: .flag)
+    static let logLevel = Setting(
+        key: "logLevel",
+        label: "Lowest level uploaded",
+        kind: .choice(Components.Schemas.LogSettings.LogLevelPayload.allCases.map(\.rawValue).filter { !$0.isEmpty })
+    )
+    static let logEntries = Setting(
+        key: "maxEntriesPerUpload",
+        label: "Most entries per upload",
+        kind: .number(APILimits.logEntriesPerUpload)
+    )
+    static let logInterval = Setting(
+        key: "uploadIntervalSeconds",
+        label: "Least seconds between two uploads of a device",
+        kind: .number(APILimits.logUploadIntervalSeconds)
+    )
+    static let eulaVersion = Setting(
+        key: "eulaVersion",
+        label: "Version of the terms of use",
+        hint: "A new version is asked of each person at their next launch. Empty: none.",
+        kind: .text(maxLength: APILimits.agreementVersion.upperBound)
+    )
+    static let consentVersion = Setting(
+        key: "consentVersion",
+        label: "Version of the privacy consent",
+        hint: "A new version is asked of each person at their next launch. Empty: none.",
+        kind: .text(maxLength: APILimits.agreementVersion.upperBound)
+    )
+    static let resetKeepsData = Setting(
+        key: "passcodeResetKeepsData",
+        label: "A forgotten passcode can be reset without losing the data",
+        hint: "Turned off, the server destroys every recovery secret it holds for the app's devices.",
+        kind: .flag
+    )
+
+    /// The passcode policy's settings, from GangwayPolicy's field table.
+    static let policy: [Setting] = PasscodePolicy.fields.map { field in
+        var label = field.help.replacingOccurrences(of: " (true or false)", with: "")
+        if label.hasSuffix(".") { label.removeLast() }
+        switch field.kind {
+        case .flag: return Setting(key: field.key, label: label, kind: .flag)
+        case .number(let range): return Setting(key: field.key, label: label, kind: .number(range))
+        }
+    }
+
+    /// Every setting, by section.
+    static let sections: [(title: String, settings: [Setting])] = [
+        ("App", [name, minimumVersion]),
+        ("Passcode", [passcodeRequired] + policy),
+        ("Shared devices", [previousUserChanges]),
+        ("Out of contact", [lockAndWipe, lockDays, wipeDays]),
+        ("Logs", [logsEnabled, logLevel, logEntries, logInterval]),
+        ("Agreements", [eulaVersion, consentVersion]),
+        ("Passcode reset", [resetKeepsData]),
+    ]
+
+    /// The form's values for `app`, by key: `on` for a flag that is set, as a browser
+    /// sends it.
+    static func values(of app: Components.Schemas.App) -> [String: String] {
+        let settings = app.settings
+        let defaults = Components.Schemas.AppSettings.defaults
+        func flag(_ value: Bool?, _ fallback: Bool?) -> String { (value ?? fallback ?? false) ? "on" : "" }
+        func number(_ value: Int?, _ fallback: Int?) -> String { String(value ?? fallback ?? 0) }
+        var values: [String: String] = [
+            name.key: app.name,
+            minimumVersion.key: app.minimumVersion ?? "",
+            passcodeRequired.key: (settings.passwordPolicy?.isEnabled ?? true) ? "on" : "",
+        ]
+        let policy = settings.passwordPolicy.flatMap { try? PasscodePolicy($0) } ?? .standard
+        for (key, value) in policy.settings {
+            switch value {
+            case .flag(let flag): values[key] = flag ? "on" : ""
+            case .number(let number): values[key] = String(number)
+            }
+        }
+        values[previousUserChanges.key] = flag(
+            settings.sharedDeviceSettings?.allowUploadPendingChangesFromPreviousUser,
+            APIDefaults.allowsUploadOfPreviousUserChanges
+        )
+        let offline = settings.blockWipingPolicy
+        values[lockAndWipe.key] = flag(offline?.blockWipeEnabled, false)
+        values[lockDays.key] = number(offline?.blockDisconnectedPeriod, 0)
+        values[wipeDays.key] = number(offline?.wipeDisconnectedPeriod, 0)
+        let logs = settings.logSettings
+        let standard = defaults.logSettings
+        values[logsEnabled.key] = flag(logs?.logEnabled, false)
+        values[logLevel.key] = (logs?.logLevel ?? standard?.logLevel)?.rawValue ?? "info"
+        values[logEntries.key] = number(logs?.maxEntriesPerUpload, standard?.maxEntriesPerUpload)
+        values[logInterval.key] = number(logs?.uploadIntervalSeconds, standard?.uploadIntervalSeconds)
+        values[eulaVersion.key] = settings.consentSettings?.eulaVersion ?? ""
+        values[consentVersion.key] = settings.consentSettings?.consentVersion ?? ""
+        values[resetKeepsData.key] = flag(
+            settings.recoverySettings?.passcodeResetKeepsData,
+            APIDefaults.passcodeResetKeepsData
+        )
+        return values
+    }
+
+    /// The form's sections with `values`, disabled unless the operator may change them.
+    static func pageSections(_ values: [String: String], canEdit: Bool) -> [AppSettingsPage.Section] {
+        sections.map { section in
+            AppSettingsPage.Section(
+                title: section.title,
+                fields: section.settings.map {
+                    AppSettingsPage.Field(
+                        key: $0.key,
+                        label: $0.label,
+                        hint: $0.hint,
+                        kind: $0.kind,
+                        value: values[$0.key] ?? "",
+                        disabled: !canEdit
+                    )
+                }
+            )
+        }
+    }
+
+    /// The admin API's update that sets every setting of the form to what `form` holds: a
+    /// flag the browser did not send is off. An agreement left empty that `current` does
+    /// not have is left out, so that sending the form back as shown changes nothing.
+    /// - Throws: ``Invalid`` naming the setting whose value is not a whole number or not
+    ///   one of the choices.
+    static func update(
+        from form: [String: String],
+        current: Components.Schemas.App
+    ) throws(Invalid) -> Components.Schemas.AppUpdate {
+        func text(_ setting: Setting) -> String { form[setting.key] ?? "" }
+        func flag(_ setting: Setting) -> Bool { form[setting.key] == "on" }
+        func number(_ setting: Setting) throws(Invalid) -> Int {
+            let text = text(setting).trimmingCharacters(in: .whitespaces)
+            guard let number = Int(text) else { throw Invalid(message: "\(setting.label): give a whole number.") }
+            return number
+        }
+        var policy: [String: PasscodePolicy.SettingValue] = [:]
+        for setting in Self.policy {
+            switch setting.kind {
+            case .flag: policy[setting.key] = .flag(flag(setting))
+            default: policy[setting.key] = .number(try number(setting))
+            }
+        }
+        guard let level = Components.Schemas.LogSettings.LogLevelPayload(rawValue: text(logLevel)), level != ._empty_
+        else { throw Invalid(message: "\(logLevel.label): choose one of the levels offered.") }
+        func agreement(_ setting: Setting, _ now: String?) -> String? {
+            text(setting).isEmpty && (now ?? "").isEmpty ? nil : text(setting)
+        }
+        let consent = current.settings.consentSettings
+        let agreements = Components.Schemas.ConsentSettings(
+            eulaVersion: agreement(eulaVersion, consent?.eulaVersion),
+            consentVersion: agreement(consentVersion, consent?.consentVersion)
+        )
+        return Components.Schemas.AppUpdate(
+            name: text(name),
+            minimumVersion: text(minimumVersion),
+            settings: .init(
+                passwordPolicy: .init(settings: policy, enabled: flag(passcodeRequired)),
+                sharedDeviceSettings: .init(allowUploadPendingChangesFromPreviousUser: flag(previousUserChanges)),
+                blockWipingPolicy: .init(
+                    blockWipeEnabled: flag(lockAndWipe),
+                    blockDisconnectedPeriod: try number(lockDays),
+                    wipeDisconnectedPeriod: try number(wipeDays)
+                ),
+                logSettings: .init(
+                    logEnabled: flag(logsEnabled),
+                    logLevel: level,
+                    maxEntriesPerUpload: try number(logEntries),
+                    uploadIntervalSeconds: try number(logInterval)
+                ),
+                consentSettings: agreements,
+                recoverySettings: .init(passcodeResetKeepsData: flag(resetKeepsData))
+            )
+        )
+    }
+}

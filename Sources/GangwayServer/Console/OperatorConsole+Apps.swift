@@ -1,0 +1,158 @@
+import Foundation
+import GangwayConsole
+import GangwayPolicy
+import GangwayProtocol
+import GangwayServerStorage
+import HTTPTypes
+import Hummingbird
+
+/// The console's apps: each app's settings exchange as one form, read by every operator
+/// and changed by an admin through the admin API's own `PATCH /admin/apps/{appID}`; after
+/// a change, the page says what devices do at their next contact.
+extension OperatorConsole {
+    func registerApps(on router: Router<ServerContext>) {
+        router.get(RouterPath(ConsolePaths.apps)) { request, _ in await apps(request) }
+        router.get(RouterPath(ConsolePaths.apps + "/:appID")) { request, context in
+            await app(request, appID: context.parameters.get("appID") ?? "")
+        }
+        router.post(RouterPath(ConsolePaths.apps + "/:appID")) { request, context in
+            await change(request, appID: context.parameters.get("appID") ?? "")
+        }
+    }
+
+    private func apps(_ request: Request) async -> Response {
+        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        guard case .ok(let answer) = try? await run(for: record, { try await api.listApps(.init()) }),
+            case .json(let apps) = answer.body
+        else { return unavailable() }
+        let browser = api.formGuard.browser(request.headers)
+        let page = AppsPage(
+            signedIn: header(record, browser: browser, current: ConsolePaths.apps),
+            apps: apps.map {
+                AppsPage.Row(
+                    id: $0.appID,
+                    name: $0.name,
+                    signInType: $0.authType.rawValue,
+                    minimumVersion: $0.minimumVersion ?? "",
+                    path: ConsolePaths.app($0.appID)
+                )
+            }
+        )
+        return self.page(page, browser: browser)
+    }
+
+    /// The app as the admin API gives it, or `nil` when there is no such app.
+    private func wireApp(_ appID: String, for record: OperatorRecord) async throws -> Components.Schemas.App? {
+        do {
+            guard
+                case .ok(let answer) = try await run(
+                    for: record,
+                    { try await api.getApp(.init(path: .init(appID: appID))) }
+                ),
+                case .json(let app) = answer.body
+            else { return nil }
+            return app
+        } catch let error as APIError where error.status == .notFound {
+            return nil
+        }
+    }
+
+    private func app(_ request: Request, appID: String) async -> Response {
+        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        let browser = api.formGuard.browser(request.headers)
+        let found: Components.Schemas.App?
+        do { found = try await wireApp(appID, for: record) } catch { return unavailable() }
+        guard let app = found else { return notFound(browser) }
+        return await settingsPage(app, values: AppSettingsForm.values(of: app), record: record, browser: browser)
+    }
+
+    private func settingsPage(
+        _ app: Components.Schemas.App,
+        values: [String: String],
+        record: OperatorRecord,
+        browser: FormGuard.Browser,
+        error: String? = nil,
+        status: HTTPResponse.Status = .ok,
+        consequences: [String]? = nil
+    ) async -> Response {
+        let authentication = try? await run(for: record) {
+            try await api.getAppAuthentication(.init(path: .init(appID: app.appID)))
+        }
+        var provider: String?
+        if case .ok(let answer) = authentication, case .json(let body) = answer.body {
+            provider = body.provider?.issuer
+        }
+        let canEdit = record.role >= .admin
+        let policy = try? app.settings.passwordPolicy?.policy()
+        let page = AppSettingsPage(
+            signedIn: header(record, browser: browser, current: ConsolePaths.apps),
+            appID: app.appID,
+            name: app.name,
+            action: ConsolePaths.app(app.appID),
+            sections: AppSettingsForm.pageSections(values, canEdit: canEdit),
+            checklist: (policy?.rules ?? []).map { Self.sentence($0.summary) },
+            signInType: app.authType.rawValue,
+            provider: provider,
+            canEdit: canEdit,
+            error: error,
+            consequences: consequences
+        )
+        return self.page(page, status: status, browser: browser)
+    }
+
+    /// Saves every setting of the form, as `PATCH /admin/apps/{appID}` does, for an admin.
+    private func change(_ request: Request, appID: String) async -> Response {
+        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
+        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        let found: Components.Schemas.App?
+        do { found = try await wireApp(appID, for: record) } catch { return unavailable() }
+        guard let old = found else { return notFound(browser) }
+        guard record.role >= .admin else {
+            return await settingsPage(
+                old,
+                values: AppSettingsForm.values(of: old),
+                record: record,
+                browser: browser,
+                error: "Only an admin changes an app's settings: ask an admin for the role.",
+                status: .forbidden
+            )
+        }
+        let new: Components.Schemas.App
+        do {
+            let update = try AppSettingsForm.update(from: form, current: old)
+            let answer = try await run(for: record) {
+                try await api.updateApp(.init(path: .init(appID: appID), body: .json(update)))
+            }
+            guard case .ok(let ok) = answer, case .json(let app) = ok.body else { return unavailable() }
+            new = app
+        } catch {
+            // The form as it was sent, so nothing typed is lost.
+            let message =
+                (error as? AppSettingsForm.Invalid)?.message ?? (error as? APIError)?.message
+                ?? "The server could not save this now."
+            let status =
+                error is AppSettingsForm.Invalid ? .badRequest : (error as? APIError)?.status ?? .serviceUnavailable
+            return await settingsPage(
+                old,
+                values: form,
+                record: record,
+                browser: browser,
+                error: message,
+                status: status
+            )
+        }
+        await api.audit(actor: record.name, via: .console, action: "updateApp", target: "/admin/apps/\(appID)")
+        return await settingsPage(
+            new,
+            values: AppSettingsForm.values(of: new),
+            record: record,
+            browser: browser,
+            consequences: AppSettingsChange(old: old, new: new).consequences
+        )
+    }
+
+    /// `text` with its first letter capitalised, as an item of a checklist.
+    static func sentence(_ text: String) -> String {
+        text.prefix(1).uppercased() + text.dropFirst()
+    }
+}

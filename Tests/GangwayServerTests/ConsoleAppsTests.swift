@@ -1,0 +1,167 @@
+import Foundation
+import GangwayProtocol
+import GangwayServer
+import GangwayServerStorage
+import GangwayServerTesting
+import HTTPTypes
+import Testing
+
+@Suite(
+    "The console's apps: each setting of the exchange in one form, changed by an admin, said what devices do",
+    .servingTurn
+)
+struct ConsoleAppsTests {
+    /// A browser without script signed in to the console as a new operator with `role`.
+    static func browser(
+        _ api: API,
+        _ fixture: ServerFixture,
+        _ name: String,
+        role: OperatorRole
+    ) async throws
+        -> PageBrowser
+    {
+        let cookie = try await OperatorsTests.consoleCookie(fixture, name, role: role)
+        let browser = PageBrowser(api.running)
+        let token = try #require(cookie[.cookie]?.split(separator: "=", maxSplits: 1).last)
+        browser.setCookie("gangway_console", String(token))
+        return browser
+    }
+
+    /// The settings exchange a device of alice's reads.
+    static func exchange(_ api: API) async throws -> [String: Any] {
+        let token = try await api.signIn("alice")
+        let reply = try await api.send(.get, "/apps/checks/settings", token: token)
+        try api.expectStatus(reply, .ok)
+        return try #require((try reply.json["mobileservices"] as? [String: Any])?["settingsExchange"] as? [String: Any])
+    }
+
+    @Test("the form sent back as it is shown changes nothing, on both stores", arguments: Backend.available)
+    func roundTrip(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            // Settings away from the defaults, so a field the form dropped would show.
+            let change = try await api.admin(
+                .patch,
+                "/admin/apps/checks",
+                json: #"""
+                    {"minimumVersion": "2.1", "settings": {
+                      "passwordPolicy": {"passwordPolicyMinLength": 10, "passwordPolicyUpperRequired": true, "passwordPolicyLockTimeout": 60, "passwordPolicyHistorySize": 3},
+                      "sharedDeviceSettings": {"allowUploadPendingChangesFromPreviousUser": false},
+                      "blockWipingPolicy": {"blockWipeEnabled": true, "blockDisconnectedPeriod": 7, "wipeDisconnectedPeriod": 30},
+                      "logSettings": {"logEnabled": true, "logLevel": "warning", "maxEntriesPerUpload": 50, "uploadIntervalSeconds": 600},
+                      "consentSettings": {"eulaVersion": "3"},
+                      "recoverySettings": {"passcodeResetKeepsData": false}}}
+                    """#
+            )
+            try api.expectStatus(change, .ok)
+            let before = try await Self.exchange(api)
+            let browser = try await Self.browser(api, fixture, "ops.ada", role: .admin)
+            let page = try await browser.get("/console/apps/checks")
+            try page.expect(.ok)
+            #expect(page.text.contains("At least 10 characters"), "the checklist")
+            #expect(page.text.contains("At least one uppercase letter"))
+            let fields = Self.controls(of: page.text)
+            #expect(fields["passwordPolicyMinLength"] == "10")
+            #expect(fields["allowUploadPendingChangesFromPreviousUser"] == nil, "unchecked: not sent")
+            #expect(fields["blockWipeEnabled"] == "on")
+            #expect(fields["logLevel"] == "warning")
+            let saved = try await browser.submit(page, to: "/console/apps/checks", fields.map { ($0.key, $0.value) })
+            try saved.expect(.ok)
+            #expect(saved.text.contains("Nothing changed."))
+            let after = try await Self.exchange(api)
+            #expect(NSDictionary(dictionary: after) == NSDictionary(dictionary: before))
+        }
+    }
+
+    @Test(
+        "an admin turns off the previous user's upload: the page says what devices do; the exchange says it; the audit has it",
+        arguments: Backend.available
+    )
+    func sharedDevices(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            let browser = try await Self.browser(api, fixture, "ops.ada", role: .admin)
+            let apps = try await browser.get("/console/apps")
+            #expect(apps.text.contains(#"<a href="/console/apps/checks">checks</a>"#))
+            let page = try await browser.get("/console/apps/checks")
+            var fields = Self.controls(of: page.text)
+            #expect(fields.removeValue(forKey: "allowUploadPendingChangesFromPreviousUser") == "on")
+            fields["passwordPolicyMinLength"] = "12"
+            let saved = try await browser.submit(page, to: "/console/apps/checks", fields.map { ($0.key, $0.value) })
+            try saved.expect(.ok)
+            #expect(saved.text.contains("wait on the device until their author signs in again"))
+            #expect(saved.text.contains("Stricter passcode rules"))
+            #expect(!saved.text.contains("Nothing changed."))
+            let exchange = try await Self.exchange(api)
+            let shared = try #require(exchange["sharedDeviceSettings"] as? [String: Any])
+            #expect(shared["allowUploadPendingChangesFromPreviousUser"] as? Bool == false)
+            #expect((exchange["passwordPolicy"] as? [String: Any])?["passwordPolicyMinLength"] as? Int == 12)
+            let events = try await OperatorsTests.audit(api)
+            #expect(events.first?.action == "updateApp")
+            #expect(events.first?.actor == "ops.ada" && events.first?.via == .console)
+        }
+    }
+
+    @Test("a viewer and an operator read the settings and are refused a change; a wrong number keeps what was typed")
+    func refusals() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            for role in [OperatorRole.viewer, .operator] {
+                let browser = try await Self.browser(api, fixture, "ops.\(role)", role: role)
+                let page = try await browser.get("/console/apps/checks")
+                try page.expect(.ok)
+                #expect(page.text.contains(" disabled"), "\(role): the controls are disabled")
+                #expect(!page.text.contains(">Save</button>"))
+                let fields = Self.controls(of: page.text).merging(["passwordPolicyMinLength": "4"]) { $1 }
+                let refused = try await browser.submit(
+                    page,
+                    to: "/console/apps/checks",
+                    fields.map { ($0.key, $0.value) }
+                )
+                #expect(refused.status == .forbidden, "\(role)")
+            }
+            let admin = try await Self.browser(api, fixture, "ops.ada", role: .admin)
+            let page = try await admin.get("/console/apps/checks")
+            var fields = Self.controls(of: page.text)
+            fields["wipeDisconnectedPeriod"] = "a week"
+            fields["eulaVersion"] = "4-draft"
+            let wrong = try await admin.submit(page, to: "/console/apps/checks", fields.map { ($0.key, $0.value) })
+            #expect(wrong.status == .badRequest)
+            #expect(wrong.text.contains("erases the person&#39;s data: give a whole number."))
+            #expect(wrong.text.contains(#"value="a week""#) && wrong.text.contains(#"value="4-draft""#), "kept")
+            fields["wipeDisconnectedPeriod"] = "4000"
+            let outOfRange = try await admin.submit(page, to: "/console/apps/checks", fields.map { ($0.key, $0.value) })
+            #expect(outOfRange.status == .badRequest, "the API's own range")
+            #expect(outOfRange.text.contains("wipeDisconnectedPeriod"))
+            let unchanged = try await Self.exchange(api)
+            #expect((unchanged["passwordPolicy"] as? [String: Any])?["passwordPolicyMinLength"] as? Int == 8)
+            #expect((unchanged["consentSettings"] as? [String: Any])?["eulaVersion"] == nil)
+            #expect(try await admin.get("/console/apps/nothing").status == .notFound)
+        }
+    }
+
+    /// The controls of the first post form that a browser sends: inputs with their value
+    /// (checkboxes only when checked, as `on`) and each select's chosen option; hidden
+    /// fields are the browser's to add.
+    static func controls(of html: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for input in html.matches(of: /<input ([^>]*)>/) {
+            let attributes = String(input.output.1)
+            guard let name = attributes.firstMatch(of: /name="([^"]*)"/)?.output.1,
+                !attributes.contains("type=\"hidden\"")
+            else { continue }
+            if attributes.contains("type=\"checkbox\"") {
+                if attributes.contains(" checked") { fields[String(name)] = "on" }
+            } else {
+                fields[String(name)] = String(attributes.firstMatch(of: /value="([^"]*)"/)?.output.1 ?? "")
+                    .replacingOccurrences(of: "&#39;", with: "'")
+            }
+        }
+        for select in html.matches(of: /<select id="[^"]*" name="([^"]*)"[^>]*>(.*?)<\/select>/) {
+            fields[String(select.output.1)] = String(
+                select.output.2.firstMatch(of: /<option selected>([^<]*)<\/option>/)?.output.1 ?? ""
+            )
+        }
+        return fields
+    }
+}
