@@ -1,10 +1,13 @@
 import Foundation
 import GangwayProtocol
-import GangwayServer
 import GangwayServerStorage
 import GangwayServerTesting
+import GangwaySystem
+import GangwayTesting
 import HTTPTypes
 import Testing
+
+@testable import GangwayServer
 
 @Suite(
     "The console's apps: each setting of the exchange in one form, changed by an admin, said what devices do",
@@ -137,6 +140,58 @@ struct ConsoleAppsTests {
             #expect((unchanged["passwordPolicy"] as? [String: Any])?["passwordPolicyMinLength"] as? Int == 8)
             #expect((unchanged["consentSettings"] as? [String: Any])?["eulaVersion"] == nil)
             #expect(try await admin.get("/console/apps/nothing").status == .notFound)
+        }
+    }
+
+    @Test("an operator makes an activation link with its QR code; a viewer is refused; bad days are said")
+    func activation() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let viewer = try await Self.browser(api, fixture, "ops.vic", role: .viewer)
+            let read = try await viewer.get("/console/apps/checks/activation")
+            try read.expect(.ok)
+            #expect(!read.text.contains("Make a link"))
+            let refused = try await viewer.submit(read, to: "/console/apps/checks/activation", [("days", "7")])
+            #expect(refused.status == .forbidden)
+            #expect(!refused.text.contains("gangway://activate"))
+
+            let browser = try await Self.browser(api, fixture, "ops.ola", role: .operator)
+            let page = try await browser.get("/console/apps/checks/activation")
+            for (days, message) in [
+                ("x", "whole number from 1 to 365"), ("366", "validDays must be between 1 and 365"),
+            ] {
+                let wrong = try await browser.submit(page, to: "/console/apps/checks/activation", [("days", days)])
+                #expect(wrong.status == .badRequest, "\(days)")
+                #expect(wrong.text.contains(message) && wrong.text.contains(#"value="\#(days)""#))
+            }
+            let made = try await browser.submit(page, to: "/console/apps/checks/activation", [("days", "30")])
+            try made.expect(.ok)
+            let link = try #require(made.text.firstMatch(of: /<code id="link">([^<]*)<\/code>/)?.output.1)
+                .replacingOccurrences(of: "&amp;", with: "&")
+            #expect(link.hasPrefix("gangway://activate?payload="))
+            let payload = try #require(URLComponents(string: link)?.queryItems?.first { $0.name == "payload" }?.value)
+            let json = try #require(Data(base64URLEncoded: payload))
+            let configuration = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+            #expect(configuration["appID"] as? String == "checks")
+            let expiry = (fixture.clock.now().timeIntervalSince1970 + 30 * 24 * 3600).rounded(.down)
+            #expect(
+                made.text.contains("Activates until \(OperatorConsole.minute(Date(timeIntervalSince1970: expiry)))")
+            )
+            if ExternalTool("qrencode").executable != nil, let zbarimg = ExternalTool("zbarimg").executable {
+                let image = try #require(made.text.firstMatch(of: /src="data:image\/png;base64,([^"]*)"/)?.output.1)
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("activation-\(UUID()).png")
+                defer { try? FileManager.default.removeItem(at: file) }
+                try #require(Data(base64Encoded: String(image))).write(to: file)
+                let read = try #require(
+                    try await ExternalTool("zbarimg", searchPath: [zbarimg]).run(["--raw", "-q", file.path])
+                )
+                #expect(
+                    read.text.trimmingCharacters(in: .whitespacesAndNewlines) == link,
+                    "the QR code reads back as the link"
+                )
+            }
+            let events = try await OperatorsTests.audit(api)
+            #expect(events.first?.action == "createActivation" && events.first?.actor == "ops.ola")
         }
     }
 

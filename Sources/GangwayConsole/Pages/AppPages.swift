@@ -159,3 +159,51 @@ public struct AppSettingsPage: ConsolePage {
         saved = consequences != nil
     }
 }
+
+/// An app's activation: a form that makes a signed link, and the link with its QR code,
+/// ready to print.
+public struct ActivationPage: ConsolePage {
+    public var template: String { "activation" }
+    public var title: String
+    public var signedIn: SignedInOperator?
+    public var appID: String
+    public var action: String
+    public var days: String
+    public var minimumDays: String
+    public var maximumDays: String
+    public var canAct: Bool
+    public var formToken: String
+    public var error: String?
+    /// The link made, its QR code as a `data:` address, and until when it activates.
+    public var link: String?
+    public var qrCode: String?
+    public var expires: String?
+
+    public init(
+        signedIn: SignedInOperator,
+        appID: String,
+        name: String,
+        action: String,
+        days: String,
+        dayRange: ClosedRange<Int>,
+        canAct: Bool,
+        error: String? = nil,
+        link: String? = nil,
+        qrCode: String? = nil,
+        expires: String? = nil
+    ) {
+        title = "Activation of \(name)"
+        self.signedIn = signedIn
+        self.appID = appID
+        self.action = action
+        self.days = days
+        minimumDays = String(dayRange.lowerBound)
+        maximumDays = String(dayRange.upperBound)
+        self.canAct = canAct
+        formToken = signedIn.formToken
+        self.error = error
+        self.link = link
+        self.qrCode = qrCode
+        self.expires = expires
+    }
+}

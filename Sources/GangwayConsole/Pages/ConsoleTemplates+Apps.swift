@@ -20,7 +20,7 @@ extension ConsoleTemplates {
         "app": """
         {{<layout}}{{$main}}
         <h1>{{title}}</h1>
-        <p class="links"><a href="/console/apps">All apps</a> <a href="/console/devices?app={{appID}}">Its devices</a></p>
+        <p class="links"><a href="/console/apps">All apps</a> <a href="/console/apps/{{appID}}/activation">Its activation link</a> <a href="/console/devices?app={{appID}}">Its devices</a></p>
         {{#saved}}<div class="notice" role="status"><p>Saved. What devices do at their next contact with the server:</p>
         <ul>{{#consequences}}<li>{{.}}</li>{{/consequences}}</ul></div>{{/saved}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
@@ -45,6 +45,27 @@ extension ConsoleTemplates {
         {{/sections}}
         {{#canEdit}}<button type="submit">Save</button>{{/canEdit}}
         </form>
+        {{/main}}{{/layout}}
+        """,
+        "activation": """
+        {{<layout}}{{$main}}
+        <h1>{{title}}</h1>
+        <p class="links"><a href="/console/apps/{{appID}}">The app's settings</a></p>
+        <p>A signed link that configures the app for this server: opened on a device, or its QR code scanned, the app goes straight to the sign-in. It holds no secret.</p>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{#canAct}}<form method="post" action="{{action}}">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <label for="days">Days the link activates</label>
+        <input id="days" name="days" type="number" inputmode="numeric" min="{{minimumDays}}" max="{{maximumDays}}" value="{{days}}" required>
+        <button type="submit">Make a link</button>
+        </form>{{/canAct}}
+        {{^canAct}}<p>A viewer reads only: an operator or an admin makes activation links.</p>{{/canAct}}
+        {{#link}}<section class="activation" aria-labelledby="made">
+        <h2 id="made">The link</h2>
+        {{#qrCode}}<img class="qr" src="{{qrCode}}" alt="QR code of the activation link" width="300" height="300">{{/qrCode}}
+        <p><code id="link">{{link}}</code></p>
+        <p>Activates until {{expires}} (UTC).</p>
+        </section>{{/link}}
         {{/main}}{{/layout}}
         """,
     ]

@@ -233,6 +233,7 @@ public struct ConsoleTemplates: Sendable {
         .check label { margin: 0; }
         .hint { margin: 0.2rem 0 0; }
         .links { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; }
+        @media print { header, form, .links, .skip { display: none; } main { padding: 0; } }
         @media (max-width: 40rem) { thead { display: none; } td { display: block; border: 0; padding: 0.2rem 0; } tr { display: block; border-bottom: 1px solid #c9ced6; padding: 0.5rem 0; } }
         """
 }

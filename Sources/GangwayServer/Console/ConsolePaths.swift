@@ -19,10 +19,14 @@ enum ConsolePaths {
         root: ["get"], styleSheet: ["get"], signIn: ["get", "post"], enrol: ["get", "post"], signOut: ["post"],
         users: ["get"], users + "/{username}": ["post"], devices: ["get"], devices + "/{registrationID}": ["post"],
         audit: ["get"], auditCSV: ["get"], auditJSON: ["get"], apps: ["get"], apps + "/{appID}": ["get", "post"],
+        apps + "/{appID}/activation": ["get", "post"],
     ]
 
     /// An app's settings page.
     static func app(_ appID: String) -> String { apps + "/" + appID }
+
+    /// An app's activation page.
+    static func activation(_ appID: String) -> String { app(appID) + "/activation" }
 
     /// Whether `path` is one of the console's: its forms are form bodies, not JSON.
     static func takesForms(_ path: String) -> Bool {

@@ -50,6 +50,7 @@ struct OperatorConsole: Sendable {
         registerUsers(on: router)
         registerDevices(on: router)
         registerApps(on: router)
+        registerActivation(on: router)
         registerAudit(on: router)
     }
 

@@ -1,0 +1,115 @@
+import Foundation
+import GangwayConsole
+import GangwayProtocol
+import GangwayServerStorage
+import HTTPTypes
+import Hummingbird
+
+/// The console's activation: an operator or admin makes an app's signed activation link
+/// through the admin API's own `POST /admin/apps/{appID}/activations`, and the page shows
+/// it with its QR code (when `qrencode` is installed), ready to print.
+extension OperatorConsole {
+    func registerActivation(on router: Router<ServerContext>) {
+        router.get(RouterPath(ConsolePaths.apps + "/:appID/activation")) { request, context in
+            await activation(request, appID: context.parameters.get("appID") ?? "")
+        }
+        router.post(RouterPath(ConsolePaths.apps + "/:appID/activation")) { request, context in
+            await makeActivation(request, appID: context.parameters.get("appID") ?? "")
+        }
+    }
+
+    /// The days a link activates when the operator does not say.
+    static let activationDays = 7
+
+    private func activation(_ request: Request, appID: String) async -> Response {
+        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        let browser = api.formGuard.browser(request.headers)
+        let found: AppRecord?
+        do { found = try await api.storage.app(id: appID) } catch { return unavailable() }
+        guard let app = found else { return notFound(browser) }
+        return activationPage(app, record: record, browser: browser, days: String(Self.activationDays))
+    }
+
+    private func activationPage(
+        _ app: AppRecord,
+        record: OperatorRecord,
+        browser: FormGuard.Browser,
+        days: String,
+        status: HTTPResponse.Status = .ok,
+        error: String? = nil,
+        made: (activation: Components.Schemas.Activation, qrCode: Data?)? = nil
+    ) -> Response {
+        let page = ActivationPage(
+            signedIn: header(record, browser: browser, current: ConsolePaths.apps),
+            appID: app.id,
+            name: app.name,
+            action: ConsolePaths.activation(app.id),
+            days: days,
+            dayRange: APILimits.activationValidDays,
+            canAct: record.role >= .operator,
+            error: error,
+            link: made?.activation.link,
+            qrCode: made?.qrCode.map { "data:image/png;base64," + $0.base64EncodedString() },
+            expires: made?.activation.configuration.activationExpiresAt.map(Self.minute)
+        )
+        return self.page(page, status: status, browser: browser)
+    }
+
+    private func makeActivation(_ request: Request, appID: String) async -> Response {
+        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
+        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        let found: AppRecord?
+        do { found = try await api.storage.app(id: appID) } catch { return unavailable() }
+        guard let app = found else { return notFound(browser) }
+        let days = form["days"] ?? ""
+        guard record.role >= .operator else {
+            return activationPage(
+                app,
+                record: record,
+                browser: browser,
+                days: days,
+                status: .forbidden,
+                error: "A viewer reads only: ask an admin for the operator role to make activation links."
+            )
+        }
+        let range = APILimits.activationValidDays
+        guard let validDays = Int(days.trimmingCharacters(in: .whitespaces)) else {
+            return activationPage(
+                app,
+                record: record,
+                browser: browser,
+                days: days,
+                status: .badRequest,
+                error: "Give the days as a whole number from \(range.lowerBound) to \(range.upperBound)."
+            )
+        }
+        let activation: Components.Schemas.Activation
+        do {
+            let answer = try await run(for: record) {
+                try await api.createActivation(.init(path: .init(appID: appID), query: .init(validDays: validDays)))
+            }
+            guard case .created(let created) = answer, case .json(let made) = created.body else {
+                return unavailable()
+            }
+            activation = made
+        } catch {
+            return activationPage(
+                app,
+                record: record,
+                browser: browser,
+                days: days,
+                status: (error as? APIError)?.status ?? .serviceUnavailable,
+                error: (error as? APIError)?.message ?? "The server could not make a link now."
+            )
+        }
+        await api.audit(
+            actor: record.name,
+            via: .console,
+            action: "createActivation",
+            target: "/admin/apps/\(appID)/activations"
+        )
+        // Without qrencode the link alone is shown: it is the QR code's whole text.
+        let qrCode = try? await api.qrCodes.png(for: activation.link)
+        return activationPage(app, record: record, browser: browser, days: days, made: (activation, qrCode ?? nil))
+    }
+}
