@@ -195,6 +195,74 @@ struct ConsoleAppsTests {
         }
     }
 
+    @Test(
+        "an admin adds an operator and gets their one-use link, changes a role, gives a new link, removes them; not themselves; a viewer reads"
+    )
+    func operators() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let admin = try await Self.browser(api, fixture, "ops.ada", role: .admin)
+            let page = try await admin.get("/console/operators")
+            try page.expect(.ok)
+            let added = try await admin.submit(
+                page,
+                to: "/console/operators",
+                [("name", "ops.ben"), ("role", "operator")]
+            )
+            try added.expect(.ok)
+            let link = try #require(added.text.firstMatch(of: /<code id="enrolment-link">([^<]*)<\/code>/)?.output.1)
+            #expect(link.contains("/console/enrol?token="))
+            #expect(added.text.contains("Give this link to ops.ben alone"))
+            let again = try await admin.submit(
+                page,
+                to: "/console/operators",
+                [("name", "ops.ben"), ("role", "viewer")]
+            )
+            #expect(again.status == .conflict)
+            #expect(again.text.contains("exists") && again.text.contains(#"value="ops.ben""#))
+            let bad = try await admin.submit(page, to: "/console/operators", [("name", "ops ben"), ("role", "viewer")])
+            #expect(bad.status == .badRequest)
+
+            let list = try await admin.get("/console/operators")
+            let changed = try await admin.submit(
+                list,
+                to: "/console/operators/ops.ben",
+                [("action", "role"), ("role", "admin")]
+            )
+            #expect(changed.status == .seeOther)
+            #expect(try await fixture.server.storage.operatorRecord(named: "ops.ben")?.role == .admin)
+            let relinked = try await admin.submit(list, to: "/console/operators/ops.ben", [("action", "enrol")])
+            let second = try #require(
+                relinked.text.firstMatch(of: /<code id="enrolment-link">([^<]*)<\/code>/)?.output.1
+            )
+            #expect(second != link)
+            let mine = try await admin.submit(list, to: "/console/operators/ops.ada", [("action", "remove")])
+            #expect(mine.status == .forbidden)
+            #expect(try await fixture.server.storage.operatorRecord(named: "ops.ada") != nil)
+            let removed = try await admin.submit(list, to: "/console/operators/ops.ben", [("action", "remove")])
+            #expect(removed.status == .seeOther)
+            #expect(try await fixture.server.storage.operatorRecord(named: "ops.ben") == nil)
+            let gone = try await admin.submit(list, to: "/console/operators/ops.ben", [("action", "remove")])
+            #expect(gone.status == .notFound)
+
+            let viewer = try await Self.browser(api, fixture, "ops.vic", role: .viewer)
+            let read = try await viewer.get("/console/operators")
+            #expect(read.text.contains("<td>ops.ada</td>") && !read.text.contains("Add an operator"))
+            let refused = try await viewer.submit(
+                page,
+                to: "/console/operators",
+                [("name", "ops.eve"), ("role", "admin")]
+            )
+            #expect(refused.status == .forbidden)
+            #expect(try await fixture.server.storage.operatorRecord(named: "ops.eve") == nil)
+            let events = try await OperatorsTests.audit(api)
+            #expect(
+                events.prefix(4).map(\.action) == ["removeOperator", "enrolOperator", "updateOperator", "addOperator"]
+            )
+            #expect(events.prefix(4).allSatisfy { $0.actor == "ops.ada" && $0.via == .console })
+        }
+    }
+
     /// The controls of the first post form that a browser sends: inputs with their value
     /// (checkboxes only when checked, as `on`) and each select's chosen option; hidden
     /// fields are the browser's to add.

@@ -68,5 +68,39 @@ extension ConsoleTemplates {
         </section>{{/link}}
         {{/main}}{{/layout}}
         """,
+        "operators": """
+        {{<layout}}{{$main}}
+        <h1>Operators</h1>
+        <p>The people who run this server. A viewer reads; an operator also acts on users and devices; an admin also changes apps, their settings and the operators.</p>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{#link}}<div class="notice" role="status"><p>Give this link to {{linkFor}} alone: it works once, until {{linkExpires}} (UTC), to set a password and a second factor.</p>
+        <p><code id="enrolment-link">{{link}}</code></p></div>{{/link}}
+        <table>
+        <caption>Who may sign in</caption>
+        <thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Set up</th><th scope="col">Added</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr></thead>
+        <tbody>
+        {{#operators}}<tr><td>{{name}}</td><td>{{role}}</td><td>{{status}}</td><td>{{created}}</td>{{#canAct}}<td>
+        {{^isSelf}}<form method="post" action="/console/operators/{{name}}" class="actions">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <label class="hidden" for="role-{{name}}">Role of {{name}}</label>
+        <select id="role-{{name}}" name="role">{{#roles}}<option{{#selected}} selected{{/selected}}>{{value}}</option>{{/roles}}</select>
+        <button type="submit" name="action" value="role">Change role<span class="hidden"> of {{name}}</span></button>
+        <button type="submit" name="action" value="enrol">New link<span class="hidden"> for {{name}}</span></button>
+        <button type="submit" name="action" value="remove">Remove<span class="hidden"> {{name}}</span></button>
+        </form>{{/isSelf}}{{#isSelf}}<span class="quiet">you</span>{{/isSelf}}</td>{{/canAct}}</tr>
+        {{/operators}}
+        </tbody>
+        </table>
+        {{#canAct}}<h2>Add an operator</h2>
+        <form method="post" action="/console/operators">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <label for="name">Name</label>
+        <input id="name" name="name" required maxlength="64" value="{{newName}}" autocomplete="off">
+        <label for="role">Role</label>
+        <select id="role" name="role">{{#roles}}<option{{#selected}} selected{{/selected}}>{{value}}</option>{{/roles}}</select>
+        <button type="submit">Add</button>
+        </form>{{/canAct}}
+        {{/main}}{{/layout}}
+        """,
     ]
 }

@@ -10,6 +10,7 @@ enum ConsolePaths {
     static let users = "/console/users"
     static let devices = "/console/devices"
     static let apps = "/console/apps"
+    static let operators = "/console/operators"
     static let audit = "/console/audit"
     static let auditCSV = "/console/audit.csv"
     static let auditJSON = "/console/audit.json"
@@ -19,7 +20,7 @@ enum ConsolePaths {
         root: ["get"], styleSheet: ["get"], signIn: ["get", "post"], enrol: ["get", "post"], signOut: ["post"],
         users: ["get"], users + "/{username}": ["post"], devices: ["get"], devices + "/{registrationID}": ["post"],
         audit: ["get"], auditCSV: ["get"], auditJSON: ["get"], apps: ["get"], apps + "/{appID}": ["get", "post"],
-        apps + "/{appID}/activation": ["get", "post"],
+        apps + "/{appID}/activation": ["get", "post"], operators: ["get", "post"], operators + "/{name}": ["post"],
     ]
 
     /// An app's settings page.

@@ -1,0 +1,64 @@
+/// The console's operators: who may sign in, with what role, and whether they set up
+/// their password and second factor; an admin adds them (and gets the one-use link to
+/// hand to that person alone), changes their role, gives a new link, or removes them.
+public struct OperatorsPage: ConsolePage {
+    public struct Role: Sendable {
+        public var value: String
+        public var selected: Bool
+    }
+
+    public struct Row: Sendable {
+        public var name: String
+        public var role: String
+        public var roles: [Role]
+        public var status: String
+        public var created: String
+        /// Whether this row is the signed-in operator, who changes nothing of their own here.
+        public var isSelf: Bool
+
+        public init(name: String, role: String, roles: [String], isEnrolled: Bool, created: String, isSelf: Bool) {
+            self.name = name
+            self.role = role
+            self.roles = roles.map { Role(value: $0, selected: $0 == role) }
+            status = isEnrolled ? "set up" : "not set up yet"
+            self.created = created
+            self.isSelf = isSelf
+        }
+    }
+
+    public var template: String { "operators" }
+    public let title = "Operators"
+    public var signedIn: SignedInOperator?
+    public var operators: [Row]
+    public var roles: [Role]
+    public var canAct: Bool
+    public var formToken: String
+    public var error: String?
+    /// A new enrolment link, and whose it is.
+    public var link: String?
+    public var linkFor: String?
+    public var linkExpires: String?
+    /// The name typed in the form to add an operator, kept after a refusal.
+    public var newName: String
+
+    public init(
+        signedIn: SignedInOperator,
+        operators: [Row],
+        roles: [String],
+        canAct: Bool,
+        error: String? = nil,
+        link: (url: String, name: String, expires: String)? = nil,
+        newName: String = ""
+    ) {
+        self.signedIn = signedIn
+        self.operators = operators
+        self.roles = roles.map { Role(value: $0, selected: $0 == "viewer") }
+        self.canAct = canAct
+        formToken = signedIn.formToken
+        self.error = error
+        self.link = link?.url
+        linkFor = link?.name
+        linkExpires = link?.expires
+        self.newName = newName
+    }
+}

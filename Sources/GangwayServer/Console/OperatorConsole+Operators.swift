@@ -1,0 +1,156 @@
+import Foundation
+import GangwayConsole
+import GangwayProtocol
+import GangwayServerStorage
+import HTTPTypes
+import Hummingbird
+
+/// The console's operators: everyone reads the list; an admin adds an operator, changes a
+/// role, gives a new enrolment link or removes one, through the admin API's own
+/// operations, as `gangway admin operators` does. An admin changes nothing of their own
+/// here (another admin, or the command line, does), so no one locks the last admin out
+/// by a slip.
+extension OperatorConsole {
+    func registerOperators(on router: Router<ServerContext>) {
+        router.get(RouterPath(ConsolePaths.operators)) { request, _ in
+            guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+            return await operators(record, browser: api.formGuard.browser(request.headers))
+        }
+        router.post(RouterPath(ConsolePaths.operators)) { request, _ in await add(request) }
+        router.post(RouterPath(ConsolePaths.operators + "/:name")) { request, context in
+            await change(request, name: context.parameters.get("name") ?? "")
+        }
+    }
+
+    private func operators(
+        _ record: OperatorRecord,
+        browser: FormGuard.Browser,
+        status: HTTPResponse.Status = .ok,
+        error: String? = nil,
+        enrolment: Components.Schemas.OperatorEnrolment? = nil,
+        newName: String = ""
+    ) async -> Response {
+        guard case .ok(let answer) = try? await run(for: record, { try await api.listOperators(.init()) }),
+            case .json(let listed) = answer.body
+        else { return unavailable() }
+        let page = OperatorsPage(
+            signedIn: header(record, browser: browser, current: ConsolePaths.operators),
+            operators: listed.map {
+                OperatorsPage.Row(
+                    name: $0.name,
+                    role: $0.role.rawValue,
+                    roles: OperatorRole.allCases.map(\.rawValue),
+                    isEnrolled: $0.enrolled,
+                    created: Self.day($0.createdAt),
+                    isSelf: $0.name == record.name
+                )
+            },
+            roles: OperatorRole.allCases.map(\.rawValue),
+            canAct: record.role >= .admin,
+            error: error,
+            link: enrolment.map { ($0.enrolmentURL, $0._operator.name, Self.minute($0.expiresAt)) },
+            newName: newName
+        )
+        return self.page(page, status: status, browser: browser)
+    }
+
+    /// The role a form names, or `nil`.
+    private static func role(_ form: [String: String]) -> OperatorRole? {
+        form["role"].flatMap(OperatorRole.init(rawValue:))
+    }
+
+    private func add(_ request: Request) async -> Response {
+        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
+        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        let name = form["name"] ?? ""
+        guard record.role >= .admin else {
+            return await operators(record, browser: browser, status: .forbidden, error: Self.adminsOnly, newName: name)
+        }
+        guard let role = Self.role(form) else {
+            return await operators(record, browser: browser, status: .badRequest, error: Self.noRole, newName: name)
+        }
+        do {
+            let answer = try await run(for: record) {
+                try await api.addOperator(.init(body: .json(.init(name: name, role: role.wire))))
+            }
+            guard case .created(let created) = answer, case .json(let enrolment) = created.body else {
+                return unavailable()
+            }
+            await api.audit(
+                actor: record.name,
+                via: .console,
+                action: "addOperator",
+                target: "/admin/operators/\(name)"
+            )
+            return await operators(record, browser: browser, enrolment: enrolment)
+        } catch {
+            return await operators(
+                record,
+                browser: browser,
+                status: (error as? APIError)?.status ?? .serviceUnavailable,
+                error: (error as? APIError)?.message ?? "The server could not add them now.",
+                newName: name
+            )
+        }
+    }
+
+    private func change(_ request: Request, name: String) async -> Response {
+        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
+        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        guard record.role >= .admin else {
+            return await operators(record, browser: browser, status: .forbidden, error: Self.adminsOnly)
+        }
+        guard name != record.name else {
+            return await operators(
+                record,
+                browser: browser,
+                status: .forbidden,
+                error: "You change nothing of your own here: another admin does, or gangway admin operators."
+            )
+        }
+        let target = "/admin/operators/\(name)"
+        do {
+            switch form["action"] {
+            case "role":
+                guard let role = Self.role(form) else {
+                    return await operators(record, browser: browser, status: .badRequest, error: Self.noRole)
+                }
+                _ = try await run(for: record) {
+                    try await api.updateOperator(.init(path: .init(name: name), body: .json(.init(role: role.wire))))
+                }
+                await api.audit(actor: record.name, via: .console, action: "updateOperator", target: target)
+            case "enrol":
+                let answer = try await run(for: record) { try await api.enrolOperator(.init(path: .init(name: name))) }
+                guard case .ok(let ok) = answer, case .json(let enrolment) = ok.body else { return unavailable() }
+                await api.audit(
+                    actor: record.name,
+                    via: .console,
+                    action: "enrolOperator",
+                    target: target + "/enrolment"
+                )
+                return await operators(record, browser: browser, enrolment: enrolment)
+            case "remove":
+                _ = try await run(for: record) { try await api.removeOperator(.init(path: .init(name: name))) }
+                await api.audit(actor: record.name, via: .console, action: "removeOperator", target: target)
+            default:
+                return await operators(
+                    record,
+                    browser: browser,
+                    status: .badRequest,
+                    error: "That is not something the console does."
+                )
+            }
+        } catch {
+            return await operators(
+                record,
+                browser: browser,
+                status: (error as? APIError)?.status ?? .serviceUnavailable,
+                error: (error as? APIError)?.message ?? "The server could not do this now."
+            )
+        }
+        return Self.redirect(to: ConsolePaths.operators)
+    }
+
+    private static let adminsOnly = "Only an admin changes the operators: ask an admin for the role."
+    private static let noRole = "Choose a role: viewer, operator or admin."
+}
