@@ -102,5 +102,55 @@ extension ConsoleTemplates {
         </form>{{/canAct}}
         {{/main}}{{/layout}}
         """,
+        "user": """
+        {{<layout}}{{$main}}
+        <h1>{{title}}</h1>
+        <p class="links"><a href="/console/users?q={{username}}">Back to the users</a></p>
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <dl class="facts"><dt>Name</dt><dd>{{displayName}}</dd><dt>Status</dt><dd>{{status}}</dd><dt>Added</dt><dd>{{added}}</dd></dl>
+        {{#canAct}}<form method="post" action="{{action}}" class="actions">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="back" value="user">
+        <button type="submit" name="action" value="{{toggleAction}}">{{toggleTitle}}</button>
+        <button type="submit" name="action" value="revoke">End sessions</button>
+        </form>
+        <h2>A new password</h2>
+        <p>Their sessions end, and a device that kept data for a passcode reset asks them to sign in again.</p>
+        <form method="post" action="{{action}}">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="action" value="password">
+        <label for="password">New password</label>
+        <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="1024">
+        <button type="submit">Set the password</button>
+        </form>{{/canAct}}
+        <h2>Identities at the company's provider</h2>
+        {{#hasIdentities}}<table>
+        <caption>When the provider signs one of these in, they are {{username}}</caption>
+        <thead><tr><th scope="col">Provider (issuer)</th><th scope="col">Subject</th><th scope="col">Linked</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr></thead>
+        <tbody>
+        {{#identities}}<tr><td>{{issuer}}</td><td>{{subject}}</td><td>{{linked}}</td>{{#canAct}}<td>
+        <form method="post" action="{{action}}" class="actions">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="action" value="unlink">
+        <input type="hidden" name="issuer" value="{{issuer}}">
+        <input type="hidden" name="subject" value="{{subject}}">
+        <button type="submit">Unlink<span class="hidden"> {{subject}}</span></button>
+        </form></td>{{/canAct}}</tr>
+        {{/identities}}
+        </tbody>
+        </table>{{/hasIdentities}}
+        {{^hasIdentities}}<p>None is linked.</p>{{/hasIdentities}}
+        {{#canAct}}<form method="post" action="{{action}}">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="action" value="link">
+        <label for="issuer">Provider's issuer</label>
+        <input id="issuer" name="issuer" type="url" required maxlength="2048" value="{{issuer}}" placeholder="https://login.example.com">
+        <label for="subject">The person's subject there</label>
+        <input id="subject" name="subject" required maxlength="255" value="{{subject}}">
+        <button type="submit">Link</button>
+        </form>{{/canAct}}
+        {{/main}}{{/layout}}
+        """,
     ]
 }

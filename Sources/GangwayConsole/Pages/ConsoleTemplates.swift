@@ -114,7 +114,7 @@ public struct ConsoleTemplates: Sendable {
         <thead><tr><th scope="col">User</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Added</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr></thead>
         <tbody>
         {{#users}}
-        <tr><td>{{username}}</td><td>{{displayName}}</td><td>{{status}}</td><td>{{added}}</td>{{#canAct}}<td>
+        <tr><td><a href="/console/users/{{username}}">{{username}}</a></td><td>{{displayName}}</td><td>{{status}}</td><td>{{added}}</td>{{#canAct}}<td>
         <form method="post" action="/console/users/{{username}}" class="actions">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <input type="hidden" name="q" value="{{query}}">
@@ -127,6 +127,17 @@ public struct ConsoleTemplates: Sendable {
         {{/hasUsers}}
         {{^hasUsers}}<p>No user's name starts with “{{query}}”.</p>{{/hasUsers}}
         {{#next}}<p><a href="{{next}}" rel="next">Next page</a></p>{{/next}}
+        {{#canAct}}<h2>Add a user</h2>
+        <form method="post" action="/console/users">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <label for="username">User name</label>
+        <input id="username" name="username" required maxlength="128" autocomplete="off">
+        <label for="displayName">Full name</label>
+        <input id="displayName" name="displayName" maxlength="128" autocomplete="off">
+        <label for="new-password">Password</label>
+        <input id="new-password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="1024">
+        <button type="submit">Add</button>
+        </form>{{/canAct}}
         {{/main}}{{/layout}}
         """,
         "devices": """
@@ -233,6 +244,9 @@ public struct ConsoleTemplates: Sendable {
         .check label { margin: 0; }
         .hint { margin: 0.2rem 0 0; }
         .links { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; }
+        .facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.3rem 1rem; }
+        .facts dt { font-weight: 600; }
+        .facts dd { margin: 0; }
         @media print { header, form, .links, .skip { display: none; } main { padding: 0; } }
         @media (max-width: 40rem) { thead { display: none; } td { display: block; border: 0; padding: 0.2rem 0; } tr { display: block; border-bottom: 1px solid #c9ced6; padding: 0.5rem 0; } }
         """

@@ -18,7 +18,8 @@ enum ConsolePaths {
     /// The pages, with their methods (for 405 against 404).
     static let routes: [String: [String]] = [
         root: ["get"], styleSheet: ["get"], signIn: ["get", "post"], enrol: ["get", "post"], signOut: ["post"],
-        users: ["get"], users + "/{username}": ["post"], devices: ["get"], devices + "/{registrationID}": ["post"],
+        users: ["get", "post"], users + "/{username}": ["get", "post"], devices: ["get"],
+        devices + "/{registrationID}": ["post"],
         audit: ["get"], auditCSV: ["get"], auditJSON: ["get"], apps: ["get"], apps + "/{appID}": ["get", "post"],
         apps + "/{appID}/activation": ["get", "post"], operators: ["get", "post"], operators + "/{name}": ["post"],
     ]

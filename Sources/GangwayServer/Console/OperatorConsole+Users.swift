@@ -13,6 +13,15 @@ extension OperatorConsole {
 
     func registerUsers(on router: Router<ServerContext>) {
         router.get(RouterPath(ConsolePaths.users)) { request, _ in await users(request) }
+        router.post(RouterPath(ConsolePaths.users)) { request, _ in await add(request) }
+        router.get(RouterPath(ConsolePaths.users + "/:username")) { request, context in
+            guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+            return await user(
+                context.parameters.get("username") ?? "",
+                record: record,
+                browser: api.formGuard.browser(request.headers)
+            )
+        }
         router.post(RouterPath(ConsolePaths.users + "/:username")) { request, context in
             await act(request, username: context.parameters.get("username") ?? "")
         }
@@ -48,22 +57,137 @@ extension OperatorConsole {
         return self.page(page, status: status, browser: browser)
     }
 
-    /// Blocks, unblocks or signs out a user, as `PATCH /admin/users/{username}` and
-    /// `DELETE /admin/users/{username}/sessions` do, for an operator or an admin.
-    private func act(_ request: Request, username: String) async -> Response {
+    /// One user's page, with `error` or `notice` said at its top.
+    private func user(
+        _ username: String,
+        record: OperatorRecord,
+        browser: FormGuard.Browser,
+        status: HTTPResponse.Status = .ok,
+        error: String? = nil,
+        notice: String? = nil,
+        typed: (issuer: String, subject: String) = ("", "")
+    ) async -> Response {
+        let path = Operations.GetUser.Input.Path(username: username)
+        let found: Components.Schemas.User
+        let links: [Components.Schemas.IdentityLink]
+        do {
+            guard case .ok(let answer) = try await run(for: record, { try await api.getUser(.init(path: path)) }),
+                case .json(let user) = answer.body,
+                case .ok(let listed) = try await run(
+                    for: record,
+                    { try await api.listIdentityLinks(.init(path: .init(username: username))) }
+                ),
+                case .json(let identities) = listed.body
+            else { return unavailable() }
+            found = user
+            links = identities
+        } catch let error as APIError where error.status == .notFound {
+            return notFound(browser)
+        } catch {
+            return unavailable()
+        }
+        let page = UserPage(
+            signedIn: header(record, browser: browser, current: ConsolePaths.users),
+            username: found.username,
+            displayName: found.displayName,
+            blocked: found.blocked,
+            added: Self.day(found.createdAt),
+            identities: links.map {
+                UserPage.Identity(issuer: $0.issuer, subject: $0.subject, linked: Self.day($0.createdAt))
+            },
+            canAct: record.role >= .operator,
+            action: ConsolePaths.users + "/" + found.username,
+            error: error,
+            notice: notice,
+            issuer: typed.issuer,
+            subject: typed.subject
+        )
+        return self.page(page, status: status, browser: browser)
+    }
+
+    /// Adds a user, as `POST /admin/users` does, for an operator or an admin; then their page.
+    private func add(_ request: Request) async -> Response {
         guard case .form(let form, _) = await self.form(request) else { return await refused(request) }
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         guard record.role >= .operator else {
-            return await users(
-                request,
-                refusal: "A viewer reads only: ask an admin for the operator role to change users.",
-                status: .forbidden
+            return await users(request, refusal: Self.viewersRead, status: .forbidden)
+        }
+        let displayName = (form["displayName"] ?? "").trimmingCharacters(in: .whitespaces)
+        let body = Components.Schemas.UserCreate(
+            username: form["username"] ?? "",
+            password: form["password"] ?? "",
+            displayName: displayName.isEmpty ? nil : displayName
+        )
+        do {
+            let answer = try await run(for: record) { try await api.createUser(.init(body: .json(body))) }
+            guard case .created(let created) = answer, case .json(let user) = created.body else { return unavailable() }
+            await api.audit(
+                actor: record.name,
+                via: .console,
+                action: "createUser",
+                target: "/admin/users/\(user.username)"
             )
+            return Self.redirect(to: ConsolePaths.users + "/" + user.username)
+        } catch {
+            let message = (error as? APIError)?.message ?? "The server could not do this now."
+            return await users(request, refusal: message, status: (error as? APIError)?.status ?? .serviceUnavailable)
+        }
+    }
+
+    private static let viewersRead = "A viewer reads only: ask an admin for the operator role to change users."
+
+    /// Blocks, unblocks or signs out a user, sets their password, or links or unlinks an
+    /// identity, as `PATCH /admin/users/{username}`, `DELETE /admin/users/{username}/sessions`
+    /// and `/admin/users/{username}/identities` do, for an operator or an admin.
+    private func act(_ request: Request, username: String) async -> Response {
+        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
+        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        let onUserPage = form["back"] == "user" || ["password", "link", "unlink"].contains(form["action"] ?? "")
+        guard record.role >= .operator else {
+            if onUserPage {
+                return await user(
+                    username,
+                    record: record,
+                    browser: browser,
+                    status: .forbidden,
+                    error: Self.viewersRead
+                )
+            }
+            return await users(request, refusal: Self.viewersRead, status: .forbidden)
         }
         let target = "/admin/users/\(username)"
         let operation: String
+        var notice: String?
         do {
             switch form["action"] {
+            case "password":
+                operation = "updateUser"
+                let body = Components.Schemas.UserUpdate(password: form["password"] ?? "")
+                _ = try await run(for: record) {
+                    try await api.updateUser(.init(path: .init(username: username), body: .json(body)))
+                }
+                notice = "The password is set, and their sessions ended."
+            case "link":
+                operation = "linkIdentity"
+                let body = Components.Schemas.IdentityLinkCreate(
+                    issuer: form["issuer"] ?? "",
+                    subject: form["subject"] ?? ""
+                )
+                _ = try await run(for: record) {
+                    try await api.linkIdentity(.init(path: .init(username: username), body: .json(body)))
+                }
+                notice = "Linked."
+            case "unlink":
+                operation = "unlinkIdentity"
+                _ = try await run(for: record) {
+                    try await api.unlinkIdentity(
+                        .init(
+                            path: .init(username: username),
+                            query: .init(issuer: form["issuer"] ?? "", subject: form["subject"] ?? "")
+                        )
+                    )
+                }
+                notice = "Unlinked."
             case "block", "unblock":
                 operation = "updateUser"
                 let body = Components.Schemas.UserUpdate(blocked: form["action"] == "block")
@@ -80,15 +204,26 @@ extension OperatorConsole {
             }
         } catch {
             let message = (error as? APIError)?.message ?? "The server could not do this now."
-            return await users(request, refusal: message, status: (error as? APIError)?.status ?? .serviceUnavailable)
+            let status = (error as? APIError)?.status ?? .serviceUnavailable
+            guard onUserPage else { return await users(request, refusal: message, status: status) }
+            return await user(
+                username,
+                record: record,
+                browser: browser,
+                status: status,
+                error: message,
+                typed: form["action"] == "link" ? (form["issuer"] ?? "", form["subject"] ?? "") : ("", "")
+            )
         }
-        await api.audit(
-            actor: record.name,
-            via: .console,
-            action: operation,
-            target: target + (operation == "revokeUserSessions" ? "/sessions" : "")
-        )
-        return Self.redirect(to: Self.usersPath(query: form["q"] ?? "", after: nil))
+        let suffix =
+            switch operation {
+            case "revokeUserSessions": "/sessions"
+            case "linkIdentity", "unlinkIdentity": "/identities"
+            default: ""
+            }
+        await api.audit(actor: record.name, via: .console, action: operation, target: target + suffix)
+        guard onUserPage else { return Self.redirect(to: Self.usersPath(query: form["q"] ?? "", after: nil)) }
+        return await user(username, record: record, browser: browser, notice: notice ?? "Done.")
     }
 
     /// Runs an admin operation for the operator `record`, who may do it.

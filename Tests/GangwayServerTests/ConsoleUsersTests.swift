@@ -1,0 +1,93 @@
+import Foundation
+import GangwayProtocol
+import GangwayServer
+import GangwayServerStorage
+import GangwayServerTesting
+import GangwayTesting
+import HTTPTypes
+import Testing
+
+@Suite(
+    "The console's users: added, given a new password, linked to a provider's identity, each in the audit",
+    .servingTurn
+)
+struct ConsoleUsersTests {
+    @Test(
+        "an operator adds a user who then signs in, sets a new password that ends their sessions, links and unlinks an identity"
+    )
+    func user() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let browser = try await ConsoleAppsTests.browser(api, fixture, "ops.ola", role: .operator)
+            let list = try await browser.get("/console/users")
+            let weak = try await browser.submit(
+                list,
+                to: "/console/users",
+                [("username", "carol"), ("displayName", "Carol Diaz"), ("password", "short")]
+            )
+            #expect(weak.status == .badRequest)
+            let added = try await browser.submit(
+                list,
+                to: "/console/users",
+                [("username", "carol"), ("displayName", "Carol Diaz"), ("password", "carol-first-password")]
+            )
+            #expect(added.status == .seeOther)
+            #expect(added.headers[.location] == "/console/users/carol")
+            let page = try await browser.get("/console/users/carol")
+            #expect(page.text.contains("<dd>Carol Diaz</dd>") && page.text.contains("<dd>active</dd>"))
+            let token = try await api.signIn("carol", password: "carol-first-password")
+
+            let changed = try await browser.submit(
+                page,
+                to: "/console/users/carol",
+                [("action", "password"), ("password", "carol-second-password")]
+            )
+            try changed.expect(.ok)
+            #expect(changed.text.contains("The password is set"))
+            #expect(try await api.send(.get, "/apps/checks/settings", token: token).status == .unauthorized)
+            _ = try await api.signIn("carol", password: "carol-second-password")
+
+            let issuer = "https://login.example.com"
+            let linked = try await browser.submit(
+                page,
+                to: "/console/users/carol",
+                [("action", "link"), ("issuer", issuer), ("subject", "c-123")]
+            )
+            #expect(linked.text.contains("<td>c-123</td>"))
+            let twice = try await browser.submit(
+                page,
+                to: "/console/users/carol",
+                [("action", "link"), ("issuer", issuer), ("subject", "c-123")]
+            )
+            #expect(twice.status == .conflict)
+            let bad = try await browser.submit(
+                page,
+                to: "/console/users/carol",
+                [("action", "link"), ("issuer", "ftp://x"), ("subject", "typed")]
+            )
+            #expect(bad.status == .badRequest && bad.text.contains(#"value="typed""#), "what was typed is kept")
+            let unlinked = try await browser.submit(
+                linked,
+                to: "/console/users/carol",
+                [("action", "unlink"), ("issuer", issuer), ("subject", "c-123")]
+            )
+            #expect(unlinked.text.contains("None is linked."))
+            #expect(try await browser.get("/console/users/nobody").status == .notFound)
+
+            let events = try await OperatorsTests.audit(api)
+            #expect(events.prefix(4).map(\.action) == ["unlinkIdentity", "linkIdentity", "updateUser", "createUser"])
+            #expect(events.prefix(4).allSatisfy { $0.actor == "ops.ola" && $0.via == .console })
+            #expect(!fixture.logs.text.contains("carol-second-password"))
+
+            let viewer = try await ConsoleAppsTests.browser(api, fixture, "ops.vic", role: .viewer)
+            let read = try await viewer.get("/console/users/carol")
+            #expect(!read.text.contains("Set the password"))
+            let refused = try await viewer.submit(
+                read,
+                to: "/console/users/carol",
+                [("action", "password"), ("password", "a-viewer-password")]
+            )
+            #expect(refused.status == .forbidden)
+        }
+    }
+}
