@@ -112,7 +112,7 @@ struct OperatorsTests {
     )
     func usersByName(backend: Backend) async throws {
         let fixture = try await ServerFixture(backend: backend)
-        try await fixture.runSeeded { _ in
+        try await fixture.runSeeded { api in
             let storage = fixture.server.storage
             try await Self.addCrew(120, digits: 3, fixture)
             try await storage.insertUser(
@@ -126,6 +126,27 @@ struct OperatorsTests {
             #expect(try await storage.users(prefix: "%", after: nil, limit: 5).isEmpty)
             #expect(try await storage.users(prefix: "cr\\", after: nil, limit: 5).isEmpty)
             #expect(try await storage.users(prefix: "", after: "bob", limit: 1).map(\.username) == ["crew000"])
+
+            // The admin API's page: the same rows, for gangway admin and the console alike.
+            func listed(_ query: String) async throws -> [String] {
+                let reply = try await api.admin(.get, "/admin/users?\(query)")
+                try reply.expect(.ok)
+                return try reply.decode([Components.Schemas.User].self).map(\.username)
+            }
+            #expect(
+                try await listed("prefix=CREW1&after=crew109&limit=50")
+                    == (110..<120).map { String(format: "crew%03d", $0) }
+            )
+            #expect(try await listed("prefix=crew&limit=3") == ["crew000", "crew001", "crew002"])
+            #expect(try await listed("limit=2") == ["alice", "bob"])
+            #expect(try await listed("prefix=crew_") == ["crew_x"])
+            #expect(try await listed("prefix=%00") == [], "a control character matches no one, on PostgreSQL too")
+            #expect(try await listed("after=%01").isEmpty)
+            #expect(try await api.admin(.get, "/admin/users").decode([Components.Schemas.User].self).count == 123)
+            let long = String(repeating: "a", count: 129)
+            for bad in ["limit=0", "limit=1001", "prefix=\(long)", "after=\(long)"] {
+                #expect(try await api.admin(.get, "/admin/users?\(bad)").status == .badRequest, "\(bad)")
+            }
         }
     }
 

@@ -13,6 +13,8 @@ public enum APILimits {
     public static let identifier = EntityLimits.identifierLength
     /// A user name.
     public static let username = 1...128
+    /// The start of a user name searched for, or the name a page of users starts after.
+    public static let usernamePrefix = 0...username.upperBound
     /// A name people read: an app's, a user's display name, a device's.
     public static let name = 1...128
     /// A password given to sign in (any the user has).
@@ -132,6 +134,9 @@ public enum APILimits {
         add(parameter("/admin/apps/{appID}/activation-qr", "get", 1), .value, activationValidDays)
         add(parameter("/admin/apps/{appID}/logs", "get", 1), .value, listLimit)
         add(parameter("/admin/apps/{appID}/changes", "get", 1), .value, listLimit)
+        add(parameter("/admin/users", "get", 0), .length, usernamePrefix)
+        add(parameter("/admin/users", "get", 1), .length, usernamePrefix)
+        add(parameter("/admin/users", "get", 2), .value, listLimit)
         add(parameter("/admin/users/{username}", "get", 0), .length, username)
         add(parameter("/admin/users/{username}", "patch", 0), .length, username)
         add(parameter("/admin/users/{username}/sessions", "delete", 0), .length, username)

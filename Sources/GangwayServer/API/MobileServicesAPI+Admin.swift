@@ -240,7 +240,27 @@ extension MobileServicesAPI {
 
     func listUsers(_ input: Operations.ListUsers.Input) async throws -> Operations.ListUsers.Output {
         try await requireAdmin()
-        let users = try await perform { try await storage.users() }
+        let query = input.query
+        guard query.prefix != nil || query.after != nil || query.limit != nil else {
+            return .ok(.init(body: .json(try await perform { try await storage.users() }.map(Self.wire))))
+        }
+        let limit = try Validation.listLimit(query.limit)
+        for (name, text) in [("prefix", query.prefix), ("after", query.after)] {
+            guard let text else { continue }
+            guard APILimits.usernamePrefix.contains(text.unicodeScalars.count) else {
+                throw APIError.badRequest(
+                    "\(name) holds at most \(APILimits.usernamePrefix.upperBound) characters.",
+                    code: .invalidField
+                )
+            }
+        }
+        // No user's name holds a control character (and PostgreSQL text cannot hold a NUL).
+        if Validation.hasControlCharacters(query.prefix ?? "") || Validation.hasControlCharacters(query.after ?? "") {
+            return .ok(.init(body: .json([])))
+        }
+        let users = try await perform {
+            try await storage.users(prefix: query.prefix ?? "", after: query.after, limit: limit)
+        }
         return .ok(.init(body: .json(users.map(Self.wire))))
     }
 

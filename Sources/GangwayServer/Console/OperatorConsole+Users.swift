@@ -32,8 +32,11 @@ extension OperatorConsole {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         let query = String((request.uri.queryParameters.get("q") ?? "").prefix(128))
         let after = request.uri.queryParameters.get("after").map { String($0.prefix(128)) }
-        guard
-            let found = try? await api.storage.users(prefix: query, after: after, limit: Self.usersPerPage + 1)
+        // The admin API's own page of users, one more than shown to know whether a next
+        // page follows.
+        let asked = Operations.ListUsers.Input.Query(prefix: query, after: after, limit: Self.usersPerPage + 1)
+        guard case .ok(let answer) = try? await run(for: record, { try await api.listUsers(.init(query: asked)) }),
+            case .json(let found) = answer.body
         else { return unavailable() }
         let shown = found.prefix(Self.usersPerPage)
         let next =

@@ -45,6 +45,9 @@ public struct OperatorRecord: Sendable, Hashable {
 public struct OperatorSessionRecord: Sendable, Hashable {
     /// How long a session lasts without a request.
     public static let idleLifetime: Duration = .seconds(30 * 60)
+    /// How stale the last request may be before a request records itself: within a
+    /// minute, a page read writes nothing.
+    public static let touchInterval: Duration = .seconds(60)
 
     public var tokenHash: Data
     public var operatorName: String

@@ -121,27 +121,43 @@ extension ServerStorage {
         )
     }
 
-    /// The session with this cookie hash, with its operator, if it was seen within its
-    /// idle lifetime before `now`; it is seen again at `now`.
+    /// The session of `tokenHash` and its operator, unless it has been idle for
+    /// ``OperatorSessionRecord/idleLifetime``; its last request is moved to `now` when
+    /// it is ``OperatorSessionRecord/touchInterval`` old or more, so that a page read is a
+    /// read, and the idle lifetime is kept to within that interval.
     public func touchOperatorSession(
         tokenHash: Data,
         at now: Date
     ) async throws(StorageError) -> (OperatorSessionRecord, OperatorRecord)? {
-        let idle = TimeInterval(OperatorSessionRecord.idleLifetime.components.seconds)
-        return try await driver.write(locking: []) { connection in
-            let rows = try await connection.rows(
+        let live = now.addingTimeInterval(-TimeInterval(OperatorSessionRecord.idleLifetime.components.seconds))
+        let found = try await driver.read { connection in
+            let sessions = try await connection.rows(
                 """
-                UPDATE operator_sessions SET last_seen_at = \(now)
-                WHERE token_hash = \(tokenHash) AND last_seen_at > \(now.addingTimeInterval(-idle))
-                RETURNING token_hash, operator, created_at, last_seen_at
+                SELECT token_hash, operator, created_at, last_seen_at FROM operator_sessions
+                WHERE token_hash = \(tokenHash) AND last_seen_at > \(live)
                 """
             )
-            guard let row = rows.first else { return nil }
-            let session = try OperatorSessionRecord(row: row)
-            let found = try await connection.rows("\(OperatorRecord.select) WHERE name = \(session.operatorName)")
-            guard let record = try found.first.map(OperatorRecord.init) else { return nil }
-            return (session, record)
+            guard let session = try sessions.first.map(OperatorSessionRecord.init) else {
+                return (OperatorSessionRecord?.none, OperatorRecord?.none)
+            }
+            let operators = try await connection.rows("\(OperatorRecord.select) WHERE name = \(session.operatorName)")
+            return (session, try operators.first.map(OperatorRecord.init))
         }
+        guard var session = found.0, let record = found.1 else { return nil }
+        let touch = TimeInterval(OperatorSessionRecord.touchInterval.components.seconds)
+        guard now.timeIntervalSince(session.lastSeenAt) >= touch else { return (session, record) }
+        // Not ended in between (a sign-out, a removal): then it is gone.
+        let moved = try await driver.write(locking: []) { connection in
+            try await connection.rows(
+                """
+                UPDATE operator_sessions SET last_seen_at = \(now)
+                WHERE token_hash = \(tokenHash) AND last_seen_at > \(live) RETURNING token_hash
+                """
+            ).count
+        }
+        guard moved == 1 else { return nil }
+        session.lastSeenAt = now
+        return (session, record)
     }
 
     public func deleteOperatorSession(tokenHash: Data) async throws(StorageError) {
