@@ -362,7 +362,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GangwayConsoleTests",
-            dependencies: ["GangwayConsole"],
+            dependencies: ["GangwayConsole", .product(name: "Mustache", package: "swift-mustache")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -425,6 +425,7 @@ let package = Package(
         .testTarget(
             name: "GangwayCommandsTests",
             dependencies: [
+                "GangwayConsole",
                 "GangwayServerStorage",
                 "GangwayAdmin",
                 "GangwayCommands",

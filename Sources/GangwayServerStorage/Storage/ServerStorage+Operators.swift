@@ -130,20 +130,25 @@ extension ServerStorage {
         at now: Date
     ) async throws(StorageError) -> (OperatorSessionRecord, OperatorRecord)? {
         let live = now.addingTimeInterval(-TimeInterval(OperatorSessionRecord.idleLifetime.components.seconds))
-        let found = try await driver.read { connection in
-            let sessions = try await connection.rows(
+        // One statement: the page that asks is waiting for it.
+        let rows = try await driver.read { connection in
+            try await connection.rows(
                 """
-                SELECT token_hash, operator, created_at, last_seen_at FROM operator_sessions
-                WHERE token_hash = \(tokenHash) AND last_seen_at > \(live)
+                SELECT o.name, o.role, o.password_hash, o.totp_secret, o.last_totp_step, o.enrolment_hash,
+                    o.enrolment_expires_at, o.created_at, s.created_at AS session_created_at, s.last_seen_at
+                FROM operator_sessions s JOIN operators o ON o.name = s.operator
+                WHERE s.token_hash = \(tokenHash) AND s.last_seen_at > \(live)
                 """
             )
-            guard let session = try sessions.first.map(OperatorSessionRecord.init) else {
-                return (OperatorSessionRecord?.none, OperatorRecord?.none)
-            }
-            let operators = try await connection.rows("\(OperatorRecord.select) WHERE name = \(session.operatorName)")
-            return (session, try operators.first.map(OperatorRecord.init))
         }
-        guard var session = found.0, let record = found.1 else { return nil }
+        guard let row = rows.first else { return nil }
+        let record = try OperatorRecord(row: row)
+        var session = OperatorSessionRecord(
+            tokenHash: tokenHash,
+            operatorName: record.name,
+            createdAt: try row("session_created_at"),
+            lastSeenAt: try row("last_seen_at")
+        )
         let touch = TimeInterval(OperatorSessionRecord.touchInterval.components.seconds)
         guard now.timeIntervalSince(session.lastSeenAt) >= touch else { return (session, record) }
         // Not ended in between (a sign-out, a removal): then it is gone.
