@@ -436,29 +436,13 @@ struct SeparateServerTests {
     func threeProcesses() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-three")
         defer { directory.remove() }
-        let serve = Process()
-        serve.executableURL = GangwayProcess.executable
         let serverData = directory.appending("server")
-        serve.arguments = ["serve", "--port", "0", "--data-dir", serverData.path, "--bcrypt-cost", "4"]
-        let output = Pipe()
-        serve.standardOutput = output
-        serve.standardError = Pipe()
-        try serve.start()
-        defer {
-            if serve.isRunning { serve.terminate() }
-            serve.waitUntilExit()
-        }
-        var printed = ""
-        while !printed.contains("Ctrl-C") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed += String(decoding: chunk, as: UTF8.self)
-        }
-        let url = try String(contentsOf: serverData.appendingPathComponent("url"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(printed.contains(url), "the URL file holds the address it printed")
+        let serve = try ServeProcess(in: serverData)
+        defer { serve.stop() }
+        let url = serve.url
+        #expect(serve.printed.contains(url), "the URL file holds the address it printed")
         let runner = GangwayProcess(deviceKeys: directory.appending("unused-keys"))
-        let token = serverData.appendingPathComponent("admin-token").path
+        let token = serve.tokenFile
         func admin(_ arguments: [String], lines: [String] = []) throws -> GangwayProcess.Result {
             try runner.run(["admin"] + arguments + ["--server", url, "--token-file", token], lines: lines)
         }
@@ -502,8 +486,7 @@ struct SeparateServerTests {
 
         // With the server stopped, the local admin opens its database for the command, and
         // does not put the demo's users (whose passwords are public) into it.
-        serve.terminate()
-        serve.waitUntilExit()
+        serve.stop()
         // Offline, the app shows the checks it kept at its last read, and says why.
         let offline = try runner.run(
             ["--server", url, "--data-dir", directory.appending("device-home").path],

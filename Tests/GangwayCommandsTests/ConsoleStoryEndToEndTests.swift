@@ -22,29 +22,12 @@ struct ConsoleStoryEndToEndTests {
     func sharedDevice() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let serve = Process()
-        serve.executableURL = GangwayProcess.executable
-        let serverData = directory.appending("server")
-        serve.arguments = ["serve", "--demo", "--port", "0", "--data-dir", serverData.path, "--bcrypt-cost", "4"]
-        let output = Pipe()
-        serve.standardOutput = output
-        serve.standardError = Pipe()
-        try serve.start()
-        defer {
-            if serve.isRunning { serve.terminate() }
-            serve.waitUntilExit()
-        }
-        var printed = ""
-        while !printed.contains("Console: ") {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed += String(decoding: chunk, as: UTF8.self)
-        }
-        let url = try String(contentsOf: serverData.appendingPathComponent("url"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        #expect(printed.contains("Console: \(url)/console"))
+        let serve = try ServeProcess(["--demo"], in: directory.appending("server"))
+        defer { serve.stop() }
+        let url = serve.url
+        #expect(serve.printed.contains("Console: \(url)/console"))
         let runner = GangwayProcess(deviceKeys: directory.appending("device-keys"))
-        let token = serverData.appendingPathComponent("admin-token").path
+        let token = serve.tokenFile
         func admin(_ arguments: [String]) async throws -> GangwayProcess.Result {
             try await runner.runOffThread(["admin"] + arguments + ["--server", url, "--token-file", token], lines: [])
         }

@@ -52,10 +52,12 @@ public struct UserPage: ConsolePage {
         self.signedIn = signedIn
         self.username = username
         self.displayName = displayName
-        status = blocked ? "blocked" : "active"
+        // The same status and action as the user's row in the list.
+        let row = UsersPage.Row(username: username, displayName: displayName, blocked: blocked, added: added)
+        status = row.status
         self.added = added
-        toggleAction = blocked ? "unblock" : "block"
-        toggleTitle = blocked ? "Unblock" : "Block"
+        toggleAction = row.toggleAction
+        toggleTitle = row.toggleTitle
         self.identities = identities
         hasIdentities = !identities.isEmpty
         self.canAct = canAct

@@ -1,0 +1,46 @@
+import Foundation
+import GangwaySystem
+
+/// `gangway serve` as a process of its own on a free loopback port, with its data in
+/// `directory`: started, its address read once it has printed where its console is, and
+/// stopped by ``stop()``.
+final class ServeProcess {
+    let process = Process()
+    /// The server's address, as it wrote it to its URL file.
+    let url: String
+    /// The admin token's file, for `gangway admin --server URL --token-file`.
+    let tokenFile: String
+    /// All it printed up to its console's address.
+    let printed: String
+
+    init(_ extra: [String] = [], in directory: URL) throws {
+        process.executableURL = GangwayProcess.executable
+        process.arguments = ["serve", "--port", "0", "--data-dir", directory.path, "--bcrypt-cost", "4"] + extra
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.start()
+        var printed = ""
+        while !printed.contains("Console: ") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed += String(decoding: chunk, as: UTF8.self)
+        }
+        self.printed = printed
+        do {
+            url = try String(contentsOf: directory.appendingPathComponent("url"), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        } catch {
+            process.terminate()
+            process.waitUntilExit()
+            throw error
+        }
+        tokenFile = directory.appendingPathComponent("admin-token").path
+    }
+
+    /// Stops the server and waits for it to end.
+    func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+    }
+}
