@@ -8,7 +8,7 @@ import HTTPTypes
 import Testing
 
 @Suite(
-    "The console's users: added, given a new password, linked to a provider's identity, each in the audit",
+    "The console's users and data: users added, given a new password, linked; changes shown with how they ended",
     .servingTurn
 )
 struct ConsoleUsersTests {
@@ -88,6 +88,43 @@ struct ConsoleUsersTests {
                 [("action", "password"), ("password", "a-viewer-password")]
             )
             #expect(refused.status == .forbidden)
+        }
+    }
+
+    @Test(
+        "the data page shows each change's author and carrier, a conflict's two values, a refusal's reason, and the set"
+    )
+    func data() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let (alice, _) = try await ChangeUploadTests.prepared(api)
+            try await api.admin(
+                .put,
+                "/admin/apps/checks/data/checks/F-GKXA-fuel",
+                json: #"{"fields": {"aircraft": "A320 F-GKXA", "status": "open", "reading": "8.0 bar"}}"#
+            ).expect(.ok)
+            _ = try await ChangeUploadTests.upload(
+                [alice.change(sequence: 1, ["reading": "8.2 bar", "status": "done"])],
+                by: alice,
+                api: api
+            )
+            _ = try await ChangeUploadTests.upload(
+                [alice.change(sequence: 2, ["owner\u{1B}[31m": "x"])],
+                by: alice,
+                api: api
+            )
+            let browser = try await ConsoleAppsTests.browser(api, fixture, "ops.vic", role: .viewer)
+            let page = try await browser.get("/console/data?app=checks")
+            try page.expect(.ok)
+            #expect(page.text.contains("<td>checks/F-GKXA-fuel</td><td>alice</td><td></td><td>conflict"))
+            #expect(page.text.contains("reading: the server kept “8.0 bar”, the device sent “8.2 bar”"))
+            #expect(page.text.contains("<td>rejected<br>"))
+            #expect(page.text.contains("INVALID_CHANGE: Field names are a letter"))
+            #expect(page.text.contains("<h2>Entities of checks</h2>"))
+            #expect(page.text.contains("reading = 8.0 bar; status = done"))
+            let conflicts = try await browser.get("/console/data?app=checks&outcome=conflict")
+            #expect(!conflicts.text.contains("<td>rejected"))
+            #expect(conflicts.text.contains(#"<option value="conflict" selected>"#))
         }
     }
 }

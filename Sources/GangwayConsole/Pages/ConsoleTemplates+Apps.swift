@@ -152,5 +152,39 @@ extension ConsoleTemplates {
         </form>{{/canAct}}
         {{/main}}{{/layout}}
         """,
+        "data": """
+        {{<layout}}{{$main}}
+        <h1>Data</h1>
+        <form method="get" action="/console/data" role="search">
+        <label for="app">App</label>
+        <select id="app" name="app">{{#apps}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{title}}</option>{{/apps}}</select>
+        <label for="outcome">Changes that ended</label>
+        <select id="outcome" name="outcome">{{#outcomes}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{title}}</option>{{/outcomes}}</select>
+        <label for="set">Entity set</label>
+        <select id="set" name="set">{{#sets}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{title}}</option>{{/sets}}</select>
+        <button type="submit">Show</button>
+        </form>
+        <h2>Changes devices uploaded</h2>
+        {{#hasChanges}}<table>
+        <caption>The newest first: who made each, whose session carried it, how it ended</caption>
+        <thead><tr><th scope="col">Received (UTC)</th><th scope="col">Entity</th><th scope="col">Author</th><th scope="col">Carried by</th><th scope="col">Outcome</th></tr></thead>
+        <tbody>
+        {{#changes}}<tr><td>{{received}}</td><td>{{entity}}</td><td>{{author}}</td><td>{{carrier}}</td><td>{{outcome}}{{#details}}<br><span class="quiet">{{.}}</span>{{/details}}</td></tr>
+        {{/changes}}
+        </tbody>
+        </table>{{/hasChanges}}
+        {{^hasChanges}}<p>No change of this kind.</p>{{/hasChanges}}
+        <h2>Entities of {{entitySet}}</h2>
+        {{#hasEntities}}<table>
+        <caption>As the server holds them</caption>
+        <thead><tr><th scope="col">ID</th><th scope="col">Version</th><th scope="col">Last changed (UTC)</th><th scope="col">Fields</th></tr></thead>
+        <tbody>
+        {{#entities}}<tr><td>{{id}}</td><td>{{version}}</td><td>{{updated}}</td><td>{{fields}}</td></tr>
+        {{/entities}}
+        </tbody>
+        </table>{{/hasEntities}}
+        {{^hasEntities}}<p>No entity in this set.</p>{{/hasEntities}}
+        {{/main}}{{/layout}}
+        """,
     ]
 }

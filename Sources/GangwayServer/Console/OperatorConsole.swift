@@ -52,6 +52,7 @@ struct OperatorConsole: Sendable {
         registerApps(on: router)
         registerActivation(on: router)
         registerOperators(on: router)
+        registerData(on: router)
         registerAudit(on: router)
     }
 

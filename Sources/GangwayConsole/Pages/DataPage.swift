@@ -1,0 +1,92 @@
+/// An app's data: the changes devices uploaded (who made each, whose session carried it,
+/// how it ended: a conflict with both values, a refusal with its reason), and the entities
+/// of one entity set as the server holds them.
+public struct DataPage: ConsolePage {
+    public struct Choice: Sendable {
+        public var value: String
+        public var title: String
+        public var selected: Bool
+
+        public init(value: String, title: String, selected: Bool) {
+            self.value = value
+            self.title = title
+            self.selected = selected
+        }
+    }
+
+    public struct Change: Sendable {
+        public var received: String
+        public var entity: String
+        public var author: String
+        public var carrier: String
+        public var outcome: String
+        /// For a conflict, each field the server kept with both values; for a refusal,
+        /// its reason.
+        public var details: [String]
+
+        public init(
+            received: String,
+            entity: String,
+            author: String,
+            carrier: String,
+            outcome: String,
+            details: [String]
+        ) {
+            self.received = received
+            self.entity = entity
+            self.author = author
+            self.carrier = carrier == author ? "" : carrier
+            self.outcome = outcome
+            self.details = details
+        }
+    }
+
+    public struct Entity: Sendable {
+        public var id: String
+        public var version: String
+        public var updated: String
+        public var fields: String
+
+        public init(id: String, version: Int64, updatedBy: String, updatedAt: String, fields: [String: String]) {
+            self.id = id
+            self.version = String(version)
+            updated = "\(updatedAt) by \(updatedBy)"
+            self.fields = fields.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: "; ")
+        }
+    }
+
+    public var template: String { "data" }
+    public let title = "Data"
+    public var signedIn: SignedInOperator?
+    public var apps: [Choice]
+    public var appID: String
+    public var outcomes: [Choice]
+    public var changes: [Change]
+    public var hasChanges: Bool
+    public var sets: [Choice]
+    public var entitySet: String
+    public var entities: [Entity]
+    public var hasEntities: Bool
+
+    public init(
+        signedIn: SignedInOperator,
+        apps: [Choice],
+        appID: String,
+        outcomes: [Choice],
+        changes: [Change],
+        sets: [Choice],
+        entitySet: String,
+        entities: [Entity]
+    ) {
+        self.signedIn = signedIn
+        self.apps = apps
+        self.appID = appID
+        self.outcomes = outcomes
+        self.changes = changes
+        hasChanges = !changes.isEmpty
+        self.sets = sets
+        self.entitySet = entitySet
+        self.entities = entities
+        hasEntities = !entities.isEmpty
+    }
+}
