@@ -127,4 +127,64 @@ struct ConsoleUsersTests {
             #expect(conflicts.text.contains(#"<option value="conflict" selected>"#))
         }
     }
+
+    @Test(
+        "logs are filtered by user, level and time by the database, in the API and on the page; control characters shown escaped",
+        arguments: Backend.available
+    )
+    func logs(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            let start = Date(timeIntervalSince1970: 1_795_320_000)
+            let levels = ["debug", "info", "warning", "error"]
+            let records = (0..<8).map { index in
+                LogRecord(
+                    appID: "checks",
+                    username: index.isMultiple(of: 2) ? "alice" : "bob",
+                    deviceID: "device-\(index % 2)",
+                    time: start.addingTimeInterval(Double(index) * 3600),
+                    level: levels[index % 4],
+                    message: index == 6 ? "sync failed\u{1B}[31m at step \(index)" : "entry \(index)",
+                    source: "sync",
+                    receivedAt: fixture.clock.now()
+                )
+            }
+            let retention = LogRetention(
+                entriesPerDevice: 100,
+                entriesPerUser: 100,
+                entriesPerApp: 100,
+                receivedAfter: fixture.clock.now().addingTimeInterval(-60)
+            )
+            try await fixture.server.storage.insertLogs(records, retention: retention)
+            func messages(_ query: String) async throws -> [String] {
+                let reply = try await api.admin(.get, "/admin/apps/checks/logs?\(query)")
+                try reply.expect(.ok)
+                return try reply.decode([Components.Schemas.StoredLogEntry].self).map(\.message)
+            }
+            #expect(try await messages("user=bob") == ["entry 7", "entry 5", "entry 3", "entry 1"])
+            #expect(try await messages("level=warning").count == 4, "warning and error")
+            #expect(
+                try await messages("user=alice&level=warning") == ["sync failed\u{1B}[31m at step 6", "entry 2"],
+                "alice's warnings"
+            )
+            #expect(
+                try await messages("since=2026-11-22T08:00:00Z&until=2026-11-22T10:00:00Z") == ["entry 5", "entry 4"]
+            )
+            for bad in ["user=%00", "user=", "level=loud", "since=yesterday"] {
+                #expect(try await api.admin(.get, "/admin/apps/checks/logs?\(bad)").status == .badRequest, "\(bad)")
+            }
+
+            let browser = try await ConsoleAppsTests.browser(api, fixture, "ops.vic", role: .viewer)
+            let page = try await browser.get("/console/logs?app=checks&user=alice&level=warning")
+            try page.expect(.ok)
+            #expect(page.text.contains("<td>warning</td>"))
+            #expect(!page.text.contains("\u{1B}"), "the escape character is not sent to the browser")
+            #expect(page.text.contains("sync failed\\u{1B}[31m at step 6"), "\(page.text)")
+            #expect(!page.text.contains("entry 7"))
+            let timed = try await browser.get("/console/logs?app=checks&since=2026-11-22T08:00&until=2026-11-22T10:00")
+            #expect(timed.text.contains("entry 4") && timed.text.contains("entry 5") && !timed.text.contains("entry 3"))
+            let wrong = try await browser.get("/console/logs?app=checks&since=soon")
+            #expect(wrong.status == .badRequest && wrong.text.contains("From: give a date and time"))
+        }
+    }
 }

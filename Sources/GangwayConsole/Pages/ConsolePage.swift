@@ -28,7 +28,8 @@ public struct SignedInOperator: Sendable {
         self.formToken = formToken
         sections = [
             ("Overview", "/console"), ("Apps", "/console/apps"), ("Users", "/console/users"),
-            ("Devices", "/console/devices"), ("Data", "/console/data"), ("Operators", "/console/operators"),
+            ("Devices", "/console/devices"), ("Data", "/console/data"), ("Logs", "/console/logs"),
+            ("Operators", "/console/operators"),
             ("Audit", "/console/audit"),
         ].map {
             Section(title: $0.0, path: $0.1, current: current == $0.1)

@@ -9,7 +9,7 @@ public struct ConsoleTemplates: Sendable {
 
     public init() {
         var library = MustacheLibrary()
-        for (name, text) in Self.sources.merging(Self.appSources, uniquingKeysWith: { first, _ in first }) {
+        for (name, text) in Self.sources.merging(Self.sectionSources, uniquingKeysWith: { first, _ in first }) {
             // The templates are constants of this file: one that does not parse is a bug
             // a test finds at once.
             try! library.register(text, named: name)

@@ -133,6 +133,7 @@ public enum APILimits {
         add(parameter("/admin/apps/{appID}/activations", "post", 1), .value, activationValidDays)
         add(parameter("/admin/apps/{appID}/activation-qr", "get", 1), .value, activationValidDays)
         add(parameter("/admin/apps/{appID}/logs", "get", 1), .value, listLimit)
+        add(parameter("/admin/apps/{appID}/logs", "get", 2), .length, username)
         add(parameter("/admin/apps/{appID}/changes", "get", 1), .value, listLimit)
         add(parameter("/admin/users", "get", 0), .length, usernamePrefix)
         add(parameter("/admin/users", "get", 1), .length, usernamePrefix)

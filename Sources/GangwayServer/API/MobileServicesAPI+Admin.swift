@@ -215,8 +215,20 @@ extension MobileServicesAPI {
     func listLogs(_ input: Operations.ListLogs.Input) async throws -> Operations.ListLogs.Output {
         try await requireAdmin()
         let app = try await app(input.path.appID)
-        let limit = try Validation.listLimit(input.query.limit)
-        let logs = try await perform { try await storage.logs(appID: app.id, limit: limit) }
+        let query = input.query
+        let limit = try Validation.listLimit(query.limit)
+        if let user = query.user {
+            try Validation.text(user, "user", APILimits.username)
+        }
+        // Levels by rank, as the settings exchange names them.
+        let ranked = Components.Schemas.LogSettings.LogLevelPayload.allCases.map(\.rawValue).filter { !$0.isEmpty }
+        let filter = ServerStorage.LogFilter(
+            username: query.user,
+            levels: query.level.map { level in Array(ranked.drop { $0 != level.rawValue }) },
+            since: query.since,
+            until: query.until
+        )
+        let logs = try await perform { try await storage.logs(appID: app.id, filter: filter, limit: limit) }
         return .ok(
             .init(
                 body: .json(

@@ -12,6 +12,7 @@ enum ConsolePaths {
     static let apps = "/console/apps"
     static let operators = "/console/operators"
     static let data = "/console/data"
+    static let logs = "/console/logs"
     static let audit = "/console/audit"
     static let auditCSV = "/console/audit.csv"
     static let auditJSON = "/console/audit.json"
@@ -23,7 +24,7 @@ enum ConsolePaths {
         devices + "/{registrationID}": ["post"],
         audit: ["get"], auditCSV: ["get"], auditJSON: ["get"], apps: ["get"], apps + "/{appID}": ["get", "post"],
         apps + "/{appID}/activation": ["get", "post"], operators: ["get", "post"], operators + "/{name}": ["post"],
-        data: ["get"],
+        data: ["get"], logs: ["get"],
     ]
 
     /// An app's settings page.

@@ -53,6 +53,7 @@ struct OperatorConsole: Sendable {
         registerActivation(on: router)
         registerOperators(on: router)
         registerData(on: router)
+        registerLogs(on: router)
         registerAudit(on: router)
     }
 

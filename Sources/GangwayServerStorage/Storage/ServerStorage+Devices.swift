@@ -113,13 +113,45 @@ extension ServerStorage {
         }
     }
 
-    public func logs(appID: String, limit: Int) async throws(StorageError) -> [LogRecord] {
-        try await all(
-            """
+    /// Which of an app's log entries to read: each condition given narrows them.
+    public struct LogFilter: Sendable, Hashable {
+        /// Only this user's.
+        public var username: String?
+        /// Only these levels.
+        public var levels: [String]?
+        /// Only those made at this time or later.
+        public var since: Date?
+        /// Only those made before this time.
+        public var until: Date?
+
+        public init(username: String? = nil, levels: [String]? = nil, since: Date? = nil, until: Date? = nil) {
+            self.username = username
+            self.levels = levels
+            self.since = since
+            self.until = until
+        }
+    }
+
+    /// The app's newest log entries that pass `filter`, at most `limit`, newest first.
+    public func logs(
+        appID: String,
+        filter: LogFilter = LogFilter(),
+        limit: Int
+    ) async throws(StorageError)
+        -> [LogRecord]
+    {
+        var statement: SQL = """
             SELECT app_id, username, device_id, time, level, message, source, received_at
-            FROM logs WHERE app_id = \(appID) ORDER BY id DESC LIMIT \(limit)
+            FROM logs WHERE app_id = \(appID)
             """
-        ) { row throws(StorageError) in
+        if let username = filter.username { statement = statement + " AND username = \(username)" }
+        if let levels = filter.levels {
+            guard !levels.isEmpty else { return [] }
+            statement = statement + " AND level IN (\(list: levels))"
+        }
+        if let since = filter.since { statement = statement + " AND time >= \(since)" }
+        if let until = filter.until { statement = statement + " AND time < \(until)" }
+        return try await all(statement + " ORDER BY id DESC LIMIT \(limit)") { row throws(StorageError) in
             LogRecord(
                 appID: try row("app_id"),
                 username: try row("username"),

@@ -1,6 +1,7 @@
 extension ConsoleTemplates {
-    /// The apps and each app's settings exchange.
-    static let appSources: [String: String] = [
+    /// The sections an operator works in: apps and their settings, activation, operators,
+    /// a user, data and logs.
+    static let sectionSources: [String: String] = [
         "apps": """
         {{<layout}}{{$main}}
         <h1>Apps</h1>
@@ -184,6 +185,34 @@ extension ConsoleTemplates {
         </tbody>
         </table>{{/hasEntities}}
         {{^hasEntities}}<p>No entity in this set.</p>{{/hasEntities}}
+        {{/main}}{{/layout}}
+        """,
+        "logs": """
+        {{<layout}}{{$main}}
+        <h1>Logs</h1>
+        <form method="get" action="/console/logs" role="search">
+        <label for="app">App</label>
+        <select id="app" name="app">{{#apps}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{title}}</option>{{/apps}}</select>
+        <label for="user">User</label>
+        <input id="user" name="user" value="{{user}}" maxlength="128" autocomplete="off">
+        <label for="level">From the level</label>
+        <select id="level" name="level">{{#levels}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{title}}</option>{{/levels}}</select>
+        <label for="since">From (UTC)</label>
+        <input id="since" name="since" type="datetime-local" value="{{since}}">
+        <label for="until">Before (UTC)</label>
+        <input id="until" name="until" type="datetime-local" value="{{until}}">
+        <button type="submit">Show</button>
+        </form>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{#hasEntries}}<table>
+        <caption>{{caption}}</caption>
+        <thead><tr><th scope="col">Time</th><th scope="col">User</th><th scope="col">Device</th><th scope="col">Level</th><th scope="col">Message</th><th scope="col">Source</th></tr></thead>
+        <tbody>
+        {{#entries}}<tr><td>{{time}}</td><td>{{user}}</td><td>{{device}}</td><td>{{level}}</td><td>{{message}}</td><td>{{source}}</td></tr>
+        {{/entries}}
+        </tbody>
+        </table>{{/hasEntries}}
+        {{^hasEntries}}<p>No entry.</p>{{/hasEntries}}
         {{/main}}{{/layout}}
         """,
     ]

@@ -1,0 +1,95 @@
+import Foundation
+import GangwayConsole
+import GangwayProtocol
+import GangwayServerStorage
+import HTTPTypes
+import Hummingbird
+
+/// The console's logs: an app's uploaded entries, filtered by user, level and time by
+/// the database, through the admin API's own `GET /admin/apps/{appID}/logs`; control
+/// characters are shown escaped.
+extension OperatorConsole {
+    /// Entries on the page.
+    static let logsShown = 200
+
+    func registerLogs(on router: Router<ServerContext>) {
+        router.get(RouterPath(ConsolePaths.logs)) { request, _ in await logs(request) }
+    }
+
+    /// A `datetime-local` value (`YYYY-MM-DDTHH:MM`, seconds optional), read as UTC.
+    static func localTime(_ text: String) -> Date? {
+        let withSeconds = text.count == 16 ? text + ":00" : text
+        return try? Date("\(withSeconds)Z", strategy: .iso8601)
+    }
+
+    private func logs(_ request: Request) async -> Response {
+        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        let browser = api.formGuard.browser(request.headers)
+        guard let apps = try? await api.storage.apps() else { return unavailable() }
+        let parameters = request.uri.queryParameters
+        func text(_ name: String) -> String { String((parameters.get(name) ?? "").prefix(128)) }
+        let asked = text("app")
+        let appID = apps.first { $0.id == asked }?.id ?? apps.first?.id
+        let user = text("user").trimmingCharacters(in: .whitespaces)
+        let level = Operations.ListLogs.Input.Query.LevelPayload(rawValue: text("level"))
+        var error: String?
+        var since: Date?
+        var until: Date?
+        for (name, title) in [("since", "From"), ("until", "Before")] where !text(name).isEmpty {
+            guard let time = Self.localTime(text(name)) else {
+                error = "\(title): give a date and time, such as 2026-11-26T08:00."
+                continue
+            }
+            if name == "since" { since = time } else { until = time }
+        }
+        var entries: [Components.Schemas.StoredLogEntry] = []
+        if let appID, error == nil {
+            let query = Operations.ListLogs.Input.Query(
+                limit: Self.logsShown,
+                user: user.isEmpty ? nil : user,
+                level: level,
+                since: since,
+                until: until
+            )
+            do {
+                guard
+                    case .ok(let answer) = try await run(
+                        for: record,
+                        { try await api.listLogs(.init(path: .init(appID: appID), query: query)) }
+                    ),
+                    case .json(let listed) = answer.body
+                else { return unavailable() }
+                entries = listed
+            } catch let refused as APIError {
+                error = refused.message
+            } catch {
+                return unavailable()
+            }
+        }
+        func escaped(_ text: String) -> String { TextRules.escapingControls(text, keepingLines: false) }
+        let levels = [""] + Operations.ListLogs.Input.Query.LevelPayload.allCases.map(\.rawValue)
+        let page = LogsPage(
+            signedIn: header(record, browser: browser, current: ConsolePaths.logs),
+            apps: apps.map { .init(value: $0.id, title: "\($0.name) (\($0.id))", selected: $0.id == appID) },
+            user: user,
+            levels: levels.map {
+                .init(value: $0, title: $0.isEmpty ? "any" : $0, selected: $0 == (level?.rawValue ?? ""))
+            },
+            since: text("since"),
+            until: text("until"),
+            entries: entries.map {
+                LogsPage.Entry(
+                    time: Self.minute($0.time),
+                    user: escaped($0.userID),
+                    device: escaped($0.deviceID),
+                    level: escaped($0.level),
+                    message: escaped($0.message),
+                    source: escaped($0.source ?? "")
+                )
+            },
+            shown: Self.logsShown,
+            error: error
+        )
+        return self.page(page, status: error == nil ? .ok : .badRequest, browser: browser)
+    }
+}
