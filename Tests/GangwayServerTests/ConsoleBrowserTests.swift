@@ -307,24 +307,18 @@ struct ConsoleBrowserTests {
                 _ = try await browser.source(once: "Set up ops.gus")
                 try await Self.enrol(browser, enrolment, at: fixture.clock.now())
                 try await Self.check(browser, "overview")
-                try await browser.open("\(server)/console/users")
-                _ = try await browser.source(once: "<h1>Users</h1>")
-                try await Self.check(browser, "users")
-                try await browser.open("\(server)/console/users/alice")
-                _ = try await browser.source(once: "User alice")
-                try await Self.check(browser, "user")
-                try await browser.open("\(server)/console/devices")
-                _ = try await browser.source(once: "<h1>Devices</h1>")
-                try await Self.check(browser, "devices")
-                try await browser.open("\(server)/console/audit")
-                _ = try await browser.source(once: "<h1>Audit</h1>")
-                try await Self.check(browser, "audit")
-                try await browser.open("\(server)/console/apps")
-                _ = try await browser.source(once: "<h1>Apps</h1>")
-                try await Self.check(browser, "apps")
-                try await browser.open("\(server)/console/apps/checks")
-                _ = try await browser.source(once: "Require a passcode")
-                try await Self.check(browser, "app-settings")
+                // Each page as it opens: its path, what shows it is there, its screenshots' name.
+                let pages = [
+                    ("users", "<h1>Users</h1>", "users"), ("users/alice", "User alice", "user"),
+                    ("devices", "<h1>Devices</h1>", "devices"), ("audit", "<h1>Audit</h1>", "audit"),
+                    ("apps", "<h1>Apps</h1>", "apps"), ("data", "<h1>Data</h1>", "data"),
+                    ("logs", "<h1>Logs</h1>", "logs"), ("apps/checks", "Require a passcode", "app-settings"),
+                ]
+                for (path, shown, name) in pages {
+                    try await browser.open("\(server)/console/\(path)")
+                    _ = try await browser.source(once: shown)
+                    try await Self.check(browser, name)
+                }
                 try await browser.click(try await browser.element("#allowUploadPendingChangesFromPreviousUser"))
                 try await browser.type("-beta\u{E007}", into: try await browser.element("#minimumVersion"))
                 let refused = try await browser.source(once: "role=\"alert\"")
@@ -334,12 +328,6 @@ struct ConsoleBrowserTests {
                 try await browser.click(try await browser.element("main button"))
                 _ = try await browser.source(once: "gangway://activate")
                 try await Self.check(browser, "activation")
-                try await browser.open("\(server)/console/data")
-                _ = try await browser.source(once: "<h1>Data</h1>")
-                try await Self.check(browser, "data")
-                try await browser.open("\(server)/console/logs")
-                _ = try await browser.source(once: "<h1>Logs</h1>")
-                try await Self.check(browser, "logs")
                 try await browser.open("\(server)/console/operators")
                 try await browser.type("ops.hal\u{E007}", into: try await browser.element("#name"))
                 _ = try await browser.source(once: "Give this link to ops.hal alone")
