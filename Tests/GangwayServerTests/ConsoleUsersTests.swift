@@ -170,7 +170,8 @@ struct ConsoleUsersTests {
             #expect(
                 try await messages("since=2026-11-22T08:00:00Z&until=2026-11-22T10:00:00Z") == ["entry 5", "entry 4"]
             )
-            for bad in ["user=%00", "user=", "level=loud", "since=yesterday"] {
+            #expect(try await messages("user=%00").isEmpty, "no user's name holds a control character")
+            for bad in ["user=", "level=loud", "since=yesterday"] {
                 #expect(try await api.admin(.get, "/admin/apps/checks/logs?\(bad)").status == .badRequest, "\(bad)")
             }
 

@@ -218,7 +218,9 @@ extension MobileServicesAPI {
         let query = input.query
         let limit = try Validation.listLimit(query.limit)
         if let user = query.user {
-            try Validation.text(user, "user", APILimits.username)
+            try Validation.length(user, "user", APILimits.username)
+            // No user's name holds a control character (and PostgreSQL text cannot hold a NUL).
+            if Validation.hasControlCharacters(user) { return .ok(.init(body: .json([]))) }
         }
         // Levels by rank, as the settings exchange names them.
         let ranked = Components.Schemas.LogSettings.LogLevelPayload.allCases.map(\.rawValue).filter { !$0.isEmpty }
