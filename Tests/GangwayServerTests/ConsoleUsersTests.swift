@@ -23,9 +23,11 @@ struct ConsoleUsersTests {
             let weak = try await browser.submit(
                 list,
                 to: "/console/users",
-                [("username", "carol"), ("displayName", "Carol Diaz"), ("password", "short")]
+                [("username", "carol"), ("displayName", "Carol Diaz"), ("password", "tiny7")]
             )
             #expect(weak.status == .badRequest)
+            #expect(weak.text.contains(#"value="carol""#) && weak.text.contains(#"value="Carol Diaz""#), "kept")
+            #expect(!weak.text.contains("tiny7"), "never the password")
             let added = try await browser.submit(
                 list,
                 to: "/console/users",

@@ -291,6 +291,25 @@ struct OperatorsTests {
             let ended = try await api.send(.get, "/console", headers: cookie)
             #expect(ended.status == .seeOther)
             #expect(ended.headers[.location] == "/console/sign-in")
+
+            // A page read within a minute of the last recorded request writes nothing;
+            // one a minute or more later records itself.
+            let token = "t" + String(repeating: "A", count: 42)
+            let hash = Data(SHA256.hash(data: Data(token.utf8)))
+            let storage = fixture.server.storage
+            let opened = fixture.clock.now()
+            try await storage.insertOperatorSession(
+                OperatorSessionRecord(tokenHash: hash, operatorName: "ops.ida", createdAt: opened, lastSeenAt: opened)
+            )
+            fixture.clock.advance(by: .seconds(40))
+            let read = try await storage.touchOperatorSession(tokenHash: hash, at: fixture.clock.now())
+            #expect(read.map { abs($0.0.lastSeenAt.timeIntervalSince(opened)) < 1 } == true, "not moved")
+            fixture.clock.advance(by: .seconds(30))
+            let moved = fixture.clock.now()
+            let touched = try await storage.touchOperatorSession(tokenHash: hash, at: moved)
+            #expect(touched.map { abs($0.0.lastSeenAt.timeIntervalSince(moved)) < 1 } == true, "moved")
+            fixture.clock.advance(by: .seconds(29 * 60))
+            #expect(try await storage.touchOperatorSession(tokenHash: hash, at: fixture.clock.now()) != nil, "kept")
         }
     }
 

@@ -35,11 +35,6 @@ public struct AppsPage: ConsolePage {
 public struct AppSettingsPage: ConsolePage {
     /// One control of the form.
     public struct Field: Sendable {
-        public struct Option: Sendable {
-            public var value: String
-            public var selected: Bool
-        }
-
         /// The name the form sends it under.
         public var key: String
         public var label: String
@@ -56,7 +51,7 @@ public struct AppSettingsPage: ConsolePage {
         public var minimum: String
         public var maximum: String
         public var maxLength: String
-        public var options: [Option]
+        public var options: [ConsoleOption]
         public var disabled: Bool
 
         /// What the control holds: a flag, a whole number within `range`, a text of at
@@ -97,7 +92,7 @@ public struct AppSettingsPage: ConsolePage {
                 maxLength = String(length)
             case .choice(let choices):
                 isChoice = true
-                options = choices.map { Option(value: $0, selected: $0 == value) }
+                options = choices.map { ConsoleOption(value: $0, title: $0, selected: $0 == value) }
             }
         }
     }

@@ -34,6 +34,8 @@ extension UsersPage: MustacheParent {
         case "formToken": formToken
         case "next": next
         case "refusal": refusal
+        case "newUsername": newUsername
+        case "newDisplayName": newDisplayName
         default: nil
         }
     }

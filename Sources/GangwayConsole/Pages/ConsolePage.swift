@@ -164,6 +164,9 @@ public struct UsersPage: ConsolePage {
     /// The next page's address, when there may be one.
     public var next: String?
     public var refusal: String?
+    /// What was typed in the form to add a user (not the password), kept after a refusal.
+    public var newUsername: String
+    public var newDisplayName: String
 
     public init(
         signedIn: SignedInOperator,
@@ -171,7 +174,8 @@ public struct UsersPage: ConsolePage {
         users: [Row],
         canAct: Bool,
         next: String?,
-        refusal: String? = nil
+        refusal: String? = nil,
+        typed: (username: String, displayName: String) = ("", "")
     ) {
         self.signedIn = signedIn
         self.query = query
@@ -184,17 +188,27 @@ public struct UsersPage: ConsolePage {
         formToken = signedIn.formToken
         self.next = next
         self.refusal = refusal
+        newUsername = typed.username
+        newDisplayName = typed.displayName
+    }
+}
+
+/// One choice of a `select`: the value the form sends, the text shown, and whether it is
+/// the one chosen.
+public struct ConsoleOption: Sendable {
+    public var value: String
+    public var title: String
+    public var selected: Bool
+
+    public init(value: String, title: String, selected: Bool) {
+        self.value = value
+        self.title = title
+        self.selected = selected
     }
 }
 
 /// An app's device registrations, with what an operator may do to each.
 public struct DevicesPage: ConsolePage {
-    public struct App: Sendable {
-        public var id: String
-        public var name: String
-        public var selected: Bool
-    }
-
     public struct Action: Sendable {
         public var value: String
         public var title: String
@@ -244,7 +258,7 @@ public struct DevicesPage: ConsolePage {
     public var template: String { "devices" }
     public let title = "Devices"
     public var signedIn: SignedInOperator?
-    public var apps: [App]
+    public var apps: [ConsoleOption]
     public var hasApps: Bool
     public var appID: String
     public var devices: [Row]
@@ -263,7 +277,7 @@ public struct DevicesPage: ConsolePage {
         refusal: String? = nil
     ) {
         self.signedIn = signedIn
-        self.apps = apps.map { App(id: $0.id, name: $0.name, selected: $0.id == appID) }
+        self.apps = apps.map { ConsoleOption(value: $0.id, title: "\($0.name) (\($0.id))", selected: $0.id == appID) }
         hasApps = !apps.isEmpty
         self.appID = appID
         self.devices = devices

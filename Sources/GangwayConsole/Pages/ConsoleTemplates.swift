@@ -131,9 +131,9 @@ public struct ConsoleTemplates: Sendable {
         <form method="post" action="/console/users">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <label for="username">User name</label>
-        <input id="username" name="username" required maxlength="128" autocomplete="off">
+        <input id="username" name="username" required maxlength="128" autocomplete="off" value="{{newUsername}}">
         <label for="displayName">Full name</label>
-        <input id="displayName" name="displayName" maxlength="128" autocomplete="off">
+        <input id="displayName" name="displayName" maxlength="128" autocomplete="off" value="{{newDisplayName}}">
         <label for="new-password">Password</label>
         <input id="new-password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="1024">
         <button type="submit">Add</button>
@@ -146,7 +146,7 @@ public struct ConsoleTemplates: Sendable {
         {{#hasApps}}
         <form method="get" action="/console/devices" role="search">
         <label for="app">App</label>
-        <select id="app" name="app">{{#apps}}<option value="{{id}}"{{#selected}} selected{{/selected}}>{{name}} ({{id}})</option>{{/apps}}</select>
+        <select id="app" name="app">{{#apps}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{title}}</option>{{/apps}}</select>
         <button type="submit">Show</button>
         </form>
         {{/hasApps}}

@@ -2,18 +2,6 @@
 /// how it ended: a conflict with both values, a refusal with its reason), and the entities
 /// of one entity set as the server holds them.
 public struct DataPage: ConsolePage {
-    public struct Choice: Sendable {
-        public var value: String
-        public var title: String
-        public var selected: Bool
-
-        public init(value: String, title: String, selected: Bool) {
-            self.value = value
-            self.title = title
-            self.selected = selected
-        }
-    }
-
     public struct Change: Sendable {
         public var received: String
         public var entity: String
@@ -58,23 +46,23 @@ public struct DataPage: ConsolePage {
     public var template: String { "data" }
     public let title = "Data"
     public var signedIn: SignedInOperator?
-    public var apps: [Choice]
+    public var apps: [ConsoleOption]
     public var appID: String
-    public var outcomes: [Choice]
+    public var outcomes: [ConsoleOption]
     public var changes: [Change]
     public var hasChanges: Bool
-    public var sets: [Choice]
+    public var sets: [ConsoleOption]
     public var entitySet: String
     public var entities: [Entity]
     public var hasEntities: Bool
 
     public init(
         signedIn: SignedInOperator,
-        apps: [Choice],
+        apps: [ConsoleOption],
         appID: String,
-        outcomes: [Choice],
+        outcomes: [ConsoleOption],
         changes: [Change],
-        sets: [Choice],
+        sets: [ConsoleOption],
         entitySet: String,
         entities: [Entity]
     ) {

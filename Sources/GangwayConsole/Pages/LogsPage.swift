@@ -22,9 +22,9 @@ public struct LogsPage: ConsolePage {
     public var template: String { "logs" }
     public let title = "Logs"
     public var signedIn: SignedInOperator?
-    public var apps: [DataPage.Choice]
+    public var apps: [ConsoleOption]
     public var user: String
-    public var levels: [DataPage.Choice]
+    public var levels: [ConsoleOption]
     public var since: String
     public var until: String
     public var entries: [Entry]
@@ -34,9 +34,9 @@ public struct LogsPage: ConsolePage {
 
     public init(
         signedIn: SignedInOperator,
-        apps: [DataPage.Choice],
+        apps: [ConsoleOption],
         user: String,
-        levels: [DataPage.Choice],
+        levels: [ConsoleOption],
         since: String,
         until: String,
         entries: [Entry],

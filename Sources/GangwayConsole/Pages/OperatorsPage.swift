@@ -2,15 +2,10 @@
 /// their password and second factor; an admin adds them (and gets the one-use link to
 /// hand to that person alone), changes their role, gives a new link, or removes them.
 public struct OperatorsPage: ConsolePage {
-    public struct Role: Sendable {
-        public var value: String
-        public var selected: Bool
-    }
-
     public struct Row: Sendable {
         public var name: String
         public var role: String
-        public var roles: [Role]
+        public var roles: [ConsoleOption]
         public var status: String
         public var created: String
         /// Whether this row is the signed-in operator, who changes nothing of their own here.
@@ -19,7 +14,7 @@ public struct OperatorsPage: ConsolePage {
         public init(name: String, role: String, roles: [String], isEnrolled: Bool, created: String, isSelf: Bool) {
             self.name = name
             self.role = role
-            self.roles = roles.map { Role(value: $0, selected: $0 == role) }
+            self.roles = roles.map { ConsoleOption(value: $0, title: $0, selected: $0 == role) }
             status = isEnrolled ? "set up" : "not set up yet"
             self.created = created
             self.isSelf = isSelf
@@ -30,7 +25,7 @@ public struct OperatorsPage: ConsolePage {
     public let title = "Operators"
     public var signedIn: SignedInOperator?
     public var operators: [Row]
-    public var roles: [Role]
+    public var roles: [ConsoleOption]
     public var canAct: Bool
     public var formToken: String
     public var error: String?
@@ -52,7 +47,7 @@ public struct OperatorsPage: ConsolePage {
     ) {
         self.signedIn = signedIn
         self.operators = operators
-        self.roles = roles.map { Role(value: $0, selected: $0 == "viewer") }
+        self.roles = roles.map { ConsoleOption(value: $0, title: $0, selected: $0 == "viewer") }
         self.canAct = canAct
         formToken = signedIn.formToken
         self.error = error

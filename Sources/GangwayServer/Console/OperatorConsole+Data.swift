@@ -89,9 +89,9 @@ extension OperatorConsole {
     }
 
     /// The ways a change ends that the page filters by, and any.
-    private func outcomes(selected: String) -> [DataPage.Choice] {
+    private func outcomes(selected: String) -> [ConsoleOption] {
         let values = [""] + Operations.ListChanges.Input.Query.OutcomePayload.allCases.map(\.rawValue)
-        return values.map { DataPage.Choice(value: $0, title: $0.isEmpty ? "any way" : $0, selected: $0 == selected) }
+        return values.map { ConsoleOption(value: $0, title: $0.isEmpty ? "any way" : $0, selected: $0 == selected) }
     }
 
     private static func row(_ change: Components.Schemas.RecordedChange) -> DataPage.Change {

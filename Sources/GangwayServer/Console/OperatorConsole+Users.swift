@@ -27,8 +27,12 @@ extension OperatorConsole {
         }
     }
 
-    private func users(_ request: Request, refusal: String? = nil, status: HTTPResponse.Status = .ok) async -> Response
-    {
+    private func users(
+        _ request: Request,
+        refusal: String? = nil,
+        status: HTTPResponse.Status = .ok,
+        typed: (username: String, displayName: String) = ("", "")
+    ) async -> Response {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         let query = String((request.uri.queryParameters.get("q") ?? "").prefix(128))
         let after = request.uri.queryParameters.get("after").map { String($0.prefix(128)) }
@@ -55,7 +59,8 @@ extension OperatorConsole {
             },
             canAct: record.role >= .operator,
             next: next,
-            refusal: refusal
+            refusal: refusal,
+            typed: typed
         )
         return self.page(page, status: status, browser: browser)
     }
@@ -133,7 +138,12 @@ extension OperatorConsole {
             return Self.redirect(to: ConsolePaths.users + "/" + user.username)
         } catch {
             let message = (error as? APIError)?.message ?? "The server could not do this now."
-            return await users(request, refusal: message, status: (error as? APIError)?.status ?? .serviceUnavailable)
+            return await users(
+                request,
+                refusal: message,
+                status: (error as? APIError)?.status ?? .serviceUnavailable,
+                typed: (body.username, displayName)
+            )
         }
     }
 
