@@ -187,7 +187,12 @@ struct ConsoleBrowserTests {
                 try await browser.click(try await browser.element("button[value=revoke]"))
                 _ = try await browser.source(once: "<h1>Users</h1>")
             }
-            let events = try await OperatorsTests.audit(api)
+            // The list shows the same before and after the revocation: wait for its audit.
+            var events = try await OperatorsTests.audit(api)
+            for _ in 0..<100 where events.first?.action != "revokeUserSessions" {
+                try await Task.sleep(for: .milliseconds(50))
+                events = try await OperatorsTests.audit(api)
+            }
             #expect(
                 events.prefix(3).map(\.action) == ["revokeUserSessions", "updateUser", "updateUser"]
             )
@@ -307,6 +312,9 @@ struct ConsoleBrowserTests {
                 _ = try await browser.source(once: "Set up ops.gus")
                 try await Self.enrol(browser, enrolment, at: fixture.clock.now())
                 try await Self.check(browser, "overview")
+                try await browser.open("\(server)/console?period=day")
+                _ = try await browser.source(once: "The last 24 hours")
+                try await Self.check(browser, "overview-day")
                 // Each page as it opens: its path, what shows it is there, its screenshots' name.
                 let pages = [
                     ("users", "<h1>Users</h1>", "users"), ("users/alice", "User alice", "user"),

@@ -466,6 +466,35 @@ public struct AdminClient: Sendable {
         }
     }
 
+    // MARK: The overview
+
+    /// What happened over `period`, of `app` or of every app.
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` for an unknown app.
+    public func activity(
+        _ period: ActivityReport.Period = .week,
+        app: String? = nil
+    ) async throws(ServiceError) -> ActivityReport {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.getActivity(query: .init(period: .init(rawValue: period.rawValue), app: app))
+        }
+        switch output {
+        case .ok(let ok): return ActivityReport(try ServiceCall.decode { try ok.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// What needs an operator now, of `app` or of every app.
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` for an unknown app.
+    public func attention(app: String? = nil) async throws(ServiceError) -> AttentionReport {
+        let output = try await ServiceCall.run(at: serverURL) { try await client.getAttention(query: .init(app: app)) }
+        switch output {
+        case .ok(let ok): return AttentionReport(try ServiceCall.decode { try ok.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
     private func updateUser(
         _ username: String,
         _ body: Components.Schemas.UserUpdate

@@ -62,12 +62,13 @@ extension AdminFormatter {
         )
     }
 
-    /// The events as a JSON array, for scripts.
-    static func json(_ events: [AuditEvent]) -> String {
+    /// `value` as JSON with its keys sorted and dates in ISO 8601, for scripts: the audit's
+    /// events, the uploaded logs, the activity.
+    static func json(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys]
-        let data = (try? encoder.encode(events)) ?? Data("[]".utf8)
+        let data = (try? encoder.encode(value)) ?? Data("null".utf8)
         return String(decoding: data, as: UTF8.self)
     }
 }

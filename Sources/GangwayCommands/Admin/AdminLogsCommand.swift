@@ -87,13 +87,4 @@ extension AdminFormatter {
             logs.map { [date($0.time), $0.level, $0.userID, $0.deviceID, $0.message] }
         )
     }
-
-    /// The uploaded entries as a JSON array, for scripts.
-    static func json(_ logs: [UploadedLog]) -> String {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys]
-        let data = (try? encoder.encode(logs)) ?? Data("[]".utf8)
-        return String(decoding: data, as: UTF8.self)
-    }
 }

@@ -111,21 +111,98 @@ public struct MessagePage: ConsolePage {
     }
 }
 
-/// The first page after signing in: the server's figures.
+/// The first page after signing in: the server's figures, what happened over the last
+/// day, week or month as charts, and what needs an operator.
 public struct OverviewPage: ConsolePage {
     public struct Figure: Sendable {
         public var label: String
         public var value: String
     }
 
+    /// One period to show, as a link.
+    public struct Period: Sendable {
+        public var title: String
+        public var path: String
+        public var current: Bool
+
+        public init(title: String, path: String, current: Bool) {
+            self.title = title
+            self.path = path
+            self.current = current
+        }
+    }
+
+    /// One line of what needs attention, with where to act on it.
+    public struct Attention: Sendable {
+        public var text: String
+        public var path: String
+
+        public init(text: String, path: String) {
+            self.text = text
+            self.path = path
+        }
+    }
+
+    /// A registration out of contact past its app's lock or wipe period.
+    public struct Overdue: Sendable {
+        public var user: String
+        public var device: String
+        public var app: String
+        public var lastContact: String
+        public var past: String
+        public var path: String
+
+        public init(user: String, device: String, app: String, lastContact: String, past: String, path: String) {
+            self.user = user
+            self.device = device
+            self.app = app
+            self.lastContact = lastContact
+            self.past = past
+            self.path = path
+        }
+    }
+
     public var template: String { "overview" }
     public let title = "Overview"
     public var signedIn: SignedInOperator?
     public var figures: [Figure]
+    public var periods: [Period]
+    /// The period shown (`day`, `week`, `month`), kept when another app is chosen.
+    public var period: String
+    public var apps: [ConsoleOption]
+    public var charts: [ActivityChart]
+    /// What the charts show, in words (`The last 7 days, every app, UTC`).
+    public var span: String
+    public var attention: [Attention]
+    public var hasAttention: Bool
+    public var overdue: [Overdue]
+    public var hasOverdue: Bool
+    public var overdueCaption: String
 
-    public init(signedIn: SignedInOperator, figures: [(label: String, value: Int)]) {
+    public init(
+        signedIn: SignedInOperator,
+        figures: [(label: String, value: Int)],
+        periods: [Period] = [],
+        period: String = "week",
+        apps: [ConsoleOption] = [],
+        charts: [ActivityChart] = [],
+        span: String = "",
+        attention: [Attention] = [],
+        overdue: [Overdue] = [],
+        overdueCaption: String = ""
+    ) {
         self.signedIn = signedIn
         self.figures = figures.map { Figure(label: $0.label, value: String($0.value)) }
+        self.periods = periods
+        self.period = period
+        self.apps = apps
+        self.charts = charts
+        self.span = span
+        self.attention = attention
+        hasAttention = !attention.isEmpty
+        self.overdue = overdue
+        hasOverdue = !overdue.isEmpty
+        self.overdueCaption = overdueCaption
     }
 }
 

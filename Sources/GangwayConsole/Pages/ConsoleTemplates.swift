@@ -195,7 +195,50 @@ public struct ConsoleTemplates: Sendable {
         <ul class="figures">
         {{#figures}}<li><span class="label">{{label}}</span> <span class="value">{{value}}</span></li>{{/figures}}
         </ul>
+        <h2>Needs attention</h2>
+        {{#hasAttention}}<ul class="attention">{{#attention}}<li><a href="{{path}}">{{text}}</a></li>{{/attention}}</ul>{{/hasAttention}}
+        {{^hasAttention}}<p>Nothing needs attention.</p>{{/hasAttention}}
+        {{#hasOverdue}}
+        <table>
+        <caption>{{overdueCaption}}</caption>
+        <thead><tr><th scope="col">User</th><th scope="col">Device</th><th scope="col">App</th><th scope="col">Last contact</th><th scope="col">Past</th></tr></thead>
+        <tbody>
+        {{#overdue}}<tr><td>{{user}}</td><td><a href="{{path}}">{{device}}</a></td><td>{{app}}</td><td>{{lastContact}}</td><td>{{past}}</td></tr>{{/overdue}}
+        </tbody>
+        </table>
+        {{/hasOverdue}}
+        <h2>Activity</h2>
+        <nav aria-label="Period"><ul>
+        {{#periods}}<li><a href="{{path}}"{{#current}} aria-current="page"{{/current}}>{{title}}</a></li>{{/periods}}
+        </ul></nav>
+        <form method="get" action="/console" role="search">
+        <input type="hidden" name="period" value="{{period}}">
+        <label for="app">App</label>
+        <select id="app" name="app">{{#apps}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{title}}</option>{{/apps}}</select>
+        <button type="submit">Show</button>
+        </form>
+        <p class="quiet">{{span}}</p>
+        <div class="charts">
+        {{#charts}}{{>chart}}{{/charts}}
+        </div>
         {{/main}}{{/layout}}
+        """,
+        "chart": """
+        <section class="chart" aria-labelledby="{{id}}-heading">
+        <h3 id="{{id}}-heading">{{title}}</h3>
+        <svg viewBox="0 0 {{width}} {{height}}" role="img" aria-labelledby="{{id}}-title {{id}}-summary" focusable="false">
+        <title id="{{id}}-title">{{title}}</title>
+        {{#gridLines}}<line class="grid" x1="{{plotLeft}}" x2="{{plotRight}}" y1="{{y}}" y2="{{y}}"/><text class="tick" x="{{plotLeft}}" dx="-6" y="{{labelY}}" text-anchor="end">{{label}}</text>{{/gridLines}}
+        {{#bars}}<rect class="{{style}}" x="{{x}}" y="{{y}}" width="{{width}}" height="{{height}}"><title>{{label}}</title></rect>{{/bars}}
+        {{#ticks}}<text class="tick" x="{{x}}" y="{{y}}" text-anchor="middle">{{label}}</text>{{/ticks}}
+        </svg>
+        <p id="{{id}}-summary">{{summary}}</p>
+        {{#hasLegend}}<ul class="legend">{{#legend}}<li><span class="swatch {{style}}"></span>{{name}}</li>{{/legend}}</ul>{{/hasLegend}}
+        <details><summary>Figures<span class="hidden"> of {{title}}</span></summary>
+        <table><thead><tr><th scope="col">From (UTC)</th>{{#columns}}<th scope="col">{{value}}</th>{{/columns}}</tr></thead>
+        <tbody>{{#rows}}<tr><th scope="row">{{label}}</th>{{#cells}}<td>{{value}}</td>{{/cells}}</tr>{{/rows}}</tbody></table>
+        </details>
+        </section>
         """,
     ]
 
@@ -247,6 +290,20 @@ public struct ConsoleTemplates: Sendable {
         .facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.3rem 1rem; }
         .facts dt { font-weight: 600; }
         .facts dd { margin: 0; }
+        .attention li { margin: 0.3rem 0; }
+        .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr)); gap: 1.5rem; }
+        .chart h3 { margin: 0.5rem 0 0.25rem; }
+        .chart svg { display: block; width: 100%; height: auto; }
+        .chart p { margin: 0.25rem 0; }
+        .grid { stroke: #c9ced6; stroke-width: 1; }
+        .tick { fill: #4b535c; font-size: 16px; }
+        .series-0 { fill: #0b4f9c; background: #0b4f9c; }
+        .series-1 { fill: #b35900; background: #b35900; }
+        .series-2 { fill: #a51d2d; background: #a51d2d; }
+        .legend { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; list-style: none; padding: 0; margin: 0.25rem 0; }
+        .swatch { display: inline-block; width: 0.8rem; height: 0.8rem; margin-right: 0.35rem; border-radius: 2px; vertical-align: -0.05rem; }
+        details { margin-top: 0.25rem; }
+        details table { margin-top: 0.5rem; font-size: 0.95rem; }
         @media print { header, form, .links, .skip { display: none; } main { padding: 0; } }
         @media (max-width: 40rem) { thead { display: none; } td { display: block; border: 0; padding: 0.2rem 0; } tr { display: block; border-bottom: 1px solid #c9ced6; padding: 0.5rem 0; } }
         """

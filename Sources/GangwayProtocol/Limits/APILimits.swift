@@ -41,6 +41,8 @@ public enum APILimits {
     public static let operatorName = 1...64
     /// How many records one admin listing returns.
     public static let listLimit = 1...1000
+    /// How many of each kind the overview's attention list names (all are counted).
+    public static let attentionListed = 0...10
     /// A log entry's message.
     public static let logMessage = 0...4096
     /// A log entry's source.
@@ -150,7 +152,7 @@ public enum APILimits {
         add(parameter("/admin/audit", "get", 1), .value, positive)
         add("/components/parameters/OperatorName/schema", .length, operatorName)
         add(property("OperatorCreate", "name"), .length, operatorName)
-        for name in ["AppID", "EntitySet", "EntityID"] {
+        for name in ["AppID", "AppFilter", "EntitySet", "EntityID"] {
             add("/components/parameters/\(name)/schema", .length, identifier)
         }
         for response in ["TooManyRequests", "Unavailable"] {
@@ -222,6 +224,8 @@ public enum APILimits {
         add(property("IdentityProviderChange", "clientSecret"), .length, clientSecret)
         add(property("IdentityLinkCreate", "issuer"), .length, issuer)
         add(property("IdentityLinkCreate", "subject"), .length, subject)
+        add(property("Attention", "blockedUsers"), .items, attentionListed)
+        add(property("Attention", "overdueDevices"), .items, attentionListed)
         return bounds
     }()
 }

@@ -22,3 +22,18 @@ extension Components.Schemas.AppSettings {
         recoverySettings: .init(passcodeResetKeepsData: APIDefaults.passcodeResetKeepsData)
     )
 }
+
+extension Components.Schemas.BlockWipingPolicy {
+    /// The days out of contact after which a device locks until its next sign-in;
+    /// `nil` when it never does (the policy off, or 0 days). Devices and the server's
+    /// overview read it alike.
+    public var lockAfterDays: Int? {
+        blockWipeEnabled == true ? blockDisconnectedPeriod.flatMap { $0 > 0 ? $0 : nil } : nil
+    }
+
+    /// The days out of contact after which a device erases its user's data; `nil` when
+    /// it never does.
+    public var wipeAfterDays: Int? {
+        blockWipeEnabled == true ? wipeDisconnectedPeriod.flatMap { $0 > 0 ? $0 : nil } : nil
+    }
+}

@@ -98,19 +98,26 @@ extension MobileServicesAPI {
         var shown = EntitiesToShow()
         var results: [Components.Schemas.ChangeResult] = []
         var outcomes: [ChangeResult.Outcome: Int] = [:]
+        // Refused before the database saw them (the storage counts those it ended).
+        var refusedUnrecorded = 0
         for (index, item) in items.enumerated() {
             switch item {
             case .failure(let rejection):
                 outcomes[.rejected, default: 0] += 1
+                refusedUnrecorded += 1
                 results.append(Self.wire(unopened: rejection))
             case .success(let signed):
                 guard let result = early[index] ?? batchIndex[index].map({ ended[$0] }) else {
                     throw .storage(StorageError(.unavailable, "the changes were not ended"))
                 }
+                if early[index]?.outcome == .rejected { refusedUnrecorded += 1 }
                 outcomes[result.outcome, default: 0] += 1
                 let entity = try await shown.entity(for: result, of: signed.change, api: self, appID: caller.app.id)
                 results.append(Self.wire(result, entity: entity))
             }
+        }
+        if refusedUnrecorded > 0 {
+            await count([.changes: refusedUnrecorded, .refusedChanges: refusedUnrecorded], appID: caller.app.id)
         }
         try await noteContact(caller.device)
         logger.info(

@@ -41,12 +41,12 @@ extension MobileServicesAPI {
 
         let time = now()
         var device: DeviceRecord
+        let isNew = caller.device == nil || caller.device?.status == .wiped
         if let existing = caller.device, existing.status != .wiped {
             device = existing
             device.deviceName = body.deviceName
             device.platform = body.platform
             device.appVersion = body.appVersion
-            device.lastContactAt = time
             device.recoverySecret = try sealedRecoverySecret(of: existing)
             if let changeKey { device.changeKey = changeKey }
         } else {
@@ -63,7 +63,8 @@ extension MobileServicesAPI {
                 statusChangedAt: time,
                 recoverySecret: try newRecoverySecret(for: registrationID),
                 registeredAt: time,
-                lastContactAt: time,
+                // Set by the contact below, which counts the device active.
+                lastContactAt: nil,
                 changeKey: changeKey
             )
         }
@@ -77,6 +78,8 @@ extension MobileServicesAPI {
             )
         }
         try await perform { try await storage.saveDevice(device) }
+        try await perform { try await storage.touchDevice(registrationID: device.registrationID, at: time) }
+        if isNew { await count([.registrations: 1], appID: caller.app.id) }
         if keepsData {
             logger.notice(
                 "recovery secret released",
@@ -148,7 +151,12 @@ extension MobileServicesAPI {
     func noteContact(_ device: DeviceRecord?) async throws(APIError) {
         guard let device else { return }
         let time = now()
-        if let last = device.lastContactAt, time.timeIntervalSince(last) < settings.contactResolution.seconds { return }
+        // Each hour's first contact is recorded, so the device counts among that hour's active ones.
+        if let last = device.lastContactAt, time.timeIntervalSince(last) < settings.contactResolution.seconds,
+            ActivityBucket.hour.start(of: last) == ActivityBucket.hour.start(of: time)
+        {
+            return
+        }
         try await perform { try await storage.touchDevice(registrationID: device.registrationID, at: time) }
     }
 }

@@ -73,11 +73,13 @@ extension MobileServicesAPI {
     /// A new session of `username` on `deviceID`, after a person proved who they are (a
     /// password, an approved device code): signing in again is what unlocks a device an
     /// admin locked, so a locked registration turns active and its older sessions end.
+    /// Counted among the sign-ins unless `signsIn` is false (a refresh).
     func openSession(
         app: AppRecord,
         username: String,
         deviceID: String,
-        lifetime: TimeInterval? = nil
+        lifetime: TimeInterval? = nil,
+        signsIn: Bool = true
     ) async throws(APIError) -> (token: String, record: SessionRecord) {
         let time = now()
         if var device = try await perform({
@@ -100,6 +102,7 @@ extension MobileServicesAPI {
             expiresAt: time.addingTimeInterval(lifetime ?? settings.sessionLifetime.seconds)
         )
         try await perform { try await storage.insertSession(session) }
+        if signsIn { await count([.signIns: 1], appID: app.id) }
         return (token, session)
     }
 
@@ -134,6 +137,7 @@ extension MobileServicesAPI {
                     "reason": "\(user?.blocked == true && matches ? "blocked" : "credentials")",
                 ]
             )
+            await count([.signInFailures: 1], appID: appID)
             throw APIError.signInFailed
         }
         try await throttle.succeeded(admission)
@@ -144,5 +148,15 @@ extension MobileServicesAPI {
             try await perform { try await storage.updateUser(user) }
         }
         return user
+    }
+
+    /// Adds to the overview's counts (``ActivityKind``). A count that cannot be written is
+    /// logged, and fails nothing.
+    func count(_ counts: [ActivityKind: Int], appID: String) async {
+        do {
+            try await storage.countActivity(counts, appID: appID, at: now())
+        } catch {
+            logger.warning("activity not counted", metadata: ["app": "\(appID)", "error": "\(error)"])
+        }
     }
 }

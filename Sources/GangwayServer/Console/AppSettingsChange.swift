@@ -104,8 +104,7 @@ struct AppSettingsChange: Sendable {
 
     private var contact: [String] {
         func periods(_ settings: Components.Schemas.AppSettings) -> (lock: Int, wipe: Int) {
-            guard let policy = settings.blockWipingPolicy, policy.blockWipeEnabled == true else { return (0, 0) }
-            return (policy.blockDisconnectedPeriod ?? 0, policy.wipeDisconnectedPeriod ?? 0)
+            (settings.blockWipingPolicy?.lockAfterDays ?? 0, settings.blockWipingPolicy?.wipeAfterDays ?? 0)
         }
         let before = periods(old.settings)
         let after = periods(new.settings)

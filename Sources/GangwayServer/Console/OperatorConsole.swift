@@ -59,21 +59,6 @@ struct OperatorConsole: Sendable {
 
     // MARK: Pages
 
-    private func overview(_ request: Request) async -> Response {
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
-        guard let figures = try? await api.storage.figures() else { return unavailable() }
-        let browser = api.formGuard.browser(request.headers)
-        let page = OverviewPage(
-            signedIn: header(record, browser: browser, current: ConsolePaths.root),
-            figures: [
-                ("Apps", figures.apps), ("Users", figures.users), ("Active devices", figures.activeDevices),
-                ("Changes uploaded", figures.changes), ("Conflicts", figures.conflicts),
-                ("Operators", figures.operators),
-            ]
-        )
-        return self.page(page, browser: browser)
-    }
-
     private func signInPage(_ request: Request) async -> Response {
         if await signedIn(request) != nil { return Self.redirect(to: ConsolePaths.root) }
         let browser = api.formGuard.browser(request.headers)

@@ -357,7 +357,8 @@ extension MobileServicesAPI {
             user: user,
             deviceID: refresh.deviceID,
             familyID: refresh.familyID,
-            providerGrant: providerGrant
+            providerGrant: providerGrant,
+            signsIn: false
         )
     }
 
@@ -384,7 +385,8 @@ extension MobileServicesAPI {
         deviceID: String,
         familyID: String,
         nonce: String? = nil,
-        providerGrant: ProviderGrantRecord? = nil
+        providerGrant: ProviderGrantRecord? = nil,
+        signsIn: Bool = true
     ) async throws -> Components.Schemas.TokenResponse {
         let username = user.username
         var lifetime = settings.sessionLifetime.seconds
@@ -397,7 +399,8 @@ extension MobileServicesAPI {
             app: app,
             username: username,
             deviceID: deviceID,
-            lifetime: lifetime
+            lifetime: lifetime,
+            signsIn: signsIn
         )
         let time = session.createdAt
         let refresh = BearerToken.make()

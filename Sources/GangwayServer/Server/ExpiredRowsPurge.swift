@@ -5,7 +5,8 @@ import ServiceLifecycle
 
 /// Deletes the rows that are of no use any more (``ExpiringRows``) at start and then
 /// every ``interval``, while the server serves: expired device grants, codes, federated
-/// sign-ins, sessions and refresh tokens, old sign-in counts and device cookies. Several
+/// sign-ins, sessions and refresh tokens, old sign-in counts and device cookies, and the
+/// overview's counts past ``ActivityBucket/keptFor``. Several
 /// processes on one PostgreSQL database may each run it; a deletion twice is a no-op.
 struct ExpiredRowsPurge: Service {
     /// How often the rows are purged.
@@ -18,7 +19,7 @@ struct ExpiredRowsPurge: Service {
     func run() async throws {
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             do {
-                let deleted = try await storage.purgeExpired(at: now())
+                let deleted = try await storage.purgeExpired(at: now()) + storage.purgeActivity(at: now())
                 if deleted > 0 { logger.info("expired rows deleted", metadata: ["rows": "\(deleted)"]) }
             } catch {
                 logger.warning("expired rows not deleted; trying again later", metadata: ["reason": "\(error)"])

@@ -240,7 +240,7 @@ public struct MobileServicesServer: Sendable {
     /// which does it every ten minutes while serving); the number deleted.
     @discardableResult
     public func purgeExpired() async throws -> Int {
-        try await storage.purgeExpired(at: now())
+        try await storage.purgeExpired(at: now()) + storage.purgeActivity(at: now())
     }
 
     /// Serves until SIGINT or SIGTERM, then finishes the requests in flight and stops.

@@ -167,7 +167,7 @@ enum ServerSchema {
     static func migrations(_ dialect: StorageKind) -> [Migration] {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
-            version11,
+            version11, version12,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -212,6 +212,20 @@ enum ServerSchema {
             CREATE TABLE audit_events (id \(serial), at BIGINT NOT NULL, actor TEXT NOT NULL, via TEXT NOT NULL,
                 action TEXT NOT NULL, target TEXT, address TEXT)
             """,
+        ]
+    }
+
+    /// The overview: counts per app, kind and hour (``ActivityKind``); blocked users and
+    /// the registrations longest out of contact found by an index, not by reading every row.
+    static func version12(_ dialect: StorageKind) -> [String] {
+        [
+            """
+            CREATE TABLE activity (app_id TEXT NOT NULL, kind TEXT NOT NULL, bucket BIGINT NOT NULL,
+                count BIGINT NOT NULL, PRIMARY KEY (app_id, kind, bucket))
+            """,
+            "CREATE INDEX activity_by_bucket ON activity (bucket)",
+            "CREATE INDEX users_blocked ON users (username) WHERE blocked",
+            "CREATE INDEX devices_by_contact ON devices (app_id, status, last_contact_at)",
         ]
     }
 

@@ -141,5 +141,26 @@ extension ServerStorage {
                 """
             )
         }
+        for (appID, counts) in activity(of: state.recorded) {
+            guard let counting = counting(counts, appID: appID, at: state.recorded[0].application.receivedAt)
+            else { continue }
+            try await connection.execute(counting)
+        }
+    }
+
+    /// The overview's counts of the changes a batch recorded, per app.
+    private static func activity(of recorded: [ChangeBatch.Recorded]) -> [String: [ActivityKind: Int]] {
+        var counts: [String: [ActivityKind: Int]] = [:]
+        for change in recorded {
+            counts[change.application.appID, default: [:]][.changes, default: 0] += 1
+            let kind: ActivityKind? =
+                switch change.result.outcome {
+                case .conflict: .conflicts
+                case .rejected: .refusedChanges
+                case .applied, .duplicate, .held: nil
+                }
+            if let kind { counts[change.application.appID, default: [:]][kind, default: 0] += 1 }
+        }
+        return counts
     }
 }

@@ -61,9 +61,34 @@ extension ServerStorage {
         }
     }
 
+    /// Records that the registration reached the server at `date`, and counts it among
+    /// the devices active in that hour and day the first time it does in each
+    /// (``ActivityKind/activeDevicesInHour``): each update takes the row's lock, so two
+    /// contacts at once count once.
     public func touchDevice(registrationID: String, at date: Date) async throws(StorageError) {
         defer { cache?.drop(every: .device) }
-        try await execute("UPDATE devices SET last_contact_at = \(date) WHERE registration_id = \(registrationID)")
+        try await driver.write(locking: []) { connection in
+            let firsts: [(before: Date, counts: [ActivityKind: Int])] = [
+                (ActivityBucket.day.start(of: date), [.activeDevicesInDay: 1, .activeDevicesInHour: 1]),
+                (ActivityBucket.hour.start(of: date), [.activeDevicesInHour: 1]),
+            ]
+            for first in firsts {
+                let touched = try await connection.rows(
+                    """
+                    UPDATE devices SET last_contact_at = \(date) WHERE registration_id = \(registrationID)
+                        AND (last_contact_at IS NULL OR last_contact_at < \(first.before)) RETURNING app_id
+                    """
+                )
+                guard let row = touched.first else { continue }
+                if let counting = Self.counting(first.counts, appID: try row("app_id"), at: date) {
+                    try await connection.execute(counting)
+                }
+                return
+            }
+            try await connection.execute(
+                "UPDATE devices SET last_contact_at = \(date) WHERE registration_id = \(registrationID)"
+            )
+        }
     }
 
     // MARK: Logs

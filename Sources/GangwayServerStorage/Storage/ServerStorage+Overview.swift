@@ -35,3 +35,45 @@ extension ServerStorage {
         return figures
     }
 }
+
+extension ServerStorage {
+    /// The first `limit` blocked users by name, and how many are blocked.
+    public func blockedUsers(limit: Int) async throws(StorageError) -> (names: [String], count: Int) {
+        let names = try await all("SELECT username FROM users WHERE blocked ORDER BY username LIMIT \(limit)") {
+            row throws(StorageError) -> String in try row("username")
+        }
+        return (names, try await counted("SELECT COUNT(*) AS count FROM users WHERE blocked"))
+    }
+
+    /// How many registrations (of `appID`'s, or of every app) are locked.
+    public func lockedDeviceCount(appID: String?) async throws(StorageError) -> Int {
+        let app: SQL = appID.map { "AND app_id = \($0)" } ?? ""
+        return try await counted("SELECT COUNT(*) AS count FROM devices WHERE status = 'locked' \(app)")
+    }
+
+    /// `appID`'s active registrations not heard from since `cutoff`: the `limit` longest
+    /// silent first, and how many there are.
+    public func silentDevices(
+        appID: String,
+        since cutoff: Date,
+        limit: Int
+    ) async throws(StorageError) -> (devices: [DeviceRecord], count: Int) {
+        let silent: SQL = """
+            app_id = \(appID) AND status = 'active'
+                AND (last_contact_at < \(cutoff) OR (last_contact_at IS NULL AND registered_at < \(cutoff)))
+            """
+        let devices = try await all(
+            """
+            \(DeviceRecord.select) WHERE \(silent)
+            ORDER BY COALESCE(last_contact_at, registered_at), registration_id LIMIT \(limit)
+            """,
+            DeviceRecord.init
+        )
+        return (devices, try await counted("SELECT COUNT(*) AS count FROM devices WHERE \(silent)"))
+    }
+
+    /// The `count` column of the one row `statement` returns.
+    private func counted(_ statement: SQL) async throws(StorageError) -> Int {
+        try await first(statement) { row throws(StorageError) -> Int in try row("count") } ?? 0
+    }
+}

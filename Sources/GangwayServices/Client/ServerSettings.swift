@@ -102,10 +102,8 @@ public struct ServerSettings: Sendable, Hashable, Codable {
         }
         allowsUploadOfPreviousUserChanges =
             sharedDevice?.allowUploadPendingChangesFromPreviousUser ?? APIDefaults.allowsUploadOfPreviousUserChanges
-        if let blockWiping, blockWiping.blockWipeEnabled == true {
-            lockAfterDaysWithoutContact = blockWiping.blockDisconnectedPeriod.flatMap { $0 > 0 ? $0 : nil }
-            wipeAfterDaysWithoutContact = blockWiping.wipeDisconnectedPeriod.flatMap { $0 > 0 ? $0 : nil }
-        }
+        lockAfterDaysWithoutContact = blockWiping?.lockAfterDays
+        wipeAfterDaysWithoutContact = blockWiping?.wipeAfterDays
         logUploadEnabled = logs?.logEnabled ?? false
         if let level = logs?.logLevel.flatMap({ Logger.Level(rawValue: $0.rawValue) }) { logLevel = level }
         if let most = logs?.maxEntriesPerUpload, most > 0 { maxLogEntriesPerUpload = most }
