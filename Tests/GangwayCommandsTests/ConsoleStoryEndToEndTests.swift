@@ -112,5 +112,44 @@ struct ConsoleStoryEndToEndTests {
         #expect(
             events.prefix(2).allSatisfy { $0["actor"] as? String == "ops.root" && $0["via"] as? String == "console" }
         )
+
+        // The story as the overview counts it, and the lists an operator pages through.
+        let activity = try await admin(["activity", "--period", "day", "--json"])
+        #expect(activity.status == 0, "\(activity.standardError)")
+        let buckets = try #require(
+            (try JSONSerialization.jsonObject(with: activity.standardOutput) as? [String: Any])?["buckets"]
+                as? [[String: Any]]
+        )
+        #expect(buckets.count == 24)
+        func total(_ name: String) -> Int { buckets.reduce(0) { $0 + (($1[name] as? Int) ?? 0) } }
+        #expect(total("signIns") >= 2, "alice and bob signed in")
+        #expect(total("registrations") >= 2)
+        #expect(total("changes") >= 1, "alice's change, carried by bob")
+        let table = try await admin(["activity"])
+        #expect(table.output.hasPrefix("DAY (UTC)"), "\(table.output)")
+        #expect(table.output.contains("ACTIVE  REGISTERED  SIGN-INS  FAILED  CHANGES  CONFLICTS  REFUSED"))
+        let lines = table.output.split(separator: "\n").count
+        #expect(lines == 10, "the header, a week, the total, the note")
+        let attention = try await admin(["attention"])
+        #expect(attention.status == 0, "\(attention.standardError)")
+        let wiped = try await admin(["devices", "list", "--status", "wiped"])
+        #expect(wiped.output.contains("wiped (carried out)") && wiped.output.contains("alice"), "\(wiped.output)")
+        #expect(!wiped.output.contains("bob"))
+        let found = try await admin(["users", "list", "--prefix", "AL"])
+        #expect(found.output.contains("alice") && !found.output.contains("bob"), "\(found.output)")
+        let warnings = try await admin(["logs", "--user", "alice", "--min-level", "warning", "--since", "2026-01-01"])
+        #expect(warnings.status == 0, "\(warnings.standardError)")
+        for refused in [
+            ["logs", "--min-level", "loud"], ["logs", "--since", "yesterday"],
+            ["logs", "--user", "alice", "--upload", "true"],
+            ["activity", "--period", "year"], ["devices", "list", "--limit", "0"],
+            ["users", "list", "--limit", "1001"],
+        ] {
+            let result = try await admin(refused)
+            #expect(result.status == 64, "\(refused): \(result.standardError)")
+            #expect(result.standardError.split(separator: "\n").first?.hasPrefix("Error: ") == true)
+        }
+        let unknown = try await admin(["activity", "--app", "nowhere"])
+        #expect(unknown.status == 1 && unknown.standardError.contains("There is no app with this ID."))
     }
 }

@@ -119,9 +119,28 @@ public struct AdminClient: Sendable {
     }
 
     /// The newest log entries the app's devices uploaded, newest first.
-    public func logs(app id: String, limit: Int? = nil) async throws(ServiceError) -> [UploadedLog] {
+    ///
+    /// - Parameters:
+    ///   - user: Only this user's entries.
+    ///   - level: Only entries of this level (`trace` … `critical`) and above.
+    ///   - since: Only entries logged at or after this time; `until`, before it.
+    public func logs(
+        app id: String,
+        limit: Int? = nil,
+        user: String? = nil,
+        level: String? = nil,
+        since: Date? = nil,
+        until: Date? = nil
+    ) async throws(ServiceError) -> [UploadedLog] {
+        let query = Operations.ListLogs.Input.Query(
+            limit: limit,
+            user: user,
+            level: level.flatMap(Operations.ListLogs.Input.Query.LevelPayload.init(rawValue:)),
+            since: since,
+            until: until
+        )
         let output = try await ServiceCall.run(at: serverURL) {
-            try await client.listLogs(path: .init(appID: id), query: .init(limit: limit))
+            try await client.listLogs(path: .init(appID: id), query: query)
         }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(UploadedLog.init)
@@ -215,8 +234,26 @@ public struct AdminClient: Sendable {
     // MARK: Devices
 
     /// The app's device registrations.
-    public func devices(app id: String) async throws(ServiceError) -> [ManagedDevice] {
-        let output = try await ServiceCall.run(at: serverURL) { try await client.listDevices(path: .init(appID: id)) }
+    ///
+    /// Without `user`, `status`, `after` or `limit`: every registration, oldest first.
+    /// With any: a page ordered by user and registration ID, of those whose user's name
+    /// starts with `user`, in `status`, after the registration `after`.
+    public func devices(
+        app id: String,
+        user: String? = nil,
+        status: ManagedDevice.Status? = nil,
+        after: String? = nil,
+        limit: Int? = nil
+    ) async throws(ServiceError) -> [ManagedDevice] {
+        let query = Operations.ListDevices.Input.Query(
+            user: user,
+            status: status.flatMap { Components.Schemas.DeviceStatus(rawValue: $0.rawValue) },
+            after: after,
+            limit: limit
+        )
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.listDevices(path: .init(appID: id), query: query)
+        }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedDevice.init)
         case .undocumented(let status, _): throw .invalidResponse(status: status)
@@ -293,8 +330,17 @@ public struct AdminClient: Sendable {
     // MARK: Users
 
     /// Every user.
-    public func users() async throws(ServiceError) -> [ManagedUser] {
-        let output = try await ServiceCall.run(at: serverURL) { try await client.listUsers() }
+    ///
+    /// Without `prefix`, `after` or `limit`: every user. With any: a page by name of
+    /// those whose name starts with `prefix` (any case), after the name `after`.
+    public func users(
+        prefix: String? = nil,
+        after: String? = nil,
+        limit: Int? = nil
+    ) async throws(ServiceError) -> [ManagedUser] {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.listUsers(query: .init(prefix: prefix, after: after, limit: limit))
+        }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedUser.init)
         case .undocumented(let status, _): throw .invalidResponse(status: status)

@@ -25,6 +25,9 @@ public struct ManagedDevice: Sendable, Hashable {
     public var status: Status
     public var registeredAt: Date
     public var lastContactAt: Date?
+    /// For a wiped registration: whether the device has heard of the wipe, and so erased
+    /// its user's data; `nil` for another status.
+    public var wipeCarriedOut: Bool?
 
     /// The registration the admin API answered with.
     init(_ device: Components.Schemas.Device) {
@@ -38,5 +41,6 @@ public struct ManagedDevice: Sendable, Hashable {
         status = Status(rawValue: device.status.rawValue) ?? .locked
         registeredAt = device.registeredAt
         lastContactAt = device.lastContactAt
+        wipeCarriedOut = device.wipeCarriedOut
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import GangwayAdmin
+import GangwayProtocol
 import GangwayServerStorage
 import GangwayServices
 import GangwayTerminal
@@ -36,14 +37,43 @@ struct AdminDevicesList: AsyncParsableCommand {
     @OptionGroup var server: AdminOptions
     @OptionGroup var app: AppOption
 
+    @Option(help: "Only the registrations of users whose name starts with this.")
+    var user: String?
+
+    @Option(help: "Only those active, locked or wiped.")
+    var status: ManagedDevice.Status?
+
+    @Option(help: "Start after this registration (the last one of the page before).")
+    var after: String?
+
+    @Option(help: "List at most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")
+    var limit: Int?
+
+    func validate() throws {
+        if let limit, !APILimits.listLimit.contains(limit) {
+            throw ValidationError("--limit is \(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound).")
+        }
+        if let user, user.unicodeScalars.count > APILimits.usernamePrefix.upperBound {
+            throw ValidationError("--user holds at most \(APILimits.usernamePrefix.upperBound) characters.")
+        }
+    }
+
     func run() async throws {
+        let (user, status, after, limit) = (user, status, after, limit)
         try await server.run { admin in
-            Console.standardOutput(
-                AdminFormatter.devices(try await admin.devices(app: try await app.resolve(with: admin)))
+            let devices = try await admin.devices(
+                app: try await app.resolve(with: admin),
+                user: user,
+                status: status,
+                after: after,
+                limit: limit
             )
+            Console.standardOutput(AdminFormatter.devices(devices))
         }
     }
 }
+
+extension ManagedDevice.Status: ExpressibleByArgument {}
 
 /// What one of the status commands does.
 protocol DeviceStatusChange: SendableMetatype {

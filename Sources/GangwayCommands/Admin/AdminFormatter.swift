@@ -69,7 +69,9 @@ enum AdminFormatter {
             ["REGISTRATION", "USER", "STATUS", "DEVICE", "VERSION", "LAST CONTACT"],
             devices.map {
                 [
-                    $0.registrationID, $0.username, $0.status.rawValue, "\($0.deviceName) (\($0.deviceID))",
+                    $0.registrationID, $0.username,
+                    $0.wipeCarriedOut.map { $0 ? "wiped (carried out)" : "wiped (waiting)" } ?? $0.status.rawValue,
+                    "\($0.deviceName) (\($0.deviceID))",
                     $0.appVersion, $0.lastContactAt.map(date) ?? "never",
                 ]
             }

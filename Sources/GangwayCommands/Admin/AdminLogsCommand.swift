@@ -16,7 +16,8 @@ struct AdminLogs: AsyncParsableCommand {
             A device uploads its own logs only for a user who allows usage reports, at most \
             once per interval, at its server contacts (a launch, going to the background); \
             withdrawing the consent stops it at once. Without --upload, --level or \
-            --interval, the command lists what arrived.
+            --interval, the command lists what arrived, filtered by --user, --min-level \
+            (that level and above), --since and --until (UTC).
             """
     )
 
@@ -35,6 +36,18 @@ struct AdminLogs: AsyncParsableCommand {
     @Option(help: "List at most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")
     var limit = APIDefaults.listLimit
 
+    @Option(help: "List only this user's entries.")
+    var user: String?
+
+    @Option(help: "List only entries of this level and above (trace … critical).")
+    var minLevel: String?
+
+    @Option(help: "List only entries logged at or after this time: \(UTCTime.example).")
+    var since: String?
+
+    @Option(help: "List only entries logged before this time (UTC).")
+    var until: String?
+
     @Flag(help: "List the entries as JSON.")
     var json = false
 
@@ -48,11 +61,31 @@ struct AdminLogs: AsyncParsableCommand {
         if let interval, !LogUploadSchedule.intervalSeconds.contains(interval) {
             throw ValidationError("--interval is 60 to 86400 seconds.")
         }
+        if let minLevel, Logger.Level(rawValue: minLevel) == nil {
+            throw ValidationError("--min-level is one of trace, debug, info, notice, warning, error, critical.")
+        }
+        for (name, value) in [("--since", since), ("--until", until)] {
+            if let value, UTCTime.parse(value) == nil { throw ValidationError("\(name) is \(UTCTime.example).") }
+        }
+        if let user, !APILimits.username.contains(user.unicodeScalars.count) {
+            throw ValidationError(
+                "--user is \(APILimits.username.lowerBound) to \(APILimits.username.upperBound) characters."
+            )
+        }
+        let filters = user != nil || minLevel != nil || since != nil || until != nil
+        if filters, upload != nil || level != nil || interval != nil {
+            throw ValidationError(
+                "--user, --min-level, --since and --until list entries; give them without --upload, --level or --interval."
+            )
+        }
     }
 
     func run() async throws {
         let (upload, level, interval, limit, json) = (
             upload, level.flatMap(Logger.Level.init(rawValue:)), interval, limit, json
+        )
+        let (user, minLevel, since, until) = (
+            user, minLevel, since.flatMap(UTCTime.parse), until.flatMap(UTCTime.parse)
         )
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
@@ -64,7 +97,14 @@ struct AdminLogs: AsyncParsableCommand {
                 Console.standardOutput(AdminFormatter.logSettings(app))
                 return
             }
-            let logs = try await admin.logs(app: id, limit: limit)
+            let logs = try await admin.logs(
+                app: id,
+                limit: limit,
+                user: user,
+                level: minLevel,
+                since: since,
+                until: until
+            )
             Console.standardOutput(json ? AdminFormatter.json(logs) : AdminFormatter.logs(logs))
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import GangwayAdmin
 import GangwayPolicy
+import GangwayProtocol
 import GangwayServices
 import GangwayTerminal
 
@@ -23,8 +24,33 @@ struct AdminUsersList: AsyncParsableCommand {
 
     @OptionGroup var server: AdminOptions
 
+    @Option(help: "Only users whose name starts with this (any case).")
+    var prefix: String?
+
+    @Option(help: "Start after this name (the last one of the page before).")
+    var after: String?
+
+    @Option(help: "List at most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")
+    var limit: Int?
+
+    func validate() throws {
+        if let limit, !APILimits.listLimit.contains(limit) {
+            throw ValidationError("--limit is \(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound).")
+        }
+        for (name, value) in [("--prefix", prefix), ("--after", after)] {
+            if let value, !APILimits.usernamePrefix.contains(value.unicodeScalars.count) {
+                throw ValidationError("\(name) holds at most \(APILimits.usernamePrefix.upperBound) characters.")
+            }
+        }
+    }
+
     func run() async throws {
-        try await server.run { admin in Console.standardOutput(AdminFormatter.users(try await admin.users())) }
+        let (prefix, after, limit) = (prefix, after, limit)
+        try await server.run { admin in
+            Console.standardOutput(
+                AdminFormatter.users(try await admin.users(prefix: prefix, after: after, limit: limit))
+            )
+        }
     }
 }
 

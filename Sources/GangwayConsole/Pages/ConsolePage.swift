@@ -338,31 +338,48 @@ public struct DevicesPage: ConsolePage {
     public var apps: [ConsoleOption]
     public var hasApps: Bool
     public var appID: String
+    /// The start of the user names searched for, as typed.
+    public var user: String
+    public var statuses: [ConsoleOption]
     public var devices: [Row]
     public var hasDevices: Bool
     public var caption: String
     public var canAct: Bool
     public var formToken: String
     public var refusal: String?
+    /// The next page's path, when there is one.
+    public var next: String?
 
+    /// - Parameter status: The status searched for (`active`, `locked`, `wiped`), or empty.
     public init(
         signedIn: SignedInOperator,
         apps: [(id: String, name: String)],
         appID: String,
+        user: String = "",
+        status: String = "",
         devices: [Row],
         canAct: Bool,
-        refusal: String? = nil
+        refusal: String? = nil,
+        next: String? = nil
     ) {
         self.signedIn = signedIn
         self.apps = apps.map { ConsoleOption(value: $0.id, title: "\($0.name) (\($0.id))", selected: $0.id == appID) }
         hasApps = !apps.isEmpty
         self.appID = appID
+        self.user = user
+        statuses = ["", "active", "locked", "wiped"].map {
+            ConsoleOption(value: $0, title: $0.isEmpty ? "any" : $0, selected: $0 == status)
+        }
         self.devices = devices
         hasDevices = !devices.isEmpty
-        caption = "Registrations of \(appID)"
+        var caption = "Registrations of \(appID)"
+        if !user.isEmpty { caption += ", users starting with “\(user)”" }
+        if !status.isEmpty { caption += ", \(status)" }
+        self.caption = caption + ", by user"
         self.canAct = canAct
         formToken = signedIn.formToken
         self.refusal = refusal
+        self.next = next
     }
 }
 

@@ -147,6 +147,10 @@ public struct ConsoleTemplates: Sendable {
         <form method="get" action="/console/devices" role="search">
         <label for="app">App</label>
         <select id="app" name="app">{{#apps}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{title}}</option>{{/apps}}</select>
+        <label for="user">User name starts with</label>
+        <input id="user" name="user" maxlength="128" value="{{user}}" autocomplete="off">
+        <label for="status">Status</label>
+        <select id="status" name="status">{{#statuses}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{title}}</option>{{/statuses}}</select>
         <button type="submit">Show</button>
         </form>
         {{/hasApps}}
@@ -167,7 +171,8 @@ public struct ConsoleTemplates: Sendable {
         </tbody>
         </table>
         {{/hasDevices}}
-        {{^hasDevices}}<p>No device is registered for this app yet.</p>{{/hasDevices}}
+        {{#next}}<p><a href="{{next}}" rel="next">Next devices</a></p>{{/next}}
+        {{^hasDevices}}<p>No registration of this app matches.</p>{{/hasDevices}}
         {{/main}}{{/layout}}
         """,
         "audit": """

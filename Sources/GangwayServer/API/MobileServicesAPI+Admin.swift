@@ -117,7 +117,40 @@ extension MobileServicesAPI {
     func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
         try await requireAdmin()
         let app = try await app(input.path.appID)
-        let devices = try await perform { try await storage.devices(appID: app.id) }
+        let query = input.query
+        guard query.user != nil || query.status != nil || query.after != nil || query.limit != nil else {
+            return .ok(
+                .init(body: .json(try await perform { try await storage.devices(appID: app.id) }.map(Self.wire)))
+            )
+        }
+        let limit = try Validation.listLimit(query.limit)
+        if let user = query.user, !APILimits.usernamePrefix.contains(user.unicodeScalars.count) {
+            throw APIError.badRequest(
+                "user holds at most \(APILimits.usernamePrefix.upperBound) characters.",
+                code: .invalidField
+            )
+        }
+        if let after = query.after, !APILimits.identifier.contains(after.unicodeScalars.count) {
+            throw APIError.badRequest(
+                "after is a registration's ID: \(APILimits.identifier.lowerBound) to "
+                    + "\(APILimits.identifier.upperBound) characters.",
+                code: .invalidField
+            )
+        }
+        // No user's name or registration's ID holds a control character (and PostgreSQL
+        // text cannot hold a NUL).
+        if Validation.hasControlCharacters(query.user ?? "") || Validation.hasControlCharacters(query.after ?? "") {
+            return .ok(.init(body: .json([])))
+        }
+        let devices = try await perform {
+            try await storage.devices(
+                appID: app.id,
+                userPrefix: query.user ?? "",
+                status: query.status.map(DeviceStatus.init),
+                after: query.after,
+                limit: limit
+            )
+        }
         return .ok(.init(body: .json(devices.map(Self.wire))))
     }
 
@@ -156,7 +189,9 @@ extension MobileServicesAPI {
             appVersion: device.appVersion,
             status: .init(device.status),
             registeredAt: device.registeredAt,
-            lastContactAt: device.lastContactAt
+            lastContactAt: device.lastContactAt,
+            statusChangedAt: device.statusChangedAt,
+            wipeCarriedOut: device.status == .wiped ? device.wipeReachedDevice : nil
         )
     }
 

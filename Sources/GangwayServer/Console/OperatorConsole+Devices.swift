@@ -16,6 +16,9 @@ extension OperatorConsole {
         }
     }
 
+    /// Registrations on a page.
+    static let devicesShown = 50
+
     private func devices(
         _ request: Request,
         appID asked: String? = nil,
@@ -24,32 +27,73 @@ extension OperatorConsole {
     ) async -> Response {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         guard let apps = try? await api.storage.apps() else { return unavailable() }
-        let wanted = asked ?? request.uri.queryParameters.get("app").map { String($0) }
+        let parameters = request.uri.queryParameters
+        func text(_ name: String) -> String { String((parameters.get(name) ?? "").prefix(128)) }
+        let wanted = asked ?? text("app")
         let appID = apps.first { $0.id == wanted }?.id ?? apps.first?.id ?? ""
-        guard let registrations = appID.isEmpty ? [] : try? await api.storage.devices(appID: appID) else {
-            return unavailable()
+        // After an action, the page shows the app's first page.
+        let user = asked == nil ? text("user").trimmingCharacters(in: .whitespaces) : ""
+        let shownStatus = asked == nil ? Components.Schemas.DeviceStatus(rawValue: text("status")) : nil
+        let after = asked == nil && !text("after").isEmpty ? text("after") : nil
+        var listed: [Components.Schemas.Device] = []
+        var refusal = refusal
+        if !appID.isEmpty {
+            let query = Operations.ListDevices.Input.Query(
+                user: user,
+                status: shownStatus,
+                after: after,
+                limit: Self.devicesShown + 1
+            )
+            do {
+                guard
+                    case .ok(let answer) = try await run(
+                        for: record,
+                        { try await api.listDevices(.init(path: .init(appID: appID), query: query)) }
+                    ),
+                    case .json(let devices) = answer.body
+                else { return unavailable() }
+                listed = devices
+            } catch let refused as APIError {
+                refusal = refused.message
+            } catch {
+                return unavailable()
+            }
+        }
+        var next: String?
+        if listed.count > Self.devicesShown {
+            listed.removeLast()
+            var components = URLComponents()
+            components.path = ConsolePaths.devices
+            components.queryItems = [
+                ("app", appID), ("user", user), ("status", shownStatus?.rawValue ?? ""),
+                ("after", listed.last?.registrationID ?? ""),
+            ].filter { !$0.1.isEmpty }.map { URLQueryItem(name: $0.0, value: $0.1) }
+            next = components.string
         }
         let browser = api.formGuard.browser(request.headers)
         let page = DevicesPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.devices),
             apps: apps.map { ($0.id, $0.name) },
             appID: appID,
-            devices: registrations.map {
+            user: user,
+            status: shownStatus?.rawValue ?? "",
+            devices: listed.map {
                 DevicesPage.Row(
                     registrationID: $0.registrationID,
-                    username: $0.username,
+                    username: $0.userID,
                     deviceName: $0.deviceName,
                     platform: $0.platform,
                     appVersion: $0.appVersion,
                     lastContact: $0.lastContactAt.map(Self.minute) ?? "never",
                     status: $0.status.rawValue,
-                    wipeReachedDevice: $0.wipeReachedDevice
+                    wipeReachedDevice: $0.wipeCarriedOut ?? false
                 )
             },
             canAct: record.role >= .operator,
-            refusal: refusal
+            refusal: refusal,
+            next: next
         )
-        return self.page(page, status: status, browser: browser)
+        return self.page(page, status: status == .ok && refusal != nil ? .badRequest : status, browser: browser)
     }
 
     /// Locks, unlocks or wipes a registration, as `PATCH /admin/apps/{appID}/devices/{registrationID}`

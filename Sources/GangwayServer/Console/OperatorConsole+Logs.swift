@@ -16,12 +16,6 @@ extension OperatorConsole {
         router.get(RouterPath(ConsolePaths.logs)) { request, _ in await logs(request) }
     }
 
-    /// A `datetime-local` value (`YYYY-MM-DDTHH:MM`, seconds optional), read as UTC.
-    static func localTime(_ text: String) -> Date? {
-        let withSeconds = text.count == 16 ? text + ":00" : text
-        return try? Date("\(withSeconds)Z", strategy: .iso8601)
-    }
-
     private func logs(_ request: Request) async -> Response {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         let browser = api.formGuard.browser(request.headers)
@@ -36,7 +30,7 @@ extension OperatorConsole {
         var since: Date?
         var until: Date?
         for (name, title) in [("since", "From"), ("until", "Before")] where !text(name).isEmpty {
-            guard let time = Self.localTime(text(name)) else {
+            guard let time = UTCTime.parse(text(name)) else {
                 error = "\(title): give a date and time, such as 2026-11-26T08:00."
                 continue
             }

@@ -42,8 +42,7 @@ extension OperatorConsole {
         let page = OverviewPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.root),
             figures: [
-                ("Apps", figures.apps), ("Users", figures.users), ("Active devices", figures.activeDevices),
-                ("Changes uploaded", figures.changes), ("Conflicts", figures.conflicts),
+                ("Apps", figures.apps), ("Users", figures.users), ("Registrations active", figures.activeDevices),
                 ("Operators", figures.operators),
             ],
             periods: [("Day", .day), ("Week", .week), ("Month", .month)].map { title, value in

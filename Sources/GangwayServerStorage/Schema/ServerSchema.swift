@@ -216,7 +216,8 @@ enum ServerSchema {
     }
 
     /// The overview: counts per app, kind and hour (``ActivityKind``); blocked users and
-    /// the registrations longest out of contact found by an index, not by reading every row.
+    /// the registrations longest out of contact found by an index, not by reading every
+    /// row; an app's registrations paged by user.
     static func version12(_ dialect: StorageKind) -> [String] {
         [
             """
@@ -226,6 +227,7 @@ enum ServerSchema {
             "CREATE INDEX activity_by_bucket ON activity (bucket)",
             "CREATE INDEX users_blocked ON users (username) WHERE blocked",
             "CREATE INDEX devices_by_contact ON devices (app_id, status, last_contact_at)",
+            "CREATE INDEX devices_by_user ON devices (app_id, username, registration_id)",
         ]
     }
 

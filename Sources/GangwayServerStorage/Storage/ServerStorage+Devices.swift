@@ -26,6 +26,38 @@ extension ServerStorage {
         )
     }
 
+    /// A page of `appID`'s registrations by user and registration ID: those whose user's
+    /// name starts with `userPrefix` (any case), in `status` if given, after the
+    /// registration `after` (none when it is gone), at most `limit`. The database walks its
+    /// index of the app's registrations by user from `after`.
+    public func devices(
+        appID: String,
+        userPrefix: String,
+        status: DeviceStatus?,
+        after: String?,
+        limit: Int
+    ) async throws(StorageError) -> [DeviceRecord] {
+        var conditions: [SQL] = [
+            "app_id = \(appID)", "LOWER(username) LIKE \(Self.startsWith(userPrefix)) ESCAPE '\\'",
+        ]
+        if let status { conditions.append("status = \(status.rawValue)") }
+        if let after {
+            conditions.append(
+                """
+                (username, registration_id) > (SELECT username, registration_id FROM devices
+                    WHERE app_id = \(appID) AND registration_id = \(after))
+                """
+            )
+        }
+        return try await all(
+            """
+            \(DeviceRecord.select) WHERE \(SQL.joined(conditions, separator: " AND "))
+            ORDER BY username, registration_id LIMIT \(limit)
+            """,
+            DeviceRecord.init
+        )
+    }
+
     /// Every registration of a user, in every app.
     public func devices(username: String) async throws(StorageError) -> [DeviceRecord] {
         try await all(

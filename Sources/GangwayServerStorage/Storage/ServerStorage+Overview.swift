@@ -1,13 +1,13 @@
 import Foundation
 
-/// The server's figures at a glance, counted by the database.
+/// The server's figures at a glance, counted by the database: each from an index or a
+/// small table, never by reading every change (the overview's charts count those as
+/// they happen).
 public struct ServerFigures: Sendable, Hashable {
     public var apps: Int
     public var users: Int
     /// Device registrations that are neither locked nor wiped.
     public var activeDevices: Int
-    public var changes: Int
-    public var conflicts: Int
     public var operators: Int
 }
 
@@ -17,8 +17,6 @@ extension ServerStorage {
             """
             SELECT (SELECT COUNT(*) FROM apps) AS apps, (SELECT COUNT(*) FROM users) AS users,
                 (SELECT COUNT(*) FROM devices WHERE status = 'active') AS devices,
-                (SELECT COUNT(*) FROM changes) AS changes,
-                (SELECT COUNT(*) FROM changes WHERE outcome = 'conflict') AS conflicts,
                 (SELECT COUNT(*) FROM operators) AS operators
             """
         ) { row throws(StorageError) in
@@ -26,8 +24,6 @@ extension ServerStorage {
                 apps: try row("apps"),
                 users: try row("users"),
                 activeDevices: try row("devices"),
-                changes: try row("changes"),
-                conflicts: try row("conflicts"),
                 operators: try row("operators")
             )
         }

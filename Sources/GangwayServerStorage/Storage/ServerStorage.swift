@@ -157,10 +157,7 @@ public final class ServerStorage: Sendable {
         after: String?,
         limit: Int
     ) async throws(StorageError) -> [UserRecord] {
-        // LIKE's own wildcards in a typed prefix match themselves.
-        let escaped = prefix.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-        let pattern = escaped + "%"
+        let pattern = Self.startsWith(prefix)
         let statement: SQL =
             if let after {
                 """
@@ -171,6 +168,15 @@ public final class ServerStorage: Sendable {
                 "\(UserRecord.select) WHERE LOWER(username) LIKE \(pattern) ESCAPE '\\' ORDER BY username LIMIT \(limit)"
             }
         return try await all(statement, UserRecord.init(row:))
+    }
+}
+
+extension ServerStorage {
+    /// The `LIKE … ESCAPE '\'` pattern of the lowercased names that start with `prefix`
+    /// (any case): LIKE's own wildcards in a typed prefix match themselves.
+    static func startsWith(_ prefix: String) -> String {
+        prefix.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
     }
 }
 
