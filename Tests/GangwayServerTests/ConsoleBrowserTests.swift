@@ -320,7 +320,8 @@ struct ConsoleBrowserTests {
                     ("users", "<h1>Users</h1>", "users"), ("users/alice", "User alice", "user"),
                     ("devices", "<h1>Devices</h1>", "devices"), ("audit", "<h1>Audit</h1>", "audit"),
                     ("apps", "<h1>Apps</h1>", "apps"), ("data", "<h1>Data</h1>", "data"),
-                    ("logs", "<h1>Logs</h1>", "logs"), ("apps/checks", "Require a passcode", "app-settings"),
+                    ("logs", "<h1>Logs</h1>", "logs"), ("apps/checks/sign-in", "How people sign in", "app-sign-in"),
+                    ("apps/checks", "Require a passcode", "app-settings"),
                 ]
                 for (path, shown, name) in pages {
                     try await browser.open("\(server)/console/\(path)")

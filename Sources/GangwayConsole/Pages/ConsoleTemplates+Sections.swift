@@ -26,7 +26,7 @@ extension ConsoleTemplates {
         <ul>{{#consequences}}<li>{{.}}</li>{{/consequences}}</ul></div>{{/saved}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         {{^canEdit}}<p>Only an admin changes an app's settings; you can read them here.</p>{{/canEdit}}
-        <p>People sign in with: {{signInType}}{{#provider}}, at {{.}}{{/provider}}.</p>
+        <p>People sign in with: {{signInType}}{{#provider}}, at {{.}}{{/provider}}. <a href="/console/apps/{{appID}}/sign-in">How people sign in</a></p>
         {{#hasChecklist}}<h2>The checklist a person sees when choosing a passcode</h2>
         <ul class="checklist">{{#checklist}}<li>{{.}}</li>{{/checklist}}</ul>{{/hasChecklist}}
         <form method="post" action="{{action}}">
@@ -44,6 +44,38 @@ extension ConsoleTemplates {
         {{/fields}}
         </fieldset>
         {{/sections}}
+        {{#canEdit}}<button type="submit">Save</button>{{/canEdit}}
+        </form>
+        {{/main}}{{/layout}}
+        """,
+        "app-sign-in": """
+        {{<layout}}{{$main}}
+        <h1>{{title}}</h1>
+        <p class="links"><a href="/console/apps/{{appID}}">The app's settings</a></p>
+        {{#saved}}<div class="notice" role="status"><p>Saved. What changes for the app's people:</p>
+        <ul>{{#consequences}}<li>{{.}}</li>{{/consequences}}</ul></div>{{/saved}}
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{^canEdit}}<p>Only an admin changes how people sign in; you can read it here.</p>{{/canEdit}}
+        <form method="post" action="{{action}}">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <fieldset><legend>How people sign in</legend>
+        {{#types}}<div class="check"><input type="radio" id="type-{{value}}" name="type" value="{{value}}"{{#selected}} checked{{/selected}}{{^canEdit}} disabled{{/canEdit}}> <label for="type-{{value}}">{{title}}</label></div>{{/types}}
+        </fieldset>
+        <fieldset><legend>The company's OpenID provider (OAuth 2.0 only; leave empty for none)</legend>
+        <label for="issuer">Issuer URL</label>
+        <input id="issuer" name="issuer" type="url" maxlength="2048" value="{{issuer}}" placeholder="https://login.example.com"{{^canEdit}} disabled{{/canEdit}}>
+        <label for="clientID">Client ID this server has there</label>
+        <input id="clientID" name="clientID" maxlength="255" value="{{clientID}}" autocomplete="off"{{^canEdit}} disabled{{/canEdit}}>
+        <label for="clientSecret">Client secret</label>
+        <input id="clientSecret" name="clientSecret" type="password" maxlength="4096" autocomplete="new-password" aria-describedby="clientSecret-hint"{{^canEdit}} disabled{{/canEdit}}>
+        <p class="quiet hint" id="clientSecret-hint">{{#hasClientSecret}}A secret is stored: leave this empty to keep it (for the same issuer and client ID). {{/hasClientSecret}}Sealed by the server, and never shown again.</p>
+        <div class="check"><input type="checkbox" id="createsUsers" name="createsUsers"{{#createsUsers}} checked{{/createsUsers}}{{^canEdit}} disabled{{/canEdit}}> <label for="createsUsers">Give a person the provider knows a user at their first sign-in</label></div>
+        {{#providerRedirect}}<p>Register this redirect URI at the provider: <code>{{.}}</code></p>{{/providerRedirect}}
+        </fieldset>
+        <fieldset><legend>The app's redirect URIs (authorization code grant)</legend>
+        <label for="redirectURIs">One a line: a private-use scheme with a dot, http on 127.0.0.1 or [::1], or https</label>
+        <textarea id="redirectURIs" name="redirectURIs" rows="4"{{^canEdit}} disabled{{/canEdit}}>{{redirectURIs}}</textarea>
+        </fieldset>
         {{#canEdit}}<button type="submit">Save</button>{{/canEdit}}
         </form>
         {{/main}}{{/layout}}

@@ -261,6 +261,7 @@ public struct ConsoleTemplates: Sendable {
         .sign-out { margin-left: auto; display: flex; gap: 0.5rem; align-items: center; }
         main { padding: 1.5rem; max-width: 60rem; }
         label { display: block; margin-top: 1rem; font-weight: 600; }
+        textarea { display: block; width: 100%; max-width: 40rem; box-sizing: border-box; font: inherit; font-size: 1.05rem; padding: 0.55rem; margin-top: 0.3rem; border: 1px solid #6e7781; border-radius: 4px; }
         input { display: block; width: 100%; max-width: 28rem; box-sizing: border-box; font-size: 1.05rem; padding: 0.55rem; margin-top: 0.3rem; border: 1px solid #6e7781; border-radius: 4px; }
         button { font-size: 1.05rem; padding: 0.55rem 1.1rem; margin-top: 1.25rem; border: 1px solid #0b4f9c; border-radius: 4px; background: #0b4f9c; color: #fff; cursor: pointer; }
         .sign-out button { margin-top: 0; padding: 0.3rem 0.8rem; font-size: 0.95rem; }

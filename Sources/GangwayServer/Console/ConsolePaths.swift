@@ -23,12 +23,16 @@ enum ConsolePaths {
         users: ["get", "post"], users + "/{username}": ["get", "post"], devices: ["get"],
         devices + "/{registrationID}": ["post"],
         audit: ["get"], auditCSV: ["get"], auditJSON: ["get"], apps: ["get"], apps + "/{appID}": ["get", "post"],
-        apps + "/{appID}/activation": ["get", "post"], operators: ["get", "post"], operators + "/{name}": ["post"],
+        apps + "/{appID}/activation": ["get", "post"], apps + "/{appID}/sign-in": ["get", "post"],
+        operators: ["get", "post"], operators + "/{name}": ["post"],
         data: ["get"], logs: ["get"],
     ]
 
     /// An app's settings page.
     static func app(_ appID: String) -> String { apps + "/" + appID }
+
+    /// How an app's people sign in.
+    static func signInSettings(_ appID: String) -> String { app(appID) + "/sign-in" }
 
     /// An app's activation page.
     static func activation(_ appID: String) -> String { app(appID) + "/activation" }

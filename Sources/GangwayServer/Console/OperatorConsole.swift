@@ -51,6 +51,7 @@ struct OperatorConsole: Sendable {
         registerDevices(on: router)
         registerApps(on: router)
         registerActivation(on: router)
+        registerAppSignIn(on: router)
         registerOperators(on: router)
         registerData(on: router)
         registerLogs(on: router)
