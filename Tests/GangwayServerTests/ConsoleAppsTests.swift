@@ -266,6 +266,66 @@ struct ConsoleAppsTests {
     /// The controls of the first post form that a browser sends: inputs with their value
     /// (checkboxes only when checked, as `on`) and each select's chosen option; hidden
     /// fields are the browser's to add.
+    @Test(
+        "an admin adds an app and changes its email domains; a viewer may not; each refusal explained, what was typed kept"
+    )
+    func addApp() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let viewer = try await Self.browser(api, fixture, "ops.vic", role: .viewer)
+            let read = try await viewer.get("/console/apps")
+            #expect(read.text.contains("An admin adds apps") && !read.text.contains("Add the app"))
+            let refused = try await viewer.post(
+                "/console/apps",
+                [("form_token", Self.formToken(of: read.text)), ("appID", "fuel"), ("name", "Fuel")]
+            )
+            #expect(refused.status == .forbidden)
+
+            let admin = try await Self.browser(api, fixture, "ops.ada", role: .admin)
+            let page = try await admin.get("/console/apps")
+            #expect(page.text.contains("Add the app"))
+            for (fields, status, message) in [
+                ([("appID", "-fuel"), ("name", "Fuel records")], HTTPResponse.Status.badRequest, "appID"),
+                ([("appID", "checks"), ("name", "Again")], .conflict, "exists already"),
+                (
+                    [("appID", "fuel"), ("name", "Fuel records"), ("emailDomains", "airline.example")], .conflict,
+                    "airline.example"
+                ),
+            ] {
+                let wrong = try await admin.submit(page, to: "/console/apps", fields)
+                #expect(wrong.status == status, "\(fields)")
+                #expect(wrong.text.contains(message), "\(fields)")
+                #expect(wrong.text.contains(#"value="\#(fields[0].1)""#), "kept")
+            }
+            let added = try await admin.submit(
+                page,
+                to: "/console/apps",
+                [("appID", "fuel"), ("name", "Fuel records"), ("emailDomains", "fuel.example, ops.fuel.example")]
+            )
+            #expect(added.status == .seeOther)
+            #expect(added.headers[.location] == "/console/apps/fuel")
+            #expect(try await api.send(.get, "/discovery?email=a@ops.fuel.example").status == .ok)
+
+            let settings = try await admin.get("/console/apps/fuel")
+            var fields = Self.controls(of: settings.text)
+            #expect(fields["emailDomains"] == "fuel.example, ops.fuel.example")
+            fields["emailDomains"] = "fuel.example"
+            let saved = try await admin.submit(settings, to: "/console/apps/fuel", fields.map { ($0.key, $0.value) })
+            try saved.expect(.ok)
+            #expect(try await api.send(.get, "/discovery?email=a@ops.fuel.example").status == .notFound)
+            #expect(try await api.send(.get, "/discovery?email=a@fuel.example").status == .ok)
+
+            let events = try await OperatorsTests.audit(api)
+            #expect(events.prefix(2).map(\.action) == ["updateApp", "createApp"])
+            #expect(events.prefix(2).allSatisfy { $0.actor == "ops.ada" && $0.via == .console })
+        }
+    }
+
+    /// The anti-forgery token of the first form of `html`.
+    static func formToken(of html: String) -> String {
+        String(html.firstMatch(of: /name="form_token" value="([^"]*)"/)?.output.1 ?? "")
+    }
+
     static func controls(of html: String) -> [String: String] {
         var fields: [String: String] = [:]
         for input in html.matches(of: /<input ([^>]*)>/) {

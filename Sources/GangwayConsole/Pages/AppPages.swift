@@ -16,16 +16,44 @@ public struct AppsPage: ConsolePage {
         }
     }
 
+    /// What was typed into the form that adds an app, shown again after a refusal.
+    public struct NewApp: Sendable {
+        public var id: String
+        public var name: String
+        public var emailDomains: String
+
+        public init(id: String = "", name: String = "", emailDomains: String = "") {
+            self.id = id
+            self.name = name
+            self.emailDomains = emailDomains
+        }
+    }
+
     public var template: String { "apps" }
     public let title = "Apps"
     public var signedIn: SignedInOperator?
     public var apps: [Row]
     public var hasApps: Bool
+    /// Whether the operator may add an app (an admin).
+    public var canCreate: Bool
+    public var formToken: String
+    public var newApp: NewApp
+    public var error: String?
 
-    public init(signedIn: SignedInOperator, apps: [Row]) {
+    public init(
+        signedIn: SignedInOperator,
+        apps: [Row],
+        canCreate: Bool = false,
+        newApp: NewApp = NewApp(),
+        error: String? = nil
+    ) {
         self.signedIn = signedIn
         self.apps = apps
         hasApps = !apps.isEmpty
+        self.canCreate = canCreate
+        formToken = signedIn.formToken
+        self.newApp = newApp
+        self.error = error
     }
 }
 

@@ -15,7 +15,21 @@ extension ConsoleTemplates {
         </tbody>
         </table>
         {{/hasApps}}
-        {{^hasApps}}<p>No app yet: add one with <code>gangway admin apps create</code>.</p>{{/hasApps}}
+        {{^hasApps}}<p>No app yet.</p>{{/hasApps}}
+        {{#canCreate}}<h2>Add an app</h2>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <form method="post" action="/console/apps">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        {{#newApp}}<label for="appID">ID: letters, digits, '.', '_' and '-', a letter or digit first</label>
+        <input id="appID" name="appID" required maxlength="64" autocomplete="off" value="{{id}}">
+        <label for="name">Name</label>
+        <input id="name" name="name" required maxlength="128" value="{{name}}">
+        <label for="emailDomains">Work email domains</label>
+        <input id="emailDomains" name="emailDomains" maxlength="4096" value="{{emailDomains}}" aria-describedby="emailDomains-hint">
+        <p class="quiet hint" id="emailDomains-hint">Separated by commas or spaces; may be left empty. A person who types an address at one of them is sent to this app.</p>{{/newApp}}
+        <button type="submit">Add the app</button>
+        </form>{{/canCreate}}
+        {{^canCreate}}<p>An admin adds apps, here or with <code>gangway admin apps add</code>.</p>{{/canCreate}}
         {{/main}}{{/layout}}
         """,
         "app": """

@@ -25,6 +25,12 @@ enum AppSettingsForm {
     }
 
     static let name = Setting(key: "name", label: "Name", kind: .text(maxLength: APILimits.name.upperBound))
+    static let emailDomains = Setting(
+        key: "emailDomains",
+        label: "Work email domains",
+        hint: "Separated by commas or spaces. A person who types an address at one of them is sent to this app.",
+        kind: .text(maxLength: 4096)
+    )
     static let minimumVersion = Setting(
         key: "minimumVersion",
         label: "Oldest app version allowed",
@@ -107,7 +113,7 @@ enum AppSettingsForm {
 
     /// Every setting, by section.
     static let sections: [(title: String, settings: [Setting])] = [
-        ("App", [name, minimumVersion]),
+        ("App", [name, emailDomains, minimumVersion]),
         ("Passcode", [passcodeRequired] + policy),
         ("Shared devices", [previousUserChanges]),
         ("Out of contact", [lockAndWipe, lockDays, wipeDays]),
@@ -125,6 +131,7 @@ enum AppSettingsForm {
         func number(_ value: Int?, _ fallback: Int?) -> String { String(value ?? fallback ?? 0) }
         var values: [String: String] = [
             name.key: app.name,
+            emailDomains.key: app.emailDomains.joined(separator: ", "),
             minimumVersion.key: app.minimumVersion ?? "",
             passcodeRequired.key: (settings.passwordPolicy?.isEnabled ?? true) ? "on" : "",
         ]
@@ -212,6 +219,7 @@ enum AppSettingsForm {
         )
         return Components.Schemas.AppUpdate(
             name: text(name),
+            emailDomains: Self.domains(text(emailDomains)),
             minimumVersion: text(minimumVersion),
             settings: .init(
                 passwordPolicy: .init(settings: policy, enabled: flag(passcodeRequired)),
@@ -231,5 +239,10 @@ enum AppSettingsForm {
                 recoverySettings: .init(passcodeResetKeepsData: flag(resetKeepsData))
             )
         )
+    }
+
+    /// The domains of a comma- or space-separated list, as typed (the API checks each).
+    static func domains(_ text: String) -> [String] {
+        text.split { $0 == "," || $0.isWhitespace }.map(String.init)
     }
 }

@@ -12,6 +12,7 @@ import Hummingbird
 extension OperatorConsole {
     func registerApps(on router: Router<ServerContext>) {
         router.get(RouterPath(ConsolePaths.apps)) { request, _ in await apps(request) }
+        router.post(RouterPath(ConsolePaths.apps)) { request, _ in await createApp(request) }
         router.get(RouterPath(ConsolePaths.apps + "/:appID")) { request, context in
             await app(request, appID: context.parameters.get("appID") ?? "")
         }
@@ -22,10 +23,19 @@ extension OperatorConsole {
 
     private func apps(_ request: Request) async -> Response {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        return await appsPage(record, browser: api.formGuard.browser(request.headers))
+    }
+
+    private func appsPage(
+        _ record: OperatorRecord,
+        browser: FormGuard.Browser,
+        newApp: AppsPage.NewApp = .init(),
+        error: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) async -> Response {
         guard case .ok(let answer) = try? await run(for: record, { try await api.listApps(.init()) }),
             case .json(let apps) = answer.body
         else { return unavailable() }
-        let browser = api.formGuard.browser(request.headers)
         let page = AppsPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.apps),
             apps: apps.map {
@@ -36,9 +46,50 @@ extension OperatorConsole {
                     minimumVersion: $0.minimumVersion ?? "",
                     path: ConsolePaths.app($0.appID)
                 )
-            }
+            },
+            canCreate: record.role >= .admin,
+            newApp: newApp,
+            error: error
         )
-        return self.page(page, browser: browser)
+        return self.page(page, status: status, browser: browser)
+    }
+
+    /// Adds an app with the server's default settings, as `POST /admin/apps` does, for an
+    /// admin; then shows its settings.
+    private func createApp(_ request: Request) async -> Response {
+        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
+        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        func trimmed(_ name: String) -> String { (form[name] ?? "").trimmingCharacters(in: .whitespaces) }
+        let typed = AppsPage.NewApp(id: trimmed("appID"), name: trimmed("name"), emailDomains: trimmed("emailDomains"))
+        guard record.role >= .admin else {
+            return await appsPage(
+                record,
+                browser: browser,
+                newApp: typed,
+                error: "Only an admin adds apps: ask an admin for the role.",
+                status: .forbidden
+            )
+        }
+        let body = Components.Schemas.AppCreate(
+            appID: typed.id,
+            name: typed.name,
+            emailDomains: AppSettingsForm.domains(typed.emailDomains)
+        )
+        do {
+            _ = try await run(for: record) { try await api.createApp(.init(body: .json(body))) }
+        } catch let refused as APIError {
+            return await appsPage(
+                record,
+                browser: browser,
+                newApp: typed,
+                error: refused.message,
+                status: refused.status
+            )
+        } catch {
+            return unavailable()
+        }
+        await api.audit(actor: record.name, via: .console, action: "createApp", target: "/admin/apps")
+        return Self.redirect(to: ConsolePaths.app(typed.id))
     }
 
     /// The app as the admin API gives it, or `nil` when there is no such app.
