@@ -130,6 +130,107 @@ struct ConsoleUsersTests {
         }
     }
 
+    /// The entities of the set `checks`, as the admin API lists them.
+    static func entities(_ api: API) async throws -> [Components.Schemas.Entity] {
+        try await api.admin(.get, "/admin/apps/checks/data/checks").decode(Components.Schemas.EntityList.self).entities
+    }
+
+    @Test(
+        "an admin puts and deletes entities and sets what devices may change in a set; a viewer may not; mistakes explained, what was typed kept"
+    )
+    func writeData() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let viewer = try await ConsoleAppsTests.browser(api, fixture, "ops.vic", role: .viewer)
+            let read = try await viewer.get("/console/data?app=checks&set=checks")
+            #expect(!read.text.contains("Put the entity") && !read.text.contains(">Delete<"))
+            let refused = try await viewer.post(
+                "/console/data",
+                [
+                    ("form_token", ConsoleAppsTests.formToken(of: read.text)), ("action", "put"), ("app", "checks"),
+                    ("set", "checks"), ("id", "F-X"), ("fields", "status = open"),
+                ]
+            )
+            #expect(refused.status == .forbidden)
+
+            let admin = try await ConsoleAppsTests.browser(api, fixture, "ops.ada", role: .admin)
+            let page = try await admin.get("/console/data?app=checks&set=checks")
+            #expect(page.text.contains("Put the entity"))
+            let put = try await admin.submit(
+                page,
+                to: "/console/data",
+                [
+                    ("action", "put"), ("id", "F-GTAJ-fuel"),
+                    ("fields", "aircraft = A321 F-GTAJ\n\nstatus=open\nnote = a = b"),
+                ]
+            )
+            #expect(put.status == .seeOther)
+            #expect(put.headers[.location] == "/console/data?app=checks&set=checks")
+            let entity = try #require(try await Self.entities(api).first { $0.id == "F-GTAJ-fuel" })
+            #expect(
+                entity.fields.additionalProperties == ["aircraft": "A321 F-GTAJ", "status": "open", "note": "a = b"]
+            )
+
+            for (fields, status, message) in [
+                (
+                    [("action", "put"), ("id", "F-Y"), ("fields", "status open")], HTTPResponse.Status.badRequest,
+                    "name = value"
+                ),
+                ([("action", "put"), ("id", "F-Y"), ("fields", "a = 1\na = 2")], .badRequest, "given twice"),
+                ([("action", "put"), ("id", "-bad"), ("fields", "a = 1")], .badRequest, "entityID"),
+                (
+                    [("action", "rules"), ("set", "checks"), ("writableFields", "status, 9lives")], .badRequest,
+                    "9lives"
+                ),
+                ([("action", "paint")], .badRequest, "not something the console does"),
+            ] {
+                let wrong = try await admin.submit(page, to: "/console/data", fields)
+                #expect(wrong.status == status, "\(fields)")
+                #expect(wrong.text.contains(message), "\(fields): \(wrong.text)")
+            }
+            let kept = try await admin.submit(
+                page,
+                to: "/console/data",
+                [("action", "put"), ("id", "F-Y"), ("fields", "status open")]
+            )
+            #expect(kept.text.contains(#"value="F-Y""#) && kept.text.contains(">status open</textarea>"), "kept")
+
+            let rules = try await admin.submit(
+                page,
+                to: "/console/data",
+                [
+                    ("action", "rules"), ("set", "checks"), ("writableFields", "status note, reading"),
+                    ("allowsCreation", "on"),
+                ]
+            )
+            #expect(rules.status == .seeOther)
+            let app = try await api.admin(.get, "/admin/apps/checks").decode(Components.Schemas.App.self)
+            let rule = try #require(app.settings.dataSettings?.entitySets?.additionalProperties["checks"])
+            #expect(Set(rule.writableFields) == ["status", "note", "reading"])
+            #expect(rule.allowsCreation)
+            let shown = try await admin.get("/console/data?app=checks&set=checks")
+            #expect(shown.text.contains(#"id="allowsCreation" name="allowsCreation" checked"#))
+
+            let deleted = try await admin.submit(
+                shown,
+                to: "/console/data",
+                [("action", "delete"), ("set", "checks"), ("id", "F-GTAJ-fuel")]
+            )
+            #expect(deleted.status == .seeOther)
+            #expect(try await Self.entities(api).allSatisfy { $0.id != "F-GTAJ-fuel" })
+            let gone = try await admin.submit(
+                shown,
+                to: "/console/data",
+                [("action", "delete"), ("set", "checks"), ("id", "F-GTAJ-fuel")]
+            )
+            #expect(gone.status == .notFound)
+
+            let events = try await OperatorsTests.audit(api)
+            #expect(events.prefix(3).map(\.action) == ["deleteEntity", "updateApp", "putEntity"])
+            #expect(events.prefix(3).allSatisfy { $0.actor == "ops.ada" && $0.via == .console })
+        }
+    }
+
     @Test(
         "logs are filtered by user, level and time by the database, in the API and on the page; control characters shown escaped",
         arguments: Backend.available

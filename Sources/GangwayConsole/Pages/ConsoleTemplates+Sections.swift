@@ -222,15 +222,45 @@ extension ConsoleTemplates {
         </table>{{/hasChanges}}
         {{^hasChanges}}<p>No change of this kind.</p>{{/hasChanges}}
         <h2>Entities of {{entitySet}}</h2>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         {{#hasEntities}}<table>
         <caption>As the server holds them</caption>
-        <thead><tr><th scope="col">ID</th><th scope="col">Version</th><th scope="col">Last changed (UTC)</th><th scope="col">Fields</th></tr></thead>
+        <thead><tr><th scope="col">ID</th><th scope="col">Version</th><th scope="col">Last changed (UTC)</th><th scope="col">Fields</th>{{#canEdit}}<th scope="col">Actions</th>{{/canEdit}}</tr></thead>
         <tbody>
-        {{#entities}}<tr><td>{{id}}</td><td>{{version}}</td><td>{{updated}}</td><td>{{fields}}</td></tr>
+        {{#entities}}<tr><td>{{id}}</td><td>{{version}}</td><td>{{updated}}</td><td>{{fields}}</td>{{#canEdit}}<td>
+        <form method="post" action="/console/data" class="actions">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="app" value="{{appID}}"><input type="hidden" name="set" value="{{entitySet}}"><input type="hidden" name="id" value="{{id}}">
+        <button type="submit" name="action" value="delete">Delete<span class="hidden"> {{id}}</span></button>
+        </form></td>{{/canEdit}}</tr>
         {{/entities}}
         </tbody>
         </table>{{/hasEntities}}
         {{^hasEntities}}<p>No entity in this set.</p>{{/hasEntities}}
+        {{#canEdit}}
+        <h2>Put an entity in {{entitySet}}</h2>
+        <form method="post" action="/console/data">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="app" value="{{appID}}"><input type="hidden" name="set" value="{{entitySet}}">
+        <label for="id">ID: a new one adds an entity, an existing one replaces its fields</label>
+        <input id="id" name="id" required maxlength="64" autocomplete="off" value="{{entityID}}">
+        <label for="fields">Fields, one a line: name = value</label>
+        <textarea id="fields" name="fields" rows="5">{{entityFields}}</textarea>
+        <button type="submit" name="action" value="put">Put the entity</button>
+        </form>
+        <h2>What devices may change offline</h2>
+        <form method="post" action="/console/data">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="app" value="{{appID}}">
+        <label for="rules-set">Entity set (a new name adds a set)</label>
+        <input id="rules-set" name="set" required maxlength="64" autocomplete="off" value="{{entitySet}}">
+        <label for="writableFields">Fields devices may set, separated by commas or spaces</label>
+        <input id="writableFields" name="writableFields" maxlength="4096" value="{{writableFields}}" aria-describedby="writableFields-hint">
+        <p class="quiet hint" id="writableFields-hint">None, and no creation: devices change nothing in the set.</p>
+        <div class="check"><input type="checkbox" id="allowsCreation" name="allowsCreation"{{#allowsCreation}} checked{{/allowsCreation}}> <label for="allowsCreation">Devices may create entities in the set</label></div>
+        <button type="submit" name="action" value="rules">Save what devices may change</button>
+        </form>
+        {{/canEdit}}
         {{/main}}{{/layout}}
         """,
         "logs": """

@@ -55,6 +55,36 @@ public struct DataPage: ConsolePage {
     public var entitySet: String
     public var entities: [Entity]
     public var hasEntities: Bool
+    /// Whether the operator may write the app's data (an admin).
+    public var canEdit: Bool
+    public var formToken: String
+    public var error: String?
+    /// What devices may change in the set shown: its writable fields, as typed or stored.
+    public var writableFields: String
+    public var allowsCreation: Bool
+    /// The entity being put, as typed: its ID and its fields, `name = value` a line.
+    public var entityID: String
+    public var entityFields: String
+
+    /// What the forms that write the data hold, typed or stored.
+    public struct Writing: Sendable {
+        public var writableFields: [String]
+        public var allowsCreation: Bool
+        public var entityID: String
+        public var entityFields: String
+
+        public init(
+            writableFields: [String] = [],
+            allowsCreation: Bool = false,
+            entityID: String = "",
+            entityFields: String = ""
+        ) {
+            self.writableFields = writableFields
+            self.allowsCreation = allowsCreation
+            self.entityID = entityID
+            self.entityFields = entityFields
+        }
+    }
 
     public init(
         signedIn: SignedInOperator,
@@ -64,7 +94,10 @@ public struct DataPage: ConsolePage {
         changes: [Change],
         sets: [ConsoleOption],
         entitySet: String,
-        entities: [Entity]
+        entities: [Entity],
+        canEdit: Bool = false,
+        writing: Writing = Writing(),
+        error: String? = nil
     ) {
         self.signedIn = signedIn
         self.apps = apps
@@ -76,5 +109,12 @@ public struct DataPage: ConsolePage {
         self.entitySet = entitySet
         self.entities = entities
         hasEntities = !entities.isEmpty
+        self.canEdit = canEdit
+        formToken = signedIn.formToken
+        self.error = error
+        writableFields = writing.writableFields.joined(separator: ", ")
+        allowsCreation = writing.allowsCreation
+        entityID = writing.entityID
+        entityFields = writing.entityFields
     }
 }

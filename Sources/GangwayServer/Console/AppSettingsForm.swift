@@ -219,7 +219,7 @@ enum AppSettingsForm {
         )
         return Components.Schemas.AppUpdate(
             name: text(name),
-            emailDomains: Self.domains(text(emailDomains)),
+            emailDomains: Self.list(text(emailDomains)),
             minimumVersion: text(minimumVersion),
             settings: .init(
                 passwordPolicy: .init(settings: policy, enabled: flag(passcodeRequired)),
@@ -241,8 +241,9 @@ enum AppSettingsForm {
         )
     }
 
-    /// The domains of a comma- or space-separated list, as typed (the API checks each).
-    static func domains(_ text: String) -> [String] {
+    /// The items of a comma- or space-separated list (email domains, field names), as
+    /// typed: the API checks each.
+    static func list(_ text: String) -> [String] {
         text.split { $0 == "," || $0.isWhitespace }.map(String.init)
     }
 }

@@ -26,7 +26,7 @@ enum ConsolePaths {
         apps + "/{appID}": ["get", "post"],
         apps + "/{appID}/activation": ["get", "post"], apps + "/{appID}/sign-in": ["get", "post"],
         operators: ["get", "post"], operators + "/{name}": ["post"],
-        data: ["get"], logs: ["get"],
+        data: ["get", "post"], logs: ["get"],
     ]
 
     /// An app's settings page.

@@ -73,7 +73,7 @@ extension OperatorConsole {
         let body = Components.Schemas.AppCreate(
             appID: typed.id,
             name: typed.name,
-            emailDomains: AppSettingsForm.domains(typed.emailDomains)
+            emailDomains: AppSettingsForm.list(typed.emailDomains)
         )
         do {
             _ = try await run(for: record) { try await api.createApp(.init(body: .json(body))) }

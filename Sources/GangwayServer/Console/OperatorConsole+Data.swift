@@ -15,13 +15,34 @@ extension OperatorConsole {
 
     func registerData(on router: Router<ServerContext>) {
         router.get(RouterPath(ConsolePaths.data)) { request, _ in await data(request) }
+        router.post(RouterPath(ConsolePaths.data)) { request, _ in await writeData(request) }
     }
 
     private func data(_ request: Request) async -> Response {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
-        let browser = api.formGuard.browser(request.headers)
+        let parameters = request.uri.queryParameters
+        return await dataPage(
+            record,
+            browser: api.formGuard.browser(request.headers),
+            appID: parameters.get("app").map { String($0) },
+            outcome: parameters.get("outcome").flatMap {
+                Operations.ListChanges.Input.Query.OutcomePayload(rawValue: String($0))
+            },
+            entitySet: parameters.get("set").map { String($0) }
+        )
+    }
+
+    private func dataPage(
+        _ record: OperatorRecord,
+        browser: FormGuard.Browser,
+        appID asked: String?,
+        outcome: Operations.ListChanges.Input.Query.OutcomePayload? = nil,
+        entitySet wanted: String?,
+        writing typed: DataPage.Writing? = nil,
+        error: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) async -> Response {
         guard let apps = try? await api.storage.apps() else { return unavailable() }
-        let asked = request.uri.queryParameters.get("app").map { String($0) }
         guard let app = apps.first(where: { $0.id == asked }) ?? apps.first else {
             return page(
                 DataPage(
@@ -37,13 +58,13 @@ extension OperatorConsole {
                 browser: browser
             )
         }
-        let outcome = request.uri.queryParameters.get("outcome").flatMap {
-            Operations.ListChanges.Input.Query.OutcomePayload(rawValue: String($0))
-        }
-        // The sets the app's settings name: those devices may change.
-        let sets = (app.settings.dataSettings?.entitySets?.additionalProperties.keys).map { $0.sorted() } ?? []
-        let wanted = request.uri.queryParameters.get("set").map { String($0) }
-        let entitySet = sets.first { $0 == wanted } ?? sets.first ?? "checks"
+        // The sets the app's settings name (those devices may change), and the one asked
+        // for, which may hold entities only.
+        let rules = app.settings.dataSettings?.entitySets?.additionalProperties ?? [:]
+        var sets = rules.keys.sorted()
+        let entitySet =
+            if let wanted, EntityLimits.isIdentifier(wanted) { wanted } else { sets.first ?? "checks" }
+        if !sets.contains(entitySet) { sets.append(entitySet) }
         let changes: [Components.Schemas.RecordedChange]
         let entities: [Components.Schemas.Entity]
         do {
@@ -67,13 +88,14 @@ extension OperatorConsole {
         } catch {
             return unavailable()
         }
+        let rule = rules[entitySet]
         let page = DataPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.data),
             apps: apps.map { .init(value: $0.id, title: "\($0.name) (\($0.id))", selected: $0.id == app.id) },
             appID: app.id,
             outcomes: outcomes(selected: outcome?.rawValue ?? ""),
             changes: changes.map(Self.row),
-            sets: (sets.isEmpty ? [entitySet] : sets).map { .init(value: $0, title: $0, selected: $0 == entitySet) },
+            sets: sets.map { .init(value: $0, title: $0, selected: $0 == entitySet) },
             entitySet: entitySet,
             entities: entities.map {
                 DataPage.Entity(
@@ -83,9 +105,111 @@ extension OperatorConsole {
                     updatedAt: Self.minute($0.updatedAt),
                     fields: $0.fields.additionalProperties
                 )
-            }
+            },
+            canEdit: record.role >= .admin,
+            writing: typed
+                ?? DataPage.Writing(
+                    writableFields: rule?.writableFields ?? [],
+                    allowsCreation: rule?.allowsCreation ?? false
+                ),
+            error: error
         )
-        return self.page(page, browser: browser)
+        return self.page(page, status: status, browser: browser)
+    }
+
+    /// Puts or deletes an entity, or sets what devices may change in a set, through the
+    /// admin API's own operations, for an admin; then shows the set.
+    private func writeData(_ request: Request) async -> Response {
+        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
+        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        func trimmed(_ name: String) -> String { (form[name] ?? "").trimmingCharacters(in: .whitespaces) }
+        let (appID, entitySet, entityID, action) = (trimmed("app"), trimmed("set"), trimmed("id"), form["action"] ?? "")
+        let typed = DataPage.Writing(
+            writableFields: AppSettingsForm.list(form["writableFields"] ?? ""),
+            allowsCreation: form["allowsCreation"] == "on",
+            entityID: entityID,
+            entityFields: form["fields"] ?? ""
+        )
+        func again(_ message: String, _ status: HTTPResponse.Status) async -> Response {
+            await dataPage(
+                record,
+                browser: browser,
+                appID: appID,
+                entitySet: entitySet,
+                writing: action == "delete" ? nil : typed,
+                error: message,
+                status: status
+            )
+        }
+        guard record.role >= .admin else {
+            return await again("Only an admin changes an app's data: ask an admin for the role.", .forbidden)
+        }
+        let entityPath = Operations.PutEntity.Input.Path(appID: appID, entitySet: entitySet, entityID: entityID)
+        let operation: String
+        let target: String
+        do {
+            switch action {
+            case "put":
+                let fields = try Self.entityFields(form["fields"] ?? "")
+                _ = try await run(for: record) {
+                    try await api.putEntity(
+                        .init(path: entityPath, body: .json(.init(fields: .init(additionalProperties: fields))))
+                    )
+                }
+                (operation, target) = ("putEntity", "/admin/apps/\(appID)/data/\(entitySet)/\(entityID)")
+            case "delete":
+                _ = try await run(for: record) {
+                    try await api.deleteEntity(
+                        .init(path: .init(appID: appID, entitySet: entitySet, entityID: entityID))
+                    )
+                }
+                (operation, target) = ("deleteEntity", "/admin/apps/\(appID)/data/\(entitySet)/\(entityID)")
+            case "rules":
+                let rule = Components.Schemas.EntitySetSettings(
+                    writableFields: typed.writableFields,
+                    allowsCreation: typed.allowsCreation
+                )
+                let update = Components.Schemas.AppUpdate(
+                    settings: .init(dataSettings: .init(entitySets: .init(additionalProperties: [entitySet: rule])))
+                )
+                _ = try await run(for: record) {
+                    try await api.updateApp(.init(path: .init(appID: appID), body: .json(update)))
+                }
+                (operation, target) = ("updateApp", "/admin/apps/\(appID)")
+            default:
+                return await again("That is not something the console does.", .badRequest)
+            }
+        } catch let invalid as AppSettingsForm.Invalid {
+            return await again(invalid.message, .badRequest)
+        } catch let refused as APIError {
+            return await again(refused.message, refused.status)
+        } catch {
+            return unavailable()
+        }
+        await api.audit(actor: record.name, via: .console, action: operation, target: target)
+        var components = URLComponents()
+        components.path = ConsolePaths.data
+        components.queryItems = [URLQueryItem(name: "app", value: appID), URLQueryItem(name: "set", value: entitySet)]
+        return Self.redirect(to: components.string ?? ConsolePaths.data)
+    }
+
+    /// An entity's fields from lines of `name = value` (blank lines skipped; the value is
+    /// what follows the first `=`, trimmed).
+    static func entityFields(_ text: String) throws(AppSettingsForm.Invalid) -> [String: String] {
+        var fields: [String: String] = [:]
+        for line in text.split(whereSeparator: \.isNewline) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { continue }
+            guard let equals = trimmed.firstIndex(of: "=") else {
+                throw AppSettingsForm.Invalid(message: "Each line of the fields is one field: name = value.")
+            }
+            let name = trimmed[..<equals].trimmingCharacters(in: .whitespaces)
+            guard fields[name] == nil else {
+                throw AppSettingsForm.Invalid(message: "The field \(name) is given twice.")
+            }
+            fields[name] = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        }
+        return fields
     }
 
     /// The ways a change ends that the page filters by, and any.
