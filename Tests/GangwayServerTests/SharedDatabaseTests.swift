@@ -192,4 +192,69 @@ struct SharedDatabaseTests {
             #expect(try await api.send(.get, "/apps/checks/settings", token: third).status == .unauthorized)
         }
     }
+
+    @Test(
+        "the console on servers sharing a database: a session, a page's form and the sign-in throttle hold on each, a sign-out on one ends the session on all",
+        arguments: Backend.available
+    )
+    func console(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        let other = try await second(fixture, cacheLifetime: .zero)
+        try await fixture.runSeeded { api in
+            let password = "a long operator passphrase"
+            let secret = try await OperatorsTests.enrol(api, fixture, "ops.tom", password: password)
+            // The enrolment took this step's code: sign in with the next one.
+            fixture.clock.advance(by: .seconds(30))
+            let first = PageBrowser(api.running)
+            let signInPage = try await first.get("/console/sign-in")
+            let opened = try await first.submit(
+                signInPage,
+                to: "/console/sign-in",
+                [
+                    ("name", "ops.tom"), ("password", password),
+                    ("code", try ConsoleBrowserTests.code(secret: secret, at: fixture.clock.now())),
+                ]
+            )
+            #expect(opened.status == .seeOther)
+            let page = try await first.get("/console/users/alice")
+            try page.expect(.ok)
+            try await TestServer(server: other, adminToken: fixture.adminToken).run { running in
+                let second = PageBrowser(running)
+                for (name, value) in first.cookieJar { second.setCookie(name, value) }
+                // The first server's page, sent to the second: its session and its form's token hold.
+                let blocked = try await second.submit(page, to: "/console/users/alice", [("action", "block")])
+                try blocked.expect(.ok)
+                #expect(try await api.signInReply("alice").status == .unauthorized)
+                #expect(try await first.get("/console/users/alice").text.contains("<dd>blocked</dd>"))
+                let events = try await OperatorsTests.audit(api)
+                #expect(events.first?.action == "updateUser" && events.first?.actor == "ops.tom")
+
+                // Signed out on the second, the session is gone on the first too.
+                let overview = try await second.get("/console")
+                let out = try await second.post(
+                    "/console/sign-out",
+                    [("form_token", ConsoleAppsTests.formToken(of: overview.text))]
+                )
+                #expect(out.status == .seeOther)
+                let gone = try await first.get("/console/users/alice")
+                #expect(gone.status == .seeOther && gone.headers[.location] == "/console/sign-in")
+
+                // Failed sign-ins count on both: three on one and two on the other block the
+                // name at this address on each.
+                func wrong(_ browser: PageBrowser) async throws -> ServerReply {
+                    let form = try await browser.get("/console/sign-in")
+                    return try await browser.submit(
+                        form,
+                        to: "/console/sign-in",
+                        [("name", "ops.tom"), ("password", "a guessed passphrase"), ("code", "000000")]
+                    )
+                }
+                for browser in [first, second, first, second, first] {
+                    #expect(try await wrong(browser).status == .unauthorized)
+                }
+                #expect(try await wrong(second).status == .tooManyRequests)
+                #expect(try await wrong(first).status == .tooManyRequests)
+            }
+        }
+    }
 }
