@@ -168,6 +168,61 @@ struct ServeCommandEndToEndTests {
         process.waitUntilExit()
     }
 
+    @Test(
+        "with --console-port the console listens on an address of its own; the devices' address serves no console page"
+    )
+    func consoleApart() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-serve")
+        defer { directory.remove() }
+        let serve = try ServeProcess(["--console-port", "0"], in: directory.appending("server"))
+        defer { serve.stop() }
+        let console = try #require(serve.printed.firstMatch(of: /Console: (http:\/\/127\.0\.0\.1:[0-9]+)\/console/)?.1)
+        #expect(String(console) != serve.url)
+        #expect(serve.printed.contains("an address of its own"))
+        func status(_ address: String) async throws -> Int {
+            var request = URLRequest(url: try #require(URL(string: address)))
+            request.httpMethod = "GET"
+            let (_, response) = try await URLSession.shared.data(for: request)
+            return (response as? HTTPURLResponse)?.statusCode ?? 0
+        }
+        #expect(try await status(serve.url + "/console/sign-in") == 404)
+        #expect(try await status(serve.url + "/health") == 200)
+        #expect(try await status(console + "/console/sign-in") == 200)
+        for path in ["/health", "/openapi.json", "/apps/checks/settings", "/admin/apps"] {
+            #expect(try await status(console + path) == 404, "\(path)")
+        }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let added = try runner.run(
+            [
+                "admin", "operators", "add", "ops.root", "--role", "admin", "--server", serve.url, "--token-file",
+                serve.tokenFile,
+            ]
+        )
+        #expect(added.status == 0, "\(added.standardError)")
+        let link = try #require(added.output.split(separator: "\n").first { $0.contains("/console/enrol?token=") })
+            .trimmingCharacters(in: .whitespaces)
+        #expect(link.hasPrefix(console + "/console/enrol?token="), "the link is the console's")
+        #expect(try await status(link) == 200)
+    }
+
+    @Test(
+        "a console port out of range, the API's own, or a console host without a port is refused before anything starts"
+    )
+    func badConsoleOptions() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-serve")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        for extra in [
+            ["--console-port", "70000"], ["--port", "8080", "--console-port", "8080"], ["--console-host", "0.0.0.0"],
+        ] {
+            let result = try runner.run(["serve", "--data-dir", directory.url.path] + extra)
+            #expect(result.status == 64, "\(extra)")
+            #expect(result.standardError.contains("--console-"), "\(extra): \(result.standardError)")
+            #expect(!result.standardError.contains("Fatal error"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("admin-token").path))
+    }
+
     @Test("a bad --postgres URL or bcrypt cost is refused before anything starts")
     func badOptions() throws {
         let directory = try TemporaryDirectory(prefix: "gangway-serve")

@@ -10,7 +10,7 @@ final class ServeProcess {
     let url: String
     /// The admin token's file, for `gangway admin --server URL --token-file`.
     let tokenFile: String
-    /// All it printed up to its console's address.
+    /// All it printed up to its console's address and the line that says it listens.
     let printed: String
 
     init(_ extra: [String] = [], in directory: URL) throws {
@@ -21,7 +21,8 @@ final class ServeProcess {
         process.standardError = Pipe()
         try process.start()
         var printed = ""
-        while !printed.contains("Console: ") {
+        // Both lines: with the console on an address of its own, it may say so first.
+        while !printed.contains("Console: ") || !printed.contains("listening on") {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             printed += String(decoding: chunk, as: UTF8.self)

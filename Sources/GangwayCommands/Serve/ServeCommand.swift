@@ -25,7 +25,9 @@ struct ServeCommand: AsyncParsableCommand {
 
             The operator's console is at /console: operators sign in with a password and a \
             code from an authenticator app, set from the one-use link 'gangway admin \
-            operators add' prints. Until one has, the server says so at start.
+            operators add' prints. Until one has, the server says so at start. With \
+            --console-port it listens on an address of its own (for a network the devices \
+            cannot reach), and the devices' address answers no console page.
 
             Sign-ins are throttled per user and address, per user across addresses, and \
             per device cookie (a device a user signed in on before keeps its own count, so \
@@ -42,6 +44,18 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "The port to listen on (0: any free port, printed at start).")
     var port = 8080
+
+    @Option(
+        name: .customLong("console-port"),
+        help: "Serve the operator's console on this port alone, kept off the devices' address (0: any free port)."
+    )
+    var consolePort: Int?
+
+    @Option(
+        name: .customLong("console-host"),
+        help: "With --console-port: the address the console listens on (default: --host)."
+    )
+    var consoleHost: String?
 
     @Option(name: .customLong("data-dir"), help: "Where the SQLite database and the admin token live.")
     var dataDirectory = ServeCommand.defaultDataDirectory
@@ -107,6 +121,16 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         try BcryptCostOption.validate(bcryptCost)
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        if let consolePort {
+            guard (0...65535).contains(consolePort) else {
+                throw ValidationError("--console-port must be between 0 and 65535.")
+            }
+            if consolePort != 0, consolePort == port, (consoleHost ?? host) == host {
+                throw ValidationError("--console-port must differ from --port: the console is then on its own address.")
+            }
+        } else if consoleHost != nil {
+            throw ValidationError("--console-host needs --console-port.")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level '\(logLevel)' is not a level.")
         }
@@ -138,6 +162,12 @@ struct ServeCommand: AsyncParsableCommand {
         if port != 0, let problem = ListeningAddress.problem(host: host, port: port) {
             throw CommandFailure("cannot listen on \(host):\(port): \(problem).")
         }
+        let console = consolePort.map { ServerConfiguration.ConsoleAddress(host: consoleHost ?? host, port: $0) }
+        if let console, console.port != 0,
+            let problem = ListeningAddress.problem(host: console.host, port: console.port)
+        {
+            throw CommandFailure("cannot listen on \(console.host):\(console.port) for the console: \(problem).")
+        }
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -153,7 +183,8 @@ struct ServeCommand: AsyncParsableCommand {
             bcryptCost: bcryptCost,
             trustedProxies: trustedProxies.compactMap(AddressRange.init),
             keyFile: keyFile.map { URL(fileURLWithPath: $0) },
-            storageStartupWait: .seconds(databaseWait)
+            storageStartupWait: .seconds(databaseWait),
+            consoleAddress: console
         )
         if let postgresURL {
             // Before anything is written too: a database that is down, or refuses these
@@ -193,15 +224,24 @@ struct ServeCommand: AsyncParsableCommand {
             Console.standardOutput(
                 "Gangway server listening on http://\(host):\(boundPort) (\(storage)); Ctrl-C stops it."
             )
-            Console.standardOutput(consoleLine(address: "http://\(host):\(boundPort)", hasOperator: hasOperator))
+            if console == nil {
+                Console.standardOutput(consoleLine(address: "http://\(host):\(boundPort)", hasOperator: hasOperator))
+            }
+        } onConsoleListening: { boundPort in
+            guard let console else { return }
+            Console.standardOutput(
+                consoleLine(address: console.url(boundPort: boundPort), hasOperator: hasOperator, apart: true)
+            )
         }
     }
 
     /// Where the console is and, before anyone can sign in to it, how to make the first
     /// operator: a command that prints their one-use link (never this server's output,
     /// which may go to a log).
-    private func consoleLine(address: String, hasOperator: Bool) -> String {
-        let console = "Console: \(address)/console"
+    private func consoleLine(address: String, hasOperator: Bool, apart: Bool = false) -> String {
+        let console =
+            "Console: \(address)/console"
+            + (apart ? " (an address of its own: the devices' serves no console page)" : "")
         guard !hasOperator else { return console }
         let directory = dataDirectory == ServeCommand.defaultDataDirectory ? "" : " --data-dir \(dataDirectory)"
         return console + "; no operator can sign in yet. Run 'gangway admin operators add YOUR-NAME --role admin"

@@ -95,7 +95,7 @@ extension MobileServicesAPI {
 
     /// Where an enrolment link's token is used.
     func enrolmentURL(token: String) -> String {
-        settings.publicURL.value + ConsolePaths.enrol + "?token=" + token
+        (settings.consoleURL ?? settings.publicURL).value + ConsolePaths.enrol + "?token=" + token
     }
 
     /// The TOTP secret of the enrolment whose link has `hash`: derived from the server

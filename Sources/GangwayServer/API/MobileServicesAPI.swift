@@ -14,6 +14,12 @@ struct MobileServicesAPI: APIProtocol {
     struct Settings: Sendable {
         /// The URL devices reach this server at, as discovery and activation tell them.
         var publicURL: PublicURL
+        /// Where operators reach the console (its enrolment links): ``publicURL``, or the
+        /// console's own address when it listens apart.
+        var consoleURL: PublicURL? = nil
+        /// The origin of the pages this instance serves, for their forms' origin check and
+        /// their cookies' `Secure`: ``publicURL``, or the console's own address on it.
+        var pagesURL: PublicURL? = nil
         var sessionLifetime: Duration = .seconds(12 * 60 * 60)
         /// How often a device's last contact is written, at most.
         var contactResolution: Duration = .seconds(60)

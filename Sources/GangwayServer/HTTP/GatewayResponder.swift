@@ -11,11 +11,12 @@ struct GatewayResponder: HTTPResponder {
     typealias Context = ServerContext
 
     let gateway: GatewayMiddleware
-    let deviceReads: DeviceReadRoute
+    /// `nil` on the console's own address, which serves no device.
+    let deviceReads: DeviceReadRoute?
     let router: RouterResponder<ServerContext>
 
     func respond(to request: Request, context: ServerContext) async throws -> Response {
-        guard let read = DeviceReadRoute.read(of: request) else {
+        guard let deviceReads, let read = DeviceReadRoute.read(of: request) else {
             return try await router.respond(to: request, context: context)
         }
         return try await gateway.handle(request, context: context) { _, _ in

@@ -13,10 +13,10 @@ extension MobileServicesAPI {
     /// of the domain can set it.
     var pageDeviceCookieName: String { isSecureOrigin ? "__Host-gangway_device" : "gangway_device" }
 
-    var isSecureOrigin: Bool { settings.publicURL.value.hasPrefix("https://") }
+    var isSecureOrigin: Bool { (settings.pagesURL ?? settings.publicURL).value.hasPrefix("https://") }
 
     /// Anti-forgery for the server's forms.
-    var formGuard: FormGuard { FormGuard(serverKey: serverKey, publicURL: settings.publicURL) }
+    var formGuard: FormGuard { FormGuard(serverKey: serverKey, publicURL: settings.pagesURL ?? settings.publicURL) }
 
     /// The user whose right password the page's form holds (its `username`, in any case,
     /// and `password`), after the throttle let the attempt through; with the `Set-Cookie`

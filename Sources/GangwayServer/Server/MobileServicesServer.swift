@@ -56,6 +56,8 @@ public struct MobileServicesServer: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.now = now
+        consoleURL = configuration.consoleAddress.map { PublicURL($0.url(boundPort: $0.port)) }
+        apiURL = PublicURL(configuration.initialPublicURL)
         let opened = try driver ?? Self.openDriver(configuration, logger: logger)
         if let postgres = opened as? PostgresDriver {
             // A database that is starting gets a moment; one line says what is awaited.
@@ -109,21 +111,50 @@ public struct MobileServicesServer: Sendable {
     /// The public key activation payloads are signed with, for clients to pin.
     public var activationPublicKeyPEM: String { signer.publicKeyPEM }
 
+    /// What one listening address serves.
+    enum Listener {
+        /// The API, the device and OAuth pages, and the console under `/console`.
+        case everything
+        /// All but the console, which listens on its own address.
+        case api
+        /// The console alone.
+        case console
+    }
+
     /// The responder for every request: the device reads' own path, and the
     /// router with every route of the API document and `/openapi.json`, all inside the
-    /// gateway middleware.
+    /// gateway middleware; or, on the console's own address, the console's pages alone.
     ///
-    /// - Parameter publicURL: Where devices reach the server; read at each request, so
-    ///   it can be set once the port is known.
-    func responder(publicURL: PublicURL) throws -> GatewayResponder {
+    /// - Parameters:
+    ///   - publicURL: Where devices reach the server; read at each request, so it can be
+    ///     set once the port is known.
+    ///   - consoleURL: Where operators reach the console, when it listens apart.
+    func responder(
+        publicURL: PublicURL,
+        consoleURL: PublicURL? = nil,
+        listener: Listener = .everything
+    ) throws -> GatewayResponder {
         let router = Router(context: ServerContext.self)
         let document = try APIDocument.json()
-        let api = api(publicURL: publicURL, adminToken: .stored)
+        let api = api(
+            publicURL: publicURL,
+            consoleURL: consoleURL,
+            pagesURL: listener == .console ? consoleURL : nil,
+            adminToken: .stored
+        )
+        if listener == .console {
+            let gateway = GatewayMiddleware(
+                routes: try RouteTable(document: Data(#"{"paths": {}}"#.utf8), extra: ConsolePaths.routes),
+                isKnownBearer: { _ in false }
+            )
+            router.add(middleware: gateway)
+            OperatorConsole(api: api).register(on: router)
+            return GatewayResponder(gateway: gateway, deviceReads: nil, router: router.buildResponder())
+        }
+        var pages = OAuthPaths.pages.merging(["/openapi.json": ["get"]]) { $1 }
+        if listener == .everything { pages.merge(ConsolePaths.routes) { $1 } }
         let gateway = GatewayMiddleware(
-            routes: try RouteTable(
-                document: document,
-                extra: OAuthPaths.pages.merging(ConsolePaths.routes) { $1 }.merging(["/openapi.json": ["get"]]) { $1 }
-            ),
+            routes: try RouteTable(document: document, extra: pages),
             isKnownBearer: { token in await api.isKnownBearer(token) }
         )
         router.add(middleware: gateway)
@@ -142,7 +173,7 @@ public struct MobileServicesServer: Sendable {
         }
         try api.registerHandlers(on: RouterTransport(router: router), configuration: .gangway, middlewares: [gate])
         DeviceVerificationPage(api: api).register(on: router)
-        OperatorConsole(api: api).register(on: router)
+        if listener == .everything { OperatorConsole(api: api).register(on: router) }
         AuthorizationPage(api: api).register(on: router)
         FederatedSignIn(api: api).register(on: router)
         return GatewayResponder(
@@ -157,11 +188,18 @@ public struct MobileServicesServer: Sendable {
     /// - Parameter adminToken: The admin token the admin handlers accept: the one in the
     ///   database (re-read within the cache lifetime), or a one-time token's (see
     ///   ``seed(_:)``).
-    func api(publicURL: PublicURL, adminToken: MobileServicesAPI.AdminTokenCheck) -> MobileServicesAPI {
+    func api(
+        publicURL: PublicURL,
+        consoleURL: PublicURL? = nil,
+        pagesURL: PublicURL? = nil,
+        adminToken: MobileServicesAPI.AdminTokenCheck
+    ) -> MobileServicesAPI {
         MobileServicesAPI(
             storage: storage,
             settings: .init(
                 publicURL: publicURL,
+                consoleURL: consoleURL,
+                pagesURL: pagesURL,
                 sessionLifetime: configuration.sessionLifetime,
                 trustedProxies: configuration.trustedProxies
             ),
@@ -186,21 +224,69 @@ public struct MobileServicesServer: Sendable {
         )
     }
 
-    /// The HTTP application, ready to run as a service (or under HummingbirdTesting).
+    /// Where operators reach the console when it listens on its own address, set once
+    /// its port is known.
+    private let consoleURL: PublicURL?
+    /// Where devices reach the server, set once the API's port is known: the console on
+    /// its own address makes activation links with it too.
+    private let apiURL: PublicURL
+
+    /// The HTTP application, ready to run as a service (or under HummingbirdTesting): the
+    /// API, and the console unless it listens on its own address
+    /// (``ServerConfiguration/consoleAddress``, ``consoleApplication(onListening:)``).
     ///
     /// - Parameter onListening: Called with the bound port once the server listens.
     public func application(
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
-        let publicURL = PublicURL(configuration.initialPublicURL)
+        let publicURL = apiURL
         let fixed = configuration.publicURL != nil
         let host = configuration.host
+        return makeApplication(
+            responder: try responder(
+                publicURL: publicURL,
+                consoleURL: consoleURL,
+                listener: consoleURL == nil ? .everything : .api
+            ),
+            host: configuration.host,
+            port: configuration.port
+        ) { port in
+            if !fixed { publicURL.value = "http://\(host):\(port)" }
+            await onListening(port)
+        }
+    }
+
+    /// The console's own application, when it listens apart from the API
+    /// (``ServerConfiguration/consoleAddress``); `nil` when it is under `/console` on the
+    /// API's address.
+    ///
+    /// - Parameter onListening: Called with the console's bound port once it listens.
+    public func consoleApplication(
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> (any ApplicationProtocol)? {
+        guard let address = configuration.consoleAddress, let consoleURL else { return nil }
+        return makeApplication(
+            responder: try responder(publicURL: apiURL, consoleURL: consoleURL, listener: .console),
+            host: address.host,
+            port: address.port
+        ) { port in
+            consoleURL.value = address.url(boundPort: port)
+            await onListening(port)
+        }
+    }
+
+    private func makeApplication(
+        responder: GatewayResponder,
+        host: String,
+        port: Int,
+        onListening: @escaping @Sendable (Int) async -> Void
+    ) -> Application<GatewayResponder> {
         let headTimeout = TimeAmount.nanoseconds(Int64(configuration.requestHeadTimeout.seconds * 1e9))
         let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeout.seconds * 1e9))
         let bodyTimeout = TimeAmount.nanoseconds(Int64(configuration.requestBodyTimeout.seconds * 1e9))
         let connections = ConnectionCap.Count(limit: configuration.maximumConnections)
         return Application(
-            responder: try responder(publicURL: publicURL),
+            responder: responder,
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [
@@ -210,30 +296,31 @@ public struct MobileServicesServer: Sendable {
                     idleTimeout: idleTimeout
                 )
             ),
-            configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port),
-                serverName: "gangway"
-            ),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? 0
-                if !fixed { publicURL.value = "http://\(host):\(port)" }
-                await onListening(port)
-            },
+            configuration: .init(address: .hostname(host, port: port), serverName: "gangway"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger
         )
     }
 
     /// What serving takes, in the order a service group starts them: the storage's
-    /// connection pool, if it has one, the purge of expired rows, and the HTTP server. A
-    /// group shuts them down in the reverse order: the HTTP server answers the requests
-    /// in flight while the pool still runs.
+    /// connection pool, if it has one, the purge of expired rows, the console's own HTTP
+    /// server if it listens apart, and the HTTP server. A group shuts them down in the
+    /// reverse order: the HTTP servers answer the requests in flight while the pool still
+    /// runs.
     ///
-    /// - Parameter onListening: Called with the bound port once the server listens.
-    public func services(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> [any Service] {
-        let application = try application(onListening: onListening)
-        let purge = ExpiredRowsPurge(storage: storage, now: now, logger: logger)
-        guard let pool = storage.makeConnectionPool() else { return [purge, application] }
-        return [pool, purge, application]
+    /// - Parameters:
+    ///   - onListening: Called with the bound port once the server listens.
+    ///   - onConsoleListening: Called with the console's bound port once it listens on its
+    ///     own address (``ServerConfiguration/consoleAddress``).
+    public func services(
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        onConsoleListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> [any Service] {
+        var services: [any Service] = [ExpiredRowsPurge(storage: storage, now: now, logger: logger)]
+        if let pool = storage.makeConnectionPool() { services.insert(pool, at: 0) }
+        if let console = try consoleApplication(onListening: onConsoleListening) { services.append(console) }
+        services.append(try application(onListening: onListening))
+        return services
     }
 
     /// Deletes the rows that are of no use any more now (see ``services(onListening:)``,
@@ -245,11 +332,16 @@ public struct MobileServicesServer: Sendable {
 
     /// Serves until SIGINT or SIGTERM, then finishes the requests in flight and stops.
     ///
-    /// - Parameter onListening: Called with the bound port once the server listens.
-    public func run(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    /// - Parameters:
+    ///   - onListening: Called with the bound port once the server listens.
+    ///   - onConsoleListening: Called with the console's bound port, when it listens apart.
+    public func run(
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        onConsoleListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
         let group = ServiceGroup(
             configuration: .init(
-                services: try services(onListening: onListening),
+                services: try services(onListening: onListening, onConsoleListening: onConsoleListening),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

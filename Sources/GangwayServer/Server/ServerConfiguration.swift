@@ -54,6 +54,26 @@ public struct ServerConfiguration: Sendable {
     /// secrets with (see the DocC's security model); `nil`: `server-key` in
     /// ``dataDirectory``. Every process sharing a PostgreSQL database needs the same key.
     public var keyFile: URL?
+    /// Where the operator's console listens when it is kept off the devices' address: its
+    /// own host and port (0 picks a free one), where the API's address then answers no
+    /// console page. `nil`: the console is under `/console` on the API's address.
+    public var consoleAddress: ConsoleAddress?
+    /// The operator's console's own address (see ``consoleAddress``).
+    public struct ConsoleAddress: Sendable, Hashable {
+        public var host: String
+        public var port: Int
+
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+
+        /// Where a browser on this machine reaches the console listening on `boundPort`.
+        public func url(boundPort: Int) -> String {
+            let local = ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host
+            return "http://\(local.contains(":") ? "[\(local)]" : local):\(boundPort)"
+        }
+    }
     /// How long a process keeps an app, a session or a device registration it read (see
     /// GangwayServerStorage's `ReadCache`): the longest a change made through another process sharing the
     /// database takes to reach this one. `.zero` turns the cache off.
@@ -77,7 +97,8 @@ public struct ServerConfiguration: Sendable {
         idleTimeout: Duration = .seconds(60),
         requestBodyTimeout: Duration = .seconds(30),
         maximumConnections: Int = 1_000,
-        storageStartupWait: Duration = .seconds(30)
+        storageStartupWait: Duration = .seconds(30),
+        consoleAddress: ConsoleAddress? = nil
     ) {
         self.host = host
         self.port = port
@@ -97,6 +118,7 @@ public struct ServerConfiguration: Sendable {
         self.requestBodyTimeout = requestBodyTimeout
         self.maximumConnections = maximumConnections
         self.storageStartupWait = storageStartupWait
+        self.consoleAddress = consoleAddress
     }
 
     /// The SQLite file in the data directory.
