@@ -350,12 +350,15 @@ public struct DevicesPage: ConsolePage {
     /// The next page's path, when there is one.
     public var next: String?
 
-    /// - Parameter status: The status searched for (`active`, `locked`, `wiped`), or empty.
+    /// - Parameters:
+    ///   - statuses: The statuses a registration can have, to search by.
+    ///   - status: The status searched for, or empty for any.
     public init(
         signedIn: SignedInOperator,
         apps: [(id: String, name: String)],
         appID: String,
         user: String = "",
+        statuses: [String] = [],
         status: String = "",
         devices: [Row],
         canAct: Bool,
@@ -367,7 +370,7 @@ public struct DevicesPage: ConsolePage {
         hasApps = !apps.isEmpty
         self.appID = appID
         self.user = user
-        statuses = ["", "active", "locked", "wiped"].map {
+        self.statuses = ([""] + statuses).map {
             ConsoleOption(value: $0, title: $0.isEmpty ? "any" : $0, selected: $0 == status)
         }
         self.devices = devices

@@ -76,6 +76,7 @@ extension OperatorConsole {
             apps: apps.map { ($0.id, $0.name) },
             appID: appID,
             user: user,
+            statuses: Components.Schemas.DeviceStatus.allCases.map(\.rawValue),
             status: shownStatus?.rawValue ?? "",
             devices: listed.map {
                 DevicesPage.Row(

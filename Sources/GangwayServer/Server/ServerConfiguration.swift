@@ -70,8 +70,7 @@ public struct ServerConfiguration: Sendable {
 
         /// Where a browser on this machine reaches the console listening on `boundPort`.
         public func url(boundPort: Int) -> String {
-            let local = ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host
-            return "http://\(local.contains(":") ? "[\(local)]" : local):\(boundPort)"
+            ServerConfiguration.localAddress(host: host, port: boundPort)
         }
     }
     /// How long a process keeps an app, a session or a device registration it read (see
@@ -138,7 +137,13 @@ public struct ServerConfiguration: Sendable {
     /// Where a client on this machine reaches the server listening on `boundPort`: a
     /// wildcard host becomes the loopback address, an IPv6 one is bracketed.
     public func localURL(boundPort: Int) -> URL? {
+        URL(string: Self.localAddress(host: host, port: boundPort))
+    }
+
+    /// `http://HOST:PORT` as a client on this machine reaches a listener on `host`: a
+    /// wildcard host becomes the loopback address, an IPv6 one is bracketed.
+    static func localAddress(host: String, port: Int) -> String {
         let local = ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host
-        return URL(string: "http://\(local.contains(":") ? "[\(local)]" : local):\(boundPort)")
+        return "http://\(local.contains(":") ? "[\(local)]" : local):\(port)"
     }
 }
