@@ -14,7 +14,12 @@ public enum UTCTime {
         case 19: break
         default: return nil
         }
-        return try? Date(text + "Z", strategy: .iso8601)
+        // The parser rolls an hour 25 into the next day: only a time that reads back as
+        // typed is one.
+        guard let date = try? Date(text + "Z", strategy: .iso8601), date.formatted(.iso8601) == text + "Z" else {
+            return nil
+        }
+        return date
     }
 
     /// What ``parse(_:)`` reads, for a message.

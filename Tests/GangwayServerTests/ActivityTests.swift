@@ -198,6 +198,33 @@ struct ActivityTests {
         }
     }
 
+    @Test("contacts of one device at once count it once in the hour and the day", arguments: Backend.available)
+    func concurrentContacts(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        Self.toMorning(fixture.clock)
+        try await fixture.runSeeded { api in
+            let registration = try await api.register(token: try await api.signIn("alice"))
+            let storage = fixture.server.storage
+            // The next hour: the registration's own contact was in the one before.
+            fixture.clock.advance(by: .seconds(3600))
+            let now = fixture.clock.now()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        try await storage.touchDevice(
+                            registrationID: registration.registrationID,
+                            at: now.addingTimeInterval(Double(index))
+                        )
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let day = try await Self.activity(api, "?period=day")
+            #expect(Self.values(day, \.activeDevices).suffix(2) == [1, 1], "once in each hour")
+            #expect(Self.values(try await Self.activity(api, "?period=week"), \.activeDevices).last == 1)
+        }
+    }
+
     @Test("the counts are kept for 400 days, then purged with the expired rows", arguments: Backend.available)
     func purged(backend: Backend) async throws {
         let fixture = try await ServerFixture(backend: backend)
