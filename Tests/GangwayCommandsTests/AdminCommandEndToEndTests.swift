@@ -85,14 +85,35 @@ struct AdminCommandEndToEndTests {
         #expect(role.output.contains("ops.alice is now an operator."), "\(role.output)")
         let listed = try machine.admin(["operators", "list"])
         #expect(listed.output.contains("ops.alice  operator  not set up yet"), "\(listed.output)")
+        let identity = ["--issuer", "https://login.example.com", "--subject", "s-alice"]
+        let link = try machine.admin(["operators", "link", "ops.alice"] + identity)
+        #expect(link.output.contains("Linked s-alice at https://login.example.com to the operator ops.alice."))
+        let linked = try machine.admin(["operators"])
+        #expect(linked.output.contains("s-alice at https://login.example.com"), "\(linked.output)")
+        let twice = try machine.admin(["operators", "link", "ops.alice"] + identity)
+        #expect(
+            twice.status == 1 && twice.standardError.contains("linked to ops.alice already"),
+            "\(twice.standardError)"
+        )
+        let http = try machine.admin([
+            "operators", "link", "ops.alice", "--issuer", "http://x.example", "--subject", "s",
+        ])
+        #expect(http.status == 1 && http.standardError.contains("https URL"), "\(http.standardError)")
+        #expect(try machine.admin(["operators", "link", "ops.alice", "--subject", "s"]).status == 64)
+        #expect(try machine.admin(["operators", "unlink", "ops.alice"] + identity).status == 0)
+        let gone = try machine.admin(["operators", "unlink", "ops.alice"] + identity)
+        #expect(gone.status == 1 && gone.standardError.contains("not linked"), "\(gone.standardError)")
         #expect(try machine.admin(["operators", "remove", "nobody"]).status == 1)
         #expect(try machine.admin(["operators", "remove", "ops.alice"]).status == 0)
 
         let table = try machine.admin(["audit"])
         #expect(table.status == 0, "\(table.standardError)")
         let rows = table.output.split(separator: "\n")
-        #expect(rows.count == 4, "\(table.output)")
-        for (row, action) in zip(rows.dropFirst(), ["removeOperator", "updateOperator", "addOperator"]) {
+        #expect(rows.count == 6, "\(table.output)")
+        let actions = [
+            "removeOperator", "unlinkOperatorIdentity", "linkOperatorIdentity", "updateOperator", "addOperator",
+        ]
+        for (row, action) in zip(rows.dropFirst(), actions) {
             #expect(row.contains("admin token  api  \(action)"), "\(row)")
         }
         let csv = try machine.admin(["audit", "--format", "csv"])

@@ -382,6 +382,47 @@ struct ConsoleBrowserTests {
         }
     }
 
+    @Test(
+        "an operator linked at the company's provider signs in there, lands on the overview; axe-core finds nothing wrong",
+        .enabled(
+            if: TestIdentityProvider.isInstalled && Accessibility.isInstalled,
+            "needs oidc-provider-mock and axe-selenium-python in .build-oidc/venv (see .ci/run)"
+        )
+    )
+    func providerSignIn() async throws {
+        try await FederatedSignInTests.withProvider { _, api, provider in
+            try await ConsoleProviderSignInTests.setUp(api, provider)
+            let server = api.running.url.absoluteString
+            let host = try #require(URL(string: provider.issuer)?.host)
+            try await HeadlessBrowser.using { browser in
+                try await browser.open("\(server)/console/sign-in")
+                let page = try await browser.source(once: "Sign in at \(host)")
+                #expect(page.contains("Or through your company"))
+                try await Self.check(browser, "sign-in-provider")
+                try await browser.click(try await browser.element(".providers a"))
+                // At the provider's own page, the person says who they are there.
+                _ = try await browser.source(once: "subject-input")
+                try await browser.type("idp-ida\u{E007}", into: try await browser.element("#subject-input"))
+                // The page that says so goes on by itself, and the new session's cookie
+                // goes with it.
+                let overview = try await browser.source(once: "ops.ida (viewer)")
+                #expect(overview.contains("<h1>Overview</h1>"))
+                #expect(try await browser.currentURL() == "\(server)/console")
+
+                try await browser.click(try await browser.element(".sign-out button"))
+                _ = try await browser.source(once: "Operator name")
+                try await browser.click(try await browser.element(".providers a"))
+                _ = try await browser.source(once: "subject-input")
+                try await browser.type("idp-nobody\u{E007}", into: try await browser.element("#subject-input"))
+                let refused = try await browser.source(once: "no operator is linked to you there")
+                #expect(refused.contains("role=\"alert\""))
+                try await Self.check(browser, "sign-in-provider-refused")
+            }
+            let events = try await OperatorsTests.audit(api)
+            #expect(events.prefix(2).map(\.action) == ["signOut", "signInThroughProvider"])
+        }
+    }
+
     @Test("a thousand users page fifty at a time in the browser, each once")
     func usersPaged() async throws {
         let fixture = try await ServerFixture()

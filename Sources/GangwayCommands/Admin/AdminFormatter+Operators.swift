@@ -10,9 +10,18 @@ extension AdminFormatter {
         return table(
             ["OPERATOR", "ROLE", "SIGN-IN", "ADDED"],
             operators.map {
-                [$0.name, $0.role.rawValue, $0.isEnrolled ? "set up" : "not set up yet", date($0.createdAt)]
+                [$0.name, $0.role.rawValue, signIn($0), date($0.createdAt)]
             }
         )
+    }
+
+    /// How an operator signs in: with the password and code they set, and through each
+    /// provider identity linked to them.
+    private static func signIn(_ record: ManagedOperator) -> String {
+        let ways =
+            (record.isEnrolled ? ["password and code"] : [])
+            + record.identities.map { "\($0.subject) at \($0.issuer)" }
+        return ways.isEmpty ? "not set up yet" : ways.joined(separator: "; ")
     }
 
     /// Where an operator enrols, and until when. When the server ran in this process for

@@ -13,13 +13,15 @@ struct AdminOperators: AsyncParsableCommand {
         discussion: """
             An operator signs in to the console (/console on the server) with a password \
             and a code from an authenticator app, both set from a one-use link that 'add' \
-            and 'enrol' print: send it to the operator alone. A viewer reads; an operator \
+            and 'enrol' print: send it to the operator alone. Or, once 'link' names their \
+            identity at an OpenID Connect provider an app signs in with, through that \
+            provider. A viewer reads; an operator \
             also acts on users and devices; an admin also changes apps, their settings and \
             the operators.
             """,
         subcommands: [
             AdminOperatorsList.self, AdminOperatorsAdd.self, AdminOperatorsEnrol.self, AdminOperatorsRole.self,
-            AdminOperatorsRemove.self,
+            AdminOperatorsLink.self, AdminOperatorsUnlink.self, AdminOperatorsRemove.self,
         ],
         defaultSubcommand: AdminOperatorsList.self
     )
@@ -120,6 +122,62 @@ struct AdminOperatorsRemove: AsyncParsableCommand {
         try await server.run { admin in
             try await admin.removeOperator(name)
             Console.standardOutput("Removed \(name).")
+        }
+    }
+}
+
+struct AdminOperatorsLink: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "link",
+        abstract: "Let an operator sign in to the console through an OpenID Connect provider.",
+        discussion: """
+            The issuer must be the provider of an app ('gangway admin auth'): the console's \
+            sign-in page then offers it, through that app's client, whose provider must also \
+            know the console's redirect URI (the app's sign-in page in the console shows it). \
+            The person the provider signs in with this subject is the operator, with no \
+            password or code of Gangway's: the provider's own sign-in, and its second factor, \
+            stand for both. A subject is one operator at most.
+            """
+    )
+
+    @OptionGroup var server: AdminOptions
+
+    @Argument(help: "The operator's name.")
+    var name: String
+
+    @OptionGroup var identity: IdentityOptions
+
+    func run() async throws {
+        let (name, issuer, subject) = (name, identity.issuer, identity.subject)
+        try await server.run { admin in
+            try await admin.linkIdentity(issuer: issuer, subject: subject, operator: name)
+            Console.standardOutput("Linked \(subject) at \(issuer) to the operator \(name).")
+        }
+    }
+}
+
+struct AdminOperatorsUnlink: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unlink",
+        abstract: "Stop an operator signing in through an OpenID Connect provider.",
+        discussion: """
+            Console sessions already open stay open: remove the operator, or give them a \
+            new enrolment, to end them.
+            """
+    )
+
+    @OptionGroup var server: AdminOptions
+
+    @Argument(help: "The operator's name.")
+    var name: String
+
+    @OptionGroup var identity: IdentityOptions
+
+    func run() async throws {
+        let (name, issuer, subject) = (name, identity.issuer, identity.subject)
+        try await server.run { admin in
+            try await admin.unlinkIdentity(issuer: issuer, subject: subject, operator: name)
+            Console.standardOutput("Unlinked \(subject) at \(issuer) from the operator \(name).")
         }
     }
 }

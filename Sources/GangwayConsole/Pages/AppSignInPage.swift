@@ -17,6 +17,9 @@ public struct AppSignInPage: ConsolePage {
     public var redirectURIs: String
     /// Where the provider sends people back to this server: to register at the provider.
     public var providerRedirect: String?
+    /// Where the provider sends operators back to the console: to register too, for them
+    /// to sign in to the console through it.
+    public var consoleRedirect: String?
     public var canEdit: Bool
     public var formToken: String
     public var error: String?
@@ -49,6 +52,7 @@ public struct AppSignInPage: ConsolePage {
         values: Values,
         hasClientSecret: Bool,
         providerRedirect: String?,
+        consoleRedirect: String? = nil,
         canEdit: Bool,
         error: String? = nil,
         consequences: [String]? = nil
@@ -75,6 +79,7 @@ public struct AppSignInPage: ConsolePage {
         self.hasClientSecret = hasClientSecret
         redirectURIs = values.redirectURIs.joined(separator: "\n")
         self.providerRedirect = providerRedirect
+        self.consoleRedirect = providerRedirect == nil ? nil : consoleRedirect
         self.canEdit = canEdit
         formToken = signedIn.formToken
         self.error = error

@@ -39,6 +39,19 @@ public struct SignedInOperator: Sendable {
 
 /// The sign-in form.
 public struct SignInPage: ConsolePage {
+    /// An OpenID Connect provider an operator may sign in through instead.
+    public struct Provider: Sendable {
+        /// The app whose client at the provider the sign-in goes through.
+        public var appID: String
+        /// Where the person signs in: the provider's host.
+        public var host: String
+
+        public init(appID: String, host: String) {
+            self.appID = appID
+            self.host = host
+        }
+    }
+
     public var template: String { "sign-in" }
     public let title = "Sign in"
     public var formToken: String
@@ -46,12 +59,22 @@ public struct SignInPage: ConsolePage {
     public var name: String
     public var error: String?
     public var notice: String?
+    public var providers: [Provider]
+    public var hasProviders: Bool
 
-    public init(formToken: String, name: String = "", error: String? = nil, notice: String? = nil) {
+    public init(
+        formToken: String,
+        name: String = "",
+        error: String? = nil,
+        notice: String? = nil,
+        providers: [Provider] = []
+    ) {
         self.formToken = formToken
         self.name = name
         self.error = error
         self.notice = notice
+        self.providers = providers
+        hasProviders = !providers.isEmpty
     }
 }
 
@@ -102,12 +125,22 @@ public struct MessagePage: ConsolePage {
     public var isError: Bool
     public var link: Link?
     public var signedIn: SignedInOperator?
+    /// Where the browser goes on its own at once: a navigation from this page, of this
+    /// site, so a `SameSite=Strict` cookie set with it is sent there.
+    public var refresh: String?
 
-    public init(title: String, message: String, isError: Bool, link: (title: String, path: String)? = nil) {
+    public init(
+        title: String,
+        message: String,
+        isError: Bool,
+        link: (title: String, path: String)? = nil,
+        refresh: String? = nil
+    ) {
         self.title = title
         self.message = message
         self.isError = isError
         self.link = link.map { Link(title: $0.title, path: $0.path) }
+        self.refresh = refresh
     }
 }
 

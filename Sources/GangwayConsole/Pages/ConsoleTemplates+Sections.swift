@@ -85,6 +85,7 @@ extension ConsoleTemplates {
         <p class="quiet hint" id="clientSecret-hint">{{#hasClientSecret}}A secret is stored: leave this empty to keep it (for the same issuer and client ID). {{/hasClientSecret}}Sealed by the server, and never shown again.</p>
         <div class="check"><input type="checkbox" id="createsUsers" name="createsUsers"{{#createsUsers}} checked{{/createsUsers}}{{^canEdit}} disabled{{/canEdit}}> <label for="createsUsers">Give a person the provider knows a user at their first sign-in</label></div>
         {{#providerRedirect}}<p>Register this redirect URI at the provider: <code>{{.}}</code></p>{{/providerRedirect}}
+        {{#consoleRedirect}}<p>For operators to sign in to this console through the provider (gangway admin operators link), register this one too: <code id="console-redirect">{{.}}</code></p>{{/consoleRedirect}}
         </fieldset>
         <fieldset><legend>The app's redirect URIs (authorization code grant)</legend>
         <label for="redirectURIs">One a line: a private-use scheme with a dot, http on 127.0.0.1 or [::1], or https</label>
@@ -147,6 +148,33 @@ extension ConsoleTemplates {
         <select id="role" name="role">{{#roles}}<option{{#selected}} selected{{/selected}}>{{value}}</option>{{/roles}}</select>
         <button type="submit">Add</button>
         </form>{{/canAct}}
+        <h2>Sign-in through the company's provider</h2>
+        <p>An operator linked to a person of an app's OpenID provider may sign in there instead, with the provider's own sign-in and second factor.</p>
+        {{#hasIdentities}}<table>
+        <caption>Provider identities</caption>
+        <thead><tr><th scope="col">Operator</th><th scope="col">Issuer</th><th scope="col">Subject</th><th scope="col">Linked</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr></thead>
+        <tbody>
+        {{#identities}}<tr><td>{{operatorName}}</td><td>{{issuer}}</td><td>{{subject}}</td><td>{{created}}</td>{{#canAct}}<td>
+        {{^isSelf}}<form method="post" action="/console/operators/{{operatorName}}" class="actions">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="issuer" value="{{issuer}}">
+        <input type="hidden" name="subject" value="{{subject}}">
+        <button type="submit" name="action" value="unlink">Unlink<span class="hidden"> {{subject}} from {{operatorName}}</span></button>
+        </form>{{/isSelf}}{{#isSelf}}<span class="quiet">you</span>{{/isSelf}}</td>{{/canAct}}</tr>
+        {{/identities}}
+        </tbody>
+        </table>{{/hasIdentities}}{{^hasIdentities}}<p>No operator signs in through a provider.</p>{{/hasIdentities}}
+        {{#canLink}}<form method="post" action="/console/operators">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="action" value="link">
+        <label for="link-operator">Operator</label>
+        <select id="link-operator" name="operator">{{#linkable}}<option>{{value}}</option>{{/linkable}}</select>
+        <label for="link-issuer">Issuer URL (an app's provider)</label>
+        <input id="link-issuer" name="issuer" type="url" required maxlength="2048" placeholder="https://login.example.com" value="{{linkIssuer}}">
+        <label for="link-subject">Their subject there (sub)</label>
+        <input id="link-subject" name="subject" required maxlength="255" autocomplete="off" value="{{linkSubject}}">
+        <button type="submit">Link</button>
+        </form>{{/canLink}}
         {{/main}}{{/layout}}
         """,
         "user": """

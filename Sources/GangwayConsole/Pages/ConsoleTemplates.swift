@@ -30,6 +30,7 @@ public struct ConsoleTemplates: Sendable {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>{{title}} · Gangway console</title>
+        {{#refresh}}<meta http-equiv="refresh" content="0; url={{.}}">{{/refresh}}
         <link rel="stylesheet" href="/console/console.css">
         </head>
         <body>
@@ -68,6 +69,8 @@ public struct ConsoleTemplates: Sendable {
         <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="7">
         <button type="submit">Sign in</button>
         </form>
+        {{#hasProviders}}<h2>Or through your company's sign-in</h2>
+        <ul class="providers">{{#providers}}<li><a class="button" href="/console/sign-in/provider?app={{appID}}">Sign in at {{host}}</a></li>{{/providers}}</ul>{{/hasProviders}}
         {{/main}}{{/layout}}
         """,
         "enrol": """
@@ -264,6 +267,9 @@ public struct ConsoleTemplates: Sendable {
         textarea { display: block; width: 100%; max-width: 40rem; box-sizing: border-box; font: inherit; font-size: 1.05rem; padding: 0.55rem; margin-top: 0.3rem; border: 1px solid #6e7781; border-radius: 4px; }
         input { display: block; width: 100%; max-width: 28rem; box-sizing: border-box; font-size: 1.05rem; padding: 0.55rem; margin-top: 0.3rem; border: 1px solid #6e7781; border-radius: 4px; }
         button { font-size: 1.05rem; padding: 0.55rem 1.1rem; margin-top: 1.25rem; border: 1px solid #0b4f9c; border-radius: 4px; background: #0b4f9c; color: #fff; cursor: pointer; }
+        a.button { display: inline-block; font-size: 1.05rem; padding: 0.55rem 1.1rem; border: 1px solid #0b4f9c; border-radius: 4px; background: #0b4f9c; color: #fff; text-decoration: none; }
+        .providers { list-style: none; padding: 0; }
+        .providers li { margin: 0.5rem 0; }
         .sign-out button { margin-top: 0; padding: 0.3rem 0.8rem; font-size: 0.95rem; }
         :focus-visible { outline: 3px solid #b35900; outline-offset: 2px; }
         .error { color: #a51d2d; font-weight: 600; }

@@ -21,6 +21,24 @@ public struct OperatorsPage: ConsolePage {
         }
     }
 
+    /// A provider identity an operator signs in with.
+    public struct Identity: Sendable {
+        public var operatorName: String
+        public var issuer: String
+        public var subject: String
+        public var created: String
+        /// Whether it is the signed-in operator's own, which they do not unlink here.
+        public var isSelf: Bool
+
+        public init(operatorName: String, issuer: String, subject: String, created: String, isSelf: Bool) {
+            self.operatorName = operatorName
+            self.issuer = issuer
+            self.subject = subject
+            self.created = created
+            self.isSelf = isSelf
+        }
+    }
+
     public var template: String { "operators" }
     public let title = "Operators"
     public var signedIn: SignedInOperator?
@@ -35,6 +53,14 @@ public struct OperatorsPage: ConsolePage {
     public var linkExpires: String?
     /// The name typed in the form to add an operator, kept after a refusal.
     public var newName: String
+    public var identities: [Identity]
+    public var hasIdentities: Bool
+    /// The operators an admin may link an identity to: everyone but themselves.
+    public var linkable: [ConsoleOption]
+    public var canLink: Bool
+    /// What was typed in the form to link an identity, kept after a refusal.
+    public var linkIssuer: String
+    public var linkSubject: String
 
     public init(
         signedIn: SignedInOperator,
@@ -43,7 +69,9 @@ public struct OperatorsPage: ConsolePage {
         canAct: Bool,
         error: String? = nil,
         link: (url: String, name: String, expires: String)? = nil,
-        newName: String = ""
+        newName: String = "",
+        identities: [Identity] = [],
+        typedLink: (issuer: String, subject: String) = ("", "")
     ) {
         self.signedIn = signedIn
         self.operators = operators
@@ -55,5 +83,13 @@ public struct OperatorsPage: ConsolePage {
         linkFor = link?.name
         linkExpires = link?.expires
         self.newName = newName
+        self.identities = identities
+        hasIdentities = !identities.isEmpty
+        linkable = operators.filter { !$0.isSelf }.map {
+            ConsoleOption(value: $0.name, title: $0.name, selected: false)
+        }
+        canLink = canAct && !linkable.isEmpty
+        linkIssuer = typedLink.issuer
+        linkSubject = typedLink.subject
     }
 }

@@ -151,6 +151,8 @@ public enum APILimits {
         }
         add(parameter("/admin/users/{username}/identities", "delete", 1), .length, issuer)
         add(parameter("/admin/users/{username}/identities", "delete", 2), .length, subject)
+        add(parameter("/admin/operators/{name}/identities", "delete", 1), .length, issuer)
+        add(parameter("/admin/operators/{name}/identities", "delete", 2), .length, subject)
         add(parameter("/admin/audit", "get", 0), .value, listLimit)
         add(parameter("/admin/audit", "get", 1), .value, positive)
         add("/components/parameters/OperatorName/schema", .length, operatorName)

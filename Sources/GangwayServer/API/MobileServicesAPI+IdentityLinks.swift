@@ -51,12 +51,7 @@ extension MobileServicesAPI {
     func unlinkIdentity(_ input: Operations.UnlinkIdentity.Input) async throws -> Operations.UnlinkIdentity.Output {
         try await requireAdmin()
         let user = try await user(input.path.username)
-        // An identity with a control character was never linked (linking refuses one), and
-        // one PostgreSQL cannot even hold needs no lookup.
-        let linkable =
-            !Validation.hasControlCharacters(input.query.issuer)
-            && !Validation.hasControlCharacters(input.query.subject)
-        guard linkable,
+        guard Self.couldBeLinked(issuer: input.query.issuer, subject: input.query.subject),
             try await perform({
                 try await storage.deleteIdentityLink(
                     issuer: input.query.issuer,
@@ -69,6 +64,12 @@ extension MobileServicesAPI {
         }
         logger.notice("identity unlinked", metadata: ["user": "\(user.username)", "issuer": "\(input.query.issuer)"])
         return .noContent(.init())
+    }
+
+    /// Whether an identity could have been linked: one with a control character never was
+    /// (linking refuses one), and one PostgreSQL cannot even hold needs no lookup.
+    static func couldBeLinked(issuer: String, subject: String) -> Bool {
+        !Validation.hasControlCharacters(issuer) && !Validation.hasControlCharacters(subject)
     }
 
     static func wire(_ link: IdentityLinkRecord) -> Components.Schemas.IdentityLink {

@@ -11,7 +11,11 @@ extension MobileServicesAPI {
     func listOperators(_ input: Operations.ListOperators.Input) async throws -> Operations.ListOperators.Output {
         try await requireAdmin()
         let operators = try await perform { try await storage.operatorRecords() }
-        return .ok(.init(body: .json(operators.map(Self.wire))))
+        let identities = Dictionary(
+            grouping: try await perform { try await storage.operatorIdentities() },
+            by: \.operatorName
+        )
+        return .ok(.init(body: .json(operators.map { Self.wire($0, identities: identities[$0.name] ?? []) })))
     }
 
     func addOperator(_ input: Operations.AddOperator.Input) async throws -> Operations.AddOperator.Output {
@@ -70,6 +74,68 @@ extension MobileServicesAPI {
         return .noContent(.init())
     }
 
+    func linkOperatorIdentity(
+        _ input: Operations.LinkOperatorIdentity.Input
+    ) async throws -> Operations.LinkOperatorIdentity.Output {
+        try await requireAdmin()
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        guard IssuerURL.isValid(body.issuer) else { throw APIError.badRequest(IssuerURL.rule, code: .invalidField) }
+        try Validation.text(body.subject, "subject", APILimits.subject)
+        let name = input.path.name
+        guard let record = try await perform({ try await storage.operatorRecord(named: name) }) else {
+            throw APIError.notFound(.operatorNotFound, "There is no operator named \(name).")
+        }
+        let identity = OperatorIdentityRecord(
+            issuer: body.issuer,
+            subject: body.subject,
+            operatorName: record.name,
+            createdAt: now()
+        )
+        do {
+            try await storage.insertOperatorIdentity(identity)
+        } catch {
+            guard error.code == .duplicate else { throw APIError.storage(error) }
+            let holder = try await perform {
+                try await storage.operatorRecord(issuer: body.issuer, subject: body.subject)
+            }
+            throw APIError(
+                .conflict,
+                .identityLinked,
+                holder?.1.name == record.name
+                    ? "This identity is linked to \(record.name) already."
+                    : "This identity is linked to another operator; unlink it there first."
+            )
+        }
+        logger.notice("operator identity linked", metadata: ["operator": "\(record.name)", "issuer": "\(body.issuer)"])
+        return .created(.init(body: .json(Self.wire(identity))))
+    }
+
+    func unlinkOperatorIdentity(
+        _ input: Operations.UnlinkOperatorIdentity.Input
+    ) async throws -> Operations.UnlinkOperatorIdentity.Output {
+        try await requireAdmin()
+        let name = input.path.name
+        guard try await perform({ try await storage.operatorRecord(named: name) }) != nil else {
+            throw APIError.notFound(.operatorNotFound, "There is no operator named \(name).")
+        }
+        guard Self.couldBeLinked(issuer: input.query.issuer, subject: input.query.subject),
+            try await perform({
+                try await storage.deleteOperatorIdentity(
+                    issuer: input.query.issuer,
+                    subject: input.query.subject,
+                    operator: name
+                )
+            })
+        else {
+            throw APIError.notFound(.identityNotLinked, "This identity is not linked to \(name).")
+        }
+        logger.notice(
+            "operator identity unlinked",
+            metadata: ["operator": "\(name)", "issuer": "\(input.query.issuer)"]
+        )
+        return .noContent(.init())
+    }
+
     func listAuditEvents(
         _ input: Operations.ListAuditEvents.Input
     ) async throws -> Operations.ListAuditEvents.Output {
@@ -95,7 +161,12 @@ extension MobileServicesAPI {
 
     /// Where an enrolment link's token is used.
     func enrolmentURL(token: String) -> String {
-        (settings.consoleURL ?? settings.publicURL).value + ConsolePaths.enrol + "?token=" + token
+        consoleURL(ConsolePaths.enrol + "?token=" + token)
+    }
+
+    /// The console's page at `path`, at the console's own address when it has one.
+    func consoleURL(_ path: String) -> String {
+        (settings.consoleURL ?? settings.publicURL).value + path
     }
 
     /// The TOTP secret of the enrolment whose link has `hash`: derived from the server
@@ -126,13 +197,19 @@ extension MobileServicesAPI {
         }
     }
 
-    static func wire(_ record: OperatorRecord) -> Components.Schemas.Operator {
+    static func wire(_ record: OperatorRecord, identities: [OperatorIdentityRecord] = []) -> Components.Schemas.Operator
+    {
         .init(
             name: record.name,
             role: record.role.wire,
             enrolled: record.isEnrolled,
-            createdAt: record.createdAt
+            createdAt: record.createdAt,
+            identities: identities.isEmpty ? nil : identities.map(Self.wire)
         )
+    }
+
+    static func wire(_ identity: OperatorIdentityRecord) -> Components.Schemas.OperatorIdentity {
+        .init(issuer: identity.issuer, subject: identity.subject, createdAt: identity.createdAt)
     }
 
     static func wire(_ event: AuditEventRecord) -> Components.Schemas.AuditEvent {

@@ -5,6 +5,10 @@ enum ConsolePaths {
     static let root = "/console"
     static let styleSheet = "/console/console.css"
     static let signIn = "/console/sign-in"
+    /// Where a sign-in through an OpenID Connect provider starts, and where the provider
+    /// sends the browser back to.
+    static let providerSignIn = "/console/sign-in/provider"
+    static let providerCallback = "/console/sign-in/callback"
     static let enrol = "/console/enrol"
     static let signOut = "/console/sign-out"
     static let users = "/console/users"
@@ -20,6 +24,7 @@ enum ConsolePaths {
     /// The pages, with their methods (for 405 against 404).
     static let routes: [String: [String]] = [
         root: ["get"], styleSheet: ["get"], signIn: ["get", "post"], enrol: ["get", "post"], signOut: ["post"],
+        providerSignIn: ["get"], providerCallback: ["get"],
         users: ["get", "post"], users + "/{username}": ["get", "post"], devices: ["get"],
         devices + "/{registrationID}": ["post"],
         audit: ["get"], auditCSV: ["get"], auditJSON: ["get"], apps: ["get", "post"],

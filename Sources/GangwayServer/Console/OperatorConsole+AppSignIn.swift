@@ -77,6 +77,7 @@ extension OperatorConsole {
             hasClientSecret: provider?.hasClientSecret == true && provider?.issuer == values.issuer
                 && provider?.clientID == values.clientID,
             providerRedirect: provider?.redirectURI,
+            consoleRedirect: providerCallbackURL,
             canEdit: record.role >= .admin,
             error: error,
             consequences: consequences

@@ -28,7 +28,8 @@ extension OperatorConsole {
         status: HTTPResponse.Status = .ok,
         error: String? = nil,
         enrolment: Components.Schemas.OperatorEnrolment? = nil,
-        newName: String = ""
+        newName: String = "",
+        typedLink: (issuer: String, subject: String) = ("", "")
     ) async -> Response {
         guard case .ok(let answer) = try? await run(for: record, { try await api.listOperators(.init()) }),
             case .json(let listed) = answer.body
@@ -49,7 +50,19 @@ extension OperatorConsole {
             canAct: record.role >= .admin,
             error: error,
             link: enrolment.map { ($0.enrolmentURL, $0._operator.name, Self.minute($0.expiresAt)) },
-            newName: newName
+            newName: newName,
+            identities: listed.flatMap { listedOperator in
+                (listedOperator.identities ?? []).map {
+                    OperatorsPage.Identity(
+                        operatorName: listedOperator.name,
+                        issuer: $0.issuer,
+                        subject: $0.subject,
+                        created: Self.day($0.createdAt),
+                        isSelf: listedOperator.name == record.name
+                    )
+                }
+            },
+            typedLink: typedLink
         )
         return self.page(page, status: status, browser: browser)
     }
@@ -62,6 +75,7 @@ extension OperatorConsole {
     private func add(_ request: Request) async -> Response {
         guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        if form["action"] == "link" { return await link(form, record: record, browser: browser) }
         let name = form["name"] ?? ""
         guard record.role >= .admin else {
             return await operators(record, browser: browser, status: .forbidden, error: Self.adminsOnly, newName: name)
@@ -105,7 +119,7 @@ extension OperatorConsole {
                 record,
                 browser: browser,
                 status: .forbidden,
-                error: "You change nothing of your own here: another admin does, or gangway admin operators."
+                error: Self.notYourOwn
             )
         }
         let target = "/admin/operators/\(name)"
@@ -129,6 +143,20 @@ extension OperatorConsole {
                     target: target + "/enrolment"
                 )
                 return await operators(record, browser: browser, enrolment: enrolment)
+            case "unlink":
+                let query = Operations.UnlinkOperatorIdentity.Input.Query(
+                    issuer: form["issuer"] ?? "",
+                    subject: form["subject"] ?? ""
+                )
+                _ = try await run(for: record) {
+                    try await api.unlinkOperatorIdentity(.init(path: .init(name: name), query: query))
+                }
+                await api.audit(
+                    actor: record.name,
+                    via: .console,
+                    action: "unlinkOperatorIdentity",
+                    target: target + "/identities"
+                )
             case "remove":
                 _ = try await run(for: record) { try await api.removeOperator(.init(path: .init(name: name))) }
                 await api.audit(actor: record.name, via: .console, action: "removeOperator", target: target)
@@ -151,6 +179,42 @@ extension OperatorConsole {
         return Self.redirect(to: ConsolePaths.operators)
     }
 
+    /// Links a provider identity to another operator, as `gangway admin operators link` does.
+    private func link(_ form: [String: String], record: OperatorRecord, browser: FormGuard.Browser) async -> Response {
+        let name = form["operator"] ?? ""
+        let typed = (issuer: form["issuer"] ?? "", subject: form["subject"] ?? "")
+        guard record.role >= .admin else {
+            return await operators(record, browser: browser, status: .forbidden, error: Self.adminsOnly)
+        }
+        guard name != record.name else {
+            return await operators(record, browser: browser, status: .forbidden, error: Self.notYourOwn)
+        }
+        do {
+            _ = try await run(for: record) {
+                try await api.linkOperatorIdentity(
+                    .init(path: .init(name: name), body: .json(.init(issuer: typed.issuer, subject: typed.subject)))
+                )
+            }
+        } catch {
+            return await operators(
+                record,
+                browser: browser,
+                status: (error as? APIError)?.status ?? .serviceUnavailable,
+                error: (error as? APIError)?.message ?? "The server could not link it now.",
+                typedLink: typed
+            )
+        }
+        await api.audit(
+            actor: record.name,
+            via: .console,
+            action: "linkOperatorIdentity",
+            target: "/admin/operators/\(name)/identities"
+        )
+        return Self.redirect(to: ConsolePaths.operators)
+    }
+
+    private static let notYourOwn =
+        "You change nothing of your own here: another admin does, or gangway admin operators."
     private static let adminsOnly = "Only an admin changes the operators: ask an admin for the role."
     private static let noRole = "Choose a role: viewer, operator or admin."
 }

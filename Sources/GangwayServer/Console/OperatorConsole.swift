@@ -47,6 +47,7 @@ struct OperatorConsole: Sendable {
         router.get(RouterPath(ConsolePaths.enrol)) { request, _ in await enrolPage(request) }
         router.post(RouterPath(ConsolePaths.enrol)) { request, _ in await enrol(request) }
         router.post(RouterPath(ConsolePaths.signOut)) { request, _ in await signOut(request) }
+        registerProviderSignIn(on: router)
         registerUsers(on: router)
         registerDevices(on: router)
         registerApps(on: router)
@@ -63,21 +64,25 @@ struct OperatorConsole: Sendable {
     private func signInPage(_ request: Request) async -> Response {
         if await signedIn(request) != nil { return Self.redirect(to: ConsolePaths.root) }
         let browser = api.formGuard.browser(request.headers)
-        return page(SignInPage(formToken: token(browser)), browser: browser)
+        return page(SignInPage(formToken: token(browser), providers: await signInProviders()), browser: browser)
     }
 
     private func signIn(_ request: Request) async -> Response {
         guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
         let name = form["name"] ?? ""
-        func again(_ message: String, _ status: HTTPResponse.Status) -> Response {
-            page(SignInPage(formToken: token(browser), name: name, error: message), status: status, browser: browser)
+        func again(_ message: String, _ status: HTTPResponse.Status) async -> Response {
+            page(
+                SignInPage(formToken: token(browser), name: name, error: message, providers: await signInProviders()),
+                status: status,
+                browser: browser
+            )
         }
         let address = RequestInfo.current.clientAddress(trusting: api.settings.trustedProxies)
         let admission: SignInThrottle.Admission
         do {
             admission = try await api.throttle.admitOperator(name: name, address: address)
         } catch {
-            var throttled = again(error.message, .tooManyRequests)
+            var throttled = await again(error.message, .tooManyRequests)
             if let seconds = error.retryAfterSeconds { throttled.headers[.retryAfter] = String(seconds) }
             return throttled
         }
@@ -92,7 +97,7 @@ struct OperatorConsole: Sendable {
             (try? await api.storage.takeTOTPStep(step, operator: record.name)) == true
         else {
             api.logger.notice("console sign-in failed", metadata: ["request": "\(RequestInfo.current.requestID)"])
-            return again("The name, password or code is wrong.", .unauthorized)
+            return await again("The name, password or code is wrong.", .unauthorized)
         }
         try? await api.throttle.succeeded(admission)
         return await open(session: record, action: "signIn", browser: browser)
@@ -189,8 +194,23 @@ struct OperatorConsole: Sendable {
         return try? await api.storage.touchOperatorSession(tokenHash: BearerToken.hash(token), at: api.now())
     }
 
+    /// How a new session's answer takes the browser to the overview.
+    enum Landing {
+        /// A redirect: for a form of the console's own.
+        case redirect
+        /// A page that goes on by itself: for a return from another site, after which a
+        /// redirect would still be that site's navigation, and the browser would hold back
+        /// the new `SameSite=Strict` cookie.
+        case page
+    }
+
     /// A new session for `record`, recorded in the audit, and the way to the overview.
-    private func open(session record: OperatorRecord, action: String, browser: FormGuard.Browser) async -> Response {
+    func open(
+        session record: OperatorRecord,
+        action: String,
+        browser: FormGuard.Browser,
+        landing: Landing = .redirect
+    ) async -> Response {
         let token = MobileServicesAPI.randomBytes(32).base64URLEncoded
         let now = api.now()
         do {
@@ -211,7 +231,21 @@ struct OperatorConsole: Sendable {
         }
         await api.audit(actor: record.name, via: .console, action: action, target: ConsolePaths.root)
         api.logger.notice("console session opened", metadata: ["operator": "\(record.name)"])
-        var response = Self.redirect(to: ConsolePaths.root)
+        var response =
+            switch landing {
+            case .redirect: Self.redirect(to: ConsolePaths.root)
+            case .page:
+                page(
+                    MessagePage(
+                        title: "Signed in",
+                        message: "You are signed in as \(record.name).",
+                        isError: false,
+                        link: ("Go to the overview", ConsolePaths.root),
+                        refresh: ConsolePaths.root
+                    ),
+                    browser: browser
+                )
+            }
         response.headers.append(
             HTTPField(
                 name: .setCookie,
@@ -337,7 +371,7 @@ struct OperatorConsole: Sendable {
         SignedInOperator(name: record.name, role: record.role.rawValue, formToken: token(browser), current: current)
     }
 
-    private func token(_ browser: FormGuard.Browser) -> String {
+    func token(_ browser: FormGuard.Browser) -> String {
         api.formGuard.token(for: browser, appID: Self.formScope)
     }
 

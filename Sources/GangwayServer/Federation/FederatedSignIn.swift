@@ -61,12 +61,31 @@ struct FederatedSignIn: Sendable {
 
     /// Sends the browser to the provider, with a new state, nonce and PKCE challenge.
     func start(_ origin: Origin, app: AppRecord, provider: IdentityProvider) async -> Response {
-        let metadata: ProviderMetadata
         do {
-            metadata = try await api.providers.metadata(issuer: provider.issuer)
+            return try await depart(
+                origin,
+                app: app,
+                provider: provider,
+                redirectURI: Self.callbackURL(issuer: api.issuer(of: app)),
+                cookiePath: OAuthPaths.Page.callback.path(appID: app.id)
+            )
         } catch {
             return unavailable(origin, app: app, reason: error)
         }
+    }
+
+    /// The answer that sends the browser to the provider's authorization endpoint, as the
+    /// app's client there, to come back to `redirectURI`, with a new state, nonce and PKCE
+    /// challenge; `origin` is kept for the return, bound to the browser by a cookie sent
+    /// to `cookiePath` alone.
+    func depart(
+        _ origin: some Encodable,
+        app: AppRecord,
+        provider: IdentityProvider,
+        redirectURI: String,
+        cookiePath: String
+    ) async throws(FederationError) -> Response {
+        let metadata = try await api.providers.metadata(issuer: provider.issuer)
         let state = MobileServicesAPI.randomBytes(32).base64URLEncoded
         let nonce = MobileServicesAPI.randomBytes(32).base64URLEncoded
         let verifier = MobileServicesAPI.randomBytes(32).base64URLEncoded
@@ -74,12 +93,12 @@ struct FederatedSignIn: Sendable {
         do {
             try await keep(origin, under: state, browser: browser, nonce: nonce, verifier: verifier, app: app)
         } catch {
-            return unavailable(origin, app: app, reason: FederationError.unavailable("the sign-in could not be stored"))
+            throw .unavailable("the sign-in could not be stored")
         }
         let query = OAuthPage.formBody([
-            ("response_type", "code"), ("client_id", provider.clientID),
-            ("redirect_uri", Self.callbackURL(issuer: api.issuer(of: app))), ("scope", Self.scope),
-            ("state", state), ("nonce", nonce), ("code_challenge", PKCE.challenge(for: verifier)),
+            ("response_type", "code"), ("client_id", provider.clientID), ("redirect_uri", redirectURI),
+            ("scope", Self.scope), ("state", state), ("nonce", nonce),
+            ("code_challenge", PKCE.challenge(for: verifier)),
             ("code_challenge_method", PKCE.method),
         ])
         let endpoint = metadata.authorizationEndpoint
@@ -90,14 +109,14 @@ struct FederatedSignIn: Sendable {
             ]
         )
         var response = AuthorizationPage.redirect(endpoint + (endpoint.contains("?") ? "&" : "?") + query)
-        response.headers[.setCookie] = cookie(browser, app: app, maxAge: Int(Self.lifetime))
+        response.headers[.setCookie] = cookie(browser, path: cookiePath, maxAge: Int(Self.lifetime))
         return response
     }
 
     /// Keeps a sign-in under the hash of `token` (the state sent to the provider, or the
     /// consent form's), for ten minutes, for the browser holding `browser`.
     func keep(
-        _ origin: Origin,
+        _ origin: some Encodable,
         under token: String,
         browser: String,
         nonce: String = "",
@@ -128,36 +147,91 @@ struct FederatedSignIn: Sendable {
     /// The sign-in kept under `token`, taken once: it must be this app's, unexpired, and
     /// come back to the browser that started it (the cookie), or it finishes nothing.
     func take(_ token: String?, request: Request, app: AppRecord) async -> Taken {
-        guard let token, !token.isEmpty else {
+        let record: FederatedSignInRecord
+        let browser: String
+        do {
+            (record, browser) = try await take(token, request: request, appID: app.id)
+        } catch {
+            switch error {
+            case .stale: return .refused(page(app: app, status: .badRequest, message: Self.staleMessage))
+            case .unavailable:
+                return .refused(page(app: app, status: .serviceUnavailable, message: Self.tryAgainMessage))
+            case .anotherBrowser:
+                return .refused(
+                    page(
+                        app: app,
+                        status: .badRequest,
+                        message:
+                            "This sign-in was started in another browser. Start again from the app, in this browser."
+                    )
+                )
+            }
+        }
+        guard let origin = try? JSONDecoder().decode(Origin.self, from: Data(record.origin.utf8)) else {
             return .refused(page(app: app, status: .badRequest, message: Self.staleMessage))
         }
+        return .signIn(record, origin, browser: browser)
+    }
+
+    /// Why a sign-in could not be taken back.
+    enum TakeFailure: Error {
+        /// There is none under the token (never, finished, or of another app), or it ended.
+        case stale
+        /// The database cannot be read.
+        case unavailable
+        /// It came back to a browser that did not start it.
+        case anotherBrowser
+    }
+
+    /// The sign-in kept under `token`, taken once, and the browser's binding: it must be
+    /// unexpired, of `appID` when one is given, and come back to the browser that started
+    /// it (the cookie named ``cookieName``).
+    func take(
+        _ token: String?,
+        request: Request,
+        appID: String?
+    ) async throws(TakeFailure) -> (FederatedSignInRecord, browser: String) {
+        guard let token, !token.isEmpty else { throw .stale }
         let record: FederatedSignInRecord?
         do {
             record = try await api.storage.takeFederatedSignIn(stateHash: BearerToken.hash(token))
         } catch {
-            return .refused(page(app: app, status: .serviceUnavailable, message: Self.tryAgainMessage))
+            throw .unavailable
         }
-        guard let record, record.appID == app.id, record.expiresAt > api.now(),
-            let origin = try? JSONDecoder().decode(Origin.self, from: Data(record.origin.utf8))
-        else {
-            return .refused(page(app: app, status: .badRequest, message: Self.staleMessage))
-        }
+        guard let record, appID == nil || record.appID == appID, record.expiresAt > api.now() else { throw .stale }
         guard let browser = BrowserCookie.value(named: Self.cookieName, in: request.headers),
             BearerToken.hash(browser) == record.browserHash
         else {
             api.logger.warning(
                 "federated sign-in returned to another browser",
-                metadata: ["app": "\(app.id)", "request": "\(RequestInfo.current.requestID)"]
+                metadata: ["app": "\(record.appID)", "request": "\(RequestInfo.current.requestID)"]
             )
-            return .refused(
-                page(
-                    app: app,
-                    status: .badRequest,
-                    message: "This sign-in was started in another browser. Start again from the app, in this browser."
-                )
-            )
+            throw .anotherBrowser
         }
-        return .signIn(record, origin, browser: browser)
+        return (record, browser)
+    }
+
+    /// Who the provider signed in: its code redeemed as the app's client (with the
+    /// sign-in's PKCE verifier, for `redirectURI`), and the ID token checked (its
+    /// signature, issuer, audience, expiry and the sign-in's nonce).
+    func identity(
+        code: String,
+        of record: FederatedSignInRecord,
+        app: AppRecord,
+        provider: IdentityProvider,
+        redirectURI: String
+    ) async throws(FederationError) -> (ProviderIdentity, IdentityProviderClient.Tokens) {
+        let tokens = try await api.providers.redeem(
+            code: code,
+            verifier: record.codeVerifier,
+            redirectURI: redirectURI,
+            provider: provider,
+            clientSecret: try api.clientSecret(of: app)
+        )
+        guard let idToken = tokens.idToken else {
+            throw FederationError.invalidIDToken("the token endpoint gave no ID token")
+        }
+        return (try await api.providers.identity(of: idToken, provider: provider, nonce: record.nonce), tokens)
     }
 
     // MARK: Back from the provider
@@ -198,18 +272,13 @@ struct FederatedSignIn: Sendable {
         let user: UserRecord
         let grant: ProviderGrantRecord
         do {
-            let secret = try api.clientSecret(of: app)
-            let tokens = try await api.providers.redeem(
+            let (identity, tokens) = try await self.identity(
                 code: code,
-                verifier: record.codeVerifier,
-                redirectURI: Self.callbackURL(issuer: api.issuer(of: app)),
+                of: record,
+                app: app,
                 provider: provider,
-                clientSecret: secret
+                redirectURI: Self.callbackURL(issuer: api.issuer(of: app))
             )
-            guard let idToken = tokens.idToken else {
-                throw FederationError.invalidIDToken("the token endpoint gave no ID token")
-            }
-            let identity = try await api.providers.identity(of: idToken, provider: provider, nonce: record.nonce)
             user = try await api.federatedUser(identity, provider: provider, app: app)
             grant = try api.providerGrant(tokens, app: app, username: user.username)
         } catch let error as FederationError {
@@ -419,15 +488,21 @@ struct FederatedSignIn: Sendable {
         )
     }
 
-    /// The cookie that binds a sign-in to its browser: sent only to the callback, never
-    /// to a script, and (with `SameSite=Lax`) on the provider's top-level redirect back.
+    /// The cookie that binds a sign-in to its browser, for the app's callback.
     func cookie(_ value: String, app: AppRecord, maxAge: Int) -> String {
+        cookie(value, path: OAuthPaths.Page.callback.path(appID: app.id), maxAge: maxAge)
+    }
+
+    /// The cookie that binds a sign-in to its browser: sent only to the callback at
+    /// `path`, never to a script, and (with `SameSite=Lax`) on the provider's top-level
+    /// redirect back.
+    func cookie(_ value: String, path: String, maxAge: Int) -> String {
         BrowserCookie.setCookie(
             name: Self.cookieName,
             value: value,
-            path: OAuthPaths.Page.callback.path(appID: app.id),
+            path: path,
             maxAge: maxAge,
-            secure: api.settings.publicURL.value.hasPrefix("https://")
+            secure: api.isSecureOrigin
         )
     }
 }

@@ -167,7 +167,7 @@ enum ServerSchema {
     static func migrations(_ dialect: StorageKind) -> [Migration] {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
-            version11, version12,
+            version11, version12, version13,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -228,6 +228,19 @@ enum ServerSchema {
             "CREATE INDEX users_blocked ON users (username) WHERE blocked",
             "CREATE INDEX devices_by_contact ON devices (app_id, status, last_contact_at)",
             "CREATE INDEX devices_by_user ON devices (app_id, username, registration_id)",
+        ]
+    }
+
+    /// Operators who sign in to the console through an OpenID Connect provider: a
+    /// provider's subject is one operator at most.
+    static func version13(_ dialect: StorageKind) -> [String] {
+        [
+            """
+            CREATE TABLE operator_identities (issuer TEXT NOT NULL, subject TEXT NOT NULL,
+                operator TEXT NOT NULL REFERENCES operators(name) ON DELETE CASCADE, created_at BIGINT NOT NULL,
+                PRIMARY KEY (issuer, subject))
+            """,
+            "CREATE INDEX operator_identities_by_operator ON operator_identities (operator)",
         ]
     }
 
