@@ -146,6 +146,11 @@ public struct HeadlessBrowser: Sendable {
         _ = try await command("POST", "element/\(element)/value", ["text": text])
     }
 
+    /// Empties a text field, as a person selecting its text and deleting it does.
+    public func clear(_ element: String) async throws {
+        _ = try await command("POST", "element/\(element)/clear", [:])
+    }
+
     public func click(_ element: String) async throws {
         _ = try await command("POST", "element/\(element)/click", [:])
     }
