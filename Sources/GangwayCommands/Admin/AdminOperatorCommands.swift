@@ -9,7 +9,9 @@ import GangwayTerminal
 struct AdminOperators: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "operators",
-        abstract: "List, add and remove the people who sign in to the console, change their role, or link their provider identities.",
+        abstract:
+            "List, add and remove the people who sign in to the console, change their role, or link their "
+            + "provider identities.",
         discussion: """
             An operator signs in to the console (/console on the server) with a password \
             and a code from an authenticator app, both set from a one-use link that 'add' \

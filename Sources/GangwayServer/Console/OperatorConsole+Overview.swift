@@ -24,7 +24,10 @@ extension OperatorConsole {
             for: record,
             { try await api.getActivity(.init(query: .init(period: period, app: appID))) }
         )
-        async let attentionAnswer = try? run(for: record, { try await api.getAttention(.init(query: .init(app: appID))) })
+        async let attentionAnswer = try? run(
+            for: record,
+            { try await api.getAttention(.init(query: .init(app: appID))) }
+        )
         guard let figures = await counted,
             case .ok(let activityOK) = await activityAnswer, case .json(let activity) = activityOK.body,
             case .ok(let attentionOK) = await attentionAnswer, case .json(let attention) = attentionOK.body
