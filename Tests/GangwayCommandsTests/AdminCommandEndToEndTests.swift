@@ -131,6 +131,38 @@ struct AdminCommandEndToEndTests {
         for result in [added, table, csv, json] { #expect(!result.output.contains(machine.adminToken)) }
     }
 
+    @Test(
+        "destinations: added with the person's identity or a fixed credential, listed, changed, removed; bad ones refused"
+    )
+    func destinations() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let none = try machine.admin(["destinations"])
+        #expect(none.status == 0 && none.output.contains("No destinations."), "\(none.standardError)")
+        let added = try machine.admin(["destinations", "add", "orders", "--url", "https://orders.example.com/api"])
+        #expect(added.output.contains("Added orders: https://orders.example.com/api, with the signed-in person."))
+        let keyed = try machine.admin([
+            "destinations", "add", "stock", "--url", "https://stock.example.com", "--credential-header", "X-API-Key",
+            "--credential", "stock-secret-1",
+        ])
+        #expect(keyed.output.contains("Added stock: https://stock.example.com, with a fixed credential in X-API-Key."))
+        let changed = try machine.admin(["destinations", "add", "orders", "--url", "https://orders.example.com/v2"])
+        #expect(changed.output.contains("Changed orders"), "\(changed.output)")
+        let listed = try machine.admin(["destinations", "list"])
+        #expect(listed.output.contains("orders       https://orders.example.com/v2  person"), "\(listed.output)")
+        #expect(listed.output.contains("credential in X-API-Key  none"), "\(listed.output)")
+        for result in [keyed, listed] { #expect(!result.output.contains("stock-secret-1")) }
+        let http = try machine.admin(["destinations", "add", "x", "--url", "http://x.example.com"])
+        #expect(http.status == 1 && http.standardError.contains("https URL"), "\(http.standardError)")
+        #expect(
+            try machine.admin(["destinations", "add", "x", "--url", "https://x.example", "--credential", "c"]).status
+                == 64
+        )
+        #expect(try machine.admin(["destinations", "remove", "orders"]).output.contains("Removed orders."))
+        let gone = try machine.admin(["destinations", "remove", "orders"])
+        #expect(gone.status == 1 && gone.standardError.contains("no destination of this name"), "\(gone.standardError)")
+    }
+
     @Test("a stale url file: what listens there now gets a challenge and no token; the local server starts instead")
     func staleURL() async throws {
         let machine = try Machine()

@@ -327,6 +327,70 @@ public struct AdminClient: Sendable {
         }
     }
 
+    // MARK: Destinations
+
+    /// The app's destinations, by name, with the requests forwarded to each in the last
+    /// 7 days.
+    public func destinations(app id: String) async throws(ServiceError) -> [ManagedDestination] {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.listDestinations(path: .init(appID: id))
+        }
+        switch output {
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedDestination.init)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Adds a destination, or changes the one of that name: the person's identity goes to
+    /// it, or, with `credential`, that value in the header `credentialHeader` (kept when
+    /// `credential` is `nil` and the destination has one).
+    /// - Returns: The destination, and whether it is new.
+    /// - Throws: ``ServiceError``; ``ServiceError/refused`` with status 400 for a URL
+    ///   that is not `https` (`http` only on loopback) or a header the server sets itself.
+    @discardableResult
+    public func putDestination(
+        _ name: String,
+        url: String,
+        credentialHeader: String? = nil,
+        credential: String? = nil,
+        app id: String
+    ) async throws(ServiceError) -> (destination: ManagedDestination, isNew: Bool) {
+        let fixed = credentialHeader != nil || credential != nil
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.putDestination(
+                path: .init(appID: id, name: name),
+                body: .json(
+                    .init(
+                        url: url,
+                        authentication: fixed ? .credential : .identity,
+                        credentialHeader: credentialHeader,
+                        credential: credential
+                    )
+                )
+            )
+        }
+        switch output {
+        case .ok(let ok): return (ManagedDestination(try ServiceCall.decode { try ok.body.json }), false)
+        case .created(let created): return (ManagedDestination(try ServiceCall.decode { try created.body.json }), true)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Removes a destination: devices reach it no more.
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` when the app has none of that name.
+    public func removeDestination(_ name: String, app id: String) async throws(ServiceError) {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.removeDestination(path: .init(appID: id, name: name))
+        }
+        switch output {
+        case .noContent: return
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
     // MARK: Users
 
     /// Every user.

@@ -29,7 +29,7 @@ struct AdminCommand: AsyncParsableCommand {
             AdminApps.self, AdminUsers.self, AdminAuth.self, AdminSettings.self, AdminPolicy.self,
             AdminSharedDevice.self,
             AdminPasscodeReset.self, AdminAgreements.self, AdminLogs.self,
-            AdminDevices.self, AdminMinimumVersion.self, AdminActivation.self, AdminData.self,
+            AdminDevices.self, AdminMinimumVersion.self, AdminActivation.self, AdminData.self, AdminDestinations.self,
             AdminOperators.self, AdminAudit.self, AdminActivity.self, AdminAttention.self,
         ]
     )

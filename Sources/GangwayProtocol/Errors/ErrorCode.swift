@@ -83,6 +83,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case identityNotLinked = "IDENTITY_NOT_LINKED"
     /// There is no operator of the console with this name.
     case operatorNotFound = "OPERATOR_NOT_FOUND"
+    /// The app has no destination of this name.
+    case destinationNotFound = "DESTINATION_NOT_FOUND"
     /// No app serves this email domain.
     case domainUnknown = "DOMAIN_UNKNOWN"
     /// The server cannot draw QR codes (no `qrencode`).
@@ -111,6 +113,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case serverBusy = "SERVER_BUSY"
     /// The server's database is not available; try again.
     case storageUnavailable = "STORAGE_UNAVAILABLE"
+    /// The destination's backend could not be reached, or did not answer in time.
+    case destinationUnavailable = "DESTINATION_UNAVAILABLE"
     /// The demo data could not be seeded.
     case seedFailed = "SEED_FAILED"
     /// Something failed on the server; its log says what.

@@ -74,6 +74,15 @@ public enum APILimits {
     public static let fieldValue = EntityLimits.valueLength
     /// A field's name: ``EntityLimits/fieldNameLength``.
     public static let fieldName = EntityLimits.fieldNameLength
+    /// A destination's name: an identifier.
+    public static let destinationName = identifier
+    /// A destination's base URL.
+    public static let destinationURL = 1...2048
+    /// The header a destination's fixed credential goes in, and the credential.
+    public static let credentialHeader = 1...64
+    public static let credential = 1...4096
+    /// An HTTP status a destination answered, or 0 when it could not be reached.
+    public static let destinationStatus = 0...599
     /// The fields devices may write in one entity set.
     public static let writableFields = 0...EntityLimits.fieldsPerEntity
     /// The entity sets of one app's data settings.
@@ -156,6 +165,11 @@ public enum APILimits {
         add(parameter("/admin/audit", "get", 0), .value, listLimit)
         add(parameter("/admin/audit", "get", 1), .value, positive)
         add("/components/parameters/OperatorName/schema", .length, operatorName)
+        add("/components/parameters/DestinationName/schema", .length, destinationName)
+        add(property("DestinationChange", "url"), .length, destinationURL)
+        add(property("DestinationChange", "credentialHeader"), .length, credentialHeader)
+        add(property("DestinationChange", "credential"), .length, credential)
+        add(property("DestinationRequestCount", "status"), .value, destinationStatus)
         add(property("OperatorCreate", "name"), .length, operatorName)
         for name in ["AppID", "AppFilter", "EntitySet", "EntityID"] {
             add("/components/parameters/\(name)/schema", .length, identifier)

@@ -34,7 +34,9 @@ struct MobileServicesAPI: APIProtocol {
     let throttle: SignInThrottle
     let signer: ActivationSigner
     /// Signs OpenID Connect ID tokens.
-    let idTokens: IDTokenSigner
+    let idTokens: TokenSigner
+    /// Signs the identity forwarded to a destination.
+    let destinationTokens: TokenSigner
     /// The server's client of the apps' OpenID Connect providers.
     let providers: IdentityProviderClient
     let changeSealingKey: SealingPrivateKey

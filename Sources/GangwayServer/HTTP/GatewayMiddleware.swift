@@ -38,6 +38,17 @@ struct GatewayMiddleware: RouterMiddleware {
         context: ServerContext,
         next: (Request, ServerContext) async throws -> Response
     ) async throws -> Response {
+        try await handle(request, context: context, streamsBody: false, next: next)
+    }
+
+    /// - Parameter streamsBody: The route reads the body itself, as it streams, within
+    ///   its own limit: the body is neither collected nor checked here.
+    func handle(
+        _ request: Request,
+        context: ServerContext,
+        streamsBody: Bool,
+        next: (Request, ServerContext) async throws -> Response
+    ) async throws -> Response {
         let started = ContinuousClock.now
         let requestID = Self.requestID(from: request.headers[.requestID]) ?? requestIDs.next()
         let logger = context.logger
@@ -50,13 +61,16 @@ struct GatewayMiddleware: RouterMiddleware {
 
         var response: Response
         do {
-            let limit =
-                if let token = info.bearerToken, await isKnownBearer(token) {
-                    Self.maximumBodySize
-                } else {
-                    Self.unauthenticatedBodySize
-                }
-            let request = try await Self.checkedBody(of: request, limit: limit)
+            var request = request
+            if !streamsBody {
+                let limit =
+                    if let token = info.bearerToken, await isKnownBearer(token) {
+                        Self.maximumBodySize
+                    } else {
+                        Self.unauthenticatedBodySize
+                    }
+                request = try await Self.checkedBody(of: request, limit: limit)
+            }
             response = try await RequestInfo.$current.withValue(info) {
                 try await next(request, context)
             }

@@ -1,8 +1,9 @@
 import Hummingbird
 
 /// Every request's path through the server: the device reads' own path
-/// (``DeviceReadRoute``) inside ``GatewayMiddleware``, or else the router, whose routes
-/// all run inside the same middleware.
+/// (``DeviceReadRoute``) and the destinations' (``DestinationProxy``, whose bodies
+/// stream) inside ``GatewayMiddleware``, or else the router, whose routes all run inside
+/// the same middleware.
 ///
 /// The settings exchange and the app-data read are what devices repeat all day; answering
 /// them before the route lookup and the generated server's request conversion, with bytes
@@ -13,9 +14,16 @@ struct GatewayResponder: HTTPResponder {
     let gateway: GatewayMiddleware
     /// `nil` on the console's own address, which serves no device.
     let deviceReads: DeviceReadRoute?
+    /// `nil` on the console's own address too.
+    let destinations: DestinationProxy?
     let router: RouterResponder<ServerContext>
 
     func respond(to request: Request, context: ServerContext) async throws -> Response {
+        if let destinations, let target = DestinationProxy.target(inPath: request.uri.path) {
+            return try await gateway.handle(request, context: context, streamsBody: true) { request, _ in
+                try await destinations.respond(to: request, target: target)
+            }
+        }
         guard let deviceReads, let read = DeviceReadRoute.read(of: request) else {
             return try await router.respond(to: request, context: context)
         }

@@ -28,7 +28,8 @@ public struct MobileServicesServer: Sendable {
     let logger: Logger
     let now: @Sendable () -> Date
     let signer: ActivationSigner
-    let idTokens: IDTokenSigner
+    let idTokens: TokenSigner
+    let destinationTokens: TokenSigner
     /// One per server, so what it keeps of each provider (discovery, keys) is shared.
     let providers: IdentityProviderClient
     /// The key devices seal offline changes to.
@@ -67,27 +68,40 @@ public struct MobileServicesServer: Sendable {
         }
         let storage = ServerStorage(opened, cache: ReadCache(lifetime: configuration.cacheLifetime))
         self.storage = storage
-        let (token, serverKey, keyBytes, sealingBytes, idTokenBytes) = try await storage.withConnections {
-            try await storage.migrate()
-            let serverKey = try await ServerKey.load(file: configuration.serverKeyPath, storage: storage)
-            let token = try await AdminToken.bootstrap(
-                storage: storage,
-                file: configuration.adminTokenPath,
-                renew: renewAdminToken
-            )
-            let keyBytes = try await ActivationSigner.privateKey(storage: storage, sealedWith: serverKey)
-            let idTokenBytes = try await IDTokenSigner.privateKey(storage: storage, sealedWith: serverKey)
-            let sealingBytes = try await serverKey.storedPrivateKey(
-                named: Self.changeSealingKeyName,
-                storage: storage,
-                plainLength: nil
-            ) { SealingPrivateKey().rawRepresentation }
-            return (token, serverKey, keyBytes, sealingBytes, idTokenBytes)
-        }
+        let (token, serverKey, keyBytes, sealingBytes, idTokenBytes, destinationBytes) =
+            try await storage.withConnections {
+                try await storage.migrate()
+                let serverKey = try await ServerKey.load(file: configuration.serverKeyPath, storage: storage)
+                let token = try await AdminToken.bootstrap(
+                    storage: storage,
+                    file: configuration.adminTokenPath,
+                    renew: renewAdminToken
+                )
+                let keyBytes = try await ActivationSigner.privateKey(storage: storage, sealedWith: serverKey)
+                let idTokenBytes = try await TokenSigner.privateKey(
+                    named: TokenSigner.idTokenKeyName,
+                    storage: storage,
+                    sealedWith: serverKey
+                )
+                let destinationBytes = try await TokenSigner.privateKey(
+                    named: TokenSigner.destinationKeyName,
+                    storage: storage,
+                    sealedWith: serverKey
+                )
+                let sealingBytes = try await serverKey.storedPrivateKey(
+                    named: Self.changeSealingKeyName,
+                    storage: storage,
+                    plainLength: nil
+                ) { SealingPrivateKey().rawRepresentation }
+                return (token, serverKey, keyBytes, sealingBytes, idTokenBytes, destinationBytes)
+            }
         adminToken = token.outcome
         self.serverKey = serverKey
         signer = ActivationSigner(key: try P256.Signing.PrivateKey(rawRepresentation: keyBytes))
-        idTokens = try await IDTokenSigner(key: try P256.Signing.PrivateKey(rawRepresentation: idTokenBytes))
+        idTokens = try await TokenSigner(key: try P256.Signing.PrivateKey(rawRepresentation: idTokenBytes))
+        destinationTokens = try await TokenSigner(
+            key: try P256.Signing.PrivateKey(rawRepresentation: destinationBytes)
+        )
         providers = IdentityProviderClient(now: now)
         changeSealingKey = try SealingPrivateKey(rawRepresentation: sealingBytes)
         passwords = PasswordHasher(
@@ -149,7 +163,12 @@ public struct MobileServicesServer: Sendable {
             )
             router.add(middleware: gateway)
             OperatorConsole(api: api).register(on: router)
-            return GatewayResponder(gateway: gateway, deviceReads: nil, router: router.buildResponder())
+            return GatewayResponder(
+                gateway: gateway,
+                deviceReads: nil,
+                destinations: nil,
+                router: router.buildResponder()
+            )
         }
         var pages = OAuthPaths.pages.merging(["/openapi.json": ["get"]]) { $1 }
         if listener == .everything { pages.merge(ConsolePaths.routes) { $1 } }
@@ -179,6 +198,7 @@ public struct MobileServicesServer: Sendable {
         return GatewayResponder(
             gateway: gateway,
             deviceReads: DeviceReadRoute(api: api),
+            destinations: DestinationProxy(api: api),
             router: router.buildResponder()
         )
     }
@@ -214,6 +234,7 @@ public struct MobileServicesServer: Sendable {
             ),
             signer: signer,
             idTokens: idTokens,
+            destinationTokens: destinationTokens,
             providers: providers,
             changeSealingKey: changeSealingKey,
             serverKey: serverKey,

@@ -167,7 +167,7 @@ enum ServerSchema {
     static func migrations(_ dialect: StorageKind) -> [Migration] {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
-            version11, version12, version13,
+            version11, version12, version13, version14,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -241,6 +241,24 @@ enum ServerSchema {
                 PRIMARY KEY (issuer, subject))
             """,
             "CREATE INDEX operator_identities_by_operator ON operator_identities (operator)",
+        ]
+    }
+
+    /// Destinations: an app's backends, reached by its devices through the server (a fixed
+    /// credential sealed under the server key), and the requests forwarded to each, counted
+    /// per hour and status.
+    static func version14(_ dialect: StorageKind) -> [String] {
+        let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
+        return [
+            """
+            CREATE TABLE destinations (app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE, name TEXT NOT NULL,
+                url TEXT NOT NULL, authentication TEXT NOT NULL, credential_header TEXT, credential \(blob),
+                created_at BIGINT NOT NULL, PRIMARY KEY (app_id, name))
+            """,
+            """
+            CREATE TABLE destination_requests (app_id TEXT NOT NULL, destination TEXT NOT NULL, status INTEGER NOT NULL,
+                bucket BIGINT NOT NULL, count BIGINT NOT NULL, PRIMARY KEY (app_id, destination, bucket, status))
+            """,
         ]
     }
 

@@ -79,11 +79,12 @@ extension ServerStorage {
             """
     }
 
-    /// Deletes the counts older than ``ActivityBucket/keptFor`` at `now`; how many rows.
+    /// Deletes the counts older than ``ActivityBucket/keptFor`` at `now`, the overview's
+    /// and the destinations' requests; how many rows.
     public func purgeActivity(at now: Date) async throws(StorageError) -> Int {
-        try await count(
-            "DELETE FROM activity WHERE bucket < \(now.addingTimeInterval(-ActivityBucket.keptFor)) RETURNING 1"
-        )
+        let cutoff = now.addingTimeInterval(-ActivityBucket.keptFor)
+        return try await count("DELETE FROM activity WHERE bucket < \(cutoff) RETURNING 1")
+            + count("DELETE FROM destination_requests WHERE bucket < \(cutoff) RETURNING 1")
     }
 
     /// The counts of `kinds` in `[start, end)`, summed per `bucket` (and over every app

@@ -4,16 +4,18 @@ import GangwayProtocol
 import GangwayServerStorage
 import JWTKit
 
-/// Signs OpenID Connect ID tokens (ES256, with JWTKit) with a P-256 key of their own,
-/// apart from the activation key: a key does one job. The public key is published as a
-/// JWK set, named by its `kid` (the base64url of the first 16 bytes of the SHA-256 of
-/// its x9.63 form), so a new key can stand beside an old one.
-struct IDTokenSigner: Sendable {
+/// Signs JSON Web Tokens (ES256, with JWTKit) of one kind with a P-256 key of their own:
+/// OpenID Connect ID tokens, or the identity forwarded to a destination. A key does one
+/// job, apart from the activation key and each other. The public key is published as a
+/// JWK set, named by its `kid` (the base64url of the first 16 bytes of the SHA-256 of its
+/// x9.63 form), so a new key can stand beside an old one.
+struct TokenSigner: Sendable {
     let key: P256.Signing.PrivateKey
     private let keys: JWTKeyCollection
 
-    /// The name the key is stored under, sealed with the server key.
-    static let secretName = "oidc-id-token-signing-key"
+    /// The names the keys are stored under, sealed with the server key.
+    static let idTokenKeyName = "oidc-id-token-signing-key"
+    static let destinationKeyName = "destination-token-signing-key"
     /// How long an ID token is good for: it says who signed in, now.
     static let lifetime: TimeInterval = 10 * 60
 
@@ -26,9 +28,14 @@ struct IDTokenSigner: Sendable {
         )
     }
 
-    /// The private key's bytes: made and stored sealed at the first start.
-    static func privateKey(storage: ServerStorage, sealedWith serverKey: ServerKey) async throws -> Data {
-        try await serverKey.storedPrivateKey(named: secretName, storage: storage, plainLength: 32) {
+    /// The bytes of the private key stored as `name`: made and stored sealed at the first
+    /// start.
+    static func privateKey(
+        named name: String,
+        storage: ServerStorage,
+        sealedWith serverKey: ServerKey
+    ) async throws -> Data {
+        try await serverKey.storedPrivateKey(named: name, storage: storage, plainLength: 32) {
             P256.Signing.PrivateKey().rawRepresentation
         }
     }
@@ -85,7 +92,7 @@ struct IDTokenSigner: Sendable {
         // NumericDates in whole seconds (RFC 7519 §2 allows fractions, but mainstream
         // clients such as Authlib read a fractional `iat` as issued in the future).
         let issued = Date(timeIntervalSince1970: time.timeIntervalSince1970.rounded(.down))
-        return try await keys.sign(
+        return try await sign(
             Claims(
                 iss: .init(value: issuer),
                 sub: .init(value: user.username),
@@ -95,8 +102,12 @@ struct IDTokenSigner: Sendable {
                 nonce: nonce,
                 name: user.displayName,
                 preferredUsername: user.username
-            ),
-            kid: JWKIdentifier(string: Self.kid(of: key.publicKey))
+            )
         )
+    }
+
+    /// `payload` signed, naming the key.
+    func sign(_ payload: some JWTPayload) async throws -> String {
+        try await keys.sign(payload, kid: JWKIdentifier(string: Self.kid(of: key.publicKey)))
     }
 }

@@ -1,0 +1,258 @@
+import AsyncHTTPClient
+import Foundation
+import GangwayProtocol
+import GangwayServerStorage
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Forwards a device's request to one of its app's destinations and streams the answer
+/// back: `…/apps/{appID}/destinations/{name}/{path}` becomes `{destination URL}/{path}`,
+/// with the query as it came.
+///
+/// - Only a registered device of a live session, not locked or wiped, of a user who is
+///   not blocked, gets through; the device's own credentials (its bearer token, cookies)
+///   never reach the backend, which gets the signed-in person instead
+///   (``DestinationIdentity``) or the destination's fixed credential.
+/// - Only the URL the admin set is called: a path with a `.` or `..` segment, or an
+///   encoded slash, is refused, no redirect is followed, and hop-by-hop headers go
+///   neither way.
+/// - Bodies stream both ways, within ``requestLimit`` and ``responseLimit``; the backend
+///   has ``headTimeout`` to answer. Each request is counted per destination and status
+///   (0 when the backend could not be reached), never with its body.
+struct DestinationProxy: Sendable {
+    let api: MobileServicesAPI
+
+    /// The largest body a device sends to a destination.
+    static let requestLimit = 16 << 20
+    /// The largest answer a destination gives a device.
+    static let responseLimit = 1 << 30
+    /// How long a destination has to begin its answer.
+    static let headTimeout: TimeAmount = .seconds(30)
+
+    /// One client for every server of the process; it follows no redirect.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = .init(connect: .seconds(5), read: .seconds(60))
+        configuration.decompression = .disabled
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// A request for a destination.
+    struct Target: Equatable {
+        var appID: String
+        var name: String
+        /// What follows the destination's name: empty, or starting with `/`.
+        var path: String
+    }
+
+    /// The destination a path is for: `/apps/{appID}/destinations/{name}` and what follows.
+    static func target(inPath path: String) -> Target? {
+        let prefix = "/apps/"
+        guard path.hasPrefix(prefix) else { return nil }
+        let parts = path.dropFirst(prefix.count).split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[1] == "destinations", !parts[0].isEmpty, !parts[2].isEmpty else { return nil }
+        return Target(
+            appID: String(parts[0]),
+            name: String(parts[2]),
+            path: parts.count == 4 ? "/" + parts[3] : ""
+        )
+    }
+
+    func respond(to request: Request, target: Target) async throws -> Response {
+        let caller = try await api.authenticate(appID: target.appID, requiresRegistration: true)
+        guard let user = try await api.perform({ try await api.storage.user(named: caller.session.username) }),
+            !user.blocked
+        else { throw APIError.unauthorized }
+        guard let device = caller.device else { throw APIError.deviceNotRegistered }
+        try Validation.identifierOrNotFound(target.name)
+        guard
+            let destination = try await api.perform({
+                try await api.storage.destination(appID: caller.app.id, name: target.name)
+            })
+        else { throw APIError.destinationNotFound }
+        guard Self.isPlain(target.path) else {
+            throw APIError.badRequest("The path may not hold a . or .. segment, or an encoded slash.")
+        }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > Self.requestLimit {
+            throw APIError(.contentTooLarge, .payloadTooLarge, "The body is larger than a destination takes.")
+        }
+        var outgoing = HTTPClientRequest(url: Self.url(destination.url, target.path, query: request.uri.query))
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        outgoing.headers = Self.forwarded(request.headers)
+        outgoing.headers.add(name: "X-Request-ID", value: RequestInfo.current.requestID)
+        switch destination.authentication {
+        case .identity:
+            let identity = DestinationIdentity(
+                issuer: api.issuer(of: caller.app),
+                audience: destination.url,
+                username: user.username,
+                displayName: user.displayName,
+                app: caller.app.id,
+                registration: device.registrationID,
+                at: api.now()
+            )
+            let token: String
+            do {
+                token = try await api.destinationTokens.sign(identity)
+            } catch {
+                throw APIError.storage(StorageError(.unavailable, "the identity could not be signed"))
+            }
+            outgoing.headers.add(name: "Authorization", value: "Bearer " + token)
+        case .credential:
+            guard let header = destination.credentialHeader, let sealed = destination.sealedCredential,
+                let value = try? api.serverKey.open(
+                    sealed,
+                    for: MobileServicesAPI.destinationCredentialPurpose(appID: caller.app.id, name: destination.name),
+                    plainLength: -1
+                )
+            else {
+                throw APIError(
+                    .badGateway,
+                    .destinationUnavailable,
+                    "The destination's credential does not open with the server key; an admin sets it again."
+                )
+            }
+            outgoing.headers.replaceOrAdd(name: header, value: String(decoding: value, as: UTF8.self))
+        }
+        if [.post, .put, .patch, .delete].contains(request.method) {
+            let length = request.headers[.contentLength].flatMap(Int.init)
+            outgoing.body = .stream(
+                LimitedBody(base: request.body, limit: Self.requestLimit),
+                length: length.map { .known(Int64($0)) } ?? .unknown
+            )
+        }
+        let answer: HTTPClientResponse
+        do {
+            answer = try await Self.client.execute(outgoing, timeout: Self.headTimeout)
+        } catch {
+            await count(caller.app.id, destination.name, status: 0)
+            api.logger.warning(
+                "destination unavailable",
+                metadata: [
+                    "app": "\(caller.app.id)", "destination": "\(destination.name)",
+                    "error": "\(type(of: error))", "request": "\(RequestInfo.current.requestID)",
+                ]
+            )
+            if error is BodyTooLarge {
+                throw APIError(.contentTooLarge, .payloadTooLarge, "The body is larger than a destination takes.")
+            }
+            throw APIError(.badGateway, .destinationUnavailable, "The destination could not be reached. Try again.")
+        }
+        await count(caller.app.id, destination.name, status: Int(answer.status.code))
+        var headers = HTTPFields()
+        for (name, value) in Self.returned(answer.headers) {
+            if let field = HTTPField.Name(name) { headers.append(HTTPField(name: field, value: value)) }
+        }
+        let length = answer.headers.first(name: "Content-Length").flatMap(Int.init)
+        if let length, length > Self.responseLimit {
+            throw APIError(.badGateway, .destinationUnavailable, "The destination's answer is larger than allowed.")
+        }
+        return Response(
+            status: HTTPResponse.Status(code: Int(answer.status.code), reasonPhrase: answer.status.reasonPhrase),
+            headers: headers,
+            body: ResponseBody(asyncSequence: LimitedBody(base: answer.body, limit: Self.responseLimit))
+        )
+    }
+
+    private func count(_ appID: String, _ destination: String, status: Int) async {
+        do {
+            try await api.storage.countDestinationRequest(
+                appID: appID,
+                destination: destination,
+                status: status,
+                at: api.now()
+            )
+        } catch {
+            api.logger.warning("a destination's request could not be counted", metadata: ["error": "\(error.code)"])
+        }
+    }
+
+    // MARK: Paths and headers
+
+    /// The backend's URL for `path` under `base`, with the query as the device sent it.
+    static func url(_ base: String, _ path: String, query: String?) -> String {
+        let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
+        return trimmed + path + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "")
+    }
+
+    /// Whether `path` stays under the destination's URL: no `.` or `..` segment, plain or
+    /// percent-encoded, and no encoded slash or backslash.
+    static func isPlain(_ path: String) -> Bool {
+        let lowered = path.lowercased()
+        guard !lowered.contains("%2f"), !lowered.contains("%5c"), !path.contains("\\") else { return false }
+        for segment in path.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
+            let decoded = segment.removingPercentEncoding ?? String(segment)
+            if decoded == "." || decoded == ".." { return false }
+        }
+        return true
+    }
+
+    /// Headers that concern one connection (RFC 9110 §7.6.1), or that the proxy sets.
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+        "transfer-encoding", "upgrade", "host", "content-length",
+    ]
+
+    /// The device's headers a backend gets: not its credentials, nor what concerns this
+    /// connection.
+    static func forwarded(_ fields: HTTPFields) -> HTTPHeaders {
+        let named = connectionNamed(fields[values: .connection])
+        var headers = HTTPHeaders()
+        for field in fields {
+            let name = field.name.canonicalName
+            if hopByHop.contains(name) || named.contains(name) || name == "authorization" || name == "cookie"
+                || name == "x-request-id"
+            {
+                continue
+            }
+            headers.add(name: field.name.rawName, value: field.value)
+        }
+        return headers
+    }
+
+    /// The backend's headers a device gets: not what concerns that connection.
+    static func returned(_ headers: HTTPHeaders) -> [(String, String)] {
+        let named = connectionNamed(headers[canonicalForm: "connection"].map(String.init))
+        return headers.filter { name, _ in
+            let lowered = name.lowercased()
+            return !hopByHop.contains(lowered) && !named.contains(lowered) && lowered != "set-cookie"
+        }.map { ($0.name, $0.value) }
+    }
+
+    private static func connectionNamed(_ values: [String]) -> Set<String> {
+        Set(values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+    }
+}
+
+/// A body went past its limit.
+struct BodyTooLarge: Error {}
+
+/// A body that ends in an error past `limit` bytes.
+struct LimitedBody<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable
+where Base.Element == ByteBuffer {
+    typealias Element = ByteBuffer
+
+    let base: Base
+    let limit: Int
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: Base.AsyncIterator
+        let limit: Int
+        var seen = 0
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard let buffer = try await base.next() else { return nil }
+            seen += buffer.readableBytes
+            if seen > limit { throw BodyTooLarge() }
+            return buffer
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), limit: limit)
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import GangwayProtocol
+import GangwayServerStorage
+import HTTPTypes
+import Logging
+import OpenAPIRuntime
+
+/// An app's destinations (`gangway admin destinations`): its backends, reached by its
+/// devices through the server as the signed-in person (see ``DestinationProxy``), and the
+/// keys a backend checks that person's token against.
+extension MobileServicesAPI {
+    /// How far back a destination's listing counts its requests.
+    static let destinationCountDays = 7
+
+    /// What a destination's fixed credential is sealed to: opened for another destination,
+    /// it fails.
+    static func destinationCredentialPurpose(appID: String, name: String) -> String {
+        "destination-credential:\(appID)/\(name)"
+    }
+
+    /// Headers a fixed credential may not be sent in: the proxy sets them itself, or they
+    /// concern one connection only.
+    static let reservedCredentialHeaders: Set<String> = [
+        "host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer",
+        "proxy-authorization", "proxy-authenticate", "cookie", "content-type",
+    ]
+
+    func listDestinations(
+        _ input: Operations.ListDestinations.Input
+    ) async throws -> Operations.ListDestinations.Output {
+        try await requireAdmin()
+        let app = try await app(input.path.appID)
+        let destinations = try await perform { try await storage.destinations(appID: app.id) }
+        let since = now().addingTimeInterval(-TimeInterval(Self.destinationCountDays * 86_400))
+        let counts = try await perform { try await storage.destinationRequests(appID: app.id, since: since) }
+        return .ok(.init(body: .json(destinations.map { Self.wire($0, requests: counts[$0.name] ?? [:]) })))
+    }
+
+    func putDestination(_ input: Operations.PutDestination.Input) async throws -> Operations.PutDestination.Output {
+        try await requireAdmin()
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        let app = try await app(input.path.appID)
+        let name = input.path.name
+        try Validation.identifier(name, "name")
+        guard IssuerURL.isValid(body.url) else {
+            throw APIError.badRequest(
+                "url must be an https URL (http only on a loopback address), with no query, fragment or user "
+                    + "information.",
+                code: .invalidField
+            )
+        }
+        let existing = try await perform { try await storage.destination(appID: app.id, name: name) }
+        let authentication = DestinationRecord.Authentication(body.authentication ?? .identity)
+        var header: String?
+        var sealed: Data?
+        switch authentication {
+        case .identity:
+            guard body.credential == nil, body.credentialHeader == nil else {
+                throw APIError.badRequest(
+                    "credential and credentialHeader go with authentication credential only.",
+                    code: .invalidField
+                )
+            }
+        case .credential:
+            let same = existing?.authentication == .credential
+            guard let named = body.credentialHeader ?? (same ? existing?.credentialHeader : nil) else {
+                throw APIError.badRequest("A credential needs credentialHeader: the header to send it in.")
+            }
+            guard !Self.reservedCredentialHeaders.contains(named.lowercased()), HTTPField.Name(named) != nil else {
+                throw APIError.badRequest(
+                    "\(named) cannot carry a credential: the server sets it, or it concerns one connection.",
+                    code: .invalidField
+                )
+            }
+            header = named
+            if let credential = body.credential {
+                try Validation.length(credential, "credential", APILimits.credential)
+                guard !Validation.hasControlCharacters(credential) else {
+                    throw APIError.badRequest("credential holds a control character.", code: .invalidField)
+                }
+                do {
+                    sealed = try serverKey.seal(
+                        Data(credential.utf8),
+                        for: Self.destinationCredentialPurpose(appID: app.id, name: name)
+                    )
+                } catch {
+                    throw APIError.storage(StorageError(.unavailable, "a credential cannot be sealed"))
+                }
+            } else if same, let kept = existing?.sealedCredential {
+                sealed = kept
+            } else {
+                throw APIError.badRequest("A new credential destination needs credential: the header's value.")
+            }
+        }
+        let record = DestinationRecord(
+            appID: app.id,
+            name: name,
+            url: body.url,
+            authentication: authentication,
+            credentialHeader: header,
+            sealedCredential: sealed,
+            createdAt: existing?.createdAt ?? now()
+        )
+        let isNew = try await perform { try await storage.putDestination(record) }
+        logger.notice(
+            isNew ? "destination added" : "destination changed",
+            metadata: ["app": "\(app.id)", "destination": "\(name)", "url": "\(body.url)"]
+        )
+        let answer = Self.wire(record, requests: [:])
+        return isNew ? .created(.init(body: .json(answer))) : .ok(.init(body: .json(answer)))
+    }
+
+    func removeDestination(
+        _ input: Operations.RemoveDestination.Input
+    ) async throws -> Operations.RemoveDestination.Output {
+        try await requireAdmin()
+        let app = try await app(input.path.appID)
+        guard try await perform({ try await storage.deleteDestination(appID: app.id, name: input.path.name) }) else {
+            throw APIError.destinationNotFound
+        }
+        logger.notice("destination removed", metadata: ["app": "\(app.id)", "destination": "\(input.path.name)"])
+        return .noContent(.init())
+    }
+
+    func getDestinationKeys(
+        _ input: Operations.GetDestinationKeys.Input
+    ) async throws -> Operations.GetDestinationKeys.Output {
+        _ = try await app(input.path.appID)
+        return .ok(.init(body: .json(.init(keys: [destinationTokens.jwk]))))
+    }
+
+    static func wire(_ record: DestinationRecord, requests: [Int: Int]) -> Components.Schemas.Destination {
+        .init(
+            name: record.name,
+            url: record.url,
+            authentication: record.authentication == .identity ? .identity : .credential,
+            credentialHeader: record.credentialHeader,
+            createdAt: record.createdAt,
+            requests: requests.sorted { $0.key < $1.key }.map { .init(status: Int32($0.key), count: Int64($0.value)) }
+        )
+    }
+}
+
+extension DestinationRecord.Authentication {
+    init(_ wire: Components.Schemas.DestinationAuthentication) {
+        switch wire {
+        case .identity: self = .identity
+        case .credential: self = .credential
+        }
+    }
+}
+
+extension APIError {
+    static let destinationNotFound = APIError(
+        .notFound,
+        .destinationNotFound,
+        "The app has no destination of this name."
+    )
+}

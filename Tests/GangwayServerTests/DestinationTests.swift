@@ -1,0 +1,269 @@
+import Foundation
+import GangwayProtocol
+import GangwayServer
+import GangwayServerStorage
+import GangwayServerTesting
+import GangwayTesting
+import HTTPTypes
+import Testing
+
+/// An app's destinations: its company backends, reached by devices through the server as
+/// the signed-in person. The backend is not Gangway's code: a Python app that checks each
+/// forwarded token with PyJWT against the server's published keys
+/// (``TestDestinationBackend``).
+@Suite("Destinations: a device reaches its company's backend through the server, as the signed-in person", .servingTurn)
+struct DestinationTests {
+    static let path = "/admin/apps/checks/destinations"
+
+    @Test(
+        "an admin adds, changes, lists and removes destinations; every bad one is refused, nothing kept",
+        arguments: Backend.available
+    )
+    func admin(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            let added = try await api.admin(
+                .put,
+                "\(Self.path)/orders",
+                json: #"{"url": "https://orders.example.com/api"}"#
+            )
+            try added.expect(.created)
+            let destination = try added.decode(Components.Schemas.Destination.self)
+            #expect(destination.authentication == .identity && destination.requests.isEmpty)
+            let changed = try await api.admin(
+                .put,
+                "\(Self.path)/orders",
+                json: #"{"url": "https://orders.example.com/v2"}"#
+            )
+            try changed.expect(.ok)
+            #expect(try changed.decode(Components.Schemas.Destination.self).createdAt == destination.createdAt)
+
+            let keyed = try await api.admin(
+                .put,
+                "\(Self.path)/stock",
+                json:
+                    #"{"url": "https://stock.example.com", "authentication": "credential", "credentialHeader": "X-API-Key", "credential": "stock-secret-1"}"#
+            )
+            try keyed.expect(.created)
+            #expect(!keyed.text.contains("stock-secret-1"), "the credential is never shown")
+            // Left out, the stored credential is kept.
+            try await api.admin(
+                .put,
+                "\(Self.path)/stock",
+                json: #"{"url": "https://stock.example.com/2", "authentication": "credential"}"#
+            ).expect(.ok)
+            #expect(
+                try await fixture.server.storage.destination(appID: "checks", name: "stock")?.sealedCredential != nil
+            )
+
+            for bad in [
+                #"{"url": "http://orders.example.com"}"#, #"{"url": "https://orders.example.com?x=1"}"#,
+                #"{"url": "https://user@orders.example.com"}"#, #"{"url": "ftp://orders.example.com"}"#,
+                #"{"url": "https://orders.example.com", "credential": "x"}"#,
+                #"{"url": "https://x.example.com", "authentication": "credential", "credential": "x"}"#,
+                #"{"url": "https://x.example.com", "authentication": "credential", "credentialHeader": "Host", "credential": "x"}"#,
+                #"{"url": "https://x.example.com", "authentication": "credential", "credentialHeader": "X-Key"}"#,
+                #"{"url": "https://x.example.com", "authentication": "credential", "credentialHeader": "X-Key", "credential": "a\u0001"}"#,
+            ] {
+                let refused = try await api.admin(.put, "\(Self.path)/bad", json: bad)
+                #expect(refused.status == .badRequest, "\(bad)")
+            }
+            #expect(
+                try await api.admin(.put, "\(Self.path)/-bad", json: #"{"url": "https://x.example.com"}"#).status
+                    == .badRequest
+            )
+            #expect(
+                try await api.admin(
+                    .put,
+                    "/admin/apps/nothing/destinations/x",
+                    json: #"{"url": "https://x.example.com"}"#
+                ).status == .notFound
+            )
+            #expect(
+                try await api.send(.put, "\(Self.path)/x", json: #"{"url": "https://x.example.com"}"#).status
+                    == .unauthorized
+            )
+
+            let listed = try await api.admin(.get, Self.path).decode([Components.Schemas.Destination].self)
+            #expect(listed.map(\.name) == ["orders", "stock"])
+            #expect(listed.last?.credentialHeader == "X-API-Key")
+            try await api.admin(.delete, "\(Self.path)/orders").expect(.noContent)
+            let gone = try await api.admin(.delete, "\(Self.path)/orders")
+            #expect(gone.status == .notFound && gone.code == "DESTINATION_NOT_FOUND")
+            let actions = try await OperatorsTests.audit(api).map(\.action)
+            #expect(actions.prefix(4) == ["removeDestination", "putDestination", "putDestination", "putDestination"])
+        }
+    }
+
+    /// A registered device of `user`'s: its session token and registration ID.
+    static func device(_ api: API, _ user: String) async throws -> (token: String, registration: String) {
+        let token = try await api.signIn(user, device: "\(user)-tablet")
+        let registration = try await api.register(token: token, device: "\(user)-tablet")
+        return (token, registration.registrationID)
+    }
+
+    /// The app's destination `orders` goes to `backend` with the person's identity.
+    static func setUp(_ api: API, _ backend: TestDestinationBackend) async throws {
+        try await api.admin(.put, "\(Self.path)/orders", json: #"{"url": "\#(backend.url)"}"#).expect(.created)
+    }
+
+    static func withBackend(
+        backend store: Backend = .sqlite,
+        _ body: (ServerFixture, API, TestDestinationBackend) async throws -> Void
+    ) async throws {
+        let fixture = try await ServerFixture(backend: store)
+        try await fixture.runSeeded { api in
+            let issuer = api.running.url.absoluteString + "/apps/checks"
+            try await TestDestinationBackend.using(jwks: issuer + "/destination-keys", issuer: issuer) { backend in
+                try await setUp(api, backend)
+                try await body(fixture, api, backend)
+            }
+        }
+    }
+
+    @Test(
+        "alice's request reaches the backend as alice, bob's as bob; the device's own credentials never do",
+        .enabled(if: TestDestinationBackend.isInstalled, "needs PyJWT in .build-oidc/venv (see .ci/run)"),
+        arguments: Backend.available
+    )
+    func asThePerson(backend: Backend) async throws {
+        try await Self.withBackend(backend: backend) { fixture, api, _ in
+            let alice = try await Self.device(api, "alice")
+            let reply = try await api.send(
+                .get,
+                "/apps/checks/destinations/orders/whoami?week=48&x=%C3%A9",
+                token: alice.token,
+                headers: [.cookie: "device-cookie=1", HTTPField.Name("Keep-Alive")!: "timeout=5"]
+            )
+            try reply.expect(.ok)
+            let seen = try reply.json
+            #expect(seen["sub"] as? String == "alice")
+            #expect(seen["app"] as? String == "checks")
+            #expect(seen["registration"] as? String == alice.registration)
+            #expect(seen["name"] as? String == "Alice")
+            #expect(seen["path"] as? String == "/whoami")
+            #expect(seen["query"] as? String == "week=48&x=%C3%A9")
+            #expect(seen["cookie"] is NSNull, "the device's cookie stays with the server")
+            let headers = seen["headers"] as? [String] ?? []
+            #expect(!headers.contains("keep-alive") && headers.contains("x-request-id"))
+            #expect(seen["token"] as? String != alice.token, "the backend gets the person, not the device's token")
+            #expect(reply.headers[.setCookie] == nil, "the backend's cookies stay with the server")
+
+            let bob = try await Self.device(api, "bob")
+            let asBob = try await api.send(.get, "/apps/checks/destinations/orders/whoami", token: bob.token)
+            #expect(try asBob.json["sub"] as? String == "bob")
+
+            let posted = try await api.send(
+                .post,
+                "/apps/checks/destinations/orders/echo",
+                token: alice.token,
+                json: String(repeating: "o", count: 200_000),
+                headers: [.contentType: "text/plain"]
+            )
+            try posted.expect(.ok)
+            #expect(try posted.json["length"] as? Int == 200_000, "a body of any type streams through")
+
+            let listed = try await api.admin(.get, Self.path).decode([Components.Schemas.Destination].self)
+            #expect(listed.first?.requests.map { [$0.status, Int32($0.count)] } == [[200, 3]])
+            #expect(!fixture.logs.text.contains(alice.token))
+        }
+    }
+
+    @Test(
+        "the backend refuses a token that expired, was tampered with, or is for another backend",
+        .enabled(if: TestDestinationBackend.isInstalled, "needs PyJWT in .build-oidc/venv (see .ci/run)")
+    )
+    func backendChecks() async throws {
+        try await Self.withBackend { fixture, api, backend in
+            let alice = try await Self.device(api, "alice")
+            func token() async throws -> String {
+                let seen = try await api.send(.get, "/apps/checks/destinations/orders/raw-token", token: alice.token)
+                return try #require(try seen.json["token"] as? String, "\(seen.status) \(seen.text)")
+            }
+            func check(_ token: String) async throws -> ServerReply {
+                try await api.send(.post, "/apps/checks/destinations/orders/check", token: alice.token, json: token)
+            }
+            let good = try await token()
+            #expect(try await check(good).json["sub"] as? String == "alice", "what the backend takes, to compare")
+            var parts = good.split(separator: ".").map(String.init)
+            parts[1] = Data(#"{"sub":"admin"}"#.utf8).base64URLEncoded
+            #expect(try await check(parts.joined(separator: ".")).json["error"] as? String == "InvalidSignatureError")
+
+            // Signed six minutes ago, by the server's clock: past its five minutes.
+            fixture.clock.advance(by: .seconds(-360))
+            let old = try await token()
+            fixture.clock.advance(by: .seconds(360))
+            #expect(try await check(old).json["error"] as? String == "ExpiredSignatureError")
+
+            // A token for another destination's URL is not this backend's.
+            try await api.admin(.put, "\(Self.path)/elsewhere", json: #"{"url": "\#(backend.url)/other"}"#).expect(
+                .created
+            )
+            let seen = try await api.send(.get, "/apps/checks/destinations/elsewhere/whoami", token: alice.token)
+            #expect(seen.status == .unauthorized, "the backend refuses it: \(seen.text)")
+            #expect(try seen.json["error"] as? String == "InvalidAudienceError")
+        }
+    }
+
+    @Test(
+        "nothing gets through for a locked or wiped registration, a blocked user, no session, an unknown destination, or a path out of it",
+        .enabled(if: TestDestinationBackend.isInstalled, "needs PyJWT in .build-oidc/venv (see .ci/run)")
+    )
+    func refusals() async throws {
+        try await Self.withBackend { fixture, api, backend in
+            let alice = try await Self.device(api, "alice")
+            let whoami = "/apps/checks/destinations/orders/whoami"
+            #expect(try await api.send(.get, whoami).status == .unauthorized)
+            #expect(try await api.send(.get, whoami, token: "not-a-session").status == .unauthorized)
+            let unknown = try await api.send(.get, "/apps/checks/destinations/nothing/x", token: alice.token)
+            #expect(unknown.status == .notFound && unknown.code == "DESTINATION_NOT_FOUND")
+            for escape in ["/../x", "/%2e%2e/x", "/a/%2F/b", "/./x", "/a%5Cb"] {
+                let refused = try await api.send(.get, "/apps/checks/destinations/orders\(escape)", token: alice.token)
+                #expect(refused.status == .badRequest, "\(escape)")
+            }
+            // Unregistered: a session without a device the admin can see.
+            let unregistered = try await api.signIn("bob", device: "bob-phone")
+            #expect(try await api.send(.get, whoami, token: unregistered).code == "DEVICE_NOT_REGISTERED")
+
+            let device = "\(Self.path.replacingOccurrences(of: "destinations", with: "devices"))/\(alice.registration)"
+            try await api.admin(.patch, device, json: #"{"status": "locked"}"#).expect(.ok)
+            #expect(try await api.send(.get, whoami, token: alice.token).code == "TRAFFIC_REG_LOCKED")
+            try await api.admin(.patch, device, json: #"{"status": "active"}"#).expect(.ok)
+            #expect(try await api.send(.get, whoami, token: alice.token).status == .ok)
+            try await api.admin(.patch, "/admin/users/alice", json: #"{"blocked": true}"#).expect(.ok)
+            #expect(try await api.send(.get, whoami, token: alice.token).status == .unauthorized)
+
+            let counted = try await api.admin(.get, Self.path).decode([Components.Schemas.Destination].self)
+            #expect(counted.first?.requests.map(\.count) == [1], "only the one let through reached the backend")
+            _ = backend
+        }
+    }
+
+    @Test(
+        "a redirect is not followed; an unreachable backend is a 502 counted as status 0; a fixed credential replaces the person",
+        .enabled(if: TestDestinationBackend.isInstalled, "needs PyJWT in .build-oidc/venv (see .ci/run)")
+    )
+    func backendsAndCredentials() async throws {
+        try await Self.withBackend { _, api, backend in
+            let alice = try await Self.device(api, "alice")
+            let redirect = try await api.send(.get, "/apps/checks/destinations/orders/redirect", token: alice.token)
+            #expect(redirect.status == .found, "passed back, not followed")
+
+            try await api.admin(
+                .put,
+                "\(Self.path)/stock",
+                json:
+                    #"{"url": "\#(backend.url)", "authentication": "credential", "credentialHeader": "X-API-Key", "credential": "stock-secret-1"}"#
+            ).expect(.created)
+            let fixed = try await api.send(.get, "/apps/checks/destinations/stock/fixed", token: alice.token)
+            #expect(try fixed.json["apiKey"] as? String == "stock-secret-1")
+            #expect(try fixed.json["authorization"] is NSNull, "no identity, and not the device's token")
+
+            try await api.admin(.put, "\(Self.path)/gone", json: #"{"url": "http://127.0.0.1:1"}"#).expect(.created)
+            let unreachable = try await api.send(.get, "/apps/checks/destinations/gone/x", token: alice.token)
+            #expect(unreachable.status == .badGateway && unreachable.code == "DESTINATION_UNAVAILABLE")
+            let listed = try await api.admin(.get, Self.path).decode([Components.Schemas.Destination].self)
+            #expect(listed.first { $0.name == "gone" }?.requests.map(\.status) == [0])
+        }
+    }
+}
