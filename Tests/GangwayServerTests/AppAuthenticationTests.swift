@@ -187,10 +187,13 @@ struct AppAuthenticationTests {
         let components = try #require(document["components"] as? [String: Any])
         let schemas = try #require(components["schemas"] as? [String: Any])
         // The admin's provider, and the admin's link of a provider's person to a user.
-        for schema in ["IdentityProviderChange", "IdentityLinkCreate"] {
+        // A destination's URL follows the same rule.
+        for (schema, property) in [
+            ("IdentityProviderChange", "issuer"), ("IdentityLinkCreate", "issuer"), ("DestinationChange", "url"),
+        ] {
             let change = try #require(schemas[schema] as? [String: Any])
             let properties = try #require(change["properties"] as? [String: Any])
-            let issuer = try #require(properties["issuer"] as? [String: Any])
+            let issuer = try #require(properties[property] as? [String: Any])
             #expect(issuer["pattern"] as? String == IssuerURL.pattern, "\(schema)")
         }
         for good in [
