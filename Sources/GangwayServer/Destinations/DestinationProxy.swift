@@ -147,6 +147,8 @@ struct DestinationProxy: Sendable {
         for (name, value) in Self.returned(answer.headers) {
             if let field = HTTPField.Name(name) { headers.append(HTTPField(name: field, value: value)) }
         }
+        // Marks the backend's answer as the backend's: a device tells it from the server's own.
+        headers[HTTPField.Name("X-Gangway-Destination")!] = destination.name
         let length = answer.headers.first(name: "Content-Length").flatMap(Int.init)
         if let length, length > Self.responseLimit {
             throw APIError(.badGateway, .destinationUnavailable, "The destination's answer is larger than allowed.")

@@ -29,7 +29,7 @@ import OpenAPIURLSession
 public struct MobileServicesClient: Sendable {
     /// Where the server answers.
     public let serverURL: URL
-    private let transport: any ClientTransport
+    let transport: any ClientTransport
     /// The wall clock an answer's lifetime (a token's, a device code's) starts from: the
     /// one the app's flows read (``MobileServices``'s).
     let now: @Sendable () -> Date

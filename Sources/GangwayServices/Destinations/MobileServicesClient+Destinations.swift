@@ -1,0 +1,75 @@
+import Foundation
+import GangwayProtocol
+import HTTPTypes
+import OpenAPIRuntime
+
+extension MobileServicesClient {
+    /// The header the server puts on a destination's own answer, naming the destination:
+    /// an answer without it is the server's, such as a refusal of the session.
+    public static let destinationHeader = "X-Gangway-Destination"
+
+    /// Sends `request` to the app's destination with the session's `token`.
+    ///
+    /// - Parameter limit: The most bytes of the answer's body kept.
+    /// - Throws: ``ServiceError``: ``ServiceError/sessionExpired`` when the server no
+    ///   longer takes the token, ``ServiceError/registrationLocked`` and
+    ///   ``ServiceError/registrationWiped``, ``ServiceError/notFound`` for a destination
+    ///   the app does not have, ``ServiceError/serverFailure`` when the backend could not
+    ///   be reached, ``ServiceError/unreachable(_:)`` offline.
+    public func send(
+        _ request: DestinationRequest,
+        appID: String,
+        token: SessionToken,
+        limit: Int
+    ) async throws(ServiceError) -> DestinationResponse {
+        guard let method = HTTPRequest.Method(request.method) else { throw .invalidResponse(status: nil) }
+        var fields = HTTPFields()
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+            guard let field = HTTPField.Name(name), field != .authorization, field != .cookie else { continue }
+            fields.append(HTTPField(name: field, value: value))
+        }
+        fields[.authorization] = "Bearer \(token.value)"
+        let segment = request.destination.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? ""
+        let path =
+            "/apps/\(appID)/destinations/\(segment)\(request.path)" + (request.query.map { "?" + $0 } ?? "")
+        let head = HTTPRequest(method: method, scheme: nil, authority: nil, path: path, headerFields: fields)
+        let (response, body): (HTTPResponse, Data)
+        do {
+            let (answer, stream) = try await transport.send(
+                head,
+                body: request.body.map { HTTPBody($0) },
+                baseURL: serverURL,
+                operationID: "forwardToDestination"
+            )
+            response = answer
+            body = try await Self.collect(stream, upTo: limit, status: answer.status.code)
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw .unreachable(serverURL)
+        }
+        guard response.headerFields[HTTPField.Name(Self.destinationHeader)!] == nil else {
+            var headers: [String: String] = [:]
+            for field in response.headerFields { headers[field.name.canonicalName] = field.value }
+            return DestinationResponse(status: response.status.code, headers: headers, body: body)
+        }
+        // The server's own answer: a refusal, as its error document says.
+        let document = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+        throw ServiceError.answer(
+            status: response.status.code,
+            code: document?["code"] as? String,
+            message: document?["message"] as? String
+        )
+    }
+
+    /// An answer's body, up to `limit` bytes: a larger one, or one cut short, is not an
+    /// answer this call takes.
+    private static func collect(_ body: HTTPBody?, upTo limit: Int, status: Int) async throws -> Data {
+        guard let body else { return Data() }
+        do {
+            return try await Data(collecting: body, upTo: limit)
+        } catch {
+            throw ServiceError.invalidResponse(status: status)
+        }
+    }
+}
