@@ -224,7 +224,7 @@ struct ServerBenchmark: AsyncParsableCommand {
         try await send("GET", url, token: token, body: nil)
     }
 
-    private static func send(_ method: String, _ url: String, token: String?, body: String?) async throws -> Data {
+    static func send(_ method: String, _ url: String, token: String?, body: String?) async throws -> Data {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }

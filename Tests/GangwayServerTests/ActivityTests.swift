@@ -245,8 +245,12 @@ struct ActivityTests {
             try await fixture.server.purgeExpired()
             #expect(try await kept() == [2])
             fixture.clock.advance(by: .seconds(2 * 86_400))
-            #expect(try await fixture.server.purgeExpired() == 1)
+            // The server's own purge, which runs as it starts, may come first on a loaded
+            // machine (it reads the same clock): between the two, the row goes once.
+            let purged = try await fixture.server.purgeExpired()
+            #expect(purged == 1 || purged == 0)
             #expect(try await kept().isEmpty)
+            #expect(try await fixture.server.purgeExpired() == 0, "nothing is purged twice")
         }
     }
 
