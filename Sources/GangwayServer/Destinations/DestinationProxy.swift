@@ -21,9 +21,16 @@ import NIOHTTP1
 ///   neither way.
 /// - Bodies stream both ways, within ``requestLimit`` and ``responseLimit``; the backend
 ///   has ``headTimeout`` to answer. Each request is counted per destination and status
-///   (0 when the backend could not be reached), never with its body.
+///   (0 when the backend could not be reached), never with its body, by a
+///   ``DestinationRequestCounter`` that writes the counts about once a second.
 struct DestinationProxy: Sendable {
     let api: MobileServicesAPI
+    let counter: DestinationRequestCounter
+
+    init(api: MobileServicesAPI) {
+        self.api = api
+        counter = DestinationRequestCounter(storage: api.storage, logger: api.logger)
+    }
 
     /// The largest body a device sends to a destination.
     static let requestLimit = 16 << 20
@@ -161,16 +168,7 @@ struct DestinationProxy: Sendable {
     }
 
     private func count(_ appID: String, _ destination: String, status: Int) async {
-        do {
-            try await api.storage.countDestinationRequest(
-                appID: appID,
-                destination: destination,
-                status: status,
-                at: api.now()
-            )
-        } catch {
-            api.logger.warning("a destination's request could not be counted", metadata: ["error": "\(error.code)"])
-        }
+        await counter.add(appID: appID, destination: destination, status: status, at: api.now())
     }
 
     // MARK: Paths and headers

@@ -56,20 +56,21 @@ extension ServerStorage {
         }
     }
 
-    /// Counts one request forwarded to a destination, in the hour of `date`, under the
-    /// backend's `status` (0: it could not be reached).
-    public func countDestinationRequest(
+    /// Counts `count` requests forwarded to a destination, in the hour of `date`, under
+    /// the backend's `status` (0: it could not be reached).
+    public func countDestinationRequests(
         appID: String,
         destination: String,
         status: Int,
+        count: Int,
         at date: Date
     ) async throws(StorageError) {
         try await execute(
             """
             INSERT INTO destination_requests (app_id, destination, status, bucket, count)
-            VALUES (\(appID), \(destination), \(status), \(ActivityBucket.hour.start(of: date)), 1)
+            VALUES (\(appID), \(destination), \(status), \(ActivityBucket.hour.start(of: date)), \(count))
             ON CONFLICT (app_id, destination, bucket, status)
-            DO UPDATE SET count = destination_requests.count + 1
+            DO UPDATE SET count = destination_requests.count + excluded.count
             """
         )
     }
