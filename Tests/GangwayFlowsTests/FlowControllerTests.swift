@@ -137,4 +137,44 @@ struct FlowControllerTests {
         _ = try await controller.run(.restore(UUID()), context: Self.context())
         #expect(recorder.all.suffix(3) == ["restore a", "restore x", "restore y"])
     }
+
+    /// Work that can wait for a later time, as the offline hand-over's.
+    struct WorkWaits: SkippableStepError {
+        var canSkip: Bool { true }
+    }
+
+    @Test func aFailureThatAllowsItIsSkippedByDefaultAndTheFlowGoesOn() async throws {
+        let recorder = Recorder()
+        let waiting = ClosureStep("send", onboard: { _ in throw WorkWaits() })
+        let controller = FlowController(
+            provider: StepListProvider([Self.step("a", recorder), waiting, Self.step("b", recorder)])
+        )
+        let result = try await controller.run(.onboard, context: Self.context())
+        #expect(result.info[Self.name] == "ab", "the step after it ran, with the context from before it")
+        #expect(recorder.all == ["onboard a", "onboard b"])
+    }
+
+    @Test func skipStopsTheFlowAfterAFailureThatDoesNotAllowIt() async throws {
+        let recorder = Recorder()
+        let asked = Mutex<[Bool]>([])
+        let controller = FlowController(
+            provider: StepListProvider([Self.step("a", recorder), Self.step("b", recorder, failures: 1)])
+        ) { failure in
+            asked.withLock { $0.append(failure.canSkip) }
+            return .skip
+        }
+        let error = await #expect(throws: FlowError.stopped) {
+            try await controller.run(.onboard, context: Self.context())
+        }
+        #expect(error?.underlying is StepFailed)
+        #expect(asked.withLock { $0 } == [false])
+        #expect(recorder.all == ["onboard a", "onboard b", "reset b", "reset a"])
+    }
+
+    @Test func theAppMayStopAfterAFailureThatAllowsSkipping() async throws {
+        let controller = FlowController(
+            provider: StepListProvider([ClosureStep("send", restore: { _ in throw WorkWaits() })])
+        ) { _ in .stop }
+        await #expect(throws: FlowError.stopped) { try await controller.run(.restore(UUID()), context: Self.context()) }
+    }
 }

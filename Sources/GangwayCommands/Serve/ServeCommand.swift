@@ -211,16 +211,59 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         if demo { try await seedDemo(server) }
+        let storage = server.storage.kind == .sqlite ? "SQLite in \(configuration.sqlitePath.path)" : "PostgreSQL"
+        // With --demo, the demo airline's own backend runs beside the server, reached
+        // through the demo app's destination.
+        guard demo else { return try await run(server, configuration: configuration, storage: storage, crew: nil) }
+        let crew = CrewBackend(logger: Logger(label: "gangway.demo.crew"))
+        try await crew.serving { backend in
+            try await run(server, configuration: configuration, storage: storage, crew: (crew, backend))
+        }
+    }
+
+    /// Serves until interrupted, saying where.
+    private func run(
+        _ server: MobileServicesServer,
+        configuration: ServerConfiguration,
+        storage: String,
+        crew: (backend: CrewBackend, url: URL)?
+    ) async throws {
         let hasOperator = try await server.storage.withConnections {
             try await server.storage.operatorRecords().contains(where: \.isEnrolled)
         }
-        let storage = server.storage.kind == .sqlite ? "SQLite in \(configuration.sqlitePath.path)" : "PostgreSQL"
         let urlFile = ServerURLFile(directory: configuration.dataDirectory)
         defer { urlFile.removeIfUnchanged() }
+        let console = consolePort.map { ServerConfiguration.ConsoleAddress(host: consoleHost ?? host, port: $0) }
         try await server.run { boundPort in
+            let local = configuration.localURL(boundPort: boundPort)
             // For 'gangway admin', which finds the local server through this file; written
             // before the line that says the server listens.
-            if let url = configuration.localURL(boundPort: boundPort) { try? urlFile.write(url) }
+            if let local { try? urlFile.write(local) }
+            if let crew, let local {
+                let connected = try? await DemoServer.connect(
+                    crew.backend,
+                    at: crew.url,
+                    to: server,
+                    serverURL: local,
+                    issuerBase: publicURL ?? "http://\(host):\(boundPort)"
+                )
+                switch connected {
+                case true?:
+                    Console.standardOutput(
+                        "Demo: the app's destination '\(CrewBackend.destination)' reaches the airline's crew backend "
+                            + "at \(crew.url.absoluteString), as the signed-in person."
+                    )
+                case false?:
+                    Console.standardOutput(
+                        "Demo: the app's destination '\(CrewBackend.destination)' goes elsewhere; left as it is."
+                    )
+                case nil:
+                    Console.standardError(
+                        "Demo: the destination '\(CrewBackend.destination)' could not be set; the crew backend is "
+                            + "out of the app's reach."
+                    )
+                }
+            }
             Console.standardOutput(
                 "Gangway server listening on http://\(host):\(boundPort) (\(storage)); Ctrl-C stops it."
             )

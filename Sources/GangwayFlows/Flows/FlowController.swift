@@ -7,6 +7,9 @@ public enum FlowDisposition: Sendable, Hashable {
     case retry
     /// Give up on the flow.
     case stop
+    /// Go on with the next step, without the failed step's work: only after a failure
+    /// that allows it (``FlowFailure/canSkip``); after any other it stops the flow.
+    case skip
 }
 
 /// A step's failure, as the controller's delegate sees it.
@@ -19,17 +22,29 @@ public struct FlowFailure: Sendable {
     public let attempt: Int
     /// What the step threw.
     public let error: any Error
+
+    /// Whether the flow may go on without the failed step's work
+    /// (``FlowDisposition/skip``), as after the offline hand-over's failure.
+    public var canSkip: Bool { (error as? any SkippableStepError)?.canSkip == true }
 }
 
 /// Runs flows: gets the steps from the provider, runs them in order, and on a failure asks
-/// the delegate whether to retry the step or stop. Errors that are the user's decision or
+/// the delegate whether to retry the step, stop, or (after a failure that allows it) go on
+/// without it. Errors that are the user's decision or
 /// final (``FlowEndingError``, such as "forgot passcode" or a declined agreement) stop
 /// the flow without asking. A stopped or cancelled onboarding is
 /// rolled back: every step that ran is reset, last first, so no half-onboarded state
 /// survives.
 public struct FlowController: Sendable {
-    /// Decides what happens when a step fails. The default stops.
+    /// Decides what happens when a step fails. The default is ``defaultDisposition(_:)``.
     public typealias Delegate = @Sendable (FlowFailure) async -> FlowDisposition
+
+    /// What happens when the app says nothing: a flow goes on after a failure that allows
+    /// it (work that waits for a later time never keeps a person from their data), and
+    /// stops after any other.
+    public static func defaultDisposition(_ failure: FlowFailure) -> FlowDisposition {
+        failure.canSkip ? .skip : .stop
+    }
 
     private let provider: any FlowProvider
     private let delegate: Delegate
@@ -38,7 +53,7 @@ public struct FlowController: Sendable {
     public init(
         provider: any FlowProvider,
         logger: Logger = Logger(label: "gangway.flows"),
-        delegate: @escaping Delegate = { _ in .stop }
+        delegate: @escaping Delegate = { defaultDisposition($0) }
     ) {
         self.provider = provider
         self.logger = logger
@@ -94,7 +109,20 @@ public struct FlowController: Sendable {
                 let isCancellation = error is CancellationError || Task.isCancelled
                 // A choice the user made, or data that is gone, is not retried.
                 let isFinal = (error as? any FlowEndingError)?.endsFlow == true
-                if !isCancellation, !isFinal, await delegate(failure) == .retry { continue }
+                if !isCancellation, !isFinal {
+                    switch await delegate(failure) {
+                    case .retry:
+                        continue
+                    case .skip where failure.canSkip:
+                        logger.notice(
+                            "step skipped after its failure",
+                            metadata: ["flow": "\(type)", "step": "\(index + 1)"]
+                        )
+                        return context
+                    case .stop, .skip:
+                        break
+                    }
+                }
                 let flowError: FlowError =
                     isCancellation ? .cancelled(type, step: index) : .stopped(type, step: index, underlying: error)
                 try await giveUp(flowError, steps: steps.prefix(index + 1), type: type, context: context)

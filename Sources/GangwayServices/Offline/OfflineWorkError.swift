@@ -1,3 +1,5 @@
+import GangwayFlows
+
 /// Why an edit could not be recorded, or offline work not done, on this device.
 ///
 /// Equal by kind whatever the message; new kinds can be added without breaking callers.
@@ -7,15 +9,19 @@ public struct OfflineWorkError: Error, Sendable, Hashable, CustomStringConvertib
         case notReady
         case noSuchChange
         case unreadable
+        case handOverFailed
     }
 
     let kind: Kind
     /// For people; never a field's value.
     public let message: String
+    /// What failed underneath, when something did: a ``ServiceError`` for the server.
+    public let underlying: (any Error)?
 
-    init(_ kind: Kind, _ message: String) {
+    init(_ kind: Kind, _ message: String, underlying: (any Error)? = nil) {
         self.kind = kind
         self.message = message
+        self.underlying = underlying
     }
 
     /// The device has not yet what offline work needs from the server (its registration,
@@ -25,9 +31,17 @@ public struct OfflineWorkError: Error, Sendable, Hashable, CustomStringConvertib
     public static let noSuchChange = Self(.noSuchChange, "")
     /// The outbox or the user's copy of their changes could not be read or written.
     public static let unreadable = Self(.unreadable, "")
+    /// The offline hand-over (``OfflineHandOverStep``) could not send what waits: nothing
+    /// is lost, and it goes at the next server contact. A flow may go on without it
+    /// (``GangwayFlows/FlowDisposition/skip``), as the reference's `syncFailed` story does.
+    public static let handOverFailed = Self(.handOverFailed, "")
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.kind == rhs.kind }
     public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 
     public var description: String { message }
+}
+
+extension OfflineWorkError: SkippableStepError {
+    public var canSkip: Bool { kind == .handOverFailed }
 }

@@ -14,7 +14,8 @@ import OpenAPIRuntime
 ///     loader: .standard([FileConfigurationProvider(.bundled, file: bundledURL),
 ///                        DiscoveryProvider(discoveryURL: discoveryURL)]),
 ///     configurationStore: ConfigurationStore(file: appSupport.appending(path: "configuration.json")))
-/// let flows = FlowController(provider: services.flowProvider(storeManager: storeManager, users: users))
+/// let provider = MobileServicesFlowProvider(services: services, storeManager: storeManager, users: users)
+/// let flows = FlowController(provider: provider)
 /// let manager = try SessionManager(flows: flows, …, logout: services.logout)
 /// ```
 public struct MobileServices: Sendable {

@@ -6,8 +6,8 @@ import Logging
 ///
 /// | Flow | Steps |
 /// |---|---|
-/// | onboard | welcome, version check, authentication, device registration, settings download, user check, *extra*, store, policy apply, *permissions* (with ``AgreementsPlacement/afterPasscode``: store, policy apply, *permissions*, *extra*) |
-/// | restore | welcome, version check, store, settings download, policy apply, *extra*, log upload |
+/// | onboard | welcome, version check, authentication, device registration, settings download, user check, *extra*, store, policy apply, *permissions* (with ``AgreementsPlacement/afterPasscode``: store, policy apply, *permissions*, *extra*), *hand-over*, log upload |
+/// | restore | welcome, version check, store, settings download, policy apply, *extra*, *hand-over*, log upload |
 /// | reset passcode | welcome, version check, authentication, device registration, settings download, user check, store, policy apply |
 /// | reset | the onboarding steps, undone last first |
 /// | background | settings download, policy apply (quietly: see ``SettingsDownloadStep``), log upload |
@@ -20,7 +20,10 @@ import Logging
 /// before the store is created (or after it: ``AgreementsPlacement``), and at each launch and unlock after the settings, so a
 /// new version the server asks for is accepted before the person reaches their data.
 /// `permissions` (camera, location, notifications) are asked once, in the onboarding,
-/// right after the passcode, as the design guideline orders them.
+/// right after the passcode, as the design guideline orders them. The offline
+/// *hand-over* (``OfflineHandOverStep``) sends what waits on a shared device once the
+/// person is in and the app's agreements are answered; a user switch is an onboarding or
+/// a restore, so it hands over too.
 public struct MobileServicesFlowProvider: FlowProvider {
     /// Where the `extra` steps (agreements, consents) go in an onboarding.
     public enum AgreementsPlacement: Sendable, Hashable {
@@ -45,6 +48,9 @@ public struct MobileServicesFlowProvider: FlowProvider {
     public let permissions: PermissionsStep?
     /// Sends the user's logs at launch and in the background, where allowed; `nil`: none.
     public let logUpload: LogUploadStep?
+    /// Sends the offline work waiting on the device at each onboarding and launch that
+    /// reached the server; `nil`: the app sends it itself.
+    public let handOver: OfflineHandOverStep?
 
     public init(
         services: MobileServices,
@@ -53,8 +59,10 @@ public struct MobileServicesFlowProvider: FlowProvider {
         extra: [any Step] = [],
         placement: AgreementsPlacement = .beforePasscode,
         permissions: PermissionsStep? = nil,
-        logUpload: LogUploadStep? = nil
+        logUpload: LogUploadStep? = nil,
+        handOver: OfflineHandOverStep? = nil
     ) {
+        self.handOver = handOver
         self.permissions = permissions
         self.logUpload = logUpload
         self.services = services
@@ -74,17 +82,18 @@ public struct MobileServicesFlowProvider: FlowProvider {
         let store = StoreStep(manager: storeManager)
         let policy = PasscodePolicyApplyStep(manager: storeManager)
         let logs: [any Step] = logUpload.map { [$0] } ?? []
+        let handing: [any Step] = handOver.map { [$0] } ?? []
         let asked: [any Step] = permissions.map { [$0] } ?? []
         let tagging: [any Step] = logUpload.map { [$0.tagging] } ?? []
         switch type {
         case .onboard, .reset:
             let signedIn: [any Step] = tagging + [welcome, version, auth, registration, settings, check]
             switch placement {
-            case .beforePasscode: return signedIn + extra + [store, policy] + asked + logs
-            case .afterPasscode: return signedIn + [store, policy] + asked + extra + logs
+            case .beforePasscode: return signedIn + extra + [store, policy] + asked + handing + logs
+            case .afterPasscode: return signedIn + [store, policy] + asked + extra + handing + logs
             }
         case .restore:
-            return tagging + [welcome, version, store, settings, policy] + extra + logs
+            return tagging + [welcome, version, store, settings, policy] + extra + handing + logs
         case .resetPasscode:
             return tagging + [welcome, version, auth, registration, settings, check, store, policy]
         case .background:

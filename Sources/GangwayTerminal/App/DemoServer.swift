@@ -2,6 +2,7 @@ import Foundation
 import GangwayPolicy
 import GangwayProtocol
 import GangwayServer
+import GangwayServerStorage
 import GangwayServices
 import GangwaySystem
 import Logging
@@ -160,8 +161,48 @@ public struct DemoServer: Sendable {
             try PrivateFiles.write(Data("\(port)\n".utf8), to: directory.appendingPathComponent("port"))
             try urlFile.write(url)
             try await seed()
-            return try await body(Running(url: url))
+            guard isDemo else { return try await body(Running(url: url)) }
+            // The demo airline's own backend, reached through the app's destination.
+            let crew = CrewBackend(logger: logger)
+            return try await crew.serving { backend in
+                try await Self.connect(crew, at: backend, to: server, serverURL: url, issuerBase: url.absoluteString)
+                return try await body(Running(url: url))
+            }
         }
+    }
+
+    /// Points the demo app's destination `crew` at the crew backend listening at
+    /// `backend`, and has the backend trust the server's identities: unless the app is
+    /// not there, or its `crew` goes to an address other than a loopback one (an
+    /// operator's own, which stays).
+    ///
+    /// - Parameters:
+    ///   - serverURL: Where the backend reads the server's keys.
+    ///   - issuerBase: The server's public URL, which the app's issuer starts with.
+    /// - Returns: Whether the destination now goes to `backend`.
+    @discardableResult
+    public static func connect(
+        _ crew: CrewBackend,
+        at backend: URL,
+        to server: MobileServicesServer,
+        serverURL: URL,
+        issuerBase: String
+    ) async throws -> Bool {
+        let storage = server.storage
+        guard try await storage.app(id: appID) != nil else { return false }
+        let existing = try await storage.destination(appID: appID, name: CrewBackend.destination)
+        if let existing, URL(string: existing.url)?.host != "127.0.0.1" { return false }
+        _ = try await storage.putDestination(
+            DestinationRecord(
+                appID: appID,
+                name: CrewBackend.destination,
+                url: backend.absoluteString,
+                authentication: .identity,
+                createdAt: existing?.createdAt ?? Date()
+            )
+        )
+        crew.trust(server: serverURL, appID: appID, issuer: "\(issuerBase)/apps/\(appID)")
+        return true
     }
 
     /// Creates the demo app, users and checks unless an earlier start did, in the demo's

@@ -99,13 +99,13 @@ public struct DeviceApp: Sendable {
             activationKeyPEM: activationKeyPEM,
             configurationStore: configurationStore
         )
-        let manager = try device.sessionManager(services: services)
         let work = OfflineWork(
             services: services,
             outbox: try device.outbox(),
             shared: device.sharedData,
             uploadBatchSize: options.uploadBatchSize
         )
+        let manager = try device.sessionManager(services: services, work: work)
         let offline = OfflineCommands(console: console, manager: manager, work: work, network: device.network)
         // The network switch works at every choice too (the user picker, the welcome
         // screen), not only at the home prompt.
@@ -131,6 +131,7 @@ public struct DeviceApp: Sendable {
             clock: clock,
             home: home,
             offline: offline,
+            crew: CrewCommands(console: console, manager: manager, services: services, network: device.network),
             sensor: device.sensor,
             permissions: device.permissions,
             logs: device.logs
@@ -169,8 +170,7 @@ public struct DeviceApp: Sendable {
             erasing.withLock { $0 = false }
             switch opening {
             case .opened:
-                // A launch is a server contact: what waits on the device goes first.
-                await offline.handOver()
+                // What waited on the device went in the flow (OfflineHandOverStep).
                 await home.show()
                 switch try await commands.run() {
                 case .quit: return

@@ -100,8 +100,9 @@ struct DeviceSetup: Sendable {
         try Outbox(directory: options.deviceDirectory.appendingPathComponent("outbox"))
     }
 
-    /// The session manager with the default mobile-services step lists.
-    func sessionManager(services: MobileServices) throws -> SessionManager {
+    /// The session manager with the default mobile-services step lists, handing `work`
+    /// over at each launch, switch and new user.
+    func sessionManager(services: MobileServices, work: OfflineWork) throws -> SessionManager {
         var storeOptions = StoreManager.Options()
         storeOptions.isSharedDevice = options.isSharedDevice
         let storeManager = StoreManager(root: root, options: storeOptions)
@@ -122,10 +123,14 @@ struct DeviceSetup: Sendable {
                         services: services,
                         collector: logs,
                         consentTopic: AppTerms.usageReports.topic
-                    )
+                    ),
+                    handOver: OfflineHandOverStep(work: work, observer: OfflineCommands.handOverLines(console: console))
                 ),
                 logger: logger
-            ),
+            ) { failure in
+                // A hand-over that failed asks: try again, or go on offline.
+                await OfflineHandOverStep.ask(presenter, after: failure)
+            },
             users: users,
             storeManager: storeManager,
             ui: TerminalSessionUI(console: console),

@@ -11,6 +11,7 @@ struct HomeCommands: Sendable {
     let clock: SimulatedClock
     let home: HomeScreen
     let offline: OfflineCommands
+    let crew: CrewCommands
     let sensor: SimulatedFingerprintSensor
     let permissions: SimulatedPermissions
     let logs: LogCollector
@@ -86,6 +87,8 @@ struct HomeCommands: Sendable {
             await home.show()
         case "pending":
             try await offline.pending()
+        case "crew":
+            try await crew.run(raw)
         case "discard":
             try await offline.discard(arguments.first)
         case "offline":
@@ -126,11 +129,9 @@ struct HomeCommands: Sendable {
             console.line(localized("home.timePasses", duration.components.seconds))
         case "switch":
             try await manager.switchUser()
-            await offline.handOver()
             await home.show()
         case "add":
             try await manager.addUser()
-            await offline.handOver()
             await home.show()
         case "passcode":
             console.line(

@@ -72,18 +72,11 @@ struct OfflineCommands: Sendable {
         let carries =
             (try? ServiceAccount(reading: context.credentials).settings?.allowsUploadOfPreviousUserChanges)
             ?? APIDefaults.allowsUploadOfPreviousUserChanges
-        if waiting.others > 0 {
-            console.line(
-                carries
-                    ? localized("sync.sendingOthers", Self.count(waiting.others))
-                    : localized("sync.othersWait", count: waiting.others)
-            )
-        }
+        let show = Self.handOverLines(console: console)
+        show(.sending(own: waiting.own, carried: carries ? waiting.others : 0, left: carries ? 0 : waiting.others))
         let report: OfflineWork.SyncReport
         do {
-            report = try await work.sync(in: context) { done, total in
-                console.line(console.styled("  " + localized("sync.progress", done, total), .dim))
-            }
+            report = try await work.sync(in: context) { done, total in show(.progress(done: done, total: total)) }
         } catch let error as ServiceError {
             console.line(console.styled(localized("sync.notSent", TerminalText.sentence(error.summary)), .yellow))
             return
@@ -93,6 +86,28 @@ struct OfflineCommands: Sendable {
             // the user's shows as the server's once its readable copy is gone.
             _ = try? await work.reader.read(Self.entitySet, in: context)
         }
+        Self.tell(report, console: console, announce: announce)
+    }
+
+    /// What the hand-over says as it goes, at `sync` and in the flows'
+    /// ``OfflineHandOverStep``: whose changes go, the progress, and the server's answers.
+    static func handOverLines(console: Console) -> @Sendable (OfflineHandOverStep.Event) -> Void {
+        { event in
+            switch event {
+            case .sending(_, let carried, let left):
+                if carried > 0 { console.line(localized("sync.sendingOthers", Self.count(carried))) }
+                if left > 0 { console.line(localized("sync.othersWait", count: left)) }
+            case .progress(let done, let total):
+                console.line(console.styled("  " + localized("sync.progress", done, total), .dim))
+            case .finished(let report):
+                tell(report, console: console, announce: false)
+            }
+        }
+    }
+
+    /// What the server answered, and what needs the user's look.
+    /// - Parameter announce: Whether to say so when nothing was sent.
+    private static func tell(_ report: OfflineWork.SyncReport, console: Console, announce: Bool) {
         let answered = report.sent.answered
         if report.sent.settled > 0 || answered[.held] != nil || announce {
             let parts = [
@@ -111,8 +126,9 @@ struct OfflineCommands: Sendable {
         }
     }
 
-    /// At a launch, a switch or a new user: sends what waits on the device before the
-    /// home screen, saying what it did; a failure is told, never thrown.
+    /// On return from the background: sends what waits on the device before the home
+    /// screen, saying what it did; a failure is told, never thrown. (At a launch, a switch
+    /// or a new user the flows' ``OfflineHandOverStep`` does it.)
     func handOver() async {
         do {
             try await sync(announce: false)

@@ -9,6 +9,8 @@ import GangwayStore
 import GangwayTesting
 import HTTPTypes
 import Logging
+import OpenAPIRuntime
+import Synchronization
 import Testing
 
 /// A simulated device that onboards against a `TestServer` over HTTP: its disk, device
@@ -39,6 +41,12 @@ final class ServicesDevice: Sendable {
     /// The app's logs, when the app uploads them under the consent `logConsent`.
     let collector: LogCollector?
     let logConsent: String
+    /// How the app talks HTTP; `nil`: the default transport.
+    let transport: (any ClientTransport)?
+    /// Whether the flows hand the device's offline work over (``OfflineHandOverStep``),
+    /// telling `handOverEvents`.
+    let handsOver: Bool
+    let handOverEvents = Mutex<[OfflineHandOverStep.Event]>([])
 
     init(
         server: RunningTestServer,
@@ -52,8 +60,12 @@ final class ServicesDevice: Sendable {
         placement: MobileServicesFlowProvider.AgreementsPlacement = .beforePasscode,
         permissions: PermissionsStep? = nil,
         collector: LogCollector? = nil,
-        logConsent: String = "usage-reports"
+        logConsent: String = "usage-reports",
+        transport: (any ClientTransport)? = nil,
+        handsOver: Bool = false
     ) throws {
+        self.transport = transport
+        self.handsOver = handsOver
         self.collector = collector
         self.logConsent = logConsent
         self.agreements = agreements
@@ -95,6 +107,7 @@ final class ServicesDevice: Sendable {
                 topImage: welcomeImages.top,
                 bottomImage: welcomeImages.bottom
             ),
+            transport: transport,
             now: disk.wallClock.now,
             logger: disk.logs.logger
         )
@@ -107,12 +120,23 @@ final class ServicesDevice: Sendable {
 
     var storeManager: StoreManager { disk.storeManager() }
 
+    /// The device's offline work: its outbox, shared by its users.
+    var work: OfflineWork {
+        get throws {
+            OfflineWork(services: services, outbox: try Outbox(directory: disk.temporary.appending("outbox")))
+        }
+    }
+
     /// Starts the app: a new session manager over the device's disk.
     func launch(_ answers: ScriptedPresenter.Answer...) throws -> ServicesApp {
         try launch(answers)
     }
 
-    func launch(_ answers: [ScriptedPresenter.Answer]) throws -> ServicesApp {
+    /// - Parameter delegate: The flow controller's answer to a failed step; `nil`: its default.
+    func launch(
+        _ answers: [ScriptedPresenter.Answer],
+        delegate: FlowController.Delegate? = nil
+    ) throws -> ServicesApp {
         let registry = disk.registry
         let users = disk.users(registry)
         let presenter = ScriptedPresenter(answers)
@@ -126,9 +150,14 @@ final class ServicesDevice: Sendable {
                 extra: agreements,
                 placement: placement,
                 permissions: permissions,
-                logUpload: collector.map { LogUploadStep(services: services, collector: $0, consentTopic: logConsent) }
+                logUpload: collector.map { LogUploadStep(services: services, collector: $0, consentTopic: logConsent) },
+                handOver: handsOver
+                    ? OfflineHandOverStep(work: try work) { [self] event in
+                        self.handOverEvents.withLock { $0.append(event) }
+                    } : nil
             ),
-            logger: disk.logs.logger
+            logger: disk.logs.logger,
+            delegate: delegate ?? { FlowController.defaultDisposition($0) }
         )
         let manager = try SessionManager(
             flows: flows,
