@@ -1,10 +1,13 @@
+import Crypto
 import Foundation
 import GangwayFlows
 import GangwayScreens
 import GangwayServerTesting
 import GangwayServices
+import GangwayStore
 import GangwayTesting
 import HTTPTypes
+import Synchronization
 import Testing
 
 /// The app's own backends from the device: ``DestinationClient`` through the real server
@@ -140,6 +143,148 @@ struct DestinationClientTests {
                     .send(DestinationRequest(destination: "orders", path: "/whoami"))
             }
             try await offline.manager.close()
+        }
+    }
+
+    @Test("uploads and downloads from the app's size on report their progress; smaller ones travel without a word")
+    func progress() async throws {
+        try await Self.withBackend { server in
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            var client = DestinationClient(
+                services: device.services,
+                context: try #require(await app.manager.flowContext)
+            )
+            client.progressThreshold = 256 << 10
+            let seen = Mutex<[TransferProgress]>([])
+            let record: @Sendable (TransferProgress) -> Void = { event in seen.withLock { $0.append(event) } }
+
+            let size = 1 << 20
+            let upload = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 * 7) })
+            let echoed = try await client.send(
+                DestinationRequest("POST", destination: "orders", path: "/echo", body: upload),
+                progress: record
+            )
+            let echo = try #require(try JSONSerialization.jsonObject(with: echoed.body) as? [String: Any])
+            #expect(echo["length"] as? Int == size)
+            #expect(echo["sha256"] as? String == SHA256.hash(data: upload).map { String(format: "%02x", $0) }.joined())
+            let sent = seen.withLock { events in
+                defer { events = [] }
+                return events
+            }
+            #expect(sent.count >= 2)
+            #expect(sent.allSatisfy { $0.direction == .upload && $0.total == size })
+            #expect(sent.map(\.bytes) == sent.map(\.bytes).sorted())
+            #expect(sent.last?.bytes == size)
+
+            let downloaded = try await client.send(
+                DestinationRequest(destination: "orders", path: "/download", query: "bytes=\(2 * size)"),
+                progress: record
+            )
+            #expect(downloaded.body.count == 2 * size)
+            let received = seen.withLock { events in
+                defer { events = [] }
+                return events
+            }
+            #expect(received.count >= 2)
+            #expect(received.allSatisfy { $0.direction == .download && $0.total == 2 * size })
+            #expect(received.last?.bytes == 2 * size)
+
+            // Below the app's size: no report, either way.
+            _ = try await client.send(
+                DestinationRequest("POST", destination: "orders", path: "/echo", body: Data(count: 1000)),
+                progress: record
+            )
+            _ = try await client.send(
+                DestinationRequest(destination: "orders", path: "/download", query: "bytes=100000"),
+                progress: record
+            )
+            #expect(seen.withLock { $0 }.isEmpty)
+
+            // An answer over the client's limit is not taken.
+            client.maximumBodySize = size
+            await #expect(throws: ServiceError.invalidResponse) {
+                try await client.send(
+                    DestinationRequest(destination: "orders", path: "/download", query: "bytes=\(2 * size)")
+                )
+            }
+            try await app.manager.close()
+        }
+    }
+
+    @Test("a user switch gives bob a client of his own; alice's, closed with her session, sends nothing")
+    func userSwitch() async throws {
+        try await Self.withBackend { server in
+            let device = try ServicesDevice(server: server, shared: true)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            let alices = DestinationClient(
+                services: device.services,
+                context: try #require(await app.manager.flowContext)
+            )
+            #expect(
+                try Self.who(try await alices.send(DestinationRequest(destination: "orders", path: "/whoami")))
+                    == "alice"
+            )
+
+            app.presenter.append(.welcome(.signIn), .signIn("bob"), .create(ServicesDevice.bobPasscode))
+            _ = try await app.manager.addUser()
+            let bobs = DestinationClient(
+                services: device.services,
+                context: try #require(await app.manager.flowContext)
+            )
+            #expect(
+                try Self.who(try await bobs.send(DestinationRequest(destination: "orders", path: "/whoami"))) == "bob"
+            )
+            // Alice's client went with her session: it refuses, and never as bob.
+            await #expect(throws: SecureStoreError.closed) {
+                try await alices.send(DestinationRequest(destination: "orders", path: "/whoami"))
+            }
+
+            // Closed, bob's refuses too.
+            try await app.manager.close()
+            await #expect(throws: SecureStoreError.closed) {
+                try await bobs.send(DestinationRequest(destination: "orders", path: "/whoami"))
+            }
+            var counts = try await Self.forwarded(server)
+            for _ in 0..<100 where counts.reduce(0, { $0 + ($1["count"] as? Int ?? 0) }) < 2 {
+                try await Task.sleep(for: .milliseconds(100))
+                counts = try await Self.forwarded(server)
+            }
+            // Written about a second after the requests: a third would be there by now.
+            try await Task.sleep(for: .milliseconds(1500))
+            counts = try await Self.forwarded(server)
+            #expect(counts.reduce(0, { $0 + ($1["count"] as? Int ?? 0) }) == 2, "only the two let through: \(counts)")
+            try app.presenter.verifyFinished()
+        }
+    }
+
+    @Test("two requests that meet the ended session together ask the person to sign in once, and both go through")
+    func oneSignInForTwo() async throws {
+        try await Self.withBackend { server in
+            let device = try ServicesDevice(server: server)
+            // One sign-in again in the script: a second would be a screen it cannot answer.
+            let app = try device.launch(
+                .byEmail,
+                .signIn("alice"),
+                .create(ServicesDevice.alicePasscode),
+                .signIn("alice")
+            )
+            try await app.manager.open()
+            let client = DestinationClient(
+                services: device.services,
+                context: try #require(await app.manager.flowContext)
+            )
+            let revoked = try await server.admin(.delete, "/admin/users/alice/sessions")
+            #expect(revoked.status == .noContent)
+            async let first = client.send(DestinationRequest(destination: "orders", path: "/whoami", query: "n=1"))
+            async let second = client.send(DestinationRequest(destination: "orders", path: "/whoami", query: "n=2"))
+            let answers = try await [first, second]
+            #expect(try answers.map { try Self.who($0) } == ["alice", "alice"])
+            try app.presenter.verifyFinished()
+            #expect(app.presenter.presented(SignInScreen.self).count == 2, "the onboarding's, and one again")
+            try await app.manager.close()
         }
     }
 }

@@ -160,6 +160,8 @@ struct DestinationProxy: Sendable {
         if let length, length > Self.responseLimit {
             throw APIError(.badGateway, .destinationUnavailable, "The destination's answer is larger than allowed.")
         }
+        // The backend's length goes on, so a device can tell how far a large answer came.
+        if let length { headers[.contentLength] = String(length) }
         return Response(
             status: HTTPResponse.Status(code: Int(answer.status.code), reasonPhrase: answer.status.reasonPhrase),
             headers: headers,

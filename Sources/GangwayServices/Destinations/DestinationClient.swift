@@ -19,6 +19,8 @@ public struct DestinationClient: Sendable {
     public let context: FlowContext
     /// The most bytes of an answer's body kept; a larger answer fails.
     public var maximumBodySize: Int
+    /// The size from which a body's progress is reported (1 MiB unless the app sets one).
+    public var progressThreshold: Int = 1 << 20
 
     public init(services: MobileServices, context: FlowContext, maximumBodySize: Int = 16 << 20) {
         self.services = services
@@ -28,13 +30,22 @@ public struct DestinationClient: Sendable {
 
     /// Sends `request` and returns the backend's answer, whatever its status.
     ///
+    /// - Parameter progress: Told how far the request's body and the answer's travel, for
+    ///   a body of ``progressThreshold`` bytes or more (an answer without a length once it
+    ///   reaches it).
     /// - Throws: ``ServiceError`` for the server's refusals and when offline
     ///   (``ServiceError/unreachable(_:)``); ``ServiceFlowError/cancelled`` when the
-    ///   person gave up signing in again.
-    public func send(_ request: DestinationRequest) async throws -> DestinationResponse {
+    ///   person gave up signing in again; `SecureStoreError.closed` once the context's
+    ///   session is locked or closed (a user switch, a logout, the lock timeout): nothing
+    ///   is sent.
+    public func send(
+        _ request: DestinationRequest,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> DestinationResponse {
         let limit = maximumBodySize
+        let observer = progress.map { TransferObserver(threshold: progressThreshold, report: $0) }
         return try await services.withSession(context, asking: true) { client, configuration, token in
-            try await client.send(request, appID: configuration.appID, token: token, limit: limit)
+            try await client.send(request, appID: configuration.appID, token: token, limit: limit, observer: observer)
         }
     }
 }

@@ -47,3 +47,35 @@ public struct DestinationResponse: Sendable, Hashable {
         self.body = body
     }
 }
+
+/// How far a large body of a destination request has travelled.
+public struct TransferProgress: Sendable, Hashable {
+    public enum Direction: Sendable, Hashable {
+        case upload
+        case download
+    }
+
+    public var direction: Direction
+    /// The bytes sent or received so far.
+    public var bytes: Int
+    /// The body's whole size, when known (a download without `Content-Length` has none).
+    public var total: Int?
+
+    public init(_ direction: Direction, bytes: Int, total: Int?) {
+        self.direction = direction
+        self.bytes = bytes
+        self.total = total
+    }
+}
+
+/// Who hears of a transfer's progress, and from what size on.
+public struct TransferObserver: Sendable {
+    /// The smallest body reported: a smaller one travels without a word.
+    public var threshold: Int
+    public var report: @Sendable (TransferProgress) -> Void
+
+    public init(threshold: Int, report: @escaping @Sendable (TransferProgress) -> Void) {
+        self.threshold = max(0, threshold)
+        self.report = report
+    }
+}

@@ -9,6 +9,30 @@ import Logging
 /// family (RFC 9700 §4.14.2).
 actor SessionRenewal {
     private var running: [SessionToken: Task<SessionToken?, any Error>] = [:]
+    /// The sign-ins again under way, by the session they replace (or the user signed out
+    /// on the server).
+    private var signingIn: [String: Task<SessionToken, any Error>] = [:]
+
+    /// The token to use instead of `ended` once the person signed in again: the one
+    /// already kept when another call's sign-in got it, else a new one from `signIn`,
+    /// which asks the person; calls that meet the same ended session together share one
+    /// sign-in, so the person is asked once.
+    ///
+    /// - Parameter key: The ended session, or what names a session signed out on the
+    ///   server.
+    func signInAgain(
+        _ ended: SessionToken?,
+        key: String,
+        credentials: any CredentialStore,
+        signIn: @escaping @Sendable () async throws -> SessionToken
+    ) async throws -> SessionToken {
+        if let task = signingIn[key] { return try await task.value }
+        if let kept = try credentials.sessionToken(), kept != ended { return kept }
+        let task = Task { try await signIn() }
+        signingIn[key] = task
+        defer { signingIn[key] = nil }
+        return try await task.value
+    }
 
     /// The token to use instead of `ended`: the one already kept when another call renewed
     /// it, else a new one from the refresh token (kept, with the next refresh token, in
@@ -71,13 +95,12 @@ extension MobileServices {
             // Signed out on the server only (`SessionManager.logoutFromServer()`): the data
             // stayed open, and the next call asks the same person to sign in again.
             guard asking else { throw ServiceError.notSignedIn }
-            let session = try await signIn(
+            let token = try await signInAgain(
                 context,
-                message: StringTable.text("service.signedOut"),
-                expectedUser: try context.credentials.serverUser()
+                replacing: nil,
+                message: StringTable.text("service.signedOut")
             )
-            try context.credentials.keep(session)
-            return try await call(client, configuration, session.token)
+            return try await call(client, configuration, token)
         }
         do {
             return try await call(client, configuration, token)
@@ -98,12 +121,30 @@ extension MobileServices {
             }
         }
         guard asking else { throw ServiceError.sessionExpired }
-        let session = try await signIn(
+        let again = try await signInAgain(
             context,
-            message: "\(ServiceError.sessionExpired.summary) \(ServiceError.sessionExpired.advice)",
-            expectedUser: try context.credentials.serverUser()
+            replacing: token,
+            message: "\(ServiceError.sessionExpired.summary) \(ServiceError.sessionExpired.advice)"
         )
-        try context.credentials.keep(session)
-        return try await call(client, configuration, session.token)
+        return try await call(client, configuration, again)
+    }
+
+    /// The same person signs in again through the context's presenter, once for all the
+    /// calls that meet the ended session together; the new session is kept.
+    private func signInAgain(
+        _ context: FlowContext,
+        replacing ended: SessionToken?,
+        message: String
+    ) async throws -> SessionToken {
+        let key = ended.map { "session:" + $0.value } ?? "signedOut:\(context.onboardingID)"
+        return try await renewal.signInAgain(ended, key: key, credentials: context.credentials) {
+            let session = try await signIn(
+                context,
+                message: message,
+                expectedUser: try context.credentials.serverUser()
+            )
+            try context.credentials.keep(session)
+            return session.token
+        }
     }
 }
