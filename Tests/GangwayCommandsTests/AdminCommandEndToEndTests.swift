@@ -137,6 +137,11 @@ struct AdminCommandEndToEndTests {
     func destinations() throws {
         let machine = try Machine()
         defer { machine.directory.remove() }
+        // The device app's embedded server gave the demo app its crew backend; gone, none is left.
+        let demo = try machine.admin(["destinations"])
+        #expect(demo.status == 0, "\(demo.standardError)")
+        #expect(demo.output.contains("crew         http://127.0.0.1:"), "\(demo.output)")
+        #expect(try machine.admin(["destinations", "remove", "crew"]).output.contains("Removed crew."))
         let none = try machine.admin(["destinations"])
         #expect(none.status == 0 && none.output.contains("No destinations."), "\(none.standardError)")
         let added = try machine.admin(["destinations", "add", "orders", "--url", "https://orders.example.com/api"])

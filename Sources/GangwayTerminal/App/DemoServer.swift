@@ -128,7 +128,8 @@ public struct DemoServer: Sendable {
             logger: DeviceApp.standardErrorLogger(label: "gangway.admin", default: .critical),
             holder: holder
         )
-        return try await demo.serving { try await body($0.url) }
+        // For the command's time only: no crew backend, which would outlive nothing.
+        return try await demo.serving(withCrew: false) { try await body($0.url) }
     }
 
     /// The server while it serves.
@@ -142,18 +143,25 @@ public struct DemoServer: Sendable {
     /// to `port` and `url` in the server's directory (for the next start and for
     /// `gangway admin`), owner-only; the URL goes when the server stops, unless another
     /// server wrote its own since, so nothing is sent to whatever listens there next.
-    func serving<Result: Sendable>(_ body: (Running) async throws -> Result) async throws -> Result {
+    ///
+    /// - Parameter withCrew: Whether the demo airline's crew backend runs beside it, behind
+    ///   the demo app's destination `crew` (the device app's server; not a command's).
+    func serving<Result: Sendable>(
+        withCrew: Bool = true,
+        _ body: (Running) async throws -> Result
+    ) async throws -> Result {
         let host = ServerHost(server: server, logger: logger)
         let urlFile = ServerURLFile(directory: directory)
         defer { urlFile.removeIfUnchanged() }
         return try await Interruption.withCleanup({ urlFile.removeIfUnchanged() }) {
-            try await serving(host, urlFile: urlFile, body)
+            try await serving(host, urlFile: urlFile, withCrew: withCrew, body)
         }
     }
 
     private func serving<Result: Sendable>(
         _ host: ServerHost,
         urlFile: ServerURLFile,
+        withCrew: Bool,
         _ body: (Running) async throws -> Result
     ) async throws -> Result {
         try await host.serving { port in
@@ -161,7 +169,7 @@ public struct DemoServer: Sendable {
             try PrivateFiles.write(Data("\(port)\n".utf8), to: directory.appendingPathComponent("port"))
             try urlFile.write(url)
             try await seed()
-            guard isDemo else { return try await body(Running(url: url)) }
+            guard isDemo, withCrew else { return try await body(Running(url: url)) }
             // The demo airline's own backend, reached through the app's destination.
             let crew = CrewBackend(logger: logger)
             return try await crew.serving { backend in
