@@ -36,7 +36,7 @@ extension ConsoleBrowserTests {
     }
 
     @Test(
-        "an admin does the rest in the browser: adds an app, sets it and its sign-in, adds a user, sets a password, links and unlinks identities, manages an operator, writes data, filters logs"
+        "an admin does the rest in the browser: adds an app, sets it, its sign-in and its destinations, adds a user, sets a password, links and unlinks identities, manages an operator, writes data, filters logs"
     )
     func adminActions() async throws {
         let fixture = try await ServerFixture()
@@ -76,6 +76,24 @@ extension ConsoleBrowserTests {
                 let authentication = try #require(try await storage.app(id: "fuel")?.authentication)
                 #expect(authentication.type == .oauth2)
                 #expect(authentication.redirectURIs == ["com.example.fuel:/callback"])
+
+                // Its destinations: one added with the form's keyboard, then removed.
+                try await browser.open("\(server)/console/apps/fuel/destinations")
+                _ = try await browser.source(once: "No destination yet.")
+                try await browser.type("orders", into: try await browser.element("#name"))
+                try await browser.type(
+                    "https://orders.example.com/api\u{E007}",
+                    into: try await browser.element("#url")
+                )
+                try await done("putDestination")
+                #expect(
+                    try await storage.destination(appID: "fuel", name: "orders")?.url
+                        == "https://orders.example.com/api"
+                )
+                _ = try await browser.source(once: "the signed-in person")
+                try await browser.click(try await browser.element("button[aria-label='Remove orders']"))
+                try await done("removeDestination")
+                #expect(try await storage.destination(appID: "fuel", name: "orders") == nil)
 
                 // A user: added, a new password, an identity linked and unlinked.
                 try await browser.open("\(server)/console/users")

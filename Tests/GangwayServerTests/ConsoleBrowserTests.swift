@@ -293,6 +293,12 @@ struct ConsoleBrowserTests {
         let fixture = try await ServerFixture()
         try await fixture.runSeeded { api in
             _ = try await ChangeUploadTests.author("alice", api: api)
+            _ = try await api.admin(
+                .put,
+                "/admin/apps/checks/destinations/stock",
+                json:
+                    #"{"url": "https://stock.example.com", "authentication": "credential", "credentialHeader": "X-API-Key", "credential": "k"}"#
+            )
             let enrolment = try await OperatorsTests.add(api, "ops.gus", role: "admin")
             let server = api.running.url.absoluteString
             try await HeadlessBrowser.using { browser in
@@ -321,6 +327,8 @@ struct ConsoleBrowserTests {
                     ("devices", "<h1>Devices</h1>", "devices"), ("audit", "<h1>Audit</h1>", "audit"),
                     ("apps", "<h1>Apps</h1>", "apps"), ("data", "<h1>Data</h1>", "data"),
                     ("logs", "<h1>Logs</h1>", "logs"), ("apps/checks/sign-in", "How people sign in", "app-sign-in"),
+                    ("apps/checks/destinations", "a fixed credential in X-API-Key", "app-destinations"),
+                    // Last: the app's settings form is used next.
                     ("apps/checks", "Require a passcode", "app-settings"),
                 ]
                 for (path, shown, name) in pages {

@@ -35,7 +35,7 @@ extension ConsoleTemplates {
         "app": """
         {{<layout}}{{$main}}
         <h1>{{title}}</h1>
-        <p class="links"><a href="/console/apps">All apps</a> <a href="/console/apps/{{appID}}/activation">Its activation link</a> <a href="/console/devices?app={{appID}}">Its devices</a></p>
+        <p class="links"><a href="/console/apps">All apps</a> <a href="/console/apps/{{appID}}/activation">Its activation link</a> <a href="/console/devices?app={{appID}}">Its devices</a> <a href="/console/apps/{{appID}}/destinations">Its destinations</a></p>
         {{#saved}}<div class="notice" role="status"><p>Saved. What devices do at their next contact with the server:</p>
         <ul>{{#consequences}}<li>{{.}}</li>{{/consequences}}</ul></div>{{/saved}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
@@ -93,6 +93,42 @@ extension ConsoleTemplates {
         </fieldset>
         {{#canEdit}}<button type="submit">Save</button>{{/canEdit}}
         </form>
+        {{/main}}{{/layout}}
+        """,
+        "app-destinations": """
+        {{<layout}}{{$main}}
+        <h1>{{title}}</h1>
+        <p class="links"><a href="/console/apps/{{appID}}">The app's settings</a></p>
+        <p>The company's backends the app's devices reach at <code>/apps/{{appID}}/destinations/NAME/PATH</code>, forwarded to the URL with the path, as the signed-in person: a token the server signs for each request, which the backend checks against <code>{{keysPath}}</code>. The device's own token never reaches it.</p>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{#hasDestinations}}<table>
+        <caption>Each destination, and the requests forwarded in the last 7 days by the backend's status</caption>
+        <thead><tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">Carries</th><th scope="col">Requests</th>{{#canEdit}}<th scope="col"><span class="quiet">Action</span></th>{{/canEdit}}</tr></thead>
+        <tbody>
+        {{#destinations}}<tr><td>{{name}}</td><td><code>{{url}}</code></td><td>{{carries}}</td><td>{{requests}}</td>{{#canEdit}}<td><form method="post" action="{{action}}"><input type="hidden" name="form_token" value="{{formToken}}"><input type="hidden" name="action" value="remove"><input type="hidden" name="name" value="{{name}}"><button type="submit" aria-label="Remove {{name}}">Remove</button></form></td>{{/canEdit}}</tr>
+        {{/destinations}}
+        </tbody>
+        </table>{{/hasDestinations}}
+        {{^hasDestinations}}<p>No destination yet.</p>{{/hasDestinations}}
+        {{^canEdit}}<p>Only an admin adds or removes destinations; you can read them here.</p>{{/canEdit}}
+        {{#canEdit}}<form method="post" action="{{action}}">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="action" value="put">
+        <fieldset><legend>Add a destination, or change one by its name</legend>
+        <label for="name">Name</label>
+        <input id="name" name="name" required maxlength="64" value="{{name}}" autocomplete="off">
+        <label for="url">URL (https; http only on 127.0.0.1, localhost or [::1])</label>
+        <input id="url" name="url" type="url" required maxlength="2048" value="{{url}}" placeholder="https://orders.example.com/api">
+        <div class="check"><input type="radio" id="carries-identity" name="authentication" value="identity"{{^usesCredential}} checked{{/usesCredential}}> <label for="carries-identity">The signed-in person</label></div>
+        <div class="check"><input type="radio" id="carries-credential" name="authentication" value="credential"{{#usesCredential}} checked{{/usesCredential}}> <label for="carries-credential">A fixed credential instead</label></div>
+        <label for="credentialHeader">The credential's header</label>
+        <input id="credentialHeader" name="credentialHeader" maxlength="64" value="{{credentialHeader}}" placeholder="X-API-Key" autocomplete="off">
+        <label for="credential">The credential</label>
+        <input id="credential" name="credential" type="password" maxlength="4096" autocomplete="new-password" aria-describedby="credential-hint">
+        <p class="quiet hint" id="credential-hint">Sealed by the server and never shown again; left empty, a destination that has one keeps it.</p>
+        </fieldset>
+        <button type="submit">Save</button>
+        </form>{{/canEdit}}
         {{/main}}{{/layout}}
         """,
         "activation": """

@@ -30,6 +30,7 @@ enum ConsolePaths {
         audit: ["get"], auditCSV: ["get"], auditJSON: ["get"], apps: ["get", "post"],
         apps + "/{appID}": ["get", "post"],
         apps + "/{appID}/activation": ["get", "post"], apps + "/{appID}/sign-in": ["get", "post"],
+        apps + "/{appID}/destinations": ["get", "post"],
         operators: ["get", "post"], operators + "/{name}": ["post"],
         data: ["get", "post"], logs: ["get"],
     ]
@@ -39,6 +40,9 @@ enum ConsolePaths {
 
     /// How an app's people sign in.
     static func signInSettings(_ appID: String) -> String { app(appID) + "/sign-in" }
+
+    /// An app's destinations.
+    static func destinations(_ appID: String) -> String { app(appID) + "/destinations" }
 
     /// An app's activation page.
     static func activation(_ appID: String) -> String { app(appID) + "/activation" }

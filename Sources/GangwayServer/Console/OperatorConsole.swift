@@ -53,6 +53,7 @@ struct OperatorConsole: Sendable {
         registerApps(on: router)
         registerActivation(on: router)
         registerAppSignIn(on: router)
+        registerDestinations(on: router)
         registerOperators(on: router)
         registerData(on: router)
         registerLogs(on: router)

@@ -1,0 +1,135 @@
+import Foundation
+import GangwayConsole
+import GangwayProtocol
+import GangwayServerStorage
+import HTTPTypes
+import Hummingbird
+
+/// The console's page of an app's destinations: read by every operator through the admin
+/// API's own `GET /admin/apps/{appID}/destinations`, added, changed and removed by an
+/// admin through its `PUT` and `DELETE`, as `gangway admin destinations` does.
+extension OperatorConsole {
+    func registerDestinations(on router: Router<ServerContext>) {
+        router.get(RouterPath(ConsolePaths.apps + "/:appID/destinations")) { request, context in
+            guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+            return await destinationsPage(
+                context.parameters.get("appID") ?? "",
+                record: record,
+                browser: api.formGuard.browser(request.headers)
+            )
+        }
+        router.post(RouterPath(ConsolePaths.apps + "/:appID/destinations")) { request, context in
+            await changeDestinations(request, appID: context.parameters.get("appID") ?? "")
+        }
+    }
+
+    private func destinationsPage(
+        _ appID: String,
+        record: OperatorRecord,
+        browser: FormGuard.Browser,
+        typed: AppDestinationsPage.Typed = .init(),
+        error: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) async -> Response {
+        let app: Components.Schemas.App
+        let listed: [Components.Schemas.Destination]
+        do {
+            guard
+                case .ok(let appAnswer) = try await run(
+                    for: record,
+                    { try await api.getApp(.init(path: .init(appID: appID))) }
+                ),
+                case .json(let found) = appAnswer.body,
+                case .ok(let answer) = try await run(
+                    for: record,
+                    { try await api.listDestinations(.init(path: .init(appID: appID))) }
+                ),
+                case .json(let destinations) = answer.body
+            else { return unavailable() }
+            (app, listed) = (found, destinations)
+        } catch let refused as APIError where refused.status == .notFound {
+            return notFound(browser)
+        } catch {
+            return unavailable()
+        }
+        let page = AppDestinationsPage(
+            signedIn: header(record, browser: browser, current: ConsolePaths.apps),
+            appID: appID,
+            name: app.name,
+            action: ConsolePaths.destinations(appID),
+            destinations: listed.map {
+                AppDestinationsPage.Destination(
+                    name: $0.name,
+                    url: $0.url,
+                    credentialHeader: $0.authentication == .credential ? $0.credentialHeader : nil,
+                    requests: $0.requests.map { (Int($0.status), Int($0.count)) }
+                )
+            },
+            typed: typed,
+            canEdit: record.role >= .admin,
+            error: error
+        )
+        return self.page(page, status: status, browser: browser)
+    }
+
+    /// Puts or removes a destination, for an admin; then shows the list again.
+    private func changeDestinations(_ request: Request, appID: String) async -> Response {
+        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
+        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+        func trimmed(_ name: String) -> String { (form[name] ?? "").trimmingCharacters(in: .whitespaces) }
+        let name = trimmed("name")
+        // What was typed, shown again after a refusal; never the credential.
+        let typed = AppDestinationsPage.Typed(
+            name: name,
+            url: trimmed("url"),
+            usesCredential: form["authentication"] == "credential",
+            credentialHeader: trimmed("credentialHeader")
+        )
+        let action = form["action"] ?? ""
+        func again(_ message: String, _ status: HTTPResponse.Status) async -> Response {
+            await destinationsPage(
+                appID,
+                record: record,
+                browser: browser,
+                typed: action == "put" ? typed : .init(),
+                error: message,
+                status: status
+            )
+        }
+        guard record.role >= .admin else {
+            return await again("Only an admin changes an app's destinations: ask an admin for the role.", .forbidden)
+        }
+        let operation: String
+        do {
+            switch action {
+            case "put":
+                let credential = form["credential"] ?? ""
+                let change = Components.Schemas.DestinationChange(
+                    url: typed.url,
+                    authentication: typed.usesCredential ? .credential : .identity,
+                    credentialHeader: typed.usesCredential && !typed.credentialHeader.isEmpty
+                        ? typed.credentialHeader : nil,
+                    credential: typed.usesCredential && !credential.isEmpty ? credential : nil
+                )
+                _ = try await run(for: record) {
+                    try await api.putDestination(.init(path: .init(appID: appID, name: name), body: .json(change)))
+                }
+                operation = "putDestination"
+            case "remove":
+                _ = try await run(for: record) {
+                    try await api.removeDestination(.init(path: .init(appID: appID, name: name)))
+                }
+                operation = "removeDestination"
+            default:
+                return await again("That is not something the console does.", .badRequest)
+            }
+        } catch let refused as APIError {
+            return await again(refused.message, refused.status == .notFound ? .notFound : refused.status)
+        } catch {
+            return unavailable()
+        }
+        let target = "/admin/apps/\(appID)/destinations/\(name)"
+        await api.audit(actor: record.name, via: .console, action: operation, target: target)
+        return Self.redirect(to: ConsolePaths.destinations(appID))
+    }
+}
