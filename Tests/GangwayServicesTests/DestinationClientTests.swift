@@ -45,22 +45,41 @@ struct DestinationClientTests {
         return destinations?.first?["requests"] as? [[String: Any]] ?? []
     }
 
+    /// Alice onboarded on a device of her own, with one sign-in again left in the script
+    /// (for the session the server will end), and her client.
+    static func alice(
+        _ server: RunningTestServer
+    ) async throws -> (device: ServicesDevice, app: ServicesApp, client: DestinationClient) {
+        let device = try ServicesDevice(server: server)
+        let app = try device.launch(
+            .byEmail,
+            .signIn("alice"),
+            .create(ServicesDevice.alicePasscode),
+            .signIn("alice")
+        )
+        try await app.manager.open()
+        let client = DestinationClient(services: device.services, context: try #require(await app.manager.flowContext))
+        return (device, app, client)
+    }
+
+    /// The forwarded requests' counts, once they add up to `total` (the server writes them
+    /// about a second after the requests), or as they are after ten seconds.
+    static func forwarded(_ server: RunningTestServer, reaching total: Int) async throws -> [[String: Any]] {
+        var counts = try await forwarded(server)
+        for _ in 0..<100 where counts.reduce(0, { $0 + ($1["count"] as? Int ?? 0) }) < total {
+            try await Task.sleep(for: .milliseconds(100))
+            counts = try await forwarded(server)
+        }
+        return counts
+    }
+
     @Test(
         "alice's requests arrive as alice; her session ended on the server, she signs in again and the request goes through once"
     )
     func asThePersonThroughASignInAgain() async throws {
         try await Self.withBackend { server in
-            let device = try ServicesDevice(server: server)
             // The last answer is for the sign-in the ended session asks for.
-            let app = try device.launch(
-                .byEmail,
-                .signIn("alice"),
-                .create(ServicesDevice.alicePasscode),
-                .signIn("alice")
-            )
-            try await app.manager.open()
-            let context = try #require(await app.manager.flowContext)
-            let orders = DestinationClient(services: device.services, context: context)
+            let (device, app, orders) = try await Self.alice(server)
 
             let first = try await orders.send(
                 DestinationRequest(destination: "orders", path: "/whoami", query: "day=1")
@@ -81,12 +100,7 @@ struct DestinationClientTests {
             let again = try await orders.send(DestinationRequest(destination: "orders", path: "/whoami"))
             #expect(try Self.who(again) == "alice")
             try app.presenter.verifyFinished()
-            var counts = try await Self.forwarded(server)
-            // The server writes its counts about a second after the requests.
-            for _ in 0..<100 where counts.reduce(0, { $0 + ($1["count"] as? Int ?? 0) }) < 3 {
-                try await Task.sleep(for: .milliseconds(100))
-                counts = try await Self.forwarded(server)
-            }
+            let counts = try await Self.forwarded(server, reaching: 3)
             #expect(counts.count == 1 && counts.first?["status"] as? Int == 200 && counts.first?["count"] as? Int == 3)
 
             // The backend's own refusal is its answer, not the session's end.
@@ -247,14 +261,10 @@ struct DestinationClientTests {
             await #expect(throws: SecureStoreError.closed) {
                 try await bobs.send(DestinationRequest(destination: "orders", path: "/whoami"))
             }
-            var counts = try await Self.forwarded(server)
-            for _ in 0..<100 where counts.reduce(0, { $0 + ($1["count"] as? Int ?? 0) }) < 2 {
-                try await Task.sleep(for: .milliseconds(100))
-                counts = try await Self.forwarded(server)
-            }
+            _ = try await Self.forwarded(server, reaching: 2)
             // Written about a second after the requests: a third would be there by now.
             try await Task.sleep(for: .milliseconds(1500))
-            counts = try await Self.forwarded(server)
+            let counts = try await Self.forwarded(server)
             #expect(counts.reduce(0, { $0 + ($1["count"] as? Int ?? 0) }) == 2, "only the two let through: \(counts)")
             try app.presenter.verifyFinished()
         }
@@ -263,19 +273,8 @@ struct DestinationClientTests {
     @Test("two requests that meet the ended session together ask the person to sign in once, and both go through")
     func oneSignInForTwo() async throws {
         try await Self.withBackend { server in
-            let device = try ServicesDevice(server: server)
             // One sign-in again in the script: a second would be a screen it cannot answer.
-            let app = try device.launch(
-                .byEmail,
-                .signIn("alice"),
-                .create(ServicesDevice.alicePasscode),
-                .signIn("alice")
-            )
-            try await app.manager.open()
-            let client = DestinationClient(
-                services: device.services,
-                context: try #require(await app.manager.flowContext)
-            )
+            let (_, app, client) = try await Self.alice(server)
             let revoked = try await server.admin(.delete, "/admin/users/alice/sessions")
             #expect(revoked.status == .noContent)
             async let first = client.send(DestinationRequest(destination: "orders", path: "/whoami", query: "n=1"))
