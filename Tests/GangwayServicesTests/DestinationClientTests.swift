@@ -274,7 +274,8 @@ struct DestinationClientTests {
     func oneSignInForTwo() async throws {
         try await Self.withBackend { server in
             // One sign-in again in the script: a second would be a screen it cannot answer.
-            let (_, app, client) = try await Self.alice(server)
+            // The device is kept to the end: its disk goes with it.
+            let (device, app, client) = try await Self.alice(server)
             let revoked = try await server.admin(.delete, "/admin/users/alice/sessions")
             #expect(revoked.status == .noContent)
             async let first = client.send(DestinationRequest(destination: "orders", path: "/whoami", query: "n=1"))
@@ -283,6 +284,7 @@ struct DestinationClientTests {
             #expect(try answers.map { try Self.who($0) } == ["alice", "alice"])
             try app.presenter.verifyFinished()
             #expect(app.presenter.presented(SignInScreen.self).count == 2, "the onboarding's, and one again")
+            #expect(!device.logsHoldASecret)
             try await app.manager.close()
         }
     }
