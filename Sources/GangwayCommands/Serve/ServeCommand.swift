@@ -103,7 +103,9 @@ struct ServeCommand: AsyncParsableCommand {
         help: """
             Seed the device app's demo: its app (aircraft ground checks, devices may record a \
             check's status, reading and note offline), its checks and its two users, whose \
-            passwords are printed, unless the app is there already. For trying Gangway only.
+            passwords are printed, unless the app is there already; and run the demo \
+            airline's crew backend on a loopback port beside the server, behind the app's \
+            destination 'crew'. For trying Gangway only.
             """
     )
     var demo = false

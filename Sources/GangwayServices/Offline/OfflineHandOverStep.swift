@@ -1,5 +1,6 @@
 import Foundation
 import GangwayFlows
+import GangwayProtocol
 import GangwayScreens
 import Logging
 
@@ -57,7 +58,9 @@ public struct OfflineHandOverStep: Step {
         }
         guard try work.isReady(in: context) else { return context }
         let waiting = try work.waiting(in: context)
-        let carries = try context.credentials.serverSettings()?.allowsUploadOfPreviousUserChanges ?? false
+        let carries =
+            try context.credentials.serverSettings()?.allowsUploadOfPreviousUserChanges
+            ?? APIDefaults.allowsUploadOfPreviousUserChanges
         observer(.sending(own: waiting.own, carried: carries ? waiting.others : 0, left: carries ? 0 : waiting.others))
         let report: OfflineWork.SyncReport
         do {
