@@ -1,0 +1,163 @@
+import Foundation
+import GangwayProtocol
+import GangwayServices
+import OpenAPIRuntime
+
+/// The console's operators, the audit and the overview, through the admin API.
+extension AdminClient {
+    // MARK: Operators and the audit
+
+    /// Every operator of the console.
+    public func operators() async throws(ServiceError) -> [ManagedOperator] {
+        let output = try await ServiceCall.run(at: serverURL) { try await client.listOperators() }
+        switch output {
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedOperator.init)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Adds an operator, with a one-use link to enrol.
+    /// - Throws: ``ServiceError``; ``ServiceError/refused`` with status 409 when the name
+    ///   is taken, 400 for a name that is not one.
+    public func addOperator(
+        _ name: String,
+        role: OperatorRole
+    ) async throws(ServiceError) -> OperatorEnrolment {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.addOperator(
+                body: .json(.init(name: name, role: role.wire))
+            )
+        }
+        switch output {
+        case .created(let created): return OperatorEnrolment(try ServiceCall.decode { try created.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// A new one-use link for the operator to set a new password and second factor.
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` for an unknown operator.
+    public func enrolOperator(_ name: String) async throws(ServiceError) -> OperatorEnrolment {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.enrolOperator(path: .init(name: name))
+        }
+        switch output {
+        case .ok(let ok): return OperatorEnrolment(try ServiceCall.decode { try ok.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Changes an operator's role.
+    @discardableResult
+    public func setRole(
+        _ role: OperatorRole,
+        operator name: String
+    ) async throws(ServiceError) -> ManagedOperator {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.updateOperator(
+                path: .init(name: name),
+                body: .json(.init(role: role.wire))
+            )
+        }
+        switch output {
+        case .ok(let ok): return ManagedOperator(try ServiceCall.decode { try ok.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Links the person with `subject` at the provider `issuer` to an operator: the
+    /// console's sign-in page then offers that provider, and the person it signs in is
+    /// this operator.
+    /// - Throws: ``ServiceError``; ``ServiceError/refused`` with status 409 when the
+    ///   identity is linked already, ``ServiceError/notFound`` for an unknown operator.
+    @discardableResult
+    public func linkIdentity(
+        issuer: String,
+        subject: String,
+        operator name: String
+    ) async throws(ServiceError) -> ManagedOperator.Identity {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.linkOperatorIdentity(
+                path: .init(name: name),
+                body: .json(.init(issuer: issuer, subject: subject))
+            )
+        }
+        switch output {
+        case .created(let created): return ManagedOperator.Identity(try ServiceCall.decode { try created.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Removes a provider identity from an operator.
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` when it is not linked to them.
+    public func unlinkIdentity(issuer: String, subject: String, operator name: String) async throws(ServiceError) {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.unlinkOperatorIdentity(
+                path: .init(name: name),
+                query: .init(issuer: issuer, subject: subject)
+            )
+        }
+        switch output {
+        case .noContent: return
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// Removes an operator; their console sessions end.
+    public func removeOperator(_ name: String) async throws(ServiceError) {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.removeOperator(path: .init(name: name))
+        }
+        switch output {
+        case .noContent: return
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// The newest events of the audit, newest first; with `before`, those before that event.
+    public func auditEvents(limit: Int? = nil, before: Int64? = nil) async throws(ServiceError) -> [AuditEvent] {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.listAuditEvents(query: .init(limit: limit, before: before))
+        }
+        switch output {
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(AuditEvent.init)
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    // MARK: The overview
+
+    /// What happened over `period`, of `app` or of every app.
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` for an unknown app.
+    public func activity(
+        _ period: ActivityReport.Period = .week,
+        app: String? = nil
+    ) async throws(ServiceError) -> ActivityReport {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.getActivity(query: .init(period: .init(rawValue: period.rawValue), app: app))
+        }
+        switch output {
+        case .ok(let ok): return ActivityReport(try ServiceCall.decode { try ok.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+
+    /// What needs an operator now, of `app` or of every app.
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` for an unknown app.
+    public func attention(app: String? = nil) async throws(ServiceError) -> AttentionReport {
+        let output = try await ServiceCall.run(at: serverURL) { try await client.getAttention(query: .init(app: app)) }
+        switch output {
+        case .ok(let ok): return AttentionReport(try ServiceCall.decode { try ok.body.json })
+        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.errorAnswerNotMapped
+        }
+    }
+}
