@@ -92,7 +92,8 @@ public final class CrewBackend: Sendable {
             } catch let error as JWTError where error.errorType == .unknownKID && !refetch {
                 continue  // the server may have a new key: fetch the set again, once
             } catch {
-                logger.notice("crew backend refused a token", metadata: ["reason": "\(String(describing: error))"])
+                // The kind of failure only: an error's text could quote the token.
+                logger.notice("crew backend refused a token", metadata: ["reason": "\(type(of: error))"])
                 return nil
             }
         }
