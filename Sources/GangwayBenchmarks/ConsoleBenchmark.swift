@@ -44,12 +44,7 @@ struct ConsoleBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger = Logger(label: "gangway.benchmark")
-        logger.logLevel = .error
-        let seed = ServerSeed(apps: [BenchmarkServer.app()], users: [BenchmarkServer.user])
-        try await BenchmarkServer.run(seed: seed, bcryptCost: 4, logger: logger) { server in
-            try await measure(server)
-        }
+        try await BenchmarkServer.runQuietly { server, _ in try await measure(server) }
     }
 
     private func measure(_ running: BenchmarkServer.Running) async throws {
@@ -104,11 +99,11 @@ struct ConsoleBenchmark: AsyncParsableCommand {
         let session = URLSession(configuration: configuration)
 
         // Each answer once, checked: fifty rows on the page, fifty-one in the JSON.
-        let shown = try await Self.fetch(session, page(1))
+        let shown = try await RequestTiming.fetch(session, page(1))
         guard
             String(decoding: shown, as: UTF8.self).components(separatedBy: "<a href=\"/console/users/crew").count == 51
         else { throw ValidationError("the users page did not show fifty users") }
-        let listed = try JSONSerialization.jsonObject(with: try await Self.fetch(session, json(1))) as? [Any]
+        let listed = try JSONSerialization.jsonObject(with: try await RequestTiming.fetch(session, json(1))) as? [Any]
         guard listed?.count == 51 else { throw ValidationError("the admin API did not list fifty-one users") }
 
         try await compare(session, "users_page", "admin_json", page: { [page($0)] }, json: { [json($0)] })
@@ -127,7 +122,7 @@ struct ConsoleBenchmark: AsyncParsableCommand {
                 return request
             }
         }
-        let drawn = String(decoding: try await Self.fetch(session, overview(0)[0]), as: UTF8.self)
+        let drawn = String(decoding: try await RequestTiming.fetch(session, overview(0)[0]), as: UTF8.self)
         guard drawn.components(separatedBy: "<rect ").count > 4 * 30, drawn.contains("out of contact past") else {
             throw ValidationError("the overview did not draw a month of activity and the devices out of contact")
         }
@@ -147,14 +142,13 @@ struct ConsoleBenchmark: AsyncParsableCommand {
         var pageRuns: [[Double]] = []
         var jsonRuns: [[Double]] = []
         for _ in 0..<rounds {
-            jsonRuns.append(try await Self.time(session, requests, json))
-            pageRuns.append(try await Self.time(session, requests, page))
+            jsonRuns.append(try await RequestTiming.time(session, requests, json))
+            pageRuns.append(try await RequestTiming.time(session, requests, page))
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        let page50 = median(pageRuns.map { Self.percentile($0, 0.5) })
-        let page95 = median(pageRuns.map { Self.percentile($0, 0.95) })
-        let json50 = median(jsonRuns.map { Self.percentile($0, 0.5) })
-        let json95 = median(jsonRuns.map { Self.percentile($0, 0.95) })
+        let page50 = Measure.median(of: pageRuns, percentile: 0.5)
+        let page95 = Measure.median(of: pageRuns, percentile: 0.95)
+        let json50 = Measure.median(of: jsonRuns, percentile: 0.5)
+        let json95 = Measure.median(of: jsonRuns, percentile: 0.95)
         Measure.report("console.\(pageName).p50_ms", page50)
         Measure.report("console.\(pageName).p95_ms", page95)
         Measure.report("console.\(jsonName).p50_ms", json50)
@@ -214,30 +208,4 @@ struct ConsoleBenchmark: AsyncParsableCommand {
     /// The `index`th user's name: sorted as numbered.
     static func name(_ index: Int) -> String { String(format: "crew%07d", index) }
 
-    /// The milliseconds of `count` samples, each the requests of its index made one after
-    /// another.
-    static func time(_ session: URLSession, _ count: Int, _ requests: (Int) -> [URLRequest]) async throws -> [Double] {
-        var times: [Double] = []
-        for index in 0..<count {
-            let started = ContinuousClock.now
-            for request in requests(index) { _ = try await fetch(session, request) }
-            times.append(Measure.milliseconds(ContinuousClock.now - started))
-        }
-        return times
-    }
-
-    static func fetch(_ session: URLSession, _ request: URLRequest) async throws -> Data {
-        let (data, response) = try await session.data(for: request)
-        guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-            throw ValidationError(
-                "\(request.url?.path ?? "") answered \((response as? HTTPURLResponse)?.statusCode ?? 0)"
-            )
-        }
-        return data
-    }
-
-    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
-        let sorted = values.sorted()
-        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
-    }
 }

@@ -40,12 +40,7 @@ struct DestinationBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger = Logger(label: "gangway.benchmark")
-        logger.logLevel = .error
-        let seed = ServerSeed(apps: [BenchmarkServer.app()], users: [BenchmarkServer.user])
-        try await BenchmarkServer.run(seed: seed, bcryptCost: 4, logger: logger) { server in
-            try await measure(server, logger: logger)
-        }
+        try await BenchmarkServer.runQuietly { server, logger in try await measure(server, logger: logger) }
     }
 
     private func measure(_ running: BenchmarkServer.Running, logger: Logger) async throws {
@@ -88,7 +83,7 @@ struct DestinationBenchmark: AsyncParsableCommand {
             configuration.httpShouldSetCookies = false
             let client = URLSession(configuration: configuration)
             // Each answer once, checked.
-            guard try await ConsoleBenchmark.fetch(client, request("\(proxied)/small", token: session)).count == 64
+            guard try await RequestTiming.fetch(client, request("\(proxied)/small", token: session)).count == 64
             else { throw ValidationError("the destination did not pass the small answer through") }
             print("destination.config.requests: \(requests)")
             print("destination.config.large_mb: \(megabytes)")
@@ -99,29 +94,31 @@ struct DestinationBenchmark: AsyncParsableCommand {
             var proxiedRates: [Double] = []
             for _ in 0..<rounds {
                 directRuns.append(
-                    try await ConsoleBenchmark.time(client, requests) { _ in [request("\(direct)/small", token: nil)] }
+                    try await RequestTiming.time(client, requests) { _ in [request("\(direct)/small", token: nil)] }
                 )
                 proxiedRuns.append(
-                    try await ConsoleBenchmark.time(client, requests) { _ in
+                    try await RequestTiming.time(client, requests) { _ in
                         [request("\(proxied)/small", token: session)]
                     }
                 )
                 directRates.append(try await rate(client, request("\(direct)/large", token: nil)))
                 proxiedRates.append(try await rate(client, request("\(proxied)/large", token: session)))
             }
-            func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-            let direct50 = median(directRuns.map { ConsoleBenchmark.percentile($0, 0.5) })
-            let proxied50 = median(proxiedRuns.map { ConsoleBenchmark.percentile($0, 0.5) })
-            let direct95 = median(directRuns.map { ConsoleBenchmark.percentile($0, 0.95) })
-            let proxied95 = median(proxiedRuns.map { ConsoleBenchmark.percentile($0, 0.95) })
+            let direct50 = Measure.median(of: directRuns, percentile: 0.5)
+            let proxied50 = Measure.median(of: proxiedRuns, percentile: 0.5)
+            let direct95 = Measure.median(of: directRuns, percentile: 0.95)
+            let proxied95 = Measure.median(of: proxiedRuns, percentile: 0.95)
             Measure.report("destination.small.direct_p50_ms", direct50)
             Measure.report("destination.small.proxied_p50_ms", proxied50)
             Measure.report("destination.small.direct_p95_ms", direct95)
             Measure.report("destination.small.proxied_p95_ms", proxied95)
             Measure.report("destination.small.added_p50_ms", proxied50 - direct50)
-            Measure.report("destination.large.direct_mb_s", median(directRates))
-            Measure.report("destination.large.proxied_mb_s", median(proxiedRates))
-            Measure.report("destination.large.ratio_to_direct", median(proxiedRates) / median(directRates))
+            Measure.report("destination.large.direct_mb_s", Measure.median(directRates))
+            Measure.report("destination.large.proxied_mb_s", Measure.median(proxiedRates))
+            Measure.report(
+                "destination.large.ratio_to_direct",
+                Measure.median(proxiedRates) / Measure.median(directRates)
+            )
             group.cancelAll()
         }
     }
@@ -130,7 +127,7 @@ struct DestinationBenchmark: AsyncParsableCommand {
     private func rate(_ client: URLSession, _ request: URLRequest) async throws -> Double {
         let started = ContinuousClock.now
         var bytes = 0
-        for _ in 0..<downloads { bytes += try await ConsoleBenchmark.fetch(client, request).count }
+        for _ in 0..<downloads { bytes += try await RequestTiming.fetch(client, request).count }
         guard bytes == downloads * (megabytes << 20) else { throw ValidationError("a large answer came short") }
         return Double(bytes) / Double(1 << 20) / (Measure.milliseconds(ContinuousClock.now - started) / 1_000)
     }

@@ -110,7 +110,7 @@ struct ServerBenchmark: AsyncParsableCommand {
                 _ = try await Self.signIn(base: base)
                 signIns.append(Measure.milliseconds(ContinuousClock.now - started))
             }
-            Measure.report("server.sign_in.median_ms", median(signIns))
+            Measure.report("server.sign_in.median_ms", Measure.median(signIns))
             Measure.report("server.sign_in.max_ms", signIns.max() ?? 0)
             group.cancelAll()
         }
@@ -129,13 +129,13 @@ struct ServerBenchmark: AsyncParsableCommand {
                 try await Self.load(wrk: wrk, url: url, token: token, connections: connections, seconds: seconds)
             )
         }
-        let bareRPS = median(bareRuns.map(\.requestsPerSecond))
-        let routeRPS = median(routeRuns.map(\.requestsPerSecond))
+        let bareRPS = Measure.median(bareRuns.map(\.requestsPerSecond))
+        let routeRPS = Measure.median(routeRuns.map(\.requestsPerSecond))
         let prefix = name == "settings" ? "server.bare" : "server.bare_\(name)"
         Measure.report("\(prefix).rps", bareRPS, digits: 0)
-        Measure.report("\(prefix).p99_ms", median(bareRuns.map(\.p99Milliseconds)))
+        Measure.report("\(prefix).p99_ms", Measure.median(bareRuns.map(\.p99Milliseconds)))
         Measure.report("server.\(name).rps", routeRPS, digits: 0)
-        Measure.report("server.\(name).p99_ms", median(routeRuns.map(\.p99Milliseconds)))
+        Measure.report("server.\(name).p99_ms", Measure.median(routeRuns.map(\.p99Milliseconds)))
         Measure.report("server.\(name).ratio_to_bare", routeRPS / bareRPS)
         Measure.report("server.\(name).non2xx", Double(routeRuns.map(\.errors).reduce(0, +)), digits: 0)
     }
@@ -237,11 +237,6 @@ struct ServerBenchmark: AsyncParsableCommand {
             throw ValidationError("\(method) \(url) failed: \(String(decoding: data, as: UTF8.self))")
         }
         return data
-    }
-
-    private func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
     }
 }
 

@@ -26,6 +26,15 @@ struct BenchmarkServer {
 
     static var user: SeedUser { SeedUser(username, password: password, displayName: "Alice") }
 
+    /// Serves a server with ``app()`` and ``user``, logging errors only and with a cheap
+    /// bcrypt cost, while `body` runs; `body` is given the logger too.
+    static func runQuietly(_ body: (Running, Logger) async throws -> Void) async throws {
+        var logger = Logger(label: "gangway.benchmark")
+        logger.logLevel = .error
+        let seed = ServerSeed(apps: [app()], users: [user])
+        try await run(seed: seed, bcryptCost: 4, logger: logger) { server in try await body(server, logger) }
+    }
+
     /// Serves a server seeded with `seed` while `body` runs.
     static func run<Result: Sendable>(
         seed: ServerSeed,

@@ -73,6 +73,23 @@ enum Measure {
         Double(clock()) / 1_000
     }
 
+    /// The middle of `values` (the upper one of an even count); NaN for none.
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+    }
+
+    /// The value below which `fraction` of `values` lie; NaN for none.
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+    }
+
+    /// The median, over several runs of samples, of each run's `fraction` percentile.
+    static func median(of runs: [[Double]], percentile fraction: Double) -> Double {
+        median(runs.map { percentile($0, fraction) })
+    }
+
     static func report(_ name: String, _ value: Double, digits: Int = 2) {
         print("\(name): \(String(format: "%.\(digits)f", value))")
     }

@@ -46,20 +46,16 @@ struct AdminDevicesList: AsyncParsableCommand {
     @Option(help: "Start after this registration (the last one of the page before).")
     var after: String?
 
-    @Option(help: "List at most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")
-    var limit: Int?
+    @OptionGroup var limit: ListLimitOption
 
     func validate() throws {
-        if let limit, !APILimits.listLimit.contains(limit) {
-            throw ValidationError("--limit is \(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound).")
-        }
         if let user, user.unicodeScalars.count > APILimits.usernamePrefix.upperBound {
             throw ValidationError("--user holds at most \(APILimits.usernamePrefix.upperBound) characters.")
         }
     }
 
     func run() async throws {
-        let (user, status, after, limit) = (user, status, after, limit)
+        let (user, status, after, limit) = (user, status, after, limit.value)
         try await server.run { admin in
             let devices = try await admin.devices(
                 app: try await app.resolve(with: admin),

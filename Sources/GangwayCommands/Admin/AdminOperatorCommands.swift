@@ -72,14 +72,11 @@ struct AdminOperatorsEnrol: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var server: AdminOptions
-
-    @Argument(help: "The operator's name.")
-    var name: String
+    @OptionGroup var target: OperatorTarget
 
     func run() async throws {
-        let name = name
-        try await server.reaching { admin, startedHere in
+        let name = target.name
+        try await target.server.reaching { admin, startedHere in
             Console.standardOutput(
                 AdminFormatter.enrolment(try await admin.enrolOperator(name), startedHere: startedHere)
             )
@@ -90,17 +87,14 @@ struct AdminOperatorsEnrol: AsyncParsableCommand {
 struct AdminOperatorsRole: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "role", abstract: "Change an operator's role.")
 
-    @OptionGroup var server: AdminOptions
-
-    @Argument(help: "The operator's name.")
-    var name: String
+    @OptionGroup var target: OperatorTarget
 
     @Argument(help: "What they may do from now: viewer, operator or admin.")
     var role: OperatorRole
 
     func run() async throws {
-        let (name, role) = (name, role)
-        try await server.run { admin in
+        let role = role
+        try await target.run { admin, name in
             let changed = try await admin.setRole(role, operator: name)
             let article = changed.role == .viewer ? "a" : "an"
             Console.standardOutput("\(changed.name) is now \(article) \(changed.role.rawValue).")
@@ -114,14 +108,10 @@ struct AdminOperatorsRemove: AsyncParsableCommand {
         abstract: "Remove an operator; their console sessions end."
     )
 
-    @OptionGroup var server: AdminOptions
-
-    @Argument(help: "The operator's name.")
-    var name: String
+    @OptionGroup var target: OperatorTarget
 
     func run() async throws {
-        let name = name
-        try await server.run { admin in
+        try await target.run { admin, name in
             try await admin.removeOperator(name)
             Console.standardOutput("Removed \(name).")
         }
@@ -142,16 +132,13 @@ struct AdminOperatorsLink: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var server: AdminOptions
-
-    @Argument(help: "The operator's name.")
-    var name: String
+    @OptionGroup var target: OperatorTarget
 
     @OptionGroup var identity: IdentityOptions
 
     func run() async throws {
-        let (name, issuer, subject) = (name, identity.issuer, identity.subject)
-        try await server.run { admin in
+        let (issuer, subject) = (identity.issuer, identity.subject)
+        try await target.run { admin, name in
             try await admin.linkIdentity(issuer: issuer, subject: subject, operator: name)
             Console.standardOutput("Linked \(subject) at \(issuer) to the operator \(name).")
         }
@@ -168,19 +155,30 @@ struct AdminOperatorsUnlink: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var target: OperatorTarget
+
+    @OptionGroup var identity: IdentityOptions
+
+    func run() async throws {
+        let (issuer, subject) = (identity.issuer, identity.subject)
+        try await target.run { admin, name in
+            try await admin.unlinkIdentity(issuer: issuer, subject: subject, operator: name)
+            Console.standardOutput("Unlinked \(subject) at \(issuer) from the operator \(name).")
+        }
+    }
+}
+
+/// The server and the operator a command acts on.
+struct OperatorTarget: ParsableArguments {
     @OptionGroup var server: AdminOptions
 
     @Argument(help: "The operator's name.")
     var name: String
 
-    @OptionGroup var identity: IdentityOptions
-
-    func run() async throws {
-        let (name, issuer, subject) = (name, identity.issuer, identity.subject)
-        try await server.run { admin in
-            try await admin.unlinkIdentity(issuer: issuer, subject: subject, operator: name)
-            Console.standardOutput("Unlinked \(subject) at \(issuer) from the operator \(name).")
-        }
+    /// Runs `body` with the admin client and the operator's name.
+    func run(_ body: @escaping @Sendable (AdminClient, _ name: String) async throws -> Void) async throws {
+        let name = name
+        try await server.run { admin in try await body(admin, name) }
     }
 }
 

@@ -30,13 +30,9 @@ struct AdminUsersList: AsyncParsableCommand {
     @Option(help: "Start after this name (the last one of the page before).")
     var after: String?
 
-    @Option(help: "List at most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")
-    var limit: Int?
+    @OptionGroup var limit: ListLimitOption
 
     func validate() throws {
-        if let limit, !APILimits.listLimit.contains(limit) {
-            throw ValidationError("--limit is \(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound).")
-        }
         for (name, value) in [("--prefix", prefix), ("--after", after)] {
             if let value, !APILimits.usernamePrefix.contains(value.unicodeScalars.count) {
                 throw ValidationError("\(name) holds at most \(APILimits.usernamePrefix.upperBound) characters.")
@@ -45,7 +41,7 @@ struct AdminUsersList: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (prefix, after, limit) = (prefix, after, limit)
+        let (prefix, after, limit) = (prefix, after, limit.value)
         try await server.run { admin in
             Console.standardOutput(
                 AdminFormatter.users(try await admin.users(prefix: prefix, after: after, limit: limit))
@@ -132,8 +128,7 @@ struct AdminUsersRevoke: AsyncParsableCommand {
     @OptionGroup var target: UserTarget
 
     func run() async throws {
-        let username = target.username
-        try await target.server.run { admin in
+        try await target.run { admin, username in
             try await admin.revokeSessions(user: username)
             Console.standardOutput("Every session of \(username) has ended; they can sign in again.")
         }
@@ -149,8 +144,7 @@ struct AdminUsersIdentities: AsyncParsableCommand {
     @OptionGroup var target: UserTarget
 
     func run() async throws {
-        let username = target.username
-        try await target.server.run { admin in
+        try await target.run { admin, username in
             Console.standardOutput(
                 AdminFormatter.identityLinks(try await admin.identityLinks(user: username), user: username)
             )
@@ -184,8 +178,8 @@ struct AdminUsersLink: AsyncParsableCommand {
     @OptionGroup var identity: IdentityOptions
 
     func run() async throws {
-        let (username, issuer, subject) = (target.username, identity.issuer, identity.subject)
-        try await target.server.run { admin in
+        let (issuer, subject) = (identity.issuer, identity.subject)
+        try await target.run { admin, username in
             try await admin.linkIdentity(issuer: issuer, subject: subject, user: username)
             Console.standardOutput("Linked \(subject) at \(issuer) to \(username).")
         }
@@ -205,8 +199,8 @@ struct AdminUsersUnlink: AsyncParsableCommand {
     @OptionGroup var identity: IdentityOptions
 
     func run() async throws {
-        let (username, issuer, subject) = (target.username, identity.issuer, identity.subject)
-        try await target.server.run { admin in
+        let (issuer, subject) = (identity.issuer, identity.subject)
+        try await target.run { admin, username in
             try await admin.unlinkIdentity(issuer: issuer, subject: subject, user: username)
             Console.standardOutput("Unlinked \(subject) at \(issuer) from \(username).")
         }
@@ -220,9 +214,14 @@ struct UserTarget: ParsableArguments {
     @Argument(help: "The user name.")
     var username: String
 
-    func setBlocked(_ blocked: Bool, saying outcome: String) async throws {
+    /// Runs `body` with the admin client and the user's name.
+    func run(_ body: @escaping @Sendable (AdminClient, _ username: String) async throws -> Void) async throws {
         let username = username
-        try await server.run { admin in
+        try await server.run { admin in try await body(admin, username) }
+    }
+
+    func setBlocked(_ blocked: Bool, saying outcome: String) async throws {
+        try await run { admin, username in
             try await admin.setBlocked(blocked, user: username)
             Console.standardOutput("\(blocked ? "Blocked" : "Unblocked") \(username): \(outcome).")
         }

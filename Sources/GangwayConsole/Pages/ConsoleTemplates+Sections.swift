@@ -216,14 +216,14 @@ extension ConsoleTemplates {
         "user": """
         {{<layout}}{{$main}}
         <h1>{{title}}</h1>
-        <p class="links"><a href="/console/users?q={{username}}">Back to the users</a></p>
+        <p class="links"><a href="/console/users?q={{user.username}}">Back to the users</a></p>
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
-        <dl class="facts"><dt>Name</dt><dd>{{displayName}}</dd><dt>Status</dt><dd>{{status}}</dd><dt>Added</dt><dd>{{added}}</dd></dl>
+        <dl class="facts"><dt>Name</dt><dd>{{user.displayName}}</dd><dt>Status</dt><dd>{{user.status}}</dd><dt>Added</dt><dd>{{user.added}}</dd></dl>
         {{#canAct}}<form method="post" action="{{action}}" class="actions">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <input type="hidden" name="back" value="user">
-        <button type="submit" name="action" value="{{toggleAction}}">{{toggleTitle}}</button>
+        <button type="submit" name="action" value="{{user.toggleAction}}">{{user.toggleTitle}}</button>
         <button type="submit" name="action" value="revoke">End sessions</button>
         </form>
         <h2>A new password</h2>
@@ -237,7 +237,7 @@ extension ConsoleTemplates {
         </form>{{/canAct}}
         <h2>Identities at the company's provider</h2>
         {{#hasIdentities}}<table>
-        <caption>When the provider signs one of these in, they are {{username}}</caption>
+        <caption>When the provider signs one of these in, they are {{user.username}}</caption>
         <thead><tr><th scope="col">Provider (issuer)</th><th scope="col">Subject</th><th scope="col">Linked</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr></thead>
         <tbody>
         {{#identities}}<tr><td>{{issuer}}</td><td>{{subject}}</td><td>{{linked}}</td>{{#canAct}}<td>

@@ -17,12 +17,8 @@ public struct UserPage: ConsolePage {
     public var template: String { "user" }
     public var title: String
     public var signedIn: SignedInOperator?
-    public var username: String
-    public var displayName: String
-    public var status: String
-    public var added: String
-    public var toggleAction: String
-    public var toggleTitle: String
+    /// Who they are, with the same status and first action as their row in the list.
+    public var user: UsersPage.Row
     public var identities: [Identity]
     public var hasIdentities: Bool
     public var canAct: Bool
@@ -50,14 +46,7 @@ public struct UserPage: ConsolePage {
     ) {
         title = "User \(username)"
         self.signedIn = signedIn
-        self.username = username
-        self.displayName = displayName
-        // The same status and action as the user's row in the list.
-        let row = UsersPage.Row(username: username, displayName: displayName, blocked: blocked, added: added)
-        status = row.status
-        self.added = added
-        toggleAction = row.toggleAction
-        toggleTitle = row.toggleTitle
+        user = UsersPage.Row(username: username, displayName: displayName, blocked: blocked, added: added)
         self.identities = identities
         hasIdentities = !identities.isEmpty
         self.canAct = canAct

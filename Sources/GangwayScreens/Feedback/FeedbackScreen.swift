@@ -64,58 +64,19 @@ public struct FeedbackScreen: ScreenModel {
 
         public init() {
             let title = StringTable.text("policy.title")
-            texts = [
-                .noneToPasscode: Texts(
+            // Each text is in the string table under its transition's name.
+            func announcing(_ key: String) -> Texts {
+                Texts(
                     title: title,
-                    headline: StringTable.text("policy.noneToPasscode.headline"),
-                    detail: StringTable.text("policy.noneToPasscode.detail")
-                ),
-                .noneToPasscodeWithBiometrics: Texts(
-                    title: title,
-                    headline: StringTable.text("policy.noneToPasscodeWithBiometrics.headline"),
-                    detail: StringTable.text("policy.noneToPasscodeWithBiometrics.detail")
-                ),
-                .passcodeToPasscode: Texts(
-                    title: title,
-                    headline: StringTable.text("policy.passcodeToPasscode.headline"),
-                    detail: StringTable.text("policy.passcodeToPasscode.detail")
-                ),
-                .passcodeToNone: Texts(
-                    title: title,
-                    headline: StringTable.text("policy.passcodeToNone.headline"),
-                    detail: StringTable.text("policy.passcodeToNone.detail")
-                ),
-                .passcodeToPasscodeWithBiometricsOffered: Texts(
-                    title: title,
-                    headline: StringTable.text("policy.passcodeToPasscodeWithBiometricsOffered.headline"),
-                    detail: StringTable.text("policy.passcodeToPasscodeWithBiometricsOffered.detail")
-                ),
-                .passcodeToPasscodeWithSkipOffered: Texts(
-                    title: title,
-                    headline: StringTable.text("policy.passcodeToPasscodeWithSkipOffered.headline"),
-                    detail: StringTable.text("policy.passcodeToPasscodeWithSkipOffered.detail")
-                ),
-                .biometricsToPasscodeOnly: Texts(
-                    title: title,
-                    headline: StringTable.text("policy.biometricsToPasscodeOnly.headline"),
-                    detail: StringTable.text("policy.biometricsToPasscodeOnly.detail")
-                ),
-                .biometricsToNone: Texts(
-                    title: title,
-                    headline: StringTable.text("policy.biometricsToNone.headline"),
-                    detail: StringTable.text("policy.biometricsToNone.detail")
-                ),
-            ]
-            looserRules = Texts(
-                title: title,
-                headline: StringTable.text("policy.passcodeToPasscode.looser.headline"),
-                detail: StringTable.text("policy.passcodeToPasscode.looser.detail")
+                    headline: StringTable.text("policy.\(key).headline"),
+                    detail: StringTable.text("policy.\(key).detail")
+                )
+            }
+            texts = Dictionary(
+                uniqueKeysWithValues: PasscodePolicyTransition.allCases.map { ($0, announcing($0.rawValue)) }
             )
-            changedRules = Texts(
-                title: title,
-                headline: StringTable.text("policy.passcodeToPasscode.mixed.headline"),
-                detail: StringTable.text("policy.passcodeToPasscode.mixed.detail")
-            )
+            looserRules = announcing("passcodeToPasscode.looser")
+            changedRules = announcing("passcodeToPasscode.mixed")
         }
 
         /// The texts for `transition`.

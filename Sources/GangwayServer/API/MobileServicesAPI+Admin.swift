@@ -226,7 +226,7 @@ extension MobileServicesAPI {
                 "request": "\(RequestInfo.current.requestID)",
             ]
         )
-        return try signer.activation(for: configuration)
+        return try keys.activation.activation(for: configuration)
     }
 
     func getActivationQRCode(

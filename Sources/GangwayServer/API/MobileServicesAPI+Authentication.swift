@@ -75,7 +75,7 @@ extension MobileServicesAPI {
 
     private func seal(clientSecret: String, appID: String) throws(APIError) -> Data {
         do {
-            return try serverKey.seal(Data(clientSecret.utf8), for: IdentityProvider.sealPurpose(appID: appID))
+            return try keys.server.seal(Data(clientSecret.utf8), for: IdentityProvider.sealPurpose(appID: appID))
         } catch {
             throw .storage(StorageError(.unavailable, "a client secret cannot be sealed"))
         }

@@ -23,7 +23,7 @@ extension MobileServicesAPI {
                 )
             }
         }
-        let key = changeSealingKey
+        let key = keys.changeSealing
         let sealed = body.sealed.map { Data(base64URLEncoded: $0) }
         // A device seals a run of changes under one key: agreed once here, not per change.
         let sharedKeys = ChangeSeal.sharedKeys(of: sealed.compactMap { $0 }, with: key)

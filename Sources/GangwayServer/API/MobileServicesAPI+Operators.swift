@@ -173,7 +173,7 @@ extension MobileServicesAPI {
     /// key, so the page that shows it and the form that confirms it agree without keeping
     /// it anywhere until the operator proves their app holds it.
     func enrolmentSecret(_ hash: Data) -> Data {
-        Data(serverKey.authenticationCode(for: hash, purpose: "operator-totp-enrolment").prefix(20))
+        Data(keys.server.authenticationCode(for: hash, purpose: "operator-totp-enrolment").prefix(20))
     }
 
     private func enrolmentAnswer(_ record: OperatorRecord, token: String) -> Components.Schemas.OperatorEnrolment {

@@ -32,15 +32,9 @@ struct MobileServicesAPI: APIProtocol {
     let settings: Settings
     let passwords: PasswordHasher
     let throttle: SignInThrottle
-    let signer: ActivationSigner
-    /// Signs OpenID Connect ID tokens.
-    let idTokens: TokenSigner
-    /// Signs the identity forwarded to a destination.
-    let destinationTokens: TokenSigner
+    let keys: ServerKeys
     /// The server's client of the apps' OpenID Connect providers.
     let providers: IdentityProviderClient
-    let changeSealingKey: SealingPrivateKey
-    let serverKey: ServerKey
     let adminToken: AdminTokenCheck
     let qrCodes: QRCodeRenderer
     let now: @Sendable () -> Date
@@ -69,7 +63,7 @@ struct MobileServicesAPI: APIProtocol {
 
     func getActivationKey(_ input: Operations.GetActivationKey.Input) async throws -> Operations.GetActivationKey.Output
     {
-        .ok(.init(body: .json(.init(algorithm: .es256, publicKeyPEM: signer.publicKeyPEM))))
+        .ok(.init(body: .json(.init(algorithm: .es256, publicKeyPEM: keys.activation.publicKeyPEM))))
     }
 
     func checkVersion(_ input: Operations.CheckVersion.Input) async throws -> Operations.CheckVersion.Output {
@@ -229,7 +223,7 @@ struct MobileServicesAPI: APIProtocol {
     /// A new recovery secret for a registration, as stored: sealed with the server key.
     func newRecoverySecret(for registrationID: String) throws(APIError) -> Data {
         do {
-            return try serverKey.seal(Self.randomBytes(32), for: "recovery:\(registrationID)")
+            return try keys.server.seal(Self.randomBytes(32), for: "recovery:\(registrationID)")
         } catch {
             throw .storage(StorageError(.unavailable, "a recovery secret cannot be sealed"))
         }
@@ -239,7 +233,11 @@ struct MobileServicesAPI: APIProtocol {
     /// sealed is its 32 bytes as they are).
     func recoverySecret(of device: DeviceRecord) throws(APIError) -> Data {
         do {
-            return try serverKey.open(device.recoverySecret, for: "recovery:\(device.registrationID)", plainLength: 32)
+            return try keys.server.open(
+                device.recoverySecret,
+                for: "recovery:\(device.registrationID)",
+                plainLength: 32
+            )
         } catch {
             throw .storage(StorageError(.corrupt, "a recovery secret does not open with the server key"))
         }
@@ -250,7 +248,7 @@ struct MobileServicesAPI: APIProtocol {
     func sealedRecoverySecret(of device: DeviceRecord) throws(APIError) -> Data {
         guard device.recoverySecret.count == 32 else { return device.recoverySecret }
         do {
-            return try serverKey.seal(device.recoverySecret, for: "recovery:\(device.registrationID)")
+            return try keys.server.seal(device.recoverySecret, for: "recovery:\(device.registrationID)")
         } catch {
             throw .storage(StorageError(.unavailable, "a recovery secret cannot be sealed"))
         }

@@ -134,7 +134,7 @@ struct OperatorConsole: Sendable {
         let step = totp.matchingStep(of: form["code"] ?? "", at: api.now()) ?? 0
         do {
             let passwordHash = try await api.passwords.hash(password)
-            let sealed = try api.serverKey.seal(totp.secret, for: Self.totpPurpose)
+            let sealed = try api.keys.server.seal(totp.secret, for: Self.totpPurpose)
             guard
                 try await api.storage.completeEnrolment(
                     enrolmentHash: hash,
@@ -264,7 +264,7 @@ struct OperatorConsole: Sendable {
     /// The time step of `code` for the operator's second factor, if it is one of now's.
     private func secondFactorStep(_ record: OperatorRecord, code: String) -> Int64? {
         guard let sealed = record.sealedTOTPSecret, record.passwordHash != nil,
-            let secret = try? api.serverKey.open(sealed, for: Self.totpPurpose, plainLength: TOTP.secretLength)
+            let secret = try? api.keys.server.open(sealed, for: Self.totpPurpose, plainLength: TOTP.secretLength)
         else { return nil }
         return TOTP(secret: secret).matchingStep(of: code, at: api.now())
     }

@@ -104,14 +104,14 @@ struct DestinationProxy: Sendable {
             )
             let token: String
             do {
-                token = try await api.destinationTokens.sign(identity)
+                token = try await api.keys.destinationTokens.sign(identity)
             } catch {
                 throw APIError.storage(StorageError(.unavailable, "the identity could not be signed"))
             }
             outgoing.headers.add(name: "Authorization", value: "Bearer " + token)
         case .credential:
             guard let header = destination.credentialHeader, let sealed = destination.sealedCredential,
-                let value = try? api.serverKey.open(
+                let value = try? api.keys.server.open(
                     sealed,
                     for: MobileServicesAPI.destinationCredentialPurpose(appID: caller.app.id, name: destination.name),
                     plainLength: -1

@@ -79,7 +79,7 @@ extension MobileServicesAPI {
                     throw APIError.badRequest("credential holds a control character.", code: .invalidField)
                 }
                 do {
-                    sealed = try serverKey.seal(
+                    sealed = try keys.server.seal(
                         Data(credential.utf8),
                         for: Self.destinationCredentialPurpose(appID: app.id, name: name)
                     )
@@ -126,7 +126,7 @@ extension MobileServicesAPI {
         _ input: Operations.GetDestinationKeys.Input
     ) async throws -> Operations.GetDestinationKeys.Output {
         _ = try await app(input.path.appID)
-        return .ok(.init(body: .json(.init(keys: [destinationTokens.jwk]))))
+        return .ok(.init(body: .json(.init(keys: [keys.destinationTokens.jwk]))))
     }
 
     static func wire(_ record: DestinationRecord, requests: [Int: Int]) -> Components.Schemas.Destination {

@@ -286,7 +286,7 @@ struct FederatedSignIn: Sendable {
         } catch let refusal as MobileServicesAPI.FederatedUserRefusal {
             return refused(origin, app: app, refusal: refusal)
         } catch {
-            return unavailable(origin, app: app, reason: FederationError.unavailable("the sign-in could not be stored"))
+            return unavailable(origin, app: app, reason: .unavailable("the sign-in could not be stored"))
         }
         let form = api.formGuard.browser(request.headers)
         switch origin {
@@ -404,12 +404,7 @@ struct FederatedSignIn: Sendable {
 
     private func failed(_ origin: Origin, app: AppRecord, reason: FederationError) -> Response {
         if reason.code == .unavailable { return unavailable(origin, app: app, reason: reason) }
-        api.logger.error(
-            "federated sign-in refused",
-            metadata: [
-                "app": "\(app.id)", "reason": "\(reason.description)", "request": "\(RequestInfo.current.requestID)",
-            ]
-        )
+        log("federated sign-in refused", app: app, reason: reason)
         return answer(
             origin,
             app: app,
@@ -420,19 +415,24 @@ struct FederatedSignIn: Sendable {
         )
     }
 
+    /// The provider out of reach, or the sign-in not kept: worth another try.
     private func unavailable(_ origin: Origin, app: AppRecord, reason: FederationError) -> Response {
-        api.logger.error(
-            "identity provider unavailable",
-            metadata: [
-                "app": "\(app.id)", "reason": "\(reason.description)", "request": "\(RequestInfo.current.requestID)",
-            ]
-        )
+        log("identity provider unavailable", app: app, reason: reason)
         return answer(
             origin,
             app: app,
             error: "temporarily_unavailable",
             message: "The sign-in service cannot be reached. Try again in a moment.",
             status: .serviceUnavailable
+        )
+    }
+
+    private func log(_ event: Logger.Message, app: AppRecord, reason: FederationError) {
+        api.logger.error(
+            event,
+            metadata: [
+                "app": "\(app.id)", "reason": "\(reason.description)", "request": "\(RequestInfo.current.requestID)",
+            ]
         )
     }
 

@@ -21,7 +21,7 @@ extension MobileServicesAPI {
     func clientSecret(of app: AppRecord) throws(FederationError) -> String? {
         guard let sealed = app.authentication.provider?.sealedClientSecret else { return nil }
         do {
-            let bytes = try serverKey.open(sealed, for: IdentityProvider.sealPurpose(appID: app.id), plainLength: -1)
+            let bytes = try keys.server.open(sealed, for: IdentityProvider.sealPurpose(appID: app.id), plainLength: -1)
             return String(decoding: bytes, as: UTF8.self)
         } catch {
             throw .misconfigured("the app's client secret does not open with the server key; set it again")
@@ -132,7 +132,7 @@ extension MobileServicesAPI {
             username: username,
             issuer: app.authentication.provider?.issuer ?? "",
             sealedRefreshToken: try tokens.refreshToken.map {
-                try serverKey.seal(Data($0.utf8), for: Self.providerTokenPurpose(appID: app.id))
+                try keys.server.seal(Data($0.utf8), for: Self.providerTokenPurpose(appID: app.id))
             },
             accessExpiresAt: time.addingTimeInterval(
                 tokens.expiresIn.map(TimeInterval.init) ?? settings.sessionLifetime.seconds
@@ -205,7 +205,7 @@ extension MobileServicesAPI {
         let tokens: IdentityProviderClient.Tokens
         do {
             let refreshToken = String(
-                decoding: try serverKey.open(sealed, for: Self.providerTokenPurpose(appID: app.id), plainLength: -1),
+                decoding: try keys.server.open(sealed, for: Self.providerTokenPurpose(appID: app.id), plainLength: -1),
                 as: UTF8.self
             )
             tokens = try await providers.refresh(
@@ -232,7 +232,7 @@ extension MobileServicesAPI {
         }
         var renewed = grant
         if let next = tokens.refreshToken {
-            renewed.sealedRefreshToken = try serverKey.seal(
+            renewed.sealedRefreshToken = try keys.server.seal(
                 Data(next.utf8),
                 for: Self.providerTokenPurpose(appID: app.id)
             )

@@ -102,7 +102,7 @@ extension MobileServicesAPI {
             throw error == .appNotFound ? OAuthError.noSuchApp : error
         }
         guard app.authentication.type == .oauth2 else { throw OAuthError.noSuchApp }
-        return .ok(.init(body: .json(.init(keys: [idTokens.jwk]))))
+        return .ok(.init(body: .json(.init(keys: [keys.idTokens.jwk]))))
     }
 
     func authorizeDevice(_ input: Operations.AuthorizeDevice.Input) async throws -> Operations.AuthorizeDevice.Output {
@@ -427,7 +427,7 @@ extension MobileServicesAPI {
         }
         let idToken: String
         do {
-            idToken = try await idTokens.idToken(
+            idToken = try await keys.idTokens.idToken(
                 issuer: issuer(of: app),
                 audience: app.id,
                 user: user,

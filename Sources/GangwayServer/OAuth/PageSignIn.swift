@@ -16,7 +16,7 @@ extension MobileServicesAPI {
     var isSecureOrigin: Bool { (settings.pagesURL ?? settings.publicURL).value.hasPrefix("https://") }
 
     /// Anti-forgery for the server's forms.
-    var formGuard: FormGuard { FormGuard(serverKey: serverKey, publicURL: settings.pagesURL ?? settings.publicURL) }
+    var formGuard: FormGuard { FormGuard(serverKey: keys.server, publicURL: settings.pagesURL ?? settings.publicURL) }
 
     /// The user whose right password the page's form holds (its `username`, in any case,
     /// and `password`), after the throttle let the attempt through; with the `Set-Cookie`

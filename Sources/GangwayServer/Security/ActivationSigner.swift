@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import GangwayProtocol
-import GangwayServerStorage
 
 /// Signs activation payloads with the server's ECDSA P-256 key.
 ///
@@ -11,19 +10,7 @@ import GangwayServerStorage
 struct ActivationSigner: Sendable {
     let key: P256.Signing.PrivateKey
 
-    /// The name the key is stored under.
-    static let secretName = "activation-signing-key"
-
     var publicKeyPEM: String { key.publicKey.pemRepresentation }
-
-    /// The private key's bytes: made and stored sealed with `serverKey` at the first
-    /// start (the first process decides), read and opened after. A key stored before
-    /// keys were sealed is sealed in place.
-    static func privateKey(storage: ServerStorage, sealedWith serverKey: ServerKey) async throws -> Data {
-        try await serverKey.storedPrivateKey(named: secretName, storage: storage, plainLength: 32) {
-            P256.Signing.PrivateKey().rawRepresentation
-        }
-    }
 
     func activation(for configuration: Components.Schemas.AppConfiguration) throws -> Components.Schemas.Activation {
         let encoder = JSONEncoder()

@@ -13,9 +13,6 @@ struct TokenSigner: Sendable {
     let key: P256.Signing.PrivateKey
     private let keys: JWTKeyCollection
 
-    /// The names the keys are stored under, sealed with the server key.
-    static let idTokenKeyName = "oidc-id-token-signing-key"
-    static let destinationKeyName = "destination-token-signing-key"
     /// How long an ID token is good for: it says who signed in, now.
     static let lifetime: TimeInterval = 10 * 60
 
@@ -26,18 +23,6 @@ struct TokenSigner: Sendable {
             ecdsa: try ES256PrivateKey(backing: key),
             kid: JWKIdentifier(string: Self.kid(of: key.publicKey))
         )
-    }
-
-    /// The bytes of the private key stored as `name`: made and stored sealed at the first
-    /// start.
-    static func privateKey(
-        named name: String,
-        storage: ServerStorage,
-        sealedWith serverKey: ServerKey
-    ) async throws -> Data {
-        try await serverKey.storedPrivateKey(named: name, storage: storage, plainLength: 32) {
-            P256.Signing.PrivateKey().rawRepresentation
-        }
     }
 
     static func kid(of key: P256.Signing.PublicKey) -> String {

@@ -27,18 +27,10 @@ public struct MobileServicesServer: Sendable {
     public let adminToken: AdminTokenOutcome
     let logger: Logger
     let now: @Sendable () -> Date
-    let signer: ActivationSigner
-    let idTokens: TokenSigner
-    let destinationTokens: TokenSigner
+    let keys: ServerKeys
     /// One per server, so what it keeps of each provider (discovery, keys) is shared.
     let providers: IdentityProviderClient
-    /// The key devices seal offline changes to.
-    let changeSealingKey: SealingPrivateKey
-    let serverKey: ServerKey
     let passwords: PasswordHasher
-
-    /// The name the change-sealing key is stored under.
-    static let changeSealingKeyName = "change-sealing-key"
 
     /// Opens (creating and migrating) the storage the configuration names, and makes
     /// the admin token and the activation signing key at first start.
@@ -68,42 +60,19 @@ public struct MobileServicesServer: Sendable {
         }
         let storage = ServerStorage(opened, cache: ReadCache(lifetime: configuration.cacheLifetime))
         self.storage = storage
-        let (token, serverKey, keyBytes, sealingBytes, idTokenBytes, destinationBytes) =
-            try await storage.withConnections {
-                try await storage.migrate()
-                let serverKey = try await ServerKey.load(file: configuration.serverKeyPath, storage: storage)
-                let token = try await AdminToken.bootstrap(
-                    storage: storage,
-                    file: configuration.adminTokenPath,
-                    renew: renewAdminToken
-                )
-                let keyBytes = try await ActivationSigner.privateKey(storage: storage, sealedWith: serverKey)
-                let idTokenBytes = try await TokenSigner.privateKey(
-                    named: TokenSigner.idTokenKeyName,
-                    storage: storage,
-                    sealedWith: serverKey
-                )
-                let destinationBytes = try await TokenSigner.privateKey(
-                    named: TokenSigner.destinationKeyName,
-                    storage: storage,
-                    sealedWith: serverKey
-                )
-                let sealingBytes = try await serverKey.storedPrivateKey(
-                    named: Self.changeSealingKeyName,
-                    storage: storage,
-                    plainLength: nil
-                ) { SealingPrivateKey().rawRepresentation }
-                return (token, serverKey, keyBytes, sealingBytes, idTokenBytes, destinationBytes)
-            }
+        let (token, keys) = try await storage.withConnections {
+            try await storage.migrate()
+            let keys = try await ServerKeys.load(serverKeyFile: configuration.serverKeyPath, storage: storage)
+            let token = try await AdminToken.bootstrap(
+                storage: storage,
+                file: configuration.adminTokenPath,
+                renew: renewAdminToken
+            )
+            return (token, keys)
+        }
         adminToken = token.outcome
-        self.serverKey = serverKey
-        signer = ActivationSigner(key: try P256.Signing.PrivateKey(rawRepresentation: keyBytes))
-        idTokens = try await TokenSigner(key: try P256.Signing.PrivateKey(rawRepresentation: idTokenBytes))
-        destinationTokens = try await TokenSigner(
-            key: try P256.Signing.PrivateKey(rawRepresentation: destinationBytes)
-        )
+        self.keys = keys
         providers = IdentityProviderClient(now: now)
-        changeSealingKey = try SealingPrivateKey(rawRepresentation: sealingBytes)
         passwords = PasswordHasher(
             cost: configuration.bcryptCost,
             concurrentChecks: configuration.concurrentPasswordChecks
@@ -123,7 +92,7 @@ public struct MobileServicesServer: Sendable {
     }
 
     /// The public key activation payloads are signed with, for clients to pin.
-    public var activationPublicKeyPEM: String { signer.publicKeyPEM }
+    public var activationPublicKeyPEM: String { keys.activation.publicKeyPEM }
 
     /// What one listening address serves.
     enum Listener {
@@ -232,12 +201,8 @@ public struct MobileServicesServer: Sendable {
                 ),
                 now: now
             ),
-            signer: signer,
-            idTokens: idTokens,
-            destinationTokens: destinationTokens,
+            keys: keys,
             providers: providers,
-            changeSealingKey: changeSealingKey,
-            serverKey: serverKey,
             adminToken: adminToken,
             qrCodes: QRCodeRenderer(),
             now: now,

@@ -1,0 +1,53 @@
+import Crypto
+import Foundation
+import GangwayProtocol
+import GangwayServerStorage
+
+/// The keys a server works with: the server key, which seals every other secret it
+/// stores, and the keys it signs and opens with, each doing one job. Each is made at the
+/// first start (the first process decides) and kept in the database sealed with the
+/// server key, so every server sharing the database holds the same ones; a key stored
+/// before keys were sealed is sealed in place.
+struct ServerKeys: Sendable {
+    /// Seals the stored secrets, and makes the form tokens' and enrolments' codes.
+    let server: ServerKey
+    /// Signs activation links.
+    let activation: ActivationSigner
+    /// Signs OpenID Connect ID tokens.
+    let idTokens: TokenSigner
+    /// Signs the identity forwarded to a destination.
+    let destinationTokens: TokenSigner
+    /// The key devices seal offline changes to.
+    let changeSealing: SealingPrivateKey
+
+    /// The names the keys are stored under.
+    enum StoredName {
+        static let activation = "activation-signing-key"
+        static let idTokens = "oidc-id-token-signing-key"
+        static let destinationTokens = "destination-token-signing-key"
+        static let changeSealing = "change-sealing-key"
+    }
+
+    /// Reads the keys, making those not there yet; `storage` is open and migrated.
+    static func load(serverKeyFile: URL, storage: ServerStorage) async throws -> ServerKeys {
+        let server = try await ServerKey.load(file: serverKeyFile, storage: storage)
+        func signingKey(_ name: String) async throws -> P256.Signing.PrivateKey {
+            let bytes = try await server.storedPrivateKey(named: name, storage: storage, plainLength: 32) {
+                P256.Signing.PrivateKey().rawRepresentation
+            }
+            return try P256.Signing.PrivateKey(rawRepresentation: bytes)
+        }
+        let changeSealing = try await server.storedPrivateKey(
+            named: StoredName.changeSealing,
+            storage: storage,
+            plainLength: nil
+        ) { SealingPrivateKey().rawRepresentation }
+        return ServerKeys(
+            server: server,
+            activation: ActivationSigner(key: try await signingKey(StoredName.activation)),
+            idTokens: try await TokenSigner(key: try await signingKey(StoredName.idTokens)),
+            destinationTokens: try await TokenSigner(key: try await signingKey(StoredName.destinationTokens)),
+            changeSealing: try SealingPrivateKey(rawRepresentation: changeSealing)
+        )
+    }
+}
