@@ -28,18 +28,35 @@ public struct HeadlessBrowser: Sendable {
     private let process: Process
     private let endpoint: URL
     private let session: String
+    /// The driver's and the browser's temporary directory (`TMPDIR`), removed with them:
+    /// a browser that is killed leaves its profile and singleton files there, not in the
+    /// machine's `/tmp`.
+    private let scratch: URL
 
     /// Starts the driver and a browser with a phone-sized window.
     public static func start() async throws -> HeadlessBrowser {
         var lastError: (any Error)?
         for _ in 0..<5 {
             let port = Int.random(in: 20_000..<60_000)
+            let scratch = FileManager.default.temporaryDirectory
+                .appendingPathComponent("gangway-browser-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(
+                at: scratch,
+                withIntermediateDirectories: false,
+                attributes: [.posixPermissions: 0o700]
+            )
             let process = Process()
             process.executableURL = URL(fileURLWithPath: driver)
             process.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
+            process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.start()
+            do {
+                try process.start()
+            } catch {
+                try? FileManager.default.removeItem(at: scratch)
+                throw error
+            }
             let endpoint = URL(string: "http://127.0.0.1:\(port)")!
             do {
                 for attempt in 0..<50 {
@@ -68,9 +85,9 @@ public struct HeadlessBrowser: Sendable {
                 guard let value = created["value"] as? [String: Any], let id = value["sessionId"] as? String else {
                     throw Failure(description: "no WebDriver session: \(created)")
                 }
-                return HeadlessBrowser(process: process, endpoint: endpoint, session: id)
+                return HeadlessBrowser(process: process, endpoint: endpoint, session: id, scratch: scratch)
             } catch {
-                await Self.end(process)
+                await Self.end(process, scratch: scratch)
                 lastError = error
             }
         }
@@ -107,19 +124,21 @@ public struct HeadlessBrowser: Sendable {
     /// Ends the browser and the driver.
     public func stop() async {
         _ = try? await Self.call(endpoint, "DELETE", "session/\(session)", nil)
-        await Self.end(process)
+        await Self.end(process, scratch: scratch)
     }
 
     /// Kills the driver and the browser it started, and waits for the driver without
     /// holding a thread (Foundation's `waitUntilExit` spins on Linux).
     ///
     /// Foundation starts the driver as the leader of a process group of its own, which
-    /// the browser's processes join: the whole group goes, so no browser outlives a test.
-    private static func end(_ process: Process) async {
+    /// the browser's processes join: the whole group goes, so no browser outlives a test,
+    /// and then their temporary directory.
+    private static func end(_ process: Process, scratch: URL) async {
         let id = process.processIdentifier
         if getpgid(id) == id { kill(-id, SIGKILL) }
         kill(id, SIGKILL)
         while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        try? FileManager.default.removeItem(at: scratch)
     }
 
     public func open(_ url: String) async throws {
