@@ -63,7 +63,7 @@ public final class FuzzServer: Sendable {
         )
         self.server = server
         responder = try server.responder(publicURL: PublicURL("http://127.0.0.1:8080"))
-        sealingKey = server.changeSealingKey.publicKey
+        sealingKey = server.keys.changeSealing.publicKey
         let authorKey = try ChangeSigningKey(rawRepresentation: Data(repeating: 9, count: 32))
         self.authorKey = authorKey
 
