@@ -12,8 +12,7 @@ extension AdminClient {
         let output = try await ServiceCall.run(at: serverURL) { try await client.listOperators() }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedOperator.init)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -31,8 +30,7 @@ extension AdminClient {
         }
         switch output {
         case .created(let created): return OperatorEnrolment(try ServiceCall.decode { try created.body.json })
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -44,8 +42,7 @@ extension AdminClient {
         }
         switch output {
         case .ok(let ok): return OperatorEnrolment(try ServiceCall.decode { try ok.body.json })
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -63,8 +60,7 @@ extension AdminClient {
         }
         switch output {
         case .ok(let ok): return ManagedOperator(try ServiceCall.decode { try ok.body.json })
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -87,8 +83,7 @@ extension AdminClient {
         }
         switch output {
         case .created(let created): return ManagedOperator.Identity(try ServiceCall.decode { try created.body.json })
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -103,8 +98,7 @@ extension AdminClient {
         }
         switch output {
         case .noContent: return
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -115,8 +109,7 @@ extension AdminClient {
         }
         switch output {
         case .noContent: return
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -127,8 +120,7 @@ extension AdminClient {
         }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(AuditEvent.init)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -145,8 +137,7 @@ extension AdminClient {
         }
         switch output {
         case .ok(let ok): return ActivityReport(try ServiceCall.decode { try ok.body.json })
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -156,8 +147,7 @@ extension AdminClient {
         let output = try await ServiceCall.run(at: serverURL) { try await client.getAttention(query: .init(app: app)) }
         switch output {
         case .ok(let ok): return AttentionReport(try ServiceCall.decode { try ok.body.json })
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 }

@@ -59,8 +59,7 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run(at: serverURL) { try await client.createApp(body: .json(body)) }
         switch output {
         case .created: return
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -72,8 +71,7 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run(at: serverURL) { try await client.createUser(body: .json(body)) }
         switch output {
         case .created: return
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -87,8 +85,7 @@ public struct AdminClient: Sendable {
             var apps: [ManagedApp] = []
             for app in try ServiceCall.decode({ try ok.body.json }) { apps.append(try ManagedApp(app)) }
             return apps
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -98,8 +95,7 @@ public struct AdminClient: Sendable {
         let output = try await ServiceCall.run(at: serverURL) { try await client.getApp(path: .init(appID: id)) }
         switch output {
         case .ok(let ok): return try ManagedApp(ServiceCall.decode { try ok.body.json })
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -114,8 +110,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ManagedApp(ServiceCall.decode { try ok.body.json })
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -145,8 +140,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(UploadedLog.init)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -157,8 +151,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ManagedAuthentication(ServiceCall.decode { try ok.body.json })
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -176,8 +169,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ManagedAuthentication(ServiceCall.decode { try ok.body.json })
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -198,8 +190,7 @@ public struct AdminClient: Sendable {
             var changes: [ManagedChange] = []
             for wire in list { changes.append(try ManagedChange(wire)) }
             return changes
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -211,8 +202,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .created(let created): return try ServiceCall.decode { try created.body.json.link }
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -227,8 +217,7 @@ public struct AdminClient: Sendable {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.png }
             return try await ServiceCall.run(at: serverURL) { try await Data(collecting: body, upTo: 4 << 20) }
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -257,8 +246,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedDevice.init)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -275,8 +263,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ManagedDevice(ServiceCall.decode { try ok.body.json })
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -289,8 +276,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json.entities.map(AppEntity.init) }
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -311,8 +297,7 @@ public struct AdminClient: Sendable {
         switch output {
         case .ok(let ok): return try AppEntity(ServiceCall.decode { try ok.body.json })
         case .created(let created): return try AppEntity(ServiceCall.decode { try created.body.json })
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -323,8 +308,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .noContent: return
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -338,8 +322,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedDestination.init)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -374,8 +357,7 @@ public struct AdminClient: Sendable {
         switch output {
         case .ok(let ok): return (ManagedDestination(try ServiceCall.decode { try ok.body.json }), false)
         case .created(let created): return (ManagedDestination(try ServiceCall.decode { try created.body.json }), true)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -387,8 +369,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .noContent: return
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -408,8 +389,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedUser.init)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -433,8 +413,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .noContent: return
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -446,8 +425,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedIdentityLink.init)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -469,8 +447,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .created(let created): return ManagedIdentityLink(try ServiceCall.decode { try created.body.json })
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -485,8 +462,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .noContent: return
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -499,8 +475,7 @@ public struct AdminClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ManagedUser(ServiceCall.decode { try ok.body.json })
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 }

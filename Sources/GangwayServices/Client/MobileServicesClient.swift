@@ -81,8 +81,7 @@ public struct MobileServicesClient: Sendable {
                 appName: body.appName,
                 authType: .init(rawValue: body.authType.rawValue) ?? .basic
             )
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -91,7 +90,7 @@ public struct MobileServicesClient: Sendable {
         let output = try await ServiceCall.run(at: serverURL) { try await client().getActivationKey() }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json.publicKeyPEM }
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -109,8 +108,7 @@ public struct MobileServicesClient: Sendable {
                 message: body.message,
                 authType: body.authType.flatMap { .init(rawValue: $0.rawValue) }
             )
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -148,8 +146,7 @@ public struct MobileServicesClient: Sendable {
                 expiresAt: body.expiresAt,
                 deviceCookie: body.deviceCookie
             )
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -160,8 +157,7 @@ public struct MobileServicesClient: Sendable {
         }
         switch output {
         case .noContent: return
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -181,8 +177,7 @@ public struct MobileServicesClient: Sendable {
             }
             settings.changeSealingKey = key
             return settings
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -194,8 +189,7 @@ public struct MobileServicesClient: Sendable {
         }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json.entities.map(AppEntity.init) }
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -237,8 +231,7 @@ public struct MobileServicesClient: Sendable {
                 recoveryKey: recoveryKey,
                 registeredAt: body.registeredAt
             )
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -264,8 +257,7 @@ public struct MobileServicesClient: Sendable {
         }
         switch output {
         case .accepted(let accepted): return try ServiceCall.decode { try accepted.body.json.accepted }
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -291,8 +283,7 @@ public struct MobileServicesClient: Sendable {
                 answers.append((change, try Self.answer(wire, to: change)))
             }
             return answers
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 

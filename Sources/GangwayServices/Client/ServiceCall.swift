@@ -30,8 +30,17 @@ package enum ServiceCall {
         }
     }
 
-    /// An error answer that reached a call: ``ServiceCallMiddleware`` turns every status
-    /// of 400 or more into a ``ServiceError`` first, so this does not happen; the cases
-    /// stay in the generated enums, and `default:` takes them.
-    package static let errorAnswerNotMapped = ServiceError.invalidResponse(status: nil)
+    /// What a call makes of an answer it does not take, the `default:` of its switch over
+    /// the generated output: a status the API document does not list for the operation
+    /// (the generator's `undocumented` case) is an invalid response with that status.
+    /// ``ServiceCallMiddleware`` turns every status of 400 or more into a ``ServiceError``
+    /// before it reaches a call, so any other answer here is one the middleware missed:
+    /// an invalid response too.
+    package static func unexpected<Output>(_ output: Output) -> ServiceError {
+        // Every generated output enum has the case `undocumented(statusCode: Int, _)`.
+        guard let answer = Mirror(reflecting: output).children.first, answer.label == "undocumented",
+            let status = Mirror(reflecting: answer.value).children.first?.value as? Int
+        else { return .invalidResponse(status: nil) }
+        return .invalidResponse(status: status)
+    }
 }

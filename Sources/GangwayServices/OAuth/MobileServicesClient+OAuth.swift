@@ -33,8 +33,7 @@ extension MobileServicesClient {
                 expiresAt: now().addingTimeInterval(TimeInterval(body.expiresIn)),
                 interval: .seconds(max(1, body.interval))
             )
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -53,8 +52,7 @@ extension MobileServicesClient {
                 throw .invalidResponse(status: 200)
             }
             return (body.issuer, endpoint)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -120,8 +118,7 @@ extension MobileServicesClient {
                 refreshToken: RefreshToken(body.refreshToken),
                 expiresAt: now().addingTimeInterval(TimeInterval(body.expiresIn))
             )
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -135,8 +132,7 @@ extension MobileServicesClient {
         }
         switch output {
         case .ok: return
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 
@@ -149,8 +145,7 @@ extension MobileServicesClient {
         case .ok(let ok):
             let body = try ServiceCall.decode { try ok.body.json }
             return ServerUser(id: body.sub, displayName: body.name)
-        case .undocumented(let status, _): throw .invalidResponse(status: status)
-        default: throw ServiceCall.errorAnswerNotMapped
+        default: throw ServiceCall.unexpected(output)
         }
     }
 }

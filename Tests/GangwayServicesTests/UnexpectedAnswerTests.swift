@@ -1,0 +1,48 @@
+import Foundation
+import GangwayServices
+import HTTPTypes
+import OpenAPIRuntime
+import Testing
+
+/// A success status the API document does not list for the call (no Gangway server sends
+/// one; a proxy or a newer server could) is an invalid response that names the status,
+/// through the same `default:` every call of both clients ends its switch with.
+@Suite("A status the document does not list is an invalid response with that status")
+struct UnexpectedAnswerTests {
+    /// Answers every request with one status and body.
+    struct CannedTransport: ClientTransport {
+        let status: Int
+        let body: String
+
+        func send(
+            _ request: HTTPRequest,
+            body _: HTTPBody?,
+            baseURL _: URL,
+            operationID _: String
+        ) async throws -> (HTTPResponse, HTTPBody?) {
+            (
+                HTTPResponse(status: .init(code: status), headerFields: [.contentType: "application/json"]),
+                HTTPBody(body)
+            )
+        }
+    }
+
+    func activationKey(status: Int) async throws(ServiceError) -> String {
+        let client = MobileServicesClient(
+            serverURL: URL(string: "http://127.0.0.1:9")!,
+            transport: CannedTransport(status: status, body: #"{"algorithm": "ES256", "publicKeyPEM": "PEM"}"#)
+        )
+        return try await client.activationKeyPEM()
+    }
+
+    @Test func theDocumentedStatusIsTaken() async throws {
+        #expect(try await activationKey(status: 200) == "PEM")
+    }
+
+    @Test(arguments: [201, 202, 204, 299, 304, 399])
+    func anotherSuccessOrRedirectNamesItsStatus(status: Int) async {
+        let error = await #expect(throws: ServiceError.self) { try await activationKey(status: status) }
+        #expect(error == .invalidResponse(status: status))
+        #expect(error?.status == status)
+    }
+}
