@@ -7,9 +7,6 @@ extension Components.Schemas.AppSettings {
     /// recovery secret per registration); true unless an admin turned it off.
     var passcodeResetKeepsData: Bool { recoverySettings?.passcodeResetKeepsData ?? APIDefaults.passcodeResetKeepsData }
 
-    /// At most this many entity sets take changes from devices, as the document says.
-    static let entitySetsLimit = 100
-
     /// What devices may do to `entitySet`; `nil` when they may not change it.
     func rules(for entitySet: String) -> EntitySetRules? {
         guard let rules = dataSettings?.entitySets?.additionalProperties[entitySet] else { return nil }
@@ -49,8 +46,8 @@ extension Components.Schemas.AppSettings {
             result.recoverySettings = .init(passcodeResetKeepsData: keeps)
         }
         if let sets = update.dataSettings?.entitySets?.additionalProperties {
-            guard sets.count <= Self.entitySetsLimit else {
-                throw invalid("entitySets", "holds at most \(Self.entitySetsLimit) entity sets")
+            guard sets.count <= APILimits.entitySets.upperBound else {
+                throw invalid("entitySets", "holds at most \(APILimits.entitySets.upperBound) entity sets")
             }
             var current = dataSettings?.entitySets?.additionalProperties ?? [:]
             for (name, rules) in sets {
@@ -85,8 +82,8 @@ extension Components.Schemas.AppSettings {
         try check(logSettings?.maxEntriesPerUpload, "maxEntriesPerUpload", APILimits.logEntriesPerUpload)
         try check(logSettings?.uploadIntervalSeconds, "uploadIntervalSeconds", LogUploadSchedule.intervalSeconds)
         let sets = dataSettings?.entitySets?.additionalProperties ?? [:]
-        if sets.count > Self.entitySetsLimit {
-            throw invalid("entitySets", "holds at most \(Self.entitySetsLimit) entity sets")
+        if sets.count > APILimits.entitySets.upperBound {
+            throw invalid("entitySets", "holds at most \(APILimits.entitySets.upperBound) entity sets")
         }
         for (name, rules) in sets {
             do {
