@@ -9,6 +9,9 @@ public import Foundation
 /// network layer then traps converting it. Everything a person types goes through
 /// ``parse(_:)`` first, which says what is wrong in words.
 public enum WebURL {
+    /// The ports a URL may name (a server listening on port 0 is given one of these).
+    public static let ports = 1...65_535
+
     /// Why a typed URL is refused.
     public struct Problem: Error, Hashable, Sendable, CustomStringConvertible {
         /// What is wrong, as the end of a sentence that starts with what was typed.
@@ -21,7 +24,9 @@ public enum WebURL {
         /// No host after the scheme.
         public static let noHost = Problem(reason: "names no host")
         /// A port of 0 or past 65535.
-        public static let portOutOfRange = Problem(reason: "has a port outside 1 to 65535")
+        public static let portOutOfRange = Problem(
+            reason: "has a port outside \(ports.lowerBound) to \(ports.upperBound)"
+        )
         /// A user name or password before the host.
         public static let userInformation = Problem(
             reason: "must not carry a user name or password (give secrets in a file)"
@@ -40,7 +45,7 @@ public enum WebURL {
             throw .notHTTP
         }
         guard let host = components.host, !host.isEmpty else { throw .noHost }
-        if let port = components.port, !(1...65_535).contains(port) { throw .portOutOfRange }
+        if let port = components.port, !ports.contains(port) { throw .portOutOfRange }
         guard components.user == nil, components.password == nil else { throw .userInformation }
         return url
     }

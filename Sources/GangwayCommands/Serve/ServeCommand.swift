@@ -122,10 +122,13 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         try BcryptCostOption.validate(bcryptCost)
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        let ports = ListeningAddress.ports
+        guard ports.contains(port) else {
+            throw ValidationError("--port must be between \(ports.lowerBound) and \(ports.upperBound).")
+        }
         if let consolePort {
-            guard (0...65535).contains(consolePort) else {
-                throw ValidationError("--console-port must be between 0 and 65535.")
+            guard ports.contains(consolePort) else {
+                throw ValidationError("--console-port must be between \(ports.lowerBound) and \(ports.upperBound).")
             }
             if consolePort != 0, consolePort == port, (consoleHost ?? host) == host {
                 throw ValidationError("--console-port must differ from --port: the console is then on its own address.")

@@ -42,8 +42,11 @@ public final class PostgresDriver: StorageDriver {
                 "the PostgreSQL URL must look like postgres://user:password@host:5432/database"
             )
         }
-        if let port = components.port, !(1...65_535).contains(port) {
-            throw StorageError(.unavailable, "the PostgreSQL URL's port must be between 1 and 65535")
+        if let port = components.port, !WebURL.ports.contains(port) {
+            throw StorageError(
+                .unavailable,
+                "the PostgreSQL URL's port must be between \(WebURL.ports.lowerBound) and \(WebURL.ports.upperBound)"
+            )
         }
         let query = Dictionary(
             (components.queryItems ?? []).map { ($0.name, $0.value ?? "") },

@@ -10,6 +10,9 @@
 /// there (with the address reuse servers set) and letting it go: so that a server says
 /// why it cannot listen, in words, before it writes anything.
 public enum ListeningAddress {
+    /// The ports a server may be told to listen on: 0 lets the system choose a free one.
+    public static let ports = 0...65_535
+
     /// Why a server cannot listen on an address.
     public enum Problem: Error, Hashable, Sendable {
         /// Another program listens there.
@@ -25,7 +28,9 @@ public enum ListeningAddress {
     /// `nil` when `host:port` can be listened on now (port 0 always can: the system
     /// chooses), otherwise why not.
     public static func problem(host: String, port: Int) -> Problem? {
-        guard (0...65_535).contains(port) else { return .other("the port is outside 0 to 65535") }
+        guard ports.contains(port) else {
+            return .other("the port is outside \(ports.lowerBound) to \(ports.upperBound)")
+        }
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
         hints.ai_family = AF_UNSPEC
