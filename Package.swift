@@ -421,6 +421,7 @@ let package = Package(
             dependencies: [
                 "GangwayPolicy",
                 "GangwayServer",
+                "GangwayServerStorage",
                 "GangwayServerTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -7,15 +7,25 @@ import Testing
 
 @Suite("Storage lifecycle: the PostgreSQL pool runs as a service, and only while it runs", .servingTurn)
 struct StorageLifecycleTests {
-    /// A PostgreSQL storage over a schema of its own, or `nil` when no database is set.
-    private func postgresStorage(
-        schema: String = "lifecycle_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-    ) throws -> ServerStorage? {
-        guard case .postgresql(let url)? = TestDatabase.postgresqlFromEnvironment else { return nil }
-        let separator = url.contains("?") ? "&" : "?"
-        return ServerStorage(
-            try PostgresDriver(url: url + separator + "schema=\(schema)", logger: Logger(label: "test"))
-        )
+    /// Runs `body` with a maker of PostgreSQL storages over one new schema, then drops
+    /// the schema.
+    private func withPostgresSchema<Result>(
+        _ body: (_ storage: () throws -> ServerStorage) async throws -> Result
+    ) async throws -> Result {
+        guard case .postgresql(let url)? = TestDatabase.postgresqlFromEnvironment else {
+            throw TestServerError("\(TestDatabase.environmentVariable) does not name a PostgreSQL database")
+        }
+        let (schemaURL, schema) = TestDatabase.newPostgresSchema(of: url)
+        do {
+            let result = try await body {
+                ServerStorage(try PostgresDriver(url: schemaURL, logger: Logger(label: "test")))
+            }
+            await TestDatabase.dropPostgresSchema(schema, of: url)
+            return result
+        } catch {
+            await TestDatabase.dropPostgresSchema(schema, of: url)
+            throw error
+        }
     }
 
     @Test(
@@ -23,7 +33,10 @@ struct StorageLifecycleTests {
         .enabled(if: TestDatabase.postgresqlFromEnvironment != nil, "needs GANGWAY_POSTGRES_URL")
     )
     func callsNeedARunningPool() async throws {
-        let storage = try #require(try postgresStorage())
+        try await withPostgresSchema { storage in try await callsNeedARunningPool(try storage()) }
+    }
+
+    private func callsNeedARunningPool(_ storage: ServerStorage) async throws {
         let before = await #expect(throws: StorageError.self) { try await storage.migrate() }
         #expect(before?.code == .unavailable)
 
@@ -45,8 +58,11 @@ struct StorageLifecycleTests {
         .enabled(if: TestDatabase.postgresqlFromEnvironment != nil, "needs GANGWAY_POSTGRES_URL")
     )
     func concurrentMigrations() async throws {
-        let schema = "migrate_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let storages = try (0..<4).map { _ in try #require(try postgresStorage(schema: schema)) }
+        try await withPostgresSchema { storage in try await concurrentMigrations(try (0..<4).map { _ in try storage() })
+        }
+    }
+
+    private func concurrentMigrations(_ storages: [ServerStorage]) async throws {
         // Every migration creates its tables without IF NOT EXISTS: a second run of one
         // would fail, so four successes mean each ran once.
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -151,6 +151,36 @@ public final class PostgresDriver: StorageDriver {
         }
     }
 
+    /// Drops each schema of this database whose name starts with `prefix` and that
+    /// `remove` picks, with everything in it, over a connection of its own. For the test
+    /// servers of `GangwayServerTesting`, which make a schema each; no server calls it.
+    package func dropSchemas(prefix: String, where remove: (String) -> Bool) async throws(StorageError) {
+        let named = { (name: String) in name.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "_" } }
+        guard !prefix.isEmpty, named(prefix) else { throw StorageError(.unavailable, "no schema prefix") }
+        do {
+            let connection = try await PostgresConnection.connect(
+                configuration: probeConfiguration,
+                id: 0,
+                logger: Logger(label: "gangway.postgres.schemas", factory: { _ in SwiftLogNoOpLogHandler() })
+            )
+            do {
+                let schemas = try await connection.query(
+                    "SELECT nspname FROM pg_namespace WHERE starts_with(nspname, \(prefix))",
+                    logger: logger
+                ).collect().map { try $0.decode(String.self) }
+                for schema in schemas where named(schema) && remove(schema) {
+                    try await connection.query("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE", logger: logger)
+                }
+                try await connection.close()
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        } catch {
+            throw StorageError(.unavailable, "PostgreSQL at \(address): schemas not dropped (\(Self.reason(error)))")
+        }
+    }
+
     /// Why a connection failed, in a few words, from what postgres-nio and NIO report.
     private static func reason(_ error: any Error) -> String {
         let underlying = (error as? PSQLError)?.underlying ?? error

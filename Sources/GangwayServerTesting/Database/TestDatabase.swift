@@ -37,14 +37,26 @@ public enum TestDatabase: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// The short name, as ``description``.
     public var debugDescription: String { name }
 
-    /// The PostgreSQL URL of a new schema no other server uses; `nil` for SQLite.
-    func freshPostgresURL() -> String? {
+    /// A new schema no other server uses (`TestLeftovers`), and the URL that names it;
+    /// `nil` for SQLite.
+    func freshPostgresSchema() -> (url: String, schema: String)? {
         switch self {
-        case .sqlite:
-            return nil
-        case .postgresql(let url):
-            let schema = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            return url + (url.contains("?") ? "&" : "?") + "schema=\(schema)"
+        case .sqlite: nil
+        case .postgresql(let url): Self.newPostgresSchema(of: url)
         }
+    }
+
+    /// A new schema of the PostgreSQL database at `url`, and the URL that names it, for
+    /// a test that opens a storage of its own; drop it with ``dropPostgresSchema(_:of:)``.
+    /// One a test process leaves (killed, or it failed first) is dropped by a later
+    /// test process once this one has ended.
+    public static func newPostgresSchema(of url: String) -> (url: String, schema: String) {
+        let schema = TestLeftovers.newSchema()
+        return (url + (url.contains("?") ? "&" : "?") + "schema=\(schema)", schema)
+    }
+
+    /// Drops a schema ``newPostgresSchema(of:)`` gave, with everything in it.
+    public static func dropPostgresSchema(_ schema: String, of url: String) async {
+        await TestLeftovers.drop(schema: schema, url: url)
     }
 }

@@ -24,18 +24,28 @@ public struct TestServer: Sendable {
     public let directory: URL
     /// How the server was made.
     public let options: Options
+    /// The PostgreSQL schema this server was made with, which ``remove()`` drops.
+    private let schema: String?
 
     /// Makes a new server: a temporary directory, a new database, an admin token and an
     /// activation key. Nothing listens before ``run(seed:_:)``.
+    ///
+    /// The directory is removed when the test process exits, and the PostgreSQL schema by
+    /// ``remove()`` (as ``run(seed:options:_:)`` does); what a killed test process left is
+    /// removed by the next one (`TestLeftovers`).
     public init(options: Options = Options()) async throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("gangway-test-server-\(UUID().uuidString)")
+        try TestLeftovers.prepareDirectory()
+        let directory = TestLeftovers.directory.appendingPathComponent("server-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let postgres = options.database.freshPostgresSchema()
+        if case .postgresql(let url) = options.database {
+            await TestLeftovers.prepareSchemas(url: url)
+        }
         var configuration = ServerConfiguration(
             host: "127.0.0.1",
             port: 0,
             dataDirectory: directory,
-            postgresURL: options.database.freshPostgresURL(),
+            postgresURL: postgres?.url,
             bcryptCost: options.bcryptCost,
             allowedSignInFailures: options.allowedSignInFailures,
             cacheLifetime: options.cacheLifetime
@@ -53,16 +63,21 @@ public struct TestServer: Sendable {
         )
         let token = try String(contentsOf: configuration.adminTokenPath, encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        self.init(server: server, adminToken: token, options: options)
+        self.init(server: server, adminToken: token, options: options, schema: postgres?.schema)
     }
 
     /// Serves an existing server, such as a second process over another's database, or
     /// one restarted with a new admin token.
     public init(server: MobileServicesServer, adminToken: String, options: Options = Options()) {
+        self.init(server: server, adminToken: adminToken, options: options, schema: nil)
+    }
+
+    private init(server: MobileServicesServer, adminToken: String, options: Options, schema: String?) {
         self.server = server
         self.adminToken = adminToken
         self.directory = server.configuration.dataDirectory
         self.options = options
+        self.schema = schema
     }
 
     /// Seeds the server, serves it on its loopback port while `body` runs, then stops
@@ -95,15 +110,21 @@ public struct TestServer: Sendable {
     }
 
     /// Makes a server with `options`, seeds it and serves it while `body` runs, then
-    /// stops it and removes its directory.
+    /// stops it and removes its directory and database.
     public static func run<Result: Sendable>(
         seed: ServerSeed = .empty,
         options: Options = Options(),
         _ body: (RunningTestServer) async throws -> Result
     ) async throws -> Result {
         let server = try await TestServer(options: options)
-        defer { server.removeDirectory() }
-        return try await server.run(seed: seed, body)
+        do {
+            let result = try await server.run(seed: seed, body)
+            await server.remove()
+            return result
+        } catch {
+            await server.remove()
+            throw error
+        }
     }
 
     /// Runs `body` while holding one of the process's serving turns, as ``run(seed:_:)``
@@ -116,5 +137,14 @@ public struct TestServer: Sendable {
     /// Removes the server's data directory (its SQLite database and admin-token file).
     public func removeDirectory() {
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Removes the server's data directory and drops the PostgreSQL schema it was made
+    /// with, if any. Call it once no server serves the database.
+    public func remove() async {
+        removeDirectory()
+        if let schema, case .postgresql(let url) = options.database {
+            await TestLeftovers.drop(schema: schema, url: url)
+        }
     }
 }

@@ -12,8 +12,8 @@ enum StorageUnderTest {
     typealias Storage = ServerStorage
 
     /// Runs `body` with a new, migrated storage on `backend`, its connections open: SQLite
-    /// in a temporary directory, removed afterwards, or PostgreSQL in a schema of its own
-    /// (left behind, as every PostgreSQL test's is: the storage cannot drop a schema).
+    /// in a temporary directory, or PostgreSQL in a schema of its own; either is removed
+    /// afterwards.
     /// Directly, never through the read cache.
     static func withStorage<Result: Sendable>(
         on backend: Backend,
@@ -28,14 +28,21 @@ enum StorageUnderTest {
             guard case .postgresql(let url) = try backend.database else {
                 throw TestServerError("\(TestDatabase.environmentVariable) does not name a PostgreSQL database")
             }
-            let schema = "model_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            let (schemaURL, schema) = TestDatabase.newPostgresSchema(of: url)
             let storage = ServerStorage(
                 try PostgresDriver(
-                    url: url + (url.contains("?") ? "&" : "?") + "schema=\(schema)",
+                    url: schemaURL,
                     logger: Logger(label: "gangway.model-test", factory: { _ in SwiftLogNoOpLogHandler() })
                 )
             )
-            return try await run(storage, body)
+            do {
+                let result = try await run(storage, body)
+                await TestDatabase.dropPostgresSchema(schema, of: url)
+                return result
+            } catch {
+                await TestDatabase.dropPostgresSchema(schema, of: url)
+                throw error
+            }
         }
     }
 
