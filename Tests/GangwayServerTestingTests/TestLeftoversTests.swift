@@ -65,15 +65,19 @@ struct TestLeftoversTests {
     }
 
     @Test(
-        "an ended process's schema is dropped; a running one's and another program's stay",
+        "an ended process's schema is dropped; a running one's, another machine's and another program's stay",
         .enabled(if: TestDatabase.postgresqlFromEnvironment != nil, "needs GANGWAY_POSTGRES_URL")
     )
     func endedProcessesSchemas() async throws {
         guard case .postgresql(let url)? = TestDatabase.postgresqlFromEnvironment else { return }
-        let endedSchema = "test_\(try Self.endedProcess())_\(UUID().uuidString.prefix(8).lowercased())"
+        let ended = try Self.endedProcess()
+        let id = { UUID().uuidString.prefix(8).lowercased() }
+        let endedSchema = "test_\(TestLeftovers.machine)_\(ended)_\(id())"
         let (_, runningSchema) = TestDatabase.newPostgresSchema(of: url)
-        let otherSchema = "test_other_\(UUID().uuidString.prefix(8).lowercased())"
-        for schema in [endedSchema, runningSchema, otherSchema] {
+        let otherMachine = TestLeftovers.machine == "00000000" ? "00000001" : "00000000"
+        let otherMachinesSchema = "test_\(otherMachine)_\(ended)_\(id())"
+        let otherSchema = "test_other_\(id())"
+        for schema in [endedSchema, runningSchema, otherMachinesSchema, otherSchema] {
             let storage = ServerStorage(
                 try PostgresDriver(
                     url: url + (url.contains("?") ? "&" : "?") + "schema=\(schema)",
@@ -85,10 +89,11 @@ struct TestLeftoversTests {
         await TestLeftovers.dropEndedProcessesSchemas(url: url)
         #expect(try await Self.schemas(url, prefix: endedSchema).isEmpty)
         #expect(try await Self.schemas(url, prefix: runningSchema) == [runningSchema])
+        #expect(try await Self.schemas(url, prefix: otherMachinesSchema) == [otherMachinesSchema])
         #expect(try await Self.schemas(url, prefix: otherSchema) == [otherSchema])
-        await TestLeftovers.drop(schema: runningSchema, url: url)
-        await TestLeftovers.drop(schema: otherSchema, url: url)
-        #expect(try await Self.schemas(url, prefix: runningSchema).isEmpty)
-        #expect(try await Self.schemas(url, prefix: otherSchema).isEmpty)
+        for schema in [runningSchema, otherMachinesSchema, otherSchema] {
+            await TestLeftovers.drop(schema: schema, url: url)
+            #expect(try await Self.schemas(url, prefix: schema).isEmpty)
+        }
     }
 }

@@ -14,10 +14,11 @@ import Synchronization
 /// What test servers leave on the machine, named after the test process that made it so
 /// that it can be removed: each server's data directory sits in one directory of the
 /// process (`gangway-test-servers-<pid>` in the temporary directory), removed when the
-/// process exits, and each PostgreSQL schema is `test_<pid>_<id>`, dropped when its
-/// server's ``TestServer/run(seed:options:_:)`` ends. What a process left when it ended
-/// without cleaning up (killed, crashed, a server made and never removed) is removed by
-/// the next test process that makes a server, once its own process is gone.
+/// process exits, and each PostgreSQL schema is `test_<machine>_<pid>_<id>`, dropped when
+/// its server's ``TestServer/run(seed:options:_:)`` ends. What a process left when it
+/// ended without cleaning up (killed, crashed, a server made and never removed) is removed
+/// by the next test process on the same machine that makes a server, once its own process
+/// is gone: a database other machines' tests share loses nothing of theirs.
 enum TestLeftovers {
     static let directoryPrefix = "gangway-test-servers-"
     static let schemaPrefix = "test_"
@@ -26,9 +27,19 @@ enum TestLeftovers {
     static let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent(directoryPrefix + String(getpid()))
 
+    /// This machine, in a schema's name: the FNV-1a hash of its host name, in hex.
+    static let machine: String = {
+        let hash = ProcessInfo.processInfo.hostName.utf8.reduce(UInt32(2_166_136_261)) { hash, byte in
+            (hash ^ UInt32(byte)) &* 16_777_619
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
+    }()
+
     /// A new, unused schema name of this process.
     static func newSchema() -> String {
-        schemaPrefix + String(getpid()) + "_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        return schemaPrefix + machine + "_" + String(getpid()) + "_" + id
     }
 
     /// Makes this process's directory, and at the process's first call removes what
@@ -85,11 +96,12 @@ enum TestLeftovers {
         try? await PostgresDriver(url: url, logger: logger).dropSchemas(prefix: schemaPrefix, where: remove)
     }
 
-    /// The process that made a test schema: `test_<pid>_<id>`.
+    /// The process of this machine that made a test schema (`test_<machine>_<pid>_<id>`);
+    /// `nil` for another machine's or any other schema.
     static func owner(ofSchema schema: String) -> Int32? {
         let parts = schema.dropFirst(schemaPrefix.count).split(separator: "_")
-        guard schema.hasPrefix(schemaPrefix), parts.count == 2 else { return nil }
-        return Int32(parts[0])
+        guard schema.hasPrefix(schemaPrefix), parts.count == 3, parts[0] == machine else { return nil }
+        return Int32(parts[1])
     }
 
     /// Whether a process with this ID runs on this machine.
