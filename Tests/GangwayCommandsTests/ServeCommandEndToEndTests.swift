@@ -223,7 +223,7 @@ struct ServeCommandEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: directory.appending("admin-token").path))
     }
 
-    @Test("a bad --postgres URL or bcrypt cost is refused before anything starts")
+    @Test("a bad --postgres URL, bcrypt cost or port is refused before anything starts")
     func badOptions() throws {
         let directory = try TemporaryDirectory(prefix: "gangway-serve")
         defer { directory.remove() }
@@ -233,6 +233,11 @@ struct ServeCommandEndToEndTests {
         #expect(cost.standardError.contains("--bcrypt-cost"))
         let url = try runner.run(["serve", "--data-dir", directory.url.path, "--postgres", "mysql://x"])
         #expect(url.status == 64)
+        for port in ["70000", "65536", "-1"] {
+            let refused = try runner.run(["serve", "--data-dir", directory.url.path, "--port=\(port)"])
+            #expect(refused.status == 64, "\(port)")
+            #expect(refused.standardError.contains("--port must be between 0 and 65535."), "\(refused.standardError)")
+        }
         #expect(!FileManager.default.fileExists(atPath: directory.appending("admin-token").path))
     }
 }

@@ -73,7 +73,7 @@ struct TestLeftoversTests {
         let ended = try Self.endedProcess()
         let id = { UUID().uuidString.prefix(8).lowercased() }
         let endedSchema = "test_\(TestLeftovers.machine)_\(ended)_\(id())"
-        let (_, runningSchema) = TestDatabase.newPostgresSchema(of: url)
+        let runningSchema = TestLeftovers.newSchema()
         let otherMachine = TestLeftovers.machine == "00000000" ? "00000001" : "00000000"
         let otherMachinesSchema = "test_\(otherMachine)_\(ended)_\(id())"
         let otherSchema = "test_other_\(id())"

@@ -15,16 +15,8 @@ struct StorageLifecycleTests {
         guard case .postgresql(let url)? = TestDatabase.postgresqlFromEnvironment else {
             throw TestServerError("\(TestDatabase.environmentVariable) does not name a PostgreSQL database")
         }
-        let (schemaURL, schema) = TestDatabase.newPostgresSchema(of: url)
-        do {
-            let result = try await body {
-                ServerStorage(try PostgresDriver(url: schemaURL, logger: Logger(label: "test")))
-            }
-            await TestDatabase.dropPostgresSchema(schema, of: url)
-            return result
-        } catch {
-            await TestDatabase.dropPostgresSchema(schema, of: url)
-            throw error
+        return try await TestDatabase.withNewPostgresSchema(of: url) { schemaURL in
+            try await body { ServerStorage(try PostgresDriver(url: schemaURL, logger: Logger(label: "test"))) }
         }
     }
 

@@ -70,7 +70,7 @@ public final class PostgresDriver: StorageDriver {
             throw StorageError(.unavailable, "TLS for PostgreSQL cannot be set up on this machine")
         }
         let schema = query["schema"] ?? "public"
-        guard schema.unicodeScalars.allSatisfy({ $0.isASCIIAlphanumeric || $0 == "_" }), !schema.isEmpty else {
+        guard Self.isSchemaName(schema) else {
             throw StorageError(.unavailable, "the schema name may hold only letters, digits and '_'")
         }
         var configuration = PostgresClient.Configuration(
@@ -155,8 +155,7 @@ public final class PostgresDriver: StorageDriver {
     /// `remove` picks, with everything in it, over a connection of its own. For the test
     /// servers of `GangwayServerTesting`, which make a schema each; no server calls it.
     package func dropSchemas(prefix: String, where remove: (String) -> Bool) async throws(StorageError) {
-        let named = { (name: String) in name.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "_" } }
-        guard !prefix.isEmpty, named(prefix) else { throw StorageError(.unavailable, "no schema prefix") }
+        guard Self.isSchemaName(prefix) else { throw StorageError(.unavailable, "no schema prefix") }
         do {
             let connection = try await PostgresConnection.connect(
                 configuration: probeConfiguration,
@@ -168,7 +167,7 @@ public final class PostgresDriver: StorageDriver {
                     "SELECT nspname FROM pg_namespace WHERE starts_with(nspname, \(prefix))",
                     logger: logger
                 ).collect().map { try $0.decode(String.self) }
-                for schema in schemas where named(schema) && remove(schema) {
+                for schema in schemas where Self.isSchemaName(schema) && remove(schema) {
                     try await connection.query("DROP SCHEMA IF EXISTS \(unescaped: schema) CASCADE", logger: logger)
                 }
                 try await connection.close()
@@ -179,6 +178,12 @@ public final class PostgresDriver: StorageDriver {
         } catch {
             throw StorageError(.unavailable, "PostgreSQL at \(address): schemas not dropped (\(Self.reason(error)))")
         }
+    }
+
+    /// Whether `name` is a schema name Gangway uses: letters, digits and `_` only, so that
+    /// it can stand in a statement unquoted.
+    private static func isSchemaName(_ name: String) -> Bool {
+        !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "_" }
     }
 
     /// Why a connection failed, in a few words, from what postgres-nio and NIO report.

@@ -30,7 +30,8 @@ public struct HeadlessBrowser: Sendable {
     private let session: String
     /// The driver's and the browser's temporary directory (`TMPDIR`), removed with them:
     /// a browser that is killed leaves its profile and singleton files there, not in the
-    /// machine's `/tmp`.
+    /// machine's `/tmp`, and it sits in the test process's directory (`TestLeftovers`),
+    /// so what a killed test process's browser left goes too.
     private let scratch: URL
 
     /// Starts the driver and a browser with a phone-sized window.
@@ -38,8 +39,10 @@ public struct HeadlessBrowser: Sendable {
         var lastError: (any Error)?
         for _ in 0..<5 {
             let port = Int.random(in: 20_000..<60_000)
-            let scratch = FileManager.default.temporaryDirectory
-                .appendingPathComponent("gangway-browser-\(UUID().uuidString)")
+            try TestLeftovers.prepareDirectory()
+            // Short: the browser's socket path below it must stay within a Unix socket's
+            // 108 bytes.
+            let scratch = TestLeftovers.directory.appendingPathComponent("browser-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(
                 at: scratch,
                 withIntermediateDirectories: false,

@@ -46,17 +46,26 @@ public enum TestDatabase: Sendable, Hashable, CustomStringConvertible, CustomDeb
         }
     }
 
-    /// A new schema of the PostgreSQL database at `url`, and the URL that names it, for
-    /// a test that opens a storage of its own; drop it with ``dropPostgresSchema(_:of:)``.
-    /// One a test process leaves (killed, or it failed first) is dropped by a later
-    /// test process once this one has ended.
-    public static func newPostgresSchema(of url: String) -> (url: String, schema: String) {
-        let schema = TestLeftovers.newSchema()
-        return (url + (url.contains("?") ? "&" : "?") + "schema=\(schema)", schema)
+    /// Runs `body` with the URL of a new schema of the PostgreSQL database at `url`, for
+    /// a test that opens a storage of its own, then drops the schema, whether `body`
+    /// returned or threw. One a killed test process leaves is dropped by a later one.
+    public static func withNewPostgresSchema<Result>(
+        of url: String,
+        _ body: (_ url: String) async throws -> Result
+    ) async throws -> Result {
+        let (schemaURL, schema) = newPostgresSchema(of: url)
+        do {
+            let result = try await body(schemaURL)
+            await TestLeftovers.drop(schema: schema, url: url)
+            return result
+        } catch {
+            await TestLeftovers.drop(schema: schema, url: url)
+            throw error
+        }
     }
 
-    /// Drops a schema ``newPostgresSchema(of:)`` gave, with everything in it.
-    public static func dropPostgresSchema(_ schema: String, of url: String) async {
-        await TestLeftovers.drop(schema: schema, url: url)
+    private static func newPostgresSchema(of url: String) -> (url: String, schema: String) {
+        let schema = TestLeftovers.newSchema()
+        return (url + (url.contains("?") ? "&" : "?") + "schema=\(schema)", schema)
     }
 }

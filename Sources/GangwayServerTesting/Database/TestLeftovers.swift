@@ -12,13 +12,14 @@ import Synchronization
 #endif
 
 /// What test servers leave on the machine, named after the test process that made it so
-/// that it can be removed: each server's data directory sits in one directory of the
-/// process (`gangway-test-servers-<pid>` in the temporary directory), removed when the
-/// process exits, and each PostgreSQL schema is `test_<machine>_<pid>_<id>`, dropped when
-/// its server's ``TestServer/run(seed:options:_:)`` ends. What a process left when it
-/// ended without cleaning up (killed, crashed, a server made and never removed) is removed
-/// by the next test process on the same machine that makes a server, once its own process
-/// is gone: a database other machines' tests share loses nothing of theirs.
+/// that it can be removed. Each server's data directory, and each headless browser's
+/// temporary directory, sits in one directory of the process
+/// (`gangway-test-servers-<pid>` in the temporary directory), removed when the process
+/// exits. Each PostgreSQL schema is `test_<machine>_<pid>_<id>`, dropped when its server's
+/// ``TestServer/run(seed:options:_:)`` ends. What a process left when it ended without
+/// cleaning up (killed, crashed, a server made and never removed) is removed by the next
+/// test process on the same machine that makes a server or a browser, once its own
+/// process is gone: a database other machines' tests share loses nothing of theirs.
 enum TestLeftovers {
     static let directoryPrefix = "gangway-test-servers-"
     static let schemaPrefix = "test_"

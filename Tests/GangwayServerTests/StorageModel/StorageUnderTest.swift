@@ -28,20 +28,14 @@ enum StorageUnderTest {
             guard case .postgresql(let url) = try backend.database else {
                 throw TestServerError("\(TestDatabase.environmentVariable) does not name a PostgreSQL database")
             }
-            let (schemaURL, schema) = TestDatabase.newPostgresSchema(of: url)
-            let storage = ServerStorage(
-                try PostgresDriver(
-                    url: schemaURL,
-                    logger: Logger(label: "gangway.model-test", factory: { _ in SwiftLogNoOpLogHandler() })
+            return try await TestDatabase.withNewPostgresSchema(of: url) { schemaURL in
+                let storage = ServerStorage(
+                    try PostgresDriver(
+                        url: schemaURL,
+                        logger: Logger(label: "gangway.model-test", factory: { _ in SwiftLogNoOpLogHandler() })
+                    )
                 )
-            )
-            do {
-                let result = try await run(storage, body)
-                await TestDatabase.dropPostgresSchema(schema, of: url)
-                return result
-            } catch {
-                await TestDatabase.dropPostgresSchema(schema, of: url)
-                throw error
+                return try await run(storage, body)
             }
         }
     }
