@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import GangwayProtocol
 import GangwayServer
@@ -5,6 +6,8 @@ import GangwayServerStorage
 import GangwayServerTesting
 import GangwayTesting
 import HTTPTypes
+import NIOCore
+import NIOHTTP1
 import Testing
 
 /// An app's destinations: its company backends, reached by devices through the server as
@@ -279,6 +282,55 @@ struct DestinationTests {
             #expect(unreachable.status == .badGateway && unreachable.code == "DESTINATION_UNAVAILABLE")
             let listed = try await Self.listed(api) { $0.contains { $0.name == "gone" && !$0.requests.isEmpty } }
             #expect(listed.first { $0.name == "gone" }?.requests.map(\.status) == [0])
+        }
+    }
+
+    /// Sends `size` bytes to the backend's `/echo` over loopback, in 64 KiB chunks, with
+    /// the length declared or not (`Transfer-Encoding: chunked`).
+    static func upload(_ api: API, token: String, size: Int, declared: Bool) async throws -> (UInt, Data) {
+        var request = HTTPClientRequest(url: api.running.url.absoluteString + "/apps/checks/destinations/orders/echo")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        let chunk = ByteBuffer(repeating: UInt8(ascii: "u"), count: 64 << 10)
+        let chunks = (0..<(size + chunk.readableBytes - 1) / chunk.readableBytes).map { index in
+            chunk.getSlice(at: 0, length: min(chunk.readableBytes, size - index * chunk.readableBytes))!
+        }
+        let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
+        for chunk in chunks { continuation.yield(chunk) }
+        continuation.finish()
+        request.body = .stream(stream, length: declared ? .known(Int64(size)) : .unknown)
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return (response.status.code, Data(body.readableBytesView))
+    }
+
+    @Test(
+        "a body past 16 MiB is refused as too large, its length declared or chunked; one under it streams through chunked",
+        .enabled(if: TestDestinationBackend.isInstalled, "needs PyJWT in .build-oidc/venv (see .ci/run)")
+    )
+    func uploadLimit() async throws {
+        try await Self.withBackend { _, api, _ in
+            let alice = try await Self.device(api, "alice")
+            let (status, body) = try await Self.upload(api, token: alice.token, size: 3 << 20, declared: false)
+            #expect(status == 200, "\(String(decoding: body, as: UTF8.self))")
+            let echo = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+            #expect(echo?["length"] as? Int == 3 << 20)
+
+            for declared in [true, false] {
+                let (status, body) = try await Self.upload(
+                    api,
+                    token: alice.token,
+                    size: (16 << 20) + 1,
+                    declared: declared
+                )
+                #expect(status == 413, "declared: \(declared), \(String(decoding: body, as: UTF8.self))")
+                let answer = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+                #expect(answer?["code"] as? String == "PAYLOAD_TOO_LARGE", "declared: \(declared)")
+            }
+            // The server still answers on other connections.
+            let whoami = try await api.send(.get, "/apps/checks/destinations/orders/whoami", token: alice.token)
+            #expect(try whoami.json["sub"] as? String == "alice")
         }
     }
 }

@@ -34,4 +34,61 @@ struct ReadCacheTests {
         try await cache.updateApp(app)
         #expect(try await cache.app(id: "checks")?.name == "Checks at the stand")
     }
+
+    @Test(
+        "a user and a destination, as the proxy reads them: kept for the lifetime, dropped by a write through this process"
+    )
+    func usersAndDestinations() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-cache")
+        defer { directory.remove() }
+        let driver = try SQLiteDriver(path: directory.appending("server.sqlite").path)
+        let database = ServerStorage(driver)
+        try await database.migrate()
+        let clock = ManualMonotonicClock()
+        let cache = ServerStorage(driver, cache: ReadCache(lifetime: .seconds(1), clock: clock))
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        try await cache.insertApp(AppRecord(id: "checks", name: "Checks", createdAt: now))
+        var user = UserRecord(username: "alice", displayName: "Alice", passwordHash: "h", createdAt: now)
+        #expect(try await cache.cachedUser(named: "alice") == nil)
+        try await cache.insertUser(user)
+        #expect(
+            try await cache.cachedUser(named: "alice") == user,
+            "a new user is seen at once, not the cached absence"
+        )
+        var destination = DestinationRecord(
+            appID: "checks",
+            name: "orders",
+            url: "https://orders.example/api",
+            authentication: .identity,
+            createdAt: now
+        )
+        #expect(try await cache.destination(appID: "checks", name: "orders") == nil)
+        #expect(try await cache.putDestination(destination))
+        #expect(try await cache.destination(appID: "checks", name: "orders") == destination)
+
+        // Another process blocks alice and moves the destination, past this one's cache.
+        var blocked = user
+        blocked.blocked = true
+        try await database.updateUser(blocked)
+        var moved = destination
+        moved.url = "https://orders-2.example/api"
+        #expect(try await !database.putDestination(moved))
+        #expect(try await cache.cachedUser(named: "alice")?.blocked == false, "cached")
+        #expect(try await cache.user(named: "alice")?.blocked == true, "a sign-in reads past the cache")
+        #expect(try await cache.destination(appID: "checks", name: "orders")?.url == destination.url, "cached")
+        clock.advance(by: .seconds(1))
+        #expect(try await cache.cachedUser(named: "alice")?.blocked == true, "read again")
+        #expect(try await cache.destination(appID: "checks", name: "orders")?.url == moved.url, "read again")
+
+        // Writes through this process are seen at once.
+        user.blocked = false
+        user.displayName = "Alice Martin"
+        try await cache.updateUser(user)
+        #expect(try await cache.cachedUser(named: "alice") == user)
+        destination.url = "https://orders-3.example/api"
+        #expect(try await !cache.putDestination(destination))
+        #expect(try await cache.destination(appID: "checks", name: "orders")?.url == destination.url)
+        #expect(try await cache.deleteDestination(appID: "checks", name: "orders"))
+        #expect(try await cache.destination(appID: "checks", name: "orders") == nil)
+    }
 }

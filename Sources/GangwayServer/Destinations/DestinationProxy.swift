@@ -71,7 +71,7 @@ struct DestinationProxy: Sendable {
 
     func respond(to request: Request, target: Target) async throws -> Response {
         let caller = try await api.authenticate(appID: target.appID, requiresRegistration: true)
-        guard let user = try await api.perform({ try await api.storage.user(named: caller.session.username) }),
+        guard let user = try await api.perform({ try await api.storage.cachedUser(named: caller.session.username) }),
             !user.blocked
         else { throw APIError.unauthorized }
         guard let device = caller.device else { throw APIError.deviceNotRegistered }

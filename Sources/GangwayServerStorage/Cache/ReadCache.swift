@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// Keeps the reads every device request makes (the app, the session, the device
-/// registration, the entity set a device reads, a secret) in memory for a short time.
+/// registration, the user, the entity set a device reads, the destination a device
+/// reaches, a secret) in memory for a short time.
 ///
 /// ``ServerStorage`` asks it for those reads only, and drops what a write through this
 /// process changes at once. A write by another process sharing the database is seen when
@@ -14,7 +15,9 @@ public final class ReadCache: Sendable {
         case app(String)
         case session(Data)
         case device(appID: String, username: String, deviceID: String)
+        case user(String)
         case entitySet(appID: String, entitySet: String)
+        case destination(appID: String, name: String)
         /// Cached, so that a secret another process replaced (the admin token's hash,
         /// after `--new-admin-token`) is seen here within the lifetime.
         case secret(String)
@@ -24,14 +27,16 @@ public final class ReadCache: Sendable {
             case .app: .app
             case .session: .session
             case .device: .device
+            case .user: .user
             case .entitySet: .entitySet
+            case .destination: .destination
             case .secret: .secret
             }
         }
     }
 
     enum Kind: Hashable, Sendable {
-        case app, session, device, entitySet, secret
+        case app, session, device, user, entitySet, destination, secret
     }
 
     private struct Entry: Sendable {

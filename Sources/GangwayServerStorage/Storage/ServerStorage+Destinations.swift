@@ -4,7 +4,8 @@ extension ServerStorage {
     /// Adds a destination, or replaces the one of that name (keeping when it was added):
     /// `true` when it is new.
     public func putDestination(_ destination: DestinationRecord) async throws(StorageError) -> Bool {
-        try await driver.write(locking: []) { connection in
+        defer { cache?.drop(.destination(appID: destination.appID, name: destination.name)) }
+        return try await driver.write(locking: []) { connection in
             let existing = try await connection.rows(
                 """
                 SELECT created_at FROM destinations WHERE app_id = \(destination.appID) AND name = \(destination.name)
@@ -33,10 +34,12 @@ extension ServerStorage {
     }
 
     public func destination(appID: String, name: String) async throws(StorageError) -> DestinationRecord? {
-        try await first(
-            "\(DestinationRecord.select) WHERE app_id = \(appID) AND name = \(name)",
-            DestinationRecord.init
-        )
+        try await cached(.destination(appID: appID, name: name)) { () throws(StorageError) in
+            try await first(
+                "\(DestinationRecord.select) WHERE app_id = \(appID) AND name = \(name)",
+                DestinationRecord.init
+            )
+        }
     }
 
     /// The app's destinations, by name.
@@ -46,7 +49,8 @@ extension ServerStorage {
 
     /// Removes a destination and its counts; `false` when there was none.
     public func deleteDestination(appID: String, name: String) async throws(StorageError) -> Bool {
-        try await driver.write(locking: []) { connection in
+        defer { cache?.drop(.destination(appID: appID, name: name)) }
+        return try await driver.write(locking: []) { connection in
             try await connection.execute(
                 "DELETE FROM destination_requests WHERE app_id = \(appID) AND destination = \(name)"
             )

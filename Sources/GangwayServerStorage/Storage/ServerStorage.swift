@@ -124,6 +124,7 @@ public final class ServerStorage: Sendable {
     // MARK: Users
 
     public func insertUser(_ user: UserRecord) async throws(StorageError) {
+        defer { cache?.drop(.user(user.username)) }
         try await execute(
             """
             INSERT INTO users (username, display_name, password_hash, blocked, created_at)
@@ -133,6 +134,7 @@ public final class ServerStorage: Sendable {
     }
 
     public func updateUser(_ user: UserRecord) async throws(StorageError) {
+        defer { cache?.drop(.user(user.username)) }
         try await execute(
             """
             UPDATE users SET display_name = \(user.displayName), password_hash = \(user.passwordHash),
@@ -141,8 +143,16 @@ public final class ServerStorage: Sendable {
         )
     }
 
+    /// The user as stored now: what a sign-in, a password check and an admin read.
     public func user(named username: String) async throws(StorageError) -> UserRecord? {
         try await first("\(UserRecord.select) WHERE username = \(username)", UserRecord.init(row:))
+    }
+
+    /// The user as a device's request sees them, through the cache: a change by another
+    /// process shows within the cache's lifetime, as a revoked session does. A request
+    /// to a destination reads this; a sign-in reads ``user(named:)``.
+    public func cachedUser(named username: String) async throws(StorageError) -> UserRecord? {
+        try await cached(.user(username)) { () throws(StorageError) in try await user(named: username) }
     }
 
     public func users() async throws(StorageError) -> [UserRecord] {
