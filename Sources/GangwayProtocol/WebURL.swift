@@ -50,6 +50,13 @@ public enum WebURL {
         return url
     }
 
+    /// `host` as a URL's authority takes it: an IPv6 address in brackets (`[::1]`), any
+    /// other host as it is; with `:port` when there is one.
+    public static func authority(host: String, port: Int? = nil) -> String {
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return bracketed + (port.map { ":\($0)" } ?? "")
+    }
+
     /// One sentence for a person: `--server 'http://x:99999' has a port outside 1 to 65535.`
     public static func message(_ label: String, _ text: String, _ problem: Problem) -> String {
         "\(label) '\(text)' \(problem.reason)."

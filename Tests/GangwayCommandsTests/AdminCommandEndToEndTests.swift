@@ -146,10 +146,13 @@ struct AdminCommandEndToEndTests {
         #expect(none.status == 0 && none.output.contains("No destinations."), "\(none.standardError)")
         let added = try machine.admin(["destinations", "add", "orders", "--url", "https://orders.example.com/api"])
         #expect(added.output.contains("Added orders: https://orders.example.com/api, with the signed-in person."))
-        let keyed = try machine.admin([
-            "destinations", "add", "stock", "--url", "https://stock.example.com", "--credential-header", "X-API-Key",
-            "--credential", "stock-secret-1",
-        ])
+        let keyed = try machine.admin(
+            [
+                "destinations", "add", "stock", "--url", "https://stock.example.com", "--credential-header",
+                "X-API-Key", "--credential-stdin",
+            ],
+            lines: ["stock-secret-1"]
+        )
         #expect(keyed.output.contains("Added stock: https://stock.example.com, with a fixed credential in X-API-Key."))
         let changed = try machine.admin(["destinations", "add", "orders", "--url", "https://orders.example.com/v2"])
         #expect(changed.output.contains("Changed orders"), "\(changed.output)")
@@ -159,10 +162,23 @@ struct AdminCommandEndToEndTests {
         for result in [keyed, listed] { #expect(!result.output.contains("stock-secret-1")) }
         let http = try machine.admin(["destinations", "add", "x", "--url", "http://x.example.com"])
         #expect(http.status == 1 && http.standardError.contains("https URL"), "\(http.standardError)")
+        let credentialFile = machine.directory.appending("credential")
+        try Data("c\n".utf8).write(to: credentialFile)
         #expect(
-            try machine.admin(["destinations", "add", "x", "--url", "https://x.example", "--credential", "c"]).status
-                == 64
+            try machine.admin(
+                ["destinations", "add", "x", "--url", "https://x.example", "--credential-file", credentialFile.path]
+            ).status == 64,
+            "no header to send it in"
         )
+        // A credential file others can write is refused, nothing added.
+        chmod(credentialFile.path, 0o666)
+        let writable = try machine.admin([
+            "destinations", "add", "x", "--url", "https://x.example", "--credential-header", "X-Key",
+            "--credential-file", credentialFile.path,
+        ])
+        #expect(writable.status == 1, "\(writable.standardError)")
+        #expect(writable.standardError.contains("others can write to it (mode 0666)"), "\(writable.standardError)")
+        #expect(!(try machine.admin(["destinations", "list"]).output.contains("x.example")))
         #expect(try machine.admin(["destinations", "remove", "orders"]).output.contains("Removed orders."))
         let gone = try machine.admin(["destinations", "remove", "orders"])
         #expect(gone.status == 1 && gone.standardError.contains("no destination of this name"), "\(gone.standardError)")
@@ -481,6 +497,23 @@ struct AdminCommandEndToEndTests {
         #expect(noToken.standardError.contains("--token-file"))
         let misplaced = try machine.admin(["apps", "--token-file", tokenFile.path])
         #expect(misplaced.status == 64)
+        // A token file others could have written is not trusted: refused before any connection.
+        chmod(tokenFile.path, 0o666)
+        let writable = try machine.runner.run([
+            "admin", "apps", "--server", "http://127.0.0.1:1", "--token-file", tokenFile.path,
+        ])
+        #expect(writable.status == 1)
+        #expect(
+            writable.standardError.contains("the token file \(tokenFile.path): others can write to it (mode 0666)"),
+            "\(writable.standardError)"
+        )
+        // An empty one is said as such.
+        chmod(tokenFile.path, 0o600)
+        try Data("\n".utf8).write(to: tokenFile)
+        let empty = try machine.runner.run([
+            "admin", "apps", "--server", "http://127.0.0.1:1", "--token-file", tokenFile.path,
+        ])
+        #expect(empty.status == 1 && empty.standardError.contains("the token file is empty"), "\(empty.standardError)")
     }
 }
 

@@ -240,4 +240,32 @@ struct ServeCommandEndToEndTests {
         }
         #expect(!FileManager.default.fileExists(atPath: directory.appending("admin-token").path))
     }
+
+    @Test("a host that is no address of this machine is refused in one sentence, on any port, and nothing is written")
+    func badHosts() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-serve")
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        for (host, port) in [("not-an-ip", "0"), ("192.0.2.1", "0"), ("192.0.2.1", "18080")] {
+            let result = try runner.run(["serve", "--data-dir", data.path, "--host", host, "--port", port])
+            #expect(result.status == 1, "\(host)")
+            #expect(
+                result.standardError
+                    == "gangway serve: cannot listen on \(host):\(port): that host is not an address of this machine.\n",
+                "\(result.standardError)"
+            )
+            #expect(!result.output.contains("Admin token"), "\(result.output)")
+            #expect(!FileManager.default.fileExists(atPath: data.path), "nothing written for \(host)")
+        }
+        let console = try runner.run([
+            "serve", "--data-dir", data.path, "--port", "0", "--console-port", "0", "--console-host", "192.0.2.1",
+        ])
+        #expect(console.status == 1)
+        #expect(
+            console.standardError.contains("cannot listen on 192.0.2.1:0 for the console"),
+            "\(console.standardError)"
+        )
+        #expect(!FileManager.default.fileExists(atPath: data.path))
+    }
 }

@@ -309,6 +309,49 @@ struct StoreCommandEndToEndTests {
         }
     }
 
+    @Test("init refuses a directory others can write, says why, and leaves it where and as it was")
+    func initLeavesAnUnsafeDirectory() throws {
+        defer { temporary.remove() }
+        let shared = temporary.appending("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false)
+        chmod(shared.path, 0o777)
+        defer { chmod(shared.path, 0o700) }
+        let result = try gangway.run(["store", "init", "--path", shared.path, "--passcode-stdin"], lines: [passcode])
+        #expect(result.status != 0)
+        #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("others can write to it (mode 0777)"), "\(result.standardError)")
+        var status = stat()
+        #expect(stat(shared.path, &status) == 0, "the directory is still there")
+        #expect(status.st_mode & 0o7777 == 0o777, "its mode is as it was")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path).isEmpty)
+        let keys = (try? FileManager.default.contentsOfDirectory(atPath: gangway.deviceKeys.path)) ?? []
+        #expect(keys.isEmpty, "no device key left")
+    }
+
+    @Test(
+        "an empty key is a bad command line, refused before a passcode is read; a listed key cannot drive the terminal"
+    )
+    func keysOnTheCommandLine() throws {
+        defer { temporary.remove() }
+        try initStore()
+        for command in ["put", "get", "remove"] {
+            let empty = try gangway.run(
+                ["store", command, "--path", path, "--passcode-stdin", ""] + (command == "put" ? ["v"] : []),
+                lines: [passcode]
+            )
+            #expect(empty.status == 64, "\(command): \(empty.standardError)")
+            #expect(empty.standardError.contains("a key name cannot be empty"), "\(empty.standardError)")
+        }
+        let key = "title\u{1B}]0;owned\u{07}\nsecond line"
+        let put = try gangway.run(["store", "put", "--path", path, "--passcode-stdin", key, "v"], lines: [passcode])
+        #expect(put.status == 0, "\(put.standardError)")
+        let list = try gangway.run(["store", "list", "--path", path, "--passcode-stdin"], lines: [passcode])
+        #expect(list.output == "title\\u{1B}]0;owned\\u{7}\\u{A}second line\n", "\(list.output.debugDescription)")
+        #expect(!list.output.contains("\u{1B}"))
+        let destroy = try gangway.run(["store", "destroy", "--path", path, "--passcode-stdin"])
+        #expect(destroy.status == 64, "destroy asks no passcode, so it takes no --passcode-stdin")
+    }
+
     @Test func destroyRemovesTheStoreAndItsDeviceKey() throws {
         defer { temporary.remove() }
         try initStore()

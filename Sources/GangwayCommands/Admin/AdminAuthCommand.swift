@@ -140,22 +140,12 @@ struct AdminAuth: AsyncParsableCommand {
         }
     }
 
-    /// The client secret from its file or standard input, without the line ending a file
-    /// written by `echo` has; `nil` when neither was given.
+    /// The client secret from its file or standard input; `nil` when neither was given.
     private func readSecret() throws -> Secret? {
-        let text: String
         if let clientSecretFile {
-            guard let data = FileManager.default.contents(atPath: clientSecretFile) else {
-                throw CommandFailure("cannot read the client secret file \(clientSecretFile).")
-            }
-            text = String(decoding: data, as: UTF8.self)
-        } else if clientSecretFromStandardInput {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        } else {
-            return nil
+            return Secret(try SecretInput.read(file: clientSecretFile, what: "the client secret file"))
         }
-        let secret = text.trimmingCharacters(in: .newlines)
-        guard !secret.isEmpty else { throw CommandFailure("the client secret is empty.") }
-        return Secret(secret)
+        guard clientSecretFromStandardInput else { return nil }
+        return Secret(try SecretInput.readStandardInput(what: "the client secret"))
     }
 }

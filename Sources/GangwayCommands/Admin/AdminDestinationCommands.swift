@@ -15,9 +15,9 @@ struct AdminDestinations: AsyncParsableCommand {
             which the server forwards to URL/PATH, streaming both ways. The backend gets the \
             signed-in person as a short-lived token the server signs (ES256; check it against \
             SERVER/apps/APP/destination-keys: issuer SERVER/apps/APP, audience URL), or, with \
-            --credential-header and --credential, a fixed value the server keeps sealed. The \
-            device's own token and cookies never reach it; a locked or wiped registration or a \
-            blocked user gets nothing through.
+            --credential-header and --credential-file (or --credential-stdin), a fixed value the \
+            server keeps sealed. The device's own token and cookies never reach it; a locked or \
+            wiped registration or a blocked user gets nothing through.
             """,
         subcommands: [AdminDestinationsList.self, AdminDestinationsAdd.self, AdminDestinationsRemove.self],
         defaultSubcommand: AdminDestinationsList.self
@@ -64,17 +64,36 @@ struct AdminDestinationsAdd: AsyncParsableCommand {
     @Option(help: "Send a fixed credential in this header instead of the person's identity.")
     var credentialHeader: String?
 
-    @Option(help: "The credential's value. Kept sealed and never shown; left out on a change, the stored one stays.")
-    var credential: String?
+    @Option(
+        help: """
+            A file holding the credential's value. Kept sealed and never shown; left out on a change, the stored one \
+            stays.
+            """
+    )
+    var credentialFile: String?
+
+    @Flag(help: "Read the credential's value from standard input.")
+    var credentialStdin = false
 
     func validate() throws {
-        if credential != nil, credentialHeader == nil {
-            throw ValidationError("--credential needs --credential-header: the header to send it in.")
+        if credentialFile != nil, credentialStdin {
+            throw ValidationError("give the credential with --credential-file or --credential-stdin, not both.")
+        }
+        if credentialFile != nil || credentialStdin, credentialHeader == nil {
+            throw ValidationError("the credential needs --credential-header: the header to send it in.")
         }
     }
 
     func run() async throws {
-        let (name, url, header, credential) = (name, url, credentialHeader, credential)
+        let credential: String? =
+            if let credentialFile {
+                try SecretInput.read(file: credentialFile, what: "the credential file")
+            } else if credentialStdin {
+                try SecretInput.readStandardInput(what: "the credential")
+            } else {
+                nil
+            }
+        let (name, url, header) = (name, url, credentialHeader)
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             let (destination, isNew) = try await admin.putDestination(

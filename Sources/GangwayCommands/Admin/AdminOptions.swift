@@ -61,12 +61,7 @@ struct AdminOptions: ParsableArguments {
     }
 
     private func remoteToken() throws -> String {
-        if let tokenFile {
-            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
-                throw CommandFailure("cannot read the token file \(tokenFile).")
-            }
-            return text.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        if let tokenFile { return try SecretInput.read(file: tokenFile, what: "the token file") }
         if let token = ProcessInfo.processInfo.environment["GANGWAY_ADMIN_TOKEN"], !token.isEmpty { return token }
         throw CommandFailure("give the server's admin token with --token-file FILE or GANGWAY_ADMIN_TOKEN.")
     }

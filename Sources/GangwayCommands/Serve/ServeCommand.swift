@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayProtocol
 import GangwayServer
 import GangwayServerStorage
 import GangwaySystem
@@ -164,13 +165,11 @@ struct ServeCommand: AsyncParsableCommand {
         // the data directory as it was.
         // A server on this directory already is said as such, rather than by its port.
         if let busy = DirectoryLock.holder(of: URL(fileURLWithPath: dataDirectory)) { throw busy }
-        if port != 0, let problem = ListeningAddress.problem(host: host, port: port) {
+        if let problem = ListeningAddress.problem(host: host, port: port) {
             throw CommandFailure("cannot listen on \(host):\(port): \(problem).")
         }
         let console = consolePort.map { ServerConfiguration.ConsoleAddress(host: consoleHost ?? host, port: $0) }
-        if let console, console.port != 0,
-            let problem = ListeningAddress.problem(host: console.host, port: console.port)
-        {
+        if let console, let problem = ListeningAddress.problem(host: console.host, port: console.port) {
             throw CommandFailure("cannot listen on \(console.host):\(console.port) for the console: \(problem).")
         }
         let level = Logger.Level(rawValue: logLevel) ?? .info
@@ -250,7 +249,7 @@ struct ServeCommand: AsyncParsableCommand {
                     at: crew.url,
                     to: server,
                     serverURL: local,
-                    issuerBase: publicURL ?? "http://\(host):\(boundPort)"
+                    issuerBase: publicURL ?? "http://" + WebURL.authority(host: host, port: boundPort)
                 )
                 switch connected {
                 case true?:
@@ -270,10 +269,16 @@ struct ServeCommand: AsyncParsableCommand {
                 }
             }
             Console.standardOutput(
-                "Gangway server listening on http://\(host):\(boundPort) (\(storage)); Ctrl-C stops it."
+                "Gangway server listening on http://\(WebURL.authority(host: host, port: boundPort)) (\(storage)); "
+                    + "Ctrl-C stops it."
             )
             if console == nil {
-                Console.standardOutput(consoleLine(address: "http://\(host):\(boundPort)", hasOperator: hasOperator))
+                Console.standardOutput(
+                    consoleLine(
+                        address: "http://" + WebURL.authority(host: host, port: boundPort),
+                        hasOperator: hasOperator
+                    )
+                )
             }
         } onConsoleListening: { boundPort in
             guard let console else { return }

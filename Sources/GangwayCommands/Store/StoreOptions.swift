@@ -25,9 +25,6 @@ struct StoreOptions: ParsableArguments {
     )
     var deviceKeys: String?
 
-    @Flag(name: .long, help: "Read passcodes from standard input, one per line, instead of the terminal.")
-    var passcodeStdin = false
-
     func validate() throws {
         if let deviceKeys, deviceKeys.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("--device-keys needs a directory.")
@@ -68,13 +65,20 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
+/// How the subcommands that ask a passcode read it; `info` and `destroy` ask none (a
+/// person who forgot the passcode can still destroy the store and start again).
+struct PasscodeOptions: ParsableArguments {
+    @Flag(name: .long, help: "Read passcodes from standard input, one per line, instead of the terminal.")
+    var passcodeStdin = false
+}
+
 /// Where passcodes come from: the terminal without echo (a dot per key), or standard
 /// input lines. Prompts go to standard error, so standard output carries only values.
 struct PasscodeSource {
     let console: Console
     let fromStandardInput: Bool
 
-    init(options: StoreOptions, console: Console) {
+    init(_ options: PasscodeOptions, console: Console) {
         self.console = console
         self.fromStandardInput = options.passcodeStdin
     }

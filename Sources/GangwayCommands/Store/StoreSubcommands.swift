@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayPolicy
+import GangwayProtocol
 import GangwayStore
 import GangwayTerminal
 
@@ -12,6 +13,7 @@ struct StoreInit: StoreSubcommand {
     )
 
     @OptionGroup var options: StoreOptions
+    @OptionGroup var passcodes: PasscodeOptions
 
     @Option(help: "The fewest characters a passcode may have.")
     var minLength: Int?
@@ -41,7 +43,7 @@ struct StoreInit: StoreSubcommand {
             store = try location.create(protection: .noPasscode)
         } else {
             let policy = try makePolicy()
-            let source = PasscodeSource(options: options, console: .prompting())
+            let source = PasscodeSource(passcodes, console: .prompting())
             let passcode = try await source.readNew(prompt: "New passcode", policy: policy)
             store = try location.create(protection: .passcode(passcode), policy: policy)
         }
@@ -85,11 +87,11 @@ struct StoreInit: StoreSubcommand {
 
 /// Opens a store the way the command line asks: with a passcode, or without one in
 /// no-passcode mode.
-func unlock(_ options: StoreOptions, console: Console) async throws -> SecureStore {
+func unlock(_ options: StoreOptions, _ passcodes: PasscodeOptions, console: Console) async throws -> SecureStore {
     let location = options.location()
     let info = try location.info()
     if !info.isPasscodeProtected { return try location.unlockWithoutPasscode() }
-    let passcode = try await PasscodeSource(options: options, console: console).read(prompt: "Passcode")
+    let passcode = try await PasscodeSource(passcodes, console: console).read(prompt: "Passcode")
     return try location.unlock(passcode: passcode)
 }
 
@@ -101,12 +103,17 @@ struct StorePut: StoreSubcommand {
     )
 
     @OptionGroup var options: StoreOptions
+    @OptionGroup var passcodes: PasscodeOptions
     @Argument(help: "The key.") var key: String
     @Argument(help: "The value; read from standard input, exactly, when left out.") var value: String?
 
+    func validate() throws {
+        if let problem = SecureStore.problem(withKey: key) { throw ValidationError("\(problem).") }
+    }
+
     func perform() async throws {
         let console = Console.prompting()
-        let store = try await unlock(options, console: console)
+        let store = try await unlock(options, passcodes, console: console)
         defer { store.close() }
         let data: Data
         if let value { data = Data(value.utf8) } else { data = await console.readToEnd() }
@@ -124,10 +131,15 @@ struct StoreGet: StoreSubcommand {
     )
 
     @OptionGroup var options: StoreOptions
+    @OptionGroup var passcodes: PasscodeOptions
     @Argument(help: "The key.") var key: String
 
+    func validate() throws {
+        if let problem = SecureStore.problem(withKey: key) { throw ValidationError("\(problem).") }
+    }
+
     func perform() async throws {
-        let store = try await unlock(options, console: .prompting())
+        let store = try await unlock(options, passcodes, console: .prompting())
         defer { store.close() }
         guard let value = try store.data(forKey: key) else {
             throw CommandFailure("key not found: \(key)", code: StoreExitCode.keyNotFound)
@@ -144,11 +156,14 @@ struct StoreList: StoreSubcommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List the keys, one per line.")
 
     @OptionGroup var options: StoreOptions
+    @OptionGroup var passcodes: PasscodeOptions
 
     func perform() async throws {
-        let store = try await unlock(options, console: .prompting())
+        let store = try await unlock(options, passcodes, console: .prompting())
         defer { store.close() }
-        for key in try store.keys() { print(key) }
+        // A key is shown as text: one that holds a control character cannot clear the
+        // terminal or break the one-per-line list.
+        for key in try store.keys() { print(TextRules.escapingControls(key, keepingLines: false)) }
     }
 }
 
@@ -157,10 +172,15 @@ struct StoreRemove: StoreSubcommand {
     static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a key and its value.")
 
     @OptionGroup var options: StoreOptions
+    @OptionGroup var passcodes: PasscodeOptions
     @Argument(help: "The key.") var key: String
 
+    func validate() throws {
+        if let problem = SecureStore.problem(withKey: key) { throw ValidationError("\(problem).") }
+    }
+
     func perform() async throws {
-        let store = try await unlock(options, console: .prompting())
+        let store = try await unlock(options, passcodes, console: .prompting())
         defer { store.close() }
         guard try store.removeValue(forKey: key) else {
             throw CommandFailure("key not found: \(key)", code: StoreExitCode.keyNotFound)
@@ -176,11 +196,12 @@ struct StorePasswd: StoreSubcommand {
     )
 
     @OptionGroup var options: StoreOptions
+    @OptionGroup var passcodes: PasscodeOptions
 
     func perform() async throws {
         let location = options.location()
         guard try location.info().isPasscodeProtected else { throw SecureStoreError.passcodeNotSet }
-        let source = PasscodeSource(options: options, console: .prompting())
+        let source = PasscodeSource(passcodes, console: .prompting())
         let current = try await source.read(prompt: "Current passcode")
         let store = try location.unlock(passcode: current)
         defer { store.close() }
@@ -210,7 +231,11 @@ struct StoreInfo: StoreSubcommand {
 struct StoreDestroy: StoreSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "destroy",
-        abstract: "Destroy the store: key slots first, then its device keys, then its files."
+        abstract: "Destroy the store: key slots first, then its device keys, then its files.",
+        discussion: """
+            No passcode is asked: a person who forgot theirs can destroy the store and start \
+            again. What it held cannot be read afterwards.
+            """
     )
 
     @OptionGroup var options: StoreOptions

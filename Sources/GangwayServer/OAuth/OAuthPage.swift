@@ -1,4 +1,5 @@
 import Foundation
+import GangwayProtocol
 import GangwayServerStorage
 import HTTPTypes
 import Hummingbird
@@ -158,8 +159,7 @@ enum OAuthPage {
         guard let components = URLComponents(string: url), let scheme = components.scheme,
             let host = components.percentEncodedHost, ["http", "https"].contains(scheme)
         else { return nil }
-        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        return "\(scheme)://\(bracketed)" + (components.port.map { ":\($0)" } ?? "")
+        return "\(scheme)://" + WebURL.authority(host: host, port: components.port)
     }
 
     static let notFound = Response(

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayProtocol
 
 /// How a mobile-services server runs.
 public struct ServerConfiguration: Sendable {
@@ -144,6 +145,6 @@ public struct ServerConfiguration: Sendable {
     /// wildcard host becomes the loopback address, an IPv6 one is bracketed.
     static func localAddress(host: String, port: Int) -> String {
         let local = ["0.0.0.0", "::", ""].contains(host) ? "127.0.0.1" : host
-        return "http://\(local.contains(":") ? "[\(local)]" : local):\(port)"
+        return "http://" + WebURL.authority(host: local, port: port)
     }
 }

@@ -94,7 +94,7 @@ public final class PostgresDriver: StorageDriver {
         )
         probe.options.connectTimeout = .seconds(5)
         probeConfiguration = probe
-        address = "\(host.contains(":") ? "[\(host)]" : host):\(components.port ?? 5432)"
+        address = WebURL.authority(host: host, port: components.port ?? 5432)
         self.schema = schema
         self.logger = logger
     }

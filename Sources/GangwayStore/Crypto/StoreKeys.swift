@@ -115,3 +115,13 @@ extension UUID {
         withUnsafeBytes(of: uuid) { Data($0) }
     }
 }
+
+extension SecureStore {
+    /// Why `key` cannot name a value (it is empty, or longer than 65,535 UTF-8 bytes);
+    /// `nil` when it can. A put checks it; a command line can before it asks a passcode.
+    public static func problem(withKey key: String) -> String? {
+        if key.isEmpty { return "a key name cannot be empty" }
+        if key.utf8.count > StoreKeys.maximumNameBytes { return "the key name is too long" }
+        return nil
+    }
+}

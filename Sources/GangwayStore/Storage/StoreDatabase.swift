@@ -55,7 +55,7 @@ struct StoreDatabase: Sendable {
         do {
             try PrivateFiles.makeDirectory(directory)
         } catch {
-            throw .ioFailure("cannot create the store directory")
+            throw .ioFailure("cannot create the store directory: \(error)")
         }
         let database = try connect(databaseURL(in: directory))
         do {

@@ -27,8 +27,7 @@ public struct SecureStoreBatch {
     /// - Throws: ``SecureStoreError/invalidArgument`` for an empty key or one longer than
     ///   65,535 UTF-8 bytes.
     public mutating func put(_ value: Data, forKey key: String) throws(SecureStoreError) {
-        guard !key.isEmpty else { throw .invalidArgument("a key name cannot be empty") }
-        guard key.utf8.count <= StoreKeys.maximumNameBytes else { throw .invalidArgument("the key name is too long") }
+        if let problem = SecureStore.problem(withKey: key) { throw .invalidArgument(problem) }
         pendingBytes += value.count
         if let replaced = pending.updateValue(value, forKey: key) { pendingBytes -= replaced.count }
         if pending.count >= Self.flushCount || pendingBytes >= Self.flushBytes { try flush() }

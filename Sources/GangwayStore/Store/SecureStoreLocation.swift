@@ -124,7 +124,7 @@ public struct SecureStoreLocation: Sendable {
             )
         } catch {
             try? environment.deviceKeys.delete(DeviceSecrets.deviceKeyName(for: storeID))
-            StoreFiles.remove(in: directory, removeDirectory: !directoryExisted)
+            StoreFiles.remove(in: directory, directory: directoryExisted ? .keep : .remove)
             throw StoreDatabase.map(error)
         }
     }
@@ -185,7 +185,7 @@ public struct SecureStoreLocation: Sendable {
             // A damaged database cannot be crypto-erased row by row; its files go, and the
             // device keys of the ID it claims to be, if it can be told.
             if let expectedStoreID { deleteDeviceKeys(for: expectedStoreID) }
-            StoreFiles.remove(in: directory, removeDirectory: expectedStoreID != nil)
+            StoreFiles.remove(in: directory, directory: expectedStoreID != nil ? .remove : .removeIfEmpty)
             return
         }
         let storeID = try? database.read { try StoreRecords.unverifiedHeader($0).header.storeID }
@@ -209,7 +209,7 @@ public struct SecureStoreLocation: Sendable {
         if let storeID { deleteDeviceKeys(for: storeID) }
         try fault(.eraseDeviceKeysDestroyed)
         try? database.pool.close()
-        StoreFiles.remove(in: directory, removeDirectory: expectedStoreID != nil)
+        StoreFiles.remove(in: directory, directory: expectedStoreID != nil ? .remove : .removeIfEmpty)
     }
 
     private func deleteDeviceKeys(for storeID: UUID) {
@@ -249,15 +249,28 @@ enum StoreFiles {
         StoreFormat.databaseFileName, StoreFormat.databaseFileName + "-wal", StoreFormat.databaseFileName + "-shm",
     ]
 
-    /// Removes the store's files and, if asked (or if it is then empty), its directory.
-    static func remove(in directory: URL, removeDirectory: Bool) {
+    /// What happens to the store's directory once its files are gone.
+    enum DirectoryRemoval {
+        /// It stays: it was there before the store (a failed create leaves it as it was).
+        case keep
+        /// It goes when nothing else is in it.
+        case removeIfEmpty
+        /// It goes.
+        case remove
+    }
+
+    /// Removes the store's files, and its directory as `removal` says.
+    static func remove(in directory: URL, directory removal: DirectoryRemoval) {
         let manager = FileManager.default
         for name in names {
             try? manager.removeItem(at: directory.appendingPathComponent(name))
         }
-        let remaining = (try? manager.contentsOfDirectory(atPath: directory.path)) ?? []
-        if removeDirectory || remaining.isEmpty {
-            try? manager.removeItem(at: directory)
+        switch removal {
+        case .keep: return
+        case .removeIfEmpty:
+            guard ((try? manager.contentsOfDirectory(atPath: directory.path)) ?? []).isEmpty else { return }
+        case .remove: break
         }
+        try? manager.removeItem(at: directory)
     }
 }

@@ -25,8 +25,8 @@ public enum ListeningAddress {
         case other(String)
     }
 
-    /// `nil` when `host:port` can be listened on now (port 0 always can: the system
-    /// chooses), otherwise why not.
+    /// `nil` when `host:port` can be listened on now (on port 0, when `host` is an
+    /// address of this machine: the system chooses the port), otherwise why not.
     public static func problem(host: String, port: Int) -> Problem? {
         guard ports.contains(port) else {
             return .other("the port is outside \(ports.lowerBound) to \(ports.upperBound)")
