@@ -24,6 +24,19 @@ public enum TextRules {
         }
     }
 
+    /// Whether `text` is blank: nothing but the white space of the API document's
+    /// patterns (ECMAScript's `\s`), so a name the document calls blank is refused and no
+    /// other.
+    public static func isBlank(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { scalar in
+            switch scalar.value {
+            case 0x09...0x0D, 0x20, 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+                true
+            default: false
+            }
+        }
+    }
+
     /// `text` with each control character (``isControl(_:)``) written out as `\u{1B}`, so
     /// text that came from a device, a server or a provider shows on a terminal as what
     /// it holds and never moves the cursor, clears the screen, sets the title or reorders

@@ -79,7 +79,9 @@ struct AdminCommandEndToEndTests {
         // The server ran for the command alone: the link is a path on the address it serves at.
         #expect(added.output.contains("once 'gangway serve' runs:\n/console/enrol?token="), "\(added.output)")
         #expect(try machine.admin(["operators", "add", "ops.alice", "--role", "viewer"]).status == 1)
-        #expect(try machine.admin(["operators", "add", "=cmd|x", "--role", "viewer"]).status == 1)
+        let formula = try machine.admin(["operators", "add", "=cmd|x", "--role", "viewer"])
+        #expect(formula.status == 64, "refused before it is sent")
+        #expect(formula.standardError.contains("the operator name '=cmd|x' must start with"))
         #expect(try machine.admin(["operators", "add", "ops.bob", "--role", "root"]).status == 64)
         let role = try machine.admin(["operators", "role", "ops.alice", "operator"])
         #expect(role.output.contains("ops.alice is now an operator."), "\(role.output)")
@@ -182,6 +184,35 @@ struct AdminCommandEndToEndTests {
         #expect(try machine.admin(["destinations", "remove", "orders"]).output.contains("Removed orders."))
         let gone = try machine.admin(["destinations", "remove", "orders"])
         #expect(gone.status == 1 && gone.standardError.contains("no destination of this name"), "\(gone.standardError)")
+    }
+
+    @Test(
+        "an empty or mistyped ID is a bad command line, refused with the rule before anything is sent; a blank app name is refused by the server"
+    )
+    func namesInPaths() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let rule = "must start with an ASCII letter or digit and hold only ASCII letters, digits and '.', '_' and '-'."
+        let refusals: [([String], String)] = [
+            (["settings", "--app", ""], "--app '' must be 1 to 64 characters long."),
+            (["policy", "--app", " checks"], "--app ' checks' " + rule),
+            (["apps", "add", "..", "--name", "X"], "the app ID '..' " + rule),
+            (["data", "list", ""], "the entity set '' must be 1 to 64 characters long."),
+            (["data", "put", "checks", "", "a=b"], "the entity ID '' must be 1 to 64 characters long."),
+            (["data", "fields", "ü", "a"], "the entity set 'ü' " + rule),
+            (["destinations", "remove", ""], "the destination name '' must be 1 to 64 characters long."),
+            (["users", "block", "--", "-x"], "the user name '-x' must start with an ASCII letter or digit"),
+            (["operators", "add", "a b", "--role", "admin"], "the operator name 'a b' must start with"),
+        ]
+        for (arguments, message) in refusals {
+            let result = try machine.admin(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.standardError)")
+            #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
+        }
+        let blank = try machine.admin(["apps", "add", "app2", "--name", " \u{3000}"])
+        #expect(blank.status == 1)
+        #expect(blank.standardError.contains("name must not be blank."), "\(blank.standardError)")
+        #expect(!(try machine.admin(["apps"]).output.contains("app2")), "nothing added")
     }
 
     @Test("a stale url file: what listens there now gets a challenge and no token; the local server starts instead")
@@ -332,8 +363,9 @@ struct AdminCommandEndToEndTests {
         #expect(unknown.status == 1)
         #expect(unknown.standardError.contains("no registration nobody"))
         let badID = try machine.admin(["apps", "add", "no spaces!", "--name", "Bad"])
-        #expect(badID.status == 1)
-        #expect(badID.standardError.contains("the server answered 400"))
+        #expect(badID.status == 64, "refused before it is sent")
+        #expect(badID.standardError.contains("the app ID 'no spaces!' must start with an ASCII letter or digit"))
+        #expect(!(try machine.admin(["apps"]).output.contains("Bad")))
     }
 
     @Test("gangway admin data: bad NAME=VALUE pairs exit 64, the server's refusals exit 1, and nothing changes")
@@ -352,7 +384,8 @@ struct AdminCommandEndToEndTests {
         #expect(control.standardError.contains("must not contain control characters"))
         #expect(!control.standardError.contains("a\u{7}b"), "the refused value is not repeated")
         let badSet = try machine.admin(["data", "list", "b@d"])
-        #expect(badSet.status == 1)
+        #expect(badSet.status == 64, "refused before it is sent")
+        #expect(badSet.standardError.contains("the entity set 'b@d' must start with"))
         let missing = try machine.admin(["data", "delete", "checks", "nope"])
         #expect(missing.status == 1)
         #expect(missing.standardError.contains("There is no entity with this ID in the set."))
@@ -400,6 +433,20 @@ struct AdminCommandEndToEndTests {
             let refused = try machine.admin(["data", "fields"] + arguments)
             #expect(refused.status == 64, "\(arguments)")
         }
+        // A mistyped set is an error, and sets no rule; --new-set starts one.
+        let typo = try machine.admin(["data", "fields", "chekcs", "status"])
+        #expect(typo.status == 1)
+        #expect(typo.standardError.contains("has no entity set 'chekcs'; no rule was set."), "\(typo.standardError)")
+        #expect(try machine.admin(["data", "fields", "chekcs"]).output == "chekcs: devices may change nothing.\n")
+        let started = try machine.admin(["data", "fields", "tyres", "reading", "--creation", "--new-set"])
+        #expect(
+            started.output == "tyres: devices may set reading; they may create entities.\n",
+            "\(started.standardError)"
+        )
+        #expect(
+            try machine.admin(["data", "fields", "tyres", "reading", "note"]).status == 0,
+            "its rules make it known"
+        )
         #expect(
             try machine.admin(["data", "fields", "checks", "--clear"]).output == "checks: devices may change nothing.\n"
         )

@@ -320,9 +320,9 @@ struct StoreCommandEndToEndTests {
         #expect(result.status != 0)
         #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
         #expect(result.standardError.contains("others can write to it (mode 0777)"), "\(result.standardError)")
-        var status = stat()
-        #expect(stat(shared.path, &status) == 0, "the directory is still there")
-        #expect(status.st_mode & 0o7777 == 0o777, "its mode is as it was")
+        let attributes = try FileManager.default.attributesOfItem(atPath: shared.path)
+        #expect(attributes[.type] as? FileAttributeType == .typeDirectory, "the directory is still there")
+        #expect(attributes[.posixPermissions] as? Int == 0o777, "its mode is as it was")
         #expect(try FileManager.default.contentsOfDirectory(atPath: shared.path).isEmpty)
         let keys = (try? FileManager.default.contentsOfDirectory(atPath: gangway.deviceKeys.path)) ?? []
         #expect(keys.isEmpty, "no device key left")

@@ -32,4 +32,15 @@ struct TextRulesTests {
         #expect(TextRules.escapingControls("a\tb\nc", keepingLines: false) == #"a\u{9}b\u{A}c"#)
         #expect(TextRules.escapingControls("plain text, ünïcödé") == "plain text, ünïcödé")
     }
+
+    @Test(
+        "blank is what the document's patterns call blank: ECMAScript's white space, nothing else",
+        arguments: [
+            ("", true), (" ", true), ("\t \u{A0}\u{3000}", true), ("\u{2003}\u{FEFF}", true), (" a ", false),
+            ("\u{200B}", false), ("\u{85}", false), ("·", false),
+        ]
+    )
+    func blank(text: String, isBlank: Bool) {
+        #expect(TextRules.isBlank(text) == isBlank)
+    }
 }

@@ -112,7 +112,10 @@ struct ConsoleDestinationsTests {
             let page = try await admin.get(Self.path)
             for (fields, message, status) in [
                 ([("name", "x"), ("url", "http://x.example.com")], "https URL", HTTPResponse.Status.badRequest),
-                ([("name", "bad name"), ("url", "https://x.example.com")], "name may hold only letters", .badRequest),
+                (
+                    [("name", "bad name"), ("url", "https://x.example.com")],
+                    "name must start with an ASCII letter or digit", .badRequest
+                ),
                 (
                     [("name", "x"), ("url", "https://x.example.com"), ("authentication", "credential")],
                     "credentialHeader", .badRequest
@@ -122,6 +125,12 @@ struct ConsoleDestinationsTests {
                         ("name", "x"), ("url", "https://x.example.com"), ("authentication", "credential"),
                         ("credentialHeader", "Host"), ("credential", "c-91"),
                     ], "cannot carry a credential", .badRequest
+                ),
+                (
+                    [
+                        ("name", "x"), ("url", "https://x.example.com"), ("authentication", "credential"),
+                        ("credentialHeader", "Bad Header"), ("credential", "c-91"),
+                    ], "is not a header name", .badRequest
                 ),
             ] {
                 let wrong = try await admin.submit(page, to: Self.path, [("action", "put")] + fields)

@@ -235,7 +235,10 @@ struct DestinationTests {
             #expect(try await api.send(.get, whoami, token: "not-a-session").status == .unauthorized)
             let unknown = try await api.send(.get, "/apps/checks/destinations/nothing/x", token: alice.token)
             #expect(unknown.status == .notFound && unknown.code == "DESTINATION_NOT_FOUND")
-            for escape in ["/../x", "/%2e%2e/x", "/a/%2F/b", "/./x", "/a%5Cb"] {
+            for escape in [
+                "/../x", "/%2e%2e/x", "/a/%2F/b", "/./x", "/a%5Cb", "/a/..;/b", "/..;x/b", "/%2e%2e;/b", "/.%3Bx/b",
+                "/a/.;/b",
+            ] {
                 let refused = try await api.send(.get, "/apps/checks/destinations/orders\(escape)", token: alice.token)
                 #expect(refused.status == .badRequest, "\(escape)")
             }

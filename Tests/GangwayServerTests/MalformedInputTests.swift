@@ -1,9 +1,12 @@
+import AsyncHTTPClient
 import Foundation
 import GangwayProtocol
 import GangwayServer
 import GangwayServerTesting
 import GangwayTesting
 import HTTPTypes
+import NIOCore
+import NIOHTTP1
 import Testing
 
 @Suite("Malformed input is a 4xx with a JSON error, never a 500", .servingTurn)
@@ -198,8 +201,41 @@ struct MalformedInputTests {
             #expect(reply.code == "METHOD_NOT_ALLOWED")
             #expect(reply.headers[.allow] == "POST")
             let admin = try await api.send(.delete, "/admin/apps/anything")
-            #expect(admin.headers[.allow] == "GET, PATCH")
+            #expect(admin.headers[.allow] == "GET, HEAD, PATCH")
             #expect(try await api.send(.delete, "/no/such/path").status == .notFound)
+        }
+    }
+
+    @Test("HEAD answers wherever GET does, with GET's status and headers and no body; elsewhere it is 405")
+    func head() async throws {
+        try await ServerFixture().runSeeded { api in
+            let token = try await api.signIn("alice")
+            let base = api.running.url.absoluteString
+            for (path, bearer) in [
+                ("/health", nil), ("/openapi.json", nil), ("/console/sign-in", nil), ("/apps/checks/settings", token),
+            ] as [(String, String?)] {
+                var get = HTTPClientRequest(url: base + path)
+                var head = HTTPClientRequest(url: base + path)
+                head.method = .HEAD
+                if let bearer {
+                    get.headers.add(name: "Authorization", value: "Bearer \(bearer)")
+                    head.headers.add(name: "Authorization", value: "Bearer \(bearer)")
+                }
+                let full = try await HTTPClient.shared.execute(get, timeout: .seconds(30))
+                let body = try await full.body.collect(upTo: 1 << 20)
+                let answer = try await HTTPClient.shared.execute(head, timeout: .seconds(30))
+                let headBody = try await answer.body.collect(upTo: 1 << 20)
+                #expect(answer.status == full.status, "\(path)")
+                #expect(answer.status == .ok, "\(path)")
+                #expect(headBody.readableBytes == 0, "\(path)")
+                #expect(answer.headers["Content-Type"] == full.headers["Content-Type"], "\(path)")
+                #expect(answer.headers["Content-Length"].first == "\(body.readableBytes)", "\(path)")
+            }
+            var refused = HTTPClientRequest(url: base + "/apps/checks/sessions")
+            refused.method = .HEAD
+            let answer = try await HTTPClient.shared.execute(refused, timeout: .seconds(30))
+            #expect(answer.status == .methodNotAllowed)
+            #expect(answer.headers["Allow"] == ["POST"])
         }
     }
 

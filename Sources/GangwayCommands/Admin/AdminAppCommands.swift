@@ -44,6 +44,10 @@ struct AdminAppsAdd: AsyncParsableCommand {
     @Option(name: .customLong("email-domain"), help: "A work-email domain that discovers the app (repeatable).")
     var emailDomains: [String] = []
 
+    func validate() throws {
+        try IdentifierArgument.check(appID, as: "the app ID")
+    }
+
     func run() async throws {
         let (appID, name, emailDomains) = (appID, name, emailDomains)
         try await server.run { admin in

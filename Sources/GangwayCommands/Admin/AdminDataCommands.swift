@@ -42,6 +42,10 @@ struct AdminDataList: AsyncParsableCommand {
     @Flag(help: "Print the entities as JSON: ID, version, fields, when and by whom last changed.")
     var json = false
 
+    func validate() throws {
+        try IdentifierArgument.check(entitySet, as: "the entity set")
+    }
+
     func run() async throws {
         let (entitySet, json) = (entitySet, json)
         try await server.run { admin in
@@ -142,6 +146,11 @@ struct EntityTarget: ParsableArguments {
 
     @Argument(help: "The entity's ID: letters, digits, '.', '_' and '-'.")
     var entityID: String
+
+    func validate() throws {
+        try IdentifierArgument.check(entitySet, as: "the entity set")
+        try IdentifierArgument.check(entityID, as: "the entity ID")
+    }
 }
 
 struct AdminDataFields: AsyncParsableCommand {
@@ -152,7 +161,8 @@ struct AdminDataFields: AsyncParsableCommand {
             With no field, shows the set's rules. With fields, devices may set those and \
             no other (the server refuses a change to any other field). --creation lets \
             devices create entities in the set; --clear takes every right away. A set \
-            without rules takes no changes from devices.
+            without rules takes no changes from devices. Rules for a set that holds no \
+            entity and has no rules yet need --new-set, so a mistyped set name is an error.
             Example: gangway admin data fields checks status reading note
             """
     )
@@ -172,10 +182,14 @@ struct AdminDataFields: AsyncParsableCommand {
     @Flag(help: "Remove the set's rules: devices may change nothing in it.")
     var clear = false
 
+    @Flag(name: .customLong("new-set"), help: "Set rules for a set that holds no entity and has no rules yet.")
+    var newSet = false
+
     @Flag(help: "Print the rules as JSON.")
     var json = false
 
     func validate() throws {
+        try IdentifierArgument.check(entitySet, as: "the entity set")
         if let bad = fields.first(where: { !EntityLimits.isFieldName($0) }) {
             throw ValidationError("'\(bad.prefix(64))' is not a field name (a letter, then letters, digits and '_').")
         }
@@ -189,10 +203,18 @@ struct AdminDataFields: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (entitySet, fields, creation, clear, json) = (entitySet, fields, creation, clear, json)
+        let (entitySet, fields, creation, clear, json, newSet) = (entitySet, fields, creation, clear, json, newSet)
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             var rules = try await admin.app(id).settings.entitySetRules?[entitySet]
+            // A mistyped set name is an error, as for `data put`, not rules for a new set.
+            if !fields.isEmpty || creation != nil, rules == nil, !newSet,
+                try await admin.entities(app: id, entitySet: entitySet).isEmpty
+            {
+                throw CommandFailure(
+                    "the app \(id) has no entity set '\(entitySet)'; no rule was set. Give --new-set to start it."
+                )
+            }
             if clear || !fields.isEmpty || creation != nil {
                 let current = rules ?? EntitySetRules(writableFields: [])
                 let updated =

@@ -76,6 +76,8 @@ struct AdminDestinationsAdd: AsyncParsableCommand {
     var credentialStdin = false
 
     func validate() throws {
+        try IdentifierArgument.check(name, as: "the destination name")
+
         if credentialFile != nil, credentialStdin {
             throw ValidationError("give the credential with --credential-file or --credential-stdin, not both.")
         }
@@ -125,6 +127,10 @@ struct AdminDestinationsRemove: AsyncParsableCommand {
 
     @Argument(help: "The destination's name.")
     var name: String
+
+    func validate() throws {
+        try IdentifierArgument.check(name, as: "the destination name")
+    }
 
     func run() async throws {
         let name = name

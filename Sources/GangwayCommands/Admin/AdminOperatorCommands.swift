@@ -53,6 +53,10 @@ struct AdminOperatorsAdd: AsyncParsableCommand {
     @Option(help: "What they may do: viewer, operator or admin.")
     var role: OperatorRole
 
+    func validate() throws {
+        try IdentifierArgument.check(name, as: "the operator name", .username)
+    }
+
     func run() async throws {
         let (name, role) = (name, role)
         try await server.reaching { admin, startedHere in
@@ -179,6 +183,10 @@ struct OperatorTarget: ParsableArguments {
     func run(_ body: @escaping @Sendable (AdminClient, _ name: String) async throws -> Void) async throws {
         let name = name
         try await server.run { admin in try await body(admin, name) }
+    }
+
+    func validate() throws {
+        try IdentifierArgument.check(name, as: "the operator name", .username)
     }
 }
 

@@ -86,6 +86,10 @@ struct AppOption: ParsableArguments {
     var appID: String?
 
     /// `--app`, or the server's only app.
+    func validate() throws {
+        if let appID { try IdentifierArgument.check(appID, as: "--app") }
+    }
+
     func resolve(with admin: AdminClient) async throws -> String {
         if let appID { return appID }
         let apps = try await admin.apps()

@@ -68,6 +68,10 @@ struct AdminUsersAdd: AsyncParsableCommand {
     @Option(name: .customLong("name"), help: "The name shown on the device (default: the user name).")
     var displayName: String?
 
+    func validate() throws {
+        try IdentifierArgument.check(username, as: "the user name", .username)
+    }
+
     func run() async throws {
         let username = username
         let displayName = displayName
@@ -225,5 +229,9 @@ struct UserTarget: ParsableArguments {
             try await admin.setBlocked(blocked, user: username)
             Console.standardOutput("\(blocked ? "Blocked" : "Unblocked") \(username): \(outcome).")
         }
+    }
+
+    func validate() throws {
+        try IdentifierArgument.check(username, as: "the user name", .username)
     }
 }

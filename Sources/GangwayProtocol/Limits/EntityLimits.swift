@@ -29,13 +29,7 @@ public enum EntityLimits {
     /// The length of an entity set's name and of an entity's ID.
     public static let identifierLength = 1...64
 
-    /// Whether `id` names an entity set or an entity, as the API document states: a
-    /// letter or digit, then letters, digits, `.`, `_` and `-`.
-    public static func isIdentifier(_ id: String) -> Bool {
-        let scalars = id.unicodeScalars
-        guard identifierLength.contains(scalars.count), let first = scalars.first, first.isASCIIAlphanumeric else {
-            return false
-        }
-        return scalars.allSatisfy { $0.isASCIIAlphanumeric || $0 == "." || $0 == "_" || $0 == "-" }
-    }
+    /// Whether `id` names an entity set or an entity, as the API document states
+    /// (``IdentifierRule/identifier``).
+    public static func isIdentifier(_ id: String) -> Bool { IdentifierRule.identifier.matches(id) }
 }

@@ -35,7 +35,7 @@ extension MobileServicesAPI {
         try await requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         try Validation.identifier(body.appID, "appID")
-        try Validation.text(body.name, "name", APILimits.name)
+        try Validation.name(body.name, "name")
         var app = AppRecord(id: body.appID, name: body.name, createdAt: now())
         app.emailDomains = try await checkedDomains(body.emailDomains ?? [], for: app.id)
         app.minimumVersion = try Self.checkedVersion(body.minimumVersion)
@@ -61,7 +61,7 @@ extension MobileServicesAPI {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         var app = try await app(input.path.appID)
         if let name = body.name {
-            try Validation.text(name, "name", APILimits.name)
+            try Validation.name(name, "name")
             app.name = name
         }
         if let domains = body.emailDomains { app.emailDomains = try await checkedDomains(domains, for: app.id) }
@@ -318,7 +318,7 @@ extension MobileServicesAPI {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         try Validation.username(body.username)
         try Validation.newPassword(body.password)
-        if let name = body.displayName { try Validation.text(name, "displayName", APILimits.name) }
+        if let name = body.displayName { try Validation.name(name, "displayName") }
         let username = body.username.lowercased()
         let user = UserRecord(
             username: username,
@@ -346,7 +346,7 @@ extension MobileServicesAPI {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         var user = try await user(input.path.username)
         if let name = body.displayName {
-            try Validation.text(name, "displayName", APILimits.name)
+            try Validation.name(name, "displayName")
             user.displayName = name
         }
         if let password = body.password {

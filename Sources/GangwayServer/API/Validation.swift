@@ -24,6 +24,15 @@ enum Validation {
         }
     }
 
+    /// A name a person reads (an app's, a user's display name): ``text(_:_:_:)``, and
+    /// more than spaces.
+    static func name(_ value: String, _ field: String) throws(APIError) {
+        try text(value, field, APILimits.name)
+        guard !TextRules.isBlank(value) else {
+            throw .badRequest("\(field) must not be blank.", code: .invalidField)
+        }
+    }
+
     /// Whether `value` holds a control character (``TextRules``): never in a name the
     /// server stores, so such a name needs no lookup.
     static func hasControlCharacters(_ value: String) -> Bool {
@@ -46,16 +55,14 @@ enum Validation {
 
     /// An app or device ID: a letter or digit, then letters, digits, `.`, `_` or `-`.
     static func identifier(_ value: String, _ field: String) throws(APIError) {
-        try length(value, field, APILimits.identifier)
-        guard matches(value, extra: "._-") else {
-            throw .badRequest("\(field) may hold only letters, digits, '.', '_' and '-'.", code: .invalidField)
+        if let problem = IdentifierRule.identifier.problem(value) {
+            throw .badRequest("\(field) \(problem).", code: .invalidField)
         }
     }
 
     static func username(_ value: String) throws(APIError) {
-        try length(value, "username", APILimits.username)
-        guard matches(value, extra: "._@-") else {
-            throw .badRequest("username may hold only letters, digits, '.', '_', '@' and '-'.", code: .invalidField)
+        if let problem = IdentifierRule.username.problem(value) {
+            throw .badRequest("username \(problem).", code: .invalidField)
         }
     }
 
@@ -80,11 +87,6 @@ enum Validation {
             throw .badRequest("'\(value.prefix(64))' is not a domain name.", code: .invalidDomain)
         }
         return domain
-    }
-
-    private static func matches(_ value: String, extra: String) -> Bool {
-        guard let first = value.unicodeScalars.first, first.isASCIIAlphanumeric else { return false }
-        return value.unicodeScalars.allSatisfy { $0.isASCIIAlphanumeric || extra.unicodeScalars.contains($0) }
     }
 }
 

@@ -187,8 +187,12 @@ struct DestinationProxy: Sendable {
         let lowered = path.lowercased()
         guard !lowered.contains("%2f"), !lowered.contains("%5c"), !path.contains("\\") else { return false }
         for segment in path.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
+            // A segment's parameters (`..;x`, which Tomcat and Jetty read as `..`) do not
+            // hide a dot segment, encoded or not.
+            let bare = String(segment.prefix { $0 != ";" })
             let decoded = segment.removingPercentEncoding ?? String(segment)
-            if decoded == "." || decoded == ".." { return false }
+            let names = [bare.removingPercentEncoding ?? bare, String(decoded.prefix { $0 != ";" })]
+            if names.contains(where: { $0 == "." || $0 == ".." }) { return false }
         }
         return true
     }

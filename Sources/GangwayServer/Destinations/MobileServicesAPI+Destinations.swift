@@ -66,7 +66,14 @@ extension MobileServicesAPI {
             guard let named = body.credentialHeader ?? (same ? existing?.credentialHeader : nil) else {
                 throw APIError.badRequest("A credential needs credentialHeader: the header to send it in.")
             }
-            guard !Self.reservedCredentialHeaders.contains(named.lowercased()), HTTPField.Name(named) != nil else {
+            guard HTTPField.Name(named) != nil else {
+                throw APIError.badRequest(
+                    "credentialHeader '\(TextRules.escapingControls(String(named.prefix(64))))' is not a header name "
+                        + "(letters, digits and !#$%&'*+-.^_`|~, no spaces).",
+                    code: .invalidField
+                )
+            }
+            guard !Self.reservedCredentialHeaders.contains(named.lowercased()) else {
                 throw APIError.badRequest(
                     "\(named) cannot carry a credential: the server sets it, or it concerns one connection.",
                     code: .invalidField

@@ -19,6 +19,21 @@ struct GatewayResponder: HTTPResponder {
     let router: RouterResponder<ServerContext>
 
     func respond(to request: Request, context: ServerContext) async throws -> Response {
+        // HEAD is GET without the body (RFC 9110, 9.3.2) on every route that answers GET;
+        // a destination's backend gets the HEAD itself.
+        guard request.method == .head, destinations == nil || DestinationProxy.target(inPath: request.uri.path) == nil
+        else { return try await route(request, context: context) }
+        var head = request.head
+        head.method = .get
+        var response = try await route(Request(head: head, body: request.body), context: context)
+        // The length GET's body has, and none of its bytes.
+        response.body = ResponseBody(contentLength: response.body.contentLength) { writer in
+            try await writer.finish(nil)
+        }
+        return response
+    }
+
+    private func route(_ request: Request, context: ServerContext) async throws -> Response {
         if let destinations, let target = DestinationProxy.target(inPath: request.uri.path) {
             return try await gateway.handle(request, context: context, streamsBody: true) { request, _ in
                 try await destinations.respond(to: request, target: target)

@@ -22,7 +22,10 @@ struct RouteTable: Sendable {
     func methods(for path: String) -> [String]? {
         let parts = path.split(separator: "/")
         for route in routes where route.segments.count == parts.count {
-            if zip(route.segments, parts).allSatisfy({ $0 == nil || $0 == $1 }) { return route.methods }
+            if zip(route.segments, parts).allSatisfy({ $0 == nil || $0 == $1 }) {
+                // A route that answers GET answers HEAD too (``GatewayResponder``).
+                return route.methods.contains("GET") ? (route.methods + ["HEAD"]).sorted() : route.methods
+            }
         }
         return nil
     }

@@ -215,7 +215,7 @@ public struct DeviceApp: Sendable {
                     return .failed
                 }
                 if console.quitRequested { return .quit }
-                console.line(console.styled(localized("inputEndedEarly"), .red))
+                console.problem(console.styled(localized("inputEndedEarly"), .red))
                 return .inputEnded
             case let error as ServiceFlowError where error == .demoModeChosen:
                 return await demoMode()
@@ -235,7 +235,7 @@ public struct DeviceApp: Sendable {
                     return try await afterFailedLaunch(of: error, manager)
                 } catch {
                     if console.quitRequested { return .quit }
-                    console.line(console.styled(localized("inputEndedEarly"), .red))
+                    console.problem(console.styled(localized("inputEndedEarly"), .red))
                     return .inputEnded
                 }
             }
@@ -296,7 +296,7 @@ public struct DeviceApp: Sendable {
             return back ? .again : .quit
         } catch {
             if console.quitRequested { return .quit }
-            console.line(console.styled(localized("inputEndedEarly"), .red))
+            console.problem(console.styled(localized("inputEndedEarly"), .red))
             return .inputEnded
         }
     }

@@ -53,7 +53,7 @@ struct HomeCommands: Sendable {
                 switch error {
                 case let error as PresenterError where error == .closed:
                     if console.quitRequested { return .quit }
-                    console.line(console.styled(localized("inputEndedEarly"), .red))
+                    console.problem(console.styled(localized("inputEndedEarly"), .red))
                     return .inputEnded
                 case let error as SecureStoreError where error == .erased:
                     console.line(console.styled(localized("home.erasedAfterTries"), .red))

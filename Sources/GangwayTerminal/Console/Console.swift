@@ -39,6 +39,9 @@ public final class Console: Sendable {
     public let mode: Mode
     private let input: InputReader
     private let output: @Sendable (String) -> Void
+    /// Where a problem that ends the app goes: standard error, unless the console was
+    /// given one place for everything.
+    private let problemOutput: @Sendable (String) -> Void
     /// Whether a secret's prompt drops what was typed before it (a command's prompt does,
     /// as `sudo` and `passwd` do; the app, whose answers may be typed ahead, does not).
     private let discardsTypeAhead: Bool
@@ -64,19 +67,27 @@ public final class Console: Sendable {
 
     /// - Parameters:
     ///   - mode: Interactive when standard input and output are both terminals, unless given.
-    ///   - output: Where text goes; standard output by default.
+    ///   - output: Where text goes, problems too; by default standard output, and
+    ///     problems (``problem(_:)``) to standard error.
     public convenience init(mode: Mode? = nil, output: (@Sendable (String) -> Void)? = nil) {
         self.init(
             mode: mode ?? (isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 ? .interactive : .plain),
             output: output ?? { Console.write(Data($0.utf8), to: STDOUT_FILENO) },
+            problemOutput: output ?? { Console.write(Data($0.utf8), to: STDERR_FILENO) },
             discardsTypeAhead: false
         )
     }
 
-    private init(mode: Mode, output: @escaping @Sendable (String) -> Void, discardsTypeAhead: Bool) {
+    private init(
+        mode: Mode,
+        output: @escaping @Sendable (String) -> Void,
+        problemOutput: @escaping @Sendable (String) -> Void,
+        discardsTypeAhead: Bool
+    ) {
         self.mode = mode
         input = InputReader()
         self.output = output
+        self.problemOutput = problemOutput
         self.discardsTypeAhead = discardsTypeAhead
     }
 
@@ -86,6 +97,7 @@ public final class Console: Sendable {
         Console(
             mode: isatty(STDIN_FILENO) == 1 ? .interactive : .plain,
             output: { Console.write(Data($0.utf8), to: STDERR_FILENO) },
+            problemOutput: { Console.write(Data($0.utf8), to: STDERR_FILENO) },
             discardsTypeAhead: true
         )
     }
@@ -130,6 +142,9 @@ public final class Console: Sendable {
 
     /// Writes `text` as ``write(_:)`` does, and a line break.
     public func line(_ text: String = "") { output(Self.rendered(text) + "\n") }
+
+    /// Writes a line that says why the app ends (its input ran out), where problems go.
+    public func problem(_ text: String) { problemOutput(Self.rendered(text) + "\n") }
 
     /// What the console itself does to the terminal: the only escape codes it writes
     /// apart from styles, never with text from elsewhere.
