@@ -523,6 +523,23 @@ struct AdminCommandEndToEndTests {
         #expect(result.output.contains("Signed in:      Alice Martin (alice)"), "\(result.output)")
     }
 
+    @Test("a QR code PNG that cannot be written is refused, saying why, before any link is made")
+    func unwritablePNG() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let missing = try machine.admin(["activation", "--png", "/nonexistent/dir/x.png"])
+        #expect(missing.status == 1)
+        #expect(
+            missing.standardError.contains(
+                "cannot write /nonexistent/dir/x.png: there is no directory /nonexistent/dir."
+            ),
+            "\(missing.standardError)"
+        )
+        #expect(missing.output.isEmpty, "no link: \(missing.output)")
+        let directory = try machine.admin(["activation", "--png", machine.directory.url.path])
+        #expect(directory.status == 1 && directory.standardError.contains("it is a directory."))
+    }
+
     @Test(
         "--server with nothing listening or no token: a clear line and exit 1; --token-file without --server: exit 64"
     )

@@ -52,3 +52,23 @@ struct AdminChangesFormatTests {
         #expect(conflict["deviceValue"] as? String == "8.2 bar")
     }
 }
+
+@Suite("gangway admin's times: as the API wrote them, whatever the year")
+struct AdminDateFormatTests {
+    struct Stamped: Encodable {
+        var time: Date
+    }
+
+    @Test(
+        "year 1, 1582 and today read back as the API's RFC 3339 text, in JSON and (in UTC) in tables",
+        arguments: ["0001-01-01T00:00:00Z", "1582-10-04T12:30:00Z", "2026-11-27T06:00:00Z", "9999-12-31T23:59:59Z"]
+    )
+    func datesAsSent(text: String) throws {
+        let date = try LenientDateTranscoder().decode(text)
+        let json = AdminFormatter.json(Stamped(time: date))
+        #expect(json == #"{"time":"\#(text)"}"#)
+        let offset = TimeInterval(TimeZone.current.secondsFromGMT(for: date))
+        let shown = AdminFormatter.date(date.addingTimeInterval(-offset))
+        #expect(shown == text.prefix(10) + " " + text.dropFirst(11).prefix(5))
+    }
+}

@@ -234,9 +234,15 @@ struct ServeCommandEndToEndTests {
         let url = try runner.run(["serve", "--data-dir", directory.url.path, "--postgres", "mysql://x"])
         #expect(url.status == 64)
         for port in ["70000", "65536", "-1"] {
-            let refused = try runner.run(["serve", "--data-dir", directory.url.path, "--port=\(port)"])
-            #expect(refused.status == 64, "\(port)")
-            #expect(refused.standardError.contains("--port must be between 0 and 65535."), "\(refused.standardError)")
+            // As one argument or two: a negative number is the option's value, not another option.
+            for arguments in [["--port=\(port)"], ["--port", port]] {
+                let refused = try runner.run(["serve", "--data-dir", directory.url.path] + arguments)
+                #expect(refused.status == 64, "\(arguments)")
+                #expect(
+                    refused.standardError.contains("--port must be between 0 and 65535."),
+                    "\(refused.standardError)"
+                )
+            }
         }
         #expect(!FileManager.default.fileExists(atPath: directory.appending("admin-token").path))
     }

@@ -315,6 +315,7 @@ struct AdminActivation: AsyncParsableCommand {
 
     @Option(
         name: .customLong("valid-days"),
+        parsing: .unconditional,
         help:
             "Days the link activates, \(APILimits.activationValidDays.lowerBound) to \(APILimits.activationValidDays.upperBound)."
     )
@@ -331,6 +332,8 @@ struct AdminActivation: AsyncParsableCommand {
     func run() async throws {
         let pngPath = pngPath
         let validDays = validDays
+        // Before anything is made: a PNG that cannot be written makes no link either.
+        if let pngPath { try Self.checkWritable(pngPath) }
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             Console.standardOutput(try await admin.activationLink(app: id, validDays: validDays))
@@ -343,6 +346,22 @@ struct AdminActivation: AsyncParsableCommand {
                 }
                 Console.standardError("QR code written to \(pngPath) (\(png.count) bytes).")
             }
+        }
+    }
+
+    /// Refuses a PNG path whose directory is missing or not writable, or that names a
+    /// directory, saying which.
+    static func checkWritable(_ path: String) throws {
+        let file = URL(fileURLWithPath: path)
+        let directory = file.deletingLastPathComponent().path
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw CommandFailure("cannot write \(path): it is a directory.")
+        }
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
+        else { throw CommandFailure("cannot write \(path): there is no directory \(directory).") }
+        guard FileManager.default.isWritableFile(atPath: directory) else {
+            throw CommandFailure("cannot write \(path): the directory \(directory) is not writable.")
         }
     }
 }

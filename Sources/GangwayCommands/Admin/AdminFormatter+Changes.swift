@@ -47,7 +47,7 @@ extension AdminFormatter {
         let list: [[String: Any]] = entities.map { entity in
             [
                 "id": entity.id, "version": entity.version, "fields": entity.fields,
-                "updatedAt": entity.updatedAt.formatted(.iso8601), "updatedBy": entity.updatedBy,
+                "updatedAt": LenientDateTranscoder.format(entity.updatedAt), "updatedBy": entity.updatedBy,
             ]
         }
         let data = (try? JSONSerialization.data(withJSONObject: list, options: [.sortedKeys])) ?? Data("[]".utf8)
@@ -65,7 +65,7 @@ extension AdminFormatter {
                 "carrier": change.carrier,
                 "registrationID": change.registrationID,
                 "outcome": change.result.outcome.rawValue,
-                "receivedAt": change.receivedAt.formatted(.iso8601),
+                "receivedAt": LenientDateTranscoder.format(change.receivedAt),
                 "conflicts": change.result.conflicts.map { conflict -> [String: Any] in
                     [
                         "field": conflict.field, "deviceValue": conflict.deviceValue,

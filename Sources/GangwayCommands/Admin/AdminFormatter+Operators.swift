@@ -71,11 +71,15 @@ extension AdminFormatter {
         )
     }
 
-    /// `value` as JSON with its keys sorted and dates in ISO 8601, for scripts: the audit's
-    /// events, the uploaded logs, the activity.
+    /// `value` as JSON with its keys sorted and dates as the API writes them (RFC 3339,
+    /// ``LenientDateTranscoder``), for scripts: the audit's events, the uploaded logs, the
+    /// activity.
     static func json(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(LenientDateTranscoder.format(date))
+        }
         encoder.outputFormatting = [.sortedKeys]
         let data = (try? encoder.encode(value)) ?? Data("null".utf8)
         return String(decoding: data, as: UTF8.self)

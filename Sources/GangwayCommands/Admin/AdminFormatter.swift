@@ -1,5 +1,6 @@
 import Foundation
 import GangwayAdmin
+import GangwayProtocol
 import GangwayServices
 import GangwayTerminal
 
@@ -134,11 +135,14 @@ enum AdminFormatter {
             : "Passcode reset:  erases the user's data on that device (no recovery secret)"
     }
 
+    /// `date` in this machine's time zone as `2026-11-27 06:00`, in the calendar the API's
+    /// times are written in (the proleptic Gregorian one of RFC 3339), so a time shows as
+    /// the API sent it, whatever its year.
     static func date(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        formatter.timeZone = TimeZone.current
-        return formatter.string(from: date)
+        let local = date.addingTimeInterval(TimeInterval(TimeZone.current.secondsFromGMT(for: date)))
+        let text = LenientDateTranscoder.format(local)
+        guard text.count == 20 else { return text }
+        return text.prefix(10) + " " + text.dropFirst(11).prefix(5)
     }
 
     /// `Label:` lines with their values in one column, as ``settings(_:)`` prints them.

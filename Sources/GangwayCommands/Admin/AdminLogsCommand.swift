@@ -30,7 +30,7 @@ struct AdminLogs: AsyncParsableCommand {
     @Option(help: "The lowest level uploaded: trace, debug, info, notice, warning, error or critical.")
     var level: String?
 
-    @Option(help: "The least seconds between two uploads of a device (60 to 86400).")
+    @Option(parsing: .unconditional, help: "The least seconds between two uploads of a device (60 to 86400).")
     var interval: Int?
 
     @Option(help: "List at most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")

@@ -213,7 +213,7 @@ struct AdminAudit: AsyncParsableCommand {
     @Option(help: "Show at most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")
     var limit = APIDefaults.listLimit
 
-    @Option(help: "Show the events before this ID.")
+    @Option(parsing: .unconditional, help: "Show the events before this ID.")
     var before: Int64?
 
     @Option(help: "How to print them: table, csv or json.")

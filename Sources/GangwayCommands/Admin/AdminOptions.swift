@@ -24,6 +24,7 @@ struct AdminOptions: ParsableArguments {
 
     @Option(
         name: .customLong("bcrypt-cost"),
+        parsing: .unconditional,
         help:
             "bcrypt cost of new passwords when the local server starts in this process, \(BcryptCostOption.rangeText)."
     )

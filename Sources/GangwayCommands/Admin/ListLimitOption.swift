@@ -6,6 +6,7 @@ import GangwayProtocol
 struct ListLimitOption: ParsableArguments {
     @Option(
         name: .customLong("limit"),
+        parsing: .unconditional,
         help: "List at most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound))."
     )
     var value: Int?

@@ -47,6 +47,7 @@ struct AppCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("bcrypt-cost"),
+        parsing: .unconditional,
         help: "bcrypt cost of the embedded server's passwords, \(BcryptCostOption.rangeText)."
     )
     var bcryptCost: UInt8 = BcryptCostOption.default

@@ -43,11 +43,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
 
-    @Option(help: "The port to listen on (0: any free port, printed at start).")
+    @Option(parsing: .unconditional, help: "The port to listen on (0: any free port, printed at start).")
     var port = 8080
 
     @Option(
         name: .customLong("console-port"),
+        parsing: .unconditional,
         help: "Serve the operator's console on this port alone, kept off the devices' address (0: any free port)."
     )
     var consolePort: Int?
@@ -69,6 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("wait-for-database"),
+        parsing: .unconditional,
         help: ArgumentHelp(
             "With --postgres: how long to wait at start for PostgreSQL to take a connection, 1 to 3600.",
             valueName: "seconds"
@@ -79,7 +81,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("public-url"), help: "The URL devices reach this server at (default: http://HOST:PORT).")
     var publicURL: String?
 
-    @Option(name: .customLong("bcrypt-cost"), help: "bcrypt cost for passwords, \(BcryptCostOption.rangeText).")
+    @Option(
+        name: .customLong("bcrypt-cost"),
+        parsing: .unconditional,
+        help: "bcrypt cost for passwords, \(BcryptCostOption.rangeText)."
+    )
     var bcryptCost: UInt8 = BcryptCostOption.default
 
     @Option(

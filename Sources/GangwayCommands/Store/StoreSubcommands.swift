@@ -15,13 +15,13 @@ struct StoreInit: StoreSubcommand {
     @OptionGroup var options: StoreOptions
     @OptionGroup var passcodes: PasscodeOptions
 
-    @Option(help: "The fewest characters a passcode may have.")
+    @Option(parsing: .unconditional, help: "The fewest characters a passcode may have.")
     var minLength: Int?
 
     @Flag(help: "Passcodes may contain only the digits 0 to 9.")
     var digitsOnly = false
 
-    @Option(help: "Wrong passcodes in a row that erase the store.")
+    @Option(parsing: .unconditional, help: "Wrong passcodes in a row that erase the store.")
     var retryLimit: Int?
 
     @Flag(help: "Protect the store with the device key only; no passcode is asked.")
