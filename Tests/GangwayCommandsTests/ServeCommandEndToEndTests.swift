@@ -247,6 +247,24 @@ struct ServeCommandEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: directory.appending("admin-token").path))
     }
 
+    @Test("GANGWAY_LOG_LEVEL sets how much serve logs; --log-level wins over it")
+    func logLevelVariable() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-serve")
+        defer { directory.remove() }
+        func log(_ extra: [String], _ environment: [String: String]) async throws -> String {
+            let serve = try ServeProcess(extra, in: directory.appending("data"), environment: environment)
+            let (_, response) = try await URLSession.shared.data(from: URL(string: serve.url + "/health")!)
+            #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            return serve.stopAndReadLog()
+        }
+        let quiet = try await log([], ["GANGWAY_LOG_LEVEL": "warning"])
+        #expect(!quiet.contains("path=/health"), "\(quiet)")
+        let standard = try await log([], ["GANGWAY_LOG_LEVEL": "no-such-level"])
+        #expect(standard.contains("path=/health"), "a value that is no level is no setting: \(standard)")
+        let chosen = try await log(["--log-level", "info"], ["GANGWAY_LOG_LEVEL": "warning"])
+        #expect(chosen.contains("path=/health"), "\(chosen)")
+    }
+
     @Test("a host that is no address of this machine is refused in one sentence, on any port, and nothing is written")
     func badHosts() throws {
         let directory = try TemporaryDirectory(prefix: "gangway-serve")

@@ -13,12 +13,16 @@ final class ServeProcess {
     /// All it printed up to its console's address and the line that says it listens.
     let printed: String
 
-    init(_ extra: [String] = [], in directory: URL) throws {
+    private let errors = Pipe()
+
+    /// - Parameter environment: Variables set for the server, beside this process's.
+    init(_ extra: [String] = [], in directory: URL, environment: [String: String] = [:]) throws {
         process.executableURL = GangwayProcess.executable
         process.arguments = ["serve", "--port", "0", "--data-dir", directory.path, "--bcrypt-cost", "4"] + extra
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = Pipe()
+        process.standardError = errors
         try process.start()
         var printed = ""
         // Both lines: with the console on an address of its own, it may say so first.
@@ -43,5 +47,11 @@ final class ServeProcess {
     func stop() {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
+    }
+
+    /// Stops the server; what it wrote to standard error (its log).
+    func stopAndReadLog() -> String {
+        stop()
+        return String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 }

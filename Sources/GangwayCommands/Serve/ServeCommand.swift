@@ -120,8 +120,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("new-admin-token"), help: "Write a new admin token and retire the old one.")
     var newAdminToken = false
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "info"
+    @Option(
+        name: .customLong("log-level"),
+        help: "trace, debug, info, notice, warning, error or critical (default: $GANGWAY_LOG_LEVEL, or info)."
+    )
+    var logLevel: String?
 
     static var defaultDataDirectory: String {
         GangwayDirectory.path("server")
@@ -143,7 +146,7 @@ struct ServeCommand: AsyncParsableCommand {
         } else if consoleHost != nil {
             throw ValidationError("--console-host needs --console-port.")
         }
-        guard Logger.Level(rawValue: logLevel) != nil else {
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level '\(logLevel)' is not a level.")
         }
         for proxy in trustedProxies where AddressRange(proxy) == nil {
@@ -178,7 +181,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let console, let problem = ListeningAddress.problem(host: console.host, port: console.port) {
             throw CommandFailure("cannot listen on \(console.host):\(console.port) for the console: \(problem).")
         }
-        let level = Logger.Level(rawValue: logLevel) ?? .info
+        let level = logLevel.flatMap(Logger.Level.init(rawValue:)) ?? LogLevelVariable.level ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

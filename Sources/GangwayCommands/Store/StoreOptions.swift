@@ -47,7 +47,7 @@ struct StoreOptions: ParsableArguments {
         }
         let directory = deviceKeys ?? fromEnvironment ?? GangwayDirectory.path("device-keys")
         var logger = Logger(label: "gangway.store")
-        logger.logLevel = variables["GANGWAY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .error
+        logger.logLevel = LogLevelVariable.level ?? .error
         let hooks = TestHooks.current
         var environment = SecureStoreEnvironment(
             deviceKeys: FileDeviceKeyStore(directory: URL(fileURLWithPath: directory)),

@@ -23,8 +23,7 @@ public struct DeviceApp: Sendable {
     /// A logger to standard error at `GANGWAY_LOG_LEVEL`, or at `level` without it.
     static func standardErrorLogger(label: String, default level: Logger.Level) -> Logger {
         var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
-        let chosen = ProcessInfo.processInfo.environment["GANGWAY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
-        logger.logLevel = chosen ?? level
+        logger.logLevel = LogLevelVariable.level ?? level
         return logger
     }
 
