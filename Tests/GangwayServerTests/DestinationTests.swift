@@ -10,6 +10,10 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// An app's destinations: its company backends, reached by devices through the server as
 /// the signed-in person. The backend is not Gangway's code: a Python app that checks each
 /// forwarded token with PyJWT against the server's published keys
@@ -288,24 +292,59 @@ struct DestinationTests {
         }
     }
 
-    /// Sends `size` bytes to the backend's `/echo` over loopback, in 64 KiB chunks, with
-    /// the length declared or not (`Transfer-Encoding: chunked`).
-    static func upload(_ api: API, token: String, size: Int, declared: Bool) async throws -> (UInt, Data) {
+    /// Sends `size` bytes to the backend's `/echo` over loopback in 64 KiB chunks, as
+    /// `Transfer-Encoding: chunked`.
+    static func upload(_ api: API, token: String, size: Int) async throws -> (UInt, Data) {
         var request = HTTPClientRequest(url: api.running.url.absoluteString + "/apps/checks/destinations/orders/echo")
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
         let chunk = ByteBuffer(repeating: UInt8(ascii: "u"), count: 64 << 10)
-        let chunks = (0..<(size + chunk.readableBytes - 1) / chunk.readableBytes).map { index in
-            chunk.getSlice(at: 0, length: min(chunk.readableBytes, size - index * chunk.readableBytes))!
-        }
         let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
-        for chunk in chunks { continuation.yield(chunk) }
+        for _ in 0..<size / chunk.readableBytes { continuation.yield(chunk) }
         continuation.finish()
-        request.body = .stream(stream, length: declared ? .known(Int64(size)) : .unknown)
+        request.body = .stream(stream, length: .unknown)
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 1 << 20)
         return (response.status.code, Data(body.readableBytesView))
+    }
+
+    /// Sends `request` whole on a connection of its own, then sends nothing more and
+    /// reads the answer to its end: what a client that stops at the limit is told. (One
+    /// that goes on sending after the server ended its connection may find it reset
+    /// before it reads the answer.)
+    static func exchange(port: Int, _ request: Data) throws -> String {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw TestServerError("no socket") }
+        defer { close(socket) }
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw TestServerError("cannot connect to port \(port)") }
+        try request.withUnsafeBytes { bytes in
+            var sent = 0
+            while sent < bytes.count {
+                let count = send(socket, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+                guard count > 0 else { throw TestServerError("the server stopped reading after \(sent) bytes") }
+                sent += count
+            }
+        }
+        var answer = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            answer.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: answer, as: UTF8.self)
     }
 
     @Test(
@@ -315,21 +354,29 @@ struct DestinationTests {
     func uploadLimit() async throws {
         try await Self.withBackend { _, api, _ in
             let alice = try await Self.device(api, "alice")
-            let (status, body) = try await Self.upload(api, token: alice.token, size: 3 << 20, declared: false)
+            let (status, body) = try await Self.upload(api, token: alice.token, size: 3 << 20)
             #expect(status == 200, "\(String(decoding: body, as: UTF8.self))")
             let echo = try JSONSerialization.jsonObject(with: body) as? [String: Any]
             #expect(echo?["length"] as? Int == 3 << 20)
 
-            for declared in [true, false] {
-                let (status, body) = try await Self.upload(
-                    api,
-                    token: alice.token,
-                    size: (16 << 20) + 1,
-                    declared: declared
-                )
-                #expect(status == 413, "declared: \(declared), \(String(decoding: body, as: UTF8.self))")
-                let answer = try JSONSerialization.jsonObject(with: body) as? [String: Any]
-                #expect(answer?["code"] as? String == "PAYLOAD_TOO_LARGE", "declared: \(declared)")
+            let limit = 16 << 20
+            let head =
+                "POST /apps/checks/destinations/orders/echo HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer \(alice.token)\r\nContent-Type: application/octet-stream\r\n"
+            // Declared: refused on its head, before a byte of the body.
+            let declared = try Self.exchange(
+                port: api.running.port,
+                Data((head + "Content-Length: \(limit + 1)\r\n\r\n").utf8)
+            )
+            // Chunked: refused once a byte past the limit came, the backend's request ended.
+            var chunked = Data((head + "Transfer-Encoding: chunked\r\n\r\n").utf8)
+            let chunk = Data(repeating: UInt8(ascii: "u"), count: 64 << 10)
+            for _ in 0..<limit / chunk.count { chunked += Data("10000\r\n".utf8) + chunk + Data("\r\n".utf8) }
+            chunked += Data("1\r\nu\r\n".utf8)
+            let streamed = try Self.exchange(port: api.running.port, chunked)
+            for (answer, kind) in [(declared, "declared"), (streamed, "chunked")] {
+                #expect(answer.hasPrefix("HTTP/1.1 413"), "\(kind): \(answer.prefix(300))")
+                #expect(answer.contains(#""code":"PAYLOAD_TOO_LARGE""#), "\(kind): \(answer.prefix(600))")
             }
             // The server still answers on other connections.
             let whoami = try await api.send(.get, "/apps/checks/destinations/orders/whoami", token: alice.token)

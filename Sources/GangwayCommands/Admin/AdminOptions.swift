@@ -70,10 +70,14 @@ struct AdminOptions: ParsableArguments {
     private func message(for error: ServiceError) -> String {
         switch error.status {
         case 401: return "the server refused the admin token."
-        case nil where error == .unreachable: return "no server answers at \(serverURL ?? "the local address")."
+        case nil where error == .unreachable:
+            let https = serverURL?.lowercased().hasPrefix("https://") == true
+            return "no server answers at \(serverURL ?? "the local address")"
+                + (https ? " over TLS; a server without TLS is reached with http://." : ".")
         case nil where error == .serverNotProven:
             return "the server at \(serverURL ?? "the local address") could not prove it holds this admin token "
-                + "(a wrong token, or another program at that address); the token was not sent."
+                + "(a wrong token, or no Gangway server at that URL: give its base address, such as "
+                + "http://127.0.0.1:8080); the token was not sent."
         default:
             let detail = error.serverMessage ?? error.summary
             return error.status.map { "the server answered \($0): \(detail)" } ?? detail
