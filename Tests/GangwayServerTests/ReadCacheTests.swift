@@ -6,16 +6,23 @@ import Testing
 
 @Suite("The read cache: entries live for their lifetime on the injected clock")
 struct ReadCacheTests {
-    @Test("a write by another process shows once the entry's lifetime has passed, not before")
-    func entriesExpireByTheInjectedClock() async throws {
-        let directory = try TemporaryDirectory(prefix: "gangway-cache")
-        defer { directory.remove() }
-        // Two storages on one database: one without a cache, as another process.
+    /// Two storages on one database: one without a cache, as another process would be,
+    /// and one with a cache of one second on a clock the test moves.
+    static func storages(
+        in directory: TemporaryDirectory
+    ) async throws -> (other: ServerStorage, cached: ServerStorage, clock: ManualMonotonicClock) {
         let driver = try SQLiteDriver(path: directory.appending("server.sqlite").path)
         let database = ServerStorage(driver)
         try await database.migrate()
         let clock = ManualMonotonicClock()
-        let cache = ServerStorage(driver, cache: ReadCache(lifetime: .seconds(1), clock: clock))
+        return (database, ServerStorage(driver, cache: ReadCache(lifetime: .seconds(1), clock: clock)), clock)
+    }
+
+    @Test("a write by another process shows once the entry's lifetime has passed, not before")
+    func entriesExpireByTheInjectedClock() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-cache")
+        defer { directory.remove() }
+        let (database, cache, clock) = try await Self.storages(in: directory)
         var app = AppRecord(id: "checks", name: "Checks", createdAt: Date(timeIntervalSince1970: 1_800_000_000))
         try await cache.insertApp(app)
         #expect(try await cache.app(id: "checks")?.name == "Checks")
@@ -41,11 +48,7 @@ struct ReadCacheTests {
     func usersAndDestinations() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-cache")
         defer { directory.remove() }
-        let driver = try SQLiteDriver(path: directory.appending("server.sqlite").path)
-        let database = ServerStorage(driver)
-        try await database.migrate()
-        let clock = ManualMonotonicClock()
-        let cache = ServerStorage(driver, cache: ReadCache(lifetime: .seconds(1), clock: clock))
+        let (database, cache, clock) = try await Self.storages(in: directory)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         try await cache.insertApp(AppRecord(id: "checks", name: "Checks", createdAt: now))
         var user = UserRecord(username: "alice", displayName: "Alice", passwordHash: "h", createdAt: now)
