@@ -54,7 +54,7 @@ struct AdminOperatorsAdd: AsyncParsableCommand {
     var role: OperatorRole
 
     func validate() throws {
-        try IdentifierArgument.check(name, as: "the operator name", .username)
+        try IdentifierArgument.check(name, as: "the operator name", .operatorName)
     }
 
     func run() async throws {
@@ -186,7 +186,7 @@ struct OperatorTarget: ParsableArguments {
     }
 
     func validate() throws {
-        try IdentifierArgument.check(name, as: "the operator name", .username)
+        try IdentifierArgument.check(name, as: "the operator name", .operatorName)
     }
 }
 

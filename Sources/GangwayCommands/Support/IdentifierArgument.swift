@@ -8,6 +8,9 @@ import GangwayProtocol
 enum IdentifierArgument {
     /// Refuses `value`, named as `what` ("the app ID"), when it breaks `rule`.
     static func check(_ value: String, as what: String, _ rule: IdentifierRule = .identifier) throws {
-        if let problem = rule.problem(value) { throw ValidationError("\(what) '\(value)' \(problem).") }
+        guard let problem = rule.problem(value) else { return }
+        // What was typed is shown as text, and not at any length.
+        let shown = TextRules.escapingControls(String(value.prefix(80)), keepingLines: false)
+        throw ValidationError("\(what) '\(shown)\(value.count > 80 ? "…" : "")' \(problem).")
     }
 }

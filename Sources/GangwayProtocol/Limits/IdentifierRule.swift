@@ -1,6 +1,6 @@
 /// The rule of the names that go in a path: an app's, a device's, an entity set's and an
 /// entity's ID and a destination's name (``identifier``), and a user's or an operator's
-/// name, which may hold `@` too (``username``). The server's refusals and the admin
+/// name, which may hold `@` too (``username``, ``operatorName``). The server's refusals and the admin
 /// command's say it in the same words.
 public struct IdentifierRule: Sendable, Hashable {
     /// How many characters a name has.
@@ -10,8 +10,10 @@ public struct IdentifierRule: Sendable, Hashable {
 
     /// IDs and destination names: 1 to 64 characters.
     public static let identifier = IdentifierRule(length: APILimits.identifier, punctuation: "._-")
-    /// User and operator names: 1 to 128 characters, `@` allowed.
+    /// User names: 1 to 128 characters, `@` allowed.
     public static let username = IdentifierRule(length: APILimits.username, punctuation: "._@-")
+    /// Operator names: as user names, 1 to 64 characters.
+    public static let operatorName = IdentifierRule(length: APILimits.operatorName, punctuation: "._@-")
 
     /// Whether `value` keeps the rule.
     public func matches(_ value: String) -> Bool { problem(value) == nil }

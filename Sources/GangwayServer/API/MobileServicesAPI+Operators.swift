@@ -185,15 +185,8 @@ extension MobileServicesAPI {
     }
 
     static func checkOperatorName(_ name: String) throws(APIError) {
-        guard APILimits.operatorName.contains(name.unicodeScalars.count),
-            name.unicodeScalars.first.map({ $0.isASCIIAlphanumeric }) == true,
-            name.unicodeScalars.allSatisfy({ $0.isASCIIAlphanumeric || "._@-".unicodeScalars.contains($0) })
-        else {
-            throw APIError.badRequest(
-                "An operator's name is 1 to \(APILimits.operatorName.upperBound) letters, digits, '.', '_', '@' "
-                    + "and '-', starting with a letter or digit.",
-                code: .invalidField
-            )
+        if let problem = IdentifierRule.operatorName.problem(name) {
+            throw APIError.badRequest("name \(problem).", code: .invalidField)
         }
     }
 

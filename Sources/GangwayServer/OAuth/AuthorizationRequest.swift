@@ -63,8 +63,8 @@ struct AuthorizationRequest: Sendable, Hashable, Codable {
             return refuse("invalid_request", "nonce is longer than 255 bytes.")
         }
         let deviceID = fields["device_id"] ?? "oauth-\(MobileServicesAPI.randomBytes(16).base64URLEncoded)"
-        guard (try? Validation.identifier(deviceID, "device_id")) != nil else {
-            return refuse("invalid_request", "device_id may hold only letters, digits, '.', '_' and '-', 64 at most.")
+        if let problem = IdentifierRule.identifier.problem(deviceID) {
+            return refuse("invalid_request", "device_id \(problem).")
         }
         return .success(
             Self(redirectURI: uri, state: state, codeChallenge: challenge, nonce: nonce, deviceID: deviceID)

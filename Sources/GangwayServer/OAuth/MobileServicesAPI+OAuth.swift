@@ -109,8 +109,8 @@ extension MobileServicesAPI {
         guard case .urlEncodedForm(let body) = input.body else { throw OAuthError.invalidRequest("Send a form.") }
         let app = try await oauthApp(input.path.appID, clientID: body.clientId)
         let deviceID = body.deviceId ?? "oauth-\(Self.randomBytes(16).base64URLEncoded)"
-        guard (try? Validation.identifier(deviceID, "device_id")) != nil else {
-            throw OAuthError.invalidRequest("device_id may hold only letters, digits, '.', '_' and '-', 64 at most.")
+        if let problem = IdentifierRule.identifier.problem(deviceID) {
+            throw OAuthError.invalidRequest("device_id \(problem).")
         }
         try await throttle.admitDeviceAuthorization(
             appID: app.id,
