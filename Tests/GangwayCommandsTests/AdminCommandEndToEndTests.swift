@@ -179,7 +179,12 @@ struct AdminCommandEndToEndTests {
             "--credential-file", credentialFile.path,
         ])
         #expect(writable.status == 1, "\(writable.standardError)")
-        #expect(writable.standardError.contains("others can write to it (mode 0666)"), "\(writable.standardError)")
+        #expect(
+            writable.standardError.hasPrefix(
+                "gangway admin: the credential file \(credentialFile.path): others can write"
+            ),
+            "one sentence, no debug text: \(writable.standardError)"
+        )
         #expect(!(try machine.admin(["destinations", "list"]).output.contains("x.example")))
         #expect(try machine.admin(["destinations", "remove", "orders"]).output.contains("Removed orders."))
         let gone = try machine.admin(["destinations", "remove", "orders"])
@@ -536,8 +541,15 @@ struct AdminCommandEndToEndTests {
             "\(missing.standardError)"
         )
         #expect(missing.output.isEmpty, "no link: \(missing.output)")
+        #expect(missing.standardError.hasPrefix("gangway admin: cannot write"), "\(missing.standardError)")
         let directory = try machine.admin(["activation", "--png", machine.directory.url.path])
         #expect(directory.status == 1 && directory.standardError.contains("it is a directory."))
+        // A file there already is never replaced: it may be the admin token.
+        let token = machine.directory.appending("server/admin-token")
+        let before = try Data(contentsOf: token)
+        let existing = try machine.admin(["activation", "--png", token.path])
+        #expect(existing.status == 1 && existing.standardError.contains("a file is there already"))
+        #expect(try Data(contentsOf: token) == before, "left as it was")
     }
 
     @Test(
@@ -577,7 +589,23 @@ struct AdminCommandEndToEndTests {
         let empty = try machine.runner.run([
             "admin", "apps", "--server", "http://127.0.0.1:1", "--token-file", tokenFile.path,
         ])
-        #expect(empty.status == 1 && empty.standardError.contains("the token file is empty"), "\(empty.standardError)")
+        #expect(
+            empty.standardError == "gangway admin: the token file \(tokenFile.path) is empty.\n",
+            "\(empty.standardError)"
+        )
+        #expect(empty.status == 1)
+        // A directory, or a device that never ends, is refused in one line: no crash, no endless read.
+        for path in [machine.directory.url.path, "/dev/zero"] {
+            let refused = try machine.runner.run([
+                "admin", "apps", "--server", "http://127.0.0.1:1", "--token-file", path,
+            ])
+            #expect(refused.status == 1, "\(path)")
+            #expect(refused.standardError.split(separator: "\n").count == 1, "\(path): \(refused.standardError)")
+            #expect(
+                refused.standardError.hasPrefix("gangway admin: the token file \(path) "),
+                "\(refused.standardError)"
+            )
+        }
     }
 }
 

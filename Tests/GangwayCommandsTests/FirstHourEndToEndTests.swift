@@ -237,6 +237,11 @@ struct FirstHourEndToEndTests {
         )
         #expect(restored.status == 1, "\(restored.output)")
         #expect(restored.standardError.hasSuffix("The input ended before this screen was done; the app stops here.\n"))
+        // In the middle of another user's onboarding, started by `add`: the app stops there too.
+        let adding = try runner.run(["--data-dir", home, "--bcrypt-cost", "4"], lines: ["Gangway-Test-1", "add"])
+        #expect(adding.status == 1, "\(adding.output)")
+        #expect(adding.standardError.hasSuffix("The input ended before this screen was done; the app stops here.\n"))
+        #expect(!adding.output.contains("add failed"), "\(adding.output)")
     }
 
     @Test("Ctrl-C at a prompt: exit 130 and one line, the server's URL file gone")

@@ -155,10 +155,19 @@ struct DestinationTests {
                 .get,
                 "/apps/checks/destinations/orders/whoami?week=48&x=%C3%A9",
                 token: alice.token,
-                headers: [.cookie: "device-cookie=1", HTTPField.Name("Keep-Alive")!: "timeout=5"]
+                headers: [
+                    .cookie: "device-cookie=1", HTTPField.Name("Keep-Alive")!: "timeout=5",
+                    HTTPField.Name("X-Forwarded-For")!: "1.2.3.4", HTTPField.Name("X-Real-IP")!: "1.2.3.4",
+                    HTTPField.Name("Forwarded")!: "for=1.2.3.4", HTTPField.Name("X-Gangway-Identity")!: "forged",
+                ]
             )
             try reply.expect(.ok)
             let seen = try reply.json
+            #expect(seen["forwardedFor"] as? String == "127.0.0.1", "the server's own, never the device's")
+            let names = seen["headers"] as? [String] ?? []
+            #expect(
+                !names.contains("x-real-ip") && !names.contains("forwarded") && !names.contains("x-gangway-identity")
+            )
             #expect(seen["sub"] as? String == "alice")
             #expect(seen["app"] as? String == "checks")
             #expect(seen["registration"] as? String == alice.registration)
@@ -254,9 +263,12 @@ struct DestinationTests {
             try await api.admin(.patch, device, json: #"{"status": "locked"}"#).expect(.ok)
             #expect(try await api.send(.get, whoami, token: alice.token).code == "TRAFFIC_REG_LOCKED")
             try await api.admin(.patch, device, json: #"{"status": "active"}"#).expect(.ok)
-            #expect(try await api.send(.get, whoami, token: alice.token).status == .ok)
-            try await api.admin(.patch, "/admin/users/alice", json: #"{"blocked": true}"#).expect(.ok)
+            // The lock ended the session there: unlocked, the device signs in anew.
             #expect(try await api.send(.get, whoami, token: alice.token).status == .unauthorized)
+            let again = try await api.signIn("alice", device: "alice-tablet")
+            #expect(try await api.send(.get, whoami, token: again).status == .ok)
+            try await api.admin(.patch, "/admin/users/alice", json: #"{"blocked": true}"#).expect(.ok)
+            #expect(try await api.send(.get, whoami, token: again).status == .unauthorized)
 
             let counted = try await Self.listed(api) { !($0.first?.requests.isEmpty ?? true) }
             #expect(counted.first?.requests.map(\.count) == [1], "only the one let through reached the backend")

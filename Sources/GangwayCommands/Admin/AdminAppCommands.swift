@@ -310,7 +310,7 @@ struct AdminActivation: AsyncParsableCommand {
     @OptionGroup var server: AdminOptions
     @OptionGroup var app: AppOption
 
-    @Option(name: .customLong("png"), help: "Also write the QR code to this PNG file.")
+    @Option(name: .customLong("png"), help: "Also write the QR code to this new PNG file (never over an existing one).")
     var pngPath: String?
 
     @Option(
@@ -333,14 +333,15 @@ struct AdminActivation: AsyncParsableCommand {
         let pngPath = pngPath
         let validDays = validDays
         // Before anything is made: a PNG that cannot be written makes no link either.
-        if let pngPath { try Self.checkWritable(pngPath) }
+        if let pngPath { try await CommandReport.run("gangway admin") { try Self.checkWritable(pngPath) } }
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             Console.standardOutput(try await admin.activationLink(app: id, validDays: validDays))
             if let pngPath {
                 let png = try await admin.activationQRCode(app: id, validDays: validDays)
                 do {
-                    try png.write(to: URL(fileURLWithPath: pngPath), options: .atomic)
+                    // Made new, never over a file that appeared since the check.
+                    try png.write(to: URL(fileURLWithPath: pngPath), options: .withoutOverwriting)
                 } catch {
                     throw CommandFailure("cannot write \(pngPath).")
                 }
@@ -349,14 +350,19 @@ struct AdminActivation: AsyncParsableCommand {
         }
     }
 
-    /// Refuses a PNG path whose directory is missing or not writable, or that names a
-    /// directory, saying which.
+    /// Refuses a PNG path whose directory is missing or not writable, or where a file or
+    /// directory is already, saying which.
     static func checkWritable(_ path: String) throws {
         let file = URL(fileURLWithPath: path)
         let directory = file.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw CommandFailure("cannot write \(path): it is a directory.")
+        if FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) {
+            // Another file is never replaced: the path may be mistyped, and name the admin token.
+            throw CommandFailure(
+                isDirectory.boolValue
+                    ? "cannot write \(path): it is a directory."
+                    : "cannot write \(path): a file is there already; give a new file's path."
+            )
         }
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue
         else { throw CommandFailure("cannot write \(path): there is no directory \(directory).") }

@@ -102,7 +102,7 @@ struct AdminAuth: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let secret = try readSecret()
+        let secret = try await CommandReport.run("gangway admin") { try readSecret() }
         let (type, issuer, clientID, createsUsers, ownUsers, changesProvider) = (
             type, issuer, clientID, createsUsers, ownUsers, changesProvider
         )

@@ -267,8 +267,7 @@ struct AdminDataChanges: AsyncParsableCommand {
     @Option(help: "Only the changes that ended so: applied, conflict or rejected.")
     var outcome: Outcome?
 
-    @Option(help: "At most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")
-    var limit = APIDefaults.listLimit
+    @OptionGroup var limit: ListLimitOption
 
     @Flag(help: "Print the changes as JSON.")
     var json = false
@@ -277,14 +276,10 @@ struct AdminDataChanges: AsyncParsableCommand {
         case applied, conflict, rejected
     }
 
-    func validate() throws {
-        guard APILimits.listLimit.contains(limit) else {
-            throw ValidationError("--limit is \(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound).")
-        }
-    }
-
     func run() async throws {
-        let (outcome, limit, json) = (outcome.flatMap { ChangeResult.Outcome(rawValue: $0.rawValue) }, limit, json)
+        let (outcome, limit, json) = (
+            outcome.flatMap { ChangeResult.Outcome(rawValue: $0.rawValue) }, limit.value ?? APIDefaults.listLimit, json
+        )
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             let changes = try await admin.changes(app: id, outcome: outcome, limit: limit)

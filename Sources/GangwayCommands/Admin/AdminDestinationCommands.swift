@@ -87,14 +87,11 @@ struct AdminDestinationsAdd: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let credential: String? =
-            if let credentialFile {
-                try SecretInput.read(file: credentialFile, what: "the credential file")
-            } else if credentialStdin {
-                try SecretInput.readStandardInput(what: "the credential")
-            } else {
-                nil
-            }
+        let (credentialFile, credentialStdin) = (credentialFile, credentialStdin)
+        let credential: String? = try await CommandReport.run("gangway admin") {
+            if let credentialFile { return try SecretInput.read(file: credentialFile, what: "the credential file") }
+            return credentialStdin ? try SecretInput.readStandardInput(what: "the credential") : nil
+        }
         let (name, url, header) = (name, url, credentialHeader)
         try await server.run { admin in
             let id = try await app.resolve(with: admin)

@@ -33,8 +33,7 @@ struct AdminLogs: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "The least seconds between two uploads of a device (60 to 86400).")
     var interval: Int?
 
-    @Option(help: "List at most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")
-    var limit = APIDefaults.listLimit
+    @OptionGroup var limit: ListLimitOption
 
     @Option(help: "List only this user's entries.")
     var user: String?
@@ -52,9 +51,6 @@ struct AdminLogs: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard APILimits.listLimit.contains(limit) else {
-            throw ValidationError("--limit is \(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound).")
-        }
         if let level, Logger.Level(rawValue: level) == nil {
             throw ValidationError("--level is one of trace, debug, info, notice, warning, error, critical.")
         }
@@ -82,7 +78,7 @@ struct AdminLogs: AsyncParsableCommand {
 
     func run() async throws {
         let (upload, level, interval, limit, json) = (
-            upload, level.flatMap(Logger.Level.init(rawValue:)), interval, limit, json
+            upload, level.flatMap(Logger.Level.init(rawValue:)), interval, limit.value ?? APIDefaults.listLimit, json
         )
         let (user, minLevel, since, until) = (
             user, minLevel, since.flatMap(UTCTime.parse), until.flatMap(UTCTime.parse)

@@ -210,8 +210,7 @@ struct AdminAudit: AsyncParsableCommand {
 
     @OptionGroup var server: AdminOptions
 
-    @Option(help: "Show at most this many (\(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound)).")
-    var limit = APIDefaults.listLimit
+    @OptionGroup var limit: ListLimitOption
 
     @Option(parsing: .unconditional, help: "Show the events before this ID.")
     var before: Int64?
@@ -220,16 +219,11 @@ struct AdminAudit: AsyncParsableCommand {
     var format = Format.table
 
     func validate() throws {
-        guard APILimits.listLimit.contains(limit) else {
-            throw ValidationError(
-                "--limit must be between \(APILimits.listLimit.lowerBound) and \(APILimits.listLimit.upperBound)."
-            )
-        }
         if let before, before < 1 { throw ValidationError("--before is an event's ID: 1 or more.") }
     }
 
     func run() async throws {
-        let (limit, before, format) = (limit, before, format)
+        let (limit, before, format) = (limit.value ?? APIDefaults.listLimit, before, format)
         try await server.run { admin in
             let events = try await admin.auditEvents(limit: limit, before: before)
             switch format {

@@ -15,15 +15,24 @@ import GangwaySystem
 ///
 /// A regular file must be the running user's own and writable by no one else, as every
 /// file Gangway trusts (``PrivateFiles/read(_:secret:)``); a pipe, as `<(pass show …)`
-/// gives, is read as it comes. Surrounding spaces and line ends are not part of the
-/// secret, and an empty one is refused.
+/// gives, is read as it comes. A secret is at most ``maximumSize`` bytes: a file or pipe
+/// with more (`/dev/zero`) is refused once that much was read. Surrounding spaces and
+/// line ends are not part of the secret, and an empty one is refused.
 enum SecretInput {
+    /// The most bytes a secret takes: the server's longest (a client secret, a
+    /// credential) is 4,096 characters.
+    static let maximumSize = 64 * 1024
+
     /// The secret in the file at `path`; `what` names it in a refusal ("the token file").
     static func read(file path: String, what: String) throws -> String {
         var status = stat()
         guard stat(path, &status) == 0 else { throw CommandFailure("cannot read \(what) \(path).") }
         let data: Data
-        if status.st_mode & S_IFMT == S_IFREG {
+        switch status.st_mode & S_IFMT {
+        case S_IFDIR:
+            throw CommandFailure("\(what) \(path) is a directory.")
+        case S_IFREG:
+            guard status.st_size <= maximumSize else { throw tooLarge(what, path) }
             do {
                 guard let contents = try PrivateFiles.read(URL(fileURLWithPath: path)) else {
                     throw CommandFailure("cannot read \(what) \(path).")
@@ -32,19 +41,41 @@ enum SecretInput {
             } catch let error as PrivateFileError {
                 throw CommandFailure("\(what) \(error).")
             }
-        } else {
+        default:
             guard let handle = FileHandle(forReadingAtPath: path) else {
                 throw CommandFailure("cannot read \(what) \(path).")
             }
             defer { try? handle.close() }
-            data = handle.readDataToEndOfFile()
+            data = try bounded(handle, what: "\(what) \(path)")
         }
-        return try secret(in: data, what: what)
+        return try secret(in: data, what: "\(what) \(path)")
     }
 
     /// The secret on standard input, to its end.
     static func readStandardInput(what: String) throws -> String {
-        try secret(in: FileHandle.standardInput.readDataToEndOfFile(), what: what)
+        try secret(in: try bounded(FileHandle.standardInput, what: what), what: what)
+    }
+
+    /// What `handle` holds to its end, refused past ``maximumSize``.
+    private static func bounded(_ handle: FileHandle, what: String) throws -> Data {
+        var data = Data()
+        do {
+            while let chunk = try handle.read(upToCount: maximumSize + 1 - data.count), !chunk.isEmpty {
+                data += chunk
+                guard data.count <= maximumSize else { throw tooLarge(what, nil) }
+            }
+        } catch let failure as CommandFailure {
+            throw failure
+        } catch {
+            throw CommandFailure("cannot read \(what).")
+        }
+        return data
+    }
+
+    private static func tooLarge(_ what: String, _ path: String?) -> CommandFailure {
+        CommandFailure(
+            "\(what)\(path.map { " \($0)" } ?? "") holds more than \(maximumSize / 1024) KiB; no secret is that long."
+        )
     }
 
     private static func secret(in data: Data, what: String) throws -> String {

@@ -170,6 +170,14 @@ extension MobileServicesAPI {
             device.statusChangedAt = now()
             // A wipe destroys the recovery secret at once: nothing can unlock the old store.
             if status == .wiped { device.recoverySecret = try newRecoverySecret(for: device.registrationID) }
+            // A lock or wipe ended the session there (its token stays readable until then,
+            // so the device learns why): back to active, the device signs in anew.
+            if status == .active {
+                let (username, deviceID) = (device.username, device.deviceID)
+                try await perform {
+                    try await storage.revokeSessions(username: username, appID: app.id, deviceID: deviceID)
+                }
+            }
             try await perform { try await storage.saveDevice(device) }
             logger.notice(
                 "device \(status.rawValue)",

@@ -89,7 +89,10 @@ struct DestinationProxy: Sendable {
         }
         var outgoing = HTTPClientRequest(url: Self.url(destination.url, target.path, query: request.uri.query))
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
-        outgoing.headers = Self.forwarded(request.headers)
+        outgoing.headers = Self.forwarded(
+            request.headers,
+            client: RequestInfo.current.clientAddress(trusting: api.settings.trustedProxies)
+        )
         outgoing.headers.add(name: "X-Request-ID", value: RequestInfo.current.requestID)
         switch destination.authentication {
         case .identity:
@@ -203,20 +206,30 @@ struct DestinationProxy: Sendable {
         "transfer-encoding", "upgrade", "host", "content-length",
     ]
 
+    /// Headers that say who sent a request or where it went, which a device could forge:
+    /// the backend gets the server's own (`X-Forwarded-For`), never the device's.
+    static let forgeable: Set<String> = [
+        "forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-real-ip",
+        "x-client-ip",
+    ]
+
     /// The device's headers a backend gets: not its credentials, nor what concerns this
-    /// connection.
-    static func forwarded(_ fields: HTTPFields) -> HTTPHeaders {
+    /// connection, nor what names a sender (``forgeable``) or speaks for the server
+    /// (`X-Gangway-…`); `client` (the device's address as this server knows it) goes as
+    /// `X-Forwarded-For`.
+    static func forwarded(_ fields: HTTPFields, client: String) -> HTTPHeaders {
         let named = connectionNamed(fields[values: .connection])
         var headers = HTTPHeaders()
         for field in fields {
             let name = field.name.canonicalName
-            if hopByHop.contains(name) || named.contains(name) || name == "authorization" || name == "cookie"
-                || name == "x-request-id"
+            if hopByHop.contains(name) || named.contains(name) || forgeable.contains(name) || name == "authorization"
+                || name == "cookie" || name == "x-request-id" || name.hasPrefix("x-gangway-")
             {
                 continue
             }
             headers.add(name: field.name.rawName, value: field.value)
         }
+        headers.add(name: "X-Forwarded-For", value: client)
         return headers
     }
 

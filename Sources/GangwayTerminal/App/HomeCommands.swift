@@ -51,7 +51,8 @@ struct HomeCommands: Sendable {
                 if let exit = try await perform(command, arguments: Array(raw.dropFirst())) { return exit }
             } catch {
                 switch error {
-                case let error as PresenterError where error == .closed:
+                case _ where (DeviceApp.cause(of: error) as? PresenterError) == .closed:
+                    // The input ended in a screen of the command's flow (`add`, `switch`).
                     if console.quitRequested { return .quit }
                     console.problem(console.styled(localized("inputEndedEarly"), .red))
                     return .inputEnded
@@ -146,6 +147,9 @@ struct HomeCommands: Sendable {
         case "logout" where arguments.first == "server":
             try await manager.logoutFromServer()
             console.line(localized("home.signedOutOnServer"))
+        case "logout" where !arguments.isEmpty:
+            // A mistyped `logout server` must not close the session.
+            console.line(localized("home.logoutWhich"))
         case "logout":
             try await manager.logout()
             console.line(localized("home.signedOut"))

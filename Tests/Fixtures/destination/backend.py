@@ -103,6 +103,7 @@ class Handler(BaseHTTPRequestHandler):
             "cookie": self.headers.get("Cookie"),
             "headers": sorted(name.lower() for name in self.headers.keys()),
             "token": self.headers.get("Authorization", "")[len("Bearer "):],
+            "forwardedFor": self.headers.get("X-Forwarded-For"),
         }
 
     def do_GET(self):
