@@ -208,6 +208,9 @@ struct AdminCommandEndToEndTests {
             (["destinations", "remove", ""], "the destination name '' must be 1 to 64 characters long."),
             (["users", "block", "--", "-x"], "the user name '-x' must start with an ASCII letter or digit"),
             (["operators", "add", "a b", "--role", "admin"], "the operator name 'a b' must start with"),
+            (["logs", "--since", "2026-11-28", "--until", "2026-11-01"], "--since must be before --until"),
+            (["audit", "--limit", "-5"], "--limit is 1 to 1000."),
+            (["data", "changes", "--limit", "-1"], "--limit is 1 to 1000."),
         ]
         for (arguments, message) in refusals {
             let result = try machine.admin(arguments)

@@ -301,7 +301,7 @@ struct StoreCommandEndToEndTests {
             ["store", "init", "--path", temporary.appending("x").path, "--passcode-stdin", "--retry-limit", "0"],
             lines: [passcode]
         )
-        #expect(badPolicy.status == 1)
+        #expect(badPolicy.status == 64, "a bad command line")
         #expect(badPolicy.standardError.contains("--retry-limit: must be between 1 and 1000"))
         #expect(try gangway.run(["store", "frobnicate"]).status == 64)
         for result in [missing, notAStore, noTerminal, noInput, twice, badPolicy] {

@@ -63,6 +63,9 @@ struct AdminLogs: AsyncParsableCommand {
         for (name, value) in [("--since", since), ("--until", until)] {
             if let value, UTCTime.parse(value) == nil { throw ValidationError("\(name) is \(UTCTime.example).") }
         }
+        if let since = since.flatMap(UTCTime.parse), let until = until.flatMap(UTCTime.parse), since >= until {
+            throw ValidationError("--since must be before --until: no entry is logged in between.")
+        }
         if let user, !APILimits.username.contains(user.unicodeScalars.count) {
             throw ValidationError(
                 "--user is \(APILimits.username.lowerBound) to \(APILimits.username.upperBound) characters."

@@ -127,8 +127,9 @@ struct AdminOperatorsLink: AsyncParsableCommand {
         commandName: "link",
         abstract: "Let an operator sign in to the console through an OpenID Connect provider.",
         discussion: """
-            The issuer must be the provider of an app ('gangway admin auth'): the console's \
-            sign-in page then offers it, through that app's client, whose provider must also \
+            The link is used once the issuer is the provider of an app ('gangway admin auth'; \
+            one that no app uses yet is kept until then): the console's sign-in page then \
+            offers it, through that app's client, whose provider must also \
             know the console's redirect URI (the app's sign-in page in the console shows it). \
             The person the provider signs in with this subject is the operator, with no \
             password or code of Gangway's: the provider's own sign-in, and its second factor, \

@@ -78,7 +78,8 @@ struct StoreInit: StoreSubcommand {
                 PasscodePolicy.SettingsKey.digitsOnly: digitsOnly ? "--digits-only" : nil,
             ]
             if let key = error.key, let option = given[key] ?? nil {
-                throw CommandFailure("\(option): \(error.reason)")
+                // A value the command line gave out of range is a bad command line.
+                throw CommandFailure("\(option): \(error.reason)", code: ExitCode.validationFailure.rawValue)
             }
             throw CommandFailure(error.description)
         }

@@ -18,7 +18,7 @@ enum Validation {
         try length(value, field, range)
         guard !hasControlCharacters(value) else {
             throw .badRequest(
-                "\(field) must not contain control characters or text-direction overrides.",
+                "\(field) must not contain control characters, invisible characters or text-direction overrides.",
                 code: .invalidField
             )
         }
