@@ -206,6 +206,18 @@ struct MalformedInputTests {
         }
     }
 
+    @Test("a query value of the wrong form is said to be in the query, not the body")
+    func queryOfTheWrongForm() async throws {
+        try await ServerFixture().run { api in
+            for path in ["/admin/activity?period=year", "/admin/audit?before=9223372036854775808"] {
+                let reply = try await api.admin(.get, path)
+                #expect(reply.status == .badRequest, "\(path)")
+                #expect(!reply.text.contains("body"), "\(path): \(reply.text)")
+                #expect(reply.text.contains("query"), "\(path): \(reply.text)")
+            }
+        }
+    }
+
     @Test("HEAD answers wherever GET does, with GET's status and headers and no body; elsewhere it is 405")
     func head() async throws {
         try await ServerFixture().runSeeded { api in

@@ -235,6 +235,18 @@ struct OAuthAuthorizationCodeTests {
                 #expect(fields["state"] == "af0ifjsldkj")
                 #expect(fields["code"] == nil)
             }
+            // A state past the rule is refused and not sent back.
+            for state in [String(repeating: "s", count: 513), "a\nb"] {
+                let page = try await api.send(
+                    .get,
+                    "/apps/checks/oauth/authorize?" + Self.query(Self.request(replacing: ["state": state]))
+                )
+                let (target, fields) = try Self.redirected(page)
+                #expect(target == "http://127.0.0.1:51234/callback")
+                #expect(fields["error"] == "invalid_request")
+                #expect(fields["state"] == nil, "not echoed")
+                #expect((page.headers[.location] ?? "").utf8.count < 512)
+            }
         }
     }
 

@@ -95,9 +95,9 @@ enum Wipe: DeviceStatusChange {
 
 enum Unlock: DeviceStatusChange {
     static let name = "unlock"
-    static let abstract = "Make a locked registration active again."
+    static let abstract = "Make a locked or wiped registration active again; the device signs in anew."
     static let status = ManagedDevice.Status.active
-    static let done = "the device is served as before"
+    static let done = "the device signs in anew, and is served as before"
 }
 
 struct AdminDeviceStatus<Change: DeviceStatusChange>: AsyncParsableCommand {

@@ -173,7 +173,8 @@ struct GatewayMiddleware: RouterMiddleware {
             if error.operationInput == nil {
                 // The generated code could not read the request: it does not match the document.
                 return .badRequest(
-                    "The request does not match the API document\(fieldPath(in: error.underlyingError))."
+                    "The request does not match the API document"
+                        + "\(fieldPath(in: error.underlyingError, readsBody: ![.get, .head, .delete].contains(error.request.method)))."
                 )
             }
             logger.error(
@@ -208,8 +209,10 @@ struct GatewayMiddleware: RouterMiddleware {
         "The server failed; the request ID identifies it in the server's log."
     )
 
-    /// ` (at body.user.name)` for a decoding error, so the client knows which field.
-    private static func fieldPath(in error: any Error) -> String {
+    /// ` (at body.user.name)` for a decoding error, so the client knows which field; when
+    /// the error names none, the body, or for a request without one (`readsBody` false)
+    /// its path or query.
+    private static func fieldPath(in error: any Error, readsBody: Bool) -> String {
         var current: (any Error)? = error
         while let error = current {
             if let decoding = error as? DecodingError {
@@ -223,8 +226,10 @@ struct GatewayMiddleware: RouterMiddleware {
                     path = []
                 }
                 let names = path.map { $0.intValue.map(String.init) ?? $0.stringValue }
-                return names.isEmpty
-                    ? " (the body is not valid JSON of the right shape)" : " (at \(names.joined(separator: ".")))"
+                guard names.isEmpty else { return " (at \(names.joined(separator: ".")))" }
+                return readsBody
+                    ? " (the body is not valid JSON of the right shape)"
+                    : " (a value in the path or the query is not of the right form)"
             }
             current = (error as? ServerError)?.underlyingError
         }

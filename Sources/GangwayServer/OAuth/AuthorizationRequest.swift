@@ -39,11 +39,13 @@ struct AuthorizationRequest: Sendable, Hashable, Codable {
                 .page("This sign-in link does not say where to return to the app. Start again from the app.")
             )
         }
-        let state = fields["state"]
+        // A state past the rule is not sent back: the refusal goes without it.
+        let given = fields["state"]
+        let state = given.flatMap { $0.utf8.count > 512 || $0.contains(where: \.isNewline) ? nil : $0 }
         func refuse(_ error: String, _ description: String) -> Result<Self, Refusal> {
             .failure(.redirect(to: uri, error: error, description: description, state: state))
         }
-        if let state, state.utf8.count > 512 || state.contains(where: { $0.isNewline }) {
+        if given != nil, state == nil {
             return refuse("invalid_request", "state is longer than 512 bytes or holds a line break.")
         }
         guard fields["response_type"] == "code" else {
