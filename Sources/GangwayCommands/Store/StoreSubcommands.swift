@@ -96,6 +96,23 @@ func unlock(_ options: StoreOptions, _ passcodes: PasscodeOptions, console: Cons
     return try location.unlock(passcode: passcode)
 }
 
+/// The key a subcommand names: checked by the store's rule before a passcode is asked,
+/// and shown escaped when it is not there.
+struct KeyArgument: ParsableArguments {
+    @Argument(help: "The key.") var key: String
+
+    func validate() throws {
+        if let problem = SecureStore.problem(withKey: key) { throw ValidationError("\(problem).") }
+    }
+
+    var notFound: CommandFailure {
+        CommandFailure(
+            "key not found: \(TextRules.escapingControls(key, keepingLines: false))",
+            code: StoreExitCode.keyNotFound
+        )
+    }
+}
+
 /// `gangway store put`
 struct StorePut: StoreSubcommand {
     static let configuration = CommandConfiguration(
@@ -105,12 +122,8 @@ struct StorePut: StoreSubcommand {
 
     @OptionGroup var options: StoreOptions
     @OptionGroup var passcodes: PasscodeOptions
-    @Argument(help: "The key.") var key: String
+    @OptionGroup var key: KeyArgument
     @Argument(help: "The value; read from standard input, exactly, when left out.") var value: String?
-
-    func validate() throws {
-        if let problem = SecureStore.problem(withKey: key) { throw ValidationError("\(problem).") }
-    }
 
     func perform() async throws {
         let console = Console.prompting()
@@ -118,7 +131,7 @@ struct StorePut: StoreSubcommand {
         defer { store.close() }
         let data: Data
         if let value { data = Data(value.utf8) } else { data = await console.readToEnd() }
-        try store.put(data, forKey: key)
+        try store.put(data, forKey: key.key)
     }
 }
 
@@ -133,18 +146,12 @@ struct StoreGet: StoreSubcommand {
 
     @OptionGroup var options: StoreOptions
     @OptionGroup var passcodes: PasscodeOptions
-    @Argument(help: "The key.") var key: String
-
-    func validate() throws {
-        if let problem = SecureStore.problem(withKey: key) { throw ValidationError("\(problem).") }
-    }
+    @OptionGroup var key: KeyArgument
 
     func perform() async throws {
         let store = try await unlock(options, passcodes, console: .prompting())
         defer { store.close() }
-        guard let value = try store.data(forKey: key) else {
-            throw CommandFailure("key not found: \(key)", code: StoreExitCode.keyNotFound)
-        }
+        guard let value = try store.data(forKey: key.key) else { throw key.notFound }
         Console.write(value, to: STDOUT_FILENO)
         if isatty(STDOUT_FILENO) == 1, value.last != UInt8(ascii: "\n") {
             Console.write(Data("\n".utf8), to: STDOUT_FILENO)
@@ -174,18 +181,12 @@ struct StoreRemove: StoreSubcommand {
 
     @OptionGroup var options: StoreOptions
     @OptionGroup var passcodes: PasscodeOptions
-    @Argument(help: "The key.") var key: String
-
-    func validate() throws {
-        if let problem = SecureStore.problem(withKey: key) { throw ValidationError("\(problem).") }
-    }
+    @OptionGroup var key: KeyArgument
 
     func perform() async throws {
         let store = try await unlock(options, passcodes, console: .prompting())
         defer { store.close() }
-        guard try store.removeValue(forKey: key) else {
-            throw CommandFailure("key not found: \(key)", code: StoreExitCode.keyNotFound)
-        }
+        guard try store.removeValue(forKey: key.key) else { throw key.notFound }
     }
 }
 
