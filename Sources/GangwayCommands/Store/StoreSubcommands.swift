@@ -86,14 +86,30 @@ struct StoreInit: StoreSubcommand {
     }
 }
 
-/// Opens a store the way the command line asks: with a passcode, or without one in
-/// no-passcode mode.
-func unlock(_ options: StoreOptions, _ passcodes: PasscodeOptions, console: Console) async throws -> SecureStore {
-    let location = options.location()
-    let info = try location.info()
-    if !info.isPasscodeProtected { return try location.unlockWithoutPasscode() }
-    let passcode = try await PasscodeSource(passcodes, console: console).read(prompt: "Passcode")
-    return try location.unlock(passcode: passcode)
+/// A subcommand that works in the unlocked store: ``withStore(console:_:)`` opens it the
+/// way the command line asks (with a passcode, or without one in no-passcode mode), does
+/// the work and closes it.
+protocol UnlockingSubcommand: StoreSubcommand {
+    var options: StoreOptions { get }
+    var passcodes: PasscodeOptions { get }
+}
+
+extension UnlockingSubcommand {
+    func withStore<Result>(
+        console: Console = .prompting(),
+        _ work: (SecureStore) async throws -> Result
+    ) async throws -> Result {
+        let location = options.location()
+        let store: SecureStore
+        if try location.info().isPasscodeProtected {
+            let passcode = try await PasscodeSource(passcodes, console: console).read(prompt: "Passcode")
+            store = try location.unlock(passcode: passcode)
+        } else {
+            store = try location.unlockWithoutPasscode()
+        }
+        defer { store.close() }
+        return try await work(store)
+    }
 }
 
 /// The key a subcommand names: checked by the store's rule before a passcode is asked,
@@ -114,7 +130,7 @@ struct KeyArgument: ParsableArguments {
 }
 
 /// `gangway store put`
-struct StorePut: StoreSubcommand {
+struct StorePut: UnlockingSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "put",
         abstract: "Store a value under a key (the value from standard input when VALUE is left out)."
@@ -127,16 +143,16 @@ struct StorePut: StoreSubcommand {
 
     func perform() async throws {
         let console = Console.prompting()
-        let store = try await unlock(options, passcodes, console: console)
-        defer { store.close() }
-        let data: Data
-        if let value { data = Data(value.utf8) } else { data = await console.readToEnd() }
-        try store.put(data, forKey: key.key)
+        try await withStore(console: console) { store in
+            let data: Data
+            if let value { data = Data(value.utf8) } else { data = await console.readToEnd() }
+            try store.put(data, forKey: key.key)
+        }
     }
 }
 
 /// `gangway store get`
-struct StoreGet: StoreSubcommand {
+struct StoreGet: UnlockingSubcommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
         abstract: "Print the value stored under a key, exactly as stored.",
@@ -149,9 +165,7 @@ struct StoreGet: StoreSubcommand {
     @OptionGroup var key: KeyArgument
 
     func perform() async throws {
-        let store = try await unlock(options, passcodes, console: .prompting())
-        defer { store.close() }
-        guard let value = try store.data(forKey: key.key) else { throw key.notFound }
+        guard let value = try await withStore({ try $0.data(forKey: key.key) }) else { throw key.notFound }
         Console.write(value, to: STDOUT_FILENO)
         if isatty(STDOUT_FILENO) == 1, value.last != UInt8(ascii: "\n") {
             Console.write(Data("\n".utf8), to: STDOUT_FILENO)
@@ -160,23 +174,23 @@ struct StoreGet: StoreSubcommand {
 }
 
 /// `gangway store list`
-struct StoreList: StoreSubcommand {
+struct StoreList: UnlockingSubcommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List the keys, one per line.")
 
     @OptionGroup var options: StoreOptions
     @OptionGroup var passcodes: PasscodeOptions
 
     func perform() async throws {
-        let store = try await unlock(options, passcodes, console: .prompting())
-        defer { store.close() }
         // A key is shown as text: one that holds a control character cannot clear the
         // terminal or break the one-per-line list.
-        for key in try store.keys() { print(TextRules.escapingControls(key, keepingLines: false)) }
+        for key in try await withStore({ try $0.keys() }) {
+            print(TextRules.escapingControls(key, keepingLines: false))
+        }
     }
 }
 
 /// `gangway store remove`
-struct StoreRemove: StoreSubcommand {
+struct StoreRemove: UnlockingSubcommand {
     static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a key and its value.")
 
     @OptionGroup var options: StoreOptions
@@ -184,9 +198,7 @@ struct StoreRemove: StoreSubcommand {
     @OptionGroup var key: KeyArgument
 
     func perform() async throws {
-        let store = try await unlock(options, passcodes, console: .prompting())
-        defer { store.close() }
-        guard try store.removeValue(forKey: key.key) else { throw key.notFound }
+        guard try await withStore({ try $0.removeValue(forKey: key.key) }) else { throw key.notFound }
     }
 }
 
