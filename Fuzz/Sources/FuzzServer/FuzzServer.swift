@@ -43,9 +43,16 @@ public final class FuzzServer: Sendable {
     let logger: Logger
     let clock: Clock
 
+    /// Where this process's server keeps its data: removed when the process exits, as
+    /// libFuzzer ends a run (a crash leaves it, with the input that made it).
+    static let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("gangway-fuzz-\(ProcessInfo.processInfo.processIdentifier)")
+
     private init() async throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("gangway-fuzz-\(UUID().uuidString)")
+        let directory = Self.directory
+        // A directory of an earlier process with this ID (which crashed) is not reused.
+        try? FileManager.default.removeItem(at: directory)
+        atexit { try? FileManager.default.removeItem(at: FuzzServer.directory) }
         var logger = Logger(label: "gangway.fuzz")
         logger.logLevel = .critical
         self.logger = logger
