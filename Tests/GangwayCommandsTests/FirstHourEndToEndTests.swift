@@ -237,11 +237,20 @@ struct FirstHourEndToEndTests {
         )
         #expect(restored.status == 1, "\(restored.output)")
         #expect(restored.standardError.hasSuffix("The input ended before this screen was done; the app stops here.\n"))
+        // A mistyped `logout server` asks which, and closes nothing.
+        let typo = try runner.run(
+            ["--data-dir", home, "--bcrypt-cost", "4"],
+            lines: ["1", "Gangway-Test-1", "logout srever", "quit"]
+        )
+        #expect(typo.status == 0, "\(typo.output)")
+        #expect(typo.output.contains("Say which: logout (sign out and close the session) or logout server"))
+        #expect(!typo.output.contains("Signed out."), "\(typo.output)")
         // In the middle of another user's onboarding, started by `add`: the app stops there too.
-        let adding = try runner.run(["--data-dir", home, "--bcrypt-cost", "4"], lines: ["Gangway-Test-1", "add"])
+        let adding = try runner.run(["--data-dir", home, "--bcrypt-cost", "4"], lines: ["1", "Gangway-Test-1", "add"])
         #expect(adding.status == 1, "\(adding.output)")
         #expect(adding.standardError.hasSuffix("The input ended before this screen was done; the app stops here.\n"))
         #expect(!adding.output.contains("add failed"), "\(adding.output)")
+        #expect(adding.output.contains("== Welcome =="), "the new user's onboarding began: \(adding.output)")
     }
 
     @Test("Ctrl-C at a prompt: exit 130 and one line, the server's URL file gone")
