@@ -48,6 +48,8 @@ struct ShippedBinaryTests {
     }
 
     @Test func theBinaryNamesNoTestVariableAndLinksNoTestSupport() throws {
+        // Each test has the suite's directory, used or not.
+        defer { temporary.remove() }
         let binary = try Data(contentsOf: GangwayProcess.shippedExecutable)
         #expect(binary.count > 1_000_000)
         for needle in [
@@ -63,6 +65,7 @@ struct ShippedBinaryTests {
 
     @Test("gangway-benchmark measures with the shipped parts: no test support linked")
     func theBenchmarkLinksNoTestSupport() throws {
+        defer { temporary.remove() }
         let binary = try Data(contentsOf: GangwayProcess.benchmarkExecutable)
         #expect(binary.count > 1_000_000)
         for needle in ["ScriptedPresenter", "RecordingSessionUI", "RunningTestServer", "GangwayServerTesting"] {
