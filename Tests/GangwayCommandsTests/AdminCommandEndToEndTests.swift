@@ -118,13 +118,17 @@ struct AdminCommandEndToEndTests {
         for (row, action) in zip(rows.dropFirst(), actions) {
             #expect(row.contains("admin token  api  \(action)"), "\(row)")
         }
+        // What changed, where the action does not say it all.
+        #expect(rows[4].hasSuffix("127.0.0.1  role: admin → operator"), "\(rows[4])")
+        #expect(rows[5].hasSuffix("127.0.0.1  role: admin"), "\(rows[5])")
         let csv = try machine.admin(["audit", "--format", "csv"])
         let lines = csv.output.split(separator: "\n")
-        #expect(lines.first == "id,at,actor,via,action,target,address")
+        #expect(lines.first == "id,at,actor,via,action,target,address,detail")
         #expect(
-            lines.dropFirst().first?.hasSuffix(",admin token,api,removeOperator,/admin/operators/ops.alice,127.0.0.1")
+            lines.dropFirst().first?.hasSuffix(",admin token,api,removeOperator,/admin/operators/ops.alice,127.0.0.1,")
                 == true
         )
+        #expect(lines.last?.hasSuffix(",addOperator,/admin/operators/ops.alice,127.0.0.1,role: admin") == true)
         let json = try machine.admin(["audit", "--format", "json", "--limit", "1"])
         let events = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]]
         #expect(events?.count == 1)

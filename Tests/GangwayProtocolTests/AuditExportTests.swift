@@ -13,10 +13,14 @@ struct AuditExportTests {
             via: "console",
             action: "updateUser",
             target: "/admin/users/alice",
-            address: nil
+            address: nil,
+            detail: "blocked: false → true; password set"
         )
-        #expect(line == "7,2027-01-15T08:00:00Z,ops.alice,console,updateUser,/admin/users/alice,")
-        #expect(AuditExport.csv([line]) == "id,at,actor,via,action,target,address\n" + line)
+        #expect(
+            line
+                == "7,2027-01-15T08:00:00Z,ops.alice,console,updateUser,/admin/users/alice,,blocked: false → true; password set"
+        )
+        #expect(AuditExport.csv([line]) == "id,at,actor,via,action,target,address,detail\n" + line)
     }
 
     @Test(

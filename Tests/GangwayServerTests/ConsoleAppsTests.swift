@@ -317,6 +317,9 @@ struct ConsoleAppsTests {
 
             let events = try await OperatorsTests.audit(api)
             #expect(events.prefix(2).map(\.action) == ["updateApp", "createApp"])
+            // The app made is the target, and of the settings form only what changed is said.
+            #expect(events[1].target == "/admin/apps/fuel")
+            #expect(events[0].detail == "emailDomains: [fuel.example, ops.fuel.example] → [fuel.example]")
             #expect(events.prefix(2).allSatisfy { $0.actor == "ops.ada" && $0.via == .console })
         }
     }

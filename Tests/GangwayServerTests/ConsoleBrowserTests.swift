@@ -262,6 +262,11 @@ struct ConsoleBrowserTests {
             }
             let events = try await OperatorsTests.audit(api)
             #expect(events.prefix(3).map(\.action) == ["updateDevice", "updateDevice", "updateDevice"])
+            // The console runs the API's handlers: the audit says what each did, as for the API.
+            #expect(
+                events.prefix(3).map(\.detail)
+                    == ["status: active → wiped", "status: locked → active", "status: active → locked"]
+            )
             #expect(events.first?.target == "/admin/apps/checks/devices/\(alice.registrationID)")
             #expect(events.first?.actor == "ops.fay")
         }

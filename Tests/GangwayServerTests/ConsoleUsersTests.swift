@@ -78,6 +78,8 @@ struct ConsoleUsersTests {
 
             let events = try await OperatorsTests.audit(api)
             #expect(events.prefix(4).map(\.action) == ["unlinkIdentity", "linkIdentity", "updateUser", "createUser"])
+            #expect(events[2].detail == "password set")
+            #expect(events[3].target == "/admin/users/carol")
             #expect(events.prefix(4).allSatisfy { $0.actor == "ops.ola" && $0.via == .console })
             #expect(!fixture.logs.text.contains("carol-second-password"))
 

@@ -193,7 +193,7 @@ struct OperatorsTests {
             #expect(csv.headers[.contentDisposition] == #"attachment; filename="gangway-audit.csv""#)
             let lines = csv.text.split(separator: "\n")
             #expect(lines.count == 1_205)
-            #expect(lines.first == "id,at,actor,via,action,target,address")
+            #expect(lines.first == "id,at,actor,via,action,target,address,detail")
             #expect(lines[1].hasPrefix("1204,") && lines[1].contains(",'=cmd|' /C calc'!A0,"), "\(lines[1])")
             #expect(lines.last?.hasPrefix("1,") == true)
             let json = try await api.send(.get, "/console/audit.json", headers: cookie)
@@ -310,6 +310,57 @@ struct OperatorsTests {
             #expect(touched.map { abs($0.0.lastSeenAt.timeIntervalSince(moved)) < 1 } == true, "moved")
             fixture.clock.advance(by: .seconds(29 * 60))
             #expect(try await storage.touchOperatorSession(tokenHash: hash, at: fixture.clock.now()) != nil, "kept")
+        }
+    }
+
+    @Test(
+        "the audit says what changed: a lock, an unlock, a block, a new password, changed settings; what an add made",
+        arguments: Backend.available
+    )
+    func whatChanged(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            let token = try await api.signIn("alice")
+            let registration = try await api.register(token: token).registrationID
+            let device = "/admin/apps/checks/devices/\(registration)"
+            for status in ["locked", "active", "wiped", "wiped"] {
+                try await api.admin(.patch, device, json: #"{"status": "\#(status)"}"#).expect(.ok)
+            }
+            try await api.admin(.patch, "/admin/users/alice", json: #"{"blocked": true, "password": "an-other-pw-9"}"#)
+                .expect(.ok)
+            try await api.admin(.patch, "/admin/users/alice", json: #"{"blocked": false}"#).expect(.ok)
+            let policy = #"{"settings": {"passwordPolicy": {"passwordPolicyMinLength": 10}}}"#
+            try await api.admin(.patch, "/admin/apps/checks", json: policy).expect(.ok)
+            try await api.admin(
+                .patch,
+                "/admin/apps/checks",
+                json: #"{"name": "Checks 2", "settings": {"passwordPolicy": {"passwordPolicyMinLength": 12}}}"#
+            ).expect(.ok)
+            try await api.admin(.post, "/admin/apps", json: #"{"appID": "audited", "name": "Audited"}"#)
+                .expect(.created)
+            try await api.admin(.post, "/admin/users", json: #"{"username": "carol", "password": "carol-pw-12"}"#)
+                .expect(.created)
+
+            let events = try await Self.audit(api, "?limit=10").reversed().map { ($0.action, $0.target, $0.detail) }
+            let expected: [(String, String?, String?)] = [
+                ("updateDevice", device, "status: active → locked"),
+                ("updateDevice", device, "status: locked → active"),
+                ("updateDevice", device, "status: active → wiped"),
+                ("updateDevice", device, nil),
+                ("updateUser", "/admin/users/alice", "blocked: false → true; password set"),
+                ("updateUser", "/admin/users/alice", "blocked: true → false"),
+                ("updateApp", "/admin/apps/checks", "settings.passwordPolicy.passwordPolicyMinLength: 8 → 10"),
+                (
+                    "updateApp", "/admin/apps/checks",
+                    "name: Ground checks → Checks 2; settings.passwordPolicy.passwordPolicyMinLength: 10 → 12"
+                ),
+                ("createApp", "/admin/apps/audited", nil),
+                ("createUser", "/admin/users/carol", nil),
+            ]
+            #expect(events.count == expected.count)
+            for (event, wanted) in zip(events, expected) {
+                #expect(event.0 == wanted.0 && event.1 == wanted.1 && event.2 == wanted.2, "\(event) is not \(wanted)")
+            }
+            #expect(!(try await api.admin(.get, "/admin/audit").text.contains("an-other-pw-9")))
         }
     }
 

@@ -63,6 +63,8 @@ public struct AuditEvent: Sendable, Hashable, Codable {
     public var target: String?
     /// The address the request came from.
     public var address: String?
+    /// What changed, in words (`status: active → locked`), when the action does not say it all.
+    public var detail: String?
 
     init(_ wire: Components.Schemas.AuditEvent) {
         id = wire.id
@@ -72,5 +74,6 @@ public struct AuditEvent: Sendable, Hashable, Codable {
         action = wire.action
         target = wire.target
         address = wire.address
+        detail = wire.detail
     }
 }

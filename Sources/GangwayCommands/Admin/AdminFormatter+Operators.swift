@@ -47,9 +47,12 @@ extension AdminFormatter {
     static func audit(_ events: [AuditEvent]) -> String {
         guard !events.isEmpty else { return "The audit is empty." }
         return table(
-            ["ID", "WHEN", "WHO", "VIA", "WHAT", "TARGET", "FROM"],
+            ["ID", "WHEN", "WHO", "VIA", "WHAT", "TARGET", "FROM", "CHANGE"],
             events.map {
-                [String($0.id), date($0.at), $0.actor, $0.via, $0.action, $0.target ?? "", $0.address ?? ""]
+                [
+                    String($0.id), date($0.at), $0.actor, $0.via, $0.action, $0.target ?? "", $0.address ?? "",
+                    $0.detail ?? "",
+                ]
             }
         )
     }
@@ -65,7 +68,8 @@ extension AdminFormatter {
                     via: $0.via,
                     action: $0.action,
                     target: $0.target,
-                    address: $0.address
+                    address: $0.address,
+                    detail: $0.detail
                 )
             }
         )

@@ -198,7 +198,10 @@ struct AdminAudit: AsyncParsableCommand {
         abstract: "Show what operators and the admin token did, newest first: who, what, when and from where.",
         discussion: """
             Every change made through the admin API (this command's own, with the admin \
-            token) or the console (by an operator), and the console's sign-ins. Nothing is \
+            token) or the console (by an operator), and the console's sign-ins. CHANGE says \
+            what changed where the action does not say it all: "status: active → locked", \
+            "blocked: false → true; password set", each app setting with its old and new \
+            value; a password or a credential is said to be set, never shown. Nothing is \
             ever removed from the audit. --before pages back: give the oldest ID shown.
             """
     )

@@ -429,6 +429,7 @@ public struct AuditPage: ConsolePage {
         public var action: String
         public var target: String
         public var address: String
+        public var detail: String
 
         public init(
             id: Int64,
@@ -437,7 +438,8 @@ public struct AuditPage: ConsolePage {
             via: String,
             action: String,
             target: String?,
-            address: String?
+            address: String?,
+            detail: String?
         ) {
             self.id = String(id)
             self.at = at
@@ -446,6 +448,7 @@ public struct AuditPage: ConsolePage {
             self.action = action
             self.target = target ?? ""
             self.address = address ?? ""
+            self.detail = detail ?? ""
         }
     }
 

@@ -186,9 +186,9 @@ public struct ConsoleTemplates: Sendable {
         {{#hasEvents}}
         <table>
         <caption>{{caption}}</caption>
-        <thead><tr><th scope="col">ID</th><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">Via</th><th scope="col">What</th><th scope="col">Target</th><th scope="col">From</th></tr></thead>
+        <thead><tr><th scope="col">ID</th><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">Via</th><th scope="col">What</th><th scope="col">Target</th><th scope="col">From</th><th scope="col">Change</th></tr></thead>
         <tbody>
-        {{#events}}<tr><td>{{id}}</td><td>{{at}}</td><td>{{actor}}</td><td>{{via}}</td><td>{{action}}</td><td>{{target}}</td><td>{{address}}</td></tr>
+        {{#events}}<tr><td>{{id}}</td><td>{{at}}</td><td>{{actor}}</td><td>{{via}}</td><td>{{action}}</td><td>{{target}}</td><td>{{address}}</td><td>{{detail}}</td></tr>
         {{/events}}
         </tbody>
         </table>

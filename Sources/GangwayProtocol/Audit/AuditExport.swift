@@ -8,7 +8,7 @@ import Foundation
 /// or a path is someone's text, never a formula.
 public enum AuditExport {
     /// The columns, in order.
-    public static let header = ["id", "at", "actor", "via", "action", "target", "address"]
+    public static let header = ["id", "at", "actor", "via", "action", "target", "address", "detail"]
 
     /// One event's line, its fields in ``header``'s order.
     public static func line(
@@ -18,13 +18,14 @@ public enum AuditExport {
         via: String,
         action: String,
         target: String?,
-        address: String?
+        address: String?,
+        detail: String?
     ) -> String {
-        [String(id), date.formatted(.iso8601), actor, via, action, target ?? "", address ?? ""]
+        [String(id), date.formatted(.iso8601), actor, via, action, target ?? "", address ?? "", detail ?? ""]
             .map(cell).joined(separator: ",")
     }
 
-    /// The CSV of `lines` (from ``line(id:at:actor:via:action:target:address:)``), with the header.
+    /// The CSV of `lines` (from ``line(id:at:actor:via:action:target:address:detail:)``), with the header.
     public static func csv(_ lines: [String]) -> String {
         ([header.joined(separator: ",")] + lines).joined(separator: "\n")
     }

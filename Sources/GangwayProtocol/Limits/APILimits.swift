@@ -45,6 +45,8 @@ public enum APILimits {
     public static let attentionListed = 0...10
     /// A log entry's message.
     public static let logMessage = 0...4096
+    /// What an audit event says changed: a long list of changed settings is cut short.
+    public static let auditDetail = 0...1000
     /// A log entry's source.
     public static let logSource = 0...128
     /// The entries of one log upload.
@@ -201,6 +203,7 @@ public enum APILimits {
         add(property("DeviceRegistrationRequest", "platform"), .length, identifier)
         add(property("DeviceRegistrationRequest", "appVersion"), .length, appVersion)
         add(property("LogEntry", "message"), .length, logMessage)
+        add(property("AuditEvent", "detail"), .length, auditDetail)
         add(property("LogEntry", "source"), .length, logSource)
         add(property("LogUpload", "entries"), .items, logEntries)
         add(property("App", "appID"), .length, identifier)

@@ -47,6 +47,7 @@ extension MobileServicesAPI {
         } catch {
             throw APIError.storage(error)
         }
+        AuditNote.current?.target = "/admin/apps/\(app.id)"
         logger.info("app created", metadata: ["app": "\(app.id)"])
         return .created(.init(body: .json(Self.wire(app))))
     }
@@ -59,7 +60,8 @@ extension MobileServicesAPI {
     func updateApp(_ input: Operations.UpdateApp.Input) async throws -> Operations.UpdateApp.Output {
         try await requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
-        var app = try await app(input.path.appID)
+        let old = try await app(input.path.appID)
+        var app = old
         if let name = body.name {
             try Validation.name(name, "name")
             app.name = name
@@ -71,6 +73,7 @@ extension MobileServicesAPI {
         let keptData = app.settings.passcodeResetKeepsData
         app.settings = try app.settings.merging(body.settings).validated()
         try await perform { try await storage.updateApp(app) }
+        AuditNote.current?.changes(from: Self.wire(old), to: Self.wire(app))
         if keptData, !app.settings.passcodeResetKeepsData {
             // Turned off: the secrets given out so far must open nothing any more.
             try await rotateRecoverySecrets(try await perform { try await storage.devices(appID: app.id) })
@@ -165,6 +168,7 @@ extension MobileServicesAPI {
             throw APIError.notFound(.deviceNotFound, "There is no device registration with this ID.")
         }
         let status = DeviceStatus(body.status)
+        AuditNote.current?.change("status", from: device.status.rawValue, to: status.rawValue)
         if status != device.status {
             device.status = status
             device.statusChangedAt = now()
@@ -341,6 +345,7 @@ extension MobileServicesAPI {
         } catch {
             throw APIError.storage(error)
         }
+        AuditNote.current?.target = "/admin/users/\(user.username)"
         return .created(.init(body: .json(Self.wire(user))))
     }
 
@@ -352,7 +357,8 @@ extension MobileServicesAPI {
     func updateUser(_ input: Operations.UpdateUser.Input) async throws -> Operations.UpdateUser.Output {
         try await requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
-        var user = try await user(input.path.username)
+        let old = try await user(input.path.username)
+        var user = old
         if let name = body.displayName {
             try Validation.name(name, "displayName")
             user.displayName = name
@@ -363,6 +369,9 @@ extension MobileServicesAPI {
         }
         if let blocked = body.blocked { user.blocked = blocked }
         try await perform { try await storage.updateUser(user) }
+        AuditNote.current?.change("displayName", from: old.displayName, to: user.displayName)
+        AuditNote.current?.change("blocked", from: old.blocked, to: user.blocked)
+        if body.password != nil { AuditNote.current?.add("password set") }
         if body.blocked == true || body.password != nil {
             // A blocked user, or one whose password changed, is signed out everywhere, and
             // the recovery secrets given out so far open nothing: whoever learns the new

@@ -37,6 +37,8 @@ extension MobileServicesAPI {
             guard error.code == .duplicate else { throw APIError.storage(error) }
             throw APIError(.conflict, .operatorExists, "An operator named \(body.name) exists.")
         }
+        AuditNote.current?.target = "/admin/operators/\(record.name)"
+        AuditNote.current?.add("role: \(role.rawValue)")
         logger.notice("operator added", metadata: ["operator": "\(record.name)", "role": "\(role.rawValue)"])
         return .created(.init(body: .json(enrolmentAnswer(record, token: enrolment.token))))
     }
@@ -59,8 +61,10 @@ extension MobileServicesAPI {
         try await requireAdmin()
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
         let role = OperatorRole(body.role)
+        let old = try await perform { try await storage.operatorRecord(named: input.path.name) }
         guard let record = try await perform({ try await storage.updateOperator(named: input.path.name, role: role) })
         else { throw APIError.notFound(.operatorNotFound, "There is no operator named \(input.path.name).") }
+        if let old { AuditNote.current?.change("role", from: old.role.rawValue, to: record.role.rawValue) }
         logger.notice("operator role changed", metadata: ["operator": "\(record.name)", "role": "\(role.rawValue)"])
         return .ok(.init(body: .json(Self.wire(record))))
     }
@@ -213,7 +217,8 @@ extension MobileServicesAPI {
             via: event.via == .console ? .console : .api,
             action: event.action,
             target: event.target,
-            address: event.address
+            address: event.address,
+            detail: event.detail
         )
     }
 }
@@ -224,7 +229,9 @@ extension AuditEventRecord {
 }
 
 extension MobileServicesAPI {
-    /// Appends an event to the audit, at the request's client address. The action was
+    /// Appends an event to the audit, at the request's client address, with what the
+    /// handler noted (``AuditNote``): what it changed, and what it created when the
+    /// request's path does not name it. The action was
     /// done already: a failure to record it is logged, as an error.
     func audit(actor: String, via: AuditEventRecord.Channel, action: String, target: String?) async {
         let event = AuditEventRecord(
@@ -232,8 +239,9 @@ extension MobileServicesAPI {
             actor: actor,
             via: via,
             action: action,
-            target: target,
-            address: RequestInfo.current.clientAddress(trusting: settings.trustedProxies)
+            target: RequestInfo.current.auditNote?.target ?? target,
+            address: RequestInfo.current.clientAddress(trusting: settings.trustedProxies),
+            detail: RequestInfo.current.auditNote?.detail
         )
         do {
             try await storage.appendAuditEvent(event)

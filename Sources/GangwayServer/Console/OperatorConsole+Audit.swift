@@ -37,7 +37,8 @@ extension OperatorConsole {
                     via: $0.via.rawValue,
                     action: $0.action,
                     target: $0.target,
-                    address: $0.address
+                    address: $0.address,
+                    detail: $0.detail
                 )
             },
             older: older,
@@ -78,7 +79,8 @@ extension OperatorConsole {
                             via: $0.via.rawValue,
                             action: $0.action,
                             target: $0.target,
-                            address: $0.address
+                            address: $0.address,
+                            detail: $0.detail
                         )
                     }
                 ) + "\n"

@@ -109,6 +109,16 @@ extension MobileServicesAPI {
             createdAt: existing?.createdAt ?? now()
         )
         let isNew = try await perform { try await storage.putDestination(record) }
+        if let note = AuditNote.current {
+            note.change("url", from: existing?.url ?? "none", to: record.url)
+            note.change(
+                "authentication",
+                from: existing?.authentication.rawValue ?? "none",
+                to: authentication.rawValue
+            )
+            note.change("credentialHeader", from: existing?.credentialHeader ?? "none", to: header ?? "none")
+            if body.credential != nil { note.add("credential set") }
+        }
         logger.notice(
             isNew ? "destination added" : "destination changed",
             metadata: ["app": "\(app.id)", "destination": "\(name)", "url": "\(body.url)"]

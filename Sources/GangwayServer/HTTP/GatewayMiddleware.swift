@@ -56,7 +56,8 @@ struct GatewayMiddleware: RouterMiddleware {
             requestID: requestID,
             peer: context.remoteAddress,
             bearerToken: BearerToken.parse(authorization: request.headers[.authorization]),
-            forwardedFor: request.headers[.xForwardedFor]
+            forwardedFor: request.headers[.xForwardedFor],
+            auditNote: request.method == .get || request.method == .head ? nil : AuditNote()
         )
 
         var response: Response

@@ -16,6 +16,9 @@ struct RequestInfo: Sendable {
     /// The console's signed-in operator an admin operation is run for: set by the console
     /// alone, never from what a request carries.
     var consoleOperator: String? = nil
+    /// What an admin operation changed, for the audit: set for each request whose method
+    /// may change something.
+    var auditNote: AuditNote? = nil
 
     /// The client's IP address, used to throttle sign-ins: the peer's, or the one a
     /// trusted proxy forwarded.

@@ -103,6 +103,9 @@ public struct AuditEventRecord: Sendable, Hashable {
     public var target: String?
     /// The address the request came from.
     public var address: String?
+    /// What changed, in words (`status: active → locked`); `nil` when the action says it
+    /// all, and for events recorded before the audit said it.
+    public var detail: String?
 
     public init(
         id: Int64? = nil,
@@ -111,7 +114,8 @@ public struct AuditEventRecord: Sendable, Hashable {
         via: Channel,
         action: String,
         target: String? = nil,
-        address: String? = nil
+        address: String? = nil,
+        detail: String? = nil
     ) {
         self.id = id
         self.at = at
@@ -120,5 +124,6 @@ public struct AuditEventRecord: Sendable, Hashable {
         self.action = action
         self.target = target
         self.address = address
+        self.detail = detail
     }
 }

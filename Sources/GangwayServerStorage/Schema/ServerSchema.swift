@@ -167,7 +167,7 @@ enum ServerSchema {
     static func migrations(_ dialect: StorageKind) -> [Migration] {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
-            version11, version12, version13, version14,
+            version11, version12, version13, version14, version15,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -260,6 +260,11 @@ enum ServerSchema {
                 bucket BIGINT NOT NULL, count BIGINT NOT NULL, PRIMARY KEY (app_id, destination, bucket, status))
             """,
         ]
+    }
+
+    /// The audit says what an action changed (`status: active → locked`).
+    static func version15(_ dialect: StorageKind) -> [String] {
+        ["ALTER TABLE audit_events ADD COLUMN detail TEXT"]
     }
 
     static func encode(fieldVersions: [String: Int64]) -> String {

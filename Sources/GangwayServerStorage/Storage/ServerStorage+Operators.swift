@@ -252,16 +252,16 @@ extension ServerStorage {
     public func appendAuditEvent(_ event: AuditEventRecord) async throws(StorageError) {
         try await execute(
             """
-            INSERT INTO audit_events (at, actor, via, action, target, address)
+            INSERT INTO audit_events (at, actor, via, action, target, address, detail)
             VALUES (\(event.at), \(event.actor), \(event.via.rawValue), \(event.action), \(event.target),
-                \(event.address))
+                \(event.address), \(event.detail))
             """
         )
     }
 
     /// The newest `limit` events, newest first; with `before`, those recorded before that event.
     public func auditEvents(limit: Int, before: Int64? = nil) async throws(StorageError) -> [AuditEventRecord] {
-        let select: SQL = "SELECT id, at, actor, via, action, target, address FROM audit_events"
+        let select: SQL = "SELECT id, at, actor, via, action, target, address, detail FROM audit_events"
         let statement: SQL =
             if let before {
                 "\(select) WHERE id < \(before) ORDER BY id DESC LIMIT \(limit)"
@@ -279,7 +279,8 @@ extension ServerStorage {
                 via: via,
                 action: try row("action"),
                 target: try row("target"),
-                address: try row("address")
+                address: try row("address"),
+                detail: try row("detail")
             )
         }
     }

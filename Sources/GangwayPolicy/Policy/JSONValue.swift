@@ -1,6 +1,7 @@
 /// Any JSON value, for reading documents whose value types vary (the server's settings
-/// send numbers and booleans sometimes as strings).
-enum JSONValue: Sendable, Hashable, Decodable {
+/// send numbers and booleans sometimes as strings) and for the server's audit, which says
+/// which values of a document changed.
+public enum JSONValue: Sendable, Hashable, Decodable {
     case null
     case bool(Bool)
     case integer(Int)
@@ -9,7 +10,7 @@ enum JSONValue: Sendable, Hashable, Decodable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -28,7 +29,7 @@ enum JSONValue: Sendable, Hashable, Decodable {
         }
     }
 
-    var objectValue: [String: JSONValue]? {
+    public var objectValue: [String: JSONValue]? {
         if case .object(let object) = self { object } else { nil }
     }
 }
