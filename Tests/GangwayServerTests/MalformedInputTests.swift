@@ -218,6 +218,31 @@ struct MalformedInputTests {
         }
     }
 
+    @Test(
+        "an admin body with a field the operation does not take is refused, naming it, and changes nothing",
+        arguments: [
+            ("/admin/apps/checks", #"{"nmae": "Renamed"}"#, "nmae"),
+            (
+                "/admin/apps/checks", #"{"name": "Renamed", "settings": {"passwordPolicyMinLength": 12}}"#,
+                "settings.passwordPolicyMinLength"
+            ),
+            ("/admin/users/alice", #"{"blocked": true, "role": "admin"}"#, "role"),
+            ("/admin/users/alice", #"{"blocked": true, "\u001b[2J": 1}"#, #"\u{1B}[2J"#),
+        ]
+    )
+    func unknownAdminField(path: String, body: String, field: String) async throws {
+        try await ServerFixture().runSeeded { api in
+            let before = try await api.admin(.get, path).text
+            let reply = try await api.admin(.patch, path, json: body)
+            #expect(reply.status == .badRequest)
+            #expect(reply.code == "BAD_REQUEST")
+            let message = try #require((try reply.json)["message"] as? String)
+            #expect(message.hasSuffix("(at \(field): it takes no such field)."), "\(message)")
+            #expect(!reply.text.contains(#"\u001b"#), "a key's control characters are not echoed")
+            #expect(try await api.admin(.get, path).text == before, "nothing changed")
+        }
+    }
+
     @Test("HEAD answers wherever GET does, with GET's status and headers and no body; elsewhere it is 405")
     func head() async throws {
         try await ServerFixture().runSeeded { api in

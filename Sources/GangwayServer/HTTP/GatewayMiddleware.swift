@@ -210,7 +210,8 @@ struct GatewayMiddleware: RouterMiddleware {
         "The server failed; the request ID identifies it in the server's log."
     )
 
-    /// ` (at body.user.name)` for a decoding error, so the client knows which field; when
+    /// ` (at body.user.name)` for a decoding error, so the client knows which field (` (at
+    /// nmae: it takes no such field)` for a key an admin operation's body does not have); when
     /// the error names none, the body, or for a request without one (`readsBody` false)
     /// its path or query.
     private static func fieldPath(in error: any Error, readsBody: Bool) -> String {
@@ -218,16 +219,27 @@ struct GatewayMiddleware: RouterMiddleware {
         while let error = current {
             if let decoding = error as? DecodingError {
                 let path: [any CodingKey]
+                var unknown = false
                 switch decoding {
-                case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+                case .dataCorrupted(let context):
+                    path = context.codingPath
+                    // swift-openapi-runtime's words for a key the schema does not list.
+                    unknown = context.debugDescription.hasPrefix("Additional properties are disabled")
+                case .typeMismatch(_, let context), .valueNotFound(_, let context):
                     path = context.codingPath
                 case .keyNotFound(let key, let context):
                     path = context.codingPath + [key]
                 @unknown default:
                     path = []
                 }
-                let names = path.map { $0.intValue.map(String.init) ?? $0.stringValue }
-                guard names.isEmpty else { return " (at \(names.joined(separator: ".")))" }
+                // A key the body sent is the client's text: shown short, its controls escaped.
+                let names = path.map {
+                    $0.intValue.map(String.init)
+                        ?? TextRules.escapingControls(String($0.stringValue.prefix(64)), keepingLines: false)
+                }
+                guard names.isEmpty else {
+                    return " (at \(names.joined(separator: "."))\(unknown ? ": it takes no such field" : ""))"
+                }
                 return readsBody
                     ? " (the body is not valid JSON of the right shape)"
                     : " (a value in the path or the query is not of the right form)"
