@@ -23,7 +23,20 @@ struct AdminAuthEndToEndTests {
         #expect(shown.output.contains("Sign-in:         basic: a user name and password kept by this server"))
 
         let file = machine.directory.appending("client-secret")
-        try Data((Self.secret + "\n").utf8).write(to: file)
+        #expect(FileManager.default.createFile(atPath: file.path, contents: Data((Self.secret + "\n").utf8)))
+        chmod(file.path, 0o644)
+        // A secret file others can read is refused, and nothing is changed.
+        let readable = try machine.admin([
+            "auth", "--type", "oauth2", "--issuer", "https://login.airline.example", "--client-id", "gangway-checks",
+            "--client-secret-file", file.path,
+        ])
+        #expect(readable.status == 1)
+        #expect(
+            readable.standardError.contains("others can read it (mode 0644); make it 0600 with chmod"),
+            "\(readable.standardError)"
+        )
+        #expect(try machine.admin(["auth"]).output.contains("Sign-in:         basic"), "unchanged")
+        chmod(file.path, 0o600)
         let set = try machine.admin([
             "auth", "--type", "oauth2", "--issuer", "https://login.airline.example", "--client-id", "gangway-checks",
             "--client-secret-file", file.path, "--creates-users", "true",

@@ -170,6 +170,7 @@ struct AdminCommandEndToEndTests {
         #expect(http.status == 1 && http.standardError.contains("https URL"), "\(http.standardError)")
         let credentialFile = machine.directory.appending("credential")
         try Data("c\n".utf8).write(to: credentialFile)
+        chmod(credentialFile.path, 0o600)
         #expect(
             try machine.admin(
                 ["destinations", "add", "x", "--url", "https://x.example", "--credential-file", credentialFile.path]
@@ -567,6 +568,19 @@ struct AdminCommandEndToEndTests {
         defer { machine.directory.remove() }
         let tokenFile = machine.directory.appending("token")
         try Data("gw_not-the-token".utf8).write(to: tokenFile)
+        chmod(tokenFile.path, 0o644)
+        // A token file others can read is refused before any connection, as ssh refuses a key.
+        let readable = try machine.runner.run([
+            "admin", "apps", "--server", "http://127.0.0.1:1", "--token-file", tokenFile.path,
+        ])
+        #expect(readable.status == 1)
+        #expect(
+            readable.standardError
+                == "gangway admin: the token file \(tokenFile.path): others can read it (mode 0644); make it 0600 "
+                + "with chmod.\n",
+            "\(readable.standardError)"
+        )
+        chmod(tokenFile.path, 0o600)
         let nothing = try machine.runner.run([
             "admin", "apps", "--server", "http://127.0.0.1:1", "--token-file", tokenFile.path,
         ])
@@ -652,6 +666,7 @@ struct SeparateServerTests {
 
         let wrong = directory.appending("wrong-token")
         try Data("gw_wrong".utf8).write(to: wrong)
+        chmod(wrong.path, 0o600)
         let refused = try runner.run(["admin", "users", "--server", url, "--token-file", wrong.path])
         #expect(refused.status == 1)
         #expect(refused.standardError.contains("could not prove it holds this admin token"), "\(refused.standardError)")

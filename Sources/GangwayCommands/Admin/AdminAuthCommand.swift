@@ -55,7 +55,7 @@ struct AdminAuth: AsyncParsableCommand {
     @Option(name: .customLong("client-id"), help: "This server's client ID at the provider.")
     var clientID: String?
 
-    @Option(name: .customLong("client-secret-file"), help: "A file holding the client secret.")
+    @Option(name: .customLong("client-secret-file"), help: "A file holding the client secret, yours and mode 0600.")
     var clientSecretFile: String?
 
     @Flag(name: .customLong("client-secret-stdin"), help: "Read the client secret from standard input.")

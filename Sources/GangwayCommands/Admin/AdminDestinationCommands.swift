@@ -66,8 +66,8 @@ struct AdminDestinationsAdd: AsyncParsableCommand {
 
     @Option(
         help: """
-            A file holding the credential's value. Kept sealed and never shown; left out on a change, the stored one \
-            stays.
+            A file holding the credential's value, yours and mode 0600. Kept sealed and never shown; left out on a \
+            change, the stored one stays.
             """
     )
     var credentialFile: String?

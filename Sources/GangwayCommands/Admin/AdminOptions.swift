@@ -18,7 +18,7 @@ struct AdminOptions: ParsableArguments {
 
     @Option(
         name: .customLong("token-file"),
-        help: "With --server: a file holding the admin token (default: $GANGWAY_ADMIN_TOKEN)."
+        help: "With --server: a file holding the admin token, yours and mode 0600 (default: $GANGWAY_ADMIN_TOKEN)."
     )
     var tokenFile: String?
 

@@ -13,8 +13,9 @@ import GangwaySystem
 /// credential): from a file or from standard input, never from its command line, where
 /// `ps` and the shell's history would keep it.
 ///
-/// A regular file must be the running user's own and writable by no one else, as every
-/// file Gangway trusts (``PrivateFiles/read(_:secret:)``); a pipe, as `<(pass show …)`
+/// A regular file must be the running user's own and readable and writable by no one
+/// else, as every secret file Gangway trusts (``PrivateFiles/read(_:secret:)``), and as
+/// `ssh` asks of a private key; a pipe, as `<(pass show …)`
 /// gives, is read as it comes. A secret is at most ``maximumSize`` bytes: a file or pipe
 /// with more (`/dev/zero`) is refused once that much was read. Surrounding spaces and
 /// line ends are not part of the secret, and an empty one is refused.
@@ -34,7 +35,7 @@ enum SecretInput {
         case S_IFREG:
             guard status.st_size <= maximumSize else { throw tooLarge(what, path) }
             do {
-                guard let contents = try PrivateFiles.read(URL(fileURLWithPath: path)) else {
+                guard let contents = try PrivateFiles.read(URL(fileURLWithPath: path), secret: true) else {
                     throw CommandFailure("cannot read \(what) \(path).")
                 }
                 data = contents
