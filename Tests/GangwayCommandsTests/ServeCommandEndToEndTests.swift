@@ -261,8 +261,34 @@ struct ServeCommandEndToEndTests {
         #expect(!quiet.contains("path=/health"), "\(quiet)")
         let standard = try await log([], ["GANGWAY_LOG_LEVEL": "no-such-level"])
         #expect(standard.contains("path=/health"), "a value that is no level is no setting: \(standard)")
+        #expect(
+            standard.contains(
+                "Warning: GANGWAY_LOG_LEVEL 'no-such-level' is not a level (trace, debug, info, notice, warning, "
+                    + "error, critical); it is left out."
+            ),
+            "and it is said: \(standard)"
+        )
+        #expect(!quiet.contains("GANGWAY_LOG_LEVEL"), "a level is not warned of")
         let chosen = try await log(["--log-level", "info"], ["GANGWAY_LOG_LEVEL": "warning"])
         #expect(chosen.contains("path=/health"), "\(chosen)")
+    }
+
+    @Test("a trusted proxy block as wide as every address is warned of at start; a proxy's own network is not")
+    func wideTrustedProxy() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-serve")
+        defer { directory.remove() }
+        let serve = try ServeProcess(
+            ["--trusted-proxy", "10.0.0.0/8", "--trusted-proxy", "0.0.0.0/0"],
+            in: directory.appending("data")
+        )
+        let log = serve.stopAndReadLog()
+        #expect(
+            log.contains(
+                "Warning: --trusted-proxy 0.0.0.0/0 trusts every address: any client in it can set X-Forwarded-For"
+            ),
+            "\(log)"
+        )
+        #expect(!log.contains("--trusted-proxy 10.0.0.0/8"), "\(log)")
     }
 
     @Test("a host that is no address of this machine is refused in one sentence, on any port, and nothing is written")

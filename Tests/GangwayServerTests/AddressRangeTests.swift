@@ -29,4 +29,16 @@ struct AddressRangeTests {
         #expect(block.description == "192.168.4.0/22")
         #expect(AddressRange("::1")?.description == "::1")
     }
+
+    @Test(
+        "a block wider than a /8 of IPv4 or a /16 of IPv6 is wide, which serve warns of",
+        arguments: [
+            ("0.0.0.0/0", true), ("::/0", true), ("128.0.0.0/1", true), ("10.0.0.0/7", true), ("2000::/3", true),
+            ("10.0.0.0/8", false), ("203.0.113.7", false), ("fd00::/16", false), ("fc00::/7", false),
+            ("fd00::/8", false), ("fe80::/10", false), ("::1", false),
+        ]
+    )
+    func wide(text: String, wide: Bool) throws {
+        #expect(try #require(AddressRange(text)).isWide == wide)
+    }
 }

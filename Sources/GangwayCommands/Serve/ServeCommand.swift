@@ -100,7 +100,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("trusted-proxy"),
         help: ArgumentHelp(
-            "A reverse proxy whose X-Forwarded-For is believed (an address or a block such as 10.0.0.0/8); repeat for several.",
+            """
+            A reverse proxy whose X-Forwarded-For is believed (an address or a block such as 10.0.0.0/8); repeat for \
+            several. A public block wider than a /8 (IPv6: /16), such as 0.0.0.0/0, is warned of at start.
+            """,
             valueName: "address"
         )
     )
@@ -180,6 +183,14 @@ struct ServeCommand: AsyncParsableCommand {
         let console = consolePort.map { ServerConfiguration.ConsoleAddress(host: consoleHost ?? host, port: $0) }
         if let console, let problem = ListeningAddress.problem(host: console.host, port: console.port) {
             throw CommandFailure("cannot listen on \(console.host):\(console.port) for the console: \(problem).")
+        }
+        for proxy in trustedProxies.compactMap(AddressRange.init) where proxy.isWide {
+            Console.standardError(
+                "Warning: --trusted-proxy \(proxy) trusts "
+                    + (proxy.description.hasSuffix("/0") ? "every address" : "a block far wider than any proxy's")
+                    + ": any client in it can set X-Forwarded-For and choose the address its sign-ins are throttled "
+                    + "and recorded under. Name the proxy's own address or network."
+            )
         }
         let level = logLevel.flatMap(Logger.Level.init(rawValue:)) ?? LogLevelVariable.level ?? .info
         LoggingSystem.bootstrap { label in

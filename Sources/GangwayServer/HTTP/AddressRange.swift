@@ -39,6 +39,20 @@ public struct AddressRange: Sendable, Hashable, CustomStringConvertible {
         return Self.masked(bytes, prefixLength) == network
     }
 
+    /// Whether the block is wider than a /8 of IPv4 or a /16 of IPv6 (`0.0.0.0/0`, `::/0`),
+    /// outside the private and link-local blocks: far more addresses than any proxy's, so
+    /// that a client of almost any address is believed when it says whom it forwards for.
+    public var isWide: Bool {
+        prefixLength < (network.count == 4 ? 8 : 16)
+            && !Self.privateBlocks.contains {
+                $0.network.count == network.count && $0.prefixLength <= prefixLength
+                    && Self.masked(network, $0.prefixLength) == $0.network
+            }
+    }
+
+    /// IPv6's unique local and link-local blocks (IPv4's private blocks are no wider than a /8).
+    private static let privateBlocks = ["fc00::/7", "fe80::/10"].compactMap(AddressRange.init)
+
     public var description: String {
         let address = Self.text(of: network) ?? "?"
         return prefixLength == network.count * 8 ? address : "\(address)/\(prefixLength)"
