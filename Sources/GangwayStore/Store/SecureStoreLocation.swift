@@ -98,12 +98,14 @@ public struct SecureStoreLocation: Sendable {
 
         let directoryExisted = FileManager.default.fileExists(atPath: directory.path)
         do {
-            try environment.deviceKeys.write(deviceKey, for: DeviceSecrets.deviceKeyName(for: storeID))
-        } catch {
-            throw .ioFailure("cannot write the device key: \(error)")
-        }
-        do {
+            // The store's directory first: one that is refused (another's, or one others
+            // can write) is refused before the device keys' directory is made or written.
             let database = try StoreDatabase.create(in: directory)
+            do {
+                try environment.deviceKeys.write(deviceKey, for: DeviceSecrets.deviceKeyName(for: storeID))
+            } catch {
+                throw SecureStoreError.ioFailure("cannot write the device key: \(error)")
+            }
             let finalHeader = header
             try database.write { db in
                 try StoreRecords.writeHeader(finalHeader, db, secrets: secrets)
