@@ -216,6 +216,14 @@ struct AdminCommandEndToEndTests {
             (["logs", "--since", "2026-11-28", "--until", "2026-11-01"], "--since must be before --until"),
             (["audit", "--limit", "-5"], "--limit is 1 to 1000."),
             (["data", "changes", "--limit", "-1"], "--limit is 1 to 1000."),
+            // The policy's ranges are its field table's, named by option rather than by the API's key.
+            (["policy", "--min-length", "1000"], "--min-length must be between 1 and 256."),
+            (["policy", "--retry-limit", "0", "--min-length", "8"], "--retry-limit must be between 1 and"),
+            (
+                ["agreements", "--eula-version", String(repeating: "v", count: 65)],
+                "--eula-version must be at most 64 characters, without control characters."
+            ),
+            (["agreements", "--consent-version", "1\u{1B}[2J"], "--consent-version must be at most 64 characters"),
         ]
         for (arguments, message) in refusals {
             let result = try machine.admin(arguments)

@@ -154,6 +154,17 @@ struct AdminPolicy: AsyncParsableCommand {
         ]
     }
 
+    /// A number out of its field's range is a bad command line, said with the option's
+    /// name before anything is sent: the table holds the range the server checks.
+    func validate() throws {
+        for (field, value) in given {
+            guard case .number(let range) = field.kind, let number = value?.number, !range.contains(number) else {
+                continue
+            }
+            throw ValidationError("--\(field.option) must be between \(range.lowerBound) and \(range.upperBound).")
+        }
+    }
+
     var change: PasscodePolicyChange {
         var change = PasscodePolicyChange()
         change.isRequired = isRequired
@@ -216,6 +227,16 @@ struct AdminAgreements: AsyncParsableCommand {
     var eulaVersion: String?
     @Option(name: .customLong("consent-version"), help: "The consent version users must answer.")
     var consentVersion: String?
+
+    func validate() throws {
+        let longest = APILimits.agreementVersion.upperBound
+        for (option, value) in [("--eula-version", eulaVersion), ("--consent-version", consentVersion)] {
+            guard let value, value.unicodeScalars.count > longest || TextRules.hasControlCharacters(value) else {
+                continue
+            }
+            throw ValidationError("\(option) must be at most \(longest) characters, without control characters.")
+        }
+    }
 
     func run() async throws {
         let asked = eulaVersion != nil || consentVersion != nil
