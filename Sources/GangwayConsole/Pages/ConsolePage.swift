@@ -211,6 +211,8 @@ public struct OverviewPage: ConsolePage {
     public var overdue: [Overdue]
     public var hasOverdue: Bool
     public var overdueCaption: String
+    /// What is wrong with the page's address (an app that is not one, a period misspelled).
+    public var error: String?
 
     public init(
         signedIn: SignedInOperator,
@@ -222,7 +224,8 @@ public struct OverviewPage: ConsolePage {
         span: String = "",
         attention: [Attention] = [],
         overdue: [Overdue] = [],
-        overdueCaption: String = ""
+        overdueCaption: String = "",
+        error: String? = nil
     ) {
         self.signedIn = signedIn
         self.figures = figures.map { Figure(label: $0.label, value: String($0.value)) }
@@ -236,6 +239,7 @@ public struct OverviewPage: ConsolePage {
         self.overdue = overdue
         hasOverdue = !overdue.isEmpty
         self.overdueCaption = overdueCaption
+        self.error = error
     }
 }
 

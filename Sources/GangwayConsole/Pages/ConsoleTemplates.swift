@@ -200,6 +200,7 @@ public struct ConsoleTemplates: Sendable {
         "overview": """
         {{<layout}}{{$main}}
         <h1>Overview</h1>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         <ul class="figures">
         {{#figures}}<li><span class="label">{{label}}</span> <span class="value">{{value}}</span></li>{{/figures}}
         </ul>

@@ -21,14 +21,25 @@ extension OperatorConsole {
     private func data(_ request: Request) async -> Response {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         let parameters = request.uri.queryParameters
+        guard let apps = try? await api.storage.apps() else { return unavailable() }
+        let (appID, outcome, set) = (parameters.get("app"), parameters.get("outcome"), parameters.get("set"))
+        let problems = ConsoleFilter.problems(
+            ConsoleFilter.app(appID, in: apps),
+            ConsoleFilter.value(
+                outcome,
+                "way a change ended",
+                allowed: Operations.ListChanges.Input.Query.OutcomePayload.allCases.map(\.rawValue)
+            ),
+            ConsoleFilter.entitySet(set)
+        )
         return await dataPage(
             record,
             browser: api.formGuard.browser(request.headers),
-            appID: parameters.get("app").map { String($0) },
-            outcome: parameters.get("outcome").flatMap {
-                Operations.ListChanges.Input.Query.OutcomePayload(rawValue: String($0))
-            },
-            entitySet: parameters.get("set").map { String($0) }
+            appID: appID,
+            outcome: outcome.flatMap(Operations.ListChanges.Input.Query.OutcomePayload.init(rawValue:)),
+            entitySet: set,
+            error: problems,
+            status: problems == nil ? .ok : .badRequest
         )
     }
 

@@ -36,7 +36,17 @@ extension OperatorConsole {
         let shownStatus = asked == nil ? Components.Schemas.DeviceStatus(rawValue: text("status")) : nil
         let after = asked == nil && !text("after").isEmpty ? text("after") : nil
         var listed: [Components.Schemas.Device] = []
-        var refusal = refusal
+        var refusal =
+            refusal
+            ?? (asked == nil
+                ? ConsoleFilter.problems(
+                    ConsoleFilter.app(wanted, in: apps),
+                    ConsoleFilter.value(
+                        text("status"),
+                        "status",
+                        allowed: Components.Schemas.DeviceStatus.allCases.map(\.rawValue)
+                    )
+                ) : nil)
         if !appID.isEmpty {
             let query = Operations.ListDevices.Input.Query(
                 user: user,

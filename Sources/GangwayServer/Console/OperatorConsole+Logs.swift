@@ -26,7 +26,14 @@ extension OperatorConsole {
         let appID = apps.first { $0.id == asked }?.id ?? apps.first?.id
         let user = text("user").trimmingCharacters(in: .whitespaces)
         let level = Operations.ListLogs.Input.Query.LevelPayload(rawValue: text("level"))
-        var error: String?
+        var error = ConsoleFilter.problems(
+            ConsoleFilter.app(asked, in: apps),
+            ConsoleFilter.value(
+                text("level"),
+                "level",
+                allowed: Operations.ListLogs.Input.Query.LevelPayload.allCases.map(\.rawValue)
+            )
+        )
         var since: Date?
         var until: Date?
         for (name, title) in [("since", "From"), ("until", "Before")] where !text(name).isEmpty {

@@ -17,6 +17,14 @@ extension OperatorConsole {
             Operations.GetActivity.Input.Query.PeriodPayload(rawValue: String(parameters.get("period") ?? ""))
             ?? .week
         let asked = String(parameters.get("app") ?? "")
+        let problems = ConsoleFilter.problems(
+            ConsoleFilter.app(asked, in: apps),
+            ConsoleFilter.value(
+                parameters.get("period"),
+                "period",
+                allowed: Operations.GetActivity.Input.Query.PeriodPayload.allCases.map(\.rawValue)
+            )
+        )
         let appID = apps.first { $0.id == asked }?.id
         // Three reads that wait on nothing of each other's, at once.
         async let counted = try? api.storage.figures()
@@ -64,9 +72,10 @@ extension OperatorConsole {
             overdueCaption: attention.overdueDeviceCount == 1
                 ? "1 device out of contact past its app's lock or wipe period"
                 : "\(attention.overdueDeviceCount) devices out of contact past their app's lock or wipe period, "
-                    + "longest first"
+                    + "longest first",
+            error: problems
         )
-        return self.page(page, browser: browser)
+        return self.page(page, status: problems == nil ? .ok : .badRequest, browser: browser)
     }
 
     static func overviewPath(period: String, appID: String?) -> String {
