@@ -201,11 +201,23 @@ struct AdminLogEscapesEndToEndTests {
             json: #"{"entries": [{"time": "2026-11-22T06:00:00Z", "level": "error", "message": "\#(hostile)"}]}"#
         )
         #expect(uploaded == 202)
+        // A line break or tab in a message cannot make a row of the table that no device sent.
+        let forged = #"sync ok\n2026-11-22 05:00  info   bob    d9  signed out\tnormally"#
+        let (second, _) = try await call(
+            base,
+            "POST",
+            "/apps/checks/logs",
+            token: token,
+            json: #"{"entries": [{"time": "2026-11-22T06:01:00Z", "level": "info", "message": "\#(forged)"}]}"#
+        )
+        #expect(second == 202)
 
         let listed = try await runner.runOffThread(["admin", "logs", "--data-dir", data.path], lines: [])
         #expect(listed.status == 0, "\(listed.standardError)")
         #expect(listed.output.contains(#"owned\u{1B}]0;pwned\u{7}\u{1B}[2J\u{1B}[3A\u{9B}2K\u{D}"#), "\(listed.output)")
         #expect(!listed.standardOutput.contains(0x1B) && !listed.standardOutput.contains(0x07))
         #expect(!listed.standardOutput.contains(0x0D))
+        #expect(listed.output.contains(#"sync ok\u{A}2026-11-22 05:00  info   bob    d9  signed out\u{9}normally"#))
+        #expect(listed.output.split(separator: "\n").count == 3, "a header and two rows: \(listed.output)")
     }
 }

@@ -154,7 +154,9 @@ enum AdminFormatter {
 
     /// Left-aligned columns two spaces apart.
     static func table(_ header: [String], _ rows: [[String]]) -> String {
-        let all = [header] + rows
+        // A cell is one line of text: a device's line break or tab (a log message keeps
+        // them) is written out, so it cannot draw a row or a column nobody sent.
+        let all = [header] + rows.map { $0.map { TextRules.escapingControls($0, keepingLines: false) } }
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in
             row.enumerated().map { column, cell in
