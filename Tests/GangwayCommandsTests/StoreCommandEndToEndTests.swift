@@ -365,6 +365,26 @@ struct StoreCommandEndToEndTests {
         #expect(try gangway.run(["store", "destroy", "--path", path]).status == 1)
     }
 
+    @Test("a store path that is a symbolic link: a refused init and a destroy leave the link, which the person made")
+    func symbolicLinksStay() throws {
+        defer { temporary.remove() }
+        let manager = FileManager.default
+        let dangling = temporary.appending("dangling")
+        try manager.createSymbolicLink(atPath: dangling.path, withDestinationPath: temporary.appending("nowhere").path)
+        let refused = try gangway.run(["store", "init", "--path", dangling.path, "--passcode-stdin"], lines: [passcode])
+        #expect(refused.status != 0)
+        #expect(try manager.destinationOfSymbolicLink(atPath: dangling.path) == temporary.appending("nowhere").path)
+
+        try initStore()
+        let link = temporary.appending("link")
+        try manager.createSymbolicLink(atPath: link.path, withDestinationPath: path)
+        let destroyed = try gangway.run(["store", "destroy", "--path", link.path])
+        #expect(destroyed.status == 0, "\(destroyed.standardError)")
+        #expect(try manager.destinationOfSymbolicLink(atPath: link.path) == path, "the link stays")
+        #expect(!manager.fileExists(atPath: path + "/store.sqlite"), "the store's files are gone")
+        #expect(try manager.contentsOfDirectory(atPath: gangway.deviceKeys.path).isEmpty)
+    }
+
     @Test func theStandardKeyDerivationIsSixHundredThousandRounds() throws {
         defer { temporary.remove() }
         let result = try gangway.run(

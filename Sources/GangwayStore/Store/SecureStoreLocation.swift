@@ -261,12 +261,14 @@ enum StoreFiles {
         case remove
     }
 
-    /// Removes the store's files, and its directory as `removal` says.
+    /// Removes the store's files, and its directory as `removal` says. A directory named
+    /// by a symbolic link stays, and so does the link: the person made it, not Gangway.
     static func remove(in directory: URL, directory removal: DirectoryRemoval) {
         let manager = FileManager.default
         for name in names {
             try? manager.removeItem(at: directory.appendingPathComponent(name))
         }
+        if (try? manager.destinationOfSymbolicLink(atPath: directory.path)) != nil { return }
         switch removal {
         case .keep: return
         case .removeIfEmpty:
