@@ -243,6 +243,29 @@ struct MalformedInputTests {
         }
     }
 
+    @Test(
+        "a body that names a key twice is refused, whichever value a parser would keep, and changes nothing",
+        arguments: [
+            ("/admin/users/alice", #"{"blocked": true, "blocked": false}"#, "blocked"),
+            (
+                "/admin/apps/checks",
+                #"{"settings": {"passwordPolicy": {"passwordPolicyMinLength": 12, "passwordPolicyMinLength": 4}}}"#,
+                "passwordPolicyMinLength"
+            ),
+            ("/admin/users/alice", #"{"displayName": "A", "displayName": "B"}"#, "displayName"),
+        ]
+    )
+    func duplicateKeys(path: String, body: String, key: String) async throws {
+        try await ServerFixture().runSeeded { api in
+            let before = try await api.admin(.get, path).text
+            let reply = try await api.admin(.patch, path, json: body)
+            #expect(reply.status == .badRequest)
+            let message = try #require((try reply.json)["message"] as? String)
+            #expect(message == "The body names '\(key)' twice in one object: send each key once.", "\(message)")
+            #expect(try await api.admin(.get, path).text == before, "nothing changed")
+        }
+    }
+
     @Test("HEAD answers wherever GET does, with GET's status and headers and no body; elsewhere it is 405")
     func head() async throws {
         try await ServerFixture().runSeeded { api in

@@ -153,6 +153,9 @@ struct GatewayMiddleware: RouterMiddleware {
                 }
             } else if mediaType != "application/json" {
                 throw APIError(.unsupportedMediaType, .unsupportedMediaType, "Send the body as application/json.")
+            } else if let key = DuplicateJSONKeys.first(in: body) {
+                let shown = TextRules.escapingControls(String(key.prefix(64)), keepingLines: false)
+                throw APIError.badRequest("The body names '\(shown)' twice in one object: send each key once.")
             }
         }
         return request
