@@ -371,7 +371,10 @@ struct StoreCommandEndToEndTests {
         let manager = FileManager.default
         let dangling = temporary.appending("dangling")
         try manager.createSymbolicLink(atPath: dangling.path, withDestinationPath: temporary.appending("nowhere").path)
-        let refused = try gangway.run(["store", "init", "--path", dangling.path, "--passcode-stdin"], lines: [passcode])
+        let refused = try gangway.run(
+            ["store", "init", "--path", dangling.path, "--passcode-stdin"],
+            lines: [passcode]
+        )
         #expect(refused.status != 0)
         #expect(try manager.destinationOfSymbolicLink(atPath: dangling.path) == temporary.appending("nowhere").path)
 
@@ -383,6 +386,30 @@ struct StoreCommandEndToEndTests {
         #expect(try manager.destinationOfSymbolicLink(atPath: link.path) == path, "the link stays")
         #expect(!manager.fileExists(atPath: path + "/store.sqlite"), "the store's files are gone")
         #expect(try manager.contentsOfDirectory(atPath: gangway.deviceKeys.path).isEmpty)
+    }
+
+    @Test("two passcode changes at once: one is made; the other says it was not, and its passcode opens nothing")
+    func concurrentPasscodeChanges() async throws {
+        defer { temporary.remove() }
+        try initStore()
+        let arguments = ["store", "passwd", "--path", path, "--passcode-stdin"]
+        async let first = gangway.runOffThread(arguments, lines: [passcode, "Passcode-Of-B-1"])
+        async let second = gangway.runOffThread(arguments, lines: [passcode, "Passcode-Of-C-2"])
+        let results = try await [("Passcode-Of-B-1", first), ("Passcode-Of-C-2", second)]
+        let made = results.filter { $0.1.status == 0 }
+        #expect(made.count == 1, "\(results.map { ($0.1.status, $0.1.standardError) })")
+        for (chosen, result) in results {
+            let opens = try gangway.run(["store", "list", "--path", path, "--passcode-stdin"], lines: [chosen])
+            #expect((opens.status == 0) == (result.status == 0), "\(chosen): \(opens.standardError)")
+            if result.status != 0 {
+                // Whether the other change came before this one's check or after it.
+                #expect(
+                    result.standardError.contains("the passcode was changed elsewhere meanwhile")
+                        || result.status == 3,
+                    "\(result.standardError)"
+                )
+            }
+        }
     }
 
     @Test func theStandardKeyDerivationIsSixHundredThousandRounds() throws {

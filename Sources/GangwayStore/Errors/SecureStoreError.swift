@@ -38,6 +38,7 @@ public struct SecureStoreError: Error, Sendable, Hashable, CustomStringConvertib
         case closed
         case invalidArgument
         case ioFailure
+        case passcodeChangedElsewhere
     }
 
     private let code: Code
@@ -113,6 +114,9 @@ public struct SecureStoreError: Error, Sendable, Hashable, CustomStringConvertib
     public static let invalidArgument = Self(.invalidArgument)
     /// Reading or writing the store's files failed.
     public static let ioFailure = Self(.ioFailure)
+    /// Another process changed the passcode while this change was asked for: this one
+    /// changed nothing (the other's passcode opens the store).
+    public static let passcodeChangedElsewhere = Self(.passcodeChangedElsewhere)
 
     static func wrongPasscode(triesLeft: Int) -> Self { Self(.wrongPasscode, triesLeft: triesLeft) }
     static func tryAgainLater(after delay: Duration) -> Self { Self(.tryAgainLater, retryAfter: delay) }
@@ -173,6 +177,9 @@ public struct SecureStoreError: Error, Sendable, Hashable, CustomStringConvertib
         case .closed: text = "the store is closed"
         case .invalidArgument: text = "invalid argument"
         case .ioFailure: text = "file access failed"
+        case .passcodeChangedElsewhere:
+            text =
+                "the passcode was changed elsewhere meanwhile; this change was not made, and the new passcode opens the store"
         }
         if let detail { text += " (\(detail))" }
         return text

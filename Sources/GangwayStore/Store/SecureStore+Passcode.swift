@@ -79,6 +79,11 @@ extension SecureStore {
     ///
     /// - Parameter policy: A new policy to record with the passcode; the store's policy
     ///   when `nil`.
+    ///
+    /// The new passcode is written only while the store's passcode is still the one it was
+    /// unlocked with: of two changes at once (two processes on one store), one is made and
+    /// the other throws ``SecureStoreError/passcodeChangedElsewhere``, rather than both
+    /// saying they were made.
     public func setPasscode(_ passcode: Secret, policy newPolicy: PasscodePolicy?) throws(SecureStoreError) {
         try checkOpen()
         // A new policy is checked; the store's own was checked when it was recorded, and
@@ -106,7 +111,11 @@ extension SecureStore {
         let finalHeader = header
         let location = self.location
         let secrets = self.secrets
+        let known = state.withLock { $0.passcodeSlot }
         try database.write { db in
+            if let known, try StoreRecords.slots(db, secrets: secrets)[.passcode] != known {
+                throw SecureStoreError.passcodeChangedElsewhere
+            }
             try StoreRecords.writeSlot(slot, db, secrets: secrets)
             try location.fault(.passcodeSlotWritten)
             if wasDeviceProtected {
@@ -118,7 +127,10 @@ extension SecureStore {
             try StoreRecords.addToPasscodeHistory(fingerprint, keeping: policy.historyCount, db)
             try location.fault(.passcodeHistoryWritten)
         }
-        state.withLock { $0.header = finalHeader }
+        state.withLock {
+            $0.header = finalHeader
+            $0.passcodeSlot = .some(slot)
+        }
         try location.fault(.passcodeCommitted)
     }
 
@@ -149,7 +161,10 @@ extension SecureStore {
             try db.execute(sql: "DELETE FROM passcodeHistory")
         }
         try? environment.deviceKeys.delete(DeviceSecrets.biometricKeyName(for: id))
-        state.withLock { $0.header = finalHeader }
+        state.withLock {
+            $0.header = finalHeader
+            $0.passcodeSlot = .some(nil)
+        }
         location.logger.notice("passcode turned off", metadata: ["store": "\(id)"])
     }
 

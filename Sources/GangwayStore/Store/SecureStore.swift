@@ -28,6 +28,10 @@ public final class SecureStore: Sendable {
     struct State {
         var header: StoreHeader
         var isClosed = false
+        /// The passcode slot the store was unlocked with, or last wrote (`.some(nil)`: none),
+        /// so that a passcode change another process made meanwhile is noticed; `nil` when
+        /// the store was opened another way (then a change is not compared).
+        var passcodeSlot: KeySlot?? = nil
     }
 
     init(

@@ -62,12 +62,18 @@ extension SecureStoreLocation {
     ///   ``SecureStoreError/tryAgainLater`` during a lockout delay;
     ///   ``SecureStoreError/tampered`` when the attempt record was altered.
     public func unlock(passcode: Secret) throws(SecureStoreError) -> SecureStore {
-        try unlockVerified(by: "passcode") { opened in
+        var verified: KeySlot?
+        let store = try unlockVerified(by: "passcode") { opened in
             guard opened.header.protection == .passcode else { throw SecureStoreError.passcodeNotSet }
-            let dataKey = try verifyPasscode(passcode, in: opened)
-            try upgradeKeyDerivationIfNeeded(passcode: passcode, dataKey: dataKey, in: opened)
+            let (dataKey, slot) = try verifiedPasscode(passcode, in: opened)
+            verified =
+                try upgradeKeyDerivationIfNeeded(passcode: passcode, dataKey: dataKey, in: opened) ?? slot
             return dataKey
         }
+        // The slot the passcode opened, not one read after: a change another process made
+        // meanwhile is then noticed by the next passcode change here.
+        store.state.withLock { $0.passcodeSlot = .some(verified) }
+        return store
     }
 
     /// Unlocks a store in no-passcode mode with its device key.
@@ -197,6 +203,14 @@ extension SecureStoreLocation {
     /// Counts the attempt, derives the key and tries the passcode slot; on the last
     /// failure erases the store.
     func verifyPasscode(_ passcode: Secret, in opened: OpenedStore) throws(SecureStoreError) -> SymmetricKey {
+        try verifiedPasscode(passcode, in: opened).dataKey
+    }
+
+    /// ``verifyPasscode(_:in:)``, with the slot the passcode opened.
+    func verifiedPasscode(
+        _ passcode: Secret,
+        in opened: OpenedStore
+    ) throws(SecureStoreError) -> (dataKey: SymmetricKey, slot: KeySlot) {
         let slots = try requireSlots(opened)
         guard let slot = slots[.passcode], let derivation = slot.derivation else {
             throw SecureStoreError.passcodeNotSet
@@ -236,7 +250,7 @@ extension SecureStoreLocation {
             try opened.database.writeWithoutSync {
                 try StoreRecords.writeLockout(.cleared, $0, secrets: opened.secrets)
             }
-            return dataKey
+            return (dataKey, slot)
         }
         logger.notice(
             "wrong passcode",
@@ -264,13 +278,16 @@ extension SecureStoreLocation {
         throw .erased
     }
 
+    /// The new slot, when the passcode's was re-wrapped at a higher cost.
     private func upgradeKeyDerivationIfNeeded(
         passcode: Secret,
         dataKey: SymmetricKey,
         in opened: OpenedStore
-    ) throws(SecureStoreError) {
+    ) throws(SecureStoreError) -> KeySlot? {
         let slots = try requireSlots(opened)
-        guard let current = slots[.passcode]?.derivation, current.rounds < environment.passcodeRounds else { return }
+        guard let current = slots[.passcode]?.derivation, current.rounds < environment.passcodeRounds else {
+            return nil
+        }
         let derivation = PasscodeKeyDerivation.fresh(rounds: environment.passcodeRounds)
         let kek = try derivation.deriveKey(from: passcode)
         let slot = try KeySlot.wrap(
@@ -285,6 +302,7 @@ extension SecureStoreLocation {
             "passcode slot re-wrapped with a higher key-derivation cost",
             metadata: ["store": "\(opened.header.storeID)", "rounds": "\(derivation.rounds)"]
         )
+        return slot
     }
 
     /// Turns biometric unlock off: slot, header flag and key.
