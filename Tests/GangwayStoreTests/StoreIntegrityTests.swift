@@ -152,6 +152,26 @@ struct StoreIntegrityTests {
         #expect(try Data(contentsOf: fixture.databaseURL) == garbage, "nothing was overwritten")
     }
 
+    @Test("key slots deleted: info does not call it verified, and the erase it finishes is not blamed on passcodes")
+    func deletedKeySlots() throws {
+        let fixture = try StoreFixture()
+        try fixture.makeStore()
+        try fixture.tamper("DELETE FROM keySlot", arguments: [])
+        let info = try fixture.location().info()
+        #expect(
+            info.integrity == .failed("its key slots are gone: an erase began, and opening it finishes the erase"),
+            "\(info.integrity)"
+        )
+        do {
+            _ = try fixture.location().unlock(passcode: StoreFixture.passcode)
+            Issue.record("a store without key slots opened")
+        } catch {
+            #expect(error == .erased)
+            #expect(error.description.hasPrefix("the store was erased (its key slots were already destroyed"))
+            #expect(!error.description.contains("wrong passcode"))
+        }
+    }
+
     @Test func aTruncatedDatabaseFileGivesATypedError() throws {
         let fixture = try StoreFixture()
         try fixture.makeStore(

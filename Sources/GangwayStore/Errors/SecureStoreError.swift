@@ -134,6 +134,7 @@ public struct SecureStoreError: Error, Sendable, Hashable, CustomStringConvertib
     static func notAllowedByPolicy(_ detail: String) -> Self { Self(.notAllowedByPolicy, detail: detail) }
     static func invalidArgument(_ detail: String) -> Self { Self(.invalidArgument, detail: detail) }
     static func ioFailure(_ detail: String) -> Self { Self(.ioFailure, detail: detail) }
+    static func erased(_ detail: String) -> Self { Self(.erased, detail: detail) }
     static func biometricsFailed(_ detail: String) -> Self { Self(.biometricsFailed, detail: detail) }
 
     /// Whether the error means stored data can no longer be trusted.
@@ -148,7 +149,8 @@ public struct SecureStoreError: Error, Sendable, Hashable, CustomStringConvertib
             text = "wrong passcode"
             if let triesLeft { text += " (\(triesLeft) \(triesLeft == 1 ? "try" : "tries") left)" }
         case .erased:
-            text = "too many wrong passcodes: the store was erased"
+            // An erase another way (its keys found destroyed) says so in its detail.
+            text = detail == nil ? "too many wrong passcodes: the store was erased" : "the store was erased"
         case .tryAgainLater:
             text = "too many wrong passcodes: try again later"
             if let retryAfter { text += " (in \(retryAfter.roundedUpSeconds) s)" }

@@ -37,7 +37,7 @@ extension SecureStoreLocation {
             // An erase that destroyed the slots and the device key, then stopped: finish it.
             if error == .deviceKeyMissing, try slotCount(database) == 0 {
                 try erase(database, storeID: unverified.storeID)
-                throw .erased
+                throw .erased("its keys were already destroyed, so nothing could open it")
             }
             throw error
         }
@@ -193,7 +193,7 @@ extension SecureStoreLocation {
             if slots.isEmpty {
                 // An erase destroyed the slots and stopped before the files: finish it.
                 try erase(opened.database, storeID: opened.header.storeID)
-                throw .erased
+                throw .erased("its key slots were already destroyed, so nothing could open it")
             }
             throw .integrityFailure("a key slot is missing")
         }

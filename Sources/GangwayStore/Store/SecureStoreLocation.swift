@@ -146,9 +146,17 @@ public struct SecureStoreLocation: Sendable {
             var integrity = SecureStoreInfo.Integrity.verified
             do {
                 let secrets = try loadSecrets(for: header.storeID)
-                _ = try StoreRecords.header(db, secrets: secrets)
-                _ = try StoreRecords.slots(db, secrets: secrets)
+                let verified = try StoreRecords.header(db, secrets: secrets)
+                let present = try StoreRecords.slots(db, secrets: secrets)
                 _ = try StoreRecords.lockout(db, secrets: secrets)
+                // Records that verify are not enough: the key slots the store needs must be there.
+                if !verified.expectedSlots.isSubset(of: Set(present.keys)) {
+                    integrity = .failed(
+                        present.isEmpty
+                            ? "its key slots are gone: an erase began, and opening it finishes the erase"
+                            : "a key slot is missing"
+                    )
+                }
             } catch let error as SecureStoreError where error == .deviceKeyMissing {
                 integrity = .unverified(error.description)
             } catch let error as SecureStoreError {
