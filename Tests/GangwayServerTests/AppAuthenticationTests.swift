@@ -46,6 +46,15 @@ struct AppAuthenticationTests {
             let shown = try await api.admin(.get, "/admin/apps/checks/authentication")
             #expect(try shown.decode(Components.Schemas.AppAuthentication.self) == expected)
             #expect(!set.text.contains(Self.secret) && !shown.text.contains(Self.secret))
+            // The audit says what changed; of the secret, only that it was set.
+            let audited = try #require(try await OperatorsTests.audit(api, "?limit=1").first)
+            #expect(audited.action == "setAppAuthentication")
+            #expect(
+                audited.detail
+                    == "type: basic → oauth2; issuer: none → https://login.airline.example; "
+                    + "clientID: none → gangway-checks; createsUsers: false → true; client secret set"
+            )
+            #expect(!(try await api.admin(.get, "/admin/audit").text.contains(Self.secret)))
 
             // What devices and the admin read of the app says oauth2.
             let app = try await api.admin(.get, "/admin/apps/checks").decode(Components.Schemas.App.self)

@@ -353,8 +353,8 @@ struct OperatorsTests {
                     "updateApp", "/admin/apps/checks",
                     "name: Ground checks → Checks 2; settings.passwordPolicy.passwordPolicyMinLength: 10 → 12"
                 ),
-                ("createApp", "/admin/apps/audited", nil),
-                ("createUser", "/admin/users/carol", nil),
+                ("createApp", "/admin/apps/audited", "name: Audited"),
+                ("createUser", "/admin/users/carol", "displayName: carol"),
             ]
             #expect(events.count == expected.count)
             for (event, wanted) in zip(events, expected) {

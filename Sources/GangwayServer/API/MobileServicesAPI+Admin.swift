@@ -47,7 +47,11 @@ extension MobileServicesAPI {
         } catch {
             throw APIError.storage(error)
         }
-        AuditNote.current?.target = "/admin/apps/\(app.id)"
+        if let note = AuditNote.current {
+            note.target = "/admin/apps/\(app.id)"
+            note.add("name: \(app.name)")
+            if !app.emailDomains.isEmpty { note.add("emailDomains: [\(app.emailDomains.joined(separator: ", "))]") }
+        }
         logger.info("app created", metadata: ["app": "\(app.id)"])
         return .created(.init(body: .json(Self.wire(app))))
     }
@@ -346,6 +350,7 @@ extension MobileServicesAPI {
             throw APIError.storage(error)
         }
         AuditNote.current?.target = "/admin/users/\(user.username)"
+        AuditNote.current?.add("displayName: \(user.displayName)")
         return .created(.init(body: .json(Self.wire(user))))
     }
 

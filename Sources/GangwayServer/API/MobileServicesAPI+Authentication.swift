@@ -50,8 +50,29 @@ extension MobileServicesAPI {
             }
             authentication.provider = provider
         }
+        let old = app.authentication
         app.authentication = authentication
         try await perform { try await storage.updateApp(app) }
+        if let note = AuditNote.current {
+            note.change("type", from: old.type.rawValue, to: authentication.type.rawValue)
+            note.change("issuer", from: old.provider?.issuer ?? "none", to: authentication.provider?.issuer ?? "none")
+            note.change(
+                "clientID",
+                from: old.provider?.clientID ?? "none",
+                to: authentication.provider?.clientID ?? "none"
+            )
+            note.change(
+                "createsUsers",
+                from: old.provider?.createsUsers ?? false,
+                to: authentication.provider?.createsUsers ?? false
+            )
+            note.change(
+                "redirectURIs",
+                from: "[" + old.redirectURIs.joined(separator: ", ") + "]",
+                to: "[" + authentication.redirectURIs.joined(separator: ", ") + "]"
+            )
+            if body.provider?.clientSecret != nil { note.add("client secret set") }
+        }
         logger.notice(
             "app authentication set",
             metadata: [
