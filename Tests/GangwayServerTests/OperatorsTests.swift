@@ -253,6 +253,19 @@ struct OperatorsTests {
             for _ in 1...5 {
                 #expect(try await signIn("a guessed passphrase", code: "000000").status == .unauthorized)
             }
+            // The log says whose sign-in failed and from where; a name that is no
+            // operator's (perhaps a password typed in the wrong field) is not written.
+            #expect(fixture.logs.text.contains(#""operator": ops.tom"#), "\(fixture.logs.text)")
+            #expect(fixture.logs.text.contains(#""address": 127.0.0.1"#))
+            let page = try await browser.get("/console/sign-in")
+            let typo = try await browser.submit(
+                page,
+                to: "/console/sign-in",
+                [("name", "my-secret-passphrase"), ("password", "x"), ("code", "000000")]
+            )
+            #expect(typo.status == .unauthorized)
+            #expect(!fixture.logs.text.contains("my-secret-passphrase"))
+            #expect(fixture.logs.text.contains(#""operator": (no such operator)"#))
             // The fifth blocked the name at this address for 30 seconds: the password is
             // not even checked.
             let right = try ConsoleBrowserTests.code(secret: secret, at: fixture.clock.now())

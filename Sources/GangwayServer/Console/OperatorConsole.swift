@@ -97,7 +97,15 @@ struct OperatorConsole: Sendable {
         guard matches, let record, let step = secondFactorStep(record, code: form["code"] ?? ""),
             (try? await api.storage.takeTOTPStep(step, operator: record.name)) == true
         else {
-            api.logger.notice("console sign-in failed", metadata: ["request": "\(RequestInfo.current.requestID)"])
+            // The name only when it is an operator's: what someone typed there may be their
+            // password, typed in the wrong field.
+            api.logger.notice(
+                "console sign-in failed",
+                metadata: [
+                    "request": "\(RequestInfo.current.requestID)", "operator": "\(record?.name ?? "(no such operator)")",
+                    "address": "\(address)",
+                ]
+            )
             return await again("The name, password or code is wrong.", .unauthorized)
         }
         try? await api.throttle.succeeded(admission)
