@@ -112,12 +112,42 @@ struct ConsoleSignInSettingsTests {
             #expect(again.text.contains("Nothing changed."))
             #expect(try await Self.authentication(api).provider?.hasClientSecret == true)
 
-            let back = try await admin.submit(again, to: "/console/apps/checks/sign-in", [("type", "basic")])
+            // Back to passwords as the command line does it, keeping the provider: the page
+            // then saves as it shows, unchanged.
+            let keeping = try await admin.submit(
+                again,
+                to: "/console/apps/checks/sign-in",
+                [
+                    ("type", "basic"), ("issuer", "https://login.example.com"), ("clientID", "gangway"),
+                    ("createsUsers", "on"), ("redirectURIs", "com.airline.checks:/oauth"),
+                ]
+            )
+            #expect(keeping.status == .ok, "\(keeping.text)")
+            #expect(try await Self.authentication(api).provider?.hasClientSecret == true, "the provider is kept")
+            let unchanged = try await admin.submit(
+                keeping,
+                to: "/console/apps/checks/sign-in",
+                [
+                    ("type", "basic"), ("issuer", "https://login.example.com"), ("clientID", "gangway"),
+                    ("createsUsers", "on"), ("redirectURIs", "com.airline.checks:/oauth"),
+                ]
+            )
+            #expect(unchanged.text.contains("Nothing changed."), "\(unchanged.text)")
+            let oauthAgain = try await admin.submit(
+                unchanged,
+                to: "/console/apps/checks/sign-in",
+                [
+                    ("type", "oauth2"), ("issuer", "https://login.example.com"), ("clientID", "gangway"),
+                    ("createsUsers", "on"), ("redirectURIs", "com.airline.checks:/oauth"),
+                ]
+            )
+            #expect(try await Self.authentication(api)._type == .oauth2, "\(oauthAgain.text)")
+            let back = try await admin.submit(oauthAgain, to: "/console/apps/checks/sign-in", [("type", "basic")])
             #expect(back.text.contains("people sign in with their user name and password"))
             #expect(try await api.signInReply("alice").status == .created)
 
             let events = try await OperatorsTests.audit(api)
-            #expect(events.prefix(4).allSatisfy { $0.action == "setAppAuthentication" && $0.actor == "ops.ada" })
+            #expect(events.prefix(6).allSatisfy { $0.action == "setAppAuthentication" && $0.actor == "ops.ada" })
             #expect(events.first?.target == "/admin/apps/checks/authentication")
             #expect(try await admin.get("/console/apps/nowhere/sign-in").status == .notFound)
         }

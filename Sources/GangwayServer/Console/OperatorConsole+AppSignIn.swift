@@ -126,7 +126,10 @@ extension OperatorConsole {
             guard !typed.issuer.isEmpty, !typed.clientID.isEmpty else {
                 return again("A provider needs both its issuer URL and the client ID it gave this server.", .badRequest)
             }
-            guard type == .oauth2 else {
+            // With basic, the provider the app has is kept for a later return to OAuth 2.0
+            // (as `gangway admin auth --type basic` keeps it); a new one is not set.
+            let kept = found.authentication.provider.map { $0.issuer == typed.issuer && $0.clientID == typed.clientID }
+            guard type == .oauth2 || kept == true else {
                 return again(
                     "A provider signs people in through OAuth 2.0: choose OAuth 2.0, or leave the provider empty.",
                     .badRequest

@@ -102,7 +102,8 @@ struct OperatorConsole: Sendable {
             api.logger.notice(
                 "console sign-in failed",
                 metadata: [
-                    "request": "\(RequestInfo.current.requestID)", "operator": "\(record?.name ?? "(no such operator)")",
+                    "request": "\(RequestInfo.current.requestID)",
+                    "operator": "\(record?.name ?? "(no such operator)")",
                     "address": "\(address)",
                 ]
             )
