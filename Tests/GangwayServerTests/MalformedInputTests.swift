@@ -227,6 +227,20 @@ struct MalformedInputTests {
                 "settings.passwordPolicyMinLength"
             ),
             ("/admin/users/alice", #"{"blocked": true, "role": "admin"}"#, "role"),
+            // Deeper too, where settings and entity sets are misspelled.
+            (
+                "/admin/apps/checks", #"{"settings": {"passwordPolicy": {"passwordPolicyMinLenght": 4}}}"#,
+                "settings.passwordPolicy.passwordPolicyMinLenght"
+            ),
+            (
+                "/admin/apps/checks", #"{"settings": {"logSettings": {"logLevl": "debug"}}}"#,
+                "settings.logSettings.logLevl"
+            ),
+            (
+                "/admin/apps/checks",
+                #"{"settings": {"dataSettings": {"entitySets": {"checks": {"writableFields": [], "allowCreation": true}}}}}"#,
+                "settings.dataSettings.entitySets.checks.allowCreation"
+            ),
             ("/admin/users/alice", #"{"blocked": true, "\u001b[2J": 1}"#, #"\u{1B}[2J"#),
         ]
     )

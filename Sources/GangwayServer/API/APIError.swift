@@ -37,6 +37,12 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         APIError(.badRequest, code, message)
     }
 
+    /// A body's key the document does not name at its place (`path`, dotted, already
+    /// made safe to show), at the top or deeper.
+    static func unknownField(at path: String) -> APIError {
+        .badRequest("The request does not match the API document (at \(path): it takes no such field).")
+    }
+
     static func notFound(_ code: ErrorCode, _ message: String) -> APIError {
         APIError(.notFound, code, message)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayProtocol
 import HTTPTypes
 import OpenAPIRuntime
 
@@ -9,9 +10,11 @@ import OpenAPIRuntime
 /// recorded, nor a request the server refused.
 ///
 /// The operations are those the API document secures with `admin`, read from the
-/// document itself, so a new admin route is covered the day it is written.
+/// document itself, so a new admin route is covered the day it is written. Their bodies
+/// are checked for keys the document does not name, at any depth (``DocumentedFields``).
 struct AdminGate: ServerMiddleware {
     let operations: Set<String>
+    let fields: DocumentedFields
     let requireAdmin: @Sendable () async throws(APIError) -> Void
     /// Records a change: the operation, and the request's path.
     let audit: @Sendable (_ operationID: String, _ path: String?) async -> Void
@@ -33,6 +36,7 @@ struct AdminGate: ServerMiddleware {
             operations.insert(id)
         }
         self.operations = operations
+        fields = DocumentedFields(document: root, operations: operations)
         self.requireAdmin = requireAdmin
         self.audit = audit
     }
@@ -46,6 +50,17 @@ struct AdminGate: ServerMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         guard operations.contains(operationID) else { return try await next(request, body, metadata) }
         try await requireAdmin()
+        var body = body
+        if let collected = body, fields.bodies[operationID] != nil {
+            // Collected already, within its limit, by the gateway: read again from memory.
+            let data = try await Data(collecting: collected, upTo: GatewayMiddleware.maximumBodySize)
+            if let unknown = fields.unknownField(in: data, operationID: operationID) {
+                throw APIError.unknownField(
+                    at: TextRules.escapingControls(String(unknown.prefix(128)), keepingLines: false)
+                )
+            }
+            body = HTTPBody(data)
+        }
         let answer = try await next(request, body, metadata)
         if ![.get, .head].contains(request.method), answer.0.status.code < 400 {
             await audit(operationID, request.path.map { String($0.prefix { $0 != "?" }) })

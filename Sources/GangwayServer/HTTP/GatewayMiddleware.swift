@@ -176,9 +176,9 @@ struct GatewayMiddleware: RouterMiddleware {
             if let apiError = error.underlyingError as? APIError { return apiError }
             if error.operationInput == nil {
                 // The generated code could not read the request: it does not match the document.
-                return .badRequest(
-                    "The request does not match the API document"
-                        + "\(fieldPath(in: error.underlyingError, readsBody: ![.get, .head, .delete].contains(error.request.method)))."
+                return mismatch(
+                    in: error.underlyingError,
+                    readsBody: ![.get, .head, .delete].contains(error.request.method)
                 )
             }
             logger.error(
@@ -213,11 +213,12 @@ struct GatewayMiddleware: RouterMiddleware {
         "The server failed; the request ID identifies it in the server's log."
     )
 
-    /// ` (at body.user.name)` for a decoding error, so the client knows which field (` (at
-    /// nmae: it takes no such field)` for a key an admin operation's body does not have); when
-    /// the error names none, the body, or for a request without one (`readsBody` false)
-    /// its path or query.
-    private static func fieldPath(in error: any Error, readsBody: Bool) -> String {
+    /// "The request does not match the API document (at body.user.name)." for a decoding
+    /// error, so the client knows which field (a key the body should not have:
+    /// ``APIError/unknownField(at:)``); when the error names none, the body, or for a
+    /// request without one (`readsBody` false) its path or query.
+    private static func mismatch(in error: any Error, readsBody: Bool) -> APIError {
+        let lead = "The request does not match the API document"
         var current: (any Error)? = error
         while let error = current {
             if let decoding = error as? DecodingError {
@@ -241,15 +242,18 @@ struct GatewayMiddleware: RouterMiddleware {
                         ?? TextRules.escapingControls(String($0.stringValue.prefix(64)), keepingLines: false)
                 }
                 guard names.isEmpty else {
-                    return " (at \(names.joined(separator: "."))\(unknown ? ": it takes no such field" : ""))"
+                    let at = names.joined(separator: ".")
+                    return unknown ? .unknownField(at: at) : .badRequest("\(lead) (at \(at)).")
                 }
-                return readsBody
-                    ? " (the body is not valid JSON of the right shape)"
-                    : " (a value in the path or the query is not of the right form)"
+                return .badRequest(
+                    readsBody
+                        ? "\(lead) (the body is not valid JSON of the right shape)."
+                        : "\(lead) (a value in the path or the query is not of the right form)."
+                )
             }
             current = (error as? ServerError)?.underlyingError
         }
-        return ""
+        return .badRequest("\(lead).")
     }
 
     /// An OAuth endpoint's error as RFC 6749 §5.2 shapes it; anything that is not already
