@@ -38,7 +38,7 @@ final class AuditNote: Sendable {
     /// Adds each value that differs between `old` and `new`, by its JSON path
     /// (`passwordPolicy.minLength: 6 → 8`).
     func changes(from old: some Encodable, to new: some Encodable) {
-        let (before, after) = (Self.flattened(old), Self.flattened(new))
+        let (before, after) = (JSONValue.paths(of: old), JSONValue.paths(of: new))
         for path in Set(before.keys).union(after.keys).sorted() where before[path] != after[path] {
             add("\(path): \(before[path] ?? "none") → \(after[path] ?? "none")")
         }
@@ -52,36 +52,5 @@ final class AuditNote: Sendable {
         let longest = APILimits.auditDetail.upperBound
         guard text.unicodeScalars.count > longest else { return text }
         return String(String.UnicodeScalarView(text.unicodeScalars.prefix(longest - 1))) + "…"
-    }
-
-    /// The scalars of `value`'s JSON by their dotted paths; an array is one value
-    /// (`[a.example, b.example]`).
-    private static func flattened(_ value: some Encodable) -> [String: String] {
-        guard let data = try? JSONEncoder().encode(value),
-            let root = try? JSONDecoder().decode(JSONValue.self, from: data)
-        else { return [:] }
-        var result: [String: String] = [:]
-        func walk(_ node: JSONValue, _ path: String) {
-            if case .object(let object) = node {
-                for (key, child) in object { walk(child, path.isEmpty ? key : "\(path).\(key)") }
-            } else {
-                result[path] = text(node)
-            }
-        }
-        walk(root, "")
-        return result
-    }
-
-    private static func text(_ node: JSONValue) -> String {
-        switch node {
-        case .null: "none"
-        case .bool(let value): String(value)
-        case .integer(let value): String(value)
-        case .number(let value): String(value)
-        case .string(let value): value
-        case .array(let values): "[" + values.map(text).joined(separator: ", ") + "]"
-        case .object(let object):
-            "{" + object.sorted { $0.key < $1.key }.map { "\($0.key): \(text($0.value))" }.joined(separator: ", ") + "}"
-        }
     }
 }

@@ -153,7 +153,7 @@ struct GatewayMiddleware: RouterMiddleware {
                 }
             } else if mediaType != "application/json" {
                 throw APIError(.unsupportedMediaType, .unsupportedMediaType, "Send the body as application/json.")
-            } else if let key = DuplicateJSONKeys.first(in: body) {
+            } else if let key = body.withUnsafeReadableBytes(DuplicateJSONKeys.first(in:)) {
                 let shown = TextRules.escapingControls(String(key.prefix(64)), keepingLines: false)
                 throw APIError.badRequest("The body names '\(shown)' twice in one object: send each key once.")
             }

@@ -7,11 +7,11 @@ import Foundation
 ///
 /// An object whose schema names its properties takes those alone, unless the schema
 /// gives `additionalProperties` a schema (a map, such as an app's entity sets). The
-/// document says so of admin bodies; devices' bodies are not read here, so that a newer
-/// device's field reaches an older server harmlessly.
-struct DocumentedFields: Sendable {
+/// document says so of admin bodies; the server checks them (its `AdminGate`), not
+/// devices' bodies, so that a newer device's field reaches an older server harmlessly.
+public struct DocumentedFields: Sendable {
     /// What a place in a body may hold.
-    indirect enum Shape: Sendable {
+    public indirect enum Shape: Sendable {
         /// An object: the properties it names, and the schema of any other key's value
         /// when it takes others (`nil`: it takes no others).
         case object(properties: [String: Shape], others: Shape?)
@@ -21,10 +21,10 @@ struct DocumentedFields: Sendable {
     }
 
     /// The shape of each operation's body, by operation ID.
-    let bodies: [String: Shape]
+    public let bodies: [String: Shape]
 
     /// The JSON bodies of `operations` as `document` states them.
-    init(document root: [String: Any], operations: Set<String>) {
+    public init(document root: [String: Any], operations: Set<String>) {
         let schemas = (root["components"] as? [String: Any])?["schemas"] as? [String: Any] ?? [:]
         var bodies: [String: Shape] = [:]
         for operation in ((root["paths"] as? [String: [String: Any]]) ?? [:]).values.flatMap(\.values) {
@@ -41,7 +41,7 @@ struct DocumentedFields: Sendable {
     /// The first key of `body` (the JSON of operation `operationID`) that its schema does
     /// not name, as a dotted path (`settings.passwordPolicy.x`); `nil` when there is none,
     /// or when the body is not JSON (the decoder then says what is wrong with it).
-    func unknownField(in body: Data, operationID: String) -> String? {
+    public func unknownField(in body: Data, operationID: String) -> String? {
         guard let shape = bodies[operationID],
             let value = try? JSONSerialization.jsonObject(with: body, options: .fragmentsAllowed)
         else { return nil }

@@ -1,5 +1,3 @@
-import NIOCore
-
 /// Finds a key an object of a JSON text names twice (`{"blocked": true, "blocked": false}`).
 ///
 /// RFC 8259 §4 leaves such an object's meaning to each parser: Foundation's decoder keeps
@@ -9,13 +7,11 @@ import NIOCore
 ///
 /// Keys are compared as the text they stand for (`"a"` and `"\u0061"` are the same key).
 /// A text that is not JSON is passed over here: the decoder says what is wrong with it.
-enum DuplicateJSONKeys {
-    /// The first key named twice in one object of `body`, if any.
-    static func first(in body: ByteBuffer) -> String? {
-        body.withUnsafeReadableBytes { bytes in
-            var scanner = Scanner(bytes: bytes)
-            return scanner.firstDuplicate()
-        }
+public enum DuplicateJSONKeys {
+    /// The first key named twice in one object of the JSON text `bytes`, if any.
+    public static func first(in bytes: UnsafeRawBufferPointer) -> String? {
+        var scanner = Scanner(bytes: bytes)
+        return scanner.firstDuplicate()
     }
 
     private struct Scanner {

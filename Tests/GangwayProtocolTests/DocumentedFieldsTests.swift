@@ -2,8 +2,6 @@ import Foundation
 import GangwayProtocol
 import Testing
 
-@testable import GangwayServer
-
 @Suite("An admin body's keys, checked against the API document at every depth")
 struct DocumentedFieldsTests {
     static func fields() throws -> DocumentedFields {
