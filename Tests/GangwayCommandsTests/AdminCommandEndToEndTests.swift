@@ -135,6 +135,17 @@ struct AdminCommandEndToEndTests {
         #expect(events?.first?["action"] as? String == "removeOperator")
         #expect(try machine.admin(["audit", "--limit", "0"]).status == 64)
         for result in [added, table, csv, json] { #expect(!result.output.contains(machine.adminToken)) }
+
+        // The role is taken as 'operators add' takes it too; once, not twice or never.
+        #expect(try machine.admin(["operators", "add", "ops.bea", "--role", "viewer"]).status == 0)
+        let asOption = try machine.admin(["operators", "role", "ops.bea", "--role", "operator"])
+        #expect(asOption.output.contains("ops.bea is now an operator."), "\(asOption.standardError)")
+        #expect(try machine.admin(["operators", "role", "ops.bea"]).status == 64)
+        #expect(try machine.admin(["operators", "role", "ops.bea", "admin", "--role", "admin"]).status == 64)
+        // A name may start with a dash.
+        let dashed = try machine.admin(["users", "add", "dana", "--name", "-2+3"], lines: ["dana-password-1"])
+        #expect(dashed.status == 0, "\(dashed.standardError)")
+        #expect(try machine.admin(["users"]).output.contains("-2+3"))
     }
 
     @Test(

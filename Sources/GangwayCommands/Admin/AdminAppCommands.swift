@@ -38,7 +38,7 @@ struct AdminAppsAdd: AsyncParsableCommand {
     @Argument(help: "The app's ID: letters, digits, '.', '_' or '-'.")
     var appID: String
 
-    @Option(name: .customLong("name"), help: "The name devices show.")
+    @Option(name: .customLong("name"), parsing: .unconditional, help: "The name devices show.")
     var name: String
 
     @Option(name: .customLong("email-domain"), help: "A work-email domain that discovers the app (repeatable).")

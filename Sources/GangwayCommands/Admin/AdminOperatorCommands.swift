@@ -94,10 +94,23 @@ struct AdminOperatorsRole: AsyncParsableCommand {
     @OptionGroup var target: OperatorTarget
 
     @Argument(help: "What they may do from now: viewer, operator or admin.")
-    var role: OperatorRole
+    var role: OperatorRole?
+
+    /// The same, written as `operators add` takes it.
+    @Option(
+        name: .customLong("role"),
+        help: ArgumentHelp("The role, as 'operators add' takes it.", visibility: .hidden)
+    )
+    var roleOption: OperatorRole?
+
+    func validate() throws {
+        guard (role == nil) != (roleOption == nil) else {
+            throw ValidationError("Give the role once: viewer, operator or admin.")
+        }
+    }
 
     func run() async throws {
-        let role = role
+        guard let role = role ?? roleOption else { return }
         try await target.run { admin, name in
             let changed = try await admin.setRole(role, operator: name)
             let article = changed.role == .viewer ? "a" : "an"

@@ -65,7 +65,11 @@ struct AdminUsersAdd: AsyncParsableCommand {
     @Argument(help: "The user name they sign in with.")
     var username: String
 
-    @Option(name: .customLong("name"), help: "The name shown on the device (default: the user name).")
+    @Option(
+        name: .customLong("name"),
+        parsing: .unconditional,
+        help: "The name shown on the device (default: the user name)."
+    )
     var displayName: String?
 
     func validate() throws {
