@@ -9,12 +9,9 @@ struct AuditExportTests {
         let line = AuditExport.line(
             id: 7,
             at: Date(timeIntervalSince1970: 1_800_000_000),
-            actor: "ops.alice",
-            via: "console",
-            action: "updateUser",
-            target: "/admin/users/alice",
-            address: nil,
-            detail: "blocked: false → true; password set"
+            fields: [
+                "ops.alice", "console", "updateUser", "/admin/users/alice", nil, "blocked: false → true; password set",
+            ]
         )
         #expect(
             line

@@ -64,12 +64,7 @@ extension AdminFormatter {
                 AuditExport.line(
                     id: $0.id,
                     at: $0.at,
-                    actor: $0.actor,
-                    via: $0.via,
-                    action: $0.action,
-                    target: $0.target,
-                    address: $0.address,
-                    detail: $0.detail
+                    fields: [$0.actor, $0.via, $0.action, $0.target, $0.address, $0.detail]
                 )
             }
         )

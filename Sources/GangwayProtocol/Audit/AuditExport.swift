@@ -10,22 +10,13 @@ public enum AuditExport {
     /// The columns, in order.
     public static let header = ["id", "at", "actor", "via", "action", "target", "address", "detail"]
 
-    /// One event's line, its fields in ``header``'s order.
-    public static func line(
-        id: Int64,
-        at date: Date,
-        actor: String,
-        via: String,
-        action: String,
-        target: String?,
-        address: String?,
-        detail: String?
-    ) -> String {
-        [String(id), date.formatted(.iso8601), actor, via, action, target ?? "", address ?? "", detail ?? ""]
-            .map(cell).joined(separator: ",")
+    /// One event's line: its ID and time, then `fields` (actor, via, action, target,
+    /// address, detail: the rest of ``header``, in its order; a missing one is empty).
+    public static func line(id: Int64, at date: Date, fields: [String?]) -> String {
+        ([String(id), date.formatted(.iso8601)] + fields.map { $0 ?? "" }).map(cell).joined(separator: ",")
     }
 
-    /// The CSV of `lines` (from ``line(id:at:actor:via:action:target:address:detail:)``), with the header.
+    /// The CSV of `lines` (from ``line(id:at:fields:)``), with the header.
     public static func csv(_ lines: [String]) -> String {
         ([header.joined(separator: ",")] + lines).joined(separator: "\n")
     }
