@@ -37,6 +37,13 @@ public enum TextRules {
         }
     }
 
+    /// Someone else's text for a message: its first `limit` characters on one line, its
+    /// controls written out (``escapingControls(_:keepingLines:)``), so a name or key a
+    /// client sent can be quoted back without moving the cursor or running on.
+    public static func shown(_ text: some StringProtocol, limit: Int) -> String {
+        escapingControls(String(text.prefix(limit)), keepingLines: false)
+    }
+
     /// `text` with each control character (``isControl(_:)``) written out as `\u{1B}`, so
     /// text that came from a device, a server or a provider shows on a terminal as what
     /// it holds and never moves the cursor, clears the screen, sets the title or reorders

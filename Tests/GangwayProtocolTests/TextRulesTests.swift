@@ -33,6 +33,12 @@ struct TextRulesTests {
         #expect(TextRules.escapingControls("plain text, ünïcödé") == "plain text, ünïcödé")
     }
 
+    @Test("someone's text quoted in a message: cut to the limit, on one line, its controls written out")
+    func shown() {
+        #expect(TextRules.shown("abc\ndef\u{1B}[2J", limit: 5) == #"abc\u{A}d"#)
+        #expect(TextRules.shown("short", limit: 64) == "short")
+    }
+
     @Test(
         "blank is what the document's patterns call blank: ECMAScript's white space, nothing else",
         arguments: [

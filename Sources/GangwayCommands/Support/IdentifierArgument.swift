@@ -10,7 +10,7 @@ enum IdentifierArgument {
     static func check(_ value: String, as what: String, _ rule: IdentifierRule = .identifier) throws {
         guard let problem = rule.problem(value) else { return }
         // What was typed is shown as text, and not at any length.
-        let shown = TextRules.escapingControls(String(value.prefix(80)), keepingLines: false)
+        let shown = TextRules.shown(value, limit: 80)
         throw ValidationError("\(what) '\(shown)\(value.count > 80 ? "…" : "")' \(problem).")
     }
 }

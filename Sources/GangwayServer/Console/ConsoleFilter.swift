@@ -9,29 +9,24 @@ enum ConsoleFilter {
     /// What is wrong with the app `asked` for, if it is not one of `apps`.
     static func app(_ asked: String?, in apps: [AppRecord]) -> String? {
         guard let asked, !asked.isEmpty, !apps.contains(where: { $0.id == asked }) else { return nil }
-        return "There is no app '\(shown(asked))'."
+        return "There is no app '\(TextRules.shown(asked, limit: 64))'."
     }
 
     /// What is wrong with `given` as the page's `name` filter, if it is not one of `allowed`.
     static func value(_ given: String?, _ name: String, allowed: [String]) -> String? {
         guard let given, !given.isEmpty, !allowed.contains(given) else { return nil }
-        return "'\(shown(given))' is not a \(name): \(allowed.joined(separator: ", "))."
+        return "'\(TextRules.shown(given, limit: 64))' is not a \(name): \(allowed.joined(separator: ", "))."
     }
 
     /// What is wrong with `given` as an entity set's name, if it cannot be one.
     static func entitySet(_ given: String?) -> String? {
         guard let given, !given.isEmpty, !EntityLimits.isIdentifier(given) else { return nil }
-        return "'\(shown(given))' is not an entity set's name."
+        return "'\(TextRules.shown(given, limit: 64))' is not an entity set's name."
     }
 
     /// The problems found, as one sentence each, or `nil` when there is none.
     static func problems(_ found: String?...) -> String? {
         let problems = found.compactMap(\.self)
         return problems.isEmpty ? nil : problems.joined(separator: " ")
-    }
-
-    /// Someone's text, short and with its controls written out.
-    private static func shown(_ text: String) -> String {
-        TextRules.escapingControls(String(text.prefix(64)), keepingLines: false)
     }
 }

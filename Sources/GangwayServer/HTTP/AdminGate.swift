@@ -56,7 +56,7 @@ struct AdminGate: ServerMiddleware {
             let data = try await Data(collecting: collected, upTo: GatewayMiddleware.maximumBodySize)
             if let unknown = fields.unknownField(in: data, operationID: operationID) {
                 throw APIError.unknownField(
-                    at: TextRules.escapingControls(String(unknown.prefix(128)), keepingLines: false)
+                    at: TextRules.shown(unknown, limit: 128)
                 )
             }
             body = HTTPBody(data)

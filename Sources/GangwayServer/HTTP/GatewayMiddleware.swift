@@ -154,7 +154,7 @@ struct GatewayMiddleware: RouterMiddleware {
             } else if mediaType != "application/json" {
                 throw APIError(.unsupportedMediaType, .unsupportedMediaType, "Send the body as application/json.")
             } else if let key = body.withUnsafeReadableBytes(DuplicateJSONKeys.first(in:)) {
-                let shown = TextRules.escapingControls(String(key.prefix(64)), keepingLines: false)
+                let shown = TextRules.shown(key, limit: 64)
                 throw APIError.badRequest("The body names '\(shown)' twice in one object: send each key once.")
             }
         }
@@ -239,7 +239,7 @@ struct GatewayMiddleware: RouterMiddleware {
                 // A key the body sent is the client's text: shown short, its controls escaped.
                 let names = path.map {
                     $0.intValue.map(String.init)
-                        ?? TextRules.escapingControls(String($0.stringValue.prefix(64)), keepingLines: false)
+                        ?? TextRules.shown($0.stringValue, limit: 64)
                 }
                 guard names.isEmpty else {
                     let at = names.joined(separator: ".")

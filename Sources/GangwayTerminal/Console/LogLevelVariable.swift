@@ -18,7 +18,7 @@ public enum LogLevelVariable {
                 return !warned
             }
             if first {
-                let shown = TextRules.escapingControls(String(text.prefix(40)), keepingLines: false)
+                let shown = TextRules.shown(text, limit: 40)
                 Console.standardError(
                     "Warning: GANGWAY_LOG_LEVEL '\(shown)' is not a level (\(names)); it is left out."
                 )
