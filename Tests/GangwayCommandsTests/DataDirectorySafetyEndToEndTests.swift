@@ -193,24 +193,19 @@ struct AdminLogEscapesEndToEndTests {
         )
         #expect(registered == 200)
         let hostile = #"owned\u001b]0;pwned\u0007\u001b[2J\u001b[3A\u009b2K\r"#
+        // A line break or tab in a message cannot make a row of the table that no device sent.
+        let forged = #"sync ok\n2026-11-22 05:00  info   bob    d9  signed out\tnormally"#
         let (uploaded, _) = try await call(
             base,
             "POST",
             "/apps/checks/logs",
             token: token,
-            json: #"{"entries": [{"time": "2026-11-22T06:00:00Z", "level": "error", "message": "\#(hostile)"}]}"#
+            json: #"""
+                {"entries": [{"time": "2026-11-22T06:00:00Z", "level": "error", "message": "\#(hostile)"},
+                             {"time": "2026-11-22T06:01:00Z", "level": "info", "message": "\#(forged)"}]}
+                """#
         )
         #expect(uploaded == 202)
-        // A line break or tab in a message cannot make a row of the table that no device sent.
-        let forged = #"sync ok\n2026-11-22 05:00  info   bob    d9  signed out\tnormally"#
-        let (second, _) = try await call(
-            base,
-            "POST",
-            "/apps/checks/logs",
-            token: token,
-            json: #"{"entries": [{"time": "2026-11-22T06:01:00Z", "level": "info", "message": "\#(forged)"}]}"#
-        )
-        #expect(second == 202)
 
         let listed = try await runner.runOffThread(["admin", "logs", "--data-dir", data.path], lines: [])
         #expect(listed.status == 0, "\(listed.standardError)")
