@@ -54,6 +54,7 @@ public struct TestServer: Sendable {
         // connection quiet for longer than a production server would wait; a test that
         // checks the timeouts sets its own.
         configuration.requestHeadTimeout = .seconds(120)
+        configuration.requestBodyTimeout = .seconds(300)
         configuration.idleTimeout = .seconds(600)
         options.configure(&configuration)
         let server = try await MobileServicesServer(
