@@ -7,7 +7,7 @@ import NIOPosix
 import Testing
 
 @Suite(
-    "Connections: a trickled request head or body and a silent connection are closed; a cap answers 503",
+    "Connections: a trickled head or body and a silent connection are closed; a cap answers 503; an unreadable head gets the error document",
     .servingTurn
 )
 struct ConnectionTimeoutTests {
@@ -106,6 +106,58 @@ struct ConnectionTimeoutTests {
             #expect(try await Self.closes(again, within: .seconds(20)))
             #expect(next.text.hasPrefix("HTTP/1.1 200"), "\(next.text)")
             for channel in held { try? await channel.close() }
+        }
+    }
+
+    @Test(
+        "a head past 80 KiB is a 431, a request line or header that is not HTTP a 400, each with the error document, and the connection closed",
+        arguments: [
+            (
+                "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n", 431,
+                "80 KiB"
+            ),
+            (
+                "GET /health HTTP/1.1\r\nHost: x\r\n"
+                    + (0..<2_000).map { "X-\($0): \(String(repeating: "b", count: 40))\r\n" }.joined() + "\r\n",
+                431, "80 KiB"
+            ),
+            ("NOT HTTP AT ALL\r\n\r\n", 400, "cannot read this request as HTTP/1.1"),
+            ("GET /health HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n", 400, "a header"),
+            ("POST /apps/checks/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: nine\r\n\r\n", 400, "Content-Length"),
+        ]
+    )
+    func unreadableHead(request: String, status: Int, words: String) async throws {
+        try await ServerFixture().runSeeded { api in
+            let answer = AnswerCollector()
+            let channel = try await Self.connect(port: api.running.port, handler: answer)
+            try await channel.writeAndFlush(ByteBuffer(string: request)).get()
+            #expect(try await Self.closes(channel, within: .seconds(20)))
+            let text = answer.text
+            #expect(text.hasPrefix("HTTP/1.1 \(status) "), "\(text.prefix(300))")
+            #expect(text.lowercased().contains("connection: close"), "\(text.prefix(300))")
+            #expect(text.lowercased().contains("x-request-id: "), "\(text.prefix(300))")
+            let body = try #require(text.range(of: "\r\n\r\n").map { text[$0.upperBound...] })
+            let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+            #expect(document?["code"] as? String == "BAD_REQUEST")
+            #expect((document?["message"] as? String)?.contains(words) == true, "\(body)")
+            // The server goes on serving.
+            try api.expectStatus(try await api.send(.get, "/health"), .ok)
+        }
+    }
+
+    @Test("an unreadable request after a whole one is refused after that one's answer, never inside it")
+    func unreadableAfterPipelined() async throws {
+        try await ServerFixture().runSeeded { api in
+            let answer = AnswerCollector()
+            let channel = try await Self.connect(port: api.running.port, handler: answer)
+            try await channel.writeAndFlush(
+                ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\n\r\nNOT HTTP AT ALL\r\n\r\n")
+            ).get()
+            #expect(try await Self.closes(channel, within: .seconds(20)))
+            let text = answer.text
+            #expect(text.hasPrefix("HTTP/1.1 200"), "\(text.prefix(300))")
+            let refusal = try #require(text.range(of: "HTTP/1.1 400"), "\(text)")
+            #expect(text[..<refusal.lowerBound].contains("\r\n\r\n"))
         }
     }
 

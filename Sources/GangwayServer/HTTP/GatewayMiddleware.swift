@@ -285,6 +285,12 @@ struct GatewayMiddleware: RouterMiddleware {
     }
 
     static func response(for error: APIError, requestID: String) -> Response {
+        let (headers, body) = errorDocument(for: error, requestID: requestID)
+        return Response(status: error.status, headers: headers, body: .init(byteBuffer: body))
+    }
+
+    /// The error document of `error`, with the headers that go with it.
+    static func errorDocument(for error: APIError, requestID: String) -> (HTTPFields, ByteBuffer) {
         let document = ErrorDocument(
             code: error.code,
             message: error.message,
@@ -297,7 +303,7 @@ struct GatewayMiddleware: RouterMiddleware {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let seconds = error.retryAfterSeconds { headers[.retryAfter] = "\(seconds)" }
         if let messageCode = error.messageCode { headers[.messageCode] = messageCode.rawValue }
-        return Response(status: error.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        return (headers, ByteBuffer(bytes: body))
     }
 }
 

@@ -271,15 +271,33 @@ public struct MobileServicesServer: Sendable {
         let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeout.seconds * 1e9))
         let bodyTimeout = TimeAmount.nanoseconds(Int64(configuration.requestBodyTimeout.seconds * 1e9))
         let connections = ConnectionCap.Count(limit: configuration.maximumConnections)
+        let (requestIDs, logger) = (responder.gateway.requestIDs, logger)
+        let unreadable: UnreadableRequest.Answer = { error, peer in
+            let requestID = requestIDs.next()
+            logger.info(
+                "unreadable request",
+                metadata: [
+                    "request": "\(requestID)", "status": "\(error.status.code)", "peer": "\(peer?.ipAddress ?? "?")",
+                    "reason": "\(error.message)",
+                ]
+            )
+            var (headers, body) = GatewayMiddleware.errorDocument(for: error, requestID: requestID)
+            headers[.requestID] = requestID
+            return (HTTPResponse(status: error.status, headerFields: headers), body)
+        }
         return Application(
             responder: responder,
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [
                         ConnectionCap(connections), RequestHeadTimeout(headTimeout), RequestBodyTimeout(bodyTimeout),
-                        ClosingResponse(),
+                        ClosingResponse(), UnreadableRequest(answer: unreadable),
                     ],
-                    idleTimeout: idleTimeout
+                    idleTimeout: idleTimeout,
+                    httpDecoderConfiguration: .init(
+                        maxHeaderFieldSize: UnreadableRequest.headLimit,
+                        maxHeaderListSize: UnreadableRequest.headLimit
+                    )
                 )
             ),
             configuration: .init(address: .hostname(host, port: port), serverName: "gangway"),
