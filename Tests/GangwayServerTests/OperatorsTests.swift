@@ -327,7 +327,7 @@ struct OperatorsTests {
     }
 
     @Test(
-        "the audit says what changed: a lock, an unlock, a block, a new password, changed settings; what an add made",
+        "the audit says what changed: a lock, an unlock, a block, a new password, changed settings, nothing; what an add made",
         arguments: Backend.available
     )
     func whatChanged(backend: Backend) async throws {
@@ -348,17 +348,19 @@ struct OperatorsTests {
                 "/admin/apps/checks",
                 json: #"{"name": "Checks 2", "settings": {"passwordPolicy": {"passwordPolicyMinLength": 12}}}"#
             ).expect(.ok)
+            // Saved again as it is: recorded, as changing nothing.
+            try await api.admin(.patch, "/admin/apps/checks", json: #"{"name": "Checks 2"}"#).expect(.ok)
             try await api.admin(.post, "/admin/apps", json: #"{"appID": "audited", "name": "Audited"}"#)
                 .expect(.created)
             try await api.admin(.post, "/admin/users", json: #"{"username": "carol", "password": "carol-pw-12"}"#)
                 .expect(.created)
 
-            let events = try await Self.audit(api, "?limit=10").reversed().map { ($0.action, $0.target, $0.detail) }
+            let events = try await Self.audit(api, "?limit=11").reversed().map { ($0.action, $0.target, $0.detail) }
             let expected: [(String, String?, String?)] = [
                 ("updateDevice", device, "status: active → locked"),
                 ("updateDevice", device, "status: locked → active"),
                 ("updateDevice", device, "status: active → wiped"),
-                ("updateDevice", device, nil),
+                ("updateDevice", device, "nothing changed"),
                 ("updateUser", "/admin/users/alice", "blocked: false → true; password set"),
                 ("updateUser", "/admin/users/alice", "blocked: true → false"),
                 ("updateApp", "/admin/apps/checks", "settings.passwordPolicy.passwordPolicyMinLength: 8 → 10"),
@@ -366,6 +368,7 @@ struct OperatorsTests {
                     "updateApp", "/admin/apps/checks",
                     "name: Ground checks → Checks 2; settings.passwordPolicy.passwordPolicyMinLength: 10 → 12"
                 ),
+                ("updateApp", "/admin/apps/checks", "nothing changed"),
                 ("createApp", "/admin/apps/audited", "name: Audited"),
                 ("createUser", "/admin/users/carol", "displayName: carol"),
             ]

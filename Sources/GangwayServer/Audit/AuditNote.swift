@@ -13,6 +13,10 @@ import Synchronization
 final class AuditNote: Sendable {
     private let parts = Mutex<[String]>([])
     private let created = Mutex<String?>(nil)
+    private let compared = Atomic<Bool>(false)
+
+    /// The detail of an operation that changed nothing it compared.
+    static let unchanged = "nothing changed"
 
     /// The note of the request being served, if its method may change something.
     static var current: AuditNote? { RequestInfo.current.auditNote }
@@ -31,6 +35,7 @@ final class AuditNote: Sendable {
 
     /// Adds `name: old → new` when the two differ.
     func change(_ name: String, from old: some CustomStringConvertible, to new: some CustomStringConvertible) {
+        compared.store(true, ordering: .relaxed)
         let (old, new) = (old.description, new.description)
         if old != new { add("\(name): \(old) → \(new)") }
     }
@@ -38,16 +43,19 @@ final class AuditNote: Sendable {
     /// Adds each value that differs between `old` and `new`, by its JSON path
     /// (`passwordPolicy.minLength: 6 → 8`).
     func changes(from old: some Encodable, to new: some Encodable) {
+        compared.store(true, ordering: .relaxed)
         let (before, after) = (JSONValue.paths(of: old), JSONValue.paths(of: new))
         for path in Set(before.keys).union(after.keys).sorted() where before[path] != after[path] {
             add("\(path): \(before[path] ?? "none") → \(after[path] ?? "none")")
         }
     }
 
-    /// What was noted, in the order noted; `nil` when nothing changed.
+    /// What was noted, in the order noted: ``unchanged`` when the operation compared old
+    /// and new values and found none that differ (a save of what was there), `nil` when
+    /// it noted nothing.
     var detail: String? {
         let text = parts.withLock { $0.joined(separator: "; ") }
-        guard !text.isEmpty else { return nil }
+        guard !text.isEmpty else { return compared.load(ordering: .relaxed) ? Self.unchanged : nil }
         // The document counts characters as JSON Schema does: by Unicode scalar.
         let longest = APILimits.auditDetail.upperBound
         guard text.unicodeScalars.count > longest else { return text }
