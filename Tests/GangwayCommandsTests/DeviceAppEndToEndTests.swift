@@ -137,6 +137,54 @@ struct DeviceAppEndToEndTests {
         #expect(output.contains("Unlocked."))
     }
 
+    @Test(
+        "a locked app reads, changes and ends nothing of the user's before resume and the passcode, however long it waits"
+    )
+    func lockedAppRefusesCommands() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let refused = [
+            "home", "edit F-GKXA-walkaround \"note=written while locked\"", "crew note from an intruder", "crew",
+            "pending", "sync", "passcode", "reports on", "biometrics on", "logout server", "logout", "remove", "switch",
+            "add",
+        ]
+        let result = try device.launch(
+            Self.aliceOnboards + ["lock", "wait 2h"] + refused + ["resume", Self.alicePasscode, "pending", "quit"]
+        )
+        #expect(result.status == 0)
+        let output = result.output
+        let locked = try #require(output.range(of: "Locked. Type 'resume' to come back."))
+        let unlocked = try #require(output.range(of: "Unlocked."))
+        let whileLocked = output[locked.upperBound..<unlocked.lowerBound]
+        #expect(
+            whileLocked.components(separatedBy: "Locked: type 'resume' to unlock first.").count == refused.count + 1,
+            "\(whileLocked)"
+        )
+        for leak in [
+            "== Aircraft Ground Checks", "saved on this device", "Noted, as you", "Signed out", "was removed",
+            "Remove this user", "== Sign In", "== Who is using", "== Welcome", "== Change Passcode",
+        ] {
+            #expect(!whileLocked.contains(leak), "\(leak) while locked")
+        }
+        #expect(device.storeCount() == 1, "the user and their data stay")
+        #expect(
+            output[unlocked.upperBound...].contains("No changes of yours wait or need a look."),
+            "nothing was recorded while locked"
+        )
+    }
+
+    @Test("wait takes up to a hundred years; a longer one, in any unit, is no duration (never an overflow)")
+    func longWait() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(
+            Self.aliceOnboards + ["wait 9223372036854775807h", "wait 999999999999999999m", "wait 36500d", "quit"]
+        )
+        #expect(result.status == 0)
+        #expect(result.output.components(separatedBy: "Say how long: wait 30, wait 5m, wait 2h.").count == 3)
+        #expect(result.output.contains("(3153600000 s pass)"), "\(result.output.suffix(400))")
+    }
+
     @Test("a second user is added and the device switches between the two, each with their passcode")
     func secondUser() throws {
         let device = try Device()

@@ -80,6 +80,14 @@ struct HomeCommands: Sendable {
     /// - Parameter arguments: As typed; commands other than `edit` take them in lower case.
     private func perform(_ command: String, arguments raw: [String]) async throws -> Exit? {
         let arguments = raw.map { $0.lowercased() }
+        // In the background the app's screens are hidden and its data locked: nothing of
+        // the user's is read, changed or ended before `resume` (and the passcode past the
+        // lock timeout). What the device does outside the app (time, its network, its
+        // settings app) goes on.
+        if case .locked = await manager.state, !Self.whileLocked.contains(command) {
+            console.line(localized("home.stillLocked"))
+            return nil
+        }
         switch command {
         case "edit":
             try await offline.edit(raw)
@@ -254,12 +262,22 @@ struct HomeCommands: Sendable {
         )
     }
 
-    /// `30`, `30s`, `5m`, `2h`, `1d`.
+    /// The commands a locked app takes: coming back, what the device does outside the
+    /// app, and leaving it.
+    static let whileLocked: Set<String> = [
+        "resume", "foreground", "lock", "background", "wait", "offline", "permissions", "help", "?", "quit", "exit",
+    ]
+
+    /// `30`, `30s`, `5m`, `2h`, `1d`; at most ``longestWait`` (so `wait 9999999999999h` is
+    /// no duration rather than an overflow).
     static func duration(_ text: String) -> Duration? {
         let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        if let unit = text.last.flatMap({ units[$0] }), let value = Int64(text.dropLast()), value >= 0 {
-            return .seconds(value * unit)
-        }
-        return Int64(text).flatMap { $0 >= 0 ? .seconds($0) : nil }
+        let (digits, unit) =
+            if let unit = text.last.flatMap({ units[$0] }) { (text.dropLast(), unit) } else { (Substring(text), 1) }
+        guard let value = Int64(digits), value >= 0, value <= longestWait / unit else { return nil }
+        return .seconds(value * unit)
     }
+
+    /// The longest `wait`: a hundred years, in seconds.
+    static let longestWait: Int64 = 100 * 365 * 86400
 }
