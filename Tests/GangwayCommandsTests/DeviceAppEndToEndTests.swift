@@ -809,4 +809,61 @@ struct DeviceAppTerminalTests {
         }
         #expect(screen.contains("\r\u{1B}[2K"))
     }
+
+    @Test("--plain on a terminal: a password or passcode read as a line never shows; an answer shows once")
+    func plainOnTerminal() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-app-tty")
+        defer { directory.remove() }
+        let passcode = DeviceAppEndToEndTests.alicePasscode
+        let terminal = try PseudoTerminalSession(
+            arguments: ["--data-dir", directory.url.path, "--bcrypt-cost", "4", "--plain"],
+            environment: [:]
+        )
+        for (prompt, answer) in [
+            ("Choose [1-4]: ", "email"), ("Work email: ", "alice@airline.example"),
+            ("User name (empty to cancel): ", "alice"), ("Password: ", "preflight-alice"),
+            ("Licence Agreement (version 2026.11)", "accept"), ("Usage reports", "allow"),
+            ("Choose a passcode: ", passcode), ("Enter the passcode again", passcode), ("gangway> ", "quit"),
+        ] {
+            #expect(terminal.next(prompt), "never asked: \(prompt)")
+            terminal.type(answer)
+        }
+        #expect(terminal.finish() == 0)
+        let screen = terminal.screen
+        #expect(!screen.contains("Password: preflight-alice"), "the password showed")
+        #expect(!screen.contains(passcode), "the passcode showed")
+        #expect(screen.components(separatedBy: "alice@airline.example").count == 2, "the answer shows once")
+        #expect(!screen.contains("\u{1B}["), "plain: no escape codes")
+        #expect(terminal.isInLineMode)
+    }
+
+    @Test(
+        "SIGTERM or SIGHUP while a passcode is typed: the terminal is put back, one line says why, exit 128 + signal",
+        arguments: [SIGTERM, SIGHUP]
+    )
+    func stoppedWhileRaw(signal: Int32) throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-app-tty")
+        defer { directory.remove() }
+        let terminal = try PseudoTerminalSession(
+            arguments: ["--data-dir", directory.url.path, "--bcrypt-cost", "4"],
+            environment: [:]
+        )
+        for (prompt, answer) in [
+            ("Choose [1-4]: ", "email"), ("Work email: ", "alice@airline.example"),
+            ("User name (empty to cancel): ", "alice"), ("Password: ", "preflight-alice"),
+            ("Licence Agreement (version 2026.11)", "accept"), ("Usage reports", "allow"),
+        ] {
+            #expect(terminal.next(prompt), "never asked: \(prompt)")
+            terminal.type(answer)
+        }
+        #expect(terminal.next("Choose a passcode: "))
+        terminal.press(Array("Fuel".utf8))
+        #expect(terminal.next("••••"))
+        terminal.send(signal)
+        #expect(terminal.finish() == 128 + signal)
+        #expect(
+            terminal.screen.contains("Stopped by \(signal == SIGTERM ? "SIGTERM" : "SIGHUP"); nothing more was done.")
+        )
+        #expect(terminal.isInLineMode, "the terminal was left raw")
+    }
 }

@@ -63,6 +63,14 @@ final class PseudoTerminalSession {
         }
     }
 
+    /// Whether the terminal echoes what is typed and reads it a line at a time: as the
+    /// process left it, once it ended.
+    var isInLineMode: Bool {
+        var settings = termios()
+        guard tcgetattr(master, &settings) == 0 else { return false }
+        return settings.c_lflag & tcflag_t(ECHO) != 0 && settings.c_lflag & tcflag_t(ICANON) != 0
+    }
+
     /// Types a line.
     func type(_ line: String) {
         let bytes = Array((line + "\n").utf8)

@@ -42,7 +42,10 @@ struct AppCommand: AsyncParsableCommand {
     @Flag(name: .customLong("personal-device"), help: "One user only: no user picker and no 'add user'.")
     var personalDevice = false
 
-    @Flag(name: .customLong("plain"), help: "Plain text even on a terminal: no colours, passcodes read as lines.")
+    @Flag(
+        name: .customLong("plain"),
+        help: "Plain text even on a terminal: no colours, passcodes read as lines (never shown)."
+    )
     var plain = false
 
     @Option(

@@ -135,6 +135,9 @@ public final class Console: Sendable {
 
     var isInteractive: Bool { mode == .interactive }
 
+    /// Whether standard input is a terminal, which shows what is typed unless told not to.
+    private var inputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
     /// Writes `text` with its control characters shown escaped: whatever a server, a
     /// device or a provider put in it, it cannot move the cursor, clear the screen or set
     /// the title. Only the console's own styles (``styled(_:_:)``) become escape codes.
@@ -238,7 +241,9 @@ public final class Console: Sendable {
     func ask(_ prompt: String) async throws(PresenterError) -> String {
         write(prompt)
         let answer = try await nextLine()
-        if !isInteractive { line(answer) }
+        // A terminal shows what was typed itself (`--plain`); a pipe's answer is written
+        // out so the transcript reads like the session.
+        if !isInteractive, !inputIsTerminal { line(answer) }
         return answer.trimmingCharacters(in: .whitespaces)
     }
 
@@ -263,7 +268,16 @@ public final class Console: Sendable {
         guard isInteractive, let raw = RawMode(discardingTypeAhead: discardsTypeAhead) else {
             if let live { for text in live("") { line(text) } }
             write(prompt)
-            let answer = try await nextLine()
+            // Read as a line, but never shown: a terminal (`--plain`) echoes nothing meanwhile.
+            let hidden = inputIsTerminal ? RawMode(discardingTypeAhead: discardsTypeAhead, keepingLines: true) : nil
+            let answer: String
+            do {
+                answer = try await nextLine()
+                hidden?.restore()
+            } catch {
+                hidden?.restore()
+                throw error
+            }
             line()
             return Secret(answer)
         }
