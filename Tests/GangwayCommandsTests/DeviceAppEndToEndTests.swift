@@ -634,6 +634,29 @@ struct DeviceAppEndToEndTests {
         #expect(relaunch.output.contains("Signed in:      Alice Martin (alice)"))
     }
 
+    @Test(
+        "a wrong current passcode at a change says the tries left, and warns before the last; the right one changes it"
+    )
+    func changePasscodeTriesLeft() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let newPasscode = "Night-Shift-9753"
+        let wrong = (1...9).flatMap { ["Wrong-Guess-\($0)", newPasscode, newPasscode] }
+        let changed = try device.launch(
+            Self.aliceOnboards + ["passcode"] + wrong + [Self.alicePasscode, newPasscode, newPasscode, "quit"]
+        )
+        let output = changed.output
+        #expect(output.contains("The current passcode was wrong. Tries left: 9"))
+        #expect(output.contains("The current passcode was wrong. Tries left: 2"))
+        #expect(
+            output.contains(
+                "The current passcode was wrong. One try left. Another wrong passcode erases this user's data."
+            )
+        )
+        #expect(output.contains("The passcode changed."))
+        #expect(device.storeCount() == 1)
+    }
+
     @Test("cancelling a passcode change asks first: 'no' goes back to the field, 'yes' keeps the old passcode")
     func cancelledPasscodeChange() throws {
         let device = try Device()

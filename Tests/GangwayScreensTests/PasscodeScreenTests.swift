@@ -190,6 +190,21 @@ struct PasscodeScreenTests {
         #expect(retry.notice == retry.strings.wrongCurrent)
     }
 
+    @Test("a wrong current passcode says the tries left, and the last try warns that the next erases the data")
+    func changeSaysTriesLeft() {
+        let retry = PasscodeChangeScreen(policy: Self.policy, afterWrongCurrent: true, triesLeft: 7)
+        #expect(retry.notice == "The current passcode was wrong. Tries left: 7")
+        let last = PasscodeChangeScreen(policy: Self.policy, afterWrongCurrent: true, triesLeft: 1)
+        #expect(
+            last.notice
+                == "The current passcode was wrong. One try left. Another wrong passcode erases this user's data."
+        )
+        // Opened with one try left (wrong passcodes at the lock screen): warned before the first.
+        let opened = PasscodeChangeScreen(policy: Self.policy, triesLeft: 1)
+        #expect(opened.notice == "One try left. Another wrong passcode erases this user's data.")
+        #expect(PasscodeChangeScreen(policy: Self.policy, triesLeft: 9).notice == nil)
+    }
+
     @Test func noPasscodeShowsInAnyDescription() {
         var create = PasscodeCreateScreen(policy: Self.policy, biometricsAvailable: true)
         _ = create.handle(.enter("582016"))

@@ -84,6 +84,7 @@ extension StoreManager {
                 allowsCancel: allowsCancel,
                 reason: reason,
                 afterWrongCurrent: afterWrongCurrent,
+                triesLeft: try store.location.info().triesLeft,
                 cancelConfirmation: options.confirmsCancel ? strings.cancelChange : nil,
                 strings: strings.change,
                 validate: options.validatePasscode ?? { _ in nil },

@@ -40,6 +40,9 @@ public struct PasscodeChangeScreen: ScreenModel {
         public var rejected = StringTable.text("passcodeChange.rejected")
         public var sameAsCurrent = StringTable.text("passcodeChange.sameAsCurrent")
         public var wrongCurrent = StringTable.text("passcodeChange.wrongCurrent")
+        /// The same words as the passcode screen's: the count of tries is one count.
+        public var triesLeft = StringTable.text("passcodeInput.triesLeft")
+        public var lastTry = StringTable.text("passcodeInput.lastTry")
         public var empty = StringTable.text("passcodeChange.empty")
         public init() {}
     }
@@ -57,6 +60,9 @@ public struct PasscodeChangeScreen: ScreenModel {
     public var reason: String?
     /// The question asked before cancelling; `nil` cancels at once.
     public let cancelConfirmation: CancelConfirmation?
+    /// Wrong current passcodes the store still takes before it erases the user's data;
+    /// `nil` when it has no limit.
+    public let triesLeft: Int?
     /// Whether the screen is asking ``cancelConfirmation``.
     public private(set) var isConfirmingCancel = false
     /// A message about the last input, if it was not taken.
@@ -67,6 +73,8 @@ public struct PasscodeChangeScreen: ScreenModel {
     /// - Parameters:
     ///   - afterWrongCurrent: the flow shows the screen again after the current passcode
     ///     proved wrong.
+    ///   - triesLeft: wrong current passcodes the store still takes, said after a wrong
+    ///     one (and before the last try, whatever came before).
     ///   - validate: the app's extra check on a new passcode that meets the policy;
     ///     return a message to refuse it.
     ///   - verifiedCurrent: the current passcode, when the person typed it a moment ago to
@@ -77,6 +85,7 @@ public struct PasscodeChangeScreen: ScreenModel {
         allowsCancel: Bool = true,
         reason: String? = nil,
         afterWrongCurrent: Bool = false,
+        triesLeft: Int? = nil,
         cancelConfirmation: CancelConfirmation? = nil,
         strings: Strings = Strings(),
         validate: @escaping @Sendable (Secret) -> String? = { _ in nil },
@@ -92,7 +101,13 @@ public struct PasscodeChangeScreen: ScreenModel {
         self.validate = validate
         self.reason = reason
         self.strings = strings
-        if afterWrongCurrent { notice = strings.wrongCurrent }
+        self.triesLeft = triesLeft
+        var warning: [String] = []
+        if afterWrongCurrent { warning.append(strings.wrongCurrent) }
+        if let triesLeft, phase == .current, afterWrongCurrent || triesLeft <= 1 {
+            warning.append(triesLeft == 1 ? strings.lastTry : StringTable.format(strings.triesLeft, [triesLeft]))
+        }
+        if !warning.isEmpty { notice = warning.joined(separator: " ") }
     }
 
     public mutating func handle(_ input: Input) -> ScreenStep<Outcome> {
