@@ -51,6 +51,27 @@ struct FirstHourEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: directory.appending("data").path), "nothing created")
     }
 
+    @Test(
+        "an empty directory option is refused with exit 64, never taken as the current directory",
+        arguments: [
+            (["--data-dir", ""], "--data-dir needs a directory."),
+            (["serve", "--data-dir", " "], "--data-dir needs a directory."),
+            (["admin", "users", "--data-dir", ""], "--data-dir needs a directory."),
+            (["store", "info", "--path", ""], "--path needs a directory."),
+            (["store", "info", "--path", "x", "--device-keys", ""], "--device-keys needs a directory."),
+        ]
+    )
+    func emptyDirectories(arguments: [String], reason: String) throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-empty-dir")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let result = try runner.run(arguments, extraEnvironment: ["HOME": directory.url.path], in: directory.url)
+        #expect(result.status == 64, "\(result.standardError)")
+        #expect(result.standardError.contains(reason), "\(result.standardError)")
+        expectOneSentence(result)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty, "nothing created")
+    }
+
     @Test("admin never creates a server: a mistyped --data-dir is an error naming where it looked")
     func adminNeverCreatesAServer() throws {
         let directory = try TemporaryDirectory(prefix: "gangway-admin-typo")

@@ -56,9 +56,14 @@ struct GangwayProcess {
     }
 
     /// A process for `arguments`, not yet started.
-    private func process(_ arguments: [String], extraEnvironment: [String: String]) -> Process {
+    private func process(
+        _ arguments: [String],
+        extraEnvironment: [String: String],
+        in workingDirectory: URL? = nil
+    ) -> Process {
         let process = Process()
         process.executableURL = executable
+        if let workingDirectory { process.currentDirectoryURL = workingDirectory }
         process.arguments = arguments
         var variables = ProcessInfo.processInfo.environment
         variables["GANGWAY_DEVICE_KEYS"] = deviceKeys.path
@@ -131,8 +136,14 @@ struct GangwayProcess {
     private static let openInputs = Mutex<[Pipe]>([])
 
     /// Runs `gangway` with `arguments`, feeding `input` on standard input.
-    func run(_ arguments: [String], input: Data = Data(), extraEnvironment: [String: String] = [:]) throws -> Result {
-        let process = process(arguments, extraEnvironment: extraEnvironment)
+    /// - Parameter workingDirectory: Where it runs; this process's own directory if `nil`.
+    func run(
+        _ arguments: [String],
+        input: Data = Data(),
+        extraEnvironment: [String: String] = [:],
+        in workingDirectory: URL? = nil
+    ) throws -> Result {
+        let process = process(arguments, extraEnvironment: extraEnvironment, in: workingDirectory)
         let stdin = Pipe()
         let stdout = Pipe()
         let stderr = Pipe()

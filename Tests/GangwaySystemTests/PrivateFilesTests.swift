@@ -149,6 +149,42 @@ struct PrivateFilesTests {
         #expect(read?.description.contains("planted") == false, "never the contents")
     }
 
+    @Test(
+        "a link another account planted in a shared directory is not followed; the user's own link is",
+        .enabled(if: geteuid() == 0, "needs root, to make a link of another account")
+    )
+    func anotherAccountsLink() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        // A data directory anyone may add to (sticky, like /tmp), and a target the user owns.
+        let shared = root.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false)
+        chmod(shared.path, 0o1777)
+        let victim = root.appendingPathComponent("victim")
+        try FileManager.default.createDirectory(at: victim, withIntermediateDirectories: false)
+        chmod(victim.path, 0o755)
+        let planted = shared.appendingPathComponent("device")
+        try FileManager.default.createSymbolicLink(at: planted, withDestinationURL: victim)
+        lchown(planted.path, 65534, 65534)
+        let attempts: [@Sendable () throws -> Void] = [
+            { try PrivateFiles.makeDirectory(planted) },
+            { try PrivateFiles.makeDirectory(planted.appendingPathComponent("stores")) },
+            { try PrivateFiles.checkDirectory(planted) },
+        ]
+        for attempt in attempts {
+            let error = #expect(throws: PrivateFileError.self) { try attempt() }
+            #expect(error == .unsafe)
+            #expect(error?.description.contains("symbolic link another user (uid 65534) made") == true)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: victim.path).isEmpty, "nothing written through it")
+        #expect(try FileManager.default.attributesOfItem(atPath: victim.path)[.posixPermissions] as? Int == 0o755)
+        // The user's own link is theirs to make.
+        let own = root.appendingPathComponent("own")
+        try FileManager.default.createSymbolicLink(at: own, withDestinationURL: victim)
+        try PrivateFiles.makeDirectory(own.appendingPathComponent("stores"))
+        #expect(FileManager.default.fileExists(atPath: victim.appendingPathComponent("stores").path))
+    }
+
     @Test("a checked read: missing is nil; a file others can write is refused; a secret others can read too")
     func checkedRead() throws {
         let root = try temporaryDirectory()

@@ -31,6 +31,7 @@ struct AdminOptions: ParsableArguments {
     var bcryptCost: UInt8 = BcryptCostOption.default
 
     func validate() throws {
+        try DirectoryOption.validate(dataDirectory, option: "--data-dir")
         try BcryptCostOption.validate(bcryptCost)
         if let serverURL {
             _ = try URLOption.parse(serverURL, option: "--server")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayProtocol
 import GangwayScreens
 import GangwayStore
 import GangwayTerminal
@@ -104,10 +105,11 @@ struct AppCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
+        try DirectoryOption.validate(dataDirectory, option: "--data-dir")
         try BcryptCostOption.validate(bcryptCost)
         for text in terms where DeviceAppOptions.termsLink(text) == nil {
             throw ValidationError(
-                "--terms '\(text)' is not TITLE@VERSION=URL (for example 'Terms of Use@2026.11=https://airline.example/terms')."
+                "--terms '\(TextRules.shown(text, limit: 200))' is not TITLE@VERSION=URL (for example 'Terms of Use@2026.11=https://airline.example/terms')."
             )
         }
         if let serverURL {

@@ -134,6 +134,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
+        try DirectoryOption.validate(dataDirectory, option: "--data-dir")
         try BcryptCostOption.validate(bcryptCost)
         let ports = ListeningAddress.ports
         guard ports.contains(port) else {

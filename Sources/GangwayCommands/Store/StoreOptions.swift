@@ -26,9 +26,8 @@ struct StoreOptions: ParsableArguments {
     var deviceKeys: String?
 
     func validate() throws {
-        if let deviceKeys, deviceKeys.trimmingCharacters(in: .whitespaces).isEmpty {
-            throw ValidationError("--device-keys needs a directory.")
-        }
+        try DirectoryOption.validate(path, option: "--path")
+        if let deviceKeys { try DirectoryOption.validate(deviceKeys, option: "--device-keys") }
     }
 
     /// The store's location with the environment the command runs in.

@@ -39,6 +39,7 @@ public enum PrivateFiles {
             guard status.st_mode & S_IFMT == S_IFDIR else {
                 throw PrivateFileError(.notADirectory, path: path, reason: "it is not a directory")
             }
+            try checkLink(path)
             try checkOwnDirectory(path, status)
             try checkAncestors(of: path)
             return
@@ -77,6 +78,7 @@ public enum PrivateFiles {
         guard status.st_mode & S_IFMT == S_IFDIR else {
             throw PrivateFileError(.notADirectory, path: path, reason: "it is not a directory")
         }
+        try checkLink(path)
         try checkOwnDirectory(path, status)
         try checkAncestors(of: path)
     }
@@ -154,10 +156,28 @@ public enum PrivateFiles {
         }
     }
 
-    /// No directory above `path` lets another account replace what is below it.
+    /// A symbolic link on the way is the user's own or root's: one another account made
+    /// (planted in a directory anyone may add to, such as a sticky `/tmp`) could point
+    /// anywhere, and what Gangway writes would land there.
+    private static func checkLink(_ path: String) throws(PrivateFileError) {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK,
+            status.st_uid != geteuid(), status.st_uid != 0
+        else { return }
+        throw PrivateFileError(
+            .unsafe,
+            path: path,
+            reason: "it is a symbolic link another user (uid \(status.st_uid)) made, which could point anywhere; "
+                + "use a directory of your own"
+        )
+    }
+
+    /// No directory above `path` lets another account replace what is below it, or
+    /// point it elsewhere with a link of theirs.
     private static func checkAncestors(of path: String) throws(PrivateFileError) {
         var current = URL(fileURLWithPath: path).deletingLastPathComponent().path
         while true {
+            try checkLink(current)
             var status = stat()
             if stat(current, &status) == 0 {
                 let mode = status.st_mode & 0o7777
