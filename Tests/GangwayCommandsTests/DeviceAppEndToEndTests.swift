@@ -185,6 +185,39 @@ struct DeviceAppEndToEndTests {
         #expect(result.output.contains("(3153600000 s pass)"), "\(result.output.suffix(400))")
     }
 
+    @Test("a first launch stopped (Ctrl-C) while the demo is seeded: the next launch finishes the seed and onboards")
+    func seedInterrupted() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        // A slow bcrypt makes the seed of each demo user take long enough to stop it in the middle.
+        let process = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
+        let first = try process.launch(
+            ["--data-dir", device.directory.url.path, "--bcrypt-cost", "13"],
+            lines: [],
+            keepInputOpen: true
+        )
+        // The port is written just before the seed starts.
+        let port = device.directory.appending("server/port")
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: port.path), Date() < deadline, first.isRunning {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(FileManager.default.fileExists(atPath: port.path))
+        kill(first.processIdentifier, SIGINT)
+        first.waitUntilExit()
+        #expect(first.terminationStatus == 130)
+        let marker = try String(contentsOf: device.directory.appending("server/demo"), encoding: .utf8)
+        #expect(marker.contains("not all there yet"), "stopped before the seed finished: \(marker)")
+
+        let again = try device.launch(Self.aliceOnboards + ["quit"])
+        #expect(again.status == 0, "\(again.standardError)")
+        #expect(again.output.contains("Demo users (user / password): alice / preflight-alice"))
+        #expect(!again.output.contains("was not made by gangway's demo"))
+        #expect(again.output.contains("Signed in:      Alice Martin (alice)"), "\(again.output)")
+        let seeded = try String(contentsOf: device.directory.appending("server/demo"), encoding: .utf8)
+        #expect(seeded == "Seeded with the demo app and users by gangway.\n")
+    }
+
     @Test("a second user is added and the device switches between the two, each with their passcode")
     func secondUser() throws {
         let device = try Device()

@@ -76,14 +76,20 @@ public struct DemoServer: Sendable {
             bcryptCost: bcryptCost
         )
         let files = FileManager.default
-        isDemo =
-            !files.fileExists(atPath: configuration.sqlitePath.path)
-            || files.fileExists(atPath: directory.appendingPathComponent(Self.demoMarker).path)
+        let marker = directory.appendingPathComponent(Self.demoMarker)
+        // A new database is the demo's from before its first byte: a first start stopped
+        // before its seed finished (Ctrl-C) leaves a database the next start still seeds.
+        if !files.fileExists(atPath: configuration.sqlitePath.path), !files.fileExists(atPath: marker.path) {
+            try PrivateFiles.write(Data(Self.unseededNote.utf8), to: marker)
+        }
+        isDemo = files.fileExists(atPath: marker.path)
         server = try await MobileServicesServer(configuration: configuration, logger: logger)
     }
 
-    /// The file that marks a database as the demo's.
+    /// The file that marks a database as the demo's; it says whether the seed finished.
     static let demoMarker = "demo"
+    static let unseededNote = "Made by gangway's demo; the demo app and users are not all there yet.\n"
+    static let seededNote = "Seeded with the demo app and users by gangway.\n"
 
     /// The key activation payloads are signed with, for the device to pin.
     var activationKeyPEM: String { server.activationPublicKeyPEM }
@@ -214,18 +220,22 @@ public struct DemoServer: Sendable {
     }
 
     /// Creates the demo app, users and checks unless an earlier start did, in the demo's
-    /// own database only (see ``isDemo``).
+    /// own database only (see ``isDemo``). A seed an earlier start began and did not finish
+    /// goes on: what it made stays, the rest is made.
     func seed() async throws {
-        guard isDemo else { return }
-        try PrivateFiles.write(
-            Data("Seeded with the demo app and users by gangway.\n".utf8),
-            to: directory.appendingPathComponent(Self.demoMarker)
-        )
-        do throws(SeedError) {
-            try await server.seed(Self.seed)
-        } catch {
-            guard error == .appExists else { throw error }
-            return  // seeded at an earlier start
+        let marker = directory.appendingPathComponent(Self.demoMarker)
+        guard isDemo, try PrivateFiles.read(marker) != Data(Self.seededNote.utf8) else { return }
+        let seed = Self.seed
+        let parts =
+            seed.apps.map { ServerSeed(apps: [$0]) } + seed.users.map { ServerSeed(users: [$0]) }
+            + [ServerSeed(entities: seed.entities)]
+        for part in parts {
+            do throws(SeedError) {
+                try await server.seed(part)
+            } catch {
+                guard error == .appExists || error == .userExists else { throw error }
+            }
         }
+        try PrivateFiles.write(Data(Self.seededNote.utf8), to: marker)
     }
 }
