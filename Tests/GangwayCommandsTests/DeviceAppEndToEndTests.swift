@@ -572,6 +572,22 @@ struct DeviceAppEndToEndTests {
         #expect(device.storeCount() == 1)
     }
 
+    @Test(
+        "a work email that is not an address is said to be one, and the next try onboards",
+        arguments: ["alice", "a@b@airline.example", "@airline.example"]
+    )
+    func notAnEmail(typed: String) throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(["email", typed, "1"] + Self.aliceOnboards + ["quit"])
+        #expect(result.status == 0)
+        let output = result.output
+        #expect(output.contains("That is not an email address."), "\(output)")
+        #expect(output.contains("Type your whole work email, such as name@company.example."))
+        #expect(!output.contains("The app configuration is not valid."))
+        #expect(output.contains("Signed in:      Alice Martin (alice)"))
+    }
+
     @Test("--permissions: the app's page, then the device's question; kept for the device; a launch asks nothing")
     func permissions() throws {
         let device = try Device()

@@ -17,6 +17,7 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         case imageNotFound
         case notAnImage
         case unknownEmailDomain
+        case invalidEmail
         case discoveryFailed
         case unsupported
     }
@@ -51,6 +52,8 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     public static let notAnImage = Self(.notAnImage)
     /// No app is set up for the email address's domain.
     public static let unknownEmailDomain = Self(.unknownEmailDomain)
+    /// What was typed as a work email is not an address (the server's rule decides).
+    public static let invalidEmail = Self(.invalidEmail)
     /// The discovery service could not be asked.
     public static let discoveryFailed = Self(.discoveryFailed)
     /// No provider handles that way of activating.
@@ -78,6 +81,7 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         case .imageNotFound: "configuration.imageNotFound"
         case .notAnImage: "configuration.notAnImage"
         case .unknownEmailDomain: "configuration.unknownEmailDomain"
+        case .invalidEmail: "configuration.invalidEmail"
         case .discoveryFailed: "configuration.discoveryFailed"
         case .unsupported: "configuration.unsupported"
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayProtocol
 import GangwayScreens
 import OpenAPIRuntime
 
@@ -23,6 +24,7 @@ public struct DiscoveryProvider: ConfigurationProvider {
         } catch {
             switch error {
             case .notFound: throw .unknownEmailDomain
+            case .refused where error.serverCode == ErrorCode.invalidEmail.rawValue: throw .invalidEmail
             case .refused: throw .malformed(error.serverMessage ?? "the address is not valid")
             default: throw .discoveryFailed(error)
             }
