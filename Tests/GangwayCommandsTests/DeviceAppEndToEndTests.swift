@@ -588,6 +588,21 @@ struct DeviceAppEndToEndTests {
         #expect(output.contains("Signed in:      Alice Martin (alice)"))
     }
 
+    @Test("after a wrong password the sign-in keeps the user name, and an empty password cancels it")
+    func signInCancelledAfterAFailure() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(
+            ["email", "alice@airline.example", "alice", "wrong-password", "", "", "sign in", "alice", "preflight-alice"]
+                + ["accept", "allow", Self.alicePasscode, Self.alicePasscode, "quit"]
+        )
+        #expect(result.status == 0)
+        let output = result.output
+        #expect(output.contains("Wrong user name or password."))
+        #expect(output.contains("User name [alice]: \nPassword (empty to cancel): \nCancelled."), "\(output)")
+        #expect(output.contains("Signed in:      Alice Martin (alice)"), "\(output)")
+    }
+
     @Test("--permissions: the app's page, then the device's question; kept for the device; a launch asks nothing")
     func permissions() throws {
         let device = try Device()

@@ -266,10 +266,11 @@ public final class Console: Sendable {
         live: ((Secret) -> [String])? = nil
     ) async throws(PresenterError) -> Secret {
         guard isInteractive, let raw = RawMode(discardingTypeAhead: discardsTypeAhead) else {
+            // Read as a line, but never shown: a terminal (`--plain`) echoes nothing from
+            // before the prompt shows.
+            let hidden = inputIsTerminal ? RawMode(discardingTypeAhead: discardsTypeAhead, keepingLines: true) : nil
             if let live { for text in live("") { line(text) } }
             write(prompt)
-            // Read as a line, but never shown: a terminal (`--plain`) echoes nothing meanwhile.
-            let hidden = inputIsTerminal ? RawMode(discardingTypeAhead: discardsTypeAhead, keepingLines: true) : nil
             let answer: String
             do {
                 answer = try await nextLine()

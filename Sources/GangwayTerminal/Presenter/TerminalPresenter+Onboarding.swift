@@ -57,7 +57,11 @@ extension TerminalPresenter {
                 guard !screen.username.isEmpty else { return screen.allowsCancel ? .cancel : .submit }
                 username = screen.username
             }
-            let password = try await console.askSecret(screen.strings.password + ": ")
+            // Where an empty user name keeps the one shown, an empty password cancels.
+            let cancelsHere = screen.allowsCancel && !screen.username.isEmpty
+            let passwordPrompt = screen.strings.password + (cancelsHere ? " " + localized("hint.emptyToCancel") : "")
+            let password = try await console.askSecret(passwordPrompt + ": ")
+            if password.isEmpty, cancelsHere { return .cancel }
             return .signIn(username: username, password: password)
         }
     }
