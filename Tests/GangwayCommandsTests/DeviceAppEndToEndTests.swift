@@ -593,7 +593,10 @@ struct DeviceAppEndToEndTests {
         let device = try Device()
         defer { device.directory.remove() }
         let result = try device.launch(
-            ["email", "alice@airline.example", "alice", "wrong-password", "", "", "sign in", "alice", "preflight-alice"]
+            [
+                "email", "alice@airline.example", "alice", "wrong-password", "", "", "sign in", "alice",
+                "preflight-alice",
+            ]
                 + ["accept", "allow", Self.alicePasscode, Self.alicePasscode, "quit"]
         )
         #expect(result.status == 0)
