@@ -821,6 +821,27 @@ struct DeviceAppEndToEndTests {
         #expect(device.storeCount() == 0)
     }
 
+    @Test("logout with no server in reach asks, then signs out on this device only: the next launch asks for a sign-in")
+    func logoutOffline() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let result = try device.launch(
+            Self.aliceOnboards + ["offline on", "logout", "n", "home", "logout", "y", "quit"]
+        )
+        let output = result.output
+        #expect(
+            output.components(separatedBy: "The server cannot be reached, so your session cannot be ended there now.")
+                .count == 3
+        )
+        let kept = try #require(output.range(of: "Sign out on this device only?"))
+        #expect(output[kept.upperBound...].contains("Signed in:      Alice Martin (alice)"), "'n' kept the session")
+        #expect(output.contains("Signed out on this device. Your data stays locked in your store."))
+        #expect(device.storeCount() == 1, "the data stays")
+        let relaunch = try device.launch(["1", Self.alicePasscode, "alice", "preflight-alice", "quit"])
+        #expect(relaunch.output.contains("You signed out. Sign in again."), "\(relaunch.output)")
+        #expect(relaunch.output.contains("Signed in:      Alice Martin (alice)"))
+    }
+
     @Test("declining the licence agreement onboards nobody and returns to the welcome screen")
     func eulaDeclined() throws {
         let device = try Device()

@@ -480,10 +480,17 @@ public actor SessionManager {
     /// Signs out: the logout hook (the server's logout), then ``close()``. A failing hook
     /// leaves the session open and throws.
     public func logout() async throws {
+        try await logout(using: logoutHook)
+    }
+
+    /// Signs out with `hook` in place of the logout hook: another way to end the session
+    /// before it closes (the services' `forgetSession`, when the server cannot be reached).
+    /// A failing hook leaves the session open and throws.
+    public func logout(using hook: LogoutHook?) async throws {
         guard let context, machine.state.session != nil else {
             throw SessionError.wrongState("logout", in: machine.state)
         }
-        try await logoutHook?(context)
+        try await hook?(context)
         try await close()
     }
 

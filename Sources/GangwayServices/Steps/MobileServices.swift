@@ -124,6 +124,16 @@ public struct MobileServices: Sendable {
         logger.info("signed out")
     }
 
+    /// Signs out on this device only, for when the server cannot be reached: forgets the
+    /// session's tokens (and an `oauth2` app's refresh token), so nothing on the device
+    /// can use the session again. The server's session is not revoked: it ends when it
+    /// expires. Fits ``GangwayFlows/SessionManager/logout(using:)``.
+    public func forgetSession(_ context: FlowContext) async throws {
+        try context.credentials.removeValue(forKey: ServiceCredentials.refreshToken)
+        try context.credentials.removeValue(forKey: ServiceCredentials.token)
+        logger.notice("signed out on this device only: the server's session ends when it expires")
+    }
+
     /// Uploads log records when the app's log settings allow: those at or above the
     /// settings' level, in batches no larger than the server takes.
     /// - Returns: How many records the server accepted (0 when uploads are off).

@@ -131,6 +131,7 @@ public struct DeviceApp: Sendable {
             home: home,
             offline: offline,
             crew: CrewCommands(console: console, manager: manager, services: services, network: device.network),
+            services: services,
             sensor: device.sensor,
             permissions: device.permissions,
             logs: device.logs

@@ -12,6 +12,7 @@ struct HomeCommands: Sendable {
     let home: HomeScreen
     let offline: OfflineCommands
     let crew: CrewCommands
+    let services: MobileServices
     let sensor: SimulatedFingerprintSensor
     let permissions: SimulatedPermissions
     let logs: LogCollector
@@ -159,7 +160,17 @@ struct HomeCommands: Sendable {
             // A mistyped `logout server` must not close the session.
             console.line(localized("home.logoutWhich"))
         case "logout":
-            try await manager.logout()
+            do {
+                try await manager.logout()
+            } catch  where (DeviceApp.cause(of: error) as? ServiceError) == .unreachable {
+                // A shift ends whether or not the network is there: the person may close the
+                // session here, and nothing on the device can use it again.
+                console.line(console.styled(localized("home.logoutUnreachable"), .yellow))
+                guard try await console.confirm(localized("home.logoutHereQuestion")) else { return nil }
+                try await manager.logout(using: services.forgetSession)
+                console.line(localized("home.signedOutHere"))
+                return .reopen
+            }
             console.line(localized("home.signedOut"))
             return .reopen
         case "remove":
