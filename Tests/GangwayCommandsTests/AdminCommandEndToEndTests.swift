@@ -726,4 +726,68 @@ struct SeparateServerTests {
         #expect(!local.output.contains("alice"))
         #expect(try runner.run(["admin", "apps", "--data-dir", directory.url.path]).output.contains("tools"))
     }
+
+    @Test(
+        "--server naming the same server at a new address moves the device there; another server is refused, untouched"
+    )
+    func serverMoved() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-moved")
+        defer { directory.remove() }
+        let serve = try ServeProcess(in: directory.appending("server"))
+        defer { serve.stop() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("unused-keys"))
+        func admin(_ arguments: [String], lines: [String] = []) throws -> GangwayProcess.Result {
+            try runner.run(
+                ["admin"] + arguments + ["--server", serve.url, "--token-file", serve.tokenFile],
+                lines: lines
+            )
+        }
+        #expect(
+            try admin(["apps", "add", "tools", "--name", "Tool Crib", "--email-domain", "hangar.example"]).status == 0
+        )
+        #expect(try admin(["users", "add", "erin", "--name", "Erin Holt"], lines: ["erin-torque-wrench"]).status == 0)
+        let home = directory.appending("device-home")
+        let passcode = DeviceAppEndToEndTests.alicePasscode
+        let onboarded = try runner.run(
+            ["--server", serve.url, "--data-dir", home.path],
+            lines: [
+                "email", "erin@hangar.example", "erin", "erin-torque-wrench", "accept", "allow", passcode, passcode,
+            ]
+                + ["quit"]
+        )
+        #expect(onboarded.status == 0, "\(onboarded.standardError)")
+
+        // The device last knew the server at an address where nothing answers now.
+        let file = home.appendingPathComponent("device/configuration.json")
+        func savedURL() throws -> String? {
+            try (JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])?["serverURL"] as? String
+        }
+        var saved = try #require(JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        saved["serverURL"] = "http://127.0.0.1:1"
+        try JSONSerialization.data(withJSONObject: saved).write(to: file)
+        chmod(file.path, 0o600)
+        let moved = try runner.run(["--server", serve.url, "--data-dir", home.path], lines: ["1", passcode, "quit"])
+        #expect(moved.status == 0, "\(moved.standardError)")
+        #expect(
+            moved.output.contains("The server moved from http://127.0.0.1:1 (it shows the activation key"),
+            "\(moved.output)"
+        )
+        #expect(moved.output.contains("Signed in:      Erin Holt (erin)"))
+        #expect(!moved.output.contains("cannot be reached"), "\(moved.output)")
+        #expect(try savedURL() == serve.url)
+
+        // Another server, with a key of its own, gets nothing of the device's.
+        let other = try ServeProcess(in: directory.appending("other-server"))
+        defer { other.stop() }
+        let refused = try runner.run(["--server", other.url, "--data-dir", home.path], lines: ["1", passcode, "quit"])
+        #expect(refused.status == 1)
+        #expect(
+            refused.standardError.contains(
+                "this device was activated against \(serve.url), and the server at \(other.url) is another one"
+            ),
+            "\(refused.standardError)"
+        )
+        #expect(try savedURL() == serve.url)
+        #expect(!other.stopAndReadLog().contains("/apps/tools"), "nothing was sent to the other server")
+    }
 }

@@ -54,8 +54,14 @@ public struct DeviceApp: Sendable {
         let hold = try DirectoryLock(options.deviceDirectory, holder: "gangway, the device app")
         defer { hold.release() }
         if let serverURL = options.serverURL {
+            let moved = try await DeviceSetup.follow(
+                server: serverURL,
+                pinnedKeyPEM: DeviceSetup.pinnedActivationKey(in: options.deviceDirectory),
+                store: configurationStore
+            )
             let key = try await DeviceSetup.activationKey(from: serverURL, directory: options.deviceDirectory)
             console.line(localized("banner.remote", serverURL.absoluteString))
+            if let moved { console.line("  " + localized("banner.serverMoved", moved.absoluteString)) }
             try await play(serverURL: serverURL, activationKeyPEM: key)
             return
         }
@@ -199,6 +205,17 @@ public struct DeviceApp: Sendable {
     /// The app could not open and the person left it there: a failure, which the app
     /// said on its screen.
     public struct LaunchFailed: Error, Hashable, Sendable {}
+
+    /// `--server` names another server than the one the device was activated against (it
+    /// signs activations with another key): nothing of the device's is sent to it.
+    public struct OtherServer: Error, Hashable, Sendable, CustomStringConvertible {
+        public let activatedAgainst: URL
+        public let given: URL
+
+        public var description: String {
+            localized("otherServer", activatedAgainst.absoluteString, given.absoluteString)
+        }
+    }
 
     private enum Opening { case opened, again, quit, inputEnded, failed }
 

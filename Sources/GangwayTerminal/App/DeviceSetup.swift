@@ -157,11 +157,46 @@ struct DeviceSetup: Sendable {
     /// The key a remote server signs activation payloads with: fetched at first use and
     /// kept, so a later change of key is noticed rather than trusted.
     static func activationKey(from serverURL: URL, directory: URL) async throws -> String {
-        let file = directory.appendingPathComponent("activation-key.pem")
-        if let saved = try? String(contentsOf: file, encoding: .utf8) { return saved }
+        if let saved = pinnedActivationKey(in: directory) { return saved }
         let pem = try await MobileServicesClient(serverURL: serverURL).activationKeyPEM()
-        try PrivateFiles.write(Data(pem.utf8), to: file)
+        try PrivateFiles.write(Data(pem.utf8), to: directory.appendingPathComponent("activation-key.pem"))
         return pem
+    }
+
+    /// The key ``activationKey(from:directory:)`` pinned, if it did.
+    static func pinnedActivationKey(in directory: URL) -> String? {
+        try? String(contentsOf: directory.appendingPathComponent("activation-key.pem"), encoding: .utf8)
+    }
+
+    /// A device activated against one server and started with `--server` naming another
+    /// address: the saved configuration follows the new address when the server there
+    /// shows the activation key this device pinned (the same server, moved). A server it
+    /// cannot reach changes nothing now; another server, or any server when the device
+    /// pinned no key, is refused, and nothing is pinned for it.
+    ///
+    /// The key is public: this keeps a device from mixing up two servers (its session
+    /// sent to the wrong one), not from an impostor at an address the person typed, which
+    /// only TLS (an `https` server) keeps out.
+    /// - Throws: ``DeviceApp/OtherServer`` when the server at `url` cannot prove it is
+    ///   the one the device was activated against.
+    /// - Returns: The address the device was activated against, when it moved.
+    static func follow(
+        server url: URL,
+        pinnedKeyPEM: String?,
+        store: ConfigurationStore
+    ) async throws -> URL? {
+        guard var configuration = try store.load(), configuration.serverURL != url else { return nil }
+        let key: String
+        do {
+            key = try await MobileServicesClient(serverURL: url).activationKeyPEM()
+        } catch {
+            return nil
+        }
+        let old = configuration.serverURL
+        guard key == pinnedKeyPEM else { throw DeviceApp.OtherServer(activatedAgainst: old, given: url) }
+        configuration.serverURL = url
+        try store.save(configuration)
+        return old
     }
 
     /// The embedded server listens on a new port at each start: the saved configuration
