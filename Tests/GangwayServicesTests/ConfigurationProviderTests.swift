@@ -151,6 +151,14 @@ struct ConfigurationProviderTests {
             _ = try await provider.configuration(for: .qrCode(notPNG.path))
         }
         #expect(notAnImage?.summary == "That file is not a PNG image.")
+        // A FIFO (no writer would ever come) and a directory are no images either, and never block.
+        let fifo = directory.appending("scan.png.fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        for path in [fifo.path, directory.url.path] {
+            await #expect(throws: ConfigurationError.notAnImage) {
+                _ = try await provider.configuration(for: .qrCode(path))
+            }
+        }
         // A path to nothing says so; text that is no path is not a code.
         let missing = await #expect(throws: ConfigurationError.imageNotFound) {
             _ = try await provider.configuration(for: .qrCode(directory.appending("scan.png").path))

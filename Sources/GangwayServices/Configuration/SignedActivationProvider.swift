@@ -70,7 +70,10 @@ public struct SignedActivationProvider: ConfigurationProvider {
             }
             throw .imageNotFound
         }
-        guard let head = try? FileHandle(forReadingFrom: file).read(upToCount: 8), QRCodeDecoder.isPNG(head) else {
+        // Only a regular file is opened: a FIFO or a device would block the read, or never end.
+        guard (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
+            let head = try? FileHandle(forReadingFrom: file).read(upToCount: 8), QRCodeDecoder.isPNG(head)
+        else {
             throw .notAnImage
         }
         return try await decoder.text(ofImageAt: file)
