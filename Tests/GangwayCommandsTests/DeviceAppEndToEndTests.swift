@@ -949,6 +949,39 @@ struct DeviceAppTerminalTests {
     }
 
     @Test(
+        "NO_COLOR: a terminal without colours, the passcode still dots; TERM=dumb: plain lines, nothing echoed",
+        arguments: [["NO_COLOR": "1"], ["TERM": "dumb"]]
+    )
+    func terminalPreferences(environment: [String: String]) throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-app-tty")
+        defer { directory.remove() }
+        let passcode = DeviceAppEndToEndTests.alicePasscode
+        let terminal = try PseudoTerminalSession(
+            arguments: ["--data-dir", directory.url.path, "--bcrypt-cost", "4"],
+            environment: environment
+        )
+        for (prompt, answer) in [
+            ("Choose [1-4]: ", "email"), ("Work email: ", "alice@airline.example"),
+            ("User name (empty to cancel): ", "alice"), ("Password: ", "preflight-alice"),
+            ("Licence Agreement (version 2026.11)", "accept"), ("Usage reports", "allow"),
+            ("Choose a passcode: ", passcode), ("Enter the passcode again", passcode), ("gangway> ", "quit"),
+        ] {
+            #expect(terminal.next(prompt), "never asked: \(prompt)")
+            terminal.type(answer)
+        }
+        #expect(terminal.finish() == 0)
+        let screen = terminal.screen
+        #expect(!screen.contains(passcode) && !screen.contains("Password: preflight-alice"))
+        #expect(!screen.contains("\u{1B}[1m") && !screen.contains("\u{1B}[3"), "no colours or bold")
+        #expect(screen.contains("== Create Passcode =="))
+        if environment["TERM"] == "dumb" {
+            #expect(!screen.contains("\u{1B}["), "no cursor movement on a dumb terminal")
+        } else {
+            #expect(screen.contains(String(repeating: "•", count: passcode.count)), "still typed as dots")
+        }
+    }
+
+    @Test(
         "SIGTERM or SIGHUP while a passcode is typed: the terminal is put back, one line says why, exit 128 + signal",
         arguments: [SIGTERM, SIGHUP]
     )

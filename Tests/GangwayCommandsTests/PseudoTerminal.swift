@@ -23,8 +23,12 @@ final class PseudoTerminalSession {
         let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: true)
         process.executableURL = GangwayProcess.executable
         process.arguments = arguments
-        // English texts whatever the machine's locale, unless the story sets its own.
-        process.environment = ProcessInfo.processInfo.environment.merging(["LC_ALL": "C.UTF-8"]) { $1 }
+        // English texts whatever the machine's locale, and a terminal that says what it is
+        // and wants colours (the test runner may say `dumb`, or set NO_COLOR), unless the
+        // story sets its own.
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["NO_COLOR"] = nil
+        process.environment = inherited.merging(["LC_ALL": "C.UTF-8", "TERM": "xterm-256color"]) { $1 }
             .merging(environment) { $1 }
         process.standardInput = handle
         process.standardOutput = handle

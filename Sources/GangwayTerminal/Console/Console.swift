@@ -71,7 +71,9 @@ public final class Console: Sendable {
     ///     problems (``problem(_:)``) to standard error.
     public convenience init(mode: Mode? = nil, output: (@Sendable (String) -> Void)? = nil) {
         self.init(
-            mode: mode ?? (isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 ? .interactive : .plain),
+            mode: mode
+                ?? (Self.isCapableTerminal(STDIN_FILENO) && Self.isCapableTerminal(STDOUT_FILENO)
+                    ? .interactive : .plain),
             output: output ?? { Console.write(Data($0.utf8), to: STDOUT_FILENO) },
             problemOutput: output ?? { Console.write(Data($0.utf8), to: STDERR_FILENO) },
             discardsTypeAhead: false
@@ -95,7 +97,7 @@ public final class Console: Sendable {
     /// carries only the command's result; interactive when standard input is a terminal.
     public static func prompting() -> Console {
         Console(
-            mode: isatty(STDIN_FILENO) == 1 ? .interactive : .plain,
+            mode: isCapableTerminal(STDIN_FILENO) ? .interactive : .plain,
             output: { Console.write(Data($0.utf8), to: STDERR_FILENO) },
             problemOutput: { Console.write(Data($0.utf8), to: STDERR_FILENO) },
             discardsTypeAhead: true
@@ -213,16 +215,26 @@ public final class Console: Sendable {
         Data(await input.readToEnd())
     }
 
-    /// `text` in `style` on a terminal; as it is otherwise.
+    /// `text` in `style` on a terminal; as it is otherwise, and where `NO_COLOR` is set
+    /// (no-color.org).
     func styled(_ text: String, _ style: Style) -> String {
-        isInteractive
+        isInteractive && !Self.noColor
             ? "\(Self.styleOpen)\(style.rawValue)\(Self.styleClose)\(text)\(Self.styleOpen)0\(Self.styleClose)" : text
+    }
+
+    /// Whether the person asked for no colours: `NO_COLOR` set and not empty.
+    private static let noColor = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+
+    /// Whether `descriptor` is a terminal that moves its cursor: not one whose `TERM` is
+    /// `dumb` (an editor's shell, a serial line), which gets plain lines.
+    private static func isCapableTerminal(_ descriptor: Int32) -> Bool {
+        isatty(descriptor) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     }
 
     /// A screen's heading.
     func heading(_ title: String) {
         line()
-        line(isInteractive ? styled(title, .bold) : "== \(title) ==")
+        line(isInteractive && !Self.noColor ? styled(title, .bold) : "== \(title) ==")
     }
 
     /// A message about the last input, if any.
