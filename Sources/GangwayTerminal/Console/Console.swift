@@ -45,6 +45,8 @@ public final class Console: Sendable {
     /// Whether a secret's prompt drops what was typed before it (a command's prompt does,
     /// as `sudo` and `passwd` do; the app, whose answers may be typed ahead, does not).
     private let discardsTypeAhead: Bool
+    /// Whether styles are written on a terminal (not where `NO_COLOR` asks otherwise).
+    private let colors: Bool
     /// Whether the person answered `quit` at a choice (see ``choose(_:prompt:)``).
     private let quitting = Atomic<Bool>(false)
 
@@ -66,7 +68,9 @@ public final class Console: Sendable {
     var quitRequested: Bool { quitting.load(ordering: .relaxed) }
 
     /// - Parameters:
-    ///   - mode: Interactive when standard input and output are both terminals, unless given.
+    ///   - mode: Interactive when standard input and output are both terminals that move
+    ///     their cursor (``isCapableTerminal(_:)``), in colour unless `NO_COLOR` asks
+    ///     otherwise; as given, when given.
     ///   - output: Where text goes, problems too; by default standard output, and
     ///     problems (``problem(_:)``) to standard error.
     public convenience init(mode: Mode? = nil, output: (@Sendable (String) -> Void)? = nil) {
@@ -74,6 +78,7 @@ public final class Console: Sendable {
             mode: mode
                 ?? (Self.isCapableTerminal(STDIN_FILENO) && Self.isCapableTerminal(STDOUT_FILENO)
                     ? .interactive : .plain),
+            colors: mode != nil || !Self.noColorAsked,
             output: output ?? { Console.write(Data($0.utf8), to: STDOUT_FILENO) },
             problemOutput: output ?? { Console.write(Data($0.utf8), to: STDERR_FILENO) },
             discardsTypeAhead: false
@@ -82,11 +87,13 @@ public final class Console: Sendable {
 
     private init(
         mode: Mode,
+        colors: Bool,
         output: @escaping @Sendable (String) -> Void,
         problemOutput: @escaping @Sendable (String) -> Void,
         discardsTypeAhead: Bool
     ) {
         self.mode = mode
+        self.colors = colors
         input = InputReader()
         self.output = output
         self.problemOutput = problemOutput
@@ -98,6 +105,7 @@ public final class Console: Sendable {
     public static func prompting() -> Console {
         Console(
             mode: isCapableTerminal(STDIN_FILENO) ? .interactive : .plain,
+            colors: !noColorAsked,
             output: { Console.write(Data($0.utf8), to: STDERR_FILENO) },
             problemOutput: { Console.write(Data($0.utf8), to: STDERR_FILENO) },
             discardsTypeAhead: true
@@ -218,12 +226,12 @@ public final class Console: Sendable {
     /// `text` in `style` on a terminal; as it is otherwise, and where `NO_COLOR` is set
     /// (no-color.org).
     func styled(_ text: String, _ style: Style) -> String {
-        isInteractive && !Self.noColor
+        isInteractive && colors
             ? "\(Self.styleOpen)\(style.rawValue)\(Self.styleClose)\(text)\(Self.styleOpen)0\(Self.styleClose)" : text
     }
 
     /// Whether the person asked for no colours: `NO_COLOR` set and not empty.
-    private static let noColor = !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+    private static var noColorAsked: Bool { !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty }
 
     /// Whether `descriptor` is a terminal that moves its cursor: not one whose `TERM` is
     /// `dumb` (an editor's shell, a serial line), which gets plain lines.
@@ -234,7 +242,7 @@ public final class Console: Sendable {
     /// A screen's heading.
     func heading(_ title: String) {
         line()
-        line(isInteractive && !Self.noColor ? styled(title, .bold) : "== \(title) ==")
+        line(isInteractive && colors ? styled(title, .bold) : "== \(title) ==")
     }
 
     /// A message about the last input, if any.
