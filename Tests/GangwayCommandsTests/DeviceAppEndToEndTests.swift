@@ -921,6 +921,26 @@ struct DeviceAppTerminalTests {
         #expect(screen.contains("\r\u{1B}[2K"))
     }
 
+    /// Alice's onboarding by her work email on a terminal, up to her passcode: each
+    /// prompt, and what is typed at it.
+    static let aliceUpToThePasscode = [
+        ("Choose [1-4]: ", "email"), ("Work email: ", "alice@airline.example"),
+        ("User name (empty to cancel): ", "alice"), ("Password: ", "preflight-alice"),
+        ("Licence Agreement (version 2026.11)", "accept"), ("Usage reports", "allow"),
+    ]
+    static let alicesPasscode = [
+        ("Choose a passcode: ", DeviceAppEndToEndTests.alicePasscode),
+        ("Enter the passcode again", DeviceAppEndToEndTests.alicePasscode),
+    ]
+
+    /// Types each answer once its prompt shows.
+    static func answer(_ terminal: PseudoTerminalSession, _ steps: [(prompt: String, answer: String)]) {
+        for (prompt, answer) in steps {
+            #expect(terminal.next(prompt), "never asked: \(prompt)")
+            terminal.type(answer)
+        }
+    }
+
     @Test("--plain on a terminal: a password or passcode read as a line never shows; an answer shows once")
     func plainOnTerminal() throws {
         let directory = try TemporaryDirectory(prefix: "gangway-app-tty")
@@ -930,15 +950,7 @@ struct DeviceAppTerminalTests {
             arguments: ["--data-dir", directory.url.path, "--bcrypt-cost", "4", "--plain"],
             environment: [:]
         )
-        for (prompt, answer) in [
-            ("Choose [1-4]: ", "email"), ("Work email: ", "alice@airline.example"),
-            ("User name (empty to cancel): ", "alice"), ("Password: ", "preflight-alice"),
-            ("Licence Agreement (version 2026.11)", "accept"), ("Usage reports", "allow"),
-            ("Choose a passcode: ", passcode), ("Enter the passcode again", passcode), ("gangway> ", "quit"),
-        ] {
-            #expect(terminal.next(prompt), "never asked: \(prompt)")
-            terminal.type(answer)
-        }
+        Self.answer(terminal, Self.aliceUpToThePasscode + Self.alicesPasscode + [("gangway> ", "quit")])
         #expect(terminal.finish() == 0)
         let screen = terminal.screen
         #expect(!screen.contains("Password: preflight-alice"), "the password showed")
@@ -960,15 +972,7 @@ struct DeviceAppTerminalTests {
             arguments: ["--data-dir", directory.url.path, "--bcrypt-cost", "4"],
             environment: environment
         )
-        for (prompt, answer) in [
-            ("Choose [1-4]: ", "email"), ("Work email: ", "alice@airline.example"),
-            ("User name (empty to cancel): ", "alice"), ("Password: ", "preflight-alice"),
-            ("Licence Agreement (version 2026.11)", "accept"), ("Usage reports", "allow"),
-            ("Choose a passcode: ", passcode), ("Enter the passcode again", passcode), ("gangway> ", "quit"),
-        ] {
-            #expect(terminal.next(prompt), "never asked: \(prompt)")
-            terminal.type(answer)
-        }
+        Self.answer(terminal, Self.aliceUpToThePasscode + Self.alicesPasscode + [("gangway> ", "quit")])
         #expect(terminal.finish() == 0)
         let screen = terminal.screen
         #expect(!screen.contains(passcode) && !screen.contains("Password: preflight-alice"))
@@ -992,14 +996,7 @@ struct DeviceAppTerminalTests {
             arguments: ["--data-dir", directory.url.path, "--bcrypt-cost", "4"],
             environment: [:]
         )
-        for (prompt, answer) in [
-            ("Choose [1-4]: ", "email"), ("Work email: ", "alice@airline.example"),
-            ("User name (empty to cancel): ", "alice"), ("Password: ", "preflight-alice"),
-            ("Licence Agreement (version 2026.11)", "accept"), ("Usage reports", "allow"),
-        ] {
-            #expect(terminal.next(prompt), "never asked: \(prompt)")
-            terminal.type(answer)
-        }
+        Self.answer(terminal, Self.aliceUpToThePasscode)
         #expect(terminal.next("Choose a passcode: "))
         terminal.press(Array("Fuel".utf8))
         #expect(terminal.next("••••"))

@@ -1,6 +1,7 @@
 import Foundation
 import GangwayProtocol
 import GangwayServerTesting
+import GangwaySystem
 import GangwayTesting
 import HTTPTypes
 import Testing

@@ -3,6 +3,7 @@ import GangwayProtocol
 import GangwayServer
 import GangwayServerStorage
 import GangwayServerTesting
+import GangwaySystem
 import GangwayTesting
 import HTTPTypes
 import HummingbirdTesting

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GangwayProtocol
 import GangwayServerStorage
+import GangwaySystem
 import Logging
 import OpenAPIRuntime
 

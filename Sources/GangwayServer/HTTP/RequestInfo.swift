@@ -1,3 +1,4 @@
+import GangwaySystem
 import NIOCore
 
 /// What the HTTP layer knows about the request an API handler is serving.

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayProtocol
+import GangwaySystem
 
 /// How a mobile-services server runs.
 public struct ServerConfiguration: Sendable {

@@ -104,7 +104,7 @@ extension [AddressRange] {
     /// header's addresses from the right, skipping trusted proxies, up to the first that
     /// is not one. A malformed entry ends the walk at the last trusted hop, so a client
     /// cannot choose its address by sending the header itself.
-    func clientAddress(peer: String, forwardedFor: String?) -> String {
+    public func clientAddress(peer: String, forwardedFor: String?) -> String {
         guard var address = AddressRange.normalized(peer) else { return peer }
         guard contains(where: { $0.contains(address) }), let forwardedFor else { return address }
         for entry in forwardedFor.split(separator: ",").reversed() {

@@ -1,4 +1,4 @@
-import GangwayServer
+import GangwaySystem
 import Testing
 
 @Suite("Trusted proxy addresses: what --trusted-proxy accepts and matches")
