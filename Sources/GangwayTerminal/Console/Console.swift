@@ -69,8 +69,8 @@ public final class Console: Sendable {
 
     /// - Parameters:
     ///   - mode: Interactive when standard input and output are both terminals that move
-    ///     their cursor (``isCapableTerminal(_:)``), in colour unless `NO_COLOR` asks
-    ///     otherwise; as given, when given.
+    ///     their cursor (not `TERM=dumb`), in colour unless `NO_COLOR` asks otherwise; as
+    ///     given, when given.
     ///   - output: Where text goes, problems too; by default standard output, and
     ///     problems (``problem(_:)``) to standard error.
     public convenience init(mode: Mode? = nil, output: (@Sendable (String) -> Void)? = nil) {
