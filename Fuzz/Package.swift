@@ -31,7 +31,7 @@ let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
             hummingbirdCore,
         ]
     ),
-    ("FuzzHeaders", [gangwayProduct("GangwayServer"), httpTypes]),
+    ("FuzzHeaders", [gangwayProduct("GangwayServer"), gangwayProduct("GangwaySystem"), httpTypes]),
     ("FuzzOAuthRequests", ["FuzzServer", httpTypes]),
     (
         "FuzzChangeBatch",

@@ -2,6 +2,7 @@ import FuzzSupport
 import HTTPTypes
 
 @testable import GangwayServer
+@testable import GangwaySystem
 
 // Request headers the server reads itself: the page cookies (`BrowserCookie`), and the
 // client address behind trusted proxies (`X-Forwarded-For`, `AddressRange`).
