@@ -88,7 +88,8 @@ let package = Package(
             name: "FuzzServer",
             dependencies: [
                 "FuzzSupport",
-                gangwayProduct("GangwayServer"), gangwayProduct("GangwayServerStorage"), gangwayProduct("GangwayProtocol"),
+                gangwayProduct("GangwayServer"), gangwayProduct("GangwayServerStorage"),
+                gangwayProduct("GangwayProtocol"),
                 httpTypes, hummingbird, logging, nioCore,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

@@ -72,6 +72,20 @@ struct FirstHourEndToEndTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty, "nothing created")
     }
 
+    @Test("a --terms value that is not one is quoted with its control characters written out, never sent raw")
+    func termsWithControls() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-terms")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let result = try runner.run(
+            ["--terms", "Terms\u{1B}]0;pwned\u{7}\u{1B}[2J", "--data-dir", directory.appending("data").path]
+        )
+        #expect(result.status == 64)
+        #expect(result.standardError.contains(#"--terms 'Terms\u{1B}]0;pwned\u{7}\u{1B}[2J' is not TITLE@VERSION=URL"#))
+        #expect(!result.standardError.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{7}" })
+        expectOneSentence(result)
+    }
+
     @Test("admin never creates a server: a mistyped --data-dir is an error naming where it looked")
     func adminNeverCreatesAServer() throws {
         let directory = try TemporaryDirectory(prefix: "gangway-admin-typo")

@@ -24,7 +24,8 @@ struct AppCommand: AsyncParsableCommand {
             Exit codes: 0 after 'quit' (or the input ending at the home prompt), 1 when the \
             input ends before a screen is done or the app cannot start (the data directory \
             is in use by another Gangway, or unsafe; a launch failed and the person quit), \
-            64 for a bad command line, 130 after Ctrl-C.
+            64 for a bad command line, 130 after Ctrl-C (143 after SIGTERM, 129 after SIGHUP; \
+            the terminal is put back either way).
             """
     )
 
