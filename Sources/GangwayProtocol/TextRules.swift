@@ -49,11 +49,27 @@ public enum TextRules {
     /// it holds and never moves the cursor, clears the screen, sets the title or reorders
     /// what follows. Tab and newline stay when `keepingLines` is set.
     public static func escapingControls(_ text: String, keepingLines: Bool = true) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        escaping(text, keepingLines: keepingLines, backslashes: false)
+    }
+
+    /// `text` on one line that reads back as exactly what it holds: each control written
+    /// out as by ``escapingControls(_:keepingLines:)``, and each backslash doubled, so a
+    /// key holding the six characters `\u{1B}` never looks like a key holding the escape
+    /// character. For listings a person compares or copies from (stored keys, table cells).
+    public static func unambiguous(_ text: String) -> String {
+        escaping(text, keepingLines: false, backslashes: true)
+    }
+
+    private static func escaping(_ text: String, keepingLines: Bool, backslashes: Bool) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0) || (backslashes && $0 == "\\") }) else {
+            return text
+        }
         var escaped = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             if isControl(scalar), !(keepingLines && (scalar == "\n" || scalar == "\t")) {
                 escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else if backslashes, scalar == "\\" {
+                escaped.append(contentsOf: #"\\"#.unicodeScalars)
             } else {
                 escaped.append(scalar)
             }

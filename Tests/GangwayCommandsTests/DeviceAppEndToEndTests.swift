@@ -104,6 +104,23 @@ struct DeviceAppEndToEndTests {
         #expect(!output.contains(Self.alicePasscode))
     }
 
+    @Test("'quit' at the passcode asks whether to leave: yes leaves without a wrong try, no tries it as the passcode")
+    func quitAtThePasscode() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        _ = try device.launch(Self.aliceOnboards + ["quit"])
+        let left = try device.launch(["1", "quit", "y"])
+        #expect(left.status == 0, "\(left.standardError)")
+        #expect(left.output.contains("Leave the app? (n: use what you typed) [y/n]:"), "\(left.output)")
+        #expect(!left.output.contains("Tries left"), "leaving is no wrong try: \(left.output)")
+        // Nothing was counted: the next wrong passcode leaves nine tries.
+        let tried = try device.launch(["1", "quit", "n", Self.alicePasscode, "home", "quit"])
+        #expect(tried.output.contains("Tries left: 9"), "'quit' kept as the passcode is a wrong try: \(tried.output)")
+        #expect(tried.output.contains("Signed in:      Alice Martin (alice)"))
+        let again = try device.launch(["1", "Wrong-Guess", Self.alicePasscode, "quit"])
+        #expect(again.output.contains("Tries left: 9"), "the right passcode started the count again: \(again.output)")
+    }
+
     @Test("ten wrong passcodes erase the user's store; the app starts over at the welcome screen")
     func wrongPasscodesErase() throws {
         let device = try Device()
@@ -776,6 +793,19 @@ struct DeviceAppEndToEndTests {
         #expect(result.status == 0, "\(result.standardError)")
         let output = result.output
         #expect(output.contains("Another finger was enrolled on the sensor (simulated)"))
+        // The return asks no finger: it says why first, then asks for the passcode.
+        let enrolled = try #require(output.range(of: "Another finger was enrolled"))
+        let passcode = try #require(
+            output.range(of: "== Enter Passcode ==", range: enrolled.upperBound..<output.endIndex)
+        )
+        let beforePasscode = output[enrolled.upperBound..<passcode.lowerBound]
+        #expect(!beforePasscode.contains("fingerprint accepted"), "\(beforePasscode)")
+        #expect(
+            output[passcode.upperBound...].contains(
+                "Unlocking with your fingerprint is off: the biometrics enrolled on this device changed."
+            ),
+            "\(output)"
+        )
         let notice = try #require(output.range(of: "== Biometric Unlock Turned Off =="), "\(output)")
         let after = output[notice.upperBound...]
         #expect(after.contains("Unlocking with your fingerprint was turned off"))

@@ -33,6 +33,15 @@ struct TextRulesTests {
         #expect(TextRules.escapingControls("plain text, ünïcödé") == "plain text, ünïcödé")
     }
 
+    @Test("unambiguous: a backslash doubled as well, so written-out text never looks like a control")
+    func unambiguous() {
+        #expect(TextRules.unambiguous("a\u{1B}b") == #"a\u{1B}b"#)
+        #expect(TextRules.unambiguous(#"a\u{1B}b"#) == #"a\\u{1B}b"#)
+        #expect(TextRules.unambiguous("tab\there\\") == #"tab\u{9}here\\"#)
+        #expect(TextRules.unambiguous("plain") == "plain")
+        #expect(TextRules.escapingControls(#"a\b"#) == #"a\b"#, "only the listings double a backslash")
+    }
+
     @Test("someone's text quoted in a message: cut to the limit, on one line, its controls written out")
     func shown() {
         #expect(TextRules.shown("abc\ndef\u{1B}[2J", limit: 5) == #"abc\u{A}d"#)

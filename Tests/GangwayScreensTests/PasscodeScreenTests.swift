@@ -114,6 +114,9 @@ struct PasscodeScreenTests {
         let last = PasscodeInputScreen(triesLeft: 1, afterWrongPasscode: true)
         #expect(last.warning?.contains(last.strings.lastTry) == true)
 
+        let changed = PasscodeInputScreen(triesLeft: 10, biometricsChanged: true, biometricName: "Face ID")
+        #expect(changed.warning == "Unlocking with Face ID is off: the biometrics enrolled on this device changed.")
+
         var withBiometrics = PasscodeInputScreen(biometricsEnabled: true, allowsReset: false, allowsCancel: true)
         #expect(withBiometrics.handle(.reset).outcome == nil)
         #expect(withBiometrics.handle(.useBiometrics).outcome == .biometrics)

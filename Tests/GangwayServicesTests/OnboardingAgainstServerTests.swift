@@ -210,6 +210,7 @@ struct OnboardingAgainstServerTests {
             let wait = try #require(last.retryAfter)
             #expect(wait >= .seconds(1) && wait <= .seconds(30))
             #expect(last.throttleNotice?.contains("\(wait.components.seconds) seconds") == true)
+            #expect(last.message == nil, "said once, by the notice: \(last.message ?? "")")
             // Nothing half-onboarded stays.
             #expect(try app.registry.users().isEmpty)
         }

@@ -31,9 +31,11 @@ struct BiometricUnlockTests {
         try await store.enableBiometricUnlock(reason: "turn on")
         store.close()
         fixture.biometrics.changeEnrollment()
+        let asked = fixture.biometrics.authenticationCount
         await #expect(throws: SecureStoreError.biometricsInvalidated) {
             try await fixture.location().unlockWithBiometrics(reason: "unlock")
         }
+        #expect(fixture.biometrics.authenticationCount == asked, "no finger is asked for a key that is gone")
         #expect(try fixture.deviceKeys.read(DeviceSecrets.biometricKeyName(for: id)) == nil)
         #expect(try !fixture.location().info().isBiometricUnlockEnabled)
         await #expect(throws: SecureStoreError.biometricsNotEnabled) {

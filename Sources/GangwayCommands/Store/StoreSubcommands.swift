@@ -123,7 +123,7 @@ struct KeyArgument: ParsableArguments {
 
     var notFound: CommandFailure {
         CommandFailure(
-            "key not found: \(TextRules.escapingControls(key, keepingLines: false))",
+            "key not found: \(TextRules.unambiguous(key))",
             code: StoreExitCode.keyNotFound
         )
     }
@@ -175,16 +175,22 @@ struct StoreGet: UnlockingSubcommand {
 
 /// `gangway store list`
 struct StoreList: UnlockingSubcommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the keys, one per line.")
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the keys, one per line.",
+        discussion:
+            #"A key is shown as the text it holds: a backslash doubled (\\), a control character written out (\u{1B})."#
+    )
 
     @OptionGroup var options: StoreOptions
     @OptionGroup var passcodes: PasscodeOptions
 
     func perform() async throws {
         // A key is shown as text: one that holds a control character cannot clear the
-        // terminal or break the one-per-line list.
+        // terminal or break the one-per-line list, and one that holds the text `\u{1B}`
+        // does not look like one that holds the escape character.
         for key in try await withStore({ try $0.keys() }) {
-            print(TextRules.escapingControls(key, keepingLines: false))
+            print(TextRules.unambiguous(key))
         }
     }
 }

@@ -370,6 +370,7 @@ public struct StoreManager: Sendable {
                 triesLeft: triesLeft,
                 afterWrongPasscode: afterWrong,
                 biometricsEnabled: biometricsEnabled,
+                biometricsChanged: invalidated,
                 biometricName: biometricName,
                 allowsReset: allowsReset,
                 allowsCancel: allowsCancel,

@@ -42,6 +42,8 @@ public struct PasscodeInputScreen: ScreenModel {
         public var title = StringTable.text("passcodeInput.title")
         public var prompt = StringTable.text("passcodeInput.prompt")
         public var wrongPasscode = StringTable.text("passcodeInput.wrongPasscode")
+        /// `%@` is the sensor's name: said before the passcode is asked.
+        public var biometricsChanged = StringTable.text("passcodeInput.biometricsChanged")
         public var triesLeft = StringTable.text("passcodeInput.triesLeft")
         public var lastTry = StringTable.text("passcodeInput.lastTry")
         public var reset = StringTable.text("passcodeInput.reset")
@@ -63,6 +65,9 @@ public struct PasscodeInputScreen: ScreenModel {
     public let afterWrongPasscode: Bool
     /// Whether biometric unlock is on, so the renderer offers it first.
     public let biometricsEnabled: Bool
+    /// Whether biometric unlock was just turned off because the enrolled biometrics
+    /// changed: the screen says so before it asks for the passcode.
+    public let biometricsChanged: Bool
     /// The name of the device's sensor in the texts ("Face ID", "your fingerprint").
     public let biometricName: String
     /// Whether "forgot passcode" shows.
@@ -83,6 +88,7 @@ public struct PasscodeInputScreen: ScreenModel {
         triesLeft: Int? = nil,
         afterWrongPasscode: Bool = false,
         biometricsEnabled: Bool = false,
+        biometricsChanged: Bool = false,
         biometricName: String = StringTable.text("biometrics.unknown"),
         allowsReset: Bool = true,
         allowsCancel: Bool = false,
@@ -95,6 +101,7 @@ public struct PasscodeInputScreen: ScreenModel {
         self.triesLeft = triesLeft
         self.afterWrongPasscode = afterWrongPasscode
         self.biometricsEnabled = biometricsEnabled
+        self.biometricsChanged = biometricsChanged
         self.allowsReset = allowsReset
         self.allowsCancel = allowsCancel
         self.offersUserSwitch = offersUserSwitch
@@ -104,9 +111,11 @@ public struct PasscodeInputScreen: ScreenModel {
     /// The label of the biometric choice, naming the sensor.
     public var useBiometricsLabel: String { strings.useBiometrics.naming(biometricName) }
 
-    /// The warning line under the field: wrong passcode and tries left.
+    /// The warning line under the field: biometric unlock turned off, wrong passcode and
+    /// tries left.
     public var warning: String? {
         var parts: [String] = []
+        if biometricsChanged { parts.append(strings.biometricsChanged.naming(biometricName)) }
         if afterWrongPasscode { parts.append(strings.wrongPasscode) }
         if let triesLeft, afterWrongPasscode || triesLeft <= 1 {
             parts.append(triesLeft == 1 ? strings.lastTry : StringTable.format(strings.triesLeft, [triesLeft]))

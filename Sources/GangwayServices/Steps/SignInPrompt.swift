@@ -36,8 +36,10 @@ struct SignInPrompt {
                     request.message = error.summary  // the server's message
                     continue
                 case .throttled, .busy:
-                    request.message = error.summary
+                    // The screen's notice says when to try again; the server's message
+                    // says the same, so it shows only when no time was given.
                     retryAfter = error.retryAfter
+                    request.message = retryAfter == nil ? error.summary : nil
                     continue
                 case _ where error.isTransient || error == .invalidResponse:
                     try await offerRetry(error, context: context)

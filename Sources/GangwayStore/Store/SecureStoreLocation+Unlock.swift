@@ -155,11 +155,9 @@ extension SecureStoreLocation {
             try eraseIfRetryLimitReached(opened)
             let biometrics = environment.biometrics
             guard case .available = biometrics.availability else { throw SecureStoreError.biometricsUnavailable }
-            do {
-                try await biometrics.authenticate(reason: reason)
-            } catch {
-                throw SecureStoreError.biometricsFailed("the biometric check did not pass")
-            }
+            // A key bound to other biometrics is gone before the sensor is asked, as a
+            // platform key bound to the enrolled set is: nobody is asked for a finger that
+            // cannot open anything.
             let keyName = DeviceSecrets.biometricKeyName(for: opened.header.storeID)
             let record = try? environment.deviceKeys.read(keyName)
             guard let record, record.count == 64, let token = biometrics.enrollmentToken,
@@ -171,6 +169,11 @@ extension SecureStoreLocation {
                     metadata: ["store": "\(opened.header.storeID)"]
                 )
                 throw SecureStoreError.biometricsInvalidated
+            }
+            do {
+                try await biometrics.authenticate(reason: reason)
+            } catch {
+                throw SecureStoreError.biometricsFailed("the biometric check did not pass")
             }
             guard let slot = slots[.biometric],
                 let dataKey = slot.unwrap(with: SymmetricKey(data: record.suffix(32)), storeID: opened.header.storeID)

@@ -281,9 +281,23 @@ public final class Console: Sendable {
     /// the prompt for what is typed so far (a passcode checklist), redrawn at each key.
     /// - Throws: ``PresenterError/closed`` when the input ended or the person pressed
     ///   Ctrl-D; Ctrl-C ends the app (``Interruption``).
+    ///
+    /// A secret that is the word `quit` asks first whether the person meant to leave (a
+    /// passcode may be that word too): leaving is never counted as a wrong passcode.
     public func askSecret(
         _ prompt: String,
         live: ((Secret) -> [String])? = nil
+    ) async throws(PresenterError) -> Secret {
+        let secret = try await readSecret(prompt, live: live)
+        if secret.value.lowercased() == Self.quitWord, try await confirm(localized("console.quitInstead")) {
+            try quit()
+        }
+        return secret
+    }
+
+    private func readSecret(
+        _ prompt: String,
+        live: ((Secret) -> [String])?
     ) async throws(PresenterError) -> Secret {
         guard isInteractive, let raw = RawMode(discardingTypeAhead: discardsTypeAhead) else {
             // Read as a line, but never shown: a terminal (`--plain`) echoes nothing from
