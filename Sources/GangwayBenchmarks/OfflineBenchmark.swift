@@ -5,6 +5,7 @@ import GangwayProtocol
 import GangwayServer
 import GangwayServerStorage
 import GangwayServices
+import GangwayStore
 import HTTPTypes
 import Logging
 
@@ -78,7 +79,7 @@ struct OfflineBenchmark: AsyncParsableCommand {
                 throw ValidationError("the server sent no sealing key")
             }
             let server = try SealingPublicKey(x963Representation: sealing)
-            let outbox = try Outbox(directory: directory)
+            let outbox = try Outbox(directory: directory, deviceKeys: InMemoryDeviceKeyStore())
             let author = keys.author(name: "alice", registrationID: registration.registrationID)
 
             // Round after round over the checks, each change based on the one before it,

@@ -6,6 +6,7 @@ import GangwayProtocol
 import GangwayScreens
 import GangwayServerTesting
 import GangwayServices
+import GangwayStore
 import GangwayTesting
 import HTTPTypes
 import Testing
@@ -45,7 +46,7 @@ struct OfflineChangesAgainstServerTests {
             #expect(settings.entitySetRules?["checks"]?.writableFields == ["status", "reading", "note"])
             let serverKey = try SealingPublicKey(x963Representation: try #require(settings.changeSealingKey))
 
-            let outbox = try Outbox(directory: device.temporary.appending("outbox"))
+            let outbox = try Outbox(directory: device.temporary.appending("outbox"), deviceKeys: device.deviceKeys)
             let made = try outbox.record(
                 by: aliceKeys.author(name: "alice", registrationID: aliceRegistration),
                 entitySet: "checks",
@@ -114,7 +115,7 @@ struct OfflineChangesAgainstServerTests {
             let serverKey = try SealingPublicKey(x963Representation: try #require(settings.changeSealingKey))
             let temporary = try TemporaryDirectory(prefix: "gangway-outbox-window")
             defer { temporary.remove() }
-            let outbox = try Outbox(directory: temporary.url)
+            let outbox = try Outbox(directory: temporary.url, deviceKeys: InMemoryDeviceKeyStore())
             let author = keys.author(name: "alice", registrationID: registration.registrationID)
             // Four rounds over the checks; check-0's first change writes a field devices may
             // not, so its three later changes must wait behind the refusal.
@@ -139,7 +140,8 @@ struct OfflineChangesAgainstServerTests {
             #expect(progress == progress.sorted() && progress.last == report.settled)
             #expect(progress.count >= (checks * 4 - 3) / 7, "in batches of at most 7")
             let held = try outbox.pending(registrationID: registration.registrationID)
-            #expect(held.map(\.entityID) == ["check-0", "check-0", "check-0"])
+            let checkZero = outbox.entityTag(entitySet: "checks", entityID: "check-0")
+            #expect(held.map(\.entityTag) == [checkZero, checkZero, checkZero])
             #expect(try outbox.ready().isEmpty)
 
             let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
@@ -162,7 +164,7 @@ struct OfflineChangesAgainstServerTests {
             try await server.admin(.patch, "/admin/apps/checks", json: Self.rules)
             let temporary = try TemporaryDirectory(prefix: "gangway-outbox-offline")
             defer { temporary.remove() }
-            let outbox = try Outbox(directory: temporary.url)
+            let outbox = try Outbox(directory: temporary.url, deviceKeys: InMemoryDeviceKeyStore())
             let keys = OfflineKeys()
             try outbox.record(
                 by: keys.author(name: "alice", registrationID: "reg-alice"),

@@ -53,7 +53,10 @@ struct OfflineWorkTests {
         let device = try ServicesDevice(server: server, shared: shared)
         let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
         try await app.manager.open()
-        let work = OfflineWork(services: device.services, outbox: try Outbox(directory: device.temporary.url))
+        let work = OfflineWork(
+            services: device.services,
+            outbox: try Outbox(directory: device.temporary.url, deviceKeys: device.deviceKeys)
+        )
         let signed = Signed(device: device, app: app, work: work)
         _ = try await signed.refresh()
         return signed
@@ -473,7 +476,7 @@ struct OfflineWorkTests {
     func backoff() async throws {
         let temporary = try TemporaryDirectory(prefix: "gangway-offline-backoff")
         defer { temporary.remove() }
-        let outbox = try Outbox(directory: temporary.url)
+        let outbox = try Outbox(directory: temporary.url, deviceKeys: InMemoryDeviceKeyStore())
         let keys = OfflineKeys()
         try outbox.record(
             by: keys.author(name: "alice", registrationID: "reg-alice"),

@@ -1,7 +1,9 @@
+import Crypto
 import Foundation
 import GRDB
 import GangwayProtocol
 import GangwayServerStorage
+import GangwayStore
 import GangwaySystem
 import GangwayTesting
 import Testing
@@ -35,7 +37,10 @@ struct OutboxTests {
 
     var directory: URL { temporary.appending("device") }
 
-    func outbox() throws -> Outbox { try Outbox(directory: directory) }
+    /// The device's key store, shared by every open of the outbox (as the app's is).
+    let deviceKeys = InMemoryDeviceKeyStore()
+
+    func outbox() throws -> Outbox { try Outbox(directory: directory, deviceKeys: deviceKeys) }
 
     @discardableResult
     func record(
@@ -72,10 +77,25 @@ struct OutboxTests {
         #expect(try outbox().count(registrationID: "reg-alice") == 2)
     }
 
-    @Test func noValueOfAPendingChangeOrAnAnswerIsInAnyFile() throws {
+    @Test("no value, author or entity of a pending change or an answer is in any file")
+    func noValueOfAPendingChangeOrAnAnswerIsInAnyFile() throws {
         defer { temporary.remove() }
         let box = try outbox()
-        try record(alice, ["note": "Hydraulic-Leak-Seen"], in: box)
+        let named = OutboxAuthor(
+            name: "Alice-Martin-Author",
+            registrationID: alice.registrationID,
+            signingKey: alice.signingKey,
+            answerKey: alice.answerKey
+        )
+        try box.record(
+            by: named,
+            entitySet: "Hangar-Checks-Set",
+            entityID: "F-GKXA-Entity",
+            baseVersion: 1,
+            fields: ["note": "Hydraulic-Leak-Seen"],
+            madeAt: Date(timeIntervalSince1970: 1_800_000_000),
+            sealingTo: server.publicKey
+        )
         let pending = try #require(try box.ready().first)
         let answer = ChangeAnswer(
             result: ChangeResult(
@@ -100,7 +120,10 @@ struct OutboxTests {
         }
         #expect(PrivateFiles.mode(of: directory.path).map { $0 & 0o077 } == 0)
         #expect(!bytes.isEmpty)
-        for value in ["Hydraulic-Leak-Seen", "Server-Side-Note", "Reading-Nine-Bar"] {
+        for value in [
+            "Hydraulic-Leak-Seen", "Server-Side-Note", "Reading-Nine-Bar", "Alice-Martin-Author", "Hangar-Checks-Set",
+            "F-GKXA-Entity",
+        ] {
             #expect(bytes.range(of: Data(value.utf8)) == nil, "\(value) is readable in the files")
         }
     }
@@ -126,7 +149,11 @@ struct OutboxTests {
 
     @Test func answersAreRecordedByTheInjectedWallClock() throws {
         defer { temporary.remove() }
-        let box = try Outbox(directory: directory, now: { Date(timeIntervalSince1970: 2_000_000_000) })
+        let box = try Outbox(
+            directory: directory,
+            deviceKeys: deviceKeys,
+            now: { Date(timeIntervalSince1970: 2_000_000_000) }
+        )
         try record(alice, ["status": "done"], in: box)
         let pending = try #require(try box.ready().first)
         try box.settle([
@@ -259,5 +286,61 @@ struct OutboxTests {
         let sent = try box.ready()
         try box.settle(sent.map { ($0, ChangeAnswer(result: ChangeResult(changeID: $0.changeID, outcome: .applied))) })
         #expect(try box.ready().map(\.changeID) == [second.change.id])
+    }
+
+    @Test("an outbox kept before entities were tagged: its changes are tagged where they stand, and no name stays")
+    func anOutboxKeptBeforeTagsIsTagged() throws {
+        defer { temporary.remove() }
+        try PrivateFiles.makeDirectory(directory)
+        let file = directory.appendingPathComponent(Outbox.fileName)
+        do {
+            let pool = try DatabasePool(path: file.path)
+            try Outbox.migrator(tagKey: SymmetricKey(size: .bits256)).migrate(pool, upTo: "v2")
+            try pool.write { db in
+                try db.execute(
+                    sql: "INSERT INTO author (registration_id, author, next_sequence, answer_key) VALUES (?, ?, 3, ?)",
+                    arguments: ["reg-alice", "Alice-Old-Name", alice.answerKey.x963Representation]
+                )
+                for (sequence, held) in [(1, 1), (2, 0)] {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO pending (change_id, registration_id, author, entity_set, entity_id, sequence,
+                                sealed, held, recorded_at)
+                            VALUES (?, 'reg-alice', 'Alice-Old-Name', 'Old-Set-Name', 'Old-Entity-ID', ?, ?, ?, 0)
+                            """,
+                        arguments: [UUID().lowercasedText, sequence, Data("sealed".utf8), held]
+                    )
+                }
+                // Another author's, enough to fill pages the tagging frees.
+                for index in 0..<400 {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO pending (change_id, registration_id, author, entity_set, entity_id, sequence,
+                                sealed, held, recorded_at)
+                            VALUES (?, 'reg-bob', 'Bob-Old-Name', 'Old-Set-Name', ?, ?, ?, 0, 0)
+                            """,
+                        arguments: [UUID().lowercasedText, "Other-Entity-\(index)", index + 1, Data("sealed".utf8)]
+                    )
+                }
+            }
+        }
+        let box = try outbox()
+        let pending = try box.pending(registrationID: "reg-alice")
+        let tag = box.entityTag(entitySet: "Old-Set-Name", entityID: "Old-Entity-ID")
+        #expect(pending.map(\.sequence) == [1, 2])
+        #expect(pending.map(\.entityTag) == [tag, tag])
+        #expect(try box.ready(registrations: ["reg-alice"]).isEmpty, "the first is held, and holds the second back")
+        try box.release(registrationID: "reg-alice", entitySet: "Old-Set-Name", entityID: "Old-Entity-ID")
+        #expect(try box.ready(registrations: ["reg-alice"]).map(\.sequence) == [1])
+        let next = try record(alice, ["status": "done"], in: box)
+        #expect(next.change.sequence == 3, "the sequence goes on")
+        var bytes = Data()
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            bytes.append(try Data(contentsOf: directory.appendingPathComponent(name)))
+        }
+        #expect(try box.count(registrationID: "reg-bob") == 400)
+        for name in ["Alice-Old-Name", "Bob-Old-Name", "Old-Set-Name", "Old-Entity-ID", "Other-Entity-"] {
+            #expect(bytes.range(of: Data(name.utf8)) == nil, "\(name) is readable in the files")
+        }
     }
 }

@@ -8,7 +8,7 @@ import GangwayScreens
 /// session reaches the server next, and answered to their author alone.
 ///
 /// ```swift
-/// let work = OfflineWork(services: services, outbox: try Outbox(directory: deviceDirectory))
+/// let work = OfflineWork(services: services, outbox: try Outbox(directory: deviceDirectory, deviceKeys: deviceKeys))
 /// try work.edit("checks", entityID: "F-GKXA-fuel", fields: ["status": "done"], in: context)
 /// let shown = try work.view(reading.entities, of: "checks", in: context)   // pending marked
 /// let report = try await work.sync(in: context) { done, total in print("\(done)/\(total)") }

@@ -97,7 +97,10 @@ struct DeviceSetup: Sendable {
 
     /// The device's outbox: the pending changes of all its users, sealed to the server.
     func outbox() throws -> Outbox {
-        try Outbox(directory: options.deviceDirectory.appendingPathComponent("outbox"))
+        try Outbox(
+            directory: options.deviceDirectory.appendingPathComponent("outbox"),
+            deviceKeys: root.environment.deviceKeys
+        )
     }
 
     /// The session manager with the default mobile-services step lists, handing `work`

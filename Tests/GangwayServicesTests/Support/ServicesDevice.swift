@@ -123,7 +123,10 @@ final class ServicesDevice: Sendable {
     /// The device's offline work: its outbox, shared by its users.
     var work: OfflineWork {
         get throws {
-            OfflineWork(services: services, outbox: try Outbox(directory: disk.temporary.appending("outbox")))
+            OfflineWork(
+                services: services,
+                outbox: try Outbox(directory: disk.temporary.appending("outbox"), deviceKeys: disk.deviceKeys)
+            )
         }
     }
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import GangwayProtocol
+import GangwayStore
 import GangwaySystem
 
 /// The device's queue of changes waiting for the server: one per device, shared by its
@@ -10,8 +11,10 @@ import GangwaySystem
 /// - A change is signed, sealed to the server and on disk when ``record(by:entitySet:entityID:baseVersion:fields:madeAt:sealingTo:)``
 ///   returns; a kill after that loses nothing.
 /// - Any user's session can send every pending change: each is sealed to the server,
-///   so the carrier cannot read it. What a user of the device (or a reader of the file)
-///   can see is who made a change and which entity it edits, never a value.
+///   so the carrier cannot read it. The file names no author and no entity: a change is
+///   filed under its registration's random ID and a keyed tag of its entity (HMAC-SHA256
+///   under a key of the device's key store), which tells two changes to one entity apart
+///   from others and says nothing of which entity it is.
 /// - A change leaves the outbox only in the transaction that keeps the server's answer
 ///   (``settle(_:)``), sealed to its author, who alone reads it at their next session.
 /// - A refused change holds its author's later changes to the same entity back until
@@ -21,16 +24,28 @@ public struct Outbox: Sendable {
     let pool: DatabasePool
     /// Seals what this outbox records, each author's run under a key held in memory.
     let sealer = ChangeSealer()
+    /// The key an entity's tag is made with.
+    let tagKey: SymmetricKey
     /// The wall clock an answer's arrival is recorded by.
     let now: @Sendable () -> Date
 
     /// The outbox file's name in its directory.
     public static let fileName = "outbox.sqlite"
+    /// The name of the entity tags' key in the device's key store.
+    public static let tagKeyName = "gangway.outbox.entity-tags"
 
     /// Opens the outbox in `directory`, creating both (owner-only) when missing.
-    /// - Parameter now: The wall clock answers are recorded by.
-    public init(directory: URL, now: @escaping @Sendable () -> Date = { Date() }) throws(OutboxError) {
+    /// - Parameters:
+    ///   - deviceKeys: Where the key of the entity tags is kept (made at the first
+    ///     open): the device's key store, apart from the outbox file.
+    ///   - now: The wall clock answers are recorded by.
+    public init(
+        directory: URL,
+        deviceKeys: any DeviceKeyStore,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) throws(OutboxError) {
         self.now = now
+        tagKey = try Self.tagKey(in: deviceKeys)
         let url = directory.appendingPathComponent(Self.fileName)
         do {
             try PrivateFiles.makeDirectory(directory)
@@ -42,17 +57,55 @@ public struct Outbox: Sendable {
         configuration.label = "gangway.outbox"
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+            // What a settle or a migration removes is overwritten, not left in free pages.
+            try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA secure_delete = ON")
         }
         do {
             pool = try DatabasePool(path: url.path, configuration: configuration)
-            try Self.migrator.migrate(pool)
+            let migrator = Self.migrator(tagKey: tagKey)
+            let before = try pool.read { try migrator.appliedIdentifiers($0) }
+            try migrator.migrate(pool)
+            if !before.isEmpty, !before.contains("v3") {
+                // The pages that held names are zeroed in the log; written home, the
+                // file keeps none of them.
+                _ = try pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+            }
         } catch {
             throw OutboxError(.ioFailure, "cannot open the outbox")
         }
     }
 
-    static var migrator: DatabaseMigrator {
+    /// The key of the entity tags from the device's key store, made there when missing.
+    private static func tagKey(in deviceKeys: any DeviceKeyStore) throws(OutboxError) -> SymmetricKey {
+        do {
+            if let stored = try deviceKeys.read(tagKeyName) {
+                guard stored.count == 32 else { throw OutboxError(.corrupt, "the outbox's tag key is not 32 bytes") }
+                return SymmetricKey(data: stored)
+            }
+            let key = SymmetricKey(size: .bits256)
+            try deviceKeys.write(key.withUnsafeBytes { Data($0) }, for: tagKeyName)
+            return key
+        } catch let error as OutboxError {
+            throw error
+        } catch {
+            throw OutboxError(.ioFailure, "cannot read or keep the outbox's tag key")
+        }
+    }
+
+    /// The tag a change to `entityID` of `entitySet` is filed under: equal for one
+    /// entity, and unreadable without the key.
+    static func entityTag(entitySet: String, entityID: String, key: SymmetricKey) -> String {
+        let input = Data(entitySet.utf8) + [0] + Data(entityID.utf8)
+        return Data(HMAC<SHA256>.authenticationCode(for: input, using: key)).base64URLEncoded
+    }
+
+    /// The tag this outbox files a change to `entityID` of `entitySet` under
+    /// (``PendingChange/entityTag``).
+    public func entityTag(entitySet: String, entityID: String) -> String {
+        Self.entityTag(entitySet: entitySet, entityID: entityID, key: tagKey)
+    }
+
+    static func migrator(tagKey: SymmetricKey) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(
@@ -99,6 +152,46 @@ public struct Outbox: Sendable {
                     """
             )
         }
+        // The author's name and the entity give way to the entity's keyed tag; rows kept
+        // before are tagged where they stand.
+        migrator.registerMigration("v3") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE pending_tagged (
+                        position INTEGER PRIMARY KEY AUTOINCREMENT,
+                        change_id TEXT NOT NULL UNIQUE,
+                        registration_id TEXT NOT NULL,
+                        entity_tag TEXT NOT NULL,
+                        sequence INTEGER NOT NULL,
+                        sealed BLOB NOT NULL,
+                        held INTEGER NOT NULL DEFAULT 0,
+                        recorded_at INTEGER NOT NULL
+                    )
+                    """
+            )
+            let insert = try db.makeStatement(
+                sql: """
+                    INSERT INTO pending_tagged (position, change_id, registration_id, entity_tag, sequence, sealed,
+                        held, recorded_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            )
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM pending ORDER BY position") {
+                let tag = entityTag(entitySet: row["entity_set"], entityID: row["entity_id"], key: tagKey)
+                try insert.execute(arguments: [
+                    row["position"], row["change_id"], row["registration_id"], tag, row["sequence"], row["sealed"],
+                    row["held"], row["recorded_at"],
+                ])
+            }
+            try db.execute(
+                sql: """
+                    DROP TABLE pending;
+                    ALTER TABLE pending_tagged RENAME TO pending;
+                    CREATE INDEX pending_by_entity ON pending (registration_id, entity_tag);
+                    ALTER TABLE author DROP COLUMN author;
+                    """
+            )
+        }
         return migrator
     }
 
@@ -139,21 +232,21 @@ public struct Outbox: Sendable {
             let sealed = try sealer.seal(signed, registrationID: author.registrationID, to: server)
             try db.execute(
                 sql: """
-                    INSERT INTO author (registration_id, author, next_sequence, answer_key) VALUES (?, ?, ?, ?)
+                    INSERT INTO author (registration_id, next_sequence, answer_key) VALUES (?, ?, ?)
                     ON CONFLICT (registration_id) DO UPDATE SET next_sequence = excluded.next_sequence,
                         answer_key = excluded.answer_key
                     """,
-                arguments: [author.registrationID, author.name, next + 1, author.answerKey.x963Representation]
+                arguments: [author.registrationID, next + 1, author.answerKey.x963Representation]
             )
             try db.execute(
                 sql: """
-                    INSERT INTO pending (change_id, registration_id, author, entity_set, entity_id, sequence, sealed,
-                        recorded_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO pending (change_id, registration_id, entity_tag, sequence, sealed, recorded_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    change.id.lowercasedText, author.registrationID, author.name, entitySet, entityID, next,
-                    sealed, Int64(change.madeAt.timeIntervalSince1970),
+                    change.id.lowercasedText, author.registrationID,
+                    entityTag(entitySet: entitySet, entityID: entityID),
+                    next, sealed, Int64(change.madeAt.timeIntervalSince1970),
                 ]
             )
             return signed
@@ -180,8 +273,7 @@ public struct Outbox: Sendable {
                 SELECT * FROM pending WHERE held = 0 AND NOT EXISTS (
                     SELECT 1 FROM pending AS earlier
                     WHERE earlier.registration_id = pending.registration_id
-                        AND earlier.entity_set = pending.entity_set
-                        AND earlier.entity_id = pending.entity_id
+                        AND earlier.entity_tag = pending.entity_tag
                         AND earlier.position < pending.position)
                 """
             var arguments: StatementArguments = []
@@ -265,10 +357,9 @@ public struct Outbox: Sendable {
                 if answer.outcome == .rejected {
                     try db.cachedStatement(
                         sql: """
-                            UPDATE pending SET held = 1
-                            WHERE registration_id = ? AND entity_set = ? AND entity_id = ?
+                            UPDATE pending SET held = 1 WHERE registration_id = ? AND entity_tag = ?
                             """
-                    ).execute(arguments: [change.registrationID, change.entitySet, change.entityID])
+                    ).execute(arguments: [change.registrationID, change.entityTag])
                 }
             }
         }
@@ -374,8 +465,8 @@ public struct Outbox: Sendable {
     public func release(registrationID: String, entitySet: String, entityID: String) throws(OutboxError) {
         try write { db in
             try db.execute(
-                sql: "UPDATE pending SET held = 0 WHERE registration_id = ? AND entity_set = ? AND entity_id = ?",
-                arguments: [registrationID, entitySet, entityID]
+                sql: "UPDATE pending SET held = 0 WHERE registration_id = ? AND entity_tag = ?",
+                arguments: [registrationID, entityTag(entitySet: entitySet, entityID: entityID)]
             )
         }
     }
@@ -400,9 +491,7 @@ public struct Outbox: Sendable {
         return PendingChange(
             changeID: id,
             registrationID: row["registration_id"],
-            author: row["author"],
-            entitySet: row["entity_set"],
-            entityID: row["entity_id"],
+            entityTag: row["entity_tag"],
             sequence: row["sequence"],
             sealed: row["sealed"],
             recordedAt: Date(timeIntervalSince1970: TimeInterval(row["recorded_at"] as Int64))
