@@ -932,13 +932,15 @@ struct DeviceAppTerminalTests {
         #expect(terminal.waitFor("Usage reports"))
         terminal.type("allow")
         #expect(terminal.waitFor("Choose a passcode: "))
-        terminal.type(passcode)
+        // Line editing as a terminal's own: Ctrl-U takes all that was typed, Ctrl-W a word.
+        terminal.type("Typo-Garbage\u{15}" + passcode)
         #expect(terminal.waitFor("Enter the passcode again"))
-        terminal.type(passcode)
+        terminal.type(passcode + " two words\u{17}\u{17}\u{7F}")
         #expect(terminal.waitFor("gangway> "))
         terminal.type("quit")
         #expect(terminal.finish() == 0)
         let screen = terminal.screen
+        #expect(!screen.contains("did not match"), "both edits took: \(screen)")
         #expect(screen.contains("✓ at least 8 characters"), "the checklist ticks as the passcode is typed")
         #expect(screen.contains(String(repeating: "•", count: passcode.count)))
         #expect(!screen.contains(passcode))

@@ -357,6 +357,15 @@ public final class Console: Sendable {
             case 8, 127:
                 while let last = typed.popLast(), last & 0xC0 == 0x80 {}
                 draw()
+            case 21:
+                // Ctrl-U, as a terminal's line editing: everything typed goes.
+                typed.removeAll()
+                draw()
+            case 23:
+                // Ctrl-W: the last word goes, with the spaces after it.
+                while typed.last == UInt8(ascii: " ") { typed.removeLast() }
+                while let last = typed.last, last != UInt8(ascii: " ") { typed.removeLast() }
+                draw()
             case 0..<32:
                 continue
             default:
