@@ -424,6 +424,37 @@ struct StoreCommandEndToEndTests {
         }
     }
 
+    @Test("reads at once with the right passcode are counted one after the other: none is a wrong try, none erases")
+    func concurrentRightPasscodes() async throws {
+        defer { temporary.remove() }
+        // The standard key derivation, so that the reads overlap as they do for a person.
+        var gangway = gangway
+        gangway.environment["GANGWAY_KDF_ROUNDS"] = ""
+        let created = try gangway.run(
+            ["store", "init", "--path", path, "--passcode-stdin", "--retry-limit", "3"],
+            lines: [passcode]
+        )
+        #expect(created.status == 0, "\(created.standardError)")
+        let put = try gangway.run(
+            ["store", "put", "--path", path, "--passcode-stdin", "fuel", "8200 kg"],
+            lines: [passcode]
+        )
+        #expect(put.status == 0, "\(put.standardError)")
+        let arguments = ["store", "get", "--path", path, "--passcode-stdin", "fuel"]
+        let reader = gangway
+        let results = try await withThrowingTaskGroup(of: GangwayProcess.Result.self) { group in
+            for _ in 0..<8 { group.addTask { try await reader.runOffThread(arguments, lines: [passcode]) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.count == 8)
+        for result in results {
+            #expect(result.status == 0 && result.output == "8200 kg", "\(result.status): \(result.standardError)")
+        }
+        // Nothing was counted: two wrong passcodes still leave the last try.
+        let wrong = try gangway.run(["store", "list", "--path", path, "--passcode-stdin"], lines: ["Wrong-Guess-1"])
+        #expect(wrong.standardError.contains("2 tries left"), "\(wrong.standardError)")
+    }
+
     @Test func theStandardKeyDerivationIsSixHundredThousandRounds() throws {
         defer { temporary.remove() }
         let result = try gangway.run(

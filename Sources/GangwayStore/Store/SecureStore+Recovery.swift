@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GRDB
+import GangwaySystem
 import Logging
 
 /// A recovery key lets a user who forgot the passcode keep their data: the data key is
@@ -64,6 +65,8 @@ extension SecureStoreLocation {
     public func unlock(recoveryKey secret: Data) throws(SecureStoreError) -> SecureStore {
         try unlockVerified(by: "recovery key", level: .notice) { opened in
             let wrappingKey = try SecureStore.recoveryWrappingKey(secret, storeID: opened.header.storeID)
+            let lock = try attemptLock()
+            defer { lock.release() }
             guard let slot = try requireSlots(opened)[.recovery] else { throw SecureStoreError.recoveryNotSet }
             try eraseIfRetryLimitReached(opened)
             guard let dataKey = slot.unwrap(with: wrappingKey, storeID: opened.header.storeID) else {

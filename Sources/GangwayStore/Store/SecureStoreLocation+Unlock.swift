@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import GRDB
 import GangwayPolicy
+import GangwaySystem
 import Logging
 import Synchronization
 
@@ -151,8 +152,14 @@ extension SecureStoreLocation {
             guard opened.header.biometricsEnabled else { throw SecureStoreError.biometricsNotEnabled }
             let slots = try requireSlots(opened)
             // A lockout delay does not hold a biometric back (it slows passcode guesses, and
-            // the platform limits biometric tries itself); a spent last try does.
-            try eraseIfRetryLimitReached(opened)
+            // the platform limits biometric tries itself); a spent last try does. The count
+            // is read and cleared under the attempt lock, never held while the person is
+            // asked.
+            do {
+                let lock = try attemptLock()
+                defer { lock.release() }
+                try eraseIfRetryLimitReached(opened)
+            }
             let biometrics = environment.biometrics
             guard case .available = biometrics.availability else { throw SecureStoreError.biometricsUnavailable }
             // A key bound to other biometrics is gone before the sensor is asked, as a
@@ -180,6 +187,8 @@ extension SecureStoreLocation {
             else {
                 throw SecureStoreError.integrityFailure("the biometric slot does not open")
             }
+            let lock = try attemptLock()
+            defer { lock.release() }
             try opened.database.write { try StoreRecords.writeLockout(.cleared, $0, secrets: opened.secrets) }
             return dataKey
         } catch {
@@ -214,6 +223,8 @@ extension SecureStoreLocation {
         _ passcode: Secret,
         in opened: OpenedStore
     ) throws(SecureStoreError) -> (dataKey: SymmetricKey, slot: KeySlot) {
+        let lock = try attemptLock()
+        defer { lock.release() }
         let slots = try requireSlots(opened)
         guard let slot = slots[.passcode], let derivation = slot.derivation else {
             throw SecureStoreError.passcodeNotSet
@@ -263,6 +274,18 @@ extension SecureStoreLocation {
             try eraseAfterRetryLimit(opened)
         }
         throw .wrongPasscode(triesLeft: record.triesLeft(retryLimit: policy.retryLimit))
+    }
+
+    /// Holds the store's attempt lock: an attempt runs alone from reading the count of
+    /// failures to clearing it, so attempts made at once (two processes, two taps) are
+    /// counted one after the other, and right passcodes never add up to an erase. A
+    /// process that ends while it holds the lock releases it; its attempt stays counted.
+    func attemptLock() throws(SecureStoreError) -> FileLock {
+        do {
+            return try FileLock(directory.appendingPathComponent(StoreFormat.attemptLockFileName))
+        } catch {
+            throw .ioFailure("cannot take the store's attempt lock: \(error)")
+        }
     }
 
     /// Finishes the erase a last passcode try began when that try was cut short (the count

@@ -257,6 +257,7 @@ public struct SecureStoreLocation: Sendable {
 enum StoreFiles {
     static let names = [
         StoreFormat.databaseFileName, StoreFormat.databaseFileName + "-wal", StoreFormat.databaseFileName + "-shm",
+        StoreFormat.attemptLockFileName,
     ]
 
     /// What happens to the store's directory once its files are gone.
