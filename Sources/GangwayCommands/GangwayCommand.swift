@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GangwayTerminal
 
 /// The `gangway` command: the root of every subcommand.
@@ -22,11 +23,26 @@ public struct GangwayCommand: AsyncParsableCommand {
 extension GangwayCommand {
     /// Parses the process's arguments and runs the chosen command; the executable's entry.
     public static func start() async {
+        refuseArgumentsThatAreNotText()
         await main()
     }
 
     /// The same, with the hooks of Gangway's test host.
     @_spi(Testing) public static func start(hooks: TestHooks) async {
+        refuseArgumentsThatAreNotText()
         await TestHooks.$current.withValue(hooks) { await main() }
+    }
+
+    /// Ends the process (64, a bad command line) when an argument is not UTF-8: Swift
+    /// would read its bytes as replacement characters, so two different keys or paths
+    /// would become one.
+    private static func refuseArgumentsThatAreNotText() {
+        for index in 1..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[index], String(validatingCString: argument) == nil else {
+                continue
+            }
+            Console.standardError("gangway: error: argument \(index) is not UTF-8 text; nothing was done.")
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
     }
 }

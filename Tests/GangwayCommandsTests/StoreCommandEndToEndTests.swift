@@ -266,6 +266,37 @@ struct StoreCommandEndToEndTests {
         )
     }
 
+    @Test("info on a store whose header was altered says so, and exits with five")
+    func infoOfAnAlteredStoreExitsWithFive() throws {
+        defer { temporary.remove() }
+        try initStore()
+        let queue = try DatabaseQueue(path: path + "/store.sqlite")
+        try queue.write { db in
+            var mac = try Data.fetchOne(db, sql: "SELECT mac FROM header")!
+            mac[mac.startIndex] ^= 0x01
+            try db.execute(sql: "UPDATE header SET mac = ?", arguments: [mac])
+        }
+        try queue.close()
+        let info = try gangway.run(["store", "info", "--path", path])
+        #expect(info.output.contains("integrity: FAILED"), "\(info.output)")
+        #expect(info.status == 5)
+    }
+
+    @Test("an argument that is not UTF-8 is a bad command line: two such keys never become one")
+    func argumentsThatAreNotText() throws {
+        defer { temporary.remove() }
+        try initStore()
+        // Through a shell, which passes the bytes as they are.
+        var shell = gangway
+        shell.executable = URL(fileURLWithPath: "/bin/sh")
+        let script = #"exec "$0" store put --path "$1" --passcode-stdin "$(printf 'k\377')" first"#
+        let put = try shell.run(["-c", script, GangwayProcess.executable.path, path], lines: [passcode])
+        #expect(put.status == 64, "\(put.standardError)")
+        #expect(put.standardError == "gangway: error: argument 6 is not UTF-8 text; nothing was done.\n")
+        let list = try gangway.run(["store", "list", "--path", path, "--passcode-stdin"], lines: [passcode])
+        #expect(list.output.isEmpty, "nothing was put: \(list.output)")
+    }
+
     @Test func noPasscodeModeAsksForNothing() throws {
         defer { temporary.remove() }
         #expect(try gangway.run(["store", "init", "--path", path, "--no-passcode"]).status == 0)
@@ -512,6 +543,19 @@ struct StoreCommandEndToEndTests {
         )
         #expect(disabled.status == 1)
         #expect(disabled.standardError.contains("--no-passcode"))
+        // A document with no policy in it is not one that turns the passcode off.
+        let empty = temporary.appending("empty.json")
+        try Data(#"{"minLength": 4}"#.utf8).write(to: empty)
+        let none = try gangway.run(
+            [
+                "store", "init", "--path", temporary.appending("d").path, "--passcode-stdin", "--policy-json",
+                empty.path,
+            ],
+            lines: [passcode]
+        )
+        #expect(none.status == 1)
+        #expect(none.standardError.contains("empty.json holds no passcode policy"), "\(none.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: temporary.appending("d").path))
 
         let broken = temporary.appending("broken.json")
         try Data("{not json".utf8).write(to: broken)

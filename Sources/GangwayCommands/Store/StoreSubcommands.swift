@@ -61,7 +61,11 @@ struct StoreInit: StoreSubcommand {
                 throw CommandFailure("cannot read \(policyJson)")
             }
             guard let parsed = try PasscodePolicy.fromSettings(data) else {
-                throw CommandFailure("the settings turn the passcode off: use --no-passcode")
+                throw CommandFailure(
+                    "\(TextRules.shown(policyJson, limit: 200)) holds no passcode policy (passwordPolicy…), or one "
+                        + "that turns the passcode off; nothing was created. For a store without a passcode, use "
+                        + "--no-passcode."
+                )
             }
             policy = parsed
         }
@@ -244,6 +248,8 @@ struct StoreInfo: StoreSubcommand {
     func perform() async throws {
         let info = try options.location().info()
         print(StoreInfoFormatter.format(info))
+        // What it says is all there is to say; a failed check still ends as one does.
+        if case .failed = info.integrity { throw ExitCode(StoreExitCode.integrity) }
     }
 }
 
