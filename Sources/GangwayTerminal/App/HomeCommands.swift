@@ -41,13 +41,17 @@ struct HomeCommands: Sendable {
         while true {
             let line: String
             do {
-                line = try await console.ask(console.styled("gangway> ", .bold))
+                line = try await console.ask(console.styled("gangway> ", .bold), echoing: false)
             } catch {
                 console.line(localized("inputEnded"))
                 return .quit
             }
             let raw = OfflineCommands.words(line)
-            guard let command = raw.first?.lowercased() else { continue }
+            let command = raw.first?.lowercased() ?? ""
+            // A line that names no command is not written back: it may be a passcode a
+            // script sent for a prompt that did not come (`resume` within the timeout).
+            console.echo(Self.names.contains(command) ? line : "")
+            guard !command.isEmpty else { continue }
             do {
                 if let exit = try await perform(command, arguments: Array(raw.dropFirst())) { return exit }
             } catch {
@@ -185,7 +189,7 @@ struct HomeCommands: Sendable {
         case "quit", "exit":
             return .quit
         default:
-            console.line(localized("home.unknownCommand", command))
+            console.line(localized("home.unknownCommand"))
         }
         return nil
     }
@@ -272,6 +276,13 @@ struct HomeCommands: Sendable {
             )
         )
     }
+
+    /// Every command's name, as ``perform(_:arguments:)`` takes it.
+    static let names: Set<String> = [
+        "edit", "sync", "pending", "crew", "discard", "offline", "help", "?", "home", "status", "lock", "background",
+        "resume", "foreground", "wait", "switch", "add", "passcode", "biometrics", "reports", "permissions", "logout",
+        "remove", "quit", "exit",
+    ]
 
     /// The commands a locked app takes: coming back, what the device does outside the
     /// app, and leaving it.

@@ -257,14 +257,20 @@ public final class Console: Sendable {
     }
 
     /// Reads one answer.
+    /// - Parameter echoing: Whether a pipe's answer is written out at once; without it,
+    ///   the caller writes it (``echo(_:)``) once it knows the answer is not a secret.
     /// - Throws: ``PresenterError/closed`` when the input ended.
-    func ask(_ prompt: String) async throws(PresenterError) -> String {
+    func ask(_ prompt: String, echoing: Bool = true) async throws(PresenterError) -> String {
         write(prompt)
         let answer = try await nextLine()
-        // A terminal shows what was typed itself (`--plain`); a pipe's answer is written
-        // out so the transcript reads like the session.
-        if !isInteractive, !inputIsTerminal { line(answer) }
+        if echoing { echo(answer) }
         return answer.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Writes an answer read from a pipe after its prompt, so the transcript reads like
+    /// the session; a terminal showed what was typed itself (`--plain`).
+    func echo(_ answer: String) {
+        if !isInteractive, !inputIsTerminal { line(answer) }
     }
 
     /// The next line of input.
