@@ -598,7 +598,10 @@ struct DeviceAppEndToEndTests {
 
     @Test(
         "a work email that is not an address is said to be one, and the next try onboards",
-        arguments: ["alice", "a@b@airline.example", "@airline.example"]
+        arguments: [
+            "alice", "a@b@airline.example", "@airline.example", "x@y", "a@airline.example.",
+            "a@" + String(repeating: "b", count: 400) + ".example",
+        ]
     )
     func notAnEmail(typed: String) throws {
         let device = try Device()

@@ -17,15 +17,19 @@ public struct DiscoveryProvider: ConfigurationProvider {
     public func configuration(
         for activation: WelcomeScreen.Activation
     ) async throws(ConfigurationError) -> AppConfiguration? {
-        guard case .email(let address) = activation else { return nil }
+        guard case .email(let typed) = activation else { return nil }
+        let address = typed.trimmingCharacters(in: .whitespaces)
+        // An address no server takes is the person's typo, said before any network call.
+        guard APILimits.email.contains(address.count) else { throw .invalidEmail }
         let configuration: AppConfiguration
         do {
-            configuration = try await client.discover(email: address.trimmingCharacters(in: .whitespaces))
+            configuration = try await client.discover(email: address)
         } catch {
             switch error {
             case .notFound: throw .unknownEmailDomain
-            case .refused where error.serverCode == ErrorCode.invalidEmail.rawValue: throw .invalidEmail
-            case .refused: throw .malformed(error.serverMessage ?? "the address is not valid")
+            // The address is all the request holds: a refusal of it (no `@`, a domain
+            // that is no domain name) is the person's typo, not the app's configuration.
+            case .refused: throw .invalidEmail
             default: throw .discoveryFailed(error)
             }
         }
