@@ -136,6 +136,29 @@ struct DeviceAppEndToEndTests {
         #expect(device.storeCount() == 0)
     }
 
+    @Test("on a shared device the ten wrong passcodes erase that user only; the picker shows the others, no quit")
+    func wrongPasscodesEraseOneOfTwo() throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        _ = try device.launch(
+            Self.aliceOnboards + [
+                "add", "1", "bob", "preflight-bob", "accept", "decline", Self.bobPasscode, Self.bobPasscode, "quit",
+            ]
+        )
+        #expect(device.storeCount() == 2)
+        let wrong = (1...10).map { "Wrong-Guess-\($0)" }
+        let result = try device.launch(["Bob Okafor"] + wrong + ["Alice Martin", Self.alicePasscode, "quit"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let output = result.output
+        #expect(output.components(separatedBy: "== Who is using the device? ==").count == 3, "\(output)")
+        #expect(!output.contains("== Welcome =="), "alice is still on the device")
+        #expect(output.contains("Signed in:      Alice Martin (alice)"))
+        let erased = try #require(output.range(of: "This user's data was erased from the device"), "\(output)")
+        let picker = output[erased.upperBound...]
+        #expect(picker.contains("1) Alice Martin") && !picker.contains("Bob Okafor"), "\(picker)")
+        #expect(device.storeCount() == 1)
+    }
+
     @Test("lock and resume: no passcode within the lock timeout, the passcode past it")
     func lockAndResume() throws {
         let device = try Device()

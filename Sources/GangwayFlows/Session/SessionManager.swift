@@ -111,7 +111,9 @@ public actor SessionManager {
     ///
     /// A restore whose passcode reached the retry limit erased the user's store (or that
     /// finds the store gone), or that failed with a ``UserDataWipeError`` (the server
-    /// wiped the device): the user is erased and forgotten, and onboarding starts. "Forgot passcode" runs the reset-passcode flow.
+    /// wiped the device): the user is erased and forgotten, and the launch starts over (the
+    /// user picker on a shared device where others remain, else onboarding). "Forgot
+    /// passcode" runs the reset-passcode flow.
     @discardableResult
     public func open() async throws -> Session {
         try transition("open") { machine throws(SessionError) in try machine.startOpening() }
@@ -192,13 +194,17 @@ public actor SessionManager {
                     } else if (error.underlying as? SecureStoreError) == .erased
                         || (error.underlying as? StoreFlowError) == .storeNotFound
                     {
-                        logger.warning("the user's store is gone; onboarding again", metadata: ["user": "\(id)"])
+                        logger.warning("the user's store is gone; the user is forgotten", metadata: ["user": "\(id)"])
                         await forget(id, context: FlowContext(onboardingID: id, presenter: presenter))
-                        type = .onboard
+                        // The device's other users stay: a shared device shows the picker.
+                        type = try await users.launchFlow(presenter: presenter)
                     } else if let wipe = error.underlying as? any UserDataWipeError, wipe.wipesUserData {
-                        logger.warning("the user's data must be wiped; onboarding again", metadata: ["user": "\(id)"])
+                        logger.warning(
+                            "the user's data must be wiped; the user is forgotten",
+                            metadata: ["user": "\(id)"]
+                        )
                         await forget(id, context: FlowContext(onboardingID: id, presenter: presenter), wiped: wipe)
-                        type = .onboard
+                        type = try await users.launchFlow(presenter: presenter)
                     } else {
                         throw error
                     }
