@@ -100,6 +100,28 @@ struct OfflineHandOverStepTests {
         }
     }
 
+    @Test("a forgotten passcode's reset is a way in like the others: what waits is sent before the home screen")
+    func aPasscodeResetHandsOver() async throws {
+        try await Self.aliceLeftAnEdit { server, device, app in
+            try await app.manager.close()
+            let alice = try #require(try app.registry.users().first)
+            app.presenter.append(
+                .userPicker(.select(alice.id)),
+                .passcodeInput(.reset),
+                .signIn("alice"),
+                .create(ServicesDevice.newPasscode)
+            )
+            _ = try await app.manager.open()
+            try app.presenter.verifyFinished()
+            let events = device.handOverEvents.withLock { $0 }
+            #expect(events.first == .sending(own: 1, carried: 0, left: 0), "\(events)")
+            let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
+            let check = try #require(try await admin.entities(app: "checks", entitySet: "checks").first)
+            #expect(check["status"] == "done")
+            try await app.manager.close()
+        }
+    }
+
     @Test func aFailedHandOverIsAFlowErrorTheAppRetries() async throws {
         // The sender tries each upload 4 times itself: the network stays away for all 4.
         let transport = DroppingTransport(drops: 4)

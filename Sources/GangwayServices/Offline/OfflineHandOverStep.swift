@@ -49,6 +49,7 @@ public struct OfflineHandOverStep: Step {
 
     public func onboard(_ context: FlowContext) async throws -> FlowContext { try await handOver(context) }
     public func restore(_ context: FlowContext) async throws -> FlowContext { try await handOver(context) }
+    public func resetPasscode(_ context: FlowContext) async throws -> FlowContext { try await handOver(context) }
 
     private func handOver(_ context: FlowContext) async throws -> FlowContext {
         let logger = work.services.logger

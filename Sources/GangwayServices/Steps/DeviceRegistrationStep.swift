@@ -19,19 +19,25 @@ public struct DeviceRegistrationStep: Step {
     }
 
     public func onboard(_ context: FlowContext) async throws -> FlowContext {
-        try await register(context)
+        try await register(context, keys: Self.offlineKeys(in: context))
     }
 
+    /// The user's offline keys are in their store, which stays locked until the reset opens
+    /// it: the registration keeps the key the server holds, so the changes the user left
+    /// and the answers to them stay theirs. Only when the server sends no recovery key (the
+    /// data cannot be kept, and a new store follows) are new keys made and registered.
     public func resetPasscode(_ context: FlowContext) async throws -> FlowContext {
-        try await register(context)
+        let registered = try await register(context, keys: Self.stagedKeys(in: context))
+        guard registered.info[.deviceRegistration]?.recoveryKey == nil, try Self.stagedKeys(in: context) == nil
+        else { return registered }
+        return try await register(registered, keys: Self.offlineKeys(in: registered))
     }
 
-    private func register(_ context: FlowContext) async throws -> FlowContext {
+    private func register(_ context: FlowContext, keys: OfflineKeys?) async throws -> FlowContext {
         let (client, configuration) = try services.client(context)
         guard let token = try context.info[.serverSession]?.token ?? context.credentials.sessionToken() else {
             throw ServiceError.notSignedIn
         }
-        let keys = try Self.offlineKeys(in: context)
         while true {
             let registration: DeviceRegistration
             do {
@@ -39,7 +45,7 @@ public struct DeviceRegistrationStep: Step {
                     appID: configuration.appID,
                     token: token,
                     device: services.device,
-                    changeKey: keys.signing.verifyingKey
+                    changeKey: keys?.signing.verifyingKey
                 )
             } catch {
                 guard error.isTransient else { throw error }
@@ -60,14 +66,18 @@ extension DeviceRegistrationStep {
     /// The user's offline keys from their credentials, made and kept there when missing
     /// or unreadable.
     static func offlineKeys(in context: FlowContext) throws -> OfflineKeys {
-        if let stored = try context.credentials.data(forKey: OfflineKeys.storeKey),
-            let keys = try? OfflineKeys(stored: stored)
-        {
-            return keys
-        }
+        if let keys = try stagedKeys(in: context) { return keys }
         let keys = OfflineKeys()
         try context.credentials.put(keys.stored, forKey: OfflineKeys.storeKey)
         return keys
+    }
+}
+
+extension DeviceRegistrationStep {
+    /// The user's offline keys where the context's credentials hold them, readable.
+    static func stagedKeys(in context: FlowContext) throws -> OfflineKeys? {
+        guard let stored = try context.credentials.data(forKey: OfflineKeys.storeKey) else { return nil }
+        return try? OfflineKeys(stored: stored)
     }
 }
 

@@ -23,7 +23,7 @@ import Logging
 /// right after the passcode, as the design guideline orders them. The offline
 /// *hand-over* (``OfflineHandOverStep``) sends what waits on a shared device once the
 /// person is in and the app's agreements are answered; a user switch is an onboarding or
-/// a restore, so it hands over too.
+/// a restore, and a forgotten passcode's reset is a way in as well, so each hands over.
 public struct MobileServicesFlowProvider: FlowProvider {
     /// Where the `extra` steps (agreements, consents) go in an onboarding.
     public enum AgreementsPlacement: Sendable, Hashable {
@@ -95,7 +95,7 @@ public struct MobileServicesFlowProvider: FlowProvider {
         case .restore:
             return tagging + [welcome, version, store, settings, policy] + extra + handing + logs
         case .resetPasscode:
-            return tagging + [welcome, version, auth, registration, settings, check, store, policy]
+            return tagging + [welcome, version, auth, registration, settings, check, store, policy] + handing
         case .background:
             return [settings, policy] + logs
         case .unlock:
