@@ -596,7 +596,7 @@ struct DeviceAppEndToEndTests {
             ["9"] + Self.aliceOnboards + [
                 "fly", Self.alicePasscode, "wait soon", "wait -5", "biometrics maybe", "biometrics on",
                 "biometrics enroll",
-                "reports maybe", "home",
+                "reports maybe", "edit F-GKXA-fuel note=a note=b", #"edit F-GKXA-fuel "note=open"#, "home",
                 "quit",
             ]
         )
@@ -613,6 +613,9 @@ struct DeviceAppEndToEndTests {
         #expect(output.contains("Say 'biometrics on', 'biometrics off' or 'biometrics enroll'."))
         #expect(output.contains("The device has no fingerprint sensor (start the app with --biometrics)."))
         #expect(output.contains("Say 'reports on' or 'reports off'."))
+        #expect(output.contains("The field 'note' is given twice; nothing was saved."))
+        #expect(output.contains("A double quote is left open; nothing was done."))
+        #expect(!output.contains("saved on this device"), "no edit was recorded: \(output)")
         #expect(output.contains("Usage reports:  allowed; the server takes none now"), "'maybe' changed nothing")
         #expect(output.contains("Biometric unlock is not available"), "no sensor enrolled without --biometrics")
         #expect(output.contains("Biometrics:     off"))

@@ -280,6 +280,25 @@ struct FirstHourEndToEndTests {
         #expect(typo.status == 0, "\(typo.output)")
         #expect(typo.output.contains("Say which: logout (sign out and close the session) or logout server"))
         #expect(!typo.output.contains("Signed out."), "\(typo.output)")
+        // After `logout server`, the home screen's read asks for a sign-in: a screen of its
+        // own, before the home screen; the input ending there stops the app as anywhere.
+        let signedOut = try runner.run(
+            ["--data-dir", home, "--bcrypt-cost", "4"],
+            lines: ["1", "Gangway-Test-1", "logout server", "home"]
+        )
+        #expect(signedOut.status == 1, "\(signedOut.output)")
+        #expect(signedOut.standardError.hasSuffix("The input ended before this screen was done; the app stops here.\n"))
+        let told = try #require(signedOut.output.range(of: "Signed out on the server"), "\(signedOut.output)")
+        let after = signedOut.output[told.upperBound...]
+        #expect(after.contains("== Sign In =="), "\(after)")
+        #expect(!after.contains("Signed in:") && !after.contains("Checks:"), "no home screen around it: \(after)")
+        let again = try runner.run(
+            ["--data-dir", home, "--bcrypt-cost", "4"],
+            lines: ["1", "Gangway-Test-1", "logout server", "home", "alice", "preflight-alice", "quit"]
+        )
+        #expect(again.status == 0, "\(again.output)")
+        let signIn = try #require(again.output.range(of: "== Sign In =="), "\(again.output)")
+        #expect(again.output[signIn.upperBound...].contains("Signed in:      Alice Martin (alice)"))
         // In the middle of another user's onboarding, started by `add`: the app stops there too.
         let adding = try runner.run(["--data-dir", home, "--bcrypt-cost", "4"], lines: ["1", "Gangway-Test-1", "add"])
         #expect(adding.status == 1, "\(adding.output)")

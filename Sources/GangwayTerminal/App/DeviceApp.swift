@@ -177,7 +177,13 @@ public struct DeviceApp: Sendable {
             switch opening {
             case .opened:
                 // What waited on the device went in the flow (OfflineHandOverStep).
-                await home.show()
+                do {
+                    try await home.show()
+                } catch {
+                    // The input ended in a screen the home screen's server read brought.
+                    if console.quitRequested { return }
+                    throw InputEndedEarly()
+                }
                 switch try await commands.run() {
                 case .quit: return
                 case .inputEnded: throw InputEndedEarly()

@@ -46,7 +46,11 @@ struct HomeCommands: Sendable {
                 console.line(localized("inputEnded"))
                 return .quit
             }
-            let raw = OfflineCommands.words(line)
+            guard let raw = OfflineCommands.words(line) else {
+                console.echo("")
+                console.line(localized("home.openQuote"))
+                continue
+            }
             let command = raw.first?.lowercased() ?? ""
             // A line that names no command is not written back: it may be a passcode a
             // script sent for a prompt that did not come (`resume` within the timeout).
@@ -98,7 +102,7 @@ struct HomeCommands: Sendable {
             try await offline.edit(raw)
         case "sync":
             try await offline.sync()
-            await home.show()
+            try await home.show()
         case "pending":
             try await offline.pending()
         case "crew":
@@ -110,7 +114,7 @@ struct HomeCommands: Sendable {
         case "help", "?":
             console.line(Self.help)
         case "home", "status":
-            await home.show()
+            try await home.show()
         case "lock", "background":
             // The background flow exchanges the settings: a new policy waits for the
             // resume; a wiped registration erases the user's data now; a session the
@@ -133,7 +137,7 @@ struct HomeCommands: Sendable {
             case .unlock: console.line(localized("home.unlocked"))
             }
             await offline.handOver()
-            await home.show()
+            try await home.show()
         case "wait":
             guard let duration = arguments.first.flatMap(Self.duration) else {
                 console.line(localized("home.waitHowLong"))
@@ -143,10 +147,10 @@ struct HomeCommands: Sendable {
             console.line(localized("home.timePasses", duration.components.seconds))
         case "switch":
             try await manager.switchUser()
-            await home.show()
+            try await home.show()
         case "add":
             try await manager.addUser()
-            await home.show()
+            try await home.show()
         case "passcode":
             console.line(
                 localized(try await manager.changePasscode() ? "home.passcodeChanged" : "home.passcodeUnchanged")

@@ -20,12 +20,26 @@ struct HomeScreen: Sendable {
     let work: OfflineWork
     let network: NetworkSwitch
 
-    func show() async {
+    /// - Throws: ``PresenterError/closed`` when the input ended in a screen the server's
+    ///   answer brought (a sign-in after `logout server`), before anything of the home
+    ///   screen shows.
+    func show() async throws(PresenterError) {
         guard let session = await manager.session else {
             console.line(localized("home.noSession"))
             return
         }
         let context = await manager.flowContext
+        // The checks are read first, before a line of the screen: a read the server
+        // answered is a contact too, and a sign-in it asks for is a screen of its own.
+        var reading: Result<AppDataReading, any Error>?
+        if let context {
+            do {
+                reading = .success(try await data.read(ChecksText.entitySet, in: context))
+            } catch {
+                if let closed = DeviceApp.cause(of: error) as? PresenterError, closed == .closed { throw closed }
+                reading = .failure(error)
+            }
+        }
         let localUser = try? registry.user(session.onboardingID)
         let account = context.flatMap { try? ServiceAccount(reading: $0.credentials) }
         console.heading(context?.info[.appConfiguration]?.appName ?? localized("home.title"))
@@ -41,15 +55,6 @@ struct HomeScreen: Sendable {
         // Kept in the user's store: shown after an offline restore as after a sign-in.
         if let registrationID = context?.info[.deviceRegistration]?.registrationID ?? account?.registrationID {
             console.line(localized("home.registration", registrationID, deviceID))
-        }
-        // The checks are read first: a read the server answered is a contact too.
-        var reading: Result<AppDataReading, any Error>?
-        if let context {
-            do {
-                reading = .success(try await data.read(ChecksText.entitySet, in: context))
-            } catch {
-                reading = .failure(error)
-            }
         }
         let readAt = (try? reading?.get()).flatMap { $0.isFresh ? $0.fetchedAt : nil }
         let lastContact = [account?.lastContact, readAt].compactMap { $0 }.max()

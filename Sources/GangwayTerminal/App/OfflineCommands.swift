@@ -26,7 +26,12 @@ struct OfflineCommands: Sendable {
                 console.line(localized("edit.notAPair", pair))
                 return
             }
-            fields[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+            let name = String(pair[..<equals])
+            guard fields[name] == nil else {
+                console.line(localized("edit.givenTwice", name))
+                return
+            }
+            fields[name] = String(pair[pair.index(after: equals)...])
         }
         let context = try await requireContext()
         // A check this device has never seen is created for everyone: a typo must not be.
@@ -241,8 +246,9 @@ struct OfflineCommands: Sendable {
     static func count(_ number: Int) -> String { localized("count", count: number) }
 
     /// The words of a command line, with double quotes keeping spaces in one word:
-    /// `edit F-GKXA-fuel "note=valve ok"` or `note="valve ok"`.
-    static func words(_ line: String) -> [String] {
+    /// `edit F-GKXA-fuel "note=valve ok"` or `note="valve ok"`; `nil` when a quote is
+    /// left open (what was meant cannot be known).
+    static func words(_ line: String) -> [String]? {
         var words: [String] = []
         var word = ""
         var quoted = false
@@ -260,6 +266,7 @@ struct OfflineCommands: Sendable {
                 started = true
             }
         }
+        guard !quoted else { return nil }
         if started { words.append(word) }
         return words
     }
