@@ -728,7 +728,7 @@ struct SeparateServerTests {
     }
 
     @Test(
-        "--server naming the same server at a new address moves the device there; another server is refused, untouched"
+        "--server naming the same server at a new address moves the device there; another server, or a path, is refused"
     )
     func serverMoved() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-moved")
@@ -789,5 +789,16 @@ struct SeparateServerTests {
         )
         #expect(try savedURL() == serve.url)
         #expect(!other.stopAndReadLog().contains("/apps/tools"), "nothing was sent to the other server")
+
+        // A path after the server's address: said to be no Gangway server's base address.
+        let fresh = directory.appending("fresh-home")
+        let pathed = try runner.run(["--server", serve.url + "/api", "--data-dir", fresh.path], lines: [])
+        #expect(pathed.status == 1)
+        #expect(
+            pathed.standardError.contains(
+                "no Gangway server answers at \(serve.url)/api: give its base address, such as http://127.0.0.1:8080"
+            ),
+            "\(pathed.standardError)"
+        )
     }
 }

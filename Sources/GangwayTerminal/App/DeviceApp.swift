@@ -59,7 +59,13 @@ public struct DeviceApp: Sendable {
                 pinnedKeyPEM: DeviceSetup.pinnedActivationKey(in: options.deviceDirectory),
                 store: configurationStore
             )
-            let key = try await DeviceSetup.activationKey(from: serverURL, directory: options.deviceDirectory)
+            let key: String
+            do {
+                key = try await DeviceSetup.activationKey(from: serverURL, directory: options.deviceDirectory)
+            } catch let error as ServiceError where error == .notFound || error == .invalidResponse {
+                // Something answers there, and it is not a Gangway server's base address.
+                throw NotAServer(given: serverURL)
+            }
             console.line(localized("banner.remote", serverURL.absoluteString))
             if let moved { console.line("  " + localized("banner.serverMoved", moved.absoluteString)) }
             try await play(serverURL: serverURL, activationKeyPEM: key)
@@ -221,6 +227,14 @@ public struct DeviceApp: Sendable {
         public var description: String {
             localized("otherServer", activatedAgainst.absoluteString, given.absoluteString)
         }
+    }
+
+    /// `--server` names an address where something answers that is not a Gangway server's
+    /// base address (a path after it, another web server).
+    public struct NotAServer: Error, Hashable, Sendable, CustomStringConvertible {
+        public let given: URL
+
+        public var description: String { localized("notAServer", given.absoluteString) }
     }
 
     private enum Opening { case opened, again, quit, inputEnded, failed }
