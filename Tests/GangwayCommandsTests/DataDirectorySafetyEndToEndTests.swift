@@ -109,6 +109,52 @@ struct DataDirectorySafetyEndToEndTests {
         )
     }
 
+    @Test("an existing store in a directory others can write, or a device key others can read, is refused, unchanged")
+    func storeAndKeysOthersCouldReplace() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-store-safety")
+        defer { directory.remove() }
+        let keys = directory.appending("keys")
+        let runner = GangwayProcess(deviceKeys: keys)
+        let store = directory.appending("store").path
+        let passcode = "Ramp-Check-4711"
+        #expect(try runner.run(["store", "init", "--path", store, "--passcode-stdin"], lines: [passcode]).status == 0)
+        let get = ["store", "list", "--path", store, "--passcode-stdin"]
+        #expect(try runner.run(get, lines: [passcode]).status == 0)
+
+        chmod(store, 0o777)
+        let open = try runner.run(get, lines: [passcode])
+        #expect(open.status == 1, "\(open.standardError)")
+        #expect(open.standardError.contains("the store directory cannot be used: others can write to it"))
+        #expect(PrivateFiles.mode(of: store) == 0o777, "refused, never narrowed")
+        chmod(store, 0o700)
+
+        let key = try #require(try FileManager.default.contentsOfDirectory(atPath: keys.path).first)
+        chmod(keys.appendingPathComponent(key).path, 0o644)
+        let readable = try runner.run(get, lines: [passcode])
+        #expect(readable.status != 0, "\(readable.standardError)")
+        #expect(readable.standardError.contains("others can read it"), "\(readable.standardError)")
+        #expect(!readable.standardError.contains(passcode))
+        chmod(keys.appendingPathComponent(key).path, 0o600)
+        #expect(try runner.run(get, lines: [passcode]).status == 0)
+    }
+
+    @Test("admin refuses the running server's admin token when others can read it, as it refuses --token-file")
+    func adminTokenReadableByOthers() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-token-mode")
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let serve = try ServeProcess(in: data)
+        defer { serve.stop() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        #expect(try runner.run(["admin", "apps", "--data-dir", data.path]).status == 0)
+        chmod(serve.tokenFile, 0o644)
+        let refused = try runner.run(["admin", "apps", "--data-dir", data.path])
+        #expect(refused.status != 0)
+        #expect(refused.standardError.contains("others can read it (mode 0644)"), "\(refused.standardError)")
+        let token = try String(contentsOfFile: serve.tokenFile, encoding: .utf8)
+        #expect(!refused.standardError.contains(token.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
     @Test("a key file others can read is refused before the server starts")
     func keyFileReadableByOthers() throws {
         let directory = try TemporaryDirectory(prefix: "gangway-key")

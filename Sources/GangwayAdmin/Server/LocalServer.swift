@@ -116,9 +116,9 @@ public struct LocalServer: Sendable {
     }
 
     /// The admin token the server wrote; `nil` when there is no file, refused when the
-    /// file is not the user's own.
+    /// file is not the user's own, or others can read it (as `--token-file` is).
     func adminToken() throws -> String? {
-        try PrivateFiles.read(directory.appendingPathComponent("admin-token")).map {
+        try PrivateFiles.read(directory.appendingPathComponent("admin-token"), secret: true).map {
             String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         }
     }

@@ -25,28 +25,19 @@ public struct FileDeviceKeyStore: DeviceKeyStore {
         self.directory = directory
     }
 
+    /// The secret, read only from a directory and a file that are the user's own and no
+    /// one else's to write (nor, for the file, to read): a key another account could have
+    /// replaced is refused, never used.
     public func read(_ name: String) throws -> Data? {
         try DeviceKeyStoreError.validate(name)
-        let path = file(name).path
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        if descriptor < 0 {
-            if errno == ENOENT { return nil }
-            throw DeviceKeyStoreError(name: name, reason: "cannot be read (\(String(cString: strerror(errno))))")
+        do {
+            if FileManager.default.fileExists(atPath: directory.path) { try PrivateFiles.checkDirectory(directory) }
+            guard let data = try PrivateFiles.read(file(name), secret: true) else { return nil }
+            guard data.count <= 1 << 20 else { throw DeviceKeyStoreError(name: name, reason: "is too large") }
+            return data
+        } catch let error as PrivateFileError {
+            throw DeviceKeyStoreError(name: name, reason: "cannot be used: \(error.reason)")
         }
-        defer { close(descriptor) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw DeviceKeyStoreError(name: name, reason: "cannot be read (\(String(cString: strerror(errno))))")
-            }
-            if count == 0 { break }
-            data.append(contentsOf: buffer[0..<count])
-            if data.count > 1 << 20 { throw DeviceKeyStoreError(name: name, reason: "is too large") }
-        }
-        return data
     }
 
     public func write(_ secret: Data, for name: String) throws {
@@ -77,8 +68,4 @@ public struct FileDeviceKeyStore: DeviceKeyStore {
         fsync(descriptor)
         close(descriptor)
     }
-}
-
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    read(descriptor, buffer, count)
 }

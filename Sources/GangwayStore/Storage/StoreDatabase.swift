@@ -74,6 +74,13 @@ struct StoreDatabase: Sendable {
             throw .storeNotFound
         }
         guard isDirectory.boolValue else { throw .notAStore("the path is a file, not a store directory") }
+        // A directory another account could write to may hold a store it put back (an
+        // older copy, with fewer wrong passcodes counted): refused, as `store init` refuses it.
+        do {
+            try PrivateFiles.checkDirectory(directory)
+        } catch {
+            throw .ioFailure("the store directory cannot be used: \(error.reason)")
+        }
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw .notAStore("the directory has no \(StoreFormat.databaseFileName)")
         }
