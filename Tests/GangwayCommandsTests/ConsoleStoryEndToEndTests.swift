@@ -135,6 +135,8 @@ struct ConsoleStoryEndToEndTests {
         let wiped = try await admin(["devices", "list", "--status", "wiped"])
         #expect(wiped.output.contains("wiped (carried out)") && wiped.output.contains("alice"), "\(wiped.output)")
         #expect(!wiped.output.contains("bob"))
+        let last = try await admin(["devices", "list", "--after", "ffffffff-ffff-ffff-ffff-ffffffffffff"])
+        #expect(last.output == "No more devices after that registration.\n", "\(last.output)")
         let found = try await admin(["users", "list", "--prefix", "AL"])
         #expect(found.output.contains("alice") && !found.output.contains("bob"), "\(found.output)")
         let warnings = try await admin(["logs", "--user", "alice", "--min-level", "warning", "--since", "2026-01-01"])
@@ -143,7 +145,7 @@ struct ConsoleStoryEndToEndTests {
             ["logs", "--min-level", "loud"], ["logs", "--since", "yesterday"],
             ["logs", "--user", "alice", "--upload", "true"],
             ["activity", "--period", "year"], ["devices", "list", "--limit", "0"],
-            ["users", "list", "--limit", "1001"],
+            ["users", "list", "--limit", "1001"], ["devices", "list", "--after", "not-a-registration"],
         ] {
             let result = try await admin(refused)
             #expect(result.status == 64, "\(refused): \(result.standardError)")

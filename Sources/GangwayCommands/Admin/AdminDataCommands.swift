@@ -51,6 +51,10 @@ struct AdminDataList: AsyncParsableCommand {
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             let entities = try await admin.entities(app: id, entitySet: entitySet)
+            // An empty set is one the app's rules name; any other name is a typo.
+            if entities.isEmpty, try await admin.app(id).settings.entitySetRules?[entitySet] == nil {
+                throw CommandFailure("the app \(id) has no entity set '\(entitySet)'.")
+            }
             Console.standardOutput(json ? AdminFormatter.json(entities) : AdminFormatter.entities(entities))
         }
     }
@@ -133,7 +137,15 @@ struct AdminDataDelete: AsyncParsableCommand {
         let (entitySet, entityID) = (entity.entitySet, entity.entityID)
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
-            try await admin.deleteEntity(entityID, app: id, entitySet: entitySet)
+            do {
+                try await admin.deleteEntity(entityID, app: id, entitySet: entitySet)
+            } catch let error as ServiceError where error == .notFound {
+                // Which is missing: the entity, or the whole set (a typo in its name).
+                if try await admin.entities(app: id, entitySet: entitySet).isEmpty {
+                    throw CommandFailure("the app \(id) has no entity set '\(entitySet)'; nothing was deleted.")
+                }
+                throw CommandFailure("the set '\(entitySet)' has no entity '\(entityID)'; nothing was deleted.")
+            }
             Console.standardOutput("\(entitySet)/\(entityID) is deleted.")
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GangwayAdmin
 import GangwayProtocol
 import GangwayServerStorage
@@ -52,6 +53,9 @@ struct AdminDevicesList: AsyncParsableCommand {
         if let user, user.unicodeScalars.count > APILimits.usernamePrefix.upperBound {
             throw ValidationError("--user holds at most \(APILimits.usernamePrefix.upperBound) characters.")
         }
+        if let after, UUID(uuidString: after) == nil {
+            throw ValidationError("--after takes a registration ID, as the list shows it.")
+        }
     }
 
     func run() async throws {
@@ -64,7 +68,10 @@ struct AdminDevicesList: AsyncParsableCommand {
                 after: after,
                 limit: limit
             )
-            Console.standardOutput(AdminFormatter.devices(devices))
+            Console.standardOutput(
+                devices.isEmpty && after != nil
+                    ? "No more devices after that registration." : AdminFormatter.devices(devices)
+            )
         }
     }
 }
