@@ -409,8 +409,8 @@ struct AdminCommandEndToEndTests {
             #expect(refused.status == 64, "\(arguments)")
         }
         let badName = try machine.admin(["data", "put", "checks", "x", "1st=v"])
-        #expect(badName.status == 1)
-        #expect(badName.standardError.contains("Field names are a letter"))
+        #expect(badName.status == 64, "refused before it is sent")
+        #expect(badName.standardError.contains("'1st' is not a field name (a letter, then letters, digits and '_')."))
         let control = try machine.admin(["data", "put", "checks", "x", "note=a\u{7}b"])
         #expect(control.status == 1)
         #expect(control.standardError.contains("must not contain control characters"))

@@ -594,7 +594,7 @@ struct DeviceAppEndToEndTests {
         defer { device.directory.remove() }
         let result = try device.launch(
             ["9"] + Self.aliceOnboards + [
-                "fly", Self.alicePasscode, "wait soon", "wait -5", "biometrics maybe", "biometrics on",
+                "fly", Self.alicePasscode, "wait soon", "wait -5", "wait 5 m", "biometrics maybe", "biometrics on",
                 "biometrics enroll",
                 "reports maybe", "edit F-GKXA-fuel note=a note=b", #"edit F-GKXA-fuel "note=open"#, "home",
                 "quit",
@@ -609,7 +609,7 @@ struct DeviceAppEndToEndTests {
         #expect(output.components(separatedBy: notACommand).count == 3, "\(output)")
         #expect(!output.contains("fly") && !output.contains(Self.alicePasscode), "\(output)")
         #expect(output.contains("gangway> wait soon"), "a command is written back")
-        #expect(output.components(separatedBy: "Say how long: wait 30, wait 5m, wait 2h.").count == 3)
+        #expect(output.components(separatedBy: "Say how long: wait 30, wait 5m, wait 2h.").count == 4)
         #expect(output.contains("Say 'biometrics on', 'biometrics off' or 'biometrics enroll'."))
         #expect(output.contains("The device has no fingerprint sensor (start the app with --biometrics)."))
         #expect(output.contains("Say 'reports on' or 'reports off'."))

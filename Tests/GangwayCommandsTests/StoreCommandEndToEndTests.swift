@@ -297,6 +297,19 @@ struct StoreCommandEndToEndTests {
         #expect(list.output.isEmpty, "nothing was put: \(list.output)")
     }
 
+    @Test("info on a directory whose database file is empty says it is no store, and leaves the file empty")
+    func anEmptyDatabaseFileIsNoStore() throws {
+        defer { temporary.remove() }
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        chmod(path, 0o700)
+        let file = path + "/store.sqlite"
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        let info = try gangway.run(["store", "info", "--path", path])
+        #expect(info.status == 1, "\(info.standardError)")
+        #expect(info.standardError.contains("store.sqlite is empty"), "\(info.standardError)")
+        #expect(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int == 0)
+    }
+
     @Test func noPasscodeModeAsksForNothing() throws {
         defer { temporary.remove() }
         #expect(try gangway.run(["store", "init", "--path", path, "--no-passcode"]).status == 0)

@@ -95,6 +95,11 @@ struct AdminDataPut: AsyncParsableCommand {
                 throw ValidationError("'\(assignment.prefix(64))' is not NAME=VALUE.")
             }
             let name = String(assignment[..<equals])
+            guard EntityLimits.isFieldName(name) else {
+                throw ValidationError(
+                    "'\(TextRules.shown(name, limit: 64))' is not a field name (a letter, then letters, digits and '_')."
+                )
+            }
             guard fields[name] == nil else { throw ValidationError("the field \(name) is given twice.") }
             fields[name] = String(assignment[assignment.index(after: equals)...])
         }

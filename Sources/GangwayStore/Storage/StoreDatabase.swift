@@ -84,6 +84,9 @@ struct StoreDatabase: Sendable {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw .notAStore("the directory has no \(StoreFormat.databaseFileName)")
         }
+        // Opened, an empty file would become a database: what is not a store stays as it is.
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
+        guard size > 0 else { throw .notAStore("its \(StoreFormat.databaseFileName) is empty") }
         let database = try connect(url)
         do {
             let (isStore, superseded) = try database.pool.read { db in

@@ -139,7 +139,8 @@ struct HomeCommands: Sendable {
             await offline.handOver()
             try await home.show()
         case "wait":
-            guard let duration = arguments.first.flatMap(Self.duration) else {
+            // One duration: `wait 5 m` is no duration, rather than five seconds.
+            guard arguments.count == 1, let duration = arguments.first.flatMap(Self.duration) else {
                 console.line(localized("home.waitHowLong"))
                 return nil
             }
