@@ -37,7 +37,7 @@ extension GangwayCommand {
     /// would read its bytes as replacement characters, so two different keys or paths
     /// would become one.
     private static func refuseArgumentsThatAreNotText() {
-        for index in 1..<Int(CommandLine.argc) {
+        for index in 1..<max(1, Int(CommandLine.argc)) {
             guard let argument = CommandLine.unsafeArgv[index], String(validatingCString: argument) == nil else {
                 continue
             }

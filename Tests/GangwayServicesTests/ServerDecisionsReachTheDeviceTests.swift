@@ -86,6 +86,9 @@ struct ServerDecisionsReachTheDeviceTests {
             try await reset.manager.open()
             let store = try #require(await reset.manager.store, "the reset opened a store")
             #expect(try store.data(forKey: "check.A320.tyres") == nil)
+            // The new store holds new offline keys, registered: the user can work offline.
+            let context = try #require(await reset.manager.flowContext)
+            #expect(try device.work.isReady(in: context))
         }
     }
 

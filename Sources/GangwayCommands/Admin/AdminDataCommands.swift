@@ -30,7 +30,11 @@ struct AdminData: AsyncParsableCommand {
 struct AdminDataList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the entities of a set (the default)."
+        abstract: "List the entities of a set (the default).",
+        discussion: """
+            A set exists once it holds an entity or has rules (data fields): any other name \
+            is an error, as a mistyped one is.
+            """
     )
 
     @OptionGroup var server: AdminOptions
@@ -146,7 +150,9 @@ struct AdminDataDelete: AsyncParsableCommand {
                 try await admin.deleteEntity(entityID, app: id, entitySet: entitySet)
             } catch let error as ServiceError where error == .notFound {
                 // Which is missing: the entity, or the whole set (a typo in its name).
-                if try await admin.entities(app: id, entitySet: entitySet).isEmpty {
+                if try await admin.entities(app: id, entitySet: entitySet).isEmpty,
+                    try await admin.app(id).settings.entitySetRules?[entitySet] == nil
+                {
                     throw CommandFailure("the app \(id) has no entity set '\(entitySet)'; nothing was deleted.")
                 }
                 throw CommandFailure("the set '\(entitySet)' has no entity '\(entityID)'; nothing was deleted.")

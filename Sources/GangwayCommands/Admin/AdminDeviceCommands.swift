@@ -59,7 +59,8 @@ struct AdminDevicesList: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (user, status, after, limit) = (user, status, after, limit.value)
+        // The list shows registration IDs in lower case, as the server keeps them.
+        let (user, status, after, limit) = (user, status, after?.lowercased(), limit.value)
         try await server.run { admin in
             let devices = try await admin.devices(
                 app: try await app.resolve(with: admin),

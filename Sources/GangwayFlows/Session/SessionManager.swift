@@ -197,14 +197,14 @@ public actor SessionManager {
                         logger.warning("the user's store is gone; the user is forgotten", metadata: ["user": "\(id)"])
                         await forget(id, context: FlowContext(onboardingID: id, presenter: presenter))
                         // The device's other users stay: a shared device shows the picker.
-                        type = try await users.launchFlow(presenter: presenter)
+                        type = try await afterForgetting(id)
                     } else if let wipe = error.underlying as? any UserDataWipeError, wipe.wipesUserData {
                         logger.warning(
                             "the user's data must be wiped; the user is forgotten",
                             metadata: ["user": "\(id)"]
                         )
                         await forget(id, context: FlowContext(onboardingID: id, presenter: presenter), wiped: wipe)
-                        type = try await users.launchFlow(presenter: presenter)
+                        type = try await afterForgetting(id)
                     } else {
                         throw error
                     }
@@ -533,6 +533,14 @@ public actor SessionManager {
         guard machine.state.session == nil else { throw SessionError.wrongState("remove(user:)", in: machine.state) }
         guard try users.registry.user(id) != nil else { throw SessionError.unknownUser("remove(user:)") }
         await forget(id, context: FlowContext(onboardingID: id, presenter: presenter))
+    }
+
+    /// What a launch does once `id` was erased and forgotten: the user picker (or the one
+    /// user left), or onboarding; onboarding too when `id` could not be forgotten, so the
+    /// launch never picks the erased user again.
+    private func afterForgetting(_ id: UUID) async throws -> FlowType {
+        guard try users.registry.user(id) == nil else { return .onboard }
+        return try await users.launchFlow(presenter: presenter)
     }
 
     /// The retry limit erased the session's store, or `wiped` says its data must go:

@@ -24,16 +24,29 @@ public struct DeviceRegistrationStep: Step {
 
     /// The user's offline keys are in their store, which stays locked until the reset opens
     /// it: the registration keeps the key the server holds, so the changes the user left
-    /// and the answers to them stay theirs. Only when the server sends no recovery key (the
-    /// data cannot be kept, and a new store follows) are new keys made and registered.
+    /// and the answers to them stay theirs. A store that comes back without keys (a new,
+    /// empty one) gets them after the store step (``keysAfterReset``).
     public func resetPasscode(_ context: FlowContext) async throws -> FlowContext {
-        let registered = try await register(context, keys: Self.stagedKeys(in: context))
-        guard registered.info[.deviceRegistration]?.recoveryKey == nil, try Self.stagedKeys(in: context) == nil
-        else { return registered }
-        return try await register(registered, keys: Self.offlineKeys(in: registered))
+        try await register(context, keys: Self.stagedKeys(in: context))
     }
 
-    private func register(_ context: FlowContext, keys: OfflineKeys?) async throws -> FlowContext {
+    /// The step after a passcode reset's store step: when the user's store holds no
+    /// offline keys (the data could not be kept), new ones are made, kept there and
+    /// registered with the device.
+    public var keysAfterReset: some Step { KeysAfterReset(registration: self) }
+
+    private struct KeysAfterReset: Step {
+        let registration: DeviceRegistrationStep
+
+        func onboard(_ context: FlowContext) async throws -> FlowContext { context }
+
+        func resetPasscode(_ context: FlowContext) async throws -> FlowContext {
+            guard try DeviceRegistrationStep.stagedKeys(in: context) == nil else { return context }
+            return try await registration.register(context, keys: DeviceRegistrationStep.offlineKeys(in: context))
+        }
+    }
+
+    fileprivate func register(_ context: FlowContext, keys: OfflineKeys?) async throws -> FlowContext {
         let (client, configuration) = try services.client(context)
         guard let token = try context.info[.serverSession]?.token ?? context.credentials.sessionToken() else {
             throw ServiceError.notSignedIn

@@ -95,7 +95,10 @@ public struct MobileServicesFlowProvider: FlowProvider {
         case .restore:
             return tagging + [welcome, version, store, settings, policy] + extra + handing + logs
         case .resetPasscode:
-            return tagging + [welcome, version, auth, registration, settings, check, store, policy] + handing
+            return tagging + [
+                welcome, version, auth, registration, settings, check, store, registration.keysAfterReset,
+            ]
+                + [policy] + handing
         case .background:
             return [settings, policy] + logs
         case .unlock:

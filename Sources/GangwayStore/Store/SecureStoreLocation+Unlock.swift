@@ -150,7 +150,7 @@ extension SecureStoreLocation {
     func biometricDataKey(in opened: OpenedStore, reason: String) async throws(SecureStoreError) -> SymmetricKey {
         do {
             guard opened.header.biometricsEnabled else { throw SecureStoreError.biometricsNotEnabled }
-            let slots = try requireSlots(opened)
+            _ = try requireSlots(opened)
             // A lockout delay does not hold a biometric back (it slows passcode guesses, and
             // the platform limits biometric tries itself); a spent last try does. The count
             // is read and cleared under the attempt lock, never held while the person is
@@ -182,13 +182,17 @@ extension SecureStoreLocation {
             } catch {
                 throw SecureStoreError.biometricsFailed("the biometric check did not pass")
             }
+            // Under the lock again, the slots and the count as they are now: a last passcode
+            // try spent elsewhere while the person was asked erased the store.
+            let lock = try attemptLock()
+            defer { lock.release() }
+            let slots = try requireSlots(opened)
+            try eraseIfRetryLimitReached(opened)
             guard let slot = slots[.biometric],
                 let dataKey = slot.unwrap(with: SymmetricKey(data: record.suffix(32)), storeID: opened.header.storeID)
             else {
                 throw SecureStoreError.integrityFailure("the biometric slot does not open")
             }
-            let lock = try attemptLock()
-            defer { lock.release() }
             try opened.database.write { try StoreRecords.writeLockout(.cleared, $0, secrets: opened.secrets) }
             return dataKey
         } catch {

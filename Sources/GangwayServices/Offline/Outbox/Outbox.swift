@@ -68,7 +68,9 @@ public struct Outbox: Sendable {
             if !before.isEmpty, !before.contains("v3") {
                 // The pages that held names are zeroed in the log; written home, the
                 // file keeps none of them.
-                _ = try pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+                // Best effort: the tagging is committed either way, and SQLite writes the
+                // log home at its next checkpoint.
+                _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
             }
         } catch {
             throw OutboxError(.ioFailure, "cannot open the outbox")
