@@ -113,6 +113,10 @@ struct DeviceAppEndToEndTests {
         #expect(left.status == 0, "\(left.standardError)")
         #expect(left.output.contains("Leave the app? (n: use what you typed) [y/n]:"), "\(left.output)")
         #expect(!left.output.contains("Tries left"), "leaving is no wrong try: \(left.output)")
+        // The input ending at the question is a quit too.
+        let ended = try device.launch(["1", "quit"])
+        #expect(ended.status == 0, "\(ended.standardError)")
+        #expect(!ended.output.contains("Tries left"), "\(ended.output)")
         // Nothing was counted: the next wrong passcode leaves nine tries.
         let tried = try device.launch(["1", "quit", "n", Self.alicePasscode, "home", "quit"])
         #expect(tried.output.contains("Tries left: 9"), "'quit' kept as the passcode is a wrong try: \(tried.output)")

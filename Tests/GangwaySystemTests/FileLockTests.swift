@@ -41,4 +41,28 @@ struct FileLockTests {
         held.release()
         _ = try FileLock(file, timeout: .milliseconds(50))
     }
+
+    @Test("a holder that removed the file: a waiter locks the file now at the path, never the one gone")
+    func aRemovedFileIsOpenedAgain() throws {
+        let file = try temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let first = try FileLock(file)
+        let order = Mutex<[String]>([])
+        let taken = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let waiter = try? FileLock(file, timeout: .seconds(10))
+            order.withLock { $0.append(waiter == nil ? "failed" : "waiter") }
+            waiter?.release()
+            taken.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        try FileManager.default.removeItem(at: file)
+        let newcomer = try FileLock(file, timeout: .milliseconds(100))
+        first.release()
+        Thread.sleep(forTimeInterval: 0.2)
+        order.withLock { $0.append("newcomer released") }
+        newcomer.release()
+        taken.wait()
+        #expect(order.withLock { $0 } == ["newcomer released", "waiter"])
+    }
 }

@@ -288,6 +288,8 @@ extension SecureStoreLocation {
         do {
             return try FileLock(directory.appendingPathComponent(StoreFormat.attemptLockFileName))
         } catch {
+            // The attempt before this one erased the store, directory and all.
+            if !FileManager.default.fileExists(atPath: directory.path) { throw .erased }
             throw .ioFailure("cannot take the store's attempt lock: \(error)")
         }
     }

@@ -24,23 +24,35 @@ public final class FileLock: Sendable {
     /// - Throws: ``PrivateFileError/failed`` when the file cannot be made or locked, or
     ///   the wait ran out.
     public init(_ file: URL, timeout: Duration = .seconds(60)) throws(PrivateFileError) {
-        let descriptor = open(file.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, PrivateFiles.fileMode)
-        guard descriptor >= 0 else { throw .failed(file.path, "cannot be opened") }
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                let failure = PrivateFileError.failed(file.path, "cannot be locked")
-                close(descriptor)
-                throw failure
+        while true {
+            let descriptor = open(file.path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, PrivateFiles.fileMode)
+            guard descriptor >= 0 else { throw .failed(file.path, "cannot be opened") }
+            while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+                guard errno == EWOULDBLOCK || errno == EINTR else {
+                    let failure = PrivateFileError.failed(file.path, "cannot be locked")
+                    close(descriptor)
+                    throw failure
+                }
+                guard clock.now < deadline else {
+                    close(descriptor)
+                    throw PrivateFileError(.failed, path: file.path, reason: "stayed locked by another process")
+                }
+                usleep(10_000)
             }
-            guard clock.now < deadline else {
-                close(descriptor)
-                throw PrivateFileError(.failed, path: file.path, reason: "stayed locked by another process")
+            // The holder before may have removed the file (an erase): a lock on a file no
+            // longer at the path excludes no one, so the path is opened again.
+            var held = stat()
+            var named = stat()
+            if fstat(descriptor, &held) == 0, stat(file.path, &named) == 0, held.st_ino == named.st_ino,
+                held.st_dev == named.st_dev
+            {
+                self.descriptor = descriptor
+                return
             }
-            usleep(10_000)
+            close(descriptor)
         }
-        self.descriptor = descriptor
     }
 
     deinit {

@@ -295,9 +295,15 @@ public final class Console: Sendable {
         live: ((Secret) -> [String])? = nil
     ) async throws(PresenterError) -> Secret {
         let secret = try await readSecret(prompt, live: live)
-        if secret.value.lowercased() == Self.quitWord, try await confirm(localized("console.quitInstead")) {
+        guard secret.value.lowercased() == Self.quitWord else { return secret }
+        let leaving: Bool
+        do {
+            leaving = try await confirm(localized("console.quitInstead"))
+        } catch {
+            // The input ended at the question: nothing more was to be said, so the app quits.
             try quit()
         }
+        if leaving { try quit() }
         return secret
     }
 
