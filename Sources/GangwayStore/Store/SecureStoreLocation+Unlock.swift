@@ -150,6 +150,7 @@ extension SecureStoreLocation {
     func biometricDataKey(in opened: OpenedStore, reason: String) async throws(SecureStoreError) -> SymmetricKey {
         do {
             guard opened.header.biometricsEnabled else { throw SecureStoreError.biometricsNotEnabled }
+            // Every slot the header expects is there (an erase cut short is finished here).
             _ = try requireSlots(opened)
             // A lockout delay does not hold a biometric back (it slows passcode guesses, and
             // the platform limits biometric tries itself); a spent last try does. The count
