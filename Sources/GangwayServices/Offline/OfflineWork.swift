@@ -443,8 +443,7 @@ public struct OfflineWork: Sendable {
             let server = try? SealingPublicKey(x963Representation: sealing),
             let user = try credentials.serverUser(),
             let registrationID = try credentials.registrationID(),
-            let stored = try credentials.data(forKey: OfflineKeys.storeKey),
-            let keys = try? OfflineKeys(stored: stored)
+            let keys = try credentials.offlineKeys()
         else {
             throw OfflineWorkError(.notReady, StringTable.text("offline.notReady"))
         }

@@ -89,8 +89,7 @@ extension DeviceRegistrationStep {
 extension DeviceRegistrationStep {
     /// The user's offline keys where the context's credentials hold them, readable.
     static func stagedKeys(in context: FlowContext) throws -> OfflineKeys? {
-        guard let stored = try context.credentials.data(forKey: OfflineKeys.storeKey) else { return nil }
-        return try? OfflineKeys(stored: stored)
+        try context.credentials.offlineKeys()
     }
 }
 

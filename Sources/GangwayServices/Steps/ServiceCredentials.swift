@@ -65,6 +65,11 @@ extension CredentialStore {
         try data(forKey: ServiceCredentials.registration).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The user's offline keys (``OfflineKeys``), when kept here and readable.
+    func offlineKeys() throws -> OfflineKeys? {
+        try data(forKey: OfflineKeys.storeKey).flatMap { try? OfflineKeys(stored: $0) }
+    }
+
     func keep(_ registration: DeviceRegistration) throws {
         try put(Data(registration.registrationID.utf8), forKey: ServiceCredentials.registration)
     }
