@@ -363,6 +363,46 @@ struct OfflineWorkTests {
         }
     }
 
+    @Test(
+        "the device losing the outbox's tag key keeps each entity's changes in order and lets a refusal be answered"
+    )
+    func tagKeyLost() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let alice = try await Self.aliceSignedIn(server)
+            let context = try await alice.context()
+            let note = try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["note": "leak"], in: context)
+            try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["status": "done"], in: context)
+            try alice.work.edit("checks", entityID: "F-GKXA-tyres", fields: ["status": "done"], in: context)
+            try await server.admin(.patch, "/admin/apps/checks", json: Self.rules(fields: ["status", "reading"]))
+
+            // The key store loses the key; the app's next open makes a new one.
+            try alice.device.deviceKeys.delete(Outbox.tagKeyName)
+            let outbox = try Outbox(directory: alice.device.temporary.url, deviceKeys: alice.device.deviceKeys)
+            #expect(outbox.unfiled == 3)
+            let work = OfflineWork(services: alice.device.services, outbox: outbox)
+            // Made under the new key, after the fuel changes under the old one.
+            try work.edit("checks", entityID: "F-GKXA-fuel", fields: ["reading": "8.3 bar"], in: context)
+
+            // Her session files them again from her record before it sends: the note is
+            // refused, the fuel's later changes wait for her, the tyres go.
+            let first = try await work.sync(in: context)
+            #expect(try outbox.unfiledCount(registrationID: try #require(try alice.registrationID(context))) == 0)
+            #expect(first.sent.answered == [.rejected: 1, .applied: 1])
+            #expect(first.archived.map(\.id) == [note.id])
+            #expect(try await Self.entity(server, "F-GKXA-fuel").version == 1, "nothing overtook the note")
+            #expect(try await Self.entity(server, "F-GKXA-tyres")["status"] == "done")
+            #expect(try await work.sync(in: context).sent.settled == 0, "the fuel waits for her")
+
+            // She lets the refused note go; the fuel's two changes follow in turn.
+            try work.discard(note.id, in: context)
+            let third = try await work.sync(in: context)
+            #expect(third.sent.answered == [.applied: 2])
+            let fuel = try await Self.entity(server, "F-GKXA-fuel")
+            #expect(fuel.version == 3 && fuel["status"] == "done" && fuel["reading"] == "8.3 bar")
+            try await alice.app.manager.close()
+        }
+    }
+
     @Test("a pending change discarded never leaves the device")
     func discardPending() async throws {
         try await TestServer.run(seed: .checks) { server in

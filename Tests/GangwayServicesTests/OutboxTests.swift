@@ -259,6 +259,84 @@ struct OutboxTests {
         #expect(try box.ready().map(\.changeID) == [otherEntity.change.id, bobs.change.id])
     }
 
+    @Test("a lost tag key unfiles the changes: each goes alone, in order, and nothing made later overtakes them")
+    func aLostTagKeyUnfilesTheChanges() throws {
+        defer { temporary.remove() }
+        let box = try outbox()
+        let a1 = try record(alice, ["status": "done"], in: box)
+        let a2 = try record(alice, ["note": "ok"], in: box)
+        let a3 = try record(alice, entity: "A320-fuel", ["status": "done"], in: box)
+        let b1 = try record(bob, ["status": "open"], in: box)
+        #expect(box.unfiled == 0)
+
+        try deviceKeys.delete(Outbox.tagKeyName)
+        let lost = try outbox()
+        #expect(lost.unfiled == 4)
+        #expect(try lost.unfiledCount(registrationID: "reg-alice") == 3)
+        let a4 = try record(alice, entity: "A320-fuel", ["reading": "8.1 bar"], in: lost)
+        #expect(try lost.ready().map(\.changeID) == [a1.change.id, b1.change.id])
+        #expect(try outbox().unfiled == 0, "the new key is the one on record now")
+
+        try lost.settle(
+            try lost.ready().map { ($0, ChangeAnswer(result: ChangeResult(changeID: $0.changeID, outcome: .applied))) }
+        )
+        #expect(try lost.ready().map(\.changeID) == [a2.change.id])
+        try lost.refile(
+            registrationID: "reg-alice",
+            changes: [a2.change.id: ("checks", "A320-tyres"), a3.change.id: ("checks", "A320-fuel")],
+            heldBack: []
+        )
+        #expect(try lost.unfiledCount(registrationID: "reg-alice") == 0)
+        #expect(try lost.ready().map(\.changeID) == [a2.change.id, a3.change.id], "a4 waits behind a3, its entity's")
+        _ = a4
+    }
+
+    @Test("a refusal of an unfiled change holds its author's changes until their record files them again")
+    func aRefusalOfAnUnfiledChangeHoldsTheAuthor() throws {
+        defer { temporary.remove() }
+        let box = try outbox()
+        let refused = try record(alice, ["aircraft": "D-AIZZ"], in: box)
+        let behind = try record(alice, ["status": "done"], in: box)
+        let other = try record(alice, entity: "A320-fuel", ["status": "done"], in: box)
+        let bobs = try record(bob, ["status": "open"], in: box)
+        try deviceKeys.delete(Outbox.tagKeyName)
+        let lost = try outbox()
+        let first = try #require(try lost.ready().first)
+        #expect(first.changeID == refused.change.id)
+        try lost.settle([
+            (
+                first,
+                ChangeAnswer(
+                    result: ChangeResult(
+                        changeID: refused.change.id,
+                        rejected: ChangeRejection(.fieldNotWritable, "Devices may not write aircraft in checks.")
+                    )
+                )
+            )
+        ])
+        #expect(try lost.ready().map(\.changeID) == [bobs.change.id], "the entity is unknown: all of Alice's wait")
+        // A change the record lacks stays unfiled; the others are filed, the refused entity held.
+        #expect(
+            try lost.refile(
+                registrationID: "reg-alice",
+                changes: [behind.change.id: ("checks", "A320-tyres")],
+                heldBack: [("checks", "A320-tyres")]
+            ) == 1
+        )
+        #expect(try lost.unfiledCount(registrationID: "reg-alice") == 1)
+        #expect(try lost.ready().map(\.changeID) == [other.change.id, bobs.change.id])
+        #expect(
+            try lost.refile(
+                registrationID: "reg-alice",
+                changes: [other.change.id: ("checks", "A320-fuel")],
+                heldBack: [("checks", "A320-tyres")]
+            ) == 1
+        )
+        try lost.release(registrationID: "reg-alice", entitySet: "checks", entityID: "A320-tyres")
+        #expect(try lost.ready().map(\.changeID) == [behind.change.id, other.change.id, bobs.change.id])
+        #expect(try lost.refile(registrationID: "reg-bob", changes: [:], heldBack: []) == 0)
+    }
+
     @Test func readyTakesTheOldestOfTheRegistrationsAsked() throws {
         defer { temporary.remove() }
         let box = try outbox()

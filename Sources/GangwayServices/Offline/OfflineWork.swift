@@ -349,7 +349,36 @@ public struct OfflineWork: Sendable {
             registrationID: authoring.author.registrationID,
             openingWith: authoring.keys.answers
         )
-        guard !answers.isEmpty else { return [] }
+        var archived: [OwnChange] = []
+        if !answers.isEmpty {
+            archived = try take(answers, in: context)
+        }
+        try refile(authoring.author.registrationID, in: context)
+        return archived
+    }
+
+    /// Files the user's changes the outbox holds unfiled (its tag key was lost) under
+    /// their entities again, from the user's own record, and holds again those behind a
+    /// refusal the user has not answered.
+    private func refile(_ registrationID: String, in context: FlowContext) throws {
+        guard try outbox.unfiledCount(registrationID: registrationID) > 0 else { return }
+        let own = try own(in: context)
+        var changes: [UUID: (entitySet: String, entityID: String)] = [:]
+        for change in own where change.state == .pending {
+            changes[change.id] = (change.entitySet, change.entityID)
+        }
+        let heldBack = Set(
+            own.filter { $0.state == .rejected }.map { EntityKey(entitySet: $0.entitySet, entityID: $0.entityID) }
+        )
+        try outbox.refile(
+            registrationID: registrationID,
+            changes: changes,
+            heldBack: heldBack.map { ($0.entitySet, $0.entityID) }
+        )
+    }
+
+    /// Takes `answers` into the user's store; returns the changes they archive.
+    private func take(_ answers: [UUID: ChangeAnswer], in context: FlowContext) throws -> [OwnChange] {
         var archived: [OwnChange] = []
         var touched: Set<EntityKey> = []
         let own = try own(in: context).compactMap { change -> OwnChange? in

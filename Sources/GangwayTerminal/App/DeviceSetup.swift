@@ -97,10 +97,17 @@ struct DeviceSetup: Sendable {
 
     /// The device's outbox: the pending changes of all its users, sealed to the server.
     func outbox() throws -> Outbox {
-        try Outbox(
+        let outbox = try Outbox(
             directory: options.deviceDirectory.appendingPathComponent("outbox"),
             deviceKeys: root.environment.deviceKeys
         )
+        if outbox.unfiled > 0 {
+            logger.warning(
+                "the device's key store lost the outbox's tag key; its waiting changes go one by one until each author signs in again",
+                metadata: ["changes": "\(outbox.unfiled)"]
+            )
+        }
+        return outbox
     }
 
     /// The session manager with the default mobile-services step lists, handing `work`

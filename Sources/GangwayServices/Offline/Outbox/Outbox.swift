@@ -28,6 +28,12 @@ public struct Outbox: Sendable {
     let tagKey: SymmetricKey
     /// The wall clock an answer's arrival is recorded by.
     let now: @Sendable () -> Date
+    /// How many pending changes this open found filed under a tag key the device's key
+    /// store no longer has (it lost the key, and a new one was made). They wait unfiled:
+    /// each goes alone and holds its author's later changes behind it, so none overtakes
+    /// an earlier change to its entity, until the author's next session files them again
+    /// from their own record (``refile(registrationID:changes:heldBack:)``).
+    public let unfiled: Int
 
     /// The outbox file's name in its directory.
     public static let fileName = "outbox.sqlite"
@@ -45,7 +51,8 @@ public struct Outbox: Sendable {
         now: @escaping @Sendable () -> Date = { Date() }
     ) throws(OutboxError) {
         self.now = now
-        tagKey = try Self.tagKey(in: deviceKeys)
+        let tagKey = try Self.tagKey(in: deviceKeys)
+        self.tagKey = tagKey
         let url = directory.appendingPathComponent(Self.fileName)
         do {
             try PrivateFiles.makeDirectory(directory)
@@ -65,6 +72,7 @@ public struct Outbox: Sendable {
             let migrator = Self.migrator(tagKey: tagKey)
             let before = try pool.read { try migrator.appliedIdentifiers($0) }
             try migrator.migrate(pool)
+            unfiled = try pool.write { try Self.checkTagKey(tagKey, $0) }
             if !before.isEmpty, !before.contains("v3") {
                 // The pages that held names are zeroed in the log; written home, the
                 // file keeps none of them.
@@ -94,6 +102,27 @@ public struct Outbox: Sendable {
         }
     }
 
+    /// Compares the tag key with the check value the outbox keeps of the key its changes
+    /// were filed under (kept now when there is none). On a mismatch every pending change
+    /// is unfiled (an empty tag) and the new key's check value kept.
+    ///
+    /// - Returns: How many changes were unfiled.
+    private static func checkTagKey(_ key: SymmetricKey, _ db: Database) throws -> Int {
+        let check = Data(HMAC<SHA256>.authenticationCode(for: tagKeyCheckInput, using: key))
+        guard let kept = try Data.fetchOne(db, sql: "SELECT check_value FROM tag_key") else {
+            try db.execute(sql: "INSERT INTO tag_key (check_value) VALUES (?)", arguments: [check])
+            return 0
+        }
+        guard kept != check else { return 0 }
+        try db.execute(sql: "UPDATE pending SET entity_tag = ''")
+        let unfiled = db.changesCount
+        try db.execute(sql: "UPDATE tag_key SET check_value = ?", arguments: [check])
+        return unfiled
+    }
+
+    /// What the tag key's check value is the HMAC of.
+    private static let tagKeyCheckInput = Data("gangway.outbox.tag-key-check.v1".utf8)
+
     /// The tag a change to `entityID` of `entitySet` is filed under: equal for one
     /// entity, and unreadable without the key.
     static func entityTag(entitySet: String, entityID: String, key: SymmetricKey) -> String {
@@ -105,96 +134,6 @@ public struct Outbox: Sendable {
     /// (``PendingChange/entityTag``).
     public func entityTag(entitySet: String, entityID: String) -> String {
         Self.entityTag(entitySet: entitySet, entityID: entityID, key: tagKey)
-    }
-
-    static func migrator(tagKey: SymmetricKey) -> DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE author (
-                        registration_id TEXT PRIMARY KEY NOT NULL,
-                        author TEXT NOT NULL,
-                        next_sequence INTEGER NOT NULL,
-                        answer_key BLOB NOT NULL
-                    );
-                    CREATE TABLE pending (
-                        position INTEGER PRIMARY KEY AUTOINCREMENT,
-                        change_id TEXT NOT NULL UNIQUE,
-                        registration_id TEXT NOT NULL,
-                        author TEXT NOT NULL,
-                        entity_set TEXT NOT NULL,
-                        entity_id TEXT NOT NULL,
-                        sequence INTEGER NOT NULL,
-                        sealed BLOB NOT NULL,
-                        held INTEGER NOT NULL DEFAULT 0,
-                        recorded_at INTEGER NOT NULL
-                    );
-                    CREATE INDEX pending_by_entity ON pending (registration_id, entity_set, entity_id);
-                    CREATE TABLE answer (
-                        change_id TEXT PRIMARY KEY NOT NULL,
-                        registration_id TEXT NOT NULL,
-                        sealed BLOB NOT NULL,
-                        answered_at INTEGER NOT NULL
-                    );
-                    """
-            )
-        }
-        // Answers kept by one settle for one author share a key, sealed to the author
-        // once (HPKE's exporter): one key agreement per batch instead of one per answer.
-        migrator.registerMigration("v2") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE answer_key (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        registration_id TEXT NOT NULL,
-                        encapsulated BLOB NOT NULL
-                    );
-                    ALTER TABLE answer ADD COLUMN key_id INTEGER REFERENCES answer_key (id);
-                    """
-            )
-        }
-        // The author's name and the entity give way to the entity's keyed tag; rows kept
-        // before are tagged where they stand.
-        migrator.registerMigration("v3") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE pending_tagged (
-                        position INTEGER PRIMARY KEY AUTOINCREMENT,
-                        change_id TEXT NOT NULL UNIQUE,
-                        registration_id TEXT NOT NULL,
-                        entity_tag TEXT NOT NULL,
-                        sequence INTEGER NOT NULL,
-                        sealed BLOB NOT NULL,
-                        held INTEGER NOT NULL DEFAULT 0,
-                        recorded_at INTEGER NOT NULL
-                    )
-                    """
-            )
-            let insert = try db.makeStatement(
-                sql: """
-                    INSERT INTO pending_tagged (position, change_id, registration_id, entity_tag, sequence, sealed,
-                        held, recorded_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-            )
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM pending ORDER BY position") {
-                let tag = entityTag(entitySet: row["entity_set"], entityID: row["entity_id"], key: tagKey)
-                try insert.execute(arguments: [
-                    row["position"], row["change_id"], row["registration_id"], tag, row["sequence"], row["sealed"],
-                    row["held"], row["recorded_at"],
-                ])
-            }
-            try db.execute(
-                sql: """
-                    DROP TABLE pending;
-                    ALTER TABLE pending_tagged RENAME TO pending;
-                    CREATE INDEX pending_by_entity ON pending (registration_id, entity_tag);
-                    ALTER TABLE author DROP COLUMN author;
-                    """
-            )
-        }
-        return migrator
     }
 
     // MARK: Recording
@@ -277,6 +216,11 @@ public struct Outbox: Sendable {
                     WHERE earlier.registration_id = pending.registration_id
                         AND earlier.entity_tag = pending.entity_tag
                         AND earlier.position < pending.position)
+                    AND NOT EXISTS (
+                        SELECT 1 FROM pending AS unfiled
+                        WHERE unfiled.registration_id = pending.registration_id
+                            AND unfiled.entity_tag = ''
+                            AND unfiled.position < pending.position)
                 """
             var arguments: StatementArguments = []
             if let registrations {
@@ -356,11 +300,13 @@ public struct Outbox: Sendable {
                         ON CONFLICT (change_id) DO NOTHING
                         """
                 ).execute(arguments: [id, change.registrationID, sealed, Int64(now().timeIntervalSince1970), key.id])
-                if answer.outcome == .rejected {
+                if answer.outcome == .rejected, change.entityTag.isEmpty {
+                    // An unfiled change's entity is unknown: all its author's changes wait.
+                    try db.cachedStatement(sql: "UPDATE pending SET held = 1 WHERE registration_id = ?")
+                        .execute(arguments: [change.registrationID])
+                } else if answer.outcome == .rejected {
                     try db.cachedStatement(
-                        sql: """
-                            UPDATE pending SET held = 1 WHERE registration_id = ? AND entity_tag = ?
-                            """
+                        sql: "UPDATE pending SET held = 1 WHERE registration_id = ? AND entity_tag = ?"
                     ).execute(arguments: [change.registrationID, change.entityTag])
                 }
             }
@@ -470,6 +416,58 @@ public struct Outbox: Sendable {
                 sql: "UPDATE pending SET held = 0 WHERE registration_id = ? AND entity_tag = ?",
                 arguments: [registrationID, entityTag(entitySet: entitySet, entityID: entityID)]
             )
+        }
+    }
+
+    /// How many of a registration's changes wait unfiled (``unfiled``).
+    public func unfiledCount(registrationID: String) throws(OutboxError) -> Int {
+        try read { db in
+            try Int.fetchOne(
+                db,
+                sql: "SELECT COUNT(*) FROM pending WHERE registration_id = ? AND entity_tag = ''",
+                arguments: [registrationID]
+            ) ?? 0
+        }
+    }
+
+    /// Files a registration's unfiled changes (``unfiled``) under their entities' tags
+    /// again, from their author's own record of them, and holds again exactly the
+    /// changes to the entities in `heldBack` (those behind a refusal the author has not
+    /// answered), which a refusal of an unfiled change may have widened to all. A change
+    /// the record lacks stays unfiled. Does nothing when none of the registration's
+    /// changes is unfiled.
+    ///
+    /// - Returns: How many changes were filed again.
+    @discardableResult
+    public func refile(
+        registrationID: String,
+        changes: [UUID: (entitySet: String, entityID: String)],
+        heldBack: [(entitySet: String, entityID: String)]
+    ) throws(OutboxError) -> Int {
+        try write { db in
+            let unfiled = try String.fetchAll(
+                db,
+                sql: "SELECT change_id FROM pending WHERE registration_id = ? AND entity_tag = ''",
+                arguments: [registrationID]
+            )
+            guard !unfiled.isEmpty else { return 0 }
+            var filed = 0
+            for text in unfiled {
+                guard let id = UUID(uuidString: text), let entity = changes[id] else { continue }
+                try db.execute(
+                    sql: "UPDATE pending SET entity_tag = ? WHERE change_id = ?",
+                    arguments: [entityTag(entitySet: entity.entitySet, entityID: entity.entityID), text]
+                )
+                filed += 1
+            }
+            try db.execute(sql: "UPDATE pending SET held = 0 WHERE registration_id = ?", arguments: [registrationID])
+            for entity in heldBack {
+                try db.execute(
+                    sql: "UPDATE pending SET held = 1 WHERE registration_id = ? AND entity_tag = ?",
+                    arguments: [registrationID, entityTag(entitySet: entity.entitySet, entityID: entity.entityID)]
+                )
+            }
+            return filed
         }
     }
 
