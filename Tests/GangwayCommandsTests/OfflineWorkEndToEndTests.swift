@@ -65,6 +65,9 @@ struct OfflineWorkEndToEndTests {
         #expect(first.output.contains("Change to F-GKXA-tyres saved on this device (pending)."))
         #expect(first.output.contains("Pending:        1 change of yours waiting for the server"))
         #expect(first.output.contains("tyre pressure    done  (pending)"))
+        // Offline by the person's own switch: said as such, not as a server out of reach.
+        #expect(first.output.contains("not refreshed: the app is offline"), "\(first.output)")
+        #expect(!first.output.contains("cannot be reached"))
         #expect(first.output.contains("1. edit F-GKXA-tyres: note=valve cap 7731 status=done"))
         #expect(!Self.deviceFilesContain("valve cap 7731", in: device), "a pending value in a file on the device")
         #expect(try Self.checks(in: device)["F-GKXA-tyres"]?["version"] as? Int == 1, "nothing left the device")

@@ -135,6 +135,41 @@ struct TerminalTextTests {
         #expect(HomeCommands.help != "app's own help", "outside the scope the app's table is untouched")
     }
 
+    @Test("a check's ID or value longer than its column moves the columns after it, and they stay aligned")
+    func longValuesKeepTheChecksAligned() {
+        let long = String(repeating: "x", count: 64)
+        let entities = [
+            AppEntity(
+                id: long,
+                fields: ["aircraft": "A320 F-GKXA", "stand": "12", "item": "fuel", "status": "open"],
+                version: 1,
+                updatedAt: Date(),
+                updatedBy: "x"
+            ),
+            AppEntity(
+                id: "F-GKXA-tyres",
+                fields: [
+                    "aircraft": "A320 F-GKXA", "stand": "3", "item": "a very long item name here", "status": "done",
+                ],
+                version: 1,
+                updatedAt: Date(),
+                updatedBy: "x"
+            ),
+        ]
+        StringTable.withTable(Self.english) {
+            let lines = ChecksText.lines(entities.map { .init(entity: $0, pending: false, needsAttention: false) })
+            #expect(lines.count == 2)
+            #expect(lines[0].hasPrefix(long + " A320 F-GKXA"), "\(lines[0])")
+            let columns = lines.map { line in
+                ["A320", "stand", line.hasPrefix(long) ? "open" : "done"].compactMap { word in
+                    line.range(of: word).map { line.distance(from: line.startIndex, to: $0.lowerBound) }
+                }
+            }
+            #expect(columns[0] == columns[1], "\(lines)")
+            #expect(columns[0].first == 65)
+        }
+    }
+
     @Test func germanPolicyAndChecks() {
         StringTable.withTable(Self.german) {
             #expect(PolicyText.describe(PasscodeRequirement?.none) == "nicht erforderlich")

@@ -92,18 +92,20 @@ struct HomeScreen: Sendable {
         let when = reading.fetchedAt.map(Self.format)
         let editable =
             (try? work.canEdit(ChecksText.entitySet, in: context)) == true ? "" : localized("checks.readOnly")
-        switch (reading.failure, when) {
+        // Offline by the person's own switch: that is why, not an unreachable server.
+        let why = reading.failure.map { network.isOffline ? localized("checks.offline") : $0.summary }
+        switch (why, when) {
         case (nil, _):
             console.line(localized("checks.fresh", what, editable))
-        case (let failure?, let when?):
+        case (let why?, let when?):
             console.line(localized("checks.kept", what, when, editable))
-            console.line(console.styled(localized("checks.notRefreshed", failure.summary), .yellow))
-        case (let failure?, nil) where shown.isEmpty:
+            console.line(console.styled(localized("checks.notRefreshed", why), .yellow))
+        case (let why?, nil) where shown.isEmpty:
             console.line(localized("checks.noneKept"))
-            console.line(console.styled(localized("checks.notRead", failure.summary), .yellow))
-        case (let failure?, nil):
+            console.line(console.styled(localized("checks.notRead", why), .yellow))
+        case (let why?, nil):
             console.line(localized("checks.madeHere", what))
-            console.line(console.styled(localized("checks.notRead", failure.summary), .yellow))
+            console.line(console.styled(localized("checks.notRead", why), .yellow))
         }
         if let waiting = try? work.waiting(in: context), waiting.own + waiting.others > 0 {
             var parts = [localized("home.pendingOwn", OfflineCommands.count(waiting.own))]

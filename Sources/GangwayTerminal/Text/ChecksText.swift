@@ -16,20 +16,29 @@ public enum ChecksText {
 
     /// One line per check as the user sees it, the ones their pending changes touch marked
     /// "(pending)", and those the server answered with a conflict or a refusal "(see pending)".
+    /// Each column is as wide as its longest value (at least its usual width), so a long
+    /// ID or value moves the columns after it and never breaks them.
     public static func lines(_ shown: [OfflineWork.ShownEntity]) -> [String] {
-        shown.map { item in
+        let rows = shown.map { item in
             let check = item.entity
+            return [
+                check.id,
+                check["aircraft"] ?? "?",
+                localized("checks.stand", check["stand"] ?? "?"),
+                check["item"] ?? "?",
+                check["status"] ?? "?",
+                check["reading"] ?? "",
+            ]
+        }
+        var widths = [17, 13, 10, 16, 5, 0]
+        for row in rows {
+            for (column, text) in row.enumerated() { widths[column] = max(widths[column], text.count) }
+        }
+        return zip(shown, rows).map { item, row in
             let mark =
                 item.needsAttention
                 ? "  " + localized("checks.seePending") : item.pending ? "  " + localized("checks.pending") : ""
-            let columns = [
-                pad(check.id, 17),
-                pad(check["aircraft"] ?? "?", 13),
-                pad(localized("checks.stand", check["stand"] ?? "?"), 10),
-                pad(check["item"] ?? "?", 16),
-                pad(check["status"] ?? "?", 5),
-                check["reading"] ?? "",
-            ]
+            let columns = zip(row, widths).map { text, width in pad(text, width) }
             return columns.joined(separator: " ").trimmingTrailingSpaces() + mark
         }
     }
