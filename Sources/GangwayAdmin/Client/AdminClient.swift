@@ -393,6 +393,22 @@ public struct AdminClient: Sendable {
         }
     }
 
+    /// One user, or `nil` when the server has none by that name.
+    public func user(_ username: String) async throws(ServiceError) -> ManagedUser? {
+        let output: Operations.GetUser.Output
+        do {
+            output = try await ServiceCall.run(at: serverURL) {
+                try await client.getUser(path: .init(username: username))
+            }
+        } catch  where error == .notFound {
+            return nil
+        }
+        switch output {
+        case .ok(let ok): return try ManagedUser(ServiceCall.decode { try ok.body.json })
+        default: throw ServiceCall.unexpected(output)
+        }
+    }
+
     /// Blocks a user (their sessions end and they cannot sign in) or unblocks them.
     @discardableResult
     public func setBlocked(_ blocked: Bool, user username: String) async throws(ServiceError) -> ManagedUser {

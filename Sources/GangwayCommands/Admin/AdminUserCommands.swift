@@ -79,8 +79,12 @@ struct AdminUsersAdd: AsyncParsableCommand {
     func run() async throws {
         let username = username
         let displayName = displayName
-        // The server first: a password is asked only once there is somewhere to add it.
+        // The server first: a password is asked only once there is somewhere to add it,
+        // and a name that is taken is said before it is asked.
         try await server.run { admin in
+            if try await admin.user(username) != nil {
+                throw CommandFailure("a user named \(username) exists already; nothing was added.")
+            }
             let console = Console.prompting()
             guard let password = try? await console.askSecret("Password for \(username): "), !password.isEmpty else {
                 throw CommandFailure("no password given; nothing was added.")
