@@ -380,6 +380,27 @@ struct OperatorsTests {
         }
     }
 
+    @Test("the writable fields of a set saved again in another order change nothing", arguments: Backend.available)
+    func writableFieldsReordered(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            func rules(_ fields: String) -> String {
+                #"{"settings": {"dataSettings": {"entitySets": {"tools": {"writableFields": [\#(fields)], "allowsCreation": false}}}}}"#
+            }
+            try await api.admin(.patch, "/admin/apps/checks", json: rules(#""status", "reading""#)).expect(.ok)
+            let reordered = try await api.admin(.patch, "/admin/apps/checks", json: rules(#""reading", "status""#))
+            try reordered.expect(.ok)
+            #expect(reordered.text.contains(#""writableFields":["status","reading"]"#), "\(reordered.text)")
+            try await api.admin(.patch, "/admin/apps/checks", json: rules(#""reading", "note""#)).expect(.ok)
+            let details = try await Self.audit(api, "?limit=3").reversed().map(\.detail)
+            #expect(details.count == 3)
+            #expect(details.dropFirst().first == "nothing changed", "\(details)")
+            #expect(details.last??.contains("note") == true, "\(details)")
+            // Twice the same field is still refused, even when the set is the same.
+            try await api.admin(.patch, "/admin/apps/checks", json: rules(#""reading", "reading""#))
+                .expect(.badRequest)
+        }
+    }
+
     @Test("the audit keeps no secret: a password set for a user is not in it", arguments: Backend.available)
     func noSecrets(backend: Backend) async throws {
         try await ServerFixture(backend: backend).runSeeded { api in

@@ -51,6 +51,13 @@ extension Components.Schemas.AppSettings {
             }
             var current = dataSettings?.entitySets?.additionalProperties ?? [:]
             for (name, rules) in sets {
+                // The fields are a set: the same ones in another order change nothing.
+                if let kept = current[name], kept.allowsCreation == rules.allowsCreation,
+                    kept.writableFields.count == rules.writableFields.count,
+                    Set(kept.writableFields) == Set(rules.writableFields)
+                {
+                    continue
+                }
                 current[name] = rules.writableFields.isEmpty && !rules.allowsCreation ? nil : rules
             }
             result.dataSettings = .init(entitySets: .init(additionalProperties: current))
