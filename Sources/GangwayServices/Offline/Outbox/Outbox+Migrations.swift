@@ -94,7 +94,12 @@ extension Outbox {
         }
         // The check value of the key the changes are tagged with, to tell a lost key.
         migrator.registerMigration("v4") { db in
-            try db.execute(sql: "CREATE TABLE tag_key (check_value BLOB NOT NULL)")
+            try db.execute(
+                sql: """
+                    CREATE TABLE tag_key (check_value BLOB NOT NULL);
+                    CREATE INDEX pending_unfiled ON pending (registration_id, position) WHERE entity_tag = '';
+                    """
+            )
         }
         return migrator
     }

@@ -216,12 +216,17 @@ public struct Outbox: Sendable {
                     WHERE earlier.registration_id = pending.registration_id
                         AND earlier.entity_tag = pending.entity_tag
                         AND earlier.position < pending.position)
-                    AND NOT EXISTS (
+                """
+            // Rare (a lost tag key), so asked once rather than of every change.
+            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pending WHERE entity_tag = '')") == true {
+                sql += """
+                     AND NOT EXISTS (
                         SELECT 1 FROM pending AS unfiled
                         WHERE unfiled.registration_id = pending.registration_id
                             AND unfiled.entity_tag = ''
                             AND unfiled.position < pending.position)
-                """
+                    """
+            }
             var arguments: StatementArguments = []
             if let registrations {
                 sql += " AND registration_id IN (\(databaseQuestionMarks(count: registrations.count)))"
