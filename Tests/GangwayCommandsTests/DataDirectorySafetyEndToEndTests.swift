@@ -171,6 +171,68 @@ struct DataDirectorySafetyEndToEndTests {
         #expect(result.standardError.contains("\(key.path): others can read it (mode 0644)"), "\(result.standardError)")
         #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("url").path))
     }
+
+    @Test("a key file in a directory that does not exist is refused, and no directory is made for it")
+    func keyFileInAMissingDirectory() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-key-dir")
+        defer { directory.remove() }
+        let missing = directory.appending("no-such-dir")
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let result = try runner.run([
+            "serve", "--port", "0", "--data-dir", directory.appending("data").path, "--key-file",
+            missing.appendingPathComponent("key").path, "--bcrypt-cost", "4",
+        ])
+        #expect(result.status == 1)
+        #expect(
+            result.standardError.contains("the directory of --key-file, \(missing.path), does not exist"),
+            "\(result.standardError)"
+        )
+        #expect(!FileManager.default.fileExists(atPath: missing.path))
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("data").path))
+    }
+
+    @Test("the file system's root is refused as a data directory, before anything is written")
+    func rootIsNoDataDirectory() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-root")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let link = directory.appending("root-link")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "/")
+        // An out-of-range port too: should the root pass, the port still stops the server
+        // before it writes.
+        for path in ["/", link.path, "/tmp/.."] {
+            let result = try runner.run(["serve", "--data-dir", path, "--port", "70000"])
+            #expect(result.status == 64)
+            #expect(result.standardError.contains("--data-dir must not be the file system's root"), "\(result)")
+        }
+    }
+
+    @Test("the app and a server's own data directory are kept apart, and admin does not guess between them")
+    func appAndServeDirectoriesApart() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-apart")
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let serveDirectory = directory.appending("serve")
+        try PrivateFiles.makeDirectory(serveDirectory)
+        try PrivateFiles.write(Data("token".utf8), to: serveDirectory.appendingPathComponent("admin-token"))
+        let app = try runner.run(["--data-dir", serveDirectory.path, "--bcrypt-cost", "4"], lines: [])
+        #expect(app.status == 1)
+        #expect(app.standardError.contains("is a 'gangway serve' data directory"), "\(app.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: serveDirectory.path) == ["admin-token"])
+
+        let appDirectory = directory.appending("app")
+        try PrivateFiles.makeDirectory(appDirectory.appendingPathComponent("device"))
+        let serve = try runner.run(["serve", "--data-dir", appDirectory.path, "--port", "0", "--bcrypt-cost", "4"])
+        #expect(serve.status == 1)
+        #expect(serve.standardError.contains("is the device app's data directory"), "\(serve.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: appDirectory.path) == ["device"])
+
+        // Made before the app refused: a server's files and the app's server side by side.
+        try PrivateFiles.makeDirectory(serveDirectory.appendingPathComponent("server"))
+        let admin = try runner.run(["admin", "apps", "--data-dir", serveDirectory.path])
+        #expect(admin.status == 1)
+        #expect(admin.standardError.contains("name the one you mean with --server URL"), "\(admin.standardError)")
+    }
 }
 
 /// What a device's log can do to the admin's terminal: nothing.

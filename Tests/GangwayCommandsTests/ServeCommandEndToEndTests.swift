@@ -3,6 +3,10 @@ import GangwaySystem
 import GangwayTesting
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -62,6 +66,19 @@ struct ServeCommandEndToEndTests {
             + String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(!token.isEmpty)
         #expect(!everything.contains(token))
+    }
+
+    @Test("a closed terminal (SIGHUP) stops the server as SIGTERM does: cleanly, its URL file removed")
+    func hangUpStopsCleanly() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-serve-hup")
+        defer { directory.remove() }
+        let (process, _, _, port) = try await start(dataDirectory: directory.url)
+        #expect(port > 0)
+        #expect(FileManager.default.fileExists(atPath: directory.appending("url").path))
+        kill(process.processIdentifier, SIGHUP)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("url").path))
     }
 
     @Test(

@@ -57,12 +57,36 @@ public struct LocalServer: Sendable {
     /// token or database, and no `server` directory), so an operator pointing
     /// `gangway admin --data-dir` at their server's directory reaches that server.
     static func serverDirectory(in dataDirectory: URL) -> URL {
-        let files = FileManager.default
         let nested = dataDirectory.appendingPathComponent("server")
-        let ownFiles = ["admin-token", ServerConfiguration.sqliteFileName].contains {
-            files.fileExists(atPath: dataDirectory.appendingPathComponent($0).path)
+        return isServeDirectory(dataDirectory) && !FileManager.default.fileExists(atPath: nested.path)
+            ? dataDirectory : nested
+    }
+
+    /// Whether `directory` is a `gangway serve --data-dir`: it holds a server's own
+    /// files (its admin token, key or database) itself.
+    public static func isServeDirectory(_ directory: URL) -> Bool {
+        ["admin-token", "server-key", ServerConfiguration.sqliteFileName].contains {
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path)
         }
-        return ownFiles && !files.fileExists(atPath: nested.path) ? dataDirectory : nested
+    }
+
+    /// Whether `directory` is the device app's data directory: it holds the device's
+    /// directory (`device`).
+    public static func isAppDirectory(_ directory: URL) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent("device").path)
+    }
+
+    /// A data directory that holds a server's own files and the device app's `server`
+    /// directory: which server is meant is not guessed.
+    public struct Ambiguous: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The data directory given.
+        public let dataDirectory: URL
+
+        public var description: String {
+            let path = dataDirectory.path
+            return "\(path) holds a 'gangway serve' server's files and the device app's server in \(path)/server; "
+                + "name the one you mean with --server URL (or --data-dir \(path)/server for the app's)."
+        }
     }
 
     /// How the calls reached the server.
@@ -81,6 +105,9 @@ public struct LocalServer: Sendable {
         // never believed: the directory and its files must be the user's own.
         if FileManager.default.fileExists(atPath: directory.path) {
             try PrivateFiles.checkDirectory(directory)
+        }
+        if directory != dataDirectory, Self.isServeDirectory(dataDirectory) {
+            throw Ambiguous(dataDirectory: dataDirectory)
         }
         if let url = try savedURL(), let token = try adminToken() {
             let admin = AdminClient(serverURL: url, adminToken: token)

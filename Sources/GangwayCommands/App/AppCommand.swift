@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayAdmin
 import GangwayProtocol
 import GangwayScreens
 import GangwayStore
@@ -23,7 +24,7 @@ struct AppCommand: AsyncParsableCommand {
 
             Exit codes: 0 after 'quit' (or the input ending at the home prompt), 1 when the \
             input ends before a screen is done or the app cannot start (the data directory \
-            is in use by another Gangway, or unsafe; a launch failed and the person quit), \
+            is in use by another Gangway, a server's own, or unsafe; a launch failed and the person quit), \
             64 for a bad command line, 130 after Ctrl-C (143 after SIGTERM, 129 after SIGHUP; \
             the terminal is put back either way).
             """
@@ -133,6 +134,15 @@ struct AppCommand: AsyncParsableCommand {
             agreementsAfterPasscode: agreementsAfterPasscode,
             permissions: try Self.permissions(permissions)
         )
+        // Not a server's own directory: the app would put its device and its server
+        // beside that server's files, and admin could no longer tell which is meant.
+        if LocalServer.isServeDirectory(options.dataDirectory) {
+            Console.standardError(
+                "gangway: \(dataDirectory) is a 'gangway serve' data directory; give the app a directory of its own "
+                    + "(and --server URL to use that server). Nothing was changed."
+            )
+            throw ExitCode(StoreExitCode.failure)
+        }
         do {
             try await CommandReport.run("gangway") {
                 try await DeviceApp(options: options, console: Console(mode: plain ? .plain : nil)).run()

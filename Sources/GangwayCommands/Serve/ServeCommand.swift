@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayAdmin
 import GangwayProtocol
 import GangwayServer
 import GangwayServerStorage
@@ -19,10 +20,11 @@ struct ServeCommand: AsyncParsableCommand {
             token is never printed or logged. The URL it listens at is written to DIR/url, \
             where 'gangway admin --data-dir' finds it. One server at a time holds a data \
             directory (DIR/lock; the device app's embedded server holds its own the same \
-            way): a second is refused, naming the first. A server that cannot listen, or \
-            reach PostgreSQL within --wait-for-database, says why and writes nothing. SIGINT \
-            or SIGTERM stops the server after the requests in flight. The API is described by the OpenAPI document served at \
-            /openapi.json.
+            way): a second is refused, naming the first, and so is the device app's data \
+            directory (its server's is DIR/server). A server that cannot listen, or reach \
+            PostgreSQL within --wait-for-database, says why and writes nothing. SIGINT, \
+            SIGTERM or SIGHUP stops the server after the requests in flight. The API is \
+            described by the OpenAPI document served at /openapi.json.
 
             The operator's console is at /console: operators sign in with a password and a \
             code from an authenticator app, set from the one-use link 'gangway admin \
@@ -178,6 +180,24 @@ struct ServeCommand: AsyncParsableCommand {
         // the data directory as it was.
         // A server on this directory already is said as such, rather than by its port.
         if let busy = DirectoryLock.holder(of: URL(fileURLWithPath: dataDirectory)) { throw busy }
+        if let keyFile {
+            // A typo in the key's path is not a new directory: the key would be made where
+            // no one looks for it.
+            let parent = URL(fileURLWithPath: keyFile).deletingLastPathComponent()
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
+                throw CommandFailure(
+                    "the directory of --key-file, \(parent.path), does not exist. Nothing was changed."
+                )
+            }
+        }
+        if LocalServer.isAppDirectory(URL(fileURLWithPath: dataDirectory)) {
+            throw CommandFailure(
+                "\(dataDirectory) is the device app's data directory; its server keeps its data in "
+                    + "\(URL(fileURLWithPath: dataDirectory).appendingPathComponent("server").path). Nothing was changed."
+            )
+        }
         if let problem = ListeningAddress.problem(host: host, port: port) {
             throw CommandFailure("cannot listen on \(host):\(port): \(problem).")
         }

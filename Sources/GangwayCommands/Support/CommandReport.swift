@@ -34,6 +34,7 @@ enum CommandReport {
         case let error as PrivateFileError: "\(error)."
         case let error as StorageError: "\(error.message)."
         case let error as LocalServer.Missing: "\(error)"
+        case let error as LocalServer.Ambiguous: "\(error)"
         case let error as DeviceApp.OtherServer: "\(error)"
         case let error as DeviceApp.NotAServer: "\(error)"
         default: nil

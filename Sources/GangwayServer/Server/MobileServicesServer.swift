@@ -17,7 +17,7 @@ import UnixSignals
 /// ```swift
 /// let server = try await MobileServicesServer(configuration: configuration, logger: logger)
 /// print(server.adminToken)          // where the admin token is, never the token
-/// try await server.run()            // until SIGINT or SIGTERM
+/// try await server.run()            // until SIGINT, SIGTERM or SIGHUP
 /// ```
 public struct MobileServicesServer: Sendable {
     public let configuration: ServerConfiguration
@@ -334,7 +334,8 @@ public struct MobileServicesServer: Sendable {
         try await storage.purgeExpired(at: now()) + storage.purgeActivity(at: now())
     }
 
-    /// Serves until SIGINT or SIGTERM, then finishes the requests in flight and stops.
+    /// Serves until SIGINT, SIGTERM or SIGHUP (its terminal closed), then finishes the
+    /// requests in flight and stops.
     ///
     /// - Parameters:
     ///   - onListening: Called with the bound port once the server listens.
@@ -346,7 +347,7 @@ public struct MobileServicesServer: Sendable {
         let group = ServiceGroup(
             configuration: .init(
                 services: try services(onListening: onListening, onConsoleListening: onConsoleListening),
-                gracefulShutdownSignals: [.sigterm, .sigint],
+                gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
                 logger: logger
             )
         )
