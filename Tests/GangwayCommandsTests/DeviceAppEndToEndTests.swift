@@ -597,7 +597,7 @@ struct DeviceAppEndToEndTests {
         let device = try Device()
         defer { device.directory.remove() }
         let result = try device.launch(
-            ["9"] + Self.aliceOnboards + [
+            ["9", "S3cret-for-another-prompt"] + Self.aliceOnboards + [
                 "fly", Self.alicePasscode, "wait soon", "wait -5", "wait 5 m", "biometrics maybe", "biometrics on",
                 "biometrics enroll",
                 "reports maybe", "edit F-GKXA-fuel note=a note=b", #"edit F-GKXA-fuel "note=open"#, "home",
@@ -606,7 +606,10 @@ struct DeviceAppEndToEndTests {
         )
         #expect(result.status == 0)
         let output = result.output
-        #expect(output.contains("Type a number from 1 to 4."))
+        #expect(output.components(separatedBy: "Type a number from 1 to 4.").count == 3)
+        // An answer that picks nothing at a menu is not written back either; one that does is.
+        #expect(!output.contains("S3cret-for-another-prompt") && !output.contains("[1-4]: 9"), "\(output)")
+        #expect(output.contains("[1-4]: email"), "\(output)")
         // What names no command is not written back: it may be a passcode sent for a
         // prompt that did not come.
         let notACommand = "That is not a command (what was typed is not repeated: it may be a secret); 'help' lists"
@@ -896,9 +899,15 @@ struct DeviceAppEndToEndTests {
         let device = try Device()
         defer { device.directory.remove() }
         let result = try device.launch(
-            Self.aliceOnboards + ["offline on", "logout", "n", "home", "logout", "y", "quit"]
+            Self.aliceOnboards + [
+                "offline on", "logout", "S3cret-for-another-prompt", "n", "home", "logout", "y", "quit",
+            ]
         )
         let output = result.output
+        // An answer that is neither yes nor no is not written back; a yes or a no is.
+        #expect(output.contains("Answer y or n."))
+        #expect(!output.contains("S3cret-for-another-prompt"), "\(output)")
+        #expect(output.contains("[y/n]: n\n"), "\(output)")
         #expect(
             output.components(separatedBy: "The server cannot be reached, so your session cannot be ended there now.")
                 .count == 3

@@ -397,16 +397,28 @@ public final class Console: Sendable {
             line("  \(styled("\(index + 1))", .cyan)) \(option.label)")
         }
         while true {
-            let answer = try await ask("\(prompt) [1-\(options.count)]: ").lowercased()
-            if answer == Self.quitWord, !options.contains(where: { $0.words.contains(answer) }) { try quit() }
+            // An answer that picks nothing is not written back: it may be a passcode a
+            // script sent for another prompt.
+            let typed = try await ask("\(prompt) [1-\(options.count)]: ", echoing: false)
+            let answer = typed.lowercased()
+            if answer == Self.quitWord, !options.contains(where: { $0.words.contains(answer) }) {
+                echo(typed)
+                try quit()
+            }
             if let handler = aside.withLock({ $0 }), let said = handler(answer) {
+                echo(typed)
                 line(said)
                 continue
             }
-            if let number = Int(answer), options.indices.contains(number - 1) { return options[number - 1].value }
+            if let number = Int(answer), options.indices.contains(number - 1) {
+                echo(typed)
+                return options[number - 1].value
+            }
             if let option = options.first(where: { $0.words.contains(answer) || $0.label.lowercased() == answer }) {
+                echo(typed)
                 return option.value
             }
+            echo("")
             line(localized("console.typeNumber", options.count))
         }
     }
@@ -417,7 +429,10 @@ public final class Console: Sendable {
         let yes = Self.words(localized("console.yesWords")).union(["y", "yes"])
         let no = Self.words(localized("console.noWords")).union(["n", "no"])
         while true {
-            let answer = try await ask("\(question) [\(localized("console.yesNo"))]: ").lowercased()
+            let typed = try await ask("\(question) [\(localized("console.yesNo"))]: ", echoing: false)
+            let answer = typed.lowercased()
+            // Only a known answer is written back, as at a menu.
+            echo(answer == Self.quitWord || yes.contains(answer) || no.contains(answer) ? typed : "")
             if answer == Self.quitWord { try quit() }
             if yes.contains(answer) { return true }
             if no.contains(answer) { return false }
