@@ -37,6 +37,20 @@ public enum TextRules {
         }
     }
 
+    /// What is wrong with a name a person reads (an app's, a user's display name), or
+    /// `nil`: ``APILimits/name`` characters long, without control characters, and not
+    /// ``isBlank(_:)``. The server refuses by it, and the admin client checks by it first.
+    public static func nameProblem(_ value: String) -> String? {
+        let range = APILimits.name
+        if !range.contains(value.unicodeScalars.count) {
+            return "must be \(range.lowerBound) to \(range.upperBound) characters long"
+        }
+        if hasControlCharacters(value) {
+            return "must not contain control characters, invisible characters or text-direction overrides"
+        }
+        return isBlank(value) ? "must not be blank" : nil
+    }
+
     /// Someone else's text for a message: its first `limit` characters on one line, its
     /// controls written out (``escapingControls(_:keepingLines:)``), so a name or key a
     /// client sent can be quoted back without moving the cursor or running on.

@@ -134,6 +134,8 @@ struct AdminCommandEndToEndTests {
         #expect(events?.count == 1)
         #expect(events?.first?["action"] as? String == "removeOperator")
         #expect(try machine.admin(["audit", "--limit", "0"]).status == 64)
+        let before = try machine.admin(["audit", "--before", "1"])
+        #expect(before.status == 0 && before.output.contains("No events before 1."), "\(before)")
         for result in [added, table, csv, json] { #expect(!result.output.contains(machine.adminToken)) }
 
         // The role is taken as 'operators add' takes it too; once, not twice or never.
@@ -208,7 +210,7 @@ struct AdminCommandEndToEndTests {
     }
 
     @Test(
-        "an empty or mistyped ID is a bad command line, refused with the rule before anything is sent; a blank app name is refused by the server"
+        "an empty or mistyped ID or name is a bad command line, refused with the rule before anything is sent"
     )
     func namesInPaths() throws {
         let machine = try Machine()
@@ -235,16 +237,18 @@ struct AdminCommandEndToEndTests {
                 "--eula-version must be at most 64 characters, without control characters."
             ),
             (["agreements", "--consent-version", "1\u{1B}[2J"], "--consent-version must be at most 64 characters"),
+            // Names by the rule the server holds, before a password is asked.
+            (["apps", "add", "app2", "--name", " \u{3000}"], "--name must not be blank."),
+            (["users", "add", "dave", "--name", ""], "--name must be 1 to 128 characters long."),
+            (["users", "add", "dave", "--name", "Dave\u{202E}"], "--name must not contain control characters"),
         ]
         for (arguments, message) in refusals {
             let result = try machine.admin(arguments)
             #expect(result.status == 64, "\(arguments): \(result.standardError)")
             #expect(result.standardError.contains(message), "\(arguments): \(result.standardError)")
         }
-        let blank = try machine.admin(["apps", "add", "app2", "--name", " \u{3000}"])
-        #expect(blank.status == 1)
-        #expect(blank.standardError.contains("name must not be blank."), "\(blank.standardError)")
         #expect(!(try machine.admin(["apps"]).output.contains("app2")), "nothing added")
+        #expect(!(try machine.admin(["users"]).output.contains("dave")), "nothing added")
     }
 
     @Test("a stale url file: what listens there now gets a challenge and no token; the local server starts instead")
@@ -296,6 +300,9 @@ struct AdminCommandEndToEndTests {
 
         let blocked = try machine.admin(["users", "block", "carol"])
         #expect(blocked.status == 0)
+        #expect(blocked.output.contains("Blocked carol: their sessions ended and they cannot sign in."))
+        let again = try machine.admin(["users", "block", "carol"])
+        #expect(again.status == 0 && again.output.contains("carol is blocked already; nothing changed."), "\(again)")
         #expect(try machine.admin(["users"]).output.contains("carol  Carol Diaz    blocked"))
         // Blocking ended her session: the next launch asks her to sign in, and the server
         // refuses her right password as it would a wrong one.

@@ -111,7 +111,7 @@ struct OfflineWorkEndToEndTests {
         let result = try device.launch(
             Self.aliceOnboards + [
                 "offline on", "edit F-GKXA-fule status=done", "n", "pending", "edit F-GKXA-tyres status=done",
-                "edit F-GKXA-de-ice status=open", "y", "pending", "quit",
+                "edit F-GKXA-de-ice status=open", "y", "pending", "discard 1 2", "quit",
             ]
         )
         #expect(result.status == 0, "\(result.standardError)")
@@ -125,6 +125,11 @@ struct OfflineWorkEndToEndTests {
         let pending = output.components(separatedBy: "gangway> pending").last ?? ""
         #expect(pending.contains("F-GKXA-de-ice"))
         #expect(!pending.contains("F-GKXA-fule"))
+        // One number or none: the second is not dropped silently.
+        #expect(
+            output.contains("gangway> discard 1 2\nSay which: discard N, with N from 'pending' (1 to 2)."),
+            "\(output)"
+        )
     }
 
     @Test(

@@ -153,10 +153,18 @@ struct AdminTests {
                 #"{"username": "carol", "password": "short"}"#,
                 #"{"username": "carol", "password": "\#(String(repeating: "x", count: 1025))"}"#,
                 #"{"username": "car ol", "password": "long-enough"}"#,
+                #"{"username": "carol", "password": "          "}"#,
+                #"{"username": "carol", "password": "\t\t\t\t \n\n\n\n"}"#,
+                #"{"username": "carol", "password": "long-enough", "displayName": " \u3000 "}"#,
             ] {
                 let reply = try await api.admin(.post, "/admin/users", json: body)
                 #expect(reply.status == .badRequest, "\(body)")
             }
+            let blankApp = try await api.admin(.post, "/admin/apps", json: #"{"appID": "app2", "name": "  "}"#)
+            #expect(
+                blankApp.status == .badRequest && blankApp.text.contains("name must not be blank."),
+                "\(blankApp.text)"
+            )
             let created = try await api.admin(
                 .post,
                 "/admin/users",

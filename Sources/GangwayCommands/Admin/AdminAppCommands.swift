@@ -46,6 +46,7 @@ struct AdminAppsAdd: AsyncParsableCommand {
 
     func validate() throws {
         try IdentifierArgument.check(appID, as: "the app ID")
+        if let problem = TextRules.nameProblem(name) { throw ValidationError("--name \(problem).") }
     }
 
     func run() async throws {

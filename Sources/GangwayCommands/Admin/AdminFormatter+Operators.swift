@@ -44,8 +44,9 @@ extension AdminFormatter {
             """
     }
 
-    static func audit(_ events: [AuditEvent]) -> String {
-        guard !events.isEmpty else { return "The audit is empty." }
+    /// - Parameter before: The `--before` given: no event before it is not an empty audit.
+    static func audit(_ events: [AuditEvent], before: Int64? = nil) -> String {
+        guard !events.isEmpty else { return before.map { "No events before \($0)." } ?? "The audit is empty." }
         return table(
             ["ID", "WHEN", "WHO", "VIA", "WHAT", "TARGET", "FROM", "CHANGE"],
             events.map {

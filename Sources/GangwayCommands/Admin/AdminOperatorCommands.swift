@@ -244,7 +244,7 @@ struct AdminAudit: AsyncParsableCommand {
         try await server.run { admin in
             let events = try await admin.auditEvents(limit: limit, before: before)
             switch format {
-            case .table: Console.standardOutput(AdminFormatter.audit(events))
+            case .table: Console.standardOutput(AdminFormatter.audit(events, before: before))
             case .csv: Console.standardOutput(AdminFormatter.auditCSV(events))
             case .json: Console.standardOutput(AdminFormatter.json(events))
             }

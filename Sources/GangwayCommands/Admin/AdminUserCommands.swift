@@ -74,6 +74,9 @@ struct AdminUsersAdd: AsyncParsableCommand {
 
     func validate() throws {
         try IdentifierArgument.check(username, as: "the user name", .username)
+        if let displayName, let problem = TextRules.nameProblem(displayName) {
+            throw ValidationError("--name \(problem).")
+        }
     }
 
     func run() async throws {
@@ -234,6 +237,13 @@ struct UserTarget: ParsableArguments {
 
     func setBlocked(_ blocked: Bool, saying outcome: String) async throws {
         try await run { admin, username in
+            // Said as it is: a second block ends no session.
+            if let user = try await admin.user(username), user.isBlocked == blocked {
+                Console.standardOutput(
+                    "\(username) is \(blocked ? "blocked" : "not blocked") already; nothing changed."
+                )
+                return
+            }
             try await admin.setBlocked(blocked, user: username)
             Console.standardOutput("\(blocked ? "Blocked" : "Unblocked") \(username): \(outcome).")
         }

@@ -24,13 +24,10 @@ enum Validation {
         }
     }
 
-    /// A name a person reads (an app's, a user's display name): ``text(_:_:_:)``, and
-    /// more than spaces.
+    /// A name a person reads (an app's, a user's display name), by the rule the admin
+    /// client checks too (``TextRules/nameProblem(_:)``).
     static func name(_ value: String, _ field: String) throws(APIError) {
-        try text(value, field, APILimits.name)
-        guard !TextRules.isBlank(value) else {
-            throw .badRequest("\(field) must not be blank.", code: .invalidField)
-        }
+        if let problem = TextRules.nameProblem(value) { throw .badRequest("\(field) \(problem).", code: .invalidField) }
     }
 
     /// Whether `value` holds a control character (``TextRules``): never in a name the
@@ -72,6 +69,10 @@ enum Validation {
                 "password must be \(APILimits.password.lowerBound) to \(APILimits.password.upperBound) characters long.",
                 code: .invalidPassword
             )
+        }
+        // Spaces alone are as good as no password.
+        guard !TextRules.isBlank(value) else {
+            throw .badRequest("password must not be only spaces.", code: .invalidPassword)
         }
     }
 

@@ -108,7 +108,8 @@ struct HomeCommands: Sendable {
         case "crew":
             try await crew.run(raw)
         case "discard":
-            try await offline.discard(arguments.first)
+            // One number: `discard 1 2` is not the first alone.
+            try await offline.discard(arguments.count == 1 ? arguments.first : nil)
         case "offline":
             offline.offline(arguments.first)
         case "help", "?":
