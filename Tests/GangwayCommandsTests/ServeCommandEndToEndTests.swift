@@ -68,6 +68,36 @@ struct ServeCommandEndToEndTests {
         #expect(!everything.contains(token))
     }
 
+    @Test("--host takes an IPv6 address in brackets as a URL writes it; an empty one is a bad command line")
+    func hostsAsTyped() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-serve-host")
+        defer { directory.remove() }
+        let (process, _, _, port, printed) = try await starting(
+            dataDirectory: directory.appending("v6"),
+            extra: ["--host", "[::1]"]
+        )
+        defer { process.terminate() }
+        #expect(port > 0 && printed.contains("listening on http://[::1]:\(port)"), "\(printed)")
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        for host in ["", " "] {
+            let empty = try runner.run([
+                "serve", "--host", host, "--port", "0", "--data-dir", directory.appending("x").path,
+            ])
+            #expect(empty.status == 64 && empty.standardError.contains("--host needs an address"), "\(empty)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("x").path))
+
+        // Every address: the address devices are given would be no address; said at start.
+        let (all, _, errors, _, _) = try await starting(
+            dataDirectory: directory.appending("all"),
+            extra: ["--host", "0.0.0.0"]
+        )
+        defer { all.terminate() }
+        let warning = String(decoding: errors.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(warning.contains("Warning: --host 0.0.0.0 listens on every address"), "\(warning)")
+        #expect(warning.contains("give --public-url"))
+    }
+
     @Test("a closed terminal (SIGHUP) stops the server as SIGTERM does: cleanly, its URL file removed")
     func hangUpStopsCleanly() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-serve-hup")

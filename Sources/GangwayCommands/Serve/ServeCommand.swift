@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The address to listen on.")
+    @Option(help: "The address to listen on (an IPv6 one bare or in brackets: ::1 or [::1]).", transform: unbracketed)
     var host = "127.0.0.1"
 
     @Option(parsing: .unconditional, help: "The port to listen on (0: any free port, printed at start).")
@@ -57,7 +57,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("console-host"),
-        help: "With --console-port: the address the console listens on (default: --host)."
+        help: "With --console-port: the address the console listens on (default: --host).",
+        transform: unbracketed
     )
     var consoleHost: String?
 
@@ -135,9 +136,19 @@ struct ServeCommand: AsyncParsableCommand {
         GangwayDirectory.path("server")
     }
 
+    /// An address as typed, its brackets off: `[::1]` is how a URL writes `::1`.
+    static func unbracketed(_ text: String) -> String {
+        text.hasPrefix("[") && text.hasSuffix("]") && text.count > 2 ? String(text.dropFirst().dropLast()) : text
+    }
+
     func validate() throws {
         try DirectoryOption.validate(dataDirectory, option: "--data-dir")
         try BcryptCostOption.validate(bcryptCost)
+        for (option, value) in [("--host", host), ("--console-host", consoleHost)] {
+            if let value, value.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ValidationError("\(option) needs an address, such as 127.0.0.1.")
+            }
+        }
         let ports = ListeningAddress.ports
         guard ports.contains(port) else {
             throw ValidationError("--port must be between \(ports.lowerBound) and \(ports.upperBound).")
@@ -211,6 +222,13 @@ struct ServeCommand: AsyncParsableCommand {
                     + (proxy.description.hasSuffix("/0") ? "every address" : "a block far wider than any proxy's")
                     + ": any client in it can set X-Forwarded-For and choose the address its sign-ins are throttled "
                     + "and recorded under. Name the proxy's own address or network."
+            )
+        }
+        if publicURL == nil, ["0.0.0.0", "::"].contains(host) {
+            Console.standardError(
+                "Warning: --host \(host) listens on every address, but the links and addresses the server gives "
+                    + "devices would name \(host), which no device can reach; give --public-url with the address "
+                    + "devices use (such as http://gangway.example:\(port == 0 ? "PORT" : String(port)))."
             )
         }
         let level = logLevel.flatMap(Logger.Level.init(rawValue:)) ?? LogLevelVariable.level ?? .info
