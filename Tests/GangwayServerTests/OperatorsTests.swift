@@ -139,6 +139,7 @@ struct OperatorsTests {
             )
             #expect(try await listed("prefix=crew&limit=3") == ["crew000", "crew001", "crew002"])
             #expect(try await listed("limit=2") == ["alice", "bob"])
+            #expect(try await listed("after=BOB&limit=2") == ["crew000", "crew001"], "names are one in any case")
             #expect(try await listed("prefix=crew_") == ["crew_x"])
             #expect(try await listed("prefix=%00") == [], "a control character matches no one, on PostgreSQL too")
             #expect(try await listed("after=%01").isEmpty)

@@ -324,7 +324,8 @@ extension MobileServicesAPI {
             return .ok(.init(body: .json([])))
         }
         let users = try await perform {
-            try await storage.users(prefix: query.prefix ?? "", after: query.after, limit: limit)
+            // Names are kept in lower case, as they are unique in any case: `BOB` is `bob`.
+            try await storage.users(prefix: query.prefix ?? "", after: query.after?.lowercased(), limit: limit)
         }
         return .ok(.init(body: .json(users.map(Self.wire))))
     }
