@@ -232,6 +232,13 @@ struct DataDirectorySafetyEndToEndTests {
         let admin = try runner.run(["admin", "apps", "--data-dir", serveDirectory.path])
         #expect(admin.status == 1)
         #expect(admin.standardError.contains("name the one you mean with --server URL"), "\(admin.standardError)")
+
+        // A file named as the data directory is said as such.
+        let file = directory.appending("a-file")
+        try Data().write(to: file)
+        let notADirectory = try runner.run(["admin", "apps", "--data-dir", file.path])
+        #expect(notADirectory.status == 1)
+        #expect(notADirectory.standardError.contains("\(file.path): it is not a directory."), "\(notADirectory)")
     }
 }
 

@@ -103,6 +103,10 @@ public struct LocalServer: Sendable {
     ) async throws -> Result {
         // What another account could have planted (a URL of its listener, a token) is
         // never believed: the directory and its files must be the user's own.
+        if directory != dataDirectory, FileManager.default.fileExists(atPath: dataDirectory.path) {
+            // A file named as the data directory is said as such, not by a path inside it.
+            try PrivateFiles.checkDirectory(dataDirectory)
+        }
         if FileManager.default.fileExists(atPath: directory.path) {
             try PrivateFiles.checkDirectory(directory)
         }

@@ -128,8 +128,15 @@ struct AdminDeviceStatus<Change: DeviceStatusChange>: AsyncParsableCommand {
     @Argument(help: "A registration ID, or a user name.")
     var registration: String
 
+    func validate() throws {
+        if UUID(uuidString: registration) == nil {
+            try IdentifierArgument.check(registration, as: "the registration or user name", .username)
+        }
+    }
+
     func run() async throws {
-        let registration = registration
+        // Both are kept in lower case; either may be typed in any.
+        let registration = registration.lowercased()
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             let devices = try await admin.devices(app: id)
