@@ -77,8 +77,8 @@ let package = Package(
         .target(
             name: "GangwayScreens",
             dependencies: ["GangwayPolicy"],
-            resources: [.copy("Localization")],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedResources"]
         ),
         .target(
             name: "GangwayFlows",
@@ -122,8 +122,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
-            resources: [.copy("openapi.json")],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedResources"]
         ),
         .target(
             name: "GangwayServices",
@@ -260,8 +260,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "GangwayPolicy",
             ],
-            resources: [.copy("Localization")],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["EmbedResources"]
         ),
         .target(
             name: "GangwayCommands",
@@ -286,6 +286,10 @@ let package = Package(
             dependencies: ["GangwayCommands"],
             swiftSettings: swiftSettings
         ),
+        // Makes the modules' JSON resources part of their code: the binary needs no bundle
+        // beside it, wherever it is copied.
+        .executableTarget(name: "gangway-embed", path: "Plugins/EmbedTool", swiftSettings: swiftSettings),
+        .plugin(name: "EmbedResources", capability: .buildTool(), dependencies: ["gangway-embed"]),
         // The commands with the test hooks, for the end-to-end tests only: never a product.
         .executableTarget(
             name: "gangway-test-host",

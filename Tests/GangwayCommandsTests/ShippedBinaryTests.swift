@@ -63,6 +63,33 @@ struct ShippedBinaryTests {
         #expect(host.range(of: Data("GANGWAY_KDF_ROUNDS".utf8)) != nil)
     }
 
+    @Test("the binary carries Gangway's texts and API document in its code: copied anywhere, it needs no bundle")
+    func theBinaryNeedsNoResourceBundle() throws {
+        defer { temporary.remove() }
+        let binary = try Data(contentsOf: GangwayProcess.shippedExecutable)
+        // SwiftPM's bundle accessor names the bundle it looks for beside the binary.
+        for module in ["GangwayProtocol", "GangwayScreens", "GangwayTerminal"] {
+            let bundle = "Gangway_\(module).resources"
+            #expect(binary.range(of: Data(bundle.utf8)) == nil, "the binary looks for \(bundle)")
+        }
+        for text in [#""openapi": "3.1.0""#, #""terminal.home.title""#, #""welcome.title""#] {
+            #expect(binary.range(of: Data(text.utf8)) != nil, "the binary does not hold \(text)")
+        }
+        // Run from a copy in a directory of its own, it still reads its texts.
+        let copy = temporary.appending("bin/gangway")
+        try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: GangwayProcess.shippedExecutable, to: copy)
+        let help = Process()
+        help.executableURL = copy
+        help.arguments = ["admin", "policy", "--help"]
+        let output = Pipe()
+        help.standardOutput = output
+        try help.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        help.waitUntilExit()
+        #expect(help.terminationStatus == 0 && text.contains("--min-length"), "\(text)")
+    }
+
     @Test("gangway-benchmark measures with the shipped parts: no test support linked")
     func theBenchmarkLinksNoTestSupport() throws {
         defer { temporary.remove() }

@@ -10,8 +10,8 @@ import Testing
 
 @Suite("The terminal app's own texts come from the string table: English, German, and the app's own")
 struct TerminalTextTests {
-    static let english = StringTable(locale: Locale(identifier: "en_GB"), bundles: [TerminalText.bundle])
-    static let german = StringTable(locale: Locale(identifier: "de_DE"), bundles: [TerminalText.bundle])
+    static let english = StringTable(locale: Locale(identifier: "en_GB"), adding: [TerminalText.tables])
+    static let german = StringTable(locale: Locale(identifier: "de_DE"), adding: [TerminalText.tables])
 
     /// Texts whose German leaves an argument out: where German needs no word for it, and a
     /// refusal's English message, said in German by its code.
@@ -20,8 +20,8 @@ struct TerminalTextTests {
     }
 
     @Test func germanTranslatesEveryTerminalTextWithTheSamePlaceholders() throws {
-        let en = StringTable.bundled("en", in: TerminalText.bundle)
-        let de = StringTable.bundled("de", in: TerminalText.bundle)
+        let en = TerminalText.tables.entries("en")
+        let de = TerminalText.tables.entries("de")
         #expect(en.count > 150, "the terminal's English table ships")
         #expect(Set(de.keys) == Set(en.keys))
         #expect(en.keys.allSatisfy { $0.hasPrefix("terminal.") }, "the terminal's keys never replace a screen's")
@@ -39,7 +39,7 @@ struct TerminalTextTests {
     /// continuation lines (`not refreshed: …`) indent to.
     @Test func theHomeScreensRowsLineUpInEveryLanguage() throws {
         for language in ["en", "de"] {
-            let table = StringTable.bundled(language, in: TerminalText.bundle)
+            let table = TerminalText.tables.entries(language)
             var rows = 0
             for (key, text) in table where key.hasPrefix("terminal.home.") || key.hasPrefix("terminal.checks.") {
                 guard let row = text.firstMatch(of: /^([^ %][^%:]*:)( +)%/) else { continue }

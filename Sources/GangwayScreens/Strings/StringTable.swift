@@ -4,8 +4,8 @@ import Synchronization
 /// Every text a person reads on Gangway's screens, by key: the table the screens'
 /// `Strings` take their defaults from.
 ///
-/// Gangway ships English and German as SwiftPM resources (`Localization/en.json`,
-/// `Localization/de.json`); the table for a locale is English with that locale's language
+/// Gangway ships English and German (`Localization/en.json`, `Localization/de.json`,
+/// built into the module's code, so the binary needs no resource bundle); the table for a locale is English with that locale's language
 /// over it, so a key a translation lacks still reads in English. An app with texts of its
 /// own ships them the same way in its own bundle and adds it (``init(locale:bundles:)``).
 /// The app's table starts as the one for the person's locale
@@ -28,16 +28,50 @@ public struct StringTable: Sendable, Hashable {
     }
 
     /// The bundled table for `locale`: English, with the locale's language over it where
-    /// it is shipped, from Gangway's bundle and then each of `bundles` (their
+    /// it is shipped, from Gangway's own tables and then each of `bundles` (their
     /// `Localization/LANGUAGE.json` files, which add keys or replace Gangway's).
     public init(locale: Locale, bundles: [Bundle] = []) {
-        let all = [Bundle.module] + bundles
+        self.init(locale: locale, adding: bundles.map(Source.bundle))
+    }
+
+    /// The bundled table for `locale`, from Gangway's own tables and then each of `sources`.
+    public init(locale: Locale, adding sources: [Source]) {
+        let all = [Source.files(EmbeddedResources.files)] + sources
         var entries: [String: String] = [:]
-        for bundle in all { entries.merge(Self.bundled("en", in: bundle)) { $1 } }
+        for source in all { entries.merge(source.entries("en")) { $1 } }
         if let language = locale.language.languageCode?.identifier, language != "en" {
-            for bundle in all { entries.merge(Self.bundled(language, in: bundle)) { $1 } }
+            for source in all { entries.merge(source.entries(language)) { $1 } }
         }
         self.init(entries: entries)
+    }
+
+    /// Where a module's texts are shipped: `Localization/LANGUAGE.json` files in a bundle,
+    /// or built into the module's code (as Gangway's own are, so its binary needs no
+    /// bundle beside it).
+    public struct Source: Sendable {
+        private let read: @Sendable (String) -> Data?
+
+        /// The `Localization/LANGUAGE.json` files of `bundle`.
+        public static func bundle(_ bundle: Bundle) -> Source {
+            Source { language in
+                bundle.url(forResource: language, withExtension: "json", subdirectory: "Localization")
+                    .flatMap { try? Data(contentsOf: $0) }
+            }
+        }
+
+        /// Files' texts by their path (`Localization/LANGUAGE.json`), as a module built
+        /// them in.
+        public static func files(_ files: [String: String]) -> Source {
+            Source { language in files["Localization/\(language).json"].map { Data($0.utf8) } }
+        }
+
+        /// The entries of `language`, or none (a language is a code, never a path).
+        func entries(_ language: String) -> [String: String] {
+            guard !language.isEmpty, language.allSatisfy({ $0.isASCII && $0.isLetter }), let data = read(language),
+                let entries = try? JSONDecoder().decode([String: String].self, from: data)
+            else { return [:] }
+            return entries
+        }
     }
 
     /// This table with `overrides` laid over it.
@@ -151,13 +185,13 @@ public struct StringTable: Sendable, Hashable {
         #endif
     }
 
-    /// The entries of `language` in `bundle` (Gangway's own by default), or none.
-    static func bundled(_ language: String, in bundle: Bundle = .module) -> [String: String] {
-        guard !language.isEmpty, language.allSatisfy({ $0.isASCII && $0.isLetter }),
-            let url = bundle.url(forResource: language, withExtension: "json", subdirectory: "Localization"),
-            let data = try? Data(contentsOf: url),
-            let entries = try? JSONDecoder().decode([String: String].self, from: data)
-        else { return [:] }
-        return entries
+    /// The entries of `language` in Gangway's own tables, or none.
+    static func bundled(_ language: String) -> [String: String] {
+        Source.files(EmbeddedResources.files).entries(language)
+    }
+
+    /// The entries of `language` in `bundle`, or none.
+    static func bundled(_ language: String, in bundle: Bundle) -> [String: String] {
+        Source.bundle(bundle).entries(language)
     }
 }

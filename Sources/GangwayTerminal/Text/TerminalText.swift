@@ -13,10 +13,10 @@ import GangwayServices
 /// admin` describing a policy), comes from the bundled table of the person's locale.
 enum TerminalText {
     /// Gangway's screens' texts and the terminal's, for the person's locale.
-    static let table = StringTable(locale: StringTable.systemLocale(), bundles: [bundle])
+    static let table = StringTable(locale: StringTable.systemLocale(), adding: [tables])
 
-    /// The bundle of the terminal's `Localization/` tables.
-    static let bundle = Bundle.module
+    /// The terminal's `Localization/` tables, built into the module.
+    static let tables = StringTable.Source.files(EmbeddedResources.files)
 
     /// The text under `terminal.KEY`, with `arguments` in its placeholders (as
     /// ``StringTable/text(_:arguments:)`` reads a key).
