@@ -22,8 +22,11 @@ for path in arguments.dropFirst(2).sorted() {
         FileHandle.standardError.write(Data("gangway-embed: \(file) is not UTF-8 text under \(root)\n".utf8))
         exit(1)
     }
-    guard !text.contains("\"\"\"" + delimiter), !text.contains("\r") else {
-        FileHandle.standardError.write(Data("gangway-embed: \(file) holds a raw string's end or a CR\n".utf8))
+    // In the raw string, `"""####` would end it and `\####` begin an escape.
+    guard !text.contains("\"\"\"" + delimiter), !text.contains("\\" + delimiter), !text.contains("\r") else {
+        FileHandle.standardError.write(
+            Data("gangway-embed: \(file) holds a raw string's end, an escape or a CR\n".utf8)
+        )
         exit(1)
     }
     let name = String(file.dropFirst(root.count))

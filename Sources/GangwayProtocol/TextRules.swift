@@ -37,18 +37,26 @@ public enum TextRules {
         }
     }
 
+    /// What is wrong with `value`'s length, or `nil`: it counts Unicode code points, as
+    /// JSON Schema's `minLength` and `maxLength` do.
+    public static func lengthProblem(_ value: String, _ range: ClosedRange<Int>) -> String? {
+        range.contains(value.unicodeScalars.count)
+            ? nil : "must be \(range.lowerBound) to \(range.upperBound) characters long"
+    }
+
+    /// What is wrong with a label, or `nil`: ``lengthProblem(_:_:)``, then control
+    /// characters (``hasControlCharacters(_:)``).
+    public static func textProblem(_ value: String, _ range: ClosedRange<Int>) -> String? {
+        if let problem = lengthProblem(value, range) { return problem }
+        return hasControlCharacters(value)
+            ? "must not contain control characters, invisible characters or text-direction overrides" : nil
+    }
+
     /// What is wrong with a name a person reads (an app's, a user's display name), or
-    /// `nil`: ``APILimits/name`` characters long, without control characters, and not
-    /// ``isBlank(_:)``. The server refuses by it, and the admin client checks by it first.
+    /// `nil`: ``textProblem(_:_:)`` within ``APILimits/name``, and not ``isBlank(_:)``.
+    /// The server refuses by it, and the admin client checks by it first.
     public static func nameProblem(_ value: String) -> String? {
-        let range = APILimits.name
-        if !range.contains(value.unicodeScalars.count) {
-            return "must be \(range.lowerBound) to \(range.upperBound) characters long"
-        }
-        if hasControlCharacters(value) {
-            return "must not contain control characters, invisible characters or text-direction overrides"
-        }
-        return isBlank(value) ? "must not be blank" : nil
+        textProblem(value, APILimits.name) ?? (isBlank(value) ? "must not be blank" : nil)
     }
 
     /// Someone else's text for a message: its first `limit` characters on one line, its

@@ -21,14 +21,21 @@ struct ServeCommandEndToEndTests {
     }
 
     /// The same, with what it printed up to the line that says it listens.
+    /// - Parameter launcher: A program that runs `gangway` (`nohup`), or none.
     private func starting(
         dataDirectory: URL,
-        extra: [String] = []
+        extra: [String] = [],
+        launcher: String? = nil
     ) async throws -> (Process, Pipe, Pipe, Int, String) {
         let process = Process()
-        process.executableURL = GangwayProcess.executable
-        process.arguments =
-            ["serve", "--port", "0", "--data-dir", dataDirectory.path, "--bcrypt-cost", "4"] + extra
+        let arguments = ["serve", "--port", "0", "--data-dir", dataDirectory.path, "--bcrypt-cost", "4"] + extra
+        if let launcher {
+            process.executableURL = URL(fileURLWithPath: launcher)
+            process.arguments = [GangwayProcess.executable.path] + arguments
+        } else {
+            process.executableURL = GangwayProcess.executable
+            process.arguments = arguments
+        }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -66,6 +73,23 @@ struct ServeCommandEndToEndTests {
             + String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(!token.isEmpty)
         #expect(!everything.contains(token))
+    }
+
+    @Test(
+        "under nohup a closed terminal (SIGHUP) leaves the server serving",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/nohup"))
+    )
+    func nohupOutlivesTheTerminal() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-serve-nohup")
+        defer { directory.remove() }
+        let (process, _, _, port, _) = try await starting(dataDirectory: directory.url, launcher: "/usr/bin/nohup")
+        defer { process.terminate() }
+        #expect(port > 0)
+        kill(process.processIdentifier, SIGHUP)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(process.isRunning, "nohup's SIGHUP stopped the server")
+        let (_, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)/health")!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
     }
 
     @Test("--host takes an IPv6 address in brackets as a URL writes it; an empty one is a bad command line")

@@ -324,7 +324,10 @@ struct OutboxTests {
             ) == 1
         )
         #expect(try lost.unfiledCount(registrationID: "reg-alice") == 1)
-        #expect(try lost.ready().map(\.changeID) == [other.change.id, bobs.change.id])
+        #expect(
+            try lost.ready().map(\.changeID) == [bobs.change.id],
+            "still unfiled, its entity unknown: it goes only as Alice's oldest"
+        )
         #expect(
             try lost.refile(
                 registrationID: "reg-alice",
@@ -335,6 +338,40 @@ struct OutboxTests {
         try lost.release(registrationID: "reg-alice", entitySet: "checks", entityID: "A320-tyres")
         #expect(try lost.ready().map(\.changeID) == [behind.change.id, other.change.id, bobs.change.id])
         #expect(try lost.refile(registrationID: "reg-bob", changes: [:], heldBack: []) == 0)
+    }
+
+    @Test("a hold an unfiled refusal widened is lifted by the author's record, even with nothing left unfiled")
+    func aWidenedHoldIsLiftedByTheAuthorsRecord() throws {
+        defer { temporary.remove() }
+        let box = try outbox()
+        let refused = try record(alice, ["aircraft": "D-AIZZ"], in: box)
+        try deviceKeys.delete(Outbox.tagKeyName)
+        let lost = try outbox()
+        // Made after the loss, under the new key, to another entity.
+        let fuel = try record(alice, entity: "A320-fuel", ["status": "done"], in: lost)
+        let first = try #require(try lost.ready().first)
+        #expect(try lost.ready().map(\.changeID) == [refused.change.id], "the fuel waits behind the unfiled one")
+        try lost.settle([
+            (
+                first,
+                ChangeAnswer(
+                    result: ChangeResult(
+                        changeID: refused.change.id,
+                        rejected: ChangeRejection(.fieldNotWritable, "Devices may not write aircraft in checks.")
+                    )
+                )
+            )
+        ])
+        #expect(try lost.ready().isEmpty)
+        #expect(try lost.unfiledCount(registrationID: "reg-alice") == 0)
+        #expect(try lost.needsRefiling(registrationID: "reg-alice"))
+        try lost.refile(
+            registrationID: "reg-alice",
+            changes: [fuel.change.id: ("checks", "A320-fuel")],
+            heldBack: [("checks", "A320-tyres")]
+        )
+        #expect(try lost.ready().map(\.changeID) == [fuel.change.id], "another entity's change goes")
+        #expect(try !lost.needsRefiling(registrationID: "reg-alice"))
     }
 
     @Test func readyTakesTheOldestOfTheRegistrationsAsked() throws {

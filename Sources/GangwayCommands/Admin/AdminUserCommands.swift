@@ -237,15 +237,16 @@ struct UserTarget: ParsableArguments {
 
     func setBlocked(_ blocked: Bool, saying outcome: String) async throws {
         try await run { admin, username in
-            // Said as it is: a second block ends no session.
-            if let user = try await admin.user(username), user.isBlocked == blocked {
+            // Sent either way (a block stopped halfway is finished), and said as it is.
+            let before = try await admin.user(username)
+            try await admin.setBlocked(blocked, user: username)
+            if before?.isBlocked == blocked {
                 Console.standardOutput(
                     "\(username) is \(blocked ? "blocked" : "not blocked") already; nothing changed."
                 )
-                return
+            } else {
+                Console.standardOutput("\(blocked ? "Blocked" : "Unblocked") \(username): \(outcome).")
             }
-            try await admin.setBlocked(blocked, user: username)
-            Console.standardOutput("\(blocked ? "Blocked" : "Unblocked") \(username): \(outcome).")
         }
     }
 

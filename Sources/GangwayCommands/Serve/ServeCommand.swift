@@ -23,7 +23,8 @@ struct ServeCommand: AsyncParsableCommand {
             way): a second is refused, naming the first, and so is the device app's data \
             directory (its server's is DIR/server). A server that cannot listen, or reach \
             PostgreSQL within --wait-for-database, says why and writes nothing. SIGINT, \
-            SIGTERM or SIGHUP stops the server after the requests in flight. The API is \
+            SIGTERM or SIGHUP (unless started with nohup) stops the server after the \
+            requests in flight. The API is \
             described by the OpenAPI document served at /openapi.json.
 
             The operator's console is at /console: operators sign in with a password and a \

@@ -3,24 +3,18 @@ import GangwayProtocol
 
 /// Checks the constraints the API document states, which the generated code does not.
 enum Validation {
-    /// Lengths count Unicode code points, as JSON Schema's `minLength` and `maxLength` do.
+    /// Lengths count Unicode code points, as JSON Schema's `minLength` and `maxLength` do
+    /// (``TextRules/lengthProblem(_:_:)``).
     static func length(_ value: String, _ field: String, _ range: ClosedRange<Int>) throws(APIError) {
-        guard range.contains(value.unicodeScalars.count) else {
-            throw .badRequest(
-                "\(field) must be \(range.lowerBound) to \(range.upperBound) characters long.",
-                code: .invalidField
-            )
+        if let problem = TextRules.lengthProblem(value, range) {
+            throw .badRequest("\(field) \(problem).", code: .invalidField)
         }
     }
 
-    /// A name or label: a length and no control characters (see ``isControl(_:)``).
+    /// A name or label: a length and no control characters (``TextRules/textProblem(_:_:)``).
     static func text(_ value: String, _ field: String, _ range: ClosedRange<Int>) throws(APIError) {
-        try length(value, field, range)
-        guard !hasControlCharacters(value) else {
-            throw .badRequest(
-                "\(field) must not contain control characters, invisible characters or text-direction overrides.",
-                code: .invalidField
-            )
+        if let problem = TextRules.textProblem(value, range) {
+            throw .badRequest("\(field) \(problem).", code: .invalidField)
         }
     }
 

@@ -334,8 +334,8 @@ public struct MobileServicesServer: Sendable {
         try await storage.purgeExpired(at: now()) + storage.purgeActivity(at: now())
     }
 
-    /// Serves until SIGINT, SIGTERM or SIGHUP (its terminal closed), then finishes the
-    /// requests in flight and stops.
+    /// Serves until SIGINT, SIGTERM or SIGHUP (its terminal closed; not under `nohup`),
+    /// then finishes the requests in flight and stops.
     ///
     /// - Parameters:
     ///   - onListening: Called with the bound port once the server listens.
@@ -347,11 +347,22 @@ public struct MobileServicesServer: Sendable {
         let group = ServiceGroup(
             configuration: .init(
                 services: try services(onListening: onListening, onConsoleListening: onConsoleListening),
-                gracefulShutdownSignals: [.sigterm, .sigint, .sighup],
+                gracefulShutdownSignals: Self.shutdownSignals,
                 logger: logger
             )
         )
         try await group.run()
+    }
+}
+
+extension MobileServicesServer {
+    /// SIGINT and SIGTERM, and SIGHUP (a closed terminal) unless the server was started
+    /// to outlive its terminal (`nohup`, which leaves SIGHUP ignored).
+    static var shutdownSignals: [UnixSignal] {
+        let previous = signal(SIGHUP, SIG_IGN)
+        signal(SIGHUP, previous)
+        let ignored = unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+        return ignored ? [.sigterm, .sigint] : [.sigterm, .sigint, .sighup]
     }
 }
 

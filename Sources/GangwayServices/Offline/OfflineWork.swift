@@ -361,7 +361,7 @@ public struct OfflineWork: Sendable {
     /// their entities again, from the user's own record, and holds again those behind a
     /// refusal the user has not answered.
     private func refile(_ registrationID: String, in context: FlowContext) throws {
-        guard try outbox.unfiledCount(registrationID: registrationID) > 0 else { return }
+        guard try outbox.needsRefiling(registrationID: registrationID) else { return }
         let own = try own(in: context)
         var changes: [UUID: (entitySet: String, entityID: String)] = [:]
         for change in own where change.state == .pending {

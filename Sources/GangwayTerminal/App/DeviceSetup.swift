@@ -103,7 +103,7 @@ struct DeviceSetup: Sendable {
         )
         if outbox.unfiled > 0 {
             logger.warning(
-                "the device's key store lost the outbox's tag key; its waiting changes go one by one until each author signs in again",
+                "the device's key store lost the outbox's tag key; its waiting changes go one by one until each author's next sync files them again",
                 metadata: ["changes": "\(outbox.unfiled)"]
             )
         }

@@ -92,7 +92,9 @@ extension Outbox {
                     """
             )
         }
-        // The check value of the key the changes are tagged with, to tell a lost key.
+        // The check value of the key the changes are tagged with, to tell a lost key. From
+        // here `held` is 0 (ready), 1 (behind a refusal of its entity) or 2 (behind a
+        // refusal of an unfiled change, until the author's record files them again).
         migrator.registerMigration("v4") { db in
             try db.execute(
                 sql: """

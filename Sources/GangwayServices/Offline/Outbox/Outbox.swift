@@ -217,7 +217,9 @@ public struct Outbox: Sendable {
                         AND earlier.entity_tag = pending.entity_tag
                         AND earlier.position < pending.position)
                 """
-            // Rare (a lost tag key), so asked once rather than of every change.
+            // Rare (a lost tag key), so asked once rather than of every change. An unfiled
+            // change's entity is unknown: nothing of its author's goes past it, and it goes
+            // only as its author's oldest.
             if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pending WHERE entity_tag = '')") == true {
                 sql += """
                      AND NOT EXISTS (
@@ -225,6 +227,10 @@ public struct Outbox: Sendable {
                         WHERE unfiled.registration_id = pending.registration_id
                             AND unfiled.entity_tag = ''
                             AND unfiled.position < pending.position)
+                    AND NOT (pending.entity_tag = '' AND EXISTS (
+                        SELECT 1 FROM pending AS earlier
+                        WHERE earlier.registration_id = pending.registration_id
+                            AND earlier.position < pending.position))
                     """
             }
             var arguments: StatementArguments = []
@@ -288,8 +294,13 @@ public struct Outbox: Sendable {
             var keys: [String: (id: Int64, key: SymmetricKey)] = [:]
             for (change, answer) in answers where answer.result.outcome != .held {
                 let id = change.changeID.lowercasedText
-                try db.cachedStatement(sql: "DELETE FROM pending WHERE change_id = ?").execute(arguments: [id])
-                guard db.changesCount == 1 else { continue }
+                // The tag as it stands now: a refile since the change was read may have filed it.
+                guard
+                    let tag = try String.fetchOne(
+                        db.cachedStatement(sql: "DELETE FROM pending WHERE change_id = ? RETURNING entity_tag"),
+                        arguments: [id]
+                    )
+                else { continue }
                 if keys[change.registrationID] == nil {
                     keys[change.registrationID] = try Self.answerKey(for: change.registrationID, db)
                 }
@@ -305,14 +316,15 @@ public struct Outbox: Sendable {
                         ON CONFLICT (change_id) DO NOTHING
                         """
                 ).execute(arguments: [id, change.registrationID, sealed, Int64(now().timeIntervalSince1970), key.id])
-                if answer.outcome == .rejected, change.entityTag.isEmpty {
-                    // An unfiled change's entity is unknown: all its author's changes wait.
-                    try db.cachedStatement(sql: "UPDATE pending SET held = 1 WHERE registration_id = ?")
+                if answer.outcome == .rejected, tag.isEmpty {
+                    // An unfiled change's entity is unknown: all its author's changes wait,
+                    // marked as widened (2) until their record files them again.
+                    try db.cachedStatement(sql: "UPDATE pending SET held = 2 WHERE registration_id = ? AND held = 0")
                         .execute(arguments: [change.registrationID])
                 } else if answer.outcome == .rejected {
                     try db.cachedStatement(
                         sql: "UPDATE pending SET held = 1 WHERE registration_id = ? AND entity_tag = ?"
-                    ).execute(arguments: [change.registrationID, change.entityTag])
+                    ).execute(arguments: [change.registrationID, tag])
                 }
             }
         }
@@ -435,12 +447,27 @@ public struct Outbox: Sendable {
         }
     }
 
+    /// Whether a registration's changes wait for their author's record
+    /// (``refile(registrationID:changes:heldBack:)``): some are unfiled, or held because
+    /// an unfiled change was refused.
+    public func needsRefiling(registrationID: String) throws(OutboxError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM pending WHERE registration_id = ? AND (entity_tag = '' OR held = 2))
+                    """,
+                arguments: [registrationID]
+            ) ?? false
+        }
+    }
+
     /// Files a registration's unfiled changes (``unfiled``) under their entities' tags
     /// again, from their author's own record of them, and holds again exactly the
     /// changes to the entities in `heldBack` (those behind a refusal the author has not
     /// answered), which a refusal of an unfiled change may have widened to all. A change
-    /// the record lacks stays unfiled. Does nothing when none of the registration's
-    /// changes is unfiled.
+    /// the record lacks stays unfiled (it goes only as its author's oldest). Does nothing
+    /// when the registration needs no refiling (``needsRefiling(registrationID:)``).
     ///
     /// - Returns: How many changes were filed again.
     @discardableResult
@@ -455,7 +482,12 @@ public struct Outbox: Sendable {
                 sql: "SELECT change_id FROM pending WHERE registration_id = ? AND entity_tag = ''",
                 arguments: [registrationID]
             )
-            guard !unfiled.isEmpty else { return 0 }
+            let widened = try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM pending WHERE registration_id = ? AND held = 2)",
+                arguments: [registrationID]
+            )
+            guard !unfiled.isEmpty || widened == true else { return 0 }
             var filed = 0
             for text in unfiled {
                 guard let id = UUID(uuidString: text), let entity = changes[id] else { continue }
