@@ -5,8 +5,9 @@ import Synchronization
 /// `Strings` take their defaults from.
 ///
 /// Gangway ships English and German (`Localization/en.json`, `Localization/de.json`,
-/// built into the module's code, so the binary needs no resource bundle); the table for a locale is English with that locale's language
-/// over it, so a key a translation lacks still reads in English. An app with texts of its
+/// built into the module's code, so the binary needs no resource bundle); the table for a
+/// locale is English with that locale's language over it, so a key a translation lacks
+/// still reads in English. An app with texts of its
 /// own ships them the same way in its own bundle and adds it (``init(locale:bundles:)``).
 /// The app's table starts as the one for the person's locale
 /// (``systemLocale(environment:)``). An app replaces or translates any text by laying its
