@@ -62,6 +62,12 @@ struct OutboxTests {
         )
     }
 
+    /// Settles `change` as the server refuses a field devices may not write.
+    func refuse(_ change: PendingChange, in outbox: Outbox) throws {
+        let refusal = ChangeRejection(.fieldNotWritable, "Devices may not write aircraft in checks.")
+        try outbox.settle([(change, ChangeAnswer(result: ChangeResult(changeID: change.changeID, rejected: refusal)))])
+    }
+
     @Test func aRecordedChangeIsSignedSealedAndThereAfterAReopen() throws {
         defer { temporary.remove() }
         let first = try record(alice, ["status": "done"], in: try outbox())
@@ -237,17 +243,8 @@ struct OutboxTests {
         let otherEntity = try record(alice, entity: "A321-fuel", ["status": "done"], in: box)
         let bobs = try record(bob, ["status": "open"], in: box)
         let first = try #require(try box.ready().first)
-        try box.settle([
-            (
-                first,
-                ChangeAnswer(
-                    result: ChangeResult(
-                        changeID: refused.change.id,
-                        rejected: ChangeRejection(.fieldNotWritable, "Devices may not write aircraft in checks.")
-                    )
-                )
-            )
-        ])
+        #expect(first.changeID == refused.change.id)
+        try refuse(first, in: box)
         #expect(try box.ready().map(\.changeID) == [otherEntity.change.id, bobs.change.id])
         #expect(try box.readyCount() == 2, "a held change is not ready")
         #expect(
@@ -303,17 +300,7 @@ struct OutboxTests {
         let lost = try outbox()
         let first = try #require(try lost.ready().first)
         #expect(first.changeID == refused.change.id)
-        try lost.settle([
-            (
-                first,
-                ChangeAnswer(
-                    result: ChangeResult(
-                        changeID: refused.change.id,
-                        rejected: ChangeRejection(.fieldNotWritable, "Devices may not write aircraft in checks.")
-                    )
-                )
-            )
-        ])
+        try refuse(first, in: lost)
         #expect(try lost.ready().map(\.changeID) == [bobs.change.id], "the entity is unknown: all of Alice's wait")
         // A change the record lacks stays unfiled; the others are filed, the refused entity held.
         #expect(
@@ -351,17 +338,7 @@ struct OutboxTests {
         let fuel = try record(alice, entity: "A320-fuel", ["status": "done"], in: lost)
         let first = try #require(try lost.ready().first)
         #expect(try lost.ready().map(\.changeID) == [refused.change.id], "the fuel waits behind the unfiled one")
-        try lost.settle([
-            (
-                first,
-                ChangeAnswer(
-                    result: ChangeResult(
-                        changeID: refused.change.id,
-                        rejected: ChangeRejection(.fieldNotWritable, "Devices may not write aircraft in checks.")
-                    )
-                )
-            )
-        ])
+        try refuse(first, in: lost)
         #expect(try lost.ready().isEmpty)
         #expect(try lost.unfiledCount(registrationID: "reg-alice") == 0)
         #expect(try lost.needsRefiling(registrationID: "reg-alice"))
