@@ -2,6 +2,7 @@ import Foundation
 import GangwayAdmin
 import GangwayProtocol
 import GangwayServices
+import GangwaySystem
 import Testing
 
 @testable import GangwayCommands
@@ -70,5 +71,25 @@ struct AdminDateFormatTests {
         let offset = TimeInterval(TimeZone.current.secondsFromGMT(for: date))
         let shown = AdminFormatter.date(date.addingTimeInterval(-offset))
         #expect(shown == text.prefix(10) + " " + text.dropFirst(11).prefix(5))
+    }
+}
+
+@Suite("gangway admin's tables line up whatever the names")
+struct AdminTableWidthTests {
+    @Test func wideAndCombinedNamesAreWholeAndAligned() {
+        let table = AdminFormatter.table(
+            ["USER", "NAME", "STATUS"],
+            [["zoe", "👩‍✈️ Zoë", "active"], ["kenji", "山田 健二", "blocked"], ["ana", "Ana", "active"]]
+        )
+        let lines = table.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4)
+        // Foundation's padding counted UTF-16 units and cut the pilot's name to its emoji.
+        #expect(table.contains("👩‍✈️ Zoë"))
+        #expect(table.contains("山田 健二"))
+        // The status column starts at the same terminal column on every line.
+        let statuses = ["STATUS", "active", "blocked", "active"]
+        #expect(zip(lines, statuses).allSatisfy { $0.hasSuffix($1) })
+        let starts = zip(lines, statuses).map { TerminalColumns.width(of: $0.dropLast($1.count)) }
+        #expect(Set(starts).count == 1, "\(starts)")
     }
 }

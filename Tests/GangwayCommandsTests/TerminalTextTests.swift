@@ -3,6 +3,7 @@ import GangwayFlows
 import GangwayPolicy
 import GangwayProtocol
 import GangwayServices
+import GangwaySystem
 import Testing
 
 @testable import GangwayScreens
@@ -167,6 +168,37 @@ struct TerminalTextTests {
             }
             #expect(columns[0] == columns[1], "\(lines)")
             #expect(columns[0].first == 65)
+        }
+    }
+
+    @Test("wide characters take two columns, and the checks stay aligned on a terminal")
+    func wideValuesKeepTheChecksAligned() {
+        let entities = [
+            AppEntity(
+                id: "JA01-燃料",
+                fields: ["aircraft": "A320 JA01", "stand": "東3", "item": "燃料の量を確認する作業", "status": "open"],
+                version: 1,
+                updatedAt: Date(),
+                updatedBy: "x"
+            ),
+            AppEntity(
+                id: "F-GKXA-tyres",
+                fields: ["aircraft": "A320 F-GKXA", "stand": "3", "item": "tyres", "status": "done"],
+                version: 1,
+                updatedAt: Date(),
+                updatedBy: "x"
+            ),
+        ]
+        StringTable.withTable(Self.english) {
+            let lines = ChecksText.lines(entities.map { .init(entity: $0, pending: false, needsAttention: false) })
+            #expect(lines.count == 2)
+            let columns = lines.map { line in
+                ["A320", "stand", line.hasSuffix("open") ? "open" : "done"].compactMap { word in
+                    line.range(of: word).map { TerminalColumns.width(of: line[..<$0.lowerBound]) }
+                }
+            }
+            #expect(columns[0].count == 3)
+            #expect(columns[0] == columns[1], "\(lines)")
         }
     }
 

@@ -65,7 +65,10 @@ public struct LocalServer: Sendable {
     /// Whether `directory` is a `gangway serve --data-dir`: it holds a server's own
     /// files (its admin token, key or database) itself.
     public static func isServeDirectory(_ directory: URL) -> Bool {
-        ["admin-token", "server-key", ServerConfiguration.sqliteFileName].contains {
+        [
+            ServerConfiguration.adminTokenFileName, ServerConfiguration.serverKeyFileName,
+            ServerConfiguration.sqliteFileName,
+        ].contains {
             FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path)
         }
     }
@@ -136,7 +139,7 @@ public struct LocalServer: Sendable {
         }
     }
 
-    var urlFile: URL { directory.appendingPathComponent("url") }
+    var urlFile: URL { ServerURLFile(directory: directory).file }
 
     /// The URL the last server to serve this directory wrote; refused when the file is
     /// not the user's own.
@@ -149,8 +152,9 @@ public struct LocalServer: Sendable {
     /// The admin token the server wrote; `nil` when there is no file, refused when the
     /// file is not the user's own, or others can read it (as `--token-file` is).
     func adminToken() throws -> String? {
-        try PrivateFiles.read(directory.appendingPathComponent("admin-token"), secret: true).map {
-            String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        try PrivateFiles.read(directory.appendingPathComponent(ServerConfiguration.adminTokenFileName), secret: true)
+            .map {
+                String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
     }
 }

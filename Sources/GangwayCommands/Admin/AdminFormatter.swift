@@ -2,6 +2,7 @@ import Foundation
 import GangwayAdmin
 import GangwayProtocol
 import GangwayServices
+import GangwaySystem
 import GangwayTerminal
 
 /// How `gangway admin` prints what the server holds: aligned columns and labelled lines.
@@ -148,19 +149,19 @@ enum AdminFormatter {
     /// `Label:` lines with their values in one column, as ``settings(_:)`` prints them.
     static func labelled(_ lines: [(String, String)]) -> String {
         lines.map { label, value in
-            (label.isEmpty ? "" : "\(label):").padding(toLength: 17, withPad: " ", startingAt: 0) + value
+            TerminalColumns.padded(label.isEmpty ? "" : "\(label):", to: 17) + value
         }.joined(separator: "\n")
     }
 
-    /// Left-aligned columns two spaces apart.
+    /// Left-aligned columns two spaces apart, as wide as their widest cell on a terminal.
     static func table(_ header: [String], _ rows: [[String]]) -> String {
         // A cell is one line of text: a device's line break or tab (a log message keeps
         // them) is written out, so it cannot draw a row or a column nobody sent.
         let all = [header] + rows.map { $0.map { TextRules.escapingControls($0, keepingLines: false) } }
-        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        let widths = header.indices.map { column in all.map { TerminalColumns.width(of: $0[column]) }.max() ?? 0 }
         return all.map { row in
             row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column == row.count - 1 ? cell : TerminalColumns.padded(cell, to: widths[column])
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }

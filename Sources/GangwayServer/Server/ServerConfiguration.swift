@@ -127,10 +127,15 @@ public struct ServerConfiguration: Sendable {
 
     /// The SQLite database's file name in the data directory.
     public static let sqliteFileName = "gangway-server.sqlite"
-    /// The server key's file: ``keyFile``, or `server-key` in the data directory.
-    public var serverKeyPath: URL { keyFile ?? dataDirectory.appendingPathComponent("server-key") }
+    /// The server key's file: ``keyFile``, or ``serverKeyFileName`` in the data directory.
+    public var serverKeyPath: URL { keyFile ?? dataDirectory.appendingPathComponent(Self.serverKeyFileName) }
     /// The file the admin token is written to at first start, readable by its owner only.
-    public var adminTokenPath: URL { dataDirectory.appendingPathComponent("admin-token") }
+    public var adminTokenPath: URL { dataDirectory.appendingPathComponent(Self.adminTokenFileName) }
+
+    /// The server key's file name in the data directory, unless ``keyFile`` names another.
+    public static let serverKeyFileName = "server-key"
+    /// The admin token's file name in the data directory.
+    public static let adminTokenFileName = "admin-token"
 
     /// Where devices reach the server until the bound port is known: ``publicURL``, or
     /// the host and the configured port.

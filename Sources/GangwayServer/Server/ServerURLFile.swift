@@ -13,8 +13,11 @@ public final class ServerURLFile: Sendable {
 
     /// The `url` file of the data directory `directory`.
     public init(directory: URL) {
-        file = directory.appendingPathComponent("url")
+        file = directory.appendingPathComponent(Self.fileName)
     }
+
+    /// The file's name in the data directory.
+    public static let fileName = "url"
 
     /// Writes `url`, replacing what the file held.
     public func write(_ url: URL) throws {

@@ -1,4 +1,5 @@
 import GangwayServices
+import GangwaySystem
 
 /// The demo app's aircraft checks (entity set `checks`), one line per check, the same
 /// on the home screen and in demo mode.
@@ -16,7 +17,7 @@ public enum ChecksText {
 
     /// One line per check as the user sees it, the ones their pending changes touch marked
     /// "(pending)", and those the server answered with a conflict or a refusal "(see pending)".
-    /// Each column is as wide as its longest value (at least its usual width), so a long
+    /// Each column is as wide on a terminal as its longest value (at least its usual width), so a long
     /// ID or value moves the columns after it and never breaks them.
     public static func lines(_ shown: [OfflineWork.ShownEntity]) -> [String] {
         let rows = shown.map { item in
@@ -32,19 +33,17 @@ public enum ChecksText {
         }
         var widths = [17, 13, 10, 16, 5, 0]
         for row in rows {
-            for (column, text) in row.enumerated() { widths[column] = max(widths[column], text.count) }
+            for (column, text) in row.enumerated() {
+                widths[column] = max(widths[column], TerminalColumns.width(of: text))
+            }
         }
         return zip(shown, rows).map { item, row in
             let mark =
                 item.needsAttention
                 ? "  " + localized("checks.seePending") : item.pending ? "  " + localized("checks.pending") : ""
-            let columns = zip(row, widths).map { text, width in pad(text, width) }
+            let columns = zip(row, widths).map { text, width in TerminalColumns.padded(text, to: width) }
             return columns.joined(separator: " ").trimmingTrailingSpaces() + mark
         }
-    }
-
-    private static func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 }
 
