@@ -7,6 +7,10 @@ import GangwaySystem
 /// Starts the server of a directory in this process, for ``LocalServer`` when nothing
 /// answers there: the device app's embedded server (`gangway` gives GangwayTerminal's).
 public protocol LocalServerStarter: Sendable {
+    /// The directory in the device app's data directory that its embedded server keeps
+    /// its data in (`server`).
+    var appServerDirectoryName: String { get }
+
     /// Serves the database in `directory` while `body` runs with its URL, then stops.
     func serving<Result: Sendable>(
         directory: URL,
@@ -48,18 +52,15 @@ public struct LocalServer: Sendable {
 
     public init(dataDirectory: URL, starter: any LocalServerStarter) {
         self.dataDirectory = dataDirectory
-        directory = Self.serverDirectory(in: dataDirectory)
-        self.starter = starter
-    }
-
-    /// The server's own directory: `DIR/server` for the device app's data directory, or
-    /// `DIR` itself when it is a `gangway serve --data-dir` (it holds the server's admin
-    /// token or database, and no `server` directory), so an operator pointing
-    /// `gangway admin --data-dir` at their server's directory reaches that server.
-    static func serverDirectory(in dataDirectory: URL) -> URL {
-        let nested = dataDirectory.appendingPathComponent("server")
-        return isServeDirectory(dataDirectory) && !FileManager.default.fileExists(atPath: nested.path)
+        // The server's own directory: `DIR/server` for the device app's data directory,
+        // or `DIR` itself when it is a `gangway serve --data-dir` (it holds the server's
+        // admin token or database, and no `server` directory), so an operator pointing
+        // `gangway admin --data-dir` at their server's directory reaches that server.
+        let nested = dataDirectory.appendingPathComponent(starter.appServerDirectoryName)
+        directory =
+            Self.isServeDirectory(dataDirectory) && !FileManager.default.fileExists(atPath: nested.path)
             ? dataDirectory : nested
+        self.starter = starter
     }
 
     /// Whether `directory` is a `gangway serve --data-dir`: it holds a server's own
@@ -71,12 +72,6 @@ public struct LocalServer: Sendable {
         ].contains {
             FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path)
         }
-    }
-
-    /// Whether `directory` is the device app's data directory: it holds the device's
-    /// directory (`device`).
-    public static func isAppDirectory(_ directory: URL) -> Bool {
-        FileManager.default.fileExists(atPath: directory.appendingPathComponent("device").path)
     }
 
     /// A data directory that holds a server's own files and the device app's `server`

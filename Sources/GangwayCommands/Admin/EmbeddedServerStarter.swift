@@ -7,6 +7,8 @@ import GangwayTerminal
 struct EmbeddedServerStarter: LocalServerStarter {
     let bcryptCost: UInt8
 
+    var appServerDirectoryName: String { DeviceAppOptions.serverDirectoryName }
+
     func serving<Result: Sendable>(
         directory: URL,
         _ body: @Sendable (URL) async throws -> Result

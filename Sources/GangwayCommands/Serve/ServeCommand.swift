@@ -134,7 +134,8 @@ struct ServeCommand: AsyncParsableCommand {
     var logLevel: String?
 
     static var defaultDataDirectory: String {
-        GangwayDirectory.path("server")
+        // The device app's embedded server, so both serve the same data.
+        GangwayDirectory.path(DeviceAppOptions.serverDirectoryName)
     }
 
     /// An address as typed, its brackets off: `[::1]` is how a URL writes `::1`.
@@ -204,10 +205,12 @@ struct ServeCommand: AsyncParsableCommand {
                 )
             }
         }
-        if LocalServer.isAppDirectory(URL(fileURLWithPath: dataDirectory)) {
+        let directory = URL(fileURLWithPath: dataDirectory)
+        if DeviceAppOptions.isDataDirectory(directory) {
+            let server = directory.appendingPathComponent(DeviceAppOptions.serverDirectoryName)
             throw CommandFailure(
                 "\(dataDirectory) is the device app's data directory; its server keeps its data in "
-                    + "\(URL(fileURLWithPath: dataDirectory).appendingPathComponent("server").path). Nothing was changed."
+                    + "\(server.path). Nothing was changed."
             )
         }
         if let problem = ListeningAddress.problem(host: host, port: port) {

@@ -4,8 +4,9 @@ import GangwayScreens
 
 /// How `gangway` runs the device app.
 public struct DeviceAppOptions: Sendable {
-    /// Where the app keeps everything: the device's stores and keys under `device/`, the
-    /// embedded server's database and admin token under `server/`.
+    /// Where the app keeps everything: the device's stores and keys under `device/`
+    /// (``deviceDirectoryName``), the embedded server's database and admin token under
+    /// `server/` (``serverDirectoryName``).
     public var dataDirectory: URL
     /// A running server to use instead of the embedded one.
     public var serverURL: URL?
@@ -65,6 +66,17 @@ public struct DeviceAppOptions: Sendable {
         return WelcomeScreen.Link(title: title, url: url, version: version)
     }
 
-    var deviceDirectory: URL { dataDirectory.appendingPathComponent("device") }
-    var serverDirectory: URL { dataDirectory.appendingPathComponent("server") }
+    var deviceDirectory: URL { dataDirectory.appendingPathComponent(Self.deviceDirectoryName) }
+    var serverDirectory: URL { dataDirectory.appendingPathComponent(Self.serverDirectoryName) }
+
+    /// The directory in ``dataDirectory`` that the device's stores, keys and outbox live in.
+    public static let deviceDirectoryName = "device"
+    /// The directory in ``dataDirectory`` that the embedded server keeps its data in.
+    public static let serverDirectoryName = "server"
+
+    /// Whether `directory` is the device app's data directory: it holds the device's
+    /// directory.
+    public static func isDataDirectory(_ directory: URL) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent(deviceDirectoryName).path)
+    }
 }
