@@ -292,6 +292,15 @@ struct AdminCommandEndToEndTests {
         #expect(weak.status == 1)
         #expect(weak.standardError.contains("the server answered 400"))
         #expect(!weak.standardError.contains("short"), "the refused password is not repeated")
+        // A password line that is not UTF-8 text is not taken with its bytes replaced: two
+        // such passwords would be one.
+        let garbled = try machine.runner.run(
+            ["admin", "users", "add", "erin", "--data-dir", machine.directory.url.path, "--bcrypt-cost", "4"],
+            input: Data("erin-password-1".utf8) + Data([0xFF, 0xFE, 0x0A])
+        )
+        #expect(garbled.status != 0, "\(garbled)")
+        #expect(garbled.standardError.contains("That line is not UTF-8 text"), "\(garbled)")
+        #expect(!(try machine.admin(["users", "list"]).output.contains("erin")))
 
         let passcode = DeviceAppEndToEndTests.alicePasscode
         let onboarded = try machine.app([

@@ -218,10 +218,14 @@ struct FirstHourEndToEndTests {
         defer { directory.remove() }
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
         let data = directory.appending("server")
+        // The URL in a file of the user's own, as the README shows: its password never on
+        // the command line.
+        let urlFile = directory.appending("database-url")
+        try PrivateFiles.write(Data("postgres://gangway:db-secret-17@127.0.0.1:1/gangway\n".utf8), to: urlFile)
         let started = ContinuousClock.now
         let result = try runner.run([
             "serve", "--port", "0", "--data-dir", data.path, "--wait-for-database", "2",
-            "--postgres", "postgres://gangway:db-secret-17@127.0.0.1:1/gangway",
+            "--postgres-file", urlFile.path,
         ])
         let took = ContinuousClock.now - started
         #expect(result.status == 1)
@@ -232,6 +236,24 @@ struct FirstHourEndToEndTests {
         )
         #expect(!result.standardError.contains("db-secret-17"))
         #expect(took >= .seconds(2) && took < .seconds(20), "\(took)")
+        #expect(!FileManager.default.fileExists(atPath: data.path), "no file written")
+
+        // On the command line it works too, and the password there is warned of.
+        let inline = try runner.run([
+            "serve", "--port", "0", "--data-dir", data.path, "--wait-for-database", "1",
+            "--postgres", "postgres://gangway:db-secret-17@127.0.0.1:1/gangway",
+        ])
+        #expect(inline.status == 1)
+        #expect(inline.standardError.hasPrefix("Warning: the password in --postgres shows in the process list"))
+        #expect(!inline.standardError.contains("db-secret-17"))
+        // Both at once, or a file others can read, are refused before anything starts.
+        let both = try runner.run([
+            "serve", "--data-dir", data.path, "--postgres", "postgres://127.0.0.1:1/g", "--postgres-file", urlFile.path,
+        ])
+        #expect(both.status == 64 && both.standardError.contains("not both"), "\(both)")
+        #expect(chmod(urlFile.path, 0o644) == 0)
+        let readable = try runner.run(["serve", "--data-dir", data.path, "--postgres-file", urlFile.path])
+        #expect(readable.status == 1 && !readable.standardError.contains("db-secret-17"), "\(readable)")
         #expect(!FileManager.default.fileExists(atPath: data.path), "no file written")
     }
 

@@ -118,6 +118,12 @@ struct ServeCommandEndToEndTests {
             ])
             #expect(empty.status == 64 && empty.standardError.contains("--host needs an address"), "\(empty)")
         }
+        for host in ["[::1", "::1]", "http://127.0.0.1", "127.0.0.1 8080"] {
+            let typo = try runner.run([
+                "serve", "--host", host, "--port", "0", "--data-dir", directory.appending("x").path,
+            ])
+            #expect(typo.status == 64 && typo.standardError.contains("is not an address"), "\(host): \(typo)")
+        }
         #expect(!FileManager.default.fileExists(atPath: directory.appending("x").path))
 
         // Every address: the address devices are given would be no address; said at start.

@@ -97,6 +97,15 @@ struct StoreCommandEndToEndTests {
     @Test func wrongPasscodesReportTriesLeftThenEraseTheStore() throws {
         defer { temporary.remove() }
         try initStore(["--retry-limit", "2"])
+        // An empty line, or one that is not UTF-8 text, is no passcode: nothing is tried or counted.
+        let empty = try gangway.run(["store", "list", "--path", path, "--passcode-stdin"], lines: [""])
+        #expect(empty.status == 1 && empty.standardError.contains("no passcode was given"), "\(empty)")
+        let notText = try gangway.run(
+            ["store", "list", "--path", path, "--passcode-stdin"],
+            input: Data([0x57, 0xFF, 0xFE, 0x0A])
+        )
+        #expect(notText.status == 1 && notText.standardError.contains("not UTF-8 text"), "\(notText)")
+        #expect(try gangway.run(["store", "info", "--path", path]).output.contains("failed attempts: 0"))
         let first = try gangway.run(["store", "list", "--path", path, "--passcode-stdin"], lines: ["Wrong-Guess-1"])
         #expect(first.status == 3)
         #expect(first.standardError == "gangway: error: wrong passcode (1 try left)\n")
@@ -312,6 +321,16 @@ struct StoreCommandEndToEndTests {
 
     @Test func noPasscodeModeAsksForNothing() throws {
         defer { temporary.remove() }
+        // A passcode policy with no passcode is a contradiction, not something to ignore.
+        for extra in [
+            ["--policy-json", "/nonexistent"], ["--min-length", "0"], ["--retry-limit", "-5"], ["--digits-only"],
+            ["--passcode-stdin"],
+        ] {
+            let refused = try gangway.run(["store", "init", "--path", path, "--no-passcode"] + extra)
+            #expect(refused.status == 64, "\(extra) \(refused.standardError)")
+            #expect(refused.standardError.contains("\(extra[0]) is for a store with a passcode"))
+            #expect(!FileManager.default.fileExists(atPath: path), "\(extra): nothing is created")
+        }
         #expect(try gangway.run(["store", "init", "--path", path, "--no-passcode"]).status == 0)
         #expect(try gangway.run(["store", "put", "--path", path, "k", "v"]).status == 0)
         #expect(try gangway.run(["store", "get", "--path", path, "k"]).output == "v")

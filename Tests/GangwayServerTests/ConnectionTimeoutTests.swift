@@ -145,6 +145,22 @@ struct ConnectionTimeoutTests {
         }
     }
 
+    @Test("a CONNECT, which no route takes, is answered and its connection closed: the answer has no length to end it")
+    func connectIsClosed() async throws {
+        try await ServerFixture().runSeeded { api in
+            let answer = AnswerCollector()
+            let channel = try await Self.connect(port: api.running.port, handler: answer)
+            // A request sent after it is never taken as part of the tunnel's answer.
+            try await channel.writeAndFlush(
+                ByteBuffer(string: "CONNECT /health HTTP/1.1\r\nHost: x\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            ).get()
+            // Well within the idle timeout (60 s) that closed it before.
+            #expect(try await Self.closes(channel, within: .seconds(20)))
+            #expect(answer.text.hasPrefix("HTTP/1.1 405 "), "\(answer.text.prefix(300))")
+            try api.expectStatus(try await api.send(.get, "/health"), .ok)
+        }
+    }
+
     @Test("an unreadable request after a whole one is refused after that one's answer, never inside it")
     func unreadableAfterPipelined() async throws {
         try await ServerFixture().runSeeded { api in

@@ -75,6 +75,21 @@ struct DestinationTests {
                 let refused = try await api.admin(.put, "\(Self.path)/bad", json: bad)
                 #expect(refused.status == .badRequest, "\(bad)")
             }
+            // Headers the proxy sets or drops would carry the credential to no one, or in
+            // place of what the proxy says (the device's address).
+            for header in ["X-Forwarded-For", "forwarded", "X-Request-ID", "X-Gangway-Destination", "Expect", "Cookie"]
+            {
+                let refused = try await api.admin(
+                    .put,
+                    "\(Self.path)/bad",
+                    json:
+                        #"{"url": "https://x.example.com", "authentication": "credential", "credentialHeader": "\#(header)", "credential": "x"}"#
+                )
+                #expect(
+                    refused.status == .badRequest && refused.text.contains("cannot carry a credential"),
+                    "\(header)"
+                )
+            }
             #expect(
                 try await api.admin(.put, "\(Self.path)/-bad", json: #"{"url": "https://x.example.com"}"#).status
                     == .badRequest
@@ -179,6 +194,9 @@ struct DestinationTests {
             #expect(!headers.contains("keep-alive") && headers.contains("x-request-id"))
             #expect(seen["token"] as? String != alice.token, "the backend gets the person, not the device's token")
             #expect(reply.headers[.setCookie] == nil, "the backend's cookies stay with the server")
+            // Served from the server's origin, the answer is never guessed at nor run as its page.
+            #expect(reply.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
+            #expect(reply.headers[.contentSecurityPolicy]?.hasPrefix("sandbox;") == true)
 
             let bob = try await Self.device(api, "bob")
             let asBob = try await api.send(.get, "/apps/checks/destinations/orders/whoami", token: bob.token)

@@ -89,6 +89,22 @@ struct MalformedInputTests {
             status: .unsupportedMediaType
         ),
         Case(
+            name: "a body said to be in another character set",
+            method: .post,
+            path: "/apps/checks/sessions",
+            body: #"{"username": "alice", "password": "x", "deviceID": "d"}"#,
+            contentType: "application/json; charset=latin1",
+            status: .unsupportedMediaType
+        ),
+        Case(
+            name: "a body said to be UTF-8, in quotes and capitals",
+            method: .post,
+            path: "/apps/checks/sessions",
+            body: #"{"username": "alice", "password": "not-it", "deviceID": "d"}"#,
+            contentType: #"application/json; charset="UTF-8""#,
+            status: .unauthorized
+        ),
+        Case(
             name: "a body over 1 MiB",
             method: .post,
             path: "/apps/checks/sessions",

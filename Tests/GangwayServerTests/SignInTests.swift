@@ -18,6 +18,9 @@ struct SignInTests {
             #expect(session.user.id == "alice")
             #expect(session.user.displayName == "Alice")
             #expect(session.token.hasPrefix("gw_") && session.token.count == 46)
+            // The answer holds the token: no cache between keeps it.
+            #expect(reply.headers[.cacheControl] == "no-store")
+            #expect(reply.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
             #expect(abs(session.expiresAt.timeIntervalSince(fixture.clock.date) - 12 * 3600) < 2)
             let settings = try await api.send(.get, "/apps/checks/settings", token: session.token)
             #expect(settings.status == .ok)

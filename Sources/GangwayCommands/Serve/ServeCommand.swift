@@ -73,10 +73,19 @@ struct ServeCommand: AsyncParsableCommand {
     var postgresURL: String?
 
     @Option(
+        name: .customLong("postgres-file"),
+        help: ArgumentHelp(
+            "A file holding the PostgreSQL URL, yours alone: its password stays out of the process list.",
+            valueName: "file"
+        )
+    )
+    var postgresFile: String?
+
+    @Option(
         name: .customLong("wait-for-database"),
         parsing: .unconditional,
         help: ArgumentHelp(
-            "With --postgres: how long to wait at start for PostgreSQL to take a connection, 1 to 3600.",
+            "With --postgres or --postgres-file: how long to wait at start for PostgreSQL to take a connection, 1 to 3600.",
             valueName: "seconds"
         )
     )
@@ -150,6 +159,14 @@ struct ServeCommand: AsyncParsableCommand {
             if let value, value.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw ValidationError("\(option) needs an address, such as 127.0.0.1.")
             }
+            // What is left of brackets, a URL's parts or spaces is no address: a typo, not
+            // an address of another machine.
+            if let value, value.contains(where: { "[]/@?# ".contains($0) || $0.isNewline || $0.asciiValue == 9 }) {
+                throw ValidationError(
+                    "\(option) '\(TextRules.shown(value, limit: 80))' is not an address: give an IP address or a host "
+                        + "name, an IPv6 one bare or in brackets (::1 or [::1])."
+                )
+            }
         }
         let ports = ListeningAddress.ports
         guard ports.contains(port) else {
@@ -175,6 +192,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--wait-for-database must be between 1 and 3600 seconds.")
         }
         if let publicURL { _ = try URLOption.parse(publicURL, option: "--public-url") }
+        if postgresURL != nil, postgresFile != nil {
+            throw ValidationError("give the PostgreSQL URL with --postgres or --postgres-file, not both.")
+        }
         if let postgresURL {
             do throws(StorageError) {
                 _ = try PostgresDriver(url: postgresURL, logger: Logger(label: "gangway.serve"))
@@ -182,6 +202,27 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("--postgres: \(error.message).")
             }
         }
+    }
+
+    /// The PostgreSQL URL of `--postgres`, or of the file `--postgres-file` names; a
+    /// password on the command line is warned of, as every account can read it there.
+    private func databaseURL() throws -> String? {
+        if let postgresFile {
+            let url = try SecretInput.read(file: postgresFile, what: "the --postgres-file file")
+            do throws(StorageError) {
+                _ = try PostgresDriver(url: url, logger: Logger(label: "gangway.serve"))
+            } catch {
+                throw CommandFailure("--postgres-file \(postgresFile): \(error.message).")
+            }
+            return url
+        }
+        if let postgresURL, let password = URLComponents(string: postgresURL)?.password, !password.isEmpty {
+            Console.standardError(
+                "Warning: the password in --postgres shows in the process list to every account on this machine; "
+                    + "give the URL in a file of yours with --postgres-file FILE."
+            )
+        }
+        return postgresURL
     }
 
     func run() async throws {
@@ -193,6 +234,7 @@ struct ServeCommand: AsyncParsableCommand {
         // the data directory as it was.
         // A server on this directory already is said as such, rather than by its port.
         if let busy = DirectoryLock.holder(of: URL(fileURLWithPath: dataDirectory)) { throw busy }
+        let postgresURL = try databaseURL()
         if let keyFile {
             // A typo in the key's path is not a new directory: the key would be made where
             // no one looks for it.

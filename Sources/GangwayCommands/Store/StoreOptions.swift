@@ -82,10 +82,23 @@ struct PasscodeSource {
         self.fromStandardInput = options.passcodeStdin
     }
 
-    /// Reads one passcode.
+    /// Reads one passcode; an empty one is no passcode, and is never tried (it would
+    /// count as a wrong one).
     func read(prompt: String) async throws -> Secret {
+        let passcode = try await readAny(prompt: prompt)
+        guard !passcode.isEmpty else { throw CommandFailure("no passcode was given; nothing was tried.") }
+        return passcode
+    }
+
+    private func readAny(prompt: String) async throws -> Secret {
         if fromStandardInput {
-            guard let line = await console.readLine() else {
+            let line: String?
+            do {
+                line = try await console.readLine()
+            } catch {
+                throw CommandFailure("a passcode line on standard input is not UTF-8 text; nothing was changed.")
+            }
+            guard let line else {
                 throw CommandFailure("standard input ended before the passcode (\(prompt.lowercased()))")
             }
             return Secret(line)

@@ -36,6 +36,20 @@ struct StoreInit: StoreSubcommand {
     var policyJson: String?
 
     func perform() async throws {
+        // A policy or a passcode with --no-passcode would be ignored: the command line
+        // says two things, and neither is guessed.
+        let passcodeOptions = [
+            minLength.map { _ in "--min-length" }, digitsOnly ? "--digits-only" : nil,
+            retryLimit.map { _ in "--retry-limit" }, policyJson.map { _ in "--policy-json" },
+            passcodes.passcodeStdin ? "--passcode-stdin" : nil,
+        ]
+        if noPasscode, let option = passcodeOptions.compactMap({ $0 }).first {
+            throw CommandFailure(
+                "\(option) is for a store with a passcode, and --no-passcode makes one without; give one or the "
+                    + "other. Nothing was created.",
+                code: ExitCode.validationFailure.rawValue
+            )
+        }
         let location = options.location()
         if location.exists { throw CommandFailure("a store already exists at \(options.path)") }
         let store: SecureStore

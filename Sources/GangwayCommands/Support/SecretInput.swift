@@ -80,7 +80,11 @@ enum SecretInput {
     }
 
     private static func secret(in data: Data, what: String) throws -> String {
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        // A byte replaced would make different secrets one.
+        guard let decoded = String(validating: data, as: UTF8.self) else {
+            throw CommandFailure("\(what) is not UTF-8 text.")
+        }
+        let text = decoded.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw CommandFailure("\(what) is empty.") }
         return text
     }

@@ -86,7 +86,7 @@ extension OperatorConsole {
                 .contentType: json ? "application/json; charset=utf-8" : "text/csv; charset=utf-8",
                 .contentDisposition: "attachment; filename=\"gangway-audit.\(json ? "json" : "csv")\"",
                 .cacheControl: "no-store",
-                HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+                .xContentTypeOptions: "nosniff",
             ],
             body: .init(byteBuffer: ByteBuffer(string: body))
         )

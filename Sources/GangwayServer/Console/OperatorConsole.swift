@@ -28,8 +28,6 @@ struct OperatorConsole: Sendable {
     /// What the anti-forgery token of the console's forms is bound to: no app's ID, which
     /// holds no `:`.
     static let formScope = "console:"
-    /// The most a form body may hold.
-    static let formLimit = 16 * 1024
 
     func register(on router: Router<ServerContext>) {
         router.get(RouterPath(ConsolePaths.root)) { request, _ in await overview(request) }
@@ -39,7 +37,7 @@ struct OperatorConsole: Sendable {
                 headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=3600"],
                 body: .init(byteBuffer: ByteBuffer(string: ConsoleTemplates.styleSheet))
             )
-            response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+            response.headers[.xContentTypeOptions] = "nosniff"
             return response
         }
         router.get(RouterPath(ConsolePaths.signIn)) { request, _ in await signInPage(request) }
@@ -199,7 +197,12 @@ struct OperatorConsole: Sendable {
 
     /// The signed-in operator of the request, seen now.
     func signedIn(_ request: Request) async -> (OperatorSessionRecord, OperatorRecord)? {
-        guard let token = BrowserCookie.value(named: sessionCookieName, in: request.headers), token.utf8.count == 43
+        await signedIn(request.headers)
+    }
+
+    /// The session and operator whose console cookie `headers` carry, if it is live.
+    func signedIn(_ headers: HTTPFields) async -> (OperatorSessionRecord, OperatorRecord)? {
+        guard let token = BrowserCookie.value(named: sessionCookieName, in: headers), token.utf8.count == 43
         else { return nil }
         return try? await api.storage.touchOperatorSession(tokenHash: BearerToken.hash(token), at: api.now())
     }
@@ -354,7 +357,11 @@ struct OperatorConsole: Sendable {
     /// browser.
     func form(_ request: Request) async -> Form {
         var request = request
-        guard let body = try? await request.collectBody(upTo: Self.formLimit) else { return .refused }
+        // The gateway took the body within the caller's limit: a signed-in operator's form
+        // may hold what the API takes (an entity's fields), anyone else's far less.
+        guard let body = try? await request.collectBody(upTo: GatewayMiddleware.maximumBodySize) else {
+            return .refused
+        }
         let fields = OAuthPage.form(String(buffer: body))
         guard api.formGuard.refusal(request.head, fields: fields, appID: Self.formScope) == nil else { return .refused }
         return .form(fields, api.formGuard.browser(request.headers))
@@ -400,7 +407,7 @@ struct OperatorConsole: Sendable {
                 + "frame-ancestors 'none'; base-uri 'none'",
             HTTPField.Name("X-Frame-Options")!: "DENY",
             HTTPField.Name("Referrer-Policy")!: "same-origin",
-            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+            .xContentTypeOptions: "nosniff",
         ]
         if let browser, browser.isNew {
             headers.append(HTTPField(name: .setCookie, value: api.formGuard.setCookie(browser)))

@@ -159,6 +159,10 @@ struct DestinationProxy: Sendable {
         }
         // Marks the backend's answer as the backend's: a device tells it from the server's own.
         headers[HTTPField.Name("X-Gangway-Destination")!] = destination.name
+        // The answer comes from this server's origin (the console's, on one port): a
+        // browser neither guesses its type nor runs it as a page of this origin.
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[.contentSecurityPolicy] = "sandbox; default-src 'none'; frame-ancestors 'none'"
         let length = answer.headers.first(name: "Content-Length").flatMap(Int.init)
         if let length, length > Self.responseLimit {
             throw APIError(.badGateway, .destinationUnavailable, "The destination's answer is larger than allowed.")
@@ -212,6 +216,15 @@ struct DestinationProxy: Sendable {
         "forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-real-ip",
         "x-client-ip",
     ]
+
+    /// Whether a destination's credential cannot go in the header `name`: the proxy sets
+    /// it or drops it (``hopByHop``, ``forgeable``, `X-Request-ID`, `X-Gangway-…`, the
+    /// device's `Cookie`), or it says how to read the body (`Content-Type`, `Expect`).
+    static func setsItself(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return hopByHop.contains(lowered) || forgeable.contains(lowered) || lowered.hasPrefix("x-gangway-")
+            || ["cookie", "x-request-id", "content-type", "expect"].contains(lowered)
+    }
 
     /// The device's headers a backend gets: not its credentials, nor what concerns this
     /// connection, nor what names a sender (``forgeable``) or speaks for the server

@@ -18,13 +18,6 @@ extension MobileServicesAPI {
         "destination-credential:\(appID)/\(name)"
     }
 
-    /// Headers a fixed credential may not be sent in: the proxy sets them itself, or they
-    /// concern one connection only.
-    static let reservedCredentialHeaders: Set<String> = [
-        "host", "content-length", "transfer-encoding", "connection", "keep-alive", "upgrade", "te", "trailer",
-        "proxy-authorization", "proxy-authenticate", "cookie", "content-type",
-    ]
-
     func listDestinations(
         _ input: Operations.ListDestinations.Input
     ) async throws -> Operations.ListDestinations.Output {
@@ -73,7 +66,7 @@ extension MobileServicesAPI {
                     code: .invalidField
                 )
             }
-            guard !Self.reservedCredentialHeaders.contains(named.lowercased()) else {
+            guard !DestinationProxy.setsItself(named) else {
                 throw APIError.badRequest(
                     "\(named) cannot carry a credential: the server sets it, or it concerns one connection.",
                     code: .invalidField

@@ -5,16 +5,31 @@ import NIOHTTPTypes
 /// Closes the connection once a response that says `Connection: close` is written: the
 /// server says so when it will not read the rest of a request (a body too large), so a
 /// client cannot make it read and throw away what it keeps sending.
-final class ClosingResponse: ChannelOutboundHandler, RemovableChannelHandler {
+///
+/// The answer to a `CONNECT` (which no route takes) closes the connection too: HTTP/1's
+/// encoder gives such an answer no length, so only the end of the connection tells the
+/// client where it ends.
+final class ClosingResponse: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
     private var closing = false
+    /// The requests read and not yet answered, in order: whether each was a `CONNECT`.
+    private var connects: [Bool] = []
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let head) = unwrapInboundIn(data) { connects.append(head.method == .connect) }
+        context.fireChannelRead(data)
+    }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let head):
-            closing = head.headerFields[.connection]?.lowercased() == "close"
+            // An interim answer (100 Continue) is not the request's answer.
+            let connect = head.status.kind != .informational && !connects.isEmpty && connects.removeFirst()
+            closing = connect || head.headerFields[.connection]?.lowercased() == "close"
             context.write(data, promise: promise)
         case .body:
             context.write(data, promise: promise)

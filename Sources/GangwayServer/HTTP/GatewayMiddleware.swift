@@ -19,17 +19,19 @@ struct GatewayMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
     /// The largest body any route accepts: 1 MiB, enough for the biggest log upload,
-    /// from a request whose bearer token is the admin's or a live session's.
+    /// from a request whose bearer token is the admin's or a live session's, or a form of
+    /// a signed-in operator's console.
     static let maximumBodySize = 1 << 20
-    /// The largest body of a request without such a token (a sign-in, a form, an OAuth
-    /// request): 16 KiB, as large as the pages' forms, so a flood of half-sent bodies
-    /// before any authentication holds little memory.
+    /// The largest body of a request from no such caller (a sign-in, an OAuth request or
+    /// page): 16 KiB, so a flood of half-sent bodies before any authentication holds
+    /// little memory.
     static let unauthenticatedBodySize = 16 << 10
 
     /// The routes of the document, to answer 405 for a known path with another method.
     let routes: RouteTable
-    /// Whether a bearer token is the admin's or a live session's.
-    let isKnownBearer: @Sendable (String) async -> Bool
+    /// Whether the request comes from a caller the server knows: its bearer token is the
+    /// admin's or a live session's, or its console cookie a signed-in operator's.
+    let isKnownCaller: @Sendable (HTTPRequest) async -> Bool
     /// IDs for requests that bring none.
     let requestIDs = RequestIDSequence()
 
@@ -64,8 +66,9 @@ struct GatewayMiddleware: RouterMiddleware {
         do {
             var request = request
             if !streamsBody {
+                // Only a request with a body pays for the lookup.
                 let limit =
-                    if let token = info.bearerToken, await isKnownBearer(token) {
+                    if [.post, .put, .patch].contains(request.method), await isKnownCaller(request.head) {
                         Self.maximumBodySize
                     } else {
                         Self.unauthenticatedBodySize
@@ -92,10 +95,17 @@ struct GatewayMiddleware: RouterMiddleware {
                 apiError = APIError(.methodNotAllowed, .methodNotAllowed, "The route does not take this method.")
                 allowed = methods
             }
-            response = Self.response(for: apiError, requestID: requestID)
+            // The console's operator is in a browser: a page, not the API's document.
+            response =
+                ConsolePaths.takesForms(request.uri.path)
+                ? Self.consoleResponse(for: apiError) : Self.response(for: apiError, requestID: requestID)
             if let allowed { response.headers[.allow] = allowed.joined(separator: ", ") }
         }
         response.headers[.requestID] = requestID
+        // Answers hold one caller's data (a session's token, a recovery secret, settings):
+        // kept by no cache unless the route says otherwise, and read as the type they say.
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        if response.headers[.xContentTypeOptions] == nil { response.headers[.xContentTypeOptions] = "nosniff" }
         // The rest of a body too large is never read: the connection ends with the answer.
         if response.status == .contentTooLarge { response.headers[.connection] = "close" }
         let elapsed = ContinuousClock.now - started
@@ -138,10 +148,18 @@ struct GatewayMiddleware: RouterMiddleware {
             throw tooLarge
         }
         if body.readableBytes > 0 {
-            let mediaType = request.headers[.contentType]?
-                .split(separator: ";").first?
-                .trimmingCharacters(in: .whitespaces)
-                .lowercased()
+            let parts = request.headers[.contentType]?.split(separator: ";") ?? []
+            let mediaType = parts.first?.trimmingCharacters(in: .whitespaces).lowercased()
+            // Bodies are read as UTF-8: one said to be in another character set is not
+            // read as something it is not.
+            for parameter in parts.dropFirst() {
+                let pair = parameter.split(separator: "=", maxSplits: 1).map {
+                    $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                        .lowercased()
+                }
+                guard pair.count == 2, pair[0] == "charset", pair[1] != "utf-8", pair[1] != "utf8" else { continue }
+                throw APIError(.unsupportedMediaType, .unsupportedMediaType, "Send the body as UTF-8 (charset=utf-8).")
+            }
             // Only a request with a body pays for looking at its path.
             if OAuthPaths.takesForms(request.uri.path) || ConsolePaths.takesForms(request.uri.path) {
                 guard mediaType == "application/x-www-form-urlencoded" else {
@@ -284,6 +302,23 @@ struct GatewayMiddleware: RouterMiddleware {
         return Response(status: oauth.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
+    /// A refusal of a console request, as a page: the operator is in a browser.
+    static func consoleResponse(for error: APIError) -> Response {
+        let message =
+            error.status == .contentTooLarge
+            ? "The form is larger than the console takes: \(unauthenticatedBodySize) bytes before you sign in, "
+                + "\(maximumBodySize) after."
+            : error.message
+        let main = "<p>\(OAuthPage.escape(message))</p><p><a href=\"\(ConsolePaths.root)\">Back to the console</a></p>"
+        return Response(
+            status: error.status,
+            headers: OAuthPage.headers,
+            body: .init(
+                byteBuffer: ByteBuffer(string: OAuthPage.document(title: error.status.reasonPhrase, main: main))
+            )
+        )
+    }
+
     static func response(for error: APIError, requestID: String) -> Response {
         let (headers, body) = errorDocument(for: error, requestID: requestID)
         return Response(status: error.status, headers: headers, body: .init(byteBuffer: body))
@@ -312,4 +347,6 @@ extension HTTPField.Name {
     static let messageCode = HTTPField.Name("x-message-code")!
     /// The addresses a request passed through, added to by each proxy.
     static let xForwardedFor = HTTPField.Name("x-forwarded-for")!
+    /// `nosniff`: a browser reads an answer as the type it says, never as a script or page it guesses.
+    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
 }

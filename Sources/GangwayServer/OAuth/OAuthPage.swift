@@ -180,7 +180,7 @@ enum OAuthPage {
                 "default-src 'none'; style-src 'unsafe-inline'; form-action \(formAction); frame-ancestors 'none'; base-uri 'none'",
             HTTPField.Name("X-Frame-Options")!: "DENY",
             HTTPField.Name("Referrer-Policy")!: "no-referrer",
-            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+            .xContentTypeOptions: "nosniff",
         ]
     }
 

@@ -125,13 +125,14 @@ public struct MobileServicesServer: Sendable {
             pagesURL: listener == .console ? consoleURL : nil,
             adminToken: .stored
         )
+        let console = OperatorConsole(api: api)
         if listener == .console {
             let gateway = GatewayMiddleware(
                 routes: try RouteTable(document: Data(#"{"paths": {}}"#.utf8), extra: ConsolePaths.routes),
-                isKnownBearer: { _ in false }
+                isKnownCaller: { head in await console.signedIn(head.headerFields) != nil }
             )
             router.add(middleware: gateway)
-            OperatorConsole(api: api).register(on: router)
+            console.register(on: router)
             return GatewayResponder(
                 gateway: gateway,
                 deviceReads: nil,
@@ -143,7 +144,13 @@ public struct MobileServicesServer: Sendable {
         if listener == .everything { pages.merge(ConsolePaths.routes) { $1 } }
         let gateway = GatewayMiddleware(
             routes: try RouteTable(document: document, extra: pages),
-            isKnownBearer: { token in await api.isKnownBearer(token) }
+            isKnownCaller: { head in
+                if let token = BearerToken.parse(authorization: head.headerFields[.authorization]) {
+                    return await api.isKnownBearer(token)
+                }
+                guard listener == .everything, ConsolePaths.takesForms(head.path ?? "") else { return false }
+                return await console.signedIn(head.headerFields) != nil
+            }
         )
         router.add(middleware: gateway)
         router.get("/openapi.json") { _, _ in
@@ -161,7 +168,7 @@ public struct MobileServicesServer: Sendable {
         }
         try api.registerHandlers(on: RouterTransport(router: router), configuration: .gangway, middlewares: [gate])
         DeviceVerificationPage(api: api).register(on: router)
-        if listener == .everything { OperatorConsole(api: api).register(on: router) }
+        if listener == .everything { console.register(on: router) }
         AuthorizationPage(api: api).register(on: router)
         FederatedSignIn(api: api).register(on: router)
         return GatewayResponder(

@@ -214,8 +214,14 @@ public final class Console: Sendable {
 
     /// The next line of input as it is, or `nil` at its end: for a command that reads its
     /// answers from standard input.
-    public func readLine() async -> String? {
-        await input.readLine()
+    /// - Throws: ``PresenterError/unexpectedInput(_:)`` for a line that is not UTF-8
+    ///   text, which is read past.
+    public func readLine() async throws(PresenterError) -> String? {
+        do {
+            return try await input.readLine()
+        } catch {
+            throw PresenterError.unexpectedInput("a line of standard input is not UTF-8 text")
+        }
     }
 
     /// Everything left on standard input: a value piped after the answers.
@@ -275,12 +281,22 @@ public final class Console: Sendable {
 
     /// The next line of input.
     /// - Throws: ``PresenterError/closed`` at the end of input.
+    /// A line that is not UTF-8 text is said to be so and asked again.
     private func nextLine() async throws(PresenterError) -> String {
-        guard let answer = await input.readLine() else {
-            line()
-            throw PresenterError.closed("the input ended")
+        while true {
+            let answer: String?
+            do {
+                answer = try await input.readLine()
+            } catch {
+                line(localized("console.notText"))
+                continue
+            }
+            guard let answer else {
+                line()
+                throw PresenterError.closed("the input ended")
+            }
+            return answer
         }
-        return answer
     }
 
     /// Reads a secret without showing it. On a terminal, `live` gives lines to show above
@@ -357,7 +373,15 @@ public final class Console: Sendable {
             switch byte {
             case 10, 13:
                 line()
-                return Secret(String(decoding: typed, as: UTF8.self))
+                guard let text = String(validating: typed, as: UTF8.self) else {
+                    // A terminal in another encoding: nothing of it is taken.
+                    line(localized("console.notText"))
+                    typed = []
+                    drawn = 0
+                    draw()
+                    continue
+                }
+                return Secret(text)
             case 3:
                 raw.restore()
                 Interruption.stop()

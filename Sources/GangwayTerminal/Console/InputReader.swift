@@ -39,14 +39,19 @@ final class InputReader: Sendable {
         }
     }
 
+    /// A line of input that is not UTF-8 text: read, and not taken (a byte replaced
+    /// would make two different passwords one).
+    struct NotText: Error {}
+
     /// The next line without its line ending, or `nil` at the end of input.
-    func readLine() async -> String? {
+    /// - Throws: ``NotText`` for a line that is not UTF-8 text, which is then read past.
+    func readLine() async throws(NotText) -> String? {
         var bytes: [UInt8] = []
         while let byte = await readByte() {
-            if byte == UInt8(ascii: "\n") { return Self.text(bytes) }
+            if byte == UInt8(ascii: "\n") { return try Self.text(bytes) }
             bytes.append(byte)
         }
-        return bytes.isEmpty ? nil : Self.text(bytes)
+        return bytes.isEmpty ? nil : try Self.text(bytes)
     }
 
     /// Everything not read yet, up to the end of input.
@@ -66,8 +71,14 @@ final class InputReader: Sendable {
         }
     }
 
-    private static func text(_ bytes: [UInt8]) -> String {
-        String(decoding: bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes[...], as: UTF8.self)
+    private static func text(_ bytes: [UInt8]) throws(NotText) -> String {
+        guard
+            let text = String(
+                validating: bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes[...],
+                as: UTF8.self
+            )
+        else { throw NotText() }
+        return text
     }
 
     /// Blocks on the input queue until some bytes (or the end) arrive.
