@@ -387,6 +387,16 @@ struct OAuthDeviceGrantTests {
             )
             #expect(malformed.status.code < 500)
             #expect(try Self.error(of: malformed) != nil)
+            // A field given twice is refused in the form's own words, not the JSON API's.
+            let twice = try await Self.form(
+                api,
+                "/apps/checks/oauth/device_authorization",
+                [("client_id", "checks"), ("client_id", "checks")]
+            )
+            let twiceError = try Self.error(of: twice)
+            #expect(twice.status == .badRequest && twiceError == "invalid_request")
+            let description = try twice.json["error_description"] as? String ?? ""
+            #expect(description.contains("form") && !description.contains("JSON"), "\(description)")
         }
     }
 

@@ -37,6 +37,19 @@ struct SignInTests {
         }
     }
 
+    @Test("reached at an https address, the server tells browsers to use nothing else; at http it does not")
+    func strictTransport() async throws {
+        let secure = try await ServerFixture { $0.publicURL = "https://mobile.example.com" }
+        try await secure.runSeeded { api in
+            let reply = try await api.send(.get, "/health")
+            #expect(reply.headers[HTTPField.Name("Strict-Transport-Security")!] == "max-age=31536000")
+        }
+        try await ServerFixture().runSeeded { api in
+            let reply = try await api.send(.get, "/health")
+            #expect(reply.headers[HTTPField.Name("Strict-Transport-Security")!] == nil)
+        }
+    }
+
     @Test("a wrong password and an unknown user get the same answer", arguments: Backend.available)
     func wrongPassword(backend: Backend) async throws {
         try await ServerFixture(backend: backend).runSeeded { api in

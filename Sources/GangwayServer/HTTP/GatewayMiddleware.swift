@@ -32,6 +32,9 @@ struct GatewayMiddleware: RouterMiddleware {
     /// Whether the request comes from a caller the server knows: its bearer token is the
     /// admin's or a live session's, or its console cookie a signed-in operator's.
     let isKnownCaller: @Sendable (HTTPRequest) async -> Bool
+    /// Whether the address people reach this listener at is `https`: browsers are then
+    /// told to use nothing else (`Strict-Transport-Security`).
+    var isSecureOrigin: @Sendable () -> Bool = { false }
     /// IDs for requests that bring none.
     let requestIDs = RequestIDSequence()
 
@@ -106,6 +109,7 @@ struct GatewayMiddleware: RouterMiddleware {
         // kept by no cache unless the route says otherwise, and read as the type they say.
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         if response.headers[.xContentTypeOptions] == nil { response.headers[.xContentTypeOptions] = "nosniff" }
+        if isSecureOrigin() { response.headers[.strictTransportSecurity] = "max-age=31536000" }
         // The rest of a body too large is never read: the connection ends with the answer.
         if response.status == .contentTooLarge { response.headers[.connection] = "close" }
         let elapsed = ContinuousClock.now - started
@@ -194,9 +198,12 @@ struct GatewayMiddleware: RouterMiddleware {
             if let apiError = error.underlyingError as? APIError { return apiError }
             if error.operationInput == nil {
                 // The generated code could not read the request: it does not match the document.
+                let isForm = error.request.headerFields[.contentType]?.lowercased()
+                    .hasPrefix("application/x-www-form-urlencoded")
                 return mismatch(
                     in: error.underlyingError,
-                    readsBody: ![.get, .head, .delete].contains(error.request.method)
+                    body: [.get, .head, .delete].contains(error.request.method)
+                        ? nil : isForm == true ? "a form" : "valid JSON"
                 )
             }
             logger.error(
@@ -235,7 +242,9 @@ struct GatewayMiddleware: RouterMiddleware {
     /// error, so the client knows which field (a key the body should not have:
     /// ``APIError/unknownField(at:)``); when the error names none, the body, or for a
     /// request without one (`readsBody` false) its path or query.
-    private static func mismatch(in error: any Error, readsBody: Bool) -> APIError {
+    /// - Parameter body: What the body was to be (`valid JSON`, `a form`), when the
+    ///   request has one.
+    private static func mismatch(in error: any Error, body: String?) -> APIError {
         let lead = "The request does not match the API document"
         var current: (any Error)? = error
         while let error = current {
@@ -264,9 +273,8 @@ struct GatewayMiddleware: RouterMiddleware {
                     return unknown ? .unknownField(at: at) : .badRequest("\(lead) (at \(at)).")
                 }
                 return .badRequest(
-                    readsBody
-                        ? "\(lead) (the body is not valid JSON of the right shape)."
-                        : "\(lead) (a value in the path or the query is not of the right form)."
+                    body.map { "\(lead) (the body is not \($0) of the right shape)." }
+                        ?? "\(lead) (a value in the path or the query is not of the right form)."
                 )
             }
             current = (error as? ServerError)?.underlyingError
@@ -349,4 +357,6 @@ extension HTTPField.Name {
     static let xForwardedFor = HTTPField.Name("x-forwarded-for")!
     /// `nosniff`: a browser reads an answer as the type it says, never as a script or page it guesses.
     static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    /// How long a browser reaches this host by `https` alone.
+    static let strictTransportSecurity = HTTPField.Name("Strict-Transport-Security")!
 }

@@ -129,7 +129,8 @@ public struct MobileServicesServer: Sendable {
         if listener == .console {
             let gateway = GatewayMiddleware(
                 routes: try RouteTable(document: Data(#"{"paths": {}}"#.utf8), extra: ConsolePaths.routes),
-                isKnownCaller: { head in await console.signedIn(head.headerFields) != nil }
+                isKnownCaller: { head in await console.signedIn(head.headerFields) != nil },
+                isSecureOrigin: { api.isSecureOrigin }
             )
             router.add(middleware: gateway)
             console.register(on: router)
@@ -150,7 +151,8 @@ public struct MobileServicesServer: Sendable {
                 }
                 guard listener == .everything, ConsolePaths.takesForms(head.path ?? "") else { return false }
                 return await console.signedIn(head.headerFields) != nil
-            }
+            },
+            isSecureOrigin: { api.isSecureOrigin }
         )
         router.add(middleware: gateway)
         router.get("/openapi.json") { _, _ in
