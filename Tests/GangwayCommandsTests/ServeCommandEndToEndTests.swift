@@ -118,7 +118,7 @@ struct ServeCommandEndToEndTests {
             ])
             #expect(empty.status == 64 && empty.standardError.contains("--host needs an address"), "\(empty)")
         }
-        for host in ["[::1", "::1]", "http://127.0.0.1", "127.0.0.1 8080"] {
+        for host in ["[::1", "::1]", "http://127.0.0.1", "127.0.0.1 8080", "127.0.0.1:8080", "localhost:8080"] {
             let typo = try runner.run([
                 "serve", "--host", host, "--port", "0", "--data-dir", directory.appending("x").path,
             ])

@@ -157,7 +157,24 @@ struct ConnectionTimeoutTests {
             // Well within the idle timeout (60 s) that closed it before.
             #expect(try await Self.closes(channel, within: .seconds(20)))
             #expect(answer.text.hasPrefix("HTTP/1.1 405 "), "\(answer.text.prefix(300))")
+            #expect(answer.text.components(separatedBy: "HTTP/1.1 ").count == 2, "one answer: \(answer.text)")
             try api.expectStatus(try await api.send(.get, "/health"), .ok)
+        }
+    }
+
+    @Test("an Upgrade request is answered and its connection closed: nothing sent behind it waits for the idle timeout")
+    func upgradeIsClosed() async throws {
+        try await ServerFixture().runSeeded { api in
+            let answer = AnswerCollector()
+            let channel = try await Self.connect(port: api.running.port, handler: answer)
+            try await channel.writeAndFlush(
+                ByteBuffer(
+                    string: "GET /health HTTP/1.1\r\nHost: x\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+                        + "HTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+                )
+            ).get()
+            #expect(try await Self.closes(channel, within: .seconds(20)))
+            #expect(answer.text.hasPrefix("HTTP/1.1 200 "), "\(answer.text.prefix(300))")
         }
     }
 

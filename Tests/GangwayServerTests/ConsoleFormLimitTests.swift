@@ -52,6 +52,14 @@ struct ConsoleFormLimitTests {
             #expect(refused.text.contains("The form is larger than the console takes"), "\(refused.text.prefix(400))")
             #expect(refused.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
             #expect(!refused.text.contains(String(repeating: "p", count: 100)), "what was sent is not shown")
+            // A cookie of the right length that opens no session counts as none.
+            let forged = try await api.sendAlone(
+                .post,
+                "/console/data",
+                json: "app=checks&fields=" + String(repeating: "v", count: 20_000),
+                headers: [.cookie: "gangway_console=" + String(repeating: "A", count: 43)]
+            )
+            #expect(forged.status == .contentTooLarge)
 
             let missing = try await browser.get("/console/nonexistent")
             #expect(missing.status == .notFound)

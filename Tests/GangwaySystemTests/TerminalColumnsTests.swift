@@ -13,6 +13,8 @@ struct TerminalColumnsTests {
         ("👩‍✈️", 2),  // one emoji of four scalars
         ("✈️", 2),  // a text symbol shown as an emoji
         ("a\u{200B}b", 2),  // a zero-width space
+        ("co\u{00AD}op", 5),  // a soft hyphen is drawn
+        ("क्\u{200D}", 1),  // a joiner after a Devanagari letter makes no emoji
         ("", 0),
     ])
     func widthCountsColumns(text: String, columns: Int) {

@@ -134,7 +134,7 @@ public struct LocalServer: Sendable {
         }
     }
 
-    var urlFile: URL { ServerURLFile(directory: directory).file }
+    var urlFile: URL { directory.appendingPathComponent(ServerURLFile.fileName) }
 
     /// The URL the last server to serve this directory wrote; refused when the file is
     /// not the user's own.

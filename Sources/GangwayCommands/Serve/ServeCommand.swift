@@ -14,8 +14,9 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the mobile-services server that devices onboard against.",
         discussion: """
-            Keeps its data in SQLite under --data-dir, or in PostgreSQL with --postgres (then \
-            any number of server processes can share the database). At first start it makes \
+            Keeps its data in SQLite under --data-dir, or in PostgreSQL with --postgres-file \
+            (or --postgres; then any number of server processes can share the database). At \
+            first start it makes \
             an admin token and writes it to DIR/admin-token, readable by its owner only; the \
             token is never printed or logged. The URL it listens at is written to DIR/url, \
             where 'gangway admin --data-dir' finds it. One server at a time holds a data \
@@ -68,7 +69,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("postgres"),
-        help: "A PostgreSQL URL (postgres://user:password@host:5432/db) to keep the data in instead of SQLite."
+        help:
+            "A PostgreSQL URL (postgres://user@host:5432/db) to keep the data in instead of SQLite; one with a password belongs in --postgres-file."
     )
     var postgresURL: String?
 
@@ -91,7 +93,13 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var databaseWait = 30
 
-    @Option(name: .customLong("public-url"), help: "The URL devices reach this server at (default: http://HOST:PORT).")
+    @Option(
+        name: .customLong("public-url"),
+        help: """
+            The URL devices reach this server at (default: http://HOST:PORT); an https one \
+            also tells browsers to reach its host by https alone for a year (Strict-Transport-Security).
+            """
+    )
     var publicURL: String?
 
     @Option(
@@ -159,9 +167,13 @@ struct ServeCommand: AsyncParsableCommand {
             if let value, value.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw ValidationError("\(option) needs an address, such as 127.0.0.1.")
             }
-            // What is left of brackets, a URL's parts or spaces is no address: a typo, not
-            // an address of another machine.
-            if let value, value.contains(where: { "[]/@?# ".contains($0) || $0.isNewline || $0.asciiValue == 9 }) {
+            // What is left of brackets, a URL's parts, a port or spaces is no address: a
+            // typo, not an address of another machine. (An IPv6 address has two colons or
+            // more.)
+            if let value,
+                value.contains(where: { "[]/@?# ".contains($0) || $0.isNewline || $0.asciiValue == 9 })
+                    || value.filter({ $0 == ":" }).count == 1
+            {
                 throw ValidationError(
                     "\(option) '\(TextRules.shown(value, limit: 80))' is not an address: give an IP address or a host "
                         + "name, an IPv6 one bare or in brackets (::1 or [::1])."

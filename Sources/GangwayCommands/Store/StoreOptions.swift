@@ -86,7 +86,7 @@ struct PasscodeSource {
     /// count as a wrong one).
     func read(prompt: String) async throws -> Secret {
         let passcode = try await readAny(prompt: prompt)
-        guard !passcode.isEmpty else { throw CommandFailure("no passcode was given; nothing was tried.") }
+        guard !passcode.isEmpty else { throw CommandFailure("no passcode was given; nothing was changed.") }
         return passcode
     }
 

@@ -362,7 +362,7 @@ struct OperatorConsole: Sendable {
         guard let body = try? await request.collectBody(upTo: GatewayMiddleware.maximumBodySize) else {
             return .refused
         }
-        let fields = OAuthPage.form(String(buffer: body))
+        let fields = OAuthPage.form(body)
         guard api.formGuard.refusal(request.head, fields: fields, appID: Self.formScope) == nil else { return .refused }
         return .form(fields, api.formGuard.browser(request.headers))
     }

@@ -217,13 +217,22 @@ struct DestinationProxy: Sendable {
         "x-client-ip",
     ]
 
-    /// Whether a destination's credential cannot go in the header `name`: the proxy sets
-    /// it or drops it (``hopByHop``, ``forgeable``, `X-Request-ID`, `X-Gangway-…`, the
-    /// device's `Cookie`), or it says how to read the body (`Content-Type`, `Expect`).
+    /// Whether the proxy drops the device's header `name` (lower case) or sets its own:
+    /// what concerns this connection (``hopByHop``), names a sender (``forgeable``), or
+    /// speaks for the server (`X-Request-ID`, `X-Gangway-…`), and the device's
+    /// credentials (`Authorization`, `Cookie`).
+    static func replaces(_ name: String) -> Bool {
+        hopByHop.contains(name) || forgeable.contains(name) || name.hasPrefix("x-gangway-")
+            || ["authorization", "cookie", "x-request-id"].contains(name)
+    }
+
+    /// Whether a destination's credential cannot go in the header `name`: the proxy drops
+    /// it or sets its own (``replaces(_:)``; `Authorization` is where a credential
+    /// usually goes, in place of the device's), or it says how to read the body
+    /// (`Content-Type`, `Expect`).
     static func setsItself(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return hopByHop.contains(lowered) || forgeable.contains(lowered) || lowered.hasPrefix("x-gangway-")
-            || ["cookie", "x-request-id", "content-type", "expect"].contains(lowered)
+        return lowered != "authorization" && replaces(lowered) || ["content-type", "expect"].contains(lowered)
     }
 
     /// The device's headers a backend gets: not its credentials, nor what concerns this
@@ -235,11 +244,7 @@ struct DestinationProxy: Sendable {
         var headers = HTTPHeaders()
         for field in fields {
             let name = field.name.canonicalName
-            if hopByHop.contains(name) || named.contains(name) || forgeable.contains(name) || name == "authorization"
-                || name == "cookie" || name == "x-request-id" || name.hasPrefix("x-gangway-")
-            {
-                continue
-            }
+            if replaces(name) || named.contains(name) { continue }
             headers.add(name: field.name.rawName, value: field.value)
         }
         headers.add(name: "X-Forwarded-For", value: client)

@@ -68,7 +68,8 @@ extension MobileServicesAPI {
             }
             guard !DestinationProxy.setsItself(named) else {
                 throw APIError.badRequest(
-                    "\(named) cannot carry a credential: the server sets it, or it concerns one connection.",
+                    "\(named) cannot carry a credential: the server sets it or drops it, or it concerns one connection "
+                        + "or how the body is read.",
                     code: .invalidField
                 )
             }

@@ -100,7 +100,7 @@ extension FederatedSignIn {
         guard let body = try? await request.collectBody(upTo: OAuthPage.formLimit) else {
             return page(app: app, status: .contentTooLarge, message: "The form is too large.")
         }
-        let form = OAuthPage.form(String(buffer: body))
+        let form = OAuthPage.form(body)
         // A forged form leaves the sign-in waiting: the person's own answer still counts.
         if let refusal = api.formGuard.refusal(request.head, fields: form, appID: app.id) {
             return OAuthPage.forged(refusal, app: app, api: api)

@@ -12,9 +12,11 @@ import OpenAPIRuntime
 /// else a new one) and echoes it; refuses bodies that are too large (413) or not JSON
 /// (415) before any handler runs; hands the handlers the request ID, the peer's address
 /// and the bearer token through ``RequestInfo``; turns every error into the JSON error
-/// document with a stable code, so malformed input is a 4xx and never a crash; and logs
-/// one line per request with method, path, status and time, never the query, headers or
-/// body.
+/// document with a stable code (a page, for the console's paths), so malformed input is
+/// a 4xx and never a crash; gives every answer its default headers (`nosniff`,
+/// `no-store` for a caller's own data, `Strict-Transport-Security` behind https); and
+/// logs one line per request with method, path, status and time, never the query,
+/// headers or body.
 struct GatewayMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
@@ -35,6 +37,9 @@ struct GatewayMiddleware: RouterMiddleware {
     /// Whether the address people reach this listener at is `https`: browsers are then
     /// told to use nothing else (`Strict-Transport-Security`).
     var isSecureOrigin: @Sendable () -> Bool = { false }
+    /// Whether this listener serves the console: its refusals of `/console` paths are then
+    /// pages. The devices' address, when the console has its own, answers them as the API.
+    var servesConsole = true
     /// IDs for requests that bring none.
     let requestIDs = RequestIDSequence()
 
@@ -69,7 +74,7 @@ struct GatewayMiddleware: RouterMiddleware {
         do {
             var request = request
             if !streamsBody {
-                // Only a request with a body pays for the lookup.
+                // Only a request of a method that sends a body pays for the lookup.
                 let limit =
                     if [.post, .put, .patch].contains(request.method), await isKnownCaller(request.head) {
                         Self.maximumBodySize
@@ -100,14 +105,19 @@ struct GatewayMiddleware: RouterMiddleware {
             }
             // The console's operator is in a browser: a page, not the API's document.
             response =
-                ConsolePaths.takesForms(request.uri.path)
+                servesConsole && ConsolePaths.takesForms(request.uri.path)
                 ? Self.consoleResponse(for: apiError) : Self.response(for: apiError, requestID: requestID)
             if let allowed { response.headers[.allow] = allowed.joined(separator: ", ") }
         }
         response.headers[.requestID] = requestID
-        // Answers hold one caller's data (a session's token, a recovery secret, settings):
-        // kept by no cache unless the route says otherwise, and read as the type they say.
-        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        // An answer to a caller who sent credentials, or to a request that changes
+        // something, holds that caller's data (a session's token, a recovery secret,
+        // settings): kept by no cache unless the route says otherwise. Public documents
+        // (keys, discovery) stay cacheable. Every answer is read as the type it says.
+        let isPublicRead =
+            (request.method == .get || request.method == .head) && request.headers[.authorization] == nil
+            && request.headers[.cookie] == nil
+        if response.headers[.cacheControl] == nil, !isPublicRead { response.headers[.cacheControl] = "no-store" }
         if response.headers[.xContentTypeOptions] == nil { response.headers[.xContentTypeOptions] = "nosniff" }
         if isSecureOrigin() { response.headers[.strictTransportSecurity] = "max-age=31536000" }
         // The rest of a body too large is never read: the connection ends with the answer.
@@ -152,18 +162,7 @@ struct GatewayMiddleware: RouterMiddleware {
             throw tooLarge
         }
         if body.readableBytes > 0 {
-            let parts = request.headers[.contentType]?.split(separator: ";") ?? []
-            let mediaType = parts.first?.trimmingCharacters(in: .whitespaces).lowercased()
-            // Bodies are read as UTF-8: one said to be in another character set is not
-            // read as something it is not.
-            for parameter in parts.dropFirst() {
-                let pair = parameter.split(separator: "=", maxSplits: 1).map {
-                    $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-                        .lowercased()
-                }
-                guard pair.count == 2, pair[0] == "charset", pair[1] != "utf-8", pair[1] != "utf8" else { continue }
-                throw APIError(.unsupportedMediaType, .unsupportedMediaType, "Send the body as UTF-8 (charset=utf-8).")
-            }
+            let (mediaType, charset) = Self.mediaType(request.headers[.contentType])
             // Only a request with a body pays for looking at its path.
             if OAuthPaths.takesForms(request.uri.path) || ConsolePaths.takesForms(request.uri.path) {
                 guard mediaType == "application/x-www-form-urlencoded" else {
@@ -173,14 +172,38 @@ struct GatewayMiddleware: RouterMiddleware {
                         "Send the body as application/x-www-form-urlencoded."
                     )
                 }
+                // A form is ASCII with its bytes percent-encoded, read as UTF-8 whatever
+                // the label (a field that is not UTF-8 is left out): the labels clients
+                // send by default are taken, others are not.
+                guard charset.map(["utf-8", "utf8", "us-ascii", "iso-8859-1"].contains) ?? true else {
+                    throw APIError(.unsupportedMediaType, .unsupportedMediaType, "Send the form as UTF-8.")
+                }
             } else if mediaType != "application/json" {
                 throw APIError(.unsupportedMediaType, .unsupportedMediaType, "Send the body as application/json.")
+            } else if let charset, !["utf-8", "utf8"].contains(charset) {
+                // JSON is read as UTF-8: one said to be in another character set is not read
+                // as something it is not.
+                throw APIError(.unsupportedMediaType, .unsupportedMediaType, "Send the body as UTF-8 (charset=utf-8).")
             } else if let key = body.withUnsafeReadableBytes(DuplicateJSONKeys.first(in:)) {
                 let shown = TextRules.shown(key, limit: 64)
                 throw APIError.badRequest("The body names '\(shown)' twice in one object: send each key once.")
             }
         }
         return request
+    }
+
+    /// A `Content-Type`'s media type and `charset`, in lower case.
+    static func mediaType(_ header: String?) -> (type: String?, charset: String?) {
+        let parts = header?.split(separator: ";") ?? []
+        let type = parts.first?.trimmingCharacters(in: .whitespaces).lowercased()
+        let charset = parts.dropFirst().lazy.compactMap { parameter -> String? in
+            let pair = parameter.split(separator: "=", maxSplits: 1).map {
+                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                    .lowercased()
+            }
+            return pair.count == 2 && pair[0] == "charset" ? pair[1] : nil
+        }.first
+        return (type, charset)
     }
 
     private static let tooLarge = APIError(

@@ -55,7 +55,7 @@ struct AuthorizationPage: Sendable {
         guard let body = try? await request.collectBody(upTo: OAuthPage.formLimit) else {
             return Self.refused(.page("The form is too large."), app: app, status: .contentTooLarge)
         }
-        let form = OAuthPage.form(String(buffer: body))
+        let form = OAuthPage.form(body)
         if let refusal = api.formGuard.refusal(request.head, fields: form, appID: app.id) {
             return OAuthPage.forged(refusal, app: app, api: api)
         }

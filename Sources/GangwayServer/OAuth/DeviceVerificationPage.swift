@@ -49,7 +49,7 @@ struct DeviceVerificationPage: Sendable {
         guard let body = try? await request.collectBody(upTo: OAuthPage.formLimit) else {
             return Self.codeForm(app: app, status: .contentTooLarge, message: "The form is too large.")
         }
-        let form = OAuthPage.form(String(buffer: body))
+        let form = OAuthPage.form(body)
         if let refusal = api.formGuard.refusal(request.head, fields: form, appID: app.id) {
             return OAuthPage.forged(refusal, app: app, api: api)
         }

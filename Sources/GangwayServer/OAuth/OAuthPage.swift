@@ -88,22 +88,33 @@ enum OAuthPage {
 
     /// The fields of a form body (`application/x-www-form-urlencoded`), read as the WHATWG
     /// URL standard reads one: pairs split at `&`, the name from the value at the first
-    /// `=`, `+` a space and `%XX` a byte, the bytes then UTF-8 (what is not, U+FFFD); the
-    /// first value of a name counts. Any text is a body: a stray `%`, or a character a
-    /// browser would have encoded, is taken as it is.
+    /// `=`, `+` a space and `%XX` a byte, the bytes then UTF-8; the first value of a name
+    /// counts. Any text is a body: a stray `%`, or a character a browser would have
+    /// encoded, is taken as it is.
+    ///
+    /// Where the standard reads bytes that are not UTF-8 as U+FFFD, the field is left out
+    /// here: two passwords that differ only in such bytes would otherwise be one. A body
+    /// that is not UTF-8 text itself has no fields.
+    static func form(_ body: ByteBuffer) -> [String: String] {
+        guard let text = String(validating: body.readableBytesView, as: UTF8.self) else { return [:] }
+        return form(text)
+    }
+
+    /// The fields of a form body given as text (see ``form(_:)-(ByteBuffer)``).
     static func form(_ body: String) -> [String: String] {
         var fields: [String: String] = [:]
         for pair in body.utf8.split(separator: UInt8(ascii: "&")) {
             let equals = pair.firstIndex(of: UInt8(ascii: "="))
-            let name = formDecoded(pair[..<(equals ?? pair.endIndex)])
-            let value = equals.map { formDecoded(pair[pair.index(after: $0)...]) } ?? ""
+            guard let name = formDecoded(pair[..<(equals ?? pair.endIndex)]),
+                let value = equals.map({ formDecoded(pair[pair.index(after: $0)...]) }) ?? ""
+            else { continue }
             if fields[name] == nil { fields[name] = value }
         }
         return fields
     }
 
-    /// One name or value of a form body, decoded.
-    private static func formDecoded(_ encoded: Substring.UTF8View) -> String {
+    /// One name or value of a form body, decoded; `nil` when its bytes are not UTF-8.
+    private static func formDecoded(_ encoded: Substring.UTF8View) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(encoded.count)
         var index = encoded.startIndex
@@ -125,7 +136,7 @@ enum OAuthPage {
                 bytes.append(byte)
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return String(validating: bytes, as: UTF8.self)
     }
 
     private static func hexValue(_ digit: UInt8) -> UInt8? {

@@ -152,7 +152,8 @@ public struct MobileServicesServer: Sendable {
                 guard listener == .everything, ConsolePaths.takesForms(head.path ?? "") else { return false }
                 return await console.signedIn(head.headerFields) != nil
             },
-            isSecureOrigin: { api.isSecureOrigin }
+            isSecureOrigin: { api.isSecureOrigin },
+            servesConsole: listener == .everything
         )
         router.add(middleware: gateway)
         router.get("/openapi.json") { _, _ in

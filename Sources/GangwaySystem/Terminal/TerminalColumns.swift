@@ -22,12 +22,18 @@ public enum TerminalColumns {
     static func width(of character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
-        if scalars.contains(where: { $0.value == 0xFE0F || $0.value == 0x200D }) || first.properties.isEmojiPresentation
+        // An emoji: one shown as such by default, or made so by a variation selector or a
+        // joiner (a joiner in Indic text, after a letter, makes no emoji).
+        if first.properties.isEmojiPresentation
+            || first.properties.isEmoji && first.value > 0x7F
+                && scalars.contains(where: { $0.value == 0xFE0F || $0.value == 0x200D })
         {
             return 2
         }
         switch first.properties.generalCategory {
-        case .nonspacingMark, .enclosingMark, .format, .control: return 0
+        case .nonspacingMark, .enclosingMark, .control: return 0
+        // A soft hyphen is drawn; the other format characters are not.
+        case .format: return first.value == 0xAD ? 1 : 0
         default: break
         }
         return wide.contains { $0.contains(first.value) } ? 2 : 1
@@ -50,6 +56,8 @@ public enum TerminalColumns {
         0xFFE0...0xFFE6,  // full-width signs
         0x1F300...0x1F64F,  // pictographs and emoticons
         0x1F900...0x1F9FF,  // supplemental symbols and pictographs
+        0x16FE0...0x18AFF,  // ideographic symbols, Tangut
+        0x1B000...0x1B16F,  // Kana supplement and extended A
         0x20000...0x3FFFD,  // CJK extensions B and beyond
     ]
 }

@@ -144,13 +144,15 @@ extension API {
         _ method: HTTPRequest.Method,
         _ path: String,
         token: String? = nil,
-        json: String
+        json: String,
+        headers extra: HTTPFields = [:]
     ) async throws
         -> ServerReply
     {
         let client = TestClient(host: "127.0.0.1", port: running.port, configuration: .init(timeout: .seconds(30)))
         client.connect()
         var headers: HTTPFields = [.contentType: "application/json"]
+        for field in extra { headers[field.name] = field.value }
         if let token { headers[.authorization] = "Bearer \(token)" }
         let response: TestClient.Response
         do {
