@@ -140,21 +140,12 @@ struct TerminalTextTests {
     func longValuesKeepTheChecksAligned() {
         let long = String(repeating: "x", count: 64)
         let entities = [
-            AppEntity(
-                id: long,
-                fields: ["aircraft": "A320 F-GKXA", "stand": "12", "item": "fuel", "status": "open"],
-                version: 1,
-                updatedAt: Date(),
-                updatedBy: "x"
-            ),
-            AppEntity(
-                id: "F-GKXA-tyres",
-                fields: [
+            Self.check(long, ["aircraft": "A320 F-GKXA", "stand": "12", "item": "fuel", "status": "open"]),
+            Self.check(
+                "F-GKXA-tyres",
+                [
                     "aircraft": "A320 F-GKXA", "stand": "3", "item": "a very long item name here", "status": "done",
-                ],
-                version: 1,
-                updatedAt: Date(),
-                updatedBy: "x"
+                ]
             ),
         ]
         StringTable.withTable(Self.english) {
@@ -174,20 +165,8 @@ struct TerminalTextTests {
     @Test("wide characters take two columns, and the checks stay aligned on a terminal")
     func wideValuesKeepTheChecksAligned() {
         let entities = [
-            AppEntity(
-                id: "JA01-燃料",
-                fields: ["aircraft": "A320 JA01", "stand": "東3", "item": "燃料の量を確認する作業", "status": "open"],
-                version: 1,
-                updatedAt: Date(),
-                updatedBy: "x"
-            ),
-            AppEntity(
-                id: "F-GKXA-tyres",
-                fields: ["aircraft": "A320 F-GKXA", "stand": "3", "item": "tyres", "status": "done"],
-                version: 1,
-                updatedAt: Date(),
-                updatedBy: "x"
-            ),
+            Self.check("JA01-燃料", ["aircraft": "A320 JA01", "stand": "東3", "item": "燃料の量を確認する作業", "status": "open"]),
+            Self.check("F-GKXA-tyres", ["aircraft": "A320 F-GKXA", "stand": "3", "item": "tyres", "status": "done"]),
         ]
         StringTable.withTable(Self.english) {
             let lines = ChecksText.lines(entities.map { .init(entity: $0, pending: false, needsAttention: false) })
@@ -200,6 +179,11 @@ struct TerminalTextTests {
             #expect(columns[0].count == 3)
             #expect(columns[0] == columns[1], "\(lines)")
         }
+    }
+
+    /// A check of the demo app's with `fields`.
+    static func check(_ id: String, _ fields: [String: String]) -> AppEntity {
+        AppEntity(id: id, fields: fields, version: 1, updatedAt: Date(), updatedBy: "x")
     }
 
     @Test func germanPolicyAndChecks() {
