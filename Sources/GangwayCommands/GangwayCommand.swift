@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayProtocol
 import GangwayTerminal
 
 /// The `gangway` command: the root of every subcommand.
@@ -24,13 +25,41 @@ extension GangwayCommand {
     /// Parses the process's arguments and runs the chosen command; the executable's entry.
     public static func start() async {
         refuseArgumentsThatAreNotText()
+        refuseUnknownCommand()
         await main()
     }
 
     /// The same, with the hooks of Gangway's test host.
     @_spi(Testing) public static func start(hooks: TestHooks) async {
         refuseArgumentsThatAreNotText()
+        refuseUnknownCommand()
         await TestHooks.$current.withValue(hooks) { await main() }
+    }
+
+    /// The words `gangway` takes first: its commands, and `help`.
+    static var commandNames: [String] {
+        configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+    }
+
+    /// What is wrong with a first argument that is neither an option nor a command (the
+    /// device app, the command taken without one, takes no argument but options): a
+    /// sentence that names it and the command it most likely meant; `nil` when it is fine.
+    static func unknownCommandProblem(_ arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-"), !commandNames.contains(first) else { return nil }
+        let shown = TextRules.shown(first, limit: 40)
+        if let meant = ClosestWord.to(first, among: commandNames) {
+            return "no command '\(shown)'; did you mean '\(meant)'?"
+        }
+        return "no command '\(shown)'; the commands are \(commandNames.dropLast().joined(separator: ", ")) (see "
+            + "'gangway --help')."
+    }
+
+    /// Ends the process (64) when the first argument is a command `gangway` does not have,
+    /// instead of reading it as the device app's and answering about its options.
+    private static func refuseUnknownCommand() {
+        guard let problem = unknownCommandProblem(Array(CommandLine.arguments.dropFirst())) else { return }
+        Console.standardError("gangway: error: " + problem)
+        Foundation.exit(ExitCode.validationFailure.rawValue)
     }
 
     /// Ends the process (64, a bad command line) when an argument is not UTF-8: Swift

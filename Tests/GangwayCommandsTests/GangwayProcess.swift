@@ -1,5 +1,6 @@
 import Foundation
 import GangwaySystem
+import GangwayTesting
 import Synchronization
 import Testing
 
@@ -170,10 +171,6 @@ struct GangwayProcess {
     /// ``run(_:lines:extraEnvironment:)`` on a thread of its own, for a long run: waiting
     /// for it does not hold one of the few threads every other test's tasks run on.
     func runOffThread(_ arguments: [String], lines: [String]) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Swift.Result { try self.run(arguments, lines: lines) })
-            }
-        }
+        try await onOwnThread { try self.run(arguments, lines: lines) }
     }
 }

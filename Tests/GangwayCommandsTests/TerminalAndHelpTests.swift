@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayTerminal
 import GangwayTesting
 import Testing
 
@@ -43,6 +44,51 @@ struct TerminalAndHelpTests {
         #expect(mismatch.finish() == 1)
         #expect(mismatch.screen.contains("the passcodes do not match"))
         #expect(!mismatch.screen.contains(passcode) && !mismatch.screen.contains("Something-Else-1"))
+    }
+
+    @Test(
+        "a mistyped command is named, with the command meant; the shipped binary exits 64 and starts nothing",
+        arguments: [
+            (["serv", "--port", "1"], "no command 'serv'; did you mean 'serve'?"),
+            (["amdin", "users"], "no command 'amdin'; did you mean 'admin'?"),
+            (["Store"], "no command 'Store'; did you mean 'store'?"),
+            (["st"], "no command 'st'; did you mean 'store'?"),
+            (
+                ["frobnicate"],
+                "no command 'frobnicate'; the commands are app, admin, store, serve (see 'gangway --help')."
+            ),
+        ]
+    )
+    func mistypedCommand(arguments: [String], said: String) throws {
+        #expect(GangwayCommand.unknownCommandProblem(arguments) == said)
+        let temporary = try TemporaryDirectory(prefix: "gangway-mistyped")
+        defer { temporary.remove() }
+        var runner = GangwayProcess(deviceKeys: temporary.appending("unused-keys"))
+        runner.executable = GangwayProcess.shippedExecutable
+        let result = try runner.run(arguments, extraEnvironment: ["HOME": temporary.url.path])
+        #expect(result.status == 64)
+        #expect(result.standardError == "gangway: error: \(said)\n", "\(result.standardError)")
+        #expect(result.output.isEmpty)
+    }
+
+    @Test("a command, an option or help first is no mistyped command")
+    func knownFirstArguments() {
+        for arguments in [[], ["serve"], ["admin", "users"], ["--server", "http://x"], ["help"], ["-h"], ["app"]] {
+            #expect(GangwayCommand.unknownCommandProblem(arguments) == nil, "\(arguments)")
+        }
+    }
+
+    @Test("the word meant: the only one begun, else the nearest within a third of its length")
+    func closestWord() {
+        let words = ["lock", "resume", "switch", "status", "sync", "pending", "passcode"]
+        #expect(ClosestWord.to("stauts", among: words) == "status")
+        #expect(ClosestWord.to("syncc", among: words) == "sync")
+        #expect(ClosestWord.to("pend", among: words) == "pending")
+        #expect(ClosestWord.to("s", among: words) == nil, "one letter begins several")
+        #expect(ClosestWord.to("xyzzy", among: words) == nil)
+        #expect(ClosestWord.to("", among: words) == nil)
+        #expect(ClosestWord.distance("ab", "ba") == 1)
+        #expect(ClosestWord.distance("kitten", "sitting") == 3)
     }
 
     @Test func storeHelpIsComplete() {

@@ -1,6 +1,7 @@
 import Foundation
 import GangwayServer
 import GangwayServerTesting
+import GangwaySystem
 import HTTPTypes
 import NIOCore
 import NIOPosix
@@ -78,34 +79,88 @@ struct ConnectionTimeoutTests {
         }
     }
 
-    @Test("past the connection cap, a connection is answered 503 with Retry-After and closed; the others are served")
+    /// Sends a request head that promises a body it never sends: a request under way.
+    private static func busy(port: Int, from source: String = "127.0.0.1") async throws -> any Channel {
+        let channel = try await connect(port: port, from: source)
+        try await channel.writeAndFlush(
+            ByteBuffer(string: "POST /apps/checks/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n")
+        ).get()
+        return channel
+    }
+
+    /// `GET /health` on a new connection from `source`: what the server answers.
+    private static func health(port: Int, from source: String = "127.0.0.1") async throws -> String {
+        let answer = AnswerCollector()
+        let channel = try await connect(port: port, from: source, handler: answer)
+        try await channel.writeAndFlush(
+            ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        ).get()
+        #expect(try await closes(channel, within: .seconds(20)))
+        return answer.text
+    }
+
+    @Test(
+        "at the connection cap, the connection silent longest gives way; with every one busy, one more is answered 503 and closed"
+    )
     func connectionCap() async throws {
         let fixture = try await ServerFixture { configuration in
             configuration.maximumConnections = 4
+            configuration.maximumConnectionsPerAddress = 4
         }
         try await fixture.runSeeded { api in
-            // The test's own connection is one; three more fill the cap.
+            // Four connections held open without a request (the fourth takes the place of
+            // the test client's own, silent since the seeding): the oldest gives way to a
+            // new one, and the new one is served.
             var held: [any Channel] = []
-            for _ in 0..<3 { held.append(try await Self.connect(port: api.running.port)) }
+            for _ in 0..<4 {
+                held.append(try await Self.connect(port: api.running.port))
+                try await Task.sleep(for: .milliseconds(20))
+            }
             try await Task.sleep(for: .milliseconds(100))
-            let answer = AnswerCollector()
-            let extra = try await Self.connect(port: api.running.port, handler: answer)
-            try await extra.writeAndFlush(ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n")).get()
-            #expect(try await Self.closes(extra, within: .seconds(20)))
-            #expect(answer.text.hasPrefix("HTTP/1.1 503"), "\(answer.text)")
-            #expect(answer.text.lowercased().contains("retry-after: 1"))
-            // The connections within the cap are served; one closed frees a place.
-            try api.expectStatus(try await api.send(.get, "/health"), .ok)
-            try await held.removeLast().close()
-            try await Task.sleep(for: .milliseconds(200))
-            let next = AnswerCollector()
-            let again = try await Self.connect(port: api.running.port, handler: next)
-            try await again.writeAndFlush(
-                ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            ).get()
-            #expect(try await Self.closes(again, within: .seconds(20)))
-            #expect(next.text.hasPrefix("HTTP/1.1 200"), "\(next.text)")
+            let served = try await Self.health(port: api.running.port)
+            #expect(served.hasPrefix("HTTP/1.1 200"), "\(served)")
+            #expect(try await Self.closes(held[0], within: .seconds(20)), "the silent one closed to make room")
             for channel in held { try? await channel.close() }
+            try await Task.sleep(for: .milliseconds(200))
+
+            // Every place taken by a request under way: one more is answered 503.
+            var busy: [any Channel] = []
+            for _ in 0..<4 { busy.append(try await Self.busy(port: api.running.port)) }
+            try await Task.sleep(for: .milliseconds(200))
+            let refused = try await Self.health(port: api.running.port)
+            #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
+            #expect(refused.lowercased().contains("retry-after: 1"))
+            // One ended frees a place.
+            try await busy.removeLast().close()
+            try await Task.sleep(for: .milliseconds(200))
+            let next = try await Self.health(port: api.running.port)
+            #expect(next.hasPrefix("HTTP/1.1 200"), "\(next)")
+            for channel in busy { try? await channel.close() }
+        }
+    }
+
+    @Test("one address holds at most its share of the connections; other addresses, and a trusted proxy, are served")
+    func connectionsPerAddress() async throws {
+        for proxy in [false, true] {
+            let fixture = try await ServerFixture { configuration in
+                configuration.maximumConnections = 100
+                configuration.maximumConnectionsPerAddress = 3
+                if proxy { configuration.trustedProxies = [AddressRange("127.0.0.3/32")!] }
+            }
+            try await fixture.runSeeded { api in
+                for source in ["127.0.0.2", "127.0.0.3"] {
+                    var held: [any Channel] = []
+                    for _ in 0..<3 { held.append(try await Self.busy(port: api.running.port, from: source)) }
+                    try await Task.sleep(for: .milliseconds(200))
+                    let more = try await Self.health(port: api.running.port, from: source)
+                    let exempt = proxy && source == "127.0.0.3"
+                    #expect(more.hasPrefix(exempt ? "HTTP/1.1 200" : "HTTP/1.1 503"), "\(source): \(more)")
+                    // Another address is served all the while.
+                    let other = try await Self.health(port: api.running.port, from: "127.0.0.4")
+                    #expect(other.hasPrefix("HTTP/1.1 200"), "\(other)")
+                    for channel in held { try? await channel.close() }
+                }
+            }
         }
     }
 
@@ -194,12 +249,17 @@ struct ConnectionTimeoutTests {
         }
     }
 
-    private static func connect(port: Int, handler: AnswerCollector? = nil) async throws -> any Channel {
+    private static func connect(
+        port: Int,
+        from source: String = "127.0.0.1",
+        handler: AnswerCollector? = nil
+    ) async throws -> any Channel {
         try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 guard let handler else { return channel.eventLoop.makeSucceededVoidFuture() }
                 return channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
             }
+            .bind(to: try SocketAddress(ipAddress: source, port: 0))
             .connect(host: "127.0.0.1", port: port).get()
     }
 

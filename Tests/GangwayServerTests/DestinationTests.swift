@@ -53,15 +53,27 @@ struct DestinationTests {
             )
             try keyed.expect(.created)
             #expect(!keyed.text.contains("stock-secret-1"), "the credential is never shown")
-            // Left out, the stored credential is kept.
+            // Left out, the stored credential is kept for another path of the same origin
+            // (the scheme's port said or not, the host in any case)...
             try await api.admin(
                 .put,
                 "\(Self.path)/stock",
-                json: #"{"url": "https://stock.example.com/2", "authentication": "credential"}"#
+                json: #"{"url": "https://Stock.example.com:443/2", "authentication": "credential"}"#
             ).expect(.ok)
-            #expect(
-                try await fixture.server.storage.destination(appID: "checks", name: "stock")?.sealedCredential != nil
-            )
+            let kept = try await fixture.server.storage.destination(appID: "checks", name: "stock")?.sealedCredential
+            #expect(kept != nil)
+            // ...but never follows the URL to another origin, nor goes in another header.
+            for moved in [
+                #"{"url": "https://attacker.example.net/2", "authentication": "credential"}"#,
+                #"{"url": "https://stock.example.com:8443/2", "authentication": "credential"}"#,
+                #"{"url": "https://stock.example.com.attacker.example/2", "authentication": "credential"}"#,
+                #"{"url": "https://stock.example.com/2", "authentication": "credential", "credentialHeader": "X-Other"}"#,
+            ] {
+                let refused = try await api.admin(.put, "\(Self.path)/stock", json: moved)
+                #expect(refused.status == .badRequest && refused.text.contains("send credential again"), "\(moved)")
+            }
+            let unchanged = try await fixture.server.storage.destination(appID: "checks", name: "stock")
+            #expect(unchanged?.url == "https://Stock.example.com:443/2" && unchanged?.sealedCredential == kept)
 
             for bad in [
                 #"{"url": "http://orders.example.com"}"#, #"{"url": "https://orders.example.com?x=1"}"#,
@@ -269,6 +281,11 @@ struct DestinationTests {
             for escape in [
                 "/../x", "/%2e%2e/x", "/a/%2F/b", "/./x", "/a%5Cb", "/a/..;/b", "/..;x/b", "/%2e%2e;/b", "/.%3Bx/b",
                 "/a/.;/b",
+                // Escapes that decode to no UTF-8 text: a byte alone, an overlong form, a
+                // lone continuation byte, a sequence cut short, a surrogate, five bytes, and
+                // escapes that are not escapes.
+                "/%ff?q=1", "/a/%c0%af", "/%c0%ae%c0%ae/x", "/%80", "/%2e%2e%ff", "/x/%e2%82", "/%ed%a0%80",
+                "/%f8%88%80%80%80", "/%zz", "/a%", "/a%4",
             ] {
                 let refused = try await api.send(.get, "/apps/checks/destinations/orders\(escape)", token: alice.token)
                 #expect(refused.status == .badRequest, "\(escape)")
@@ -322,10 +339,16 @@ struct DestinationTests {
         }
     }
 
-    /// Sends `size` bytes to the backend's `/echo` over loopback in 64 KiB chunks, as
-    /// `Transfer-Encoding: chunked`.
-    static func upload(_ api: API, token: String, size: Int) async throws -> (UInt, Data) {
-        var request = HTTPClientRequest(url: api.running.url.absoluteString + "/apps/checks/destinations/orders/echo")
+    /// Sends `size` bytes to the backend's `path` (`/echo` unless said) over loopback in
+    /// 64 KiB chunks, as `Transfer-Encoding: chunked` or with its length declared.
+    static func upload(
+        _ api: API,
+        token: String,
+        size: Int,
+        path: String = "/echo",
+        declared: Bool = false
+    ) async throws -> (UInt, Data) {
+        var request = HTTPClientRequest(url: api.running.url.absoluteString + "/apps/checks/destinations/orders" + path)
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         request.headers.add(name: "Content-Type", value: "application/octet-stream")
@@ -333,10 +356,160 @@ struct DestinationTests {
         let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
         for _ in 0..<size / chunk.readableBytes { continuation.yield(chunk) }
         continuation.finish()
-        request.body = .stream(stream, length: .unknown)
+        let chunks = size / chunk.readableBytes * chunk.readableBytes
+        request.body = .stream(stream, length: declared ? .known(Int64(chunks)) : .unknown)
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 1 << 20)
         return (response.status.code, Data(body.readableBytesView))
+    }
+
+    @Test(
+        "a backend that answers before it reads the body never brings the server down: bodies of 64 KiB to 16 MiB, one at a time and twenty at once, and bodies cut off",
+        .enabled(if: TestDestinationBackend.isInstalled, "needs PyJWT in .build-oidc/venv (see .ci/run)")
+    )
+    func earlyAnswers() async throws {
+        try await Self.withBackend { _, api, _ in
+            let alice = try await Self.device(api, "alice")
+            let bob = try await Self.device(api, "bob")
+            // One at a time, each body sent whole before the answer is read: the backend's
+            // early 413 reaches the device, and the rest of the body is read and dropped.
+            let port = api.running.port
+            let head =
+                "POST /apps/checks/destinations/orders/early?status=413 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer \(alice.token)\r\n"
+            for size in [64 << 10, 1 << 20, 2 << 20, 16 << 20] {
+                let body = Data(repeating: UInt8(ascii: "u"), count: size)
+                var chunked = Data((head + "Transfer-Encoding: chunked\r\n\r\n").utf8)
+                for start in stride(from: 0, to: size, by: 64 << 10) {
+                    let part = body[start..<min(start + (64 << 10), size)]
+                    chunked += Data((String(part.count, radix: 16) + "\r\n").utf8) + part + Data("\r\n".utf8)
+                }
+                chunked += Data("0\r\n\r\n".utf8)
+                let declared = Data((head + "Content-Length: \(size)\r\n\r\n").utf8) + body
+                for (request, kind) in [(declared, "declared"), (chunked, "chunked")] {
+                    let answer = try await onOwnThread { try Self.exchange(port: port, request) }
+                    #expect(answer.hasPrefix("HTTP/1.1 413"), "\(size) bytes \(kind): \(answer.prefix(300))")
+                    #expect(answer.contains("refused before reading the body"), "\(size) bytes \(kind)")
+                }
+            }
+            // Twenty at once, to a backend that answers 401 and ends the connection with
+            // the body unread (whose answer may be lost with it: a 502 then), and to one
+            // that reads it after answering.
+            try await withThrowingTaskGroup(of: Result<UInt, any Error>.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        let closes = index % 4 < 2
+                        let path = closes ? "/early?status=401&close=1" : "/early?status=401"
+                        let token = index.isMultiple(of: 2) ? alice.token : bob.token
+                        do {
+                            return .success(try await Self.upload(api, token: token, size: 2 << 20, path: path).0)
+                        } catch {
+                            return .failure(error)
+                        }
+                    }
+                }
+                for try await outcome in group {
+                    // An HTTP client that sees an early refusal stops sending, and may find
+                    // the connection ended before it reads the answer: the server's part is
+                    // to stay up, which the requests below show.
+                    // Past a person's share (six at once), 429; a backend that cannot keep up
+                    // with its connections, 502.
+                    if case .success(let status) = outcome {
+                        #expect([401, 429, 502].contains(status), "got \(status)")
+                    }
+                }
+            }
+            // Cut off: 16 MiB declared, 1 MiB sent, the connection closed.
+            let cut = Data((head + "Content-Length: \(16 << 20)\r\n\r\n").utf8) + Data(repeating: 0x75, count: 1 << 20)
+            for _ in 0..<5 {
+                try await onOwnThread { try Self.sendAndClose(port: port, cut) }
+            }
+            // The server still answers, on its own and through the destination.
+            let whoami = try await api.send(.get, "/apps/checks/destinations/orders/whoami", token: alice.token)
+            #expect(try whoami.json["sub"] as? String == "alice")
+            let (status, echo) = try await Self.upload(api, token: alice.token, size: 1 << 20, declared: true)
+            #expect(status == 200, "\(String(decoding: echo.prefix(300), as: UTF8.self))")
+        }
+    }
+
+    /// Connects `socket` to `port` on loopback.
+    static func connect(_ socket: Int32, port: Int) throws {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw TestServerError("cannot connect to port \(port)") }
+    }
+
+    @Test(
+        "one person's downloads that are never read take their share of a backend, never everyone's",
+        .enabled(if: TestDestinationBackend.isInstalled, "needs PyJWT in .build-oidc/venv (see .ci/run)")
+    )
+    func fairShare() async throws {
+        try await Self.withBackend { _, api, _ in
+            let alice = try await Self.device(api, "alice")
+            let bob = try await Self.device(api, "bob")
+            // Alice's device starts downloads of 256 MiB and reads no more than their heads.
+            var stalled: [Int32] = []
+            defer { stalled.forEach { close($0) } }
+            let (port, token) = (api.running.port, alice.token)
+            for _ in 0..<6 {  // one person's share of a destination
+                let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                stalled.append(socket)
+                let head = try await onOwnThread {
+                    try Self.connect(socket, port: port)
+                    let request =
+                        "GET /apps/checks/destinations/orders/download?bytes=\(256 << 20) HTTP/1.1\r\n"
+                        + "Host: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n"
+                    _ = request.withCString { send(socket, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                    var timeout = timeval(tv_sec: 30, tv_usec: 0)
+                    setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                    var head = [UInt8](repeating: 0, count: 512)
+                    let count = recv(socket, &head, head.count, 0)
+                    return String(decoding: head.prefix(max(count, 0)), as: UTF8.self)
+                }
+                #expect(head.hasPrefix("HTTP/1.1 200"), "\(head)")
+            }
+            // Her share is taken: one more of hers waits for one of them to end.
+            let more = try await api.send(.get, "/apps/checks/destinations/orders/whoami", token: alice.token)
+            #expect(more.status == .tooManyRequests && more.code == "DESTINATION_BUSY", "\(more.status) \(more.text)")
+            #expect(more.headers[.retryAfter] == "1")
+            // Everyone else still gets through.
+            for _ in 0..<10 {
+                let asBob = try await api.send(.get, "/apps/checks/destinations/orders/whoami", token: bob.token)
+                #expect(try asBob.json["sub"] as? String == "bob", "\(asBob.status) \(asBob.text)")
+            }
+            // Her downloads closed, her places come back.
+            stalled.forEach { close($0) }
+            stalled = []
+            var status = HTTPResponse.Status.tooManyRequests
+            for _ in 0..<300 where status != .ok {
+                status = try await api.send(.get, "/apps/checks/destinations/orders/whoami", token: alice.token).status
+                if status != .ok { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(status == .ok)
+        }
+    }
+
+    /// Sends `request` on a connection of its own and closes it at once, answer unread.
+    static func sendAndClose(port: Int, _ request: Data) throws {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw TestServerError("no socket") }
+        defer { close(socket) }
+        try Self.connect(socket, port: port)
+        request.withUnsafeBytes { bytes in
+            var sent = 0
+            while sent < bytes.count {
+                let count = send(socket, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+                guard count > 0 else { return }
+                sent += count
+            }
+        }
     }
 
     /// Sends `request` whole on a connection of its own, then sends nothing more and
@@ -349,16 +522,7 @@ struct DestinationTests {
         defer { close(socket) }
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw TestServerError("cannot connect to port \(port)") }
+        try Self.connect(socket, port: port)
         try request.withUnsafeBytes { bytes in
             var sent = 0
             while sent < bytes.count {
@@ -394,16 +558,16 @@ struct DestinationTests {
                 "POST /apps/checks/destinations/orders/echo HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Authorization: Bearer \(alice.token)\r\nContent-Type: application/octet-stream\r\n"
             // Declared: refused on its head, before a byte of the body.
-            let declared = try Self.exchange(
-                port: api.running.port,
-                Data((head + "Content-Length: \(limit + 1)\r\n\r\n").utf8)
-            )
+            let port = api.running.port
+            let declared = try await onOwnThread {
+                try Self.exchange(port: port, Data((head + "Content-Length: \(limit + 1)\r\n\r\n").utf8))
+            }
             // Chunked: refused once a byte past the limit came, the backend's request ended.
             var chunked = Data((head + "Transfer-Encoding: chunked\r\n\r\n").utf8)
             let chunk = Data(repeating: UInt8(ascii: "u"), count: 64 << 10)
             for _ in 0..<limit / chunk.count { chunked += Data("10000\r\n".utf8) + chunk + Data("\r\n".utf8) }
             chunked += Data("1\r\nu\r\n".utf8)
-            let streamed = try Self.exchange(port: api.running.port, chunked)
+            let streamed = try await onOwnThread { [chunked] in try Self.exchange(port: port, chunked) }
             for (answer, kind) in [(declared, "declared"), (streamed, "chunked")] {
                 #expect(answer.hasPrefix("HTTP/1.1 413"), "\(kind): \(answer.prefix(300))")
                 #expect(answer.contains(#""code":"PAYLOAD_TOO_LARGE""#), "\(kind): \(answer.prefix(600))")

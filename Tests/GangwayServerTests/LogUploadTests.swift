@@ -7,6 +7,10 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("Log upload", .servingTurn)
 struct LogUploadTests {
     static let entries = """
@@ -16,6 +20,57 @@ struct LogUploadTests {
            "message": "sync\\u0000failed\\u001b]0;pwned\\u0007\\u001b[2J\\u009b1A\\u202e\\tat line 2\\nnext"}
         ]}
         """
+
+    @Test("one person's large bodies half sent hold four places, whatever their sessions; anyone else's go on")
+    func largeBodiesPerPerson() async throws {
+        try await ServerFixture().runSeeded { api in
+            let alice = try await api.signIn("alice")
+            _ = try await api.register(token: alice)
+            let aliceAgain = try await api.signIn("alice", device: "alice-phone")
+            let bob = try await api.signIn("bob")
+            _ = try await api.register(token: bob)
+            // A body past 16 KiB: 20 KiB of one entry's message.
+            let large =
+                #"{"entries": [{"time": "2026-11-22T06:00:00Z", "level": "info", "message": ""#
+                + String(repeating: "m", count: 20 << 10) + #""}]}"#
+            var held: [Int32] = []
+            defer { held.forEach { close($0) } }
+            let port = api.running.port
+            for _ in 0..<4 {
+                let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                held.append(socket)
+                try await onOwnThread {
+                    try DestinationTests.connect(socket, port: port)
+                    let head =
+                        "POST /apps/checks/logs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: \(1 << 20)\r\n\r\n{\"entries\": ["
+                    _ = head.withCString { send(socket, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            // Her four places are taken, also for her other session.
+            let refused = try await api.send(.post, "/apps/checks/logs", token: aliceAgain, json: large)
+            #expect(refused.status == .tooManyRequests && refused.code == "TOO_MANY_BODIES", "\(refused.text)")
+            #expect(refused.headers[.retryAfter] == "1")
+            // A small body takes no place.
+            #expect(
+                try await api.send(.post, "/apps/checks/logs", token: alice, json: Self.entries).status
+                    != .tooManyRequests
+            )
+            // Bob's large body is read as ever.
+            let bobs = try await api.send(.post, "/apps/checks/logs", token: bob, json: large)
+            #expect(bobs.status != .tooManyRequests && bobs.status != .contentTooLarge, "\(bobs.text)")
+            // Her connections closed, her places come back.
+            held.forEach { close($0) }
+            held = []
+            var status = HTTPResponse.Status.tooManyRequests
+            for _ in 0..<100 where status == .tooManyRequests {
+                status = try await api.send(.post, "/apps/checks/logs", token: alice, json: large).status
+                if status == .tooManyRequests { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(status != .tooManyRequests)
+        }
+    }
 
     @Test("refused with 409 while the app's log settings turn it off", arguments: Backend.available)
     func disabled(backend: Backend) async throws {

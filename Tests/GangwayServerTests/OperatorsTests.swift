@@ -288,6 +288,109 @@ struct OperatorsTests {
         }
     }
 
+    @Test("a console session kept busy still ends twelve hours after it began", arguments: Backend.available)
+    func absoluteLifetime(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            let cookie = try await Self.consoleCookie(fixture, "ops.ivy", role: .viewer)
+            // A page every 25 minutes keeps it from ever being idle for 30.
+            for _ in 0..<28 {
+                #expect(try await api.send(.get, "/console", headers: cookie).status == .ok)
+                fixture.clock.advance(by: .seconds(25 * 60))
+            }
+            // 11 h 40 min in: still open. Twenty-five minutes later, past twelve hours: ended.
+            #expect(try await api.send(.get, "/console", headers: cookie).status == .ok)
+            fixture.clock.advance(by: .seconds(25 * 60))
+            let ended = try await api.send(.get, "/console", headers: cookie)
+            #expect(ended.status == .seeOther && ended.headers[.location] == "/console/sign-in")
+        }
+    }
+
+    @Test(
+        "strangers' guesses block an operator's name, but not in a browser the operator signed in with before"
+    )
+    func knownBrowserSignsInDuringABlock() async throws {
+        let fixture = try await ServerFixture(backend: .sqlite)
+        try await fixture.runSeeded { api in
+            let password = "a long operator passphrase"
+            let secret = try await Self.enrol(api, fixture, "ops.kim", password: password)
+            func signIn(_ browser: PageBrowser, _ password: String) async throws -> ServerReply {
+                let page = try await browser.get("/console/sign-in")
+                let code = try ConsoleBrowserTests.code(secret: secret, at: fixture.clock.now())
+                return try await browser.submit(
+                    page,
+                    to: "/console/sign-in",
+                    [("name", "ops.kim"), ("password", password), ("code", code)]
+                )
+            }
+            // The operator's own browser signs in once, and out again: it keeps the cookie
+            // of a known browser, not the session.
+            let own = PageBrowser(api.running)
+            fixture.clock.advance(by: .seconds(30))
+            _ = try await own.get("/console/sign-in")
+            let secretBefore = try #require(own.cookieJar["gangway_form"])
+            #expect(try await signIn(own, password).status == .seeOther)
+            #expect(own.cookieJar["gangway_console_browser"] != nil)
+            // The form secret is new with the session: a token seen before is of no use.
+            let secretAfter = try #require(own.cookieJar["gangway_form"])
+            #expect(secretAfter != secretBefore)
+            let home = try await own.get("/console")
+            let signedOut = try await own.post(
+                "/console/sign-out",
+                [("form_token", ConsoleAppsTests.formToken(of: home.text))]
+            )
+            #expect(signedOut.status == .seeOther, "\(signedOut.status) \(signedOut.text.prefix(300))")
+            #expect(own.cookieJar["gangway_form"] != secretAfter, "and new again at the sign-out")
+
+            // A stranger's guesses block the name everywhere else.
+            fixture.clock.advance(by: .seconds(30))
+            let stranger = PageBrowser(api.running)
+            for _ in 1...5 {
+                #expect(try await signIn(stranger, "a guessed passphrase").status == .unauthorized)
+            }
+            let elsewhere = PageBrowser(api.running)
+            #expect(try await signIn(elsewhere, password).status == .tooManyRequests)
+            // Each failed try at an operator's name is in the audit, by that name.
+            let failed = try await Self.audit(api, "?limit=20").filter { $0.action == "signInFailed" }
+            #expect(failed.count == 5 && failed.allSatisfy { $0.actor == "ops.kim" && $0.via == .console })
+            // The known browser is counted apart, and gets in.
+            let opened = try await signIn(own, password)
+            #expect(opened.status == .seeOther && opened.headers[.location] == "/console", "\(opened.text.prefix(400))")
+            // A stolen cookie without the password is still five tries and a block.
+            let forged = PageBrowser(api.running)
+            forged.setCookie("gangway_console_browser", try #require(own.cookieJar["gangway_console_browser"]))
+            for _ in 1...5 {
+                #expect(try await signIn(forged, "a guessed passphrase").status == .unauthorized)
+            }
+            #expect(try await signIn(forged, "a guessed passphrase").status == .tooManyRequests)
+        }
+    }
+
+    @Test("a flood of the devices' sign-ins keeps no operator out of the console, and counts nothing against them")
+    func deviceFloodLeavesTheConsole() async throws {
+        // bcrypt cost 10 makes each check take long enough for the requests to overlap.
+        let fixture = try await ServerFixture(bcryptCost: 10) { $0.concurrentPasswordChecks = 1 }
+        try await fixture.runSeeded { api in
+            let password = "a long operator passphrase"
+            let secret = try await Self.enrol(api, fixture, "ops.flo", password: password)
+            fixture.clock.advance(by: .seconds(30))
+            async let flood = api.parallelSignIns(count: 24) { index in ("nobody-\(index)", "guess", [:]) }
+            try await Task.sleep(for: .milliseconds(20))
+            let browser = PageBrowser(api.running)
+            let page = try await browser.get("/console/sign-in")
+            let opened = try await browser.submit(
+                page,
+                to: "/console/sign-in",
+                [
+                    ("name", "ops.flo"), ("password", password),
+                    ("code", try ConsoleBrowserTests.code(secret: secret, at: fixture.clock.now())),
+                ]
+            )
+            #expect(opened.status == .seeOther, "\(opened.status): \(opened.text.prefix(400))")
+            #expect(try await flood.contains(.serviceUnavailable), "the devices' flood was shed")
+        }
+    }
+
     @Test(
         "a console session ends after 30 minutes without a request, and a request keeps it alive",
         arguments: Backend.available
@@ -378,6 +481,33 @@ struct OperatorsTests {
                 #expect(event.0 == wanted.0 && event.1 == wanted.1 && event.2 == wanted.2, "\(event) is not \(wanted)")
             }
             #expect(!(try await api.admin(.get, "/admin/audit").text.contains("an-other-pw-9")))
+        }
+    }
+
+    @Test(
+        "a long change is cut in the audit, but never a security setting's: a weaker policy behind many e-mail domains"
+    )
+    func securityChangesNeverCut() async throws {
+        try await ServerFixture(backend: .sqlite).runSeeded { api in
+            let domains = (0..<60).map { #""station-\#($0)-ground-handling.airline.example""# }.joined(separator: ", ")
+            try await api.admin(
+                .patch,
+                "/admin/apps/checks",
+                json: #"""
+                    {"name": "\#(String(repeating: "n", count: 120))", "emailDomains": [\#(domains)],
+                     "settings": {"passwordPolicy": {"passwordPolicyMinLength": 4, "passwordPolicyRetryLimit": 20}}}
+                    """#
+            ).expect(.ok)
+            let detail = try #require(try await Self.audit(api, "?limit=1").first?.detail)
+            #expect(detail.unicodeScalars.count <= 1000)
+            for whole in [
+                "settings.passwordPolicy.passwordPolicyMinLength: 8 → 4",
+                "settings.passwordPolicy.passwordPolicyRetryLimit: 10 → 20",
+            ] {
+                #expect(detail.contains(whole), "\(whole) is cut or missing from: \(detail)")
+            }
+            #expect(detail.contains("…"), "the long parts are cut")
+            #expect(detail.contains("name: Ground checks → nnn"), "a short start of each long part is kept")
         }
     }
 

@@ -115,6 +115,11 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case storageUnavailable = "STORAGE_UNAVAILABLE"
     /// The destination's backend could not be reached, or did not answer in time.
     case destinationUnavailable = "DESTINATION_UNAVAILABLE"
+    /// The person has as many requests under way to the destination as one may; one
+    /// must end first.
+    case destinationBusy = "DESTINATION_BUSY"
+    /// The caller is sending as many large bodies at once as one may; one must end first.
+    case tooManyBodies = "TOO_MANY_BODIES"
     /// The demo data could not be seeded.
     case seedFailed = "SEED_FAILED"
     /// Something failed on the server; its log says what.

@@ -188,14 +188,16 @@ struct MobileServicesAPI: APIProtocol {
         }
     }
 
-    /// Whether `token` is the admin token or a live session's: what lets a request send a
-    /// body larger than ``GatewayMiddleware/unauthenticatedBodySize``. A wrong one costs a
-    /// cached lookup, and a denial (the route's own check says why).
-    func isKnownBearer(_ token: String) async -> Bool {
+    /// Who holds `token`: `admin` for the admin token, `user:` and the user's name for a
+    /// live session's, `nil` for any other. A known holder may send a body larger than
+    /// ``GatewayMiddleware/unauthenticatedBodySize``, a few at a time. A wrong token costs
+    /// a cached lookup, and a denial (the route's own check says why).
+    func bearerHolder(_ token: String) async -> String? {
         let hash = BearerToken.hash(token)
-        if let admin = try? await adminTokenHash(), admin == hash { return true }
-        guard let session = try? await storage.session(tokenHash: hash) else { return false }
-        return !session.revoked && session.expiresAt > now()
+        if let admin = try? await adminTokenHash(), admin == hash { return "admin" }
+        guard let session = try? await storage.session(tokenHash: hash), !session.revoked, session.expiresAt > now()
+        else { return nil }
+        return "user:" + session.username
     }
 
     /// The hash of the admin token in force: read through the cache, so a token renewed

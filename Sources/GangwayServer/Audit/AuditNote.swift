@@ -59,6 +59,49 @@ final class AuditNote: Sendable {
         // The document counts characters as JSON Schema does: by Unicode scalar.
         let longest = APILimits.auditDetail.upperBound
         guard text.unicodeScalars.count > longest else { return text }
-        return String(String.UnicodeScalarView(text.unicodeScalars.prefix(longest - 1))) + "…"
+        return Self.fitting(parts.withLock { $0 }, into: longest)
+    }
+
+    /// The start of each change that concerns how people and devices are kept safe: the
+    /// passcode policy, shared devices, blocking and wiping, passcode reset, the oldest
+    /// version allowed.
+    static let securityPaths = [
+        "settings.passwordPolicy.", "settings.sharedDeviceSettings.", "settings.blockWipingPolicy.",
+        "settings.recoverySettings.", "minimumVersion:",
+    ]
+
+    /// `parts` joined within `limit` Unicode scalars: a security setting's change is never
+    /// cut (a long list of e-mail domains must not hide a weaker passcode policy), and the
+    /// others are cut from the longest down, so that every short one stays whole.
+    static func fitting(_ parts: [String], into limit: Int) -> String {
+        func length(_ part: String) -> Int { part.unicodeScalars.count }
+        func cut(_ part: String, to count: Int) -> String {
+            guard length(part) > count else { return part }
+            return String(String.UnicodeScalarView(part.unicodeScalars.prefix(max(count - 1, 0)))) + "…"
+        }
+        let isSecurity = parts.map { part in securityPaths.contains { part.hasPrefix($0) } }
+        let separators = 2 * max(parts.count - 1, 0)
+        let kept = zip(parts, isSecurity).filter(\.1).map { length($0.0) }.reduce(0, +)
+        let others = zip(parts, isSecurity).filter { !$0.1 }.map { length($0.0) }.sorted()
+        var budget = limit - separators - kept
+        // The widest each other part may be: the largest that fits them all.
+        var cap = 0
+        if budget >= 2 * others.count {
+            cap = others.last ?? 0
+            var remaining = others.count
+            for part in others {
+                if part * remaining > budget {
+                    cap = budget / remaining
+                    break
+                }
+                budget -= part
+                remaining -= 1
+            }
+        } else {
+            // Even the security changes alone do not fit: the whole is cut at the end.
+            let text = parts.joined(separator: "; ")
+            return cut(text, to: limit)
+        }
+        return zip(parts, isSecurity).map { $0.1 ? $0.0 : cut($0.0, to: cap) }.joined(separator: "; ")
     }
 }

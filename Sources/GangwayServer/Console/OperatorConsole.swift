@@ -15,10 +15,14 @@ import NIOCore
 ///   authenticator app; no secret is copied into a browser.
 /// - A session is a random cookie (`HttpOnly`, `SameSite=Strict`, `Secure` over HTTPS),
 ///   kept as its SHA-256 and ended after ``OperatorSessionRecord/idleLifetime`` without
-///   a request.
+///   a request, and after ``OperatorSessionRecord/absoluteLifetime`` in any case.
 /// - Every form carries ``FormGuard``'s token and is refused from another site; pages
-///   carry no script and allow nothing from elsewhere; sign-ins are throttled as the
-///   API's are.
+///   carry no script and allow nothing from elsewhere. The browser's form secret is new
+///   at each sign-in and sign-out, so a token seen before a sign-in is of no use after.
+/// - Sign-ins are throttled as the API's are, in a queue of their own: a browser that
+///   signed in as the operator before (its cookie) is counted apart from strangers
+///   guessing the name, and the devices' sign-ins never keep an operator out. A failed
+///   sign-in of an existing operator's name is in the audit.
 struct OperatorConsole: Sendable {
     let api: MobileServicesAPI
     let templates = ConsoleTemplates()
@@ -77,21 +81,29 @@ struct OperatorConsole: Sendable {
             )
         }
         let address = RequestInfo.current.clientAddress(trusting: api.settings.trustedProxies)
-        let admission: SignInThrottle.Admission
-        do {
-            admission = try await api.throttle.admitOperator(name: name, address: address)
-        } catch {
-            var throttled = await again(error.message, .tooManyRequests)
-            if let seconds = error.retryAfterSeconds { throttled.headers[.retryAfter] = String(seconds) }
-            return throttled
-        }
-        let record = try? await api.storage.operatorRecord(named: name)
+        // A browser this operator signed in with before is counted apart and let in first:
+        // strangers' guesses at the name lock no one out of the browser they use.
+        let owner = SignInThrottle.operatorKey(name)
+        let presented = BrowserCookie.value(named: knownBrowserCookieName, in: request.headers)
+        let cookieHash = try? await api.knownDeviceCookie(presented, username: owner)
         let password = form["password"] ?? ""
-        let passwords = api.passwords
-        let matches =
-            (try? await passwords.admitted(preferred: false) {
-                try await passwords.verify(password, against: record?.passwordHash)
-            }) ?? false
+        let (throttle, storage, passwords) = (api.throttle, api.storage, api.passwords)
+        let checked: (SignInThrottle.Admission, OperatorRecord?, Bool)
+        do {
+            // Counted only once a check may run: a busy answer counts nowhere.
+            checked = try await passwords.admitted(preferred: cookieHash != nil, console: true) {
+                let admission = try await throttle.admitOperator(name: name, address: address, cookieHash: cookieHash)
+                let record = try? await storage.operatorRecord(named: name)
+                let matches = try await passwords.verify(password, against: record?.passwordHash)
+                return (admission, record, matches)
+            }
+        } catch {
+            let refusal = (error as? APIError) ?? APIError.busy
+            var answer = await again(refusal.message, refusal.status)
+            if let seconds = refusal.retryAfterSeconds { answer.headers[.retryAfter] = String(seconds) }
+            return answer
+        }
+        let (admission, record, matches) = checked
         guard matches, let record, let step = secondFactorStep(record, code: form["code"] ?? ""),
             (try? await api.storage.takeTOTPStep(step, operator: record.name)) == true
         else {
@@ -105,10 +117,31 @@ struct OperatorConsole: Sendable {
                     "address": "\(address)",
                 ]
             )
+            // An operator's name only (never what else was typed there), and only as
+            // often as the throttle lets attempts through.
+            if let record {
+                await api.audit(actor: record.name, via: .console, action: "signInFailed", target: ConsolePaths.signIn)
+            }
             return await again("The name, password or code is wrong.", .unauthorized)
         }
         try? await api.throttle.succeeded(admission)
-        return await open(session: record, action: "signIn", browser: browser)
+        var opened = await open(session: record, action: "signIn", browser: browser)
+        if cookieHash == nil, let cookie = try? await api.newDeviceCookie(for: SignInThrottle.operatorKey(record.name))
+        {
+            opened.headers.append(
+                HTTPField(
+                    name: .setCookie,
+                    value: BrowserCookie.setCookie(
+                        name: knownBrowserCookieName,
+                        value: cookie,
+                        maxAge: Int(DeviceCookie.lifetime.seconds),
+                        strict: true,
+                        secure: api.isSecureOrigin
+                    )
+                )
+            )
+        }
+        return opened
     }
 
     private func enrolPage(_ request: Request) async -> Response {
@@ -171,6 +204,7 @@ struct OperatorConsole: Sendable {
             await api.audit(actor: record.name, via: .console, action: "signOut", target: ConsolePaths.signOut)
         }
         var response = Self.redirect(to: ConsolePaths.signIn)
+        response.headers.append(HTTPField(name: .setCookie, value: api.formGuard.setCookie(api.formGuard.newBrowser())))
         response.headers.append(
             HTTPField(
                 name: .setCookie,
@@ -191,6 +225,12 @@ struct OperatorConsole: Sendable {
     /// The session cookie's name: with the `__Host-` prefix over HTTPS, so no other host
     /// of the domain can set it.
     var sessionCookieName: String { api.isSecureOrigin ? "__Host-gangway_console" : "gangway_console" }
+
+    /// The cookie of a browser an operator signed in with (see ``DeviceCookie``), which
+    /// outlives the session: with the `__Host-` prefix over HTTPS.
+    var knownBrowserCookieName: String {
+        api.isSecureOrigin ? "__Host-gangway_console_browser" : "gangway_console_browser"
+    }
 
     /// The purpose the TOTP secret is sealed for under the server key.
     static let totpPurpose = "operator-totp"
@@ -259,6 +299,8 @@ struct OperatorConsole: Sendable {
                     browser: browser
                 )
             }
+        // A new form secret with the new session: a token seen before is of no use now.
+        response.headers.append(HTTPField(name: .setCookie, value: api.formGuard.setCookie(api.formGuard.newBrowser())))
         response.headers.append(
             HTTPField(
                 name: .setCookie,

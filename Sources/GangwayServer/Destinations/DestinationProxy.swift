@@ -26,6 +26,21 @@ import NIOHTTP1
 struct DestinationProxy: Sendable {
     let api: MobileServicesAPI
     let counter: DestinationRequestCounter
+    /// Each person's share of each destination: at most ``requestsPerPerson`` requests
+    /// under way at once (from the request until its answer has been passed on whole), so
+    /// one device that starts downloads and never reads them holds a few of the
+    /// connections to the backend, never all of them.
+    let share = InFlightShare<ShareKey>(limit: Self.requestsPerPerson)
+
+    /// What a share is counted under: a person, at a destination of an app.
+    struct ShareKey: Hashable, Sendable {
+        var appID: String
+        var destination: String
+        var username: String
+    }
+
+    /// The most requests one person has under way to one destination.
+    static let requestsPerPerson = 6
 
     init(api: MobileServicesAPI) {
         self.api = api
@@ -39,11 +54,20 @@ struct DestinationProxy: Sendable {
     /// How long a destination has to begin its answer.
     static let headTimeout: TimeAmount = .seconds(30)
 
-    /// One client for every server of the process; it follows no redirect.
+    /// The connections kept to one backend: many times one person's share
+    /// (``requestsPerPerson``).
+    static let connectionsPerBackend = 64
+
+    /// One client for every server of the process; it follows no redirect. A request
+    /// waits for a connection as long as a backend has to begin its answer.
     static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
-        configuration.timeout = .init(connect: .seconds(5), read: .seconds(60))
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(60),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerBackend
+        )
         configuration.decompression = .disabled
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
@@ -85,9 +109,49 @@ struct DestinationProxy: Sendable {
             throw APIError.badRequest("The path may not hold a . or .. segment, or an encoded slash.")
         }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > Self.requestLimit {
-            throw APIError(.contentTooLarge, .payloadTooLarge, "The body is larger than a destination takes.")
+            throw Self.tooLarge
         }
-        var outgoing = HTTPClientRequest(url: Self.url(destination.url, target.path, query: request.uri.query))
+        let url = Self.url(destination.url, target.path, query: request.uri.query)
+        // What the HTTP client will ask for is what was checked: a URL that does not parse
+        // back to the same path never goes.
+        guard Self.keepsPath(url, base: destination.url, path: target.path) else {
+            throw APIError.badRequest("The path or the query is not one a URL can carry.")
+        }
+        let key = ShareKey(appID: caller.app.id, destination: destination.name, username: user.username)
+        guard let place = share.take(key) else {
+            throw APIError(
+                .tooManyRequests,
+                .destinationBusy,
+                "You have \(Self.requestsPerPerson) requests under way to this destination, as many as one person "
+                    + "may; try again once one has ended.",
+                retryAfterSeconds: 1
+            )
+        }
+        do {
+            return try await forward(
+                request,
+                to: url,
+                of: destination,
+                as: (caller, user, device),
+                place: place
+            )
+        } catch {
+            place.release()
+            throw error
+        }
+    }
+
+    /// Sends the checked request to `url` of `destination` for `person`, and the answer
+    /// back; `place` is given back once the answer has been passed on.
+    private func forward(
+        _ request: Request,
+        to url: String,
+        of destination: DestinationRecord,
+        as person: (caller: MobileServicesAPI.Caller, user: UserRecord, device: DeviceRecord),
+        place: InFlightShare<ShareKey>.Place
+    ) async throws -> Response {
+        let (caller, user, device) = person
+        var outgoing = HTTPClientRequest(url: url)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         outgoing.headers = Self.forwarded(
             request.headers,
@@ -128,17 +192,21 @@ struct DestinationProxy: Sendable {
             }
             outgoing.headers.replaceOrAdd(name: header, value: String(decoding: value, as: UTF8.self))
         }
-        if [.post, .put, .patch, .delete].contains(request.method) {
+        // The relay is the body's one reader; nothing below returns or throws while its
+        // pump still reads (see ``RequestBodyRelay``).
+        let relay =
+            [.post, .put, .patch, .delete].contains(request.method)
+            ? RequestBodyRelay(reading: request.body, limit: Self.requestLimit) : nil
+        if let relay {
             let length = request.headers[.contentLength].flatMap(Int.init)
-            outgoing.body = .stream(
-                LimitedBody(base: request.body, limit: Self.requestLimit),
-                length: length.map { .known(Int64($0)) } ?? .unknown
-            )
+            outgoing.body = .stream(relay, length: length.map { .known(Int64($0)) } ?? .unknown)
         }
         let answer: HTTPClientResponse
         do {
             answer = try await Self.client.execute(outgoing, timeout: Self.headTimeout)
         } catch {
+            let outcome = await relay?.stopAndWait()
+            relay?.close()
             await count(caller.app.id, destination.name, status: 0)
             api.logger.warning(
                 "destination unavailable",
@@ -147,11 +215,13 @@ struct DestinationProxy: Sendable {
                     "error": "\(type(of: error))", "request": "\(RequestInfo.current.requestID)",
                 ]
             )
-            if error is BodyTooLarge {
-                throw APIError(.contentTooLarge, .payloadTooLarge, "The body is larger than a destination takes.")
-            }
+            if outcome == .tooLarge || error is BodyTooLarge { throw Self.tooLarge }
             throw APIError(.badGateway, .destinationUnavailable, "The destination could not be reached. Try again.")
         }
+        // An answer of 300 or more before the body was read refuses it: the client sends
+        // no more of it (as AsyncHTTPClient itself does), and the rest the device sends is
+        // dropped.
+        if answer.status.code >= 300 { relay?.stop() }
         await count(caller.app.id, destination.name, status: Int(answer.status.code))
         var headers = HTTPFields()
         for (name, value) in Self.returned(answer.headers) {
@@ -165,16 +235,37 @@ struct DestinationProxy: Sendable {
         headers[.contentSecurityPolicy] = "sandbox; default-src 'none'; frame-ancestors 'none'"
         let length = answer.headers.first(name: "Content-Length").flatMap(Int.init)
         if let length, length > Self.responseLimit {
+            _ = await relay?.stopAndWait()
+            relay?.close()
             throw APIError(.badGateway, .destinationUnavailable, "The destination's answer is larger than allowed.")
         }
         // The backend's length goes on, so a device can tell how far a large answer came.
         if let length { headers[.contentLength] = String(length) }
+        let body = LimitedBody(base: answer.body, limit: Self.responseLimit)
         return Response(
             status: HTTPResponse.Status(code: Int(answer.status.code), reasonPhrase: answer.status.reasonPhrase),
             headers: headers,
-            body: ResponseBody(asyncSequence: LimitedBody(base: answer.body, limit: Self.responseLimit))
+            body: ResponseBody(contentLength: length) { writer in
+                // The answer is written whole before the server reads on: the relay's pump
+                // ends first, however the answer ends.
+                do {
+                    for try await buffer in body { try await writer.write(buffer) }
+                } catch {
+                    _ = await relay?.stopAndWait()
+                    relay?.close()
+                    place.release()
+                    throw error
+                }
+                _ = await relay?.stopAndWait()
+                relay?.close()
+                place.release()
+                try await writer.finish(nil)
+            }
         )
     }
+
+    /// The answer to a body past ``requestLimit``.
+    static let tooLarge = APIError(.contentTooLarge, .payloadTooLarge, "The body is larger than a destination takes.")
 
     private func count(_ appID: String, _ destination: String, status: Int) async {
         await counter.add(appID: appID, destination: destination, status: status, at: api.now())
@@ -188,20 +279,36 @@ struct DestinationProxy: Sendable {
         return trimmed + path + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "")
     }
 
-    /// Whether `path` stays under the destination's URL: no `.` or `..` segment, plain or
-    /// percent-encoded, and no encoded slash or backslash.
+    /// Whether `path` stays under the destination's URL: every percent-escape decodes to
+    /// UTF-8 text (a URL parser may drop a path it cannot read, and send `/`), no `.` or
+    /// `..` segment, plain or percent-encoded, and no encoded slash or backslash.
     static func isPlain(_ path: String) -> Bool {
         let lowered = path.lowercased()
         guard !lowered.contains("%2f"), !lowered.contains("%5c"), !path.contains("\\") else { return false }
+        guard path.removingPercentEncoding != nil else { return false }
         for segment in path.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
             // A segment's parameters (`..;x`, which Tomcat and Jetty read as `..`) do not
             // hide a dot segment, encoded or not.
             let bare = String(segment.prefix { $0 != ";" })
-            let decoded = segment.removingPercentEncoding ?? String(segment)
-            let names = [bare.removingPercentEncoding ?? bare, String(decoded.prefix { $0 != ";" })]
+            guard let decoded = segment.removingPercentEncoding, let name = bare.removingPercentEncoding else {
+                return false
+            }
+            let names = [name, String(decoded.prefix { $0 != ";" })]
             if names.contains(where: { $0 == "." || $0 == ".." }) { return false }
         }
         return true
+    }
+
+    /// Whether `url` parses, as the HTTP client parses it, to the destination's own path
+    /// followed by `path`.
+    static func keepsPath(_ url: String, base: String, path: String) -> Bool {
+        guard let parsed = URLComponents(string: url), let baseComponents = URLComponents(string: base) else {
+            return false
+        }
+        let basePath =
+            baseComponents.percentEncodedPath.hasSuffix("/")
+            ? String(baseComponents.percentEncodedPath.dropLast()) : baseComponents.percentEncodedPath
+        return parsed.percentEncodedPath == basePath + path && parsed.host == baseComponents.host
     }
 
     /// Headers that concern one connection (RFC 9110 §7.6.1), or that the proxy sets.

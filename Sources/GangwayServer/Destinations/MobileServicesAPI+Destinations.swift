@@ -18,6 +18,16 @@ extension MobileServicesAPI {
         "destination-credential:\(appID)/\(name)"
     }
 
+    /// The scheme, host and port of `url`, in lower case, the port said even when it is
+    /// the scheme's own.
+    static func origin(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            let host = components.host?.lowercased()
+        else { return nil }
+        let port = components.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(host):\(port)"
+    }
+
     func listDestinations(
         _ input: Operations.ListDestinations.Input
     ) async throws -> Operations.ListDestinations.Output {
@@ -88,6 +98,17 @@ extension MobileServicesAPI {
                     throw APIError.storage(StorageError(.unavailable, "a credential cannot be sealed"))
                 }
             } else if same, let kept = existing?.sealedCredential {
+                // A kept credential goes only where it went: a new origin or header could
+                // send it to someone else's host.
+                guard let existing, Self.origin(existing.url) == Self.origin(body.url),
+                    existing.credentialHeader?.lowercased() == named.lowercased()
+                else {
+                    throw APIError.badRequest(
+                        "A credential is sent only to the origin and in the header it was set for: send credential "
+                            + "again with a new url origin or credentialHeader.",
+                        code: .invalidField
+                    )
+                }
                 sealed = kept
             } else {
                 throw APIError.badRequest("A new credential destination needs credential: the header's value.")

@@ -28,12 +28,20 @@ struct GatewayMiddleware: RouterMiddleware {
     /// page): 16 KiB, so a flood of half-sent bodies before any authentication holds
     /// little memory.
     static let unauthenticatedBodySize = 16 << 10
+    /// The most bodies past ``unauthenticatedBodySize`` (or of no declared length) one
+    /// caller sends at once: one person's, or the admin's, or one operator's, whatever the
+    /// number of their sessions. A caller who starts many and finishes none holds a few
+    /// MiB, never the server's memory.
+    static let largeBodiesPerCaller = 4
 
     /// The routes of the document, to answer 405 for a known path with another method.
     let routes: RouteTable
-    /// Whether the request comes from a caller the server knows: its bearer token is the
-    /// admin's or a live session's, or its console cookie a signed-in operator's.
-    let isKnownCaller: @Sendable (HTTPRequest) async -> Bool
+    /// Who the request comes from when the server knows them: `admin` when its bearer
+    /// token is the admin's, `user:` and the name for a live session's, `operator:` and
+    /// the name for a signed-in operator's console cookie; `nil` for anyone else.
+    let knownCaller: @Sendable (HTTPRequest) async -> String?
+    /// The large bodies each known caller is sending (``largeBodiesPerCaller``).
+    let largeBodies = InFlightShare<String>(limit: largeBodiesPerCaller)
     /// Whether the address people reach this listener at is `https`: browsers are then
     /// told to use nothing else (`Strict-Transport-Security`).
     var isSecureOrigin: @Sendable () -> Bool = { false }
@@ -75,13 +83,21 @@ struct GatewayMiddleware: RouterMiddleware {
             var request = request
             if !streamsBody {
                 // Only a request of a method that sends a body pays for the lookup.
-                let limit =
-                    if [.post, .put, .patch].contains(request.method), await isKnownCaller(request.head) {
-                        Self.maximumBodySize
-                    } else {
-                        Self.unauthenticatedBodySize
-                    }
+                let caller =
+                    [.post, .put, .patch].contains(request.method) ? await knownCaller(request.head) : nil
+                // A body that may be large holds one of its caller's places while it is read.
+                var place: InFlightShare<String>.Place?
+                if let caller,
+                    request.headers[.contentLength].flatMap(Int.init).map({
+                        $0 > Self.unauthenticatedBodySize
+                    }) ?? true
+                {
+                    guard let taken = largeBodies.take(caller) else { throw Self.tooManyBodies }
+                    place = taken
+                }
+                let limit = caller == nil ? Self.unauthenticatedBodySize : Self.maximumBodySize
                 request = try await Self.checkedBody(of: request, limit: limit)
+                place?.release()
             }
             response = try await RequestInfo.$current.withValue(info) {
                 try await next(request, context)
@@ -211,6 +227,15 @@ struct GatewayMiddleware: RouterMiddleware {
         .payloadTooLarge,
         "The body is larger than this request may send: \(unauthenticatedBodySize) bytes without a "
             + "session's or the admin's token, \(maximumBodySize) with one."
+    )
+
+    /// A known caller sends as many large bodies at once as one may.
+    static let tooManyBodies = APIError(
+        .tooManyRequests,
+        .tooManyBodies,
+        "You are sending \(largeBodiesPerCaller) large bodies at once, as many as one caller may; send this once one "
+            + "of them has ended.",
+        retryAfterSeconds: 1
     )
 
     static func apiError(for error: any Error, logger: Logger) -> APIError {

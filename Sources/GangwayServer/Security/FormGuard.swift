@@ -54,7 +54,12 @@ struct FormGuard: Sendable {
         if let secret = BrowserCookie.value(named: cookieName, in: headers), Self.isWellFormed(secret) {
             return Browser(secret: secret, isNew: false)
         }
-        return Browser(secret: MobileServicesAPI.randomBytes(32).base64URLEncoded, isNew: true)
+        return newBrowser()
+    }
+
+    /// A new secret for a browser, whatever it holds: given at a sign-in and a sign-out.
+    func newBrowser() -> Browser {
+        Browser(secret: MobileServicesAPI.randomBytes(32).base64URLEncoded, isNew: true)
     }
 
     /// The hidden field's value for `browser` on `appID`'s pages.

@@ -15,6 +15,9 @@ struct PasswordHasher: Sendable {
     /// The bcrypt cost (log2 of the rounds) new hashes get: 12 by default; tests use 4.
     let cost: UInt8
     private let gate: PasswordCheckGate
+    /// The console's operators have a gate of their own: a flood of the devices' sign-ins
+    /// keeps no operator out.
+    private let consoleGate: PasswordCheckGate
     /// A hash of a password nobody has, at the current cost: what an unknown user's
     /// password is checked against.
     private let placeholderHash: String
@@ -29,6 +32,7 @@ struct PasswordHasher: Sendable {
         self.cost = cost
         let threads = max(1, concurrentChecks ?? NIOSingletons.blockingPoolThreadCountSuggestion)
         gate = PasswordCheckGate(.init(running: threads, waiting: threads))
+        consoleGate = PasswordCheckGate(.init(running: 1, waiting: threads))
         let started = ContinuousClock.now
         placeholderHash = Bcrypt.hash("gangway-placeholder-password", cost: cost)
         fullCheck = CheckDuration(started.duration(to: .now))
@@ -44,13 +48,17 @@ struct PasswordHasher: Sendable {
     /// ``APIError/busy`` at once when too many run and wait (see ``PasswordCheckGate``).
     /// A refused sign-in therefore counts nowhere and costs no database write.
     ///
-    /// - Parameter preferred: A sign-in from a device that presented its cookie, let in
-    ///   ahead of the others.
+    /// - Parameters:
+    ///   - preferred: A sign-in from a device that presented its cookie, let in ahead of
+    ///     the others.
+    ///   - console: An operator's sign-in to the console, which waits apart from the
+    ///     devices' sign-ins.
     func admitted<Value: Sendable>(
         preferred: Bool,
+        console: Bool = false,
         _ body: @Sendable () async throws -> Value
     ) async throws -> Value {
-        try await gate.run(preferred: preferred, body)
+        try await (console ? consoleGate : gate).run(preferred: preferred, body)
     }
 
     /// Whether `password` matches `hash`; with no hash (an unknown user), a check of a

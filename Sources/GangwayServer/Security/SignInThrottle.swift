@@ -65,17 +65,28 @@ struct SignInThrottle: Sendable {
     }
 
     /// Lets one console sign-in attempt of operator `name` through, as ``admit(username:address:cookieHash:)``
-    /// does an app user's: per name and address, and per name across addresses. Operators
-    /// are counted apart from app users of the same name.
-    func admitOperator(name: String, address: String) async throws(APIError) -> Admission {
-        let name = "operator:" + TextRules.escapingControls(name, keepingLines: false)
-        let limits: [(key: String, allowed: Int)] = [
-            ("pair:\(name)|\(address)", rules.allowedPerAddress), (name, rules.allowedPerUser),
-        ]
+    /// does an app user's: from a browser that holds the cookie of an earlier sign-in of
+    /// the operator, under that cookie only; from any other, per name and address, and
+    /// per name across addresses. Operators are counted apart from app users of the same
+    /// name.
+    func admitOperator(name: String, address: String, cookieHash: Data?) async throws(APIError) -> Admission {
+        let name = Self.operatorKey(name)
+        let limits: [(key: String, allowed: Int)] =
+            if let cookieHash {
+                [("cookie:" + cookieHash.base64URLEncoded, rules.allowedPerAddress)]
+            } else {
+                [("pair:\(name)|\(address)", rules.allowedPerAddress), (name, rules.allowedPerUser)]
+            }
         if let wait = try await count(username: name, limits) {
             throw .throttled(retryAfter: wait)
         }
         return Admission(username: name, keys: limits.map(\.key))
+    }
+
+    /// What operator `name`'s attempts and browser cookies are kept under: apart from an
+    /// app user of the same name, whose names hold no `:`.
+    static func operatorKey(_ name: String) -> String {
+        "operator:" + TextRules.escapingControls(name, keepingLines: false)
     }
 
     /// Counts one release of a registration's recovery secret, or throws 429 when the

@@ -129,7 +129,7 @@ public struct MobileServicesServer: Sendable {
         if listener == .console {
             let gateway = GatewayMiddleware(
                 routes: try RouteTable(document: Data(#"{"paths": {}}"#.utf8), extra: ConsolePaths.routes),
-                isKnownCaller: { head in await console.signedIn(head.headerFields) != nil },
+                knownCaller: { head in await console.signedIn(head.headerFields).map { "operator:" + $0.1.name } },
                 isSecureOrigin: { api.isSecureOrigin }
             )
             router.add(middleware: gateway)
@@ -145,12 +145,12 @@ public struct MobileServicesServer: Sendable {
         if listener == .everything { pages.merge(ConsolePaths.routes) { $1 } }
         let gateway = GatewayMiddleware(
             routes: try RouteTable(document: document, extra: pages),
-            isKnownCaller: { head in
+            knownCaller: { head in
                 if let token = BearerToken.parse(authorization: head.headerFields[.authorization]) {
-                    return await api.isKnownBearer(token)
+                    return await api.bearerHolder(token)
                 }
-                guard listener == .everything, ConsolePaths.takesForms(head.path ?? "") else { return false }
-                return await console.signedIn(head.headerFields) != nil
+                guard listener == .everything, ConsolePaths.takesForms(head.path ?? "") else { return nil }
+                return await console.signedIn(head.headerFields).map { "operator:" + $0.1.name }
             },
             isSecureOrigin: { api.isSecureOrigin },
             servesConsole: listener == .everything
@@ -280,7 +280,11 @@ public struct MobileServicesServer: Sendable {
         let headTimeout = TimeAmount.nanoseconds(Int64(configuration.requestHeadTimeout.seconds * 1e9))
         let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeout.seconds * 1e9))
         let bodyTimeout = TimeAmount.nanoseconds(Int64(configuration.requestBodyTimeout.seconds * 1e9))
-        let connections = ConnectionCap.Count(limit: configuration.maximumConnections)
+        let connections = ConnectionCap.Count(
+            limit: configuration.maximumConnections,
+            perAddress: configuration.maximumConnectionsPerAddress ?? configuration.maximumConnections / 4,
+            exempt: configuration.trustedProxies
+        )
         let (requestIDs, logger) = (responder.gateway.requestIDs, logger)
         let unreadable: UnreadableRequest.Answer = { error, peer in
             let requestID = requestIDs.next()
@@ -311,7 +315,11 @@ public struct MobileServicesServer: Sendable {
                 )
             ),
             configuration: .init(address: .hostname(host, port: port), serverName: "gangway"),
-            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            onServerRunning: { channel in
+                // A crash reporter started as the process ends must not keep the port.
+                InheritedFiles.keepFromChildren()
+                await onListening(channel.localAddress?.port ?? 0)
+            },
             logger: logger
         )
     }

@@ -47,8 +47,14 @@ public struct ServerConfiguration: Sendable {
     /// How long a request may take to send its whole body once its head arrived: a
     /// client trickling a body a byte at a time holds a connection no longer.
     public var requestBodyTimeout: Duration
-    /// The most connections served at once; one more is answered 503 and closed.
+    /// The most connections served at once. At the limit, a new connection takes the
+    /// place of the one that has waited longest without a request; when none waits, it
+    /// is answered 503 and closed.
     public var maximumConnections: Int
+    /// The most connections one address holds at once (a ``trustedProxies`` address,
+    /// which carries many people's, is not held to it); one more is answered 503 and
+    /// closed. `nil`: a quarter of ``maximumConnections``.
+    public var maximumConnectionsPerAddress: Int?
     /// How long a starting server waits for PostgreSQL to take a connection (it may be
     /// starting too) before it gives up and says why.
     public var storageStartupWait: Duration
@@ -98,6 +104,7 @@ public struct ServerConfiguration: Sendable {
         idleTimeout: Duration = .seconds(60),
         requestBodyTimeout: Duration = .seconds(30),
         maximumConnections: Int = 1_000,
+        maximumConnectionsPerAddress: Int? = nil,
         storageStartupWait: Duration = .seconds(30),
         consoleAddress: ConsoleAddress? = nil
     ) {
@@ -118,6 +125,7 @@ public struct ServerConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.requestBodyTimeout = requestBodyTimeout
         self.maximumConnections = maximumConnections
+        self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
         self.storageStartupWait = storageStartupWait
         self.consoleAddress = consoleAddress
     }

@@ -26,9 +26,10 @@ public final class PostgresDriver: StorageDriver {
     private let probeConfiguration: PostgresConnection.Configuration
     /// Where the database is, `host:port`, for what a person reads (never the password).
     public let address: String
-    /// The pools made and not finished, oldest first; queries use the oldest, so a pool
-    /// made for a piece of work while the server serves leaves the server's pool in use.
-    private let pools = Mutex<[PostgresClient]>([])
+    /// The pools made and not finished, oldest first, and whether each runs yet; queries
+    /// use the oldest running one, so a pool made for a piece of work while the server
+    /// serves leaves the server's pool in use.
+    private let pools = Mutex<[(client: PostgresClient, running: Bool)]>([])
     private let schema: String
     private let logger: Logger
 
@@ -203,7 +204,7 @@ public final class PostgresDriver: StorageDriver {
 
     public func makeConnectionPool() -> (any Service)? {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        pools.withLock { $0.append(client) }
+        pools.withLock { $0.append((client, false)) }
         return ConnectionPool(client: client, storage: self)
     }
 
@@ -213,18 +214,34 @@ public final class PostgresDriver: StorageDriver {
         let storage: PostgresDriver
 
         func run() async {
+            // Queries take it from now on: none asks a pool that does not run yet.
+            storage.pools.withLock { pools in
+                if let index = pools.firstIndex(where: { $0.client === client }) { pools[index].running = true }
+            }
             await client.run()
-            storage.pools.withLock { $0.removeAll { $0 === client } }
+            storage.pools.withLock { $0.removeAll { $0.client === client } }
         }
     }
 
-    /// The oldest pool not finished.
+    /// How long a query waits for a pool that was made to start running.
+    private static let poolStartWait: Duration = .seconds(10)
+
+    /// The oldest running pool; when a pool was made but does not run yet (its service is
+    /// starting), the query waits for it.
     private var client: PostgresClient {
-        get throws(StorageError) {
-            guard let client = pools.withLock({ $0.first }) else {
-                throw StorageError(.unavailable, "no PostgreSQL connection pool is running")
+        get async throws(StorageError) {
+            let clock = ContinuousClock()
+            let deadline = clock.now + Self.poolStartWait
+            while true {
+                let (running, made) = pools.withLock { pools in
+                    (pools.first { $0.running }?.client, !pools.isEmpty)
+                }
+                if let running { return running }
+                guard made, clock.now < deadline else {
+                    throw StorageError(.unavailable, "no PostgreSQL connection pool is running")
+                }
+                try? await Task.sleep(for: .milliseconds(5))
             }
-            return client
         }
     }
 
@@ -259,13 +276,13 @@ public final class PostgresDriver: StorageDriver {
         _ body: (any SQLConnection) async throws -> Result
     ) async throws(StorageError) -> Result {
         try await run {
-            try await client.withConnection { connection in try await body(Statements(connection, self.logger)) }
+            try await self.client.withConnection { connection in try await body(Statements(connection, self.logger)) }
         }
     }
 
     public func write(_ statement: SQL) async throws(StorageError) -> [SQLRow] {
         try await run {
-            try await client.withConnection { connection in
+            try await self.client.withConnection { connection in
                 try await Statements(connection, self.logger).rows(statement)
             }
         }
@@ -361,7 +378,9 @@ public final class PostgresDriver: StorageDriver {
     private func transaction<Result: Sendable>(
         _ body: (PostgresConnection) async throws -> Result
     ) async throws(StorageError) -> Result {
-        try await run { try await client.withTransaction(logger: logger) { connection in try await body(connection) } }
+        try await run {
+            try await self.client.withTransaction(logger: logger) { connection in try await body(connection) }
+        }
     }
 
     @discardableResult

@@ -63,6 +63,10 @@ public struct OperatorIdentityRecord: Sendable, Hashable {
 public struct OperatorSessionRecord: Sendable, Hashable {
     /// How long a session lasts without a request.
     public static let idleLifetime: Duration = .seconds(30 * 60)
+    /// How long a session lasts at most, however busy: a cookie taken from a browser that
+    /// is kept busy still ends, and the operator signs in again (with the second factor)
+    /// once a working day.
+    public static let absoluteLifetime: Duration = .seconds(12 * 60 * 60)
     /// How stale the last request may be before a request records itself: within a
     /// minute, a page read writes nothing.
     public static let touchInterval: Duration = .seconds(60)

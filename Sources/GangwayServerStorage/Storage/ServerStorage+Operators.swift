@@ -207,6 +207,7 @@ extension ServerStorage {
         at now: Date
     ) async throws(StorageError) -> (OperatorSessionRecord, OperatorRecord)? {
         let live = now.addingTimeInterval(-TimeInterval(OperatorSessionRecord.idleLifetime.components.seconds))
+        let born = now.addingTimeInterval(-TimeInterval(OperatorSessionRecord.absoluteLifetime.components.seconds))
         // One statement: the page that asks is waiting for it.
         let rows = try await driver.read { connection in
             try await connection.rows(
@@ -214,7 +215,7 @@ extension ServerStorage {
                 SELECT o.name, o.role, o.password_hash, o.totp_secret, o.last_totp_step, o.enrolment_hash,
                     o.enrolment_expires_at, o.created_at, s.created_at AS session_created_at, s.last_seen_at
                 FROM operator_sessions s JOIN operators o ON o.name = s.operator
-                WHERE s.token_hash = \(tokenHash) AND s.last_seen_at > \(live)
+                WHERE s.token_hash = \(tokenHash) AND s.last_seen_at > \(live) AND s.created_at > \(born)
                 """
             )
         }

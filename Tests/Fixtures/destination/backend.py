@@ -11,6 +11,9 @@ issuer, the audience (this backend's own URL) and expiry. It answers who it sees
   GET  /fixed             for a fixed-credential destination: the X-API-Key it got
   GET  /raw-token         the bearer token as it came, unchecked
   POST /check             verifies the token in the body, as a token of a forwarded request
+  POST /early?status=N    answers N at once, before reading the body (as a backend that
+                          refuses a body does), then reads the body and drops it; with
+                          &close=1 it closes the connection instead, the body unread
 
 Writes its base URL to --ready-file once it listens; ends when its standard input closes.
 """
@@ -139,6 +142,15 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         seen["requests"] += 1
         url = urlsplit(self.path)
+        if url.path == "/early":
+            query = parse_qs(url.query)
+            self.answer(int(query.get("status", ["413"])[0]), {"error": "refused before reading the body"})
+            self.wfile.flush()
+            if query.get("close") == ["1"]:
+                self.close_connection = True
+            else:
+                self.body()
+            return
         data = self.body()
         if url.path == "/check":
             try:

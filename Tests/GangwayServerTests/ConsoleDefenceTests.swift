@@ -1,0 +1,115 @@
+import Foundation
+import GangwayProtocol
+import GangwayServer
+import GangwayServerStorage
+import GangwayServerTesting
+import HTTPTypes
+import Testing
+
+/// Each of the console's defences on its own: with any one of them gone (a role check, the
+/// form token's comparison), a test here fails.
+@Suite("The console's defences, each on its own: roles, and forms only from the console's own page", .servingTurn)
+struct ConsoleDefenceTests {
+    /// Every form the console takes from a signed-in operator, with what would change
+    /// something for an admin. `{registration}` is alice's registration.
+    static let actions: [(path: String, fields: [(String, String)])] = [
+        ("/console/users", [("username", "carol"), ("displayName", "Carol"), ("password", "carol-password-1")]),
+        ("/console/users/alice", [("action", "block")]),
+        ("/console/users/alice", [("action", "revoke")]),
+        ("/console/users/alice", [("action", "password"), ("password", "a-new-password-1")]),
+        ("/console/devices/{registration}", [("app", "checks"), ("action", "lock")]),
+        ("/console/devices/{registration}", [("app", "checks"), ("action", "wipe")]),
+        ("/console/apps", [("appID", "fuel"), ("name", "Fuel")]),
+        ("/console/apps/checks", [("name", "Renamed")]),
+        ("/console/apps/checks/activation", [("days", "7")]),
+        ("/console/apps/checks/sign-in", [("type", "basic")]),
+        (
+            "/console/apps/checks/destinations",
+            [
+                ("action", "put"), ("name", "orders"), ("url", "https://orders.example.com"),
+                ("authentication", "identity"),
+            ]
+        ),
+        ("/console/operators", [("name", "ops.new"), ("role", "admin")]),
+        ("/console/operators/ops.other", [("action", "role"), ("role", "admin")]),
+        ("/console/operators/ops.other", [("action", "remove")]),
+        ("/console/data", [("app", "checks"), ("set", "checks"), ("action", "delete"), ("key", "F-GKXA-fuel")]),
+    ]
+
+    /// The audit's events, newest first.
+    static func auditCount(_ api: API) async throws -> Int {
+        try await OperatorsTests.audit(api, "?limit=500").count
+    }
+
+    static func registration(_ api: API) async throws -> String {
+        let token = try await api.signIn("alice")
+        return try await api.register(token: token).registrationID
+    }
+
+    @Test("a viewer's every console action is refused with 403, and nothing is done")
+    func viewerActsOnNothing() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let registration = try await Self.registration(api)
+            _ = try await OperatorsTests.consoleCookie(fixture, "ops.other", role: .viewer)
+            let viewer = try await ConsoleAppsTests.browser(api, fixture, "ops.vic", role: .viewer)
+            let token = ConsoleAppsTests.formToken(of: try await viewer.get("/console").text)
+            #expect(!token.isEmpty)
+            let before = try await Self.auditCount(api)
+            for (path, fields) in Self.actions {
+                let path = path.replacingOccurrences(of: "{registration}", with: registration)
+                let refused = try await viewer.post(path, [("form_token", token)] + fields)
+                #expect(refused.status == .forbidden, "\(path) \(fields): \(refused.status)")
+            }
+            #expect(try await Self.auditCount(api) == before, "a viewer's action was done")
+            let devices = try await api.admin(.get, "/admin/apps/checks/devices").decode(
+                [Components.Schemas.Device].self
+            )
+            #expect(devices.first { $0.registrationID == registration }?.status == .active)
+            #expect(try await api.admin(.get, "/admin/users/alice").json["blocked"] as? Bool == false)
+        }
+    }
+
+    @Test(
+        "a signed-in admin's form without its token, or with another browser's, is refused on every form, nothing done"
+    )
+    func formsNeedTheirBrowsersToken() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let registration = try await Self.registration(api)
+            _ = try await OperatorsTests.consoleCookie(fixture, "ops.other", role: .viewer)
+            let admin = try await ConsoleAppsTests.browser(api, fixture, "ops.ada", role: .admin)
+            let page = try await admin.get("/console")
+            let own = ConsoleAppsTests.formToken(of: page.text)
+            #expect(!own.isEmpty)
+            // Another browser, and its token, which is no good with the admin's cookie.
+            let other = PageBrowser(api.running)
+            let othersToken = ConsoleAppsTests.formToken(of: try await other.get("/console/sign-in").text)
+            #expect(!othersToken.isEmpty && othersToken != own)
+            let before = try await Self.auditCount(api)
+            let forms =
+                Self.actions + [
+                    ("/console/sign-out", []), ("/console/sign-in", [("name", "ops.ada"), ("password", "x")]),
+                ]
+            for (path, fields) in forms {
+                let path = path.replacingOccurrences(of: "{registration}", with: registration)
+                for (token, kind) in [(nil, "no token"), ("", "an empty token"), (othersToken, "another browser's")] {
+                    let sent = fields + (token.map { [("form_token", $0)] } ?? [])
+                    let refused = try await admin.post(
+                        path,
+                        sent,
+                        headers: [HTTPField.Name("Sec-Fetch-Site")!: "same-origin"]
+                    )
+                    #expect(refused.status == .forbidden, "\(path) with \(kind): \(refused.status)")
+                }
+            }
+            #expect(try await Self.auditCount(api) == before, "a forged form was acted on")
+            // The session was not ended by a forged sign-out.
+            #expect(try await admin.get("/console").status == .ok)
+            // The same form with its own token is taken: the refusals above were the token's.
+            let blocked = try await admin.post("/console/users/alice", [("form_token", own), ("action", "block")])
+            #expect(blocked.status == .seeOther, "\(blocked.status)")
+            #expect(try await api.admin(.get, "/admin/users/alice").json["blocked"] as? Bool == true)
+        }
+    }
+}
