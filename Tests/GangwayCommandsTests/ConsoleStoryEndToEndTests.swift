@@ -100,6 +100,9 @@ struct ConsoleStoryEndToEndTests {
                 row.querySelector('button[value=wipe]').click();
                 """
             )
+            // It asks first.
+            _ = try await browser.source(once: "Wipe this device?")
+            try await browser.click(try await browser.element("button.danger"))
             _ = try await browser.source(once: "wiped: waits for the device&#39;s next contact")
             let relaunch = try await app(["1", DeviceAppEndToEndTests.alicePasscode, "quit"])
             #expect(relaunch.output.contains("Your administrator erased this user's data on this device."))

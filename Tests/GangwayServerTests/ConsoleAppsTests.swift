@@ -239,10 +239,18 @@ struct ConsoleAppsTests {
             let mine = try await admin.submit(list, to: "/console/operators/ops.ada", [("action", "remove")])
             #expect(mine.status == .forbidden)
             #expect(try await fixture.server.storage.operatorRecord(named: "ops.ada") != nil)
-            let removed = try await admin.submit(list, to: "/console/operators/ops.ben", [("action", "remove")])
+            // Asked first: the page says what removing does, and nothing is done yet.
+            let asked = try await admin.submit(list, to: "/console/operators/ops.ben", [("action", "remove")])
+            #expect(asked.status == .ok && asked.text.contains("Remove the operator ops.ben?"))
+            #expect(try await fixture.server.storage.operatorRecord(named: "ops.ben") != nil)
+            let removed = try await admin.submit(asked, to: "/console/operators/ops.ben", [])
             #expect(removed.status == .seeOther)
             #expect(try await fixture.server.storage.operatorRecord(named: "ops.ben") == nil)
-            let gone = try await admin.submit(list, to: "/console/operators/ops.ben", [("action", "remove")])
+            let gone = try await admin.submit(
+                list,
+                to: "/console/operators/ops.ben",
+                [("action", "remove"), ("confirmed", "yes")]
+            )
             #expect(gone.status == .notFound)
 
             let viewer = try await Self.browser(api, fixture, "ops.vic", role: .viewer)

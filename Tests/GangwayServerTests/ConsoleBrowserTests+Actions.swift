@@ -92,6 +92,8 @@ extension ConsoleBrowserTests {
                 )
                 _ = try await browser.source(once: "the signed-in person")
                 try await browser.click(try await browser.element("button[aria-label='Remove orders']"))
+                _ = try await browser.source(once: "Remove the destination orders?")
+                try await browser.click(try await browser.element("button.danger"))
                 try await done("removeDestination")
                 #expect(try await storage.destination(appID: "fuel", name: "orders") == nil)
 
@@ -140,6 +142,8 @@ extension ConsoleBrowserTests {
                 #expect(try await storage.operatorRecord(issuer: "https://login.example.com", subject: "s-ben") == nil)
                 _ = try await browser.source(once: "No operator signs in through a provider.")
                 try await browser.click(try await browser.element("button[value=remove]"))
+                _ = try await browser.source(once: "Remove the operator ops.ben?")
+                try await browser.click(try await browser.element("button.danger"))
                 try await done("removeOperator")
                 #expect(try await storage.operatorRecord(named: "ops.ben") == nil)
 
@@ -157,6 +161,8 @@ extension ConsoleBrowserTests {
                 try await browser.click(
                     try await browser.element("form:has(input[value='c-900']) button[value=delete]")
                 )
+                _ = try await browser.source(once: "Delete c-900?")
+                try await browser.click(try await browser.element("button.danger"))
                 try await done("deleteEntity")
                 #expect(
                     try await storage.entities(appID: "checks", entitySet: "checks").contains { $0.id == "c-900" }

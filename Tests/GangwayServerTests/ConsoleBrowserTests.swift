@@ -179,13 +179,18 @@ struct ConsoleBrowserTests {
                 #expect(found.contains(">alice</a></td>"))
                 #expect(!found.contains(">bob</a></td>"))
                 try await browser.click(try await browser.element("button[value=block]"))
+                _ = try await browser.source(once: "Block alice?")
+                try await browser.click(try await browser.element("button.danger"))
                 let blocked = try await browser.source(once: "<td>blocked</td>")
+                #expect(blocked.contains("Blocked alice: their sessions ended, and they cannot sign in."))
                 #expect(blocked.contains("Unblock<span class=\"hidden\"> alice</span>"))
                 #expect(try await api.signInReply("alice").status != .created, "alice is blocked")
                 try await browser.click(try await browser.element("button[value=unblock]"))
                 _ = try await browser.source(once: "<td>active</td>")
                 #expect(try await api.signInReply("alice").status == .created)
                 try await browser.click(try await browser.element("button[value=revoke]"))
+                _ = try await browser.source(once: "End alice&#39;s sessions?")
+                try await browser.click(try await browser.element("button.danger"))
                 // The list shows the same before and after the revocation, so its audit
                 // says when it is done; the browser stays open until then, as a closed
                 // one may not have sent the form (a loaded CI run closed it first).
@@ -242,7 +247,11 @@ struct ConsoleBrowserTests {
                 #expect(listed.contains("Stand 12 tablet"))
                 #expect(listed.contains("<td>active</td>"))
                 try await browser.click(try await browser.element("button[value=lock]"))
-                _ = try await browser.source(once: "<td>locked</td>")
+                let locked = try await browser.source(once: "<td>locked</td>")
+                #expect(
+                    locked.contains("role=\"status\">Registration \(alice.registrationID). Locked:"),
+                    "a result line"
+                )
                 #expect(
                     try await api.send(.get, "/apps/checks/settings", token: alice.token).code == "TRAFFIC_REG_LOCKED"
                 )
@@ -252,8 +261,19 @@ struct ConsoleBrowserTests {
                 #expect(try await api.send(.get, "/apps/checks/settings", token: alice.token).status == .unauthorized)
                 let again = try await api.signIn("alice", device: "device-1")
                 fixture.clock.advance(by: .seconds(1))
+                // A wipe asks first, says what it does, and Cancel does nothing.
                 try await browser.click(try await browser.element("button[value=wipe]"))
+                let asked = try await browser.source(once: "Wipe this device?")
+                #expect(asked.contains("cannot be undone") && asked.contains("class=\"danger\""))
+                if Accessibility.isInstalled { try await Self.check(browser, "devices-confirm-wipe") }
+                try await browser.click(try await browser.element("a.cancel"))
+                _ = try await browser.source(once: "<td>active</td>")
+                #expect(try await api.send(.get, "/apps/checks/settings", token: again).status == .ok)
+                try await browser.click(try await browser.element("button[value=wipe]"))
+                _ = try await browser.source(once: "Wipe this device?")
+                try await browser.click(try await browser.element("button.danger"))
                 let waiting = try await browser.source(once: "wiped: waits for the device")
+                #expect(waiting.contains("Wiped: the app's data on the device is erased at its next contact."))
                 #expect(!waiting.contains("value=\"lock\""), "nothing more to do to a wiped device")
                 fixture.clock.advance(by: .seconds(1))
                 let told = try await api.send(.get, "/apps/checks/settings", token: again)

@@ -70,6 +70,71 @@ struct ConsoleDefenceTests {
         }
     }
 
+    @Test("every action that cannot be undone asks first, saying what it does; only the answer from that page acts")
+    func irreversibleActionsAskFirst() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let registration = try await Self.registration(api)
+            _ = try await OperatorsTests.consoleCookie(fixture, "ops.other", role: .viewer)
+            try await api.admin(
+                .put,
+                "/admin/apps/checks/destinations/orders",
+                json: #"{"url": "https://orders.example.com"}"#
+            ).expect(.created)
+            try await api.admin(.put, "/admin/apps/checks/data/checks/c-1", json: #"{"fields": {"status": "open"}}"#)
+                .expect(.created)
+            let admin = try await ConsoleAppsTests.browser(api, fixture, "ops.ada", role: .admin)
+            let token = ConsoleAppsTests.formToken(of: try await admin.get("/console").text)
+            let irreversible: [(String, [(String, String)], String)] = [
+                ("/console/devices/\(registration)", [("app", "checks"), ("action", "wipe")], "updateDevice"),
+                ("/console/users/alice", [("action", "block")], "updateUser"),
+                ("/console/users/alice", [("action", "revoke")], "revokeUserSessions"),
+                ("/console/apps/checks/destinations", [("action", "remove"), ("name", "orders")], "removeDestination"),
+                ("/console/operators/ops.other", [("action", "remove")], "removeOperator"),
+                (
+                    "/console/data",
+                    [("app", "checks"), ("set", "checks"), ("action", "delete"), ("id", "c-1")], "deleteEntity"
+                ),
+            ]
+            for (path, fields, operation) in irreversible {
+                let before = try await Self.auditCount(api)
+                let asked = try await admin.post(path, [("form_token", token)] + fields)
+                #expect(asked.status == .ok, "\(path) \(fields)")
+                #expect(asked.text.contains(#"<button type="submit" class="danger">"#), "\(path): a danger button")
+                #expect(asked.text.contains(#"class="cancel""#), "\(path): a way back")
+                #expect(try await Self.auditCount(api) == before, "\(path) \(fields): done before it was confirmed")
+                let done = try await admin.submit(asked, to: path, [])
+                #expect(done.status == .seeOther || done.status == .ok, "\(path): \(done.status)")
+                let newest = try await OperatorsTests.audit(api, "?limit=1").first
+                #expect(
+                    newest?.action == operation && newest?.actor == "ops.ada",
+                    "\(path): \(String(describing: newest))"
+                )
+            }
+            // Turning off the data kept at a passcode reset destroys every recovery secret:
+            // asked first too, and only that; the rest of the settings form saves at once.
+            let settings = try await admin.get("/console/apps/checks")
+            var fields = ConsoleAppsTests.controls(of: settings.text)
+            #expect(fields["passcodeResetKeepsData"] == "on")
+            fields["passcodeResetKeepsData"] = nil
+            let before = try await Self.auditCount(api)
+            let asked = try await admin.submit(settings, to: "/console/apps/checks", fields.map { ($0.key, $0.value) })
+            #expect(asked.status == .ok && asked.text.contains("Turn off keeping data at a passcode reset?"))
+            #expect(try await Self.auditCount(api) == before)
+            let saved = try await admin.submit(asked, to: "/console/apps/checks", [])
+            try saved.expect(.ok)
+            let app = try await api.admin(.get, "/admin/apps/checks").text
+            #expect(app.contains(#""passcodeResetKeepsData":false"#), "\(app)")
+
+            // After a wipe, the devices page says what was done.
+            let devices = try await admin.get("/console/devices?app=checks&done=wipe&id=\(registration)")
+            #expect(devices.text.contains("Registration \(registration). Wiped:"))
+            // A result named in the query is said only in the server's words, of a listed one.
+            let forged = try await admin.get("/console/devices?app=checks&done=wipe&id=not-a-registration")
+            #expect(!forged.text.contains("not-a-registration") && forged.text.contains("Wiped:"))
+        }
+    }
+
     @Test(
         "a signed-in admin's form without its token, or with another browser's, is refused on every form, nothing done"
     )
@@ -107,7 +172,10 @@ struct ConsoleDefenceTests {
             // The session was not ended by a forged sign-out.
             #expect(try await admin.get("/console").status == .ok)
             // The same form with its own token is taken: the refusals above were the token's.
-            let blocked = try await admin.post("/console/users/alice", [("form_token", own), ("action", "block")])
+            let blocked = try await admin.post(
+                "/console/users/alice",
+                [("form_token", own), ("action", "block"), ("confirmed", "yes")]
+            )
             #expect(blocked.status == .seeOther, "\(blocked.status)")
             #expect(try await api.admin(.get, "/admin/users/alice").json["blocked"] as? Bool == true)
         }

@@ -70,7 +70,9 @@ struct ConsoleDestinationsTests {
             #expect(stored.last?.url == "https://stock.example.com/v2")
             #expect(stored.last?.authentication == .credential)
 
-            let removed = try await admin.submit(listed, to: Self.path, [("action", "remove"), ("name", "orders")])
+            let asked = try await admin.submit(listed, to: Self.path, [("action", "remove"), ("name", "orders")])
+            #expect(asked.status == .ok && asked.text.contains("Remove the destination orders?"))
+            let removed = try await admin.submit(asked, to: Self.path, [])
             #expect(removed.status == .seeOther)
             #expect(try await Self.destinations(api).map(\.name) == ["stock"])
 
@@ -140,7 +142,11 @@ struct ConsoleDestinationsTests {
                 let url = try #require(fields.first { $0.0 == "url" }?.1)
                 #expect(wrong.text.contains(#"value="\#(url)""#), "kept")
             }
-            let missing = try await admin.submit(page, to: Self.path, [("action", "remove"), ("name", "payroll")])
+            let missing = try await admin.submit(
+                page,
+                to: Self.path,
+                [("action", "remove"), ("name", "payroll"), ("confirmed", "yes")]
+            )
             #expect(missing.status == .notFound)
             #expect(missing.text.contains("no destination of this name"))
             #expect(try await admin.get("/console/apps/nope/destinations").status == .notFound)

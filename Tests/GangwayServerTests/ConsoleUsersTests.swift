@@ -213,17 +213,20 @@ struct ConsoleUsersTests {
             let shown = try await admin.get("/console/data?app=checks&set=checks")
             #expect(shown.text.contains(#"id="allowsCreation" name="allowsCreation" checked"#))
 
-            let deleted = try await admin.submit(
+            let asked = try await admin.submit(
                 shown,
                 to: "/console/data",
                 [("action", "delete"), ("set", "checks"), ("id", "F-GTAJ-fuel")]
             )
+            #expect(asked.status == .ok && asked.text.contains("Delete F-GTAJ-fuel?"))
+            #expect(try await Self.entities(api).contains { $0.id == "F-GTAJ-fuel" }, "asked first, nothing done")
+            let deleted = try await admin.submit(asked, to: "/console/data", [])
             #expect(deleted.status == .seeOther)
             #expect(try await Self.entities(api).allSatisfy { $0.id != "F-GTAJ-fuel" })
             let gone = try await admin.submit(
                 shown,
                 to: "/console/data",
-                [("action", "delete"), ("set", "checks"), ("id", "F-GTAJ-fuel")]
+                [("action", "delete"), ("set", "checks"), ("id", "F-GTAJ-fuel"), ("confirmed", "yes")]
             )
             #expect(gone.status == .notFound)
 

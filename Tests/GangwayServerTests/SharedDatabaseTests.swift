@@ -222,7 +222,11 @@ struct SharedDatabaseTests {
                 let second = PageBrowser(running)
                 for (name, value) in first.cookieJar { second.setCookie(name, value) }
                 // The first server's page, sent to the second: its session and its form's token hold.
-                let blocked = try await second.submit(page, to: "/console/users/alice", [("action", "block")])
+                let blocked = try await second.submit(
+                    page,
+                    to: "/console/users/alice",
+                    [("action", "block"), ("confirmed", "yes")]
+                )
                 try blocked.expect(.ok)
                 #expect(try await api.signInReply("alice").status == .unauthorized)
                 #expect(try await first.get("/console/users/alice").text.contains("<dd>blocked</dd>"))

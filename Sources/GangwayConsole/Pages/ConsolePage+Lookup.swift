@@ -34,6 +34,7 @@ extension UsersPage: MustacheParent {
         case "formToken": formToken
         case "next": next
         case "refusal": refusal
+        case "notice": notice
         case "newUsername": newUsername
         case "newDisplayName": newDisplayName
         default: nil

@@ -260,7 +260,7 @@ public struct UsersPage: ConsolePage {
             status = blocked ? "blocked" : "active"
             self.added = added
             toggleAction = blocked ? "unblock" : "block"
-            toggleTitle = blocked ? "Unblock" : "Block"
+            toggleTitle = blocked ? "Unblock" : "Block…"
         }
     }
 
@@ -278,6 +278,8 @@ public struct UsersPage: ConsolePage {
     /// The next page's address, when there may be one.
     public var next: String?
     public var refusal: String?
+    /// What the last action did, in words.
+    public var notice: String?
     /// What was typed in the form to add a user (not the password), kept after a refusal.
     public var newUsername: String
     public var newDisplayName: String
@@ -289,6 +291,7 @@ public struct UsersPage: ConsolePage {
         canAct: Bool,
         next: String?,
         refusal: String? = nil,
+        notice: String? = nil,
         typed: (username: String, displayName: String) = ("", "")
     ) {
         self.signedIn = signedIn
@@ -302,6 +305,7 @@ public struct UsersPage: ConsolePage {
         formToken = signedIn.formToken
         self.next = next
         self.refusal = refusal
+        self.notice = notice
         newUsername = typed.username
         newDisplayName = typed.displayName
     }
@@ -326,6 +330,8 @@ public struct DevicesPage: ConsolePage {
     public struct Action: Sendable {
         public var value: String
         public var title: String
+        /// Cannot be undone: styled apart, and asked about first.
+        public var danger: Bool
     }
 
     public struct Row: Sendable {
@@ -362,8 +368,16 @@ public struct DevicesPage: ConsolePage {
                 }
             actions =
                 switch status {
-                case "active": [Action(value: "lock", title: "Lock"), Action(value: "wipe", title: "Wipe")]
-                case "locked": [Action(value: "unlock", title: "Unlock"), Action(value: "wipe", title: "Wipe")]
+                case "active":
+                    [
+                        Action(value: "lock", title: "Lock", danger: false),
+                        Action(value: "wipe", title: "Wipe…", danger: true),
+                    ]
+                case "locked":
+                    [
+                        Action(value: "unlock", title: "Unlock", danger: false),
+                        Action(value: "wipe", title: "Wipe…", danger: true),
+                    ]
                 default: []
                 }
         }
@@ -384,8 +398,13 @@ public struct DevicesPage: ConsolePage {
     public var canAct: Bool
     public var formToken: String
     public var refusal: String?
+    /// What the last action did, in words.
+    public var notice: String?
     /// The next page's path, when there is one.
     public var next: String?
+    /// The filters shown, which an action's form sends back so the page after it keeps them.
+    public var filterUser: String
+    public var filterStatus: String
 
     /// - Parameters:
     ///   - statuses: The statuses a registration can have, to search by.
@@ -400,8 +419,12 @@ public struct DevicesPage: ConsolePage {
         devices: [Row],
         canAct: Bool,
         refusal: String? = nil,
+        notice: String? = nil,
         next: String? = nil
     ) {
+        self.notice = notice
+        filterUser = user
+        filterStatus = status
         self.signedIn = signedIn
         self.apps = apps.map { ConsoleOption(value: $0.id, title: "\($0.name) (\($0.id))", selected: $0.id == appID) }
         hasApps = !apps.isEmpty

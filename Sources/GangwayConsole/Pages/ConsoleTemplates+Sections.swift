@@ -105,7 +105,7 @@ extension ConsoleTemplates {
         <caption>Each destination, and the requests forwarded in the last 7 days by the backend's status</caption>
         <thead><tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">Carries</th><th scope="col">Requests</th>{{#canEdit}}<th scope="col"><span class="quiet">Action</span></th>{{/canEdit}}</tr></thead>
         <tbody>
-        {{#destinations}}<tr><td>{{name}}</td><td><code>{{url}}</code></td><td>{{carries}}</td><td>{{requests}}</td>{{#canEdit}}<td><form method="post" action="{{action}}"><input type="hidden" name="form_token" value="{{formToken}}"><input type="hidden" name="action" value="remove"><input type="hidden" name="name" value="{{name}}"><button type="submit" aria-label="Remove {{name}}">Remove</button></form></td>{{/canEdit}}</tr>
+        {{#destinations}}<tr><td>{{name}}</td><td><code>{{url}}</code></td><td>{{carries}}</td><td>{{requests}}</td>{{#canEdit}}<td><form method="post" action="{{action}}"><input type="hidden" name="form_token" value="{{formToken}}"><input type="hidden" name="action" value="remove"><input type="hidden" name="name" value="{{name}}"><button type="submit" class="danger" aria-label="Remove {{name}}">Remove…</button></form></td>{{/canEdit}}</tr>
         {{/destinations}}
         </tbody>
         </table>{{/hasDestinations}}
@@ -170,7 +170,7 @@ extension ConsoleTemplates {
         <select id="role-{{name}}" name="role">{{#roles}}<option{{#selected}} selected{{/selected}}>{{value}}</option>{{/roles}}</select>
         <button type="submit" name="action" value="role">Change role<span class="hidden"> of {{name}}</span></button>
         <button type="submit" name="action" value="enrol">New link<span class="hidden"> for {{name}}</span></button>
-        <button type="submit" name="action" value="remove">Remove<span class="hidden"> {{name}}</span></button>
+        <button type="submit" name="action" value="remove" class="danger">Remove…<span class="hidden"> {{name}}</span></button>
         </form>{{/isSelf}}{{#isSelf}}<span class="quiet">you</span>{{/isSelf}}</td>{{/canAct}}</tr>
         {{/operators}}
         </tbody>
@@ -224,7 +224,7 @@ extension ConsoleTemplates {
         <input type="hidden" name="form_token" value="{{formToken}}">
         <input type="hidden" name="back" value="user">
         <button type="submit" name="action" value="{{user.toggleAction}}">{{user.toggleTitle}}</button>
-        <button type="submit" name="action" value="revoke">End sessions</button>
+        <button type="submit" name="action" value="revoke" class="danger">End sessions…</button>
         </form>
         <h2>A new password</h2>
         <p>Their sessions end, and a device that kept data for a passcode reset asks them to sign in again.</p>
@@ -295,7 +295,7 @@ extension ConsoleTemplates {
         <form method="post" action="/console/data" class="actions">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <input type="hidden" name="app" value="{{appID}}"><input type="hidden" name="set" value="{{entitySet}}"><input type="hidden" name="id" value="{{id}}">
-        <button type="submit" name="action" value="delete">Delete<span class="hidden"> {{id}}</span></button>
+        <button type="submit" name="action" value="delete" class="danger">Delete…<span class="hidden"> {{id}}</span></button>
         </form></td>{{/canEdit}}</tr>
         {{/entities}}
         </tbody>

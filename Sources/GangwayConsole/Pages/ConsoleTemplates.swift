@@ -95,6 +95,19 @@ public struct ConsoleTemplates: Sendable {
         </form>
         {{/main}}{{/layout}}
         """,
+        "confirm": """
+        {{<layout}}{{$main}}
+        <h1>{{title}}</h1>
+        <p class="consequence" role="alert">{{consequence}}</p>
+        <form method="post" action="{{action}}" class="confirm">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        {{#fields}}<input type="hidden" name="{{name}}" value="{{value}}">
+        {{/fields}}<input type="hidden" name="confirmed" value="yes">
+        <button type="submit" class="danger">{{button}}</button>
+        <a class="cancel" href="{{back}}">Cancel: do nothing</a>
+        </form>
+        {{/main}}{{/layout}}
+        """,
         "message": """
         {{<layout}}{{$main}}
         <h1>{{title}}</h1>
@@ -111,6 +124,7 @@ public struct ConsoleTemplates: Sendable {
         <button type="submit">Search</button>
         </form>
         {{#refusal}}<p class="error" role="alert">{{refusal}}</p>{{/refusal}}
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{#hasUsers}}
         <table>
         <caption>{{caption}}</caption>
@@ -122,7 +136,7 @@ public struct ConsoleTemplates: Sendable {
         <input type="hidden" name="form_token" value="{{formToken}}">
         <input type="hidden" name="q" value="{{query}}">
         <button type="submit" name="action" value="{{toggleAction}}">{{toggleTitle}}<span class="hidden"> {{username}}</span></button>
-        <button type="submit" name="action" value="revoke">End sessions<span class="hidden"> of {{username}}</span></button>
+        <button type="submit" name="action" value="revoke" class="danger">End sessions…<span class="hidden"> of {{username}}</span></button>
         </form></td>{{/canAct}}</tr>
         {{/users}}
         </tbody>
@@ -158,6 +172,8 @@ public struct ConsoleTemplates: Sendable {
         </form>
         {{/hasApps}}
         {{#refusal}}<p class="error" role="alert">{{refusal}}</p>{{/refusal}}
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+        <p class="quiet">A lock ends the registration's sessions and refuses its requests until the person signs in on the device again, or an operator unlocks it. A wipe erases the app's data on the device at its next contact, and cannot be undone.</p>
         {{#hasDevices}}
         <table>
         <caption>{{caption}}</caption>
@@ -168,7 +184,9 @@ public struct ConsoleTemplates: Sendable {
         <form method="post" action="/console/devices/{{registrationID}}" class="actions">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <input type="hidden" name="app" value="{{appID}}">
-        {{#actions}}<button type="submit" name="action" value="{{value}}">{{title}}<span class="hidden"> {{deviceName}} of {{username}}</span></button>{{/actions}}
+        <input type="hidden" name="user" value="{{filterUser}}">
+        <input type="hidden" name="status" value="{{filterStatus}}">
+        {{#actions}}<button type="submit" name="action" value="{{value}}"{{#danger}} class="danger"{{/danger}}>{{title}}<span class="hidden"> {{deviceName}} of {{username}}</span></button>{{/actions}}
         </form></td>{{/canAct}}</tr>
         {{/devices}}
         </tbody>
@@ -274,6 +292,10 @@ public struct ConsoleTemplates: Sendable {
         .sign-out button { margin-top: 0; padding: 0.3rem 0.8rem; font-size: 0.95rem; }
         :focus-visible { outline: 3px solid #b35900; outline-offset: 2px; }
         .error { color: #a51d2d; font-weight: 600; }
+        button.danger, .actions button.danger { background: #a51d2d; border-color: #a51d2d; }
+        .actions button.danger { margin-left: 1.5rem; }
+        .consequence { border-left: 4px solid #a51d2d; padding-left: 0.75rem; }
+        .confirm .cancel { display: inline-block; margin-left: 1.25rem; }
         .notice { color: #1f5f2c; font-weight: 600; }
         code { font-size: 1.05rem; word-break: break-all; }
         .qr { display: block; image-rendering: pixelated; }

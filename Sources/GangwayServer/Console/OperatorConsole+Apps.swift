@@ -171,6 +171,26 @@ extension OperatorConsole {
         let new: Components.Schemas.App
         do {
             let update = try AppSettingsForm.update(from: form, current: old)
+            // Turning passcode reset off destroys every recovery secret of the app's devices.
+            let keptData = old.settings.recoverySettings?.passcodeResetKeepsData ?? APIDefaults.passcodeResetKeepsData
+            if keptData, update.settings?.recoverySettings?.passcodeResetKeepsData == false,
+                let asking = confirmation(
+                    of: form,
+                    to: ConsolePaths.app(appID),
+                    title: "Turn off keeping data at a passcode reset?",
+                    consequence: "The server destroys the recovery secret of every device of \(appID) at once: from "
+                        + "then on, a person who forgets their passcode loses the data on their device, changes not "
+                        + "yet sent included. Turning it on again does not bring the secrets back. The rest of the "
+                        + "form is saved with it.",
+                    button: "Turn it off and save",
+                    back: ConsolePaths.app(appID),
+                    record: record,
+                    browser: browser,
+                    current: ConsolePaths.apps
+                )
+            {
+                return asking
+            }
             let answer = try await run(for: record) {
                 try await api.updateApp(.init(path: .init(appID: appID), body: .json(update)))
             }

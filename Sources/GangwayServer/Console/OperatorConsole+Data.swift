@@ -155,6 +155,25 @@ extension OperatorConsole {
         guard record.role >= .admin else {
             return await again("Only an admin changes an app's data: ask an admin for the role.", .forbidden)
         }
+        var back = URLComponents()
+        back.path = ConsolePaths.data
+        back.queryItems = [URLQueryItem(name: "app", value: appID), URLQueryItem(name: "set", value: entitySet)]
+        if action == "delete",
+            let asking = confirmation(
+                of: form,
+                to: ConsolePaths.data,
+                title: "Delete \(TextRules.shown(entityID, limit: 64))?",
+                consequence: "The entity \(TextRules.shown(entityID, limit: 64)) leaves the set \(entitySet) of "
+                    + "\(appID) on the server, and every device's copy at its next read. This cannot be undone.",
+                button: "Delete the entity",
+                back: back.string ?? ConsolePaths.data,
+                record: record,
+                browser: browser,
+                current: ConsolePaths.data
+            )
+        {
+            return asking
+        }
         let entityPath = Operations.PutEntity.Input.Path(appID: appID, entitySet: entitySet, entityID: entityID)
         let operation: String
         let target: String

@@ -99,6 +99,23 @@ extension OperatorConsole {
         guard record.role >= .admin else {
             return await again("Only an admin changes an app's destinations: ask an admin for the role.", .forbidden)
         }
+        if action == "remove",
+            let asking = confirmation(
+                of: form,
+                to: ConsolePaths.destinations(appID),
+                title: "Remove the destination \(TextRules.shown(name, limit: 64))?",
+                consequence: "Devices of \(appID) can no longer reach this backend through the server, and its "
+                    + "sealed credential, if it has one, is gone: an admin adds the destination and its credential "
+                    + "again to undo this.",
+                button: "Remove the destination",
+                back: ConsolePaths.destinations(appID),
+                record: record,
+                browser: browser,
+                current: ConsolePaths.apps
+            )
+        {
+            return asking
+        }
         let operation: String
         do {
             switch action {

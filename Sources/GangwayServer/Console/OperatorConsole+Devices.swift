@@ -19,6 +19,15 @@ extension OperatorConsole {
     /// Registrations on a page.
     static let devicesShown = 50
 
+    /// What an action did, said on the page the browser is sent back to: by the action's
+    /// name in the query, never by text from it.
+    static let deviceNotices = [
+        "lock": "Locked: its sessions ended, and its requests are refused until the person signs in on the device "
+            + "again or an operator unlocks it.",
+        "unlock": "Unlocked: the device is served again.",
+        "wipe": "Wiped: the app's data on the device is erased at its next contact.",
+    ]
+
     private func devices(
         _ request: Request,
         appID asked: String? = nil,
@@ -102,6 +111,12 @@ extension OperatorConsole {
             },
             canAct: record.role >= .operator,
             refusal: refusal,
+            notice: refusal == nil
+                ? Self.deviceNotices[text("done")].map { notice in
+                    // The registration named when it is one shown here.
+                    listed.contains { $0.registrationID == text("id") }
+                        ? "Registration \(text("id")). " + notice : notice
+                } : nil,
             next: next
         )
         return self.page(page, status: status == .ok && refusal != nil ? .badRequest : status, browser: browser)
@@ -110,7 +125,7 @@ extension OperatorConsole {
     /// Locks, unlocks or wipes a registration, as `PATCH /admin/apps/{appID}/devices/{registrationID}`
     /// does, for an operator or an admin.
     private func act(_ request: Request, registrationID: String) async -> Response {
-        guard case .form(let form, _) = await self.form(request) else { return await refused(request) }
+        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         let appID = form["app"] ?? ""
         guard record.role >= .operator else {
@@ -133,6 +148,28 @@ extension OperatorConsole {
                 refusal: "That is not something the console does.",
                 status: .badRequest
             )
+        }
+        // The page the action came from, its filters kept.
+        var back = URLComponents()
+        back.path = ConsolePaths.devices
+        back.queryItems = [("app", appID), ("user", form["user"] ?? ""), ("status", form["status"] ?? "")]
+            .filter { !$0.1.isEmpty }.map { URLQueryItem(name: $0.0, value: String($0.1.prefix(128))) }
+        if wanted == .wiped,
+            let asking = confirmation(
+                of: form,
+                to: ConsolePaths.devices + "/" + registrationID,
+                title: "Wipe this device?",
+                consequence: "Registration \(registrationID) of app \(appID): at its next contact, the device erases "
+                    + "the app's data for this user, changes not yet sent included, and the registration ends. "
+                    + "This cannot be undone.",
+                button: "Wipe the device",
+                back: back.string ?? ConsolePaths.devices,
+                record: record,
+                browser: browser,
+                current: ConsolePaths.devices
+            )
+        {
+            return asking
         }
         do {
             _ = try await run(for: record) {
@@ -158,10 +195,11 @@ extension OperatorConsole {
             action: "updateDevice",
             target: "/admin/apps/\(appID)/devices/\(registrationID)"
         )
-        var components = URLComponents()
-        components.path = ConsolePaths.devices
-        components.queryItems = [URLQueryItem(name: "app", value: appID)]
-        return Self.redirect(to: components.string ?? ConsolePaths.devices)
+        back.queryItems =
+            (back.queryItems ?? []) + [
+                URLQueryItem(name: "done", value: form["action"]), URLQueryItem(name: "id", value: registrationID),
+            ]
+        return Self.redirect(to: back.string ?? ConsolePaths.devices)
     }
 
     static func minute(_ date: Date) -> String {

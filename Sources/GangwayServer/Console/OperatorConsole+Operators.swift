@@ -123,6 +123,22 @@ extension OperatorConsole {
             )
         }
         let target = "/admin/operators/\(name)"
+        if form["action"] == "remove",
+            let asking = confirmation(
+                of: form,
+                to: ConsolePaths.operators + "/" + name,
+                title: "Remove the operator \(TextRules.shown(name, limit: 64))?",
+                consequence: "\(TextRules.shown(name, limit: 64)) can no longer sign in to the console. What they "
+                    + "did stays in the audit. To undo this, an admin adds them again, and they enrol anew.",
+                button: "Remove the operator",
+                back: ConsolePaths.operators,
+                record: record,
+                browser: browser,
+                current: ConsolePaths.operators
+            )
+        {
+            return asking
+        }
         do {
             switch form["action"] {
             case "role":

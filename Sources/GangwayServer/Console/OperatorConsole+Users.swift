@@ -60,9 +60,23 @@ extension OperatorConsole {
             canAct: record.role >= .operator,
             next: next,
             refusal: refusal,
+            notice: refusal == nil ? Self.notice(request, among: shown.map(\.username)) : nil,
             typed: typed
         )
         return self.page(page, status: status, browser: browser)
+    }
+
+    /// What the action named in the request's query (`done`) did to its `user`, when that
+    /// is a user the page shows: in fixed words, never text from the query.
+    static func notice(_ request: Request, among shown: [String]) -> String? {
+        let parameters = request.uri.queryParameters
+        guard let user = parameters.get("user"), shown.contains(user) else { return nil }
+        switch parameters.get("done") {
+        case "block": return "Blocked \(user): their sessions ended, and they cannot sign in."
+        case "unblock": return "Unblocked \(user)."
+        case "revoke": return "Ended \(user)'s sessions on every device."
+        default: return nil
+        }
     }
 
     /// One user's page, with `error` or `notice` said at its top.
@@ -169,6 +183,40 @@ extension OperatorConsole {
             return await users(request, refusal: Self.viewersRead, status: .forbidden)
         }
         let target = "/admin/users/\(username)"
+        let back = onUserPage ? ConsolePaths.users + "/" + username : Self.usersPath(query: form["q"] ?? "", after: nil)
+        let shown = TextRules.shown(username, limit: 64)
+        let asking: Response? =
+            switch form["action"] {
+            case "block":
+                confirmation(
+                    of: form,
+                    to: ConsolePaths.users + "/" + username,
+                    title: "Block \(shown)?",
+                    consequence:
+                        "\(shown)'s sessions end on every device at once, and \(shown) cannot sign in until an "
+                        + "operator unblocks them. Changes their devices have not sent wait until then.",
+                    button: "Block \(shown)",
+                    back: back,
+                    record: record,
+                    browser: browser,
+                    current: ConsolePaths.users
+                )
+            case "revoke":
+                confirmation(
+                    of: form,
+                    to: ConsolePaths.users + "/" + username,
+                    title: "End \(shown)'s sessions?",
+                    consequence: "\(shown) is signed out on every device at once, and signs in again to go on. "
+                        + "Their data on the devices stays.",
+                    button: "End \(shown)'s sessions",
+                    back: back,
+                    record: record,
+                    browser: browser,
+                    current: ConsolePaths.users
+                )
+            default: nil
+            }
+        if let asking { return asking }
         let operation: String
         var notice: String?
         do {
@@ -207,11 +255,15 @@ extension OperatorConsole {
                 _ = try await run(for: record) {
                     try await api.updateUser(.init(path: .init(username: username), body: .json(body)))
                 }
+                notice =
+                    form["action"] == "block"
+                    ? "Blocked \(shown): their sessions ended, and they cannot sign in." : "Unblocked \(shown)."
             case "revoke":
                 operation = "revokeUserSessions"
                 _ = try await run(for: record) {
                     try await api.revokeUserSessions(.init(path: .init(username: username)))
                 }
+                notice = "Ended \(shown)'s sessions on every device."
             default:
                 return await users(request, refusal: "That is not something the console does.", status: .badRequest)
             }
@@ -235,7 +287,11 @@ extension OperatorConsole {
             default: ""
             }
         await api.audit(actor: record.name, via: .console, action: operation, target: target + suffix)
-        guard onUserPage else { return Self.redirect(to: Self.usersPath(query: form["q"] ?? "", after: nil)) }
+        guard onUserPage else {
+            return Self.redirect(
+                to: Self.usersPath(query: form["q"] ?? "", after: nil, done: form["action"], user: username)
+            )
+        }
         return await user(username, record: record, browser: browser, notice: notice ?? "Done.")
     }
 
@@ -247,12 +303,18 @@ extension OperatorConsole {
         return try await RequestInfo.$current.withValue(info) { try await body() }
     }
 
-    static func usersPath(query: String, after: String?) -> String {
+    /// The users page: found by `query`, after `after`; with `done`, it says what that
+    /// action did to `user`.
+    static func usersPath(query: String, after: String?, done: String? = nil, user: String? = nil) -> String {
         var components = URLComponents()
         components.path = ConsolePaths.users
         var items: [URLQueryItem] = []
         if !query.isEmpty { items.append(URLQueryItem(name: "q", value: query)) }
         if let after { items.append(URLQueryItem(name: "after", value: after)) }
+        if let done, let user {
+            items.append(URLQueryItem(name: "done", value: done))
+            items.append(URLQueryItem(name: "user", value: user))
+        }
         components.queryItems = items.isEmpty ? nil : items
         return components.string ?? ConsolePaths.users
     }

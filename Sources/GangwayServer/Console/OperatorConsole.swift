@@ -426,6 +426,38 @@ struct OperatorConsole: Sendable {
         )
     }
 
+    /// The page that asks before `form` does what cannot be undone, or `nil` when the form
+    /// came from that page (``ConfirmPage/isConfirmed(_:)``).
+    ///
+    /// - Parameters:
+    ///   - consequence: What will happen, and what cannot be undone.
+    ///   - button: What the danger button says ("Wipe the device").
+    ///   - back: The page the action came from, where Cancel leads.
+    func confirmation(
+        of form: [String: String],
+        to action: String,
+        title: String,
+        consequence: String,
+        button: String,
+        back: String,
+        record: OperatorRecord,
+        browser: FormGuard.Browser,
+        current: String
+    ) -> Response? {
+        guard !ConfirmPage.isConfirmed(form) else { return nil }
+        let page = ConfirmPage(
+            title: title,
+            consequence: consequence,
+            action: action,
+            fields: form.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            button: button,
+            back: back,
+            formToken: token(browser),
+            signedIn: header(record, browser: browser, current: current)
+        )
+        return self.page(page, browser: browser)
+    }
+
     func header(_ record: OperatorRecord, browser: FormGuard.Browser, current: String) -> SignedInOperator {
         SignedInOperator(name: record.name, role: record.role.rawValue, formToken: token(browser), current: current)
     }
