@@ -4,6 +4,10 @@ import GangwaySystem
 import GangwayTesting
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -405,6 +409,10 @@ struct AdminCommandEndToEndTests {
         let locked = try machine.app(["1", DeviceAppEndToEndTests.alicePasscode, ""])
         #expect(locked.output.contains("== Sign In =="), "\(locked.output)")
         #expect(!locked.output.contains("Signed in:"))
+        // The lock holds: her right password on that device is refused, and says why.
+        let refused = try machine.app(["1", DeviceAppEndToEndTests.alicePasscode, "alice", "preflight-alice", ""])
+        #expect(refused.output.contains("Ask them to unlock it, then sign in again."), "\(refused.output)")
+        #expect(!refused.output.contains("Signed in:"))
         #expect(try machine.admin(["devices", "unlock", "ALICE"]).output.contains("is active"), "a name in any case")
         // The lock ended her session on the server: she signs in once more, and is in.
         let unlocked = try machine.app(["1", DeviceAppEndToEndTests.alicePasscode, "alice", "preflight-alice", "quit"])
@@ -529,6 +537,43 @@ struct AdminCommandEndToEndTests {
             "link", link, "alice", "preflight-alice", "accept", "allow", passcode, passcode, "quit",
         ])
         #expect(result.output.contains("Signed in:      Alice Martin (alice)"), "\(result.output)")
+    }
+
+    @Test(
+        "when another program took the embedded server's kept port, the app says so: links made for it no longer work"
+    )
+    func keptPortTaken() throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        _ = try machine.admin(["activation"])
+        let kept = try #require(
+            Int(
+                try String(contentsOf: machine.directory.appending("server/port"), encoding: .utf8)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            )
+        )
+        // Another program listens there now.
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        // As servers do: the port's connections of the stopped server may still linger.
+        var reuse: Int32 = 1
+        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(kept).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(bound == 0 && listen(socket, 1) == 0, "the kept port could not be taken for the test")
+        let result = try machine.app(["quit"])
+        #expect(
+            result.output.contains("Port \(kept), where this server listened before, is taken by another program"),
+            "\(result.output)"
+        )
+        #expect(result.output.contains("Activation links and QR codes made for the old address no longer reach it"))
     }
 
     @Test("a QR code's text typed at 'Scan a QR code' onboards alice")

@@ -175,7 +175,7 @@ struct AdminStoriesOnTerminalTests {
     }
 
     @Test(
-        "the admin locks the device: when the app next reaches the server its session ends; alice signs in again and keeps her data"
+        "the admin locks the device: when the app next reaches the server its session ends; once unlocked, alice signs in again and keeps her data"
     )
     func lockedDevice() throws {
         let directory = try TemporaryDirectory(prefix: "gangway-admin-tty")
@@ -194,6 +194,14 @@ struct AdminStoriesOnTerminalTests {
         #expect(terminal.next("User name (empty to cancel): "))
         terminal.type("alice")
         #expect(terminal.next("Password: "))
+        terminal.type("preflight-alice")
+        // The lock holds: the sign-in on this device is refused, and says what to do.
+        #expect(terminal.next("Ask them to unlock it, then sign in again."))
+        #expect(terminal.next("User name [alice]: "))
+        let unlocked = try Self.admin(["devices", "unlock", "alice"], in: directory)
+        #expect(unlocked.status == 0, "\(unlocked.standardError)")
+        terminal.type("")
+        #expect(terminal.next("Password (empty to cancel): "))
         terminal.type("preflight-alice")
         #expect(terminal.next("Signed in:      Alice Martin (alice)"))
         #expect(terminal.next("gangway> "))

@@ -598,7 +598,8 @@ struct DeviceAppEndToEndTests {
         defer { device.directory.remove() }
         let result = try device.launch(
             ["9", "S3cret-for-another-prompt"] + Self.aliceOnboards + [
-                "fly", Self.alicePasscode, "wait soon", "wait -5", "wait 5 m", "biometrics maybe", "biometrics on",
+                "fly", Self.alicePasscode, "stauts", "wait soon", "wait -5", "wait 5 m", "biometrics maybe",
+                "biometrics on",
                 "biometrics enroll",
                 "reports maybe", "edit F-GKXA-fuel note=a note=b", #"edit F-GKXA-fuel "note=open"#, "home",
                 "quit",
@@ -615,6 +616,9 @@ struct DeviceAppEndToEndTests {
         let notACommand = "That is not a command (what was typed is not repeated: it may be a secret); 'help' lists"
         #expect(output.components(separatedBy: notACommand).count == 3, "\(output)")
         #expect(!output.contains("fly") && !output.contains(Self.alicePasscode), "\(output)")
+        // A near miss is named by the command it most likely meant, never by what was typed.
+        #expect(output.contains("That is not a command; did you mean 'status'?"), "\(output)")
+        #expect(!output.contains("stauts"))
         #expect(output.contains("gangway> wait soon"), "a command is written back")
         #expect(output.components(separatedBy: "Say how long: wait 30, wait 5m, wait 2h.").count == 4)
         #expect(output.contains("Say 'biometrics on', 'biometrics off' or 'biometrics enroll'."))

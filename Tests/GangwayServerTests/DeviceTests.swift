@@ -52,7 +52,10 @@ struct DeviceTests {
         }
     }
 
-    @Test("an admin lock answers 403 TRAFFIC_REG_LOCKED until the user signs in again", arguments: Backend.available)
+    @Test(
+        "an admin lock answers 403 TRAFFIC_REG_LOCKED, refuses signing in on that device too, and holds until an admin unlocks it",
+        arguments: Backend.available
+    )
     func lock(backend: Backend) async throws {
         let fixture = try await ServerFixture(backend: backend)
         try await fixture.runSeeded { api in
@@ -75,7 +78,18 @@ struct DeviceTests {
             _ = try await api.register(token: bob)
             #expect(try await api.send(.get, "/apps/checks/settings", token: bob).status == .ok)
 
+            // Signing in again on the locked device is refused: the lock holds whoever
+            // knows the password. On another device, alice signs in.
             fixture.clock.advance(by: .seconds(1))
+            let again = try await api.signInReply("alice")
+            #expect(again.status == .forbidden && again.code == "TRAFFIC_REG_LOCKED")
+            #expect(try await api.signInReply("alice", device: "alice-other-tablet").status == .created)
+            // Unlocked by an admin, the device signs in anew.
+            try await api.admin(
+                .patch,
+                "/admin/apps/checks/devices/\(registration.registrationID)",
+                json: #"{"status": "active"}"#
+            ).expect(.ok)
             let fresh = try await api.signIn("alice")
             #expect(try await api.send(.get, "/apps/checks/settings", token: fresh).status == .ok)
             // The locked session stays dead.

@@ -247,11 +247,24 @@ struct OAuthDeviceGrantTests {
                 .ok
             )
             #expect(try Self.error(of: try await Self.refresh(api, locked.refresh)) == "invalid_grant")
-            // Approving a new code on the locked device is signing in again: it unlocks it.
+            // A new code approved on the locked device gets no tokens: the lock holds until
+            // an admin lifts it.
+            let lockedCodes = try await Self.start(api, device: "tablet-9")
+            try api.expectStatus(try await Self.decide(api, lockedCodes.userCode), .ok)
+            let refused = try await Self.poll(api, lockedCodes)
+            #expect(try Self.error(of: refused) == "access_denied", "\(refused.text)")
+            let devices = try await api.admin(.get, "/admin/apps/checks/devices")
+            #expect(devices.text.contains(#""status":"locked""#))
+            try api.expectStatus(
+                try await api.admin(
+                    .patch,
+                    "/admin/apps/checks/devices/\(registration.registrationID)",
+                    json: #"{"status": "active"}"#
+                ),
+                .ok
+            )
             let unlocked = try await Self.signedIn(api, device: "tablet-9")
             #expect(try await Self.settingsStatus(api, unlocked.access) == .ok)
-            let devices = try await api.admin(.get, "/admin/apps/checks/devices")
-            #expect(devices.text.contains(#""status":"active""#) && !devices.text.contains(#""status":"locked""#))
 
             let blocked = try await Self.signedIn(api, device: "tablet-3")
             try api.expectStatus(try await api.admin(.patch, "/admin/users/alice", json: #"{"blocked": true}"#), .ok)

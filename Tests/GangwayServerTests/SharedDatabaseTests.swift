@@ -179,6 +179,13 @@ struct SharedDatabaseTests {
                 json: #"{"status": "locked"}"#
             ).expect(.ok)
             #expect(try await api.send(.get, "/apps/checks/settings", token: first).code == "TRAFFIC_REG_LOCKED")
+            // The lock holds for a sign-in on that device too; the unlock takes effect at once.
+            #expect(try await api.signInReply("alice").code == "TRAFFIC_REG_LOCKED")
+            try await api.admin(
+                .patch,
+                "/admin/apps/checks/devices/\(registration.registrationID)",
+                json: #"{"status": "active"}"#
+            ).expect(.ok)
 
             fixture.clock.advance(by: .seconds(1))
             let second = try await api.signIn("alice")

@@ -276,22 +276,26 @@ struct ServerDecisionsReachTheDeviceTests {
         }
     }
 
-    @Test func aLockFromTheAdminRequiresSigningInAgain() async throws {
+    @Test func aLockFromTheAdminHoldsUntilAnAdminUnlocksIt() async throws {
         try await TestServer.run(seed: .checks) { server in
             let device = try ServicesDevice(server: server)
             let id = try await Self.onboardAlice(device)
             try await server.setDevice(of: "alice", to: "locked")
-            let app = try device.launch(.unlock(ServicesDevice.alicePasscode), .signIn("alice"))
-            #expect(try await app.manager.open().onboardingID == id)
+            // Asked to sign in again, then refused there too, with why and what to do; the
+            // person leaves, and their data stays.
+            let app = try device.launch(.unlock(ServicesDevice.alicePasscode), .signIn("alice"), .signIn(.cancel))
+            await #expect(throws: (any Error).self) { try await app.manager.open() }
             try app.presenter.verifyFinished()
-            let screen = try #require(app.presenter.presented(SignInScreen.self).first)
-            #expect(screen.message?.contains(ServiceError.registrationLocked.summary) == true)
-            #expect(try await app.manager.store?.data(forKey: "check.A320.tyres") == Data("tyres ok".utf8))
-            try await app.manager.close()
-            // Signing in unlocked the registration: the next launch goes straight in.
-            let later = try device.launch(.unlock(ServicesDevice.alicePasscode))
-            try await later.manager.open()
+            let screens = app.presenter.presented(SignInScreen.self)
+            #expect(screens.first?.message?.contains(ServiceError.registrationLocked.summary) == true)
+            #expect(screens.last?.message?.contains(ServiceError.registrationLocked.advice) == true, "\(screens)")
+            #expect(device.storeExists(id))
+            // Unlocked by an administrator: the person signs in and goes on with their data.
+            try await server.setDevice(of: "alice", to: "active")
+            let later = try device.launch(.unlock(ServicesDevice.alicePasscode), .signIn("alice"))
+            #expect(try await later.manager.open().onboardingID == id)
             try later.presenter.verifyFinished()
+            #expect(try await later.manager.store?.data(forKey: "check.A320.tyres") == Data("tyres ok".utf8))
         }
     }
 
@@ -535,8 +539,10 @@ struct ServerDecisionsReachTheDeviceTests {
                 events.withLock { $0 }
                     == [.sessionEnded(session.onboardingID, reason: ServiceError.registrationLocked.summary)]
             )
-            // The data stays; the next open asks for the passcode, then a sign-in.
+            // The data stays; once an administrator unlocks it, the next open asks for the
+            // passcode, then a sign-in.
             #expect(device.storeExists(session.onboardingID))
+            try await server.setDevice(of: "alice", to: "active")
             let again = try device.launch(.unlock(ServicesDevice.alicePasscode), .signIn("alice"))
             #expect(try await again.manager.open().onboardingID == session.onboardingID)
             try again.presenter.verifyFinished()

@@ -12,8 +12,9 @@ struct AdminDevices: AsyncParsableCommand {
         commandName: "devices",
         abstract: "List an app's device registrations; lock, wipe or unlock one.",
         discussion: """
-            What each action is for: LOCK ends the session on that device and asks for a new \
-            sign-in; it stops no one who knows the password (signing in again unlocks it). \
+            What each action is for: LOCK ends the session on that device and refuses it, \
+            signing in there included, until it is unlocked (UNLOCK, or the console); the \
+            person's other devices are not locked. \
             WIPE makes that device erase the user's data at its next server contact, and \
             replaces its recovery secret. BLOCK (gangway admin users block) keeps the person \
             out on every device, old or new, until unblocked; their right password is \
@@ -89,9 +90,9 @@ protocol DeviceStatusChange: SendableMetatype {
 
 enum Lock: DeviceStatusChange {
     static let name = "lock"
-    static let abstract = "Lock a registration: the user must sign in again at the next server contact."
+    static let abstract = "Lock a registration: its session ends, and the device is refused until it is unlocked."
     static let status = ManagedDevice.Status.locked
-    static let done = "the user signs in again at the device's next server contact"
+    static let done = "the device is refused, signing in there included, until it is unlocked"
 }
 
 enum Wipe: DeviceStatusChange {

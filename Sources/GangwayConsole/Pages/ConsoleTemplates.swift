@@ -173,7 +173,7 @@ public struct ConsoleTemplates: Sendable {
         {{/hasApps}}
         {{#refusal}}<p class="error" role="alert">{{refusal}}</p>{{/refusal}}
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
-        <p class="quiet">A lock ends the registration's sessions and refuses its requests until the person signs in on the device again, or an operator unlocks it. A wipe erases the app's data on the device at its next contact, and cannot be undone.</p>
+        <p class="quiet">A lock ends the registration's sessions and refuses it, signing in on it included, until an operator unlocks it. A wipe erases the app's data on the device at its next contact, and cannot be undone.</p>
         {{#hasDevices}}
         <table>
         <caption>{{caption}}</caption>

@@ -145,6 +145,25 @@ extension StoreManager {
         presenter: any Presenter,
         verifiedCurrent: Secret?
     ) async throws {
+        // New rules the passcode just typed meets: announced, the passcode kept, and a
+        // change offered rather than forced (unless the app asks for the reference's
+        // change at every new rule).
+        if transition == .passcodeToPasscode, !options.changesPasscodeAtEveryNewRule, let current = verifiedCurrent,
+            let policy, policy.evaluate(current).isAcceptable, options.validatePasscode?(current) == nil
+        {
+            logger.notice("new passcode rules the passcode meets: kept", metadata: ["store": "\(store.id)"])
+            let answer = try await presenter.present(FeedbackScreen(keepingPasscode: strings.feedback))
+            if answer == .declined {
+                _ = try await changePasscode(
+                    of: store,
+                    policy: policy,
+                    allowsCancel: true,
+                    verifiedCurrent: current,
+                    presenter: presenter
+                )
+            }
+            return
+        }
         let ruleChange = policy.map { (store.policy ?? .standard).ruleChange(to: $0) } ?? .unchanged
         _ = try await presenter.present(
             FeedbackScreen(

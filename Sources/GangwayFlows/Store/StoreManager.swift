@@ -43,6 +43,11 @@ public struct StoreManager: Sendable {
         public var validatePasscode: (@Sendable (Secret) -> String?)?
         /// The reason shown by the system's biometric prompt.
         public var biometricReason: String
+        /// Whether every change of the passcode rules, looser as well as stricter, makes
+        /// the person choose a new passcode, as the reference SDK does. Off by default: a
+        /// change is forced only when the passcode just typed breaks the new rules; rules
+        /// it still meets are announced, and a change is offered, not forced.
+        public var changesPasscodeAtEveryNewRule: Bool
 
         public init(
             defaultPolicy: PasscodePolicy? = nil,
@@ -54,8 +59,10 @@ public struct StoreManager: Sendable {
             confirmsCancel: Bool = true,
             offersPasscodeReset: Bool = true,
             validatePasscode: (@Sendable (Secret) -> String?)? = nil,
-            biometricReason: String = StringTable.text("store.biometricReason")
+            biometricReason: String = StringTable.text("store.biometricReason"),
+            changesPasscodeAtEveryNewRule: Bool = false
         ) {
+            self.changesPasscodeAtEveryNewRule = changesPasscodeAtEveryNewRule
             self.confirmsCancel = confirmsCancel
             self.offersPasscodeReset = offersPasscodeReset
             self.validatePasscode = validatePasscode

@@ -54,8 +54,9 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case notOAuth2 = "NOT_OAUTH2"
     /// The session belongs to another device than the one named.
     case deviceMismatch = "DEVICE_MISMATCH"
-    /// An administrator locked this registration: sign in again to unlock it (also sent as
-    /// the `x-message-code` header, as the reference system does).
+    /// An administrator locked this registration: it is refused, signing in on it included,
+    /// until an administrator unlocks it (also sent as the `x-message-code` header, as the
+    /// reference system does).
     case registrationLocked = "TRAFFIC_REG_LOCKED"
     /// An administrator wiped this registration: the device erases the user's data.
     case registrationWiped = "TRAFFIC_REG_WIPED"

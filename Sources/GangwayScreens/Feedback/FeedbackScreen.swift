@@ -61,6 +61,9 @@ public struct FeedbackScreen: ScreenModel {
         public var looserRules: Texts
         /// The same when some rules are stricter and some looser.
         public var changedRules: Texts
+        /// New rules that the passcode just typed meets: announced, the passcode kept, and
+        /// a change offered (the second button).
+        public var keptPasscode: Texts
 
         public init() {
             let title = StringTable.text("policy.title")
@@ -77,6 +80,13 @@ public struct FeedbackScreen: ScreenModel {
             )
             looserRules = announcing("passcodeToPasscode.looser")
             changedRules = announcing("passcodeToPasscode.mixed")
+            keptPasscode = Texts(
+                title: title,
+                headline: StringTable.text("policy.passcodeToPasscode.kept.headline"),
+                detail: StringTable.text("policy.passcodeToPasscode.kept.detail"),
+                button: StringTable.text("policy.passcodeToPasscode.kept.keep"),
+                secondaryButton: StringTable.text("policy.passcodeToPasscode.kept.change")
+            )
         }
 
         /// The texts for `transition`.
@@ -120,6 +130,13 @@ public struct FeedbackScreen: ScreenModel {
     ) {
         texts = strings[transition, ruleChange].naming(biometricName)
         self.transition = transition
+    }
+
+    /// The screen that announces new rules the current passcode meets: it stays, and the
+    /// second button offers to change it.
+    public init(keepingPasscode strings: PolicyStrings = PolicyStrings()) {
+        texts = strings.keptPasscode
+        transition = .passcodeToPasscode
     }
 
     public mutating func handle(_ input: Input) -> ScreenStep<Outcome> {

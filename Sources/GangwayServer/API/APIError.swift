@@ -60,7 +60,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     static let registrationLocked = APIError(
         .forbidden,
         .registrationLocked,
-        "An administrator locked this device; sign in again to unlock it.",
+        "An administrator locked this device; it is served again once an administrator unlocks it.",
         messageCode: .registrationLocked
     )
     static let registrationWiped = APIError(

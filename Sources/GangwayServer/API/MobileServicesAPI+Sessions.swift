@@ -71,8 +71,9 @@ extension MobileServicesAPI {
     }
 
     /// A new session of `username` on `deviceID`, after a person proved who they are (a
-    /// password, an approved device code): signing in again is what unlocks a device an
-    /// admin locked, so a locked registration turns active and its older sessions end.
+    /// password, an approved device code). A registration an operator locked stays locked
+    /// until an operator unlocks it: signing in on it is refused with
+    /// ``APIError/registrationLocked``, so a lock holds whoever knows the password.
     /// Counted among the sign-ins unless `signsIn` is false (a refresh).
     func openSession(
         app: AppRecord,
@@ -82,15 +83,14 @@ extension MobileServicesAPI {
         signsIn: Bool = true
     ) async throws(APIError) -> (token: String, record: SessionRecord) {
         let time = now()
-        if var device = try await perform({
+        if let device = try await perform({
             try await storage.device(appID: app.id, username: username, deviceID: deviceID)
         }), device.status == .locked {
-            try await perform {
-                try await storage.revokeSessions(username: username, appID: app.id, deviceID: deviceID)
-            }
-            device.status = .active
-            device.statusChangedAt = time
-            try await perform { try await storage.saveDevice(device) }
+            logger.notice(
+                "sign-in on a locked registration refused",
+                metadata: ["app": "\(app.id)", "registration": "\(device.registrationID)"]
+            )
+            throw APIError.registrationLocked
         }
         let token = BearerToken.make()
         let session = SessionRecord(

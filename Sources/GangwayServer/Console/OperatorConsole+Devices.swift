@@ -22,8 +22,8 @@ extension OperatorConsole {
     /// What an action did, said on the page the browser is sent back to: by the action's
     /// name in the query, never by text from it.
     static let deviceNotices = [
-        "lock": "Locked: its sessions ended, and its requests are refused until the person signs in on the device "
-            + "again or an operator unlocks it.",
+        "lock": "Locked: its sessions ended, and it is refused, signing in on it included, until an operator "
+            + "unlocks it.",
         "unlock": "Unlocked: the device is served again.",
         "wipe": "Wiped: the app's data on the device is erased at its next contact.",
     ]

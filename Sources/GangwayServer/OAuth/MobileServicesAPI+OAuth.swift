@@ -393,15 +393,24 @@ extension MobileServicesAPI {
         if let providerGrant {
             lifetime = max(1, min(lifetime, providerGrant.accessExpiresAt.timeIntervalSince(now()).rounded(.down)))
         }
-        // A refresh never gets here for a locked registration (see rotateRefreshToken), so
-        // only an approved device code unlocks one, as a password sign-in does.
-        let (access, session) = try await openSession(
-            app: app,
-            username: username,
-            deviceID: deviceID,
-            lifetime: lifetime,
-            signsIn: signsIn
-        )
+        // A refresh never gets here for a locked registration (see rotateRefreshToken); a
+        // code approved for a locked one is refused, as a password sign-in there is: a lock
+        // holds until an administrator lifts it.
+        let opened: (token: String, record: SessionRecord)
+        do {
+            opened = try await openSession(
+                app: app,
+                username: username,
+                deviceID: deviceID,
+                lifetime: lifetime,
+                signsIn: signsIn
+            )
+        } catch {
+            let refusal: APIError = error
+            guard refusal.code != .registrationLocked else { throw OAuthError.registrationLocked }
+            throw refusal
+        }
+        let (access, session) = opened
         let time = session.createdAt
         let refresh = BearerToken.make()
         let joined = try await perform {

@@ -61,6 +61,11 @@ struct OAuthError: Error, Sendable, Equatable {
     static let pending = OAuthError(.authorizationPending, "No one has approved the user code yet.")
     static let slowDown = OAuthError(.slowDown, "Poll less often: wait 5 seconds more between polls.")
     static let denied = OAuthError(.accessDenied, "The person at the verification page denied the request.")
+    /// Tokens for a registration an administrator locked: refused until they unlock it.
+    static let registrationLocked = OAuthError(
+        .accessDenied,
+        "An administrator locked this device; it is served again once an administrator unlocks it."
+    )
     static let expired = OAuthError(.expiredToken, "The device code expired; start again.")
     /// The app's OpenID Connect provider could not be reached to renew its grant: the
     /// refresh token stays good, and the device tries again later.

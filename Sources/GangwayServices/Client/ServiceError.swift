@@ -72,7 +72,8 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let busy = Self(.busy)
     /// The session token is unknown, expired or revoked: sign in again.
     public static let sessionExpired = Self(.sessionExpired)
-    /// An administrator locked this device's registration (`TRAFFIC_REG_LOCKED`): sign in again.
+    /// An administrator locked this device's registration (`TRAFFIC_REG_LOCKED`): its session
+    /// ended, and signing in is refused until an administrator unlocks it.
     public static let registrationLocked = Self(.registrationLocked)
     /// An administrator wiped this device's registration (`TRAFFIC_REG_WIPED`): the
     /// user's data must go.
@@ -200,7 +201,8 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .throttled, .busy:
             retryAfter.map { StringTable.text("service.retryIn", Int($0.components.seconds)) }
                 ?? StringTable.text("service.waitAMoment")
-        case .sessionExpired, .registrationLocked, .notSignedIn: StringTable.text("service.sessionExpired.advice")
+        case .sessionExpired, .notSignedIn: StringTable.text("service.sessionExpired.advice")
+        case .registrationLocked: StringTable.text("service.registrationLocked.advice")
         case .registrationWiped: StringTable.text("service.registrationWiped.advice")
         case .deviceMismatch: StringTable.text("service.deviceMismatch.advice")
         case .notFound: StringTable.text("service.notFound.advice")

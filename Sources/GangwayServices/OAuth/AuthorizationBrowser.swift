@@ -4,9 +4,11 @@ import Foundation
 /// the person and brings back where the server sent the browser afterwards (the app's
 /// redirect URI with the code, or with an error).
 ///
-/// On Apple platforms `ASWebAuthenticationSession` sits behind it, with the app's
-/// private-use scheme as its redirect URI; elsewhere ``LoopbackBrowser`` opens or prints
-/// the address and catches the redirect on a loopback port (RFC 8252 §7.3).
+/// Gangway ships one: ``LoopbackBrowser``, which opens or prints the address and catches
+/// the redirect on a loopback port (RFC 8252 §7.3). On Apple platforms an app supplies its
+/// own, typically over `ASWebAuthenticationSession` with the app's private-use scheme as
+/// its redirect URI; Gangway ships no such adapter yet (it cannot be built or tested on
+/// the Linux machines Gangway is built on).
 public protocol AuthorizationBrowser: Sendable {
     /// Shows the sign-in page `page(redirectURI)` builds for this browser's redirect URI,
     /// and waits for the server to send the browser back.

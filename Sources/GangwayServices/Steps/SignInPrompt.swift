@@ -35,6 +35,11 @@ struct SignInPrompt {
                 case .invalidCredentials:
                     request.message = error.summary  // the server's message
                     continue
+                case .registrationLocked:
+                    // Held until an administrator unlocks it: said on the sign-in screen, which
+                    // the person may try again once they have, or leave.
+                    request.message = "\(error.summary) \(error.advice)"
+                    continue
                 case .throttled, .busy:
                     // The screen's notice says when to try again; the server's message
                     // says the same, so it shows only when no time was given.

@@ -59,6 +59,10 @@ public struct DemoServer: Sendable {
     let isDemo: Bool
     /// The server's directory, held while this value lives: one server per database.
     let hold: DirectoryLock
+    /// The port this server listened on before, when another program holds it now: the
+    /// server listens on another, and what was made for the old address (activation links,
+    /// QR codes) no longer reaches it.
+    let keptPortTaken: Int?
 
     /// Opens (or creates) the server's database under `directory`.
     /// - Throws: ``PrivateFileError/inUse`` when another process serves `directory`.
@@ -69,9 +73,11 @@ public struct DemoServer: Sendable {
         self.logger = logger
         let kept = (try? String(contentsOf: directory.appendingPathComponent("port"), encoding: .utf8))
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let keptIsFree = kept.map(LoopbackPort.isFree) ?? false
+        keptPortTaken = keptIsFree ? nil : kept
         let configuration = ServerConfiguration(
             host: "127.0.0.1",
-            port: kept.flatMap { LoopbackPort.isFree($0) ? $0 : nil } ?? 0,
+            port: keptIsFree ? kept ?? 0 : 0,
             dataDirectory: directory,
             bcryptCost: bcryptCost
         )

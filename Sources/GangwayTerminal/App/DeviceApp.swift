@@ -79,6 +79,9 @@ public struct DeviceApp: Sendable {
         )
         try await demo.serving { running in
             printBanner(serverURL: running.url, demo: demo.isDemo)
+            if let taken = demo.keptPortTaken, taken != running.url.port {
+                console.line("  " + localized("banner.portTaken", taken))
+            }
             try DeviceSetup.followEmbeddedServer(to: running.url, store: configurationStore)
             try await play(serverURL: running.url, activationKeyPEM: demo.activationKeyPEM)
         }

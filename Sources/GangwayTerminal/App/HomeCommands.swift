@@ -195,10 +195,22 @@ struct HomeCommands: Sendable {
         case "quit", "exit":
             return .quit
         default:
-            console.line(localized("home.unknownCommand"))
+            // The command most likely meant; what was typed is never repeated (it may be
+            // a passcode typed at the wrong prompt).
+            if let meant = ClosestWord.to(command, among: Self.commandNames) {
+                console.line(localized("home.didYouMean", meant))
+            } else {
+                console.line(localized("home.unknownCommand"))
+            }
         }
         return nil
     }
+
+    /// The commands of the home prompt, for "did you mean".
+    static let commandNames = [
+        "edit", "sync", "pending", "crew", "discard", "offline", "help", "home", "status", "lock", "resume", "wait",
+        "switch", "add", "passcode", "biometrics", "reports", "permissions", "logout", "remove", "quit",
+    ]
 
     /// Gives or withdraws the usage-reports consent; withdrawn, the user's kept logs go at
     /// once and nothing more is sent.

@@ -20,9 +20,10 @@ struct PolicyTransitionStoryTests {
         return policy
     }
 
+    /// Rules alice's passcode (`Fuel-Check-2468`, 15 characters) breaks: a change is forced.
     static var stricter: PasscodePolicy {
         var policy = noBiometrics
-        policy.minimumLength = 14
+        policy.minimumLength = 16
         policy.requiresDigit = true
         return policy
     }
@@ -311,7 +312,7 @@ struct PolicyTransitionStoryTests {
     }
 
     @Test(
-        "a forced passcode change says which way the rules moved: stricter, looser or both; it is asked either way",
+        "with the reference's rule, a forced passcode change says which way the rules moved: stricter, looser or both; it is asked either way",
         arguments: [
             (PolicyTransitionStoryTests.stricter, PasscodeRuleChange.stricter, "made the passcode rules stricter"),
             (
@@ -327,7 +328,7 @@ struct PolicyTransitionStoryTests {
         let before = change == .stricter ? Self.noBiometrics : Self.stricter
         #expect(before.ruleChange(to: after) == change)
         let server = TestServer(requirement: .required(before))
-        let device = try Device(server: server)
+        let device = try Device(server: server, options: StoreManager.Options(changesPasscodeAtEveryNewRule: true))
         let start: Secret = "Night-Shift-9753-x"
         let first = try device.launch(.signIn("alice"), .create(start))
         try await first.manager.open()
@@ -349,5 +350,85 @@ struct PolicyTransitionStoryTests {
         let changeScreen = try #require(app.presenter.presented(PasscodeChangeScreen.self).first)
         #expect(!changeScreen.allowsCancel, "mandatory in every direction")
         #expect(await app.manager.store?.policy == after)
+    }
+
+    @Test(
+        "new rules the passcode just typed meets are announced and the passcode kept, looser, mixed or stricter; a change is offered"
+    )
+    func rulesThePasscodeMeetsKeepIt() async throws {
+        for (before, after) in [
+            (Self.stricter, Self.noBiometrics), (Self.stricter, Self.mixed), (Self.noBiometrics, Self.stricter),
+        ] {
+            let server = TestServer(requirement: .required(before))
+            let device = try Device(server: server)
+            // Long, with a digit and a symbol: it meets each of the rules here.
+            let start: Secret = "Night-Shift-9753-x"
+            let first = try device.launch(.signIn("alice"), .create(start))
+            let session = try await first.manager.open()
+            try await first.manager.close()
+
+            server.requirement = .required(after)
+            let app = try device.launch(.unlock(start), .acknowledge)
+            try await app.manager.open()
+            try app.presenter.verifyFinished()
+            let feedback = try #require(app.presenter.presented(FeedbackScreen.self).first)
+            #expect(feedback.texts == StoreManager.Strings().feedback.keptPasscode)
+            #expect(feedback.texts.secondaryButton != nil, "a change is offered")
+            #expect(!app.presenter.presentedKinds.contains(.passcodeChange), "and not forced")
+            #expect(await app.manager.store?.policy == after, "the new rules are in force")
+            try await app.manager.close()
+            try device.openStore(session.onboardingID, passcode: start).close()
+        }
+    }
+
+    @Test("offered a change under new rules it meets, the person may take it")
+    func aChangeOfferedMayBeTaken() async throws {
+        let server = TestServer(requirement: .required(Self.stricter))
+        let device = try Device(server: server)
+        let start: Secret = "Night-Shift-9753-x"
+        let first = try device.launch(.signIn("alice"), .create(start))
+        let session = try await first.manager.open()
+        try await first.manager.close()
+
+        server.requirement = .required(Self.noBiometrics)
+        let next: Secret = "Day-Shift-8642-y!"
+        let app = try device.launch(
+            .unlock(start),
+            .feedback(.secondary),
+            .passcodeChange(.enter(next), .enter(next))
+        )
+        try await app.manager.open()
+        try app.presenter.verifyFinished()
+        let change = try #require(app.presenter.presented(PasscodeChangeScreen.self).first)
+        #expect(change.allowsCancel, "offered, not forced")
+        try await app.manager.close()
+        try device.openStore(session.onboardingID, passcode: next).close()
+    }
+
+    @Test("new rules the passcode just typed breaks force a change, as ever")
+    func rulesThePasscodeBreaksForceAChange() async throws {
+        let server = TestServer(requirement: .required(Self.noBiometrics))
+        let device = try Device(server: server)
+        let first = try device.launch(.signIn("alice"), .create(Device.alicePasscode))
+        try await first.manager.open()
+        try await first.manager.close()
+        #expect(
+            !Self.stricter.evaluate(Device.alicePasscode).isAcceptable,
+            "the story needs a passcode the rules break"
+        )
+
+        server.requirement = .required(Self.stricter)
+        let next: Secret = "Day-Shift-8642-y!"
+        let app = try device.launch(
+            .unlock(Device.alicePasscode),
+            .acknowledge,
+            .passcodeChange(.enter(next), .enter(next))
+        )
+        try await app.manager.open()
+        try app.presenter.verifyFinished()
+        let feedback = try #require(app.presenter.presented(FeedbackScreen.self).first)
+        #expect(feedback.texts.secondaryButton == nil && feedback.texts.detail.contains("stricter"))
+        let change = try #require(app.presenter.presented(PasscodeChangeScreen.self).first)
+        #expect(!change.allowsCancel)
     }
 }
