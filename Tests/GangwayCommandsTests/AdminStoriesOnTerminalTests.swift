@@ -27,6 +27,33 @@ struct AdminStoriesOnTerminalTests {
         return terminal
     }
 
+    @Test(
+        "at the home prompt the arrows edit the line and Up brings back a command typed before; what named none is not kept"
+    )
+    func lineEditing() throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-line-editing")
+        defer { directory.remove() }
+        let terminal = try Self.aliceAtHome(in: directory)
+        // Something that names no command (a passcode typed at the wrong prompt): never kept.
+        terminal.type("not-a-command-secret")
+        #expect(terminal.next("That is not a command"))
+        #expect(terminal.next("gangway> "))
+        terminal.type("wait 10")
+        #expect(terminal.next("gangway> "))
+        // Up brings back `wait 10`, not the secret; Left, and a digit before the 0: `wait 150`.
+        terminal.type("\u{1B}[A\u{1B}[D5")
+        #expect(terminal.next("(150 s pass)"), "the line was edited: \(terminal.screen.suffix(400))")
+        #expect(terminal.next("gangway> "))
+        // Up twice: the newest first, then the one before it; Ctrl-U clears; a near miss.
+        terminal.type("\u{1B}[A\u{1B}[A\u{15}stauts")
+        #expect(terminal.next("did you mean 'status'?"))
+        // Up past the oldest kept line stays there: `wait 10`, never the line before it.
+        terminal.type("\u{1B}[A\u{1B}[A\u{1B}[A\u{1B}[A")
+        #expect(terminal.next("(10 s pass)"), "\(terminal.screen.suffix(400))")
+        terminal.type("quit")
+        #expect(terminal.finish() == 0)
+    }
+
     static func admin(_ arguments: [String], in directory: TemporaryDirectory) throws -> GangwayProcess.Result {
         try GangwayProcess(deviceKeys: directory.appending("unused-keys"))
             .run(["admin"] + arguments + ["--data-dir", directory.url.path])

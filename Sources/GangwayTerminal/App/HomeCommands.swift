@@ -41,7 +41,7 @@ struct HomeCommands: Sendable {
         while true {
             let line: String
             do {
-                line = try await console.ask(console.styled("gangway> ", .bold), echoing: false)
+                line = try await console.askCommand(console.styled("gangway> ", .bold))
             } catch {
                 console.line(localized("inputEnded"))
                 return .quit
@@ -55,6 +55,8 @@ struct HomeCommands: Sendable {
             // A line that names no command is not written back: it may be a passcode a
             // script sent for a prompt that did not come (`resume` within the timeout).
             console.echo(Self.names.contains(command) ? line : "")
+            // Kept for Up and Down only when it names a command, for the same reason.
+            if Self.names.contains(command) { console.remember(line) }
             guard !command.isEmpty else { continue }
             do {
                 if let exit = try await perform(command, arguments: Array(raw.dropFirst())) { return exit }
@@ -197,7 +199,7 @@ struct HomeCommands: Sendable {
         default:
             // The command most likely meant; what was typed is never repeated (it may be
             // a passcode typed at the wrong prompt).
-            if let meant = ClosestWord.to(command, among: Self.commandNames) {
+            if let meant = ClosestWord.to(command, among: Self.names.filter { $0 != "?" }.sorted()) {
                 console.line(localized("home.didYouMean", meant))
             } else {
                 console.line(localized("home.unknownCommand"))
@@ -205,12 +207,6 @@ struct HomeCommands: Sendable {
         }
         return nil
     }
-
-    /// The commands of the home prompt, for "did you mean".
-    static let commandNames = [
-        "edit", "sync", "pending", "crew", "discard", "offline", "help", "home", "status", "lock", "resume", "wait",
-        "switch", "add", "passcode", "biometrics", "reports", "permissions", "logout", "remove", "quit",
-    ]
 
     /// Gives or withdraws the usage-reports consent; withdrawn, the user's kept logs go at
     /// once and nothing more is sent.

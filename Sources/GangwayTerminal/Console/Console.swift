@@ -273,6 +273,64 @@ public final class Console: Sendable {
         return answer.trimmingCharacters(in: .whitespaces)
     }
 
+    /// The command lines typed at a terminal's prompt, oldest first, for Up and Down: only
+    /// those the caller kept (``remember(_:)``), never a secret typed at the wrong prompt.
+    private let history = Mutex<[String]>([])
+
+    /// Keeps `line` for the command prompt's history (the most recent 100).
+    func remember(_ line: String) {
+        history.withLock { lines in
+            guard lines.last != line else { return }
+            lines.append(line)
+            if lines.count > 100 { lines.removeFirst(lines.count - 100) }
+        }
+    }
+
+    /// Reads a command line: at a terminal with line editing (the arrows, Home and End,
+    /// Delete, the readline control keys) and Up and Down through ``remember(_:)``'s
+    /// lines; elsewhere as ``ask(_:echoing:)`` with no echo.
+    /// - Throws: ``PresenterError/closed`` when the input ended (Ctrl-D on an empty line).
+    func askCommand(_ prompt: String) async throws(PresenterError) -> String {
+        guard isInteractive, inputIsTerminal, let raw = RawMode() else { return try await ask(prompt, echoing: false) }
+        defer { raw.restore() }
+        var editor = LineEditor(history: history.withLock { $0 })
+        func draw() {
+            output("\r\u{1B}[2K")
+            write(prompt)
+            output(TextRules.escapingControls(editor.line))
+            let back = editor.columnsAfterCursor
+            if back > 0 { output("\u{1B}[\(back)D") }
+        }
+        draw()
+        var pending: [UInt8] = []
+        while true {
+            guard let byte = await input.readByte() else {
+                line()
+                throw PresenterError.closed("the input ended")
+            }
+            pending.append(byte)
+            // Drawn once a whole key came: not at each byte of an arrow's sequence.
+            var handled = false
+            while let key = LineEditor.key(from: &pending) {
+                handled = true
+                switch key {
+                case .interrupt:
+                    raw.restore()
+                    Interruption.stop()
+                case .endOfInput where editor.line.isEmpty:
+                    line()
+                    throw PresenterError.closed("cancelled at the keyboard")
+                default:
+                    if editor.handle(key) {
+                        line()
+                        return editor.line.trimmingCharacters(in: .whitespaces)
+                    }
+                }
+            }
+            if handled { draw() }
+        }
+    }
+
     /// Writes an answer read from a pipe after its prompt, so the transcript reads like
     /// the session; a terminal showed what was typed itself (`--plain`).
     func echo(_ answer: String) {
