@@ -4,10 +4,6 @@ import GangwaySystem
 import GangwayTesting
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
@@ -553,21 +549,8 @@ struct AdminCommandEndToEndTests {
             )
         )
         // Another program listens there now.
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        // As servers do: the port's connections of the stopped server may still linger.
-        var reuse: Int32 = 1
-        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(kept).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        try #require(bound == 0 && listen(socket, 1) == 0, "the kept port could not be taken for the test")
+        let listener = try LoopbackListener(port: kept)
+        defer { listener.close() }
         let result = try machine.app(["quit"])
         #expect(
             result.output.contains("Port \(kept), where this server listened before, is taken by another program"),

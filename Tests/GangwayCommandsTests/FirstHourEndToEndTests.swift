@@ -195,7 +195,7 @@ struct FirstHourEndToEndTests {
         let directory = try TemporaryDirectory(prefix: "gangway-port")
         defer { directory.remove() }
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
-        let listener = try Listener()
+        let listener = try LoopbackListener()
         defer { listener.close() }
         let data = directory.appending("server")
         let busy = try runner.run(["serve", "--port", "\(listener.port)", "--data-dir", data.path])
@@ -507,29 +507,4 @@ struct FirstHourEndToEndTests {
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(!text.contains("Fatal error"), "\(text)")
     }
-}
-
-/// A TCP listener on a free loopback port, for a port that is in use.
-private struct Listener {
-    let descriptor: Int32
-    let port: Int
-
-    init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.descriptor = descriptor
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr = in_addr(s_addr: inet_addr("127.0.0.1"))
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && listen(descriptor, 1) == 0
-                    && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    func close() { _ = Glibc.close(descriptor) }
 }

@@ -205,8 +205,7 @@ struct DestinationProxy: Sendable {
         do {
             answer = try await Self.client.execute(outgoing, timeout: Self.headTimeout)
         } catch {
-            let outcome = await relay?.stopAndWait()
-            relay?.close()
+            let outcome = await relay?.finish()
             await count(caller.app.id, destination.name, status: 0)
             api.logger.warning(
                 "destination unavailable",
@@ -235,8 +234,7 @@ struct DestinationProxy: Sendable {
         headers[.contentSecurityPolicy] = "sandbox; default-src 'none'; frame-ancestors 'none'"
         let length = answer.headers.first(name: "Content-Length").flatMap(Int.init)
         if let length, length > Self.responseLimit {
-            _ = await relay?.stopAndWait()
-            relay?.close()
+            await relay?.finish()
             throw APIError(.badGateway, .destinationUnavailable, "The destination's answer is larger than allowed.")
         }
         // The backend's length goes on, so a device can tell how far a large answer came.
@@ -251,13 +249,11 @@ struct DestinationProxy: Sendable {
                 do {
                     for try await buffer in body { try await writer.write(buffer) }
                 } catch {
-                    _ = await relay?.stopAndWait()
-                    relay?.close()
+                    await relay?.finish()
                     place.release()
                     throw error
                 }
-                _ = await relay?.stopAndWait()
-                relay?.close()
+                await relay?.finish()
                 place.release()
                 try await writer.finish(nil)
             }

@@ -8,9 +8,9 @@ import Synchronization
 /// body's sequence takes one reader at a time: a second reader traps and ends the process.
 /// The HTTP client, though, goes on reading a body after the backend's answer has come (a
 /// backend that answers early, before reading a body it refuses, as many do). So the
-/// client never reads the body itself, and the proxy, before it ends, ``stop()``s the
-/// relay and waits for the pump (``finished``): what the device still sends is then read
-/// and dropped by the pump, and by no one else at once.
+/// client never reads the body itself, and the proxy, before it ends, ``finish()``es the
+/// relay, which waits for the pump: what the device still sends is then read and dropped
+/// by the pump, and by no one else at once.
 ///
 /// The pump hands one buffer at a time to the client and waits until it is taken, so a
 /// relay holds at most one buffer of the device's.
@@ -97,10 +97,15 @@ final class RequestBodyRelay: Sendable {
         writer?.resume()
     }
 
-    /// Stops the relay and waits for the pump: after this, nothing reads the body.
-    func stopAndWait() async -> Outcome {
+    /// Ends the relay once the proxy is done with it: stops it, waits for the pump (after
+    /// this, nothing reads the body), and ends the client's reads. Says how the body's
+    /// reading ended.
+    @discardableResult
+    func finish() async -> Outcome {
         stop()
-        return await finished
+        let outcome = await finished
+        close()
+        return outcome
     }
 
     /// Ends the client's reads, once its request is over: a read still waiting ends with
