@@ -316,7 +316,7 @@ struct ConsoleBrowserTests {
 
     @Test(
         "axe-core finds nothing wrong on any page of the console, at a phone's width or a desktop's; each page's screenshot is kept",
-        .enabled(if: Accessibility.isInstalled, "needs axe-selenium-python in .build-oidc/venv (see .ci/run)")
+        .enabled(if: Accessibility.isInstalled, "needs pytest-playwright-axe in .build-oidc/venv (see .ci/run)")
     )
     func accessibility() async throws {
         let fixture = try await ServerFixture()
@@ -423,7 +423,7 @@ struct ConsoleBrowserTests {
         "an operator linked at the company's provider signs in there, lands on the overview; axe-core finds nothing wrong",
         .enabled(
             if: TestIdentityProvider.isInstalled && Accessibility.isInstalled,
-            "needs oidc-provider-mock and axe-selenium-python in .build-oidc/venv (see .ci/run)"
+            "needs oidc-provider-mock and pytest-playwright-axe in .build-oidc/venv (see .ci/run)"
         )
     )
     func providerSignIn() async throws {

@@ -46,7 +46,7 @@ struct ConsoleDefenceTests {
         return try await api.register(token: token).registrationID
     }
 
-    @Test("a viewer's every console action is refused with 403, and nothing is done")
+    @Test("a viewer's every console action is refused with 403, nothing is done, and each refusal is audited")
     func viewerActsOnNothing() async throws {
         let fixture = try await ServerFixture()
         try await fixture.runSeeded { api in
@@ -60,8 +60,15 @@ struct ConsoleDefenceTests {
                 let path = path.replacingOccurrences(of: "{registration}", with: registration)
                 let refused = try await viewer.post(path, [("form_token", token)] + fields)
                 #expect(refused.status == .forbidden, "\(path) \(fields): \(refused.status)")
+                // The refusal is in the audit, as the viewer's, saying what was asked.
+                let newest = try await OperatorsTests.audit(api, "?limit=1").first
+                #expect(newest?.action == "refused" && newest?.actor == "ops.vic", "\(path) \(fields)")
+                #expect(newest?.detail?.contains("role; the operator is a viewer") == true, "\(path)")
             }
-            #expect(try await Self.auditCount(api) == before, "a viewer's action was done")
+            // One event per refusal, and nothing else: no viewer's action was done.
+            let events = try await OperatorsTests.audit(api, "?limit=500")
+            #expect(events.count == before + Self.actions.count, "a viewer's action was done")
+            #expect(events.prefix(Self.actions.count).allSatisfy { $0.action == "refused" })
             let devices = try await api.admin(.get, "/admin/apps/checks/devices").decode(
                 [Components.Schemas.Device].self
             )
@@ -70,7 +77,19 @@ struct ConsoleDefenceTests {
         }
     }
 
-    @Test("every action that cannot be undone asks first, saying what it does; only the answer from that page acts")
+    /// The start of the result line each irreversible action's page shows after it.
+    static let results = [
+        "updateDevice": "Registration ",
+        "updateUser": "Blocked alice",
+        "revokeUserSessions": "Ended alice",
+        "removeDestination": "Removed the destination",
+        "removeOperator": "Removed the operator",
+        "deleteEntity": "Deleted the entity",
+    ]
+
+    @Test(
+        "every action that cannot be undone asks first, saying what; only the answer from that page acts; the page after says what was done"
+    )
     func irreversibleActionsAskFirst() async throws {
         let fixture = try await ServerFixture()
         try await fixture.runSeeded { api in
@@ -105,6 +124,12 @@ struct ConsoleDefenceTests {
                 #expect(try await Self.auditCount(api) == before, "\(path) \(fields): done before it was confirmed")
                 let done = try await admin.submit(asked, to: path, [])
                 #expect(done.status == .seeOther || done.status == .ok, "\(path): \(done.status)")
+                // The page the action leads back to says what was done.
+                if let said = Self.results[operation] {
+                    let location = try #require(done.headers[.location], "\(path): no way back")
+                    let back = try await admin.get(location)
+                    #expect(back.text.contains(#"<p class="notice" role="status">"# + said), "\(location)")
+                }
                 let newest = try await OperatorsTests.audit(api, "?limit=1").first
                 #expect(
                     newest?.action == operation && newest?.actor == "ops.ada",

@@ -54,6 +54,8 @@ public struct AppDestinationsPage: ConsolePage {
     public var canEdit: Bool
     public var formToken: String
     public var error: String?
+    /// What the last action did, said at the top: in the server's words, never the query's.
+    public var notice: String?
 
     public init(
         signedIn: SignedInOperator,

@@ -100,6 +100,7 @@ extension ConsoleTemplates {
         <h1>{{title}}</h1>
         <p class="links"><a href="/console/apps/{{appID}}">The app's settings</a></p>
         <p>The company's backends the app's devices reach at <code>/apps/{{appID}}/destinations/NAME/PATH</code>, forwarded to the URL with the path, as the signed-in person: a token the server signs for each request, which the backend checks against <code>{{keysPath}}</code>. The device's own token never reaches it.</p>
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         {{#hasDestinations}}<table>
         <caption>Each destination, and the requests forwarded in the last 7 days by the backend's status</caption>
@@ -156,6 +157,7 @@ extension ConsoleTemplates {
         {{<layout}}{{$main}}
         <h1>Operators</h1>
         <p>The people who run this server. A viewer reads; an operator also acts on users and devices; an admin also changes apps, their settings and the operators.</p>
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         {{#link}}<div class="notice" role="status"><p>Give this link to {{linkFor}} alone: it works once, until {{linkExpires}} (UTC), to set a password and a second factor.</p>
         <p><code id="enrolment-link">{{link}}</code></p></div>{{/link}}
@@ -286,6 +288,7 @@ extension ConsoleTemplates {
         </table>{{/hasChanges}}
         {{^hasChanges}}<p>No change of this kind.</p>{{/hasChanges}}
         <h2>Entities of {{entitySet}}</h2>
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         {{#hasEntities}}<table>
         <caption>As the server holds them</caption>

@@ -59,6 +59,8 @@ public struct DataPage: ConsolePage {
     public var canEdit: Bool
     public var formToken: String
     public var error: String?
+    /// What the last action did, said at the top: in the server's words, never the query's.
+    public var notice: String?
     /// What devices may change in the set shown: its writable fields, as typed or stored.
     public var writableFields: String
     public var allowsCreation: Bool

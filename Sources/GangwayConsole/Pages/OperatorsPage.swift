@@ -47,6 +47,8 @@ public struct OperatorsPage: ConsolePage {
     public var canAct: Bool
     public var formToken: String
     public var error: String?
+    /// What the last action did, said at the top: in the server's words, never the query's.
+    public var notice: String?
     /// A new enrolment link, and whose it is.
     public var link: String?
     public var linkFor: String?

@@ -62,7 +62,7 @@ extension OperatorConsole {
         do { found = try await api.storage.app(id: appID) } catch { return unavailable() }
         guard let app = found else { return notFound(browser) }
         let days = form["days"] ?? ""
-        guard record.role >= .operator else {
+        guard await permits(record, .operator, "createActivation", on: "/admin/apps/\(appID)/activations") else {
             return activationPage(
                 app,
                 record: record,

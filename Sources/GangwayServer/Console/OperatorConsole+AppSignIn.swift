@@ -115,7 +115,7 @@ extension OperatorConsole {
         func again(_ message: String, _ status: HTTPResponse.Status) -> Response {
             appSignInPage(appID, found, values: typed, record: record, browser: browser, error: message, status: status)
         }
-        guard record.role >= .admin else {
+        guard await permits(record, .admin, "setAppAuthentication", on: "/admin/apps/\(appID)/authentication") else {
             return again("Only an admin changes how people sign in: ask an admin for the role.", .forbidden)
         }
         guard let type = Components.Schemas.AuthenticationType(rawValue: typed.type) else {

@@ -61,7 +61,7 @@ extension OperatorConsole {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         func trimmed(_ name: String) -> String { (form[name] ?? "").trimmingCharacters(in: .whitespaces) }
         let typed = AppsPage.NewApp(id: trimmed("appID"), name: trimmed("name"), emailDomains: trimmed("emailDomains"))
-        guard record.role >= .admin else {
+        guard await permits(record, .admin, "createApp", on: "/admin/apps") else {
             return await appsPage(
                 record,
                 browser: browser,
@@ -158,7 +158,7 @@ extension OperatorConsole {
         let found: Components.Schemas.App?
         do { found = try await wireApp(appID, for: record) } catch { return unavailable() }
         guard let old = found else { return notFound(browser) }
-        guard record.role >= .admin else {
+        guard await permits(record, .admin, "updateApp", on: "/admin/apps/\(appID)") else {
             return await settingsPage(
                 old,
                 values: AppSettingsForm.values(of: old),

@@ -38,10 +38,17 @@ extension OperatorConsole {
             appID: appID,
             outcome: outcome.flatMap(Operations.ListChanges.Input.Query.OutcomePayload.init(rawValue:)),
             entitySet: set,
+            notice: problems == nil ? Self.notice(request, Self.dataNotices) : nil,
             error: problems,
             status: problems == nil ? .ok : .badRequest
         )
     }
+
+    static let dataNotices = [
+        "put": "Saved the entity: devices get it at their next read.",
+        "delete": "Deleted the entity: devices drop it at their next read.",
+        "rules": "Saved what devices may change in the set.",
+    ]
 
     private func dataPage(
         _ record: OperatorRecord,
@@ -50,6 +57,7 @@ extension OperatorConsole {
         outcome: Operations.ListChanges.Input.Query.OutcomePayload? = nil,
         entitySet wanted: String?,
         writing typed: DataPage.Writing? = nil,
+        notice: String? = nil,
         error: String? = nil,
         status: HTTPResponse.Status = .ok
     ) async -> Response {
@@ -100,7 +108,7 @@ extension OperatorConsole {
             return unavailable()
         }
         let rule = rules[entitySet]
-        let page = DataPage(
+        var page = DataPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.data),
             apps: apps.map { .init(value: $0.id, title: "\($0.name) (\($0.id))", selected: $0.id == app.id) },
             appID: app.id,
@@ -125,6 +133,7 @@ extension OperatorConsole {
                 ),
             error: error
         )
+        page.notice = notice
         return self.page(page, status: status, browser: browser)
     }
 
@@ -152,7 +161,9 @@ extension OperatorConsole {
                 status: status
             )
         }
-        guard record.role >= .admin else {
+        let asked = ["delete": "deleteEntity", "rules": "updateApp"][action] ?? "putEntity"
+        let asking = action == "rules" ? "/admin/apps/\(appID)" : "/admin/apps/\(appID)/data/\(entitySet)/\(entityID)"
+        guard await permits(record, .admin, asked, on: asking) else {
             return await again("Only an admin changes an app's data: ask an admin for the role.", .forbidden)
         }
         var back = URLComponents()
@@ -219,7 +230,10 @@ extension OperatorConsole {
         await api.audit(actor: record.name, via: .console, action: operation, target: target)
         var components = URLComponents()
         components.path = ConsolePaths.data
-        components.queryItems = [URLQueryItem(name: "app", value: appID), URLQueryItem(name: "set", value: entitySet)]
+        components.queryItems = [
+            URLQueryItem(name: "app", value: appID), URLQueryItem(name: "set", value: entitySet),
+            URLQueryItem(name: "done", value: action),
+        ]
         return Self.redirect(to: components.string ?? ConsolePaths.data)
     }
 

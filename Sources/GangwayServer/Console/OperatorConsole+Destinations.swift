@@ -15,7 +15,8 @@ extension OperatorConsole {
             return await destinationsPage(
                 context.parameters.get("appID") ?? "",
                 record: record,
-                browser: api.formGuard.browser(request.headers)
+                browser: api.formGuard.browser(request.headers),
+                notice: Self.notice(request, Self.destinationNotices)
             )
         }
         router.post(RouterPath(ConsolePaths.apps + "/:appID/destinations")) { request, context in
@@ -23,11 +24,17 @@ extension OperatorConsole {
         }
     }
 
+    static let destinationNotices = [
+        "put": "Saved the destination.",
+        "remove": "Removed the destination: devices reach it no more, and its credential is gone.",
+    ]
+
     private func destinationsPage(
         _ appID: String,
         record: OperatorRecord,
         browser: FormGuard.Browser,
         typed: AppDestinationsPage.Typed = .init(),
+        notice: String? = nil,
         error: String? = nil,
         status: HTTPResponse.Status = .ok
     ) async -> Response {
@@ -52,7 +59,7 @@ extension OperatorConsole {
         } catch {
             return unavailable()
         }
-        let page = AppDestinationsPage(
+        var page = AppDestinationsPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.apps),
             appID: appID,
             name: app.name,
@@ -69,6 +76,7 @@ extension OperatorConsole {
             canEdit: record.role >= .admin,
             error: error
         )
+        page.notice = notice
         return self.page(page, status: status, browser: browser)
     }
 
@@ -96,7 +104,8 @@ extension OperatorConsole {
                 status: status
             )
         }
-        guard record.role >= .admin else {
+        let attempted = action == "remove" ? "removeDestination" : "putDestination"
+        guard await permits(record, .admin, attempted, on: "/admin/apps/\(appID)/destinations/\(name)") else {
             return await again("Only an admin changes an app's destinations: ask an admin for the role.", .forbidden)
         }
         if action == "remove",
@@ -147,6 +156,6 @@ extension OperatorConsole {
         }
         let target = "/admin/apps/\(appID)/destinations/\(name)"
         await api.audit(actor: record.name, via: .console, action: operation, target: target)
-        return Self.redirect(to: ConsolePaths.destinations(appID))
+        return Self.redirect(to: ConsolePaths.destinations(appID) + "?done=" + action)
     }
 }

@@ -128,7 +128,8 @@ extension OperatorConsole {
         guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         let appID = form["app"] ?? ""
-        guard record.role >= .operator else {
+        guard await permits(record, .operator, "updateDevice", on: "/admin/apps/\(appID)/devices/\(registrationID)")
+        else {
             return await devices(
                 request,
                 appID: appID,

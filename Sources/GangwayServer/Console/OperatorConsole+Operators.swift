@@ -14,7 +14,11 @@ extension OperatorConsole {
     func registerOperators(on router: Router<ServerContext>) {
         router.get(RouterPath(ConsolePaths.operators)) { request, _ in
             guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
-            return await operators(record, browser: api.formGuard.browser(request.headers))
+            return await operators(
+                record,
+                browser: api.formGuard.browser(request.headers),
+                notice: Self.notice(request, Self.operatorNotices)
+            )
         }
         router.post(RouterPath(ConsolePaths.operators)) { request, _ in await add(request) }
         router.post(RouterPath(ConsolePaths.operators + "/:name")) { request, context in
@@ -22,10 +26,18 @@ extension OperatorConsole {
         }
     }
 
+    static let operatorNotices = [
+        "role": "Changed the operator's role: it applies from their next page.",
+        "link": "Linked the identity: the operator may sign in with it.",
+        "unlink": "Removed the identity: the operator no longer signs in with it.",
+        "remove": "Removed the operator: they can no longer sign in, and their console sessions ended.",
+    ]
+
     private func operators(
         _ record: OperatorRecord,
         browser: FormGuard.Browser,
         status: HTTPResponse.Status = .ok,
+        notice: String? = nil,
         error: String? = nil,
         enrolment: Components.Schemas.OperatorEnrolment? = nil,
         newName: String = "",
@@ -34,7 +46,7 @@ extension OperatorConsole {
         guard case .ok(let answer) = try? await run(for: record, { try await api.listOperators(.init()) }),
             case .json(let listed) = answer.body
         else { return unavailable() }
-        let page = OperatorsPage(
+        var page = OperatorsPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.operators),
             operators: listed.map {
                 OperatorsPage.Row(
@@ -64,6 +76,7 @@ extension OperatorConsole {
             },
             typedLink: typedLink
         )
+        page.notice = notice
         return self.page(page, status: status, browser: browser)
     }
 
@@ -77,7 +90,7 @@ extension OperatorConsole {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         if form["action"] == "link" { return await link(form, record: record, browser: browser) }
         let name = form["name"] ?? ""
-        guard record.role >= .admin else {
+        guard await permits(record, .admin, "addOperator", on: "/admin/operators/\(name)") else {
             return await operators(record, browser: browser, status: .forbidden, error: Self.adminsOnly, newName: name)
         }
         guard let role = Self.role(form) else {
@@ -111,7 +124,7 @@ extension OperatorConsole {
     private func change(_ request: Request, name: String) async -> Response {
         guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
-        guard record.role >= .admin else {
+        guard await permits(record, .admin, "updateOperator", on: "/admin/operators/\(name)") else {
             return await operators(record, browser: browser, status: .forbidden, error: Self.adminsOnly)
         }
         guard name != record.name else {
@@ -192,14 +205,14 @@ extension OperatorConsole {
                 error: (error as? APIError)?.message ?? "The server could not do this now."
             )
         }
-        return Self.redirect(to: ConsolePaths.operators)
+        return Self.redirect(to: ConsolePaths.operators + "?done=" + (form["action"] ?? ""))
     }
 
     /// Links a provider identity to another operator, as `gangway admin operators link` does.
     private func link(_ form: [String: String], record: OperatorRecord, browser: FormGuard.Browser) async -> Response {
         let name = form["operator"] ?? ""
         let typed = (issuer: form["issuer"] ?? "", subject: form["subject"] ?? "")
-        guard record.role >= .admin else {
+        guard await permits(record, .admin, "linkOperatorIdentity", on: "/admin/operators/\(name)/identities") else {
             return await operators(record, browser: browser, status: .forbidden, error: Self.adminsOnly)
         }
         guard name != record.name else {
@@ -226,7 +239,7 @@ extension OperatorConsole {
             action: "linkOperatorIdentity",
             target: "/admin/operators/\(name)/identities"
         )
-        return Self.redirect(to: ConsolePaths.operators)
+        return Self.redirect(to: ConsolePaths.operators + "?done=link")
     }
 
     private static let notYourOwn =

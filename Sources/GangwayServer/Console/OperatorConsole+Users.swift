@@ -131,7 +131,7 @@ extension OperatorConsole {
     private func add(_ request: Request) async -> Response {
         guard case .form(let form, _) = await self.form(request) else { return await refused(request) }
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
-        guard record.role >= .operator else {
+        guard await permits(record, .operator, "createUser", on: "/admin/users") else {
             return await users(request, refusal: Self.viewersRead, status: .forbidden)
         }
         let displayName = (form["displayName"] ?? "").trimmingCharacters(in: .whitespaces)
@@ -170,7 +170,7 @@ extension OperatorConsole {
         guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         let onUserPage = form["back"] == "user" || ["password", "link", "unlink"].contains(form["action"] ?? "")
-        guard record.role >= .operator else {
+        guard await permits(record, .operator, "updateUser", on: "/admin/users/\(username)") else {
             if onUserPage {
                 return await user(
                     username,

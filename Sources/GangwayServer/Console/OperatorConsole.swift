@@ -426,6 +426,31 @@ struct OperatorConsole: Sendable {
         )
     }
 
+    /// What the action named in the request's query (`done`) did, from `notices`: in the
+    /// server's words, never text from the query.
+    static func notice(_ request: Request, _ notices: [String: String]) -> String? {
+        request.uri.queryParameters.get("done").flatMap { notices[String($0)] }
+    }
+
+    /// Whether `record`'s role reaches `needed` for `operation` on `target`; a refusal is
+    /// recorded in the audit as `refused`, naming the operation and the role it needs, so an
+    /// operator's attempts beyond their role leave a trace as their actions do.
+    func permits(
+        _ record: OperatorRecord,
+        _ needed: OperatorRole,
+        _ operation: String,
+        on target: String
+    ) async
+        -> Bool
+    {
+        guard record.role < needed else { return true }
+        AuditNote.current?.add(
+            "\(operation) needs the \(needed.rawValue) role; the operator is a \(record.role.rawValue)"
+        )
+        await api.audit(actor: record.name, via: .console, action: "refused", target: target)
+        return false
+    }
+
     /// The page that asks before `form` does what cannot be undone, or `nil` when the form
     /// came from that page (``ConfirmPage/isConfirmed(_:)``).
     ///

@@ -1,9 +1,9 @@
 import Foundation
 
-/// axe-core's accessibility checks (WCAG 2 A and AA rules), run in the browser on the page
+/// axe-core's accessibility checks (WCAG 2.0, 2.1 and 2.2 A and AA rules), run in the browser on the page
 /// it shows, as a person's assistive technology would meet it.
 ///
-/// The script is axe-selenium-python's copy of axe-core, from PyPI, in the test
+/// The script is pytest-playwright-axe's copy of axe-core (4.14), from PyPI, in the test
 /// environment at `.build-oidc/venv` (`.ci/run` installs it). No environment variable
 /// points elsewhere.
 public enum Accessibility {
@@ -17,7 +17,7 @@ public enum Accessibility {
         guard let versions = try? FileManager.default.contentsOfDirectory(atPath: lib.path) else { return nil }
         for version in versions.sorted() where version.hasPrefix("python3") {
             let file = lib.appendingPathComponent(
-                "\(version)/site-packages/axe_selenium_python/node_modules/axe-core/axe.min.js"
+                "\(version)/site-packages/pytest_playwright_axe/resources/axe.min.js"
             )
             if let text = try? String(contentsOf: file, encoding: .utf8) { return text }
         }
@@ -35,7 +35,7 @@ extension HeadlessBrowser {
         _ = try await evaluate(script + "\nreturn true;")
         let found = try await evaluate(
             """
-            return axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(function (r) {
+            return axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']}}).then(function (r) {
               return r.violations.map(function (v) {
                 return v.id + ': ' + v.help + ' (' + v.nodes.map(function (n) { return n.target.join(' '); }).join(', ') + ')';
               });
