@@ -2,6 +2,7 @@ import Foundation
 import GangwayProtocol
 import GangwayServer
 import GangwayServerTesting
+import GangwaySystem
 import GangwayTesting
 import HTTPTypes
 import Testing
@@ -188,7 +189,8 @@ struct OAuthDeviceGrantTests {
 
     @Test("a refresh token rotates; a spent one used again revokes its whole family", arguments: Backend.available)
     func refreshRotation(backend: Backend) async throws {
-        try await ServerFixture(backend: backend).runSeeded { api in
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
             try await Self.oauth2(api)
             let first = try await Self.signedIn(api)
             let rotated = try await Self.refresh(api, first.refresh)
@@ -197,7 +199,9 @@ struct OAuthDeviceGrantTests {
             #expect(second.refresh != first.refresh && second.access != first.access)
             #expect(try await Self.settingsStatus(api, second.access) == .ok)
 
-            // The first refresh token again: someone kept a copy. The family ends.
+            // The first refresh token again, past the grace for a client's own second
+            // refresh: someone kept a copy. The family ends.
+            fixture.clock.advance(by: .seconds(11))
             let reused = try await Self.refresh(api, first.refresh)
             #expect(try Self.error(of: reused) == "invalid_grant")
             #expect(try await Self.settingsStatus(api, second.access) == .unauthorized)
@@ -207,6 +211,63 @@ struct OAuthDeviceGrantTests {
             // Another sign-in is another family, untouched.
             let other = try await Self.signedIn(api, device: "tablet-2")
             #expect(try await Self.refresh(api, other.refresh).status == .ok)
+        }
+    }
+
+    @Test(
+        "a client that refreshes twice at once keeps its session; another address, or 10 s later, ends the family"
+    )
+    func refreshTwiceAtOnce() async throws {
+        let fixture = try await ServerFixture { configuration in
+            configuration.trustedProxies = [try! #require(AddressRange("127.0.0.0/8"))]
+        }
+        try await fixture.runSeeded { api in
+            try await Self.oauth2(api)
+            func refresh(_ token: String, from address: String) async throws -> API.Reply {
+                try await api.send(
+                    .post,
+                    "/apps/checks/oauth/token",
+                    json: RunningTestServer.formBody([
+                        ("grant_type", "refresh_token"), ("refresh_token", token), ("client_id", "checks"),
+                    ]),
+                    headers: [
+                        .contentType: "application/x-www-form-urlencoded", HTTPField.Name("X-Forwarded-For")!: address,
+                    ]
+                )
+            }
+            // Two refreshes of one token, at once, in parallel, from the device's address.
+            let first = try await Self.signedIn(api)
+            async let one = refresh(first.refresh, from: "198.51.100.7")
+            async let two = refresh(first.refresh, from: "198.51.100.7")
+            let answers = try await [one, two]
+            for answer in answers { try api.expectStatus(answer, .ok) }
+            let tokens = try answers.map(Self.tokens(from:))
+            #expect(Set(tokens.map(\.refresh)).count == 2 && Set(tokens.map(\.access)).count == 2)
+            for issued in tokens { #expect(try await Self.settingsStatus(api, issued.access) == .ok) }
+            // Within the grace, a third time from the same address is still its own.
+            fixture.clock.advance(by: .seconds(9))
+            let third = try await refresh(first.refresh, from: "198.51.100.7")
+            try api.expectStatus(third, .ok)
+            // Each token issued is spent once: the first child rotates on.
+            let next = try await refresh(tokens[0].refresh, from: "198.51.100.7")
+            try api.expectStatus(next, .ok)
+            let current = try Self.tokens(from: next)
+
+            // Within the grace, but from another address: a copy. The whole family ends,
+            // every branch of it.
+            let stolen = try await refresh(tokens[0].refresh, from: "203.0.113.9")
+            #expect(try Self.error(of: stolen) == "invalid_grant")
+            for ended in [current.access, tokens[1].access, try Self.tokens(from: third).access] {
+                #expect(try await Self.settingsStatus(api, ended) == .unauthorized)
+            }
+            #expect(try Self.error(of: try await refresh(current.refresh, from: "198.51.100.7")) == "invalid_grant")
+
+            // From the same address, but past the grace: a copy too.
+            let later = try await Self.signedIn(api, device: "tablet-2")
+            try api.expectStatus(try await refresh(later.refresh, from: "198.51.100.7"), .ok)
+            fixture.clock.advance(by: .seconds(11))
+            #expect(try Self.error(of: try await refresh(later.refresh, from: "198.51.100.7")) == "invalid_grant")
+            #expect(!fixture.logs.text.contains(first.refresh) && !fixture.logs.text.contains(later.refresh))
         }
     }
 
@@ -277,18 +338,22 @@ struct OAuthDeviceGrantTests {
     }
 
     @Test(
-        "16 refreshes of one token at once, 20 times: the reuse is seen and no token the race issued survives",
+        "16 refreshes of one token at once from 16 addresses, 20 times: the reuse is seen, no token of the race survives",
         arguments: Backend.available
     )
     func parallelRefreshes(backend: Backend) async throws {
-        try await ServerFixture(backend: backend).runSeeded { api in
+        let fixture = try await ServerFixture(backend: backend) { configuration in
+            configuration.trustedProxies = [try! #require(AddressRange("127.0.0.0/8"))]
+        }
+        try await fixture.runSeeded { api in
             try await Self.oauth2(api)
             for trial in 0..<20 {
                 let first = try await Self.signedIn(api, device: "tablet-\(trial)")
                 let replies = try await api.parallelForms(
                     count: 16,
                     "/apps/checks/oauth/token",
-                    [("grant_type", "refresh_token"), ("refresh_token", first.refresh), ("client_id", "checks")]
+                    [("grant_type", "refresh_token"), ("refresh_token", first.refresh), ("client_id", "checks")],
+                    forwardedFor: { "198.51.100.\($0 + 1)" }
                 )
                 let winners = replies.filter { $0.status == .ok }
                 let issued = winners.compactMap { try? Self.tokens(from: $0) }
@@ -309,6 +374,30 @@ struct OAuthDeviceGrantTests {
                     #expect(try await Self.settingsStatus(api, tokens.access) == .unauthorized, "trial \(trial)")
                 }
                 #expect(try await Self.settingsStatus(api, first.access) == .unauthorized, "trial \(trial)")
+            }
+        }
+    }
+
+    @Test(
+        "16 refreshes of one token at once from the device's one address: each gets tokens of its own, each valid",
+        arguments: Backend.available
+    )
+    func parallelRefreshesOfOneClient(backend: Backend) async throws {
+        try await ServerFixture(backend: backend).runSeeded { api in
+            try await Self.oauth2(api)
+            for trial in 0..<5 {
+                let first = try await Self.signedIn(api, device: "tablet-\(trial)")
+                let replies = try await api.parallelForms(
+                    count: 16,
+                    "/apps/checks/oauth/token",
+                    [("grant_type", "refresh_token"), ("refresh_token", first.refresh), ("client_id", "checks")]
+                )
+                #expect(replies.allSatisfy { $0.status == .ok }, "trial \(trial): \(replies.map(\.status))")
+                let issued = replies.compactMap { try? Self.tokens(from: $0) }
+                #expect(Set(issued.map(\.refresh)).count == 16, "trial \(trial)")
+                for tokens in issued {
+                    #expect(try await Self.settingsStatus(api, tokens.access) == .ok, "trial \(trial)")
+                }
             }
         }
     }

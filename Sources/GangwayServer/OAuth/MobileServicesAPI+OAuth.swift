@@ -21,6 +21,10 @@ extension MobileServicesAPI {
     static let pollInterval = 5
     /// How long a refresh token lives unused.
     static let refreshTokenLifetime: TimeInterval = 30 * 24 * 60 * 60
+    /// How long after a refresh token is spent the same client may spend it again: a
+    /// device that refreshes twice at once (two requests racing at launch) keeps its
+    /// session, where a copy used from elsewhere, or later, still ends the family.
+    static let refreshRetryGrace: TimeInterval = 10
 
     /// The app's issuer: the server's public URL followed by `/apps/{appID}`.
     func issuer(of app: AppRecord) -> String { "\(settings.publicURL.value)/apps/\(app.id)" }
@@ -331,13 +335,26 @@ extension MobileServicesAPI {
         {
             providerGrant = try await renewAtProvider(grant, app: app)
         }
-        guard try await perform({ try await storage.spendRefreshToken(tokenHash: hash, at: now()) }) else {
-            if !refresh.revoked {
-                // A spent token again: someone holds a copy. Nothing of the family stays valid.
-                try await perform { try await storage.revokeRefreshFamily(refresh.familyID) }
-                logger.warning("spent refresh token reused; its family revoked", metadata: ["app": "\(app.id)"])
+        let client = BearerToken.hash(RequestInfo.current.clientAddress(trusting: settings.trustedProxies))
+        if try await !perform({ try await storage.spendRefreshToken(tokenHash: hash, at: now(), by: client) }) {
+            guard let again = try await perform({ try await storage.refreshToken(tokenHash: hash) }),
+                !again.revoked, again.usedFrom == client,
+                let spent = again.usedAt, now().timeIntervalSince(spent) <= Self.refreshRetryGrace
+            else {
+                if !refresh.revoked {
+                    // A spent token again: someone holds a copy. Nothing of the family stays valid.
+                    try await perform { try await storage.revokeRefreshFamily(refresh.familyID) }
+                    logger.warning("spent refresh token reused; its family revoked", metadata: ["app": "\(app.id)"])
+                }
+                throw OAuthError.invalidGrant
             }
-            throw OAuthError.invalidGrant
+            // The same client again, within the grace: a second refresh at once. It gets
+            // tokens of its own in the same family, each still spent once, and its session
+            // ends no later than the provider's grant the first refresh renewed.
+            logger.info("refresh token spent again by its client within the grace", metadata: ["app": "\(app.id)"])
+            if app.authentication.provider != nil {
+                providerGrant = try await perform { try await storage.providerGrant(familyID: refresh.familyID) }
+            }
         }
         guard refresh.expiresAt > now(),
             let user = try await perform({ try await storage.user(named: refresh.username) }), !user.blocked

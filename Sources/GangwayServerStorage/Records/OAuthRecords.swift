@@ -67,6 +67,8 @@ public struct RefreshTokenRecord: Sendable, Hashable {
     public var createdAt: Date
     public var expiresAt: Date
     public var usedAt: Date?
+    /// Who spent it: a hash of the client's address, when it was spent.
+    public var usedFrom: Data?
     public var revoked: Bool
 
     public init(
@@ -79,6 +81,7 @@ public struct RefreshTokenRecord: Sendable, Hashable {
         createdAt: Date,
         expiresAt: Date,
         usedAt: Date? = nil,
+        usedFrom: Data? = nil,
         revoked: Bool = false
     ) {
         self.tokenHash = tokenHash
@@ -90,6 +93,7 @@ public struct RefreshTokenRecord: Sendable, Hashable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.usedAt = usedAt
+        self.usedFrom = usedFrom
         self.revoked = revoked
     }
 }

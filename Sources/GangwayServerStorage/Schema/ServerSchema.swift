@@ -167,7 +167,7 @@ enum ServerSchema {
     static func migrations(_ dialect: StorageKind) -> [Migration] {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
-            version11, version12, version13, version14, version15,
+            version11, version12, version13, version14, version15, version16,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -265,6 +265,12 @@ enum ServerSchema {
     /// The audit says what an action changed (`status: active → locked`).
     static func version15(_ dialect: StorageKind) -> [String] {
         ["ALTER TABLE audit_events ADD COLUMN detail TEXT"]
+    }
+
+    /// A refresh token records the client that spent it (a hash of its address), so the
+    /// same client's second refresh at once is answered rather than taken for a theft.
+    static func version16(_ dialect: StorageKind) -> [String] {
+        ["ALTER TABLE refresh_tokens ADD COLUMN used_from \(dialect == .sqlite ? "BLOB" : "BYTEA")"]
     }
 
     static func encode(fieldVersions: [String: Int64]) -> String {

@@ -120,7 +120,7 @@ extension ServerStorage {
         try await first(
             """
             SELECT family_id, app_id, username, device_id, session_hash, created_at, expires_at, used_at,
-                revoked FROM refresh_tokens WHERE token_hash = \(tokenHash)
+                used_from, revoked FROM refresh_tokens WHERE token_hash = \(tokenHash)
             """
         ) { row throws(StorageError) in
             RefreshTokenRecord(
@@ -133,16 +133,24 @@ extension ServerStorage {
                 createdAt: try row("created_at"),
                 expiresAt: try row("expires_at"),
                 usedAt: try row("used_at"),
+                usedFrom: try row("used_from"),
                 revoked: try row("revoked")
             )
         }
     }
 
-    /// Marks a refresh token used, if it is neither used nor revoked; `false` otherwise.
-    public func spendRefreshToken(tokenHash: Data, at date: Date) async throws(StorageError) -> Bool {
+    /// Marks a refresh token used, by the client `client` names (a hash of its address), if
+    /// it is neither used nor revoked; `false` otherwise.
+    public func spendRefreshToken(
+        tokenHash: Data,
+        at date: Date,
+        by client: Data? = nil
+    ) async throws(StorageError)
+        -> Bool
+    {
         try await count(
             """
-            UPDATE refresh_tokens SET used_at = \(date)
+            UPDATE refresh_tokens SET used_at = \(date), used_from = \(client)
             WHERE token_hash = \(tokenHash) AND used_at IS NULL AND NOT revoked
             RETURNING family_id
             """

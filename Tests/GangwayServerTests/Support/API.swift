@@ -178,11 +178,20 @@ extension API {
     }
 
     /// Sends `count` copies of a form to `path` at once, each over its own connection.
-    func parallelForms(count: Int, _ path: String, _ fields: [(String, String)]) async throws -> [ServerReply] {
+    /// `count` posts of one form at once, each on its own connection; `forwardedFor` gives
+    /// the `n`th its `X-Forwarded-For` (for a server that trusts loopback as its proxy).
+    func parallelForms(
+        count: Int,
+        _ path: String,
+        _ fields: [(String, String)],
+        forwardedFor: (@Sendable (Int) -> String)? = nil
+    ) async throws -> [ServerReply] {
         let port = running.port
         let body = RunningTestServer.formBody(fields)
         return try await withThrowingTaskGroup(of: ServerReply.self) { group in
-            for _ in 0..<count {
+            for index in 0..<count {
+                var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+                if let forwardedFor { headers[HTTPField.Name("X-Forwarded-For")!] = forwardedFor(index) }
                 group.addTask {
                     let client = TestClient(
                         host: "127.0.0.1",
@@ -197,7 +206,7 @@ extension API {
                                 path,
                                 method: .post,
                                 authority: "localhost",
-                                headers: [.contentType: "application/x-www-form-urlencoded"],
+                                headers: headers,
                                 body: ByteBuffer(string: body)
                             )
                         )
