@@ -52,6 +52,12 @@ let package = Package(
             name: "GangwayPolicy",
             swiftSettings: swiftSettings
         ),
+        // QR codes drawn in Swift (ISO/IEC 18004, byte mode): SVG for the console, PNG for
+        // the API, text blocks for a terminal; no program needs to be installed.
+        .target(
+            name: "GangwayQRCode",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "GangwaySystem",
             dependencies: [
@@ -182,6 +188,7 @@ let package = Package(
             dependencies: [
                 "GangwayServerStorage",
                 "GangwayConsole",
+                "GangwayQRCode",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 // The server's own requests: to an app's OpenID Connect provider.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -245,6 +252,7 @@ let package = Package(
         .target(
             name: "GangwayTerminal",
             dependencies: [
+                "GangwayQRCode",
                 "GangwaySystem",
                 "GangwayStore",
                 "GangwayScreens",
@@ -326,6 +334,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "GangwayQRCodeTests",
+            dependencies: ["GangwayQRCode", "GangwaySystem"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "GangwaySystemTests",
             dependencies: ["GangwaySystem"],
             swiftSettings: swiftSettings
@@ -379,6 +392,7 @@ let package = Package(
             dependencies: [
                 "GangwayServerStorage",
                 "GangwayConsole",
+                "GangwayQRCode",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 "GangwayServer",
                 "GangwaySystem",

@@ -586,9 +586,8 @@ struct AdminCommandEndToEndTests {
     @Test(
         "the admin's QR code PNG, scanned by the device app, onboards alice",
         .enabled(
-            if: ["/usr/bin/qrencode", "/usr/bin/zbarimg"].allSatisfy {
-                FileManager.default.isExecutableFile(atPath: $0)
-            }
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg"),
+            "needs zbar-tools (the device app reads the QR code with zbarimg)"
         )
     )
     func qrCodePNG() throws {

@@ -325,7 +325,7 @@ struct AdminActivation: AsyncParsableCommand {
             The link is what the device app's welcome screen takes under 'Activate with a \
             link'; the QR code holds a link of its own. Each activates for --valid-days \
             (7 by default) and carries a nonce the server logs. The PNG is drawn by the \
-            server, which needs qrencode for it.
+            server.
             """
     )
 

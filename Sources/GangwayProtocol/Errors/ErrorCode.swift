@@ -88,7 +88,7 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case destinationNotFound = "DESTINATION_NOT_FOUND"
     /// No app serves this email domain.
     case domainUnknown = "DOMAIN_UNKNOWN"
-    /// The server cannot draw QR codes (no `qrencode`).
+    /// The text is longer than a QR code holds.
     case qrUnavailable = "QR_UNAVAILABLE"
 
     // Conflicts with what exists.

@@ -251,11 +251,11 @@ extension MobileServicesAPI {
         try await requireAdmin()
         let app = try await app(input.path.appID)
         let activation = try activation(of: app, validDays: input.query.validDays)
-        guard let png = try await qrCodes.png(for: activation.link) else {
+        guard let png = QRCodes.png(activation.link) else {
             throw APIError(
                 .serviceUnavailable,
                 .qrUnavailable,
-                "QR codes need the qrencode program on the server; use the activation link instead."
+                "The activation link is longer than a QR code holds; use the link itself."
             )
         }
         return .ok(.init(body: .png(HTTPBody(png))))

@@ -37,7 +37,6 @@ struct MobileServicesAPI: APIProtocol {
     /// The server's client of the apps' OpenID Connect providers.
     let providers: IdentityProviderClient
     let adminToken: AdminTokenCheck
-    let qrCodes: QRCodeRenderer
     let now: @Sendable () -> Date
     let logger: Logger
 

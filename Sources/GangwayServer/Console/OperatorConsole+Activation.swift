@@ -37,7 +37,7 @@ extension OperatorConsole {
         days: String,
         status: HTTPResponse.Status = .ok,
         error: String? = nil,
-        made: (activation: Components.Schemas.Activation, qrCode: Data?)? = nil
+        made: Components.Schemas.Activation? = nil
     ) -> Response {
         let page = ActivationPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.apps),
@@ -48,9 +48,9 @@ extension OperatorConsole {
             dayRange: APILimits.activationValidDays,
             canAct: record.role >= .operator,
             error: error,
-            link: made?.activation.link,
-            qrCode: made?.qrCode.map { "data:image/png;base64," + $0.base64EncodedString() },
-            expires: made?.activation.configuration.activationExpiresAt.map(Self.minute)
+            link: made?.link,
+            qrCode: made.flatMap { QRCodes.svgImage($0.link, title: "QR code of the activation link") },
+            expires: made?.configuration.activationExpiresAt.map(Self.minute)
         )
         return self.page(page, status: status, browser: browser)
     }
@@ -108,8 +108,6 @@ extension OperatorConsole {
             action: "createActivation",
             target: "/admin/apps/\(appID)/activations"
         )
-        // Without qrencode the link alone is shown: it is the QR code's whole text.
-        let qrCode = try? await api.qrCodes.png(for: activation.link)
-        return activationPage(app, record: record, browser: browser, days: days, made: (activation, qrCode ?? nil))
+        return activationPage(app, record: record, browser: browser, days: days, made: activation)
     }
 }

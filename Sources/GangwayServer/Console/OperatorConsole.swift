@@ -337,9 +337,7 @@ struct OperatorConsole: Sendable {
     ) async -> Response {
         let totp = TOTP(secret: api.enrolmentSecret(BearerToken.hash(token)))
         let address = totp.provisioningURI(account: record.name, issuer: "Gangway")
-        let qrCode = (try? await api.qrCodes.png(for: address))?.map {
-            "data:image/png;base64," + $0.base64EncodedString()
-        }
+        let qrCode = QRCodes.svgImage(address, title: "QR code of the key below")
         let page = EnrolPage(
             formToken: self.token(browser),
             token: token,

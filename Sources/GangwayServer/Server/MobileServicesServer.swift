@@ -214,7 +214,6 @@ public struct MobileServicesServer: Sendable {
             keys: keys,
             providers: providers,
             adminToken: adminToken,
-            qrCodes: QRCodeRenderer(),
             now: now,
             logger: logger
         )

@@ -7,8 +7,8 @@ import Subprocess
     import SystemPackage
 #endif
 
-/// A program Gangway runs when it is installed, such as `qrencode` (the server's QR
-/// codes), `zbarimg` (reading a QR code on the device), `wrk` or `sqlcipher` (the
+/// A program Gangway runs when it is installed, such as `zbarimg` (reading a QR code on
+/// the device), `wrk` or `sqlcipher` (the
 /// benchmarks): found on a search path, run off Swift's cooperative threads, its
 /// standard output collected.
 ///

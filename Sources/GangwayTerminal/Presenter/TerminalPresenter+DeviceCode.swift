@@ -1,10 +1,11 @@
 import Foundation
+import GangwayQRCode
 import GangwayScreens
 import GangwaySystem
 
 extension TerminalPresenter {
     /// The device-code screen: the address, the code, the address with the code as a QR
-    /// code (when `qrencode` is installed), and the time left, counting down on a
+    /// code, and the time left, counting down on a
     /// terminal. It reads no input, so answers typed ahead wait for the screens after it;
     /// the flow takes it down when the server answers. Ctrl-C gives up.
     func run(_ screen: DeviceCodeScreen) async throws -> DeviceCodeScreen.Outcome {
@@ -15,7 +16,7 @@ extension TerminalPresenter {
         console.line("  " + console.styled(screen.verificationURL.absoluteString, .cyan))
         console.line(strings.enterCode)
         console.line("  " + console.styled(screen.userCode, .bold))
-        if let complete = screen.verificationURLComplete, let code = await qrCode(complete.absoluteString) {
+        if let complete = screen.verificationURLComplete, let code = qrCode(complete.absoluteString) {
             console.line(strings.scan)
             console.write(code)
         }
@@ -34,10 +35,10 @@ extension TerminalPresenter {
         throw CancellationError()
     }
 
-    /// `text` as a QR code of text blocks, or `nil` without `qrencode`.
-    private func qrCode(_ text: String) async -> String? {
-        let arguments = ["--type=UTF8", "--margin=1", "--output=-", "--", text]
-        guard let output = try? await ExternalTool("qrencode").run(arguments), output.status == 0 else { return nil }
-        return output.text
+    /// `text` as a QR code of text blocks (light modules drawn, as `qrencode -t UTF8` does, so
+    /// a dark terminal shows dark modules), or `nil` when it is longer than a code holds.
+    private func qrCode(_ text: String) -> String? {
+        guard let code = try? QRCode(encoding: text, correction: .medium) else { return nil }
+        return code.terminalLines(quietZone: 2).joined(separator: "\n") + "\n"
     }
 }
