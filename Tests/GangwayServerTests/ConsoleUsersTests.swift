@@ -167,7 +167,7 @@ struct ConsoleUsersTests {
                 ]
             )
             #expect(put.status == .seeOther)
-            #expect(put.headers[.location] == "/console/data?app=checks&set=checks")
+            #expect(put.headers[.location] == "/console/data?app=checks&set=checks&done=put")
             let entity = try #require(try await Self.entities(api).first { $0.id == "F-GTAJ-fuel" })
             #expect(
                 entity.fields.additionalProperties == ["aircraft": "A321 F-GTAJ", "status": "open", "note": "a = b"]

@@ -48,6 +48,11 @@ struct FederatedSignInTests {
     }
 
     /// The browser comes back from the provider to the server, with its cookie.
+    /// The provider as the server's pages name it: its issuer without the scheme.
+    static func shown(_ provider: TestIdentityProvider) -> String {
+        String(provider.issuer.drop { $0 != ":" }.dropFirst(3))
+    }
+
     static func arrive(_ api: API, _ back: String, cookie: String?) async throws -> API.Reply {
         let url = try #require(URLComponents(string: back))
         #expect(url.path == "/apps/checks/oauth/callback")
@@ -119,6 +124,55 @@ struct FederatedSignInTests {
     }
 
     @Test(
+        "a provider's person named as an existing user: told apart by provider and user name, the namesake shown"
+    )
+    func lookAlike() async throws {
+        try await Self.withProvider { fixture, api, provider in
+            try await Self.setUp(api, provider)
+            try api.expectStatus(
+                try await api.admin(.patch, "/admin/users/alice", json: #"{"displayName": "Alice Martin"}"#),
+                .ok
+            )
+            let departure = try await Self.depart(api)
+            try await provider.setClaims(["preferred_username": "alice", "name": "Alice Martin"], of: "idp-alice-x")
+            let back = try await provider.signIn(at: departure.location, subject: "idp-alice-x")
+            let arrival = try await Self.arrive(api, back, cookie: departure.cookie)
+            try api.expectStatus(arrival, .ok)
+            // Not alice: the page names the provider and the user name the person got.
+            #expect(
+                arrival.text.contains(
+                    "You are signed in at \(Self.shown(provider)) as <strong>Alice Martin</strong>, user name "
+                        + "<strong>alice-2</strong>"
+                ),
+                "\(arrival.text)"
+            )
+
+            // The console: who signs in how, and who may be taken for whom.
+            let operator_ = try await ConsoleAppsTests.browser(api, fixture, "ops.ola", role: .operator)
+            let list = try await operator_.get("/console/users?q=martin")
+            try list.expect(.ok)
+            #expect(list.text.contains(">alice</a></td><td>Alice Martin<br>"), "\(list.text)")
+            #expect(list.text.contains(#"Same name as <a href="/console/users/alice-2">alice-2</a>"#))
+            #expect(list.text.contains(#"Same name as <a href="/console/users/alice">alice</a>"#))
+            #expect(list.text.contains("<td>\(Self.shown(provider))</td>"), "alice-2 signs in at the provider")
+            #expect(list.text.contains("<td>password</td>"), "alice signs in with her password")
+            // The search finds by any part of the user name or the name, in any case.
+            let byName = try await operator_.get("/console/users?q=LICE%20MAR")
+            #expect(byName.text.contains(">alice</a>") && byName.text.contains(">alice-2</a>"))
+            let none = try await operator_.get("/console/users?q=nobody-here")
+            #expect(none.text.contains("No user's user name or name holds"))
+
+            // Resolved by a new name: no namesake any more.
+            try api.expectStatus(
+                try await api.admin(.patch, "/admin/users/alice-2", json: #"{"displayName": "Alice Martin (crew)"}"#),
+                .ok
+            )
+            let after = try await operator_.get("/console/users?q=martin")
+            #expect(!after.text.contains("Same name as"), "\(after.text)")
+        }
+    }
+
+    @Test(
         "a person the provider signs in the first time gets a user, named from its claims, and the same one after",
         arguments: Backend.available
     )
@@ -146,7 +200,13 @@ struct FederatedSignInTests {
             // Back from the provider: the person lets the app in, or not.
             let arrival = try await Self.arrive(api, back, cookie: departure.cookie)
             try api.expectStatus(arrival, .ok)
-            #expect(arrival.text.contains("You are signed in as <strong>Carol Diaz</strong> (carol.diaz)"))
+            #expect(
+                arrival.text.contains(
+                    "You are signed in at \(Self.shown(provider)) as <strong>Carol Diaz</strong>, user name "
+                        + "<strong>carol.diaz</strong>"
+                ),
+                "\(arrival.text)"
+            )
             #expect(arrival.text.contains("Let the Ground checks app on your device use your account?"))
             #expect(!arrival.text.contains("<script"))
             #expect(arrival.headers[.contentSecurityPolicy]?.contains("form-action 'self' http://127.0.0.1:*") == true)
@@ -434,7 +494,10 @@ struct FederatedSignInTests {
             // with a session there): nothing is approved before the person says so here.
             let consent = try await browser.get(try Self.pathAndQuery(back))
             try api.expectStatus(consent, .ok)
-            #expect(consent.text.contains("You are signed in as <strong>idp-grace</strong>"), "\(consent.text)")
+            #expect(
+                consent.text.contains("You are signed in at \(Self.shown(provider)) as <strong>idp-grace</strong>"),
+                "\(consent.text)"
+            )
             #expect(consent.text.contains("The device <strong>tablet-1</strong> asked to sign in to"))
             #expect(consent.text.contains("UTC (less than a minute ago)"))
             #expect(consent.text.contains("Let that device use your account?"))

@@ -126,6 +126,24 @@ struct OperatorsTests {
             #expect(try await storage.users(prefix: "%", after: nil, limit: 5).isEmpty)
             #expect(try await storage.users(prefix: "cr\\", after: nil, limit: 5).isEmpty)
             #expect(try await storage.users(prefix: "", after: "bob", limit: 1).map(\.username) == ["crew000"])
+            // A search: any part of the name or the display name, any case, wildcards literal.
+            try await storage.insertUser(
+                UserRecord(
+                    username: "zed",
+                    displayName: "Zoë 50%_Martín",
+                    passwordHash: "x",
+                    createdAt: fixture.clock.now()
+                )
+            )
+            #expect(try await storage.users(containing: "0%_mart", after: nil, limit: 5).map(\.username) == ["zed"])
+            #expect(try await storage.users(containing: "%", after: nil, limit: 5).map(\.username) == ["zed"])
+            #expect(try await storage.users(containing: "W_X", after: nil, limit: 5).map(\.username) == ["crew_x"])
+            #expect(
+                try await storage.users(containing: "rew11", after: "crew112", limit: 3).map(\.username)
+                    == ["crew113", "crew114", "crew115"]
+            )
+            #expect(try await storage.users(prefix: "z", containing: "crew", after: nil, limit: 5).isEmpty)
+            #expect(try await storage.users(containing: "ZOË", after: nil, limit: 5).map(\.username) == ["zed"])
 
             // The admin API's page: the same rows, for gangway admin and the console alike.
             func listed(_ query: String) async throws -> [String] {
@@ -143,9 +161,12 @@ struct OperatorsTests {
             #expect(try await listed("prefix=crew_") == ["crew_x"])
             #expect(try await listed("prefix=%00") == [], "a control character matches no one, on PostgreSQL too")
             #expect(try await listed("after=%01").isEmpty)
-            #expect(try await api.admin(.get, "/admin/users").decode([Components.Schemas.User].self).count == 123)
+            #expect(try await api.admin(.get, "/admin/users").decode([Components.Schemas.User].self).count == 124)
+            #expect(try await listed("search=50%25_MART") == ["zed"])
+            #expect(try await listed("search=rew11&after=crew117") == ["crew118", "crew119"])
+            #expect(try await listed("search=%00") == [])
             let long = String(repeating: "a", count: 129)
-            for bad in ["limit=0", "limit=1001", "prefix=\(long)", "after=\(long)"] {
+            for bad in ["limit=0", "limit=1001", "prefix=\(long)", "search=\(long)", "after=\(long)"] {
                 #expect(try await api.admin(.get, "/admin/users?\(bad)").status == .badRequest, "\(bad)")
             }
         }

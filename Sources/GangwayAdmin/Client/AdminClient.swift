@@ -377,15 +377,17 @@ public struct AdminClient: Sendable {
 
     /// Every user.
     ///
-    /// Without `prefix`, `after` or `limit`: every user. With any: a page by name of
-    /// those whose name starts with `prefix` (any case), after the name `after`.
+    /// Without `prefix`, `search`, `after` or `limit`: every user. With any: a page by name
+    /// of those whose name starts with `prefix` and whose name or display name holds
+    /// `search` (any case), after the name `after`.
     public func users(
         prefix: String? = nil,
+        search: String? = nil,
         after: String? = nil,
         limit: Int? = nil
     ) async throws(ServiceError) -> [ManagedUser] {
         let output = try await ServiceCall.run(at: serverURL) {
-            try await client.listUsers(query: .init(prefix: prefix, after: after, limit: limit))
+            try await client.listUsers(query: .init(prefix: prefix, search: search, after: after, limit: limit))
         }
         switch output {
         case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedUser.init)

@@ -27,13 +27,16 @@ struct AdminUsersList: AsyncParsableCommand {
     @Option(help: "Only users whose name starts with this (any case).")
     var prefix: String?
 
+    @Option(help: "Only users whose name or full name holds this anywhere (any case).")
+    var search: String?
+
     @Option(help: "Start after this name (the last one of the page before).")
     var after: String?
 
     @OptionGroup var limit: ListLimitOption
 
     func validate() throws {
-        for (name, value) in [("--prefix", prefix), ("--after", after)] {
+        for (name, value) in [("--prefix", prefix), ("--search", search), ("--after", after)] {
             if let value, !APILimits.usernamePrefix.contains(value.unicodeScalars.count) {
                 throw ValidationError("\(name) holds at most \(APILimits.usernamePrefix.upperBound) characters.")
             }
@@ -41,10 +44,10 @@ struct AdminUsersList: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (prefix, after, limit) = (prefix, after, limit.value)
+        let (prefix, search, after, limit) = (prefix, search, after, limit.value)
         try await server.run { admin in
             Console.standardOutput(
-                AdminFormatter.users(try await admin.users(prefix: prefix, after: after, limit: limit))
+                AdminFormatter.users(try await admin.users(prefix: prefix, search: search, after: after, limit: limit))
             )
         }
     }

@@ -15,6 +15,9 @@ extension UsersPage.Row: MustacheParent {
         case "added": added
         case "toggleAction": toggleAction
         case "toggleTitle": toggleTitle
+        case "signsIn": signsIn
+        case "sameNameAs": sameNameAs
+        case "hasSameName": hasSameName
         default: nil
         }
     }

@@ -253,21 +253,36 @@ public struct UsersPage: ConsolePage {
         /// What the first button does: `block`, or `unblock` a blocked user.
         public var toggleAction: String
         public var toggleTitle: String
+        /// How they sign in: "password", or the hosts of the providers they are linked at.
+        public var signsIn: String
+        /// The other users shown by the same name, whom this one may be taken for.
+        public var sameNameAs: [String]
+        public var hasSameName: Bool
 
-        public init(username: String, displayName: String, blocked: Bool, added: String) {
+        public init(
+            username: String,
+            displayName: String,
+            blocked: Bool,
+            added: String,
+            providers: [String] = [],
+            sameNameAs: [String] = []
+        ) {
             self.username = username
             self.displayName = displayName
             status = blocked ? "blocked" : "active"
             self.added = added
             toggleAction = blocked ? "unblock" : "block"
             toggleTitle = blocked ? "Unblock" : "Block…"
+            signsIn = providers.isEmpty ? "password" : providers.joined(separator: ", ")
+            self.sameNameAs = sameNameAs
+            hasSameName = !sameNameAs.isEmpty
         }
     }
 
     public var template: String { "users" }
     public let title = "Users"
     public var signedIn: SignedInOperator?
-    /// The start of a name searched for.
+    /// What a user name or a name searched for holds.
     public var query: String
     public var users: [Row]
     public var hasUsers: Bool
@@ -300,7 +315,7 @@ public struct UsersPage: ConsolePage {
         hasUsers = !users.isEmpty
         caption =
             query.isEmpty
-            ? "Users by name" : "Users whose name starts with “\(query)”"
+            ? "Users by name" : "Users whose user name or name holds “\(query)”"
         self.canAct = canAct
         formToken = signedIn.formToken
         self.next = next

@@ -119,7 +119,7 @@ public struct ConsoleTemplates: Sendable {
         {{<layout}}{{$main}}
         <h1>Users</h1>
         <form method="get" action="/console/users" role="search">
-        <label for="q">User name starts with</label>
+        <label for="q">User name or name holds</label>
         <input id="q" name="q" value="{{query}}" maxlength="128" autocomplete="off">
         <button type="submit">Search</button>
         </form>
@@ -128,10 +128,10 @@ public struct ConsoleTemplates: Sendable {
         {{#hasUsers}}
         <table>
         <caption>{{caption}}</caption>
-        <thead><tr><th scope="col">User</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Added</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr></thead>
+        <thead><tr><th scope="col">User</th><th scope="col">Name</th><th scope="col">Signs in</th><th scope="col">Status</th><th scope="col">Added</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr></thead>
         <tbody>
         {{#users}}
-        <tr><td><a href="/console/users/{{username}}">{{username}}</a></td><td>{{displayName}}</td><td>{{status}}</td><td>{{added}}</td>{{#canAct}}<td>
+        <tr><td><a href="/console/users/{{username}}">{{username}}</a></td><td>{{displayName}}{{#hasSameName}}<br><span class="warning">Same name as {{#sameNameAs}}<a href="/console/users/{{.}}">{{.}}</a> {{/sameNameAs}}</span>{{/hasSameName}}</td><td>{{signsIn}}</td><td>{{status}}</td><td>{{added}}</td>{{#canAct}}<td>
         <form method="post" action="/console/users/{{username}}" class="actions">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <input type="hidden" name="q" value="{{query}}">
@@ -142,7 +142,7 @@ public struct ConsoleTemplates: Sendable {
         </tbody>
         </table>
         {{/hasUsers}}
-        {{^hasUsers}}<p>No user's name starts with “{{query}}”.</p>{{/hasUsers}}
+        {{^hasUsers}}<p>No user's user name or name holds “{{query}}”.</p>{{/hasUsers}}
         {{#next}}<p><a href="{{next}}" rel="next">Next page</a></p>{{/next}}
         {{#canAct}}<h2>Add a user</h2>
         <form method="post" action="/console/users">
@@ -292,6 +292,7 @@ public struct ConsoleTemplates: Sendable {
         .sign-out button { margin-top: 0; padding: 0.3rem 0.8rem; font-size: 0.95rem; }
         :focus-visible { outline: 3px solid #b35900; outline-offset: 2px; }
         .error { color: #a51d2d; font-weight: 600; }
+        .warning { color: #7a4a00; font-weight: 600; }
         button.danger, .actions button.danger { background: #a51d2d; border-color: #a51d2d; }
         .actions button.danger { margin-left: 1.5rem; }
         .consequence { border-left: 4px solid #a51d2d; padding-left: 0.75rem; }

@@ -306,11 +306,11 @@ extension MobileServicesAPI {
     func listUsers(_ input: Operations.ListUsers.Input) async throws -> Operations.ListUsers.Output {
         try await requireAdmin()
         let query = input.query
-        guard query.prefix != nil || query.after != nil || query.limit != nil else {
+        guard query.prefix != nil || query.search != nil || query.after != nil || query.limit != nil else {
             return .ok(.init(body: .json(try await perform { try await storage.users() }.map(Self.wire))))
         }
         let limit = try Validation.listLimit(query.limit)
-        for (name, text) in [("prefix", query.prefix), ("after", query.after)] {
+        for (name, text) in [("prefix", query.prefix), ("search", query.search), ("after", query.after)] {
             guard let text else { continue }
             guard APILimits.usernamePrefix.contains(text.unicodeScalars.count) else {
                 throw APIError.badRequest(
@@ -320,12 +320,21 @@ extension MobileServicesAPI {
             }
         }
         // No user's name holds a control character (and PostgreSQL text cannot hold a NUL).
-        if Validation.hasControlCharacters(query.prefix ?? "") || Validation.hasControlCharacters(query.after ?? "") {
+        if [query.prefix, query.search, query.after].contains(where: { Validation.hasControlCharacters($0 ?? "") }) {
             return .ok(.init(body: .json([])))
         }
         let users = try await perform {
             // Names are kept in lower case, as they are unique in any case: `BOB` is `bob`.
-            try await storage.users(prefix: query.prefix ?? "", after: query.after?.lowercased(), limit: limit)
+            if let search = query.search, !search.isEmpty {
+                try await storage.users(
+                    prefix: query.prefix ?? "",
+                    containing: search,
+                    after: query.after?.lowercased(),
+                    limit: limit
+                )
+            } else {
+                try await storage.users(prefix: query.prefix ?? "", after: query.after?.lowercased(), limit: limit)
+            }
         }
         return .ok(.init(body: .json(users.map(Self.wire))))
     }

@@ -38,23 +38,32 @@ extension OperatorConsole {
         let after = request.uri.queryParameters.get("after").map { String($0.prefix(128)) }
         // The admin API's own page of users, one more than shown to know whether a next
         // page follows.
-        let asked = Operations.ListUsers.Input.Query(prefix: query, after: after, limit: Self.usersPerPage + 1)
+        let asked = Operations.ListUsers.Input.Query(search: query, after: after, limit: Self.usersPerPage + 1)
         guard case .ok(let answer) = try? await run(for: record, { try await api.listUsers(.init(query: asked)) }),
             case .json(let found) = answer.body
         else { return unavailable() }
         let shown = found.prefix(Self.usersPerPage)
+        // Who each signs in as, and who else is shown by the same name: a person a
+        // provider signed in first, named as someone who was there before, stands out.
+        guard let links = try? await api.storage.identityLinks(usernames: shown.map(\.username)),
+            let namesakes = try? await api.storage.users(displayedAs: Array(Set(shown.map(\.displayName))))
+        else { return unavailable() }
         let next =
             found.count > Self.usersPerPage ? shown.last.map { Self.usersPath(query: query, after: $0.username) } : nil
         let browser = api.formGuard.browser(request.headers)
         let page = UsersPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.users),
             query: query,
-            users: shown.map {
+            users: shown.map { user in
                 UsersPage.Row(
-                    username: $0.username,
-                    displayName: $0.displayName,
-                    blocked: $0.blocked,
-                    added: Self.day($0.createdAt)
+                    username: user.username,
+                    displayName: user.displayName,
+                    blocked: user.blocked,
+                    added: Self.day(user.createdAt),
+                    providers: links.filter { $0.username == user.username }.map { ProviderName.shown($0.issuer) },
+                    sameNameAs: namesakes.filter {
+                        $0.username != user.username && $0.displayName.lowercased() == user.displayName.lowercased()
+                    }.map(\.username)
                 )
             },
             canAct: record.role >= .operator,

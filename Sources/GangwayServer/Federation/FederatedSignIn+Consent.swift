@@ -30,9 +30,13 @@ extension FederatedSignIn {
     ) async -> Response {
         let token = MobileServicesAPI.randomBytes(32).base64URLEncoded
         let name = OAuthPage.escape(app.name)
+        // The provider and the user name as well as the name: a person the provider signed
+        // in first, named as someone who was there before, is told apart from them.
+        let provider =
+            app.authentication.provider.map { " at " + OAuthPage.escape(ProviderName.shown($0.issuer)) } ?? ""
         let signedInAs = """
-            <p>You are signed in as <strong>\(OAuthPage.escape(user.displayName))</strong> \
-            (\(OAuthPage.escape(user.username))).</p>
+            <p>You are signed in\(provider) as <strong>\(OAuthPage.escape(user.displayName))</strong>, \
+            user name <strong>\(OAuthPage.escape(user.username))</strong>.</p>
             """
         let title: String
         let question: String

@@ -26,6 +26,15 @@ extension ServerStorage {
         )
     }
 
+    /// The links of every user of `usernames`, by user, then issuer and subject.
+    public func identityLinks(usernames: [String]) async throws(StorageError) -> [IdentityLinkRecord] {
+        guard !usernames.isEmpty else { return [] }
+        return try await all(
+            "\(IdentityLinkRecord.select) WHERE username IN (\(list: usernames)) ORDER BY username, issuer, subject",
+            IdentityLinkRecord.init
+        )
+    }
+
     /// Removes the link if it names `username`; `false` when there was none.
     public func deleteIdentityLink(
         issuer: String,

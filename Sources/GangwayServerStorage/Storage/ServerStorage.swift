@@ -179,6 +179,39 @@ public final class ServerStorage: Sendable {
             }
         return try await all(statement, UserRecord.init(row:))
     }
+
+    /// A page of users whose name starts with `prefix` and whose name or display name
+    /// holds `text` anywhere (any case), by name, after `after`, at most `limit`. Unlike a
+    /// prefix alone, this reads every user's row: a search, for an operator looking for a
+    /// person.
+    public func users(
+        prefix: String = "",
+        containing text: String,
+        after: String?,
+        limit: Int
+    ) async throws(StorageError) -> [UserRecord] {
+        let (start, pattern) = (Self.startsWith(prefix), "%" + Self.startsWith(text))
+        let after = after ?? ""
+        return try await all(
+            """
+            \(UserRecord.select) WHERE username > \(after) AND LOWER(username) LIKE \(start) ESCAPE '\\'
+                AND (LOWER(username) LIKE \(pattern) ESCAPE '\\' OR LOWER(display_name) LIKE \(pattern) ESCAPE '\\')
+            ORDER BY username LIMIT \(limit)
+            """,
+            UserRecord.init(row:)
+        )
+    }
+
+    /// The users shown by any of `displayNames` (in any case), by name: who else a person
+    /// may be taken for.
+    public func users(displayedAs displayNames: [String]) async throws(StorageError) -> [UserRecord] {
+        guard !displayNames.isEmpty else { return [] }
+        return try await all(
+            "\(UserRecord.select) WHERE LOWER(display_name) IN (\(list: displayNames.map { $0.lowercased() })) "
+                + "ORDER BY username",
+            UserRecord.init(row:)
+        )
+    }
 }
 
 extension ServerStorage {
