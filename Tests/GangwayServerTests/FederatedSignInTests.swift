@@ -148,8 +148,8 @@ struct FederatedSignInTests {
             )
 
             // The console: who signs in how, and who may be taken for whom.
-            let operator_ = try await ConsoleAppsTests.browser(api, fixture, "ops.ola", role: .operator)
-            let list = try await operator_.get("/console/users?q=martin")
+            let staff = try await ConsoleAppsTests.browser(api, fixture, "ops.ola", role: .operator)
+            let list = try await staff.get("/console/users?q=martin")
             try list.expect(.ok)
             #expect(list.text.contains(">alice</a></td><td>Alice Martin<br>"), "\(list.text)")
             #expect(list.text.contains(#"Same name as <a href="/console/users/alice-2">alice-2</a>"#))
@@ -157,9 +157,9 @@ struct FederatedSignInTests {
             #expect(list.text.contains("<td>\(Self.shown(provider))</td>"), "alice-2 signs in at the provider")
             #expect(list.text.contains("<td>password</td>"), "alice signs in with her password")
             // The search finds by any part of the user name or the name, in any case.
-            let byName = try await operator_.get("/console/users?q=LICE%20MAR")
+            let byName = try await staff.get("/console/users?q=LICE%20MAR")
             #expect(byName.text.contains(">alice</a>") && byName.text.contains(">alice-2</a>"))
-            let none = try await operator_.get("/console/users?q=nobody-here")
+            let none = try await staff.get("/console/users?q=nobody-here")
             #expect(none.text.contains("No user's user name or name holds"))
 
             // Resolved by a new name: no namesake any more.
@@ -167,7 +167,7 @@ struct FederatedSignInTests {
                 try await api.admin(.patch, "/admin/users/alice-2", json: #"{"displayName": "Alice Martin (crew)"}"#),
                 .ok
             )
-            let after = try await operator_.get("/console/users?q=martin")
+            let after = try await staff.get("/console/users?q=martin")
             #expect(!after.text.contains("Same name as"), "\(after.text)")
         }
     }
