@@ -144,6 +144,48 @@ struct DestinationTests {
         return listed
     }
 
+    @Test("with --public-destinations-only, a destination at a non-public address is refused when put and when used")
+    func publicDestinationsOnly() async throws {
+        let fixture = try await ServerFixture { $0.publicDestinationsOnly = true }
+        try await fixture.runSeeded { api in
+            for inner in [
+                "http://127.0.0.1:8080", "https://10.1.2.3/api", "https://169.254.169.254/latest",
+                "https://localhost/api", "https://100.64.0.1", "https://0.0.0.0", "https://192.168.1.9:8443/x",
+            ] {
+                let refused = try await api.admin(.put, "\(Self.path)/inner", json: #"{"url": "\#(inner)"}"#)
+                #expect(refused.status == .badRequest, "\(inner): \(refused.status)")
+                #expect(refused.text.contains("which is not a public address"), "\(inner): \(refused.text)")
+            }
+            let unresolvable = try await api.admin(
+                .put,
+                "\(Self.path)/inner",
+                json: #"{"url": "https://no-such-host.invalid/api"}"#
+            )
+            #expect(unresolvable.status == .badRequest && unresolvable.text.contains("does not resolve"))
+            #expect(try await fixture.server.storage.destination(appID: "checks", name: "inner") == nil)
+            // A public address is taken (nothing is sent to it here).
+            try await api.admin(.put, "\(Self.path)/outer", json: #"{"url": "https://93.184.215.14/api"}"#)
+                .expect(.created)
+
+            // A destination that leads inside by the time it is used (put before the
+            // option, or its name resolving anew) is refused at each request.
+            _ = try await fixture.server.storage.putDestination(
+                DestinationRecord(
+                    appID: "checks",
+                    name: "inner",
+                    url: "http://127.0.0.1:9",
+                    authentication: .identity,
+                    createdAt: fixture.clock.now()
+                )
+            )
+            let alice = try await Self.device(api, "alice")
+            let refused = try await api.send(.get, "/apps/checks/destinations/inner/x", token: alice.token)
+            #expect(refused.status == .badGateway && refused.code == "DESTINATION_UNAVAILABLE")
+            #expect(refused.text.contains("not a public one"), "\(refused.text)")
+            #expect(fixture.logs.text.contains("destination refused: its host does not reach a public address"))
+        }
+    }
+
     /// A registered device of `user`'s: its session token and registration ID.
     static func device(_ api: API, _ user: String) async throws -> (token: String, registration: String) {
         let token = try await api.signIn(user, device: "\(user)-tablet")

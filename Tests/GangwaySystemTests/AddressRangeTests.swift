@@ -41,4 +41,28 @@ struct AddressRangeTests {
     func wide(text: String, wide: Bool) throws {
         #expect(try #require(AddressRange(text)).isWide == wide)
     }
+
+    @Test(
+        "public addresses are told from private, loopback, link-local and reserved ones, IPv4-mapped included",
+        arguments: [
+            ("93.184.215.14", true), ("8.8.8.8", true), ("2606:4700::6810:84e5", true), ("172.32.0.1", true),
+            ("10.0.0.1", false), ("127.0.0.1", false), ("169.254.169.254", false), ("172.16.5.4", false),
+            ("192.168.1.1", false), ("100.64.0.1", false), ("0.0.0.0", false), ("224.0.0.1", false),
+            ("255.255.255.255", false), ("::1", false), ("::", false), ("fd00::1", false), ("fe80::1", false),
+            ("::ffff:10.0.0.1", false), ("::ffff:8.8.8.8", true), ("not-an-address", false), ("", false),
+        ]
+    )
+    func publicAddresses(address: String, isPublic: Bool) {
+        #expect(AddressRange.isPublic(address) == isPublic, "\(address)")
+    }
+
+    @Test("a host name resolves to its addresses through the system's resolver; a name that does not, to none")
+    func resolving() async {
+        let local = await HostAddresses.resolve("localhost")
+        #expect(!local.isEmpty && local.allSatisfy { !AddressRange.isPublic($0) }, "\(local)")
+        #expect(await HostAddresses.resolve("127.0.0.1") == ["127.0.0.1"])
+        #expect(await HostAddresses.resolve("[::1]") == ["::1"])
+        #expect(await HostAddresses.resolve("no-such-host.invalid").isEmpty)
+        #expect(await HostAddresses.resolve("").isEmpty)
+    }
 }

@@ -132,6 +132,15 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(
         help: """
+            Refuse destinations that reach a private, loopback or link-local address (a cloud's metadata service \
+            among them): checked when an admin puts one, and at each request, so a host that comes to resolve to \
+            one is refused too.
+            """
+    )
+    var publicDestinationsOnly = false
+
+    @Flag(
+        help: """
             Seed the device app's demo: its app (aircraft ground checks, devices may record a \
             check's status, reading and note offline), its checks and its two users, whose \
             passwords are printed, unless the app is there already; and run the demo \
@@ -305,7 +314,8 @@ struct ServeCommand: AsyncParsableCommand {
             trustedProxies: trustedProxies.compactMap(AddressRange.init),
             keyFile: keyFile.map { URL(fileURLWithPath: $0) },
             storageStartupWait: .seconds(databaseWait),
-            consoleAddress: console
+            consoleAddress: console,
+            publicDestinationsOnly: publicDestinationsOnly
         )
         if let postgresURL {
             // Before anything is written too: a database that is down, or refuses these

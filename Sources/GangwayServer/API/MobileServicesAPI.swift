@@ -26,6 +26,9 @@ struct MobileServicesAPI: APIProtocol {
         var contactResolution: Duration = .seconds(60)
         /// The proxies whose `X-Forwarded-For` sign-in throttling believes.
         var trustedProxies: [AddressRange] = []
+        /// Whether destinations must reach public addresses only (see
+        /// ``ServerConfiguration/publicDestinationsOnly``).
+        var publicDestinationsOnly = false
     }
 
     /// Concrete, so the cached reads every request makes are direct calls.

@@ -117,6 +117,18 @@ struct DestinationProxy: Sendable {
         guard Self.keepsPath(url, base: destination.url, path: target.path) else {
             throw APIError.badRequest("The path or the query is not one a URL can carry.")
         }
+        // A host may come to resolve to an inner address after it was put: checked again.
+        if api.settings.publicDestinationsOnly, await DestinationAddresses.refusal(destination.url) != nil {
+            api.logger.warning(
+                "destination refused: its host does not reach a public address",
+                metadata: ["app": "\(caller.app.id)", "destination": "\(destination.name)"]
+            )
+            throw APIError(
+                .badGateway,
+                .destinationUnavailable,
+                "The destination's address is not a public one, which this server does not send to."
+            )
+        }
         let key = ShareKey(appID: caller.app.id, destination: destination.name, username: user.username)
         guard let place = share.take(key) else {
             throw APIError(

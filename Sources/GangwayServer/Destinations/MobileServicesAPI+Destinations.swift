@@ -52,6 +52,9 @@ extension MobileServicesAPI {
                 code: .invalidField
             )
         }
+        if settings.publicDestinationsOnly, let refusal = await DestinationAddresses.refusal(body.url) {
+            throw APIError.badRequest(refusal, code: .invalidField)
+        }
         let existing = try await perform { try await storage.destination(appID: app.id, name: name) }
         let authentication = DestinationRecord.Authentication(body.authentication ?? .identity)
         var header: String?

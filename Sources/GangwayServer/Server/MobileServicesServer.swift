@@ -200,7 +200,8 @@ public struct MobileServicesServer: Sendable {
                 consoleURL: consoleURL,
                 pagesURL: pagesURL,
                 sessionLifetime: configuration.sessionLifetime,
-                trustedProxies: configuration.trustedProxies
+                trustedProxies: configuration.trustedProxies,
+                publicDestinationsOnly: configuration.publicDestinationsOnly
             ),
             passwords: passwords,
             throttle: SignInThrottle(

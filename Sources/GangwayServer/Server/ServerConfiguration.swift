@@ -81,6 +81,12 @@ public struct ServerConfiguration: Sendable {
             ServerConfiguration.localAddress(host: host, port: boundPort)
         }
     }
+    /// Whether a destination must reach public addresses only: a URL whose host is, or
+    /// resolves to, a private, loopback, link-local or other non-public address
+    /// (`AddressRange.nonPublic`) is refused when an admin puts it, and a request to a
+    /// destination whose host has come to resolve to one is refused with 502. Off by
+    /// default: a company's backends are often on its private network.
+    public var publicDestinationsOnly: Bool
     /// How long a process keeps an app, a session or a device registration it read (see
     /// GangwayServerStorage's `ReadCache`): the longest a change made through another process sharing the
     /// database takes to reach this one. `.zero` turns the cache off.
@@ -106,7 +112,8 @@ public struct ServerConfiguration: Sendable {
         maximumConnections: Int = 1_000,
         maximumConnectionsPerAddress: Int? = nil,
         storageStartupWait: Duration = .seconds(30),
-        consoleAddress: ConsoleAddress? = nil
+        consoleAddress: ConsoleAddress? = nil,
+        publicDestinationsOnly: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -128,6 +135,7 @@ public struct ServerConfiguration: Sendable {
         self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
         self.storageStartupWait = storageStartupWait
         self.consoleAddress = consoleAddress
+        self.publicDestinationsOnly = publicDestinationsOnly
     }
 
     /// The SQLite file in the data directory.

@@ -53,6 +53,24 @@ public struct AddressRange: Sendable, Hashable, CustomStringConvertible {
     /// IPv6's unique local and link-local blocks (IPv4's private blocks are no wider than a /8).
     private static let privateBlocks = ["fc00::/7", "fe80::/10"].compactMap(AddressRange.init)
 
+    /// The blocks of addresses that are not on the public internet: this host, private
+    /// networks (RFC 1918, IPv6 unique local), link-local (cloud metadata services answer
+    /// at 169.254.169.254), carrier-grade NAT, benchmarking, documentation, multicast and
+    /// reserved blocks.
+    public static let nonPublic: [AddressRange] = [
+        "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+        "192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
+        "224.0.0.0/4", "240.0.0.0/4", "::/128", "::1/128", "64:ff9b:1::/48", "100::/64", "2001:db8::/32", "fc00::/7",
+        "fe80::/10", "ff00::/8",
+    ].compactMap(AddressRange.init)
+
+    /// Whether `address` (an IP address as text) is on the public internet: an address,
+    /// and in none of ``nonPublic``.
+    public static func isPublic(_ address: String) -> Bool {
+        guard normalized(address) != nil else { return false }
+        return !nonPublic.contains { $0.contains(address) }
+    }
+
     public var description: String {
         let address = Self.text(of: network) ?? "?"
         return prefixLength == network.count * 8 ? address : "\(address)/\(prefixLength)"
