@@ -38,7 +38,7 @@ struct ConsoleLookupTests {
         for section in header.sections { Self.answersEveryProperty(section) }
         let html = ConsoleTemplates().render(page)
         #expect(html.contains(#"<a href="/console/users/alice">alice</a>"#))
-        #expect(html.contains("<td>blocked</td>") && html.contains(#"value="unblock""#))
+        #expect(html.contains(#"<td data-label="Status">blocked</td>"#) && html.contains(#"value="unblock""#))
         #expect(html.contains(#"<a href="/console/users?after=alice" rel="next">Next page</a>"#))
         #expect(html.contains("ops.ada (admin)"))
     }

@@ -249,7 +249,9 @@ struct ConsoleAppsTests {
 
             let viewer = try await Self.browser(api, fixture, "ops.vic", role: .viewer)
             let read = try await viewer.get("/console/operators")
-            #expect(read.text.contains("<td>ops.ada</td>") && !read.text.contains("Add an operator"))
+            #expect(
+                read.text.contains(#"<td data-label="Name">ops.ada</td>"#) && !read.text.contains("Add an operator")
+            )
             let refused = try await viewer.submit(
                 page,
                 to: "/console/operators",

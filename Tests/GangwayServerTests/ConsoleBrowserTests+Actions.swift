@@ -136,7 +136,7 @@ extension ConsoleBrowserTests {
                 try await browser.type("s-ben\u{E007}", into: try await browser.element("#link-subject"))
                 try await done("linkOperatorIdentity")
                 #expect(try await storage.operatorRecord(issuer: "https://login.example.com", subject: "s-ben") != nil)
-                _ = try await browser.source(once: "<td>s-ben</td>")
+                _ = try await browser.source(once: #"<td data-label="Subject">s-ben</td>"#)
                 try await browser.click(try await browser.element("button[value=unlink]"))
                 try await done("unlinkOperatorIdentity")
                 #expect(try await storage.operatorRecord(issuer: "https://login.example.com", subject: "s-ben") == nil)

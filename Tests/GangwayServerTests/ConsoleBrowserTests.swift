@@ -181,12 +181,12 @@ struct ConsoleBrowserTests {
                 try await browser.click(try await browser.element("button[value=block]"))
                 _ = try await browser.source(once: "Block alice?")
                 try await browser.click(try await browser.element("button.danger"))
-                let blocked = try await browser.source(once: "<td>blocked</td>")
+                let blocked = try await browser.source(once: #"<td data-label="Status">blocked</td>"#)
                 #expect(blocked.contains("Blocked alice: their sessions ended, and they cannot sign in."))
                 #expect(blocked.contains("Unblock<span class=\"hidden\"> alice</span>"))
                 #expect(try await api.signInReply("alice").status != .created, "alice is blocked")
                 try await browser.click(try await browser.element("button[value=unblock]"))
-                _ = try await browser.source(once: "<td>active</td>")
+                _ = try await browser.source(once: #"<td data-label="Status">active</td>"#)
                 #expect(try await api.signInReply("alice").status == .created)
                 try await browser.click(try await browser.element("button[value=revoke]"))
                 _ = try await browser.source(once: "End alice&#39;s sessions?")
@@ -243,11 +243,11 @@ struct ConsoleBrowserTests {
                 try await Self.enrol(browser, enrolment, at: fixture.clock.now())
                 try await browser.click(try await browser.element("nav a[href='/console/devices']"))
                 let listed = try await browser.source(once: "<h1>Devices</h1>")
-                #expect(listed.contains("<td>alice</td>"))
+                #expect(listed.contains(#"<td data-label="User">alice</td>"#))
                 #expect(listed.contains("Stand 12 tablet"))
-                #expect(listed.contains("<td>active</td>"))
+                #expect(listed.contains(#"<td data-label="Status">active</td>"#))
                 try await browser.click(try await browser.element("button[value=lock]"))
-                let locked = try await browser.source(once: "<td>locked</td>")
+                let locked = try await browser.source(once: #"<td data-label="Status">locked</td>"#)
                 #expect(
                     locked.contains("role=\"status\">Registration \(alice.registrationID). Locked:"),
                     "a result line"
@@ -256,7 +256,7 @@ struct ConsoleBrowserTests {
                     try await api.send(.get, "/apps/checks/settings", token: alice.token).code == "TRAFFIC_REG_LOCKED"
                 )
                 try await browser.click(try await browser.element("button[value=unlock]"))
-                _ = try await browser.source(once: "<td>active</td>")
+                _ = try await browser.source(once: #"<td data-label="Status">active</td>"#)
                 // The lock ended the session there: the device signs in anew.
                 #expect(try await api.send(.get, "/apps/checks/settings", token: alice.token).status == .unauthorized)
                 let again = try await api.signIn("alice", device: "device-1")
@@ -267,7 +267,7 @@ struct ConsoleBrowserTests {
                 #expect(asked.contains("cannot be undone") && asked.contains("class=\"danger\""))
                 if Accessibility.isInstalled { try await Self.check(browser, "devices-confirm-wipe") }
                 try await browser.click(try await browser.element("a.cancel"))
-                _ = try await browser.source(once: "<td>active</td>")
+                _ = try await browser.source(once: #"<td data-label="Status">active</td>"#)
                 #expect(try await api.send(.get, "/apps/checks/settings", token: again).status == .ok)
                 try await browser.click(try await browser.element("button[value=wipe]"))
                 _ = try await browser.source(once: "Wipe this device?")
@@ -293,6 +293,34 @@ struct ConsoleBrowserTests {
         }
     }
 
+    /// The cells of the page's tables whose `::before` does not name their column (as
+    /// `Name: `), as `column → shown`.
+    static let unlabelledCells = """
+        const missing = [];
+        for (const table of document.querySelectorAll('main table')) {
+          const heads = [...table.querySelectorAll('thead th')].map(th => th.textContent.trim());
+          if (heads.length === 0) continue;
+          for (const row of table.querySelectorAll('tbody tr')) {
+            [...row.children].forEach((cell, index) => {
+              if (cell.tagName !== 'TD') return;
+              const shown = getComputedStyle(cell, '::before').content;
+              if (shown !== JSON.stringify(heads[index] + ': ')) missing.push(heads[index] + ' → ' + shown);
+            });
+          }
+        }
+        return missing;
+        """
+
+    /// The element that reaches furthest right, for a message.
+    static let widestElement = """
+        let widest = null;
+        for (const element of document.querySelectorAll('main *')) {
+          const right = element.getBoundingClientRect().right;
+          if (!widest || right > widest.right) widest = {right, tag: element.outerHTML.slice(0, 120)};
+        }
+        return widest ? widest.right + ' ' + widest.tag : '';
+        """
+
     /// Where the screenshots of the console's pages go, for a person to look at.
     static let screenshots = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -303,6 +331,16 @@ struct ConsoleBrowserTests {
     static func check(_ browser: HeadlessBrowser, _ name: String) async throws {
         let violations = try await browser.accessibilityViolations()
         #expect(violations.isEmpty, "\(name): \(violations.joined(separator: "; "))")
+        // At a phone's width, a table's rows stand as blocks: each cell says its column.
+        let unlabelled = try await browser.evaluate(Self.unlabelledCells) as? [String] ?? ["no answer"]
+        #expect(unlabelled.isEmpty, "\(name): cells without their column's name: \(unlabelled.prefix(5))")
+        for width in [320, 1280] {
+            try await browser.resize(width: width, height: 900)
+            let fits = try await browser.evaluate("return document.documentElement.scrollWidth <= window.innerWidth")
+            let widest = try await browser.evaluate(Self.widestElement) as? String ?? ""
+            #expect(fits as? Bool == true, "\(name): sideways scrolling at \(width) px, widest: \(widest)")
+        }
+        try await browser.resize(width: 390, height: 844)
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
         // axe scrolls to what it checks: the screenshots show the top of the page.
         _ = try await browser.evaluate("window.scrollTo(0, 0)")

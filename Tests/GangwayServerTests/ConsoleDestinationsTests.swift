@@ -50,9 +50,17 @@ struct ConsoleDestinationsTests {
             #expect(stored.last?.authentication == .credential && stored.last?.credentialHeader == "X-API-Key")
 
             let listed = try await admin.get(Self.path)
-            #expect(listed.text.contains("<td>orders</td><td><code>https://orders.example.com/api</code></td>"))
-            #expect(listed.text.contains("<td>the signed-in person</td><td>none</td>"))
-            #expect(listed.text.contains("<td>a fixed credential in X-API-Key</td>"))
+            #expect(
+                listed.text.contains(
+                    #"<td data-label="Name">orders</td><td data-label="URL"><code>https://orders.example.com/api</code></td>"#
+                )
+            )
+            #expect(
+                listed.text.contains(
+                    #"<td data-label="Carries">the signed-in person</td><td data-label="Requests">none</td>"#
+                )
+            )
+            #expect(listed.text.contains(#"<td data-label="Carries">a fixed credential in X-API-Key</td>"#))
             #expect(listed.text.contains(#"aria-label="Remove stock""#))
             #expect(!listed.text.contains(secret))
 
@@ -102,7 +110,7 @@ struct ConsoleDestinationsTests {
                 let browser = try await ConsoleAppsTests.browser(api, fixture, "ops.\(role)", role: role)
                 let page = try await browser.get(Self.path)
                 try page.expect(.ok)
-                #expect(page.text.contains("<td>orders</td>"))
+                #expect(page.text.contains(#"<td data-label="Name">orders</td>"#))
                 #expect(page.text.contains("Only an admin adds or removes destinations"))
                 #expect(!page.text.contains(">Save</button>") && !page.text.contains(">Remove</button>"))
                 let refused = try await browser.submit(page, to: Self.path, [("action", "remove"), ("name", "orders")])

@@ -108,7 +108,11 @@ struct ConsoleProviderSignInTests {
             let linked = try await admin.submit(page, to: "/console/operators", fields)
             #expect(linked.status == .seeOther)
             let listed = try await admin.get("/console/operators")
-            #expect(listed.text.contains("<td>ops.ben</td><td>\(Self.issuer)</td><td>s-ben</td>"))
+            #expect(
+                listed.text.contains(
+                    #"<td data-label="Operator">ops.ben</td><td data-label="Issuer">\#(Self.issuer)</td><td data-label="Subject">s-ben</td>"#
+                )
+            )
 
             let twice = try await admin.submit(page, to: "/console/operators", fields)
             #expect(twice.status == .conflict && twice.text.contains("linked to ops.ben already"))

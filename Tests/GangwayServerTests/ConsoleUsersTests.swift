@@ -55,7 +55,7 @@ struct ConsoleUsersTests {
                 to: "/console/users/carol",
                 [("action", "link"), ("issuer", issuer), ("subject", "c-123")]
             )
-            #expect(linked.text.contains("<td>c-123</td>"))
+            #expect(linked.text.contains(#"<td data-label="Subject">c-123</td>"#))
             let twice = try await browser.submit(
                 page,
                 to: "/console/users/carol",
@@ -120,14 +120,18 @@ struct ConsoleUsersTests {
             let browser = try await ConsoleAppsTests.browser(api, fixture, "ops.vic", role: .viewer)
             let page = try await browser.get("/console/data?app=checks")
             try page.expect(.ok)
-            #expect(page.text.contains("<td>checks/F-GKXA-fuel</td><td>alice</td><td></td><td>conflict"))
+            #expect(
+                page.text.contains(
+                    #"<td data-label="Entity">checks/F-GKXA-fuel</td><td data-label="Author">alice</td><td data-label="Carried by"></td><td data-label="Outcome">conflict"#
+                )
+            )
             #expect(page.text.contains("reading: the server kept “8.0 bar”, the device sent “8.2 bar”"))
-            #expect(page.text.contains("<td>rejected<br>"))
+            #expect(page.text.contains(#"<td data-label="Outcome">rejected<br>"#))
             #expect(page.text.contains("INVALID_CHANGE: Field names are a letter"))
             #expect(page.text.contains("<h2>Entities of checks</h2>"))
             #expect(page.text.contains("reading = 8.0 bar; status = done"))
             let conflicts = try await browser.get("/console/data?app=checks&outcome=conflict")
-            #expect(!conflicts.text.contains("<td>rejected"))
+            #expect(!conflicts.text.contains(#"<td data-label="Outcome">rejected"#))
             #expect(conflicts.text.contains(#"<option value="conflict" selected>"#))
         }
     }
@@ -286,7 +290,7 @@ struct ConsoleUsersTests {
             let browser = try await ConsoleAppsTests.browser(api, fixture, "ops.vic", role: .viewer)
             let page = try await browser.get("/console/logs?app=checks&user=alice&level=warning")
             try page.expect(.ok)
-            #expect(page.text.contains("<td>warning</td>"))
+            #expect(page.text.contains(#"<td data-label="Level">warning</td>"#))
             #expect(!page.text.contains("\u{1B}"), "the escape character is not sent to the browser")
             #expect(page.text.contains("sync failed\\u{1B}[31m at step 6"), "\(page.text)")
             #expect(!page.text.contains("entry 7"))

@@ -151,11 +151,14 @@ struct FederatedSignInTests {
             let staff = try await ConsoleAppsTests.browser(api, fixture, "ops.ola", role: .operator)
             let list = try await staff.get("/console/users?q=martin")
             try list.expect(.ok)
-            #expect(list.text.contains(">alice</a></td><td>Alice Martin<br>"), "\(list.text)")
+            #expect(list.text.contains(#">alice</a></td><td data-label="Name">Alice Martin<br>"#), "\(list.text)")
             #expect(list.text.contains(#"Same name as <a href="/console/users/alice-2">alice-2</a>"#))
             #expect(list.text.contains(#"Same name as <a href="/console/users/alice">alice</a>"#))
-            #expect(list.text.contains("<td>\(Self.shown(provider))</td>"), "alice-2 signs in at the provider")
-            #expect(list.text.contains("<td>password</td>"), "alice signs in with her password")
+            #expect(
+                list.text.contains(#"<td data-label="Signs in">\#(Self.shown(provider))</td>"#),
+                "alice-2 signs in at the provider"
+            )
+            #expect(list.text.contains(#"<td data-label="Signs in">password</td>"#), "alice signs in with her password")
             // The search finds by any part of the user name or the name, in any case.
             let byName = try await staff.get("/console/users?q=LICE%20MAR")
             #expect(byName.text.contains(">alice</a>") && byName.text.contains(">alice-2</a>"))

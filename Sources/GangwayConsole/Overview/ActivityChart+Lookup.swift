@@ -85,6 +85,10 @@ extension ActivityChart.Row: MustacheParent {
 
 extension ActivityChart.Cell: MustacheParent {
     public func child(named name: String) -> Any? {
-        name == "value" ? value : nil
+        switch name {
+        case "value": value
+        case "column": column
+        default: nil
+        }
     }
 }

@@ -50,6 +50,9 @@ public struct ActivityChart: Sendable {
 
     public struct Cell: Sendable {
         public var value: String
+        /// The column's name, which a cell says on a phone, where the table's rows stand as
+        /// blocks.
+        public var column = ""
     }
 
     /// The drawing's size, in its own units (it scales to the page's width).
@@ -139,7 +142,7 @@ public struct ActivityChart: Sendable {
         hasLegend = series.count > 1
         columns = series.map { Cell(value: $0.name) }
         rows = labels.enumerated().map { index, label in
-            Row(label: label, cells: series.map { Cell(value: String($0.values[safe: index] ?? 0)) })
+            Row(label: label, cells: series.map { Cell(value: String($0.values[safe: index] ?? 0), column: $0.name) })
         }
         let most = totals.max() ?? 0
         if additive {

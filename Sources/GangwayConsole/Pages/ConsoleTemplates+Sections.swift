@@ -10,7 +10,7 @@ extension ConsoleTemplates {
         <caption>The apps this server serves</caption>
         <thead><tr><th scope="col">App</th><th scope="col">Name</th><th scope="col">Sign-in</th><th scope="col">Oldest version allowed</th></tr></thead>
         <tbody>
-        {{#apps}}<tr><td><a href="{{path}}">{{id}}</a></td><td>{{name}}</td><td>{{signInType}}</td><td>{{minimumVersion}}</td></tr>
+        {{#apps}}<tr><td data-label="App"><a href="{{path}}">{{id}}</a></td><td data-label="Name">{{name}}</td><td data-label="Sign-in">{{signInType}}</td><td data-label="Oldest version allowed">{{minimumVersion}}</td></tr>
         {{/apps}}
         </tbody>
         </table>
@@ -106,7 +106,7 @@ extension ConsoleTemplates {
         <caption>Each destination, and the requests forwarded in the last 7 days by the backend's status</caption>
         <thead><tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">Carries</th><th scope="col">Requests</th>{{#canEdit}}<th scope="col"><span class="quiet">Action</span></th>{{/canEdit}}</tr></thead>
         <tbody>
-        {{#destinations}}<tr><td>{{name}}</td><td><code>{{url}}</code></td><td>{{carries}}</td><td>{{requests}}</td>{{#canEdit}}<td><form method="post" action="{{action}}"><input type="hidden" name="form_token" value="{{formToken}}"><input type="hidden" name="action" value="remove"><input type="hidden" name="name" value="{{name}}"><button type="submit" class="danger" aria-label="Remove {{name}}">Remove…</button></form></td>{{/canEdit}}</tr>
+        {{#destinations}}<tr><td data-label="Name">{{name}}</td><td data-label="URL"><code>{{url}}</code></td><td data-label="Carries">{{carries}}</td><td data-label="Requests">{{requests}}</td>{{#canEdit}}<td data-label="Action"><form method="post" action="{{action}}"><input type="hidden" name="form_token" value="{{formToken}}"><input type="hidden" name="action" value="remove"><input type="hidden" name="name" value="{{name}}"><button type="submit" class="danger" aria-label="Remove {{name}}">Remove…</button></form></td>{{/canEdit}}</tr>
         {{/destinations}}
         </tbody>
         </table>{{/hasDestinations}}
@@ -165,7 +165,7 @@ extension ConsoleTemplates {
         <caption>Who may sign in</caption>
         <thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Set up</th><th scope="col">Added</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr></thead>
         <tbody>
-        {{#operators}}<tr><td>{{name}}</td><td>{{role}}</td><td>{{status}}</td><td>{{created}}</td>{{#canAct}}<td>
+        {{#operators}}<tr><td data-label="Name">{{name}}</td><td data-label="Role">{{role}}</td><td data-label="Set up">{{status}}</td><td data-label="Added">{{created}}</td>{{#canAct}}<td data-label="Actions">
         {{^isSelf}}<form method="post" action="/console/operators/{{name}}" class="actions">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <label class="hidden" for="role-{{name}}">Role of {{name}}</label>
@@ -192,7 +192,7 @@ extension ConsoleTemplates {
         <caption>Provider identities</caption>
         <thead><tr><th scope="col">Operator</th><th scope="col">Issuer</th><th scope="col">Subject</th><th scope="col">Linked</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr></thead>
         <tbody>
-        {{#identities}}<tr><td>{{operatorName}}</td><td>{{issuer}}</td><td>{{subject}}</td><td>{{created}}</td>{{#canAct}}<td>
+        {{#identities}}<tr><td data-label="Operator">{{operatorName}}</td><td data-label="Issuer">{{issuer}}</td><td data-label="Subject">{{subject}}</td><td data-label="Linked">{{created}}</td>{{#canAct}}<td data-label="Actions">
         {{^isSelf}}<form method="post" action="/console/operators/{{operatorName}}" class="actions">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <input type="hidden" name="issuer" value="{{issuer}}">
@@ -242,7 +242,7 @@ extension ConsoleTemplates {
         <caption>When the provider signs one of these in, they are {{user.username}}</caption>
         <thead><tr><th scope="col">Provider (issuer)</th><th scope="col">Subject</th><th scope="col">Linked</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr></thead>
         <tbody>
-        {{#identities}}<tr><td>{{issuer}}</td><td>{{subject}}</td><td>{{linked}}</td>{{#canAct}}<td>
+        {{#identities}}<tr><td data-label="Provider (issuer)">{{issuer}}</td><td data-label="Subject">{{subject}}</td><td data-label="Linked">{{linked}}</td>{{#canAct}}<td data-label="Actions">
         <form method="post" action="{{action}}" class="actions">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <input type="hidden" name="action" value="unlink">
@@ -282,7 +282,7 @@ extension ConsoleTemplates {
         <caption>The newest first: who made each, whose session carried it, how it ended</caption>
         <thead><tr><th scope="col">Received (UTC)</th><th scope="col">Entity</th><th scope="col">Author</th><th scope="col">Carried by</th><th scope="col">Outcome</th></tr></thead>
         <tbody>
-        {{#changes}}<tr><td>{{received}}</td><td>{{entity}}</td><td>{{author}}</td><td>{{carrier}}</td><td>{{outcome}}{{#details}}<br><span class="quiet">{{.}}</span>{{/details}}</td></tr>
+        {{#changes}}<tr><td data-label="Received (UTC)">{{received}}</td><td data-label="Entity">{{entity}}</td><td data-label="Author">{{author}}</td><td data-label="Carried by">{{carrier}}</td><td data-label="Outcome">{{outcome}}{{#details}}<br><span class="quiet">{{.}}</span>{{/details}}</td></tr>
         {{/changes}}
         </tbody>
         </table>{{/hasChanges}}
@@ -294,7 +294,7 @@ extension ConsoleTemplates {
         <caption>As the server holds them</caption>
         <thead><tr><th scope="col">ID</th><th scope="col">Version</th><th scope="col">Last changed (UTC)</th><th scope="col">Fields</th>{{#canEdit}}<th scope="col">Actions</th>{{/canEdit}}</tr></thead>
         <tbody>
-        {{#entities}}<tr><td>{{id}}</td><td>{{version}}</td><td>{{updated}}</td><td>{{fields}}</td>{{#canEdit}}<td>
+        {{#entities}}<tr><td data-label="ID">{{id}}</td><td data-label="Version">{{version}}</td><td data-label="Last changed (UTC)">{{updated}}</td><td data-label="Fields">{{fields}}</td>{{#canEdit}}<td data-label="Actions">
         <form method="post" action="/console/data" class="actions">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <input type="hidden" name="app" value="{{appID}}"><input type="hidden" name="set" value="{{entitySet}}"><input type="hidden" name="id" value="{{id}}">
@@ -351,7 +351,7 @@ extension ConsoleTemplates {
         <caption>{{caption}}</caption>
         <thead><tr><th scope="col">Time</th><th scope="col">User</th><th scope="col">Device</th><th scope="col">Level</th><th scope="col">Message</th><th scope="col">Source</th></tr></thead>
         <tbody>
-        {{#entries}}<tr><td>{{time}}</td><td>{{user}}</td><td>{{device}}</td><td>{{level}}</td><td>{{message}}</td><td>{{source}}</td></tr>
+        {{#entries}}<tr><td data-label="Time">{{time}}</td><td data-label="User">{{user}}</td><td data-label="Device">{{device}}</td><td data-label="Level">{{level}}</td><td data-label="Message">{{message}}</td><td data-label="Source">{{source}}</td></tr>
         {{/entries}}
         </tbody>
         </table>{{/hasEntries}}

@@ -131,7 +131,7 @@ public struct ConsoleTemplates: Sendable {
         <thead><tr><th scope="col">User</th><th scope="col">Name</th><th scope="col">Signs in</th><th scope="col">Status</th><th scope="col">Added</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr></thead>
         <tbody>
         {{#users}}
-        <tr><td><a href="/console/users/{{username}}">{{username}}</a></td><td>{{displayName}}{{#hasSameName}}<br><span class="warning">Same name as {{#sameNameAs}}<a href="/console/users/{{.}}">{{.}}</a> {{/sameNameAs}}</span>{{/hasSameName}}</td><td>{{signsIn}}</td><td>{{status}}</td><td>{{added}}</td>{{#canAct}}<td>
+        <tr><td data-label="User"><a href="/console/users/{{username}}">{{username}}</a></td><td data-label="Name">{{displayName}}{{#hasSameName}}<br><span class="warning">Same name as {{#sameNameAs}}<a href="/console/users/{{.}}">{{.}}</a> {{/sameNameAs}}</span>{{/hasSameName}}</td><td data-label="Signs in">{{signsIn}}</td><td data-label="Status">{{status}}</td><td data-label="Added">{{added}}</td>{{#canAct}}<td data-label="Actions">
         <form method="post" action="/console/users/{{username}}" class="actions">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <input type="hidden" name="q" value="{{query}}">
@@ -180,7 +180,7 @@ public struct ConsoleTemplates: Sendable {
         <thead><tr><th scope="col">User</th><th scope="col">Device</th><th scope="col">App version</th><th scope="col">Last contact</th><th scope="col">Status</th>{{#canAct}}<th scope="col">Actions</th>{{/canAct}}</tr></thead>
         <tbody>
         {{#devices}}
-        <tr><td>{{username}}</td><td>{{deviceName}} <span class="quiet">({{platform}}, {{registrationID}})</span></td><td>{{appVersion}}</td><td>{{lastContact}}</td><td>{{status}}</td>{{#canAct}}<td>
+        <tr><td data-label="User">{{username}}</td><td data-label="Device">{{deviceName}} <span class="quiet">({{platform}}, {{registrationID}})</span></td><td data-label="App version">{{appVersion}}</td><td data-label="Last contact">{{lastContact}}</td><td data-label="Status">{{status}}</td>{{#canAct}}<td data-label="Actions">
         <form method="post" action="/console/devices/{{registrationID}}" class="actions">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <input type="hidden" name="app" value="{{appID}}">
@@ -206,7 +206,7 @@ public struct ConsoleTemplates: Sendable {
         <caption>{{caption}}</caption>
         <thead><tr><th scope="col">ID</th><th scope="col">When (UTC)</th><th scope="col">Who</th><th scope="col">Via</th><th scope="col">What</th><th scope="col">Target</th><th scope="col">From</th><th scope="col">Change</th></tr></thead>
         <tbody>
-        {{#events}}<tr><td>{{id}}</td><td>{{at}}</td><td>{{actor}}</td><td>{{via}}</td><td>{{action}}</td><td>{{target}}</td><td>{{address}}</td><td>{{detail}}</td></tr>
+        {{#events}}<tr><td data-label="ID">{{id}}</td><td data-label="When (UTC)">{{at}}</td><td data-label="Who">{{actor}}</td><td data-label="Via">{{via}}</td><td data-label="What">{{action}}</td><td data-label="Target">{{target}}</td><td data-label="From">{{address}}</td><td data-label="Change">{{detail}}</td></tr>
         {{/events}}
         </tbody>
         </table>
@@ -230,7 +230,7 @@ public struct ConsoleTemplates: Sendable {
         <caption>{{overdueCaption}}</caption>
         <thead><tr><th scope="col">User</th><th scope="col">Device</th><th scope="col">App</th><th scope="col">Last contact</th><th scope="col">Past</th></tr></thead>
         <tbody>
-        {{#overdue}}<tr><td>{{user}}</td><td><a href="{{path}}">{{device}}</a></td><td>{{app}}</td><td>{{lastContact}}</td><td>{{past}}</td></tr>{{/overdue}}
+        {{#overdue}}<tr><td data-label="User">{{user}}</td><td data-label="Device"><a href="{{path}}">{{device}}</a></td><td data-label="App">{{app}}</td><td data-label="Last contact">{{lastContact}}</td><td data-label="Past">{{past}}</td></tr>{{/overdue}}
         </tbody>
         </table>
         {{/hasOverdue}}
@@ -263,7 +263,7 @@ public struct ConsoleTemplates: Sendable {
         {{#hasLegend}}<ul class="legend">{{#legend}}<li><span class="swatch {{style}}"></span>{{name}}</li>{{/legend}}</ul>{{/hasLegend}}
         <details><summary>Figures<span class="hidden"> of {{title}}</span></summary>
         <table><thead><tr><th scope="col">From (UTC)</th>{{#columns}}<th scope="col">{{value}}</th>{{/columns}}</tr></thead>
-        <tbody>{{#rows}}<tr><th scope="row">{{label}}</th>{{#cells}}<td>{{value}}</td>{{/cells}}</tr>{{/rows}}</tbody></table>
+        <tbody>{{#rows}}<tr><th scope="row">{{label}}</th>{{#cells}}<td data-label="{{column}}">{{value}}</td>{{/cells}}</tr>{{/rows}}</tbody></table>
         </details>
         </section>
         """,
@@ -281,7 +281,7 @@ public struct ConsoleTemplates: Sendable {
         nav a { color: #0b4f9c; }
         nav a[aria-current="page"] { font-weight: 700; color: #1d1d1f; }
         .sign-out { margin-left: auto; display: flex; gap: 0.5rem; align-items: center; }
-        main { padding: 1.5rem; max-width: 60rem; }
+        main { padding: 1.5rem; max-width: 80rem; }
         label { display: block; margin-top: 1rem; font-weight: 600; }
         textarea { display: block; width: 100%; max-width: 40rem; box-sizing: border-box; font: inherit; font-size: 1.05rem; padding: 0.55rem; margin-top: 0.3rem; border: 1px solid #6e7781; border-radius: 4px; }
         input { display: block; width: 100%; max-width: 28rem; box-sizing: border-box; font-size: 1.05rem; padding: 0.55rem; margin-top: 0.3rem; border: 1px solid #6e7781; border-radius: 4px; }
@@ -299,7 +299,7 @@ public struct ConsoleTemplates: Sendable {
         .confirm .cancel { display: inline-block; margin-left: 1.25rem; }
         .notice { color: #1f5f2c; font-weight: 600; }
         code { font-size: 1.05rem; word-break: break-all; }
-        .qr { display: block; image-rendering: pixelated; }
+        .qr { display: block; image-rendering: pixelated; max-width: 100%; height: auto; }
         .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 1rem; list-style: none; padding: 0; }
         .figures li { border: 1px solid #c9ced6; border-radius: 6px; padding: 0.75rem 1rem; }
         .figures .label { display: block; font-size: 0.95rem; }
@@ -310,6 +310,9 @@ public struct ConsoleTemplates: Sendable {
         .quiet { color: #4b535c; font-size: 0.9rem; }
         .downloads { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; }
         td { overflow-wrap: anywhere; }
+        td[data-label*="UTC"], td[data-label="Time"], td[data-label="Added"], td[data-label="Linked"],
+        td[data-label="Last contact"], td[data-label="Version"], td[data-label="App version"], td[data-label="Status"],
+        td[data-label="Level"], td[data-label="Via"], td[data-label="ID"], .actions button { white-space: nowrap; }
         table { border-collapse: collapse; margin-top: 1.25rem; width: 100%; }
         caption { text-align: left; font-weight: 600; padding-bottom: 0.5rem; }
         th, td { text-align: left; padding: 0.45rem 0.6rem; border-bottom: 1px solid #c9ced6; vertical-align: top; }
@@ -327,7 +330,7 @@ public struct ConsoleTemplates: Sendable {
         .facts dt { font-weight: 600; }
         .facts dd { margin: 0; }
         .attention li { margin: 0.3rem 0; }
-        .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr)); gap: 1.5rem; }
+        .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(22rem, 100%), 1fr)); gap: 1.5rem; }
         .chart h3 { margin: 0.5rem 0 0.25rem; }
         .chart svg { display: block; width: 100%; height: auto; }
         .chart p { margin: 0.25rem 0; }
@@ -341,6 +344,11 @@ public struct ConsoleTemplates: Sendable {
         details { margin-top: 0.25rem; }
         details table { margin-top: 0.5rem; font-size: 0.95rem; }
         @media print { header, form, .links, .skip { display: none; } main { padding: 0; } }
-        @media (max-width: 40rem) { thead { display: none; } td { display: block; border: 0; padding: 0.2rem 0; } tr { display: block; border-bottom: 1px solid #c9ced6; padding: 0.5rem 0; } }
+        @media (max-width: 40rem) {
+            thead { display: none; }
+            td { display: block; border: 0; padding: 0.2rem 0; }
+            td[data-label]::before { content: attr(data-label) ": "; font-weight: 600; }
+            tr { display: block; border-bottom: 1px solid #c9ced6; padding: 0.5rem 0; }
+        }
         """
 }
