@@ -300,4 +300,66 @@ struct ConsoleUsersTests {
             #expect(wrong.status == .badRequest && wrong.text.contains("From: give a date and time"))
         }
     }
+
+    @Test("logs page a hundred at a time, newest received first and back; errors stand out; devices by their name")
+    func logPages() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let alice = try await ChangeUploadTests.author("alice", api: api)
+            let device = try #require(
+                try await fixture.server.storage.device(appID: "checks", registrationID: alice.registrationID)
+            )
+            let start = fixture.clock.now().addingTimeInterval(-3_600)
+            // Received in order, made on the device in another order: the page follows
+            // the order they arrived in, as it says.
+            let records = (0..<250).map { (index: Int) -> LogRecord in
+                let made: TimeInterval = Double((index * 7) % 250)
+                return LogRecord(
+                    appID: "checks",
+                    username: "alice",
+                    deviceID: device.deviceID,
+                    time: start.addingTimeInterval(made),
+                    level: index % 50 == 0 ? "error" : "info",
+                    message: "entry \(index)",
+                    source: "sync",
+                    receivedAt: start.addingTimeInterval(Double(index))
+                )
+            }
+            let retention = LogRetention(
+                entriesPerDevice: 1_000,
+                entriesPerUser: 1_000,
+                entriesPerApp: 1_000,
+                receivedAfter: start.addingTimeInterval(-60)
+            )
+            try await fixture.server.storage.insertLogs(records, retention: retention)
+            let browser = try await ConsoleAppsTests.browser(api, fixture, "ops.vic", role: .viewer)
+            var seen: [Int] = []
+            var path: String? = "/console/logs?app=checks"
+            var pages = 0
+            while let next = path {
+                let page = try await browser.get(next)
+                try page.expect(.ok)
+                pages += 1
+                seen += page.text.matches(of: /<td data-label="Message">entry (\d+)<\/td>/).compactMap { Int($0.1) }
+                #expect(page.text.contains("Stand 12 tablet <span class=\"quiet\">(\(device.deviceID))</span>"))
+                #expect(pages == 1 || page.text.contains(#"<a href="/console/logs?app=checks">Newest entries</a>"#))
+                path = page.text.firstMatch(of: /<a href="([^"]+)" rel="next">Older entries<\/a>/)
+                    .map { String($0.1).replacingOccurrences(of: "&amp;", with: "&") }
+                if pages == 1 {
+                    #expect(page.text.contains(#"<tr class="severity-error"><td data-label="Received">"#))
+                    #expect(page.text.contains("The newest entries, newest received first, 100 a page"))
+                }
+            }
+            #expect(pages == 3)
+            #expect(seen == Array((0..<250).reversed()), "each entry once, newest received first")
+            // The API pages alike, by the entry's ID.
+            let first = try await api.admin(.get, "/admin/apps/checks/logs?limit=2")
+                .decode([Components.Schemas.StoredLogEntry].self)
+            let last = try #require(first.last?.id)
+            let then = try await api.admin(.get, "/admin/apps/checks/logs?limit=2&before=\(last)")
+                .decode([Components.Schemas.StoredLogEntry].self)
+            #expect((first + then).map(\.message) == ["entry 249", "entry 248", "entry 247", "entry 246"])
+            #expect(try await api.admin(.get, "/admin/apps/checks/logs?before=0").status == .badRequest)
+        }
+    }
 }

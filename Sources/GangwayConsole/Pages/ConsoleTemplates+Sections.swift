@@ -349,13 +349,14 @@ extension ConsoleTemplates {
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         {{#hasEntries}}<table>
         <caption>{{caption}}</caption>
-        <thead><tr><th scope="col">Time</th><th scope="col">User</th><th scope="col">Device</th><th scope="col">Level</th><th scope="col">Message</th><th scope="col">Source</th></tr></thead>
+        <thead><tr><th scope="col">Received</th><th scope="col">Made on the device</th><th scope="col">User</th><th scope="col">Device</th><th scope="col">Level</th><th scope="col">Message</th><th scope="col">Source</th></tr></thead>
         <tbody>
-        {{#entries}}<tr><td data-label="Time">{{time}}</td><td data-label="User">{{user}}</td><td data-label="Device">{{device}}</td><td data-label="Level">{{level}}</td><td data-label="Message">{{message}}</td><td data-label="Source">{{source}}</td></tr>
+        {{#entries}}<tr{{#severity}} class="severity-{{severity}}"{{/severity}}><td data-label="Received">{{received}}</td><td data-label="Made on the device">{{time}}</td><td data-label="User">{{user}}</td><td data-label="Device">{{device}}{{#deviceID}} <span class="quiet">({{deviceID}})</span>{{/deviceID}}</td><td data-label="Level">{{level}}</td><td data-label="Message">{{message}}</td><td data-label="Source">{{source}}</td></tr>
         {{/entries}}
         </tbody>
         </table>{{/hasEntries}}
         {{^hasEntries}}<p>No entry.</p>{{/hasEntries}}
+        <p class="links">{{#newest}}<a href="{{newest}}">Newest entries</a>{{/newest}}{{#older}}<a href="{{older}}" rel="next">Older entries</a>{{/older}}</p>
         {{/main}}{{/layout}}
         """,
     ]

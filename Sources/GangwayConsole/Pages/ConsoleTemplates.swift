@@ -293,6 +293,9 @@ public struct ConsoleTemplates: Sendable {
         :focus-visible { outline: 3px solid #b35900; outline-offset: 2px; }
         .error { color: #a51d2d; font-weight: 600; }
         .warning { color: #7a4a00; font-weight: 600; }
+        .severity-error td { color: #a51d2d; }
+        .severity-error td[data-label="Level"] { font-weight: 700; }
+        .severity-warning td[data-label="Level"] { color: #7a4a00; font-weight: 700; }
         button.danger, .actions button.danger { background: #a51d2d; border-color: #a51d2d; }
         .actions button.danger { margin-left: 1.5rem; }
         .consequence { border-left: 4px solid #a51d2d; padding-left: 0.75rem; }
@@ -312,7 +315,7 @@ public struct ConsoleTemplates: Sendable {
         td { overflow-wrap: anywhere; }
         td[data-label*="UTC"], td[data-label="Time"], td[data-label="Added"], td[data-label="Linked"],
         td[data-label="Last contact"], td[data-label="Version"], td[data-label="App version"], td[data-label="Status"],
-        td[data-label="Level"], td[data-label="Via"], td[data-label="ID"], .actions button { white-space: nowrap; }
+        td[data-label="Level"], td[data-label="Via"], td[data-label="Received"], td[data-label="Made on the device"], td[data-label="ID"], .actions button { white-space: nowrap; }
         table { border-collapse: collapse; margin-top: 1.25rem; width: 100%; }
         caption { text-align: left; font-weight: 600; padding-bottom: 0.5rem; }
         th, td { text-align: left; padding: 0.45rem 0.6rem; border-bottom: 1px solid #c9ced6; vertical-align: top; }

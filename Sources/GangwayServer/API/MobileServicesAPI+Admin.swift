@@ -273,13 +273,17 @@ extension MobileServicesAPI {
             // No user's name holds a control character (and PostgreSQL text cannot hold a NUL).
             if Validation.hasControlCharacters(user) { return .ok(.init(body: .json([]))) }
         }
+        if let before = query.before, before < 1 {
+            throw APIError.badRequest("before must be an entry's ID, 1 or more.", code: .invalidField)
+        }
         // Levels by rank, as the settings exchange names them.
         let ranked = Components.Schemas.LogSettings.LogLevelPayload.allCases.map(\.rawValue).filter { !$0.isEmpty }
         let filter = ServerStorage.LogFilter(
             username: query.user,
             levels: query.level.map { level in Array(ranked.drop { $0 != level.rawValue }) },
             since: query.since,
-            until: query.until
+            until: query.until,
+            before: query.before
         )
         let logs = try await perform { try await storage.logs(appID: app.id, filter: filter, limit: limit) }
         return .ok(
@@ -293,7 +297,8 @@ extension MobileServicesAPI {
                             source: $0.source,
                             userID: $0.username,
                             deviceID: $0.deviceID,
-                            receivedAt: $0.receivedAt
+                            receivedAt: $0.receivedAt,
+                            id: $0.id
                         )
                     }
                 )

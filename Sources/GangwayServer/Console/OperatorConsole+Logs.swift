@@ -9,8 +9,8 @@ import Hummingbird
 /// the database, through the admin API's own `GET /admin/apps/{appID}/logs`; control
 /// characters are shown escaped.
 extension OperatorConsole {
-    /// Entries on the page.
-    static let logsShown = 200
+    /// Entries on a page.
+    static let logsShown = 100
 
     func registerLogs(on router: Router<ServerContext>) {
         router.get(RouterPath(ConsolePaths.logs)) { request, _ in await logs(request) }
@@ -36,6 +36,7 @@ extension OperatorConsole {
         )
         var since: Date?
         var until: Date?
+        let before = Int64(text("before")).flatMap { $0 >= 1 ? $0 : nil }
         for (name, title) in [("since", "From"), ("until", "Before")] where !text(name).isEmpty {
             guard let time = UTCTime.parse(text(name)) else {
                 error = "\(title): give a date and time, such as 2026-11-26T08:00."
@@ -45,12 +46,14 @@ extension OperatorConsole {
         }
         var entries: [Components.Schemas.StoredLogEntry] = []
         if let appID, error == nil {
+            // One more than shown, to know whether an older page follows.
             let query = Operations.ListLogs.Input.Query(
-                limit: Self.logsShown,
+                limit: Self.logsShown + 1,
                 user: user.isEmpty ? nil : user,
                 level: level,
                 since: since,
-                until: until
+                until: until,
+                before: before
             )
             do {
                 guard
@@ -68,6 +71,29 @@ extension OperatorConsole {
             }
         }
         func escaped(_ text: String) -> String { TextRules.escapingControls(text, keepingLines: false) }
+        let olderFollow = entries.count > Self.logsShown
+        entries = Array(entries.prefix(Self.logsShown))
+        // Each device by the name the devices page shows it by.
+        var names: [String: String] = [:]
+        if let appID {
+            for (username, deviceID) in Set(entries.map { [$0.userID, $0.deviceID] }).map({ ($0[0], $0[1]) }) {
+                if let found = try? await api.storage.device(appID: appID, username: username, deviceID: deviceID) {
+                    names[username + "\u{0}" + deviceID] = found.deviceName
+                }
+            }
+        }
+        func pagePath(before: Int64?) -> String {
+            var components = URLComponents()
+            components.path = ConsolePaths.logs
+            components.queryItems =
+                [
+                    ("app", appID ?? ""), ("user", user), ("level", level?.rawValue ?? ""), ("since", text("since")),
+                    ("until", text("until")),
+                ]
+                .filter { !$0.1.isEmpty }.map { URLQueryItem(name: $0.0, value: $0.1) }
+                + (before.map { [URLQueryItem(name: "before", value: String($0))] } ?? [])
+            return components.string ?? ConsolePaths.logs
+        }
         let levels = [""] + Operations.ListLogs.Input.Query.LevelPayload.allCases.map(\.rawValue)
         let page = LogsPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.logs),
@@ -79,16 +105,21 @@ extension OperatorConsole {
             since: text("since"),
             until: text("until"),
             entries: entries.map {
-                LogsPage.Entry(
+                let name = names[$0.userID + "\u{0}" + $0.deviceID]
+                return LogsPage.Entry(
+                    received: Self.minute($0.receivedAt),
                     time: Self.minute($0.time),
                     user: escaped($0.userID),
-                    device: escaped($0.deviceID),
+                    device: escaped(name ?? $0.deviceID),
+                    deviceID: name == nil ? "" : escaped($0.deviceID),
                     level: escaped($0.level),
                     message: escaped($0.message),
                     source: escaped($0.source ?? "")
                 )
             },
             shown: Self.logsShown,
+            older: olderFollow ? entries.last?.id.map { pagePath(before: $0) } : nil,
+            newest: before == nil ? nil : pagePath(before: nil),
             error: error
         )
         return self.page(page, status: error == nil ? .ok : .badRequest, browser: browser)

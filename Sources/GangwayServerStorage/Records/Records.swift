@@ -225,6 +225,8 @@ public struct LogRetention: Sendable, Hashable {
 
 /// A log entry a device uploaded.
 public struct LogRecord: Sendable, Hashable {
+    /// The entry's place in the order entries were received, once stored.
+    public var id: Int64?
     public var appID: String
     public var username: String
     public var deviceID: String
@@ -242,8 +244,10 @@ public struct LogRecord: Sendable, Hashable {
         level: String,
         message: String,
         source: String?,
-        receivedAt: Date
+        receivedAt: Date,
+        id: Int64? = nil
     ) {
+        self.id = id
         self.appID = appID
         self.username = username
         self.deviceID = deviceID

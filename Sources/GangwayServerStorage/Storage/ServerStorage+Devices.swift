@@ -180,16 +180,26 @@ extension ServerStorage {
         public var since: Date?
         /// Only those made before this time.
         public var until: Date?
+        /// Only those received before the entry of this ID: the page after the one it ended.
+        public var before: Int64?
 
-        public init(username: String? = nil, levels: [String]? = nil, since: Date? = nil, until: Date? = nil) {
+        public init(
+            username: String? = nil,
+            levels: [String]? = nil,
+            since: Date? = nil,
+            until: Date? = nil,
+            before: Int64? = nil
+        ) {
             self.username = username
             self.levels = levels
             self.since = since
             self.until = until
+            self.before = before
         }
     }
 
-    /// The app's newest log entries that pass `filter`, at most `limit`, newest first.
+    /// The app's newest log entries that pass `filter`, at most `limit`, newest received
+    /// first (by ID: a page after another starts at ``LogFilter/before``).
     public func logs(
         appID: String,
         filter: LogFilter = LogFilter(),
@@ -198,7 +208,7 @@ extension ServerStorage {
         -> [LogRecord]
     {
         var statement: SQL = """
-            SELECT app_id, username, device_id, time, level, message, source, received_at
+            SELECT id, app_id, username, device_id, time, level, message, source, received_at
             FROM logs WHERE app_id = \(appID)
             """
         if let username = filter.username { statement = statement + " AND username = \(username)" }
@@ -208,6 +218,7 @@ extension ServerStorage {
         }
         if let since = filter.since { statement = statement + " AND time >= \(since)" }
         if let until = filter.until { statement = statement + " AND time < \(until)" }
+        if let before = filter.before { statement = statement + " AND id < \(before)" }
         return try await all(statement + " ORDER BY id DESC LIMIT \(limit)") { row throws(StorageError) in
             LogRecord(
                 appID: try row("app_id"),
@@ -217,7 +228,8 @@ extension ServerStorage {
                 level: try row("level"),
                 message: try row("message"),
                 source: try row("source"),
-                receivedAt: try row("received_at")
+                receivedAt: try row("received_at"),
+                id: try row("id")
             )
         }
     }
