@@ -56,6 +56,10 @@ struct CrewBackendEndToEndTests {
         #expect(alice.output.contains("No notes for the shift yet."))
         #expect(alice.output.contains("Noted, as you, for the next shift."))
         #expect(alice.output.contains("Alice Martin: stand 14 tyre gauge is with the night crew"))
+        #expect(
+            alice.output.contains(/\n  [0-2][0-9]:[0-5][0-9] Alice Martin: stand 14/),
+            "the note's time on the 24-hour clock, as crews read it: \(alice.output)"
+        )
         #expect(alice.output.contains("crew note TEXT leaves a note"), "an empty note gets the usage")
 
         // The next shift on the same device: bob arrives as bob, and reads alice's note.

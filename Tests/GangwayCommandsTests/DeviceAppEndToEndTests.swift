@@ -571,7 +571,7 @@ struct DeviceAppEndToEndTests {
             "Befehle: edit, sync",
             "Das ist kein Befehl (die Eingabe wird nicht wiederholt: sie kann geheim sein); 'help' zeigt die Befehle.",
             "wait SEKUNDEN        so tun, als verginge Zeit",
-            "Nicht gespeichert: Geräte dürfen eines der Felder nicht schreiben.\n",
+            "Nicht gespeichert: Geräte dürfen aircraft nicht schreiben.\n",
             "Für diese E-Mail-Adresse ist keine App eingerichtet.", "Falscher Benutzername oder falsches Passwort.",
             "Änderung an F-GKXA-tyres auf diesem Gerät gespeichert (ausstehend).",
             "Der Server hat geantwortet: 1 übernommen.",

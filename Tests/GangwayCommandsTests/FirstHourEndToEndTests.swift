@@ -462,6 +462,36 @@ struct FirstHourEndToEndTests {
         if stamps.count == 2 { #expect(stamps[1] > stamps[0], "\(stamps)") }
     }
 
+    @Test("offline, the last contact is the one that read the checks shown, never an earlier one")
+    func lastContactIsTheReadShown() async throws {
+        let device = try DeviceAppEndToEndTests.Device()
+        defer { device.directory.remove() }
+        let runner = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
+        let running = try runner.launchCapturing(["--data-dir", device.directory.url.path, "--bcrypt-cost", "4"])
+        func type(_ lines: [String]) {
+            running.input.fileHandleForWriting.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+        }
+        // The settings are exchanged at onboarding; the checks are read again seconds later,
+        // and then shown from the kept copy.
+        type(DeviceAppEndToEndTests.aliceOnboards)
+        try await Task.sleep(for: .milliseconds(2_500))
+        type(["home", "offline on", "home", "quit"])
+        try running.input.fileHandleForWriting.close()
+        running.process.waitUntilExit()
+        let output = String(decoding: running.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        func stamps(after marker: String) -> [String] {
+            output.components(separatedBy: marker).dropFirst().map { String($0.prefix(19)) }
+        }
+        let contacts = stamps(after: ", last contact ")
+        let kept = stamps(after: " kept from ")
+        #expect(contacts.count == 3, "\(output)")
+        #expect(kept.count == 1, "\(output)")
+        guard contacts.count == 3, kept.count == 1 else { return }
+        #expect(contacts[1] > contacts[0], "\(contacts)")
+        #expect(kept[0] == contacts[1], "the kept copy is the second read's")
+        #expect(contacts[2] == kept[0], "offline, the last contact is the read of the checks shown: \(contacts)")
+    }
+
     @Test("a user whose restore keeps failing can be removed from the device, and the device onboards again")
     func removeAUserWhoseRestoreFails() throws {
         let device = try DeviceAppEndToEndTests.Device()

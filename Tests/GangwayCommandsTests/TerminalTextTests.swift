@@ -85,15 +85,24 @@ struct TerminalTextTests {
         #expect(read > 100)
     }
 
-    @Test func aRefusalIsSaidByItsCode() {
-        let refused = ChangeRejection(.fieldNotWritable, "Devices may not write aircraft in checks.")
+    @Test func aRefusalIsSaidByItsCodeNamingItsFields() {
+        let refused = ChangeRejection(
+            .fieldNotWritable,
+            "Devices may not write aircraft, stand in checks.",
+            fields: ["aircraft", "stand"]
+        )
+        let unnamed = ChangeRejection(.fieldNotWritable, "Devices may not write aircraft in checks.")
         let unknown = ChangeRejection(.init(rawValue: "NEW_CODE"), "A reason from a newer server.")
         StringTable.withTable(Self.english) {
-            #expect(TerminalText.describe(refused) == "Devices may not write aircraft in checks.")
+            #expect(TerminalText.describe(refused) == "Devices may not write aircraft, stand in checks.")
             #expect(TerminalText.describe(unknown) == "A reason from a newer server.")
         }
         StringTable.withTable(Self.german) {
-            #expect(TerminalText.describe(refused) == "Geräte dürfen eines der Felder nicht schreiben.")
+            #expect(TerminalText.describe(refused) == "Geräte dürfen aircraft, stand nicht schreiben.")
+            #expect(
+                TerminalText.describe(unnamed) == "Geräte dürfen eines der Felder nicht schreiben.",
+                "a server that names no field"
+            )
             #expect(
                 TerminalText.describe(unknown) == "A reason from a newer server.",
                 "unknown: as the server wrote it"
@@ -184,6 +193,77 @@ struct TerminalTextTests {
     /// A check of the demo app's with `fields`.
     static func check(_ id: String, _ fields: [String: String]) -> AppEntity {
         AppEntity(id: id, fields: fields, version: 1, updatedAt: Date(), updatedBy: "x")
+    }
+
+    /// The app says "Sie" to the person in German, in the crew's lines as everywhere: no
+    /// "du", "dich", "dir" or "dein…" (an option such as `--data-dir` is not a word).
+    @Test func germanAddressesThePersonAsSieEverywhere() {
+        let informal = /(?i)\b(du|dich|dir|dein|deine|deinen|deinem|deiner|deines)\b/
+        let german = TerminalText.tables.entries("de")
+        #expect(german.keys.contains { $0.hasPrefix("terminal.crew.") })
+        for (key, text) in german {
+            let words = text.replacing(/--[a-z-]+/, with: "")
+            #expect(words.firstMatch(of: informal) == nil, "\(key): \(text)")
+        }
+        StringTable.withTable(Self.german) {
+            #expect(localized("crew.shift", "06:00-14:00", "12, 14") == "Ihre Schicht: 06:00-14:00, Positionen 12, 14.")
+            #expect(localized("crew.noShift") == "Heute keine Schicht für Sie.")
+        }
+    }
+
+    @Test("times are on the 24-hour clock in every language: 15:05, never 3:05 PM")
+    func timesAreOnTheTwentyFourHourClock() throws {
+        let utc = try #require(TimeZone(identifier: "UTC"))
+        let afternoon = Date(timeIntervalSince1970: 1_795_014_300)  // 2026-11-18 15:05:00 UTC
+        for table in [Self.english, Self.german] {
+            StringTable.withTable(table) {
+                #expect(TerminalTime.time(afternoon, in: utc) == "15:05")
+                #expect(TerminalTime.time(afternoon.addingTimeInterval(-12 * 3600), in: utc) == "03:05")
+                #expect(TerminalTime.dateAndTime(afternoon.addingTimeInterval(9), in: utc) == "2026-11-18 15:05:09")
+            }
+        }
+    }
+
+    /// The demo's checks in German, where "Position 12" is wider than the English column:
+    /// each column starts at the same terminal column in every row, marked or not.
+    @Test func germanChecksLineUp() {
+        var shown = DemoServer.sampleChecks.map {
+            OfflineWork.ShownEntity(entity: $0, pending: false, needsAttention: false)
+        }
+        shown[1].pending = true
+        shown[2].needsAttention = true
+        StringTable.withTable(Self.german) {
+            let lines = ChecksText.lines(shown)
+            #expect(lines.count == 5)
+            let columns = lines.map { line in
+                ["A32", "Position", line.contains(" done") ? "done" : "open"].compactMap { word in
+                    line.range(of: word).map { TerminalColumns.width(of: line[..<$0.lowerBound]) }
+                }
+            }
+            #expect(columns.allSatisfy { $0.count == 3 }, "\(lines)")
+            #expect(Set(columns).count == 1, "\(lines)")
+        }
+    }
+
+    /// The shift's notes in German: each note ("stand 14 …") starts at the same terminal
+    /// column whoever wrote it, a wide name included, after its time on the 24-hour clock.
+    @Test func germanCrewNotesLineUp() throws {
+        let utc = try #require(TimeZone(identifier: "UTC"))
+        let afternoon = Date(timeIntervalSince1970: 1_795_014_300)  // 2026-11-18 15:05:00 UTC
+        let notes = [
+            CrewBackend.Note(by: "alice", name: "Alice Martin", text: "stand 14 tyre gauge is here", at: afternoon),
+            CrewBackend.Note(by: "bob", name: "Bob Okafor", text: "stand 12 fuel done", at: afternoon - 6 * 3600),
+            CrewBackend.Note(by: "taro", name: "山田 太郎", text: "stand 3 walk-around", at: afternoon),
+        ]
+        StringTable.withTable(Self.german) {
+            let lines = CrewNotesText.lines(notes, in: utc)
+            let columns = lines.map { line in
+                line.range(of: "stand").map { TerminalColumns.width(of: line[..<$0.lowerBound]) }
+            }
+            #expect(columns.allSatisfy { $0 != nil } && Set(columns).count == 1, "\(lines)")
+            #expect(lines.first == "15:05 Alice Martin: stand 14 tyre gauge is here")
+            #expect(lines.dropFirst().first?.hasPrefix("09:05 Bob Okafor:   stand 12") == true, "\(lines)")
+        }
     }
 
     @Test func germanPolicyAndChecks() {

@@ -43,4 +43,16 @@ struct ChangeResultJSONTests {
         let entity = EntityState(fields: ["status": "done"], version: 2)
         #expect(ChangeAnswer(result: Self.plain[0], entity: entity).plainJSON == nil)
     }
+
+    @Test func aRejectionKeepsTheFieldsItNamesAndOneKeptBeforeThemReadsWithNone() throws {
+        let named = ChangeRejection(.fieldNotWritable, "Devices may not write aircraft.", fields: ["aircraft"])
+        let json = try JSONEncoder().encode(named)
+        #expect(try JSONDecoder().decode(ChangeRejection.self, from: json).fields == ["aircraft"])
+        let earlier = Data(#"{"code":"FIELD_NOT_WRITABLE","message":"Devices may not write aircraft."}"#.utf8)
+        let read = try JSONDecoder().decode(ChangeRejection.self, from: earlier)
+        #expect(read.code == .fieldNotWritable)
+        #expect(read.fields.isEmpty)
+        let unnamed = try JSONEncoder().encode(ChangeRejection(.keyRevoked, "The author's registration was wiped."))
+        #expect(!String(decoding: unnamed, as: UTF8.self).contains("fields"), "written as before when it names none")
+    }
 }

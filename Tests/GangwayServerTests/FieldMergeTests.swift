@@ -127,6 +127,7 @@ struct EntitySetRulesTests {
         } catch {
             #expect(error.code == .fieldNotWritable)
             #expect(error.message.contains("aircraft"))
+            #expect(error.fields == ["aircraft"], "named apart too, for a text in another language")
             #expect(!error.message.contains("D-AIZZ"), "no value in the message")
         }
     }

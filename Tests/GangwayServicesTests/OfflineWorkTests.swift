@@ -210,6 +210,7 @@ struct OfflineWorkTests {
             #expect(report.sent.answered == [.rejected: 1, .applied: 1])
             #expect(report.archived.map(\.id) == [note.id])
             #expect(report.archived.first?.rejection?.code == .fieldNotWritable)
+            #expect(report.archived.first?.rejection?.fields == ["note"], "the server names the field")
             #expect(try alice.work.own(in: context).map(\.id) == [note.id, status.id])
             #expect(try await Self.entity(server, "F-GKXA-tyres")["status"] == "done", "the queue did not stop")
             #expect(try await Self.entity(server, "F-GKXA-fuel")["status"] == "open", "held behind the rejection")

@@ -31,6 +31,17 @@ struct PrivateFilesTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: file.deletingLastPathComponent().path) == ["token"])
     }
 
+    @Test("making a directory says which it made, outermost first, and none when it was there")
+    func madeDirectories() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let made = try PrivateFiles.makeDirectory(root.appendingPathComponent("a/b"))
+        #expect(made.map(\.lastPathComponent) == ["a", "b"])
+        #expect(made.map { PrivateFiles.mode(of: $0.path) } == [0o700, 0o700])
+        #expect(try PrivateFiles.makeDirectory(root.appendingPathComponent("a/b")).isEmpty)
+        #expect(try PrivateFiles.makeDirectory(root.appendingPathComponent("a/c")).map(\.lastPathComponent) == ["c"])
+    }
+
     @Test("a watcher never sees the file, or its temporary, readable by others")
     func watcher() async throws {
         let root = try temporaryDirectory()

@@ -329,7 +329,19 @@ struct ServeCommand: AsyncParsableCommand {
         }
         // One server per data directory: a second would share its database and its URL file.
         let hold = try DirectoryLock(configuration.dataDirectory, holder: "gangway serve")
-        defer { hold.release() }
+        do {
+            try await start(configuration)
+            hold.release()
+        } catch {
+            // A server that failed leaves no lock of its own behind (another process's is
+            // never touched), nor the empty directories made for it.
+            hold.releaseRemovingWhatItMade()
+            throw error
+        }
+    }
+
+    /// Opens the held data directory's server and serves until interrupted.
+    private func start(_ configuration: ServerConfiguration) async throws {
         let server = try await MobileServicesServer(configuration: configuration, renewAdminToken: newAdminToken)
         switch server.adminToken {
         case .created(let path):

@@ -254,7 +254,7 @@ extension MobileServicesAPI {
             changeID: nil,
             outcome: .rejected,
             conflicts: [],
-            rejection: .init(code: rejection.code.rawValue, message: rejection.message)
+            rejection: wire(rejection)
         )
     }
 
@@ -267,8 +267,17 @@ extension MobileServicesAPI {
             conflicts: result.conflicts.map {
                 .init(field: $0.field, serverValue: $0.serverValue, deviceValue: $0.deviceValue)
             },
-            rejection: result.rejection.map { .init(code: $0.code.rawValue, message: $0.message) },
+            rejection: result.rejection.map(wire),
             entity: entity.map { wire($0) }
+        )
+    }
+
+    /// A rejection as the device reads it: its fields named when it names any.
+    static func wire(_ rejection: ChangeRejection) -> Components.Schemas.ChangeResult.RejectionPayload {
+        .init(
+            code: rejection.code.rawValue,
+            message: rejection.message,
+            fields: rejection.fields.isEmpty ? nil : rejection.fields
         )
     }
 }

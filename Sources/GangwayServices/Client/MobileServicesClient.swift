@@ -316,7 +316,7 @@ extension ChangeResult {
                 FieldConflict(field: $0.field, serverValue: $0.serverValue, deviceValue: $0.deviceValue)
             },
             rejection: wire.rejection.map {
-                ChangeRejection(ChangeRejection.Code(rawValue: $0.code), $0.message)
+                ChangeRejection(ChangeRejection.Code(rawValue: $0.code), $0.message, fields: $0.fields ?? [])
             }
         )
     }

@@ -30,9 +30,12 @@ public enum PrivateFiles {
     /// (writable by others without the sticky bit, or owned by another account than the
     /// user or root). An unsafe one is refused, never narrowed: it may be someone else's.
     ///
+    /// - Returns: The directories this call made, outermost first (none when `directory`
+    ///   was there): what a caller that gives up may remove again, and nothing else.
     /// - Throws: ``PrivateFileError`` when a directory cannot be made, the path is a
     ///   file, or the directory is unsafe (``PrivateFileError/unsafe``).
-    public static func makeDirectory(_ directory: URL) throws(PrivateFileError) {
+    @discardableResult
+    public static func makeDirectory(_ directory: URL) throws(PrivateFileError) -> [URL] {
         let path = directory.standardizedFileURL.path
         var status = stat()
         if stat(path, &status) == 0 {
@@ -42,8 +45,9 @@ public enum PrivateFiles {
             try checkLink(path)
             try checkOwnDirectory(path, status)
             try checkAncestors(of: path)
-            return
+            return []
         }
+        var made: [URL] = []
         let parent = directory.standardizedFileURL.deletingLastPathComponent()
         if parent.path != path {
             var parentStatus = stat()
@@ -53,18 +57,23 @@ public enum PrivateFiles {
                 }
                 try checkAncestors(of: path)
             } else {
-                try makeDirectory(parent)
+                made = try makeDirectory(parent)
             }
         }
-        guard mkdir(path, directoryMode) == 0 || errno == EEXIST else { throw .failed(path, "cannot be created") }
+        // Another process may make it at the same moment: then it is not this call's.
+        if mkdir(path, directoryMode) == 0 {
+            made.append(URL(fileURLWithPath: path, isDirectory: true))
+        } else if errno != EEXIST {
+            throw .failed(path, "cannot be created")
+        }
         // mkdir applies the umask, which may take bits away but never adds any; only a
         // directory this call made is set.
-        var made = stat()
-        guard stat(path, &made) == 0, made.st_mode & S_IFMT == S_IFDIR else {
+        guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
             throw PrivateFileError(.notADirectory, path: path, reason: "it is not a directory")
         }
-        if made.st_mode & 0o7777 != directoryMode { _ = chmod(path, directoryMode) }
-        try checkOwnDirectory(path, made)
+        if status.st_mode & 0o7777 != directoryMode { _ = chmod(path, directoryMode) }
+        try checkOwnDirectory(path, status)
+        return made
     }
 
     /// Checks that `directory` exists and is safe as ``makeDirectory(_:)`` requires,

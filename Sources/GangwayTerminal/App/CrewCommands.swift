@@ -58,10 +58,7 @@ struct CrewCommands: Sendable {
             return
         }
         console.line(localized("crew.notes"))
-        let time = Date.FormatStyle(date: .omitted, time: .shortened)
-        for note in roster.notes {
-            console.line("  " + localized("crew.note", note.at.formatted(time), note.name, note.text))
-        }
+        for line in CrewNotesText.lines(roster.notes) { console.line("  " + line) }
     }
 
     private func note(_ text: String, _ client: DestinationClient) async throws {

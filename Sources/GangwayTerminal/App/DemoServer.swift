@@ -64,11 +64,22 @@ public struct DemoServer: Sendable {
     /// QR codes) no longer reaches it.
     let keptPortTaken: Int?
 
-    /// Opens (or creates) the server's database under `directory`.
+    /// Opens (or creates) the server's database under `directory`. One that cannot be
+    /// opened leaves no lock of its own behind.
     /// - Throws: ``PrivateFileError/inUse`` when another process serves `directory`.
     /// - Parameter holder: What runs it, for the message a second process shows.
     init(directory: URL, bcryptCost: UInt8, logger: Logger, holder: String) async throws {
-        hold = try DirectoryLock(directory, holder: holder)
+        let hold = try DirectoryLock(directory, holder: holder)
+        do {
+            try await self.init(directory: directory, bcryptCost: bcryptCost, logger: logger, hold: hold)
+        } catch {
+            hold.releaseRemovingWhatItMade()
+            throw error
+        }
+    }
+
+    private init(directory: URL, bcryptCost: UInt8, logger: Logger, hold: DirectoryLock) async throws {
+        self.hold = hold
         self.directory = directory
         self.logger = logger
         let kept = (try? String(contentsOf: directory.appendingPathComponent("port"), encoding: .utf8))
@@ -154,7 +165,9 @@ public struct DemoServer: Sendable {
     /// whether `body` returned or threw. Once it listens, the port and the URL are written
     /// to `port` and `url` in the server's directory (for the next start and for
     /// `gangway admin`), owner-only; the URL goes when the server stops, unless another
-    /// server wrote its own since, so nothing is sent to whatever listens there next.
+    /// server wrote its own since, so nothing is sent to whatever listens there next. When
+    /// it or `body` throws, the lock this value made goes too
+    /// (``GangwaySystem/DirectoryLock/releaseRemovingWhatItMade()``).
     ///
     /// - Parameter withCrew: Whether the demo airline's crew backend runs beside it, behind
     ///   the demo app's destination `crew` (the device app's server; not a command's).
@@ -165,8 +178,15 @@ public struct DemoServer: Sendable {
         let host = ServerHost(server: server, logger: logger)
         let urlFile = ServerURLFile(directory: directory)
         defer { urlFile.removeIfUnchanged() }
-        return try await Interruption.withCleanup({ urlFile.removeIfUnchanged() }) {
-            try await serving(host, urlFile: urlFile, withCrew: withCrew, body)
+        do {
+            return try await Interruption.withCleanup({ urlFile.removeIfUnchanged() }) {
+                try await serving(host, urlFile: urlFile, withCrew: withCrew, body)
+            }
+        } catch {
+            // The URL while the lock is still held: it was written under it.
+            urlFile.removeIfUnchanged()
+            hold.releaseRemovingWhatItMade()
+            throw error
         }
     }
 

@@ -52,7 +52,19 @@ public struct DeviceApp: Sendable {
         StringTable.use(TerminalText.table)
         // One app per device directory: a second would share its stores and outbox.
         let hold = try DirectoryLock(options.deviceDirectory, holder: "gangway, the device app")
-        defer { hold.release() }
+        do {
+            try await launch()
+            hold.release()
+        } catch {
+            // A launch that failed leaves no lock of its own behind (another process's is
+            // never touched), nor the empty directories made for it.
+            hold.releaseRemovingWhatItMade()
+            throw error
+        }
+    }
+
+    /// The app on the held device directory: against `--server`, or the embedded server.
+    private func launch() async throws {
         if let serverURL = options.serverURL {
             let moved = try await DeviceSetup.follow(
                 server: serverURL,

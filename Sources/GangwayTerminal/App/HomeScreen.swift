@@ -56,9 +56,8 @@ struct HomeScreen: Sendable {
         if let registrationID = context?.info[.deviceRegistration]?.registrationID ?? account?.registrationID {
             console.line(localized("home.registration", registrationID, deviceID))
         }
-        let readAt = (try? reading?.get()).flatMap { $0.isFresh ? $0.fetchedAt : nil }
-        let lastContact = [account?.lastContact, readAt].compactMap { $0 }.max()
-        let contact = lastContact.map { Self.format($0) } ?? localized("home.never")
+        let lastContact = Self.lastContact(settingsExchange: account?.lastContact, reading: try? reading?.get())
+        let contact = lastContact.map { TerminalTime.dateAndTime($0) } ?? localized("home.never")
         let offline = network.isOffline ? localized("home.offlineNote") : ""
         console.line(localized("home.server", serverURL.absoluteString, contact, offline))
         if let store = await manager.store {
@@ -68,7 +67,7 @@ struct HomeScreen: Sendable {
             console.line(localized("home.reports", reports))
             if let terms = try? TermsAcceptance.load(from: store) {
                 let documents = terms.documents.map { "\($0.title) \($0.version)" }.joined(separator: ", ")
-                console.line(localized("home.terms", documents, Self.format(terms.acceptedAt)))
+                console.line(localized("home.terms", documents, TerminalTime.dateAndTime(terms.acceptedAt)))
             }
         }
         if let context, let reading { showChecks(reading, in: context) }
@@ -89,7 +88,7 @@ struct HomeScreen: Sendable {
             ?? reading.entities.map { .init(entity: $0, pending: false, needsAttention: false) }
         let count = shown.count
         let what = count == 0 ? localized("checks.none") : localized("checks.count", count: count)
-        let when = reading.fetchedAt.map(Self.format)
+        let when = reading.fetchedAt.map { TerminalTime.dateAndTime($0) }
         let editable =
             (try? work.canEdit(ChecksText.entitySet, in: context)) == true ? "" : localized("checks.readOnly")
         // Offline by the person's own switch: that is why, not an unreachable server.
@@ -136,9 +135,10 @@ struct HomeScreen: Sendable {
         return PolicyText.describe(policy)
     }
 
-    static func format(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return formatter.string(from: date)
+    /// The server's last contact as the home screen says it: the later of the last
+    /// settings exchange and the contact that read the checks shown (just now, or when
+    /// the kept copy was read), so it is never older than the data on the screen.
+    static func lastContact(settingsExchange: Date?, reading: AppDataReading?) -> Date? {
+        [settingsExchange, reading?.fetchedAt].compactMap { $0 }.max()
     }
 }

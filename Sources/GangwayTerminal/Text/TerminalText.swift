@@ -31,12 +31,16 @@ enum TerminalText {
     }
 
     /// Why a change was refused, as the person reads it: the table's text for its code
-    /// (`terminal.rejection.CODE`, with the message, which names no value, as its
-    /// argument), or the message as the server or the device's rules wrote it for a code
-    /// the table does not know.
+    /// (`terminal.rejection.CODE`, with the message, which names no value, as its first
+    /// argument and the fields it names as its second, or `terminal.rejection.fieldsUnnamed`
+    /// when it names none), or the message as the server or the device's rules wrote it
+    /// for a code the table does not know.
     static func describe(_ rejection: ChangeRejection) -> String {
         guard let template = template("rejection." + rejection.code.rawValue) else { return rejection.message }
-        return StringTable.format(template, [rejection.message])
+        let fields =
+            rejection.fields.isEmpty
+            ? localized("rejection.fieldsUnnamed") : rejection.fields.joined(separator: ", ")
+        return StringTable.format(template, [rejection.message, fields])
     }
 
     /// `text` as a sentence: ending with one full stop (or its own `!` or `?`), for a

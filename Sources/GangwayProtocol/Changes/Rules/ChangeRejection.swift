@@ -43,13 +43,35 @@ public struct ChangeRejection: Error, Sendable, Hashable, Codable, CustomStringC
     public var code: Code
     /// For the author and the admin; names no value of the change.
     public var message: String
+    /// The fields it is about, by name (never a value), for a text in another language
+    /// than the message's: those a ``Code/fieldNotWritable`` refuses. Empty when it names
+    /// none, or the server did not say.
+    public var fields: [String]
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, fields: [String] = []) {
         self.code = code
         self.message = message
+        self.fields = fields
     }
 
     public var description: String { "\(code): \(message)" }
+
+    private enum CodingKeys: String, CodingKey { case code, message, fields }
+
+    /// Reads one kept before rejections named their fields too.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        code = try container.decode(Code.self, forKey: .code)
+        message = try container.decode(String.self, forKey: .message)
+        fields = try container.decodeIfPresent([String].self, forKey: .fields) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encode(message, forKey: .message)
+        if !fields.isEmpty { try container.encode(fields, forKey: .fields) }
+    }
 
     /// Rejections are the same when their codes are: the message is for people.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }

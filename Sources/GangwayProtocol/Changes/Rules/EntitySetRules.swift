@@ -22,7 +22,8 @@ public struct EntitySetRules: Sendable, Hashable, Codable {
         if !refused.isEmpty {
             throw ChangeRejection(
                 .fieldNotWritable,
-                "Devices may not write \(refused.joined(separator: ", ")) in \(change.entitySet)."
+                "Devices may not write \(refused.joined(separator: ", ")) in \(change.entitySet).",
+                fields: refused
             )
         }
     }
