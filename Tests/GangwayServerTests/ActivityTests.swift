@@ -283,9 +283,9 @@ struct ActivityTests {
             #expect(html.components(separatedBy: #"role="img""#).count == 5)
             let hour = String(format: "%02d:00", Calendar.utc.component(.hour, from: fixture.clock.now()))
             #expect(html.contains("<title>\(hour): 2 sign-ins</title>"))
-            #expect(html.contains("<title>\(hour): 1 failed sign-ins</title>"))
+            #expect(html.contains("<title>\(hour): 1 failed sign-in</title>"))
             #expect(html.contains("<title>\(hour): 1 refused</title>"))
-            #expect(html.contains("In the last 24 hours: 2 sign-ins, 1 failed sign-ins; at most 3 in one hour."))
+            #expect(html.contains("In the last 24 hours: 2 sign-ins, 1 failed sign-in; at most 3 in one hour."))
             #expect(
                 html.contains(
                     #"<tr><th scope="row">\#(hour)</th><td data-label="Sign-ins">2</td><td data-label="Failed sign-ins">1</td></tr>"#

@@ -131,12 +131,44 @@ struct ConsoleAppsTests {
             fields["eulaVersion"] = "4-draft"
             let wrong = try await admin.submit(page, to: "/console/apps/checks", fields.map { ($0.key, $0.value) })
             #expect(wrong.status == .badRequest)
-            #expect(wrong.text.contains("erases the person&#39;s data: give a whole number."))
+            // Said beside the setting, which is marked invalid, and named at the top.
+            #expect(
+                wrong.text.contains(
+                    #"<p class="error field-error" id="wipeDisconnectedPeriod-error">Days without contact before the app "#
+                        + "erases the person&#39;s data: give a whole number.</p>"
+                ),
+                "\(wrong.text)"
+            )
+            #expect(
+                wrong.text.contains(
+                    #"aria-describedby="wipeDisconnectedPeriod-hint wipeDisconnectedPeriod-error" aria-invalid="true""#
+                )
+            )
+            #expect(wrong.text.contains("Not saved: one setting needs another value (marked below)."))
             #expect(wrong.text.contains(#"value="a week""#) && wrong.text.contains(#"value="4-draft""#), "kept")
             fields["wipeDisconnectedPeriod"] = "4000"
             let outOfRange = try await admin.submit(page, to: "/console/apps/checks", fields.map { ($0.key, $0.value) })
             #expect(outOfRange.status == .badRequest, "the API's own range")
-            #expect(outOfRange.text.contains("wipeDisconnectedPeriod"))
+            // The API's refusal in the page's words: the label, never the API's key.
+            #expect(
+                outOfRange.text.contains(
+                    #"id="wipeDisconnectedPeriod-error">“Days without contact before the app erases the person&#39;s "#
+                ),
+                "\(outOfRange.text)"
+            )
+            #expect(!outOfRange.text.contains(">wipeDisconnectedPeriod "), "no API key shown as words")
+            // Erasing before locking is refused, in the page's words too.
+            fields["blockWipeEnabled"] = "on"
+            fields["blockDisconnectedPeriod"] = "14"
+            fields["wipeDisconnectedPeriod"] = "3"
+            let backwards = try await admin.submit(page, to: "/console/apps/checks", fields.map { ($0.key, $0.value) })
+            #expect(backwards.status == .conflict, "\(backwards.status)")
+            #expect(backwards.text.contains("(3 days) is shorter than “Days without contact before the app locks"))
+            #expect(
+                backwards.text.contains(
+                    #"aria-describedby="wipeDisconnectedPeriod-hint wipeDisconnectedPeriod-error" aria-invalid="true""#
+                )
+            )
             let unchanged = try await Self.exchange(api)
             #expect((unchanged["passwordPolicy"] as? [String: Any])?["passwordPolicyMinLength"] as? Int == 8)
             #expect((unchanged["consentSettings"] as? [String: Any])?["eulaVersion"] == nil)

@@ -9,10 +9,19 @@ public struct ActivityChart: Sendable {
     public struct Series: Sendable {
         public var name: String
         public var values: [Int]
+        /// What one of them is called (`failed sign-in`); the name, lowercased, counts any
+        /// other number.
+        public var one: String
 
-        public init(name: String, values: [Int]) {
+        public init(name: String, one: String? = nil, values: [Int]) {
             self.name = name
+            self.one = one ?? name.lowercased()
             self.values = values
+        }
+
+        /// `count` of them in words: `1 failed sign-in`, `2 failed sign-ins`.
+        func counted(_ count: Int) -> String {
+            "\(count) \(count == 1 ? one : name.lowercased())"
         }
     }
 
@@ -120,7 +129,7 @@ public struct ActivityChart: Sendable {
                         y: Self.number(y1),
                         width: Self.number(slot * 0.7),
                         height: Self.number(max(y0 - y1, 0.5)),
-                        label: "\(labels[index]): \(value) \(one.name.lowercased())"
+                        label: "\(labels[index]): \(one.counted(value))"
                     )
                 )
             }
@@ -146,7 +155,7 @@ public struct ActivityChart: Sendable {
         }
         let most = totals.max() ?? 0
         if additive {
-            let sums = series.map { one in "\(one.values.reduce(0, +)) \(one.name.lowercased())" }
+            let sums = series.map { one in one.counted(one.values.reduce(0, +)) }
             summary = "In \(span): \(sums.joined(separator: ", ")); at most \(most) in one \(bucket)."
         } else {
             summary = "In \(span): at most \(most) in one \(bucket)."

@@ -81,6 +81,17 @@ public struct AppSettingsPage: ConsolePage {
         public var maxLength: String
         public var options: [ConsoleOption]
         public var disabled: Bool
+        /// Why the value sent was refused, said beside the control, which is marked invalid.
+        public var error: String? {
+            didSet { describedBy = Self.describedBy(key: key, hint: hint, error: error) }
+        }
+        /// The IDs of the hint and the error that describe the control, when there are any.
+        public var describedBy: String?
+
+        static func describedBy(key: String, hint: String?, error: String?) -> String? {
+            let ids = [hint.map { _ in key + "-hint" }, error.map { _ in key + "-error" }].compactMap { $0 }
+            return ids.isEmpty ? nil : ids.joined(separator: " ")
+        }
 
         /// What the control holds: a flag, a whole number within `range`, a text of at
         /// most `maxLength` characters, or one of `choices`.
@@ -98,6 +109,7 @@ public struct AppSettingsPage: ConsolePage {
             self.hint = hint
             self.value = value
             self.disabled = disabled
+            describedBy = Self.describedBy(key: key, hint: hint, error: nil)
             isFlag = false
             isNumber = false
             isText = false

@@ -47,13 +47,14 @@ extension ConsoleTemplates {
         <input type="hidden" name="form_token" value="{{formToken}}">
         {{#sections}}<fieldset><legend>{{title}}</legend>
         {{#fields}}
-        {{#isFlag}}<div class="check"><input type="checkbox" id="{{key}}" name="{{key}}"{{#checked}} checked{{/checked}}{{#disabled}} disabled{{/disabled}}{{#hint}} aria-describedby="{{key}}-hint"{{/hint}}> <label for="{{key}}">{{label}}</label></div>{{/isFlag}}
+        {{#isFlag}}<div class="check"><input type="checkbox" id="{{key}}" name="{{key}}"{{#checked}} checked{{/checked}}{{#disabled}} disabled{{/disabled}}{{#describedBy}} aria-describedby="{{.}}"{{/describedBy}}{{#error}} aria-invalid="true"{{/error}}> <label for="{{key}}">{{label}}</label>{{#disabled}} <span class="state">{{#checked}}(on){{/checked}}{{^checked}}(off){{/checked}}</span>{{/disabled}}</div>{{/isFlag}}
         {{#isNumber}}<label for="{{key}}">{{label}}</label>
-        <input id="{{key}}" name="{{key}}" type="number" inputmode="numeric" min="{{minimum}}" max="{{maximum}}" value="{{value}}" required{{#disabled}} disabled{{/disabled}}{{#hint}} aria-describedby="{{key}}-hint"{{/hint}}>{{/isNumber}}
+        <input id="{{key}}" name="{{key}}" type="number" inputmode="numeric" min="{{minimum}}" max="{{maximum}}" value="{{value}}" required{{#disabled}} disabled{{/disabled}}{{#describedBy}} aria-describedby="{{.}}"{{/describedBy}}{{#error}} aria-invalid="true"{{/error}}>{{/isNumber}}
         {{#isText}}<label for="{{key}}">{{label}}</label>
-        <input id="{{key}}" name="{{key}}" maxlength="{{maxLength}}" value="{{value}}"{{#disabled}} disabled{{/disabled}}{{#hint}} aria-describedby="{{key}}-hint"{{/hint}}>{{/isText}}
+        <input id="{{key}}" name="{{key}}" maxlength="{{maxLength}}" value="{{value}}"{{#disabled}} disabled{{/disabled}}{{#describedBy}} aria-describedby="{{.}}"{{/describedBy}}{{#error}} aria-invalid="true"{{/error}}>{{/isText}}
         {{#isChoice}}<label for="{{key}}">{{label}}</label>
-        <select id="{{key}}" name="{{key}}"{{#disabled}} disabled{{/disabled}}{{#hint}} aria-describedby="{{key}}-hint"{{/hint}}>{{#options}}<option{{#selected}} selected{{/selected}}>{{value}}</option>{{/options}}</select>{{/isChoice}}
+        <select id="{{key}}" name="{{key}}"{{#disabled}} disabled{{/disabled}}{{#describedBy}} aria-describedby="{{.}}"{{/describedBy}}{{#error}} aria-invalid="true"{{/error}}>{{#options}}<option{{#selected}} selected{{/selected}}>{{value}}</option>{{/options}}</select>{{/isChoice}}
+        {{#error}}<p class="error field-error" id="{{key}}-error">{{.}}</p>{{/error}}
         {{#hint}}<p class="quiet hint" id="{{key}}-hint">{{.}}</p>{{/hint}}
         {{/fields}}
         </fieldset>

@@ -293,6 +293,9 @@ public struct ConsoleTemplates: Sendable {
         :focus-visible { outline: 3px solid #b35900; outline-offset: 2px; }
         .error { color: #a51d2d; font-weight: 600; }
         .warning { color: #7a4a00; font-weight: 600; }
+        .field-error { margin: 0.3rem 0 0; }
+        [aria-invalid="true"] { border: 2px solid #a51d2d; }
+        .state { font-weight: 600; }
         .severity-error td { color: #a51d2d; }
         .severity-error td[data-label="Level"] { font-weight: 700; }
         .severity-warning td[data-label="Level"] { color: #7a4a00; font-weight: 700; }

@@ -86,6 +86,14 @@ extension Components.Schemas.AppSettings {
         }
         try check(blockWipingPolicy?.blockDisconnectedPeriod, "blockDisconnectedPeriod", APILimits.disconnectedDays)
         try check(blockWipingPolicy?.wipeDisconnectedPeriod, "wipeDisconnectedPeriod", APILimits.disconnectedDays)
+        // A device erases its data no sooner than it locks: erasing first would leave
+        // nothing for the lock to hold.
+        if let lock = blockWipingPolicy?.lockAfterDays, let wipe = blockWipingPolicy?.wipeAfterDays, wipe < lock {
+            throw conflicting(
+                "wipeDisconnectedPeriod (\(wipe) days) is shorter than blockDisconnectedPeriod (\(lock) days); "
+                    + "a device would erase its data before it locks"
+            )
+        }
         try check(logSettings?.maxEntriesPerUpload, "maxEntriesPerUpload", APILimits.logEntriesPerUpload)
         try check(logSettings?.uploadIntervalSeconds, "uploadIntervalSeconds", LogUploadSchedule.intervalSeconds)
         let sets = dataSettings?.entitySets?.additionalProperties ?? [:]

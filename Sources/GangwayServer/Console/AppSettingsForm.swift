@@ -22,6 +22,8 @@ enum AppSettingsForm {
     /// does not offer. Its message names the setting.
     struct Invalid: Error, Sendable {
         var message: String
+        /// The setting it is about, when it is one of the form's.
+        var key: String? = nil
     }
 
     static let name = Setting(key: "name", label: "Name", kind: .text(maxLength: APILimits.name.upperBound))
@@ -165,13 +167,18 @@ enum AppSettingsForm {
         return values
     }
 
-    /// The form's sections with `values`, disabled unless the operator may change them.
-    static func pageSections(_ values: [String: String], canEdit: Bool) -> [AppSettingsPage.Section] {
+    /// The form's sections with `values`, disabled unless the operator may change them,
+    /// and `refusal` said beside the setting it is about.
+    static func pageSections(
+        _ values: [String: String],
+        canEdit: Bool,
+        refusal: Invalid? = nil
+    ) -> [AppSettingsPage.Section] {
         sections.map { section in
             AppSettingsPage.Section(
                 title: section.title,
                 fields: section.settings.map {
-                    AppSettingsPage.Field(
+                    var field = AppSettingsPage.Field(
                         key: $0.key,
                         label: $0.label,
                         hint: $0.hint,
@@ -179,9 +186,31 @@ enum AppSettingsForm {
                         value: values[$0.key] ?? "",
                         disabled: !canEdit
                     )
+                    if let refusal, refusal.key == $0.key { field.error = refusal.message }
+                    return field
                 }
             )
         }
+    }
+
+    /// A refusal of the API (`passwordPolicyMinLength must be between 1 and 256.`) in the
+    /// form's words: each setting the API names by its key named by its label, and the
+    /// first one named is the setting it is about.
+    static func inFormWords(_ message: String) -> Invalid {
+        // Longest first, so that a key that starts another is not taken for it.
+        let every = sections.flatMap(\.settings).sorted { $0.key.count > $1.key.count }
+        let named = every.compactMap { setting in
+            message.range(of: setting.key).map { (at: $0.lowerBound, setting: setting) }
+        }
+        var text = message
+        for (_, setting) in named {
+            text = text.replacingOccurrences(of: setting.key, with: "“\(setting.label)”")
+        }
+        return Invalid(message: Self.capitalised(text), key: named.min { $0.at < $1.at }?.setting.key)
+    }
+
+    private static func capitalised(_ text: String) -> String {
+        text.prefix(1).uppercased() + text.dropFirst()
     }
 
     /// The admin API's update that sets every setting of the form to what `form` holds: a
@@ -197,7 +226,9 @@ enum AppSettingsForm {
         func flag(_ setting: Setting) -> Bool { form[setting.key] == "on" }
         func number(_ setting: Setting) throws(Invalid) -> Int {
             let text = text(setting).trimmingCharacters(in: .whitespaces)
-            guard let number = Int(text) else { throw Invalid(message: "\(setting.label): give a whole number.") }
+            guard let number = Int(text) else {
+                throw Invalid(message: "\(setting.label): give a whole number.", key: setting.key)
+            }
             return number
         }
         var policy: [String: PasscodePolicy.SettingValue] = [:]
@@ -208,7 +239,7 @@ enum AppSettingsForm {
             }
         }
         guard let level = Components.Schemas.LogSettings.LogLevelPayload(rawValue: text(logLevel)), level != ._empty_
-        else { throw Invalid(message: "\(logLevel.label): choose one of the levels offered.") }
+        else { throw Invalid(message: "\(logLevel.label): choose one of the levels offered.", key: logLevel.key) }
         func agreement(_ setting: Setting, _ now: String?) -> String? {
             text(setting).isEmpty && (now ?? "").isEmpty ? nil : text(setting)
         }

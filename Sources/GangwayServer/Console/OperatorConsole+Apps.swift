@@ -123,6 +123,7 @@ extension OperatorConsole {
         record: OperatorRecord,
         browser: FormGuard.Browser,
         error: String? = nil,
+        refusal: AppSettingsForm.Invalid? = nil,
         status: HTTPResponse.Status = .ok,
         consequences: [String]? = nil
     ) async -> Response {
@@ -140,7 +141,7 @@ extension OperatorConsole {
             appID: app.appID,
             name: app.name,
             action: ConsolePaths.app(app.appID),
-            sections: AppSettingsForm.pageSections(values, canEdit: canEdit),
+            sections: AppSettingsForm.pageSections(values, canEdit: canEdit, refusal: refusal),
             checklist: (policy?.rules ?? []).map { Self.sentence($0.summary) },
             signInType: app.authType.rawValue,
             provider: provider,
@@ -197,18 +198,24 @@ extension OperatorConsole {
             guard case .ok(let ok) = answer, case .json(let app) = ok.body else { return unavailable() }
             new = app
         } catch {
-            // The form as it was sent, so nothing typed is lost.
-            let message =
-                (error as? AppSettingsForm.Invalid)?.message ?? (error as? APIError)?.message
-                ?? "The server could not save this now."
+            // The form as it was sent, so nothing typed is lost; the refusal in the form's
+            // words, beside the setting it is about, and named at the top.
+            let refusal =
+                (error as? AppSettingsForm.Invalid)
+                ?? (error as? APIError).map { AppSettingsForm.inFormWords($0.message) }
             let status =
                 error is AppSettingsForm.Invalid ? .badRequest : (error as? APIError)?.status ?? .serviceUnavailable
+            let summary =
+                refusal.map { refused in
+                    refused.key == nil ? refused.message : "Not saved: one setting needs another value (marked below)."
+                } ?? "The server could not save this now."
             return await settingsPage(
                 old,
                 values: form,
                 record: record,
                 browser: browser,
-                error: message,
+                error: summary,
+                refusal: refusal,
                 status: status
             )
         }

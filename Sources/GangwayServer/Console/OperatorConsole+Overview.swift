@@ -134,16 +134,20 @@ extension OperatorConsole {
             chart(
                 "active",
                 "Devices active",
-                [.init(name: "Devices active", values: values(\.activeDevices))],
+                [.init(name: "Devices active", one: "device active", values: values(\.activeDevices))],
                 additive: false
             ),
-            chart("registrations", "Registrations", [.init(name: "Registrations", values: values(\.registrations))]),
+            chart(
+                "registrations",
+                "Registrations",
+                [.init(name: "Registrations", one: "registration", values: values(\.registrations))]
+            ),
             chart(
                 "sign-ins",
                 "Sign-ins",
                 [
-                    .init(name: "Sign-ins", values: values(\.signIns)),
-                    .init(name: "Failed sign-ins", values: values(\.signInFailures)),
+                    .init(name: "Sign-ins", one: "sign-in", values: values(\.signIns)),
+                    .init(name: "Failed sign-ins", one: "failed sign-in", values: values(\.signInFailures)),
                 ]
             ),
             chart(
@@ -151,7 +155,7 @@ extension OperatorConsole {
                 "Changes uploaded",
                 [
                     .init(name: "Applied", values: values { $0.changes - $0.conflicts - $0.refusedChanges }),
-                    .init(name: "Conflicts", values: values(\.conflicts)),
+                    .init(name: "Conflicts", one: "conflict", values: values(\.conflicts)),
                     .init(name: "Refused", values: values(\.refusedChanges)),
                 ]
             ),
