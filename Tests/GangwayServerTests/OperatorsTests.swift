@@ -236,6 +236,56 @@ struct OperatorsTests {
         }
     }
 
+    @Test("the audit page says each event in the console's words and is filtered by who and what; the API likewise")
+    func auditInOperatorsWords() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let token = try await api.signIn("alice")
+            let registration = try await api.register(token: token).registrationID
+            try await api.admin(
+                .patch,
+                "/admin/apps/checks/devices/\(registration)",
+                json: #"{"status": "locked"}"#
+            ).expect(.ok)
+            try await api.admin(
+                .patch,
+                "/admin/apps/checks",
+                json: #"{"settings": {"passwordPolicy": {"passwordPolicyMinLength": 9}}}"#
+            ).expect(.ok)
+            let viewer = try await ConsoleAppsTests.browser(api, fixture, "ops.vic", role: .viewer)
+            let token_ = ConsoleAppsTests.formToken(of: try await viewer.get("/console").text)
+            _ = try await viewer.post("/console/users/alice", [("form_token", token_), ("action", "block")])
+
+            let page = try await viewer.get("/console/audit")
+            try page.expect(.ok)
+            #expect(page.text.contains(#"<td data-label="What">Changed a device&#39;s status</td>"#), "\(page.text)")
+            #expect(page.text.contains(#"<td data-label="Target">app checks, registration \#(registration)</td>"#))
+            #expect(page.text.contains(#"<td data-label="What">Changed an app</td>"#))
+            let detail = try await Self.audit(api, "?action=updateApp").first?.detail ?? ""
+            #expect(page.text.contains("The shortest passcode allowed: 8 → 9"), "a setting by its label: \(detail)")
+            #expect(!page.text.contains(">updateDevice<") && !page.text.contains(">/admin/apps/checks<"))
+            #expect(page.text.contains("Was refused an action beyond their role"))
+
+            let mine = try await viewer.get("/console/audit?actor=ops.vic")
+            #expect(mine.text.contains("Was refused an action beyond their role"))
+            #expect(!mine.text.contains(#">Changed a device&#39;s status</td>"#), "only ops.vic's")
+            let locks = try await viewer.get("/console/audit?action=updateDevice")
+            #expect(
+                locks.text.contains(#">Changed a device&#39;s status</td>"#)
+                    && !locks.text.contains(">Changed an app</td>")
+            )
+            #expect(locks.text.contains(#"<option value="updateDevice" selected>"#), "the filter is kept")
+            let none = try await viewer.get("/console/audit?actor=nobody")
+            #expect(none.text.contains("No event matches the filter."))
+
+            // The API's own filter, and its downloads keep the API's names.
+            let listed = try await Self.audit(api, "?action=updateDevice")
+            #expect(listed.count == 1 && listed.first?.target == "/admin/apps/checks/devices/\(registration)")
+            #expect(try await Self.audit(api, "?actor=admin%20token").allSatisfy { $0.actor == "admin token" })
+            #expect(try await api.admin(.get, "/admin/audit?actor=").status == .badRequest)
+        }
+    }
+
     /// Enrols `name` with `password` through the enrolment page, as a browser without
     /// script does: the key the page shows, as its base32 text.
     static func enrol(_ api: API, _ fixture: ServerFixture, _ name: String, password: String) async throws -> String {

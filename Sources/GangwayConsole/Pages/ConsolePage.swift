@@ -500,14 +500,32 @@ public struct AuditPage: ConsolePage {
     public var events: [Row]
     public var hasEvents: Bool
     public var caption: String
-    /// The next page's address, when older events may follow.
+    /// The next page's address, when older events may follow, and the first page's when
+    /// this is not it.
     public var older: String?
+    public var newest: String?
+    /// The filter: whose events (an operator's name, or `admin token`), and which action.
+    public var actor: String
+    public var actions: [ConsoleOption]
+    public var isFiltered: Bool
 
-    public init(signedIn: SignedInOperator, events: [Row], older: String?, isFirstPage: Bool) {
+    public init(
+        signedIn: SignedInOperator,
+        events: [Row],
+        older: String?,
+        newest: String?,
+        actor: String = "",
+        actions: [ConsoleOption] = []
+    ) {
         self.signedIn = signedIn
         self.events = events
         hasEvents = !events.isEmpty
-        caption = isFirstPage ? "The newest events" : "Older events"
+        let filtered = !actor.isEmpty || actions.contains { $0.selected && !$0.value.isEmpty }
+        caption = (newest == nil ? "The newest events" : "Older events") + (filtered ? " of the filter" : "")
         self.older = older
+        self.newest = newest
+        self.actor = actor
+        self.actions = actions
+        isFiltered = filtered
     }
 }

@@ -201,6 +201,13 @@ public struct ConsoleTemplates: Sendable {
         <h1>Audit</h1>
         <p>Every change made through the admin API or the console, and the console's sign-ins, newest first. Nothing is ever removed.</p>
         <p class="downloads"><a href="/console/audit.csv" download>Download all as CSV</a> <a href="/console/audit.json" download>Download all as JSON</a></p>
+        <form method="get" action="/console/audit" role="search">
+        <label for="actor">Who (an operator's name, or admin token)</label>
+        <input id="actor" name="actor" value="{{actor}}" maxlength="128" autocomplete="off">
+        <label for="action">What</label>
+        <select id="action" name="action">{{#actions}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{title}}</option>{{/actions}}</select>
+        <button type="submit">Show</button>
+        </form>
         {{#hasEvents}}
         <table>
         <caption>{{caption}}</caption>
@@ -211,8 +218,8 @@ public struct ConsoleTemplates: Sendable {
         </tbody>
         </table>
         {{/hasEvents}}
-        {{^hasEvents}}<p>The audit is empty.</p>{{/hasEvents}}
-        {{#older}}<p><a href="{{older}}" rel="next">Older events</a></p>{{/older}}
+        {{^hasEvents}}{{#isFiltered}}<p>No event matches the filter.</p>{{/isFiltered}}{{^isFiltered}}<p>The audit is empty.</p>{{/isFiltered}}{{/hasEvents}}
+        <p class="links">{{#newest}}<a href="{{newest}}">Newest events</a>{{/newest}}{{#older}}<a href="{{older}}" rel="next">Older events</a>{{/older}}</p>
         {{/main}}{{/layout}}
         """,
         "overview": """

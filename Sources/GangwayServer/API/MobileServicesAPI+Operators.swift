@@ -148,7 +148,19 @@ extension MobileServicesAPI {
         if let before = input.query.before, before < 1 {
             throw APIError.badRequest("before is the id of an event: 1 or more.", code: .invalidField)
         }
-        let events = try await perform { try await storage.auditEvents(limit: limit, before: input.query.before) }
+        let query = input.query
+        for (name, text, longest) in [("actor", query.actor, 128), ("action", query.action, 64)] {
+            guard let text else { continue }
+            guard (1...longest).contains(text.unicodeScalars.count), !Validation.hasControlCharacters(text) else {
+                throw APIError.badRequest(
+                    "\(name) is 1 to \(longest) characters, none of them a control character.",
+                    code: .invalidField
+                )
+            }
+        }
+        let events = try await perform {
+            try await storage.auditEvents(limit: limit, before: query.before, actor: query.actor, action: query.action)
+        }
         return .ok(.init(body: .json(events.map(Self.wire))))
     }
 

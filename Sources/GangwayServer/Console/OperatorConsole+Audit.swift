@@ -19,14 +19,34 @@ extension OperatorConsole {
 
     private func audit(_ request: Request) async -> Response {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
-        let before = request.uri.queryParameters.get("before").flatMap { Int64($0) }.flatMap { $0 >= 1 ? $0 : nil }
-        guard let found = try? await api.storage.auditEvents(limit: Self.eventsPerPage + 1, before: before) else {
+        let parameters = request.uri.queryParameters
+        let before = parameters.get("before").flatMap { Int64($0) }.flatMap { $0 >= 1 ? $0 : nil }
+        let actor = String((parameters.get("actor") ?? "").trimmingCharacters(in: .whitespaces).prefix(128))
+        let asked = String((parameters.get("action") ?? "").prefix(64))
+        let action = AuditWording.actions[asked] == nil ? "" : asked
+        guard
+            let found = try? await api.storage.auditEvents(
+                limit: Self.eventsPerPage + 1,
+                before: before,
+                actor: actor.isEmpty ? nil : actor,
+                action: action.isEmpty ? nil : action
+            )
+        else {
             return unavailable()
         }
+        func pagePath(before: Int64?) -> String {
+            var components = URLComponents()
+            components.path = ConsolePaths.audit
+            let items = [("actor", actor), ("action", action), ("before", before.map(String.init) ?? "")]
+                .filter { !$0.1.isEmpty }.map { URLQueryItem(name: $0.0, value: $0.1) }
+            components.queryItems = items.isEmpty ? nil : items
+            return components.string ?? ConsolePaths.audit
+        }
         let shown = found.prefix(Self.eventsPerPage)
-        let older =
-            found.count > Self.eventsPerPage ? shown.last?.id.map { "\(ConsolePaths.audit)?before=\($0)" } : nil
+        let older = found.count > Self.eventsPerPage ? shown.last?.id.map { pagePath(before: $0) } : nil
         let browser = api.formGuard.browser(request.headers)
+        let choices =
+            [("", "anything")] + AuditWording.actions.sorted { $0.value < $1.value }.map { ($0.key, $0.value) }
         let page = AuditPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.audit),
             events: shown.map {
@@ -35,14 +55,16 @@ extension OperatorConsole {
                     at: Self.minute($0.at),
                     actor: $0.actor,
                     via: $0.via.rawValue,
-                    action: $0.action,
-                    target: $0.target,
+                    action: AuditWording.action($0.action),
+                    target: AuditWording.target($0.target),
                     address: $0.address,
-                    detail: $0.detail
+                    detail: AuditWording.detail($0.detail)
                 )
             },
             older: older,
-            isFirstPage: before == nil
+            newest: before == nil ? nil : pagePath(before: nil),
+            actor: actor,
+            actions: choices.map { .init(value: $0.0, title: $0.1, selected: $0.0 == action) }
         )
         return self.page(page, browser: browser)
     }

@@ -261,15 +261,17 @@ extension ServerStorage {
     }
 
     /// The newest `limit` events, newest first; with `before`, those recorded before that event.
-    public func auditEvents(limit: Int, before: Int64? = nil) async throws(StorageError) -> [AuditEventRecord] {
-        let select: SQL = "SELECT id, at, actor, via, action, target, address, detail FROM audit_events"
-        let statement: SQL =
-            if let before {
-                "\(select) WHERE id < \(before) ORDER BY id DESC LIMIT \(limit)"
-            } else {
-                "\(select) ORDER BY id DESC LIMIT \(limit)"
-            }
-        return try await all(statement) { row throws(StorageError) in
+    public func auditEvents(
+        limit: Int,
+        before: Int64? = nil,
+        actor: String? = nil,
+        action: String? = nil
+    ) async throws(StorageError) -> [AuditEventRecord] {
+        var statement: SQL = "SELECT id, at, actor, via, action, target, address, detail FROM audit_events WHERE TRUE"
+        if let before { statement = statement + " AND id < \(before)" }
+        if let actor { statement = statement + " AND actor = \(actor)" }
+        if let action { statement = statement + " AND action = \(action)" }
+        return try await all(statement + " ORDER BY id DESC LIMIT \(limit)") { row throws(StorageError) in
             guard let via = AuditEventRecord.Channel(rawValue: try row("via")) else {
                 throw StorageError(.corrupt, "an audit event has an unknown channel")
             }
