@@ -253,8 +253,8 @@ struct OperatorsTests {
                 json: #"{"settings": {"passwordPolicy": {"passwordPolicyMinLength": 9}}}"#
             ).expect(.ok)
             let viewer = try await ConsoleAppsTests.browser(api, fixture, "ops.vic", role: .viewer)
-            let token_ = ConsoleAppsTests.formToken(of: try await viewer.get("/console").text)
-            _ = try await viewer.post("/console/users/alice", [("form_token", token_), ("action", "block")])
+            let formToken = ConsoleAppsTests.formToken(of: try await viewer.get("/console").text)
+            _ = try await viewer.post("/console/users/alice", [("form_token", formToken), ("action", "block")])
 
             let page = try await viewer.get("/console/audit")
             try page.expect(.ok)
