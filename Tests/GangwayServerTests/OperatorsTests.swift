@@ -236,6 +236,19 @@ struct OperatorsTests {
         }
     }
 
+    @Test("until an operator is added, the console's sign-in page says how the first one is; then no longer")
+    func firstOperatorHint() async throws {
+        try await ServerFixture().runSeeded { api in
+            let empty = try await api.send(.get, "/console/sign-in")
+            try empty.expect(.ok)
+            #expect(empty.text.contains("No operator has been added yet."))
+            #expect(empty.text.contains("<code>gangway admin operators add YOUR-NAME --role admin</code>"))
+            _ = try await Self.add(api, "ops.first", role: "admin")
+            let later = try await api.send(.get, "/console/sign-in")
+            #expect(!later.text.contains("No operator has been added yet."))
+        }
+    }
+
     @Test("the audit page says each event in the console's words and is filtered by who and what; the API likewise")
     func auditInOperatorsWords() async throws {
         let fixture = try await ServerFixture()

@@ -61,6 +61,8 @@ public struct SignInPage: ConsolePage {
     public var notice: String?
     public var providers: [Provider]
     public var hasProviders: Bool
+    /// Whether no operator has been added yet: the page then says how the first one is.
+    public var isFirstOperator = false
 
     public init(
         formToken: String,

@@ -57,6 +57,9 @@ public struct ConsoleTemplates: Sendable {
         "sign-in": """
         {{<layout}}{{$main}}
         <h1>Sign in</h1>
+        {{#isFirstOperator}}<div class="first-operator" role="note"><p>No operator has been added yet. The first one is added on the server, by the account that runs it:</p>
+        <p><code>gangway admin operators add YOUR-NAME --role admin</code></p>
+        <p>(with the server's <code>--data-dir</code> when it is not the default). It prints a one-use link to set a password and a second factor; open it here.</p></div>{{/isFirstOperator}}
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{#error}}<p class="error" role="alert" id="sign-in-error">{{error}}</p>{{/error}}
         <form method="post" action="/console/sign-in">
@@ -311,6 +314,7 @@ public struct ConsoleTemplates: Sendable {
         .consequence { border-left: 4px solid #a51d2d; padding-left: 0.75rem; }
         .confirm .cancel { display: inline-block; margin-left: 1.25rem; }
         .notice { color: #1f5f2c; font-weight: 600; }
+        .first-operator { border-left: 4px solid #0b4f9c; padding-left: 0.75rem; }
         code { font-size: 1.05rem; word-break: break-all; }
         .qr { display: block; image-rendering: pixelated; max-width: 100%; height: auto; }
         .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(11rem, 1fr)); gap: 1rem; list-style: none; padding: 0; }

@@ -67,7 +67,9 @@ struct OperatorConsole: Sendable {
     private func signInPage(_ request: Request) async -> Response {
         if await signedIn(request) != nil { return Self.redirect(to: ConsolePaths.root) }
         let browser = api.formGuard.browser(request.headers)
-        return page(SignInPage(formToken: token(browser), providers: await signInProviders()), browser: browser)
+        var page = SignInPage(formToken: token(browser), providers: await signInProviders())
+        page.isFirstOperator = (try? await api.storage.operatorRecords().isEmpty) ?? false
+        return self.page(page, browser: browser)
     }
 
     private func signIn(_ request: Request) async -> Response {
