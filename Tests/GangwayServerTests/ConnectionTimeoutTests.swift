@@ -88,12 +88,16 @@ struct ConnectionTimeoutTests {
         return channel
     }
 
-    /// `GET /health` on a new connection from `source`: what the server answers.
-    private static func health(port: Int, from source: String = "127.0.0.1") async throws -> String {
+    /// `GET path` (`/health`) on a new connection from `source`: what the server answers.
+    private static func health(
+        port: Int,
+        from source: String = "127.0.0.1",
+        path: String = "/health"
+    ) async throws -> String {
         let answer = AnswerCollector()
         let channel = try await connect(port: port, from: source, handler: answer)
         try await channel.writeAndFlush(
-            ByteBuffer(string: "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            ByteBuffer(string: "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         ).get()
         #expect(try await closes(channel, within: .seconds(20)))
         return answer.text
@@ -136,6 +140,43 @@ struct ConnectionTimeoutTests {
             let next = try await Self.health(port: api.running.port)
             #expect(next.hasPrefix("HTTP/1.1 200"), "\(next)")
             for channel in busy { try? await channel.close() }
+        }
+    }
+
+    @Test("the console on an address of its own counts its connections apart: devices filling theirs keep no one out")
+    func consoleCountedApart() async throws {
+        let fixture = try await ServerFixture { configuration in
+            configuration.maximumConnections = 4
+            configuration.maximumConnectionsPerAddress = 4
+            configuration.consoleAddress = .init(host: "127.0.0.1", port: 0)
+        }
+        try await fixture.runSeeded { api in
+            var consolePort: Int?
+            for _ in 0..<200 where consolePort == nil {
+                consolePort = fixture.server.consoleAddressURL.flatMap { URL(string: $0)?.port }.flatMap {
+                    $0 > 0 ? $0 : nil
+                }
+                if consolePort == nil { try await Task.sleep(for: .milliseconds(25)) }
+            }
+            let console = try #require(consolePort, "the console listens")
+            // Every place of the devices' address taken by a request under way.
+            var busy: [any Channel] = []
+            for _ in 0..<4 { busy.append(try await Self.busy(port: api.running.port)) }
+            try await Task.sleep(for: .milliseconds(500))
+            let refused = try await Self.health(port: api.running.port)
+            #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
+            // The console's own address is served all the while, and the other way round.
+            let served = try await Self.health(port: console, path: "/console/sign-in")
+            #expect(served.hasPrefix("HTTP/1.1 200"), "\(served)")
+            for channel in busy { try? await channel.close() }
+            try await Task.sleep(for: .milliseconds(500))
+            var consoleBusy: [any Channel] = []
+            for _ in 0..<4 { consoleBusy.append(try await Self.busy(port: console)) }
+            try await Task.sleep(for: .milliseconds(500))
+            let consoleRefused = try await Self.health(port: console, path: "/console/sign-in")
+            #expect(consoleRefused.hasPrefix("HTTP/1.1 503"), "\(consoleRefused)")
+            #expect(try await Self.health(port: api.running.port).hasPrefix("HTTP/1.1 200"))
+            for channel in consoleBusy { try? await channel.close() }
         }
     }
 

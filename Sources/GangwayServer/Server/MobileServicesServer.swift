@@ -223,6 +223,11 @@ public struct MobileServicesServer: Sendable {
     /// Where operators reach the console when it listens on its own address, set once
     /// its port is known.
     private let consoleURL: PublicURL?
+
+    /// Where operators reach the console when it listens on its own address
+    /// (``ServerConfiguration/consoleAddress``), with its bound port once it listens;
+    /// `nil` when it is under `/console` on the API's address.
+    public var consoleAddressURL: String? { consoleURL?.value }
     /// Where devices reach the server, set once the API's port is known: the console on
     /// its own address makes activation links with it too.
     private let apiURL: PublicURL
