@@ -6,13 +6,13 @@ extension QRCode {
     /// so no compression library is involved; at one bit per pixel it stays small.
     ///
     /// - Parameters:
-    ///   - moduleSize: Pixels per module; values below 1 count as 1.
+    ///   - moduleSize: Pixels per module; values below 1 count as 1, above 64 as 64.
     ///   - quietZone: Light modules around the symbol; the standard asks for 4. Negative
     ///     values count as 0.
     /// - Returns: The bytes of the PNG file.
     public func png(moduleSize: Int = 8, quietZone: Int = 4) -> [UInt8] {
-        let scale = max(1, moduleSize)
-        let margin = max(0, quietZone)
+        let scale = min(max(1, moduleSize), QRCode.largestModuleSize)
+        let margin = min(max(0, quietZone), QRCode.largestQuietZone)
         let extent = (size + 2 * margin) * scale
         let rowBytes = (extent + 7) / 8
 

@@ -7,15 +7,15 @@ extension QRCode {
     /// pixels: `viewBox`, `width` and `height` are all `(size + 2 * quietZone) * moduleSize`.
     ///
     /// - Parameters:
-    ///   - moduleSize: Pixels per module; values below 1 count as 1.
+    ///   - moduleSize: Pixels per module; values below 1 count as 1, above 64 as 64.
     ///   - quietZone: Light modules around the symbol; the standard asks for 4. Negative
     ///     values count as 0.
     ///   - title: An accessible name, written as the document's `<title>`. It is XML-escaped;
     ///     characters that XML 1.0 does not allow (most C0 controls) are left out.
     /// - Returns: The SVG document, starting with an XML declaration.
     public func svg(moduleSize: Int = 8, quietZone: Int = 4, title: String? = nil) -> String {
-        let scale = max(1, moduleSize)
-        let margin = max(0, quietZone)
+        let scale = min(max(1, moduleSize), QRCode.largestModuleSize)
+        let margin = min(max(0, quietZone), QRCode.largestQuietZone)
         let extent = (size + 2 * margin) * scale
 
         var path = ""

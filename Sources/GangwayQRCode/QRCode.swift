@@ -9,6 +9,12 @@
 /// let svg = code.svg(title: "Activation link")
 /// ```
 public struct QRCode: Sendable, Equatable {
+    /// The most pixels per module a drawing takes: a version 40 code at 64 is 11,776 pixels
+    /// square, far past any print, and well within an image's sizes.
+    public static let largestModuleSize = 64
+    /// The widest quiet zone a drawing takes, in modules.
+    public static let largestQuietZone = 64
+
     /// The symbol version, 1...40. The matrix has `17 + 4 * version` modules per side.
     public let version: Int
 

@@ -90,7 +90,7 @@ struct PNGTests {
                 offset += 12 + length
             open(sys.argv[2], 'wb').write(zlib.decompress(idat))
             """
-        let output = try #require(try await Tools.python3.run(["-c", script, pngPath, rawPath]))
+        let output = try #require(try await Tools.run(Tools.python3, ["-c", script, pngPath, rawPath]))
         #expect(output.status == 0)
         let inflated = Array(try Data(contentsOf: URL(fileURLWithPath: rawPath)))
         #expect(inflated == image.scanlines)

@@ -89,13 +89,15 @@ struct SVGTests {
         let screenshot = folder.url.appendingPathComponent("screenshot.png").path
         let extent = (code.size + 8) * 8
         let output = try #require(
-            try await Tools.chromium.run(
+            try await Tools.run(
+                Tools.chromium,
                 [
                     "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                     "--user-data-dir=\(folder.url.appendingPathComponent("profile").path)",
                     "--screenshot=\(screenshot)", "--window-size=\(extent),\(extent)",
                     URL(fileURLWithPath: svgPath).absoluteString,
-                ])
+                ]
+            )
         )
         try #require(output.status == 0, "chromium failed")
         #expect(try await Zbar.decode(file: screenshot) == text)

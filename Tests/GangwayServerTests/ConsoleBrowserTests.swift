@@ -514,6 +514,11 @@ struct ConsoleBrowserTests {
                     page = try await browser.source(once: "<h1>Users</h1>")
                 }
                 #expect(seen == 1_000)
+                // The last page says how many in all and leads back to the first.
+                #expect(page.contains("(1000 in all)"), "the total")
+                try await browser.click(try await browser.element("p.links a:not([rel])"))
+                page = try await browser.source(once: "<h1>Users</h1>")
+                #expect(page.contains(">crew0000</a>") && !page.contains(">First page<"))
             }
         }
     }

@@ -118,9 +118,14 @@ struct DeviceListTests {
                 second.text.contains(#"<tr><td data-label="User">crew054</td>"#)
                     && !second.text.contains(#"rel="next""#)
             )
+            // How many in all, on every page, and a way back to the first.
+            #expect(first.text.contains("(55 in all)") && second.text.contains("(55 in all)"))
+            #expect(!first.text.contains(">First page<"))
+            #expect(second.text.contains(#"<a href="/console/devices?app=checks">First page</a>"#))
 
             let found = try await browser.get("/console/devices?app=checks&user=Crew05&status=locked")
             #expect(found.text.contains("users starting with “Crew05”, locked, by user"))
+            #expect(found.text.contains("(1 in all)"))
             #expect(found.text.components(separatedBy: #"<tr><td data-label="User">crew"#).count == 2, "crew050 alone")
             #expect(found.text.contains(#"<option value="locked" selected>locked</option>"#))
             let none = try await browser.get("/console/devices?app=checks&user=nobody")

@@ -160,7 +160,8 @@ struct FederatedSignInTests {
             )
             #expect(list.text.contains(#"<td data-label="Signs in">password</td>"#), "alice signs in with her password")
             // The search finds by any part of the user name or the name, in any case.
-            let byName = try await staff.get("/console/users?q=LICE%20MAR")
+            // As a browser sends its search form: a space as `+`.
+            let byName = try await staff.get("/console/users?q=LICE+MAR")
             #expect(byName.text.contains(">alice</a>") && byName.text.contains(">alice-2</a>"))
             let none = try await staff.get("/console/users?q=nobody-here")
             #expect(none.text.contains("No user's user name or name holds"))

@@ -288,6 +288,10 @@ struct OperatorsTests {
                     && !locks.text.contains(">Changed an app</td>")
             )
             #expect(locks.text.contains(#"<option value="updateDevice" selected>"#), "the filter is kept")
+            // As the form sends it: "admin token" with its space as `+`.
+            let byToken = try await viewer.get("/console/audit?actor=admin+token&action=updateDevice")
+            #expect(byToken.text.contains(#">Changed a device&#39;s status</td>"#), "\(byToken.text)")
+            #expect(byToken.text.contains(#"value="admin token""#), "the filter shown as typed")
             let none = try await viewer.get("/console/audit?actor=nobody")
             #expect(none.text.contains("No event matches the filter."))
 

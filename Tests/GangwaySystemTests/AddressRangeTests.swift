@@ -50,6 +50,8 @@ struct AddressRangeTests {
             ("192.168.1.1", false), ("100.64.0.1", false), ("0.0.0.0", false), ("224.0.0.1", false),
             ("255.255.255.255", false), ("::1", false), ("::", false), ("fd00::1", false), ("fe80::1", false),
             ("::ffff:10.0.0.1", false), ("::ffff:8.8.8.8", true), ("not-an-address", false), ("", false),
+            ("64:ff9b::a9fe:a9fe", false), ("2002:a00:1::1", false), ("2001:0:4136:e378::1", false),
+            ("::a00:1", false), ("fec0::1", false),
         ]
     )
     func publicAddresses(address: String, isPublic: Bool) {

@@ -207,8 +207,8 @@ public struct AdminClient: Sendable {
     }
 
     /// The activation link as a QR code PNG, drawn by the server.
-    /// - Throws: ``ServiceError``; status 503 when the server cannot draw QR codes
-    ///   (it needs `qrencode`).
+    /// - Throws: ``ServiceError``; status 503 (`QR_UNAVAILABLE`) when the link is longer
+    ///   than a QR code holds.
     public func activationQRCode(app id: String, validDays: Int? = nil) async throws(ServiceError) -> Data {
         let output = try await ServiceCall.run(at: serverURL) {
             try await client.getActivationQRCode(path: .init(appID: id), query: .init(validDays: validDays))

@@ -36,6 +36,7 @@ extension UsersPage: MustacheParent {
         case "canAct": canAct
         case "formToken": formToken
         case "next": next
+        case "firstPage": firstPage
         case "refusal": refusal
         case "notice": notice
         case "newUsername": newUsername

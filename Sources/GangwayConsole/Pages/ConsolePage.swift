@@ -90,7 +90,7 @@ public struct EnrolPage: ConsolePage {
     public var name: String
     /// The TOTP key in base32, grouped for typing.
     public var secret: String
-    /// The key's `otpauth://` address as a PNG data URL, when a QR code could be made.
+    /// The key's `otpauth://` address as an SVG data URL, when a QR code could be made.
     public var qrCode: String?
     public var minimumPasswordLength: Int
     public var error: String?
@@ -294,6 +294,8 @@ public struct UsersPage: ConsolePage {
     public var formToken: String
     /// The next page's address, when there may be one.
     public var next: String?
+    /// The first page's address, on a page after it.
+    public var firstPage: String?
     public var refusal: String?
     /// What the last action did, in words.
     public var notice: String?
@@ -419,6 +421,8 @@ public struct DevicesPage: ConsolePage {
     public var notice: String?
     /// The next page's path, when there is one.
     public var next: String?
+    /// The first page's path, on a page after it.
+    public var firstPage: String?
     /// The filters shown, which an action's form sends back so the page after it keeps them.
     public var filterUser: String
     public var filterStatus: String

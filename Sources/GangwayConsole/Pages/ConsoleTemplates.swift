@@ -146,7 +146,7 @@ public struct ConsoleTemplates: Sendable {
         </table>
         {{/hasUsers}}
         {{^hasUsers}}<p>No user's user name or name holds “{{query}}”.</p>{{/hasUsers}}
-        {{#next}}<p><a href="{{next}}" rel="next">Next page</a></p>{{/next}}
+        <p class="links">{{#firstPage}}<a href="{{firstPage}}">First page</a>{{/firstPage}}{{#next}}<a href="{{next}}" rel="next">Next page</a>{{/next}}</p>
         {{#canAct}}<h2>Add a user</h2>
         <form method="post" action="/console/users">
         <input type="hidden" name="form_token" value="{{formToken}}">
@@ -195,7 +195,7 @@ public struct ConsoleTemplates: Sendable {
         </tbody>
         </table>
         {{/hasDevices}}
-        {{#next}}<p><a href="{{next}}" rel="next">Next devices</a></p>{{/next}}
+        <p class="links">{{#firstPage}}<a href="{{firstPage}}">First page</a>{{/firstPage}}{{#next}}<a href="{{next}}" rel="next">Next devices</a>{{/next}}</p>
         {{^hasDevices}}<p>No registration of this app matches.</p>{{/hasDevices}}
         {{/main}}{{/layout}}
         """,

@@ -149,11 +149,14 @@ extension MobileServicesAPI {
             throw APIError.badRequest("before is the id of an event: 1 or more.", code: .invalidField)
         }
         let query = input.query
-        for (name, text, longest) in [("actor", query.actor, 128), ("action", query.action, 64)] {
+        let bounds = [("actor", query.actor, APILimits.usernamePrefix), ("action", query.action, APILimits.identifier)]
+        for (name, text, range) in bounds {
             guard let text else { continue }
-            guard (1...longest).contains(text.unicodeScalars.count), !Validation.hasControlCharacters(text) else {
+            guard text.unicodeScalars.count > 0, range.contains(text.unicodeScalars.count),
+                !Validation.hasControlCharacters(text)
+            else {
                 throw APIError.badRequest(
-                    "\(name) is 1 to \(longest) characters, none of them a control character.",
+                    "\(name) is 1 to \(range.upperBound) characters, none of them a control character.",
                     code: .invalidField
                 )
             }

@@ -200,13 +200,47 @@ enum AppSettingsForm {
         // Longest first, so that a key that starts another is not taken for it.
         let every = sections.flatMap(\.settings).sorted { $0.key.count > $1.key.count }
         let named = every.compactMap { setting in
-            message.range(of: setting.key).map { (at: $0.lowerBound, setting: setting) }
+            Self.word(setting.key, in: message).map { (at: $0.lowerBound, setting: setting) }
         }
         var text = message
         for (_, setting) in named {
-            text = text.replacingOccurrences(of: setting.key, with: "“\(setting.label)”")
+            var from = text.startIndex
+            while let found = Self.word(setting.key, in: text, from: from) {
+                let label = "“\(setting.label)”"
+                let offset = text.distance(from: text.startIndex, to: found.lowerBound) + label.count
+                text.replaceSubrange(found, with: label)
+                from = text.index(text.startIndex, offsetBy: offset)
+            }
         }
         return Invalid(message: Self.capitalised(text), key: named.min { $0.at < $1.at }?.setting.key)
+    }
+
+    /// Where `key` stands in `text` as a word of its own (`name`, never in `username` or
+    /// `myname.com`).
+    private static func word(
+        _ key: String,
+        in text: String,
+        from first: String.Index? = nil
+    ) -> Range<String.Index>? {
+        func isPartOfWord(_ character: Character?) -> Bool {
+            guard let character else { return false }
+            return character.isLetter || character.isNumber || character == "_" || character == "-"
+        }
+        var start = first ?? text.startIndex
+        while let found = text.range(of: key, range: start..<text.endIndex) {
+            let before = found.lowerBound == text.startIndex ? nil : text[text.index(before: found.lowerBound)]
+            let after = found.upperBound == text.endIndex ? nil : text[found.upperBound]
+            // A dot after a word ends a sentence unless a name goes on after it (myname.com).
+            let continues =
+                after == "." && found.upperBound < text.endIndex
+                && isPartOfWord(
+                    text.index(after: found.upperBound) < text.endIndex
+                        ? text[text.index(after: found.upperBound)] : nil
+                )
+            if !isPartOfWord(before), before != ".", !isPartOfWord(after), !continues { return found }
+            start = found.upperBound
+        }
+        return nil
     }
 
     private static func capitalised(_ text: String) -> String {

@@ -7,7 +7,7 @@ import Hummingbird
 
 /// The console's activation: an operator or admin makes an app's signed activation link
 /// through the admin API's own `POST /admin/apps/{appID}/activations`, and the page shows
-/// it with its QR code (when `qrencode` is installed), ready to print.
+/// it with its QR code (drawn by the server, as SVG), ready to print.
 extension OperatorConsole {
     func registerActivation(on router: Router<ServerContext>) {
         router.get(RouterPath(ConsolePaths.apps + "/:appID/activation")) { request, context in

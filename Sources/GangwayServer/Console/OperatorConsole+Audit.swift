@@ -19,7 +19,7 @@ extension OperatorConsole {
 
     private func audit(_ request: Request) async -> Response {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
-        let parameters = request.uri.queryParameters
+        let parameters = ConsoleQuery(request)
         let before = parameters.get("before").flatMap { Int64($0) }.flatMap { $0 >= 1 ? $0 : nil }
         let actor = String((parameters.get("actor") ?? "").trimmingCharacters(in: .whitespaces).prefix(128))
         let asked = String((parameters.get("action") ?? "").prefix(64))
@@ -35,12 +35,10 @@ extension OperatorConsole {
             return unavailable()
         }
         func pagePath(before: Int64?) -> String {
-            var components = URLComponents()
-            components.path = ConsolePaths.audit
-            let items = [("actor", actor), ("action", action), ("before", before.map(String.init) ?? "")]
-                .filter { !$0.1.isEmpty }.map { URLQueryItem(name: $0.0, value: $0.1) }
-            components.queryItems = items.isEmpty ? nil : items
-            return components.string ?? ConsolePaths.audit
+            ConsoleQuery.path(
+                ConsolePaths.audit,
+                [("actor", actor), ("action", action), ("before", before.map(String.init) ?? "")]
+            )
         }
         let shown = found.prefix(Self.eventsPerPage)
         let older = found.count > Self.eventsPerPage ? shown.last?.id.map { pagePath(before: $0) } : nil

@@ -36,7 +36,7 @@ extension OperatorConsole {
     ) async -> Response {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         guard let apps = try? await api.storage.apps() else { return unavailable() }
-        let parameters = request.uri.queryParameters
+        let parameters = ConsoleQuery(request)
         func text(_ name: String) -> String { String((parameters.get(name) ?? "").prefix(128)) }
         let wanted = asked ?? text("app")
         let appID = apps.first { $0.id == wanted }?.id ?? apps.first?.id ?? ""
@@ -81,16 +81,16 @@ extension OperatorConsole {
         var next: String?
         if listed.count > Self.devicesShown {
             listed.removeLast()
-            var components = URLComponents()
-            components.path = ConsolePaths.devices
-            components.queryItems = [
-                ("app", appID), ("user", user), ("status", shownStatus?.rawValue ?? ""),
-                ("after", listed.last?.registrationID ?? ""),
-            ].filter { !$0.1.isEmpty }.map { URLQueryItem(name: $0.0, value: $0.1) }
-            next = components.string
+            next = ConsoleQuery.path(
+                ConsolePaths.devices,
+                [
+                    ("app", appID), ("user", user), ("status", shownStatus?.rawValue ?? ""),
+                    ("after", listed.last?.registrationID ?? ""),
+                ]
+            )
         }
         let browser = api.formGuard.browser(request.headers)
-        let page = DevicesPage(
+        var page = DevicesPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.devices),
             apps: apps.map { ($0.id, $0.name) },
             appID: appID,
@@ -119,6 +119,22 @@ extension OperatorConsole {
                 } : nil,
             next: next
         )
+        // How many there are in all, and the way back to the first page.
+        if !appID.isEmpty, refusal == nil,
+            let total = try? await api.storage.deviceCount(
+                appID: appID,
+                userPrefix: user,
+                status: shownStatus.flatMap { DeviceStatus(rawValue: $0.rawValue) }
+            )
+        {
+            page.caption += total == 1 ? " (1 in all)" : " (\(total) in all)"
+        }
+        if after != nil {
+            page.firstPage = ConsoleQuery.path(
+                ConsolePaths.devices,
+                [("app", appID), ("user", user), ("status", shownStatus?.rawValue ?? "")]
+            )
+        }
         return self.page(page, status: status == .ok && refusal != nil ? .badRequest : status, browser: browser)
     }
 

@@ -20,7 +20,7 @@ extension OperatorConsole {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         let browser = api.formGuard.browser(request.headers)
         guard let apps = try? await api.storage.apps() else { return unavailable() }
-        let parameters = request.uri.queryParameters
+        let parameters = ConsoleQuery(request)
         func text(_ name: String) -> String { String((parameters.get(name) ?? "").prefix(128)) }
         let asked = text("app")
         let appID = apps.first { $0.id == asked }?.id ?? apps.first?.id
@@ -83,16 +83,13 @@ extension OperatorConsole {
             }
         }
         func pagePath(before: Int64?) -> String {
-            var components = URLComponents()
-            components.path = ConsolePaths.logs
-            components.queryItems =
+            ConsoleQuery.path(
+                ConsolePaths.logs,
                 [
                     ("app", appID ?? ""), ("user", user), ("level", level?.rawValue ?? ""), ("since", text("since")),
-                    ("until", text("until")),
+                    ("until", text("until")), ("before", before.map(String.init) ?? ""),
                 ]
-                .filter { !$0.1.isEmpty }.map { URLQueryItem(name: $0.0, value: $0.1) }
-                + (before.map { [URLQueryItem(name: "before", value: String($0))] } ?? [])
-            return components.string ?? ConsolePaths.logs
+            )
         }
         let levels = [""] + Operations.ListLogs.Input.Query.LevelPayload.allCases.map(\.rawValue)
         let page = LogsPage(

@@ -34,8 +34,9 @@ extension OperatorConsole {
         typed: (username: String, displayName: String) = ("", "")
     ) async -> Response {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
-        let query = String((request.uri.queryParameters.get("q") ?? "").prefix(128))
-        let after = request.uri.queryParameters.get("after").map { String($0.prefix(128)) }
+        let parameters = ConsoleQuery(request)
+        let query = String((parameters.get("q") ?? "").prefix(128))
+        let after = parameters.get("after").map { String($0.prefix(128)) }
         // The admin API's own page of users, one more than shown to know whether a next
         // page follows.
         let asked = Operations.ListUsers.Input.Query(search: query, after: after, limit: Self.usersPerPage + 1)
@@ -51,7 +52,7 @@ extension OperatorConsole {
         let next =
             found.count > Self.usersPerPage ? shown.last.map { Self.usersPath(query: query, after: $0.username) } : nil
         let browser = api.formGuard.browser(request.headers)
-        let page = UsersPage(
+        var page = UsersPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.users),
             query: query,
             users: shown.map { user in
@@ -72,13 +73,18 @@ extension OperatorConsole {
             notice: refusal == nil ? Self.notice(request, among: shown.map(\.username)) : nil,
             typed: typed
         )
+        // How many there are in all, and the way back to the first page.
+        if let total = try? await api.storage.userCount(containing: query) {
+            page.caption += total == 1 ? " (1 in all)" : " (\(total) in all)"
+        }
+        if after != nil { page.firstPage = Self.usersPath(query: query, after: nil) }
         return self.page(page, status: status, browser: browser)
     }
 
     /// What the action named in the request's query (`done`) did to its `user`, when that
     /// is a user the page shows: in fixed words, never text from the query.
     static func notice(_ request: Request, among shown: [String]) -> String? {
-        let parameters = request.uri.queryParameters
+        let parameters = ConsoleQuery(request)
         guard let user = parameters.get("user"), shown.contains(user) else { return nil }
         switch parameters.get("done") {
         case "block": return "Blocked \(user): their sessions ended, and they cannot sign in."
@@ -315,17 +321,9 @@ extension OperatorConsole {
     /// The users page: found by `query`, after `after`; with `done`, it says what that
     /// action did to `user`.
     static func usersPath(query: String, after: String?, done: String? = nil, user: String? = nil) -> String {
-        var components = URLComponents()
-        components.path = ConsolePaths.users
-        var items: [URLQueryItem] = []
-        if !query.isEmpty { items.append(URLQueryItem(name: "q", value: query)) }
-        if let after { items.append(URLQueryItem(name: "after", value: after)) }
-        if let done, let user {
-            items.append(URLQueryItem(name: "done", value: done))
-            items.append(URLQueryItem(name: "user", value: user))
-        }
-        components.queryItems = items.isEmpty ? nil : items
-        return components.string ?? ConsolePaths.users
+        var items = [("q", query), ("after", after ?? "")]
+        if let done, let user { items += [("done", done), ("user", user)] }
+        return ConsoleQuery.path(ConsolePaths.users, items)
     }
 
     static func day(_ date: Date) -> String {

@@ -68,7 +68,7 @@ struct OperatorConsole: Sendable {
         if await signedIn(request) != nil { return Self.redirect(to: ConsolePaths.root) }
         let browser = api.formGuard.browser(request.headers)
         var page = SignInPage(formToken: token(browser), providers: await signInProviders())
-        page.isFirstOperator = (try? await api.storage.operatorRecords().isEmpty) ?? false
+        page.isFirstOperator = (try? await api.storage.hasOperators()) == false
         return self.page(page, browser: browser)
     }
 
@@ -447,7 +447,13 @@ struct OperatorConsole: Sendable {
         AuditNote.current?.add(
             "\(operation) needs the \(needed.rawValue) role; the operator is a \(record.role.rawValue)"
         )
-        await api.audit(actor: record.name, via: .console, action: "refused", target: target)
+        // The target holds what the form named: kept short, control characters shown escaped.
+        await api.audit(
+            actor: record.name,
+            via: .console,
+            action: "refused",
+            target: TextRules.shown(target, limit: 200)
+        )
         return false
     }
 

@@ -62,6 +62,8 @@ actor IdentityProviderClient {
     private static let maximumBody = 1 << 20
 
     private let client: HTTPClient
+    /// Renewals at a provider, one at a time per refresh token family.
+    nonisolated let renewals = RenewalTurns()
     private let now: @Sendable () -> Date
     private var metadata: [String: (ProviderMetadata, fetchedAt: Date)] = [:]
     private var keySets: [String: KeySet] = [:]

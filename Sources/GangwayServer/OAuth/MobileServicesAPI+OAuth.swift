@@ -330,16 +330,20 @@ extension MobileServicesAPI {
         // A federated sign-in asks its provider first, before the token is spent: when
         // the provider cannot be reached, the device can try again with the same token.
         var providerGrant: ProviderGrantRecord?
-        if refresh.usedAt == nil, !refresh.revoked, refresh.expiresAt > now(), app.authentication.provider != nil,
-            let grant = try await perform({ try await storage.providerGrant(familyID: refresh.familyID) })
-        {
-            providerGrant = try await renewAtProvider(grant, app: app)
+        if refresh.usedAt == nil, !refresh.revoked, refresh.expiresAt > now(), app.authentication.provider != nil {
+            // One renewal of the family at a time, each with the grant as the one before
+            // left it: a client's two refreshes at once both keep the sign-in.
+            providerGrant = try await providers.renewals.inTurn(of: refresh.familyID) {
+                guard let grant = try await perform({ try await storage.providerGrant(familyID: refresh.familyID) })
+                else { return nil }
+                return try await renewAtProvider(grant, app: app)
+            }
         }
         let client = BearerToken.hash(RequestInfo.current.clientAddress(trusting: settings.trustedProxies))
         if try await !perform({ try await storage.spendRefreshToken(tokenHash: hash, at: now(), by: client) }) {
             guard let again = try await perform({ try await storage.refreshToken(tokenHash: hash) }),
                 !again.revoked, again.usedFrom == client,
-                let spent = again.usedAt, now().timeIntervalSince(spent) <= Self.refreshRetryGrace
+                let spent = again.usedAt, (0...Self.refreshRetryGrace).contains(now().timeIntervalSince(spent))
             else {
                 if !refresh.revoked {
                     // A spent token again: someone holds a copy. Nothing of the family stays valid.

@@ -58,6 +58,20 @@ extension ServerStorage {
         )
     }
 
+    /// How many registrations ``devices(appID:userPrefix:status:after:limit:)`` finds over
+    /// all its pages.
+    public func deviceCount(appID: String, userPrefix: String, status: DeviceStatus?) async throws(StorageError) -> Int
+    {
+        var conditions: [SQL] = [
+            "app_id = \(appID)", "LOWER(username) LIKE \(Self.startsWith(userPrefix)) ESCAPE '\\'",
+        ]
+        if let status { conditions.append("status = \(status.rawValue)") }
+        let counted = try await first(
+            "SELECT COUNT(*) AS count FROM devices WHERE \(SQL.joined(conditions, separator: " AND "))"
+        ) { row throws(StorageError) -> Int in try row("count") }
+        return counted ?? 0
+    }
+
     /// Every registration of a user, in every app.
     public func devices(username: String) async throws(StorageError) -> [DeviceRecord] {
         try await all(

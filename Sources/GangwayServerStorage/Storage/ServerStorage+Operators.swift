@@ -32,6 +32,11 @@ extension ServerStorage {
     }
 
     /// Every operator, by name.
+    /// Whether any operator has been added: one row read, whatever their number.
+    public func hasOperators() async throws(StorageError) -> Bool {
+        try await first("SELECT 1 AS found FROM operators LIMIT 1") { _ throws(StorageError) in true } ?? false
+    }
+
     public func operatorRecords() async throws(StorageError) -> [OperatorRecord] {
         try await all("\(OperatorRecord.select) ORDER BY name", OperatorRecord.init)
     }

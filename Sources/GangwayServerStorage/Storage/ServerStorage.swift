@@ -202,6 +202,18 @@ public final class ServerStorage: Sendable {
         )
     }
 
+    /// How many users ``users(prefix:containing:after:limit:)`` finds over all its pages.
+    public func userCount(prefix: String = "", containing text: String = "") async throws(StorageError) -> Int {
+        let (start, pattern) = (Self.startsWith(prefix), "%" + Self.startsWith(text))
+        let counted = try await first(
+            """
+            SELECT COUNT(*) AS count FROM users WHERE LOWER(username) LIKE \(start) ESCAPE '\\'
+                AND (LOWER(username) LIKE \(pattern) ESCAPE '\\' OR LOWER(display_name) LIKE \(pattern) ESCAPE '\\')
+            """
+        ) { row throws(StorageError) -> Int in try row("count") }
+        return counted ?? 0
+    }
+
     /// The users shown by any of `displayNames` (in any case), by name: who else a person
     /// may be taken for.
     public func users(displayedAs displayNames: [String]) async throws(StorageError) -> [UserRecord] {

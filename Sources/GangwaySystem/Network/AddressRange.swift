@@ -59,9 +59,13 @@ public struct AddressRange: Sendable, Hashable, CustomStringConvertible {
     /// reserved blocks.
     public static let nonPublic: [AddressRange] = [
         "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-        "192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24",
-        "224.0.0.0/4", "240.0.0.0/4", "::/128", "::1/128", "64:ff9b:1::/48", "100::/64", "2001:db8::/32", "fc00::/7",
-        "fe80::/10", "ff00::/8",
+        "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24",
+        "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+        // IPv6: unspecified, loopback and the IPv4-compatible block; the blocks that carry
+        // an IPv4 address inside (NAT64, 6to4, Teredo), whose inner address may be private;
+        // discard, documentation, unique and site-local, link-local, multicast.
+        "::/96", "64:ff9b::/96", "64:ff9b:1::/48", "2002::/16", "2001::/32", "100::/64", "2001:db8::/32",
+        "fc00::/7", "fec0::/10", "fe80::/10", "ff00::/8",
     ].compactMap(AddressRange.init)
 
     /// Whether `address` (an IP address as text) is on the public internet: an address,

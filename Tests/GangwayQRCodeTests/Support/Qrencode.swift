@@ -41,7 +41,7 @@ enum Qrencode {
             arguments += ["-v", String(minimumVersion)]
         }
         arguments += ["-o", "-"]
-        guard let output = try await Tools.qrencode.run(arguments, input: Data(bytes)), output.status == 0 else {
+        guard let output = try await Tools.run(Tools.qrencode, arguments, input: Data(bytes)), output.status == 0 else {
             return nil
         }
         let rows = output.text.split(separator: "\n").map { line in
@@ -63,7 +63,7 @@ enum Qrencode {
             "-8", "-l", Fixtures.qrencodeLevel(correction), "-v", String(minimumVersion),
             "-t", "UTF8", "-m", String(margin), "-o", "-",
         ]
-        guard let output = try await Tools.qrencode.run(arguments, input: Data(bytes)), output.status == 0 else {
+        guard let output = try await Tools.run(Tools.qrencode, arguments, input: Data(bytes)), output.status == 0 else {
             return nil
         }
         return output.text.split(separator: "\n", omittingEmptySubsequences: false)

@@ -12,6 +12,56 @@ enum Tools {
     static let chromium = ExternalTool("chromium")
     /// Python 3, for its `zlib` module.
     static let python3 = ExternalTool("python3")
+
+    /// Runs `tool` as ``GangwaySystem/ExternalTool/run(_:input:)`` does, two at a time at
+    /// most across these tests: their many cases run in parallel, and a few hundred
+    /// programs started at once would hold more files open than the other tests of the
+    /// process may start a program with.
+    static func run(
+        _ tool: ExternalTool,
+        _ arguments: [String],
+        input: Data = Data()
+    ) async throws
+        -> ExternalTool.Output?
+    {
+        await gate.enter()
+        do {
+            let output = try await tool.run(arguments, input: input)
+            await gate.leave()
+            return output
+        } catch {
+            await gate.leave()
+            throw error
+        }
+    }
+
+    private static let gate = Gate(width: 2)
+}
+
+/// At most `width` callers inside at once; the others wait their turn, first come first
+/// served.
+actor Gate {
+    private let width: Int
+    private var inside = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(width: Int) { self.width = width }
+
+    func enter() async {
+        guard inside >= width else {
+            inside += 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty {
+            inside -= 1
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
 }
 
 /// A fresh folder under the system's temporary folder, removed when the value is released.

@@ -13,7 +13,9 @@ enum Zbar {
 
     /// The text `zbarimg --raw -q` prints for an image file, without its final line feed.
     static func decode(file path: String) async throws -> String? {
-        guard let output = try await Tools.zbarimg.run(["--raw", "-q", path]), output.status == 0 else { return nil }
+        guard let output = try await Tools.run(Tools.zbarimg, ["--raw", "-q", path]), output.status == 0 else {
+            return nil
+        }
         var text = output.text
         if text.hasSuffix("\n") {
             text.removeLast()
