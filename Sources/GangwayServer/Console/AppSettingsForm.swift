@@ -36,7 +36,7 @@ enum AppSettingsForm {
     static let minimumVersion = Setting(
         key: "minimumVersion",
         label: "Oldest app version allowed",
-        hint: "Older versions show an update screen and stop. Empty: every version runs.",
+        hint: "Older versions show an update screen and stop. Leave it empty to let every version run.",
         kind: .text(maxLength: APILimits.minimumVersion.upperBound)
     )
     static let passcodeRequired = Setting(
@@ -59,13 +59,13 @@ enum AppSettingsForm {
     static let lockDays = Setting(
         key: "blockDisconnectedPeriod",
         label: "Days without contact before the app locks until the next sign-in",
-        hint: "0: never.",
+        hint: "Set 0 to never lock.",
         kind: .number(APILimits.disconnectedDays)
     )
     static let wipeDays = Setting(
         key: "wipeDisconnectedPeriod",
         label: "Days without contact before the app erases the person's data",
-        hint: "0: never.",
+        hint: "Set 0 to never erase. No sooner than the app locks.",
         kind: .number(APILimits.disconnectedDays)
     )
     static let logsEnabled = Setting(key: "logEnabled", label: "Devices may upload their logs", kind: .flag)
@@ -87,19 +87,19 @@ enum AppSettingsForm {
     static let eulaVersion = Setting(
         key: "eulaVersion",
         label: "Version of the terms of use",
-        hint: "A new version is asked of each person at their next launch. Empty: none.",
+        hint: "A new version is asked of each person at their next launch. Leave it empty to ask for none.",
         kind: .text(maxLength: APILimits.agreementVersion.upperBound)
     )
     static let consentVersion = Setting(
         key: "consentVersion",
         label: "Version of the privacy consent",
-        hint: "A new version is asked of each person at their next launch. Empty: none.",
+        hint: "A new version is asked of each person at their next launch. Leave it empty to ask for none.",
         kind: .text(maxLength: APILimits.agreementVersion.upperBound)
     )
     static let resetKeepsData = Setting(
         key: "passcodeResetKeepsData",
         label: "A forgotten passcode can be reset without losing the data",
-        hint: "Turned off, the server destroys every recovery secret it holds for the app's devices.",
+        hint: "Turning it off destroys every recovery secret the server holds for the app's devices.",
         kind: .flag
     )
 
