@@ -391,6 +391,27 @@ struct FederatedSignInTests {
         }
     }
 
+    @Test("a client that refreshes twice at once keeps its sign-in, though the provider's refresh tokens rotate")
+    func twoRefreshesAtOnceThroughProvider() async throws {
+        try await Self.withProvider(tokenLifetime: 120) { _, api, provider in
+            try await Self.setUp(api, provider)
+            let first = try OAuthDeviceGrantTests.tokens(from: try await Self.tokens(api, provider, subject: "idp-gil"))
+            let replies = try await api.parallelForms(
+                count: 4,
+                "/apps/checks/oauth/token",
+                [("grant_type", "refresh_token"), ("refresh_token", first.refresh), ("client_id", "checks")]
+            )
+            #expect(replies.allSatisfy { $0.status == .ok }, "\(replies.map(\.text))")
+            for reply in replies where reply.status == .ok {
+                let issued = try OAuthDeviceGrantTests.tokens(from: reply)
+                #expect(try await OAuthDeviceGrantTests.settingsStatus(api, issued.access) == .ok)
+            }
+            // The sign-in lives on: a token of the family refreshes at the provider again.
+            let last = try OAuthDeviceGrantTests.tokens(from: try #require(replies.last { $0.status == .ok }))
+            try api.expectStatus(try await OAuthDeviceGrantTests.refresh(api, last.refresh), .ok)
+        }
+    }
+
     @Test("the sign-in is bound to the browser that started it, finished once, and checks the answer's issuer")
     func callbackChecks() async throws {
         try await Self.withProvider { _, api, provider in

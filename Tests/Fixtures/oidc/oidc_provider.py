@@ -21,6 +21,9 @@ authlib.  This file only adds test hooks that the mock lacks:
                                "sign_with":"unpublished"|"none"|"hmac-public-key"}
   * one-shot failures: POST /_test/fail-next {"path":"/jwks","status":503,"count":1}
   * RFC 7009 revocation at /oauth2/revoke (the mock has none);
+  * refresh tokens that rotate, as Keycloak's, Okta's and Auth0's do: each refresh
+    answers a new one, and the one it spent is refused from then on (the mock keeps
+    them);
   * discovery additionally lists code_challenge_methods_supported and
     revocation_endpoint;
   * --no-kid publishes keys and signs ID tokens without a key ID, as the mock's
@@ -125,9 +128,13 @@ def main() -> None:
         "next_id_token": None,       # one-shot tamper instructions
         "fail": [],                  # one-shot failures
         "pkce": {},                  # code -> (challenge, method)
+        "spent": set(),              # refresh tokens a refresh used
     }
     if isinstance(current, joserfc.jwk.RSAKey):
         storage.jwk = current        # the mock signs with this; we re-sign anyway
+
+    # Each refresh answers a new refresh token (stored by the mock like any other).
+    oidc_provider_mock._app.RefreshTokenGrant.INCLUDE_NEW_REFRESH_TOKEN = True
 
     views = app.view_functions
     orig_discovery = views[f"{BP}.openid_config"]
@@ -198,6 +205,13 @@ def main() -> None:
 
     def token():
         form = flask.request.form
+        if form.get("grant_type") == "refresh_token":
+            # Rotation: a refresh token is good for one refresh.
+            with lock:
+                spent = form.get("refresh_token", "")
+                if spent in state["spent"]:
+                    return oauth_error("invalid_grant", "refresh token already used")
+                state["spent"].add(spent)
         if form.get("grant_type") == "authorization_code" and not args.no_pkce_enforcement:
             with lock:
                 rec = state["pkce"].pop(form.get("code", ""), None)
