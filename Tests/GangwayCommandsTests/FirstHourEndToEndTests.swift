@@ -442,8 +442,9 @@ struct FirstHourEndToEndTests {
         #expect(output.components(separatedBy: "Registration:   ").count - 1 == homes)
     }
 
-    @Test("reading the checks is a server contact: the home screen's last contact moves with it")
-    func lastContactMoves() async throws {
+    /// What the app printed when alice onboarded and, two and a half seconds later (so that
+    /// a contact's time moves on), `later` was typed.
+    static func onboardThenLater(_ later: [String]) async throws -> String {
         let device = try DeviceAppEndToEndTests.Device()
         defer { device.directory.remove() }
         let runner = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
@@ -453,10 +454,15 @@ struct FirstHourEndToEndTests {
         }
         type(DeviceAppEndToEndTests.aliceOnboards)
         try await Task.sleep(for: .milliseconds(2_500))
-        type(["home", "quit"])
+        type(later)
         try running.input.fileHandleForWriting.close()
         running.process.waitUntilExit()
-        let output = String(decoding: running.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return String(decoding: running.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    @Test("reading the checks is a server contact: the home screen's last contact moves with it")
+    func lastContactMoves() async throws {
+        let output = try await Self.onboardThenLater(["home", "quit"])
         let stamps = output.components(separatedBy: ", last contact ").dropFirst().map { String($0.prefix(19)) }
         #expect(stamps.count == 2, "\(output)")
         if stamps.count == 2 { #expect(stamps[1] > stamps[0], "\(stamps)") }
@@ -464,21 +470,9 @@ struct FirstHourEndToEndTests {
 
     @Test("offline, the last contact is the one that read the checks shown, never an earlier one")
     func lastContactIsTheReadShown() async throws {
-        let device = try DeviceAppEndToEndTests.Device()
-        defer { device.directory.remove() }
-        let runner = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
-        let running = try runner.launchCapturing(["--data-dir", device.directory.url.path, "--bcrypt-cost", "4"])
-        func type(_ lines: [String]) {
-            running.input.fileHandleForWriting.write(Data(lines.map { $0 + "\n" }.joined().utf8))
-        }
         // The settings are exchanged at onboarding; the checks are read again seconds later,
         // and then shown from the kept copy.
-        type(DeviceAppEndToEndTests.aliceOnboards)
-        try await Task.sleep(for: .milliseconds(2_500))
-        type(["home", "offline on", "home", "quit"])
-        try running.input.fileHandleForWriting.close()
-        running.process.waitUntilExit()
-        let output = String(decoding: running.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output = try await Self.onboardThenLater(["home", "offline on", "home", "quit"])
         func stamps(after marker: String) -> [String] {
             output.components(separatedBy: marker).dropFirst().map { String($0.prefix(19)) }
         }

@@ -67,13 +67,7 @@ struct QrencodeComparisonTests {
     @Test("UTF-8 text matches qrencode module for module")
     func utf8Matches() async throws {
         let bytes = Array("Crème brûlée — 東京駅 🚢".utf8)
-        let reference = try #require(try await Qrencode.symbol(bytes: bytes, correction: .medium))
-        let ours = try QRCode(
-            bytes: bytes,
-            correction: .medium,
-            minimumVersion: reference.version,
-            forcedMask: reference.mask
-        )
+        let (reference, ours) = try #require(try await Qrencode.paired(bytes))
         #expect(ours.version == reference.version)
         for y in 0..<ours.size {
             #expect((0..<ours.size).map { ours[$0, y] } == reference.rows[y], "row \(y)")

@@ -44,13 +44,7 @@ struct TerminalTests {
     )
     func matchesQrencode(text: String) async throws {
         let bytes = Array(text.utf8)
-        let reference = try #require(try await Qrencode.symbol(bytes: bytes, correction: .medium))
-        let ours = try QRCode(
-            bytes: bytes,
-            correction: .medium,
-            minimumVersion: reference.version,
-            forcedMask: reference.mask
-        )
+        let (reference, ours) = try #require(try await Qrencode.paired(bytes))
         let expected = try #require(
             try await Qrencode.utf8Lines(
                 bytes: bytes,

@@ -30,6 +30,19 @@ enum Qrencode {
         }
     }
 
+    /// qrencode's symbol of `bytes` at error correction M, and ours with its version and
+    /// mask, to compare module for module; `nil` without qrencode.
+    static func paired(_ bytes: [UInt8]) async throws -> (reference: Symbol, ours: QRCode)? {
+        guard let reference = try await symbol(bytes: bytes, correction: .medium) else { return nil }
+        let ours = try QRCode(
+            bytes: bytes,
+            correction: .medium,
+            minimumVersion: reference.version,
+            forcedMask: reference.mask
+        )
+        return (reference, ours)
+    }
+
     /// The symbol `qrencode -8 -t ASCII -m 0` makes of `bytes`, optionally with a minimum version.
     static func symbol(
         bytes: [UInt8],
