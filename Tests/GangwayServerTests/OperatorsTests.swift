@@ -300,6 +300,12 @@ struct OperatorsTests {
             #expect(listed.count == 1 && listed.first?.target == "/admin/apps/checks/devices/\(registration)")
             #expect(try await Self.audit(api, "?actor=admin%20token").allSatisfy { $0.actor == "admin token" })
             #expect(try await api.admin(.get, "/admin/audit?actor=").status == .badRequest)
+            // No operator's name or action holds a control character (C0, DEL or C1): such
+            // a filter matches nothing, and PostgreSQL is never asked for a NUL.
+            for filter in ["actor=%2B%C2%8F", "actor=a%00", "action=update%7FDevice"] {
+                #expect(try await Self.audit(api, "?" + filter).isEmpty, "\(filter)")
+            }
+            #expect(try await viewer.get("/console/audit?actor=%C2%8F").text.contains("No event matches the filter."))
         }
     }
 
