@@ -43,6 +43,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case tokenExpired = "TOKEN_EXPIRED"
     /// An admin route without a valid admin token.
     case adminTokenRequired = "ADMIN_TOKEN_REQUIRED"
+    /// An operator whose role does not reach the operation's (its `x-minimum-role`).
+    case roleRequired = "ROLE_REQUIRED"
     /// Wrong user name or password (also for a blocked or unknown user: the answer tells
     /// an attacker nothing).
     case authFailed = "AUTH_FAILED"

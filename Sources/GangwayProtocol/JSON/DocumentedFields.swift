@@ -7,7 +7,7 @@ import Foundation
 ///
 /// An object whose schema names its properties takes those alone, unless the schema
 /// gives `additionalProperties` a schema (a map, such as an app's entity sets). The
-/// document says so of admin bodies; the server checks them (its `AdminGate`), not
+/// document says so of admin bodies; the server checks them (its `AccessGate`), not
 /// devices' bodies, so that a newer device's field reaches an older server harmlessly.
 public struct DocumentedFields: Sendable {
     /// What a place in a body may hold.

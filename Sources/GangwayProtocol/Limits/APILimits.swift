@@ -168,7 +168,7 @@ public enum APILimits {
         add(parameter("/admin/operators/{name}/identities", "delete", 2), .length, subject)
         add(parameter("/admin/audit", "get", 0), .value, listLimit)
         add(parameter("/admin/audit", "get", 1), .value, positive)
-        add(parameter("/admin/audit", "get", 2), .length, usernamePrefix)
+        add(parameter("/admin/audit", "get", 2), .length, username)
         add(parameter("/admin/audit", "get", 3), .length, identifier)
         add("/components/parameters/OperatorName/schema", .length, operatorName)
         add("/components/parameters/DestinationName/schema", .length, destinationName)

@@ -223,7 +223,6 @@ extension MobileServicesAPI {
     // MARK: Admin
 
     func listChanges(_ input: Operations.ListChanges.Input) async throws -> Operations.ListChanges.Output {
-        try await requireAdmin()
         let app = try await app(input.path.appID)
         let limit = try Validation.listLimit(input.query.limit)
         let outcome = input.query.outcome.flatMap { ChangeResult.Outcome(rawValue: $0.rawValue) }

@@ -177,17 +177,27 @@ struct MobileServicesAPI: APIProtocol {
         var tokenHash: Data
     }
 
-    /// Throws unless the request carries the admin token.
-    func requireAdmin() async throws(APIError) {
-        // The console checked the operator's session and role before it ran the operation.
-        if RequestInfo.current.consoleOperator != nil { return }
-        guard let token = RequestInfo.current.bearerToken else { throw .adminRequired }
+    /// Who the request's bearer token makes its sender, looked up as an operation of
+    /// `access` needs: as the admin token for one that needs a role, as a session's
+    /// (not revoked) for a device's.
+    func principal(for access: OperationAccess?) async throws(APIError) -> Principal {
+        guard let token = RequestInfo.current.bearerToken else { return .anonymous }
+        switch access {
+        case .anyone, nil:
+            return .unknownToken
+        case .device:
+            let session = try await perform { try await storage.session(tokenHash: BearerToken.hash(token)) }
+            return session.map { $0.revoked ? .unknownToken : .session } ?? .unknownToken
+        case .role:
+            return try await isAdminToken(token) ? .adminToken : .unknownToken
+        }
+    }
+
+    /// Whether `token` is the admin token in force (compared as digests, in constant time).
+    func isAdminToken(_ token: String) async throws(APIError) -> Bool {
         let hash = BearerToken.hash(token)
         let expected = try await adminTokenHash()
-        // Compare digests in constant time.
-        guard hash.count == expected.count, zip(hash, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
-            throw .adminRequired
-        }
+        return hash.count == expected.count && zip(hash, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
     }
 
     /// Who holds `token`: `admin` for the admin token, `user:` and the user's name for a
@@ -196,7 +206,7 @@ struct MobileServicesAPI: APIProtocol {
     /// a cached lookup, and a denial (the route's own check says why).
     func bearerHolder(_ token: String) async -> String? {
         let hash = BearerToken.hash(token)
-        if let admin = try? await adminTokenHash(), admin == hash { return "admin" }
+        if (try? await isAdminToken(token)) == true { return "admin" }
         guard let session = try? await storage.session(tokenHash: hash), !session.revoked, session.expiresAt > now()
         else { return nil }
         return "user:" + session.username

@@ -62,7 +62,7 @@ extension OperatorConsole {
         do { found = try await api.storage.app(id: appID) } catch { return unavailable() }
         guard let app = found else { return notFound(browser) }
         let days = form["days"] ?? ""
-        guard await permits(record, .operator, "createActivation", on: "/admin/apps/\(appID)/activations") else {
+        guard await permits(record, "createActivation", on: "/admin/apps/\(appID)/activations") else {
             return activationPage(
                 app,
                 record: record,
@@ -85,7 +85,7 @@ extension OperatorConsole {
         }
         let activation: Components.Schemas.Activation
         do {
-            let answer = try await run(for: record) {
+            let answer = try await run(for: record, "createActivation") {
                 try await api.createActivation(.init(path: .init(appID: appID), query: .init(validDays: validDays)))
             }
             guard case .created(let created) = answer, case .json(let made) = created.body else {

@@ -27,11 +27,13 @@ extension OperatorConsole {
             guard
                 case .ok(let appAnswer) = try await run(
                     for: record,
+                    "getApp",
                     { try await api.getApp(.init(path: .init(appID: appID))) }
                 ),
                 case .json(let app) = appAnswer.body,
                 case .ok(let answer) = try await run(
                     for: record,
+                    "getAppAuthentication",
                     { try await api.getAppAuthentication(.init(path: .init(appID: appID))) }
                 ),
                 case .json(let authentication) = answer.body
@@ -115,7 +117,7 @@ extension OperatorConsole {
         func again(_ message: String, _ status: HTTPResponse.Status) -> Response {
             appSignInPage(appID, found, values: typed, record: record, browser: browser, error: message, status: status)
         }
-        guard await permits(record, .admin, "setAppAuthentication", on: "/admin/apps/\(appID)/authentication") else {
+        guard await permits(record, "setAppAuthentication", on: "/admin/apps/\(appID)/authentication") else {
             return again("Only an admin changes how people sign in: ask an admin for the role.", .forbidden)
         }
         guard let type = Components.Schemas.AuthenticationType(rawValue: typed.type) else {
@@ -150,7 +152,7 @@ extension OperatorConsole {
         )
         let saved: Components.Schemas.AppAuthentication
         do {
-            let answer = try await run(for: record) {
+            let answer = try await run(for: record, "setAppAuthentication") {
                 try await api.setAppAuthentication(.init(path: .init(appID: appID), body: .json(change)))
             }
             guard case .ok(let ok) = answer, case .json(let body) = ok.body else { return unavailable() }

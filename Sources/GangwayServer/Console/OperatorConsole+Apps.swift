@@ -33,7 +33,7 @@ extension OperatorConsole {
         error: String? = nil,
         status: HTTPResponse.Status = .ok
     ) async -> Response {
-        guard case .ok(let answer) = try? await run(for: record, { try await api.listApps(.init()) }),
+        guard case .ok(let answer) = try? await run(for: record, "listApps", { try await api.listApps(.init()) }),
             case .json(let apps) = answer.body
         else { return unavailable() }
         let page = AppsPage(
@@ -61,7 +61,7 @@ extension OperatorConsole {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         func trimmed(_ name: String) -> String { (form[name] ?? "").trimmingCharacters(in: .whitespaces) }
         let typed = AppsPage.NewApp(id: trimmed("appID"), name: trimmed("name"), emailDomains: trimmed("emailDomains"))
-        guard await permits(record, .admin, "createApp", on: "/admin/apps") else {
+        guard await permits(record, "createApp", on: "/admin/apps") else {
             return await appsPage(
                 record,
                 browser: browser,
@@ -76,7 +76,7 @@ extension OperatorConsole {
             emailDomains: AppSettingsForm.list(typed.emailDomains)
         )
         do {
-            _ = try await run(for: record) { try await api.createApp(.init(body: .json(body))) }
+            _ = try await run(for: record, "createApp") { try await api.createApp(.init(body: .json(body))) }
         } catch let refused as APIError {
             return await appsPage(
                 record,
@@ -98,6 +98,7 @@ extension OperatorConsole {
             guard
                 case .ok(let answer) = try await run(
                     for: record,
+                    "getApp",
                     { try await api.getApp(.init(path: .init(appID: appID))) }
                 ),
                 case .json(let app) = answer.body
@@ -127,7 +128,7 @@ extension OperatorConsole {
         status: HTTPResponse.Status = .ok,
         consequences: [String]? = nil
     ) async -> Response {
-        let authentication = try? await run(for: record) {
+        let authentication = try? await run(for: record, "getAppAuthentication") {
             try await api.getAppAuthentication(.init(path: .init(appID: app.appID)))
         }
         var provider: String?
@@ -159,7 +160,7 @@ extension OperatorConsole {
         let found: Components.Schemas.App?
         do { found = try await wireApp(appID, for: record) } catch { return unavailable() }
         guard let old = found else { return notFound(browser) }
-        guard await permits(record, .admin, "updateApp", on: "/admin/apps/\(appID)") else {
+        guard await permits(record, "updateApp", on: "/admin/apps/\(appID)") else {
             return await settingsPage(
                 old,
                 values: AppSettingsForm.values(of: old),
@@ -192,7 +193,7 @@ extension OperatorConsole {
             {
                 return asking
             }
-            let answer = try await run(for: record) {
+            let answer = try await run(for: record, "updateApp") {
                 try await api.updateApp(.init(path: .init(appID: appID), body: .json(update)))
             }
             guard case .ok(let ok) = answer, case .json(let app) = ok.body else { return unavailable() }

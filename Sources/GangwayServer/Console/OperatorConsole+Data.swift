@@ -91,12 +91,13 @@ extension OperatorConsole {
             guard
                 case .ok(let listed) = try await run(
                     for: record,
+                    "listChanges",
                     { try await api.listChanges(.init(path: .init(appID: app.id), query: query)) }
                 ),
                 case .json(let recorded) = listed.body
             else { return unavailable() }
             changes = recorded
-            let read = try? await run(for: record) {
+            let read = try? await run(for: record, "listAppData") {
                 try await api.listAppData(.init(path: .init(appID: app.id, entitySet: entitySet)))
             }
             if case .ok(let answer) = read, case .json(let set) = answer.body {
@@ -163,7 +164,7 @@ extension OperatorConsole {
         }
         let asked = ["delete": "deleteEntity", "rules": "updateApp"][action] ?? "putEntity"
         let asking = action == "rules" ? "/admin/apps/\(appID)" : "/admin/apps/\(appID)/data/\(entitySet)/\(entityID)"
-        guard await permits(record, .admin, asked, on: asking) else {
+        guard await permits(record, asked, on: asking) else {
             return await again("Only an admin changes an app's data: ask an admin for the role.", .forbidden)
         }
         var back = URLComponents()
@@ -192,14 +193,14 @@ extension OperatorConsole {
             switch action {
             case "put":
                 let fields = try Self.entityFields(form["fields"] ?? "")
-                _ = try await run(for: record) {
+                _ = try await run(for: record, "putEntity") {
                     try await api.putEntity(
                         .init(path: entityPath, body: .json(.init(fields: .init(additionalProperties: fields))))
                     )
                 }
                 (operation, target) = ("putEntity", "/admin/apps/\(appID)/data/\(entitySet)/\(entityID)")
             case "delete":
-                _ = try await run(for: record) {
+                _ = try await run(for: record, "deleteEntity") {
                     try await api.deleteEntity(
                         .init(path: .init(appID: appID, entitySet: entitySet, entityID: entityID))
                     )
@@ -213,7 +214,7 @@ extension OperatorConsole {
                 let update = Components.Schemas.AppUpdate(
                     settings: .init(dataSettings: .init(entitySets: .init(additionalProperties: [entitySet: rule])))
                 )
-                _ = try await run(for: record) {
+                _ = try await run(for: record, "updateApp") {
                     try await api.updateApp(.init(path: .init(appID: appID), body: .json(update)))
                 }
                 (operation, target) = ("updateApp", "/admin/apps/\(appID)")

@@ -44,11 +44,13 @@ extension OperatorConsole {
             guard
                 case .ok(let appAnswer) = try await run(
                     for: record,
+                    "getApp",
                     { try await api.getApp(.init(path: .init(appID: appID))) }
                 ),
                 case .json(let found) = appAnswer.body,
                 case .ok(let answer) = try await run(
                     for: record,
+                    "listDestinations",
                     { try await api.listDestinations(.init(path: .init(appID: appID))) }
                 ),
                 case .json(let destinations) = answer.body
@@ -105,7 +107,7 @@ extension OperatorConsole {
             )
         }
         let attempted = action == "remove" ? "removeDestination" : "putDestination"
-        guard await permits(record, .admin, attempted, on: "/admin/apps/\(appID)/destinations/\(name)") else {
+        guard await permits(record, attempted, on: "/admin/apps/\(appID)/destinations/\(name)") else {
             return await again("Only an admin changes an app's destinations: ask an admin for the role.", .forbidden)
         }
         if action == "remove",
@@ -137,12 +139,12 @@ extension OperatorConsole {
                         ? typed.credentialHeader : nil,
                     credential: typed.usesCredential && !credential.isEmpty ? credential : nil
                 )
-                _ = try await run(for: record) {
+                _ = try await run(for: record, "putDestination") {
                     try await api.putDestination(.init(path: .init(appID: appID, name: name), body: .json(change)))
                 }
                 operation = "putDestination"
             case "remove":
-                _ = try await run(for: record) {
+                _ = try await run(for: record, "removeDestination") {
                     try await api.removeDestination(.init(path: .init(appID: appID, name: name)))
                 }
                 operation = "removeDestination"

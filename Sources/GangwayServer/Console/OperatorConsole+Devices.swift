@@ -67,6 +67,7 @@ extension OperatorConsole {
                 guard
                     case .ok(let answer) = try await run(
                         for: record,
+                        "listDevices",
                         { try await api.listDevices(.init(path: .init(appID: appID), query: query)) }
                     ),
                     case .json(let devices) = answer.body
@@ -144,7 +145,7 @@ extension OperatorConsole {
         guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         let appID = form["app"] ?? ""
-        guard await permits(record, .operator, "updateDevice", on: "/admin/apps/\(appID)/devices/\(registrationID)")
+        guard await permits(record, "updateDevice", on: "/admin/apps/\(appID)/devices/\(registrationID)")
         else {
             return await devices(
                 request,
@@ -189,7 +190,7 @@ extension OperatorConsole {
             return asking
         }
         do {
-            _ = try await run(for: record) {
+            _ = try await run(for: record, "updateDevice") {
                 try await api.updateDevice(
                     .init(
                         path: .init(appID: appID, registrationID: registrationID),

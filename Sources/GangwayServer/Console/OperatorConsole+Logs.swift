@@ -59,6 +59,7 @@ extension OperatorConsole {
                 guard
                     case .ok(let answer) = try await run(
                         for: record,
+                        "listLogs",
                         { try await api.listLogs(.init(path: .init(appID: appID), query: query)) }
                     ),
                     case .json(let listed) = answer.body

@@ -43,7 +43,12 @@ extension OperatorConsole {
         newName: String = "",
         typedLink: (issuer: String, subject: String) = ("", "")
     ) async -> Response {
-        guard case .ok(let answer) = try? await run(for: record, { try await api.listOperators(.init()) }),
+        guard
+            case .ok(let answer) = try? await run(
+                for: record,
+                "listOperators",
+                { try await api.listOperators(.init()) }
+            ),
             case .json(let listed) = answer.body
         else { return unavailable() }
         var page = OperatorsPage(
@@ -90,14 +95,14 @@ extension OperatorConsole {
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         if form["action"] == "link" { return await link(form, record: record, browser: browser) }
         let name = form["name"] ?? ""
-        guard await permits(record, .admin, "addOperator", on: "/admin/operators/\(name)") else {
+        guard await permits(record, "addOperator", on: "/admin/operators/\(name)") else {
             return await operators(record, browser: browser, status: .forbidden, error: Self.adminsOnly, newName: name)
         }
         guard let role = Self.role(form) else {
             return await operators(record, browser: browser, status: .badRequest, error: Self.noRole, newName: name)
         }
         do {
-            let answer = try await run(for: record) {
+            let answer = try await run(for: record, "addOperator") {
                 try await api.addOperator(.init(body: .json(.init(name: name, role: role.wire))))
             }
             guard case .created(let created) = answer, case .json(let enrolment) = created.body else {
@@ -124,7 +129,7 @@ extension OperatorConsole {
     private func change(_ request: Request, name: String) async -> Response {
         guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
-        guard await permits(record, .admin, "updateOperator", on: "/admin/operators/\(name)") else {
+        guard await permits(record, "updateOperator", on: "/admin/operators/\(name)") else {
             return await operators(record, browser: browser, status: .forbidden, error: Self.adminsOnly)
         }
         guard name != record.name else {
@@ -158,12 +163,14 @@ extension OperatorConsole {
                 guard let role = Self.role(form) else {
                     return await operators(record, browser: browser, status: .badRequest, error: Self.noRole)
                 }
-                _ = try await run(for: record) {
+                _ = try await run(for: record, "updateOperator") {
                     try await api.updateOperator(.init(path: .init(name: name), body: .json(.init(role: role.wire))))
                 }
                 await api.audit(actor: record.name, via: .console, action: "updateOperator", target: target)
             case "enrol":
-                let answer = try await run(for: record) { try await api.enrolOperator(.init(path: .init(name: name))) }
+                let answer = try await run(for: record, "enrolOperator") {
+                    try await api.enrolOperator(.init(path: .init(name: name)))
+                }
                 guard case .ok(let ok) = answer, case .json(let enrolment) = ok.body else { return unavailable() }
                 await api.audit(
                     actor: record.name,
@@ -177,7 +184,7 @@ extension OperatorConsole {
                     issuer: form["issuer"] ?? "",
                     subject: form["subject"] ?? ""
                 )
-                _ = try await run(for: record) {
+                _ = try await run(for: record, "unlinkOperatorIdentity") {
                     try await api.unlinkOperatorIdentity(.init(path: .init(name: name), query: query))
                 }
                 await api.audit(
@@ -187,7 +194,9 @@ extension OperatorConsole {
                     target: target + "/identities"
                 )
             case "remove":
-                _ = try await run(for: record) { try await api.removeOperator(.init(path: .init(name: name))) }
+                _ = try await run(for: record, "removeOperator") {
+                    try await api.removeOperator(.init(path: .init(name: name)))
+                }
                 await api.audit(actor: record.name, via: .console, action: "removeOperator", target: target)
             default:
                 return await operators(
@@ -212,14 +221,14 @@ extension OperatorConsole {
     private func link(_ form: [String: String], record: OperatorRecord, browser: FormGuard.Browser) async -> Response {
         let name = form["operator"] ?? ""
         let typed = (issuer: form["issuer"] ?? "", subject: form["subject"] ?? "")
-        guard await permits(record, .admin, "linkOperatorIdentity", on: "/admin/operators/\(name)/identities") else {
+        guard await permits(record, "linkOperatorIdentity", on: "/admin/operators/\(name)/identities") else {
             return await operators(record, browser: browser, status: .forbidden, error: Self.adminsOnly)
         }
         guard name != record.name else {
             return await operators(record, browser: browser, status: .forbidden, error: Self.notYourOwn)
         }
         do {
-            _ = try await run(for: record) {
+            _ = try await run(for: record, "linkOperatorIdentity") {
                 try await api.linkOperatorIdentity(
                     .init(path: .init(name: name), body: .json(.init(issuer: typed.issuer, subject: typed.subject)))
                 )

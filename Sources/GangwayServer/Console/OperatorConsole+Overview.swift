@@ -30,10 +30,12 @@ extension OperatorConsole {
         async let counted = try? api.storage.figures()
         async let activityAnswer = try? run(
             for: record,
+            "getActivity",
             { try await api.getActivity(.init(query: .init(period: period, app: appID))) }
         )
         async let attentionAnswer = try? run(
             for: record,
+            "getAttention",
             { try await api.getAttention(.init(query: .init(app: appID))) }
         )
         guard let figures = await counted,

@@ -40,7 +40,12 @@ extension OperatorConsole {
         // The admin API's own page of users, one more than shown to know whether a next
         // page follows.
         let asked = Operations.ListUsers.Input.Query(search: query, after: after, limit: Self.usersPerPage + 1)
-        guard case .ok(let answer) = try? await run(for: record, { try await api.listUsers(.init(query: asked)) }),
+        guard
+            case .ok(let answer) = try? await run(
+                for: record,
+                "listUsers",
+                { try await api.listUsers(.init(query: asked)) }
+            ),
             case .json(let found) = answer.body
         else { return unavailable() }
         let shown = found.prefix(Self.usersPerPage)
@@ -108,10 +113,16 @@ extension OperatorConsole {
         let found: Components.Schemas.User
         let links: [Components.Schemas.IdentityLink]
         do {
-            guard case .ok(let answer) = try await run(for: record, { try await api.getUser(.init(path: path)) }),
+            guard
+                case .ok(let answer) = try await run(
+                    for: record,
+                    "getUser",
+                    { try await api.getUser(.init(path: path)) }
+                ),
                 case .json(let user) = answer.body,
                 case .ok(let listed) = try await run(
                     for: record,
+                    "listIdentityLinks",
                     { try await api.listIdentityLinks(.init(path: .init(username: username))) }
                 ),
                 case .json(let identities) = listed.body
@@ -146,7 +157,7 @@ extension OperatorConsole {
     private func add(_ request: Request) async -> Response {
         guard case .form(let form, _) = await self.form(request) else { return await refused(request) }
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
-        guard await permits(record, .operator, "createUser", on: "/admin/users") else {
+        guard await permits(record, "createUser", on: "/admin/users") else {
             return await users(request, refusal: Self.viewersRead, status: .forbidden)
         }
         let displayName = (form["displayName"] ?? "").trimmingCharacters(in: .whitespaces)
@@ -156,7 +167,7 @@ extension OperatorConsole {
             displayName: displayName.isEmpty ? nil : displayName
         )
         do {
-            let answer = try await run(for: record) { try await api.createUser(.init(body: .json(body))) }
+            let answer = try await run(for: record, "createUser") { try await api.createUser(.init(body: .json(body))) }
             guard case .created(let created) = answer, case .json(let user) = created.body else { return unavailable() }
             await api.audit(
                 actor: record.name,
@@ -185,7 +196,7 @@ extension OperatorConsole {
         guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
         guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         let onUserPage = form["back"] == "user" || ["password", "link", "unlink"].contains(form["action"] ?? "")
-        guard await permits(record, .operator, "updateUser", on: "/admin/users/\(username)") else {
+        guard await permits(record, "updateUser", on: "/admin/users/\(username)") else {
             if onUserPage {
                 return await user(
                     username,
@@ -239,7 +250,7 @@ extension OperatorConsole {
             case "password":
                 operation = "updateUser"
                 let body = Components.Schemas.UserUpdate(password: form["password"] ?? "")
-                _ = try await run(for: record) {
+                _ = try await run(for: record, "updateUser") {
                     try await api.updateUser(.init(path: .init(username: username), body: .json(body)))
                 }
                 notice = "The password is set, and their sessions ended."
@@ -249,13 +260,13 @@ extension OperatorConsole {
                     issuer: form["issuer"] ?? "",
                     subject: form["subject"] ?? ""
                 )
-                _ = try await run(for: record) {
+                _ = try await run(for: record, "linkIdentity") {
                     try await api.linkIdentity(.init(path: .init(username: username), body: .json(body)))
                 }
                 notice = "Linked."
             case "unlink":
                 operation = "unlinkIdentity"
-                _ = try await run(for: record) {
+                _ = try await run(for: record, "unlinkIdentity") {
                     try await api.unlinkIdentity(
                         .init(
                             path: .init(username: username),
@@ -267,7 +278,7 @@ extension OperatorConsole {
             case "block", "unblock":
                 operation = "updateUser"
                 let body = Components.Schemas.UserUpdate(blocked: form["action"] == "block")
-                _ = try await run(for: record) {
+                _ = try await run(for: record, "updateUser") {
                     try await api.updateUser(.init(path: .init(username: username), body: .json(body)))
                 }
                 notice =
@@ -275,7 +286,7 @@ extension OperatorConsole {
                     ? "Blocked \(shown): their sessions ended, and they cannot sign in." : "Unblocked \(shown)."
             case "revoke":
                 operation = "revokeUserSessions"
-                _ = try await run(for: record) {
+                _ = try await run(for: record, "revokeUserSessions") {
                     try await api.revokeUserSessions(.init(path: .init(username: username)))
                 }
                 notice = "Ended \(shown)'s sessions on every device."
@@ -308,14 +319,6 @@ extension OperatorConsole {
             )
         }
         return await user(username, record: record, browser: browser, notice: notice ?? "Done.")
-    }
-
-    /// Runs an admin operation for the operator `record`, who may do it.
-    func run<Result>(for record: OperatorRecord, _ body: () async throws -> Result) async throws -> Result {
-        var info = RequestInfo.current
-        info.consoleOperator = record.name
-        info.bearerToken = nil
-        return try await RequestInfo.$current.withValue(info) { try await body() }
     }
 
     /// The users page: found by `query`, after `after`; with `done`, it says what that

@@ -25,6 +25,9 @@ import NIOCore
 ///   sign-in of an existing operator's name is in the audit.
 struct OperatorConsole: Sendable {
     let api: MobileServicesAPI
+    /// Who may run each operation: the console runs one only through
+    /// ``run(for:_:_:)``, which asks it.
+    let access: AccessPolicy
     let templates = ConsoleTemplates()
 
     /// The operator's password, at least this long.
@@ -432,29 +435,40 @@ struct OperatorConsole: Sendable {
         request.uri.queryParameters.get("done").flatMap { notices[String($0)] }
     }
 
-    /// Whether `record`'s role reaches `needed` for `operation` on `target`; a refusal is
-    /// recorded in the audit as `refused`, naming the operation and the role it needs, so an
-    /// operator's attempts beyond their role leave a trace as their actions do.
-    func permits(
-        _ record: OperatorRecord,
-        _ needed: OperatorRole,
-        _ operation: String,
-        on target: String
-    ) async
-        -> Bool
-    {
-        guard record.role < needed else { return true }
-        AuditNote.current?.add(
-            "\(operation) needs the \(needed.rawValue) role; the operator is a \(record.role.rawValue)"
-        )
-        // The target holds what the form named: kept short, control characters shown escaped.
-        await api.audit(
-            actor: record.name,
-            via: .console,
-            action: "refused",
-            target: TextRules.shown(target, limit: 200)
-        )
-        return false
+    /// Whether `record`'s role reaches the one `operation` needs (``AccessPolicy``) on
+    /// `target`; a refusal is recorded in the audit as `refused`, naming the operation and
+    /// the role it needs, so an operator's attempts beyond their role leave a trace as
+    /// their actions do.
+    func permits(_ record: OperatorRecord, _ operation: String, on target: String) async -> Bool {
+        do {
+            try access.check(.console(operator: record.name, role: record.role), for: operation)
+            return true
+        } catch {
+            let needed = access.role(for: operation)?.rawValue ?? "admin token"
+            AuditNote.current?.add("\(operation) needs the \(needed) role; the operator is a \(record.role.rawValue)")
+            // The target holds what the form named: kept short, control characters shown escaped.
+            await api.audit(
+                actor: record.name,
+                via: .console,
+                action: "refused",
+                target: TextRules.shown(target, limit: 200)
+            )
+            return false
+        }
+    }
+
+    /// Runs the operation `operationID` for the operator `record` in process, as the API
+    /// would for a caller with their role: the access check first (``AccessPolicy``), as
+    /// the HTTP gate makes it; a refusal throws ``APIError/roleRequired(_:held:)``.
+    func run<Result>(
+        for record: OperatorRecord,
+        _ operationID: String,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        try access.check(.console(operator: record.name, role: record.role), for: operationID)
+        var info = RequestInfo.current
+        info.bearerToken = nil
+        return try await RequestInfo.$current.withValue(info) { try await body() }
     }
 
     /// The page that asks before `form` does what cannot be undone, or `nil` when the form

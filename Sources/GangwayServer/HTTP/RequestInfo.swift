@@ -14,9 +14,6 @@ struct RequestInfo: Sendable {
     /// The `X-Forwarded-For` header, believed only from a trusted proxy (see
     /// ``MobileServicesAPI/Settings/trustedProxies``).
     var forwardedFor: String? = nil
-    /// The console's signed-in operator an admin operation is run for: set by the console
-    /// alone, never from what a request carries.
-    var consoleOperator: String? = nil
     /// What an admin operation changed, for the audit: set for each request whose method
     /// may change something.
     var auditNote: AuditNote? = nil

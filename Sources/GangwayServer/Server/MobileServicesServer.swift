@@ -119,13 +119,14 @@ public struct MobileServicesServer: Sendable {
     ) throws -> GatewayResponder {
         let router = Router(context: ServerContext.self)
         let document = try APIDocument.json()
+        let access = try AccessPolicy(document: document)
         let api = api(
             publicURL: publicURL,
             consoleURL: consoleURL,
             pagesURL: listener == .console ? consoleURL : nil,
             adminToken: .stored
         )
-        let console = OperatorConsole(api: api)
+        let console = OperatorConsole(api: api, access: access)
         if listener == .console {
             let gateway = GatewayMiddleware(
                 routes: try RouteTable(document: Data(#"{"paths": {}}"#.utf8), extra: ConsolePaths.routes),
@@ -164,8 +165,8 @@ public struct MobileServicesServer: Sendable {
             )
         }
         // Compact JSON: pretty printing costs time on every response.
-        let gate = try AdminGate(document: document) { () async throws(APIError) in
-            try await api.requireAdmin()
+        let gate = try AccessGate(document: document, policy: access) { access async throws(APIError) in
+            try await api.principal(for: access)
         } audit: { operationID, path in
             await api.audit(actor: AuditEventRecord.adminToken, via: .api, action: operationID, target: path)
         }

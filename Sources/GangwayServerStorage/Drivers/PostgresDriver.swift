@@ -272,11 +272,11 @@ public final class PostgresDriver: StorageDriver {
         }
     }
 
-    public func read<Result: Sendable>(
-        _ body: (any SQLConnection) async throws -> Result
-    ) async throws(StorageError) -> Result {
+    public func read(_ statement: SQL) async throws(StorageError) -> [SQLRow] {
         try await run {
-            try await self.client.withConnection { connection in try await body(Statements(connection, self.logger)) }
+            try await self.client.withConnection { connection in
+                try await Statements(connection, self.logger).rows(statement)
+            }
         }
     }
 

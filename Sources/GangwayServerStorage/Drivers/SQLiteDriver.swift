@@ -51,11 +51,9 @@ public final class SQLiteDriver: StorageDriver {
         if case .failure(let error) = migrated { throw Self.storageError(error) }
     }
 
-    public func read<Result: Sendable>(
-        _ body: (any SQLConnection) async throws -> Result
-    ) async throws(StorageError) -> Result {
+    public func read(_ statement: SQL) async throws(StorageError) -> [SQLRow] {
         do {
-            return try await body(Statements(pool: pool, writing: false))
+            return try await Statements(pool: pool, writing: false).rows(statement)
         } catch {
             throw Self.storageError(error)
         }

@@ -16,10 +16,11 @@ public protocol StorageDriver: Sendable {
     /// driver needs nothing running (SQLite). See ``ServerStorage/withConnections(_:)``.
     func makeConnectionPool() -> (any Service)?
 
-    /// Runs `body`'s reads.
-    func read<Result: Sendable>(
-        _ body: (any SQLConnection) async throws -> Result
-    ) async throws(StorageError) -> Result
+    /// The rows one reading statement returns. One statement is what both databases run
+    /// as one snapshot of the database, so a read never mixes two states: a read that
+    /// needs two tables is one statement (a join, a window), never two reads, and a
+    /// statement that reads what it then writes is a ``write(locking:_:)``.
+    func read(_ statement: SQL) async throws(StorageError) -> [SQLRow]
 
     /// Runs one writing statement on its own, atomically; the rows it returns (with
     /// `RETURNING`). The same as a ``write(locking:_:)`` of that statement alone, in one
@@ -34,8 +35,7 @@ public protocol StorageDriver: Sendable {
     ) async throws(StorageError) -> Result
 }
 
-/// Statements run on one connection, inside ``StorageDriver/read(_:)`` or
-/// ``StorageDriver/write(locking:_:)``.
+/// Statements run on one connection, inside ``StorageDriver/write(locking:_:)``.
 public protocol SQLConnection: Sendable {
     /// The rows `statement` returns (a write returns rows with `RETURNING`).
     func rows(_ statement: SQL) async throws -> [SQLRow]

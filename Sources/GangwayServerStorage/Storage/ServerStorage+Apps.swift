@@ -52,35 +52,36 @@ extension ServerStorage {
         try await apps(where: "id = (SELECT app_id FROM app_domains WHERE domain = \(domain))").first
     }
 
-    /// The apps `condition` holds for, by ID, each with its email domains.
+    /// The apps `condition` holds for, by ID, each with its email domains: one statement,
+    /// so an app is never read with another moment's domains.
     private func apps(where condition: SQL) async throws(StorageError) -> [AppRecord] {
-        try await driver.read { connection in
-            let rows = try await connection.rows(
-                """
-                SELECT id, name, minimum_version, settings, authentication, created_at FROM apps
-                WHERE \(condition) ORDER BY id
-                """
-            )
-            guard !rows.isEmpty else { return [] }
-            let ids = try rows.map { row throws(StorageError) in try row("id", as: String.self) }
-            var domains: [String: [String]] = [:]
-            for row in try await connection.rows(
-                "SELECT domain, app_id FROM app_domains WHERE app_id IN (\(list: ids)) ORDER BY domain"
-            ) {
-                domains[try row("app_id"), default: []].append(try row("domain"))
+        let rows = try await driver.read(
+            """
+            SELECT a.id, a.name, a.minimum_version, a.settings, a.authentication, a.created_at, d.domain
+            FROM apps a LEFT JOIN app_domains d ON d.app_id = a.id
+            WHERE \(condition) ORDER BY a.id, d.domain
+            """
+        )
+        var apps: [AppRecord] = []
+        for row in rows {
+            let id: String = try row("id")
+            let domain: String? = try row("domain")
+            if let last = apps.last, last.id == id {
+                if let domain { apps[apps.count - 1].emailDomains.append(domain) }
+                continue
             }
-            return try rows.map { row throws(StorageError) in
-                let id: String = try row("id")
-                return AppRecord(
+            apps.append(
+                AppRecord(
                     id: id,
                     name: try row("name"),
-                    emailDomains: domains[id] ?? [],
+                    emailDomains: domain.map { [$0] } ?? [],
                     minimumVersion: try row("minimum_version"),
                     settings: try ServerSchema.decodeSettings(try row("settings")),
                     authentication: try ServerSchema.decodeAuthentication(try row("authentication")),
                     createdAt: try row("created_at")
                 )
-            }
+            )
         }
+        return apps
     }
 }

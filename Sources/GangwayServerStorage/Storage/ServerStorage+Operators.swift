@@ -135,16 +135,14 @@ extension ServerStorage {
         issuer: String,
         subject: String
     ) async throws(StorageError) -> (OperatorIdentityRecord, OperatorRecord)? {
-        let rows = try await driver.read { connection in
-            try await connection.rows(
-                """
-                SELECT o.name, o.role, o.password_hash, o.totp_secret, o.last_totp_step, o.enrolment_hash,
-                    o.enrolment_expires_at, o.created_at, i.created_at AS linked_at
-                FROM operator_identities i JOIN operators o ON o.name = i.operator
-                WHERE i.issuer = \(issuer) AND i.subject = \(subject)
-                """
-            )
-        }
+        let rows = try await driver.read(
+            """
+            SELECT o.name, o.role, o.password_hash, o.totp_secret, o.last_totp_step, o.enrolment_hash,
+                o.enrolment_expires_at, o.created_at, i.created_at AS linked_at
+            FROM operator_identities i JOIN operators o ON o.name = i.operator
+            WHERE i.issuer = \(issuer) AND i.subject = \(subject)
+            """
+        )
         guard let row = rows.first else { return nil }
         let record = try OperatorRecord(row: row)
         let identity = OperatorIdentityRecord(
@@ -214,16 +212,14 @@ extension ServerStorage {
         let live = now.addingTimeInterval(-TimeInterval(OperatorSessionRecord.idleLifetime.components.seconds))
         let born = now.addingTimeInterval(-TimeInterval(OperatorSessionRecord.absoluteLifetime.components.seconds))
         // One statement: the page that asks is waiting for it.
-        let rows = try await driver.read { connection in
-            try await connection.rows(
-                """
-                SELECT o.name, o.role, o.password_hash, o.totp_secret, o.last_totp_step, o.enrolment_hash,
-                    o.enrolment_expires_at, o.created_at, s.created_at AS session_created_at, s.last_seen_at
-                FROM operator_sessions s JOIN operators o ON o.name = s.operator
-                WHERE s.token_hash = \(tokenHash) AND s.last_seen_at > \(live) AND s.created_at > \(born)
-                """
-            )
-        }
+        let rows = try await driver.read(
+            """
+            SELECT o.name, o.role, o.password_hash, o.totp_secret, o.last_totp_step, o.enrolment_hash,
+                o.enrolment_expires_at, o.created_at, s.created_at AS session_created_at, s.last_seen_at
+            FROM operator_sessions s JOIN operators o ON o.name = s.operator
+            WHERE s.token_hash = \(tokenHash) AND s.last_seen_at > \(live) AND s.created_at > \(born)
+            """
+        )
         guard let row = rows.first else { return nil }
         let record = try OperatorRecord(row: row)
         var session = OperatorSessionRecord(

@@ -33,12 +33,17 @@ extension ServerStorage {
 }
 
 extension ServerStorage {
-    /// The first `limit` blocked users by name, and how many are blocked.
+    /// The first `limit` blocked users by name, and how many are blocked: one statement,
+    /// so the two agree.
     public func blockedUsers(limit: Int) async throws(StorageError) -> (names: [String], count: Int) {
-        let names = try await all("SELECT username FROM users WHERE blocked ORDER BY username LIMIT \(limit)") {
-            row throws(StorageError) -> String in try row("username")
-        }
-        return (names, try await counted("SELECT COUNT(*) AS count FROM users WHERE blocked"))
+        let rows = try await driver.read(
+            """
+            SELECT username, COUNT(*) OVER () AS total FROM users WHERE blocked
+            ORDER BY username LIMIT \(max(limit, 1))
+            """
+        )
+        let names = try rows.prefix(limit).map { row throws(StorageError) -> String in try row("username") }
+        return (names, try rows.first.map { row throws(StorageError) -> Int in try row("total") } ?? 0)
     }
 
     /// How many registrations (of `appID`'s, or of every app) are locked.
@@ -58,14 +63,15 @@ extension ServerStorage {
             app_id = \(appID) AND status = 'active'
                 AND (last_contact_at < \(cutoff) OR (last_contact_at IS NULL AND registered_at < \(cutoff)))
             """
-        let devices = try await all(
+        // One statement, so the list and the count agree.
+        let rows = try await driver.read(
             """
-            \(DeviceRecord.select) WHERE \(silent)
-            ORDER BY COALESCE(last_contact_at, registered_at), registration_id LIMIT \(limit)
-            """,
-            DeviceRecord.init
+            SELECT *, COUNT(*) OVER () AS total FROM (\(DeviceRecord.select) WHERE \(silent)) AS silent
+            ORDER BY COALESCE(last_contact_at, registered_at), registration_id LIMIT \(max(limit, 1))
+            """
         )
-        return (devices, try await counted("SELECT COUNT(*) AS count FROM devices WHERE \(silent)"))
+        let devices = try rows.prefix(limit).map(DeviceRecord.init)
+        return (devices, try rows.first.map { row throws(StorageError) -> Int in try row("total") } ?? 0)
     }
 
     /// The `count` column of the one row `statement` returns.

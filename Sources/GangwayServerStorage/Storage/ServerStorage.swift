@@ -6,9 +6,10 @@ import ServiceLifecycle
 ///
 /// Each query and each record is written once, here and in the files beside this one
 /// (one per kind of row), as ``SQL`` with bound values; a ``StorageDriver`` runs it on
-/// its database. Every method is atomic on its own. The server holds no state of its own
-/// beyond the ``ReadCache``, so any number of processes can share one PostgreSQL
-/// database.
+/// its database. Every method is atomic on its own: a read is one statement, which sees
+/// one state of the database, and a write is one statement or one transaction. The
+/// server holds no state of its own beyond the ``ReadCache``, so any number of processes
+/// can share one PostgreSQL database.
 public final class ServerStorage: Sendable {
     public let driver: any StorageDriver
     /// The hot reads' cache, when there is one.
@@ -55,7 +56,7 @@ public final class ServerStorage: Sendable {
         _ statement: SQL,
         _ record: (SQLRow) throws(StorageError) -> Record
     ) async throws(StorageError) -> [Record] {
-        try await driver.read { connection in try await connection.rows(statement).map(record) }
+        try await driver.read(statement).map(record)
     }
 
     /// The first record `statement` returns, if any.
@@ -63,7 +64,7 @@ public final class ServerStorage: Sendable {
         _ statement: SQL,
         _ record: (SQLRow) throws(StorageError) -> Record
     ) async throws(StorageError) -> Record? {
-        try await driver.read { connection in try await connection.rows(statement).first.map(record) }
+        try await driver.read(statement).first.map(record)
     }
 
     /// Runs one writing statement on its own.
