@@ -89,6 +89,7 @@ let package = Package(
         .target(
             name: "GangwayFlows",
             dependencies: [
+                "GangwaySystem",
                 "GangwayStore",
                 "GangwayScreens",
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -4,6 +4,7 @@ import Foundation
 import GangwayProtocol
 import GangwayServer
 import GangwayServerStorage
+import GangwaySystem
 import Logging
 
 #if canImport(FoundationNetworking)
@@ -50,7 +51,7 @@ struct ConsoleBenchmark: AsyncParsableCommand {
     private func measure(_ running: BenchmarkServer.Running) async throws {
         let storage = running.server.storage
         let started = ContinuousClock.now
-        let created = Date()
+        let created = WallClock.now()
         for index in 0..<users {
             try await storage.insertUser(
                 UserRecord(

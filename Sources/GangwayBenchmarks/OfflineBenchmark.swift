@@ -6,6 +6,7 @@ import GangwayServer
 import GangwayServerStorage
 import GangwayServices
 import GangwayStore
+import GangwaySystem
 import HTTPTypes
 import Logging
 
@@ -95,7 +96,7 @@ struct OfflineBenchmark: AsyncParsableCommand {
                         entityID: "check-\(index % entities)",
                         baseVersion: 1 + round,
                         fields: ["status": index.isMultiple(of: 2) ? "done" : "open", "reading": "\(index) kg"],
-                        madeAt: Date(),
+                        madeAt: WallClock.now(),
                         sealingTo: server
                     )
                 )
@@ -129,7 +130,12 @@ struct OfflineBenchmark: AsyncParsableCommand {
                 }
                 let results = try await storage.applyChanges(
                     batch.map {
-                        ChangeApplication(appID: "checks", change: $0.change, carrier: "alice", receivedAt: Date())
+                        ChangeApplication(
+                            appID: "checks",
+                            change: $0.change,
+                            carrier: "alice",
+                            receivedAt: WallClock.now()
+                        )
                     },
                     limit: 1_000
                 ) { change, current throws(ChangeRejection) in

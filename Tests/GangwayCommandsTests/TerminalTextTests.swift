@@ -227,7 +227,7 @@ struct TerminalTextTests {
     /// The demo's checks in German, where "Position 12" is wider than the English column:
     /// each column starts at the same terminal column in every row, marked or not.
     @Test func germanChecksLineUp() {
-        var shown = DemoServer.sampleChecks.map {
+        var shown = DemoServer.sampleChecks(at: Date(timeIntervalSince1970: 1_800_000_000)).map {
             OfflineWork.ShownEntity(entity: $0, pending: false, needsAttention: false)
         }
         shown[1].pending = true

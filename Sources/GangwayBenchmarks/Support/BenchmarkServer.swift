@@ -2,6 +2,7 @@ import Foundation
 import GangwayPolicy
 import GangwayProtocol
 import GangwayServer
+import GangwaySystem
 import Logging
 
 /// The server a benchmark measures: a real one, SQLite in a fresh temporary directory,
@@ -40,7 +41,7 @@ struct BenchmarkServer {
         seed: ServerSeed,
         bcryptCost: UInt8,
         logger: Logger,
-        now: @escaping @Sendable () -> Date = { Date() },
+        now: @escaping @Sendable () -> Date = WallClock.now,
         configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: (Running) async throws -> Result
     ) async throws -> Result {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GangwayStore
+import GangwaySystem
 import Synchronization
 
 /// The users onboarded on a device, kept on disk: who they are (display name and a keyed
@@ -72,7 +73,7 @@ public final class UserRegistry: Sendable {
     ///
     /// - Throws: ``UserError/userAlreadyExists`` when the server user is registered as
     ///   another onboarding ID.
-    public func register(_ id: UUID, displayName: String, serverUserID: String?, now: Date = Date()) throws {
+    public func register(_ id: UUID, displayName: String, serverUserID: String?, now: Date = WallClock.now()) throws {
         let hash = try serverUserID.map(keyedHash)
         try update { snapshot in
             if let hash, let existing = snapshot.users.first(where: { $0.serverUserHash == hash && $0.id != id }) {

@@ -10,19 +10,18 @@ import Hummingbird
 /// it with its QR code (drawn by the server, as SVG), ready to print.
 extension OperatorConsole {
     func registerActivation(on router: Router<ServerContext>) {
-        router.get(RouterPath(ConsolePaths.apps + "/:appID/activation")) { request, context in
-            await activation(request, appID: context.parameters.get("appID") ?? "")
+        page(router, ConsolePaths.apps + "/:appID/activation") { request, context, record in
+            await activation(request, record: record, appID: try context.parameters.require("appID"))
         }
-        router.post(RouterPath(ConsolePaths.apps + "/:appID/activation")) { request, context in
-            await makeActivation(request, appID: context.parameters.get("appID") ?? "")
+        action(router, ConsolePaths.apps + "/:appID/activation") { request, context, sent in
+            await makeActivation(request, sent, appID: try context.parameters.require("appID"))
         }
     }
 
     /// The days a link activates when the operator does not say.
     static let activationDays = 7
 
-    private func activation(_ request: Request, appID: String) async -> Response {
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func activation(_ request: Request, record: OperatorRecord, appID: String) async -> Response {
         let browser = api.formGuard.browser(request.headers)
         let found: AppRecord?
         do { found = try await api.storage.app(id: appID) } catch { return unavailable() }
@@ -55,9 +54,8 @@ extension OperatorConsole {
         return self.page(page, status: status, browser: browser)
     }
 
-    private func makeActivation(_ request: Request, appID: String) async -> Response {
-        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func makeActivation(_ request: Request, _ sent: SentForm, appID: String) async -> Response {
+        let (form, browser, record) = (sent.fields, sent.browser, sent.record)
         let found: AppRecord?
         do { found = try await api.storage.app(id: appID) } catch { return unavailable() }
         guard let app = found else { return notFound(browser) }
@@ -85,13 +83,9 @@ extension OperatorConsole {
         }
         let activation: Components.Schemas.Activation
         do {
-            let answer = try await run(for: record, "createActivation") {
+            activation = try await run(for: record, "createActivation") {
                 try await api.createActivation(.init(path: .init(appID: appID), query: .init(validDays: validDays)))
-            }
-            guard case .created(let created) = answer, case .json(let made) = created.body else {
-                return unavailable()
-            }
-            activation = made
+            }.created.body.json
         } catch {
             return activationPage(
                 app,

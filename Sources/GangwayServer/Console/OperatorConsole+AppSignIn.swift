@@ -10,11 +10,11 @@ import Hummingbird
 /// `gangway admin auth` does.
 extension OperatorConsole {
     func registerAppSignIn(on router: Router<ServerContext>) {
-        router.get(RouterPath(ConsolePaths.apps + "/:appID/sign-in")) { request, context in
-            await signInSettings(request, appID: context.parameters.get("appID") ?? "")
+        page(router, ConsolePaths.apps + "/:appID/sign-in") { request, context, record in
+            await signInSettings(request, record: record, appID: try context.parameters.require("appID"))
         }
-        router.post(RouterPath(ConsolePaths.apps + "/:appID/sign-in")) { request, context in
-            await changeSignIn(request, appID: context.parameters.get("appID") ?? "")
+        action(router, ConsolePaths.apps + "/:appID/sign-in") { request, context, sent in
+            await changeSignIn(request, sent, appID: try context.parameters.require("appID"))
         }
     }
 
@@ -24,28 +24,23 @@ extension OperatorConsole {
         for record: OperatorRecord
     ) async throws -> (name: String, authentication: Components.Schemas.AppAuthentication)? {
         do {
-            guard
-                case .ok(let appAnswer) = try await run(
-                    for: record,
-                    "getApp",
-                    { try await api.getApp(.init(path: .init(appID: appID))) }
-                ),
-                case .json(let app) = appAnswer.body,
-                case .ok(let answer) = try await run(
-                    for: record,
-                    "getAppAuthentication",
-                    { try await api.getAppAuthentication(.init(path: .init(appID: appID))) }
-                ),
-                case .json(let authentication) = answer.body
-            else { return nil }
+            let app = try await run(
+                for: record,
+                "getApp",
+                { try await api.getApp(.init(path: .init(appID: appID))) }
+            ).ok.body.json
+            let authentication = try await run(
+                for: record,
+                "getAppAuthentication",
+                { try await api.getAppAuthentication(.init(path: .init(appID: appID))) }
+            ).ok.body.json
             return (app.name, authentication)
         } catch let error as APIError where error.status == .notFound {
             return nil
         }
     }
 
-    private func signInSettings(_ request: Request, appID: String) async -> Response {
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func signInSettings(_ request: Request, record: OperatorRecord, appID: String) async -> Response {
         let browser = api.formGuard.browser(request.headers)
         let found: (name: String, authentication: Components.Schemas.AppAuthentication)?
         do { found = try await authentication(appID, for: record) } catch { return unavailable() }
@@ -98,9 +93,8 @@ extension OperatorConsole {
     }
 
     /// Saves the whole sign-in, as `PUT /admin/apps/{appID}/authentication` does, for an admin.
-    private func changeSignIn(_ request: Request, appID: String) async -> Response {
-        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func changeSignIn(_ request: Request, _ sent: SentForm, appID: String) async -> Response {
+        let (form, browser, record) = (sent.fields, sent.browser, sent.record)
         let found: (name: String, authentication: Components.Schemas.AppAuthentication)?
         do { found = try await authentication(appID, for: record) } catch { return unavailable() }
         guard let found else { return notFound(browser) }
@@ -152,11 +146,9 @@ extension OperatorConsole {
         )
         let saved: Components.Schemas.AppAuthentication
         do {
-            let answer = try await run(for: record, "setAppAuthentication") {
+            saved = try await run(for: record, "setAppAuthentication") {
                 try await api.setAppAuthentication(.init(path: .init(appID: appID), body: .json(change)))
-            }
-            guard case .ok(let ok) = answer, case .json(let body) = ok.body else { return unavailable() }
-            saved = body
+            }.ok.body.json
         } catch let refused as APIError {
             return again(refused.message, refused.status)
         } catch {

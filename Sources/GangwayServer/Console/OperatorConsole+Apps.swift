@@ -11,18 +11,17 @@ import Hummingbird
 /// a change, the page says what devices do at their next contact.
 extension OperatorConsole {
     func registerApps(on router: Router<ServerContext>) {
-        router.get(RouterPath(ConsolePaths.apps)) { request, _ in await apps(request) }
-        router.post(RouterPath(ConsolePaths.apps)) { request, _ in await createApp(request) }
-        router.get(RouterPath(ConsolePaths.apps + "/:appID")) { request, context in
-            await app(request, appID: context.parameters.get("appID") ?? "")
+        page(router, ConsolePaths.apps) { request, _, record in await apps(request, record: record) }
+        action(router, ConsolePaths.apps) { request, _, sent in await createApp(request, sent) }
+        page(router, ConsolePaths.apps + "/:appID") { request, context, record in
+            await app(request, record: record, appID: try context.parameters.require("appID"))
         }
-        router.post(RouterPath(ConsolePaths.apps + "/:appID")) { request, context in
-            await change(request, appID: context.parameters.get("appID") ?? "")
+        action(router, ConsolePaths.apps + "/:appID") { request, context, sent in
+            await change(request, sent, appID: try context.parameters.require("appID"))
         }
     }
 
-    private func apps(_ request: Request) async -> Response {
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func apps(_ request: Request, record: OperatorRecord) async -> Response {
         return await appsPage(record, browser: api.formGuard.browser(request.headers))
     }
 
@@ -33,8 +32,7 @@ extension OperatorConsole {
         error: String? = nil,
         status: HTTPResponse.Status = .ok
     ) async -> Response {
-        guard case .ok(let answer) = try? await run(for: record, "listApps", { try await api.listApps(.init()) }),
-            case .json(let apps) = answer.body
+        guard let apps = try? await run(for: record, "listApps", { try await api.listApps(.init()) }).ok.body.json
         else { return unavailable() }
         let page = AppsPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.apps),
@@ -56,9 +54,8 @@ extension OperatorConsole {
 
     /// Adds an app with the server's default settings, as `POST /admin/apps` does, for an
     /// admin; then shows its settings.
-    private func createApp(_ request: Request) async -> Response {
-        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func createApp(_ request: Request, _ sent: SentForm) async -> Response {
+        let (form, browser, record) = (sent.fields, sent.browser, sent.record)
         func trimmed(_ name: String) -> String { (form[name] ?? "").trimmingCharacters(in: .whitespaces) }
         let typed = AppsPage.NewApp(id: trimmed("appID"), name: trimmed("name"), emailDomains: trimmed("emailDomains"))
         guard await permits(record, "createApp", on: "/admin/apps") else {
@@ -95,22 +92,14 @@ extension OperatorConsole {
     /// The app as the admin API gives it, or `nil` when there is no such app.
     private func wireApp(_ appID: String, for record: OperatorRecord) async throws -> Components.Schemas.App? {
         do {
-            guard
-                case .ok(let answer) = try await run(
-                    for: record,
-                    "getApp",
-                    { try await api.getApp(.init(path: .init(appID: appID))) }
-                ),
-                case .json(let app) = answer.body
-            else { return nil }
-            return app
+            return try await run(for: record, "getApp") { try await api.getApp(.init(path: .init(appID: appID))) }
+                .ok.body.json
         } catch let error as APIError where error.status == .notFound {
             return nil
         }
     }
 
-    private func app(_ request: Request, appID: String) async -> Response {
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func app(_ request: Request, record: OperatorRecord, appID: String) async -> Response {
         let browser = api.formGuard.browser(request.headers)
         let found: Components.Schemas.App?
         do { found = try await wireApp(appID, for: record) } catch { return unavailable() }
@@ -128,13 +117,9 @@ extension OperatorConsole {
         status: HTTPResponse.Status = .ok,
         consequences: [String]? = nil
     ) async -> Response {
-        let authentication = try? await run(for: record, "getAppAuthentication") {
+        let provider = try? await run(for: record, "getAppAuthentication") {
             try await api.getAppAuthentication(.init(path: .init(appID: app.appID)))
-        }
-        var provider: String?
-        if case .ok(let answer) = authentication, case .json(let body) = answer.body {
-            provider = body.provider?.issuer
-        }
+        }.ok.body.json.provider?.issuer
         let canEdit = record.role >= .admin
         let policy = try? app.settings.passwordPolicy?.policy()
         let page = AppSettingsPage(
@@ -154,9 +139,8 @@ extension OperatorConsole {
     }
 
     /// Saves every setting of the form, as `PATCH /admin/apps/{appID}` does, for an admin.
-    private func change(_ request: Request, appID: String) async -> Response {
-        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func change(_ request: Request, _ sent: SentForm, appID: String) async -> Response {
+        let (form, browser, record) = (sent.fields, sent.browser, sent.record)
         let found: Components.Schemas.App?
         do { found = try await wireApp(appID, for: record) } catch { return unavailable() }
         guard let old = found else { return notFound(browser) }
@@ -193,11 +177,9 @@ extension OperatorConsole {
             {
                 return asking
             }
-            let answer = try await run(for: record, "updateApp") {
+            new = try await run(for: record, "updateApp") {
                 try await api.updateApp(.init(path: .init(appID: appID), body: .json(update)))
-            }
-            guard case .ok(let ok) = answer, case .json(let app) = ok.body else { return unavailable() }
-            new = app
+            }.ok.body.json
         } catch {
             // The form as it was sent, so nothing typed is lost; the refusal in the form's
             // words, beside the setting it is about, and named at the top.

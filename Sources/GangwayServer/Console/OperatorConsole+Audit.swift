@@ -12,13 +12,12 @@ extension OperatorConsole {
     static let eventsPerPage = 50
 
     func registerAudit(on router: Router<ServerContext>) {
-        router.get(RouterPath(ConsolePaths.audit)) { request, _ in await audit(request) }
-        router.get(RouterPath(ConsolePaths.auditCSV)) { request, _ in await export(request, json: false) }
-        router.get(RouterPath(ConsolePaths.auditJSON)) { request, _ in await export(request, json: true) }
+        page(router, ConsolePaths.audit) { request, _, record in await audit(request, record: record) }
+        page(router, ConsolePaths.auditCSV) { request, _, _ in await export(request, json: false) }
+        page(router, ConsolePaths.auditJSON) { request, _, _ in await export(request, json: true) }
     }
 
-    private func audit(_ request: Request) async -> Response {
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func audit(_ request: Request, record: OperatorRecord) async -> Response {
         let parameters = ConsoleQuery(request)
         let before = parameters.get("before").flatMap { Int64($0) }.flatMap { $0 >= 1 ? $0 : nil }
         let actor = String((parameters.get("actor") ?? "").trimmingCharacters(in: .whitespaces).prefix(128))
@@ -69,7 +68,6 @@ extension OperatorConsole {
 
     /// The whole audit, newest first, read from the database a thousand events at a time.
     private func export(_ request: Request, json: Bool) async -> Response {
-        guard await signedIn(request) != nil else { return Self.redirect(to: ConsolePaths.signIn) }
         var events: [AuditEventRecord] = []
         var before: Int64?
         repeat {

@@ -14,12 +14,11 @@ extension OperatorConsole {
     static let changesShown = 100
 
     func registerData(on router: Router<ServerContext>) {
-        router.get(RouterPath(ConsolePaths.data)) { request, _ in await data(request) }
-        router.post(RouterPath(ConsolePaths.data)) { request, _ in await writeData(request) }
+        page(router, ConsolePaths.data) { request, _, record in await data(request, record: record) }
+        action(router, ConsolePaths.data) { request, _, sent in await writeData(request, sent) }
     }
 
-    private func data(_ request: Request) async -> Response {
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func data(_ request: Request, record: OperatorRecord) async -> Response {
         let parameters = request.uri.queryParameters
         guard let apps = try? await api.storage.apps() else { return unavailable() }
         let (appID, outcome, set) = (parameters.get("app"), parameters.get("outcome"), parameters.get("set"))
@@ -88,23 +87,13 @@ extension OperatorConsole {
         let entities: [Components.Schemas.Entity]
         do {
             let query = Operations.ListChanges.Input.Query(limit: Self.changesShown, outcome: outcome)
-            guard
-                case .ok(let listed) = try await run(
-                    for: record,
-                    "listChanges",
-                    { try await api.listChanges(.init(path: .init(appID: app.id), query: query)) }
-                ),
-                case .json(let recorded) = listed.body
-            else { return unavailable() }
-            changes = recorded
-            let read = try? await run(for: record, "listAppData") {
-                try await api.listAppData(.init(path: .init(appID: app.id, entitySet: entitySet)))
-            }
-            if case .ok(let answer) = read, case .json(let set) = answer.body {
-                entities = set.entities
-            } else {
-                entities = []
-            }
+            changes = try await run(for: record, "listChanges") {
+                try await api.listChanges(.init(path: .init(appID: app.id), query: query))
+            }.ok.body.json
+            entities =
+                (try? await run(for: record, "listAppData") {
+                    try await api.listAppData(.init(path: .init(appID: app.id, entitySet: entitySet)))
+                }.ok.body.json.entities) ?? []
         } catch {
             return unavailable()
         }
@@ -140,9 +129,8 @@ extension OperatorConsole {
 
     /// Puts or deletes an entity, or sets what devices may change in a set, through the
     /// admin API's own operations, for an admin; then shows the set.
-    private func writeData(_ request: Request) async -> Response {
-        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func writeData(_ request: Request, _ sent: SentForm) async -> Response {
+        let (form, browser, record) = (sent.fields, sent.browser, sent.record)
         func trimmed(_ name: String) -> String { (form[name] ?? "").trimmingCharacters(in: .whitespaces) }
         let (appID, entitySet, entityID, action) = (trimmed("app"), trimmed("set"), trimmed("id"), form["action"] ?? "")
         let typed = DataPage.Writing(

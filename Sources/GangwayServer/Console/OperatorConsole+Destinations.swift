@@ -10,17 +10,16 @@ import Hummingbird
 /// admin through its `PUT` and `DELETE`, as `gangway admin destinations` does.
 extension OperatorConsole {
     func registerDestinations(on router: Router<ServerContext>) {
-        router.get(RouterPath(ConsolePaths.apps + "/:appID/destinations")) { request, context in
-            guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
-            return await destinationsPage(
-                context.parameters.get("appID") ?? "",
+        page(router, ConsolePaths.apps + "/:appID/destinations") { request, context, record in
+            await destinationsPage(
+                try context.parameters.require("appID"),
                 record: record,
                 browser: api.formGuard.browser(request.headers),
                 notice: Self.notice(request, Self.destinationNotices)
             )
         }
-        router.post(RouterPath(ConsolePaths.apps + "/:appID/destinations")) { request, context in
-            await changeDestinations(request, appID: context.parameters.get("appID") ?? "")
+        action(router, ConsolePaths.apps + "/:appID/destinations") { request, context, sent in
+            await changeDestinations(request, sent, appID: try context.parameters.require("appID"))
         }
     }
 
@@ -41,20 +40,16 @@ extension OperatorConsole {
         let app: Components.Schemas.App
         let listed: [Components.Schemas.Destination]
         do {
-            guard
-                case .ok(let appAnswer) = try await run(
-                    for: record,
-                    "getApp",
-                    { try await api.getApp(.init(path: .init(appID: appID))) }
-                ),
-                case .json(let found) = appAnswer.body,
-                case .ok(let answer) = try await run(
-                    for: record,
-                    "listDestinations",
-                    { try await api.listDestinations(.init(path: .init(appID: appID))) }
-                ),
-                case .json(let destinations) = answer.body
-            else { return unavailable() }
+            let found = try await run(
+                for: record,
+                "getApp",
+                { try await api.getApp(.init(path: .init(appID: appID))) }
+            ).ok.body.json
+            let destinations = try await run(
+                for: record,
+                "listDestinations",
+                { try await api.listDestinations(.init(path: .init(appID: appID))) }
+            ).ok.body.json
             (app, listed) = (found, destinations)
         } catch let refused as APIError where refused.status == .notFound {
             return notFound(browser)
@@ -83,9 +78,8 @@ extension OperatorConsole {
     }
 
     /// Puts or removes a destination, for an admin; then shows the list again.
-    private func changeDestinations(_ request: Request, appID: String) async -> Response {
-        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func changeDestinations(_ request: Request, _ sent: SentForm, appID: String) async -> Response {
+        let (form, browser, record) = (sent.fields, sent.browser, sent.record)
         func trimmed(_ name: String) -> String { (form[name] ?? "").trimmingCharacters(in: .whitespaces) }
         let name = trimmed("name")
         // What was typed, shown again after a refusal; never the credential.

@@ -10,9 +10,9 @@ import Hummingbird
 /// wiped through the admin API's own operation.
 extension OperatorConsole {
     func registerDevices(on router: Router<ServerContext>) {
-        router.get(RouterPath(ConsolePaths.devices)) { request, _ in await devices(request) }
-        router.post(RouterPath(ConsolePaths.devices + "/:registrationID")) { request, context in
-            await act(request, registrationID: context.parameters.get("registrationID") ?? "")
+        page(router, ConsolePaths.devices) { request, _, record in await devices(request, record: record) }
+        action(router, ConsolePaths.devices + "/:registrationID") { request, context, sent in
+            await act(request, sent, registrationID: try context.parameters.require("registrationID"))
         }
     }
 
@@ -30,11 +30,11 @@ extension OperatorConsole {
 
     private func devices(
         _ request: Request,
+        record: OperatorRecord,
         appID asked: String? = nil,
         refusal: String? = nil,
         status: HTTPResponse.Status = .ok
     ) async -> Response {
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         guard let apps = try? await api.storage.apps() else { return unavailable() }
         let parameters = ConsoleQuery(request)
         func text(_ name: String) -> String { String((parameters.get(name) ?? "").prefix(128)) }
@@ -64,14 +64,11 @@ extension OperatorConsole {
                 limit: Self.devicesShown + 1
             )
             do {
-                guard
-                    case .ok(let answer) = try await run(
-                        for: record,
-                        "listDevices",
-                        { try await api.listDevices(.init(path: .init(appID: appID), query: query)) }
-                    ),
-                    case .json(let devices) = answer.body
-                else { return unavailable() }
+                let devices = try await run(
+                    for: record,
+                    "listDevices",
+                    { try await api.listDevices(.init(path: .init(appID: appID), query: query)) }
+                ).ok.body.json
                 listed = devices
             } catch let refused as APIError {
                 refusal = refused.message
@@ -141,14 +138,14 @@ extension OperatorConsole {
 
     /// Locks, unlocks or wipes a registration, as `PATCH /admin/apps/{appID}/devices/{registrationID}`
     /// does, for an operator or an admin.
-    private func act(_ request: Request, registrationID: String) async -> Response {
-        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func act(_ request: Request, _ sent: SentForm, registrationID: String) async -> Response {
+        let (form, browser, record) = (sent.fields, sent.browser, sent.record)
         let appID = form["app"] ?? ""
         guard await permits(record, "updateDevice", on: "/admin/apps/\(appID)/devices/\(registrationID)")
         else {
             return await devices(
                 request,
+                record: record,
                 appID: appID,
                 refusal: "A viewer reads only: ask an admin for the operator role to change devices.",
                 status: .forbidden
@@ -162,6 +159,7 @@ extension OperatorConsole {
         default:
             return await devices(
                 request,
+                record: record,
                 appID: appID,
                 refusal: "That is not something the console does.",
                 status: .badRequest
@@ -202,6 +200,7 @@ extension OperatorConsole {
             let message = (error as? APIError)?.message ?? "The server could not do this now."
             return await devices(
                 request,
+                record: record,
                 appID: appID,
                 refusal: message,
                 status: (error as? APIError)?.status ?? .serviceUnavailable

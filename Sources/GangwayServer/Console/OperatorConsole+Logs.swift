@@ -13,11 +13,10 @@ extension OperatorConsole {
     static let logsShown = 100
 
     func registerLogs(on router: Router<ServerContext>) {
-        router.get(RouterPath(ConsolePaths.logs)) { request, _ in await logs(request) }
+        page(router, ConsolePaths.logs) { request, _, record in await logs(request, record: record) }
     }
 
-    private func logs(_ request: Request) async -> Response {
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func logs(_ request: Request, record: OperatorRecord) async -> Response {
         let browser = api.formGuard.browser(request.headers)
         guard let apps = try? await api.storage.apps() else { return unavailable() }
         let parameters = ConsoleQuery(request)
@@ -56,15 +55,9 @@ extension OperatorConsole {
                 before: before
             )
             do {
-                guard
-                    case .ok(let answer) = try await run(
-                        for: record,
-                        "listLogs",
-                        { try await api.listLogs(.init(path: .init(appID: appID), query: query)) }
-                    ),
-                    case .json(let listed) = answer.body
-                else { return unavailable() }
-                entries = listed
+                entries = try await run(for: record, "listLogs") {
+                    try await api.listLogs(.init(path: .init(appID: appID), query: query))
+                }.ok.body.json
             } catch let refused as APIError {
                 error = refused.message
             } catch {

@@ -12,17 +12,16 @@ import Hummingbird
 /// by a slip.
 extension OperatorConsole {
     func registerOperators(on router: Router<ServerContext>) {
-        router.get(RouterPath(ConsolePaths.operators)) { request, _ in
-            guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
-            return await operators(
+        page(router, ConsolePaths.operators) { request, _, record in
+            await operators(
                 record,
                 browser: api.formGuard.browser(request.headers),
                 notice: Self.notice(request, Self.operatorNotices)
             )
         }
-        router.post(RouterPath(ConsolePaths.operators)) { request, _ in await add(request) }
-        router.post(RouterPath(ConsolePaths.operators + "/:name")) { request, context in
-            await change(request, name: context.parameters.get("name") ?? "")
+        action(router, ConsolePaths.operators) { request, _, sent in await add(request, sent) }
+        action(router, ConsolePaths.operators + "/:name") { request, context, sent in
+            await change(request, sent, name: try context.parameters.require("name"))
         }
     }
 
@@ -44,12 +43,11 @@ extension OperatorConsole {
         typedLink: (issuer: String, subject: String) = ("", "")
     ) async -> Response {
         guard
-            case .ok(let answer) = try? await run(
+            let listed = try? await run(
                 for: record,
                 "listOperators",
                 { try await api.listOperators(.init()) }
-            ),
-            case .json(let listed) = answer.body
+            ).ok.body.json
         else { return unavailable() }
         var page = OperatorsPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.operators),
@@ -90,9 +88,8 @@ extension OperatorConsole {
         form["role"].flatMap(OperatorRole.init(rawValue:))
     }
 
-    private func add(_ request: Request) async -> Response {
-        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func add(_ request: Request, _ sent: SentForm) async -> Response {
+        let (form, browser, record) = (sent.fields, sent.browser, sent.record)
         if form["action"] == "link" { return await link(form, record: record, browser: browser) }
         let name = form["name"] ?? ""
         guard await permits(record, "addOperator", on: "/admin/operators/\(name)") else {
@@ -102,12 +99,9 @@ extension OperatorConsole {
             return await operators(record, browser: browser, status: .badRequest, error: Self.noRole, newName: name)
         }
         do {
-            let answer = try await run(for: record, "addOperator") {
+            let enrolment = try await run(for: record, "addOperator") {
                 try await api.addOperator(.init(body: .json(.init(name: name, role: role.wire))))
-            }
-            guard case .created(let created) = answer, case .json(let enrolment) = created.body else {
-                return unavailable()
-            }
+            }.created.body.json
             await api.audit(
                 actor: record.name,
                 via: .console,
@@ -126,9 +120,8 @@ extension OperatorConsole {
         }
     }
 
-    private func change(_ request: Request, name: String) async -> Response {
-        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func change(_ request: Request, _ sent: SentForm, name: String) async -> Response {
+        let (form, browser, record) = (sent.fields, sent.browser, sent.record)
         guard await permits(record, "updateOperator", on: "/admin/operators/\(name)") else {
             return await operators(record, browser: browser, status: .forbidden, error: Self.adminsOnly)
         }
@@ -168,10 +161,9 @@ extension OperatorConsole {
                 }
                 await api.audit(actor: record.name, via: .console, action: "updateOperator", target: target)
             case "enrol":
-                let answer = try await run(for: record, "enrolOperator") {
+                let enrolment = try await run(for: record, "enrolOperator") {
                     try await api.enrolOperator(.init(path: .init(name: name)))
-                }
-                guard case .ok(let ok) = answer, case .json(let enrolment) = ok.body else { return unavailable() }
+                }.ok.body.json
                 await api.audit(
                     actor: record.name,
                     via: .console,

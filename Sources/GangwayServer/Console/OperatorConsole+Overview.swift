@@ -8,8 +8,7 @@ import Hummingbird
 /// day's, week's or month's activity as charts, read through the admin API's own
 /// `GET /admin/attention` and `GET /admin/activity`.
 extension OperatorConsole {
-    func overview(_ request: Request) async -> Response {
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    func overview(_ request: Request, record: OperatorRecord) async -> Response {
         let browser = api.formGuard.browser(request.headers)
         guard let apps = try? await api.storage.apps() else { return unavailable() }
         let parameters = request.uri.queryParameters
@@ -38,9 +37,8 @@ extension OperatorConsole {
             "getAttention",
             { try await api.getAttention(.init(query: .init(app: appID))) }
         )
-        guard let figures = await counted,
-            case .ok(let activityOK) = await activityAnswer, case .json(let activity) = activityOK.body,
-            case .ok(let attentionOK) = await attentionAnswer, case .json(let attention) = attentionOK.body
+        guard let figures = await counted, let activity = try? await activityAnswer?.ok.body.json,
+            let attention = try? await attentionAnswer?.ok.body.json
         else { return unavailable() }
         let page = OverviewPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.root),

@@ -12,28 +12,27 @@ extension OperatorConsole {
     static let usersPerPage = 50
 
     func registerUsers(on router: Router<ServerContext>) {
-        router.get(RouterPath(ConsolePaths.users)) { request, _ in await users(request) }
-        router.post(RouterPath(ConsolePaths.users)) { request, _ in await add(request) }
-        router.get(RouterPath(ConsolePaths.users + "/:username")) { request, context in
-            guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
-            return await user(
-                context.parameters.get("username") ?? "",
+        page(router, ConsolePaths.users) { request, _, record in await users(request, record: record) }
+        action(router, ConsolePaths.users) { request, _, sent in await add(request, sent) }
+        page(router, ConsolePaths.users + "/:username") { request, context, record in
+            await user(
+                try context.parameters.require("username"),
                 record: record,
                 browser: api.formGuard.browser(request.headers)
             )
         }
-        router.post(RouterPath(ConsolePaths.users + "/:username")) { request, context in
-            await act(request, username: context.parameters.get("username") ?? "")
+        action(router, ConsolePaths.users + "/:username") { request, context, sent in
+            await act(request, sent, username: try context.parameters.require("username"))
         }
     }
 
     private func users(
         _ request: Request,
+        record: OperatorRecord,
         refusal: String? = nil,
         status: HTTPResponse.Status = .ok,
         typed: (username: String, displayName: String) = ("", "")
     ) async -> Response {
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
         let parameters = ConsoleQuery(request)
         let query = String((parameters.get("q") ?? "").prefix(128))
         let after = parameters.get("after").map { String($0.prefix(128)) }
@@ -41,12 +40,11 @@ extension OperatorConsole {
         // page follows.
         let asked = Operations.ListUsers.Input.Query(search: query, after: after, limit: Self.usersPerPage + 1)
         guard
-            case .ok(let answer) = try? await run(
+            let found = try? await run(
                 for: record,
                 "listUsers",
                 { try await api.listUsers(.init(query: asked)) }
-            ),
-            case .json(let found) = answer.body
+            ).ok.body.json
         else { return unavailable() }
         let shown = found.prefix(Self.usersPerPage)
         // Who each signs in as, and who else is shown by the same name: a person a
@@ -113,20 +111,16 @@ extension OperatorConsole {
         let found: Components.Schemas.User
         let links: [Components.Schemas.IdentityLink]
         do {
-            guard
-                case .ok(let answer) = try await run(
-                    for: record,
-                    "getUser",
-                    { try await api.getUser(.init(path: path)) }
-                ),
-                case .json(let user) = answer.body,
-                case .ok(let listed) = try await run(
-                    for: record,
-                    "listIdentityLinks",
-                    { try await api.listIdentityLinks(.init(path: .init(username: username))) }
-                ),
-                case .json(let identities) = listed.body
-            else { return unavailable() }
+            let user = try await run(
+                for: record,
+                "getUser",
+                { try await api.getUser(.init(path: path)) }
+            ).ok.body.json
+            let identities = try await run(
+                for: record,
+                "listIdentityLinks",
+                { try await api.listIdentityLinks(.init(path: .init(username: username))) }
+            ).ok.body.json
             found = user
             links = identities
         } catch let error as APIError where error.status == .notFound {
@@ -154,11 +148,10 @@ extension OperatorConsole {
     }
 
     /// Adds a user, as `POST /admin/users` does, for an operator or an admin; then their page.
-    private func add(_ request: Request) async -> Response {
-        guard case .form(let form, _) = await self.form(request) else { return await refused(request) }
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func add(_ request: Request, _ sent: SentForm) async -> Response {
+        let (form, record) = (sent.fields, sent.record)
         guard await permits(record, "createUser", on: "/admin/users") else {
-            return await users(request, refusal: Self.viewersRead, status: .forbidden)
+            return await users(request, record: record, refusal: Self.viewersRead, status: .forbidden)
         }
         let displayName = (form["displayName"] ?? "").trimmingCharacters(in: .whitespaces)
         let body = Components.Schemas.UserCreate(
@@ -167,8 +160,8 @@ extension OperatorConsole {
             displayName: displayName.isEmpty ? nil : displayName
         )
         do {
-            let answer = try await run(for: record, "createUser") { try await api.createUser(.init(body: .json(body))) }
-            guard case .created(let created) = answer, case .json(let user) = created.body else { return unavailable() }
+            let user = try await run(for: record, "createUser") { try await api.createUser(.init(body: .json(body))) }
+                .created.body.json
             await api.audit(
                 actor: record.name,
                 via: .console,
@@ -180,6 +173,7 @@ extension OperatorConsole {
             let message = (error as? APIError)?.message ?? "The server could not do this now."
             return await users(
                 request,
+                record: record,
                 refusal: message,
                 status: (error as? APIError)?.status ?? .serviceUnavailable,
                 typed: (body.username, displayName)
@@ -192,9 +186,8 @@ extension OperatorConsole {
     /// Blocks, unblocks or signs out a user, sets their password, or links or unlinks an
     /// identity, as `PATCH /admin/users/{username}`, `DELETE /admin/users/{username}/sessions`
     /// and `/admin/users/{username}/identities` do, for an operator or an admin.
-    private func act(_ request: Request, username: String) async -> Response {
-        guard case .form(let form, let browser) = await self.form(request) else { return await refused(request) }
-        guard let (_, record) = await signedIn(request) else { return Self.redirect(to: ConsolePaths.signIn) }
+    private func act(_ request: Request, _ sent: SentForm, username: String) async -> Response {
+        let (form, browser, record) = (sent.fields, sent.browser, sent.record)
         let onUserPage = form["back"] == "user" || ["password", "link", "unlink"].contains(form["action"] ?? "")
         guard await permits(record, "updateUser", on: "/admin/users/\(username)") else {
             if onUserPage {
@@ -206,7 +199,7 @@ extension OperatorConsole {
                     error: Self.viewersRead
                 )
             }
-            return await users(request, refusal: Self.viewersRead, status: .forbidden)
+            return await users(request, record: record, refusal: Self.viewersRead, status: .forbidden)
         }
         let target = "/admin/users/\(username)"
         let back = onUserPage ? ConsolePaths.users + "/" + username : Self.usersPath(query: form["q"] ?? "", after: nil)
@@ -291,12 +284,17 @@ extension OperatorConsole {
                 }
                 notice = "Ended \(shown)'s sessions on every device."
             default:
-                return await users(request, refusal: "That is not something the console does.", status: .badRequest)
+                return await users(
+                    request,
+                    record: record,
+                    refusal: "That is not something the console does.",
+                    status: .badRequest
+                )
             }
         } catch {
             let message = (error as? APIError)?.message ?? "The server could not do this now."
             let status = (error as? APIError)?.status ?? .serviceUnavailable
-            guard onUserPage else { return await users(request, refusal: message, status: status) }
+            guard onUserPage else { return await users(request, record: record, refusal: message, status: status) }
             return await user(
                 username,
                 record: record,

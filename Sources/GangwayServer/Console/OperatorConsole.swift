@@ -37,7 +37,7 @@ struct OperatorConsole: Sendable {
     static let formScope = "console:"
 
     func register(on router: Router<ServerContext>) {
-        router.get(RouterPath(ConsolePaths.root)) { request, _ in await overview(request) }
+        page(router, ConsolePaths.root) { request, _, record in await overview(request, record: record) }
         router.get(RouterPath(ConsolePaths.styleSheet)) { _, _ in
             var response = Response(
                 status: .ok,

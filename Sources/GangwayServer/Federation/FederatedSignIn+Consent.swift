@@ -52,9 +52,7 @@ extension FederatedSignIn {
                 """
             formAction = authorization.formAction
         case .deviceConsent(let userCode, _, _):
-            guard let grant = try? await api.storage.deviceGrant(userCode: userCode), grant.appID == app.id,
-                grant.status == .pending, grant.expiresAt > api.now()
-            else {
+            guard let grant = await api.pendingDeviceGrant(userCode: userCode, app: app) else {
                 return page(
                     app: app,
                     status: .badRequest,
@@ -172,9 +170,9 @@ extension FederatedSignIn {
                 status: .forbidden
             )
         case .deviceGrant(let userCode):
-            guard var deviceGrant = try? await api.storage.deviceGrant(userCode: userCode),
-                deviceGrant.appID == app.id, deviceGrant.status == .pending
-            else { return page(app: app, status: .badRequest, message: Self.staleMessage) }
+            guard var deviceGrant = await api.pendingDeviceGrant(userCode: userCode, app: app) else {
+                return page(app: app, status: .badRequest, message: Self.staleMessage)
+            }
             deviceGrant.status = .denied
             _ = try? await api.storage.updateDeviceGrant(deviceGrant, expecting: .pending)
             api.logger.notice("device authorization denied at consent", metadata: ["app": "\(app.id)"])

@@ -341,9 +341,7 @@ struct FederatedSignIn: Sendable {
         user: UserRecord,
         grant: ProviderGrantRecord
     ) async -> Response {
-        guard var deviceGrant = try? await api.storage.deviceGrant(userCode: userCode), deviceGrant.appID == app.id,
-            deviceGrant.status == .pending, deviceGrant.expiresAt > api.now()
-        else {
+        guard var deviceGrant = await api.pendingDeviceGrant(userCode: userCode, app: app) else {
             return page(
                 app: app,
                 status: .badRequest,

@@ -117,9 +117,7 @@ struct DeviceVerificationPage: Sendable {
         } catch {
             return .refused(Self.codeForm(app: app, status: .tooManyRequests, userCode: typed, message: error.message))
         }
-        if let code = UserCode.normalized(typed), let grant = try? await api.storage.deviceGrant(userCode: code),
-            grant.appID == app.id, grant.status == .pending, grant.expiresAt > api.now()
-        {
+        if let code = UserCode.normalized(typed), let grant = await api.pendingDeviceGrant(userCode: code, app: app) {
             return .found(grant)
         }
         do {

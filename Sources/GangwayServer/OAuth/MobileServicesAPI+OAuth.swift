@@ -475,4 +475,14 @@ extension MobileServicesAPI {
             idToken: idToken
         )
     }
+
+    /// The device grant of `userCode` while a person may still approve or deny it: `app`'s,
+    /// pending, and not expired; `nil` otherwise, and when the database cannot say.
+    func pendingDeviceGrant(userCode: String, app: AppRecord) async -> DeviceGrantRecord? {
+        guard let grant = try? await storage.deviceGrant(userCode: userCode), grant.appID == app.id,
+            grant.status == .pending, grant.expiresAt > now()
+        else { return nil }
+        return grant
+    }
+
 }

@@ -26,7 +26,8 @@ public struct MobileServicesServer: Sendable {
     /// What happened to the admin token at startup.
     public let adminToken: AdminTokenOutcome
     let logger: Logger
-    let now: @Sendable () -> Date
+    /// The server's clock (``GangwaySystem/WallClock`` unless a test gives its own).
+    public let now: @Sendable () -> Date
     let keys: ServerKeys
     /// One per server, so what it keeps of each provider (discovery, keys) is shared.
     let providers: IdentityProviderClient
@@ -44,7 +45,7 @@ public struct MobileServicesServer: Sendable {
         driver: (any StorageDriver)? = nil,
         renewAdminToken: Bool = false,
         logger: Logger = Logger(label: "gangway.server"),
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = WallClock.now
     ) async throws {
         self.configuration = configuration
         self.logger = logger

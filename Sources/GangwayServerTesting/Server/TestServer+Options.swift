@@ -1,5 +1,6 @@
 import Foundation
 import GangwayServer
+import GangwaySystem
 import Logging
 
 extension TestServer {
@@ -31,7 +32,7 @@ extension TestServer {
             allowedSignInFailures: Int = 5,
             cacheLifetime: Duration = .seconds(1),
             logger: Logger = Logger(label: "gangway.test-server", factory: { _ in SwiftLogNoOpLogHandler() }),
-            now: @escaping @Sendable () -> Date = { Date() },
+            now: @escaping @Sendable () -> Date = WallClock.now,
             configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in }
         ) {
             self.database = database

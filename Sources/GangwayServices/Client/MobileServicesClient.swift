@@ -3,6 +3,7 @@ import GangwayFlows
 import GangwayPolicy
 import GangwayProtocol
 import GangwayScreens
+import GangwaySystem
 import HTTPTypes
 import Logging
 import OpenAPIRuntime
@@ -37,7 +38,7 @@ public struct MobileServicesClient: Sendable {
     public init(
         serverURL: URL,
         transport: (any ClientTransport)? = nil,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = WallClock.now
     ) {
         self.serverURL = serverURL
         self.transport = transport ?? MobileServicesClient.defaultTransport()

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GangwayProtocol
+import GangwaySystem
 
 /// A signed activation link, `gangway://activate?payload=…&signature=…`: the text of an
 /// administrator's link and of the QR code that carries it.
@@ -43,7 +44,7 @@ public struct ActivationLink: Sendable, Hashable {
     ///   it, ``ConfigurationError/malformed`` when it is not a configuration.
     public func verified(
         with key: P256.Signing.PublicKey,
-        now: Date = Date()
+        now: Date = WallClock.now()
     ) throws(ConfigurationError) -> AppConfiguration {
         guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
             key.isValidSignature(ecdsa, for: payload)

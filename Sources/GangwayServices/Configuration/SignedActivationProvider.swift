@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GangwayScreens
+import GangwaySystem
 
 /// Activates the app from a signed activation link, or from a QR code carrying one (its
 /// text, or the path of a PNG read through ``QRCodeDecoder``). The signature is checked
@@ -15,7 +16,7 @@ public struct SignedActivationProvider: ConfigurationProvider {
     /// Reads QR code images.
     public let decoder: QRCodeDecoder
     /// The clock links' expiry is judged by.
-    public var now: @Sendable () -> Date = { Date() }
+    public var now: @Sendable () -> Date = WallClock.now
 
     /// A provider for activation links.
     public static func link(pinnedKey: P256.Signing.PublicKey, launchLink: String? = nil) -> Self {

@@ -1,4 +1,5 @@
 import Foundation
+import GangwaySystem
 import Logging
 import Synchronization
 
@@ -31,7 +32,7 @@ public final class LogCollector: Sendable {
     private let state = Mutex(State())
     private let now: @Sendable () -> Date
 
-    public init(capacity: Int = 2000, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(capacity: Int = 2000, now: @escaping @Sendable () -> Date = WallClock.now) {
         self.capacity = max(1, capacity)
         self.now = now
     }

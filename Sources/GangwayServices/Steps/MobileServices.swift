@@ -1,6 +1,7 @@
 import Foundation
 import GangwayFlows
 import GangwayScreens
+import GangwaySystem
 import Logging
 import OpenAPIRuntime
 
@@ -74,7 +75,7 @@ public struct MobileServices: Sendable {
         configurationStore: ConfigurationStore,
         welcome: WelcomeOptions = WelcomeOptions(),
         transport: (any ClientTransport)? = nil,
-        now: @escaping @Sendable () -> Date = { Date() },
+        now: @escaping @Sendable () -> Date = WallClock.now,
         logger: Logger = Logger(label: "gangway.services")
     ) {
         self.device = device

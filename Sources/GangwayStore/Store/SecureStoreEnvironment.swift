@@ -1,4 +1,5 @@
 import Foundation
+import GangwaySystem
 import Logging
 
 /// What a store needs from its surroundings: the device key store, the biometrics, a
@@ -25,7 +26,7 @@ public struct SecureStoreEnvironment: Sendable {
         deviceKeys: any DeviceKeyStore,
         biometrics: any Biometrics = NoBiometrics(),
         passcodeRounds: Int = PasscodeKeyDerivation.defaultRounds,
-        now: @escaping @Sendable () -> Date = { Date() },
+        now: @escaping @Sendable () -> Date = WallClock.now,
         logger: Logger = Logger(label: "gangway.store")
     ) {
         self.deviceKeys = deviceKeys

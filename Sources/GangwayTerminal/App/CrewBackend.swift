@@ -1,4 +1,5 @@
 import Foundation
+import GangwaySystem
 import Hummingbird
 import JWTKit
 import Logging
@@ -65,9 +66,11 @@ public final class CrewBackend: Sendable {
 
     private let state = Mutex(State())
     private let logger: Logger
+    private let now: @Sendable () -> Date
 
-    public init(logger: Logger) {
+    public init(logger: Logger, now: @escaping @Sendable () -> Date = WallClock.now) {
         self.logger = logger
+        self.now = now
     }
 
     /// Trusts the identities the server at `server` signs for the app `appID`, whose
@@ -139,7 +142,7 @@ public final class CrewBackend: Sendable {
                     status: .badRequest
                 )
             }
-            let note = Note(by: who.sub.value, name: who.name, text: text, at: Date())
+            let note = Note(by: who.sub.value, name: who.name, text: text, at: now())
             state.withLock { state in
                 state.notes.append(note)
                 state.notes = Array(state.notes.suffix(Self.notesKept))

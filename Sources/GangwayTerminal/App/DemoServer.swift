@@ -46,8 +46,8 @@ public struct DemoServer: Sendable {
     ]
 
     /// The same checks, for demo mode, which has no server.
-    static var sampleChecks: [AppEntity] {
-        checks.map { AppEntity(id: $0.id, fields: $0.fields, version: 1, updatedAt: Date(), updatedBy: "sample") }
+    static func sampleChecks(at now: Date) -> [AppEntity] {
+        checks.map { AppEntity(id: $0.id, fields: $0.fields, version: 1, updatedAt: now, updatedBy: "sample") }
     }
 
     let server: MobileServicesServer
@@ -203,7 +203,7 @@ public struct DemoServer: Sendable {
             try await seed()
             guard isDemo, withCrew else { return try await body(Running(url: url)) }
             // The demo airline's own backend, reached through the app's destination.
-            let crew = CrewBackend(logger: logger)
+            let crew = CrewBackend(logger: logger, now: server.now)
             return try await crew.serving { backend in
                 try await Self.connect(crew, at: backend, to: server, serverURL: url, issuerBase: url.absoluteString)
                 return try await body(Running(url: url))
@@ -238,7 +238,7 @@ public struct DemoServer: Sendable {
                 name: CrewBackend.destination,
                 url: backend.absoluteString,
                 authentication: .identity,
-                createdAt: existing?.createdAt ?? Date()
+                createdAt: existing?.createdAt ?? server.now()
             )
         )
         crew.trust(server: serverURL, appID: appID, issuer: "\(issuerBase)/apps/\(appID)")

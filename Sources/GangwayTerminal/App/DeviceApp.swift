@@ -339,7 +339,7 @@ public struct DeviceApp: Sendable {
         console.heading(localized("demo.title"))
         console.line(localized("demo.detail"))
         console.line(localized("demo.checks"))
-        for line in ChecksText.lines(DemoServer.sampleChecks) { console.line("  \(line)") }
+        for line in ChecksText.lines(DemoServer.sampleChecks(at: WallClock.now())) { console.line("  \(line)") }
         do {
             let back = try await console.choose([
                 ChoiceOption(localized("demo.back"), words: ["back", "welcome"], true),

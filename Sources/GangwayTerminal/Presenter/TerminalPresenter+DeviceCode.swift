@@ -24,11 +24,11 @@ extension TerminalPresenter {
             defer { console.line() }
             while !Task.isCancelled {
                 console.control(.clearLine)
-                console.write(console.styled("\(strings.waiting) \(screen.countdown(at: Date()))", .dim))
+                console.write(console.styled("\(strings.waiting) \(screen.countdown(at: now()))", .dim))
                 try? await Task.sleep(for: .seconds(1))
             }
         } else {
-            console.line(screen.countdown(at: Date()))
+            console.line(screen.countdown(at: now()))
             console.line(strings.waiting)
             while !Task.isCancelled { try? await Task.sleep(for: .seconds(60)) }
         }

@@ -1,6 +1,8 @@
+import Foundation
 import GangwayPolicy
 import GangwayScreens
 import GangwayStore
+import GangwaySystem
 
 /// Shows every GangwayScreens screen in a terminal (or as plain lines) and feeds the
 /// person's answers to it until it finishes.
@@ -10,9 +12,12 @@ import GangwayStore
 /// a mismatch, a required box) are the screen model's, not the terminal's.
 public struct TerminalPresenter: Presenter {
     let console: Console
+    /// The time a countdown counts from.
+    let now: @Sendable () -> Date
 
-    public init(console: Console) {
+    public init(console: Console, now: @escaping @Sendable () -> Date = WallClock.now) {
         self.console = console
+        self.now = now
     }
 
     public func present<Screen: ScreenModel>(_ screen: Screen) async throws -> Screen.Outcome {

@@ -48,7 +48,7 @@ public struct Outbox: Sendable {
     public init(
         directory: URL,
         deviceKeys: any DeviceKeyStore,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = WallClock.now
     ) throws(OutboxError) {
         self.now = now
         let tagKey = try Self.tagKey(in: deviceKeys)
