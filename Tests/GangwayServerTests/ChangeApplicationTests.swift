@@ -38,18 +38,20 @@ struct ChangeApplicationTests {
         rules: EntitySetRules = EntitySetRules(writableFields: Set(checks), allowsCreation: true),
         to storage: ServerStorage
     ) async throws -> ChangeResult {
-        try await storage.applyChange(
-            ChangeApplication(
-                appID: "checks",
-                change: change,
-                carrier: carrier ?? change.author,
-                receivedAt: Date(timeIntervalSince1970: 1_800_000_100)
-            ),
-            limit: limit
-        ) { current throws(ChangeRejection) in
+        // A batch of one.
+        let application = ChangeApplication(
+            appID: "checks",
+            change: change,
+            carrier: carrier ?? change.author,
+            receivedAt: Date(timeIntervalSince1970: 1_800_000_100)
+        )
+        let results = try await storage.applyChanges([application], limit: limit) {
+            change,
+            current throws(ChangeRejection) in
             try rules.check(change)
             return try FieldMerge.merge(change, into: current)
         }
+        return try #require(results.first)
     }
 
     static func tyres(_ storage: ServerStorage) async throws -> EntityRecord? {

@@ -39,20 +39,6 @@ extension ServerStorage {
         }
     }
 
-    /// Ends one verified change exactly once: a batch of one (see
-    /// ``applyChanges(_:limit:decide:)``).
-    public func applyChange(
-        _ application: ChangeApplication,
-        limit: Int,
-        decide: @escaping @Sendable (EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
-    ) async throws(StorageError) -> ChangeResult {
-        let results = try await applyChanges([application], limit: limit) { _, current throws(ChangeRejection) in
-            try decide(current)
-        }
-        guard let result = results.first else { throw StorageError(.unavailable, "the change was not ended") }
-        return result
-    }
-
     /// A batch of this many rows is written in one statement (its values stay well within
     /// either database's limit on bound values).
     private static let rowsPerStatement = 200

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// A change names the fields it sets, not the whole entity, and the version of the entity
 /// it was based on, so the server can merge it field by field with what others changed
-/// meanwhile (the server's `FieldMerge`, in GangwayServerStorage).
+/// meanwhile (``FieldMerge``, the rule the server applies).
 public struct Change: Sendable, Hashable, Codable {
     /// Unique for all time; the server keeps the first result under it.
     public var id: UUID

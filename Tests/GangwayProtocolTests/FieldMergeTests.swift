@@ -1,9 +1,7 @@
 import Foundation
-import GangwayServerStorage
 import Testing
 
 @testable import GangwayProtocol
-@testable import GangwayServer
 
 @Suite("Changes merge field by field against their base version")
 struct FieldMergeTests {

@@ -1,5 +1,4 @@
 import Foundation
-import GangwayProtocol
 
 /// Merges a change into the entity the server holds, field by field, against the version
 /// the change was based on.
