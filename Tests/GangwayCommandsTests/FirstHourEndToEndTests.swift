@@ -173,7 +173,7 @@ struct FirstHourEndToEndTests {
 
         // Once the first stops, the directory is free again: the OS released the lock.
         first.terminate()
-        first.waitUntilExit()
+        try await first.exit()
         let after = try runner.launch(
             ["serve", "--port", "0", "--data-dir", data.path, "--bcrypt-cost", "4"],
             lines: []
@@ -342,7 +342,7 @@ struct FirstHourEndToEndTests {
         }
         try await Task.sleep(for: .milliseconds(500))
         kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
+        try await process.exit()
         #expect(process.terminationStatus == 130)
         #expect(process.terminationReason == .exit)
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

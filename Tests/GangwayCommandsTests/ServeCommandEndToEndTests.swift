@@ -64,7 +64,7 @@ struct ServeCommandEndToEndTests {
         #expect(String(decoding: body, as: UTF8.self).contains("\"sqlite\""))
 
         process.terminate()  // SIGTERM
-        process.waitUntilExit()
+        try await process.exit()
         #expect(process.terminationStatus == 0)
         let token = try String(contentsOf: directory.appending("admin-token"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -141,11 +141,16 @@ struct ServeCommandEndToEndTests {
     func hangUpStopsCleanly() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-serve-hup")
         defer { directory.remove() }
-        let (process, _, _, port) = try await start(dataDirectory: directory.url)
+        // The server starts as from a terminal, whatever this process does with SIGHUP:
+        // under nohup a child inherits the hang-up ignored, and then rightly keeps running.
+        let inherited = signal(SIGHUP, SIG_DFL)
+        let started = try await start(dataDirectory: directory.url)
+        signal(SIGHUP, inherited)
+        let (process, _, _, port) = started
         #expect(port > 0)
         #expect(FileManager.default.fileExists(atPath: directory.appending("url").path))
         kill(process.processIdentifier, SIGHUP)
-        process.waitUntilExit()
+        try await process.exit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         #expect(!FileManager.default.fileExists(atPath: directory.appending("url").path))
     }
@@ -182,12 +187,12 @@ struct ServeCommandEndToEndTests {
         #expect(fuel["updatedBy"] as? String == "alice", "\(fuel)")
         #expect(fuel["version"] as? Int == 2)
         process.terminate()
-        process.waitUntilExit()
+        try await process.exit()
 
         // A second start finds the demo there and seeds nothing.
         let (again, _, _, _, second) = try await starting(dataDirectory: directory.url, extra: ["--demo"])
         again.terminate()
-        again.waitUntilExit()
+        try await again.exit()
         #expect(second.contains("Demo: the app 'checks' is there already; nothing seeded."))
     }
 
@@ -212,7 +217,7 @@ struct ServeCommandEndToEndTests {
         }
 
         process.terminate()  // SIGTERM
-        process.waitUntilExit()
+        try await process.exit()
         #expect(process.terminationStatus == 0)
         // A stale URL would send the next admin command, and its token, to whatever
         // listens on that port next.
@@ -228,7 +233,7 @@ struct ServeCommandEndToEndTests {
         let data = directory.appending("server")
         let first = try await start(dataDirectory: data)
         first.0.terminate()
-        first.0.waitUntilExit()
+        try await first.0.exit()
         chmod(data.path, 0o755)
         let database = data.appendingPathComponent("gangway-server.sqlite").path
         chmod(database, 0o644)
@@ -251,7 +256,7 @@ struct ServeCommandEndToEndTests {
         #expect(PrivateFiles.mode(of: data.path) == 0o755)
         #expect(PrivateFiles.mode(of: database) == 0o600)
         process.terminate()
-        process.waitUntilExit()
+        try await process.exit()
     }
 
     @Test(

@@ -138,7 +138,7 @@ struct ConfigurationProviderTests {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/qrencode")
         process.arguments = ["--type=PNG", "--output=\(png.path)", "--", link]
         try process.start()
-        process.waitUntilExit()
+        try await process.exit()
         #expect(process.terminationStatus == 0)
 
         let provider = SignedActivationProvider.qrCode(pinnedKey: signer.publicKey)
@@ -173,7 +173,7 @@ struct ConfigurationProviderTests {
         encode.executableURL = URL(fileURLWithPath: "/usr/bin/qrencode")
         encode.arguments = ["--type=PNG", "--output=\(blank.path)", "--", "x"]
         try encode.start()
-        encode.waitUntilExit()
+        try await encode.exit()
         var bytes = try Data(contentsOf: blank)
         bytes.removeSubrange(40..<min(bytes.count, 80))
         try bytes.write(to: blank)
