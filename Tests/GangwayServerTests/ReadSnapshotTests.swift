@@ -6,8 +6,33 @@ import Testing
 /// with its count, never mixes a moment before a write with a moment after it.
 @Suite("Storage reads are snapshots: a read never mixes two states, while writes go on")
 struct ReadSnapshotTests {
-    /// How many reads each test makes while the writer changes what they read.
-    static let reads = 400
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Makes 400 reads with `read` while `write` runs again and again beside them; what
+    /// the reads found mixed (`read` says), and what states they saw.
+    static func reads(
+        while write: @escaping @Sendable (_ turn: Int) async throws -> Void,
+        _ read: () async throws -> (mixed: [String], seen: String)
+    ) async throws -> (mixed: [String], seen: Set<String>) {
+        let writer = Task {
+            var turn = 1
+            while !Task.isCancelled {
+                try await write(turn)
+                turn += 1
+            }
+        }
+        defer { writer.cancel() }
+        var mixed: [String] = []
+        var seen: Set<String> = []
+        for _ in 0..<400 {
+            let found = try await read()
+            mixed += found.mixed
+            seen.insert(found.seen)
+        }
+        writer.cancel()
+        try await writer.value
+        return (mixed, seen)
+    }
 
     @Test(
         "an app is read with its own moment's email domains while its name and domains change together",
@@ -15,37 +40,30 @@ struct ReadSnapshotTests {
     )
     func appWithItsDomains(backend: Backend) async throws {
         try await StorageUnderTest.withStorage(on: backend) { storage in
-            let now = Date(timeIntervalSince1970: 1_800_000_000)
             let states = [
-                AppRecord(id: "checks", name: "Left", emailDomains: ["left.example", "left2.example"], createdAt: now),
-                AppRecord(id: "checks", name: "Right", emailDomains: ["right.example"], createdAt: now),
+                AppRecord(
+                    id: "checks",
+                    name: "Left",
+                    emailDomains: ["left.example", "l2.example"],
+                    createdAt: Self.now
+                ),
+                AppRecord(id: "checks", name: "Right", emailDomains: ["right.example"], createdAt: Self.now),
             ]
             try await storage.insertApp(states[0])
-            let writer = Task {
-                var turn = 1
-                while !Task.isCancelled {
-                    try await storage.updateApp(states[turn % 2])
-                    turn += 1
-                }
-            }
-            defer { writer.cancel() }
-            var mixed: [String] = []
-            var seen: Set<String> = []
-            for _ in 0..<Self.reads {
-                for app in try await storage.apps() {
-                    seen.insert(app.name)
-                    let expected = states.first { $0.name == app.name }?.emailDomains
-                    if app.emailDomains != expected { mixed.append("\(app.name): \(app.emailDomains)") }
+            let (mixed, seen) = try await Self.reads(while: { try await storage.updateApp(states[$0 % 2]) }) {
+                var mixed: [String] = []
+                let app = try #require(try await storage.apps().first)
+                if app.emailDomains != states.first(where: { $0.name == app.name })?.emailDomains.sorted() {
+                    mixed.append("\(app.name): \(app.emailDomains)")
                 }
                 // By another way in: the app of a domain.
-                if let app = try await storage.app(forEmailDomain: "right.example"), app.name != "Right" {
-                    mixed.append("right.example read as \(app.name)'s, with \(app.emailDomains)")
+                if let other = try await storage.app(forEmailDomain: "right.example"), other.name != "Right" {
+                    mixed.append("right.example read as \(other.name)'s, with \(other.emailDomains)")
                 }
+                return (mixed, app.name)
             }
-            writer.cancel()
-            _ = await writer.result
-            #expect(mixed.isEmpty, "\(mixed.count) mixed reads, the first: \(mixed.prefix(3))")
-            #expect(seen.count == 2, "the reads saw both states: \(seen)")
+            #expect(mixed.count == 0, "mixed reads, the first: \(mixed.prefix(3))")
+            #expect(seen == ["Left", "Right"], "the reads saw both states")
         }
     }
 
@@ -55,38 +73,27 @@ struct ReadSnapshotTests {
     )
     func blockedUsersWithTheirCount(backend: Backend) async throws {
         try await StorageUnderTest.withStorage(on: backend) { storage in
-            let now = Date(timeIntervalSince1970: 1_800_000_000)
-            var users = (0..<4).map {
-                UserRecord(
-                    username: "user\($0)",
-                    displayName: "User \($0)",
-                    passwordHash: "-",
-                    blocked: $0 < 2,
-                    createdAt: now
-                )
+            let users = (0..<4).map {
+                UserRecord(username: "user\($0)", displayName: "User \($0)", passwordHash: "-", createdAt: Self.now)
             }
-            for user in users { try await storage.insertUser(user) }
+            for (index, user) in users.enumerated() {
+                var user = user
+                user.blocked = index < 2
+                try await storage.insertUser(user)
+            }
             let toggled = users[3]
-            let writer = Task {
-                var user = toggled
-                while !Task.isCancelled {
-                    user.blocked.toggle()
+            let (mixed, seen) = try await Self.reads(
+                while: { turn in
+                    var user = toggled
+                    user.blocked = turn % 2 == 1
                     try await storage.updateUser(user)
                 }
-            }
-            defer { writer.cancel() }
-            var mixed: [String] = []
-            var counts: Set<Int> = []
-            for _ in 0..<Self.reads {
+            ) {
                 let (names, count) = try await storage.blockedUsers(limit: 10)
-                counts.insert(count)
-                if names.count != count { mixed.append("\(names) with a count of \(count)") }
+                return (names.count == count ? [] : ["\(names) with a count of \(count)"], "\(count)")
             }
-            writer.cancel()
-            _ = await writer.result
-            users.removeAll()
-            #expect(mixed.isEmpty, "\(mixed.count) mixed reads, the first: \(mixed.prefix(3))")
-            #expect(counts == [2, 3], "the reads saw both states: \(counts)")
+            #expect(mixed.count == 0, "mixed reads, the first: \(mixed.prefix(3))")
+            #expect(seen == ["2", "3"], "the reads saw both states")
         }
     }
 }
