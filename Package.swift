@@ -336,7 +336,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GangwayQRCodeTests",
-            dependencies: ["GangwayQRCode", "GangwaySystem"],
+            dependencies: ["GangwayQRCode", "GangwaySystem", "GangwayTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

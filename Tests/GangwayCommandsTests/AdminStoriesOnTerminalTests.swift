@@ -54,18 +54,18 @@ struct AdminStoriesOnTerminalTests {
         #expect(terminal.finish() == 0)
     }
 
-    static func admin(_ arguments: [String], in directory: TemporaryDirectory) throws -> GangwayProcess.Result {
-        try GangwayProcess(deviceKeys: directory.appending("unused-keys"))
+    static func admin(_ arguments: [String], in directory: TemporaryDirectory) async throws -> GangwayProcess.Result {
+        try await GangwayProcess(deviceKeys: directory.appending("unused-keys"))
             .run(["admin"] + arguments + ["--data-dir", directory.url.path])
     }
 
     @Test("the admin tightens the policy: at the next unlock, however soon, alice is told why and changes her passcode")
-    func tightenedPolicy() throws {
+    func tightenedPolicy() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-admin-tty")
         defer { directory.remove() }
         let terminal = try Self.aliceAtHome(in: directory)
         // The app's server is serving: the admin command talks to it.
-        let changed = try Self.admin(["policy", "--min-length", "18", "--require-digit", "true"], in: directory)
+        let changed = try await Self.admin(["policy", "--min-length", "18", "--require-digit", "true"], in: directory)
         #expect(changed.status == 0, "\(changed.standardError)")
         #expect(changed.output.contains("at least 18 characters, at least one digit"))
         #expect(FileManager.default.fileExists(atPath: directory.appending("server/url").path))
@@ -94,7 +94,7 @@ struct AdminStoriesOnTerminalTests {
         #expect(!terminal.screen.contains(Self.passcode))
 
         // The next launch takes the new passcode.
-        let relaunch = try GangwayProcess(deviceKeys: directory.appending("unused-keys"))
+        let relaunch = try await GangwayProcess(deviceKeys: directory.appending("unused-keys"))
             .run(["--data-dir", directory.url.path, "--bcrypt-cost", "4"], lines: ["1", newPasscode, "quit"])
         #expect(relaunch.output.contains("Signed in:      Alice Martin (alice)"), "\(relaunch.output)")
     }
@@ -102,20 +102,20 @@ struct AdminStoriesOnTerminalTests {
     @Test(
         "the admin sets a new licence agreement version: the next unlock asks it before the data; declining closes the session and keeps the data"
     )
-    func newAgreementVersion() throws {
+    func newAgreementVersion() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-admin-tty")
         defer { directory.remove() }
         let terminal = try Self.aliceAtHome(in: directory)
         // A version the server would refuse changes nothing, and says why, by its option.
-        let refused = try Self.admin(
+        let refused = try await Self.admin(
             ["agreements", "--eula-version", String(repeating: "9", count: 65)],
             in: directory
         )
         #expect(refused.status == 64)
         #expect(refused.standardError.contains("--eula-version must be at most 64"), "\(refused.standardError)")
-        let unchanged = try Self.admin(["agreements"], in: directory)
+        let unchanged = try await Self.admin(["agreements"], in: directory)
         #expect(unchanged.output.contains("licence agreement: the app's own"))
-        let changed = try Self.admin(["agreements", "--eula-version", "2027.01"], in: directory)
+        let changed = try await Self.admin(["agreements", "--eula-version", "2027.01"], in: directory)
         #expect(changed.status == 0, "\(changed.standardError)")
         #expect(changed.output.contains("Agreements:      licence agreement 2027.01; consent: the app's own"))
 
@@ -147,14 +147,14 @@ struct AdminStoriesOnTerminalTests {
     @Test(
         "the admin wipes the device: when the app next reaches the server, alice's data is erased and the welcome screen shows"
     )
-    func wipedDevice() throws {
+    func wipedDevice() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-admin-tty")
         defer { directory.remove() }
         let terminal = try Self.aliceAtHome(in: directory)
-        let listed = try Self.admin(["devices"], in: directory)
+        let listed = try await Self.admin(["devices"], in: directory)
         #expect(listed.output.contains("alice"))
         #expect(listed.output.contains("active"))
-        let wiped = try Self.admin(["devices", "wipe", "alice"], in: directory)
+        let wiped = try await Self.admin(["devices", "wipe", "alice"], in: directory)
         #expect(wiped.status == 0, "\(wiped.standardError)")
         #expect(wiped.output.contains("is wiped"))
 
@@ -167,18 +167,18 @@ struct AdminStoriesOnTerminalTests {
         let stores =
             (try? FileManager.default.contentsOfDirectory(atPath: directory.appending("device/stores").path)) ?? []
         #expect(stores.filter { UUID(uuidString: $0) != nil }.isEmpty, "alice's store is gone")
-        #expect(try Self.admin(["devices"], in: directory).output.contains("wiped"))
+        await #expect(try Self.admin(["devices"], in: directory).output.contains("wiped"))
         _ = terminal.finish(timeout: .seconds(1))
     }
 
     @Test("the admin changes a check: the running app's next home screen shows it")
-    func changedCheck() throws {
+    func changedCheck() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-admin-tty")
         defer { directory.remove() }
         let terminal = try Self.aliceAtHome(in: directory)
         #expect(terminal.screen.contains("5 checks from the server"))
         #expect(terminal.screen.contains("A321 F-GTAJ   stand 14   fuel level       open"))
-        let changed = try Self.admin(
+        let changed = try await Self.admin(
             [
                 "data", "put", "checks", "F-GTAJ-fuel", "aircraft=A321 F-GTAJ", "stand=14", "item=fuel level",
                 "status=done", "reading=6400 kg",
@@ -187,7 +187,7 @@ struct AdminStoriesOnTerminalTests {
         )
         #expect(changed.status == 0, "\(changed.standardError)")
         #expect(changed.output.contains("checks/F-GTAJ-fuel is at version 2"))
-        let removed = try Self.admin(["data", "delete", "checks", "F-GKXA-walkaround"], in: directory)
+        let removed = try await Self.admin(["data", "delete", "checks", "F-GKXA-walkaround"], in: directory)
         #expect(removed.status == 0, "\(removed.standardError)")
 
         terminal.type("home")
@@ -196,7 +196,7 @@ struct AdminStoriesOnTerminalTests {
         #expect(terminal.next("gangway> "))
         terminal.type("quit")
         #expect(terminal.finish() == 0)
-        let listed = try Self.admin(["data"], in: directory)
+        let listed = try await Self.admin(["data"], in: directory)
         #expect(!listed.output.contains("F-GKXA-walkaround"))
         #expect(listed.output.contains("F-GTAJ-fuel   2  "))
     }
@@ -204,11 +204,11 @@ struct AdminStoriesOnTerminalTests {
     @Test(
         "the admin locks the device: when the app next reaches the server its session ends; once unlocked, alice signs in again and keeps her data"
     )
-    func lockedDevice() throws {
+    func lockedDevice() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-admin-tty")
         defer { directory.remove() }
         let terminal = try Self.aliceAtHome(in: directory)
-        let locked = try Self.admin(["devices", "lock", "alice"], in: directory)
+        let locked = try await Self.admin(["devices", "lock", "alice"], in: directory)
         #expect(locked.status == 0, "\(locked.standardError)")
 
         terminal.type("lock")
@@ -225,7 +225,7 @@ struct AdminStoriesOnTerminalTests {
         // The lock holds: the sign-in on this device is refused, and says what to do.
         #expect(terminal.next("Ask them to unlock it, then sign in again."))
         #expect(terminal.next("User name [alice]: "))
-        let unlocked = try Self.admin(["devices", "unlock", "alice"], in: directory)
+        let unlocked = try await Self.admin(["devices", "unlock", "alice"], in: directory)
         #expect(unlocked.status == 0, "\(unlocked.standardError)")
         terminal.type("")
         #expect(terminal.next("Password (empty to cancel): "))
@@ -235,6 +235,6 @@ struct AdminStoriesOnTerminalTests {
         terminal.type("quit")
         #expect(terminal.finish() == 0)
         #expect(!terminal.screen.contains(Self.passcode))
-        #expect(try Self.admin(["devices"], in: directory).output.contains("active"))
+        await #expect(try Self.admin(["devices"], in: directory).output.contains("active"))
     }
 }

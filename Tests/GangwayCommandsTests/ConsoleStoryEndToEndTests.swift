@@ -29,7 +29,7 @@ struct ConsoleStoryEndToEndTests {
         let runner = GangwayProcess(deviceKeys: directory.appending("device-keys"))
         let token = serve.tokenFile
         func admin(_ arguments: [String]) async throws -> GangwayProcess.Result {
-            try await runner.runOffThread(["admin"] + arguments + ["--server", url, "--token-file", token], lines: [])
+            try await runner.run(["admin"] + arguments + ["--server", url, "--token-file", token], lines: [])
         }
         // Where the story starts: the app keeps a previous user's changes for their author.
         let off = try await admin(["shared-device", "--upload-previous-user-changes", "false"])
@@ -40,7 +40,7 @@ struct ConsoleStoryEndToEndTests {
 
         let deviceData = directory.appending("device-home").path
         func app(_ lines: [String]) async throws -> GangwayProcess.Result {
-            try await runner.runOffThread(["--server", url, "--data-dir", deviceData], lines: lines)
+            try await runner.run(["--server", url, "--data-dir", deviceData], lines: lines)
         }
         let onboarded = try await app(DeviceAppEndToEndTests.aliceOnboards + ["quit"])
         #expect(onboarded.status == 0, "\(onboarded.standardError)")

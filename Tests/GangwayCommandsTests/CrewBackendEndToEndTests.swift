@@ -44,7 +44,7 @@ struct CrewBackendEndToEndTests {
 
         let device = try Device()
         defer { device.directory.remove() }
-        let alice = try device.launch(
+        let alice = try await device.launch(
             DeviceAppEndToEndTests.aliceOnboards + [
                 "crew", "crew note stand 14 tyre gauge is with the night crew", "crew", "crew note", "quit",
             ],
@@ -63,14 +63,14 @@ struct CrewBackendEndToEndTests {
         #expect(alice.output.contains("crew note TEXT leaves a note"), "an empty note gets the usage")
 
         // The next shift on the same device: bob arrives as bob, and reads alice's note.
-        let bob = try device.launch(Self.bobAdded + ["crew", "quit"], arguments: ["--server", serve.url])
+        let bob = try await device.launch(Self.bobAdded + ["crew", "quit"], arguments: ["--server", serve.url])
         #expect(bob.status == 0, "\(bob.standardError)")
         #expect(bob.output.contains("The crew backend sees Bob Okafor (bob), through the app's destination."))
         #expect(bob.output.contains("Your shift: 14:00-22:00, stand 14."))
         #expect(bob.output.contains("Alice Martin: stand 14 tyre gauge is with the night crew"))
 
         // Every forwarded request is counted for the admin, never with its body.
-        let listed = try GangwayProcess(deviceKeys: directory.appending("keys")).run(
+        let listed = try await GangwayProcess(deviceKeys: directory.appending("keys")).run(
             ["admin", "destinations", "--server", serve.url, "--token-file", serve.tokenFile]
         )
         let text = String(decoding: listed.standardOutput, as: UTF8.self)
@@ -86,13 +86,13 @@ struct CrewBackendEndToEndTests {
         defer { directory.remove() }
         let serve = try ServeProcess(["--demo"], in: directory.appending("server"))
         defer { serve.stop() }
-        let removed = try GangwayProcess(deviceKeys: directory.appending("keys")).run(
+        let removed = try await GangwayProcess(deviceKeys: directory.appending("keys")).run(
             ["admin", "destinations", "remove", "crew", "--server", serve.url, "--token-file", serve.tokenFile]
         )
         #expect(removed.status == 0, "\(removed.standardError)")
         let device = try Device()
         defer { device.directory.remove() }
-        let alice = try device.launch(
+        let alice = try await device.launch(
             DeviceAppEndToEndTests.aliceOnboards + ["crew", "quit"],
             arguments: ["--server", serve.url]
         )

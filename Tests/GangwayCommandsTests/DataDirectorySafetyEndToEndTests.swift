@@ -17,7 +17,7 @@ import Testing
 @Suite("Data directories: never narrowed, never trusted when others can write them")
 struct DataDirectorySafetyEndToEndTests {
     @Test("the first use leaves the home directory and a /var/lib-style parent as they were")
-    func parentsKeepTheirModes() throws {
+    func parentsKeepTheirModes() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-parents")
         defer { directory.remove() }
         let home = directory.appending("home")
@@ -34,9 +34,13 @@ struct DataDirectorySafetyEndToEndTests {
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
         // The app, then `gangway admin`, with the default data directory, ~/.gangway, in a
         // fresh home: a look at the demo, and quit.
-        let app = try runner.run(["--bcrypt-cost", "4"], lines: ["4", "2"], extraEnvironment: ["HOME": home.path])
+        let app = try await runner.run(
+            ["--bcrypt-cost", "4"],
+            lines: ["4", "2"],
+            extraEnvironment: ["HOME": home.path]
+        )
         #expect(app.status == 0, "\(app.output)")
-        let apps = try runner.run(["admin", "apps", "--bcrypt-cost", "4"], extraEnvironment: ["HOME": home.path])
+        let apps = try await runner.run(["admin", "apps", "--bcrypt-cost", "4"], extraEnvironment: ["HOME": home.path])
         #expect(apps.status == 0, "\(apps.standardError)")
         #expect(PrivateFiles.mode(of: home.path) == 0o755)
         #expect(PrivateFiles.mode(of: home.appendingPathComponent(".gangway").path) == 0o700)
@@ -52,7 +56,7 @@ struct DataDirectorySafetyEndToEndTests {
             serve.waitUntilExit()
         }
         for _ in 0..<300 where !FileManager.default.fileExists(atPath: data.appendingPathComponent("url").path) {
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         }
         #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("url").path))
         #expect(PrivateFiles.mode(of: varLib.path) == 0o755)
@@ -61,7 +65,7 @@ struct DataDirectorySafetyEndToEndTests {
     }
 
     @Test("serve refuses a data directory others can write, in one sentence, and writes nothing there")
-    func serveRefusesAWritableDirectory() throws {
+    func serveRefusesAWritableDirectory() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-shared")
         defer { directory.remove() }
         let shared = directory.appending("shared")
@@ -69,7 +73,7 @@ struct DataDirectorySafetyEndToEndTests {
         chmod(shared.path, 0o777)
         defer { chmod(shared.path, 0o700) }
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
-        let result = try runner.run(["serve", "--port", "0", "--data-dir", shared.path, "--bcrypt-cost", "4"])
+        let result = try await runner.run(["serve", "--port", "0", "--data-dir", shared.path, "--bcrypt-cost", "4"])
         #expect(result.status != 0)
         let lines = result.standardError.split(separator: "\n")
         #expect(lines.count == 1, "\(result.standardError)")
@@ -93,7 +97,7 @@ struct DataDirectorySafetyEndToEndTests {
         try await ImpostorServer.run { impostor in
             try Data((impostor.url.absoluteString + "\n").utf8).write(to: shared.appendingPathComponent("url"))
             try Data("planted-token\n".utf8).write(to: shared.appendingPathComponent("admin-token"))
-            let added = try await runner.runOffThread(
+            let added = try await runner.run(
                 ["admin", "users", "add", "eve", "--data-dir", shared.path, "--bcrypt-cost", "4"],
                 lines: ["eve-new-password-1"]
             )
@@ -110,19 +114,21 @@ struct DataDirectorySafetyEndToEndTests {
     }
 
     @Test("an existing store in a directory others can write, or a device key others can read, is refused, unchanged")
-    func storeAndKeysOthersCouldReplace() throws {
+    func storeAndKeysOthersCouldReplace() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-store-safety")
         defer { directory.remove() }
         let keys = directory.appending("keys")
         let runner = GangwayProcess(deviceKeys: keys)
         let store = directory.appending("store").path
         let passcode = "Ramp-Check-4711"
-        #expect(try runner.run(["store", "init", "--path", store, "--passcode-stdin"], lines: [passcode]).status == 0)
+        await #expect(
+            try runner.run(["store", "init", "--path", store, "--passcode-stdin"], lines: [passcode]).status == 0
+        )
         let get = ["store", "list", "--path", store, "--passcode-stdin"]
-        #expect(try runner.run(get, lines: [passcode]).status == 0)
+        await #expect(try runner.run(get, lines: [passcode]).status == 0)
 
         chmod(store, 0o777)
-        let open = try runner.run(get, lines: [passcode])
+        let open = try await runner.run(get, lines: [passcode])
         #expect(open.status == 1, "\(open.standardError)")
         #expect(open.standardError.contains("the store directory cannot be used: others can write to it"))
         #expect(PrivateFiles.mode(of: store) == 0o777, "refused, never narrowed")
@@ -130,25 +136,25 @@ struct DataDirectorySafetyEndToEndTests {
 
         let key = try #require(try FileManager.default.contentsOfDirectory(atPath: keys.path).first)
         chmod(keys.appendingPathComponent(key).path, 0o644)
-        let readable = try runner.run(get, lines: [passcode])
+        let readable = try await runner.run(get, lines: [passcode])
         #expect(readable.status != 0, "\(readable.standardError)")
         #expect(readable.standardError.contains("others can read it"), "\(readable.standardError)")
         #expect(!readable.standardError.contains(passcode))
         chmod(keys.appendingPathComponent(key).path, 0o600)
-        #expect(try runner.run(get, lines: [passcode]).status == 0)
+        await #expect(try runner.run(get, lines: [passcode]).status == 0)
     }
 
     @Test("admin refuses the running server's admin token when others can read it, as it refuses --token-file")
-    func adminTokenReadableByOthers() throws {
+    func adminTokenReadableByOthers() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-token-mode")
         defer { directory.remove() }
         let data = directory.appending("data")
         let serve = try ServeProcess(in: data)
         defer { serve.stop() }
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
-        #expect(try runner.run(["admin", "apps", "--data-dir", data.path]).status == 0)
+        await #expect(try runner.run(["admin", "apps", "--data-dir", data.path]).status == 0)
         chmod(serve.tokenFile, 0o644)
-        let refused = try runner.run(["admin", "apps", "--data-dir", data.path])
+        let refused = try await runner.run(["admin", "apps", "--data-dir", data.path])
         #expect(refused.status != 0)
         #expect(refused.standardError.contains("others can read it (mode 0644)"), "\(refused.standardError)")
         let token = try String(contentsOfFile: serve.tokenFile, encoding: .utf8)
@@ -156,7 +162,7 @@ struct DataDirectorySafetyEndToEndTests {
     }
 
     @Test("a key file others can read is refused before the server starts")
-    func keyFileReadableByOthers() throws {
+    func keyFileReadableByOthers() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-key")
         defer { directory.remove() }
         let key = directory.appending("server-key")
@@ -164,7 +170,7 @@ struct DataDirectorySafetyEndToEndTests {
         chmod(key.path, 0o644)
         let data = directory.appending("data")
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
-        let result = try runner.run([
+        let result = try await runner.run([
             "serve", "--port", "0", "--data-dir", data.path, "--key-file", key.path, "--bcrypt-cost", "4",
         ])
         #expect(result.status != 0)
@@ -173,12 +179,12 @@ struct DataDirectorySafetyEndToEndTests {
     }
 
     @Test("a key file in a directory that does not exist is refused, and no directory is made for it")
-    func keyFileInAMissingDirectory() throws {
+    func keyFileInAMissingDirectory() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-key-dir")
         defer { directory.remove() }
         let missing = directory.appending("no-such-dir")
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
-        let result = try runner.run([
+        let result = try await runner.run([
             "serve", "--port", "0", "--data-dir", directory.appending("data").path, "--key-file",
             missing.appendingPathComponent("key").path, "--bcrypt-cost", "4",
         ])
@@ -192,7 +198,7 @@ struct DataDirectorySafetyEndToEndTests {
     }
 
     @Test("the file system's root is refused as a data directory, before anything is written")
-    func rootIsNoDataDirectory() throws {
+    func rootIsNoDataDirectory() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-root")
         defer { directory.remove() }
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
@@ -201,42 +207,44 @@ struct DataDirectorySafetyEndToEndTests {
         // An out-of-range port too: should the root pass, the port still stops the server
         // before it writes.
         for path in ["/", link.path, "/tmp/.."] {
-            let result = try runner.run(["serve", "--data-dir", path, "--port", "70000"])
+            let result = try await runner.run(["serve", "--data-dir", path, "--port", "70000"])
             #expect(result.status == 64)
             #expect(result.standardError.contains("--data-dir must not be the file system's root"), "\(result)")
         }
     }
 
     @Test("the app and a server's own data directory are kept apart, and admin does not guess between them")
-    func appAndServeDirectoriesApart() throws {
+    func appAndServeDirectoriesApart() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-apart")
         defer { directory.remove() }
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
         let serveDirectory = directory.appending("serve")
         try PrivateFiles.makeDirectory(serveDirectory)
         try PrivateFiles.write(Data("token".utf8), to: serveDirectory.appendingPathComponent("admin-token"))
-        let app = try runner.run(["--data-dir", serveDirectory.path, "--bcrypt-cost", "4"], lines: [])
+        let app = try await runner.run(["--data-dir", serveDirectory.path, "--bcrypt-cost", "4"], lines: [])
         #expect(app.status == 1)
         #expect(app.standardError.contains("is a 'gangway serve' data directory"), "\(app.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: serveDirectory.path) == ["admin-token"])
 
         let appDirectory = directory.appending("app")
         try PrivateFiles.makeDirectory(appDirectory.appendingPathComponent("device"))
-        let serve = try runner.run(["serve", "--data-dir", appDirectory.path, "--port", "0", "--bcrypt-cost", "4"])
+        let serve = try await runner.run([
+            "serve", "--data-dir", appDirectory.path, "--port", "0", "--bcrypt-cost", "4",
+        ])
         #expect(serve.status == 1)
         #expect(serve.standardError.contains("is the device app's data directory"), "\(serve.standardError)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: appDirectory.path) == ["device"])
 
         // Made before the app refused: a server's files and the app's server side by side.
         try PrivateFiles.makeDirectory(serveDirectory.appendingPathComponent("server"))
-        let admin = try runner.run(["admin", "apps", "--data-dir", serveDirectory.path])
+        let admin = try await runner.run(["admin", "apps", "--data-dir", serveDirectory.path])
         #expect(admin.status == 1)
         #expect(admin.standardError.contains("name the one you mean with --server URL"), "\(admin.standardError)")
 
         // A file named as the data directory is said as such.
         let file = directory.appending("a-file")
         try Data().write(to: file)
-        let notADirectory = try runner.run(["admin", "apps", "--data-dir", file.path])
+        let notADirectory = try await runner.run(["admin", "apps", "--data-dir", file.path])
         #expect(notADirectory.status == 1)
         #expect(notADirectory.standardError.contains("\(file.path): it is not a directory."), "\(notADirectory)")
     }
@@ -322,7 +330,7 @@ struct AdminLogEscapesEndToEndTests {
         )
         #expect(uploaded == 202)
 
-        let listed = try await runner.runOffThread(["admin", "logs", "--data-dir", data.path], lines: [])
+        let listed = try await runner.run(["admin", "logs", "--data-dir", data.path], lines: [])
         #expect(listed.status == 0, "\(listed.standardError)")
         #expect(listed.output.contains(#"owned\u{1B}]0;pwned\u{7}\u{1B}[2J\u{1B}[3A\u{9B}2K\u{D}"#), "\(listed.output)")
         #expect(!listed.standardOutput.contains(0x1B) && !listed.standardOutput.contains(0x07))

@@ -51,7 +51,7 @@ struct DestinationStreamingEndToEndTests {
         let issuer = url + "/apps/checks"
         try await TestDestinationBackend.using(jwks: issuer + "/destination-keys", issuer: issuer) { backend in
             let runner = GangwayProcess(deviceKeys: directory.appending("device-keys"))
-            let added = try await runner.runOffThread(
+            let added = try await runner.run(
                 [
                     "admin", "destinations", "add", "files", "--url", backend.url, "--server", url, "--token-file",
                     serve.tokenFile,

@@ -16,9 +16,9 @@ struct DeviceAppEndToEndTests {
 
         init() throws { directory = try TemporaryDirectory(prefix: "gangway-app") }
 
-        func launch(_ lines: [String], arguments: [String] = []) throws -> GangwayProcess.Result {
+        func launch(_ lines: [String], arguments: [String] = []) async throws -> GangwayProcess.Result {
             let process = GangwayProcess(deviceKeys: directory.appending("unused-keys"))
-            return try process.run(
+            return try await process.run(
                 ["--data-dir", directory.url.path, "--bcrypt-cost", "4"] + arguments,
                 lines: lines
             )
@@ -41,10 +41,10 @@ struct DeviceAppEndToEndTests {
     ]
 
     @Test("first launch: welcome, activation by email, sign-in, the policy's checklist, home; no passcode shows")
-    func firstLaunch() throws {
+    func firstLaunch() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(Self.aliceOnboards + ["quit"])
+        let result = try await device.launch(Self.aliceOnboards + ["quit"])
         #expect(result.status == 0, "\(result.standardError)")
         let output = result.output
         for expected in [
@@ -67,10 +67,10 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("after the first launch every directory the app made is 0700 and every file in it 0600")
-    func privateFiles() throws {
+    func privateFiles() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(Self.aliceOnboards + ["quit"])
+        let result = try await device.launch(Self.aliceOnboards + ["quit"])
         #expect(result.status == 0, "\(result.standardError)")
         var checked = 0
         for top in ["device", "server"] {
@@ -90,11 +90,11 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("quit and relaunch: the user picker, then the passcode restores the session")
-    func relaunch() throws {
+    func relaunch() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        _ = try device.launch(Self.aliceOnboards + ["quit"])
-        let result = try device.launch(["1", Self.alicePasscode, "home", "quit"])
+        _ = try await device.launch(Self.aliceOnboards + ["quit"])
+        let result = try await device.launch(["1", Self.alicePasscode, "home", "quit"])
         #expect(result.status == 0)
         let output = result.output
         #expect(output.contains("== Who is using the device? =="))
@@ -105,34 +105,34 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("'quit' at the passcode asks whether to leave: yes leaves without a wrong try, no tries it as the passcode")
-    func quitAtThePasscode() throws {
+    func quitAtThePasscode() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        _ = try device.launch(Self.aliceOnboards + ["quit"])
-        let left = try device.launch(["1", "quit", "y"])
+        _ = try await device.launch(Self.aliceOnboards + ["quit"])
+        let left = try await device.launch(["1", "quit", "y"])
         #expect(left.status == 0, "\(left.standardError)")
         #expect(left.output.contains("Leave the app? (n: use what you typed) [y/n]:"), "\(left.output)")
         #expect(!left.output.contains("Tries left"), "leaving is no wrong try: \(left.output)")
         // The input ending at the question is a quit too.
-        let ended = try device.launch(["1", "quit"])
+        let ended = try await device.launch(["1", "quit"])
         #expect(ended.status == 0, "\(ended.standardError)")
         #expect(!ended.output.contains("Tries left"), "\(ended.output)")
         // Nothing was counted: the next wrong passcode leaves nine tries.
-        let tried = try device.launch(["1", "quit", "n", Self.alicePasscode, "home", "quit"])
+        let tried = try await device.launch(["1", "quit", "n", Self.alicePasscode, "home", "quit"])
         #expect(tried.output.contains("Tries left: 9"), "'quit' kept as the passcode is a wrong try: \(tried.output)")
         #expect(tried.output.contains("Signed in:      Alice Martin (alice)"))
-        let again = try device.launch(["1", "Wrong-Guess", Self.alicePasscode, "quit"])
+        let again = try await device.launch(["1", "Wrong-Guess", Self.alicePasscode, "quit"])
         #expect(again.output.contains("Tries left: 9"), "the right passcode started the count again: \(again.output)")
     }
 
     @Test("ten wrong passcodes erase the user's store; the app starts over at the welcome screen")
-    func wrongPasscodesErase() throws {
+    func wrongPasscodesErase() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        _ = try device.launch(Self.aliceOnboards + ["quit"])
+        _ = try await device.launch(Self.aliceOnboards + ["quit"])
         #expect(device.storeCount() == 1)
         let wrong = (1...10).map { "Wrong-Guess-\($0)" }
-        let result = try device.launch(["1"] + wrong + ["quit"])
+        let result = try await device.launch(["1"] + wrong + ["quit"])
         let output = result.output
         #expect(output.contains("Tries left: 9"))
         #expect(output.contains("One try left. Another wrong passcode erases this user's data."))
@@ -141,17 +141,17 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("on a shared device the ten wrong passcodes erase that user only; the picker shows the others, no quit")
-    func wrongPasscodesEraseOneOfTwo() throws {
+    func wrongPasscodesEraseOneOfTwo() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        _ = try device.launch(
+        _ = try await device.launch(
             Self.aliceOnboards + [
                 "add", "1", "bob", "preflight-bob", "accept", "decline", Self.bobPasscode, Self.bobPasscode, "quit",
             ]
         )
         #expect(device.storeCount() == 2)
         let wrong = (1...10).map { "Wrong-Guess-\($0)" }
-        let result = try device.launch(["Bob Okafor"] + wrong + ["Alice Martin", Self.alicePasscode, "quit"])
+        let result = try await device.launch(["Bob Okafor"] + wrong + ["Alice Martin", Self.alicePasscode, "quit"])
         #expect(result.status == 0, "\(result.standardError)")
         let output = result.output
         #expect(output.components(separatedBy: "== Who is using the device? ==").count == 3, "\(output)")
@@ -164,10 +164,10 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("lock and resume: no passcode within the lock timeout, the passcode past it")
-    func lockAndResume() throws {
+    func lockAndResume() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(
+        let result = try await device.launch(
             Self.aliceOnboards + [
                 "lock", "wait 299", "resume", "lock", "wait 301", "resume", "Wrong-Guess-1", Self.alicePasscode, "quit",
             ]
@@ -184,7 +184,7 @@ struct DeviceAppEndToEndTests {
     @Test(
         "a locked app reads, changes and ends nothing of the user's before resume and the passcode, however long it waits"
     )
-    func lockedAppRefusesCommands() throws {
+    func lockedAppRefusesCommands() async throws {
         let device = try Device()
         defer { device.directory.remove() }
         let refused = [
@@ -192,7 +192,7 @@ struct DeviceAppEndToEndTests {
             "pending", "sync", "passcode", "reports on", "biometrics on", "logout server", "logout", "remove", "switch",
             "add",
         ]
-        let result = try device.launch(
+        let result = try await device.launch(
             Self.aliceOnboards + ["lock", "wait 2h"] + refused + ["resume", Self.alicePasscode, "pending", "quit"]
         )
         #expect(result.status == 0)
@@ -218,10 +218,10 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("wait takes up to a hundred years; a longer one, in any unit, is no duration (never an overflow)")
-    func longWait() throws {
+    func longWait() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(
+        let result = try await device.launch(
             Self.aliceOnboards + ["wait 9223372036854775807h", "wait 999999999999999999m", "wait 36500d", "quit"]
         )
         #expect(result.status == 0)
@@ -230,7 +230,7 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("a first launch stopped (Ctrl-C) while the demo is seeded: the next launch finishes the seed and onboards")
-    func seedInterrupted() throws {
+    func seedInterrupted() async throws {
         let device = try Device()
         defer { device.directory.remove() }
         // A slow bcrypt makes the seed of each demo user take long enough to stop it in the middle.
@@ -244,16 +244,16 @@ struct DeviceAppEndToEndTests {
         let port = device.directory.appending("server/port")
         let deadline = Date().addingTimeInterval(60)
         while !FileManager.default.fileExists(atPath: port.path), Date() < deadline, first.isRunning {
-            Thread.sleep(forTimeInterval: 0.01)
+            try await Task.sleep(for: .milliseconds(10))
         }
         #expect(FileManager.default.fileExists(atPath: port.path))
         kill(first.processIdentifier, SIGINT)
-        first.waitUntilExit()
+        try await first.exit()
         #expect(first.terminationStatus == 130)
         let marker = try String(contentsOf: device.directory.appending("server/demo"), encoding: .utf8)
         #expect(marker.contains("not all there yet"), "stopped before the seed finished: \(marker)")
 
-        let again = try device.launch(Self.aliceOnboards + ["quit"])
+        let again = try await device.launch(Self.aliceOnboards + ["quit"])
         #expect(again.status == 0, "\(again.standardError)")
         #expect(again.output.contains("Demo users (user / password): alice / preflight-alice"))
         #expect(!again.output.contains("was not made by gangway's demo"))
@@ -263,10 +263,10 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("a second user is added and the device switches between the two, each with their passcode")
-    func secondUser() throws {
+    func secondUser() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(
+        let result = try await device.launch(
             Self.aliceOnboards + [
                 "add", "1", "bob", "preflight-bob", "accept", "decline", Self.bobPasscode, Self.bobPasscode,
                 "switch", "Alice Martin", Self.alicePasscode,
@@ -283,10 +283,10 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("at the lock screen the next person switches user without quitting: the picker, their own passcode")
-    func switchAtTheLockScreen() throws {
+    func switchAtTheLockScreen() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(
+        let result = try await device.launch(
             Self.aliceOnboards + [
                 "add", "1", "bob", "preflight-bob", "accept", "decline", Self.bobPasscode, Self.bobPasscode,
                 "lock", "wait 301", "resume", "", "switch", "Alice Martin", Self.alicePasscode, "quit",
@@ -304,10 +304,10 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("adding yourself again offers your own user, unlocked with your passcode; no ID is shown")
-    func addingYourselfAgain() throws {
+    func addingYourselfAgain() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(
+        let result = try await device.launch(
             Self.aliceOnboards + ["add", "1", "alice", "preflight-alice", "unlock", Self.alicePasscode, "quit"]
         )
         #expect(result.status == 0)
@@ -331,10 +331,10 @@ struct DeviceAppEndToEndTests {
     static let faketime = ExternalTool("faketime").executable
 
     /// The shipped `gangway`, with no test hook, run `offset` later (`+31d`) by `faketime`.
-    static func later(_ offset: String, in device: Device, lines: [String]) throws -> GangwayProcess.Result {
+    static func later(_ offset: String, in device: Device, lines: [String]) async throws -> GangwayProcess.Result {
         var process = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
         process.executable = URL(fileURLWithPath: try #require(faketime))
-        return try process.run(
+        return try await process.run(
             ["-f", offset, GangwayProcess.shippedExecutable.path, "--data-dir", device.directory.url.path]
                 + ["--bcrypt-cost", "4"],
             lines: lines
@@ -345,17 +345,17 @@ struct DeviceAppEndToEndTests {
         "31 days later, under a 30-day expiry: the app says the passcode expired and takes a new one, not the old",
         .enabled(if: faketime != nil, "needs Debian's faketime")
     )
-    func expiredPasscode() throws {
+    func expiredPasscode() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        _ = try device.launch(Self.aliceOnboards + ["quit"])
-        let admin = try GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
+        _ = try await device.launch(Self.aliceOnboards + ["quit"])
+        let admin = try await GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
             .run(["admin", "policy", "--expires-days", "30", "--data-dir", device.directory.url.path])
         #expect(admin.status == 0, "\(admin.standardError)")
 
         // A month on, the server's session has ended too: alice signs in again.
         let newPasscode = "Night-Shift-9753"
-        let result = try Self.later(
+        let result = try await Self.later(
             "+31d",
             in: device,
             lines: [
@@ -374,7 +374,7 @@ struct DeviceAppEndToEndTests {
         #expect(!output.contains(Self.alicePasscode) && !output.contains(newPasscode))
 
         // The next launch takes the new passcode and asks nothing more.
-        let next = try Self.later("+31d", in: device, lines: ["1", newPasscode, "quit"])
+        let next = try await Self.later("+31d", in: device, lines: ["1", newPasscode, "quit"])
         #expect(next.output.contains("Signed in:      Alice Martin (alice)"), "\(next.output)")
         #expect(!next.output.contains("== Passcode Expired =="))
     }
@@ -382,18 +382,18 @@ struct DeviceAppEndToEndTests {
     @Test(
         "the admin lets people skip the passcode: the app announces it, the next person onboarding skips it, and a relaunch asks nothing"
     )
-    func skippingThePasscode() throws {
+    func skippingThePasscode() async throws {
         let device = try Device()
         defer { device.directory.remove() }
         let personal = ["--personal-device"]
-        _ = try device.launch(Self.aliceOnboards + ["quit"], arguments: personal)
-        let admin = try GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
+        _ = try await device.launch(Self.aliceOnboards + ["quit"], arguments: personal)
+        let admin = try await GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
             .run(["admin", "policy", "--allow-skip", "true", "--data-dir", device.directory.url.path])
         #expect(admin.status == 0, "\(admin.standardError)")
         #expect(admin.output.contains("may be skipped"))
 
         // Alice's next launch announces it; she leaves the device and Bob onboards, skipping.
-        let result = try device.launch(
+        let result = try await device.launch(
             [Self.alicePasscode, "", "remove", "y", "1", "bob", "preflight-bob", "accept", "decline", "", "quit"],
             arguments: personal
         )
@@ -407,7 +407,7 @@ struct DeviceAppEndToEndTests {
         #expect(afterSkip.contains("Passcode:       none"))
 
         // Bob's relaunch opens his data without any passcode screen.
-        let relaunch = try device.launch(["quit"], arguments: personal)
+        let relaunch = try await device.launch(["quit"], arguments: personal)
         #expect(!relaunch.output.contains("== Enter Passcode =="))
         #expect(relaunch.output.contains("Signed in:      Bob Okafor (bob)"), "\(relaunch.output)")
     }
@@ -415,14 +415,14 @@ struct DeviceAppEndToEndTests {
     @Test(
         "--terms links legal texts on the welcome screen: the box must be ticked, and the home screen shows what was accepted"
     )
-    func legalTexts() throws {
+    func legalTexts() async throws {
         let device = try Device()
         defer { device.directory.remove() }
         let terms = [
             "--terms", "Terms of Use@2026.11=https://airline.example/terms",
             "--terms", "Privacy Notice@3=https://airline.example/privacy",
         ]
-        let result = try device.launch(["n", "y"] + Self.aliceOnboards + ["quit"], arguments: terms)
+        let result = try await device.launch(["n", "y"] + Self.aliceOnboards + ["quit"], arguments: terms)
         #expect(result.status == 0, "\(result.standardError)")
         let output = result.output
         #expect(output.contains("  Terms of Use (version 2026.11): https://airline.example/terms"))
@@ -430,14 +430,14 @@ struct DeviceAppEndToEndTests {
         #expect(output.components(separatedBy: "I accept the terms? [y/n]: ").count == 3, "asked until ticked")
         #expect(output.contains("Terms accepted: Terms of Use 2026.11, Privacy Notice 3, "))
 
-        let relaunch = try device.launch(["1", Self.alicePasscode, "quit"], arguments: terms)
+        let relaunch = try await device.launch(["1", Self.alicePasscode, "quit"], arguments: terms)
         #expect(!relaunch.output.contains("I accept the terms?"), "accepted once, at onboarding")
         #expect(relaunch.output.contains("Terms accepted: Terms of Use 2026.11, Privacy Notice 3, "))
 
         for bad in [
             "Terms of Use=https://airline.example/terms", "Terms@1=ftp://airline.example", "@1=https://a.example",
         ] {
-            let refused = try device.launch(["quit"], arguments: ["--terms", bad])
+            let refused = try await device.launch(["quit"], arguments: ["--terms", bad])
             #expect(refused.status == 64, "\(bad)")
             #expect(refused.standardError.contains("is not TITLE@VERSION=URL"), "\(bad)")
         }
@@ -451,16 +451,16 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("the onboarding order: agreements before the passcode by default, after it with --agreements-after-passcode")
-    func onboardingOrder() throws {
+    func onboardingOrder() async throws {
         let names = ["Sign In", "Licence Agreement", "Usage reports", "Create Passcode"]
         let standard = try Device()
         defer { standard.directory.remove() }
-        let before = try standard.launch(Self.aliceOnboards + ["quit"])
+        let before = try await standard.launch(Self.aliceOnboards + ["quit"])
         #expect(Self.headings(before.output, among: names) == names + ["Create Passcode"], "the refused 'short'")
 
         let guideline = try Device()
         defer { guideline.directory.remove() }
-        let after = try guideline.launch(
+        let after = try await guideline.launch(
             ["email", "alice@airline.example", "alice", "preflight-alice", Self.alicePasscode, Self.alicePasscode]
                 + ["accept", "allow", "quit"],
             arguments: ["--agreements-after-passcode"]
@@ -475,7 +475,7 @@ struct DeviceAppEndToEndTests {
         // Declining there rolls the onboarding back, the new store with it.
         let declining = try Device()
         defer { declining.directory.remove() }
-        let declined = try declining.launch(
+        let declined = try await declining.launch(
             ["email", "alice@airline.example", "alice", "preflight-alice", Self.alicePasscode, Self.alicePasscode]
                 + ["decline", "quit"],
             arguments: ["--agreements-after-passcode"]
@@ -485,10 +485,10 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("the app's logs reach 'gangway admin logs' for the user who allows usage reports, never for one who declined")
-    func usageReports() throws {
+    func usageReports() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        _ = try device.launch(
+        _ = try await device.launch(
             Self.aliceOnboards + [
                 "add", "1", "bob", "preflight-bob", "accept", "decline", Self.bobPasscode, Self.bobPasscode,
             ]
@@ -496,7 +496,7 @@ struct DeviceAppEndToEndTests {
         )
         let admin = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
         let dataDir = ["--data-dir", device.directory.url.path]
-        let enabled = try admin.run(
+        let enabled = try await admin.run(
             ["admin", "logs", "--upload", "true", "--level", "info", "--interval", "60"] + dataDir
         )
         #expect(enabled.status == 0, "\(enabled.standardError)")
@@ -506,7 +506,7 @@ struct DeviceAppEndToEndTests {
             )
         )
 
-        let launched = try device.launch([
+        let launched = try await device.launch([
             "Alice Martin", Self.alicePasscode, "switch", "Bob Okafor", Self.bobPasscode, "lock", "quit",
         ])
         #expect(launched.status == 0, "\(launched.standardError)")
@@ -517,23 +517,23 @@ struct DeviceAppEndToEndTests {
         )
         #expect(launched.output.contains("Usage reports:  not sent ('reports on' to allow)"))
 
-        let listed = try admin.run(["admin", "logs", "--json"] + dataDir)
+        let listed = try await admin.run(["admin", "logs", "--json"] + dataDir)
         #expect(listed.status == 0, "\(listed.standardError)")
         let entries = try #require(try JSONSerialization.jsonObject(with: listed.standardOutput) as? [[String: Any]])
         let users = Set(entries.compactMap { $0["userID"] as? String })
         #expect(users == ["alice"], "bob declined: none of his records went, nor went with alice's")
         #expect(entries.contains { ($0["message"] as? String)?.hasPrefix("store unlocked") == true })
         #expect(!listed.output.contains(Self.alicePasscode) && !listed.output.contains("preflight"))
-        let table = try admin.run(["admin", "logs"] + dataDir)
+        let table = try await admin.run(["admin", "logs"] + dataDir)
         #expect(table.output.hasPrefix("LOGGED"))
 
         // Alice withdraws: the home screen says so at once.
-        let withdrawn = try device.launch(["Alice Martin", Self.alicePasscode, "reports off", "home", "quit"])
+        let withdrawn = try await device.launch(["Alice Martin", Self.alicePasscode, "reports off", "home", "quit"])
         #expect(withdrawn.output.contains("Usage reports stopped; the logs kept for them are gone."))
         #expect(withdrawn.output.contains("Usage reports:  not sent ('reports on' to allow)"))
 
         for bad in [["--level", "loud"], ["--interval", "5"], ["--limit", "0"]] {
-            let refused = try admin.run(["admin", "logs"] + bad + dataDir)
+            let refused = try await admin.run(["admin", "logs"] + bad + dataDir)
             #expect(refused.status == 64, "\(bad)")
         }
     }
@@ -541,11 +541,11 @@ struct DeviceAppEndToEndTests {
     @Test(
         "with a German locale the app speaks German: the screens, the prompts, the home screen and the commands' answers"
     )
-    func germanLocale() throws {
+    func germanLocale() async throws {
         let device = try Device()
         defer { device.directory.remove() }
         let process = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
-        let result = try process.run(
+        let result = try await process.run(
             ["--data-dir", device.directory.url.path, "--bcrypt-cost", "4"],
             // An unknown email domain, then a wrong password, on the way in.
             lines: ["email", "bob@nowhere.example", "2", "email", "alice@airline.example", "alice", "wrong-pass"]
@@ -593,10 +593,10 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("bad answers and commands get a clear line and change nothing")
-    func badInput() throws {
+    func badInput() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(
+        let result = try await device.launch(
             ["9", "S3cret-for-another-prompt"] + Self.aliceOnboards + [
                 "fly", Self.alicePasscode, "stauts", "wait soon", "wait -5", "wait 5 m", "biometrics maybe",
                 "biometrics on",
@@ -640,10 +640,10 @@ struct DeviceAppEndToEndTests {
             "a@" + String(repeating: "b", count: 400) + ".example",
         ]
     )
-    func notAnEmail(typed: String) throws {
+    func notAnEmail(typed: String) async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(["email", typed, "1"] + Self.aliceOnboards + ["quit"])
+        let result = try await device.launch(["email", typed, "1"] + Self.aliceOnboards + ["quit"])
         #expect(result.status == 0)
         let output = result.output
         #expect(output.contains("That is not an email address."), "\(output)")
@@ -653,10 +653,10 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("after a wrong password the sign-in keeps the user name, and an empty password cancels it")
-    func signInCancelledAfterAFailure() throws {
+    func signInCancelledAfterAFailure() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(
+        let result = try await device.launch(
             [
                 "email", "alice@airline.example", "alice", "wrong-password", "", "", "sign in", "alice",
                 "preflight-alice",
@@ -671,11 +671,11 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("--permissions: the app's page, then the device's question; kept for the device; a launch asks nothing")
-    func permissions() throws {
+    func permissions() async throws {
         let device = try Device()
         defer { device.directory.remove() }
         let arguments = ["--permissions", "camera,notifications", "--permissions", "location"]
-        let result = try device.launch(
+        let result = try await device.launch(
             Self.aliceOnboards + [
                 "allow", "allow",  // camera: the app's page, then the device's question
                 "not now",  // notifications: skipped, no question
@@ -710,16 +710,16 @@ struct DeviceAppEndToEndTests {
         #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int == 0o600)
 
         // The next launch asks nothing, whatever --permissions says.
-        let relaunch = try device.launch([Self.alicePasscode, "quit"], arguments: arguments)
+        let relaunch = try await device.launch([Self.alicePasscode, "quit"], arguments: arguments)
         #expect(relaunch.status == 0)
         #expect(!relaunch.output.contains("== Allow"))
     }
 
     @Test("--permissions names only permissions the app knows", arguments: ["camra", "camera,,location", "all"])
-    func unknownPermissions(value: String) throws {
+    func unknownPermissions(value: String) async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(["quit"], arguments: ["--permissions", value])
+        let result = try await device.launch(["quit"], arguments: ["--permissions", value])
         #expect(result.status == 64)
         #expect(result.standardError.contains("is not a permission: say camera, location or notifications"))
         #expect(!result.standardError.contains("Fatal"))
@@ -727,11 +727,11 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("without --data-dir the app keeps its data in $HOME/.gangway")
-    func defaultDataDirectory() throws {
+    func defaultDataDirectory() async throws {
         let home = try TemporaryDirectory(prefix: "gangway-home")
         defer { home.remove() }
         let process = GangwayProcess(deviceKeys: home.appending("unused-keys"))
-        let result = try process.run(
+        let result = try await process.run(
             ["--bcrypt-cost", "4"],
             lines: ["demo", "quit"],
             extraEnvironment: ["HOME": home.url.path]
@@ -742,25 +742,25 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("--server must be an http URL; the command line error exits 64")
-    func badServerURL() throws {
+    func badServerURL() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch([], arguments: ["--server", "ftp://example"])
+        let result = try await device.launch([], arguments: ["--server", "ftp://example"])
         #expect(result.status == 64)
         #expect(result.standardError.contains("--server 'ftp://example' must start with http:// or https://."))
     }
 
     @Test("passcode change: the new passcode opens the store at the next launch, the old one does not")
-    func changePasscode() throws {
+    func changePasscode() async throws {
         let device = try Device()
         defer { device.directory.remove() }
         let newPasscode = "Night-Shift-9753"
-        let changed = try device.launch(
+        let changed = try await device.launch(
             Self.aliceOnboards + ["passcode", Self.alicePasscode, newPasscode, newPasscode, "quit"]
         )
         #expect(changed.output.contains("The passcode changed."))
         #expect(!changed.output.contains(newPasscode))
-        let relaunch = try device.launch(["1", Self.alicePasscode, newPasscode, "quit"])
+        let relaunch = try await device.launch(["1", Self.alicePasscode, newPasscode, "quit"])
         #expect(relaunch.output.contains("Wrong passcode. Tries left: 9"))
         #expect(relaunch.output.contains("Signed in:      Alice Martin (alice)"))
     }
@@ -768,12 +768,12 @@ struct DeviceAppEndToEndTests {
     @Test(
         "a wrong current passcode at a change says the tries left, and warns before the last; the right one changes it"
     )
-    func changePasscodeTriesLeft() throws {
+    func changePasscodeTriesLeft() async throws {
         let device = try Device()
         defer { device.directory.remove() }
         let newPasscode = "Night-Shift-9753"
         let wrong = (1...9).flatMap { ["Wrong-Guess-\($0)", newPasscode, newPasscode] }
-        let changed = try device.launch(
+        let changed = try await device.launch(
             Self.aliceOnboards + ["passcode"] + wrong + [Self.alicePasscode, newPasscode, newPasscode, "quit"]
         )
         let output = changed.output
@@ -789,10 +789,10 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("cancelling a passcode change asks first: 'no' goes back to the field, 'yes' keeps the old passcode")
-    func cancelledPasscodeChange() throws {
+    func cancelledPasscodeChange() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(
+        let result = try await device.launch(
             Self.aliceOnboards + ["passcode", Self.alicePasscode, "", "no", "short", "", "yes", "quit"]
         )
         #expect(result.status == 0)
@@ -803,15 +803,15 @@ struct DeviceAppEndToEndTests {
         let asked = try #require(output.range(of: "== Cancel? =="))
         #expect(output[asked.upperBound...].contains("! The passcode does not meet every rule."), "back after 'no'")
         #expect(!output.contains("The passcode changed."))
-        let relaunch = try device.launch(["1", Self.alicePasscode, "quit"])
+        let relaunch = try await device.launch(["1", Self.alicePasscode, "quit"])
         #expect(relaunch.output.contains("Signed in:      Alice Martin (alice)"))
     }
 
     @Test("biometrics on and off on a personal device with the simulated sensor enrolled")
-    func biometrics() throws {
+    func biometrics() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(
+        let result = try await device.launch(
             Self.aliceOnboards + ["n", "biometrics on", "home", "biometrics off", "home", "quit"],
             arguments: ["--personal-device", "--biometrics"]
         )
@@ -826,11 +826,11 @@ struct DeviceAppEndToEndTests {
     @Test(
         "another finger enrolled: the passcode unlocks, the app says why fingerprint unlock went off, and it turns on again"
     )
-    func enrollmentChanged() throws {
+    func enrollmentChanged() async throws {
         let device = try Device()
         defer { device.directory.remove() }
         let arguments = ["--personal-device", "--biometrics"]
-        let result = try device.launch(
+        let result = try await device.launch(
             Self.aliceOnboards + [
                 "y", "biometrics enroll", "lock", "wait 301", "resume", Self.alicePasscode, "2", "home",
                 "biometrics on", "quit",
@@ -863,46 +863,48 @@ struct DeviceAppEndToEndTests {
         #expect(output.contains("Biometric unlock is on."))
 
         // The new enrollment opens the next launch without the passcode.
-        let relaunch = try device.launch(["quit"], arguments: arguments)
+        let relaunch = try await device.launch(["quit"], arguments: arguments)
         #expect(relaunch.output.contains("fingerprint accepted (simulated sensor)"))
         #expect(!relaunch.output.contains("== Enter Passcode =="))
         #expect(relaunch.output.contains("Signed in:      Alice Martin (alice)"))
     }
 
     @Test("a relaunch unlocks with the simulated fingerprint, and says it was simulated")
-    func biometricUnlockOnRelaunch() throws {
+    func biometricUnlockOnRelaunch() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let first = try device.launch(
+        let first = try await device.launch(
             Self.aliceOnboards + ["n", "biometrics on", "quit"],
             arguments: ["--personal-device", "--biometrics"]
         )
         #expect(first.output.contains("Biometric unlock is on."))
-        let relaunch = try device.launch(["quit"], arguments: ["--personal-device", "--biometrics"])
+        let relaunch = try await device.launch(["quit"], arguments: ["--personal-device", "--biometrics"])
         #expect(relaunch.output.contains("fingerprint accepted (simulated sensor)."), "\(relaunch.output)")
         #expect(relaunch.output.contains("Signed in:      Alice Martin (alice)"))
         #expect(!relaunch.output.contains("== Enter Passcode =="))
     }
 
     @Test("logout signs out and asks again; remove erases the user's store")
-    func logoutAndRemove() throws {
+    func logoutAndRemove() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let loggedOut = try device.launch(Self.aliceOnboards + ["logout"])
+        let loggedOut = try await device.launch(Self.aliceOnboards + ["logout"])
         #expect(loggedOut.output.contains("Signed out."))
         #expect(device.storeCount() == 1, "logging out keeps the data")
         // The next launch restores the store with the passcode, then asks for a sign-in.
-        let removed = try device.launch(["1", Self.alicePasscode, "alice", "preflight-alice", "remove", "y", "quit"])
+        let removed = try await device.launch([
+            "1", Self.alicePasscode, "alice", "preflight-alice", "remove", "y", "quit",
+        ])
         #expect(removed.output.contains("You signed out. Sign in again."))
         #expect(removed.output.contains("The user was removed."))
         #expect(device.storeCount() == 0)
     }
 
     @Test("logout with no server in reach asks, then signs out on this device only: the next launch asks for a sign-in")
-    func logoutOffline() throws {
+    func logoutOffline() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(
+        let result = try await device.launch(
             Self.aliceOnboards + [
                 "offline on", "logout", "S3cret-for-another-prompt", "n", "home", "logout", "y", "quit",
             ]
@@ -920,16 +922,16 @@ struct DeviceAppEndToEndTests {
         #expect(output[kept.upperBound...].contains("Signed in:      Alice Martin (alice)"), "'n' kept the session")
         #expect(output.contains("Signed out on this device. Your data stays locked in your store."))
         #expect(device.storeCount() == 1, "the data stays")
-        let relaunch = try device.launch(["1", Self.alicePasscode, "alice", "preflight-alice", "quit"])
+        let relaunch = try await device.launch(["1", Self.alicePasscode, "alice", "preflight-alice", "quit"])
         #expect(relaunch.output.contains("You signed out. Sign in again."), "\(relaunch.output)")
         #expect(relaunch.output.contains("Signed in:      Alice Martin (alice)"))
     }
 
     @Test("declining the licence agreement onboards nobody and returns to the welcome screen")
-    func eulaDeclined() throws {
+    func eulaDeclined() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch([
+        let result = try await device.launch([
             "email", "alice@airline.example", "alice", "preflight-alice", "decline", "quit",
         ])
         #expect(result.status == 0)
@@ -939,7 +941,7 @@ struct DeviceAppEndToEndTests {
         #expect(!output.contains("== Create Passcode =="))
         #expect(device.storeCount() == 0)
         // The next attempt asks again; accepting it, and declining the optional consent, onboards.
-        let again = try device.launch(
+        let again = try await device.launch(
             ["1", "alice", "preflight-alice", "accept", "decline"] + [Self.alicePasscode, Self.alicePasscode, "quit"]
         )
         #expect(again.output.contains("Signed in:      Alice Martin (alice)"), "\(again.output)")
@@ -947,10 +949,10 @@ struct DeviceAppEndToEndTests {
     }
 
     @Test("demo mode: sample checks, nothing kept, and back to the welcome screen")
-    func demoMode() throws {
+    func demoMode() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(["demo", "back", "demo", "quit"])
+        let result = try await device.launch(["demo", "back", "demo", "quit"])
         #expect(result.status == 0)
         let output = result.output
         #expect(output.components(separatedBy: "== Demo mode ==").count == 3)

@@ -66,8 +66,8 @@ struct DeviceGrantEndToEndTests {
         let directory = try TemporaryDirectory(prefix: "gangway-device-grant")
         defer { directory.remove() }
         let runner = GangwayProcess(deviceKeys: directory.appending("unused-keys"))
-        try runner.makeEmbeddedServer(in: directory.url)
-        let auth = try await runner.runOffThread(
+        try await runner.makeEmbeddedServer(in: directory.url)
+        let auth = try await runner.run(
             ["admin", "auth", "--type", "oauth2", "--data-dir", directory.url.path, "--bcrypt-cost", "4"],
             lines: []
         )
@@ -127,8 +127,8 @@ struct DeviceGrantEndToEndTests {
             defer { directory.remove() }
             let runner = GangwayProcess(deviceKeys: directory.appending("unused-keys"))
             let local = ["--data-dir", directory.url.path, "--bcrypt-cost", "4"]
-            try runner.makeEmbeddedServer(in: directory.url)
-            let auth = try await runner.runOffThread(
+            try await runner.makeEmbeddedServer(in: directory.url)
+            let auth = try await runner.run(
                 [
                     "admin", "auth", "--type", "oauth2", "--issuer", provider.issuer, "--client-id", "gangway-checks",
                     "--client-secret-stdin",
@@ -137,7 +137,7 @@ struct DeviceGrantEndToEndTests {
             )
             #expect(auth.status == 0, "\(auth.standardError)")
             #expect(auth.output.contains("/apps/checks/oauth/callback (register it at the provider)"))
-            let link = try await runner.runOffThread(
+            let link = try await runner.run(
                 ["admin", "users", "link", "alice", "--issuer", provider.issuer, "--subject", "idp-alice"] + local,
                 lines: []
             )
@@ -184,8 +184,8 @@ struct DeviceGrantEndToEndTests {
         defer { directory.remove() }
         let runner = GangwayProcess(deviceKeys: directory.appending("unused-keys"))
         func admin(_ arguments: [String]) async throws -> GangwayProcess.Result {
-            try runner.makeEmbeddedServer(in: directory.url)
-            return try await runner.runOffThread(
+            try await runner.makeEmbeddedServer(in: directory.url)
+            return try await runner.run(
                 ["admin"] + arguments + ["--data-dir", directory.url.path, "--bcrypt-cost", "4"],
                 lines: []
             )

@@ -22,11 +22,11 @@ struct FailedLaunchEndToEndTests {
     }
 
     @Test("an unreachable server: the lock goes, and so does the data directory the launch made for it")
-    func unreachableServer() throws {
+    func unreachableServer() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-failed")
         defer { directory.remove() }
         let data = directory.appending("data")
-        let result = try Self.shipped(directory).run(
+        let result = try await Self.shipped(directory).run(
             ["--data-dir", data.path, "--server", Self.unreachable],
             lines: []
         )
@@ -36,29 +36,29 @@ struct FailedLaunchEndToEndTests {
     }
 
     @Test("a lock file an earlier run left stays when a later launch fails")
-    func anEarlierRunsLockStays() throws {
+    func anEarlierRunsLockStays() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-failed")
         defer { directory.remove() }
         let runner = Self.shipped(directory)
         let data = directory.appending("data")
         // A look at the demo, then quit: the device's directory and its lock file stay.
-        let first = try runner.run(["--data-dir", data.path, "--bcrypt-cost", "4"], lines: ["4", "2"])
+        let first = try await runner.run(["--data-dir", data.path, "--bcrypt-cost", "4"], lines: ["4", "2"])
         #expect(first.status == 0, "\(first.output)\(first.standardError)")
         #expect(Self.exists(data, "device/lock"))
 
-        let failed = try runner.run(["--data-dir", data.path, "--server", Self.unreachable], lines: [])
+        let failed = try await runner.run(["--data-dir", data.path, "--server", Self.unreachable], lines: [])
         #expect(failed.status == 1, "\(failed.output)\(failed.standardError)")
         #expect(Self.exists(data, "device/lock"), "not the failed launch's own file")
         #expect(Self.exists(data, "server/lock"))
     }
 
     @Test("a passcode given up at the first launch: both locks go, the data made before stays")
-    func passcodeGivenUp() throws {
+    func passcodeGivenUp() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-failed")
         defer { directory.remove() }
         let data = directory.appending("data")
         // Onboarding up to the passcode, where the input ends.
-        let result = try Self.shipped(directory).run(
+        let result = try await Self.shipped(directory).run(
             ["--data-dir", data.path, "--bcrypt-cost", "4"],
             lines: Array(DeviceAppEndToEndTests.aliceOnboards.dropLast(2))
         )
@@ -93,7 +93,7 @@ struct FailedLaunchEndToEndTests {
         #expect(lockText().contains(holder))
 
         for arguments in [["--bcrypt-cost", "4"], ["--server", Self.unreachable]] {
-            let second = try runner.run(["--data-dir", data.path] + arguments, lines: ["quit"])
+            let second = try await runner.run(["--data-dir", data.path] + arguments, lines: ["quit"])
             #expect(second.status == 1, "\(arguments)")
             #expect(second.standardError.contains("is in use by \(holder)"), "\(second.standardError)")
             #expect(lockText().contains(holder), "\(arguments): the running app's lock is as it was")

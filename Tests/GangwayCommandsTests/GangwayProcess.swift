@@ -106,10 +106,10 @@ struct GangwayProcess {
     /// Makes the device app's embedded server in `dataDirectory` as a first launch does
     /// (a look at the demo, then quit), unless it is there: `gangway admin` manages a
     /// server and never creates one.
-    func makeEmbeddedServer(in dataDirectory: URL) throws {
+    func makeEmbeddedServer(in dataDirectory: URL) async throws {
         let database = dataDirectory.appendingPathComponent("server/gangway-server.sqlite")
         guard !FileManager.default.fileExists(atPath: database.path) else { return }
-        let launched = try run(["--data-dir", dataDirectory.path, "--bcrypt-cost", "4"], lines: ["4", "2"])
+        let launched = try await run(["--data-dir", dataDirectory.path, "--bcrypt-cost", "4"], lines: ["4", "2"])
         #expect(launched.status == 0, "\(launched.output)\(launched.standardError)")
     }
 
@@ -136,13 +136,37 @@ struct GangwayProcess {
     /// process ends.
     private static let openInputs = Mutex<[Pipe]>([])
 
-    /// Runs `gangway` with `arguments`, feeding `input` on standard input.
-    /// - Parameter workingDirectory: Where it runs; this process's own directory if `nil`.
+    /// Runs `gangway` with `arguments`, feeding `input` on standard input, on a thread of
+    /// its own (``onOwnThread(_:)``): while it runs, no thread the other tests' tasks share
+    /// is held, however many tests run programs at once.
+    /// - Parameters:
+    ///   - workingDirectory: Where it runs; this process's own directory if `nil`.
+    ///   - takingTurns: Whether it waits for a turn (``turns``) first; `false` for a run
+    ///     that must happen while another program of the test still runs.
     func run(
         _ arguments: [String],
         input: Data = Data(),
         extraEnvironment: [String: String] = [:],
-        in workingDirectory: URL? = nil
+        in workingDirectory: URL? = nil,
+        takingTurns: Bool = true
+    ) async throws -> Result {
+        let run = {
+            try await onOwnThread {
+                try self.runBlocking(arguments, input: input, extraEnvironment: extraEnvironment, in: workingDirectory)
+            }
+        }
+        return takingTurns ? try await Self.turns.inside(run) : try await run()
+    }
+
+    /// The programs these tests run at once: as many as the tests ran when each held a
+    /// shared thread while its program ran, now without holding one.
+    private static let turns = Gate(width: 2)
+
+    private func runBlocking(
+        _ arguments: [String],
+        input: Data,
+        extraEnvironment: [String: String],
+        in workingDirectory: URL?
     ) throws -> Result {
         let process = process(arguments, extraEnvironment: extraEnvironment, in: workingDirectory)
         let stdin = Pipe()
@@ -164,13 +188,7 @@ struct GangwayProcess {
         )
     }
 
-    func run(_ arguments: [String], lines: [String], extraEnvironment: [String: String] = [:]) throws -> Result {
-        try run(arguments, input: Data(lines.map { $0 + "\n" }.joined().utf8), extraEnvironment: extraEnvironment)
-    }
-
-    /// ``run(_:lines:extraEnvironment:)`` on a thread of its own, for a long run: waiting
-    /// for it does not hold one of the few threads every other test's tasks run on.
-    func runOffThread(_ arguments: [String], lines: [String]) async throws -> Result {
-        try await onOwnThread { try self.run(arguments, lines: lines) }
+    func run(_ arguments: [String], lines: [String], extraEnvironment: [String: String] = [:]) async throws -> Result {
+        try await run(arguments, input: Data(lines.map { $0 + "\n" }.joined().utf8), extraEnvironment: extraEnvironment)
     }
 }

@@ -18,14 +18,14 @@ struct OfflineWorkEndToEndTests {
     static let aliceOnboards = DeviceAppEndToEndTests.aliceOnboards
     static let bobAdded = ["add", "1", "bob", "preflight-bob", "accept", "decline", bobPasscode, bobPasscode]
 
-    static func admin(_ arguments: [String], in device: Device) throws -> GangwayProcess.Result {
-        try GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
+    static func admin(_ arguments: [String], in device: Device) async throws -> GangwayProcess.Result {
+        try await GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
             .run(["admin"] + arguments + ["--data-dir", device.directory.url.path])
     }
 
     /// The demo's checks as the admin reads them, by ID.
-    static func checks(in device: Device) throws -> [String: [String: Any]] {
-        let listed = try admin(["data", "list", "checks", "--json"], in: device)
+    static func checks(in device: Device) async throws -> [String: [String: Any]] {
+        let listed = try await admin(["data", "list", "checks", "--json"], in: device)
         #expect(listed.status == 0, "\(listed.standardError)")
         let entities = try #require(try JSONSerialization.jsonObject(with: listed.standardOutput) as? [[String: Any]])
         return Dictionary(
@@ -53,10 +53,10 @@ struct OfflineWorkEndToEndTests {
     @Test(
         "an edit made offline is shown pending, survives a quit, is unreadable in the device's files, and goes once at the next launch"
     )
-    func offlineEditSurvivesAQuit() throws {
+    func offlineEditSurvivesAQuit() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let first = try device.launch(
+        let first = try await device.launch(
             Self.aliceOnboards + [
                 "offline on", #"edit F-GKXA-tyres status=done "note=valve cap 7731""#, "home", "pending", "quit",
             ]
@@ -70,26 +70,26 @@ struct OfflineWorkEndToEndTests {
         #expect(!first.output.contains("cannot be reached"))
         #expect(first.output.contains("1. edit F-GKXA-tyres: note=valve cap 7731 status=done"))
         #expect(!Self.deviceFilesContain("valve cap 7731", in: device), "a pending value in a file on the device")
-        #expect(try Self.checks(in: device)["F-GKXA-tyres"]?["version"] as? Int == 1, "nothing left the device")
+        await #expect(try Self.checks(in: device)["F-GKXA-tyres"]?["version"] as? Int == 1, "nothing left the device")
 
-        let second = try device.launch(["1", Self.alicePasscode, "pending", "quit"])
+        let second = try await device.launch(["1", Self.alicePasscode, "pending", "quit"])
         #expect(second.output.contains("The server answered: 1 applied."), "\(second.output)")
         #expect(second.output.contains("No changes of yours wait or need a look."))
-        let tyres = try #require(try Self.checks(in: device)["F-GKXA-tyres"])
+        let tyres = try await #require(try Self.checks(in: device)["F-GKXA-tyres"])
         #expect(tyres["version"] as? Int == 2)
         #expect(tyres["updatedBy"] as? String == "alice")
         #expect((tyres["fields"] as? [String: String])?["note"] == "valve cap 7731")
 
-        let third = try device.launch(["1", Self.alicePasscode, "sync", "quit"])
+        let third = try await device.launch(["1", Self.alicePasscode, "sync", "quit"])
         #expect(third.output.contains("Nothing to send."))
-        #expect(try Self.checks(in: device)["F-GKXA-tyres"]?["version"] as? Int == 2, "sent once")
+        await #expect(try Self.checks(in: device)["F-GKXA-tyres"]?["version"] as? Int == 2, "sent once")
     }
 
     @Test("what the rules refuse is not saved, with the server's reason")
-    func refusedEdits() throws {
+    func refusedEdits() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(
+        let result = try await device.launch(
             Self.aliceOnboards + [
                 "edit F-GKXA-fuel aircraft=B737", "edit F-GKXA-fuel status", "edit", #"edit "" status=done"#,
                 "discard 1", "pending", "quit",
@@ -105,10 +105,10 @@ struct OfflineWorkEndToEndTests {
     }
 
     @Test("a check the device has never seen is created only once the person says yes: a typo creates nothing")
-    func creatingAsksFirst() throws {
+    func creatingAsksFirst() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(
+        let result = try await device.launch(
             Self.aliceOnboards + [
                 "offline on", "edit F-GKXA-fule status=done", "n", "pending", "edit F-GKXA-tyres status=done",
                 "edit F-GKXA-de-ice status=open", "y", "pending", "discard 1 2", "quit",
@@ -136,24 +136,24 @@ struct OfflineWorkEndToEndTests {
         "at a switch the next user carries the previous user's changes as theirs, or leaves them for her when the app says so",
         arguments: [true, false]
     )
-    func handOver(allowed: Bool) throws {
+    func handOver(allowed: Bool) async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        _ = try device.launch(Self.aliceOnboards + ["quit"])
-        let set = try Self.admin(["shared-device", "--upload-previous-user-changes", "\(allowed)"], in: device)
+        _ = try await device.launch(Self.aliceOnboards + ["quit"])
+        let set = try await Self.admin(["shared-device", "--upload-previous-user-changes", "\(allowed)"], in: device)
         #expect(set.status == 0, "\(set.standardError)")
 
-        let shift = try device.launch(
+        let shift = try await device.launch(
             ["1", Self.alicePasscode, "offline on", "edit F-GTAJ-fuel status=done reading=9100kg", "offline off"]
                 + Self.bobAdded + ["quit"]
         )
         #expect(shift.status == 0, "\(shift.standardError)")
-        let fuel = try #require(try Self.checks(in: device)["F-GTAJ-fuel"])
+        let fuel = try await #require(try Self.checks(in: device)["F-GTAJ-fuel"])
         if allowed {
             #expect(shift.output.contains("Sending 1 change left on this device by other users, as theirs…"))
             #expect(shift.output.contains("The server answered: 1 applied."))
             #expect(fuel["updatedBy"] as? String == "alice", "the author, not bob who carried it")
-            let changes = try Self.admin(["data", "changes", "--json"], in: device)
+            let changes = try await Self.admin(["data", "changes", "--json"], in: device)
             let recorded = try #require(
                 try JSONSerialization.jsonObject(with: changes.standardOutput) as? [[String: Any]]
             )
@@ -163,21 +163,21 @@ struct OfflineWorkEndToEndTests {
             #expect(shift.output.contains("1 change of other users waits for their authors"))
             #expect(fuel["version"] as? Int == 1, "bob did not carry it")
             // Alice's next session sends it herself.
-            let back = try device.launch(["1", Self.alicePasscode, "quit"])
+            let back = try await device.launch(["1", Self.alicePasscode, "quit"])
             #expect(back.output.contains("The server answered: 1 applied."), "\(back.output)")
-            let sent = try #require(try Self.checks(in: device)["F-GTAJ-fuel"])
+            let sent = try await #require(try Self.checks(in: device)["F-GTAJ-fuel"])
             #expect(sent["updatedBy"] as? String == "alice")
             #expect((sent["fields"] as? [String: String])?["reading"] == "9100kg")
         }
     }
 
     @Test("the checks are one copy on the device: what one user's session fetched, the next user reads offline")
-    func oneCopyForTheDevice() throws {
+    func oneCopyForTheDevice() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let first = try device.launch(Self.aliceOnboards + Self.bobAdded + ["quit"])
+        let first = try await device.launch(Self.aliceOnboards + Self.bobAdded + ["quit"])
         #expect(first.status == 0, "\(first.standardError)")
-        let put = try Self.admin(
+        let put = try await Self.admin(
             [
                 "data", "put", "checks", "F-GTAJ-fuel", "aircraft=A321 F-GTAJ", "stand=14", "item=fuel level",
                 "status=refuelled",
@@ -188,7 +188,7 @@ struct OfflineWorkEndToEndTests {
 
         // Bob's session reads the fresh checks; Alice, switched to with the network gone,
         // reads the copy Bob's session kept, not the one of her own last session.
-        let shift = try device.launch(
+        let shift = try await device.launch(
             ["2", Self.bobPasscode, "offline on", "switch", "Alice Martin", Self.alicePasscode, "quit"]
         )
         #expect(shift.status == 0, "\(shift.standardError)")
@@ -201,19 +201,19 @@ struct OfflineWorkEndToEndTests {
         // The copy is the device's while it has a user, and goes with the last.
         let copy = device.directory.appending("device/shared-data")
         #expect(FileManager.default.fileExists(atPath: copy.path))
-        let bobLeaves = try device.launch(["2", Self.bobPasscode, "remove", "y", "quit"])
+        let bobLeaves = try await device.launch(["2", Self.bobPasscode, "remove", "y", "quit"])
         #expect(bobLeaves.output.contains("The user was removed."))
         #expect(FileManager.default.fileExists(atPath: copy.path), "Alice still uses it")
-        let aliceLeaves = try device.launch(["1", Self.alicePasscode, "remove", "y", "quit"])
+        let aliceLeaves = try await device.launch(["1", Self.alicePasscode, "remove", "y", "quit"])
         #expect(aliceLeaves.output.contains("The user was removed."))
         #expect(!FileManager.default.fileExists(atPath: copy.path))
     }
 
     @Test("removing a user with changes pending says so; offline they stay sealed in the outbox, and go later as hers")
-    func removalWithChangesPending() throws {
+    func removalWithChangesPending() async throws {
         let device = try Device()
         defer { device.directory.remove() }
-        let result = try device.launch(
+        let result = try await device.launch(
             Self.aliceOnboards + Self.bobAdded + [
                 "switch", "Alice Martin", Self.alicePasscode,
                 "offline on", "edit F-GKXA-walkaround status=done", "remove", "y", "quit",
@@ -222,12 +222,12 @@ struct OfflineWorkEndToEndTests {
         #expect(result.output.contains("1 change of this user's has not reached the server."), "\(result.output)")
         #expect(result.output.contains("1 change stays in the device's outbox, sealed"))
         #expect(result.output.contains("The user was removed."))
-        #expect(try Self.checks(in: device)["F-GKXA-walkaround"]?["version"] as? Int == 1)
+        await #expect(try Self.checks(in: device)["F-GKXA-walkaround"]?["version"] as? Int == 1)
 
         // Bob's next session carries it (the demo app allows it), as Alice's.
-        let bob = try device.launch(["1", Self.bobPasscode, "quit"])
+        let bob = try await device.launch(["1", Self.bobPasscode, "quit"])
         #expect(bob.output.contains("Sending 1 change left on this device by other users, as theirs…"), "\(bob.output)")
-        let walkaround = try #require(try Self.checks(in: device)["F-GKXA-walkaround"])
+        let walkaround = try await #require(try Self.checks(in: device)["F-GKXA-walkaround"])
         #expect(walkaround["updatedBy"] as? String == "alice")
         #expect((walkaround["fields"] as? [String: String])?["status"] == "done")
     }
@@ -251,14 +251,14 @@ struct OfflineWorkEndToEndTests {
         }
         let app = GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
         let arguments = ["--data-dir", device.directory.url.path, "--bcrypt-cost", "4"]
-        let recorded = try await app.runOffThread(arguments, lines: lines + ["home", "quit"])
+        let recorded = try await app.run(arguments, lines: lines + ["home", "quit"])
         #expect(recorded.status == 0, "\(recorded.standardError)")
         #expect(recorded.output.contains("Pending:        \(checks * edits) changes of yours waiting for the server"))
 
         /// How many of the changes the server has applied: each raises its check's
         /// version by one, from 1 at its creation.
-        func applied() throws -> Int {
-            try Self.checks(in: device).filter { $0.key.hasPrefix("K-") }.values.reduce(0) {
+        func applied() async throws -> Int {
+            try await Self.checks(in: device).filter { $0.key.hasPrefix("K-") }.values.reduce(0) {
                 $0 + ($1["version"] as? Int ?? 0)
             }
         }
@@ -314,23 +314,23 @@ struct OfflineWorkEndToEndTests {
         }
         let partway = progress.filter { (1..<total).contains($0) }
         #expect(partway.count >= 3, "kills at several points of the upload, each after more was applied: \(progress)")
-        let last = try await app.runOffThread(arguments, lines: ["1", Self.alicePasscode, "pending", "quit"])
+        let last = try await app.run(arguments, lines: ["1", Self.alicePasscode, "pending", "quit"])
         #expect(last.output.contains("No changes of yours wait or need a look."), "\(last.output)")
 
-        let server = try Self.checks(in: device)
+        let server = try await Self.checks(in: device)
         for check in 0..<checks {
             let entity = try #require(server[String(format: "K-%03d", check)])
             #expect(entity["version"] as? Int == edits, "created once and edited \(edits - 1) times, each once")
             #expect((entity["fields"] as? [String: String])?["reading"] == "\(edits - 1)")
             #expect(entity["updatedBy"] as? String == "alice")
         }
-        #expect(try applied() == checks * edits, "each change applied once, after \(kills) kills")
-        let listed = try Self.admin(["data", "changes", "--limit", "1000", "--json"], in: device)
+        await #expect(try applied() == checks * edits, "each change applied once, after \(kills) kills")
+        let listed = try await Self.admin(["data", "changes", "--limit", "1000", "--json"], in: device)
         let changes = try #require(try JSONSerialization.jsonObject(with: listed.standardOutput) as? [[String: Any]])
         #expect(changes.count == 1000)
         #expect(Set(changes.compactMap { $0["changeID"] as? String }).count == 1000)
         #expect(changes.allSatisfy { $0["outcome"] as? String == "applied" })
-        let refused = try Self.admin(["data", "changes", "--outcome", "rejected", "--json"], in: device)
+        let refused = try await Self.admin(["data", "changes", "--outcome", "rejected", "--json"], in: device)
         #expect(
             String(decoding: refused.standardOutput, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                 == "[]"

@@ -113,13 +113,13 @@ struct ServeCommandEndToEndTests {
         defer { directory.remove() }
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
         for host in ["", " "] {
-            let empty = try runner.run([
+            let empty = try await runner.run([
                 "serve", "--host", host, "--port", "0", "--data-dir", directory.appending("x").path,
             ])
             #expect(empty.status == 64 && empty.standardError.contains("--host needs an address"), "\(empty)")
         }
         for host in ["[::1", "::1]", "http://127.0.0.1", "127.0.0.1 8080", "127.0.0.1:8080", "localhost:8080"] {
-            let typo = try runner.run([
+            let typo = try await runner.run([
                 "serve", "--host", host, "--port", "0", "--data-dir", directory.appending("x").path,
             ])
             #expect(typo.status == 64 && typo.standardError.contains("is not an address"), "\(host): \(typo)")
@@ -173,14 +173,14 @@ struct ServeCommandEndToEndTests {
         )
         let device = try DeviceAppEndToEndTests.Device()
         defer { device.directory.remove() }
-        let app = try device.launch(
+        let app = try await device.launch(
             DeviceAppEndToEndTests.aliceOnboards + ["edit F-GTAJ-fuel status=done reading=9100kg", "quit"],
             arguments: ["--server", "http://127.0.0.1:\(port)"]
         )
         #expect(app.status == 0, "\(app.standardError)")
         #expect(app.output.contains("Checks:         5 checks from the server"), "\(app.output)")
         #expect(app.output.contains("The server answered: 1 applied."))
-        let admin = try GangwayProcess(deviceKeys: directory.appending("unused-keys"))
+        let admin = try await GangwayProcess(deviceKeys: directory.appending("unused-keys"))
             .run(["admin", "data", "list", "checks", "--json", "--data-dir", directory.url.path])
         let checks = try #require(try JSONSerialization.jsonObject(with: admin.standardOutput) as? [[String: Any]])
         let fuel = try #require(checks.first { $0["id"] as? String == "F-GTAJ-fuel" })
@@ -283,7 +283,7 @@ struct ServeCommandEndToEndTests {
             #expect(try await status(console + path) == 404, "\(path)")
         }
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
-        let added = try runner.run(
+        let added = try await runner.run(
             [
                 "admin", "operators", "add", "ops.root", "--role", "admin", "--server", serve.url, "--token-file",
                 serve.tokenFile,
@@ -299,14 +299,14 @@ struct ServeCommandEndToEndTests {
     @Test(
         "a console port out of range, the API's own, or a console host without a port is refused before anything starts"
     )
-    func badConsoleOptions() throws {
+    func badConsoleOptions() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-serve")
         defer { directory.remove() }
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
         for extra in [
             ["--console-port", "70000"], ["--port", "8080", "--console-port", "8080"], ["--console-host", "0.0.0.0"],
         ] {
-            let result = try runner.run(["serve", "--data-dir", directory.url.path] + extra)
+            let result = try await runner.run(["serve", "--data-dir", directory.url.path] + extra)
             #expect(result.status == 64, "\(extra)")
             #expect(result.standardError.contains("--console-"), "\(extra): \(result.standardError)")
             #expect(!result.standardError.contains("Fatal error"))
@@ -315,19 +315,19 @@ struct ServeCommandEndToEndTests {
     }
 
     @Test("a bad --postgres URL, bcrypt cost or port is refused before anything starts")
-    func badOptions() throws {
+    func badOptions() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-serve")
         defer { directory.remove() }
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
-        let cost = try runner.run(["serve", "--data-dir", directory.url.path, "--bcrypt-cost", "3"])
+        let cost = try await runner.run(["serve", "--data-dir", directory.url.path, "--bcrypt-cost", "3"])
         #expect(cost.status == 64)
         #expect(cost.standardError.contains("--bcrypt-cost"))
-        let url = try runner.run(["serve", "--data-dir", directory.url.path, "--postgres", "mysql://x"])
+        let url = try await runner.run(["serve", "--data-dir", directory.url.path, "--postgres", "mysql://x"])
         #expect(url.status == 64)
         for port in ["70000", "65536", "-1"] {
             // As one argument or two: a negative number is the option's value, not another option.
             for arguments in [["--port=\(port)"], ["--port", port]] {
-                let refused = try runner.run(["serve", "--data-dir", directory.url.path] + arguments)
+                let refused = try await runner.run(["serve", "--data-dir", directory.url.path] + arguments)
                 #expect(refused.status == 64, "\(arguments)")
                 #expect(
                     refused.standardError.contains("--port must be between 0 and 65535."),
@@ -383,13 +383,13 @@ struct ServeCommandEndToEndTests {
     }
 
     @Test("a host that is no address of this machine is refused in one sentence, on any port, and nothing is written")
-    func badHosts() throws {
+    func badHosts() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-serve")
         defer { directory.remove() }
         let data = directory.appending("data")
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
         for (host, port) in [("not-an-ip", "0"), ("192.0.2.1", "0"), ("192.0.2.1", "18080")] {
-            let result = try runner.run(["serve", "--data-dir", data.path, "--host", host, "--port", port])
+            let result = try await runner.run(["serve", "--data-dir", data.path, "--host", host, "--port", port])
             #expect(result.status == 1, "\(host)")
             #expect(
                 result.standardError
@@ -399,7 +399,7 @@ struct ServeCommandEndToEndTests {
             #expect(!result.output.contains("Admin token"), "\(result.output)")
             #expect(!FileManager.default.fileExists(atPath: data.path), "nothing written for \(host)")
         }
-        let console = try runner.run([
+        let console = try await runner.run([
             "serve", "--data-dir", data.path, "--port", "0", "--console-port", "0", "--console-host", "192.0.2.1",
         ])
         #expect(console.status == 1)

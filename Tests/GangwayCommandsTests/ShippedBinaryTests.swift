@@ -18,32 +18,39 @@ struct ShippedBinaryTests {
         path = temporary.appending("store").path
     }
 
-    @Test func aCheapKeyDerivationAskedForInTheEnvironmentIsIgnored() throws {
+    @Test func aCheapKeyDerivationAskedForInTheEnvironmentIsIgnored() async throws {
         defer { temporary.remove() }
         // GangwayProcess sets GANGWAY_KDF_ROUNDS=1000 for every run.
-        let created = try gangway.run(["store", "init", "--path", path, "--passcode-stdin"], lines: [passcode])
+        let created = try await gangway.run(["store", "init", "--path", path, "--passcode-stdin"], lines: [passcode])
         #expect(created.status == 0, "\(created.standardError)")
-        let info = try gangway.run(["store", "info", "--path", path])
+        let info = try await gangway.run(["store", "info", "--path", path])
         #expect(info.output.contains("pbkdf2-hmac-sha256, 600000 rounds"), "\(info.output)")
         // The test host, given the same environment, does lower it: the hook is real.
         var host = gangway
         host.executable = GangwayProcess.executable
         let other = temporary.appending("host-store").path
-        #expect(try host.run(["store", "init", "--path", other, "--passcode-stdin"], lines: [passcode]).status == 0)
-        #expect(try host.run(["store", "info", "--path", other]).output.contains("1000 rounds"))
+        await #expect(
+            try host.run(["store", "init", "--path", other, "--passcode-stdin"], lines: [passcode]).status == 0
+        )
+        await #expect(try host.run(["store", "info", "--path", other]).output.contains("1000 rounds"))
     }
 
-    @Test func aCrashPointInTheEnvironmentDoesNotEndTheProcess() throws {
+    @Test func aCrashPointInTheEnvironmentDoesNotEndTheProcess() async throws {
         defer { temporary.remove() }
-        #expect(try gangway.run(["store", "init", "--path", path, "--passcode-stdin"], lines: [passcode]).status == 0)
-        let changed = try gangway.run(
+        await #expect(
+            try gangway.run(["store", "init", "--path", path, "--passcode-stdin"], lines: [passcode]).status == 0
+        )
+        let changed = try await gangway.run(
             ["store", "passwd", "--path", path, "--passcode-stdin"],
             lines: [passcode, "Next-Passcode-9"],
             extraEnvironment: ["GANGWAY_TEST_CRASH_AT": "passcode-slot-written"]
         )
         #expect(changed.status == 0, "\(changed.standardError)")
         #expect(changed.output.contains("passcode changed"))
-        let get = try gangway.run(["store", "list", "--path", path, "--passcode-stdin"], lines: ["Next-Passcode-9"])
+        let get = try await gangway.run(
+            ["store", "list", "--path", path, "--passcode-stdin"],
+            lines: ["Next-Passcode-9"]
+        )
         #expect(get.status == 0, "\(get.standardError)")
     }
 

@@ -59,13 +59,13 @@ struct TerminalAndHelpTests {
             ),
         ]
     )
-    func mistypedCommand(arguments: [String], said: String) throws {
+    func mistypedCommand(arguments: [String], said: String) async throws {
         #expect(GangwayCommand.unknownCommandProblem(arguments) == said)
         let temporary = try TemporaryDirectory(prefix: "gangway-mistyped")
         defer { temporary.remove() }
         var runner = GangwayProcess(deviceKeys: temporary.appending("unused-keys"))
         runner.executable = GangwayProcess.shippedExecutable
-        let result = try runner.run(arguments, extraEnvironment: ["HOME": temporary.url.path])
+        let result = try await runner.run(arguments, extraEnvironment: ["HOME": temporary.url.path])
         #expect(result.status == 64)
         #expect(result.standardError == "gangway: error: \(said)\n", "\(result.standardError)")
         #expect(result.output.isEmpty)

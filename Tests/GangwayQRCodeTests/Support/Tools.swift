@@ -1,5 +1,6 @@
 import Foundation
 import GangwaySystem
+import GangwayTesting
 
 /// The programs the tests check the encoder against, each found where Gangway looks for
 /// the programs it runs (``GangwaySystem/ExternalTool``).
@@ -24,44 +25,10 @@ enum Tools {
     ) async throws
         -> ExternalTool.Output?
     {
-        await gate.enter()
-        do {
-            let output = try await tool.run(arguments, input: input)
-            await gate.leave()
-            return output
-        } catch {
-            await gate.leave()
-            throw error
-        }
+        try await gate.inside { try await tool.run(arguments, input: input) }
     }
 
     private static let gate = Gate(width: 2)
-}
-
-/// At most `width` callers inside at once; the others wait their turn, first come first
-/// served.
-actor Gate {
-    private let width: Int
-    private var inside = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    init(width: Int) { self.width = width }
-
-    func enter() async {
-        guard inside >= width else {
-            inside += 1
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    func leave() {
-        if waiting.isEmpty {
-            inside -= 1
-        } else {
-            waiting.removeFirst().resume()
-        }
-    }
 }
 
 /// A fresh folder under the system's temporary folder, removed when the value is released.
