@@ -236,6 +236,7 @@ let package = Package(
         .target(
             name: "GangwayServerTesting",
             dependencies: [
+                "GangwayTesting",
                 "GangwayServerStorage",
                 "GangwayPolicy",
                 "GangwayServer",

@@ -26,14 +26,14 @@ public actor Gate {
     }
 
     /// Runs `body` inside: after its turn has come, and leaving when it ends or throws.
-    public func inside<Value: Sendable>(_ body: () async throws -> Value) async throws -> Value {
+    public nonisolated func inside<Value>(_ body: () async throws -> Value) async throws -> Value {
         await enter()
         do {
             let value = try await body()
-            leave()
+            await leave()
             return value
         } catch {
-            leave()
+            await leave()
             throw error
         }
     }
