@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "GangwayFlows", targets: ["GangwayFlows"]),
         .library(name: "GangwayTesting", targets: ["GangwayTesting"]),
         .library(name: "GangwayProtocol", targets: ["GangwayProtocol"]),
+        .library(name: "GangwayClient", targets: ["GangwayClient"]),
         .library(name: "GangwayServices", targets: ["GangwayServices"]),
         .library(name: "GangwayAdmin", targets: ["GangwayAdmin"]),
         .library(name: "GangwaySystem", targets: ["GangwaySystem"]),
@@ -132,9 +133,33 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: ["EmbedResources"]
         ),
+        // What every client of the server shares, the device library and the admin alike:
+        // its calls, their errors, the transport and the settings an app reads. Nothing of
+        // the server, the store or the flows.
+        .target(
+            name: "GangwayClient",
+            dependencies: [
+                "GangwayPolicy",
+                "GangwayProtocol",
+                "GangwayScreens",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(
+                    name: "OpenAPIAsyncHTTPClient",
+                    package: "swift-openapi-async-http-client",
+                    condition: .when(platforms: [.linux])
+                ),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "GangwayServices",
             dependencies: [
+                "GangwayClient",
                 "GangwaySystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "GangwayStore",
@@ -145,13 +170,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
-                .product(
-                    name: "OpenAPIAsyncHTTPClient",
-                    package: "swift-openapi-async-http-client",
-                    condition: .when(platforms: [.linux])
-                ),
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -214,17 +232,14 @@ let package = Package(
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
-        // The operator's side: the admin API's client and how `gangway admin` finds the
-        // server on this machine. Nothing of the device app depends on it.
+        // The operator's side: the admin API's client. It links neither the server nor the
+        // device library, and nothing of the device app depends on it.
         .target(
             name: "GangwayAdmin",
             dependencies: [
-                "GangwayServerStorage",
+                "GangwayClient",
                 "GangwayPolicy",
                 "GangwayProtocol",
-                "GangwayServer",
-                "GangwayServices",
-                "GangwaySystem",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
@@ -260,24 +275,42 @@ let package = Package(
                 "GangwayScreens",
                 "GangwayFlows",
                 "GangwayServices",
-                "GangwayServer",
-                "GangwayServerStorage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "GangwayPolicy",
             ],
             swiftSettings: swiftSettings,
             plugins: ["EmbedResources"]
+        ),
+        // The demo's servers: the device app's embedded mobile-services server, seeded with
+        // the demo app, and the demo airline's crew backend. Linked by the `gangway` binary,
+        // never by the device app's module.
+        .target(
+            name: "GangwayDemo",
+            dependencies: [
+                "GangwayClient",
+                "GangwayPolicy",
+                "GangwayProtocol",
+                "GangwayServer",
+                "GangwayServerStorage",
+                "GangwaySystem",
+                "GangwayTerminal",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
         ),
         .target(
             name: "GangwayCommands",
             dependencies: [
                 "GangwayServerStorage",
                 "GangwayAdmin",
+                "GangwayClient",
+                "GangwayDemo",
                 "GangwayPolicy",
                 "GangwayProtocol",
                 "GangwayScreens",

@@ -227,7 +227,7 @@ struct TerminalTextTests {
     /// The demo's checks in German, where "Position 12" is wider than the English column:
     /// each column starts at the same terminal column in every row, marked or not.
     @Test func germanChecksLineUp() {
-        var shown = DemoServer.sampleChecks(at: Date(timeIntervalSince1970: 1_800_000_000)).map {
+        var shown = DemoApp.sampleChecks(at: Date(timeIntervalSince1970: 1_800_000_000)).map {
             OfflineWork.ShownEntity(entity: $0, pending: false, needsAttention: false)
         }
         shown[1].pending = true
@@ -251,9 +251,9 @@ struct TerminalTextTests {
         let utc = try #require(TimeZone(identifier: "UTC"))
         let afternoon = Date(timeIntervalSince1970: 1_795_014_300)  // 2026-11-18 15:05:00 UTC
         let notes = [
-            CrewBackend.Note(by: "alice", name: "Alice Martin", text: "stand 14 tyre gauge is here", at: afternoon),
-            CrewBackend.Note(by: "bob", name: "Bob Okafor", text: "stand 12 fuel done", at: afternoon - 6 * 3600),
-            CrewBackend.Note(by: "taro", name: "山田 太郎", text: "stand 3 walk-around", at: afternoon),
+            CrewAPI.Note(by: "alice", name: "Alice Martin", text: "stand 14 tyre gauge is here", at: afternoon),
+            CrewAPI.Note(by: "bob", name: "Bob Okafor", text: "stand 12 fuel done", at: afternoon - 6 * 3600),
+            CrewAPI.Note(by: "taro", name: "山田 太郎", text: "stand 3 walk-around", at: afternoon),
         ]
         StringTable.withTable(Self.german) {
             let lines = CrewNotesText.lines(notes, in: utc)

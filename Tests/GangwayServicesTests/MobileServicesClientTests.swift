@@ -32,7 +32,7 @@ struct MobileServicesClientTests {
     @Test func aRefusedConnectionFailsAtOnceNotAtTheDeadline() async throws {
         let client = MobileServicesClient(
             serverURL: URL(string: "http://127.0.0.1:1")!,
-            transport: MobileServicesClient.defaultTransport(timeout: .seconds(3_600))
+            transport: ServiceTransport.standard(timeout: .seconds(3_600))
         )
         let failure = await withTaskGroup(of: ServiceError?.self) { group in
             group.addTask {

@@ -1,6 +1,7 @@
 import Foundation
 import GangwayFlows
 import GangwayPolicy
+import GangwayProtocol
 import GangwayScreens
 import GangwayServerTesting
 import GangwayServices

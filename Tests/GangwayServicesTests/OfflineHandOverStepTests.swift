@@ -19,7 +19,7 @@ struct OfflineHandOverStepTests {
     /// The app's default transport, except that the change uploads fail while `drops`
     /// is above zero, as a network that goes at the wrong moment.
     final class DroppingTransport: ClientTransport {
-        let base = MobileServicesClient.defaultTransport()
+        let base = ServiceTransport.standard()
         let drops: Mutex<Int>
         let dropped = Mutex(0)
 

@@ -1,6 +1,6 @@
 import Foundation
+import GangwayClient
 import GangwayProtocol
-import GangwayServices
 
 /// What happened over the last day, week or month, counted per hour or per day (UTC).
 public struct ActivityReport: Sendable, Hashable, Codable {

@@ -1,6 +1,6 @@
 import Foundation
+import GangwayClient
 import GangwayProtocol
-import GangwayServices
 import OpenAPIRuntime
 
 /// The console's operators, the audit and the overview, through the admin API.

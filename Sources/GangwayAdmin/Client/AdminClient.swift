@@ -1,8 +1,7 @@
 import Foundation
+import GangwayClient
 import GangwayPolicy
 import GangwayProtocol
-import GangwayServerStorage
-import GangwayServices
 import OpenAPIRuntime
 
 /// An operator's client of the server's admin API, generated from the same document as
@@ -34,7 +33,7 @@ public struct AdminClient: Sendable {
     public init(serverURL: URL, adminToken: String, transport: (any ClientTransport)? = nil) {
         self.serverURL = serverURL
         self.adminToken = adminToken
-        self.transport = transport ?? MobileServicesClient.defaultTransport()
+        self.transport = transport ?? ServiceTransport.standard()
         serverCheck = AdminServerCheck(token: adminToken)
     }
 

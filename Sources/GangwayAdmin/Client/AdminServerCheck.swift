@@ -1,6 +1,6 @@
 import Foundation
+import GangwayClient
 import GangwayProtocol
-import GangwayServices
 import HTTPTypes
 import OpenAPIRuntime
 import Synchronization

@@ -1,6 +1,6 @@
+import GangwayClient
 import GangwayPolicy
 import GangwayProtocol
-import GangwayServices
 import Logging
 
 /// What an administrator changes about an app: only what is set changes. Devices see

@@ -1,6 +1,6 @@
 import Foundation
+import GangwayClient
 import GangwayProtocol
-import GangwayServices
 
 /// An app as the server's admin API shows it, its settings read as a device would read
 /// them from the settings exchange.

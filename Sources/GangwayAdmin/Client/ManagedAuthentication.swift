@@ -1,8 +1,7 @@
 import Foundation
+import GangwayClient
 import GangwayPolicy
 import GangwayProtocol
-import GangwayServerStorage
-import GangwayServices
 
 /// How an app's people sign in, as the server's admin API shows it: never the provider's
 /// client secret, only whether one is kept. ``AdminClient`` makes it from the server's
@@ -20,14 +19,14 @@ public struct ManagedAuthentication: Sendable, Hashable {
         public var redirectURI: String?
     }
 
-    public var type: AppConfiguration.AuthType
+    public var type: Components.Schemas.AuthenticationType
     /// `nil`: people sign in as the server's own users.
     public var provider: Provider?
     /// Where the authorization code grant may send a code.
     public var redirectURIs: [String]
 
     init(_ wire: Components.Schemas.AppAuthentication) {
-        type = AppConfiguration.AuthType(wire._type)
+        type = wire._type
         redirectURIs = wire.redirectURIs
         provider = wire.provider.map {
             Provider(
@@ -59,13 +58,13 @@ public struct AuthenticationChange: Sendable, Hashable {
         }
     }
 
-    public var type: AppConfiguration.AuthType
+    public var type: Components.Schemas.AuthenticationType
     /// `nil`: the server's own users.
     public var provider: Provider?
     /// Where the authorization code grant may send a code (``GangwayProtocol/RedirectURI``).
     public var redirectURIs: [String]
 
-    public init(type: AppConfiguration.AuthType, provider: Provider? = nil, redirectURIs: [String] = []) {
+    public init(type: Components.Schemas.AuthenticationType, provider: Provider? = nil, redirectURIs: [String] = []) {
         self.type = type
         self.provider = provider
         self.redirectURIs = redirectURIs
@@ -73,7 +72,7 @@ public struct AuthenticationChange: Sendable, Hashable {
 
     var wire: Components.Schemas.AppAuthenticationChange {
         .init(
-            _type: .init(type),
+            _type: type,
             provider: provider.map {
                 .init(
                     issuer: $0.issuer,
@@ -84,23 +83,5 @@ public struct AuthenticationChange: Sendable, Hashable {
             },
             redirectURIs: redirectURIs.isEmpty ? nil : redirectURIs
         )
-    }
-}
-
-extension AppConfiguration.AuthType {
-    init(_ wire: Components.Schemas.AuthenticationType) {
-        switch wire {
-        case .basic: self = .basic
-        case .oauth2: self = .oauth2
-        }
-    }
-}
-
-extension Components.Schemas.AuthenticationType {
-    init(_ type: AppConfiguration.AuthType) {
-        switch type {
-        case .basic: self = .basic
-        case .oauth2: self = .oauth2
-        }
     }
 }

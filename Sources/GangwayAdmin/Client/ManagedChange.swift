@@ -1,7 +1,6 @@
 import Foundation
+import GangwayClient
 import GangwayProtocol
-import GangwayServerStorage
-import GangwayServices
 
 /// A change devices uploaded, as the admin sees it: who made it, whose session carried
 /// it, and how the server ended it.

@@ -1,6 +1,6 @@
 import Foundation
+import GangwayClient
 import GangwayProtocol
-import GangwayServices
 
 /// A device registration as the server's admin API shows it: one device and user of an
 /// app. ``AdminClient`` makes them from the server's answers.

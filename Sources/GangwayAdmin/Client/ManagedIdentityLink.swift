@@ -1,6 +1,6 @@
 import Foundation
+import GangwayClient
 import GangwayProtocol
-import GangwayServices
 
 /// A person of an OpenID Connect provider, linked to a user, as the server's admin API
 /// shows it.

@@ -1,6 +1,6 @@
 import Foundation
+import GangwayClient
 import GangwayProtocol
-import GangwayServices
 
 /// A user as the server's admin API shows it: never their password. ``AdminClient`` makes
 /// them from the server's answers.

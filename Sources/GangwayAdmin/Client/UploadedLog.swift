@@ -1,6 +1,6 @@
 import Foundation
+import GangwayClient
 import GangwayProtocol
-import GangwayServices
 
 /// A log entry a device uploaded, as an administrator reads it.
 public struct UploadedLog: Sendable, Hashable, Codable {

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayAdmin
+import GangwayDemo
 import GangwayTerminal
 
 /// What `gangway admin` starts when nothing answers in the data directory: the device

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayAdmin
+import GangwayDemo
 import GangwayProtocol
 import GangwayScreens
 import GangwayStore
@@ -145,7 +146,11 @@ struct AppCommand: AsyncParsableCommand {
         }
         do {
             try await CommandReport.run("gangway") {
-                try await DeviceApp(options: options, console: Console(mode: plain ? .plain : nil)).run()
+                try await DeviceApp(
+                    options: options,
+                    console: Console(mode: plain ? .plain : nil),
+                    embeddedServer: { try await DemoServer(directory: $0, bcryptCost: $1, logger: $2, holder: $3) }
+                ).run()
             }
         } catch is DeviceApp.InputEndedEarly, is DeviceApp.LaunchFailed {
             // The app said so on its screen.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayAdmin
+import GangwayDemo
 import GangwayProtocol
 import GangwayServer
 import GangwayServerStorage
@@ -393,16 +394,16 @@ struct ServeCommand: AsyncParsableCommand {
                 switch connected {
                 case true?:
                     Console.standardOutput(
-                        "Demo: the app's destination '\(CrewBackend.destination)' reaches the airline's crew backend "
+                        "Demo: the app's destination '\(CrewAPI.destination)' reaches the airline's crew backend "
                             + "at \(crew.url.absoluteString), as the signed-in person."
                     )
                 case false?:
                     Console.standardOutput(
-                        "Demo: the app's destination '\(CrewBackend.destination)' goes elsewhere; left as it is."
+                        "Demo: the app's destination '\(CrewAPI.destination)' goes elsewhere; left as it is."
                     )
                 case nil:
                     Console.standardError(
-                        "Demo: the destination '\(CrewBackend.destination)' could not be set; the crew backend is "
+                        "Demo: the destination '\(CrewAPI.destination)' could not be set; the crew backend is "
                             + "out of the app's reach."
                     )
                 }
@@ -446,12 +447,12 @@ struct ServeCommand: AsyncParsableCommand {
             try await server.seed(DemoServer.seed)
         } catch {
             guard error == .appExists else { throw error }
-            Console.standardOutput("Demo: the app '\(DemoServer.appID)' is there already; nothing seeded.")
+            Console.standardOutput("Demo: the app '\(DemoApp.appID)' is there already; nothing seeded.")
             return
         }
-        let users = DemoServer.users.map { "\($0.username) / \($0.password)" }.joined(separator: ", ")
+        let users = DemoApp.users.map { "\($0.username) / \($0.password)" }.joined(separator: ", ")
         Console.standardOutput(
-            "Demo: app '\(DemoServer.appID)' (work email @\(DemoServer.emailDomain)), users \(users). For trying Gangway only."
+            "Demo: app '\(DemoApp.appID)' (work email @\(DemoApp.emailDomain)), users \(users). For trying Gangway only."
         )
     }
 }

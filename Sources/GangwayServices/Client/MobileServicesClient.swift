@@ -7,17 +7,12 @@ import GangwaySystem
 import HTTPTypes
 import Logging
 import OpenAPIRuntime
-import OpenAPIURLSession
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 
 /// The device's client of the mobile-services API, generated from the same OpenAPI
 /// document the server is generated from, so the two cannot drift apart.
 ///
 /// HTTP goes through a `ClientTransport` (the generator's small HTTP client protocol):
-/// ``defaultTransport(timeout:)`` (URLSession on Apple platforms, AsyncHTTPClient on
+/// ``GangwayClient/ServiceTransport/standard(timeout:)`` (URLSession on Apple platforms, AsyncHTTPClient on
 /// Linux) unless given another, such as a test's.
 /// Every failure is a ``ServiceError``; the server's stable code and message ride along.
 ///
@@ -41,19 +36,8 @@ public struct MobileServicesClient: Sendable {
         now: @escaping @Sendable () -> Date = WallClock.now
     ) {
         self.serverURL = serverURL
-        self.transport = transport ?? MobileServicesClient.defaultTransport()
+        self.transport = transport ?? ServiceTransport.standard()
         self.now = now
-    }
-
-    /// A URLSession transport that gives up on a silent server after `timeout`.
-    public static func urlSessionTransport(timeout: Duration = .seconds(20)) -> any ClientTransport {
-        let configuration = URLSessionConfiguration.ephemeral
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) * 1e-18
-        configuration.timeoutIntervalForRequest = seconds
-        configuration.timeoutIntervalForResource = seconds
-        configuration.httpCookieStorage = nil
-        configuration.urlCache = nil
-        return URLSessionTransport(configuration: .init(session: URLSession(configuration: configuration)))
     }
 
     func client(token: SessionToken? = nil) -> Client {
@@ -80,7 +64,7 @@ public struct MobileServicesClient: Sendable {
                 serverURL: url,
                 appID: body.appID,
                 appName: body.appName,
-                authType: .init(rawValue: body.authType.rawValue) ?? .basic
+                authType: body.authType
             )
         default: throw ServiceCall.unexpected(output)
         }
@@ -107,7 +91,7 @@ public struct MobileServicesClient: Sendable {
                 isActive: body.active,
                 minimumVersion: body.minimumVersion,
                 message: body.message,
-                authType: body.authType.flatMap { .init(rawValue: $0.rawValue) }
+                authType: body.authType
             )
         default: throw ServiceCall.unexpected(output)
         }
@@ -299,26 +283,5 @@ public struct MobileServicesClient: Sendable {
             EntityState(fields: $0.fields.additionalProperties, version: $0.version)
         }
         return ChangeAnswer(result: try ChangeResult(wire, changeID: change.changeID), entity: entity)
-    }
-}
-
-extension ChangeResult {
-    /// A result as the server sent it, for the change `changeID`.
-    package init(_ wire: Components.Schemas.ChangeResult, changeID: UUID) throws(ServiceError) {
-        guard let outcome = ChangeResult.Outcome(rawValue: wire.outcome.rawValue) else {
-            throw .invalidResponse(status: 200)
-        }
-        self.init(
-            changeID: changeID,
-            outcome: outcome,
-            original: wire.original.flatMap { ChangeResult.Outcome(rawValue: $0.rawValue) },
-            version: wire.version,
-            conflicts: wire.conflicts.map {
-                FieldConflict(field: $0.field, serverValue: $0.serverValue, deviceValue: $0.deviceValue)
-            },
-            rejection: wire.rejection.map {
-                ChangeRejection(ChangeRejection.Code(rawValue: $0.code), $0.message, fields: $0.fields ?? [])
-            }
-        )
     }
 }

@@ -10,14 +10,9 @@ import GangwayProtocol
 ///  "appName": "Ground checks", "authType": "basic"}
 /// ```
 public struct AppConfiguration: Sendable, Hashable, Codable {
-    /// How users authenticate.
-    public enum AuthType: String, Sendable, Hashable, Codable {
-        /// User name and password, checked by the server.
-        case basic
-        /// OAuth 2.0, with the server as the app's authorization server; the server
-        /// refuses a password sign-in for such an app.
-        case oauth2
-    }
+    /// How users authenticate: the API's own type (`basic` or `oauth2`), so the device,
+    /// the admin and the server name it alike.
+    public typealias AuthType = Components.Schemas.AuthenticationType
 
     /// Where the mobile-services server answers.
     public var serverURL: URL

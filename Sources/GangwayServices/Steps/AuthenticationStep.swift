@@ -1,5 +1,6 @@
 import Foundation
 import GangwayFlows
+import GangwayProtocol
 import GangwayScreens
 import Logging
 

@@ -56,7 +56,7 @@ public struct MobileServices: Sendable {
     public var configurationStore: ConfigurationStore
     /// The welcome screen's options.
     public var welcome: WelcomeOptions
-    /// The HTTP transport; `nil`: ``MobileServicesClient/defaultTransport(timeout:)``.
+    /// The HTTP transport; `nil`: ``GangwayClient/ServiceTransport/standard(timeout:)``.
     public var transport: (any ClientTransport)?
     /// The wall clock, for the days without server contact.
     public var now: @Sendable () -> Date
@@ -82,7 +82,7 @@ public struct MobileServices: Sendable {
         self.loader = loader
         self.configurationStore = configurationStore
         self.welcome = welcome
-        self.transport = transport ?? MobileServicesClient.defaultTransport()
+        self.transport = transport ?? ServiceTransport.standard()
         self.now = now
         self.logger = logger
     }

@@ -36,13 +36,13 @@ struct CrewCommands: Sendable {
     private func roster(_ client: DestinationClient) async throws {
         guard
             let answer = try await send(
-                DestinationRequest(destination: CrewBackend.destination, path: "/roster"),
+                DestinationRequest(destination: CrewAPI.destination, path: "/roster"),
                 client
             )
         else { return }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        guard let roster = try? decoder.decode(CrewBackend.Roster.self, from: answer.body) else {
+        guard let roster = try? decoder.decode(CrewAPI.Roster.self, from: answer.body) else {
             console.line(console.styled(localized("crew.unreadable"), .red))
             return
         }
@@ -64,7 +64,7 @@ struct CrewCommands: Sendable {
     private func note(_ text: String, _ client: DestinationClient) async throws {
         let request = DestinationRequest(
             "POST",
-            destination: CrewBackend.destination,
+            destination: CrewAPI.destination,
             path: "/notes",
             headers: ["Content-Type": "text/plain; charset=utf-8"],
             body: Data(text.utf8)
@@ -79,7 +79,7 @@ struct CrewCommands: Sendable {
         do {
             answer = try await client.send(request)
         } catch let error as ServiceError where error == .notFound {
-            console.line(console.styled(localized("crew.noDestination", CrewBackend.destination), .yellow))
+            console.line(console.styled(localized("crew.noDestination", CrewAPI.destination), .yellow))
             return nil
         } catch let error as ServiceError where error == .serverFailure {
             console.line(console.styled(localized("crew.unavailable"), .yellow))
@@ -91,7 +91,7 @@ struct CrewCommands: Sendable {
         case 401, 403:
             console.line(console.styled(localized("crew.refused"), .red))
         case 400:
-            console.line(console.styled(localized("crew.badNote", CrewBackend.noteLimit), .yellow))
+            console.line(console.styled(localized("crew.badNote", CrewAPI.noteLimit), .yellow))
         default:
             console.line(console.styled(localized("crew.failed", answer.status), .red))
         }

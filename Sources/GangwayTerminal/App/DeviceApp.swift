@@ -13,15 +13,18 @@ public struct DeviceApp: Sendable {
     let options: DeviceAppOptions
     let console: Console
     let logger: Logger
+    /// What serves when no `--server` is given.
+    let embeddedServer: EmbeddedServerOpening
 
-    public init(options: DeviceAppOptions, console: Console) {
+    public init(options: DeviceAppOptions, console: Console, embeddedServer: @escaping EmbeddedServerOpening) {
         self.options = options
         self.console = console
+        self.embeddedServer = embeddedServer
         logger = Self.standardErrorLogger(label: "gangway.app", default: .error)
     }
 
     /// A logger to standard error at `GANGWAY_LOG_LEVEL`, or at `level` without it.
-    static func standardErrorLogger(label: String, default level: Logger.Level) -> Logger {
+    public static func standardErrorLogger(label: String, default level: Logger.Level) -> Logger {
         var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = LogLevelVariable.level ?? level
         return logger
@@ -83,19 +86,19 @@ public struct DeviceApp: Sendable {
             try await play(serverURL: serverURL, activationKeyPEM: key)
             return
         }
-        let demo = try await DemoServer(
-            directory: options.serverDirectory,
-            bcryptCost: options.bcryptCost,
-            logger: logger,
-            holder: "gangway, the device app's server"
+        let server = try await embeddedServer(
+            options.serverDirectory,
+            options.bcryptCost,
+            logger,
+            "gangway, the device app's server"
         )
-        try await demo.serving { running in
-            printBanner(serverURL: running.url, demo: demo.isDemo)
-            if let taken = demo.keptPortTaken, taken != running.url.port {
+        try await server.serving { url in
+            printBanner(serverURL: url, demo: server.isDemo)
+            if let taken = server.keptPortTaken, taken != url.port {
                 console.line("  " + localized("banner.portTaken", taken))
             }
-            try DeviceSetup.followEmbeddedServer(to: running.url, store: configurationStore)
-            try await play(serverURL: running.url, activationKeyPEM: demo.activationKeyPEM)
+            try DeviceSetup.followEmbeddedServer(to: url, store: configurationStore)
+            try await play(serverURL: url, activationKeyPEM: server.activationKeyPEM)
         }
     }
 
@@ -106,8 +109,8 @@ public struct DeviceApp: Sendable {
             console.line("  " + localized("banner.notDemo"))
             return
         }
-        console.line("  " + localized("banner.demoApp", DemoServer.appName, DemoServer.emailDomain))
-        let users = DemoServer.users.map { "\($0.username) / \($0.password)" }.joined(separator: ", ")
+        console.line("  " + localized("banner.demoApp", DemoApp.appName, DemoApp.emailDomain))
+        let users = DemoApp.users.map { "\($0.username) / \($0.password)" }.joined(separator: ", ")
         console.line("  " + localized("banner.demoUsers", users))
         console.line("  " + localized("banner.help"))
     }
@@ -339,7 +342,7 @@ public struct DeviceApp: Sendable {
         console.heading(localized("demo.title"))
         console.line(localized("demo.detail"))
         console.line(localized("demo.checks"))
-        for line in ChecksText.lines(DemoServer.sampleChecks(at: WallClock.now())) { console.line("  \(line)") }
+        for line in ChecksText.lines(DemoApp.sampleChecks(at: WallClock.now())) { console.line("  \(line)") }
         do {
             let back = try await console.choose([
                 ChoiceOption(localized("demo.back"), words: ["back", "welcome"], true),

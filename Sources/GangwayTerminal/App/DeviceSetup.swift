@@ -73,7 +73,7 @@ struct DeviceSetup: Sendable {
     ) throws -> MobileServices {
         let key = try SignedActivationProvider.pinnedKey(pem: activationKeyPEM)
         let transport = TerminalTransport(
-            base: MobileServicesClient.defaultTransport(),
+            base: ServiceTransport.standard(),
             network: network,
             console: console
         )
@@ -212,7 +212,7 @@ struct DeviceSetup: Sendable {
     /// The embedded server listens on a new port at each start: the saved configuration
     /// follows it.
     static func followEmbeddedServer(to url: URL, store: ConfigurationStore) throws {
-        guard var configuration = try store.load(), configuration.appID == DemoServer.appID,
+        guard var configuration = try store.load(), configuration.appID == DemoApp.appID,
             configuration.serverURL.host == "127.0.0.1", configuration.serverURL != url
         else { return }
         configuration.serverURL = url

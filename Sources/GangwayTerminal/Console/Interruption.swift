@@ -16,7 +16,7 @@ import Synchronization
 /// terminal is raw and the app reads it as a key (``Console/askSecret(_:live:)``), which
 /// puts the terminal back and ends the same way. What the stores wrote stays: each of
 /// their writes is atomic, so an end between two is an end the app recovers from.
-enum Interruption {
+package enum Interruption {
     /// The exit code of a process ended by SIGINT, as shells report it.
     static let exitCode: Int32 = 128 + SIGINT
 
@@ -29,7 +29,7 @@ enum Interruption {
 
     /// Runs `body` with `cleanup` to run should the app stop on Ctrl-C meanwhile (the
     /// embedded server's URL file, which would otherwise name a port nobody serves).
-    static func withCleanup<Result>(
+    package static func withCleanup<Result>(
         _ cleanup: @escaping @Sendable () -> Void,
         _ body: () async throws -> Result
     ) async rethrows -> Result {

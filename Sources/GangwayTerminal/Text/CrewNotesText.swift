@@ -7,7 +7,7 @@ import GangwaySystem
 enum CrewNotesText {
     /// "15:05 Alice Martin: stand 14 tyre gauge is with the night crew", the notes after
     /// shorter names padded to the same column.
-    static func lines(_ notes: [CrewBackend.Note], in timeZone: TimeZone = .current) -> [String] {
+    static func lines(_ notes: [CrewAPI.Note], in timeZone: TimeZone = .current) -> [String] {
         let authors = notes.map { localized("crew.noteBy", TerminalTime.time($0.at, in: timeZone), $0.name) }
         let width = authors.map { TerminalColumns.width(of: $0) }.max() ?? 0
         return zip(authors, notes).map { author, note in TerminalColumns.padded(author, to: width) + " " + note.text }

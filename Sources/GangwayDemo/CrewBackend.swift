@@ -1,5 +1,6 @@
 import Foundation
 import GangwaySystem
+import GangwayTerminal
 import Hummingbird
 import JWTKit
 import Logging
@@ -18,16 +19,11 @@ import Synchronization
 /// the keys the server publishes (`/apps/checks/destination-keys`): ES256, the app's
 /// issuer, its own URL as the audience, not expired.
 ///
-/// - `GET /roster`: who it sees, their shift, and the shift's notes.
-/// - `POST /notes` (the note's text as the body, at most 280 characters): a note by the
-///   signed-in person, for the next shift.
+/// Its routes are GangwayTerminal's `CrewAPI`, which the device app reads them by.
 ///
 /// It keeps everything in memory, and listens on a loopback port of its own while the
 /// demo's server runs (`gangway serve --demo`, or the app's embedded server).
 public final class CrewBackend: Sendable {
-    /// The demo app's destination for it.
-    public static let destination = "crew"
-    static let noteLimit = 280
     static let notesKept = 50
 
     /// Each demo user's shift; anyone else has none today.
@@ -35,21 +31,6 @@ public final class CrewBackend: Sendable {
         "alice": ("06:00-14:00", ["12", "14"]),
         "bob": ("14:00-22:00", ["14"]),
     ]
-
-    struct Note: Codable, Sendable {
-        var by: String
-        var name: String
-        var text: String
-        var at: Date
-    }
-
-    struct Roster: Codable, Sendable {
-        var user: String
-        var name: String
-        var shift: String?
-        var stands: [String]
-        var notes: [Note]
-    }
 
     /// What the backend needs from the server once it listens: where its keys are, and
     /// the app's issuer.
@@ -61,7 +42,7 @@ public final class CrewBackend: Sendable {
     private struct State: Sendable {
         var trust: Trust?
         var keys: JWTKeyCollection?
-        var notes: [Note] = []
+        var notes: [CrewAPI.Note] = []
     }
 
     private let state = Mutex(State())
@@ -123,7 +104,7 @@ public final class CrewBackend: Sendable {
         router.get("/roster") { [self] request, _ -> Response in
             guard let who = await identity(request, audience: url()) else { return Self.refused() }
             let shift = Self.shifts[who.sub.value]
-            let roster = Roster(
+            let roster = CrewAPI.Roster(
                 user: who.sub.value,
                 name: who.name,
                 shift: shift?.hours,
@@ -134,15 +115,15 @@ public final class CrewBackend: Sendable {
         }
         router.post("/notes") { [self] request, _ -> Response in
             guard let who = await identity(request, audience: url()) else { return Self.refused() }
-            let body = try await request.body.collect(upTo: Self.noteLimit * 4 + 1)
+            let body = try await request.body.collect(upTo: CrewAPI.noteLimit * 4 + 1)
             let text = String(buffer: body).trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !text.isEmpty, text.count <= Self.noteLimit else {
+            guard !text.isEmpty, text.count <= CrewAPI.noteLimit else {
                 return try Self.json(
-                    ["error": "A note is 1 to \(Self.noteLimit) characters."],
+                    ["error": "A note is 1 to \(CrewAPI.noteLimit) characters."],
                     status: .badRequest
                 )
             }
-            let note = Note(by: who.sub.value, name: who.name, text: text, at: now())
+            let note = CrewAPI.Note(by: who.sub.value, name: who.name, text: text, at: now())
             state.withLock { state in
                 state.notes.append(note)
                 state.notes = Array(state.notes.suffix(Self.notesKept))

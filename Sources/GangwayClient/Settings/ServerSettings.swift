@@ -1,8 +1,6 @@
 import Foundation
-import GangwayFlows
 import GangwayPolicy
 import GangwayProtocol
-import GangwayStore
 import Logging
 
 /// What the settings exchange told the device, read into Gangway's types.

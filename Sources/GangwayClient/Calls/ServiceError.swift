@@ -111,7 +111,7 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The error for a refused call: the contract's codes (``GangwayProtocol/ErrorCode``,
     /// ``GangwayProtocol/OAuthErrorCode``) decide where they are known; otherwise the status.
-    static func answer(
+    package static func answer(
         status: Int,
         code serverCode: String?,
         message: String?,

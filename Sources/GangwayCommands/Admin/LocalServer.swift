@@ -1,7 +1,8 @@
 import Foundation
+import GangwayAdmin
+import GangwayClient
 import GangwayProtocol
 import GangwayServer
-import GangwayServices
 import GangwaySystem
 
 /// Starts the server of a directory in this process, for ``LocalServer`` when nothing

@@ -1,10 +1,11 @@
 import Foundation
+import GangwayClient
 import GangwayPolicy
 import GangwayProtocol
 import GangwayServer
 import GangwayServerStorage
-import GangwayServices
 import GangwaySystem
+import GangwayTerminal
 import Logging
 
 /// The server `gangway` runs in-process when no `--server` is given: SQLite under the
@@ -14,61 +15,26 @@ import Logging
 /// The port is chosen free at first start and kept (in `port`), so the server's URL,
 /// and the activation links and QR codes that carry it, stay the same from one start to
 /// the next; when another program holds it, a new free port is taken and kept.
-public struct DemoServer: Sendable {
-    /// The demo app: aircraft ground checks at an airline.
-    public static let appID = "checks"
-    public static let appName = "Aircraft Ground Checks"
-    public static let emailDomain = "airline.example"
-    /// The demo users and their passwords, printed for the person trying the app. They
-    /// sign in only to this loopback server.
-    public static let users: [(username: String, displayName: String, password: String)] = [
-        ("alice", "Alice Martin", "preflight-alice"),
-        ("bob", "Bob Okafor", "preflight-bob"),
-    ]
-
-    /// The demo app's aircraft checks (entity set `checks`), put on the server at first
-    /// start; see ``ChecksText`` for the fields.
-    static let checks: [(id: String, fields: [String: String])] = [
-        (
-            "F-GKXA-fuel",
-            ["aircraft": "A320 F-GKXA", "stand": "12", "item": "fuel level", "status": "done", "reading": "8200 kg"]
-        ),
-        ("F-GKXA-tyres", ["aircraft": "A320 F-GKXA", "stand": "12", "item": "tyre pressure", "status": "open"]),
-        ("F-GKXA-walkaround", ["aircraft": "A320 F-GKXA", "stand": "12", "item": "walk-around", "status": "open"]),
-        ("F-GTAJ-fuel", ["aircraft": "A321 F-GTAJ", "stand": "14", "item": "fuel level", "status": "open"]),
-        (
-            "F-GTAJ-tyres",
-            [
-                "aircraft": "A321 F-GTAJ", "stand": "14", "item": "tyre pressure", "status": "done",
-                "reading": "14.2 bar",
-            ]
-        ),
-    ]
-
-    /// The same checks, for demo mode, which has no server.
-    static func sampleChecks(at now: Date) -> [AppEntity] {
-        checks.map { AppEntity(id: $0.id, fields: $0.fields, version: 1, updatedAt: now, updatedBy: "sample") }
-    }
-
+public struct DemoServer: EmbeddedServer {
     let server: MobileServicesServer
     let directory: URL
     let logger: Logger
     /// Whether the demo app and users belong here: the database is new, or an earlier
     /// start seeded it. A database another server made (`gangway serve`) is never seeded:
     /// demo users with printed passwords have no place in it.
-    let isDemo: Bool
+    public let isDemo: Bool
     /// The server's directory, held while this value lives: one server per database.
     let hold: DirectoryLock
     /// The port this server listened on before, when another program holds it now: the
     /// server listens on another, and what was made for the old address (activation links,
     /// QR codes) no longer reaches it.
-    let keptPortTaken: Int?
+    public let keptPortTaken: Int?
 
     /// Opens (or creates) the server's database under `directory`. One that cannot be
     /// opened leaves no lock of its own behind.
     /// - Throws: ``PrivateFileError/inUse`` when another process serves `directory`.
     /// - Parameter holder: What runs it, for the message a second process shows.
-    init(directory: URL, bcryptCost: UInt8, logger: Logger, holder: String) async throws {
+    public init(directory: URL, bcryptCost: UInt8, logger: Logger, holder: String) async throws {
         let hold = try DirectoryLock(directory, holder: holder)
         do {
             try await self.init(directory: directory, bcryptCost: bcryptCost, logger: logger, hold: hold)
@@ -109,7 +75,7 @@ public struct DemoServer: Sendable {
     static let seededNote = "Seeded with the demo app and users by gangway.\n"
 
     /// The key activation payloads are signed with, for the device to pin.
-    var activationKeyPEM: String { server.activationPublicKeyPEM }
+    public var activationKeyPEM: String { server.activationPublicKeyPEM }
 
     /// The demo app's settings beyond the defaults: devices may record a check's status,
     /// reading and note, and add checks, offline.
@@ -126,10 +92,19 @@ public struct DemoServer: Sendable {
     /// The demo's seed: its app, its users and the app's checks.
     public static var seed: ServerSeed {
         ServerSeed(
-            apps: [SeedApp(id: appID, name: appName, emailDomains: [emailDomain], settings: appSettings)],
-            users: users.map { SeedUser($0.username, password: Secret($0.password), displayName: $0.displayName) },
-            entities: checks.map {
-                SeedEntity(app: appID, entitySet: ChecksText.entitySet, id: $0.id, fields: $0.fields)
+            apps: [
+                SeedApp(
+                    id: DemoApp.appID,
+                    name: DemoApp.appName,
+                    emailDomains: [DemoApp.emailDomain],
+                    settings: appSettings
+                )
+            ],
+            users: DemoApp.users.map {
+                SeedUser($0.username, password: Secret($0.password), displayName: $0.displayName)
+            },
+            entities: DemoApp.checks.map {
+                SeedEntity(app: DemoApp.appID, entitySet: ChecksText.entitySet, id: $0.id, fields: $0.fields)
             }
         )
     }
@@ -152,13 +127,7 @@ public struct DemoServer: Sendable {
             holder: holder
         )
         // For the command's time only: no crew backend, which would outlive nothing.
-        return try await demo.serving(withCrew: false) { try await body($0.url) }
-    }
-
-    /// The server while it serves.
-    struct Running: Sendable {
-        /// Where it listens.
-        let url: URL
+        return try await demo.serving(withCrew: false, body)
     }
 
     /// Serves (seeded) while `body` runs, then finishes the requests in flight and stops,
@@ -168,12 +137,15 @@ public struct DemoServer: Sendable {
     /// server wrote its own since, so nothing is sent to whatever listens there next. When
     /// it or `body` throws, the lock this value made goes too
     /// (``GangwaySystem/DirectoryLock/releaseRemovingWhatItMade()``).
-    ///
-    /// - Parameter withCrew: Whether the demo airline's crew backend runs beside it, behind
-    ///   the demo app's destination `crew` (the device app's server; not a command's).
-    func serving<Result: Sendable>(
-        withCrew: Bool = true,
-        _ body: (Running) async throws -> Result
+    /// The demo airline's crew backend runs beside it, behind the demo app's destination
+    /// `crew` (the device app's server; not a command's, which serves without it).
+    public func serving<Result: Sendable>(_ body: (URL) async throws -> Result) async throws -> Result {
+        try await serving(withCrew: true, body)
+    }
+
+    private func serving<Result: Sendable>(
+        withCrew: Bool,
+        _ body: (URL) async throws -> Result
     ) async throws -> Result {
         let host = ServerHost(server: server, logger: logger)
         let urlFile = ServerURLFile(directory: directory)
@@ -194,19 +166,19 @@ public struct DemoServer: Sendable {
         _ host: ServerHost,
         urlFile: ServerURLFile,
         withCrew: Bool,
-        _ body: (Running) async throws -> Result
+        _ body: (URL) async throws -> Result
     ) async throws -> Result {
         try await host.serving { port in
             let url = URL(string: "http://127.0.0.1:\(port)")!
             try PrivateFiles.write(Data("\(port)\n".utf8), to: directory.appendingPathComponent("port"))
             try urlFile.write(url)
             try await seed()
-            guard isDemo, withCrew else { return try await body(Running(url: url)) }
+            guard isDemo, withCrew else { return try await body(url) }
             // The demo airline's own backend, reached through the app's destination.
             let crew = CrewBackend(logger: logger, now: server.now)
             return try await crew.serving { backend in
                 try await Self.connect(crew, at: backend, to: server, serverURL: url, issuerBase: url.absoluteString)
-                return try await body(Running(url: url))
+                return try await body(url)
             }
         }
     }
@@ -229,19 +201,19 @@ public struct DemoServer: Sendable {
         issuerBase: String
     ) async throws -> Bool {
         let storage = server.storage
-        guard try await storage.app(id: appID) != nil else { return false }
-        let existing = try await storage.destination(appID: appID, name: CrewBackend.destination)
+        guard try await storage.app(id: DemoApp.appID) != nil else { return false }
+        let existing = try await storage.destination(appID: DemoApp.appID, name: CrewAPI.destination)
         if let existing, URL(string: existing.url)?.host != "127.0.0.1" { return false }
         _ = try await storage.putDestination(
             DestinationRecord(
-                appID: appID,
-                name: CrewBackend.destination,
+                appID: DemoApp.appID,
+                name: CrewAPI.destination,
                 url: backend.absoluteString,
                 authentication: .identity,
                 createdAt: existing?.createdAt ?? server.now()
             )
         )
-        crew.trust(server: serverURL, appID: appID, issuer: "\(issuerBase)/apps/\(appID)")
+        crew.trust(server: serverURL, appID: DemoApp.appID, issuer: "\(issuerBase)/apps/\(DemoApp.appID)")
         return true
     }
 
