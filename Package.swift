@@ -6,6 +6,13 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// A product of a package that only the server uses: resolved and built with the `Server`
+/// trait only. The trait is on by default (the `gangway` binary needs it); an app that
+/// links only the client products turns it off (`traits: []`) and resolves none of them.
+func server(_ product: String, _ package: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: .when(traits: ["Server"]))
+}
+
 let package = Package(
     name: "Gangway",
     platforms: [.macOS(.v15), .iOS(.v18)],
@@ -25,6 +32,13 @@ let package = Package(
         .library(name: "GangwayServerTesting", targets: ["GangwayServerTesting"]),
         .executable(name: "gangway", targets: ["gangway"]),
         .executable(name: "gangway-benchmark", targets: ["GangwayBenchmarks"]),
+    ],
+    traits: [
+        .trait(
+            name: "Server",
+            description: "The mobile-services server, its storage and console, the demo, and the gangway binary."
+        ),
+        .default(enabledTraits: ["Server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
@@ -187,8 +201,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                server("PostgresNIO", "postgres-nio"),
+                server("ServiceLifecycle", "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -198,7 +212,7 @@ let package = Package(
             name: "GangwayConsole",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Mustache", package: "swift-mustache"),
+                server("Mustache", "swift-mustache"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -208,7 +222,7 @@ let package = Package(
                 "GangwayServerStorage",
                 "GangwayConsole",
                 "GangwayQRCode",
-                .product(name: "JWTKit", package: "jwt-kit"),
+                server("JWTKit", "jwt-kit"),
                 // The server's own requests: to an app's OpenID Connect provider.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "GangwaySystem",
@@ -217,13 +231,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                server("Hummingbird", "hummingbird"),
+                server("HummingbirdBcrypt", "hummingbird-auth"),
+                server("ServiceLifecycle", "swift-service-lifecycle"),
+                server("UnixSignals", "swift-service-lifecycle"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                server("OpenAPIHummingbird", "swift-openapi-hummingbird"),
+                server("PostgresNIO", "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -257,8 +271,8 @@ let package = Package(
                 "GangwayServer",
                 "GangwaySystem",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                server("Hummingbird", "hummingbird"),
+                server("HummingbirdTesting", "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -296,11 +310,11 @@ let package = Package(
                 "GangwayServerStorage",
                 "GangwaySystem",
                 "GangwayTerminal",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "JWTKit", package: "jwt-kit"),
+                server("Hummingbird", "hummingbird"),
+                server("JWTKit", "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                server("ServiceLifecycle", "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -357,7 +371,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                server("Hummingbird", "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -419,7 +433,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GangwayConsoleTests",
-            dependencies: ["GangwayConsole", .product(name: "Mustache", package: "swift-mustache")],
+            dependencies: ["GangwayConsole", server("Mustache", "swift-mustache")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -428,7 +442,7 @@ let package = Package(
                 "GangwayServerStorage",
                 "GangwayConsole",
                 "GangwayQRCode",
-                .product(name: "JWTKit", package: "jwt-kit"),
+                server("JWTKit", "jwt-kit"),
                 "GangwayServer",
                 "GangwaySystem",
                 "GangwayServerTesting",
@@ -436,7 +450,7 @@ let package = Package(
                 "GangwayTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                server("HummingbirdTesting", "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
