@@ -207,10 +207,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // The operator's console, apart from the server that serves it: its pages as
-        // Mustache templates and their models, and the second factor (TOTP).
+        // Mustache templates and their models, the app settings form and the audit in an
+        // operator's words, and the second factor (TOTP).
         .target(
             name: "GangwayConsole",
             dependencies: [
+                "GangwayPolicy",
+                "GangwayProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
                 server("Mustache", "swift-mustache"),
             ],
@@ -433,7 +436,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GangwayConsoleTests",
-            dependencies: ["GangwayConsole", server("Mustache", "swift-mustache")],
+            dependencies: ["GangwayConsole", "GangwayPolicy", "GangwayProtocol", server("Mustache", "swift-mustache")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -71,7 +71,7 @@ struct ShippedBinaryTests {
     }
 
     @Test("the binary carries Gangway's texts and API document in its code: copied anywhere, it needs no bundle")
-    func theBinaryNeedsNoResourceBundle() throws {
+    func theBinaryNeedsNoResourceBundle() async throws {
         defer { temporary.remove() }
         let binary = try Data(contentsOf: GangwayProcess.shippedExecutable)
         // SwiftPM's bundle accessor names the bundle it looks for beside the binary.
@@ -86,15 +86,10 @@ struct ShippedBinaryTests {
         let copy = temporary.appending("bin/gangway")
         try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: GangwayProcess.shippedExecutable, to: copy)
-        let help = Process()
-        help.executableURL = copy
-        help.arguments = ["admin", "policy", "--help"]
-        let output = Pipe()
-        help.standardOutput = output
-        try help.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        help.waitUntilExit()
-        #expect(help.terminationStatus == 0 && text.contains("--min-length"), "\(text)")
+        var copied = gangway
+        copied.executable = copy
+        let help = try await copied.run(["admin", "policy", "--help"], lines: [])
+        #expect(help.status == 0 && help.output.contains("--min-length"), "\(help.output)")
     }
 
     @Test("gangway-benchmark measures with the shipped parts: no test support linked")

@@ -1,5 +1,4 @@
 import Foundation
-import GangwayConsole
 import GangwayPolicy
 import GangwayProtocol
 
@@ -8,95 +7,100 @@ import GangwayProtocol
 /// admin API's own update, which checks every value. The passcode policy's entries are
 /// GangwayPolicy's field table (``GangwayPolicy/PasscodePolicy/fields``), so a new rule
 /// appears here with no change; the ranges are the API's (``APILimits``).
-enum AppSettingsForm {
+package enum AppSettingsForm {
     /// One setting: the key the form sends it under (the settings exchange's own), its
     /// label and what it holds.
-    struct Setting: Sendable {
-        var key: String
-        var label: String
-        var hint: String?
-        var kind: AppSettingsPage.Field.Kind
+    package struct Setting: Sendable {
+        package var key: String
+        package var label: String
+        package var hint: String?
+        package var kind: AppSettingsPage.Field.Kind
     }
 
     /// Why a form could not be read: a text where a number belongs, or a choice the form
     /// does not offer. Its message names the setting.
-    struct Invalid: Error, Sendable {
-        var message: String
+    package struct Invalid: Error, Sendable {
+        package var message: String
         /// The setting it is about, when it is one of the form's.
-        var key: String? = nil
+        package var key: String? = nil
+
+        package init(message: String, key: String? = nil) {
+            self.message = message
+            self.key = key
+        }
     }
 
-    static let name = Setting(key: "name", label: "Name", kind: .text(maxLength: APILimits.name.upperBound))
-    static let emailDomains = Setting(
+    package static let name = Setting(key: "name", label: "Name", kind: .text(maxLength: APILimits.name.upperBound))
+    package static let emailDomains = Setting(
         key: "emailDomains",
         label: "Work email domains",
         hint: "Separated by commas or spaces. A person who types an address at one of them is sent to this app.",
         kind: .text(maxLength: 4096)
     )
-    static let minimumVersion = Setting(
+    package static let minimumVersion = Setting(
         key: "minimumVersion",
         label: "Oldest app version allowed",
         hint: "Older versions show an update screen and stop. Leave it empty to let every version run.",
         kind: .text(maxLength: APILimits.minimumVersion.upperBound)
     )
-    static let passcodeRequired = Setting(
+    package static let passcodeRequired = Setting(
         key: PasscodePolicy.SettingsKey.enabled,
         label: "Require a passcode",
         kind: .flag
     )
-    static let previousUserChanges = Setting(
+    package static let previousUserChanges = Setting(
         key: "allowUploadPendingChangesFromPreviousUser",
         label: "Allow upload of pending changes from the previous user",
         hint:
             "On a shared device, the next person's session sends what the previous person changed offline, as theirs.",
         kind: .flag
     )
-    static let lockAndWipe = Setting(
+    package static let lockAndWipe = Setting(
         key: "blockWipeEnabled",
         label: "Lock and erase devices that stay out of contact",
         kind: .flag
     )
-    static let lockDays = Setting(
+    package static let lockDays = Setting(
         key: "blockDisconnectedPeriod",
         label: "Days without contact before the app locks until the next sign-in",
         hint: "Set 0 to never lock.",
         kind: .number(APILimits.disconnectedDays)
     )
-    static let wipeDays = Setting(
+    package static let wipeDays = Setting(
         key: "wipeDisconnectedPeriod",
         label: "Days without contact before the app erases the person's data",
         hint: "Set 0 to never erase. No sooner than the app locks.",
         kind: .number(APILimits.disconnectedDays)
     )
-    static let logsEnabled = Setting(key: "logEnabled", label: "Devices may upload their logs", kind: .flag)
-    static let logLevel = Setting(
+    package static let logsEnabled = Setting(key: "logEnabled", label: "Devices may upload their logs", kind: .flag)
+    package static let logLevel = Setting(
         key: "logLevel",
         label: "Lowest level uploaded",
         kind: .choice(Components.Schemas.LogSettings.LogLevelPayload.allCases.map(\.rawValue).filter { !$0.isEmpty })
     )
-    static let logEntries = Setting(
+    package static let logEntries = Setting(
         key: "maxEntriesPerUpload",
         label: "Most entries per upload",
         kind: .number(APILimits.logEntriesPerUpload)
     )
-    static let logInterval = Setting(
+    package static let logInterval = Setting(
         key: "uploadIntervalSeconds",
         label: "Least seconds between two uploads of a device",
         kind: .number(APILimits.logUploadIntervalSeconds)
     )
-    static let eulaVersion = Setting(
+    package static let eulaVersion = Setting(
         key: "eulaVersion",
         label: "Version of the terms of use",
         hint: "A new version is asked of each person at their next launch. Leave it empty to ask for none.",
         kind: .text(maxLength: APILimits.agreementVersion.upperBound)
     )
-    static let consentVersion = Setting(
+    package static let consentVersion = Setting(
         key: "consentVersion",
         label: "Version of the privacy consent",
         hint: "A new version is asked of each person at their next launch. Leave it empty to ask for none.",
         kind: .text(maxLength: APILimits.agreementVersion.upperBound)
     )
-    static let resetKeepsData = Setting(
+    package static let resetKeepsData = Setting(
         key: "passcodeResetKeepsData",
         label: "A forgotten passcode can be reset without losing the data",
         hint: "Turning it off destroys every recovery secret the server holds for the app's devices.",
@@ -104,7 +108,7 @@ enum AppSettingsForm {
     )
 
     /// The passcode policy's settings, from GangwayPolicy's field table.
-    static let policy: [Setting] = PasscodePolicy.fields.map { field in
+    package static let policy: [Setting] = PasscodePolicy.fields.map { field in
         var label = field.help.replacingOccurrences(of: " (true or false)", with: "")
         if label.hasSuffix(".") { label.removeLast() }
         switch field.kind {
@@ -114,7 +118,7 @@ enum AppSettingsForm {
     }
 
     /// Every setting, by section.
-    static let sections: [(title: String, settings: [Setting])] = [
+    package static let sections: [(title: String, settings: [Setting])] = [
         ("App", [name, emailDomains, minimumVersion]),
         ("Passcode", [passcodeRequired] + policy),
         ("Shared devices", [previousUserChanges]),
@@ -126,7 +130,7 @@ enum AppSettingsForm {
 
     /// The form's values for `app`, by key: `on` for a flag that is set, as a browser
     /// sends it.
-    static func values(of app: Components.Schemas.App) -> [String: String] {
+    package static func values(of app: Components.Schemas.App) -> [String: String] {
         let settings = app.settings
         let defaults = Components.Schemas.AppSettings.defaults
         func flag(_ value: Bool?, _ fallback: Bool?) -> String { (value ?? fallback ?? false) ? "on" : "" }
@@ -169,7 +173,7 @@ enum AppSettingsForm {
 
     /// The form's sections with `values`, disabled unless the operator may change them,
     /// and `refusal` said beside the setting it is about.
-    static func pageSections(
+    package static func pageSections(
         _ values: [String: String],
         canEdit: Bool,
         refusal: Invalid? = nil
@@ -196,7 +200,7 @@ enum AppSettingsForm {
     /// A refusal of the API (`passwordPolicyMinLength must be between 1 and 256.`) in the
     /// form's words: each setting the API names by its key named by its label, and the
     /// first one named is the setting it is about.
-    static func inFormWords(_ message: String) -> Invalid {
+    package static func inFormWords(_ message: String) -> Invalid {
         // Longest first, so that a key that starts another is not taken for it.
         let every = sections.flatMap(\.settings).sorted { $0.key.count > $1.key.count }
         let named = every.compactMap { setting in
@@ -252,7 +256,7 @@ enum AppSettingsForm {
     /// not have is left out, so that sending the form back as shown changes nothing.
     /// - Throws: ``Invalid`` naming the setting whose value is not a whole number or not
     ///   one of the choices.
-    static func update(
+    package static func update(
         from form: [String: String],
         current: Components.Schemas.App
     ) throws(Invalid) -> Components.Schemas.AppUpdate {
@@ -308,7 +312,7 @@ enum AppSettingsForm {
 
     /// The items of a comma- or space-separated list (email domains, field names), as
     /// typed: the API checks each.
-    static func list(_ text: String) -> [String] {
+    package static func list(_ text: String) -> [String] {
         text.split { $0 == "," || $0.isWhitespace }.map(String.init)
     }
 }

@@ -4,9 +4,9 @@ import Foundation
 /// what it was done to by what the console calls it, and a change by the label its
 /// setting has on the app's page. The downloads keep the API's own names (an operation,
 /// a path, a JSON path), for scripts.
-enum AuditWording {
+package enum AuditWording {
     /// Each action the audit records, as the console says it.
-    static let actions: [String: String] = [
+    package static let actions: [String: String] = [
         "createApp": "Added an app",
         "updateApp": "Changed an app",
         "createActivation": "Made an activation link",
@@ -44,13 +44,13 @@ enum AuditWording {
     ]
 
     /// `action` as a phrase; an action this version does not know, as recorded.
-    static func action(_ action: String) -> String {
+    package static func action(_ action: String) -> String {
         actions[action] ?? action
     }
 
     /// `target` (a request's path) by what the console calls what it names
     /// (`app checks, registration R-1`); a path of another shape, as recorded.
-    static func target(_ target: String?) -> String {
+    package static func target(_ target: String?) -> String {
         guard let target, target.hasPrefix("/admin/") else {
             return target == "/console" || target?.hasPrefix("/console/") == true ? "the console" : target ?? ""
         }
@@ -75,7 +75,7 @@ enum AuditWording {
     /// `detail` with each changed setting named by its label on the app's page
     /// (`settings.passwordPolicy.passwordPolicyMinLength: 6 → 8` is
     /// `Minimum length: 6 → 8`); other names as recorded.
-    static func detail(_ detail: String?) -> String {
+    package static func detail(_ detail: String?) -> String {
         guard let detail else { return "" }
         let labels = Dictionary(
             AppSettingsForm.sections.flatMap(\.settings).map { ($0.key, $0.label) },

@@ -4,11 +4,16 @@ import GangwayProtocol
 /// What devices do at their next contact with the server after an app's settings moved
 /// from `old` to `new`, in the words the console shows an admin who saved the change:
 /// one sentence per setting that changed, none when nothing did.
-struct AppSettingsChange: Sendable {
-    var old: Components.Schemas.App
-    var new: Components.Schemas.App
+package struct AppSettingsChange: Sendable {
+    package var old: Components.Schemas.App
+    package var new: Components.Schemas.App
 
-    var consequences: [String] {
+    package init(old: Components.Schemas.App, new: Components.Schemas.App) {
+        self.old = old
+        self.new = new
+    }
+
+    package var consequences: [String] {
         var said: [String] = []
         if old.name != new.name { said.append("Devices show the app's new name, \(new.name).") }
         said += passcode + version + shared + contact + logs + agreements + recovery

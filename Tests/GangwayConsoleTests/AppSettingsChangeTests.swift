@@ -1,8 +1,7 @@
+import GangwayConsole
 import GangwayPolicy
 import GangwayProtocol
 import Testing
-
-@testable import GangwayServer
 
 @Suite("What the console tells an admin devices do after a change of an app's settings")
 struct AppSettingsChangeTests {
