@@ -463,6 +463,30 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "GangwayServerStorageTests",
+            dependencies: [
+                "GangwayProtocol",
+                "GangwayServerStorage",
+                "GangwayServerTesting",
+                "GangwayTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GangwayTerminalTests",
+            dependencies: [
+                "GangwayFlows",
+                "GangwayPolicy",
+                "GangwayProtocol",
+                "GangwayScreens",
+                "GangwayServices",
+                "GangwaySystem",
+                "GangwayTerminal",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "GangwayServicesTests",
             dependencies: [
                 "GangwayServerStorage",

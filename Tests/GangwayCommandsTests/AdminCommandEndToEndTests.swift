@@ -10,7 +10,7 @@ import Testing
 
 /// `gangway admin`, run as a process against the local server (started for the command,
 /// or the one a running device app serves) and against a separate `gangway serve`.
-@Suite("gangway admin, run as a process", .serialized)
+@Suite("gangway admin, run as a process", .serialized, .tags(.endToEnd), .skipsTags)
 struct AdminCommandEndToEndTests {
     struct Machine {
         let directory: TemporaryDirectory
@@ -711,7 +711,7 @@ struct AdminCommandEndToEndTests {
 
 /// A separate `gangway serve`, managed with `gangway admin --server` and used by the
 /// device app with `--server`.
-@Suite("gangway serve, admin and the device app as three processes")
+@Suite("gangway serve, admin and the device app as three processes", .tags(.endToEnd), .skipsTags)
 struct SeparateServerTests {
     @Test(
         "admin adds an app and a user to a fresh server; the device app onboards against it; a wrong token is refused"

@@ -4,7 +4,7 @@ import Testing
 
 /// The device app on a pseudo-terminal while `gangway admin` changes the server under it:
 /// what the admin decides reaches the running app at its next server contact.
-@Suite("gangway admin changes reach a running device app", .serialized)
+@Suite("gangway admin changes reach a running device app", .serialized, .tags(.endToEnd), .skipsTags)
 struct AdminStoriesOnTerminalTests {
     static let passcode = DeviceAppEndToEndTests.alicePasscode
 

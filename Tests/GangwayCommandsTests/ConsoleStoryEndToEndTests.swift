@@ -11,7 +11,9 @@ import Testing
 /// alice and bob; then a wipe from the console, carried out at the device's next contact.
 @Suite(
     "The console runs the shared-device story: the built app hands alice's changes to bob, and a wipe is carried out",
-    .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver")
+    .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver"),
+    .tags(.endToEnd, .browser),
+    .skipsTags
 )
 struct ConsoleStoryEndToEndTests {
     static let password = "a long operator passphrase"

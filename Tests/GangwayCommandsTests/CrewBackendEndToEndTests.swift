@@ -6,7 +6,11 @@ import Testing
 /// The reference's multi-user tutorial retold with the built binary: the demo airline's
 /// own backend (the crew roster) is reached through the app's destination as whoever is
 /// signed in, and the shift's offline work is handed over by the flows.
-@Suite("The demo's crew backend through its destination: each person arrives as themselves")
+@Suite(
+    "The demo's crew backend through its destination: each person arrives as themselves",
+    .tags(.endToEnd),
+    .skipsTags
+)
 struct CrewBackendEndToEndTests {
     typealias Device = DeviceAppEndToEndTests.Device
 

@@ -14,7 +14,7 @@ import Testing
 /// What the built `gangway` does with directories it did not make: it never changes
 /// them, and it refuses one another account could write to, before anything is read from
 /// it or written into it.
-@Suite("Data directories: never narrowed, never trusted when others can write them")
+@Suite("Data directories: never narrowed, never trusted when others can write them", .tags(.endToEnd), .skipsTags)
 struct DataDirectorySafetyEndToEndTests {
     @Test("the first use leaves the home directory and a /var/lib-style parent as they were")
     func parentsKeepTheirModes() async throws {
@@ -251,7 +251,7 @@ struct DataDirectorySafetyEndToEndTests {
 }
 
 /// What a device's log can do to the admin's terminal: nothing.
-@Suite("gangway admin logs shows a device's escape codes written out")
+@Suite("gangway admin logs shows a device's escape codes written out", .tags(.endToEnd), .skipsTags)
 struct AdminLogEscapesEndToEndTests {
     /// `request` to the server at `base`, with a bearer token and JSON.
     private func call(

@@ -9,7 +9,11 @@ import Testing
 /// A destination's answer streams through `gangway serve`: fifty megabytes from the
 /// company's backend (not Gangway's code, ``TestDestinationBackend``) reach the device
 /// while the server's memory stays flat, measured as its resident set.
-@Suite("Destinations through the built server: a 50 MB answer streams, the server's memory stays flat")
+@Suite(
+    "Destinations through the built server: a 50 MB answer streams, the server's memory stays flat",
+    .tags(.endToEnd),
+    .skipsTags
+)
 struct DestinationStreamingEndToEndTests {
     /// The resident set of process `id`, in bytes, from `/proc`.
     static func residentBytes(of id: Int32) throws -> Int {

@@ -5,7 +5,7 @@ import Testing
 
 /// The device app (`gangway` with no subcommand) run as a process against its embedded
 /// server, answered line by line through a pipe as a script would.
-@Suite("gangway, the device app: stories played through a pipe", .serialized)
+@Suite("gangway, the device app: stories played through a pipe", .serialized, .tags(.endToEnd), .skipsTags)
 struct DeviceAppEndToEndTests {
     static let alicePasscode = "Fuel-Check-2468"
     static let bobPasscode = "Tyre-Gauge-1357"
@@ -963,7 +963,7 @@ struct DeviceAppEndToEndTests {
     }
 }
 
-@Suite("gangway, the device app, on a terminal")
+@Suite("gangway, the device app, on a terminal", .tags(.endToEnd), .skipsTags)
 struct DeviceAppTerminalTests {
     @Test("a passcode typed on a terminal shows as dots with the checklist ticking; it never echoes")
     func passcodeOnTerminal() throws {

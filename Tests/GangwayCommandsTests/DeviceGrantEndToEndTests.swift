@@ -11,7 +11,9 @@ import Testing
 @Suite(
     "The terminal app signs in with the device grant, approved in headless Chromium",
     .serialized,
-    .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver")
+    .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver"),
+    .tags(.endToEnd, .browser),
+    .skipsTags
 )
 struct DeviceGrantEndToEndTests {
     static let passcode = "Fuel-Check-2468"

@@ -5,7 +5,7 @@ import Testing
 /// The shipped `gangway` whose launch fails, as a person meets it: the lock it took in the
 /// data directory goes with it (and the empty directories made for it), while a lock it
 /// did not make, or another running app's, stays.
-@Suite("A failed launch leaves no lock of its own behind, and never touches another's")
+@Suite("A failed launch leaves no lock of its own behind, and never touches another's", .tags(.endToEnd), .skipsTags)
 struct FailedLaunchEndToEndTests {
     /// Nothing listens there.
     static let unreachable = "http://127.0.0.1:1"

@@ -11,7 +11,7 @@ import Testing
 /// What a newcomer types wrong in the first hour, run against the built `gangway`: every
 /// mistake gets one sentence and a non-zero exit, never a backtrace, and leaves nothing
 /// behind.
-@Suite("The first hour: wrong inputs get one sentence, and nothing is created by mistake")
+@Suite("The first hour: wrong inputs get one sentence, and nothing is created by mistake", .tags(.endToEnd), .skipsTags)
 struct FirstHourEndToEndTests {
     /// What a failure printed is one line and no backtrace.
     private func expectOneSentence(_ result: GangwayProcess.Result, _ comment: Comment? = nil) {

@@ -9,7 +9,9 @@ import Testing
 #endif
 
 @Suite(
-    "The device app's offline work: edits kept through a quit, handed over at a user switch, never lost at a removal"
+    "The device app's offline work: edits kept through a quit, handed over at a user switch, never lost at a removal",
+    .tags(.endToEnd),
+    .skipsTags
 )
 struct OfflineWorkEndToEndTests {
     typealias Device = DeviceAppEndToEndTests.Device

@@ -11,7 +11,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("gangway serve, run as a process")
+@Suite("gangway serve, run as a process", .tags(.endToEnd), .skipsTags)
 struct ServeCommandEndToEndTests {
     /// Starts `gangway serve` on a free port and returns it with the port it printed.
     private func start(dataDirectory: URL, extra: [String] = []) async throws -> (Process, Pipe, Pipe, Int) {

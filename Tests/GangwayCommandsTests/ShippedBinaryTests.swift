@@ -3,7 +3,7 @@ import GangwayTesting
 import Testing
 
 /// The `gangway` users run carries no test seam: the test hooks live in the test host.
-@Suite("The shipped gangway binary has no test seams")
+@Suite("The shipped gangway binary has no test seams", .tags(.endToEnd), .skipsTags)
 struct ShippedBinaryTests {
     let temporary: TemporaryDirectory
     let gangway: GangwayProcess

@@ -7,7 +7,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite("gangway store, end to end")
+@Suite("gangway store, end to end", .tags(.endToEnd), .skipsTags)
 struct StoreCommandEndToEndTests {
     let temporary: TemporaryDirectory
     let gangway: GangwayProcess

@@ -6,7 +6,7 @@ import Testing
 
 @testable import GangwayCommands
 
-@Suite("gangway store on a terminal, and its help")
+@Suite("gangway store on a terminal, and its help", .tags(.endToEnd), .skipsTags)
 struct TerminalAndHelpTests {
     @Test func passcodesTypedAtATerminalAreNeverEchoed() throws {
         let temporary = try TemporaryDirectory(prefix: "gangway-pty-test")

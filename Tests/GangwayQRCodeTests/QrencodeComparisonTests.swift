@@ -1,4 +1,5 @@
 import GangwaySystem
+import GangwayTesting
 import Testing
 
 @testable import GangwayQRCode
@@ -9,7 +10,9 @@ import Testing
     .enabled(
         if: Tools.qrencode.executable != nil,
         "qrencode not found on PATH: install the Debian package qrencode"
-    )
+    ),
+    .tags(.slow),
+    .skipsTags
 )
 struct QrencodeComparisonTests {
     @Test(

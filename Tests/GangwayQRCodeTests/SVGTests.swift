@@ -1,5 +1,6 @@
 import Foundation
 import GangwaySystem
+import GangwayTesting
 import Testing
 
 @testable import GangwayQRCode
@@ -80,6 +81,8 @@ struct SVGTests {
             if: Tools.zbarimg.executable != nil,
             "zbarimg not found on PATH: install the Debian package zbar-tools"
         ),
+        .tags(.browser),
+        .skipsTags,
         arguments: [Fixtures.activationLink, "Crème brûlée — 東京駅 🚢"]
     )
     func chromiumRendering(text: String) async throws {

@@ -1,4 +1,5 @@
 import GangwaySystem
+import GangwayTesting
 import Testing
 
 @testable import GangwayQRCode
@@ -9,7 +10,9 @@ import Testing
     .enabled(
         if: Tools.zbarimg.executable != nil,
         "zbarimg not found on PATH: install the Debian package zbar-tools"
-    )
+    ),
+    .tags(.slow),
+    .skipsTags
 )
 struct ZbarDecodingTests {
     static let samples: [String] = [

@@ -7,7 +7,12 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("The overview's activity and what needs attention: counted as it happens, by hour and by day", .servingTurn)
+@Suite(
+    "The overview's activity and what needs attention: counted as it happens, by hour and by day",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct ActivityTests {
     static func activity(_ api: API, _ query: String) async throws -> Components.Schemas.Activity {
         try await api.admin(.get, "/admin/activity\(query)").decode(Components.Schemas.Activity.self)

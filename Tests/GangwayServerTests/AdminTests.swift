@@ -7,7 +7,7 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("Admin API: the admin token, apps, users, activation QR codes", .servingTurn)
+@Suite("Admin API: the admin token, apps, users, activation QR codes", .servingTurn, .tags(.postgres), .skipsTags)
 struct AdminTests {
     /// Every operation of the API document that needs the admin token, its path
     /// parameters filled in with names that exist in the standard seed.
@@ -211,7 +211,7 @@ struct AdminTests {
     }
 }
 
-@Suite("The admin token file", .servingTurn)
+@Suite("The admin token file", .servingTurn, .tags(.postgres), .skipsTags)
 struct AdminTokenTests {
     @Test("written once with mode 0600, kept across restarts, never logged")
     func firstStart() async throws {

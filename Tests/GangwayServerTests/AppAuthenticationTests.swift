@@ -7,7 +7,12 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("An app's authentication: basic or OAuth 2.0, its provider's secret sealed and never shown", .servingTurn)
+@Suite(
+    "An app's authentication: basic or OAuth 2.0, its provider's secret sealed and never shown",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct AppAuthenticationTests {
     static let secret = "provider-secret-Xq7"
     static let provider = #"{"issuer": "https://login.airline.example", "clientID": "gangway-checks""#

@@ -7,7 +7,7 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("App data: entity sets devices read and the admin writes", .servingTurn)
+@Suite("App data: entity sets devices read and the admin writes", .servingTurn, .tags(.postgres), .skipsTags)
 struct AppDataTests {
     static let fuel = #"{"fields": {"aircraft": "A320 F-GKXA", "item": "fuel level", "status": "open"}}"#
 

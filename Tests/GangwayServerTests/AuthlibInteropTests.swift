@@ -3,6 +3,7 @@ import GangwayServer
 import GangwayServerStorage
 import GangwayServerTesting
 import GangwaySystem
+import GangwayTesting
 import HTTPTypes
 import Testing
 
@@ -13,7 +14,9 @@ import Testing
 @Suite(
     "Interoperability: Authlib drives the code grant with PKCE, refresh, revocation and the device grant",
     .servingTurn,
-    .enabled(if: TestIdentityProvider.isInstalled, "needs the Python environment in .build-oidc/venv (see .ci/run)")
+    .enabled(if: TestIdentityProvider.isInstalled, "needs the Python environment in .build-oidc/venv (see .ci/run)"),
+    .tags(.postgres, .slow),
+    .skipsTags
 )
 struct AuthlibInteropTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

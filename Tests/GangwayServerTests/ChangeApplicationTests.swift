@@ -6,7 +6,12 @@ import GangwayServerTesting
 import GangwayTesting
 import Testing
 
-@Suite("The server's storage ends each change exactly once, merging it field by field", .servingTurn)
+@Suite(
+    "The server's storage ends each change exactly once, merging it field by field",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct ChangeApplicationTests {
     static let checks = ["status", "reading", "note"]
 

@@ -9,7 +9,9 @@ import Testing
 
 @Suite(
     "Devices upload signed changes sealed to the server; it checks each author and ends each change once",
-    .servingTurn
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
 )
 struct ChangeUploadTests {
     static let rules = #"""

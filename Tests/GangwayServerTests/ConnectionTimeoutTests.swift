@@ -2,6 +2,7 @@ import Foundation
 import GangwayServer
 import GangwayServerTesting
 import GangwaySystem
+import GangwayTesting
 import HTTPTypes
 import NIOCore
 import NIOPosix
@@ -9,7 +10,9 @@ import Testing
 
 @Suite(
     "Connections: a trickled head or body and a silent connection are closed; a cap answers 503; an unreadable head gets the error document",
-    .servingTurn
+    .servingTurn,
+    .tags(.slow),
+    .skipsTags
 )
 struct ConnectionTimeoutTests {
     /// A server with these timeouts. The margins below are wide, for a loaded machine:

@@ -12,7 +12,9 @@ import Testing
 
 @Suite(
     "The console's apps: each setting of the exchange in one form, changed by an admin, said what devices do",
-    .servingTurn
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
 )
 struct ConsoleAppsTests {
     /// A browser without script signed in to the console as a new operator with `role`.

@@ -17,7 +17,9 @@ import Testing
     // One browser at a time: each is a heavy process on a machine of two cores, where the
     // suite's timing-sensitive neighbours (bcrypt, throttling) also run.
     .serialized,
-    .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver")
+    .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver"),
+    .tags(.browser),
+    .skipsTags
 )
 struct ConsoleBrowserTests {
     static let password = "a long operator passphrase"

@@ -7,7 +7,12 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("The console's page of an app's destinations: listed for every operator, changed by an admin", .servingTurn)
+@Suite(
+    "The console's page of an app's destinations: listed for every operator, changed by an admin",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct ConsoleDestinationsTests {
     static func destinations(_ api: API) async throws -> [Components.Schemas.Destination] {
         try await api.admin(.get, "/admin/apps/checks/destinations").decode([Components.Schemas.Destination].self)

@@ -13,7 +13,9 @@ import Testing
 /// and every way its answer is refused.
 @Suite(
     "Operators sign in to the console through the company's OpenID provider, once an admin links them",
-    .servingTurn
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
 )
 struct ConsoleProviderSignInTests {
     static let issuer = "https://login.example.com"

@@ -9,7 +9,9 @@ import Testing
 
 @Suite(
     "The console's users and data: users added, given a new password, linked; changes shown with how they ended",
-    .servingTurn
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
 )
 struct ConsoleUsersTests {
     @Test(

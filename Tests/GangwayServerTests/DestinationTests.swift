@@ -18,7 +18,12 @@ import Testing
 /// the signed-in person. The backend is not Gangway's code: a Python app that checks each
 /// forwarded token with PyJWT against the server's published keys
 /// (``TestDestinationBackend``).
-@Suite("Destinations: a device reaches its company's backend through the server, as the signed-in person", .servingTurn)
+@Suite(
+    "Destinations: a device reaches its company's backend through the server, as the signed-in person",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct DestinationTests {
     static let path = "/admin/apps/checks/destinations"
 
@@ -355,7 +360,9 @@ struct DestinationTests {
 
     @Test(
         "a redirect is not followed; an unreachable backend is a 502 counted as status 0; a fixed credential replaces the person",
-        .enabled(if: TestDestinationBackend.isInstalled, "needs PyJWT in .build-oidc/venv (see .ci/run)")
+        .enabled(if: TestDestinationBackend.isInstalled, "needs PyJWT in .build-oidc/venv (see .ci/run)"),
+        .tags(.slow),
+        .skipsTags
     )
     func backendsAndCredentials() async throws {
         try await Self.withBackend { _, api, backend in

@@ -7,7 +7,12 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("An app's registrations paged by the database: by user, by status, after the last one shown", .servingTurn)
+@Suite(
+    "An app's registrations paged by the database: by user, by status, after the last one shown",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct DeviceListTests {
     /// `count` registrations of the users crew000… (one each), straight to the storage,
     /// and the names of their users.

@@ -6,7 +6,12 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("The settings, logs, data and registration routes against five states of the caller", .servingTurn)
+@Suite(
+    "The settings, logs, data and registration routes against five states of the caller",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct DeviceRouteStateTests {
     /// The routes a device calls with its session, each with a body it accepts; the
     /// registration last, since it changes the state the others are tried in.

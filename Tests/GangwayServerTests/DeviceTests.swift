@@ -6,7 +6,7 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("Devices: registration, recovery secrets, admin lock and wipe", .servingTurn)
+@Suite("Devices: registration, recovery secrets, admin lock and wipe", .servingTurn, .tags(.postgres), .skipsTags)
 struct DeviceTests {
     @Test("registering twice keeps the registration and its recovery secret", arguments: Backend.available)
     func register(backend: Backend) async throws {

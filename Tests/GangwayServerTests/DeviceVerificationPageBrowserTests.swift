@@ -2,6 +2,7 @@ import Foundation
 import GangwayProtocol
 import GangwayServerStorage
 import GangwayServerTesting
+import GangwayTesting
 import HTTPTypes
 import Testing
 
@@ -10,7 +11,9 @@ import Testing
 @Suite(
     "The device verification page in headless Chromium: keyboard alone, a phone's width",
     .servingTurn,
-    .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver")
+    .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver"),
+    .tags(.browser),
+    .skipsTags
 )
 struct DeviceVerificationPageBrowserTests {
     @Test("approved with the keyboard alone from the link the device shows; the device gets its tokens")

@@ -11,7 +11,12 @@ import Testing
 
 /// Rows with an end are deleted once they are of no use, in one sweep for every table
 /// (``ExpiringRows``); device authorizations are limited per address and app.
-@Suite("Expiring rows: device grants, codes, sign-ins, sessions and refresh tokens are deleted", .servingTurn)
+@Suite(
+    "Expiring rows: device grants, codes, sign-ins, sessions and refresh tokens are deleted",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct ExpiringRowsTests {
     @Test("one sweep deletes what ended, after each kind's grace, on both stores", arguments: Backend.available)
     func purge(backend: Backend) async throws {

@@ -14,7 +14,9 @@ import Testing
 @Suite(
     "Federation: an app's people sign in at its OpenID Connect provider",
     .servingTurn,
-    .enabled(if: TestIdentityProvider.isInstalled, "needs oidc-provider-mock in .build-oidc/venv (see .ci/run)")
+    .enabled(if: TestIdentityProvider.isInstalled, "needs oidc-provider-mock in .build-oidc/venv (see .ci/run)"),
+    .tags(.postgres, .slow),
+    .skipsTags
 )
 struct FederatedSignInTests {
     static let clientID = "gangway-checks"

@@ -11,7 +11,7 @@ import Testing
     import Glibc
 #endif
 
-@Suite("Log upload", .servingTurn)
+@Suite("Log upload", .servingTurn, .tags(.postgres), .skipsTags)
 struct LogUploadTests {
     static let entries = """
         {"entries": [

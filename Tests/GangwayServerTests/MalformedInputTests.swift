@@ -9,7 +9,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-@Suite("Malformed input is a 4xx with a JSON error, never a 500", .servingTurn)
+@Suite("Malformed input is a 4xx with a JSON error, never a 500", .servingTurn, .tags(.postgres), .skipsTags)
 struct MalformedInputTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String

@@ -10,7 +10,12 @@ import Testing
 
 /// The authorization code grant with PKCE (RFC 6749 §4.1, RFC 7636, RFC 8252) over HTTP:
 /// the sign-in page, the redirect with the code, its redemption once.
-@Suite("OAuth 2.0: the authorization code grant with PKCE, its sign-in page and redirects", .servingTurn)
+@Suite(
+    "OAuth 2.0: the authorization code grant with PKCE, its sign-in page and redirects",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct OAuthAuthorizationCodeTests {
     static let loopback = "http://127.0.0.1/callback"
     static let custom = "com.airline.checks:/oauth2redirect"

@@ -9,7 +9,12 @@ import Testing
 
 /// The app's authorization server over HTTP: the device authorization grant (RFC 8628),
 /// its verification page, rotating refresh tokens (RFC 9700) and revocation (RFC 7009).
-@Suite("OAuth 2.0: the device grant, its verification page, rotating refresh tokens, revocation", .servingTurn)
+@Suite(
+    "OAuth 2.0: the device grant, its verification page, rotating refresh tokens, revocation",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct OAuthDeviceGrantTests {
     static let deviceGrant = "urn:ietf:params:oauth:grant-type:device_code"
 

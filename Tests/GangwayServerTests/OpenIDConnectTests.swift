@@ -9,7 +9,7 @@ import Testing
 
 /// OpenID Connect on an oauth2 app: discovery, the key set and ID tokens, checked with
 /// JWTKit against the keys the server publishes, as a relying party would.
-@Suite("OpenID Connect: discovery, the key set and ID tokens that verify", .servingTurn)
+@Suite("OpenID Connect: discovery, the key set and ID tokens that verify", .servingTurn, .tags(.postgres), .skipsTags)
 struct OpenIDConnectTests {
     struct IDToken: JWTPayload {
         var iss: IssuerClaim

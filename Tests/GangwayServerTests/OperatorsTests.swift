@@ -8,7 +8,12 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("Operators of the console and the audit: added with a one-use link, every admin change recorded", .servingTurn)
+@Suite(
+    "Operators of the console and the audit: added with a one-use link, every admin change recorded",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct OperatorsTests {
     static func add(_ api: API, _ name: String, role: String) async throws -> Components.Schemas.OperatorEnrolment {
         let reply = try await api.admin(.post, "/admin/operators", json: #"{"name": "\#(name)", "role": "\#(role)"}"#)

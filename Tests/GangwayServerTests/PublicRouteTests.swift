@@ -8,7 +8,7 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("Public routes: health, discovery, activation key, version check", .servingTurn)
+@Suite("Public routes: health, discovery, activation key, version check", .servingTurn, .tags(.postgres), .skipsTags)
 struct PublicRouteTests {
     @Test("health names the storage", arguments: Backend.available)
     func health(backend: Backend) async throws {

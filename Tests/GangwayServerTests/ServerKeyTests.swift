@@ -5,9 +5,15 @@ import GangwayServer
 import GangwayServerStorage
 import GangwayServerTesting
 import GangwaySystem
+import GangwayTesting
 import Testing
 
-@Suite("The server key: the signing key and recovery secrets are sealed before they reach the database", .servingTurn)
+@Suite(
+    "The server key: the signing key and recovery secrets are sealed before they reach the database",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct ServerKeyTests {
     @Test(
         "the database alone holds neither the activation signing key nor a recovery secret",

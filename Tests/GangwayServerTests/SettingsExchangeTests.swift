@@ -6,7 +6,12 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("Settings exchange: the reference shape, admin changes, invalid policies", .servingTurn)
+@Suite(
+    "Settings exchange: the reference shape, admin changes, invalid policies",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct SettingsExchangeTests {
     @Test("the document has the reference system's key names", arguments: Backend.available)
     func shape(backend: Backend) async throws {

@@ -6,7 +6,12 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("Several servers on one database, as separate processes would run them", .servingTurn)
+@Suite(
+    "Several servers on one database, as separate processes would run them",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct SharedDatabaseTests {
     /// The version of the first check `api`'s server answers with.
     private func version(_ api: API, _ token: String) async throws -> Int? {

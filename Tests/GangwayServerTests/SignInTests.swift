@@ -6,7 +6,12 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("Sign-in: tokens, wrong passwords, throttling, blocked users, sign-out, expiry", .servingTurn)
+@Suite(
+    "Sign-in: tokens, wrong passwords, throttling, blocked users, sign-out, expiry",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct SignInTests {
     @Test("a sign-in returns an opaque token the server stores only hashed", arguments: Backend.available)
     func signIn(backend: Backend) async throws {

@@ -12,7 +12,9 @@ import Testing
 
 @Suite(
     "Sign-in throttling: counted before the check, per user across addresses, and never a lock-out by a guesser",
-    .servingTurn
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
 )
 struct SignInThrottleTests {
     @Test(

@@ -2,10 +2,16 @@ import Foundation
 import GangwayServer
 import GangwayServerStorage
 import GangwayServerTesting
+import GangwayTesting
 import Logging
 import Testing
 
-@Suite("Storage lifecycle: the PostgreSQL pool runs as a service, and only while it runs", .servingTurn)
+@Suite(
+    "Storage lifecycle: the PostgreSQL pool runs as a service, and only while it runs",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
 struct StorageLifecycleTests {
     /// Runs `body` with a maker of PostgreSQL storages over one new schema, then drops
     /// the schema.

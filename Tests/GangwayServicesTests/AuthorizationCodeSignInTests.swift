@@ -135,7 +135,9 @@ struct AuthorizationCodeSignInTests {
 
     @Test(
         "in headless Chromium: the person signs in with the keyboard; the app's loopback listener gets the code",
-        .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver")
+        .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver"),
+        .tags(.browser),
+        .skipsTags
     )
     func inChromium() async throws {
         try await TestServer.run(seed: .checks) { server in

@@ -12,7 +12,9 @@ import Testing
 
 @Suite(
     "Stories: people sign in at the company's OpenID Connect provider, through the server, on a device",
-    .enabled(if: TestIdentityProvider.isInstalled, "needs oidc-provider-mock in .build-oidc/venv (see .ci/run)")
+    .enabled(if: TestIdentityProvider.isInstalled, "needs oidc-provider-mock in .build-oidc/venv (see .ci/run)"),
+    .tags(.slow),
+    .skipsTags
 )
 struct FederatedSignInStoryTests {
     /// The app federates to `provider`; alice and bob are the people with subjects
@@ -218,7 +220,9 @@ struct FederatedSignInStoryTests {
 
     @Test(
         "in headless Chromium: the app's page, the provider's page, back through the server to the app's listener",
-        .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver")
+        .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver"),
+        .tags(.browser),
+        .skipsTags
     )
     func inChromium() async throws {
         try await TestIdentityProvider.using { provider in

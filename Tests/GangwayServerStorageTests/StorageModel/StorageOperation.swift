@@ -1,4 +1,3 @@
-import GangwayServer
 import GangwayServerStorage
 
 /// One step of a model-based storage test: a storage call, or the few calls the server

@@ -1,10 +1,12 @@
 import Foundation
 import GangwayServerStorage
+import GangwayServerTesting
+import GangwayTesting
 import Testing
 
 /// A read sees one state of the database: what it returns from two tables, or a list
 /// with its count, never mixes a moment before a write with a moment after it.
-@Suite("Storage reads are snapshots: a read never mixes two states, while writes go on")
+@Suite("Storage reads are snapshots: a read never mixes two states, while writes go on", .tags(.postgres), .skipsTags)
 struct ReadSnapshotTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 

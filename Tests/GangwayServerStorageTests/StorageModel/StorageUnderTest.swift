@@ -1,5 +1,4 @@
 import Foundation
-import GangwayServer
 import GangwayServerStorage
 import GangwayServerTesting
 import GangwayTesting

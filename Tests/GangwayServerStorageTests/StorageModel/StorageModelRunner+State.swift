@@ -1,6 +1,5 @@
 import Foundation
 import GangwayProtocol
-import GangwayServer
 import GangwayServerStorage
 
 /// The whole observable state, read from the storage and held to the model.

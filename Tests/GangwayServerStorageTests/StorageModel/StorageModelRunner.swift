@@ -1,6 +1,5 @@
 import Foundation
 import GangwayProtocol
-import GangwayServer
 import GangwayServerStorage
 
 /// Runs a sequence of ``StorageOperation``s against a storage and a ``StorageModel`` side

@@ -1,18 +1,17 @@
-import GangwayServerTesting
 import Testing
 
 /// The databases a server test runs against: SQLite always, PostgreSQL when
 /// `GANGWAY_POSTGRES_URL` names one (CI sets it).
-enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+public enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
     case postgresql
 
-    static var available: [Backend] {
+    public static var available: [Backend] {
         TestDatabase.postgresqlFromEnvironment == nil ? [.sqlite] : [.sqlite, .postgresql]
     }
 
     /// The harness's database for this backend.
-    var database: TestDatabase {
+    public var database: TestDatabase {
         get throws {
             switch self {
             case .sqlite: return .sqlite
@@ -25,5 +24,5 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         }
     }
 
-    var testDescription: String { rawValue }
+    public var testDescription: String { rawValue }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import GangwayProtocol
-import GangwayServer
 import GangwayServerStorage
 
 /// The server's storage as plain dictionaries: what ``ServerStorage`` documents, written

@@ -1,4 +1,3 @@
-import GangwayServerTesting
 import Testing
 
 /// Runs each test of a suite inside one of the process's test-server turns
@@ -6,10 +5,12 @@ import Testing
 /// served, a few at a time: swift-testing starts every test at once, and two hundred
 /// servers with their databases open took the test process past the open files at which
 /// Foundation's `Process` can crash while another test starts a program.
-struct ServingTurnTrait: SuiteTrait, TestTrait, TestScoping {
-    var isRecursive: Bool { true }
+public struct ServingTurnTrait: SuiteTrait, TestTrait, TestScoping {
+    public var isRecursive: Bool { true }
 
-    func provideScope(
+    public init() {}
+
+    public func provideScope(
         for test: Test,
         testCase: Test.Case?,
         performing function: @Sendable () async throws -> Void
@@ -22,5 +23,5 @@ struct ServingTurnTrait: SuiteTrait, TestTrait, TestScoping {
 
 extension Trait where Self == ServingTurnTrait {
     /// Each test takes a test-server turn for the whole of its run.
-    static var servingTurn: Self { Self() }
+    public static var servingTurn: Self { Self() }
 }

@@ -1,6 +1,13 @@
+import GangwayServerTesting
+import GangwayTesting
 import Testing
 
-@Suite("Random sequences of storage operations end on SQLite and PostgreSQL as on a model in memory", .servingTurn)
+@Suite(
+    "Random sequences of storage operations end on SQLite and PostgreSQL as on a model in memory",
+    .servingTurn,
+    .tags(.postgres, .slow),
+    .skipsTags
+)
 struct StorageModelTests {
     /// What the sequences must reach, or the agreement would say little: each kind of
     /// duplicate, each refusal of a change, full sets, lock and wipe, each kind of purge.
