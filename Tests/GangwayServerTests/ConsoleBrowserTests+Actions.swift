@@ -115,12 +115,18 @@ extension ConsoleBrowserTests {
                 try await browser.type("https://login.example.com", into: try await browser.element("#issuer"))
                 try await browser.type("s-erin\u{E007}", into: try await browser.element("#subject"))
                 try await done("linkIdentity")
-                #expect(try await storage.identityLink(issuer: "https://login.example.com", subject: "s-erin") != nil)
+                #expect(
+                    try await storage.identityLink(issuer: "https://login.example.com", subject: "s-erin", kind: .user)
+                        != nil
+                )
                 try await browser.open("\(server)/console/users/erin")
                 _ = try await browser.source(once: "s-erin")
                 try await browser.click(try await browser.element("form:has(input[value=unlink]) button"))
                 try await done("unlinkIdentity")
-                #expect(try await storage.identityLink(issuer: "https://login.example.com", subject: "s-erin") == nil)
+                #expect(
+                    try await storage.identityLink(issuer: "https://login.example.com", subject: "s-erin", kind: .user)
+                        == nil
+                )
 
                 // Another operator: a new role, a new link, an identity, removed.
                 try await browser.open("\(server)/console/operators")

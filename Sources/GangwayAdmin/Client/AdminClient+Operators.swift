@@ -64,44 +64,6 @@ extension AdminClient {
         }
     }
 
-    /// Links the person with `subject` at the provider `issuer` to an operator: the
-    /// console's sign-in page then offers that provider, and the person it signs in is
-    /// this operator.
-    /// - Throws: ``ServiceError``; ``ServiceError/refused`` with status 409 when the
-    ///   identity is linked already, ``ServiceError/notFound`` for an unknown operator.
-    @discardableResult
-    public func linkIdentity(
-        issuer: String,
-        subject: String,
-        operator name: String
-    ) async throws(ServiceError) -> ManagedOperator.Identity {
-        let output = try await ServiceCall.run(at: serverURL) {
-            try await client.linkOperatorIdentity(
-                path: .init(name: name),
-                body: .json(.init(issuer: issuer, subject: subject))
-            )
-        }
-        switch output {
-        case .created(let created): return ManagedOperator.Identity(try ServiceCall.decode { try created.body.json })
-        default: throw ServiceCall.unexpected(output)
-        }
-    }
-
-    /// Removes a provider identity from an operator.
-    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` when it is not linked to them.
-    public func unlinkIdentity(issuer: String, subject: String, operator name: String) async throws(ServiceError) {
-        let output = try await ServiceCall.run(at: serverURL) {
-            try await client.unlinkOperatorIdentity(
-                path: .init(name: name),
-                query: .init(issuer: issuer, subject: subject)
-            )
-        }
-        switch output {
-        case .noContent: return
-        default: throw ServiceCall.unexpected(output)
-        }
-    }
-
     /// Removes an operator; their console sessions end.
     public func removeOperator(_ name: String) async throws(ServiceError) {
         let output = try await ServiceCall.run(at: serverURL) {

@@ -446,40 +446,58 @@ public struct AdminClient: Sendable {
         }
     }
 
-    /// Links the person with `subject` at the provider `issuer` to a user: when an app
-    /// whose provider has this issuer signs them in, they are this user.
+    /// Links a person of an OpenID Connect provider to a user or an operator: the next
+    /// time the provider signs them in (to an app, or to the console), they are that one.
     /// - Throws: ``ServiceError``; ``ServiceError/refused`` with status 409 when the
-    ///   identity is linked already, 400 for an issuer that is not an `https` URL.
+    ///   identity is linked to one of that kind already, ``ServiceError/notFound`` when
+    ///   there is no such user or operator.
     @discardableResult
     public func linkIdentity(
         issuer: String,
         subject: String,
-        user username: String
+        to holder: ManagedIdentityLink.Holder
     ) async throws(ServiceError) -> ManagedIdentityLink {
-        let output = try await ServiceCall.run(at: serverURL) {
-            try await client.linkIdentity(
-                path: .init(username: username),
-                body: .json(.init(issuer: issuer, subject: subject))
-            )
-        }
-        switch output {
-        case .created(let created): return ManagedIdentityLink(try ServiceCall.decode { try created.body.json })
-        default: throw ServiceCall.unexpected(output)
+        let body = Components.Schemas.IdentityLinkCreate(issuer: issuer, subject: subject)
+        switch holder {
+        case .user(let username):
+            let output = try await ServiceCall.run(at: serverURL) {
+                try await client.linkIdentity(path: .init(username: username), body: .json(body))
+            }
+            guard case .created(let created) = output else { throw ServiceCall.unexpected(output) }
+            return ManagedIdentityLink(try ServiceCall.decode { try created.body.json })
+        case .operator(let name):
+            let output = try await ServiceCall.run(at: serverURL) {
+                try await client.linkOperatorIdentity(path: .init(name: name), body: .json(body))
+            }
+            guard case .created(let created) = output else { throw ServiceCall.unexpected(output) }
+            return ManagedIdentityLink(try ServiceCall.decode { try created.body.json }, operator: name)
         }
     }
 
-    /// Removes a provider identity from a user.
+    /// Removes a provider identity from a user or an operator; sessions already open stay.
     /// - Throws: ``ServiceError``; ``ServiceError/notFound`` when it is not linked to them.
-    public func unlinkIdentity(issuer: String, subject: String, user username: String) async throws(ServiceError) {
-        let output = try await ServiceCall.run(at: serverURL) {
-            try await client.unlinkIdentity(
-                path: .init(username: username),
-                query: .init(issuer: issuer, subject: subject)
-            )
-        }
-        switch output {
-        case .noContent: return
-        default: throw ServiceCall.unexpected(output)
+    public func unlinkIdentity(
+        issuer: String,
+        subject: String,
+        from holder: ManagedIdentityLink.Holder
+    ) async throws(ServiceError) {
+        switch holder {
+        case .user(let username):
+            let output = try await ServiceCall.run(at: serverURL) {
+                try await client.unlinkIdentity(
+                    path: .init(username: username),
+                    query: .init(issuer: issuer, subject: subject)
+                )
+            }
+            guard case .noContent = output else { throw ServiceCall.unexpected(output) }
+        case .operator(let name):
+            let output = try await ServiceCall.run(at: serverURL) {
+                try await client.unlinkOperatorIdentity(
+                    path: .init(name: name),
+                    query: .init(issuer: issuer, subject: subject)
+                )
+            }
+            guard case .noContent = output else { throw ServiceCall.unexpected(output) }
         }
     }
 

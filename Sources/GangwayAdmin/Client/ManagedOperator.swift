@@ -9,29 +9,15 @@ public struct ManagedOperator: Sendable, Hashable {
     public var isEnrolled: Bool
     public var createdAt: Date
     /// The provider identities that sign in as this operator.
-    public var identities: [Identity]
+    public var identities: [ManagedIdentityLink]
 
     /// A person of an OpenID Connect provider who signs in to the console as this operator.
-    public struct Identity: Sendable, Hashable {
-        /// The provider's issuer URL.
-        public var issuer: String
-        /// The person's subject (`sub`) at the provider.
-        public var subject: String
-        public var createdAt: Date
-
-        init(_ wire: Components.Schemas.OperatorIdentity) {
-            issuer = wire.issuer
-            subject = wire.subject
-            createdAt = wire.createdAt
-        }
-    }
-
     init(_ wire: Components.Schemas.Operator) {
         name = wire.name
         role = OperatorRole(wire.role)
         isEnrolled = wire.enrolled
         createdAt = wire.createdAt
-        identities = (wire.identities ?? []).map(Identity.init)
+        identities = (wire.identities ?? []).map { ManagedIdentityLink($0, operator: wire.name) }
     }
 }
 

@@ -155,11 +155,8 @@ struct AdminOperatorsLink: AsyncParsableCommand {
     @OptionGroup var identity: IdentityOptions
 
     func run() async throws {
-        let (issuer, subject) = (identity.issuer, identity.subject)
-        try await target.run { admin, name in
-            try await admin.linkIdentity(issuer: issuer, subject: subject, operator: name)
-            Console.standardOutput("Linked \(subject) at \(issuer) to the operator \(name).")
-        }
+        let identity = identity
+        try await target.run { admin, name in try await identity.link(to: .operator(name), with: admin) }
     }
 }
 
@@ -178,11 +175,8 @@ struct AdminOperatorsUnlink: AsyncParsableCommand {
     @OptionGroup var identity: IdentityOptions
 
     func run() async throws {
-        let (issuer, subject) = (identity.issuer, identity.subject)
-        try await target.run { admin, name in
-            try await admin.unlinkIdentity(issuer: issuer, subject: subject, operator: name)
-            Console.standardOutput("Unlinked \(subject) at \(issuer) from the operator \(name).")
-        }
+        let identity = identity
+        try await target.run { admin, name in try await identity.unlink(from: .operator(name), with: admin) }
     }
 }
 

@@ -177,6 +177,19 @@ struct IdentityOptions: ParsableArguments {
 
     @Option(help: "The person's subject (sub) at the provider; the sign-in page shows it to a person not linked yet.")
     var subject: String
+
+    /// Links the person to `holder` and says so: the one way `users link` and
+    /// `operators link` go.
+    func link(to holder: ManagedIdentityLink.Holder, with admin: AdminClient) async throws {
+        try await admin.linkIdentity(issuer: issuer, subject: subject, to: holder)
+        Console.standardOutput("Linked \(subject) at \(issuer) to \(holder).")
+    }
+
+    /// Unlinks the person from `holder` and says so.
+    func unlink(from holder: ManagedIdentityLink.Holder, with admin: AdminClient) async throws {
+        try await admin.unlinkIdentity(issuer: issuer, subject: subject, from: holder)
+        Console.standardOutput("Unlinked \(subject) at \(issuer) from \(holder).")
+    }
 }
 
 struct AdminUsersLink: AsyncParsableCommand {
@@ -196,11 +209,8 @@ struct AdminUsersLink: AsyncParsableCommand {
     @OptionGroup var identity: IdentityOptions
 
     func run() async throws {
-        let (issuer, subject) = (identity.issuer, identity.subject)
-        try await target.run { admin, username in
-            try await admin.linkIdentity(issuer: issuer, subject: subject, user: username)
-            Console.standardOutput("Linked \(subject) at \(issuer) to \(username).")
-        }
+        let identity = identity
+        try await target.run { admin, username in try await identity.link(to: .user(username), with: admin) }
     }
 }
 
@@ -217,11 +227,8 @@ struct AdminUsersUnlink: AsyncParsableCommand {
     @OptionGroup var identity: IdentityOptions
 
     func run() async throws {
-        let (issuer, subject) = (identity.issuer, identity.subject)
-        try await target.run { admin, username in
-            try await admin.unlinkIdentity(issuer: issuer, subject: subject, user: username)
-            Console.standardOutput("Unlinked \(subject) at \(issuer) from \(username).")
-        }
+        let identity = identity
+        try await target.run { admin, username in try await identity.unlink(from: .user(username), with: admin) }
     }
 }
 

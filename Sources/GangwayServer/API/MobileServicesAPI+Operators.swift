@@ -11,8 +11,8 @@ extension MobileServicesAPI {
     func listOperators(_ input: Operations.ListOperators.Input) async throws -> Operations.ListOperators.Output {
         let operators = try await perform { try await storage.operatorRecords() }
         let identities = Dictionary(
-            grouping: try await perform { try await storage.operatorIdentities() },
-            by: \.operatorName
+            grouping: try await perform { try await storage.identityLinks(.operator) },
+            by: \.holder.name
         )
         return .ok(.init(body: .json(operators.map { Self.wire($0, identities: identities[$0.name] ?? []) })))
     }
@@ -77,60 +77,25 @@ extension MobileServicesAPI {
         _ input: Operations.LinkOperatorIdentity.Input
     ) async throws -> Operations.LinkOperatorIdentity.Output {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
-        guard IssuerURL.isValid(body.issuer) else { throw APIError.badRequest(IssuerURL.rule, code: .invalidField) }
-        try Validation.text(body.subject, "subject", APILimits.subject)
-        let name = input.path.name
-        guard let record = try await perform({ try await storage.operatorRecord(named: name) }) else {
-            throw APIError.notFound(.operatorNotFound, "There is no operator named \(name).")
-        }
-        let identity = OperatorIdentityRecord(
-            issuer: body.issuer,
-            subject: body.subject,
-            operatorName: record.name,
-            createdAt: now()
-        )
-        do {
-            try await storage.insertOperatorIdentity(identity)
-        } catch {
-            guard error.code == .duplicate else { throw APIError.storage(error) }
-            let holder = try await perform {
-                try await storage.operatorRecord(issuer: body.issuer, subject: body.subject)
-            }
-            throw APIError(
-                .conflict,
-                .identityLinked,
-                holder?.1.name == record.name
-                    ? "This identity is linked to \(record.name) already."
-                    : "This identity is linked to another operator; unlink it there first."
-            )
-        }
-        logger.notice("operator identity linked", metadata: ["operator": "\(record.name)", "issuer": "\(body.issuer)"])
-        return .created(.init(body: .json(Self.wire(identity))))
+        let record = try await operatorRecord(input.path.name)
+        let link = try await link(issuer: body.issuer, subject: body.subject, to: .operator(record.name))
+        return .created(.init(body: .json(Self.wire(link))))
     }
 
     func unlinkOperatorIdentity(
         _ input: Operations.UnlinkOperatorIdentity.Input
     ) async throws -> Operations.UnlinkOperatorIdentity.Output {
-        let name = input.path.name
-        guard try await perform({ try await storage.operatorRecord(named: name) }) != nil else {
+        let record = try await operatorRecord(input.path.name)
+        try await unlink(issuer: input.query.issuer, subject: input.query.subject, from: .operator(record.name))
+        return .noContent(.init())
+    }
+
+    /// The operator named `name`; 404 when there is none.
+    func operatorRecord(_ name: String) async throws -> OperatorRecord {
+        guard let record = try await perform({ try await storage.operatorRecord(named: name) }) else {
             throw APIError.notFound(.operatorNotFound, "There is no operator named \(name).")
         }
-        guard Self.couldBeLinked(issuer: input.query.issuer, subject: input.query.subject),
-            try await perform({
-                try await storage.deleteOperatorIdentity(
-                    issuer: input.query.issuer,
-                    subject: input.query.subject,
-                    operator: name
-                )
-            })
-        else {
-            throw APIError.notFound(.identityNotLinked, "This identity is not linked to \(name).")
-        }
-        logger.notice(
-            "operator identity unlinked",
-            metadata: ["operator": "\(name)", "issuer": "\(input.query.issuer)"]
-        )
-        return .noContent(.init())
+        return record
     }
 
     func listAuditEvents(
@@ -201,8 +166,7 @@ extension MobileServicesAPI {
         }
     }
 
-    static func wire(_ record: OperatorRecord, identities: [OperatorIdentityRecord] = []) -> Components.Schemas.Operator
-    {
+    static func wire(_ record: OperatorRecord, identities: [IdentityLinkRecord] = []) -> Components.Schemas.Operator {
         .init(
             name: record.name,
             role: record.role.wire,
@@ -210,10 +174,6 @@ extension MobileServicesAPI {
             createdAt: record.createdAt,
             identities: identities.isEmpty ? nil : identities.map(Self.wire)
         )
-    }
-
-    static func wire(_ identity: OperatorIdentityRecord) -> Components.Schemas.OperatorIdentity {
-        .init(issuer: identity.issuer, subject: identity.subject, createdAt: identity.createdAt)
     }
 
     static func wire(_ event: AuditEventRecord) -> Components.Schemas.AuditEvent {

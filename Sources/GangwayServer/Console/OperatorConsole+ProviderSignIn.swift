@@ -35,7 +35,7 @@ extension OperatorConsole {
     /// The providers the sign-in page offers: each issuer an operator is linked to, through
     /// the first app (by ID) whose provider it is.
     func signInProviders() async -> [SignInPage.Provider] {
-        guard let issuers = try? await api.storage.operatorIssuers(), !issuers.isEmpty,
+        guard let issuers = try? await api.storage.linkedIssuers(.operator), !issuers.isEmpty,
             let apps = try? await api.storage.apps()
         else { return [] }
         return issuers.compactMap { issuer in
@@ -57,7 +57,7 @@ extension OperatorConsole {
         let browser = api.formGuard.browser(request.headers)
         let appID = request.uri.queryParameters.get("app") ?? ""
         guard let app = try? await api.storage.app(id: appID), let provider = app.authentication.provider,
-            (try? await api.storage.operatorIssuers())?.contains(provider.issuer) == true
+            (try? await api.storage.linkedIssuers(.operator))?.contains(provider.issuer) == true
         else {
             return await signInAgain(
                 browser,
@@ -139,7 +139,7 @@ extension OperatorConsole {
         } catch {
             return await failed(browser, app: app, reason: error)
         }
-        let found: (OperatorIdentityRecord, OperatorRecord)?
+        let found: (IdentityLinkRecord, OperatorRecord)?
         do {
             found = try await api.storage.operatorRecord(issuer: identity.issuer, subject: identity.subject)
         } catch {

@@ -49,7 +49,7 @@ extension OperatorConsole {
         let shown = found.prefix(Self.usersPerPage)
         // Who each signs in as, and who else is shown by the same name: a person a
         // provider signed in first, named as someone who was there before, stands out.
-        guard let links = try? await api.storage.identityLinks(usernames: shown.map(\.username)),
+        guard let links = try? await api.storage.identityLinks(.user, named: shown.map(\.username)),
             let namesakes = try? await api.storage.users(displayedAs: Array(Set(shown.map(\.displayName))))
         else { return unavailable() }
         let next =
@@ -64,7 +64,7 @@ extension OperatorConsole {
                     displayName: user.displayName,
                     blocked: user.blocked,
                     added: Self.day(user.createdAt),
-                    providers: links.filter { $0.username == user.username }.map { ProviderName.shown($0.issuer) },
+                    providers: links.filter { $0.holder == .user(user.username) }.map { ProviderName.shown($0.issuer) },
                     sameNameAs: namesakes.filter {
                         $0.username != user.username && $0.displayName.lowercased() == user.displayName.lowercased()
                     }.map(\.username)

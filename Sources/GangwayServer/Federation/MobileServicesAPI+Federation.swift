@@ -38,9 +38,9 @@ extension MobileServicesAPI {
         app: AppRecord
     ) async throws -> UserRecord {
         if let link = try await perform({
-            try await storage.identityLink(issuer: identity.issuer, subject: identity.subject)
+            try await storage.identityLink(issuer: identity.issuer, subject: identity.subject, kind: .user)
         }) {
-            guard let user = try await perform({ try await storage.user(named: link.username) }) else {
+            guard let user = try await perform({ try await storage.user(named: link.holder.name) }) else {
                 throw FederatedUserRefusal.notLinked(issuer: identity.issuer, subject: identity.subject)
             }
             guard !user.blocked else { throw FederatedUserRefusal.blocked }
@@ -80,7 +80,7 @@ extension MobileServicesAPI {
                     IdentityLinkRecord(
                         issuer: identity.issuer,
                         subject: identity.subject,
-                        username: name,
+                        holder: .user(name),
                         createdAt: time
                     )
                 )
@@ -88,9 +88,9 @@ extension MobileServicesAPI {
                 // Two first sign-ins of one person at once: the other one linked first.
                 guard error.code == .duplicate,
                     let link = try await perform({
-                        try await storage.identityLink(issuer: identity.issuer, subject: identity.subject)
+                        try await storage.identityLink(issuer: identity.issuer, subject: identity.subject, kind: .user)
                     }),
-                    let user = try await perform({ try await storage.user(named: link.username) })
+                    let user = try await perform({ try await storage.user(named: link.holder.name) })
                 else { throw APIError.storage(error) }
                 return user
             }

@@ -1,23 +1,5 @@
 import Foundation
 
-/// Which Gangway user a person of an external OpenID Connect provider is: the provider's
-/// issuer and its subject (`sub`, unique and never reassigned within one issuer, OpenID
-/// Connect Core §2), linked by an admin or at the person's first sign-in when the app's
-/// provider creates users.
-public struct IdentityLinkRecord: Sendable, Hashable {
-    public var issuer: String
-    public var subject: String
-    public var username: String
-    public var createdAt: Date
-
-    public init(issuer: String, subject: String, username: String, createdAt: Date) {
-        self.issuer = issuer
-        self.subject = subject
-        self.username = username
-        self.createdAt = createdAt
-    }
-}
-
 /// A sign-in sent on to an app's OpenID Connect provider and not back yet: what the
 /// server sent (the `state`, kept as its SHA-256; the nonce; its PKCE verifier), the
 /// browser that started it (the SHA-256 of a cookie only that browser holds), and what

@@ -41,24 +41,6 @@ public struct OperatorRecord: Sendable, Hashable {
     public var isEnrolled: Bool { passwordHash != nil && sealedTOTPSecret != nil }
 }
 
-/// A person of an OpenID Connect provider who is an operator: when the provider signs
-/// them in to the console, they are this operator.
-public struct OperatorIdentityRecord: Sendable, Hashable {
-    /// The provider's issuer URL.
-    public var issuer: String
-    /// The person's subject (`sub`) at the provider.
-    public var subject: String
-    public var operatorName: String
-    public var createdAt: Date
-
-    public init(issuer: String, subject: String, operatorName: String, createdAt: Date) {
-        self.issuer = issuer
-        self.subject = subject
-        self.operatorName = operatorName
-        self.createdAt = createdAt
-    }
-}
-
 /// An operator signed in to the console: the SHA-256 of the cookie, never the cookie.
 public struct OperatorSessionRecord: Sendable, Hashable {
     /// How long a session lasts without a request.

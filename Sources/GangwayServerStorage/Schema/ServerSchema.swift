@@ -167,7 +167,7 @@ enum ServerSchema {
     static func migrations(_ dialect: StorageKind) -> [Migration] {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
-            version11, version12, version13, version14, version15, version16,
+            version11, version12, version13, version14, version15, version16, version17,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -271,6 +271,35 @@ enum ServerSchema {
     /// same client's second refresh at once is answered rather than taken for a theft.
     static func version16(_ dialect: StorageKind) -> [String] {
         ["ALTER TABLE refresh_tokens ADD COLUMN used_from \(dialect == .sqlite ? "BLOB" : "BYTEA")"]
+    }
+
+    /// A provider's person is linked to a user and to an operator in one table, one kind
+    /// of link each: the user's and the operator's links move into it, and their tables
+    /// go. Each kind keeps its own reference, so removing a user or an operator still
+    /// removes their links.
+    static func version17(_ dialect: StorageKind) -> [String] {
+        [
+            """
+            CREATE TABLE identities (kind TEXT NOT NULL, issuer TEXT NOT NULL, subject TEXT NOT NULL,
+                username TEXT REFERENCES users(username) ON DELETE CASCADE,
+                operator TEXT REFERENCES operators(name) ON DELETE CASCADE, created_at BIGINT NOT NULL,
+                PRIMARY KEY (kind, issuer, subject),
+                CHECK ((kind = 'user' AND username IS NOT NULL AND operator IS NULL)
+                    OR (kind = 'operator' AND operator IS NOT NULL AND username IS NULL)))
+            """,
+            "CREATE INDEX identities_by_user ON identities (username)",
+            "CREATE INDEX identities_by_operator ON identities (operator)",
+            """
+            INSERT INTO identities (kind, issuer, subject, username, created_at)
+            SELECT 'user', issuer, subject, username, created_at FROM identity_links
+            """,
+            """
+            INSERT INTO identities (kind, issuer, subject, operator, created_at)
+            SELECT 'operator', issuer, subject, operator, created_at FROM operator_identities
+            """,
+            "DROP TABLE identity_links",
+            "DROP TABLE operator_identities",
+        ]
     }
 
     static func encode(fieldVersions: [String: Int64]) -> String {

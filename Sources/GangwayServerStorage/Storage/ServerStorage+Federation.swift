@@ -1,54 +1,6 @@
 import Foundation
 
 extension ServerStorage {
-    /// Links a provider's subject to a user; ``StorageError/Code/duplicate`` when the
-    /// subject is linked already (to this user or another).
-    public func insertIdentityLink(_ link: IdentityLinkRecord) async throws(StorageError) {
-        try await execute(
-            """
-            INSERT INTO identity_links (issuer, subject, username, created_at)
-            VALUES (\(link.issuer), \(link.subject), \(link.username), \(link.createdAt))
-            """
-        )
-    }
-
-    public func identityLink(issuer: String, subject: String) async throws(StorageError) -> IdentityLinkRecord? {
-        try await first(
-            "\(IdentityLinkRecord.select) WHERE issuer = \(issuer) AND subject = \(subject)",
-            IdentityLinkRecord.init
-        )
-    }
-
-    public func identityLinks(username: String) async throws(StorageError) -> [IdentityLinkRecord] {
-        try await all(
-            "\(IdentityLinkRecord.select) WHERE username = \(username) ORDER BY issuer, subject",
-            IdentityLinkRecord.init
-        )
-    }
-
-    /// The links of every user of `usernames`, by user, then issuer and subject.
-    public func identityLinks(usernames: [String]) async throws(StorageError) -> [IdentityLinkRecord] {
-        guard !usernames.isEmpty else { return [] }
-        return try await all(
-            "\(IdentityLinkRecord.select) WHERE username IN (\(list: usernames)) ORDER BY username, issuer, subject",
-            IdentityLinkRecord.init
-        )
-    }
-
-    /// Removes the link if it names `username`; `false` when there was none.
-    public func deleteIdentityLink(
-        issuer: String,
-        subject: String,
-        username: String
-    ) async throws(StorageError) -> Bool {
-        try await count(
-            """
-            DELETE FROM identity_links WHERE issuer = \(issuer) AND subject = \(subject) AND username = \(username)
-            RETURNING subject
-            """
-        ) == 1
-    }
-
     public func insertFederatedSignIn(_ signIn: FederatedSignInRecord) async throws(StorageError) {
         try await driver.write(locking: []) { connection in
             try await connection.execute(
@@ -139,19 +91,6 @@ extension ServerStorage {
                 access_expires_at = \(grant.accessExpiresAt)
             WHERE origin_hash = \(grant.originHash)
             """
-        )
-    }
-}
-
-extension IdentityLinkRecord {
-    static let select: SQL = "SELECT issuer, subject, username, created_at FROM identity_links"
-
-    init(row: SQLRow) throws(StorageError) {
-        self.init(
-            issuer: try row("issuer"),
-            subject: try row("subject"),
-            username: try row("username"),
-            createdAt: try row("created_at")
         )
     }
 }

@@ -31,12 +31,12 @@ extension ServerStorage {
         )
     }
 
-    /// Every operator, by name.
     /// Whether any operator has been added: one row read, whatever their number.
     public func hasOperators() async throws(StorageError) -> Bool {
         try await first("SELECT 1 AS found FROM operators LIMIT 1") { _ throws(StorageError) in true } ?? false
     }
 
+    /// Every operator, by name.
     public func operatorRecords() async throws(StorageError) -> [OperatorRecord] {
         try await all("\(OperatorRecord.select) ORDER BY name", OperatorRecord.init)
     }
@@ -112,82 +112,9 @@ extension ServerStorage {
     public func deleteOperator(named name: String) async throws(StorageError) -> Bool {
         try await driver.write(locking: []) { connection in
             try await connection.execute("DELETE FROM operator_sessions WHERE operator = \(name)")
-            try await connection.execute("DELETE FROM operator_identities WHERE operator = \(name)")
+            try await connection.execute("DELETE FROM identities WHERE operator = \(name)")
             return try await connection.rows("DELETE FROM operators WHERE name = \(name) RETURNING name").count == 1
         }
-    }
-
-    // MARK: Provider identities
-
-    /// Links a provider's subject to an operator; ``StorageError/Code/duplicate`` when the
-    /// subject is linked already (to this operator or another).
-    public func insertOperatorIdentity(_ identity: OperatorIdentityRecord) async throws(StorageError) {
-        try await execute(
-            """
-            INSERT INTO operator_identities (issuer, subject, operator, created_at)
-            VALUES (\(identity.issuer), \(identity.subject), \(identity.operatorName), \(identity.createdAt))
-            """
-        )
-    }
-
-    /// The operator a provider's subject is linked to, and the link.
-    public func operatorRecord(
-        issuer: String,
-        subject: String
-    ) async throws(StorageError) -> (OperatorIdentityRecord, OperatorRecord)? {
-        let rows = try await driver.read(
-            """
-            SELECT o.name, o.role, o.password_hash, o.totp_secret, o.last_totp_step, o.enrolment_hash,
-                o.enrolment_expires_at, o.created_at, i.created_at AS linked_at
-            FROM operator_identities i JOIN operators o ON o.name = i.operator
-            WHERE i.issuer = \(issuer) AND i.subject = \(subject)
-            """
-        )
-        guard let row = rows.first else { return nil }
-        let record = try OperatorRecord(row: row)
-        let identity = OperatorIdentityRecord(
-            issuer: issuer,
-            subject: subject,
-            operatorName: record.name,
-            createdAt: try row("linked_at")
-        )
-        return (identity, record)
-    }
-
-    /// Every operator's provider identities, by operator, issuer and subject.
-    public func operatorIdentities() async throws(StorageError) -> [OperatorIdentityRecord] {
-        try await all(
-            "SELECT issuer, subject, operator, created_at FROM operator_identities ORDER BY operator, issuer, subject"
-        ) { row throws(StorageError) in
-            OperatorIdentityRecord(
-                issuer: try row("issuer"),
-                subject: try row("subject"),
-                operatorName: try row("operator"),
-                createdAt: try row("created_at")
-            )
-        }
-    }
-
-    /// The issuers at least one operator is linked to: the providers the console's sign-in
-    /// page offers.
-    public func operatorIssuers() async throws(StorageError) -> [String] {
-        try await all("SELECT DISTINCT issuer FROM operator_identities ORDER BY issuer") {
-            row throws(StorageError) in try row("issuer")
-        }
-    }
-
-    /// Removes the link if it names the operator; `false` when there was none.
-    public func deleteOperatorIdentity(
-        issuer: String,
-        subject: String,
-        operator name: String
-    ) async throws(StorageError) -> Bool {
-        try await count(
-            """
-            DELETE FROM operator_identities WHERE issuer = \(issuer) AND subject = \(subject) AND operator = \(name)
-            RETURNING subject
-            """
-        ) == 1
     }
 
     // MARK: Console sessions

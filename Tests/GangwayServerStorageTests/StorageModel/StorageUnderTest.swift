@@ -14,15 +14,22 @@ enum StorageUnderTest {
     /// in a temporary directory, or PostgreSQL in a schema of its own; either is removed
     /// afterwards.
     /// Directly, never through the read cache.
+    /// - Parameter migrated: Whether the schema's migrations run first; without them,
+    ///   `body` runs the ones it wants (to test a migration from an older schema).
     static func withStorage<Result: Sendable>(
         on backend: Backend,
+        migrated: Bool = true,
         _ body: (Storage) async throws -> Result
     ) async throws -> Result {
         switch backend {
         case .sqlite:
             let directory = try TemporaryDirectory(prefix: "gangway-model")
             defer { directory.remove() }
-            return try await run(ServerStorage(try SQLiteDriver(path: directory.appending("server.sqlite").path)), body)
+            return try await run(
+                ServerStorage(try SQLiteDriver(path: directory.appending("server.sqlite").path)),
+                migrated: migrated,
+                body
+            )
         case .postgresql:
             guard case .postgresql(let url) = try backend.database else {
                 throw TestServerError("\(TestDatabase.environmentVariable) does not name a PostgreSQL database")
@@ -34,17 +41,18 @@ enum StorageUnderTest {
                         logger: Logger(label: "gangway.model-test", factory: { _ in SwiftLogNoOpLogHandler() })
                     )
                 )
-                return try await run(storage, body)
+                return try await run(storage, migrated: migrated, body)
             }
         }
     }
 
     private static func run<Result: Sendable>(
         _ storage: Storage,
+        migrated: Bool,
         _ body: (Storage) async throws -> Result
     ) async throws -> Result {
         try await storage.withConnections {
-            try await storage.migrate()
+            if migrated { try await storage.migrate() }
             return try await body(storage)
         }
     }
