@@ -209,20 +209,26 @@ struct OperatorConsole: Sendable {
             await api.audit(actor: record.name, via: .console, action: "signOut", target: ConsolePaths.signOut)
         }
         var response = Self.redirect(to: ConsolePaths.signIn)
+        setSession(nil, on: &response)
+        return response
+    }
+
+    /// Sets the console's session cookie to `token`, or ends it (`nil`), with a new form
+    /// secret: a token seen before the session began or ended is of no use after.
+    func setSession(_ token: String?, on response: inout Response) {
         response.headers.append(HTTPField(name: .setCookie, value: api.formGuard.setCookie(api.formGuard.newBrowser())))
         response.headers.append(
             HTTPField(
                 name: .setCookie,
                 value: BrowserCookie.setCookie(
                     name: sessionCookieName,
-                    value: "",
-                    maxAge: 0,
+                    value: token ?? "",
+                    maxAge: token == nil ? 0 : nil,
                     strict: true,
                     secure: api.isSecureOrigin
                 )
             )
         )
-        return response
     }
 
     // MARK: Sessions
@@ -304,19 +310,7 @@ struct OperatorConsole: Sendable {
                     browser: browser
                 )
             }
-        // A new form secret with the new session: a token seen before is of no use now.
-        response.headers.append(HTTPField(name: .setCookie, value: api.formGuard.setCookie(api.formGuard.newBrowser())))
-        response.headers.append(
-            HTTPField(
-                name: .setCookie,
-                value: BrowserCookie.setCookie(
-                    name: sessionCookieName,
-                    value: token,
-                    strict: true,
-                    secure: api.isSecureOrigin
-                )
-            )
-        )
+        setSession(token, on: &response)
         return response
     }
 
