@@ -1,4 +1,5 @@
 import Foundation
+import GangwayServer
 import GangwaySystem
 import GangwayTerminal
 import Hummingbird
@@ -63,14 +64,14 @@ public final class CrewBackend: Sendable {
     }
 
     /// The identity a request carries, verified; `nil` when it carries none that holds.
-    private func identity(_ request: Request, audience: String) async -> DemoIdentity? {
+    private func identity(_ request: Request, audience: String) async -> DestinationIdentity? {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
         let token = String(header.dropFirst("Bearer ".count))
         guard let trust = state.withLock({ $0.trust }) else { return nil }
         for refetch in [false, true] {
             guard let keys = await keys(trust, refetch: refetch) else { return nil }
             do {
-                let identity = try await keys.verify(token, as: DemoIdentity.self)
+                let identity = try await keys.verify(token, as: DestinationIdentity.self)
                 guard identity.iss.value == trust.issuer, identity.aud.value.contains(audience) else { return nil }
                 return identity
             } catch let error as JWTError where error.errorType == .unknownKID && !refetch {
@@ -195,18 +196,5 @@ public final class CrewBackend: Sendable {
                 throw error
             }
         }
-    }
-}
-
-/// The identity the server forwards, as the crew backend reads it.
-struct DemoIdentity: JWTPayload {
-    var iss: IssuerClaim
-    var sub: SubjectClaim
-    var aud: AudienceClaim
-    var exp: ExpirationClaim
-    var name: String
-
-    func verify(using algorithm: some JWTAlgorithm) async throws {
-        try exp.verifyNotExpired()
     }
 }

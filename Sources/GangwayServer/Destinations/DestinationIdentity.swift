@@ -10,21 +10,27 @@ import JWTKit
 /// - `sub`: the user name, with `app` and `registration`: who, in which app, on which
 ///   registered device;
 /// - `exp` ``lifetime`` after `iat`, and a unique `jti`, so a backend can refuse one it saw.
-struct DestinationIdentity: JWTPayload {
+///
+/// The claims are declared here once: a backend written in Swift (the demo's crew
+/// backend) verifies the token as this type.
+public struct DestinationIdentity: JWTPayload {
     /// How long a forwarded identity is good for: one request's worth.
-    static let lifetime: TimeInterval = 5 * 60
+    public static let lifetime: TimeInterval = 5 * 60
 
-    var iss: IssuerClaim
-    var sub: SubjectClaim
-    var aud: AudienceClaim
-    var exp: ExpirationClaim
-    var iat: IssuedAtClaim
-    var jti: IDClaim
-    var app: String
-    var registration: String
-    var name: String
+    public var iss: IssuerClaim
+    public var sub: SubjectClaim
+    public var aud: AudienceClaim
+    public var exp: ExpirationClaim
+    public var iat: IssuedAtClaim
+    public var jti: IDClaim
+    /// The app's ID.
+    public var app: String
+    /// The registered device's registration ID.
+    public var registration: String
+    /// The person's name, for people.
+    public var name: String
 
-    func verify(using algorithm: some JWTAlgorithm) async throws {
+    public func verify(using algorithm: some JWTAlgorithm) async throws {
         try exp.verifyNotExpired()
     }
 
