@@ -103,8 +103,10 @@ struct ServeCommandEndToEndTests {
             dataDirectory: directory.appending("v6"),
             extra: ["--host", "[::1]"]
         )
-        defer { process.terminate() }
         #expect(port > 0 && printed.contains("listening on http://[::1]:\(port)"), "\(printed)")
+        // Ended before its directory is removed: a server still stopping can write there.
+        process.terminate()
+        try await process.exit()
     }
 
     @Test("--host: an empty one is a bad command line; every address without --public-url is warned of")
