@@ -62,6 +62,8 @@ struct ShippedBinaryTests {
         for needle in [
             "GANGWAY_KDF_ROUNDS", "GANGWAY_TEST_CRASH_AT", "GANGWAY_TEST_UPLOAD_BATCH", "GangwayTesting",
             "ScriptedPresenter",
+            // The test support's variables: the inner loop's and the tests' database.
+            "GANGWAY_SKIP_TAGS", "GANGWAY_POSTGRES_URL",
         ] {
             #expect(binary.range(of: Data(needle.utf8)) == nil, "the shipped binary holds \(needle)")
         }
@@ -97,7 +99,10 @@ struct ShippedBinaryTests {
         defer { temporary.remove() }
         let binary = try Data(contentsOf: GangwayProcess.benchmarkExecutable)
         #expect(binary.count > 1_000_000)
-        for needle in ["ScriptedPresenter", "RecordingSessionUI", "RunningTestServer", "GangwayServerTesting"] {
+        for needle in [
+            "ScriptedPresenter", "RecordingSessionUI", "RunningTestServer", "GangwayServerTesting", "GANGWAY_SKIP_TAGS",
+            "GANGWAY_POSTGRES_URL",
+        ] {
             #expect(binary.range(of: Data(needle.utf8)) == nil, "gangway-benchmark holds \(needle)")
         }
         // The same search finds them where they are linked, so it can fail.

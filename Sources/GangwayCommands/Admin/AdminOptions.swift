@@ -53,10 +53,7 @@ struct AdminOptions: ParsableArguments {
             if let serverURL, let url = try? URLOption.parse(serverURL, option: "--server") {
                 try await body(AdminClient(serverURL: url, adminToken: try remoteToken()), false)
             } else {
-                let local = LocalServer(
-                    dataDirectory: URL(fileURLWithPath: dataDirectory),
-                    starter: EmbeddedServerStarter(bcryptCost: bcryptCost)
-                )
+                let local = LocalServer(dataDirectory: URL(fileURLWithPath: dataDirectory), bcryptCost: bcryptCost)
                 try await local.withAdmin { admin, reach in try await body(admin, reach == .startedHere) }
             }
         }

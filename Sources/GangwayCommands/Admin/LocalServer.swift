@@ -1,23 +1,11 @@
 import Foundation
 import GangwayAdmin
 import GangwayClient
+import GangwayDemo
 import GangwayProtocol
 import GangwayServer
 import GangwaySystem
-
-/// Starts the server of a directory in this process, for ``LocalServer`` when nothing
-/// answers there: the device app's embedded server (`gangway` gives GangwayTerminal's).
-public protocol LocalServerStarter: Sendable {
-    /// The directory in the device app's data directory that its embedded server keeps
-    /// its data in (`server`).
-    var appServerDirectoryName: String { get }
-
-    /// Serves the database in `directory` while `body` runs with its URL, then stops.
-    func serving<Result: Sendable>(
-        directory: URL,
-        _ body: @Sendable (URL) async throws -> Result
-    ) async throws -> Result
-}
+import GangwayTerminal
 
 /// The server on this machine that `gangway admin` manages when no `--server` is given:
 /// the one whose data lives in `DIR/server` (the device app's embedded server, or a
@@ -27,7 +15,7 @@ public protocol LocalServerStarter: Sendable {
 /// When it is serving (its URL, in `DIR/server/url`, answers), the admin calls go there,
 /// so a running device app sees each change at its next server contact. When nothing
 /// answers, the embedded server starts in this process for the time of the calls, on the
-/// same SQLite database, by its ``LocalServerStarter``. It never creates one: a mistyped `--data-dir` is an error
+/// same SQLite database: the device app's embedded server (GangwayDemo's `DemoServer`). It never creates one: a mistyped `--data-dir` is an error
 /// (``Missing``), not a new server with the demo's published passwords.
 public struct LocalServer: Sendable {
     /// No server to manage: nothing answers at a saved URL and there is no SQLite
@@ -48,20 +36,20 @@ public struct LocalServer: Sendable {
     public let directory: URL
     /// The data directory given, for what an error says.
     let dataDirectory: URL
-    /// What starts the server here when nothing answers.
-    let starter: any LocalServerStarter
+    /// The cost of the password hashes of the server started here when nothing answers.
+    let bcryptCost: UInt8
 
-    public init(dataDirectory: URL, starter: any LocalServerStarter) {
+    public init(dataDirectory: URL, bcryptCost: UInt8) {
         self.dataDirectory = dataDirectory
         // The server's own directory: `DIR/server` for the device app's data directory,
         // or `DIR` itself when it is a `gangway serve --data-dir` (it holds the server's
         // admin token or database, and no `server` directory), so an operator pointing
         // `gangway admin --data-dir` at their server's directory reaches that server.
-        let nested = dataDirectory.appendingPathComponent(starter.appServerDirectoryName)
+        let nested = dataDirectory.appendingPathComponent(DeviceAppOptions.serverDirectoryName)
         directory =
             Self.isServeDirectory(dataDirectory) && !FileManager.default.fileExists(atPath: nested.path)
             ? dataDirectory : nested
-        self.starter = starter
+        self.bcryptCost = bcryptCost
     }
 
     /// Whether `directory` is a `gangway serve --data-dir`: it holds a server's own
@@ -129,7 +117,8 @@ public struct LocalServer: Sendable {
         let database = directory.appendingPathComponent(ServerConfiguration.sqliteFileName)
         guard FileManager.default.fileExists(atPath: database.path) else { throw Missing(dataDirectory: dataDirectory) }
         // The server removes the URL it wrote when it stops.
-        return try await starter.serving(directory: directory) { url in
+        return try await DemoServer.serving(directory: directory, bcryptCost: bcryptCost, holder: "gangway admin") {
+            url in
             // The server that just started here wrote its token.
             try await body(AdminClient(serverURL: url, adminToken: try adminToken() ?? ""), .startedHere)
         }

@@ -43,9 +43,8 @@ extension ServerStorage {
             )
         }
         guard !names.isEmpty else { return [] }
-        let holder: SQL = kind == .user ? "username" : "operator"
         return try await all(
-            "\(IdentityLinkRecord.select) WHERE kind = \(kind.rawValue) AND \(holder) IN (\(list: names)) \(order)",
+            "\(IdentityLinkRecord.select) WHERE kind = \(kind.rawValue) AND \(kind.column) IN (\(list: names)) \(order)",
             IdentityLinkRecord.init
         )
     }
@@ -64,11 +63,10 @@ extension ServerStorage {
         subject: String,
         holder: IdentityHolder
     ) async throws(StorageError) -> Bool {
-        let column: SQL = holder.kind == .user ? "username" : "operator"
-        return try await count(
+        try await count(
             """
             DELETE FROM identities WHERE kind = \(holder.kind.rawValue) AND issuer = \(issuer)
-                AND subject = \(subject) AND \(column) = \(holder.name)
+                AND subject = \(subject) AND \(holder.kind.column) = \(holder.name)
             RETURNING subject
             """
         ) == 1
@@ -106,7 +104,7 @@ extension IdentityLinkRecord {
         guard let kind = IdentityHolder.Kind(rawValue: try row("kind")) else {
             throw StorageError(.corrupt, "an identity link has an unknown kind")
         }
-        let name: String? = try row(kind == .user ? "username" : "operator")
+        let name: String? = try row(kind.columnName)
         guard let name else { throw StorageError(.corrupt, "an identity link names no one") }
         self.init(
             issuer: try row("issuer"),
@@ -115,4 +113,10 @@ extension IdentityLinkRecord {
             createdAt: try row("created_at")
         )
     }
+}
+
+extension IdentityHolder.Kind {
+    /// The column that names a holder of this kind.
+    var columnName: String { self == .user ? "username" : "operator" }
+    var column: SQL { "\(unescaped: columnName)" }
 }
