@@ -1,6 +1,7 @@
 import Foundation
-import GangwayServerStorage
 import Testing
+
+@testable import GangwayServerStorage
 
 @Suite("A statement binds every value, and a row reads each cell as its record wants or says it cannot")
 struct SQLTests {
@@ -42,6 +43,60 @@ struct SQLTests {
         expectCorrupt { () throws(StorageError) in try row("empty", as: String.self) }
         expectCorrupt { () throws(StorageError) in try row("name", as: Int?.self) }
         expectCorrupt { () throws(StorageError) in try row("nowhere", as: String.self) }
+    }
+
+    /// A record as storage reads one: names in camel case, an enumeration of stored names,
+    /// optionals.
+    struct Shift: Decodable, Equatable {
+        enum Kind: String, Decodable { case day, night }
+        var registrationID: String
+        var lastTOTPStep: Int64?
+        var kind: Kind
+        var startsAt: Date
+        var note: String?
+        var open: Bool
+    }
+
+    @Test("a record reads each coding key from its column in snake case, NULL as nil, a stored name as its case")
+    func recordsDecode() throws {
+        let row = SQLRow(
+            columns: ["registration_id", "last_totp_step", "kind", "starts_at", "note", "open", "extra"],
+            values: [.text("r-1"), .integer(7), .text("night"), .integer(1_500), .null, .integer(1), .text("-")]
+        )
+        #expect(
+            try row.decode(Shift.self)
+                == Shift(
+                    registrationID: "r-1",
+                    lastTOTPStep: 7,
+                    kind: .night,
+                    startsAt: Date(timeIntervalSince1970: 1.5),
+                    note: nil,
+                    open: true
+                )
+        )
+        #expect(SQLRow.column(for: "appID") == "app_id")
+        #expect(SQLRow.column(for: "sealedTOTPSecret") == "sealed_totp_secret")
+        #expect(SQLRow.column(for: "expiresInNDays") == "expires_in_n_days")
+        #expect(SQLRow.column(for: "id") == "id")
+    }
+
+    @Test("a record with a missing column, an unknown stored name or a cell of another type is corrupt")
+    func badRecordsAreCorrupt() {
+        let columns = ["registration_id", "last_totp_step", "kind", "starts_at", "note", "open"]
+        let good: [SQLValue] = [.text("alice"), .null, .text("day"), .integer(0), .null, .bool(true)]
+        expectCorrupt { () throws(StorageError) in
+            try SQLRow(columns: Array(columns.dropLast()), values: Array(good.dropLast())).decode(Shift.self)
+        }
+        var unknownKind = good
+        unknownKind[2] = .text("dusk")
+        expectCorrupt { () throws(StorageError) in try SQLRow(columns: columns, values: unknownKind).decode(Shift.self)
+        }
+        var textDate = good
+        textDate[3] = .text("alice")
+        expectCorrupt { () throws(StorageError) in try SQLRow(columns: columns, values: textDate).decode(Shift.self) }
+        var nullName = good
+        nullName[0] = .null
+        expectCorrupt { () throws(StorageError) in try SQLRow(columns: columns, values: nullName).decode(Shift.self) }
     }
 
     private func expectCorrupt<T>(

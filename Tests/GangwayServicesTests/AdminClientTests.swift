@@ -2,6 +2,7 @@ import Foundation
 import GangwayAdmin
 import GangwayFlows
 import GangwayPolicy
+import GangwayProtocol
 import GangwayScreens
 import GangwayServer
 import GangwayServerStorage

@@ -320,7 +320,7 @@ public struct AdminClient: Sendable {
             try await client.listDestinations(path: .init(appID: id))
         }
         switch output {
-        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedDestination.init)
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }
         default: throw ServiceCall.unexpected(output)
         }
     }
@@ -354,8 +354,8 @@ public struct AdminClient: Sendable {
             )
         }
         switch output {
-        case .ok(let ok): return (ManagedDestination(try ServiceCall.decode { try ok.body.json }), false)
-        case .created(let created): return (ManagedDestination(try ServiceCall.decode { try created.body.json }), true)
+        case .ok(let ok): return (try ServiceCall.decode { try ok.body.json }, false)
+        case .created(let created): return (try ServiceCall.decode { try created.body.json }, true)
         default: throw ServiceCall.unexpected(output)
         }
     }
@@ -389,7 +389,7 @@ public struct AdminClient: Sendable {
             try await client.listUsers(query: .init(prefix: prefix, search: search, after: after, limit: limit))
         }
         switch output {
-        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedUser.init)
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }
         default: throw ServiceCall.unexpected(output)
         }
     }
@@ -405,7 +405,7 @@ public struct AdminClient: Sendable {
             return nil
         }
         switch output {
-        case .ok(let ok): return try ManagedUser(ServiceCall.decode { try ok.body.json })
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }
         default: throw ServiceCall.unexpected(output)
         }
     }
@@ -509,7 +509,7 @@ public struct AdminClient: Sendable {
             try await client.updateUser(path: .init(username: username), body: .json(body))
         }
         switch output {
-        case .ok(let ok): return try ManagedUser(ServiceCall.decode { try ok.body.json })
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }
         default: throw ServiceCall.unexpected(output)
         }
     }

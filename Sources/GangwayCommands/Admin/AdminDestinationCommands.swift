@@ -103,7 +103,7 @@ struct AdminDestinationsAdd: AsyncParsableCommand {
                 app: id
             )
             let carries =
-                destination.authentication == "credential"
+                destination.authentication == .credential
                 ? "a fixed credential in \(destination.credentialHeader ?? "a header")"
                 : "the signed-in person"
             Console.standardOutput(

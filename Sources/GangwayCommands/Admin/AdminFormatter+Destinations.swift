@@ -1,5 +1,6 @@
 import Foundation
 import GangwayAdmin
+import GangwayProtocol
 
 extension AdminFormatter {
     static func destinations(_ destinations: [ManagedDestination]) -> String {
@@ -11,7 +12,7 @@ extension AdminFormatter {
             destinations.map {
                 [
                     $0.name, $0.url,
-                    $0.authentication == "credential" ? "credential in \($0.credentialHeader ?? "?")" : "person",
+                    $0.authentication == .credential ? "credential in \($0.credentialHeader ?? "?")" : "person",
                     $0.requests.isEmpty
                         ? "none"
                         : $0.requests.map { "\($0.status == 0 ? "unreachable" : String($0.status)): \($0.count)" }

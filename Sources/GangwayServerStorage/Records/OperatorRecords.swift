@@ -68,9 +68,9 @@ public struct OperatorSessionRecord: Sendable, Hashable {
 
 /// One thing an operator or the admin token did, however it was done. Kept for good:
 /// the audit is only ever appended to.
-public struct AuditEventRecord: Sendable, Hashable {
+public struct AuditEventRecord: Sendable, Hashable, Decodable {
     /// How an action reached the server.
-    public enum Channel: String, Sendable, Hashable, CaseIterable {
+    public enum Channel: String, Sendable, Hashable, CaseIterable, Decodable {
         /// The admin API, with the admin token (`gangway admin` or a script).
         case api
         /// The console, by a signed-in operator.

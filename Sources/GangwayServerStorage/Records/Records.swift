@@ -32,7 +32,7 @@ public struct AppRecord: Sendable, Hashable {
 }
 
 /// A person who can sign in; the server keeps only a bcrypt hash of the password.
-public struct UserRecord: Sendable, Hashable {
+public struct UserRecord: Sendable, Hashable, Decodable {
     public var username: String
     public var displayName: String
     public var passwordHash: String
@@ -49,7 +49,7 @@ public struct UserRecord: Sendable, Hashable {
 }
 
 /// A signed-in session: the SHA-256 of its bearer token, never the token.
-public struct SessionRecord: Sendable, Hashable {
+public struct SessionRecord: Sendable, Hashable, Decodable {
     public var tokenHash: Data
     public var appID: String
     public var username: String
@@ -78,14 +78,14 @@ public struct SessionRecord: Sendable, Hashable {
 }
 
 /// The state of a device registration an admin can change.
-public enum DeviceStatus: String, Sendable, Hashable, CaseIterable {
+public enum DeviceStatus: String, Sendable, Hashable, CaseIterable, Decodable {
     case active
     case locked
     case wiped
 }
 
 /// One device registered for one user of one app.
-public struct DeviceRecord: Sendable, Hashable {
+public struct DeviceRecord: Sendable, Hashable, Decodable {
     public var registrationID: String
     public var appID: String
     public var username: String
@@ -146,7 +146,7 @@ public struct DeviceRecord: Sendable, Hashable {
 /// The sign-in attempts counted under one throttle key (a user name, a user name and an
 /// address, or a device cookie): how many were let through since the window began, and
 /// until when no more are.
-public struct SignInAttempts: Sendable, Hashable {
+public struct SignInAttempts: Sendable, Hashable, Decodable {
     public var key: String
     /// Attempts let through since ``windowStart``, those still being checked included.
     public var count: Int
@@ -175,7 +175,7 @@ public struct SignInAttemptsChange: Sendable, Hashable {
 /// A device cookie the server gave a device at a successful sign-in: its hash and whose it
 /// is. A sign-in that presents it is throttled apart from everyone else guessing that
 /// user's password (see the DocC's security model).
-public struct DeviceCookieRecord: Sendable, Hashable {
+public struct DeviceCookieRecord: Sendable, Hashable, Decodable {
     /// How long a cookie counts from when it was given; a sign-in after that gets a new
     /// one, and the row goes.
     public static let lifetime: Duration = .seconds(180 * 24 * 60 * 60)
@@ -224,7 +224,7 @@ public struct LogRetention: Sendable, Hashable {
 }
 
 /// A log entry a device uploaded.
-public struct LogRecord: Sendable, Hashable {
+public struct LogRecord: Sendable, Hashable, Decodable {
     /// The entry's place in the order entries were received, once stored.
     public var id: Int64?
     public var appID: String

@@ -2,10 +2,10 @@ import Foundation
 
 /// One row a statement returned, its cells by column name, as either database gave them.
 ///
-/// A record is read from a row once, for both databases: `try row("username")` reads a
-/// cell as the type the record wants (a date from its milliseconds, a flag from SQLite's
-/// integer or PostgreSQL's boolean), and a cell that is not of that type throws
-/// ``StorageError/Code/corrupt``.
+/// A record is read from a row once, for both databases: ``decode(_:)`` reads a record by
+/// its coding keys, and `try row("username")` one cell, as the type wanted (a date from
+/// its milliseconds, a flag from SQLite's integer or PostgreSQL's boolean); a cell that is
+/// not of that type throws ``StorageError/Code/corrupt``.
 public struct SQLRow: Sendable {
     /// The columns of the statement's result, shared by its rows.
     let columns: [String]

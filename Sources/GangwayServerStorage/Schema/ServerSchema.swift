@@ -3,8 +3,9 @@ import GangwayProtocol
 
 /// The tables both databases share, and the row encoding both use.
 ///
-/// Dates are whole milliseconds since 1970 in a 64-bit integer and app settings are the
-/// JSON of `AppSettings` (entity fields the JSON of a string dictionary), so a row means the same in SQLite and PostgreSQL.
+/// Dates are whole milliseconds since 1970 in a 64-bit integer, app settings the JSON of
+/// ``StoredAppSettings`` with its version beside it, and entity fields the JSON of a
+/// string dictionary, so a row means the same in SQLite and PostgreSQL.
 enum ServerSchema {
     static func version1(_ dialect: StorageKind) -> [String] {
         let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
@@ -167,7 +168,7 @@ enum ServerSchema {
     static func migrations(_ dialect: StorageKind) -> [Migration] {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
-            version11, version12, version13, version14, version15, version16, version17,
+            version11, version12, version13, version14, version15, version16, version17, version18,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -302,6 +303,12 @@ enum ServerSchema {
         ]
     }
 
+    /// App settings in a shape storage owns (``StoredAppSettings``), with its version: the
+    /// rows from before hold version 1, the API's field names of that day.
+    static func version18(_ dialect: StorageKind) -> [String] {
+        ["ALTER TABLE apps ADD COLUMN settings_version BIGINT NOT NULL DEFAULT 1"]
+    }
+
     static func encode(fieldVersions: [String: Int64]) -> String {
         FlatJSON.text(fieldVersions)
     }
@@ -323,8 +330,9 @@ enum ServerSchema {
         try value(ChangeResult.self, from: text, "change result")
     }
 
+    /// The `apps.settings` column for `settings`, in the shape of ``StoredAppSettings/version``.
     static func encode(_ settings: Components.Schemas.AppSettings) throws(StorageError) -> String {
-        try json(settings, "app settings")
+        try json(StoredAppSettings(settings), "app settings")
     }
 
     /// An app's authentication column: `NULL` for basic, as every app was before it.
@@ -344,8 +352,15 @@ enum ServerSchema {
         return status
     }
 
-    static func decodeSettings(_ text: String) throws(StorageError) -> Components.Schemas.AppSettings {
-        try value(Components.Schemas.AppSettings.self, from: text, "app settings")
+    /// The settings an `apps.settings` column holds in the shape of `version`.
+    static func decodeSettings(_ text: String, version: Int64) throws(StorageError) -> Components.Schemas.AppSettings {
+        guard version == StoredAppSettings.version else {
+            throw StorageError(
+                .corrupt,
+                "stored app settings are of version \(version); this server reads version \(StoredAppSettings.version)"
+            )
+        }
+        return try value(StoredAppSettings.self, from: text, "app settings").settings()
     }
 
     static func encode(fields: [String: String]) -> String {

@@ -9,9 +9,9 @@ extension ServerStorage {
         try await driver.write(locking: []) { connection in
             try await connection.execute(
                 """
-                INSERT INTO apps (id, name, minimum_version, settings, authentication, created_at)
-                VALUES (\(app.id), \(app.name), \(app.minimumVersion), \(settings), \(authentication),
-                    \(app.createdAt))
+                INSERT INTO apps (id, name, minimum_version, settings, settings_version, authentication, created_at)
+                VALUES (\(app.id), \(app.name), \(app.minimumVersion), \(settings), \(StoredAppSettings.version),
+                    \(authentication), \(app.createdAt))
                 """
             )
             try await Self.replaceDomains(of: app, connection)
@@ -26,7 +26,7 @@ extension ServerStorage {
             try await connection.execute(
                 """
                 UPDATE apps SET name = \(app.name), minimum_version = \(app.minimumVersion), settings = \(settings),
-                    authentication = \(authentication) WHERE id = \(app.id)
+                    settings_version = \(StoredAppSettings.version), authentication = \(authentication) WHERE id = \(app.id)
                 """
             )
             try await Self.replaceDomains(of: app, connection)
@@ -57,7 +57,7 @@ extension ServerStorage {
     private func apps(where condition: SQL) async throws(StorageError) -> [AppRecord] {
         let rows = try await driver.read(
             """
-            SELECT a.id, a.name, a.minimum_version, a.settings, a.authentication, a.created_at, d.domain
+            SELECT a.id, a.name, a.minimum_version, a.settings, a.settings_version, a.authentication, a.created_at, d.domain
             FROM apps a LEFT JOIN app_domains d ON d.app_id = a.id
             WHERE \(condition) ORDER BY a.id, d.domain
             """
@@ -76,7 +76,10 @@ extension ServerStorage {
                     name: try row("name"),
                     emailDomains: domain.map { [$0] } ?? [],
                     minimumVersion: try row("minimum_version"),
-                    settings: try ServerSchema.decodeSettings(try row("settings")),
+                    settings: try ServerSchema.decodeSettings(
+                        try row("settings"),
+                        version: try row("settings_version")
+                    ),
                     authentication: try ServerSchema.decodeAuthentication(try row("authentication")),
                     createdAt: try row("created_at")
                 )

@@ -6,23 +6,20 @@ extension ServerStorage {
             try await first(
                 """
                 \(DeviceRecord.select) WHERE app_id = \(appID) AND username = \(username) AND device_id = \(deviceID)
-                """,
-                DeviceRecord.init
+                """
             )
         }
     }
 
     public func device(appID: String, registrationID: String) async throws(StorageError) -> DeviceRecord? {
         try await first(
-            "\(DeviceRecord.select) WHERE app_id = \(appID) AND registration_id = \(registrationID)",
-            DeviceRecord.init
+            "\(DeviceRecord.select) WHERE app_id = \(appID) AND registration_id = \(registrationID)"
         )
     }
 
     public func devices(appID: String) async throws(StorageError) -> [DeviceRecord] {
         try await all(
-            "\(DeviceRecord.select) WHERE app_id = \(appID) ORDER BY registered_at, registration_id",
-            DeviceRecord.init
+            "\(DeviceRecord.select) WHERE app_id = \(appID) ORDER BY registered_at, registration_id"
         )
     }
 
@@ -53,8 +50,7 @@ extension ServerStorage {
             """
             \(DeviceRecord.select) WHERE \(SQL.joined(conditions, separator: " AND "))
             ORDER BY username, registration_id LIMIT \(limit)
-            """,
-            DeviceRecord.init
+            """
         )
     }
 
@@ -75,8 +71,7 @@ extension ServerStorage {
     /// Every registration of a user, in every app.
     public func devices(username: String) async throws(StorageError) -> [DeviceRecord] {
         try await all(
-            "\(DeviceRecord.select) WHERE username = \(username) ORDER BY registered_at, registration_id",
-            DeviceRecord.init
+            "\(DeviceRecord.select) WHERE username = \(username) ORDER BY registered_at, registration_id"
         )
     }
 
@@ -233,19 +228,7 @@ extension ServerStorage {
         if let since = filter.since { statement = statement + " AND time >= \(since)" }
         if let until = filter.until { statement = statement + " AND time < \(until)" }
         if let before = filter.before { statement = statement + " AND id < \(before)" }
-        return try await all(statement + " ORDER BY id DESC LIMIT \(limit)") { row throws(StorageError) in
-            LogRecord(
-                appID: try row("app_id"),
-                username: try row("username"),
-                deviceID: try row("device_id"),
-                time: try row("time"),
-                level: try row("level"),
-                message: try row("message"),
-                source: try row("source"),
-                receivedAt: try row("received_at"),
-                id: try row("id")
-            )
-        }
+        return try await all(statement + " ORDER BY id DESC LIMIT \(limit)")
     }
 }
 
@@ -254,25 +237,4 @@ extension DeviceRecord {
         SELECT registration_id, app_id, username, device_id, device_name, platform, app_version, status,
             status_changed_at, recovery_secret, registered_at, last_contact_at, change_key FROM devices
         """
-
-    init(row: SQLRow) throws(StorageError) {
-        guard let status = DeviceStatus(rawValue: try row("status")) else {
-            throw StorageError(.corrupt, "a device registration has an unknown status")
-        }
-        self.init(
-            registrationID: try row("registration_id"),
-            appID: try row("app_id"),
-            username: try row("username"),
-            deviceID: try row("device_id"),
-            deviceName: try row("device_name"),
-            platform: try row("platform"),
-            appVersion: try row("app_version"),
-            status: status,
-            statusChangedAt: try row("status_changed_at"),
-            recoverySecret: try row("recovery_secret"),
-            registeredAt: try row("registered_at"),
-            lastContactAt: try row("last_contact_at"),
-            changeKey: try row("change_key")
-        )
-    }
 }

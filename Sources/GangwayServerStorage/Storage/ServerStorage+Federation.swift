@@ -25,18 +25,7 @@ extension ServerStorage {
                 DELETE FROM federated_sign_ins WHERE state_hash = \(stateHash)
                 RETURNING state_hash, app_id, browser_hash, nonce, code_verifier, origin, created_at, expires_at
                 """
-            ).first.map { row throws(StorageError) in
-                FederatedSignInRecord(
-                    stateHash: try row("state_hash"),
-                    appID: try row("app_id"),
-                    browserHash: try row("browser_hash"),
-                    nonce: try row("nonce"),
-                    codeVerifier: try row("code_verifier"),
-                    origin: try row("origin"),
-                    createdAt: try row("created_at"),
-                    expiresAt: try row("expires_at")
-                )
-            }
+            ).first.map { row throws(StorageError) in try row.decode(FederatedSignInRecord.self) }
         }
     }
 
@@ -68,18 +57,7 @@ extension ServerStorage {
             SELECT origin_hash, family_id, app_id, username, issuer, sealed_refresh_token,
                 access_expires_at, created_at FROM provider_grants WHERE family_id = \(familyID)
             """
-        ) { row throws(StorageError) in
-            ProviderGrantRecord(
-                originHash: try row("origin_hash"),
-                familyID: try row("family_id"),
-                appID: try row("app_id"),
-                username: try row("username"),
-                issuer: try row("issuer"),
-                sealedRefreshToken: try row("sealed_refresh_token"),
-                accessExpiresAt: try row("access_expires_at"),
-                createdAt: try row("created_at")
-            )
-        }
+        )
     }
 
     /// Stores what a refresh at the provider gave (its next refresh token, its access

@@ -61,21 +61,7 @@ extension ServerStorage {
             SELECT code_hash, app_id, username, device_id, redirect_uri, code_challenge, nonce, created_at,
                 expires_at, redeemed_at, family_id FROM oauth_authorization_codes WHERE code_hash = \(codeHash)
             """
-        ) { row throws(StorageError) in
-            AuthorizationCodeRecord(
-                codeHash: try row("code_hash"),
-                appID: try row("app_id"),
-                username: try row("username"),
-                deviceID: try row("device_id"),
-                redirectURI: try row("redirect_uri"),
-                codeChallenge: try row("code_challenge"),
-                nonce: try row("nonce"),
-                createdAt: try row("created_at"),
-                expiresAt: try row("expires_at"),
-                redeemedAt: try row("redeemed_at"),
-                familyID: try row("family_id")
-            )
-        }
+        )
     }
 
     /// Marks the code redeemed at `date`, starting refresh token family `familyID`, if no
@@ -119,24 +105,10 @@ extension ServerStorage {
     public func refreshToken(tokenHash: Data) async throws(StorageError) -> RefreshTokenRecord? {
         try await first(
             """
-            SELECT family_id, app_id, username, device_id, session_hash, created_at, expires_at, used_at,
-                used_from, revoked FROM refresh_tokens WHERE token_hash = \(tokenHash)
+            SELECT token_hash, family_id, app_id, username, device_id, session_hash, created_at, expires_at,
+                used_at, used_from, revoked FROM refresh_tokens WHERE token_hash = \(tokenHash)
             """
-        ) { row throws(StorageError) in
-            RefreshTokenRecord(
-                tokenHash: tokenHash,
-                familyID: try row("family_id"),
-                appID: try row("app_id"),
-                username: try row("username"),
-                deviceID: try row("device_id"),
-                sessionHash: try row("session_hash"),
-                createdAt: try row("created_at"),
-                expiresAt: try row("expires_at"),
-                usedAt: try row("used_at"),
-                usedFrom: try row("used_from"),
-                revoked: try row("revoked")
-            )
-        }
+        )
     }
 
     /// Marks a refresh token used, by the client `client` names (a hash of its address), if

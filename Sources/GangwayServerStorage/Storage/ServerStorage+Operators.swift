@@ -199,21 +199,7 @@ extension ServerStorage {
         if let before { statement = statement + " AND id < \(before)" }
         if let actor { statement = statement + " AND actor = \(actor)" }
         if let action { statement = statement + " AND action = \(action)" }
-        return try await all(statement + " ORDER BY id DESC LIMIT \(limit)") { row throws(StorageError) in
-            guard let via = AuditEventRecord.Channel(rawValue: try row("via")) else {
-                throw StorageError(.corrupt, "an audit event has an unknown channel")
-            }
-            return AuditEventRecord(
-                id: try row("id"),
-                at: try row("at"),
-                actor: try row("actor"),
-                via: via,
-                action: try row("action"),
-                target: try row("target"),
-                address: try row("address"),
-                detail: try row("detail")
-            )
-        }
+        return try await all(statement + " ORDER BY id DESC LIMIT \(limit)")
     }
 }
 

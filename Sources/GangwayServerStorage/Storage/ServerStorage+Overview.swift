@@ -70,7 +70,7 @@ extension ServerStorage {
             ORDER BY COALESCE(last_contact_at, registered_at), registration_id LIMIT \(max(limit, 1))
             """
         )
-        let devices = try rows.prefix(limit).map(DeviceRecord.init)
+        let devices = try rows.prefix(limit).map { row throws(StorageError) in try row.decode(DeviceRecord.self) }
         return (devices, try rows.first.map { row throws(StorageError) -> Int in try row("total") } ?? 0)
     }
 

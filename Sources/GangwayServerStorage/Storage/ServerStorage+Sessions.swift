@@ -19,17 +19,7 @@ extension ServerStorage {
                 SELECT token_hash, app_id, username, device_id, created_at, expires_at, revoked
                 FROM sessions WHERE token_hash = \(tokenHash)
                 """
-            ) { row throws(StorageError) in
-                SessionRecord(
-                    tokenHash: try row("token_hash"),
-                    appID: try row("app_id"),
-                    username: try row("username"),
-                    deviceID: try row("device_id"),
-                    createdAt: try row("created_at"),
-                    expiresAt: try row("expires_at"),
-                    revoked: try row("revoked")
-                )
-            }
+            )
         }
     }
 
@@ -69,12 +59,7 @@ extension ServerStorage {
                 for row in try await connection.rows(
                     "SELECT key, count, window_start, blocked_until FROM sign_in_attempts WHERE key IN (\(list: keys))"
                 ) {
-                    let attempts = SignInAttempts(
-                        key: try row("key"),
-                        count: try row("count"),
-                        windowStart: try row("window_start"),
-                        blockedUntil: try row("blocked_until")
-                    )
+                    let attempts: SignInAttempts = try row.decode()
                     current[attempts.key] = attempts
                 }
             }
@@ -108,9 +93,6 @@ extension ServerStorage {
     }
 
     public func deviceCookie(tokenHash: Data) async throws(StorageError) -> DeviceCookieRecord? {
-        try await first("SELECT username, created_at FROM device_cookies WHERE token_hash = \(tokenHash)") {
-            row throws(StorageError) in
-            DeviceCookieRecord(tokenHash: tokenHash, username: try row("username"), createdAt: try row("created_at"))
-        }
+        try await first("SELECT token_hash, username, created_at FROM device_cookies WHERE token_hash = \(tokenHash)")
     }
 }

@@ -67,6 +67,22 @@ public final class ServerStorage: Sendable {
         try await driver.read(statement).first.map(record)
     }
 
+    /// The records `statement` returns, each read by its coding keys (``SQLRow/decode(_:)``).
+    func all<Record: Decodable & Sendable>(
+        _ statement: SQL,
+        as type: Record.Type = Record.self
+    ) async throws(StorageError) -> [Record] {
+        try await all(statement) { row throws(StorageError) in try row.decode(type) }
+    }
+
+    /// The first record `statement` returns, if any, read by its coding keys.
+    func first<Record: Decodable & Sendable>(
+        _ statement: SQL,
+        as type: Record.Type = Record.self
+    ) async throws(StorageError) -> Record? {
+        try await first(statement) { row throws(StorageError) in try row.decode(type) }
+    }
+
     /// Runs one writing statement on its own.
     func execute(_ statement: SQL) async throws(StorageError) {
         _ = try await driver.write(statement)
@@ -146,7 +162,7 @@ public final class ServerStorage: Sendable {
 
     /// The user as stored now: what a sign-in, a password check and an admin read.
     public func user(named username: String) async throws(StorageError) -> UserRecord? {
-        try await first("\(UserRecord.select) WHERE username = \(username)", UserRecord.init(row:))
+        try await first("\(UserRecord.select) WHERE username = \(username)")
     }
 
     /// The user as a device's request sees them, through the cache: a change by another
@@ -157,7 +173,7 @@ public final class ServerStorage: Sendable {
     }
 
     public func users() async throws(StorageError) -> [UserRecord] {
-        try await all("\(UserRecord.select) ORDER BY username", UserRecord.init(row:))
+        try await all("\(UserRecord.select) ORDER BY username")
     }
 
     /// A page of users by name: those whose name starts with `prefix` (any case), after
@@ -178,7 +194,7 @@ public final class ServerStorage: Sendable {
             } else {
                 "\(UserRecord.select) WHERE LOWER(username) LIKE \(pattern) ESCAPE '\\' ORDER BY username LIMIT \(limit)"
             }
-        return try await all(statement, UserRecord.init(row:))
+        return try await all(statement)
     }
 
     /// A page of users whose name starts with `prefix` and whose name or display name
@@ -199,7 +215,7 @@ public final class ServerStorage: Sendable {
                 AND (LOWER(username) LIKE \(pattern) ESCAPE '\\' OR LOWER(display_name) LIKE \(pattern) ESCAPE '\\')
             ORDER BY username LIMIT \(limit)
             """,
-            UserRecord.init(row:)
+            as: UserRecord.self
         )
     }
 
@@ -222,7 +238,7 @@ public final class ServerStorage: Sendable {
         return try await all(
             "\(UserRecord.select) WHERE LOWER(display_name) IN (\(list: displayNames.map { $0.lowercased() })) "
                 + "ORDER BY username",
-            UserRecord.init(row:)
+            as: UserRecord.self
         )
     }
 }
@@ -239,15 +255,6 @@ extension ServerStorage {
 extension UserRecord {
     static let select: SQL = "SELECT username, display_name, password_hash, blocked, created_at FROM users"
 
-    init(row: SQLRow) throws(StorageError) {
-        self.init(
-            username: try row("username"),
-            displayName: try row("display_name"),
-            passwordHash: try row("password_hash"),
-            blocked: try row("blocked"),
-            createdAt: try row("created_at")
-        )
-    }
 }
 
 /// A storage failure. New cases may be added.
