@@ -22,7 +22,7 @@ extension MobileServicesAPI {
             logSettings: settings.logSettings,
             consentSettings: settings.consentSettings,
             dataSettings: settings.dataSettings,
-            changeSealingKey: keys.changeSealing.publicKey.x963Representation.base64URLEncoded
+            changeSealingKey: keys.changeSealingPublicKey
         )
         return .init(mobileservices: .init(settingsExchange: body))
     }

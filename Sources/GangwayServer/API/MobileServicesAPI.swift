@@ -11,7 +11,7 @@ import OpenAPIRuntime
 /// Handlers return only the success case of their operation; every failure is an
 /// ``APIError`` thrown to ``GatewayMiddleware``, which renders the one error document
 /// the API uses.
-struct MobileServicesAPI: APIProtocol {
+final class MobileServicesAPI: APIProtocol {
     struct Settings: Sendable {
         /// The URL devices reach this server at, as discovery and activation tell them.
         var publicURL: PublicURL
@@ -42,6 +42,30 @@ struct MobileServicesAPI: APIProtocol {
     let adminToken: AdminTokenCheck
     let now: @Sendable () -> Date
     let logger: Logger
+
+    /// A class, not a struct: every request's handlers share this one instance, where a
+    /// value of this size was copied (and its references retained) at each call.
+    init(
+        storage: ServerStorage,
+        settings: Settings,
+        passwords: PasswordHasher,
+        throttle: SignInThrottle,
+        keys: ServerKeys,
+        providers: IdentityProviderClient,
+        adminToken: AdminTokenCheck,
+        now: @escaping @Sendable () -> Date,
+        logger: Logger
+    ) {
+        self.storage = storage
+        self.settings = settings
+        self.passwords = passwords
+        self.throttle = throttle
+        self.keys = keys
+        self.providers = providers
+        self.adminToken = adminToken
+        self.now = now
+        self.logger = logger
+    }
 
     // MARK: Public
 

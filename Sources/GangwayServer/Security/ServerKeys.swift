@@ -19,6 +19,9 @@ struct ServerKeys: Sendable {
     let destinationTokens: TokenSigner
     /// The key devices seal offline changes to.
     let changeSealing: SealingPrivateKey
+    /// Its public half as the settings exchange sends it (X9.63, base64url): encoded
+    /// once, not at every exchange.
+    let changeSealingPublicKey: String
 
     /// The names the keys are stored under.
     enum StoredName {
@@ -42,12 +45,14 @@ struct ServerKeys: Sendable {
             storage: storage,
             plainLength: nil
         ) { SealingPrivateKey().rawRepresentation }
+        let sealing = try SealingPrivateKey(rawRepresentation: changeSealing)
         return ServerKeys(
             server: server,
             activation: ActivationSigner(key: try await signingKey(StoredName.activation)),
             idTokens: try await TokenSigner(key: try await signingKey(StoredName.idTokens)),
             destinationTokens: try await TokenSigner(key: try await signingKey(StoredName.destinationTokens)),
-            changeSealing: try SealingPrivateKey(rawRepresentation: changeSealing)
+            changeSealing: sealing,
+            changeSealingPublicKey: sealing.publicKey.x963Representation.base64URLEncoded
         )
     }
 }
