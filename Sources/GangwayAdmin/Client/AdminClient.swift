@@ -236,7 +236,7 @@ public struct AdminClient: Sendable {
     ) async throws(ServiceError) -> [ManagedDevice] {
         let query = Operations.ListDevices.Input.Query(
             user: user,
-            status: status.flatMap { Components.Schemas.DeviceStatus(rawValue: $0.rawValue) },
+            status: status,
             after: after,
             limit: limit
         )
@@ -244,7 +244,7 @@ public struct AdminClient: Sendable {
             try await client.listDevices(path: .init(appID: id), query: query)
         }
         switch output {
-        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedDevice.init)
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }
         default: throw ServiceCall.unexpected(output)
         }
     }
@@ -256,12 +256,12 @@ public struct AdminClient: Sendable {
         app id: String,
         registration registrationID: String
     ) async throws(ServiceError) -> ManagedDevice {
-        let body = Components.Schemas.DeviceUpdate(status: Components.Schemas.DeviceStatus(rawValue: status.rawValue)!)
+        let body = Components.Schemas.DeviceUpdate(status: status)
         let output = try await ServiceCall.run(at: serverURL) {
             try await client.updateDevice(path: .init(appID: id, registrationID: registrationID), body: .json(body))
         }
         switch output {
-        case .ok(let ok): return try ManagedDevice(ServiceCall.decode { try ok.body.json })
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }
         default: throw ServiceCall.unexpected(output)
         }
     }
