@@ -35,6 +35,10 @@ for path in arguments.dropFirst(2).sorted() {
     swift += "        \"\(name)\": \(delimiter)\"\"\"\n\(text)\n\"\"\"\(delimiter),\n"
 }
 swift += "    ]\n}\n"
+// A file already holding these texts is left as it is: the build runs this tool whenever
+// SwiftPM has linked it again, which it does at most builds, and a file written anew
+// would have its module compiled again each time.
+if (try? String(contentsOfFile: output, encoding: .utf8)) == swift { exit(0) }
 do {
     try swift.write(toFile: output, atomically: true, encoding: .utf8)
 } catch {
