@@ -23,9 +23,7 @@ struct IdentityLinkTests {
         arguments: Backend.available
     )
     func migrated(backend: Backend) async throws {
-        try await StorageUnderTest.withStorage(on: backend, migrated: false) { storage in
-            let before = ServerSchema.migrations(storage.kind).filter { $0.name != "v17" }
-            try await storage.driver.migrate(before)
+        try await StorageUnderTest.withStorage(on: backend, before: "v17") { storage in
             try await Self.people(storage)
             try await storage.execute(
                 """

@@ -69,9 +69,7 @@ struct StoredAppSettingsTests {
         arguments: Backend.available
     )
     func migrated(backend: Backend) async throws {
-        try await StorageUnderTest.withStorage(on: backend, migrated: false) { storage in
-            let before = ServerSchema.migrations(storage.kind).filter { $0.name != "v18" }
-            try await storage.driver.migrate(before)
+        try await StorageUnderTest.withStorage(on: backend, before: "v18") { storage in
             try await storage.execute(
                 """
                 INSERT INTO apps (id, name, settings, created_at)

@@ -1,8 +1,9 @@
 import Foundation
-import GangwayServerStorage
 import GangwayServerTesting
 import GangwayTesting
 import Logging
+
+@testable import GangwayServerStorage
 
 /// The storage the model-based tests hold to ``StorageModel``, and the one place that
 /// opens it: when the storage's type or its constructors change, only this file does.
@@ -43,6 +44,22 @@ enum StorageUnderTest {
                 )
                 return try await run(storage, migrated: migrated, body)
             }
+        }
+    }
+
+    /// Runs `body` with a new storage on `backend` migrated up to, and not including,
+    /// the migration named `migration`: a test of that migration inserts rows of the schema
+    /// before it, then migrates.
+    static func withStorage<Result: Sendable>(
+        on backend: Backend,
+        before migration: String,
+        _ body: (Storage) async throws -> Result
+    ) async throws -> Result {
+        try await withStorage(on: backend, migrated: false) { storage in
+            try await storage.driver.migrate(
+                Array(ServerSchema.migrations(storage.kind).prefix { $0.name != migration })
+            )
+            return try await body(storage)
         }
     }
 
