@@ -12,9 +12,9 @@ import NIOFoundationCompat
 /// changes something, and encoding them (Foundation's `JSONEncoder`, most of all for an
 /// entity set) is most of what such a request costs. Here the handler's work
 /// (authentication, the device's status, the contact note) runs as for any request,
-/// through the same ``MobileServicesAPI`` functions the generated operations call; what
-/// is skipped is the route lookup, the generated request conversion and, while the value
-/// is equal to the last one answered, the encoding. The bytes are those the generated
+/// through the same handlers' functions (``DevicesHandler``, ``DataHandler``) the
+/// generated operations call; what is skipped is the route lookup, the generated request
+/// conversion and, while the value is equal to the last one answered, the encoding. The bytes are those the generated
 /// server writes: the same type, the same encoding options, the same content type.
 /// ``GatewayResponder`` runs it inside ``GatewayMiddleware``, so request IDs, error
 /// documents and the log line are those of every route. Every other route, and these
@@ -29,6 +29,8 @@ struct DeviceReadRoute: Sendable {
     }
 
     let api: MobileServicesAPI
+    /// What the API's handlers share: storage, keys, settings, clock and logger.
+    var services: APIServices { api.services }
     let settings = EncodedBodyCache<Components.Schemas.SettingsExchange>()
     let appData = EncodedBodyCache<Components.Schemas.EntityList>()
 
@@ -36,9 +38,9 @@ struct DeviceReadRoute: Sendable {
         let body: ByteBuffer
         switch read {
         case .settings(let appID):
-            body = try settings.body(for: try await api.settingsExchange(appID: appID), key: appID)
+            body = try settings.body(for: try await api.devices.settingsExchange(appID: appID), key: appID)
         case .appData(let appID, let entitySet):
-            let list = try await api.appData(appID: appID, entitySet: entitySet)
+            let list = try await api.data.appData(appID: appID, entitySet: entitySet)
             body = try appData.body(for: list, key: "\(appID)/\(entitySet)")
         }
         return Response(

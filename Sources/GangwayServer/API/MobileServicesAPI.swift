@@ -1,311 +1,331 @@
-import Crypto
-import Foundation
 import GangwayProtocol
-import GangwayServerStorage
-import GangwaySystem
-import Logging
 import OpenAPIRuntime
 
-/// The mobile-services API: the handlers of every operation in `openapi.json`.
+/// The mobile-services API: every operation in `openapi.json`, each handed to the handler
+/// of its resource (``APIHandler``), over the ``APIServices`` they share.
 ///
-/// Handlers return only the success case of their operation; every failure is an
-/// ``APIError`` thrown to ``GatewayMiddleware``, which renders the one error document
-/// the API uses.
+/// This type decides nothing: who may call an operation is ``AccessPolicy``'s (asked by
+/// the HTTP gate, and by the console before it runs one in process), and what an
+/// operation does is its handler's.
 final class MobileServicesAPI: APIProtocol {
-    struct Settings: Sendable {
-        /// The URL devices reach this server at, as discovery and activation tell them.
-        var publicURL: PublicURL
-        /// Where operators reach the console (its enrolment links): ``publicURL``, or the
-        /// console's own address when it listens apart.
-        var consoleURL: PublicURL? = nil
-        /// The origin of the pages this instance serves, for their forms' origin check and
-        /// their cookies' `Secure`: ``publicURL``, or the console's own address on it.
-        var pagesURL: PublicURL? = nil
-        var sessionLifetime: Duration = .seconds(12 * 60 * 60)
-        /// How often a device's last contact is written, at most.
-        var contactResolution: Duration = .seconds(60)
-        /// The proxies whose `X-Forwarded-For` sign-in throttling believes.
-        var trustedProxies: [AddressRange] = []
-        /// Whether destinations must reach public addresses only (see
-        /// ``ServerConfiguration/publicDestinationsOnly``).
-        var publicDestinationsOnly = false
+    let services: APIServices
+
+    let server: ServerHandler
+    let sessions: SessionsHandler
+    let devices: DevicesHandler
+    let logs: LogsHandler
+    let changes: ChangesHandler
+    let apps: AppsHandler
+    let activation: ActivationHandler
+    let users: UsersHandler
+    let data: DataHandler
+    let oauth: OAuthHandler
+    let identityLinks: IdentityLinksHandler
+    let operators: OperatorsHandler
+    let audit: AuditHandler
+    let activity: ActivityHandler
+    let destinations: DestinationsHandler
+
+    init(services: APIServices) {
+        self.services = services
+        server = ServerHandler(services: services)
+        sessions = SessionsHandler(services: services)
+        devices = DevicesHandler(services: services)
+        logs = LogsHandler(services: services)
+        changes = ChangesHandler(services: services)
+        apps = AppsHandler(services: services)
+        activation = ActivationHandler(services: services)
+        users = UsersHandler(services: services)
+        data = DataHandler(services: services)
+        oauth = OAuthHandler(services: services)
+        identityLinks = IdentityLinksHandler(services: services)
+        operators = OperatorsHandler(services: services)
+        audit = AuditHandler(services: services)
+        activity = ActivityHandler(services: services)
+        destinations = DestinationsHandler(services: services)
     }
 
-    /// Concrete, so the cached reads every request makes are direct calls.
-    let storage: ServerStorage
-    let settings: Settings
-    let passwords: PasswordHasher
-    let throttle: SignInThrottle
-    let keys: ServerKeys
-    /// The server's client of the apps' OpenID Connect providers.
-    let providers: IdentityProviderClient
-    let adminToken: AdminTokenCheck
-    let now: @Sendable () -> Date
-    let logger: Logger
-
-    /// A class, not a struct: every request's handlers share this one instance, where a
-    /// value of this size was copied (and its references retained) at each call.
-    init(
-        storage: ServerStorage,
-        settings: Settings,
-        passwords: PasswordHasher,
-        throttle: SignInThrottle,
-        keys: ServerKeys,
-        providers: IdentityProviderClient,
-        adminToken: AdminTokenCheck,
-        now: @escaping @Sendable () -> Date,
-        logger: Logger
-    ) {
-        self.storage = storage
-        self.settings = settings
-        self.passwords = passwords
-        self.throttle = throttle
-        self.keys = keys
-        self.providers = providers
-        self.adminToken = adminToken
-        self.now = now
-        self.logger = logger
-    }
-
-    // MARK: Public
+    // MARK: Server
 
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output {
-        .ok(.init(body: .json(.init(status: .ok, storage: storage.kind == .sqlite ? .sqlite : .postgresql))))
+        try await server.getHealth(input)
     }
 
     func discoverApp(_ input: Operations.DiscoverApp.Input) async throws -> Operations.DiscoverApp.Output {
-        let email = input.query.email
-        try Validation.length(email, "email", APILimits.email)
-        guard let at = email.lastIndex(of: "@"), at != email.startIndex,
-            !email[..<at].contains(where: { $0 == "@" || $0.isWhitespace })
-        else {
-            throw APIError.badRequest("email must be an address such as name@example.com.", code: .invalidEmail)
-        }
-        let domain = try Validation.emailDomain(String(email[email.index(after: at)...]))
-        guard let app = try await perform({ try await storage.app(forEmailDomain: domain) }) else {
-            throw APIError.notFound(.domainUnknown, "No app is set up for this email domain.")
-        }
-        return .ok(.init(body: .json(configuration(of: app))))
+        try await server.discoverApp(input)
     }
 
     func getActivationKey(_ input: Operations.GetActivationKey.Input) async throws -> Operations.GetActivationKey.Output
     {
-        .ok(.init(body: .json(.init(algorithm: .es256, publicKeyPEM: keys.activation.publicKeyPEM))))
+        try await server.getActivationKey(input)
     }
 
     func checkVersion(_ input: Operations.CheckVersion.Input) async throws -> Operations.CheckVersion.Output {
-        let text = input.query.version
-        try Validation.length(text, "version", APILimits.version)
-        let version = try AppVersion(text)
-        let app = try await app(input.path.appID)
-        guard let minimum = app.minimumVersion else {
-            return .ok(.init(body: .json(.init(version: text, active: true, authType: .init(app.authentication.type)))))
-        }
-        let active = version >= (try AppVersion(minimum))
-        return .ok(
-            .init(
-                body: .json(
-                    .init(
-                        version: text,
-                        active: active,
-                        minimumVersion: minimum,
-                        message: active
-                            ? nil
-                            : "Version \(text) of \(app.name) is no longer active; update to \(minimum) or later.",
-                        authType: .init(app.authentication.type)
-                    )
-                )
-            )
-        )
+        try await server.checkVersion(input)
     }
 
-    // MARK: Shared
-
-    func configuration(of app: AppRecord) -> Components.Schemas.AppConfiguration {
-        .init(
-            serverURL: settings.publicURL.value,
-            appID: app.id,
-            appName: app.name,
-            authType: .init(app.authentication.type)
-        )
+    func proveAdminServer(_ input: Operations.ProveAdminServer.Input) async throws -> Operations.ProveAdminServer.Output
+    {
+        try await server.proveAdminServer(input)
     }
 
-    func app(_ id: String) async throws(APIError) -> AppRecord {
-        try Validation.identifierOrNotFound(id)
-        guard let app = try await perform({ try await storage.app(id: id) }) else { throw .appNotFound }
-        return app
+    // MARK: Sessions
+
+    func signIn(_ input: Operations.SignIn.Input) async throws -> Operations.SignIn.Output {
+        try await sessions.signIn(input)
     }
 
-    /// Runs a storage call, turning its failure into the API's error.
-    func perform<T>(_ body: () async throws -> T) async throws(APIError) -> T {
-        do {
-            return try await body()
-        } catch {
-            let error = error as? StorageError ?? StorageError(.unavailable, String(describing: type(of: error)))
-            if error.code == .unavailable || error.code == .corrupt {
-                logger.error(
-                    "storage failed",
-                    metadata: ["error": "\(error)", "request": "\(RequestInfo.current.requestID)"]
-                )
-            }
-            throw .storage(error)
-        }
+    func signOut(_ input: Operations.SignOut.Input) async throws -> Operations.SignOut.Output {
+        try await sessions.signOut(input)
     }
 
-    /// Who is calling: the app, the session of the request's bearer token, and the
-    /// device registration, refusing a registration an admin locked or wiped.
-    ///
-    /// - Parameters:
-    ///   - allowsReplacingWiped: A session signed in after the wipe may reach the
-    ///     handler, which registers the device anew.
-    ///   - requiresRegistration: The session's device must be registered: the app's
-    ///     data and log uploads go only to devices the admin can see, lock and wipe.
-    func authenticate(
-        appID: String,
-        checksDevice: Bool = true,
-        allowsReplacingWiped: Bool = false,
-        requiresRegistration: Bool = false
-    ) async throws(APIError) -> Caller {
-        let app = try await app(appID)
-        guard let token = RequestInfo.current.bearerToken else { throw .unauthorized }
-        let hash = BearerToken.hash(token)
-        guard let session = try await perform({ try await storage.session(tokenHash: hash) }),
-            !session.revoked, session.appID == app.id
-        else { throw .unauthorized }
-        guard session.expiresAt > now() else { throw .tokenExpired }
-        let device = try await perform {
-            try await storage.device(appID: app.id, username: session.username, deviceID: session.deviceID)
-        }
-        if requiresRegistration, device == nil { throw .deviceNotRegistered }
-        if checksDevice, let device, device.status != .active {
-            let signedInAfterChange = session.createdAt > device.statusChangedAt
-            switch device.status {
-            case .wiped where allowsReplacingWiped && signedInAfterChange: break
-            case .wiped:
-                // The device hears of its wipe now, and erases the user's data: the first
-                // contact after the wipe is what the admin sees as the wipe carried out.
-                if (device.lastContactAt ?? .distantPast) <= device.statusChangedAt {
-                    try? await storage.touchDevice(registrationID: device.registrationID, at: now())
-                }
-                throw .registrationWiped
-            default: throw .registrationLocked
-            }
-        }
-        return Caller(app: app, session: session, device: device, tokenHash: hash)
+    // MARK: Devices
+
+    func getSettings(_ input: Operations.GetSettings.Input) async throws -> Operations.GetSettings.Output {
+        try await devices.getSettings(input)
     }
 
-    struct Caller {
-        var app: AppRecord
-        var session: SessionRecord
-        var device: DeviceRecord?
-        var tokenHash: Data
+    func registerDevice(_ input: Operations.RegisterDevice.Input) async throws -> Operations.RegisterDevice.Output {
+        try await devices.registerDevice(input)
     }
 
-    /// Who the request's bearer token makes its sender, looked up as an operation of
-    /// `access` needs: as the admin token for one that needs a role, as a session's
-    /// (not revoked) for a device's.
-    func principal(for access: OperationAccess?) async throws(APIError) -> Principal {
-        guard let token = RequestInfo.current.bearerToken else { return .anonymous }
-        switch access {
-        case .anyone, nil:
-            return .unknownToken
-        case .device:
-            let session = try await perform { try await storage.session(tokenHash: BearerToken.hash(token)) }
-            return session.map { $0.revoked ? .unknownToken : .session } ?? .unknownToken
-        case .role:
-            return try await isAdminToken(token) ? .adminToken : .unknownToken
-        }
+    func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
+        try await devices.listDevices(input)
     }
 
-    /// Whether `token` is the admin token in force (compared as digests, in constant time).
-    func isAdminToken(_ token: String) async throws(APIError) -> Bool {
-        let hash = BearerToken.hash(token)
-        let expected = try await adminTokenHash()
-        return hash.count == expected.count && zip(hash, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
+    func updateDevice(_ input: Operations.UpdateDevice.Input) async throws -> Operations.UpdateDevice.Output {
+        try await devices.updateDevice(input)
     }
 
-    /// Who holds `token`: `admin` for the admin token, `user:` and the user's name for a
-    /// live session's, `nil` for any other. A known holder may send a body larger than
-    /// ``GatewayMiddleware/unauthenticatedBodySize``, a few at a time. A wrong token costs
-    /// a cached lookup, and a denial (the route's own check says why).
-    func bearerHolder(_ token: String) async -> String? {
-        let hash = BearerToken.hash(token)
-        if (try? await isAdminToken(token)) == true { return "admin" }
-        guard let session = try? await storage.session(tokenHash: hash), !session.revoked, session.expiresAt > now()
-        else { return nil }
-        return "user:" + session.username
+    // MARK: Logs
+
+    func uploadLogs(_ input: Operations.UploadLogs.Input) async throws -> Operations.UploadLogs.Output {
+        try await logs.uploadLogs(input)
     }
 
-    /// The hash of the admin token in force: read through the cache, so a token renewed
-    /// by another process (`gangway serve --new-admin-token`) replaces the old one here
-    /// within the cache lifetime.
-    func adminTokenHash() async throws(APIError) -> Data {
-        switch adminToken {
-        case .hash(let hash):
-            return hash
-        case .stored:
-            guard let hash = try await perform({ try await storage.secret(named: AdminToken.secretName) }) else {
-                throw .storage(StorageError(.corrupt, "the admin token's hash is missing"))
-            }
-            return hash
-        }
+    func listLogs(_ input: Operations.ListLogs.Input) async throws -> Operations.ListLogs.Output {
+        try await logs.listLogs(input)
     }
 
-    /// Which admin token the admin handlers accept.
-    enum AdminTokenCheck: Sendable {
-        /// The one whose hash the database holds now.
-        case stored
-        /// This one only (a seed's one-time token).
-        case hash(Data)
+    // MARK: Changes
+
+    func uploadSealedChanges(
+        _ input: Operations.UploadSealedChanges.Input
+    ) async throws -> Operations.UploadSealedChanges.Output {
+        try await changes.uploadSealedChanges(input)
     }
 
-    /// A new recovery secret for a registration, as stored: sealed with the server key.
-    func newRecoverySecret(for registrationID: String) throws(APIError) -> Data {
-        do {
-            return try keys.server.seal(Self.randomBytes(32), for: "recovery:\(registrationID)")
-        } catch {
-            throw .storage(StorageError(.unavailable, "a recovery secret cannot be sealed"))
-        }
+    func listChanges(_ input: Operations.ListChanges.Input) async throws -> Operations.ListChanges.Output {
+        try await changes.listChanges(input)
     }
 
-    /// The recovery secret of a registration, opened (one stored before secrets were
-    /// sealed is its 32 bytes as they are).
-    func recoverySecret(of device: DeviceRecord) throws(APIError) -> Data {
-        do {
-            return try keys.server.open(
-                device.recoverySecret,
-                for: "recovery:\(device.registrationID)",
-                plainLength: 32
-            )
-        } catch {
-            throw .storage(StorageError(.corrupt, "a recovery secret does not open with the server key"))
-        }
+    // MARK: Apps
+
+    func listApps(_ input: Operations.ListApps.Input) async throws -> Operations.ListApps.Output {
+        try await apps.listApps(input)
     }
 
-    /// The registration's recovery secret as it should be stored: sealed, sealing one
-    /// stored before secrets were.
-    func sealedRecoverySecret(of device: DeviceRecord) throws(APIError) -> Data {
-        guard device.recoverySecret.count == 32 else { return device.recoverySecret }
-        do {
-            return try keys.server.seal(device.recoverySecret, for: "recovery:\(device.registrationID)")
-        } catch {
-            throw .storage(StorageError(.unavailable, "a recovery secret cannot be sealed"))
-        }
+    func createApp(_ input: Operations.CreateApp.Input) async throws -> Operations.CreateApp.Output {
+        try await apps.createApp(input)
     }
 
-    static func randomBytes(_ count: Int) -> Data {
-        precondition(count % 8 == 0 && count <= 64)
-        return SymmetricKey(size: .init(bitCount: count * 8)).withUnsafeBytes { Data($0) }
+    func getApp(_ input: Operations.GetApp.Input) async throws -> Operations.GetApp.Output {
+        try await apps.getApp(input)
     }
-}
 
-extension Validation {
-    /// A path ID that cannot name anything is a 404, like an unknown one.
-    static func identifierOrNotFound(_ value: String) throws(APIError) {
-        do {
-            try identifier(value, "appID")
-        } catch {
-            throw .appNotFound
-        }
+    func updateApp(_ input: Operations.UpdateApp.Input) async throws -> Operations.UpdateApp.Output {
+        try await apps.updateApp(input)
     }
+
+    func getAppAuthentication(
+        _ input: Operations.GetAppAuthentication.Input
+    ) async throws -> Operations.GetAppAuthentication.Output {
+        try await apps.getAppAuthentication(input)
+    }
+
+    func setAppAuthentication(
+        _ input: Operations.SetAppAuthentication.Input
+    ) async throws -> Operations.SetAppAuthentication.Output {
+        try await apps.setAppAuthentication(input)
+    }
+
+    // MARK: Activation
+
+    func createActivation(_ input: Operations.CreateActivation.Input) async throws -> Operations.CreateActivation.Output
+    {
+        try await activation.createActivation(input)
+    }
+
+    func getActivationQRCode(
+        _ input: Operations.GetActivationQRCode.Input
+    ) async throws -> Operations.GetActivationQRCode.Output {
+        try await activation.getActivationQRCode(input)
+    }
+
+    // MARK: Users
+
+    func listUsers(_ input: Operations.ListUsers.Input) async throws -> Operations.ListUsers.Output {
+        try await users.listUsers(input)
+    }
+
+    func createUser(_ input: Operations.CreateUser.Input) async throws -> Operations.CreateUser.Output {
+        try await users.createUser(input)
+    }
+
+    func getUser(_ input: Operations.GetUser.Input) async throws -> Operations.GetUser.Output {
+        try await users.getUser(input)
+    }
+
+    func updateUser(_ input: Operations.UpdateUser.Input) async throws -> Operations.UpdateUser.Output {
+        try await users.updateUser(input)
+    }
+
+    func revokeUserSessions(
+        _ input: Operations.RevokeUserSessions.Input
+    ) async throws -> Operations.RevokeUserSessions.Output {
+        try await users.revokeUserSessions(input)
+    }
+
+    // MARK: Data
+
+    func getAppData(_ input: Operations.GetAppData.Input) async throws -> Operations.GetAppData.Output {
+        try await data.getAppData(input)
+    }
+
+    func listAppData(_ input: Operations.ListAppData.Input) async throws -> Operations.ListAppData.Output {
+        try await data.listAppData(input)
+    }
+
+    func putEntity(_ input: Operations.PutEntity.Input) async throws -> Operations.PutEntity.Output {
+        try await data.putEntity(input)
+    }
+
+    func deleteEntity(_ input: Operations.DeleteEntity.Input) async throws -> Operations.DeleteEntity.Output {
+        try await data.deleteEntity(input)
+    }
+
+    // MARK: OAuth
+
+    func getAuthorizationServerMetadata(
+        _ input: Operations.GetAuthorizationServerMetadata.Input
+    ) async throws -> Operations.GetAuthorizationServerMetadata.Output {
+        try await oauth.getAuthorizationServerMetadata(input)
+    }
+
+    func authorizeDevice(_ input: Operations.AuthorizeDevice.Input) async throws -> Operations.AuthorizeDevice.Output {
+        try await oauth.authorizeDevice(input)
+    }
+
+    func requestToken(_ input: Operations.RequestToken.Input) async throws -> Operations.RequestToken.Output {
+        try await oauth.requestToken(input)
+    }
+
+    func revokeToken(_ input: Operations.RevokeToken.Input) async throws -> Operations.RevokeToken.Output {
+        try await oauth.revokeToken(input)
+    }
+
+    func getUserInfo(_ input: Operations.GetUserInfo.Input) async throws -> Operations.GetUserInfo.Output {
+        try await oauth.getUserInfo(input)
+    }
+
+    func getOpenIDConfiguration(
+        _ input: Operations.GetOpenIDConfiguration.Input
+    ) async throws -> Operations.GetOpenIDConfiguration.Output {
+        try await oauth.getOpenIDConfiguration(input)
+    }
+
+    func getJSONWebKeySet(_ input: Operations.GetJSONWebKeySet.Input) async throws -> Operations.GetJSONWebKeySet.Output
+    {
+        try await oauth.getJSONWebKeySet(input)
+    }
+
+    // MARK: IdentityLinks
+
+    func listIdentityLinks(
+        _ input: Operations.ListIdentityLinks.Input
+    ) async throws -> Operations.ListIdentityLinks.Output {
+        try await identityLinks.listIdentityLinks(input)
+    }
+
+    func linkIdentity(_ input: Operations.LinkIdentity.Input) async throws -> Operations.LinkIdentity.Output {
+        try await identityLinks.linkIdentity(input)
+    }
+
+    func unlinkIdentity(_ input: Operations.UnlinkIdentity.Input) async throws -> Operations.UnlinkIdentity.Output {
+        try await identityLinks.unlinkIdentity(input)
+    }
+
+    func linkOperatorIdentity(
+        _ input: Operations.LinkOperatorIdentity.Input
+    ) async throws -> Operations.LinkOperatorIdentity.Output {
+        try await identityLinks.linkOperatorIdentity(input)
+    }
+
+    func unlinkOperatorIdentity(
+        _ input: Operations.UnlinkOperatorIdentity.Input
+    ) async throws -> Operations.UnlinkOperatorIdentity.Output {
+        try await identityLinks.unlinkOperatorIdentity(input)
+    }
+
+    // MARK: Operators
+
+    func listOperators(_ input: Operations.ListOperators.Input) async throws -> Operations.ListOperators.Output {
+        try await operators.listOperators(input)
+    }
+
+    func addOperator(_ input: Operations.AddOperator.Input) async throws -> Operations.AddOperator.Output {
+        try await operators.addOperator(input)
+    }
+
+    func updateOperator(_ input: Operations.UpdateOperator.Input) async throws -> Operations.UpdateOperator.Output {
+        try await operators.updateOperator(input)
+    }
+
+    func removeOperator(_ input: Operations.RemoveOperator.Input) async throws -> Operations.RemoveOperator.Output {
+        try await operators.removeOperator(input)
+    }
+
+    func enrolOperator(_ input: Operations.EnrolOperator.Input) async throws -> Operations.EnrolOperator.Output {
+        try await operators.enrolOperator(input)
+    }
+
+    // MARK: Audit
+
+    func listAuditEvents(_ input: Operations.ListAuditEvents.Input) async throws -> Operations.ListAuditEvents.Output {
+        try await audit.listAuditEvents(input)
+    }
+
+    // MARK: Activity
+
+    func getActivity(_ input: Operations.GetActivity.Input) async throws -> Operations.GetActivity.Output {
+        try await activity.getActivity(input)
+    }
+
+    func getAttention(_ input: Operations.GetAttention.Input) async throws -> Operations.GetAttention.Output {
+        try await activity.getAttention(input)
+    }
+
+    // MARK: Destinations
+
+    func listDestinations(_ input: Operations.ListDestinations.Input) async throws -> Operations.ListDestinations.Output
+    {
+        try await destinations.listDestinations(input)
+    }
+
+    func putDestination(_ input: Operations.PutDestination.Input) async throws -> Operations.PutDestination.Output {
+        try await destinations.putDestination(input)
+    }
+
+    func removeDestination(
+        _ input: Operations.RemoveDestination.Input
+    ) async throws -> Operations.RemoveDestination.Output {
+        try await destinations.removeDestination(input)
+    }
+
+    func getDestinationKeys(
+        _ input: Operations.GetDestinationKeys.Input
+    ) async throws -> Operations.GetDestinationKeys.Output {
+        try await destinations.getDestinationKeys(input)
+    }
+
 }

@@ -6,7 +6,7 @@ import Synchronization
 /// What an admin operation changed, in words for the audit: `status: active → locked`,
 /// `blocked: false → true; password set`. The handler that made the change says it here,
 /// once, so the admin API and the console (which runs the same handlers) record the same
-/// words; ``MobileServicesAPI/audit(actor:via:action:target:)`` reads it.
+/// words; ``APIServices/audit(actor:via:action:target:)`` reads it.
 ///
 /// One note lives with each request that may change something (see ``RequestInfo``).
 /// It never holds a secret: a new password or credential is said to be set, never shown.

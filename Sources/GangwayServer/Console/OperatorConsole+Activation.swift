@@ -22,9 +22,9 @@ extension OperatorConsole {
     static let activationDays = 7
 
     private func activation(_ request: Request, record: OperatorRecord, appID: String) async -> Response {
-        let browser = api.formGuard.browser(request.headers)
+        let browser = services.formGuard.browser(request.headers)
         let found: AppRecord?
-        do { found = try await api.storage.app(id: appID) } catch { return unavailable() }
+        do { found = try await services.storage.app(id: appID) } catch { return unavailable() }
         guard let app = found else { return notFound(browser) }
         return activationPage(app, record: record, browser: browser, days: String(Self.activationDays))
     }
@@ -57,7 +57,7 @@ extension OperatorConsole {
     private func makeActivation(_ request: Request, _ sent: SentForm, appID: String) async -> Response {
         let (form, browser, record) = (sent.fields, sent.browser, sent.record)
         let found: AppRecord?
-        do { found = try await api.storage.app(id: appID) } catch { return unavailable() }
+        do { found = try await services.storage.app(id: appID) } catch { return unavailable() }
         guard let app = found else { return notFound(browser) }
         let days = form["days"] ?? ""
         guard await permits(record, "createActivation", on: "/admin/apps/\(appID)/activations") else {
@@ -96,7 +96,7 @@ extension OperatorConsole {
                 error: (error as? APIError)?.message ?? "The server could not make a link now."
             )
         }
-        await api.audit(
+        await services.audit(
             actor: record.name,
             via: .console,
             action: "createActivation",

@@ -41,7 +41,7 @@ extension OperatorConsole {
     }
 
     private func signInSettings(_ request: Request, record: OperatorRecord, appID: String) async -> Response {
-        let browser = api.formGuard.browser(request.headers)
+        let browser = services.formGuard.browser(request.headers)
         let found: (name: String, authentication: Components.Schemas.AppAuthentication)?
         do { found = try await authentication(appID, for: record) } catch { return unavailable() }
         guard let found else { return notFound(browser) }
@@ -155,7 +155,7 @@ extension OperatorConsole {
             return unavailable()
         }
         let target = "/admin/apps/\(appID)/authentication"
-        await api.audit(actor: record.name, via: .console, action: "setAppAuthentication", target: target)
+        await services.audit(actor: record.name, via: .console, action: "setAppAuthentication", target: target)
         return appSignInPage(
             appID,
             (found.name, saved),

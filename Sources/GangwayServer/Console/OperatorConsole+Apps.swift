@@ -22,7 +22,7 @@ extension OperatorConsole {
     }
 
     private func apps(_ request: Request, record: OperatorRecord) async -> Response {
-        return await appsPage(record, browser: api.formGuard.browser(request.headers))
+        return await appsPage(record, browser: services.formGuard.browser(request.headers))
     }
 
     private func appsPage(
@@ -85,7 +85,7 @@ extension OperatorConsole {
         } catch {
             return unavailable()
         }
-        await api.audit(actor: record.name, via: .console, action: "createApp", target: "/admin/apps")
+        await services.audit(actor: record.name, via: .console, action: "createApp", target: "/admin/apps")
         return Self.redirect(to: ConsolePaths.app(typed.id))
     }
 
@@ -100,7 +100,7 @@ extension OperatorConsole {
     }
 
     private func app(_ request: Request, record: OperatorRecord, appID: String) async -> Response {
-        let browser = api.formGuard.browser(request.headers)
+        let browser = services.formGuard.browser(request.headers)
         let found: Components.Schemas.App?
         do { found = try await wireApp(appID, for: record) } catch { return unavailable() }
         guard let app = found else { return notFound(browser) }
@@ -202,7 +202,7 @@ extension OperatorConsole {
                 status: status
             )
         }
-        await api.audit(actor: record.name, via: .console, action: "updateApp", target: "/admin/apps/\(appID)")
+        await services.audit(actor: record.name, via: .console, action: "updateApp", target: "/admin/apps/\(appID)")
         return await settingsPage(
             new,
             values: AppSettingsForm.values(of: new),

@@ -24,7 +24,7 @@ extension OperatorConsole {
         let asked = String((parameters.get("action") ?? "").prefix(64))
         let action = AuditWording.actions[asked] == nil ? "" : asked
         guard
-            let found = try? await api.storage.auditEvents(
+            let found = try? await services.storage.auditEvents(
                 limit: Self.eventsPerPage + 1,
                 before: before,
                 actor: actor.isEmpty ? nil : actor,
@@ -41,7 +41,7 @@ extension OperatorConsole {
         }
         let shown = found.prefix(Self.eventsPerPage)
         let older = found.count > Self.eventsPerPage ? shown.last?.id.map { pagePath(before: $0) } : nil
-        let browser = api.formGuard.browser(request.headers)
+        let browser = services.formGuard.browser(request.headers)
         let choices =
             [("", "anything")] + AuditWording.actions.sorted { $0.value < $1.value }.map { ($0.key, $0.value) }
         let page = AuditPage(
@@ -71,7 +71,7 @@ extension OperatorConsole {
         var events: [AuditEventRecord] = []
         var before: Int64?
         repeat {
-            guard let batch = try? await api.storage.auditEvents(limit: 1_000, before: before) else {
+            guard let batch = try? await services.storage.auditEvents(limit: 1_000, before: before) else {
                 return unavailable()
             }
             events += batch
@@ -83,7 +83,7 @@ extension OperatorConsole {
             encoder.dateEncodingStrategy = .iso8601
             encoder.outputFormatting = [.sortedKeys]
             body = String(
-                decoding: (try? encoder.encode(events.map(MobileServicesAPI.wire))) ?? Data("[]".utf8),
+                decoding: (try? encoder.encode(events.map(AuditHandler.wire))) ?? Data("[]".utf8),
                 as: UTF8.self
             )
         } else {

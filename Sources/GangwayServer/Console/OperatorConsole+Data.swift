@@ -20,7 +20,7 @@ extension OperatorConsole {
 
     private func data(_ request: Request, record: OperatorRecord) async -> Response {
         let parameters = request.uri.queryParameters
-        guard let apps = try? await api.storage.apps() else { return unavailable() }
+        guard let apps = try? await services.storage.apps() else { return unavailable() }
         let (appID, outcome, set) = (parameters.get("app"), parameters.get("outcome"), parameters.get("set"))
         let problems = ConsoleFilter.problems(
             ConsoleFilter.app(appID, in: apps),
@@ -33,7 +33,7 @@ extension OperatorConsole {
         )
         return await dataPage(
             record,
-            browser: api.formGuard.browser(request.headers),
+            browser: services.formGuard.browser(request.headers),
             appID: appID,
             outcome: outcome.flatMap(Operations.ListChanges.Input.Query.OutcomePayload.init(rawValue:)),
             entitySet: set,
@@ -60,7 +60,7 @@ extension OperatorConsole {
         error: String? = nil,
         status: HTTPResponse.Status = .ok
     ) async -> Response {
-        guard let apps = try? await api.storage.apps() else { return unavailable() }
+        guard let apps = try? await services.storage.apps() else { return unavailable() }
         guard let app = apps.first(where: { $0.id == asked }) ?? apps.first else {
             return page(
                 DataPage(
@@ -216,7 +216,7 @@ extension OperatorConsole {
         } catch {
             return unavailable()
         }
-        await api.audit(actor: record.name, via: .console, action: operation, target: target)
+        await services.audit(actor: record.name, via: .console, action: operation, target: target)
         var components = URLComponents()
         components.path = ConsolePaths.data
         components.queryItems = [

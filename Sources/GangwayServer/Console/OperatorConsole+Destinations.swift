@@ -14,7 +14,7 @@ extension OperatorConsole {
             await destinationsPage(
                 try context.parameters.require("appID"),
                 record: record,
-                browser: api.formGuard.browser(request.headers),
+                browser: services.formGuard.browser(request.headers),
                 notice: Self.notice(request, Self.destinationNotices)
             )
         }
@@ -151,7 +151,7 @@ extension OperatorConsole {
             return unavailable()
         }
         let target = "/admin/apps/\(appID)/destinations/\(name)"
-        await api.audit(actor: record.name, via: .console, action: operation, target: target)
+        await services.audit(actor: record.name, via: .console, action: operation, target: target)
         return Self.redirect(to: ConsolePaths.destinations(appID) + "?done=" + action)
     }
 }

@@ -35,7 +35,7 @@ extension OperatorConsole {
         refusal: String? = nil,
         status: HTTPResponse.Status = .ok
     ) async -> Response {
-        guard let apps = try? await api.storage.apps() else { return unavailable() }
+        guard let apps = try? await services.storage.apps() else { return unavailable() }
         let parameters = ConsoleQuery(request)
         func text(_ name: String) -> String { String((parameters.get(name) ?? "").prefix(128)) }
         let wanted = asked ?? text("app")
@@ -87,7 +87,7 @@ extension OperatorConsole {
                 ]
             )
         }
-        let browser = api.formGuard.browser(request.headers)
+        let browser = services.formGuard.browser(request.headers)
         var page = DevicesPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.devices),
             apps: apps.map { ($0.id, $0.name) },
@@ -119,7 +119,7 @@ extension OperatorConsole {
         )
         // How many there are in all, and the way back to the first page.
         if !appID.isEmpty, refusal == nil,
-            let total = try? await api.storage.deviceCount(
+            let total = try? await services.storage.deviceCount(
                 appID: appID,
                 userPrefix: user,
                 status: shownStatus.flatMap { DeviceStatus(rawValue: $0.rawValue) }
@@ -206,7 +206,7 @@ extension OperatorConsole {
                 status: (error as? APIError)?.status ?? .serviceUnavailable
             )
         }
-        await api.audit(
+        await services.audit(
             actor: record.name,
             via: .console,
             action: "updateDevice",

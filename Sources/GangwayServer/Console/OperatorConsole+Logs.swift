@@ -17,8 +17,8 @@ extension OperatorConsole {
     }
 
     private func logs(_ request: Request, record: OperatorRecord) async -> Response {
-        let browser = api.formGuard.browser(request.headers)
-        guard let apps = try? await api.storage.apps() else { return unavailable() }
+        let browser = services.formGuard.browser(request.headers)
+        guard let apps = try? await services.storage.apps() else { return unavailable() }
         let parameters = ConsoleQuery(request)
         func text(_ name: String) -> String { String((parameters.get(name) ?? "").prefix(128)) }
         let asked = text("app")
@@ -71,7 +71,8 @@ extension OperatorConsole {
         var names: [String: String] = [:]
         if let appID {
             for (username, deviceID) in Set(entries.map { [$0.userID, $0.deviceID] }).map({ ($0[0], $0[1]) }) {
-                if let found = try? await api.storage.device(appID: appID, username: username, deviceID: deviceID) {
+                if let found = try? await services.storage.device(appID: appID, username: username, deviceID: deviceID)
+                {
                     names[username + "\u{0}" + deviceID] = found.deviceName
                 }
             }

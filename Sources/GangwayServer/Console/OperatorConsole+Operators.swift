@@ -15,7 +15,7 @@ extension OperatorConsole {
         page(router, ConsolePaths.operators) { request, _, record in
             await operators(
                 record,
-                browser: api.formGuard.browser(request.headers),
+                browser: services.formGuard.browser(request.headers),
                 notice: Self.notice(request, Self.operatorNotices)
             )
         }
@@ -102,7 +102,7 @@ extension OperatorConsole {
             let enrolment = try await run(for: record, "addOperator") {
                 try await api.addOperator(.init(body: .json(.init(name: name, role: role.wire))))
             }.created.body.json
-            await api.audit(
+            await services.audit(
                 actor: record.name,
                 via: .console,
                 action: "addOperator",
@@ -159,12 +159,12 @@ extension OperatorConsole {
                 _ = try await run(for: record, "updateOperator") {
                     try await api.updateOperator(.init(path: .init(name: name), body: .json(.init(role: role.wire))))
                 }
-                await api.audit(actor: record.name, via: .console, action: "updateOperator", target: target)
+                await services.audit(actor: record.name, via: .console, action: "updateOperator", target: target)
             case "enrol":
                 let enrolment = try await run(for: record, "enrolOperator") {
                     try await api.enrolOperator(.init(path: .init(name: name)))
                 }.ok.body.json
-                await api.audit(
+                await services.audit(
                     actor: record.name,
                     via: .console,
                     action: "enrolOperator",
@@ -179,7 +179,7 @@ extension OperatorConsole {
                 _ = try await run(for: record, "unlinkOperatorIdentity") {
                     try await api.unlinkOperatorIdentity(.init(path: .init(name: name), query: query))
                 }
-                await api.audit(
+                await services.audit(
                     actor: record.name,
                     via: .console,
                     action: "unlinkOperatorIdentity",
@@ -189,7 +189,7 @@ extension OperatorConsole {
                 _ = try await run(for: record, "removeOperator") {
                     try await api.removeOperator(.init(path: .init(name: name)))
                 }
-                await api.audit(actor: record.name, via: .console, action: "removeOperator", target: target)
+                await services.audit(actor: record.name, via: .console, action: "removeOperator", target: target)
             default:
                 return await operators(
                     record,
@@ -234,7 +234,7 @@ extension OperatorConsole {
                 typedLink: typed
             )
         }
-        await api.audit(
+        await services.audit(
             actor: record.name,
             via: .console,
             action: "linkOperatorIdentity",

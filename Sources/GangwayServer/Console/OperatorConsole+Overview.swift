@@ -9,8 +9,8 @@ import Hummingbird
 /// `GET /admin/attention` and `GET /admin/activity`.
 extension OperatorConsole {
     func overview(_ request: Request, record: OperatorRecord) async -> Response {
-        let browser = api.formGuard.browser(request.headers)
-        guard let apps = try? await api.storage.apps() else { return unavailable() }
+        let browser = services.formGuard.browser(request.headers)
+        guard let apps = try? await services.storage.apps() else { return unavailable() }
         let parameters = request.uri.queryParameters
         let period =
             Operations.GetActivity.Input.Query.PeriodPayload(rawValue: String(parameters.get("period") ?? ""))
@@ -26,7 +26,7 @@ extension OperatorConsole {
         )
         let appID = apps.first { $0.id == asked }?.id
         // Three reads that wait on nothing of each other's, at once.
-        async let counted = try? api.storage.figures()
+        async let counted = try? services.storage.figures()
         async let activityAnswer = try? run(
             for: record,
             "getActivity",
@@ -165,7 +165,7 @@ extension OperatorConsole {
     /// What needs attention, each with the page to act on it.
     static func attention(_ attention: Components.Schemas.Attention, appID: String?) -> [OverviewPage.Attention] {
         let app = appID.map { "&app=" + $0 } ?? ""
-        let days = MobileServicesAPI.attentionDays
+        let days = ActivityHandler.attentionDays
         var items: [OverviewPage.Attention] = []
         if attention.conflicts > 0 {
             items.append(

@@ -30,13 +30,13 @@ extension OperatorConsole {
 
     /// Where the provider sends the browser back to: to be registered at the provider as a
     /// redirect URI of the app's client.
-    var providerCallbackURL: String { api.consoleURL(ConsolePaths.providerCallback) }
+    var providerCallbackURL: String { services.consoleURL(ConsolePaths.providerCallback) }
 
     /// The providers the sign-in page offers: each issuer an operator is linked to, through
     /// the first app (by ID) whose provider it is.
     func signInProviders() async -> [SignInPage.Provider] {
-        guard let issuers = try? await api.storage.linkedIssuers(.operator), !issuers.isEmpty,
-            let apps = try? await api.storage.apps()
+        guard let issuers = try? await services.storage.linkedIssuers(.operator), !issuers.isEmpty,
+            let apps = try? await services.storage.apps()
         else { return [] }
         return issuers.compactMap { issuer in
             guard
@@ -54,10 +54,10 @@ extension OperatorConsole {
     /// it is bound to the browser that started it, which must sign in at the provider
     /// itself.
     private func departToProvider(_ request: Request) async -> Response {
-        let browser = api.formGuard.browser(request.headers)
+        let browser = services.formGuard.browser(request.headers)
         let appID = request.uri.queryParameters.get("app") ?? ""
-        guard let app = try? await api.storage.app(id: appID), let provider = app.authentication.provider,
-            (try? await api.storage.linkedIssuers(.operator))?.contains(provider.issuer) == true
+        guard let app = try? await services.storage.app(id: appID), let provider = app.authentication.provider,
+            (try? await services.storage.linkedIssuers(.operator))?.contains(provider.issuer) == true
         else {
             return await signInAgain(
                 browser,
@@ -74,7 +74,7 @@ extension OperatorConsole {
                 cookiePath: ConsolePaths.providerCallback
             )
         } catch {
-            api.logger.error(
+            services.logger.error(
                 "identity provider unavailable",
                 metadata: ["app": "\(app.id)", "reason": "\(error.description)"]
             )
@@ -83,7 +83,7 @@ extension OperatorConsole {
     }
 
     private func backFromProvider(_ request: Request) async -> Response {
-        let browser = api.formGuard.browser(request.headers)
+        let browser = services.formGuard.browser(request.headers)
         var response = await settle(request, browser: browser)
         // The sign-in is over, however it ended: the browser forgets its binding.
         response.headers.append(
@@ -114,7 +114,7 @@ extension OperatorConsole {
             }
         }
         guard let origin = try? JSONDecoder().decode(ProviderOrigin.self, from: Data(record.origin.utf8)),
-            let app = try? await api.storage.app(id: record.appID), let provider = app.authentication.provider,
+            let app = try? await services.storage.app(id: record.appID), let provider = app.authentication.provider,
             provider.issuer == origin.console
         else { return await signInAgain(browser, Self.staleSignIn, .badRequest) }
         // RFC 9207: an answer that says it comes from another issuer is a mix-up attack.
@@ -141,12 +141,12 @@ extension OperatorConsole {
         }
         let found: (IdentityLinkRecord, OperatorRecord)?
         do {
-            found = try await api.storage.operatorRecord(issuer: identity.issuer, subject: identity.subject)
+            found = try await services.storage.operatorRecord(issuer: identity.issuer, subject: identity.subject)
         } catch {
             return await signInAgain(browser, Self.providerUnavailable, .serviceUnavailable)
         }
         guard let (_, record) = found else {
-            api.logger.notice(
+            services.logger.notice(
                 "console sign-in of a provider identity no operator is linked to",
                 metadata: ["issuer": "\(identity.issuer)", "subject": "\(identity.subject)"]
             )
@@ -163,13 +163,13 @@ extension OperatorConsole {
     /// The answer's checks failed: the reason goes to the log, not the page.
     private func failed(_ browser: FormGuard.Browser, app: AppRecord, reason: FederationError) async -> Response {
         if reason.code == .unavailable {
-            api.logger.error(
+            services.logger.error(
                 "identity provider unavailable",
                 metadata: ["app": "\(app.id)", "reason": "\(reason.description)"]
             )
             return await signInAgain(browser, Self.providerUnavailable, .serviceUnavailable)
         }
-        api.logger.error(
+        services.logger.error(
             "console sign-in through the provider refused",
             metadata: [
                 "app": "\(app.id)", "reason": "\(reason.description)", "request": "\(RequestInfo.current.requestID)",

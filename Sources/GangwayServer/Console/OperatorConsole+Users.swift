@@ -18,7 +18,7 @@ extension OperatorConsole {
             await user(
                 try context.parameters.require("username"),
                 record: record,
-                browser: api.formGuard.browser(request.headers)
+                browser: services.formGuard.browser(request.headers)
             )
         }
         action(router, ConsolePaths.users + "/:username") { request, context, sent in
@@ -49,12 +49,12 @@ extension OperatorConsole {
         let shown = found.prefix(Self.usersPerPage)
         // Who each signs in as, and who else is shown by the same name: a person a
         // provider signed in first, named as someone who was there before, stands out.
-        guard let links = try? await api.storage.identityLinks(.user, named: shown.map(\.username)),
-            let namesakes = try? await api.storage.users(displayedAs: Array(Set(shown.map(\.displayName))))
+        guard let links = try? await services.storage.identityLinks(.user, named: shown.map(\.username)),
+            let namesakes = try? await services.storage.users(displayedAs: Array(Set(shown.map(\.displayName))))
         else { return unavailable() }
         let next =
             found.count > Self.usersPerPage ? shown.last.map { Self.usersPath(query: query, after: $0.username) } : nil
-        let browser = api.formGuard.browser(request.headers)
+        let browser = services.formGuard.browser(request.headers)
         var page = UsersPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.users),
             query: query,
@@ -77,7 +77,7 @@ extension OperatorConsole {
             typed: typed
         )
         // How many there are in all, and the way back to the first page.
-        if let total = try? await api.storage.userCount(containing: query) {
+        if let total = try? await services.storage.userCount(containing: query) {
             page.caption += total == 1 ? " (1 in all)" : " (\(total) in all)"
         }
         if after != nil { page.firstPage = Self.usersPath(query: query, after: nil) }
@@ -162,7 +162,7 @@ extension OperatorConsole {
         do {
             let user = try await run(for: record, "createUser") { try await api.createUser(.init(body: .json(body))) }
                 .created.body.json
-            await api.audit(
+            await services.audit(
                 actor: record.name,
                 via: .console,
                 action: "createUser",
@@ -310,7 +310,7 @@ extension OperatorConsole {
             case "linkIdentity", "unlinkIdentity": "/identities"
             default: ""
             }
-        await api.audit(actor: record.name, via: .console, action: operation, target: target + suffix)
+        await services.audit(actor: record.name, via: .console, action: operation, target: target + suffix)
         guard onUserPage else {
             return Self.redirect(
                 to: Self.usersPath(query: form["q"] ?? "", after: nil, done: form["action"], user: username)

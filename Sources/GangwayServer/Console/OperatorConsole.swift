@@ -25,6 +25,8 @@ import NIOCore
 ///   sign-in of an existing operator's name is in the audit.
 struct OperatorConsole: Sendable {
     let api: MobileServicesAPI
+    /// What the API's handlers share: storage, keys, settings, clock and logger.
+    var services: APIServices { api.services }
     /// Who may run each operation: the console runs one only through
     /// ``run(for:_:_:)``, which asks it.
     let access: AccessPolicy
@@ -69,9 +71,9 @@ struct OperatorConsole: Sendable {
 
     private func signInPage(_ request: Request) async -> Response {
         if await signedIn(request) != nil { return Self.redirect(to: ConsolePaths.root) }
-        let browser = api.formGuard.browser(request.headers)
+        let browser = services.formGuard.browser(request.headers)
         var page = SignInPage(formToken: token(browser), providers: await signInProviders())
-        page.isFirstOperator = (try? await api.storage.hasOperators()) == false
+        page.isFirstOperator = (try? await services.storage.hasOperators()) == false
         return self.page(page, browser: browser)
     }
 
@@ -85,14 +87,14 @@ struct OperatorConsole: Sendable {
                 browser: browser
             )
         }
-        let address = RequestInfo.current.clientAddress(trusting: api.settings.trustedProxies)
+        let address = RequestInfo.current.clientAddress(trusting: services.settings.trustedProxies)
         // A browser this operator signed in with before is counted apart and let in first:
         // strangers' guesses at the name lock no one out of the browser they use.
         let owner = SignInThrottle.operatorKey(name)
         let presented = BrowserCookie.value(named: knownBrowserCookieName, in: request.headers)
-        let cookieHash = try? await api.knownDeviceCookie(presented, username: owner)
+        let cookieHash = try? await api.sessions.knownDeviceCookie(presented, username: owner)
         let password = form["password"] ?? ""
-        let (throttle, storage, passwords) = (api.throttle, api.storage, api.passwords)
+        let (throttle, storage, passwords) = (services.throttle, services.storage, services.passwords)
         let checked: (SignInThrottle.Admission, OperatorRecord?, Bool)
         do {
             // Counted only once a check may run: a busy answer counts nowhere.
@@ -110,11 +112,11 @@ struct OperatorConsole: Sendable {
         }
         let (admission, record, matches) = checked
         guard matches, let record, let step = secondFactorStep(record, code: form["code"] ?? ""),
-            (try? await api.storage.takeTOTPStep(step, operator: record.name)) == true
+            (try? await services.storage.takeTOTPStep(step, operator: record.name)) == true
         else {
             // The name only when it is an operator's: what someone typed there may be their
             // password, typed in the wrong field.
-            api.logger.notice(
+            services.logger.notice(
                 "console sign-in failed",
                 metadata: [
                     "request": "\(RequestInfo.current.requestID)",
@@ -125,13 +127,19 @@ struct OperatorConsole: Sendable {
             // An operator's name only (never what else was typed there), and only as
             // often as the throttle lets attempts through.
             if let record {
-                await api.audit(actor: record.name, via: .console, action: "signInFailed", target: ConsolePaths.signIn)
+                await services.audit(
+                    actor: record.name,
+                    via: .console,
+                    action: "signInFailed",
+                    target: ConsolePaths.signIn
+                )
             }
             return await again("The name, password or code is wrong.", .unauthorized)
         }
-        try? await api.throttle.succeeded(admission)
+        try? await services.throttle.succeeded(admission)
         var opened = await open(session: record, action: "signIn", browser: browser)
-        if cookieHash == nil, let cookie = try? await api.newDeviceCookie(for: SignInThrottle.operatorKey(record.name))
+        if cookieHash == nil,
+            let cookie = try? await api.sessions.newDeviceCookie(for: SignInThrottle.operatorKey(record.name))
         {
             opened.headers.append(
                 HTTPField(
@@ -141,7 +149,7 @@ struct OperatorConsole: Sendable {
                         value: cookie,
                         maxAge: Int(DeviceCookie.lifetime.seconds),
                         strict: true,
-                        secure: api.isSecureOrigin
+                        secure: services.isSecureOrigin
                     )
                 )
             )
@@ -151,7 +159,7 @@ struct OperatorConsole: Sendable {
 
     private func enrolPage(_ request: Request) async -> Response {
         let token = request.uri.queryParameters.get("token") ?? ""
-        let browser = api.formGuard.browser(request.headers)
+        let browser = services.formGuard.browser(request.headers)
         guard let record = await enrolling(token) else { return endedLink(browser) }
         return await enrolForm(record, token: token, browser: browser)
     }
@@ -162,7 +170,7 @@ struct OperatorConsole: Sendable {
         guard let record = await enrolling(token) else { return endedLink(browser) }
         let password = form["password"] ?? ""
         let hash = BearerToken.hash(token)
-        let totp = TOTP(secret: api.enrolmentSecret(hash))
+        let totp = TOTP(secret: api.operators.enrolmentSecret(hash))
         let error: String? =
             if password.unicodeScalars.count < Self.minimumPasswordLength
                 || password.unicodeScalars.count > APILimits.password.upperBound
@@ -170,43 +178,43 @@ struct OperatorConsole: Sendable {
                 "The password must be \(Self.minimumPasswordLength) to \(APILimits.password.upperBound) characters long."
             } else if password != form["confirmation"] {
                 "The two passwords differ."
-            } else if totp.matchingStep(of: form["code"] ?? "", at: api.now()) == nil {
+            } else if totp.matchingStep(of: form["code"] ?? "", at: services.now()) == nil {
                 "The code is not the one the app shows now. Check that the app has the key below, and try again."
             } else {
                 nil
             }
         if let error { return await enrolForm(record, token: token, browser: browser, error: error) }
-        let step = totp.matchingStep(of: form["code"] ?? "", at: api.now()) ?? 0
+        let step = totp.matchingStep(of: form["code"] ?? "", at: services.now()) ?? 0
         do {
-            let passwordHash = try await api.passwords.hash(password)
-            let sealed = try api.keys.server.seal(totp.secret, for: Self.totpPurpose)
+            let passwordHash = try await services.passwords.hash(password)
+            let sealed = try services.keys.server.seal(totp.secret, for: Self.totpPurpose)
             guard
-                try await api.storage.completeEnrolment(
+                try await services.storage.completeEnrolment(
                     enrolmentHash: hash,
                     passwordHash: passwordHash,
                     sealedTOTPSecret: sealed,
-                    at: api.now()
+                    at: services.now()
                 )
             else { return endedLink(browser) }
             // The code just typed opens nothing again.
-            _ = try await api.storage.takeTOTPStep(step, operator: record.name)
+            _ = try await services.storage.takeTOTPStep(step, operator: record.name)
         } catch {
-            api.logger.error("an operator's enrolment could not be stored", metadata: ["error": "\(error)"])
+            services.logger.error("an operator's enrolment could not be stored", metadata: ["error": "\(error)"])
             return page(
                 MessagePage(title: "Not saved", message: "The server could not save this. Try again.", isError: true),
                 status: .serviceUnavailable,
                 browser: browser
             )
         }
-        api.logger.notice("operator enrolled", metadata: ["operator": "\(record.name)"])
+        services.logger.notice("operator enrolled", metadata: ["operator": "\(record.name)"])
         return await open(session: record, action: "enrol", browser: browser)
     }
 
     private func signOut(_ request: Request) async -> Response {
         guard case .form = await form(request) else { return await refused(request) }
         if let (session, record) = await signedIn(request) {
-            try? await api.storage.deleteOperatorSession(tokenHash: session.tokenHash)
-            await api.audit(actor: record.name, via: .console, action: "signOut", target: ConsolePaths.signOut)
+            try? await services.storage.deleteOperatorSession(tokenHash: session.tokenHash)
+            await services.audit(actor: record.name, via: .console, action: "signOut", target: ConsolePaths.signOut)
         }
         var response = Self.redirect(to: ConsolePaths.signIn)
         setSession(nil, on: &response)
@@ -216,7 +224,9 @@ struct OperatorConsole: Sendable {
     /// Sets the console's session cookie to `token`, or ends it (`nil`), with a new form
     /// secret: a token seen before the session began or ended is of no use after.
     func setSession(_ token: String?, on response: inout Response) {
-        response.headers.append(HTTPField(name: .setCookie, value: api.formGuard.setCookie(api.formGuard.newBrowser())))
+        response.headers.append(
+            HTTPField(name: .setCookie, value: services.formGuard.setCookie(services.formGuard.newBrowser()))
+        )
         response.headers.append(
             HTTPField(
                 name: .setCookie,
@@ -225,7 +235,7 @@ struct OperatorConsole: Sendable {
                     value: token ?? "",
                     maxAge: token == nil ? 0 : nil,
                     strict: true,
-                    secure: api.isSecureOrigin
+                    secure: services.isSecureOrigin
                 )
             )
         )
@@ -235,12 +245,12 @@ struct OperatorConsole: Sendable {
 
     /// The session cookie's name: with the `__Host-` prefix over HTTPS, so no other host
     /// of the domain can set it.
-    var sessionCookieName: String { api.isSecureOrigin ? "__Host-gangway_console" : "gangway_console" }
+    var sessionCookieName: String { services.isSecureOrigin ? "__Host-gangway_console" : "gangway_console" }
 
     /// The cookie of a browser an operator signed in with (see ``DeviceCookie``), which
     /// outlives the session: with the `__Host-` prefix over HTTPS.
     var knownBrowserCookieName: String {
-        api.isSecureOrigin ? "__Host-gangway_console_browser" : "gangway_console_browser"
+        services.isSecureOrigin ? "__Host-gangway_console_browser" : "gangway_console_browser"
     }
 
     /// The purpose the TOTP secret is sealed for under the server key.
@@ -255,7 +265,7 @@ struct OperatorConsole: Sendable {
     func signedIn(_ headers: HTTPFields) async -> (OperatorSessionRecord, OperatorRecord)? {
         guard let token = BrowserCookie.value(named: sessionCookieName, in: headers), token.utf8.count == 43
         else { return nil }
-        return try? await api.storage.touchOperatorSession(tokenHash: BearerToken.hash(token), at: api.now())
+        return try? await services.storage.touchOperatorSession(tokenHash: BearerToken.hash(token), at: services.now())
     }
 
     /// How a new session's answer takes the browser to the overview.
@@ -275,10 +285,10 @@ struct OperatorConsole: Sendable {
         browser: FormGuard.Browser,
         landing: Landing = .redirect
     ) async -> Response {
-        let token = MobileServicesAPI.randomBytes(32).base64URLEncoded
-        let now = api.now()
+        let token = APIServices.randomBytes(32).base64URLEncoded
+        let now = services.now()
         do {
-            try await api.storage.insertOperatorSession(
+            try await services.storage.insertOperatorSession(
                 OperatorSessionRecord(
                     tokenHash: BearerToken.hash(token),
                     operatorName: record.name,
@@ -293,8 +303,8 @@ struct OperatorConsole: Sendable {
                 browser: browser
             )
         }
-        await api.audit(actor: record.name, via: .console, action: action, target: ConsolePaths.root)
-        api.logger.notice("console session opened", metadata: ["operator": "\(record.name)"])
+        await services.audit(actor: record.name, via: .console, action: action, target: ConsolePaths.root)
+        services.logger.notice("console session opened", metadata: ["operator": "\(record.name)"])
         var response =
             switch landing {
             case .redirect: Self.redirect(to: ConsolePaths.root)
@@ -317,15 +327,15 @@ struct OperatorConsole: Sendable {
     /// The time step of `code` for the operator's second factor, if it is one of now's.
     private func secondFactorStep(_ record: OperatorRecord, code: String) -> Int64? {
         guard let sealed = record.sealedTOTPSecret, record.passwordHash != nil,
-            let secret = try? api.keys.server.open(sealed, for: Self.totpPurpose, plainLength: TOTP.secretLength)
+            let secret = try? services.keys.server.open(sealed, for: Self.totpPurpose, plainLength: TOTP.secretLength)
         else { return nil }
-        return TOTP(secret: secret).matchingStep(of: code, at: api.now())
+        return TOTP(secret: secret).matchingStep(of: code, at: services.now())
     }
 
     /// The operator whose enrolment link holds `token`, while it works.
     private func enrolling(_ token: String) async -> OperatorRecord? {
         guard token.utf8.count == 43 else { return nil }
-        return try? await api.storage.operatorRecord(enrolmentHash: BearerToken.hash(token), at: api.now())
+        return try? await services.storage.operatorRecord(enrolmentHash: BearerToken.hash(token), at: services.now())
     }
 
     private func enrolForm(
@@ -334,7 +344,7 @@ struct OperatorConsole: Sendable {
         browser: FormGuard.Browser,
         error: String? = nil
     ) async -> Response {
-        let totp = TOTP(secret: api.enrolmentSecret(BearerToken.hash(token)))
+        let totp = TOTP(secret: api.operators.enrolmentSecret(BearerToken.hash(token)))
         let address = totp.provisioningURI(account: record.name, issuer: "Gangway")
         let qrCode = QRCodes.svgImage(address, title: "QR code of the key below")
         let page = EnrolPage(
@@ -402,14 +412,16 @@ struct OperatorConsole: Sendable {
             return .refused
         }
         let fields = OAuthPage.form(body)
-        guard api.formGuard.refusal(request.head, fields: fields, appID: Self.formScope) == nil else { return .refused }
-        return .form(fields, api.formGuard.browser(request.headers))
+        guard services.formGuard.refusal(request.head, fields: fields, appID: Self.formScope) == nil else {
+            return .refused
+        }
+        return .form(fields, services.formGuard.browser(request.headers))
     }
 
     /// The answer to a form that did not come from the console's own page: 403, nothing done.
     func refused(_ request: Request) async -> Response {
-        api.logger.warning("console form refused", metadata: ["request": "\(RequestInfo.current.requestID)"])
-        let browser = api.formGuard.browser(request.headers)
+        services.logger.warning("console form refused", metadata: ["request": "\(RequestInfo.current.requestID)"])
+        let browser = services.formGuard.browser(request.headers)
         return page(
             MessagePage(
                 title: "Not sent",
@@ -441,7 +453,7 @@ struct OperatorConsole: Sendable {
             let needed = access.role(for: operation)?.rawValue ?? "admin token"
             AuditNote.current?.add("\(operation) needs the \(needed) role; the operator is a \(record.role.rawValue)")
             // The target holds what the form named: kept short, control characters shown escaped.
-            await api.audit(
+            await services.audit(
                 actor: record.name,
                 via: .console,
                 action: "refused",
@@ -502,7 +514,7 @@ struct OperatorConsole: Sendable {
     }
 
     func token(_ browser: FormGuard.Browser) -> String {
-        api.formGuard.token(for: browser, appID: Self.formScope)
+        services.formGuard.token(for: browser, appID: Self.formScope)
     }
 
     /// `page` as HTML with the console's headers, giving the browser its form secret when
@@ -523,7 +535,7 @@ struct OperatorConsole: Sendable {
             .xContentTypeOptions: "nosniff",
         ]
         if let browser, browser.isNew {
-            headers.append(HTTPField(name: .setCookie, value: api.formGuard.setCookie(browser)))
+            headers.append(HTTPField(name: .setCookie, value: services.formGuard.setCookie(browser)))
         }
         return Response(
             status: status,

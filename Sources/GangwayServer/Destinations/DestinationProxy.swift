@@ -25,6 +25,8 @@ import NIOHTTP1
 ///   ``DestinationRequestCounter`` that writes the counts about once a second.
 struct DestinationProxy: Sendable {
     let api: MobileServicesAPI
+    /// What the API's handlers share: storage, keys, settings, clock and logger.
+    var services: APIServices { api.services }
     let counter: DestinationRequestCounter
     /// Each person's share of each destination: at most ``requestsPerPerson`` requests
     /// under way at once (from the request until its answer has been passed on whole), so
@@ -44,7 +46,7 @@ struct DestinationProxy: Sendable {
 
     init(api: MobileServicesAPI) {
         self.api = api
-        counter = DestinationRequestCounter(storage: api.storage, logger: api.logger)
+        counter = DestinationRequestCounter(storage: api.services.storage, logger: api.services.logger)
     }
 
     /// The largest body a device sends to a destination.
@@ -94,15 +96,18 @@ struct DestinationProxy: Sendable {
     }
 
     func respond(to request: Request, target: Target) async throws -> Response {
-        let caller = try await api.authenticate(appID: target.appID, requiresRegistration: true)
-        guard let user = try await api.perform({ try await api.storage.cachedUser(named: caller.session.username) }),
+        let caller = try await services.authenticate(appID: target.appID, requiresRegistration: true)
+        guard
+            let user = try await services.perform({
+                try await services.storage.cachedUser(named: caller.session.username)
+            }),
             !user.blocked
         else { throw APIError.unauthorized }
         guard let device = caller.device else { throw APIError.deviceNotRegistered }
         try Validation.identifierOrNotFound(target.name)
         guard
-            let destination = try await api.perform({
-                try await api.storage.destination(appID: caller.app.id, name: target.name)
+            let destination = try await services.perform({
+                try await services.storage.destination(appID: caller.app.id, name: target.name)
             })
         else { throw APIError.destinationNotFound }
         guard Self.isPlain(target.path) else {
@@ -118,8 +123,8 @@ struct DestinationProxy: Sendable {
             throw APIError.badRequest("The path or the query is not one a URL can carry.")
         }
         // A host may come to resolve to an inner address after it was put: checked again.
-        if api.settings.publicDestinationsOnly, await DestinationAddresses.refusal(destination.url) != nil {
-            api.logger.warning(
+        if services.settings.publicDestinationsOnly, await DestinationAddresses.refusal(destination.url) != nil {
+            services.logger.warning(
                 "destination refused: its host does not reach a public address",
                 metadata: ["app": "\(caller.app.id)", "destination": "\(destination.name)"]
             )
@@ -159,7 +164,7 @@ struct DestinationProxy: Sendable {
         _ request: Request,
         to url: String,
         of destination: DestinationRecord,
-        as person: (caller: MobileServicesAPI.Caller, user: UserRecord, device: DeviceRecord),
+        as person: (caller: APIServices.Caller, user: UserRecord, device: DeviceRecord),
         place: InFlightShare<ShareKey>.Place
     ) async throws -> Response {
         let (caller, user, device) = person
@@ -167,32 +172,32 @@ struct DestinationProxy: Sendable {
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         outgoing.headers = Self.forwarded(
             request.headers,
-            client: RequestInfo.current.clientAddress(trusting: api.settings.trustedProxies)
+            client: RequestInfo.current.clientAddress(trusting: services.settings.trustedProxies)
         )
         outgoing.headers.add(name: "X-Request-ID", value: RequestInfo.current.requestID)
         switch destination.authentication {
         case .identity:
             let identity = DestinationIdentity(
-                issuer: api.issuer(of: caller.app),
+                issuer: api.oauth.issuer(of: caller.app),
                 audience: destination.url,
                 username: user.username,
                 displayName: user.displayName,
                 app: caller.app.id,
                 registration: device.registrationID,
-                at: api.now()
+                at: services.now()
             )
             let token: String
             do {
-                token = try await api.keys.destinationTokens.sign(identity)
+                token = try await services.keys.destinationTokens.sign(identity)
             } catch {
                 throw APIError.storage(StorageError(.unavailable, "the identity could not be signed"))
             }
             outgoing.headers.add(name: "Authorization", value: "Bearer " + token)
         case .credential:
             guard let header = destination.credentialHeader, let sealed = destination.sealedCredential,
-                let value = try? api.keys.server.open(
+                let value = try? services.keys.server.open(
                     sealed,
-                    for: MobileServicesAPI.destinationCredentialPurpose(appID: caller.app.id, name: destination.name),
+                    for: DestinationsHandler.destinationCredentialPurpose(appID: caller.app.id, name: destination.name),
                     plainLength: -1
                 )
             else {
@@ -219,7 +224,7 @@ struct DestinationProxy: Sendable {
         } catch {
             let outcome = await relay?.finish()
             await count(caller.app.id, destination.name, status: 0)
-            api.logger.warning(
+            services.logger.warning(
                 "destination unavailable",
                 metadata: [
                     "app": "\(caller.app.id)", "destination": "\(destination.name)",
@@ -276,7 +281,7 @@ struct DestinationProxy: Sendable {
     static let tooLarge = APIError(.contentTooLarge, .payloadTooLarge, "The body is larger than a destination takes.")
 
     private func count(_ appID: String, _ destination: String, status: Int) async {
-        await counter.add(appID: appID, destination: destination, status: status, at: api.now())
+        await counter.add(appID: appID, destination: destination, status: status, at: services.now())
     }
 
     // MARK: Paths and headers

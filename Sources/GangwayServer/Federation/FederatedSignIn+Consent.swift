@@ -28,7 +28,7 @@ extension FederatedSignIn {
         browser: String,
         form: FormGuard.Browser
     ) async -> Response {
-        let token = MobileServicesAPI.randomBytes(32).base64URLEncoded
+        let token = APIServices.randomBytes(32).base64URLEncoded
         let name = OAuthPage.escape(app.name)
         // The provider and the user name as well as the name: a person the provider signed
         // in first, named as someone who was there before, is told apart from them.
@@ -52,7 +52,7 @@ extension FederatedSignIn {
                 """
             formAction = authorization.formAction
         case .deviceConsent(let userCode, _, _):
-            guard let grant = await api.pendingDeviceGrant(userCode: userCode, app: app) else {
+            guard let grant = await api.oauth.pendingDeviceGrant(userCode: userCode, app: app) else {
                 return page(
                     app: app,
                     status: .badRequest,
@@ -63,7 +63,7 @@ extension FederatedSignIn {
             question = """
                 <h1>Sign in a device to \(name)</h1>
                 \(signedInAs)
-                <p>\(OAuthPage.deviceAsked(grant, app: app, now: api.now()))</p>
+                <p>\(OAuthPage.deviceAsked(grant, app: app, now: services.now()))</p>
                 <p>Let that device use your account? Its code is <strong>\
                 \(OAuthPage.escape(UserCode.display(userCode)))</strong>. Allow only if you started this on your \
                 device and it shows this code.</p>
@@ -81,7 +81,7 @@ extension FederatedSignIn {
             \(question)
             <form method="post">
             <input type="hidden" name="consent" value="\(token)">
-            \(OAuthPage.tokenField(api.formGuard.token(for: form, appID: app.id)))
+            \(OAuthPage.tokenField(services.formGuard.token(for: form, appID: app.id)))
             <div class="buttons">
             <button type="submit" name="decision" value="approve" autofocus>Allow</button>
             <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
@@ -90,7 +90,9 @@ extension FederatedSignIn {
             """
         var response = OAuthPage.response(status: .ok, title: title, main: main, formAction: formAction)
         response.headers[.setCookie] = cookie(browser, app: app, maxAge: Int(Self.lifetime))
-        if form.isNew { response.headers.append(HTTPField(name: .setCookie, value: api.formGuard.setCookie(form))) }
+        if form.isNew {
+            response.headers.append(HTTPField(name: .setCookie, value: services.formGuard.setCookie(form)))
+        }
         return response
     }
 
@@ -104,7 +106,7 @@ extension FederatedSignIn {
         }
         let form = OAuthPage.form(body)
         // A forged form leaves the sign-in waiting: the person's own answer still counts.
-        if let refusal = api.formGuard.refusal(request.head, fields: form, appID: app.id) {
+        if let refusal = services.formGuard.refusal(request.head, fields: form, appID: app.id) {
             return OAuthPage.forged(refusal, app: app, api: api)
         }
         let approves = form["decision"] == "approve"
@@ -145,7 +147,7 @@ extension FederatedSignIn {
     ) async -> Response {
         guard approves else { return await deny(origin, app: app) }
         // Blocked while the page was up: the block wins.
-        guard let user = try? await api.storage.user(named: username), !user.blocked else {
+        guard let user = try? await services.storage.user(named: username), !user.blocked else {
             return refused(origin, app: app, refusal: .blocked)
         }
         switch origin {
@@ -161,7 +163,7 @@ extension FederatedSignIn {
     private func deny(_ origin: Origin, app: AppRecord) async -> Response {
         switch origin {
         case .authorizationCode(let authorization):
-            api.logger.notice("federated sign-in denied at consent", metadata: ["app": "\(app.id)"])
+            services.logger.notice("federated sign-in denied at consent", metadata: ["app": "\(app.id)"])
             return answer(
                 .authorizationCode(authorization),
                 app: app,
@@ -170,12 +172,12 @@ extension FederatedSignIn {
                 status: .forbidden
             )
         case .deviceGrant(let userCode):
-            guard var deviceGrant = await api.pendingDeviceGrant(userCode: userCode, app: app) else {
+            guard var deviceGrant = await api.oauth.pendingDeviceGrant(userCode: userCode, app: app) else {
                 return page(app: app, status: .badRequest, message: Self.staleMessage)
             }
             deviceGrant.status = .denied
-            _ = try? await api.storage.updateDeviceGrant(deviceGrant, expecting: .pending)
-            api.logger.notice("device authorization denied at consent", metadata: ["app": "\(app.id)"])
+            _ = try? await services.storage.updateDeviceGrant(deviceGrant, expecting: .pending)
+            services.logger.notice("device authorization denied at consent", metadata: ["app": "\(app.id)"])
             return page(
                 app: app,
                 status: .ok,

@@ -24,6 +24,10 @@ import NIOCore
 /// minutes, and is finished once.
 struct FederatedSignIn: Sendable {
     let api: MobileServicesAPI
+    /// What the API's handlers share: storage, keys, settings, clock and logger.
+    var services: APIServices { api.services }
+    /// The users a provider signs in, their grants, and the codes that end a sign-in.
+    var federation: FederationHandler { .init(services: api.services) }
 
     /// What the person was doing when the sign-in went to the provider.
     enum Origin: Sendable, Hashable, Codable {
@@ -66,7 +70,7 @@ struct FederatedSignIn: Sendable {
                 origin,
                 app: app,
                 provider: provider,
-                redirectURI: Self.callbackURL(issuer: api.issuer(of: app)),
+                redirectURI: Self.callbackURL(issuer: api.oauth.issuer(of: app)),
                 cookiePath: OAuthPaths.Page.callback.path(appID: app.id)
             )
         } catch {
@@ -85,11 +89,11 @@ struct FederatedSignIn: Sendable {
         redirectURI: String,
         cookiePath: String
     ) async throws(FederationError) -> Response {
-        let metadata = try await api.providers.metadata(issuer: provider.issuer)
-        let state = MobileServicesAPI.randomBytes(32).base64URLEncoded
-        let nonce = MobileServicesAPI.randomBytes(32).base64URLEncoded
-        let verifier = MobileServicesAPI.randomBytes(32).base64URLEncoded
-        let browser = MobileServicesAPI.randomBytes(32).base64URLEncoded
+        let metadata = try await services.providers.metadata(issuer: provider.issuer)
+        let state = APIServices.randomBytes(32).base64URLEncoded
+        let nonce = APIServices.randomBytes(32).base64URLEncoded
+        let verifier = APIServices.randomBytes(32).base64URLEncoded
+        let browser = APIServices.randomBytes(32).base64URLEncoded
         do {
             try await keep(origin, under: state, browser: browser, nonce: nonce, verifier: verifier, app: app)
         } catch {
@@ -102,7 +106,7 @@ struct FederatedSignIn: Sendable {
             ("code_challenge_method", PKCE.method),
         ])
         let endpoint = metadata.authorizationEndpoint
-        api.logger.info(
+        services.logger.info(
             "sign-in sent to the identity provider",
             metadata: [
                 "app": "\(app.id)", "issuer": "\(provider.issuer)", "request": "\(RequestInfo.current.requestID)",
@@ -123,8 +127,8 @@ struct FederatedSignIn: Sendable {
         verifier: String = "",
         app: AppRecord
     ) async throws {
-        let time = api.now()
-        try await api.storage.insertFederatedSignIn(
+        let time = services.now()
+        try await services.storage.insertFederatedSignIn(
             FederatedSignInRecord(
                 stateHash: BearerToken.hash(token),
                 appID: app.id,
@@ -194,15 +198,15 @@ struct FederatedSignIn: Sendable {
         guard let token, !token.isEmpty else { throw .stale }
         let record: FederatedSignInRecord?
         do {
-            record = try await api.storage.takeFederatedSignIn(stateHash: BearerToken.hash(token))
+            record = try await services.storage.takeFederatedSignIn(stateHash: BearerToken.hash(token))
         } catch {
             throw .unavailable
         }
-        guard let record, appID == nil || record.appID == appID, record.expiresAt > api.now() else { throw .stale }
+        guard let record, appID == nil || record.appID == appID, record.expiresAt > services.now() else { throw .stale }
         guard let browser = BrowserCookie.value(named: Self.cookieName, in: request.headers),
             BearerToken.hash(browser) == record.browserHash
         else {
-            api.logger.warning(
+            services.logger.warning(
                 "federated sign-in returned to another browser",
                 metadata: ["app": "\(record.appID)", "request": "\(RequestInfo.current.requestID)"]
             )
@@ -221,17 +225,17 @@ struct FederatedSignIn: Sendable {
         provider: IdentityProvider,
         redirectURI: String
     ) async throws(FederationError) -> (ProviderIdentity, IdentityProviderClient.Tokens) {
-        let tokens = try await api.providers.redeem(
+        let tokens = try await services.providers.redeem(
             code: code,
             verifier: record.codeVerifier,
             redirectURI: redirectURI,
             provider: provider,
-            clientSecret: try api.clientSecret(of: app)
+            clientSecret: try federation.clientSecret(of: app)
         )
         guard let idToken = tokens.idToken else {
             throw FederationError.invalidIDToken("the token endpoint gave no ID token")
         }
-        return (try await api.providers.identity(of: idToken, provider: provider, nonce: record.nonce), tokens)
+        return (try await services.providers.identity(of: idToken, provider: provider, nonce: record.nonce), tokens)
     }
 
     // MARK: Back from the provider
@@ -277,18 +281,18 @@ struct FederatedSignIn: Sendable {
                 of: record,
                 app: app,
                 provider: provider,
-                redirectURI: Self.callbackURL(issuer: api.issuer(of: app))
+                redirectURI: Self.callbackURL(issuer: api.oauth.issuer(of: app))
             )
-            user = try await api.federatedUser(identity, provider: provider, app: app)
-            grant = try api.providerGrant(tokens, app: app, username: user.username)
+            user = try await federation.federatedUser(identity, provider: provider, app: app)
+            grant = try federation.providerGrant(tokens, app: app, username: user.username)
         } catch let error as FederationError {
             return failed(origin, app: app, reason: error)
-        } catch let refusal as MobileServicesAPI.FederatedUserRefusal {
+        } catch let refusal as FederationHandler.FederatedUserRefusal {
             return refused(origin, app: app, refusal: refusal)
         } catch {
             return unavailable(origin, app: app, reason: .unavailable("the sign-in could not be stored"))
         }
-        let form = api.formGuard.browser(request.headers)
+        let form = services.formGuard.browser(request.headers)
         switch origin {
         case .authorizationCode(let authorization):
             return await askConsent(
@@ -318,7 +322,7 @@ struct FederatedSignIn: Sendable {
         grant: ProviderGrantRecord
     ) async -> Response {
         do {
-            let code = try await api.issueAuthorizationCode(
+            let code = try await federation.issueAuthorizationCode(
                 app: app,
                 authorization: authorization,
                 username: user.username,
@@ -327,7 +331,7 @@ struct FederatedSignIn: Sendable {
             return AuthorizationPage.redirect(
                 AuthorizationRequest.location(
                     authorization.redirectURI,
-                    [("code", code), ("state", authorization.state), ("iss", api.issuer(of: app))]
+                    [("code", code), ("state", authorization.state), ("iss", api.oauth.issuer(of: app))]
                 )
             )
         } catch {
@@ -341,7 +345,7 @@ struct FederatedSignIn: Sendable {
         user: UserRecord,
         grant: ProviderGrantRecord
     ) async -> Response {
-        guard var deviceGrant = await api.pendingDeviceGrant(userCode: userCode, app: app) else {
+        guard var deviceGrant = await api.oauth.pendingDeviceGrant(userCode: userCode, app: app) else {
             return page(
                 app: app,
                 status: .badRequest,
@@ -353,14 +357,14 @@ struct FederatedSignIn: Sendable {
         deviceGrant.status = .approved
         deviceGrant.username = user.username
         do {
-            try await api.storage.insertProviderGrant(grant)
-            guard try await api.storage.updateDeviceGrant(deviceGrant, expecting: .pending) else {
+            try await services.storage.insertProviderGrant(grant)
+            guard try await services.storage.updateDeviceGrant(deviceGrant, expecting: .pending) else {
                 return page(app: app, status: .conflict, message: "This code was already used. Check your device.")
             }
         } catch {
             return page(app: app, status: .serviceUnavailable, message: Self.tryAgainMessage)
         }
-        api.logger.notice(
+        services.logger.notice(
             "device authorization approved",
             metadata: ["app": "\(app.id)", "issuer": "\(grant.issuer)", "request": "\(RequestInfo.current.requestID)"]
         )
@@ -381,7 +385,7 @@ struct FederatedSignIn: Sendable {
     /// The person cancelled at the provider, or the provider would not sign them in.
     private func declined(_ origin: Origin, app: AppRecord, error: String) -> Response {
         let denied = error == "access_denied" || error == "login_required" || error == "consent_required"
-        api.logger.notice(
+        services.logger.notice(
             "identity provider declined the sign-in",
             metadata: ["app": "\(app.id)", "error": "\(denied ? error : "other")"]
         )
@@ -426,7 +430,7 @@ struct FederatedSignIn: Sendable {
     }
 
     private func log(_ event: Logger.Message, app: AppRecord, reason: FederationError) {
-        api.logger.error(
+        services.logger.error(
             event,
             metadata: [
                 "app": "\(app.id)", "reason": "\(reason.description)", "request": "\(RequestInfo.current.requestID)",
@@ -434,7 +438,7 @@ struct FederatedSignIn: Sendable {
         )
     }
 
-    func refused(_ origin: Origin, app: AppRecord, refusal: MobileServicesAPI.FederatedUserRefusal) -> Response {
+    func refused(_ origin: Origin, app: AppRecord, refusal: FederationHandler.FederatedUserRefusal) -> Response {
         let message: String
         switch refusal {
         case .notLinked(let issuer, let subject):
@@ -463,7 +467,7 @@ struct FederatedSignIn: Sendable {
                     authorization.redirectURI,
                     [
                         ("error", error), ("error_description", message), ("state", authorization.state),
-                        ("iss", api.issuer(of: app)),
+                        ("iss", api.oauth.issuer(of: app)),
                     ]
                 )
             )
@@ -500,7 +504,7 @@ struct FederatedSignIn: Sendable {
             value: value,
             path: path,
             maxAge: maxAge,
-            secure: api.isSecureOrigin
+            secure: services.isSecureOrigin
         )
     }
 }

@@ -21,7 +21,7 @@ struct AccessGate: ServerMiddleware {
     /// The operations tagged `OAuth`, which answer in OAuth's error format.
     let oauthOperations: Set<String>
     /// Who the request's bearer token makes its sender, for an operation of this access
-    /// (``MobileServicesAPI/principal(for:)``).
+    /// (``APIServices/principal(for:)``).
     let principal: @Sendable (OperationAccess?) async throws(APIError) -> Principal
     /// Records a change: the operation, and the request's path.
     let audit: @Sendable (_ operationID: String, _ path: String?) async -> Void

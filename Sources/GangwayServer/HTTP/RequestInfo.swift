@@ -12,7 +12,7 @@ struct RequestInfo: Sendable {
     /// The `Authorization: Bearer` token, if the request carried one.
     var bearerToken: String?
     /// The `X-Forwarded-For` header, believed only from a trusted proxy (see
-    /// ``MobileServicesAPI/Settings/trustedProxies``).
+    /// ``APIServices/Settings/trustedProxies``).
     var forwardedFor: String? = nil
     /// What an admin operation changed, for the audit: set for each request whose method
     /// may change something.

@@ -16,6 +16,10 @@ import NIOCore
 /// gate as every other sign-in. A code lives a minute and is redeemed once.
 struct AuthorizationPage: Sendable {
     let api: MobileServicesAPI
+    /// What the API's handlers share: storage, keys, settings, clock and logger.
+    var services: APIServices { api.services }
+    /// The users a provider signs in, their grants, and the codes that end a sign-in.
+    var federation: FederationHandler { .init(services: api.services) }
 
     /// How long an authorization code lives (RFC 6749 §4.1.2: short; ten minutes at most).
     static let codeLifetime: TimeInterval = 60
@@ -45,7 +49,7 @@ struct AuthorizationPage: Sendable {
                     provider: provider
                 )
             }
-            return page(app: app, authorization: authorization, browser: api.formGuard.browser(request.headers))
+            return page(app: app, authorization: authorization, browser: services.formGuard.browser(request.headers))
         }
     }
 
@@ -56,7 +60,7 @@ struct AuthorizationPage: Sendable {
             return Self.refused(.page("The form is too large."), app: app, status: .contentTooLarge)
         }
         let form = OAuthPage.form(body)
-        if let refusal = api.formGuard.refusal(request.head, fields: form, appID: app.id) {
+        if let refusal = services.formGuard.refusal(request.head, fields: form, appID: app.id) {
             return OAuthPage.forged(refusal, app: app, api: api)
         }
         let authorization: AuthorizationRequest
@@ -72,10 +76,10 @@ struct AuthorizationPage: Sendable {
                 provider: provider
             )
         }
-        let issuer = api.issuer(of: app)
+        let issuer = api.oauth.issuer(of: app)
         guard form["decision"] == "approve" else {
             // Denying needs no password: the app learns only that the person said no.
-            api.logger.notice("authorization denied", metadata: ["app": "\(app.id)"])
+            services.logger.notice("authorization denied", metadata: ["app": "\(app.id)"])
             return Self.redirect(
                 AuthorizationRequest.location(
                     authorization.redirectURI,
@@ -90,12 +94,16 @@ struct AuthorizationPage: Sendable {
         let user: UserRecord
         let deviceCookie: String?
         do {
-            (user, deviceCookie) = try await api.pageSignIn(form: form, headers: request.headers, appID: app.id)
+            (user, deviceCookie) = try await api.sessions.pageSignIn(
+                form: form,
+                headers: request.headers,
+                appID: app.id
+            )
         } catch let answer {
             return page(
                 app: app,
                 authorization: authorization,
-                browser: api.formGuard.browser(request.headers),
+                browser: services.formGuard.browser(request.headers),
                 status: answer.status,
                 username: username,
                 message: answer.message
@@ -103,12 +111,16 @@ struct AuthorizationPage: Sendable {
         }
         let code: String
         do {
-            code = try await api.issueAuthorizationCode(app: app, authorization: authorization, username: user.username)
+            code = try await federation.issueAuthorizationCode(
+                app: app,
+                authorization: authorization,
+                username: user.username
+            )
         } catch {
             return page(
                 app: app,
                 authorization: authorization,
-                browser: api.formGuard.browser(request.headers),
+                browser: services.formGuard.browser(request.headers),
                 status: .serviceUnavailable,
                 username: username,
                 message: "The server could not finish the sign-in. Try again."
@@ -177,7 +189,7 @@ struct AuthorizationPage: Sendable {
             \(alert)
             <form method="post">
             \(hidden)
-            \(OAuthPage.tokenField(api.formGuard.token(for: browser, appID: app.id)))
+            \(OAuthPage.tokenField(services.formGuard.token(for: browser, appID: app.id)))
             <label for="username">User name</label>
             <input id="username" name="username" value="\(OAuthPage.escape(username))" required autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="128" autofocus>
             <label for="password">Password</label>
@@ -195,7 +207,7 @@ struct AuthorizationPage: Sendable {
             formAction: authorization.formAction
         )
         if browser.isNew {
-            response.headers.append(HTTPField(name: .setCookie, value: api.formGuard.setCookie(browser)))
+            response.headers.append(HTTPField(name: .setCookie, value: services.formGuard.setCookie(browser)))
         }
         return response
     }

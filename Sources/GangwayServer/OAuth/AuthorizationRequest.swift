@@ -64,7 +64,7 @@ struct AuthorizationRequest: Sendable, Hashable, Codable {
         if let nonce, nonce.utf8.count > 255 {
             return refuse("invalid_request", "nonce is longer than 255 bytes.")
         }
-        let deviceID = fields["device_id"] ?? "oauth-\(MobileServicesAPI.randomBytes(16).base64URLEncoded)"
+        let deviceID = fields["device_id"] ?? "oauth-\(APIServices.randomBytes(16).base64URLEncoded)"
         if let problem = IdentifierRule.identifier.problem(deviceID) {
             return refuse("invalid_request", "device_id \(problem).")
         }

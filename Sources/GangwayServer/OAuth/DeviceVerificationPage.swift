@@ -22,6 +22,8 @@ import NIOCore
 /// codes are counted per address.
 struct DeviceVerificationPage: Sendable {
     let api: MobileServicesAPI
+    /// What the API's handlers share: storage, keys, settings, clock and logger.
+    var services: APIServices { api.services }
 
     func register(on router: Router<ServerContext>) {
         OAuthPaths.Page.device.register(
@@ -39,7 +41,7 @@ struct DeviceVerificationPage: Sendable {
         switch await grant(typed, app: app) {
         case .refused(let response): return response
         case .found(let grant):
-            return await approvalForm(app: app, grant: grant, browser: api.formGuard.browser(request.headers))
+            return await approvalForm(app: app, grant: grant, browser: services.formGuard.browser(request.headers))
         }
     }
 
@@ -50,7 +52,7 @@ struct DeviceVerificationPage: Sendable {
             return Self.codeForm(app: app, status: .contentTooLarge, message: "The form is too large.")
         }
         let form = OAuthPage.form(body)
-        if let refusal = api.formGuard.refusal(request.head, fields: form, appID: app.id) {
+        if let refusal = services.formGuard.refusal(request.head, fields: form, appID: app.id) {
             return OAuthPage.forged(refusal, app: app, api: api)
         }
         var grant: DeviceGrantRecord
@@ -69,11 +71,15 @@ struct DeviceVerificationPage: Sendable {
             )
         }
         let username = (form["username"] ?? "").lowercased()
-        let browser = api.formGuard.browser(request.headers)
+        let browser = services.formGuard.browser(request.headers)
         let user: UserRecord
         let deviceCookie: String?
         do {
-            (user, deviceCookie) = try await api.pageSignIn(form: form, headers: request.headers, appID: app.id)
+            (user, deviceCookie) = try await api.sessions.pageSignIn(
+                form: form,
+                headers: request.headers,
+                appID: app.id
+            )
         } catch let answer {
             return await approvalForm(
                 app: app,
@@ -86,10 +92,10 @@ struct DeviceVerificationPage: Sendable {
         }
         grant.status = .approved
         grant.username = user.username
-        guard (try? await api.storage.updateDeviceGrant(grant, expecting: .pending)) == true else {
+        guard (try? await services.storage.updateDeviceGrant(grant, expecting: .pending)) == true else {
             return Self.donePage(app: app, status: .conflict, "This code was already used. Check your device.")
         }
-        api.logger.notice(
+        services.logger.notice(
             "device authorization approved",
             metadata: ["app": "\(app.id)", "request": "\(RequestInfo.current.requestID)"]
         )
@@ -111,17 +117,19 @@ struct DeviceVerificationPage: Sendable {
     /// code that matches nothing counts against the address; while the address is
     /// blocked, no code is looked up at all.
     private func grant(_ typed: String, app: AppRecord) async -> Found {
-        let address = RequestInfo.current.clientAddress(trusting: api.settings.trustedProxies)
+        let address = RequestInfo.current.clientAddress(trusting: services.settings.trustedProxies)
         do {
-            try await api.throttle.checkUserCodeEntry(address: address)
+            try await services.throttle.checkUserCodeEntry(address: address)
         } catch {
             return .refused(Self.codeForm(app: app, status: .tooManyRequests, userCode: typed, message: error.message))
         }
-        if let code = UserCode.normalized(typed), let grant = await api.pendingDeviceGrant(userCode: code, app: app) {
+        if let code = UserCode.normalized(typed),
+            let grant = await api.oauth.pendingDeviceGrant(userCode: code, app: app)
+        {
             return .found(grant)
         }
         do {
-            try await api.throttle.admitWrongUserCode(address: address)
+            try await services.throttle.admitWrongUserCode(address: address)
         } catch {
             return .refused(Self.codeForm(app: app, status: .tooManyRequests, userCode: typed, message: error.message))
         }
@@ -138,10 +146,10 @@ struct DeviceVerificationPage: Sendable {
     private func deny(_ grant: DeviceGrantRecord, app: AppRecord) async -> Response {
         var grant = grant
         grant.status = .denied
-        guard (try? await api.storage.updateDeviceGrant(grant, expecting: .pending)) == true else {
+        guard (try? await services.storage.updateDeviceGrant(grant, expecting: .pending)) == true else {
             return Self.donePage(app: app, status: .conflict, "This code was already used. Check your device.")
         }
-        api.logger.notice("device authorization denied", metadata: ["app": "\(app.id)"])
+        services.logger.notice("device authorization denied", metadata: ["app": "\(app.id)"])
         return Self.donePage(app: app, status: .ok, "The request was denied. Your device will say so.")
     }
 
@@ -196,13 +204,13 @@ struct DeviceVerificationPage: Sendable {
         let code = UserCode.display(grant.userCode)
         let main = """
             <h1>Sign in a device to \(name)</h1>
-            <p>\(OAuthPage.deviceAsked(grant, app: app, now: api.now()))</p>
+            <p>\(OAuthPage.deviceAsked(grant, app: app, now: services.now()))</p>
             <p>Code: <strong>\(OAuthPage.escape(code))</strong>. Approve only if you started this \
             on your device and it shows this code.</p>
             \(alert)
             <form method="post">
             <input type="hidden" name="user_code" value="\(OAuthPage.escape(code))">
-            \(OAuthPage.tokenField(api.formGuard.token(for: browser, appID: app.id)))
+            \(OAuthPage.tokenField(services.formGuard.token(for: browser, appID: app.id)))
             \(credentials)
             <div class="buttons">
             <button type="submit" name="decision" value="approve"\(federated ? " autofocus" : "")>Approve</button>
@@ -212,7 +220,7 @@ struct DeviceVerificationPage: Sendable {
             """
         var formAction = "'self'"
         if let provider = app.authentication.provider,
-            let metadata = try? await api.providers.metadata(issuer: provider.issuer),
+            let metadata = try? await services.providers.metadata(issuer: provider.issuer),
             let origin = OAuthPage.origin(of: metadata.authorizationEndpoint)
         {
             // Chromium applies `form-action` to the redirect after a form.
@@ -225,7 +233,7 @@ struct DeviceVerificationPage: Sendable {
             formAction: formAction
         )
         if browser.isNew {
-            response.headers.append(HTTPField(name: .setCookie, value: api.formGuard.setCookie(browser)))
+            response.headers.append(HTTPField(name: .setCookie, value: services.formGuard.setCookie(browser)))
         }
         return response
     }

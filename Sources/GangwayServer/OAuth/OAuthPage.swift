@@ -13,7 +13,7 @@ import NIOCore
 enum OAuthPage {
     /// The `oauth2` app the request's path names; `nil` for any other.
     static func app(_ context: ServerContext, api: MobileServicesAPI) async -> AppRecord? {
-        guard let id = context.parameters.get("appID"), let app = try? await api.app(id),
+        guard let id = context.parameters.get("appID"), let app = try? await api.services.app(id),
             app.authentication.type == .oauth2
         else { return nil }
         return app
@@ -44,7 +44,7 @@ enum OAuthPage {
     /// The answer to a form that did not come from the server's own page in this browser:
     /// 403, with nothing done.
     static func forged(_ refusal: FormGuard.Refusal, app: AppRecord, api: MobileServicesAPI) -> Response {
-        api.logger.warning(
+        api.services.logger.warning(
             "form refused",
             metadata: [
                 "app": "\(app.id)", "reason": "\(refusal == .crossSite ? "cross-site" : "token")",

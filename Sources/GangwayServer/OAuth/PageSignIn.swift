@@ -8,15 +8,10 @@ import HTTPTypes
 /// that signed in as that person before holds a device cookie, and is counted under it
 /// alone and let through first while others flood the server, so a stranger's guesses
 /// lock no one out of the browser they use (see ``SignInThrottle``).
-extension MobileServicesAPI {
+extension SessionsHandler {
     /// The device cookie's name: with the `__Host-` prefix over HTTPS, so no other host
     /// of the domain can set it.
-    var pageDeviceCookieName: String { isSecureOrigin ? "__Host-gangway_device" : "gangway_device" }
-
-    var isSecureOrigin: Bool { (settings.pagesURL ?? settings.publicURL).value.hasPrefix("https://") }
-
-    /// Anti-forgery for the server's forms.
-    var formGuard: FormGuard { FormGuard(serverKey: keys.server, publicURL: settings.pagesURL ?? settings.publicURL) }
+    var pageDeviceCookieName: String { services.isSecureOrigin ? "__Host-gangway_device" : "gangway_device" }
 
     /// The user whose right password the page's form holds (its `username`, in any case,
     /// and `password`), after the throttle let the attempt through; with the `Set-Cookie`
@@ -46,7 +41,7 @@ extension MobileServicesAPI {
                     name: pageDeviceCookieName,
                     value: cookie,
                     maxAge: Int(DeviceCookie.lifetime.seconds),
-                    secure: isSecureOrigin
+                    secure: services.isSecureOrigin
                 )
             )
         } catch {

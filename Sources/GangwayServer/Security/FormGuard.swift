@@ -59,7 +59,7 @@ struct FormGuard: Sendable {
 
     /// A new secret for a browser, whatever it holds: given at a sign-in and a sign-out.
     func newBrowser() -> Browser {
-        Browser(secret: MobileServicesAPI.randomBytes(32).base64URLEncoded, isNew: true)
+        Browser(secret: APIServices.randomBytes(32).base64URLEncoded, isNew: true)
     }
 
     /// The hidden field's value for `browser` on `appID`'s pages.

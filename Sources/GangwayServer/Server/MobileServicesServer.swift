@@ -127,12 +127,13 @@ public struct MobileServicesServer: Sendable {
             pagesURL: listener == .console ? consoleURL : nil,
             adminToken: .stored
         )
+        let services = api.services
         let console = OperatorConsole(api: api, access: access)
         if listener == .console {
             let gateway = GatewayMiddleware(
                 routes: try RouteTable(document: Data(#"{"paths": {}}"#.utf8), extra: ConsolePaths.routes),
                 knownCaller: { head in await console.signedIn(head.headerFields).map { "operator:" + $0.1.name } },
-                isSecureOrigin: { api.isSecureOrigin }
+                isSecureOrigin: { services.isSecureOrigin }
             )
             router.add(middleware: gateway)
             console.register(on: router)
@@ -149,12 +150,12 @@ public struct MobileServicesServer: Sendable {
             routes: try RouteTable(document: document, extra: pages),
             knownCaller: { head in
                 if let token = BearerToken.parse(authorization: head.headerFields[.authorization]) {
-                    return await api.bearerHolder(token)
+                    return await services.bearerHolder(token)
                 }
                 guard listener == .everything, ConsolePaths.takesForms(head.path ?? "") else { return nil }
                 return await console.signedIn(head.headerFields).map { "operator:" + $0.1.name }
             },
-            isSecureOrigin: { api.isSecureOrigin },
+            isSecureOrigin: { services.isSecureOrigin },
             servesConsole: listener == .everything
         )
         router.add(middleware: gateway)
@@ -167,9 +168,9 @@ public struct MobileServicesServer: Sendable {
         }
         // Compact JSON: pretty printing costs time on every response.
         let gate = try AccessGate(document: document, policy: access) { access async throws(APIError) in
-            try await api.principal(for: access)
+            try await services.principal(for: access)
         } audit: { operationID, path in
-            await api.audit(actor: AuditEventRecord.adminToken, via: .api, action: operationID, target: path)
+            await services.audit(actor: AuditEventRecord.adminToken, via: .api, action: operationID, target: path)
         }
         try api.registerHandlers(on: RouterTransport(router: router), configuration: .gangway, middlewares: [gate])
         DeviceVerificationPage(api: api).register(on: router)
@@ -193,9 +194,9 @@ public struct MobileServicesServer: Sendable {
         publicURL: PublicURL,
         consoleURL: PublicURL? = nil,
         pagesURL: PublicURL? = nil,
-        adminToken: MobileServicesAPI.AdminTokenCheck
+        adminToken: APIServices.AdminTokenCheck
     ) -> MobileServicesAPI {
-        MobileServicesAPI(
+        let services = APIServices(
             storage: storage,
             settings: .init(
                 publicURL: publicURL,
@@ -220,6 +221,7 @@ public struct MobileServicesServer: Sendable {
             now: now,
             logger: logger
         )
+        return MobileServicesAPI(services: services)
     }
 
     /// Where operators reach the console when it listens on its own address, set once

@@ -3,9 +3,11 @@ import GangwayProtocol
 import GangwayServerStorage
 import Logging
 
-/// What federation needs of the API: the client secret, who a provider's subject is here,
-/// and the provider's grant kept with the tokens Gangway issues for it.
-extension MobileServicesAPI {
+/// Federated sign-in's side of the server: the users a provider signs in, their grants
+/// at the provider, and the codes that end a sign-in.
+struct FederationHandler: APIHandler {
+    let services: APIServices
+
     /// Why a person the provider signed in does not get in. New cases may be added.
     enum FederatedUserRefusal: Error, Sendable, Hashable {
         /// No user is linked to the subject, and the provider does not create users.

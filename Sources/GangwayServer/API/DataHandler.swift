@@ -5,7 +5,10 @@ import HTTPTypes
 import Logging
 import OpenAPIRuntime
 
-extension MobileServicesAPI {
+/// The app's shared data: read by devices, written by the admin.
+struct DataHandler: APIHandler {
+    let services: APIServices
+
     /// At most this many entities in one entity set.
     static let entitySetLimit = EntityLimits.entitiesPerSet
     /// At most this many fields in one entity, as the document says.
@@ -22,7 +25,7 @@ extension MobileServicesAPI {
         let caller = try await authenticate(appID: appID, requiresRegistration: true)
         let entitySet = try Self.checkedEntitySet(entitySet)
         let entities = try await perform { try await storage.entities(appID: caller.app.id, entitySet: entitySet) }
-        try await noteContact(caller.device)
+        try await devices.noteContact(caller.device)
         return Self.wire(entities, of: entitySet)
     }
 

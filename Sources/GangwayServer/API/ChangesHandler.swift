@@ -4,7 +4,11 @@ import GangwayServerStorage
 import Logging
 import OpenAPIRuntime
 
-extension MobileServicesAPI {
+/// The devices' sealed changes to the app's data: applied exactly once, in order, and
+/// listed for the admin.
+struct ChangesHandler: APIHandler {
+    let services: APIServices
+
     /// Ends each change of an upload once. Any signed-in user of a registered device may
     /// carry the changes of any user of that device, sealed to the server: each is opened,
     /// checked against its own author's registration and key, and recorded with its author
@@ -119,7 +123,7 @@ extension MobileServicesAPI {
         if refusedUnrecorded > 0 {
             await count([.changes: refusedUnrecorded, .refusedChanges: refusedUnrecorded], appID: caller.app.id)
         }
-        try await noteContact(caller.device)
+        try await devices.noteContact(caller.device)
         logger.info(
             "changes uploaded",
             metadata: [
@@ -181,7 +185,7 @@ extension MobileServicesAPI {
         mutating func entity(
             for result: ChangeResult,
             of change: Change,
-            api: MobileServicesAPI,
+            api: ChangesHandler,
             appID: String
         ) async throws(APIError) -> EntityRecord? {
             let original = result.original ?? result.outcome
@@ -267,7 +271,7 @@ extension MobileServicesAPI {
                 .init(field: $0.field, serverValue: $0.serverValue, deviceValue: $0.deviceValue)
             },
             rejection: result.rejection.map(wire),
-            entity: entity.map { wire($0) }
+            entity: entity.map { DataHandler.wire($0) }
         )
     }
 

@@ -5,16 +5,11 @@ import HTTPTypes
 import Logging
 import OpenAPIRuntime
 
-/// The app's OAuth 2.0 authorization server, for apps whose authentication is `oauth2`:
-/// RFC 8414 metadata, the authorization code grant with PKCE (RFC 6749 §4.1, RFC 7636;
-/// its sign-in page is ``AuthorizationPage``), the device authorization grant (RFC 8628),
-/// the token endpoint with
-/// refresh tokens that rotate at each use (RFC 9700 §4.14.2), revocation (RFC 7009), and
-/// the user info of an access token (OpenID Connect Core §5.3).
-/// Each app is its own public client, with the app's ID as `client_id`. An access token
-/// is a session, as a password sign-in makes: stored as its SHA-256, revoked by a block,
-/// a new password or `gangway admin users revoke`.
-extension MobileServicesAPI {
+/// OAuth 2.0 and OpenID Connect: metadata, keys, the device grant, tokens and their
+/// refresh and revocation, and the user info.
+struct OAuthHandler: APIHandler {
+    let services: APIServices
+
     /// How long a device code and its user code live.
     static let deviceCodeLifetime: TimeInterval = 10 * 60
     /// The first wait between polls, in seconds; each `slow_down` adds 5 (RFC 8628 §3.5).
@@ -336,7 +331,7 @@ extension MobileServicesAPI {
             providerGrant = try await providers.renewals.inTurn(of: refresh.familyID) {
                 guard let grant = try await perform({ try await storage.providerGrant(familyID: refresh.familyID) })
                 else { return nil }
-                return try await renewAtProvider(grant, app: app)
+                return try await federation.renewAtProvider(grant, app: app)
             }
         }
         let client = BearerToken.hash(RequestInfo.current.clientAddress(trusting: settings.trustedProxies))
@@ -419,7 +414,7 @@ extension MobileServicesAPI {
         // holds until an administrator lifts it.
         let opened: (token: String, record: SessionRecord)
         do {
-            opened = try await openSession(
+            opened = try await sessions.openSession(
                 app: app,
                 username: username,
                 deviceID: deviceID,
@@ -484,5 +479,4 @@ extension MobileServicesAPI {
         else { return nil }
         return grant
     }
-
 }

@@ -5,9 +5,11 @@ import HTTPTypes
 import Logging
 import OpenAPIRuntime
 
-/// The console's operators (`gangway admin operators`) and the audit of what they and
-/// the admin token did (`gangway admin audit`).
-extension MobileServicesAPI {
+/// The console's operators (`gangway admin operators`): added with a role, enrolled by a
+/// one-use link, given another role, and removed.
+struct OperatorsHandler: APIHandler {
+    let services: APIServices
+
     func listOperators(_ input: Operations.ListOperators.Input) async throws -> Operations.ListOperators.Output {
         let operators = try await perform { try await storage.operatorRecords() }
         let identities = Dictionary(
@@ -73,55 +75,12 @@ extension MobileServicesAPI {
         return .noContent(.init())
     }
 
-    func linkOperatorIdentity(
-        _ input: Operations.LinkOperatorIdentity.Input
-    ) async throws -> Operations.LinkOperatorIdentity.Output {
-        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
-        let record = try await operatorRecord(input.path.name)
-        let link = try await link(issuer: body.issuer, subject: body.subject, to: .operator(record.name))
-        return .created(.init(body: .json(Self.wire(link))))
-    }
-
-    func unlinkOperatorIdentity(
-        _ input: Operations.UnlinkOperatorIdentity.Input
-    ) async throws -> Operations.UnlinkOperatorIdentity.Output {
-        let record = try await operatorRecord(input.path.name)
-        try await unlink(issuer: input.query.issuer, subject: input.query.subject, from: .operator(record.name))
-        return .noContent(.init())
-    }
-
     /// The operator named `name`; 404 when there is none.
     func operatorRecord(_ name: String) async throws -> OperatorRecord {
         guard let record = try await perform({ try await storage.operatorRecord(named: name) }) else {
             throw APIError.notFound(.operatorNotFound, "There is no operator named \(name).")
         }
         return record
-    }
-
-    func listAuditEvents(
-        _ input: Operations.ListAuditEvents.Input
-    ) async throws -> Operations.ListAuditEvents.Output {
-        let limit = try Validation.listLimit(input.query.limit)
-        if let before = input.query.before, before < 1 {
-            throw APIError.badRequest("before is the id of an event: 1 or more.", code: .invalidField)
-        }
-        let query = input.query
-        let bounds = [("actor", query.actor, APILimits.username), ("action", query.action, APILimits.identifier)]
-        for (name, text, range) in bounds {
-            guard let text else { continue }
-            guard text.unicodeScalars.count > 0, range.contains(text.unicodeScalars.count) else {
-                throw APIError.badRequest("\(name) is 1 to \(range.upperBound) characters.", code: .invalidField)
-            }
-        }
-        // No operator's name or action holds a control character (and PostgreSQL text
-        // cannot hold a NUL): such a filter matches nothing.
-        if bounds.contains(where: { Validation.hasControlCharacters($0.1 ?? "") }) {
-            return .ok(.init(body: .json([])))
-        }
-        let events = try await perform {
-            try await storage.auditEvents(limit: limit, before: query.before, actor: query.actor, action: query.action)
-        }
-        return .ok(.init(body: .json(events.map(Self.wire))))
     }
 
     // MARK: Enrolment
@@ -137,12 +96,7 @@ extension MobileServicesAPI {
 
     /// Where an enrolment link's token is used.
     func enrolmentURL(token: String) -> String {
-        consoleURL(ConsolePaths.enrol + "?token=" + token)
-    }
-
-    /// The console's page at `path`, at the console's own address when it has one.
-    func consoleURL(_ path: String) -> String {
-        (settings.consoleURL ?? settings.publicURL).value + path
+        services.consoleURL(ConsolePaths.enrol + "?token=" + token)
     }
 
     /// The TOTP secret of the enrolment whose link has `hash`: derived from the server
@@ -172,51 +126,7 @@ extension MobileServicesAPI {
             role: record.role.wire,
             enrolled: record.isEnrolled,
             createdAt: record.createdAt,
-            identities: identities.isEmpty ? nil : identities.map(Self.wire)
+            identities: identities.isEmpty ? nil : identities.map(IdentityLinksHandler.wire)
         )
-    }
-
-    static func wire(_ event: AuditEventRecord) -> Components.Schemas.AuditEvent {
-        .init(
-            id: event.id ?? 0,
-            at: event.at,
-            actor: event.actor,
-            via: event.via == .console ? .console : .api,
-            action: event.action,
-            target: event.target,
-            address: event.address,
-            detail: event.detail
-        )
-    }
-}
-
-extension AuditEventRecord {
-    /// The actor of what the admin token did.
-    static let adminToken = "admin token"
-}
-
-extension MobileServicesAPI {
-    /// Appends an event to the audit, at the request's client address, with what the
-    /// handler noted (``AuditNote``): what it changed, and what it created when the
-    /// request's path does not name it. The action was
-    /// done already: a failure to record it is logged, as an error.
-    func audit(actor: String, via: AuditEventRecord.Channel, action: String, target: String?) async {
-        let event = AuditEventRecord(
-            at: now(),
-            actor: actor,
-            via: via,
-            action: action,
-            target: RequestInfo.current.auditNote?.target ?? target,
-            address: RequestInfo.current.clientAddress(trusting: settings.trustedProxies),
-            detail: RequestInfo.current.auditNote?.detail
-        )
-        do {
-            try await storage.appendAuditEvent(event)
-        } catch {
-            logger.error(
-                "an action could not be recorded in the audit",
-                metadata: ["action": "\(action)", "error": "\(error.code)"]
-            )
-        }
     }
 }

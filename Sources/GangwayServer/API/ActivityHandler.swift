@@ -2,10 +2,10 @@ import Foundation
 import GangwayProtocol
 import GangwayServerStorage
 
-/// The overview's figures: what happened over the last day, week or month, and what
-/// needs an operator. The console's overview and `gangway admin activity` both read them
-/// here.
-extension MobileServicesAPI {
+/// The overview's figures: activity by day, and what needs the admin's attention.
+struct ActivityHandler: APIHandler {
+    let services: APIServices
+
     /// Conflicts and refused changes of this many days past need attention.
     static let attentionDays = 7
 

@@ -5,10 +5,10 @@ import HTTPTypes
 import Logging
 import OpenAPIRuntime
 
-/// An app's destinations (`gangway admin destinations`): its backends, reached by its
-/// devices through the server as the signed-in person (see ``DestinationProxy``), and the
-/// keys a backend checks that person's token against.
-extension MobileServicesAPI {
+/// The app's destinations to the company's backends (`gangway admin destinations`).
+struct DestinationsHandler: APIHandler {
+    let services: APIServices
+
     /// How far back a destination's listing counts its requests.
     static let destinationCountDays = 7
 

@@ -5,7 +5,11 @@ import HTTPTypes
 import Logging
 import OpenAPIRuntime
 
-extension MobileServicesAPI {
+/// Password sign-in and sign-out, the device cookies that let a known browser or device
+/// through the throttle first, and the sessions they open.
+struct SessionsHandler: APIHandler {
+    let services: APIServices
+
     func signIn(_ input: Operations.SignIn.Input) async throws -> Operations.SignIn.Output {
         let app = try await app(input.path.appID)
         // An app that federates sign-in must not take a password its provider never saw.
@@ -148,15 +152,5 @@ extension MobileServicesAPI {
             try await perform { try await storage.updateUser(user) }
         }
         return user
-    }
-
-    /// Adds to the overview's counts (``ActivityKind``). A count that cannot be written is
-    /// logged, and fails nothing.
-    func count(_ counts: [ActivityKind: Int], appID: String) async {
-        do {
-            try await storage.countActivity(counts, appID: appID, at: now())
-        } catch {
-            logger.warning("activity not counted", metadata: ["app": "\(appID)", "error": "\(error)"])
-        }
     }
 }

@@ -5,28 +5,45 @@ import HTTPTypes
 import Logging
 import OpenAPIRuntime
 
-/// The admin's links between people of an OpenID Connect provider and users
-/// (`gangway admin users link`) or operators (`gangway admin operators link`): a
-/// provider's subject is one user and one operator at most. Both go one way,
-/// ``link(issuer:subject:to:)`` and ``unlink(issuer:subject:from:)``.
-extension MobileServicesAPI {
+/// The links of a provider's identity (issuer and subject) to a user or an operator:
+/// one path for both holders.
+struct IdentityLinksHandler: APIHandler {
+    let services: APIServices
+
+    func linkOperatorIdentity(
+        _ input: Operations.LinkOperatorIdentity.Input
+    ) async throws -> Operations.LinkOperatorIdentity.Output {
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        let record = try await operators.operatorRecord(input.path.name)
+        let link = try await link(issuer: body.issuer, subject: body.subject, to: .operator(record.name))
+        return .created(.init(body: .json(Self.wire(link))))
+    }
+
+    func unlinkOperatorIdentity(
+        _ input: Operations.UnlinkOperatorIdentity.Input
+    ) async throws -> Operations.UnlinkOperatorIdentity.Output {
+        let record = try await operators.operatorRecord(input.path.name)
+        try await unlink(issuer: input.query.issuer, subject: input.query.subject, from: .operator(record.name))
+        return .noContent(.init())
+    }
+
     func listIdentityLinks(
         _ input: Operations.ListIdentityLinks.Input
     ) async throws -> Operations.ListIdentityLinks.Output {
-        let user = try await user(input.path.username)
+        let user = try await users.user(input.path.username)
         let links = try await perform { try await storage.identityLinks(.user, named: [user.username]) }
         return .ok(.init(body: .json(links.map(Self.wire))))
     }
 
     func linkIdentity(_ input: Operations.LinkIdentity.Input) async throws -> Operations.LinkIdentity.Output {
         guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
-        let user = try await user(input.path.username)
+        let user = try await users.user(input.path.username)
         let link = try await link(issuer: body.issuer, subject: body.subject, to: .user(user.username))
         return .created(.init(body: .json(Self.wire(link))))
     }
 
     func unlinkIdentity(_ input: Operations.UnlinkIdentity.Input) async throws -> Operations.UnlinkIdentity.Output {
-        let user = try await user(input.path.username)
+        let user = try await users.user(input.path.username)
         try await unlink(issuer: input.query.issuer, subject: input.query.subject, from: .user(user.username))
         return .noContent(.init())
     }

@@ -1,10 +1,15 @@
 import Foundation
 import GangwayProtocol
 import GangwayServerStorage
+import HTTPTypes
 import Logging
 import OpenAPIRuntime
 
-extension MobileServicesAPI {
+/// The apps (`gangway admin apps`): their settings, email domains, minimum version and
+/// how their users sign in.
+struct AppsHandler: APIHandler {
+    let services: APIServices
+
     func getAppAuthentication(
         _ input: Operations.GetAppAuthentication.Input
     ) async throws -> Operations.GetAppAuthentication.Output {
@@ -82,15 +87,6 @@ extension MobileServicesAPI {
         return .ok(.init(body: .json(wire(app))))
     }
 
-    func revokeUserSessions(
-        _ input: Operations.RevokeUserSessions.Input
-    ) async throws -> Operations.RevokeUserSessions.Output {
-        let user = try await user(input.path.username)
-        try await perform { try await storage.revokeSessions(username: user.username, appID: nil, deviceID: nil) }
-        logger.notice("sessions revoked", metadata: ["user": "\(user.username)"])
-        return .noContent(.init())
-    }
-
     private func seal(clientSecret: String, appID: String) throws(APIError) -> Data {
         do {
             return try keys.server.seal(Data(clientSecret.utf8), for: IdentityProvider.sealPurpose(appID: appID))
@@ -109,10 +105,100 @@ extension MobileServicesAPI {
                     clientID: $0.clientID,
                     createsUsers: $0.createsUsers,
                     hasClientSecret: $0.sealedClientSecret != nil,
-                    redirectURI: FederatedSignIn.callbackURL(issuer: issuer(of: app))
+                    redirectURI: FederatedSignIn.callbackURL(issuer: oauth.issuer(of: app))
                 )
             },
             redirectURIs: authentication.redirectURIs
+        )
+    }
+
+    func listApps(_ input: Operations.ListApps.Input) async throws -> Operations.ListApps.Output {
+        let apps = try await perform { try await storage.apps() }
+        return .ok(.init(body: .json(apps.map(Self.wire))))
+    }
+
+    func createApp(_ input: Operations.CreateApp.Input) async throws -> Operations.CreateApp.Output {
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        try Validation.identifier(body.appID, "appID")
+        try Validation.name(body.name, "name")
+        var app = AppRecord(id: body.appID, name: body.name, createdAt: now())
+        app.emailDomains = try await checkedDomains(body.emailDomains ?? [], for: app.id)
+        app.minimumVersion = try Self.checkedVersion(body.minimumVersion)
+        app.settings = try AppRecord.defaultSettings.merging(body.settings).validated()
+        do {
+            try await storage.insertApp(app)
+        } catch  where error.code == .duplicate {
+            throw APIError(.conflict, .appExists, "An app with this ID exists already.")
+        } catch {
+            throw APIError.storage(error)
+        }
+        if let note = AuditNote.current {
+            note.target = "/admin/apps/\(app.id)"
+            note.add("name: \(app.name)")
+            if !app.emailDomains.isEmpty { note.add("emailDomains: [\(app.emailDomains.joined(separator: ", "))]") }
+        }
+        logger.info("app created", metadata: ["app": "\(app.id)"])
+        return .created(.init(body: .json(Self.wire(app))))
+    }
+
+    func getApp(_ input: Operations.GetApp.Input) async throws -> Operations.GetApp.Output {
+        return .ok(.init(body: .json(Self.wire(try await app(input.path.appID)))))
+    }
+
+    func updateApp(_ input: Operations.UpdateApp.Input) async throws -> Operations.UpdateApp.Output {
+        guard case .json(let body) = input.body else { throw APIError.badRequest("Send the body as JSON.") }
+        let old = try await app(input.path.appID)
+        var app = old
+        if let name = body.name {
+            try Validation.name(name, "name")
+            app.name = name
+        }
+        if let domains = body.emailDomains { app.emailDomains = try await checkedDomains(domains, for: app.id) }
+        if let minimumVersion = body.minimumVersion {
+            app.minimumVersion = minimumVersion.isEmpty ? nil : try Self.checkedVersion(minimumVersion)
+        }
+        let keptData = app.settings.passcodeResetKeepsData
+        app.settings = try app.settings.merging(body.settings).validated()
+        try await perform { try await storage.updateApp(app) }
+        AuditNote.current?.changes(from: Self.wire(old), to: Self.wire(app))
+        if keptData, !app.settings.passcodeResetKeepsData {
+            // Turned off: the secrets given out so far must open nothing any more.
+            try await devices.rotateRecoverySecrets(try await perform { try await storage.devices(appID: app.id) })
+        }
+        logger.info("app updated", metadata: ["app": "\(app.id)"])
+        return .ok(.init(body: .json(Self.wire(app))))
+    }
+
+    private func checkedDomains(_ domains: [String], for appID: String) async throws(APIError) -> [String] {
+        guard domains.count <= 100 else {
+            throw APIError.badRequest("At most 100 email domains.", code: .invalidDomain)
+        }
+        var checked: [String] = []
+        for domain in domains {
+            let domain = try Validation.emailDomain(domain)
+            if checked.contains(domain) { continue }
+            if let owner = try await perform({ try await storage.app(forEmailDomain: domain) }), owner.id != appID {
+                throw APIError(.conflict, .domainTaken, "The domain \(domain) belongs to another app.")
+            }
+            checked.append(domain)
+        }
+        return checked
+    }
+
+    private static func checkedVersion(_ text: String?) throws(APIError) -> String? {
+        guard let text, !text.isEmpty else { return nil }
+        _ = try AppVersion(text)
+        return text
+    }
+
+    static func wire(_ app: AppRecord) -> Components.Schemas.App {
+        .init(
+            appID: app.id,
+            name: app.name,
+            authType: .init(app.authentication.type),
+            emailDomains: app.emailDomains,
+            minimumVersion: app.minimumVersion,
+            settings: app.settings
         )
     }
 }
@@ -133,4 +219,8 @@ extension AppAuthentication.Kind {
         case .oauth2: self = .oauth2
         }
     }
+}
+
+extension AppRecord {
+    public static let defaultSettings = Components.Schemas.AppSettings.defaults
 }
