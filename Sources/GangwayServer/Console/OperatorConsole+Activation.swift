@@ -9,7 +9,7 @@ import Hummingbird
 /// through the admin API's own `POST /admin/apps/{appID}/activations`, and the page shows
 /// it with its QR code (drawn by the server, as SVG), ready to print.
 extension OperatorConsole {
-    func registerActivation(on router: Router<ServerContext>) {
+    func registerActivation(on router: RouterGroup<ConsoleContext>) {
         page(router, ConsolePaths.apps + "/:appID/activation") { request, context, record in
             await activation(request, record: record, appID: try context.parameters.require("appID"))
         }

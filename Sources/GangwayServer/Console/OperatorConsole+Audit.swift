@@ -11,7 +11,7 @@ import NIOCore
 extension OperatorConsole {
     static let eventsPerPage = 50
 
-    func registerAudit(on router: Router<ServerContext>) {
+    func registerAudit(on router: RouterGroup<ConsoleContext>) {
         page(router, ConsolePaths.audit) { request, _, record in await audit(request, record: record) }
         page(router, ConsolePaths.auditCSV) { request, _, _ in await export(request, json: false) }
         page(router, ConsolePaths.auditJSON) { request, _, _ in await export(request, json: true) }

@@ -13,7 +13,7 @@ extension OperatorConsole {
     /// Changes on the page.
     static let changesShown = 100
 
-    func registerData(on router: Router<ServerContext>) {
+    func registerData(on router: RouterGroup<ConsoleContext>) {
         page(router, ConsolePaths.data) { request, _, record in await data(request, record: record) }
         action(router, ConsolePaths.data) { request, _, sent in await writeData(request, sent) }
     }

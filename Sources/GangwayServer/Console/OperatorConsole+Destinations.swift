@@ -9,7 +9,7 @@ import Hummingbird
 /// API's own `GET /admin/apps/{appID}/destinations`, added, changed and removed by an
 /// admin through its `PUT` and `DELETE`, as `gangway admin destinations` does.
 extension OperatorConsole {
-    func registerDestinations(on router: Router<ServerContext>) {
+    func registerDestinations(on router: RouterGroup<ConsoleContext>) {
         page(router, ConsolePaths.apps + "/:appID/destinations") { request, context, record in
             await destinationsPage(
                 try context.parameters.require("appID"),

@@ -12,7 +12,7 @@ extension OperatorConsole {
     /// Entries on a page.
     static let logsShown = 100
 
-    func registerLogs(on router: Router<ServerContext>) {
+    func registerLogs(on router: RouterGroup<ConsoleContext>) {
         page(router, ConsolePaths.logs) { request, _, record in await logs(request, record: record) }
     }
 

@@ -11,7 +11,7 @@ import Hummingbird
 /// here (another admin, or the command line, does), so no one locks the last admin out
 /// by a slip.
 extension OperatorConsole {
-    func registerOperators(on router: Router<ServerContext>) {
+    func registerOperators(on router: RouterGroup<ConsoleContext>) {
         page(router, ConsolePaths.operators) { request, _, record in
             await operators(
                 record,

@@ -11,7 +11,7 @@ extension OperatorConsole {
     /// Users on one page.
     static let usersPerPage = 50
 
-    func registerUsers(on router: Router<ServerContext>) {
+    func registerUsers(on router: RouterGroup<ConsoleContext>) {
         page(router, ConsolePaths.users) { request, _, record in await users(request, record: record) }
         action(router, ConsolePaths.users) { request, _, sent in await add(request, sent) }
         page(router, ConsolePaths.users + "/:username") { request, context, record in

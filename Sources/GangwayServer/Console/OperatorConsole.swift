@@ -39,7 +39,6 @@ struct OperatorConsole: Sendable {
     static let formScope = "console:"
 
     func register(on router: Router<ServerContext>) {
-        page(router, ConsolePaths.root) { request, _, record in await overview(request, record: record) }
         router.get(RouterPath(ConsolePaths.styleSheet)) { _, _ in
             var response = Response(
                 status: .ok,
@@ -55,16 +54,19 @@ struct OperatorConsole: Sendable {
         router.post(RouterPath(ConsolePaths.enrol)) { request, _ in await enrol(request) }
         router.post(RouterPath(ConsolePaths.signOut)) { request, _ in await signOut(request) }
         registerProviderSignIn(on: router)
-        registerUsers(on: router)
-        registerDevices(on: router)
-        registerApps(on: router)
-        registerActivation(on: router)
-        registerAppSignIn(on: router)
-        registerDestinations(on: router)
-        registerOperators(on: router)
-        registerData(on: router)
-        registerLogs(on: router)
-        registerAudit(on: router)
+        // Every other page and form is for a signed-in operator only.
+        let signedIn = signedInGroup(of: router)
+        page(signedIn, ConsolePaths.root) { request, _, record in await overview(request, record: record) }
+        registerUsers(on: signedIn)
+        registerDevices(on: signedIn)
+        registerApps(on: signedIn)
+        registerActivation(on: signedIn)
+        registerAppSignIn(on: signedIn)
+        registerDestinations(on: signedIn)
+        registerOperators(on: signedIn)
+        registerData(on: signedIn)
+        registerLogs(on: signedIn)
+        registerAudit(on: signedIn)
     }
 
     // MARK: Pages
