@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GangwaySystem
+import GangwayTesting
 import NIOCore
 import NIOHTTP1
 
@@ -131,7 +132,10 @@ public struct HeadlessBrowser: Sendable {
     }
 
     /// Kills the driver and the browser it started, and waits for the driver without
-    /// holding a thread (Foundation's `waitUntilExit` spins on Linux).
+    /// holding a thread (`Process.exit(within:)` of GangwayTesting). Never a loop of sleeps: in
+    /// a cancelled task each sleep throws at once, and two such loops took both of the
+    /// pool's threads for ever, starving every other test (seen once, a run stalled at
+    /// 900 s).
     ///
     /// Foundation starts the driver as the leader of a process group of its own, which
     /// the browser's processes join: the whole group goes, so no browser outlives a test,
@@ -140,7 +144,7 @@ public struct HeadlessBrowser: Sendable {
         let id = process.processIdentifier
         if getpgid(id) == id { kill(-id, SIGKILL) }
         kill(id, SIGKILL)
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+        try? await process.exit(within: .seconds(10))
         try? FileManager.default.removeItem(at: scratch)
     }
 
