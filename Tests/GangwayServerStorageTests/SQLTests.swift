@@ -47,8 +47,8 @@ struct SQLTests {
 
     /// A record as storage reads one: names in camel case, an enumeration of stored names,
     /// optionals.
-    struct Shift: Decodable, Equatable {
-        enum Kind: String, Decodable { case day, night }
+    struct Shift: Codable, Equatable {
+        enum Kind: String, Codable { case day, night }
         var registrationID: String
         var lastTOTPStep: Int64?
         var kind: Kind
@@ -97,6 +97,77 @@ struct SQLTests {
         var nullName = good
         nullName[0] = .null
         expectCorrupt { () throws(StorageError) in try SQLRow(columns: columns, values: nullName).decode(Shift.self) }
+    }
+
+    @Test(
+        "a record is stored as its coding keys' columns in snake case, in order, a nil as NULL; read back, it is the same"
+    )
+    func recordsEncode() throws {
+        let shift = Shift(
+            registrationID: "r-1",
+            lastTOTPStep: nil,
+            kind: .night,
+            startsAt: Date(timeIntervalSince1970: 1.5),
+            note: "it's '; DROP TABLE shifts",
+            open: true
+        )
+        let cells = try SQLRow.cells(of: shift)
+        #expect(cells.map(\.column) == ["registration_id", "last_totp_step", "kind", "starts_at", "note", "open"])
+        #expect(
+            cells.map(\.value) == [
+                .text("r-1"), .null, .text("night"), .integer(1_500), .text("it's '; DROP TABLE shifts"), .bool(true),
+            ]
+        )
+        // What is stored reads back as the record.
+        #expect(try SQLRow(columns: cells.map(\.column), values: cells.map(\.value)).decode(Shift.self) == shift)
+
+        let insert = try SQL.insert(into: "shifts", shift).rendered { "$\($0)" }
+        #expect(
+            insert.text == "INSERT INTO shifts (registration_id, last_totp_step, kind, starts_at, note, open)"
+                + " VALUES ($1, $2, $3, $4, $5, $6)"
+        )
+        #expect(insert.values == cells.map(\.value), "every value bound, none in the text")
+        let upsert = try SQL.insert(into: "shifts", shift, upsertingOn: ["registration_id"]).rendered { _ in "?" }
+        #expect(
+            upsert.text.hasSuffix(
+                " ON CONFLICT (registration_id) DO UPDATE SET last_totp_step = excluded.last_totp_step,"
+                    + " kind = excluded.kind, starts_at = excluded.starts_at, note = excluded.note, open = excluded.open"
+            ),
+            "\(upsert.text)"
+        )
+    }
+
+    /// What a row's cell cannot hold.
+    struct Roster: Encodable {
+        var name = "night crew"
+        var members = ["alice", "bob"]
+    }
+
+    struct Reading: Encodable {
+        var pressure = 8.5
+    }
+
+    struct Nested: Encodable {
+        var shift = Shift(
+            registrationID: "r",
+            lastTOTPStep: 1,
+            kind: .day,
+            startsAt: Date(),
+            note: nil,
+            open: false
+        )
+    }
+
+    @Test("a list, a number that is not an integer or a nested record is refused, naming the column, never stored")
+    func unstorableRecordsAreRefused() {
+        for (record, column) in [(Roster() as any Encodable, "members"), (Reading(), "pressure"), (Nested(), "shift")] {
+            do {
+                _ = try SQL.insert(into: "t", record)
+                Issue.record("\(type(of: record)) was stored")
+            } catch {
+                #expect(error.message.contains(column) && error.code == .unavailable, "\(error)")
+            }
+        }
     }
 
     private func expectCorrupt<T>(

@@ -5,7 +5,7 @@ import Foundation
 /// browser that started it (the SHA-256 of a cookie only that browser holds), and what
 /// the person was doing when it started. Taken once, when the provider sends the
 /// browser back.
-public struct FederatedSignInRecord: Sendable, Hashable, Decodable {
+public struct FederatedSignInRecord: Sendable, Hashable, Codable {
     public var stateHash: Data
     public var appID: String
     public var browserHash: Data

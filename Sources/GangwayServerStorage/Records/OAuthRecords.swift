@@ -56,7 +56,7 @@ public struct DeviceGrantRecord: Sendable, Hashable {
 /// A refresh token, stored as its SHA-256. Each use spends it and issues the next one of
 /// its family (the tokens descended from one sign-in); a spent token used again revokes
 /// the whole family and the sessions it opened (RFC 9700 §4.14.2).
-public struct RefreshTokenRecord: Sendable, Hashable, Decodable {
+public struct RefreshTokenRecord: Sendable, Hashable, Codable {
     public var tokenHash: Data
     public var familyID: String
     public var appID: String
@@ -102,7 +102,7 @@ public struct RefreshTokenRecord: Sendable, Hashable, Decodable {
 /// SHA-256 with what redeeming it must match: the redirect URI it was issued for and the
 /// PKCE challenge (RFC 7636, S256). Redeemed once; the family of the tokens it gave is
 /// kept, so a code presented again revokes them (RFC 6749 §4.1.2).
-public struct AuthorizationCodeRecord: Sendable, Hashable, Decodable {
+public struct AuthorizationCodeRecord: Sendable, Hashable, Codable {
     public var codeHash: Data
     public var appID: String
     public var username: String

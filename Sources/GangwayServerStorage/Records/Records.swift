@@ -32,7 +32,7 @@ public struct AppRecord: Sendable, Hashable {
 }
 
 /// A person who can sign in; the server keeps only a bcrypt hash of the password.
-public struct UserRecord: Sendable, Hashable, Decodable {
+public struct UserRecord: Sendable, Hashable, Codable {
     public var username: String
     public var displayName: String
     public var passwordHash: String
@@ -49,7 +49,7 @@ public struct UserRecord: Sendable, Hashable, Decodable {
 }
 
 /// A signed-in session: the SHA-256 of its bearer token, never the token.
-public struct SessionRecord: Sendable, Hashable, Decodable {
+public struct SessionRecord: Sendable, Hashable, Codable {
     public var tokenHash: Data
     public var appID: String
     public var username: String
@@ -146,7 +146,7 @@ public struct DeviceRecord: Sendable, Hashable, Decodable {
 /// The sign-in attempts counted under one throttle key (a user name, a user name and an
 /// address, or a device cookie): how many were let through since the window began, and
 /// until when no more are.
-public struct SignInAttempts: Sendable, Hashable, Decodable {
+public struct SignInAttempts: Sendable, Hashable, Codable {
     public var key: String
     /// Attempts let through since ``windowStart``, those still being checked included.
     public var count: Int
@@ -175,7 +175,7 @@ public struct SignInAttemptsChange: Sendable, Hashable {
 /// A device cookie the server gave a device at a successful sign-in: its hash and whose it
 /// is. A sign-in that presents it is throttled apart from everyone else guessing that
 /// user's password (see the DocC's security model).
-public struct DeviceCookieRecord: Sendable, Hashable, Decodable {
+public struct DeviceCookieRecord: Sendable, Hashable, Codable {
     /// How long a cookie counts from when it was given; a sign-in after that gets a new
     /// one, and the row goes.
     public static let lifetime: Duration = .seconds(180 * 24 * 60 * 60)

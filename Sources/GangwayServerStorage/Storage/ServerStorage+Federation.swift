@@ -3,14 +3,7 @@ import Foundation
 extension ServerStorage {
     public func insertFederatedSignIn(_ signIn: FederatedSignInRecord) async throws(StorageError) {
         try await driver.write(locking: []) { connection in
-            try await connection.execute(
-                """
-                INSERT INTO federated_sign_ins (state_hash, app_id, browser_hash, nonce, code_verifier, origin,
-                    created_at, expires_at)
-                VALUES (\(signIn.stateHash), \(signIn.appID), \(signIn.browserHash), \(signIn.nonce),
-                    \(signIn.codeVerifier), \(signIn.origin), \(signIn.createdAt), \(signIn.expiresAt))
-                """
-            )
+            try await connection.execute(try .insert(into: "federated_sign_ins", signIn))
             // Sign-ins nobody finished are of no use past their end.
             try await connection.execute("DELETE FROM federated_sign_ins WHERE expires_at < \(signIn.createdAt)")
         }

@@ -44,15 +44,7 @@ extension ServerStorage {
     }
 
     public func insertAuthorizationCode(_ code: AuthorizationCodeRecord) async throws(StorageError) {
-        try await execute(
-            """
-            INSERT INTO oauth_authorization_codes (code_hash, app_id, username, device_id, redirect_uri,
-                code_challenge, nonce, created_at, expires_at, redeemed_at, family_id)
-            VALUES (\(code.codeHash), \(code.appID), \(code.username), \(code.deviceID), \(code.redirectURI),
-                \(code.codeChallenge), \(code.nonce), \(code.createdAt), \(code.expiresAt), \(code.redeemedAt),
-                \(code.familyID))
-            """
-        )
+        try await execute(try .insert(into: "oauth_authorization_codes", code))
     }
 
     public func authorizationCode(codeHash: Data) async throws(StorageError) -> AuthorizationCodeRecord? {
@@ -90,14 +82,7 @@ extension ServerStorage {
                 "SELECT 1 AS revoked FROM refresh_tokens WHERE family_id = \(token.familyID) AND revoked LIMIT 1"
             )
             guard revoked.isEmpty else { return false }
-            try await connection.execute(
-                """
-                INSERT INTO refresh_tokens (token_hash, family_id, app_id, username, device_id, session_hash,
-                    created_at, expires_at, used_at, revoked)
-                VALUES (\(token.tokenHash), \(token.familyID), \(token.appID), \(token.username), \(token.deviceID),
-                    \(token.sessionHash), \(token.createdAt), \(token.expiresAt), \(token.usedAt), \(token.revoked))
-                """
-            )
+            try await connection.execute(try .insert(into: "refresh_tokens", token))
             return true
         }
     }

@@ -3,13 +3,7 @@ import Foundation
 extension ServerStorage {
     public func insertSession(_ session: SessionRecord) async throws(StorageError) {
         defer { cache?.drop(.session(session.tokenHash)) }
-        try await execute(
-            """
-            INSERT INTO sessions (token_hash, app_id, username, device_id, created_at, expires_at, revoked)
-            VALUES (\(session.tokenHash), \(session.appID), \(session.username), \(session.deviceID),
-                \(session.createdAt), \(session.expiresAt), \(session.revoked))
-            """
-        )
+        try await execute(try .insert(into: "sessions", session))
     }
 
     public func session(tokenHash: Data) async throws(StorageError) -> SessionRecord? {
@@ -65,14 +59,7 @@ extension ServerStorage {
             }
             let (change, result) = update(current)
             for attempts in change.save {
-                try await connection.execute(
-                    """
-                    INSERT INTO sign_in_attempts (key, count, window_start, blocked_until)
-                    VALUES (\(attempts.key), \(attempts.count), \(attempts.windowStart), \(attempts.blockedUntil))
-                    ON CONFLICT (key) DO UPDATE SET count = excluded.count,
-                        window_start = excluded.window_start, blocked_until = excluded.blocked_until
-                    """
-                )
+                try await connection.execute(try .insert(into: "sign_in_attempts", attempts, upsertingOn: ["key"]))
             }
             if !change.clear.isEmpty {
                 try await connection.execute("DELETE FROM sign_in_attempts WHERE key IN (\(list: change.clear))")
@@ -84,12 +71,7 @@ extension ServerStorage {
     // MARK: Device cookies
 
     public func insertDeviceCookie(_ cookie: DeviceCookieRecord) async throws(StorageError) {
-        try await execute(
-            """
-            INSERT INTO device_cookies (token_hash, username, created_at)
-            VALUES (\(cookie.tokenHash), \(cookie.username), \(cookie.createdAt))
-            """
-        )
+        try await execute(try .insert(into: "device_cookies", cookie))
     }
 
     public func deviceCookie(tokenHash: Data) async throws(StorageError) -> DeviceCookieRecord? {

@@ -142,12 +142,7 @@ public final class ServerStorage: Sendable {
 
     public func insertUser(_ user: UserRecord) async throws(StorageError) {
         defer { cache?.drop(.user(user.username)) }
-        try await execute(
-            """
-            INSERT INTO users (username, display_name, password_hash, blocked, created_at)
-            VALUES (\(user.username), \(user.displayName), \(user.passwordHash), \(user.blocked), \(user.createdAt))
-            """
-        )
+        try await execute(try .insert(into: "users", user))
     }
 
     public func updateUser(_ user: UserRecord) async throws(StorageError) {
