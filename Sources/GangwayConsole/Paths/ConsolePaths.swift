@@ -1,28 +1,28 @@
 /// Where the operator's console lives, written once: its pages under `/console`, which
 /// take form bodies and answer in HTML.
-enum ConsolePaths {
+public enum ConsolePaths {
     /// The overview, the first page after signing in.
-    static let root = "/console"
-    static let styleSheet = "/console/console.css"
-    static let signIn = "/console/sign-in"
+    public static let root = "/console"
+    public static let styleSheet = "/console/console.css"
+    public static let signIn = "/console/sign-in"
     /// Where a sign-in through an OpenID Connect provider starts, and where the provider
     /// sends the browser back to.
-    static let providerSignIn = "/console/sign-in/provider"
-    static let providerCallback = "/console/sign-in/callback"
-    static let enrol = "/console/enrol"
-    static let signOut = "/console/sign-out"
-    static let users = "/console/users"
-    static let devices = "/console/devices"
-    static let apps = "/console/apps"
-    static let operators = "/console/operators"
-    static let data = "/console/data"
-    static let logs = "/console/logs"
-    static let audit = "/console/audit"
-    static let auditCSV = "/console/audit.csv"
-    static let auditJSON = "/console/audit.json"
+    public static let providerSignIn = "/console/sign-in/provider"
+    public static let providerCallback = "/console/sign-in/callback"
+    public static let enrol = "/console/enrol"
+    public static let signOut = "/console/sign-out"
+    public static let users = "/console/users"
+    public static let devices = "/console/devices"
+    public static let apps = "/console/apps"
+    public static let operators = "/console/operators"
+    public static let data = "/console/data"
+    public static let logs = "/console/logs"
+    public static let audit = "/console/audit"
+    public static let auditCSV = "/console/audit.csv"
+    public static let auditJSON = "/console/audit.json"
 
     /// The pages, with their methods (for 405 against 404).
-    static let routes: [String: [String]] = [
+    public static let routes: [String: [String]] = [
         root: ["get"], styleSheet: ["get"], signIn: ["get", "post"], enrol: ["get", "post"], signOut: ["post"],
         providerSignIn: ["get"], providerCallback: ["get"],
         users: ["get", "post"], users + "/{username}": ["get", "post"], devices: ["get"],
@@ -36,19 +36,19 @@ enum ConsolePaths {
     ]
 
     /// An app's settings page.
-    static func app(_ appID: String) -> String { apps + "/" + appID }
+    public static func app(_ appID: String) -> String { apps + "/" + appID }
 
     /// How an app's people sign in.
-    static func signInSettings(_ appID: String) -> String { app(appID) + "/sign-in" }
+    public static func signInSettings(_ appID: String) -> String { app(appID) + "/sign-in" }
 
     /// An app's destinations.
-    static func destinations(_ appID: String) -> String { app(appID) + "/destinations" }
+    public static func destinations(_ appID: String) -> String { app(appID) + "/destinations" }
 
     /// An app's activation page.
-    static func activation(_ appID: String) -> String { app(appID) + "/activation" }
+    public static func activation(_ appID: String) -> String { app(appID) + "/activation" }
 
     /// Whether `path` is one of the console's: its forms are form bodies, not JSON.
-    static func takesForms(_ path: String) -> Bool {
+    public static func takesForms(_ path: String) -> Bool {
         path == root || path.hasPrefix(root + "/")
     }
 }

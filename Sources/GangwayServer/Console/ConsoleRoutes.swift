@@ -1,3 +1,4 @@
+import GangwayConsole
 import GangwayServerStorage
 import Hummingbird
 

@@ -18,7 +18,7 @@ extension OperatorConsole {
     }
 
     private func audit(_ request: Request, record: OperatorRecord) async -> Response {
-        let parameters = ConsoleQuery(request)
+        let parameters = ConsoleQuery(query: request.uri.query)
         let before = parameters.get("before").flatMap { Int64($0) }.flatMap { $0 >= 1 ? $0 : nil }
         let actor = String((parameters.get("actor") ?? "").trimmingCharacters(in: .whitespaces).prefix(128))
         let asked = String((parameters.get("action") ?? "").prefix(64))

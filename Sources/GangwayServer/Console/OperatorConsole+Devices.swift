@@ -36,7 +36,7 @@ extension OperatorConsole {
         status: HTTPResponse.Status = .ok
     ) async -> Response {
         guard let apps = try? await services.storage.apps() else { return unavailable() }
-        let parameters = ConsoleQuery(request)
+        let parameters = ConsoleQuery(query: request.uri.query)
         func text(_ name: String) -> String { String((parameters.get(name) ?? "").prefix(128)) }
         let wanted = asked ?? text("app")
         let appID = apps.first { $0.id == wanted }?.id ?? apps.first?.id ?? ""

@@ -19,7 +19,7 @@ extension OperatorConsole {
     private func logs(_ request: Request, record: OperatorRecord) async -> Response {
         let browser = services.formGuard.browser(request.headers)
         guard let apps = try? await services.storage.apps() else { return unavailable() }
-        let parameters = ConsoleQuery(request)
+        let parameters = ConsoleQuery(query: request.uri.query)
         func text(_ name: String) -> String { String((parameters.get(name) ?? "").prefix(128)) }
         let asked = text("app")
         let appID = apps.first { $0.id == asked }?.id ?? apps.first?.id

@@ -33,7 +33,7 @@ extension OperatorConsole {
         status: HTTPResponse.Status = .ok,
         typed: (username: String, displayName: String) = ("", "")
     ) async -> Response {
-        let parameters = ConsoleQuery(request)
+        let parameters = ConsoleQuery(query: request.uri.query)
         let query = String((parameters.get("q") ?? "").prefix(128))
         let after = parameters.get("after").map { String($0.prefix(128)) }
         // The admin API's own page of users, one more than shown to know whether a next
@@ -87,7 +87,7 @@ extension OperatorConsole {
     /// What the action named in the request's query (`done`) did to its `user`, when that
     /// is a user the page shows: in fixed words, never text from the query.
     static func notice(_ request: Request, among shown: [String]) -> String? {
-        let parameters = ConsoleQuery(request)
+        let parameters = ConsoleQuery(query: request.uri.query)
         guard let user = parameters.get("user"), shown.contains(user) else { return nil }
         switch parameters.get("done") {
         case "block": return "Blocked \(user): their sessions ended, and they cannot sign in."

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayConsole
 import GangwayProtocol
 import HTTPTypes
 import Hummingbird

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GangwayConsole
 import GangwayProtocol
 import GangwayServerStorage
 import GangwaySystem
