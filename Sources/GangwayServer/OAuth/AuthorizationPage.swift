@@ -14,25 +14,17 @@ import NIOCore
 /// A request whose client or redirect URI is wrong is refused on the page, never
 /// redirected (RFC 6749 §4.1.2.1). The password goes through the same throttle and bcrypt
 /// gate as every other sign-in. A code lives a minute and is redeemed once.
-struct AuthorizationPage: Sendable {
+struct AuthorizationPage: OAuthPageRoutes {
     let api: MobileServicesAPI
-    /// What the API's handlers share: storage, keys, settings, clock and logger.
-    var services: APIServices { api.services }
     /// The users a provider signs in, their grants, and the codes that end a sign-in.
     var federation: FederationHandler { .init(services: api.services) }
 
     /// How long an authorization code lives (RFC 6749 §4.1.2: short; ten minutes at most).
     static let codeLifetime: TimeInterval = 60
 
-    func register(on router: Router<ServerContext>) {
-        OAuthPaths.Page.authorize.register(
-            on: router,
-            show: { await show($0, context: $1) },
-            answer: { await decide($0, context: $1) }
-        )
-    }
+    static let page = OAuthPaths.Page.authorize
 
-    private func show(_ request: Request, context: ServerContext) async -> Response {
+    func show(_ request: Request, context: ServerContext) async -> Response {
         guard let app = await OAuthPage.app(context, api: api) else { return OAuthPage.notFound }
         var fields: [String: String] = [:]
         for (name, value) in request.uri.queryParameters where fields[String(name)] == nil {
@@ -53,7 +45,7 @@ struct AuthorizationPage: Sendable {
         }
     }
 
-    private func decide(_ request: Request, context: ServerContext) async -> Response {
+    func decide(_ request: Request, context: ServerContext) async -> Response {
         guard let app = await OAuthPage.app(context, api: api) else { return OAuthPage.notFound }
         var request = request
         guard let body = try? await request.collectBody(upTo: OAuthPage.formLimit) else {
@@ -94,11 +86,7 @@ struct AuthorizationPage: Sendable {
         let user: UserRecord
         let deviceCookie: String?
         do {
-            (user, deviceCookie) = try await api.sessions.pageSignIn(
-                form: form,
-                headers: request.headers,
-                appID: app.id
-            )
+            (user, deviceCookie) = try await sessions.pageSignIn(form: form, headers: request.headers, appID: app.id)
         } catch let answer {
             return page(
                 app: app,

@@ -20,20 +20,12 @@ import NIOCore
 /// this page in the browser it was shown in (``FormGuard``). The password goes through
 /// the same throttle, device cookie and bcrypt gate as every other sign-in; wrong user
 /// codes are counted per address.
-struct DeviceVerificationPage: Sendable {
+struct DeviceVerificationPage: OAuthPageRoutes {
     let api: MobileServicesAPI
-    /// What the API's handlers share: storage, keys, settings, clock and logger.
-    var services: APIServices { api.services }
 
-    func register(on router: Router<ServerContext>) {
-        OAuthPaths.Page.device.register(
-            on: router,
-            show: { await show($0, context: $1) },
-            answer: { await decide($0, context: $1) }
-        )
-    }
+    static let page = OAuthPaths.Page.device
 
-    private func show(_ request: Request, context: ServerContext) async -> Response {
+    func show(_ request: Request, context: ServerContext) async -> Response {
         guard let app = await OAuthPage.app(context, api: api) else { return OAuthPage.notFound }
         guard let typed = request.uri.queryParameters.get("user_code"), !typed.isEmpty else {
             return Self.codeForm(app: app, status: .ok)
@@ -45,7 +37,7 @@ struct DeviceVerificationPage: Sendable {
         }
     }
 
-    private func decide(_ request: Request, context: ServerContext) async -> Response {
+    func decide(_ request: Request, context: ServerContext) async -> Response {
         guard let app = await OAuthPage.app(context, api: api) else { return OAuthPage.notFound }
         var request = request
         guard let body = try? await request.collectBody(upTo: OAuthPage.formLimit) else {
@@ -75,11 +67,7 @@ struct DeviceVerificationPage: Sendable {
         let user: UserRecord
         let deviceCookie: String?
         do {
-            (user, deviceCookie) = try await api.sessions.pageSignIn(
-                form: form,
-                headers: request.headers,
-                appID: app.id
-            )
+            (user, deviceCookie) = try await sessions.pageSignIn(form: form, headers: request.headers, appID: app.id)
         } catch let answer {
             return await approvalForm(
                 app: app,
