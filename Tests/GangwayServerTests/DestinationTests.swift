@@ -426,6 +426,7 @@ struct DestinationTests {
             let head =
                 "POST /apps/checks/destinations/orders/early?status=413 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Authorization: Bearer \(alice.token)\r\n"
+            var refusals = 0
             for size in [64 << 10, 1 << 20, 2 << 20, 16 << 20] {
                 let body = Data(repeating: UInt8(ascii: "u"), count: size)
                 var chunked = Data((head + "Transfer-Encoding: chunked\r\n\r\n").utf8)
@@ -437,10 +438,22 @@ struct DestinationTests {
                 let declared = Data((head + "Content-Length: \(size)\r\n\r\n").utf8) + body
                 for (request, kind) in [(declared, "declared"), (chunked, "chunked")] {
                     let answer = try await onOwnThread { try Self.exchange(port: port, request) }
-                    #expect(answer.hasPrefix("HTTP/1.1 413"), "\(size) bytes \(kind): \(answer.prefix(300))")
-                    #expect(answer.contains("refused before reading the body"), "\(size) bytes \(kind)")
+                    // Whole: as long as its head says. The backend's refusal, or, when it meets
+                    // the body's end on its way and the HTTP client drops it, a 502.
+                    let (head, content) = Self.split(answer)
+                    let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                        .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }
+                    #expect(length == content.utf8.count, "\(size) bytes \(kind): \(answer.prefix(600))")
+                    if head.hasPrefix("HTTP/1.1 413") {
+                        #expect(content.contains("refused before reading the body"), "\(size) bytes \(kind)")
+                        refusals += 1
+                    } else {
+                        #expect(head.hasPrefix("HTTP/1.1 502"), "\(size) bytes \(kind): \(answer.prefix(300))")
+                        #expect(content.contains("DESTINATION_UNAVAILABLE"), "\(size) bytes \(kind)")
+                    }
                 }
             }
+            #expect(refusals >= 4, "\(refusals) of 8 answers were the backend's refusal")
             // Twenty at once, to a backend that answers 401 and ends the connection with
             // the body unread (whose answer may be lost with it: a 502 then), and to one
             // that reads it after answering.
@@ -487,6 +500,12 @@ struct DestinationTests {
             let (status, echo) = try await Self.upload(api, token: alice.token, size: 1 << 20, declared: true)
             #expect(status == 200, "\(String(decoding: echo.prefix(300), as: UTF8.self))")
         }
+    }
+
+    /// An HTTP answer's head and body.
+    static func split(_ answer: String) -> (head: String, body: String) {
+        guard let end = answer.range(of: "\r\n\r\n") else { return (answer, "") }
+        return (String(answer[..<end.lowerBound]), String(answer[end.upperBound...]))
     }
 
     /// Connects `socket` to `port` on loopback.

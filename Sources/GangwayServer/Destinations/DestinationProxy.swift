@@ -53,6 +53,9 @@ struct DestinationProxy: Sendable {
     static let requestLimit = 16 << 20
     /// The largest answer a destination gives a device.
     static let responseLimit = 1 << 30
+    /// The longest refusal (an answer of 300 or more to a request with a body) read whole
+    /// before it is passed on.
+    static let refusalLimit = 64 << 10
     /// How long a destination has to begin its answer.
     static let headTimeout: TimeAmount = .seconds(30)
 
@@ -256,9 +259,47 @@ struct DestinationProxy: Sendable {
         }
         // The backend's length goes on, so a device can tell how far a large answer came.
         if let length { headers[.contentLength] = String(length) }
+        let status = HTTPResponse.Status(code: Int(answer.status.code), reasonPhrase: answer.status.reasonPhrase)
+        // A short refusal is read whole before the device gets its head. A backend may refuse
+        // while the body is still on its way, and when the body's end reaches the HTTP client
+        // just as the refusal does, AsyncHTTPClient 1.37 finds it sent less than the length
+        // it was given and drops the refusal's body with the request. Read first, the device
+        // gets the backend's answer whole, or a whole 502: never a head without its body.
+        if let relay, answer.status.code >= 300, let length, length <= Self.refusalLimit {
+            let refusal: ByteBuffer
+            do {
+                refusal = try await answer.body.collect(upTo: length)
+            } catch {
+                await relay.finish()
+                services.logger.warning(
+                    "destination answer cut off",
+                    metadata: [
+                        "app": "\(caller.app.id)", "destination": "\(destination.name)",
+                        "status": "\(answer.status.code)", "error": "\(type(of: error))",
+                        "request": "\(RequestInfo.current.requestID)",
+                    ]
+                )
+                throw APIError(.badGateway, .destinationUnavailable, "The destination's answer was cut off. Try again.")
+            }
+            return Response(
+                status: status,
+                headers: headers,
+                body: ResponseBody(contentLength: length) { writer in
+                    defer { place.release() }
+                    do {
+                        try await writer.write(refusal)
+                    } catch {
+                        await relay.finish()
+                        throw error
+                    }
+                    await relay.finish()
+                    try await writer.finish(nil)
+                }
+            )
+        }
         let body = LimitedBody(base: answer.body, limit: Self.responseLimit)
         return Response(
-            status: HTTPResponse.Status(code: Int(answer.status.code), reasonPhrase: answer.status.reasonPhrase),
+            status: status,
             headers: headers,
             body: ResponseBody(contentLength: length) { writer in
                 // The answer is written whole before the server reads on: the relay's pump
