@@ -11,7 +11,7 @@ extension AdminClient {
     public func operators() async throws(ServiceError) -> [ManagedOperator] {
         let output = try await ServiceCall.run(at: serverURL) { try await client.listOperators() }
         switch output {
-        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(ManagedOperator.init)
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }
         default: throw ServiceCall.unexpected(output)
         }
     }
@@ -29,7 +29,7 @@ extension AdminClient {
             )
         }
         switch output {
-        case .created(let created): return OperatorEnrolment(try ServiceCall.decode { try created.body.json })
+        case .created(let created): return try ServiceCall.decode { try created.body.json }
         default: throw ServiceCall.unexpected(output)
         }
     }
@@ -41,7 +41,7 @@ extension AdminClient {
             try await client.enrolOperator(path: .init(name: name))
         }
         switch output {
-        case .ok(let ok): return OperatorEnrolment(try ServiceCall.decode { try ok.body.json })
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }
         default: throw ServiceCall.unexpected(output)
         }
     }
@@ -59,7 +59,7 @@ extension AdminClient {
             )
         }
         switch output {
-        case .ok(let ok): return ManagedOperator(try ServiceCall.decode { try ok.body.json })
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }
         default: throw ServiceCall.unexpected(output)
         }
     }
@@ -81,7 +81,7 @@ extension AdminClient {
             try await client.listAuditEvents(query: .init(limit: limit, before: before))
         }
         switch output {
-        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }.map(AuditEvent.init)
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }
         default: throw ServiceCall.unexpected(output)
         }
     }

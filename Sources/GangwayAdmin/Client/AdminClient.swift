@@ -149,7 +149,7 @@ public struct AdminClient: Sendable {
             try await client.getAppAuthentication(path: .init(appID: id))
         }
         switch output {
-        case .ok(let ok): return try ManagedAuthentication(ServiceCall.decode { try ok.body.json })
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }
         default: throw ServiceCall.unexpected(output)
         }
     }
@@ -167,7 +167,7 @@ public struct AdminClient: Sendable {
             try await client.setAppAuthentication(path: .init(appID: id), body: .json(change.wire))
         }
         switch output {
-        case .ok(let ok): return try ManagedAuthentication(ServiceCall.decode { try ok.body.json })
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }
         default: throw ServiceCall.unexpected(output)
         }
     }

@@ -3,41 +3,16 @@ import GangwayClient
 import GangwayPolicy
 import GangwayProtocol
 
-/// How an app's people sign in, as the server's admin API shows it: never the provider's
-/// client secret, only whether one is kept. ``AdminClient`` makes it from the server's
-/// answers.
-public struct ManagedAuthentication: Sendable, Hashable {
-    /// An external OpenID Connect provider.
-    public struct Provider: Sendable, Hashable {
-        public var issuer: String
-        public var clientID: String
-        /// Whether a person the provider knows gets a user at their first sign-in.
-        public var createsUsers: Bool
-        public var hasClientSecret: Bool
-        /// Where the provider sends people back to the server: the admin registers it at
-        /// the provider, as a redirect URI of the client. `nil` from an older server.
-        public var redirectURI: String?
-    }
+/// How an app's people sign in, as the server's admin API shows it: the API's own type,
+/// never the provider's client secret, only whether one is kept (`hasClientSecret`). A
+/// provider's `redirectURI` is where it sends people back to the server: the admin
+/// registers it at the provider, as a redirect URI of the client (`nil` from an older
+/// server). `redirectURIs` are where the authorization code grant may send a code.
+public typealias ManagedAuthentication = Components.Schemas.AppAuthentication
 
-    public var type: Components.Schemas.AuthenticationType
-    /// `nil`: people sign in as the server's own users.
-    public var provider: Provider?
-    /// Where the authorization code grant may send a code.
-    public var redirectURIs: [String]
-
-    init(_ wire: Components.Schemas.AppAuthentication) {
-        type = wire._type
-        redirectURIs = wire.redirectURIs
-        provider = wire.provider.map {
-            Provider(
-                issuer: $0.issuer,
-                clientID: $0.clientID,
-                createsUsers: $0.createsUsers,
-                hasClientSecret: $0.hasClientSecret,
-                redirectURI: $0.redirectURI
-            )
-        }
-    }
+extension Components.Schemas.AppAuthentication {
+    /// How people sign in; the provider is `nil` when they sign in as the server's own users.
+    public var type: Components.Schemas.AuthenticationType { _type }
 }
 
 /// An app's whole authentication, for ``AdminClient/setAuthentication(_:app:)``.

@@ -20,7 +20,7 @@ extension AdminFormatter {
     private static func signIn(_ record: ManagedOperator) -> String {
         let ways =
             (record.isEnrolled ? ["password and code"] : [])
-            + record.identities.map { "\($0.subject) at \($0.issuer)" }
+            + (record.identities ?? []).map { "\($0.subject) at \($0.issuer)" }
         return ways.isEmpty ? "not set up yet" : ways.joined(separator: "; ")
     }
 
@@ -28,10 +28,10 @@ extension AdminFormatter {
     /// the command, its address ended with it: the link is then the path on the server's
     /// own address, once it serves.
     static func enrolment(_ enrolment: OperatorEnrolment, startedHere: Bool) -> String {
-        let who = "\(enrolment.operator.name) (\(enrolment.operator.role.rawValue))"
-        var link = enrolment.url
+        let who = "\(enrolment._operator.name) (\(enrolment._operator.role.rawValue))"
+        var link = enrolment.enrolmentURL
         var lead = "\(who) sets a password and a second factor at:"
-        if startedHere, let components = URLComponents(string: enrolment.url) {
+        if startedHere, let components = URLComponents(string: enrolment.enrolmentURL) {
             link = components.path + (components.query.map { "?" + $0 } ?? "")
             lead =
                 "\(who) sets a password and a second factor at this path of the server's address, once "
@@ -40,7 +40,7 @@ extension AdminFormatter {
         return """
             \(lead)
             \(link)
-            The link works once, until \(date(enrolment.expiresAt)). Send it to \(enrolment.operator.name) alone.
+            The link works once, until \(date(enrolment.expiresAt)). Send it to \(enrolment._operator.name) alone.
             """
     }
 
@@ -51,7 +51,7 @@ extension AdminFormatter {
             ["ID", "WHEN", "WHO", "VIA", "WHAT", "TARGET", "FROM", "CHANGE"],
             events.map {
                 [
-                    String($0.id), date($0.at), $0.actor, $0.via, $0.action, $0.target ?? "", $0.address ?? "",
+                    String($0.id), date($0.at), $0.actor, $0.via.rawValue, $0.action, $0.target ?? "", $0.address ?? "",
                     $0.detail ?? "",
                 ]
             }
@@ -65,7 +65,7 @@ extension AdminFormatter {
                 AuditExport.line(
                     id: $0.id,
                     at: $0.at,
-                    fields: [$0.actor, $0.via, $0.action, $0.target, $0.address, $0.detail]
+                    fields: [$0.actor, $0.via.rawValue, $0.action, $0.target, $0.address, $0.detail]
                 )
             }
         )
