@@ -18,7 +18,7 @@ struct ConnectionTimeoutTests {
     /// A server with these timeouts. The margins below are wide, for a loaded machine:
     /// each test fails only when the timeout it checks does not act at all.
     private func fixture(head: Duration, idle: Duration) async throws -> ServerFixture {
-        try await ServerFixture { configuration in
+        try await ServerFixture(over: .loopback) { configuration in
             configuration.requestHeadTimeout = head
             configuration.idleTimeout = idle
         }
@@ -57,7 +57,7 @@ struct ConnectionTimeoutTests {
 
     @Test("a body sent a byte at a time, which the idle timeout never ends, is cut off at the body timeout")
     func trickledBody() async throws {
-        let fixture = try await ServerFixture { configuration in
+        let fixture = try await ServerFixture(over: .loopback) { configuration in
             configuration.requestBodyTimeout = .seconds(1)
             configuration.idleTimeout = .seconds(60)
         }
@@ -110,7 +110,7 @@ struct ConnectionTimeoutTests {
         "at the connection cap, the connection silent longest gives way; with every one busy, one more is answered 503 and closed"
     )
     func connectionCap() async throws {
-        let fixture = try await ServerFixture { configuration in
+        let fixture = try await ServerFixture(over: .loopback) { configuration in
             configuration.maximumConnections = 4
             configuration.maximumConnectionsPerAddress = 4
         }
@@ -148,7 +148,7 @@ struct ConnectionTimeoutTests {
 
     @Test("the console on an address of its own counts its connections apart: devices filling theirs keep no one out")
     func consoleCountedApart() async throws {
-        let fixture = try await ServerFixture { configuration in
+        let fixture = try await ServerFixture(over: .loopback) { configuration in
             configuration.maximumConnections = 4
             configuration.maximumConnectionsPerAddress = 4
             configuration.consoleAddress = .init(host: "127.0.0.1", port: 0)
@@ -186,7 +186,7 @@ struct ConnectionTimeoutTests {
     @Test("one address holds at most its share of the connections; other addresses, and a trusted proxy, are served")
     func connectionsPerAddress() async throws {
         for proxy in [false, true] {
-            let fixture = try await ServerFixture { configuration in
+            let fixture = try await ServerFixture(over: .loopback) { configuration in
                 configuration.maximumConnections = 100
                 configuration.maximumConnectionsPerAddress = 3
                 if proxy { configuration.trustedProxies = [AddressRange("127.0.0.3/32")!] }
@@ -226,7 +226,7 @@ struct ConnectionTimeoutTests {
         ]
     )
     func unreadableHead(request: String, status: Int, words: String) async throws {
-        try await ServerFixture().runSeeded { api in
+        try await ServerFixture(over: .loopback).runSeeded { api in
             let answer = AnswerCollector()
             let channel = try await Self.connect(port: api.running.port, handler: answer)
             try await channel.writeAndFlush(ByteBuffer(string: request)).get()
@@ -246,7 +246,7 @@ struct ConnectionTimeoutTests {
 
     @Test("a CONNECT, which no route takes, is answered and its connection closed: the answer has no length to end it")
     func connectIsClosed() async throws {
-        try await ServerFixture().runSeeded { api in
+        try await ServerFixture(over: .loopback).runSeeded { api in
             let answer = AnswerCollector()
             let channel = try await Self.connect(port: api.running.port, handler: answer)
             // A request sent after it is never taken as part of the tunnel's answer.
@@ -263,7 +263,7 @@ struct ConnectionTimeoutTests {
 
     @Test("an Upgrade request is answered and its connection closed: nothing sent behind it waits for the idle timeout")
     func upgradeIsClosed() async throws {
-        try await ServerFixture().runSeeded { api in
+        try await ServerFixture(over: .loopback).runSeeded { api in
             let answer = AnswerCollector()
             let channel = try await Self.connect(port: api.running.port, handler: answer)
             try await channel.writeAndFlush(
@@ -279,7 +279,7 @@ struct ConnectionTimeoutTests {
 
     @Test("an unreadable request after a whole one is refused after that one's answer, never inside it")
     func unreadableAfterPipelined() async throws {
-        try await ServerFixture().runSeeded { api in
+        try await ServerFixture(over: .loopback).runSeeded { api in
             let answer = AnswerCollector()
             let channel = try await Self.connect(port: api.running.port, handler: answer)
             try await channel.writeAndFlush(

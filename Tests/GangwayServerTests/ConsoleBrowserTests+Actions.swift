@@ -39,7 +39,7 @@ extension ConsoleBrowserTests {
         "an admin does the rest in the browser: adds an app, sets it, its sign-in and its destinations, adds a user, sets a password, links and unlinks identities, manages an operator, writes data, filters logs"
     )
     func adminActions() async throws {
-        let fixture = try await ServerFixture()
+        let fixture = try await ServerFixture(over: .loopback)
         try await fixture.runSeeded { api in
             let enrolment = try await OperatorsTests.add(api, "ops.ada", role: "admin")
             _ = try await OperatorsTests.add(api, "ops.ben", role: "viewer")

@@ -32,7 +32,7 @@ struct ConsoleBrowserTests {
 
     @Test("enrol from the link, land on the overview, sign out; a code is taken once; the link works once")
     func enrolAndSignIn() async throws {
-        let fixture = try await ServerFixture()
+        let fixture = try await ServerFixture(over: .loopback)
         try await fixture.runSeeded { api in
             let enrolment = try await OperatorsTests.add(api, "ops.alice", role: "admin")
             let server = api.running.url.absoluteString
@@ -103,7 +103,7 @@ struct ConsoleBrowserTests {
 
     @Test("another site's forms sign no one in or out; the console's pages allow no script and no framing")
     func crossSite() async throws {
-        let fixture = try await ServerFixture()
+        let fixture = try await ServerFixture(over: .loopback)
         try await fixture.runSeeded { api in
             let enrolment = try await OperatorsTests.add(api, "ops.bob", role: "viewer")
             let server = api.running.url.absoluteString
@@ -166,7 +166,7 @@ struct ConsoleBrowserTests {
 
     @Test("an operator finds a user by name, blocks and unblocks them; a viewer sees no action and is refused one")
     func users() async throws {
-        let fixture = try await ServerFixture()
+        let fixture = try await ServerFixture(over: .loopback)
         try await fixture.runSeeded { api in
             let server = api.running.url.absoluteString
             let carol = try await OperatorsTests.add(api, "ops.carol", role: "operator")
@@ -236,7 +236,7 @@ struct ConsoleBrowserTests {
         "an operator locks, unlocks and wipes alice's device; the console shows the wipe carried out once the device heard"
     )
     func devices() async throws {
-        let fixture = try await ServerFixture()
+        let fixture = try await ServerFixture(over: .loopback)
         try await fixture.runSeeded { api in
             let alice = try await ChangeUploadTests.author("alice", api: api)
             let enrolment = try await OperatorsTests.add(api, "ops.fay", role: "operator")
@@ -359,7 +359,7 @@ struct ConsoleBrowserTests {
         .enabled(if: Accessibility.isInstalled, "needs pytest-playwright-axe in .build-oidc/venv (see .ci/run)")
     )
     func accessibility() async throws {
-        let fixture = try await ServerFixture()
+        let fixture = try await ServerFixture(over: .loopback)
         try await fixture.runSeeded { api in
             _ = try await ChangeUploadTests.author("alice", api: api)
             _ = try await api.admin(
@@ -430,7 +430,7 @@ struct ConsoleBrowserTests {
         .enabled(if: ExternalTool("zbarimg").executable != nil, "needs zbar-tools")
     )
     func qrCode() async throws {
-        try await ServerFixture().runSeeded { api in
+        try await ServerFixture(over: .loopback).runSeeded { api in
             let enrolment = try await OperatorsTests.add(api, "ops.hal", role: "viewer")
             let (shown, image, png) = try await HeadlessBrowser.using { browser in
                 try await browser.open(enrolment.enrolmentURL)
@@ -500,7 +500,7 @@ struct ConsoleBrowserTests {
 
     @Test("a thousand users page fifty at a time in the browser, each once")
     func usersPaged() async throws {
-        let fixture = try await ServerFixture()
+        let fixture = try await ServerFixture(over: .loopback)
         try await fixture.runSeeded { api in
             try await OperatorsTests.addCrew(1_000, digits: 4, fixture)
             let enrolment = try await OperatorsTests.add(api, "ops.erin", role: "viewer")

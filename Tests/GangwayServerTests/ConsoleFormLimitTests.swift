@@ -19,7 +19,7 @@ struct ConsoleFormLimitTests {
 
     @Test("an admin saves an entity of 20 KB from the data page, as the admin API takes it")
     func largeEntity() async throws {
-        let fixture = try await ServerFixture()
+        let fixture = try await ServerFixture(over: .loopback)
         try await fixture.runSeeded { api in
             let admin = try await ConsoleAppsTests.browser(api, fixture, "ops.ada", role: .admin)
             let page = try await admin.get("/console/data?app=checks&set=checks")
@@ -38,7 +38,7 @@ struct ConsoleFormLimitTests {
 
     @Test("a form too large from no signed-in operator, and a page that is not there, are pages that say so")
     func refusalsArePages() async throws {
-        try await ServerFixture().runSeeded { api in
+        try await ServerFixture(over: .loopback).runSeeded { api in
             let browser = PageBrowser(api.running)
             // Sent whole before the answer is read, as a browser's small form is: the server
             // answers at the limit and closes the connection.

@@ -32,7 +32,7 @@ struct DestinationTests {
         arguments: Backend.available
     )
     func admin(backend: Backend) async throws {
-        let fixture = try await ServerFixture(backend: backend)
+        let fixture = try await ServerFixture(over: .loopback, backend: backend)
         try await fixture.runSeeded { api in
             let added = try await api.admin(
                 .put,
@@ -151,7 +151,7 @@ struct DestinationTests {
 
     @Test("with --public-destinations-only, a destination at a non-public address is refused when put and when used")
     func publicDestinationsOnly() async throws {
-        let fixture = try await ServerFixture { $0.publicDestinationsOnly = true }
+        let fixture = try await ServerFixture(over: .loopback) { $0.publicDestinationsOnly = true }
         try await fixture.runSeeded { api in
             for inner in [
                 "http://127.0.0.1:8080", "https://10.1.2.3/api", "https://169.254.169.254/latest",
@@ -207,7 +207,7 @@ struct DestinationTests {
         backend store: Backend = .sqlite,
         _ body: (ServerFixture, API, TestDestinationBackend) async throws -> Void
     ) async throws {
-        let fixture = try await ServerFixture(backend: store)
+        let fixture = try await ServerFixture(over: .loopback, backend: store)
         try await fixture.runSeeded { api in
             let issuer = api.running.url.absoluteString + "/apps/checks"
             try await TestDestinationBackend.using(jwks: issuer + "/destination-keys", issuer: issuer) { backend in

@@ -18,7 +18,7 @@ import Testing
 struct DeviceVerificationPageBrowserTests {
     @Test("approved with the keyboard alone from the link the device shows; the device gets its tokens")
     func approveWithTheKeyboard() async throws {
-        try await ServerFixture().runSeeded { api in
+        try await ServerFixture(over: .loopback).runSeeded { api in
             try await OAuthDeviceGrantTests.oauth2(api)
             let started = try await OAuthDeviceGrantTests.form(
                 api,
@@ -70,7 +70,7 @@ struct DeviceVerificationPageBrowserTests {
 
     @Test("a mistyped code is refused on the page and approves nothing; Deny denies")
     func wrongCodeThenDeny() async throws {
-        try await ServerFixture().runSeeded { api in
+        try await ServerFixture(over: .loopback).runSeeded { api in
             try await OAuthDeviceGrantTests.oauth2(api)
             let codes = try await OAuthDeviceGrantTests.start(api)
             let browser = try await HeadlessBrowser.start()
@@ -106,7 +106,7 @@ struct DeviceVerificationPageBrowserTests {
         "the code grant's sign-in page with the keyboard alone: the browser lands on the app's loopback address with the code"
     )
     func authorizationCodeWithTheKeyboard() async throws {
-        try await ServerFixture().runSeeded { api in
+        try await ServerFixture(over: .loopback).runSeeded { api in
             try await OAuthAuthorizationCodeTests.setUp(api)
             let browser = try await HeadlessBrowser.start()
             do {

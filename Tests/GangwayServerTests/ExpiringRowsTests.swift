@@ -81,7 +81,7 @@ struct ExpiringRowsTests {
 
     @Test("device authorizations: 30 from one address for one app, then 429 with Retry-After; others go on")
     func deviceAuthorizationThrottle() async throws {
-        let fixture = try await ServerFixture { configuration in
+        let fixture = try await ServerFixture(over: .loopback) { configuration in
             configuration.trustedProxies = [try! #require(AddressRange("127.0.0.0/8"))]
         }
         try await fixture.runSeeded { api in

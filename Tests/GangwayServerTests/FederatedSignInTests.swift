@@ -120,7 +120,7 @@ struct FederatedSignInTests {
         _ body: (ServerFixture, API, TestIdentityProvider) async throws -> Void
     ) async throws {
         try await TestIdentityProvider.using(tokenLifetime: tokenLifetime, omitsKeyIDs: omitsKeyIDs) { provider in
-            let fixture = try await ServerFixture(backend: backend)
+            let fixture = try await ServerFixture(over: .loopback, backend: backend)
             try await fixture.runSeeded { api in try await body(fixture, api, provider) }
         }
     }
@@ -479,7 +479,7 @@ struct FederatedSignInTests {
 
     @Test("a provider that cannot be reached: the app is told temporarily_unavailable, and nothing is stored")
     func unreachable() async throws {
-        try await ServerFixture().runSeeded { api in
+        try await ServerFixture(over: .loopback).runSeeded { api in
             let body = """
                 {"type": "oauth2", "redirectURIs": ["\(Code.loopback)"],
                  "provider": {"issuer": "http://127.0.0.1:1", "clientID": "\(Self.clientID)"}}

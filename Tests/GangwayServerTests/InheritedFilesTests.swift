@@ -47,7 +47,7 @@ struct InheritedFilesTests {
     @Test("the listening socket is not inherited; a socket opened without close-on-exec is, so the check can see one")
     func listenerNotInherited() async throws {
         #if os(Linux)
-            try await ServerFixture(backend: .sqlite).runSeeded { api in
+            try await ServerFixture(over: .loopback, backend: .sqlite).runSeeded { api in
                 let inode = try #require(try Self.listeningInode(port: api.running.port), "no listener found")
                 // The check itself: a socket of the test's own, opened as NIO opens its.
                 let control = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

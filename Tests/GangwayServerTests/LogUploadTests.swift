@@ -23,7 +23,7 @@ struct LogUploadTests {
 
     @Test("one person's large bodies half sent hold four places, whatever their sessions; anyone else's go on")
     func largeBodiesPerPerson() async throws {
-        try await ServerFixture().runSeeded { api in
+        try await ServerFixture(over: .loopback).runSeeded { api in
             let alice = try await api.signIn("alice")
             _ = try await api.register(token: alice)
             let aliceAgain = try await api.signIn("alice", device: "alice-phone")

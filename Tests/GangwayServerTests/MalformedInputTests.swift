@@ -286,7 +286,7 @@ struct MalformedInputTests {
         ]
     )
     func duplicateKeys(path: String, body: String, key: String) async throws {
-        try await ServerFixture().runSeeded { api in
+        try await ServerFixture(over: .loopback).runSeeded { api in
             let before = try await api.admin(.get, path).text
             let reply = try await api.admin(.patch, path, json: body)
             #expect(reply.status == .badRequest)
@@ -298,7 +298,7 @@ struct MalformedInputTests {
 
     @Test("HEAD answers wherever GET does, with GET's status and headers and no body; elsewhere it is 405")
     func head() async throws {
-        try await ServerFixture().runSeeded { api in
+        try await ServerFixture(over: .loopback).runSeeded { api in
             let token = try await api.signIn("alice")
             let base = api.running.url.absoluteString
             for (path, bearer) in [
@@ -360,7 +360,7 @@ struct MalformedInputTests {
         ]
     )
     func bearerHeader(header: String, accepted: Bool) async throws {
-        try await ServerFixture().runSeeded { api in
+        try await ServerFixture(over: .loopback).runSeeded { api in
             let token = try await api.signIn("alice")
             let value = header.replacingOccurrences(of: "TOKEN", with: token)
             let reply = try await api.send(.get, "/apps/checks/settings", headers: [.authorization: value])
@@ -373,7 +373,7 @@ struct MalformedInputTests {
         arguments: Backend.available
     )
     func bodyLimitsFollowAuthentication(backend: Backend) async throws {
-        try await ServerFixture(backend: backend).runSeeded { api in
+        try await ServerFixture(over: .loopback, backend: backend).runSeeded { api in
             let padding = String(repeating: "a", count: 20 << 10)
             let signIn = #"{"username": "alice", "password": "\#(padding)", "deviceID": "d"}"#
             let refused = try await api.sendAlone(.post, "/apps/checks/sessions", json: signIn)

@@ -194,7 +194,7 @@ struct OAuthDeviceGrantTests {
 
     @Test("a refresh token rotates; a spent one used again revokes its whole family", arguments: Backend.available)
     func refreshRotation(backend: Backend) async throws {
-        let fixture = try await ServerFixture(backend: backend)
+        let fixture = try await ServerFixture(over: .loopback, backend: backend)
         try await fixture.runSeeded { api in
             try await Self.oauth2(api)
             let first = try await Self.signedIn(api)
@@ -223,7 +223,7 @@ struct OAuthDeviceGrantTests {
         "a client that refreshes twice at once keeps its session; another address, or 10 s later, ends the family"
     )
     func refreshTwiceAtOnce() async throws {
-        let fixture = try await ServerFixture { configuration in
+        let fixture = try await ServerFixture(over: .loopback) { configuration in
             configuration.trustedProxies = [try! #require(AddressRange("127.0.0.0/8"))]
         }
         try await fixture.runSeeded { api in
@@ -347,7 +347,7 @@ struct OAuthDeviceGrantTests {
         arguments: Backend.available
     )
     func parallelRefreshes(backend: Backend) async throws {
-        let fixture = try await ServerFixture(backend: backend) { configuration in
+        let fixture = try await ServerFixture(over: .loopback, backend: backend) { configuration in
             configuration.trustedProxies = [try! #require(AddressRange("127.0.0.0/8"))]
         }
         try await fixture.runSeeded { api in
@@ -388,7 +388,7 @@ struct OAuthDeviceGrantTests {
         arguments: Backend.available
     )
     func parallelRefreshesOfOneClient(backend: Backend) async throws {
-        try await ServerFixture(backend: backend).runSeeded { api in
+        try await ServerFixture(over: .loopback, backend: backend).runSeeded { api in
             try await Self.oauth2(api)
             for trial in 0..<5 {
                 let first = try await Self.signedIn(api, device: "tablet-\(trial)")

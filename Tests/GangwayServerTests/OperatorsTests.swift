@@ -44,7 +44,7 @@ struct OperatorsTests {
         arguments: Backend.available
     )
     func lifecycle(backend: Backend) async throws {
-        let fixture = try await ServerFixture(backend: backend)
+        let fixture = try await ServerFixture(over: .loopback, backend: backend)
         try await fixture.runSeeded { api in
             let added = try await Self.add(api, "ops.alice", role: "admin")
             #expect(added._operator.name == "ops.alice")
@@ -337,7 +337,7 @@ struct OperatorsTests {
         arguments: Backend.available
     )
     func signInThrottled(backend: Backend) async throws {
-        let fixture = try await ServerFixture(backend: backend)
+        let fixture = try await ServerFixture(over: .loopback, backend: backend)
         try await fixture.runSeeded { api in
             let password = "a long operator passphrase"
             let secret = try await Self.enrol(api, fixture, "ops.tom", password: password)
@@ -468,7 +468,7 @@ struct OperatorsTests {
     @Test("a flood of the devices' sign-ins keeps no operator out of the console, and counts nothing against them")
     func deviceFloodLeavesTheConsole() async throws {
         // bcrypt cost 10 makes each check take long enough for the requests to overlap.
-        let fixture = try await ServerFixture(bcryptCost: 10) { $0.concurrentPasswordChecks = 1 }
+        let fixture = try await ServerFixture(over: .loopback, bcryptCost: 10) { $0.concurrentPasswordChecks = 1 }
         try await fixture.runSeeded { api in
             let password = "a long operator passphrase"
             let secret = try await Self.enrol(api, fixture, "ops.flo", password: password)

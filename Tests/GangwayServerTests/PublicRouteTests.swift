@@ -21,7 +21,7 @@ struct PublicRouteTests {
 
     @Test("discovery finds the app by the email's domain, in any case", arguments: Backend.available)
     func discovery(backend: Backend) async throws {
-        try await ServerFixture(backend: backend).runSeeded { api in
+        try await ServerFixture(over: .loopback, backend: backend).runSeeded { api in
             let reply = try await api.send(.get, "/discovery?email=Alice.Smith@AIRLINE.example")
             try api.expectStatus(reply, .ok)
             let configuration = try reply.decode(Components.Schemas.AppConfiguration.self)

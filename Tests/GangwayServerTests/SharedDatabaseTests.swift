@@ -36,7 +36,7 @@ struct SharedDatabaseTests {
         arguments: Backend.available
     )
     func changesReachOtherServers(backend: Backend) async throws {
-        let fixture = try await ServerFixture(backend: backend)
+        let fixture = try await ServerFixture(over: .loopback, backend: backend)
         let uncached = try await second(fixture, cacheLifetime: .zero)
         let cached = try await second(fixture, cacheLifetime: .seconds(3600))
         let expiring = try await second(fixture, cacheLifetime: .milliseconds(300))
@@ -112,7 +112,7 @@ struct SharedDatabaseTests {
         arguments: Backend.available
     )
     func entityChangesReachOtherServers(backend: Backend) async throws {
-        let fixture = try await ServerFixture(backend: backend)
+        let fixture = try await ServerFixture(over: .loopback, backend: backend)
         let uncached = try await second(fixture, cacheLifetime: .zero)
         let cached = try await second(fixture, cacheLifetime: .seconds(3600))
         let expiring = try await second(fixture, cacheLifetime: .milliseconds(300))
@@ -153,7 +153,7 @@ struct SharedDatabaseTests {
     )
     func throttleAcrossServers(backend: Backend) async throws {
         // Room for every request in the password-check queues: only the throttle refuses.
-        let fixture = try await ServerFixture(backend: backend) { $0.concurrentPasswordChecks = 64 }
+        let fixture = try await ServerFixture(over: .loopback, backend: backend) { $0.concurrentPasswordChecks = 64 }
         let other = try await second(fixture, cacheLifetime: .seconds(1))
         try await fixture.runSeeded { api in
             try await TestServer(server: other, adminToken: fixture.adminToken).run { running in
@@ -171,7 +171,7 @@ struct SharedDatabaseTests {
         arguments: Backend.available
     )
     func ownChangesBypassTheCache(backend: Backend) async throws {
-        let fixture = try await ServerFixture(backend: backend) { $0.cacheLifetime = .seconds(3600) }
+        let fixture = try await ServerFixture(over: .loopback, backend: backend) { $0.cacheLifetime = .seconds(3600) }
         try await fixture.runSeeded { api in
             let first = try await api.signIn("alice")
             let registration = try await api.register(token: first)
@@ -210,7 +210,7 @@ struct SharedDatabaseTests {
         arguments: Backend.available
     )
     func console(backend: Backend) async throws {
-        let fixture = try await ServerFixture(backend: backend)
+        let fixture = try await ServerFixture(over: .loopback, backend: backend)
         let other = try await second(fixture, cacheLifetime: .zero)
         try await fixture.runSeeded { api in
             let password = "a long operator passphrase"

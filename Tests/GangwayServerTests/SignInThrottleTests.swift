@@ -23,7 +23,7 @@ struct SignInThrottleTests {
     )
     func parallelGuesses(backend: Backend) async throws {
         // Room for every request in the password-check queue: only the throttle refuses.
-        let fixture = try await ServerFixture(backend: backend) { $0.concurrentPasswordChecks = 64 }
+        let fixture = try await ServerFixture(over: .loopback, backend: backend) { $0.concurrentPasswordChecks = 64 }
         try await fixture.runSeeded { api in
             let statuses = try await api.parallelSignIns(count: 40) { _ in ("alice", "guess", [:]) }
             #expect(statuses.filter { $0 == .unauthorized }.count == 5)
@@ -38,7 +38,7 @@ struct SignInThrottleTests {
         arguments: Backend.available
     )
     func manyAddresses(backend: Backend) async throws {
-        let fixture = try await ServerFixture(backend: backend) { configuration in
+        let fixture = try await ServerFixture(over: .loopback, backend: backend) { configuration in
             configuration.trustedProxies = [try! #require(AddressRange("127.0.0.0/8"))]
         }
         try await fixture.runSeeded { api in
@@ -143,7 +143,7 @@ struct SignInThrottleTests {
         arguments: Backend.available
     )
     func pageDeviceCookieKeepsThePersonIn(backend: Backend) async throws {
-        let fixture = try await ServerFixture(backend: backend) { configuration in
+        let fixture = try await ServerFixture(over: .loopback, backend: backend) { configuration in
             configuration.trustedProxies = [try! #require(AddressRange("127.0.0.0/8"))]
         }
         try await fixture.runSeeded { api in
@@ -183,7 +183,7 @@ struct SignInThrottleTests {
 
     @Test("under a flood of unknown names, a browser that signed in before still signs in on the page")
     func pageSignInThroughAFlood() async throws {
-        let fixture = try await ServerFixture(bcryptCost: 10) { $0.concurrentPasswordChecks = 1 }
+        let fixture = try await ServerFixture(over: .loopback, bcryptCost: 10) { $0.concurrentPasswordChecks = 1 }
         try await fixture.runSeeded { api in
             try await OAuthAuthorizationCodeTests.setUp(api)
             // The flood goes to another app's sign-in API, which takes passwords; its
@@ -211,7 +211,7 @@ struct SignInThrottleTests {
 
     @Test("the cookie stops counting after its lifetime, and the next sign-in gives a new one")
     func cookieLifetime() async throws {
-        let fixture = try await ServerFixture()
+        let fixture = try await ServerFixture(over: .loopback)
         try await fixture.runSeeded { api in
             let cookie = try #require(
                 try await api.signInReply("alice").decode(Components.Schemas.Session.self).deviceCookie
@@ -234,7 +234,7 @@ struct SignInThrottleTests {
     @Test("a flood of unknown-user sign-ins is refused with 503 and Retry-After instead of queueing")
     func floodIsShed() async throws {
         // bcrypt cost 10 makes each check take long enough for the requests to overlap.
-        let fixture = try await ServerFixture(bcryptCost: 10) { $0.concurrentPasswordChecks = 1 }
+        let fixture = try await ServerFixture(over: .loopback, bcryptCost: 10) { $0.concurrentPasswordChecks = 1 }
         try await fixture.runSeeded { api in
             let statuses = try await api.parallelSignIns(count: 16) { index in ("nobody-\(index)", "guess", [:]) }
             #expect(statuses.contains(.serviceUnavailable))

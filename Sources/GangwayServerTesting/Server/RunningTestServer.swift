@@ -5,17 +5,24 @@ import HummingbirdTesting
 import NIOCore
 
 /// A ``TestServer`` while it serves: where it listens, its admin token and key, and
-/// calls over one loopback connection.
+/// calls over one loopback connection, or straight to its router
+/// (``TestServer/Transport/router``).
 public struct RunningTestServer: Sendable {
     /// The server.
     public let server: MobileServicesServer
-    /// Where devices reach it, such as `http://127.0.0.1:49152`.
+    /// Where devices reach it, such as `http://127.0.0.1:49152`; port 0 when it serves
+    /// its router alone (``TestServer/Transport/router``), where nothing listens.
     public let url: URL
     /// The admin token, for the `Authorization: Bearer` header of admin calls.
     public let adminToken: String
-    /// The HTTP client the calls go through, for requests ``send(_:_:token:json:headers:)``
-    /// cannot make.
-    public let client: TestClient
+    /// How the calls reach the server.
+    let client: Client
+
+    /// A loopback connection, or HummingbirdTesting's client of the router.
+    enum Client: Sendable {
+        case loopback(TestClient)
+        case router(any TestClientProtocol)
+    }
 
     /// The port it listens on.
     public var port: Int { url.port ?? 0 }
@@ -36,19 +43,25 @@ public struct RunningTestServer: Sendable {
         if let token { headers[.authorization] = "Bearer \(token)" }
         if json != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
         headers[.connection] = "keep-alive"
-        let request = TestClient.Request(
-            path,
-            method: method,
-            authority: "localhost",
-            headers: headers,
-            body: json.map { ByteBuffer(string: $0) }
-        )
-        let response = try await client.execute(request)
-        return ServerReply(
-            status: response.status,
-            headers: response.headers,
-            body: response.body.map { Data($0.readableBytesView) } ?? Data()
-        )
+        let body = json.map { ByteBuffer(string: $0) }
+        switch client {
+        case .loopback(let client):
+            let response = try await client.execute(
+                TestClient.Request(path, method: method, authority: "localhost", headers: headers, body: body)
+            )
+            return ServerReply(
+                status: response.status,
+                headers: response.headers,
+                body: response.body.map { Data($0.readableBytesView) } ?? Data()
+            )
+        case .router(let client):
+            let response = try await client.executeRequest(uri: path, method: method, headers: headers, body: body)
+            return ServerReply(
+                status: response.status,
+                headers: response.headers,
+                body: Data(response.body.readableBytesView)
+            )
+        }
     }
 
     /// Sends `fields` as a form (`application/x-www-form-urlencoded`), in their order, as

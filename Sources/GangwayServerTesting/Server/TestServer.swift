@@ -1,5 +1,6 @@
 import Foundation
 import GangwayServer
+import HummingbirdTesting
 import Logging
 
 /// A mobile-services server for tests, demos and benchmarks: its own database (SQLite in
@@ -81,8 +82,22 @@ public struct TestServer: Sendable {
         self.schema = schema
     }
 
-    /// Seeds the server, serves it on its loopback port while `body` runs, then stops
-    /// it, waiting for the requests in flight, whether `body` returned or threw.
+    /// How a test's requests reach the server.
+    public enum Transport: Sendable {
+        /// Over a keep-alive connection to the server listening on a free loopback port:
+        /// the whole server, its connection limits and timeouts, the peer's address.
+        case loopback
+        /// Straight to the server's router (HummingbirdTesting's router mode), with no
+        /// socket: the same middleware, routes and handlers, but no connection handling,
+        /// no peer address (the audit records none) and no port (``RunningTestServer/url``
+        /// has port 0). For a server on SQLite: nothing runs the services PostgreSQL's
+        /// pool needs.
+        case router
+    }
+
+    /// Seeds the server, serves it while `body` runs (on its loopback port, or to its
+    /// router alone), then stops it, waiting for the requests in flight, whether `body`
+    /// returned or threw.
     ///
     /// At most eight servers serve at once in one process; a run waits its turn, and a
     /// run inside another uses its caller's turn.
@@ -90,10 +105,14 @@ public struct TestServer: Sendable {
     /// A server made with `port: 0` takes a free port at each run.
     public func run<Result: Sendable>(
         seed: ServerSeed = .empty,
+        over transport: Transport = .loopback,
         _ body: (RunningTestServer) async throws -> Result
     ) async throws -> Result {
         try await ServingSlots.withSlot {
             try await server.seed(seed)
+            if transport == .router {
+                return try await routed(body)
+            }
             let host = ServerHost(server: server, logger: options.logger)
             return try await host.serving { port in
                 try await LoopbackClient.with(host: "127.0.0.1", port: port) { client in
@@ -102,11 +121,53 @@ public struct TestServer: Sendable {
                             server: server,
                             url: try await host.url(),
                             adminToken: adminToken,
-                            client: client
+                            client: .loopback(client)
                         )
                     )
                 }
             }
+        }
+    }
+
+    /// Runs `body` with HummingbirdTesting's client of the server's router. Its test
+    /// closure is `@Sendable` and `body` need not be: the closure hands its client over
+    /// and waits while `body` runs here.
+    private func routed<Result: Sendable>(_ body: (RunningTestServer) async throws -> Result) async throws -> Result {
+        guard options.database == .sqlite else {
+            throw TestServerError("a server on PostgreSQL is served over loopback: its pool runs as a service")
+        }
+        let application = try server.application()
+        let (clients, handOver) = AsyncStream<any TestClientProtocol>.makeStream()
+        let (finished, finish) = AsyncStream<Void>.makeStream()
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await application.test(.router) { client in
+                    handOver.yield(client)
+                    handOver.finish()
+                    for await _ in finished {}
+                }
+            }
+            defer { finish.finish() }
+            var handed = clients.makeAsyncIterator()
+            guard let client = await handed.next() else {
+                try await group.waitForAll()
+                throw TestServerError("the router's test client did not start")
+            }
+            let running = RunningTestServer(
+                server: server,
+                url: server.configuration.localURL(boundPort: 0) ?? URL(string: "http://127.0.0.1:0")!,
+                adminToken: adminToken,
+                client: .router(client)
+            )
+            let outcome: Swift.Result<Result, any Error>
+            do {
+                outcome = .success(try await body(running))
+            } catch {
+                outcome = .failure(error)
+            }
+            finish.finish()
+            try await group.waitForAll()
+            return try outcome.get()
         }
     }
 
@@ -115,11 +176,12 @@ public struct TestServer: Sendable {
     public static func run<Result: Sendable>(
         seed: ServerSeed = .empty,
         options: Options = Options(),
+        over transport: Transport = .loopback,
         _ body: (RunningTestServer) async throws -> Result
     ) async throws -> Result {
         let server = try await TestServer(options: options)
         do {
-            let result = try await server.run(seed: seed, body)
+            let result = try await server.run(seed: seed, over: transport, body)
             await server.remove()
             return result
         } catch {

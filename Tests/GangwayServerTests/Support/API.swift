@@ -13,8 +13,6 @@ struct API: Sendable {
     let running: RunningTestServer
     let fixture: ServerFixture
 
-    var client: TestClient { running.client }
-
     /// Sends a request; `body` is sent as JSON text exactly as given.
     func send(
         _ method: HTTPRequest.Method,
