@@ -32,9 +32,29 @@ final class ConnectionCap: ChannelDuplexHandler, RemovableChannelHandler {
 
         private struct Connection {
             var address: String
-            /// Since when it has had no request under way; `nil` while one is.
-            var idleSince: NIODeadline?
+            let activity: Activity
             var channel: any Channel
+        }
+
+        /// Since when a connection has had no request under way, set by its own event
+        /// loop at each request's head and answer without taking the count's lock: the
+        /// count reads it only when it must make room.
+        final class Activity: Sendable {
+            /// The idle time's start in uptime nanoseconds; ``busy`` while a request is
+            /// under way.
+            private let idleSince = Atomic<Int64>(Activity.now)
+            private static let busy: Int64 = -1
+            private static var now: Int64 { Int64(clamping: NIODeadline.now().uptimeNanoseconds) }
+
+            func mark(busy: Bool) {
+                idleSince.store(busy ? Self.busy : Self.now, ordering: .relaxed)
+            }
+
+            /// Since when it has been idle; `nil` while a request is under way.
+            var idle: Int64? {
+                let value = idleSince.load(ordering: .relaxed)
+                return value == Self.busy ? nil : value
+            }
         }
 
         private struct State {
@@ -55,7 +75,7 @@ final class ConnectionCap: ChannelDuplexHandler, RemovableChannelHandler {
 
         /// Counts connection `id` of `address` on `channel`; whether it is let in. At the
         /// limit, the longest idle connection is closed to make room.
-        func enter(_ id: ObjectIdentifier, address: String, channel: any Channel) -> Bool {
+        func enter(_ id: ObjectIdentifier, address: String, channel: any Channel, activity: Activity) -> Bool {
             let isExempt = exempt.contains { $0.contains(address) }
             let (admitted, evicted) = state.withLock { state -> (Bool, (any Channel)?) in
                 // The address at its share gives way from its own idle connections; the
@@ -63,30 +83,26 @@ final class ConnectionCap: ChannelDuplexHandler, RemovableChannelHandler {
                 let atShare = !isExempt && state.byAddress[address, default: 0] >= perAddress
                 var evicted: (any Channel)?
                 if atShare || state.connections.count >= limit {
-                    let oldest = state.connections.filter {
-                        $0.value.idleSince != nil && (!atShare || $0.value.address == address)
+                    var oldest: (id: ObjectIdentifier, since: Int64)?
+                    for (id, connection) in state.connections where !atShare || connection.address == address {
+                        if let since = connection.activity.idle, since < oldest?.since ?? .max {
+                            oldest = (id, since)
+                        }
                     }
-                    .min { $0.value.idleSince! < $1.value.idleSince! }
-                    guard let (oldestID, connection) = oldest else { return (false, nil) }
+                    guard let oldestID = oldest?.id, let connection = state.connections[oldestID] else {
+                        return (false, nil)
+                    }
                     state.connections[oldestID] = nil
                     state.byAddress[connection.address, default: 1] -= 1
                     if state.byAddress[connection.address] == 0 { state.byAddress[connection.address] = nil }
                     evicted = connection.channel
                 }
-                state.connections[id] = Connection(address: address, idleSince: .now(), channel: channel)
+                state.connections[id] = Connection(address: address, activity: activity, channel: channel)
                 state.byAddress[address, default: 0] += 1
                 return (true, evicted)
             }
             evicted?.close(promise: nil)
             return admitted
-        }
-
-        /// Connection `id` has a request under way (`busy`) or none.
-        func mark(_ id: ObjectIdentifier, busy: Bool) {
-            state.withLock { state in
-                guard state.connections[id] != nil else { return }
-                state.connections[id]?.idleSince = busy ? nil : .now()
-            }
         }
 
         /// Connection `id` ended (or was closed to make room, which counted it out).
@@ -102,6 +118,7 @@ final class ConnectionCap: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private let count: Count
+    private let activity = Count.Activity()
     private var counted = false
     private var refused = false
 
@@ -124,12 +141,12 @@ final class ConnectionCap: ChannelDuplexHandler, RemovableChannelHandler {
         guard !counted else { return }
         counted = true
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
-        refused = !count.enter(id, address: address, channel: context.channel)
+        refused = !count.enter(id, address: address, channel: context.channel, activity: activity)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard refused else {
-            if case .head = unwrapInboundIn(data) { count.mark(id, busy: true) }
+            if case .head = unwrapInboundIn(data) { activity.mark(busy: true) }
             context.fireChannelRead(data)
             return
         }
@@ -144,7 +161,7 @@ final class ConnectionCap: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if !refused, case .end = unwrapOutboundIn(data) { count.mark(id, busy: false) }
+        if !refused, case .end = unwrapOutboundIn(data) { activity.mark(busy: false) }
         context.write(data, promise: promise)
     }
 
