@@ -1,7 +1,7 @@
 /// What an operator may do in the console and through the admin API: each role can do
 /// what the one before it can. The one declaration the server's storage, its console, the
 /// admin client and `gangway admin` share.
-public enum OperatorRole: String, Sendable, Hashable, CaseIterable, Comparable {
+public enum OperatorRole: String, Sendable, Hashable, CaseIterable, Comparable, Codable {
     /// Reads everything; changes nothing.
     case viewer
     /// Also acts on users and devices: blocks, revokes, locks and wipes.

@@ -3,7 +3,7 @@ import GangwayProtocol
 
 /// A person who runs the server from the console: their own account, apart from the
 /// app's users and from the admin token.
-public struct OperatorRecord: Sendable, Hashable {
+public struct OperatorRecord: Sendable, Hashable, Codable {
     public var name: String
     public var role: OperatorRole
     /// The bcrypt hash of the password, once enrolled.
@@ -39,10 +39,16 @@ public struct OperatorRecord: Sendable, Hashable {
 
     /// Whether the operator set a password and a second factor.
     public var isEnrolled: Bool { passwordHash != nil && sealedTOTPSecret != nil }
+
+    /// The columns, by snake case but the sealed secret's (`totp_secret`).
+    enum CodingKeys: String, CodingKey {
+        case name, role, passwordHash, lastTOTPStep, enrolmentHash, enrolmentExpiresAt, createdAt
+        case sealedTOTPSecret = "totpSecret"
+    }
 }
 
 /// An operator signed in to the console: the SHA-256 of the cookie, never the cookie.
-public struct OperatorSessionRecord: Sendable, Hashable {
+public struct OperatorSessionRecord: Sendable, Hashable, Codable {
     /// How long a session lasts without a request.
     public static let idleLifetime: Duration = .seconds(30 * 60)
     /// How long a session lasts at most, however busy: a cookie taken from a browser that
@@ -57,6 +63,12 @@ public struct OperatorSessionRecord: Sendable, Hashable {
     public var operatorName: String
     public var createdAt: Date
     public var lastSeenAt: Date
+
+    /// The columns, by snake case but the operator's (`operator`).
+    enum CodingKeys: String, CodingKey {
+        case tokenHash, createdAt, lastSeenAt
+        case operatorName = "operator"
+    }
 
     public init(tokenHash: Data, operatorName: String, createdAt: Date, lastSeenAt: Date) {
         self.tokenHash = tokenHash

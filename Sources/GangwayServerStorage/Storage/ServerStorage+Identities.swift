@@ -86,7 +86,7 @@ extension ServerStorage {
             """
         )
         guard let row = rows.first else { return nil }
-        let record = try OperatorRecord(row: row)
+        let record = try row.decode(OperatorRecord.self)
         let link = IdentityLinkRecord(
             issuer: issuer,
             subject: subject,

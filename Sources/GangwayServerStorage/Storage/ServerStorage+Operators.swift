@@ -6,18 +6,11 @@ extension ServerStorage {
 
     /// Adds an operator; ``StorageError/Code/duplicate`` when the name is taken.
     public func insertOperator(_ record: OperatorRecord) async throws(StorageError) {
-        try await execute(
-            """
-            INSERT INTO operators (name, role, password_hash, totp_secret, last_totp_step, enrolment_hash,
-                enrolment_expires_at, created_at)
-            VALUES (\(record.name), \(record.role.rawValue), \(record.passwordHash), \(record.sealedTOTPSecret),
-                \(record.lastTOTPStep), \(record.enrolmentHash), \(record.enrolmentExpiresAt), \(record.createdAt))
-            """
-        )
+        try await execute(try .insert(into: "operators", record))
     }
 
     public func operatorRecord(named name: String) async throws(StorageError) -> OperatorRecord? {
-        try await first("\(OperatorRecord.select) WHERE name = \(name)", OperatorRecord.init)
+        try await first("\(OperatorRecord.select) WHERE name = \(name)", as: OperatorRecord.self)
     }
 
     /// The operator whose pending enrolment link has this hash, if it has not ended at `now`.
@@ -27,7 +20,7 @@ extension ServerStorage {
     ) async throws(StorageError) -> OperatorRecord? {
         try await first(
             "\(OperatorRecord.select) WHERE enrolment_hash = \(enrolmentHash) AND enrolment_expires_at > \(now)",
-            OperatorRecord.init
+            as: OperatorRecord.self
         )
     }
 
@@ -38,7 +31,7 @@ extension ServerStorage {
 
     /// Every operator, by name.
     public func operatorRecords() async throws(StorageError) -> [OperatorRecord] {
-        try await all("\(OperatorRecord.select) ORDER BY name", OperatorRecord.init)
+        try await all("\(OperatorRecord.select) ORDER BY name", as: OperatorRecord.self)
     }
 
     /// Gives the operator a new enrolment link (a new password and second factor replace
@@ -101,8 +94,8 @@ extension ServerStorage {
     ) async throws(StorageError) -> OperatorRecord? {
         try await driver.write(locking: []) { connection in
             try await connection.execute("UPDATE operators SET role = \(role.rawValue) WHERE name = \(name)")
-            return try await connection.rows("\(OperatorRecord.select) WHERE name = \(name)").first.map(
-                OperatorRecord.init
+            return try await connection.rows("\(OperatorRecord.select) WHERE name = \(name)").first?.decode(
+                OperatorRecord.self
             )
         }
     }
@@ -120,12 +113,7 @@ extension ServerStorage {
     // MARK: Console sessions
 
     public func insertOperatorSession(_ session: OperatorSessionRecord) async throws(StorageError) {
-        try await execute(
-            """
-            INSERT INTO operator_sessions (token_hash, operator, created_at, last_seen_at)
-            VALUES (\(session.tokenHash), \(session.operatorName), \(session.createdAt), \(session.lastSeenAt))
-            """
-        )
+        try await execute(try .insert(into: "operator_sessions", session))
     }
 
     /// The session of `tokenHash` and its operator, unless it has been idle for
@@ -148,7 +136,7 @@ extension ServerStorage {
             """
         )
         guard let row = rows.first else { return nil }
-        let record = try OperatorRecord(row: row)
+        let record = try row.decode(OperatorRecord.self)
         var session = OperatorSessionRecord(
             tokenHash: tokenHash,
             operatorName: record.name,
@@ -208,31 +196,4 @@ extension OperatorRecord {
         SELECT name, role, password_hash, totp_secret, last_totp_step, enrolment_hash, enrolment_expires_at,
             created_at FROM operators
         """
-
-    init(row: SQLRow) throws(StorageError) {
-        guard let role = OperatorRole(rawValue: try row("role")) else {
-            throw StorageError(.corrupt, "an operator has an unknown role")
-        }
-        self.init(
-            name: try row("name"),
-            role: role,
-            passwordHash: try row("password_hash"),
-            sealedTOTPSecret: try row("totp_secret"),
-            lastTOTPStep: try row("last_totp_step"),
-            enrolmentHash: try row("enrolment_hash"),
-            enrolmentExpiresAt: try row("enrolment_expires_at"),
-            createdAt: try row("created_at")
-        )
-    }
-}
-
-extension OperatorSessionRecord {
-    init(row: SQLRow) throws(StorageError) {
-        self.init(
-            tokenHash: try row("token_hash"),
-            operatorName: try row("operator"),
-            createdAt: try row("created_at"),
-            lastSeenAt: try row("last_seen_at")
-        )
-    }
 }
