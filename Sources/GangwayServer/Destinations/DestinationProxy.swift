@@ -259,18 +259,17 @@ struct DestinationProxy: Sendable {
         }
         // The backend's length goes on, so a device can tell how far a large answer came.
         if let length { headers[.contentLength] = String(length) }
-        let status = HTTPResponse.Status(code: Int(answer.status.code), reasonPhrase: answer.status.reasonPhrase)
         // A short refusal is read whole before the device gets its head. A backend may refuse
         // while the body is still on its way, and when the body's end reaches the HTTP client
         // just as the refusal does, AsyncHTTPClient 1.37 finds it sent less than the length
         // it was given and drops the refusal's body with the request. Read first, the device
         // gets the backend's answer whole, or a whole 502: never a head without its body.
-        if let relay, answer.status.code >= 300, let length, length <= Self.refusalLimit {
-            let refusal: ByteBuffer
+        var refusal: ByteBuffer?
+        if relay != nil, answer.status.code >= 300, let length, length <= Self.refusalLimit {
             do {
                 refusal = try await answer.body.collect(upTo: length)
             } catch {
-                await relay.finish()
+                await relay?.finish()
                 services.logger.warning(
                     "destination answer cut off",
                     metadata: [
@@ -281,31 +280,20 @@ struct DestinationProxy: Sendable {
                 )
                 throw APIError(.badGateway, .destinationUnavailable, "The destination's answer was cut off. Try again.")
             }
-            return Response(
-                status: status,
-                headers: headers,
-                body: ResponseBody(contentLength: length) { writer in
-                    defer { place.release() }
-                    do {
-                        try await writer.write(refusal)
-                    } catch {
-                        await relay.finish()
-                        throw error
-                    }
-                    await relay.finish()
-                    try await writer.finish(nil)
-                }
-            )
         }
         let body = LimitedBody(base: answer.body, limit: Self.responseLimit)
         return Response(
-            status: status,
+            status: HTTPResponse.Status(code: Int(answer.status.code), reasonPhrase: answer.status.reasonPhrase),
             headers: headers,
-            body: ResponseBody(contentLength: length) { writer in
+            body: ResponseBody(contentLength: length) { [refusal] writer in
                 // The answer is written whole before the server reads on: the relay's pump
                 // ends first, however the answer ends.
                 do {
-                    for try await buffer in body { try await writer.write(buffer) }
+                    if let refusal {
+                        try await writer.write(refusal)
+                    } else {
+                        for try await buffer in body { try await writer.write(buffer) }
+                    }
                 } catch {
                     await relay?.finish()
                     place.release()
