@@ -58,7 +58,7 @@ enum Keys {
 /// author's signature; and what a device does with one it keeps, which seals it again.
 private func serverChecks(_ signed: SignedChange?) {
     guard let signed else { return }
-    _ = try? MobileServicesAPI.checkLimits(signed)
+    _ = try? ChangesHandler.checkLimits(signed)
     _ = signed.isSigned(by: Keys.author.verifyingKey)
     let resigned = Keys.author.sign(signed.change)
     invariant(resigned.isSigned(by: Keys.author.verifyingKey), "a change signed by its author verifies")

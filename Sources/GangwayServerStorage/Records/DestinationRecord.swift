@@ -2,9 +2,9 @@ import Foundation
 
 /// A backend of an app's, reached by its devices through the server as the signed-in
 /// person.
-public struct DestinationRecord: Sendable, Hashable {
+public struct DestinationRecord: Sendable, Hashable, Codable {
     /// What a forwarded request carries to the backend.
-    public enum Authentication: String, Sendable, Hashable, CaseIterable {
+    public enum Authentication: String, Sendable, Hashable, CaseIterable, Codable {
         /// The signed-in person, as a short-lived token the server signs.
         case identity
         /// A fixed header value the server holds sealed.
@@ -21,6 +21,11 @@ public struct DestinationRecord: Sendable, Hashable {
     public var credentialHeader: String?
     public var sealedCredential: Data?
     public var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case appID, name, url, authentication, credentialHeader, createdAt
+        case sealedCredential = "credential"
+    }
 
     public init(
         appID: String,

@@ -3,8 +3,8 @@ import Foundation
 /// A device's request to sign in with the device authorization grant (RFC 8628): the
 /// server keeps the SHA-256 of its device code, and the user code a person types on the
 /// verification page, until it is redeemed once or expires.
-public struct DeviceGrantRecord: Sendable, Hashable {
-    public enum Status: String, Sendable, Hashable {
+public struct DeviceGrantRecord: Sendable, Hashable, Codable {
+    public enum Status: String, Sendable, Hashable, Codable {
         /// Waiting for a person to approve or deny it.
         case pending
         /// Approved by ``DeviceGrantRecord/username``; the device's next poll redeems it.
@@ -27,6 +27,11 @@ public struct DeviceGrantRecord: Sendable, Hashable {
     public var lastPolledAt: Date?
     public var status: Status
     public var username: String?
+
+    enum CodingKeys: String, CodingKey {
+        case deviceCodeHash, userCode, appID, deviceID, createdAt, expiresAt, lastPolledAt, status, username
+        case interval = "intervalSeconds"
+    }
 
     public init(
         deviceCodeHash: Data,

@@ -80,9 +80,9 @@ public struct OperatorSessionRecord: Sendable, Hashable, Codable {
 
 /// One thing an operator or the admin token did, however it was done. Kept for good:
 /// the audit is only ever appended to.
-public struct AuditEventRecord: Sendable, Hashable, Decodable {
+public struct AuditEventRecord: Sendable, Hashable, Codable {
     /// How an action reached the server.
-    public enum Channel: String, Sendable, Hashable, CaseIterable, Decodable {
+    public enum Channel: String, Sendable, Hashable, CaseIterable, Codable {
         /// The admin API, with the admin token (`gangway admin` or a script).
         case api
         /// The console, by a signed-in operator.

@@ -78,14 +78,14 @@ public struct SessionRecord: Sendable, Hashable, Codable {
 }
 
 /// The state of a device registration an admin can change.
-public enum DeviceStatus: String, Sendable, Hashable, CaseIterable, Decodable {
+public enum DeviceStatus: String, Sendable, Hashable, CaseIterable, Codable {
     case active
     case locked
     case wiped
 }
 
 /// One device registered for one user of one app.
-public struct DeviceRecord: Sendable, Hashable, Decodable {
+public struct DeviceRecord: Sendable, Hashable, Codable {
     public var registrationID: String
     public var appID: String
     public var username: String
@@ -224,7 +224,7 @@ public struct LogRetention: Sendable, Hashable {
 }
 
 /// A log entry a device uploaded.
-public struct LogRecord: Sendable, Hashable, Decodable {
+public struct LogRecord: Sendable, Hashable, Codable {
     /// The entry's place in the order entries were received, once stored.
     public var id: Int64?
     public var appID: String

@@ -4,20 +4,25 @@ extension SQL {
     /// `INSERT INTO table (…) VALUES (…)` of `record`: each of its coding keys is the
     /// column of the same name in snake case (``SQLRow/column(for:)``), as
     /// ``SQLRow/decode(_:)`` reads it back, and each value is bound. A `nil` is written as
-    /// `NULL`, so every column the record has is named.
+    /// `NULL`, so every column the record has is named, except an `id` the record has not
+    /// got yet: the database numbers the row (logs, audit events).
     ///
-    /// - Parameter upsertingOn: Key columns: a row with the same keys is replaced, each
-    ///   other column set to the record's (`ON CONFLICT (…) DO UPDATE SET …`).
+    /// - Parameters:
+    ///   - upsertingOn: Key columns: a row with the same keys is replaced, each other
+    ///     column set to the record's (`ON CONFLICT (…) DO UPDATE SET …`),
+    ///   - keeping: except these, which keep what the row had (when it was created).
     public static func insert(
         into table: String,
         _ record: some Encodable,
-        upsertingOn keys: [String] = []
+        upsertingOn keys: [String] = [],
+        keeping kept: [String] = []
     ) throws(StorageError) -> SQL {
-        let cells = try SQLRow.cells(of: record)
-        var sql: SQL = "INSERT INTO \(unescaped: table) (\(unescaped: cells.map(\.column).joined(separator: ", ")))"
+        let cells = try SQLRow.cells(of: record).filter { $0.column != "id" || $0.value != .null }
+        let columns = cells.map(\.column)
+        var sql: SQL = "INSERT INTO \(unescaped: table) (\(unescaped: columns.joined(separator: ", ")))"
         sql = sql + " VALUES (\(list: cells.map(\.value)))"
         if !keys.isEmpty {
-            let set = cells.map(\.column).filter { !keys.contains($0) }.map { "\($0) = excluded.\($0)" }
+            let set = columns.filter { !keys.contains($0) && !kept.contains($0) }.map { "\($0) = excluded.\($0)" }
             sql =
                 sql
                 + " ON CONFLICT (\(unescaped: keys.joined(separator: ", "))) DO UPDATE SET \(unescaped: set.joined(separator: ", "))"
@@ -43,7 +48,7 @@ extension SQLRow {
     }
 }
 
-/// Writes a record as one row's cells, for ``SQL/insert(into:_:upsertingOn:)``. What a
+/// Writes a record as one row's cells, for ``SQL/insert(into:_:upsertingOn:keeping:)``. What a
 /// cell cannot hold (a list, a nested record, a number that is not an integer) is
 /// refused with ``StorageError/Code/unavailable`` when the encoding ends, naming the
 /// column: the record is not one this module stores.

@@ -345,13 +345,6 @@ enum ServerSchema {
         return try value(AppAuthentication.self, from: text, "app authentication")
     }
 
-    static func grantStatus(_ text: String) throws(StorageError) -> DeviceGrantRecord.Status {
-        guard let status = DeviceGrantRecord.Status(rawValue: text) else {
-            throw StorageError(.corrupt, "a device grant's status is unknown")
-        }
-        return status
-    }
-
     /// The settings an `apps.settings` column holds in the shape of `version`.
     static func decodeSettings(_ text: String, version: Int64) throws(StorageError) -> Components.Schemas.AppSettings {
         guard version == StoredAppSettings.version else {

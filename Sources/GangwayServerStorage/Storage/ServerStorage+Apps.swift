@@ -57,7 +57,7 @@ extension ServerStorage {
     private func apps(where condition: SQL) async throws(StorageError) -> [AppRecord] {
         let rows = try await driver.read(
             """
-            SELECT a.id, a.name, a.minimum_version, a.settings, a.settings_version, a.authentication, a.created_at, d.domain
+            SELECT a.*, d.domain
             FROM apps a LEFT JOIN app_domains d ON d.app_id = a.id
             WHERE \(condition) ORDER BY a.id, d.domain
             """

@@ -11,40 +11,27 @@ extension ServerStorage {
                 SELECT created_at FROM destinations WHERE app_id = \(destination.appID) AND name = \(destination.name)
                 """
             )
-            if existing.isEmpty {
-                try await connection.execute(
-                    """
-                    INSERT INTO destinations (app_id, name, url, authentication, credential_header, credential, created_at)
-                    VALUES (\(destination.appID), \(destination.name), \(destination.url),
-                        \(destination.authentication.rawValue), \(destination.credentialHeader),
-                        \(destination.sealedCredential), \(destination.createdAt))
-                    """
-                )
-                return true
-            }
             try await connection.execute(
-                """
-                UPDATE destinations SET url = \(destination.url), authentication = \(destination.authentication.rawValue),
-                    credential_header = \(destination.credentialHeader), credential = \(destination.sealedCredential)
-                WHERE app_id = \(destination.appID) AND name = \(destination.name)
-                """
+                try .insert(
+                    into: "destinations",
+                    destination,
+                    upsertingOn: ["app_id", "name"],
+                    keeping: ["created_at"]
+                )
             )
-            return false
+            return existing.isEmpty
         }
     }
 
     public func destination(appID: String, name: String) async throws(StorageError) -> DestinationRecord? {
         try await cached(.destination(appID: appID, name: name)) { () throws(StorageError) in
-            try await first(
-                "\(DestinationRecord.select) WHERE app_id = \(appID) AND name = \(name)",
-                DestinationRecord.init
-            )
+            try await first("SELECT * FROM destinations WHERE app_id = \(appID) AND name = \(name)")
         }
     }
 
     /// The app's destinations, by name.
     public func destinations(appID: String) async throws(StorageError) -> [DestinationRecord] {
-        try await all("\(DestinationRecord.select) WHERE app_id = \(appID) ORDER BY name", DestinationRecord.init)
+        try await all("SELECT * FROM destinations WHERE app_id = \(appID) ORDER BY name")
     }
 
     /// Removes a destination and its counts; `false` when there was none.
@@ -97,26 +84,5 @@ extension ServerStorage {
         var counts: [String: [Int: Int]] = [:]
         for (destination, status, total) in rows { counts[destination, default: [:]][status] = total }
         return counts
-    }
-}
-
-extension DestinationRecord {
-    static let select: SQL = """
-        SELECT app_id, name, url, authentication, credential_header, credential, created_at FROM destinations
-        """
-
-    init(row: SQLRow) throws(StorageError) {
-        guard let authentication = Authentication(rawValue: try row("authentication")) else {
-            throw StorageError(.corrupt, "a destination has an unknown authentication")
-        }
-        self.init(
-            appID: try row("app_id"),
-            name: try row("name"),
-            url: try row("url"),
-            authentication: authentication,
-            credentialHeader: try row("credential_header"),
-            sealedCredential: try row("credential"),
-            createdAt: try row("created_at")
-        )
     }
 }

@@ -5,7 +5,7 @@ extension ServerStorage {
         try await cached(.device(appID: appID, username: username, deviceID: deviceID)) { () throws(StorageError) in
             try await first(
                 """
-                \(DeviceRecord.select) WHERE app_id = \(appID) AND username = \(username) AND device_id = \(deviceID)
+                SELECT * FROM devices WHERE app_id = \(appID) AND username = \(username) AND device_id = \(deviceID)
                 """
             )
         }
@@ -13,13 +13,13 @@ extension ServerStorage {
 
     public func device(appID: String, registrationID: String) async throws(StorageError) -> DeviceRecord? {
         try await first(
-            "\(DeviceRecord.select) WHERE app_id = \(appID) AND registration_id = \(registrationID)"
+            "SELECT * FROM devices WHERE app_id = \(appID) AND registration_id = \(registrationID)"
         )
     }
 
     public func devices(appID: String) async throws(StorageError) -> [DeviceRecord] {
         try await all(
-            "\(DeviceRecord.select) WHERE app_id = \(appID) ORDER BY registered_at, registration_id"
+            "SELECT * FROM devices WHERE app_id = \(appID) ORDER BY registered_at, registration_id"
         )
     }
 
@@ -48,7 +48,7 @@ extension ServerStorage {
         }
         return try await all(
             """
-            \(DeviceRecord.select) WHERE \(SQL.joined(conditions, separator: " AND "))
+            SELECT * FROM devices WHERE \(SQL.joined(conditions, separator: " AND "))
             ORDER BY username, registration_id LIMIT \(limit)
             """
         )
@@ -71,7 +71,7 @@ extension ServerStorage {
     /// Every registration of a user, in every app.
     public func devices(username: String) async throws(StorageError) -> [DeviceRecord] {
         try await all(
-            "\(DeviceRecord.select) WHERE username = \(username) ORDER BY registered_at, registration_id"
+            "SELECT * FROM devices WHERE username = \(username) ORDER BY registered_at, registration_id"
         )
     }
 
@@ -86,18 +86,12 @@ extension ServerStorage {
                 """
             )
             try await connection.execute(
-                """
-                INSERT INTO devices (registration_id, app_id, username, device_id, device_name, platform, app_version,
-                    status, status_changed_at, recovery_secret, registered_at, last_contact_at, change_key)
-                VALUES (\(device.registrationID), \(device.appID), \(device.username), \(device.deviceID),
-                    \(device.deviceName), \(device.platform), \(device.appVersion), \(device.status.rawValue),
-                    \(device.statusChangedAt), \(device.recoverySecret), \(device.registeredAt),
-                    \(device.lastContactAt), \(device.changeKey))
-                ON CONFLICT (registration_id) DO UPDATE SET device_name = excluded.device_name,
-                    platform = excluded.platform, app_version = excluded.app_version, status = excluded.status,
-                    status_changed_at = excluded.status_changed_at, recovery_secret = excluded.recovery_secret,
-                    last_contact_at = excluded.last_contact_at, change_key = excluded.change_key
-                """
+                try .insert(
+                    into: "devices",
+                    device,
+                    upsertingOn: ["registration_id"],
+                    keeping: ["app_id", "username", "device_id", "registered_at"]
+                )
             )
         }
     }
@@ -138,15 +132,7 @@ extension ServerStorage {
     /// `retention`, in one transaction.
     public func insertLogs(_ logs: [LogRecord], retention: LogRetention) async throws(StorageError) {
         try await driver.write(locking: []) { connection in
-            for log in logs {
-                try await connection.execute(
-                    """
-                    INSERT INTO logs (app_id, username, device_id, time, level, message, source, received_at)
-                    VALUES (\(log.appID), \(log.username), \(log.deviceID), \(log.time), \(log.level),
-                        \(log.message), \(log.source), \(log.receivedAt))
-                    """
-                )
-            }
+            for log in logs { try await connection.execute(try .insert(into: "logs", log)) }
             for (app, user, device) in Set(logs.map { [$0.appID, $0.username, $0.deviceID] }).map({
                 ($0[0], $0[1], $0[2])
             }) {
@@ -216,10 +202,7 @@ extension ServerStorage {
     ) async throws(StorageError)
         -> [LogRecord]
     {
-        var statement: SQL = """
-            SELECT id, app_id, username, device_id, time, level, message, source, received_at
-            FROM logs WHERE app_id = \(appID)
-            """
+        var statement: SQL = "SELECT * FROM logs WHERE app_id = \(appID)"
         if let username = filter.username { statement = statement + " AND username = \(username)" }
         if let levels = filter.levels {
             guard !levels.isEmpty else { return [] }
@@ -230,11 +213,4 @@ extension ServerStorage {
         if let before = filter.before { statement = statement + " AND id < \(before)" }
         return try await all(statement + " ORDER BY id DESC LIMIT \(limit)")
     }
-}
-
-extension DeviceRecord {
-    static let select: SQL = """
-        SELECT registration_id, app_id, username, device_id, device_name, platform, app_version, status,
-            status_changed_at, recovery_secret, registered_at, last_contact_at, change_key FROM devices
-        """
 }

@@ -79,8 +79,7 @@ extension ServerStorage {
     ) async throws(StorageError) -> (IdentityLinkRecord, OperatorRecord)? {
         let rows = try await driver.read(
             """
-            SELECT o.name, o.role, o.password_hash, o.totp_secret, o.last_totp_step, o.enrolment_hash,
-                o.enrolment_expires_at, o.created_at, i.created_at AS linked_at
+            SELECT o.*, i.created_at AS linked_at
             FROM identities i JOIN operators o ON o.name = i.operator
             WHERE i.kind = \(IdentityHolder.Kind.operator.rawValue) AND i.issuer = \(issuer) AND i.subject = \(subject)
             """

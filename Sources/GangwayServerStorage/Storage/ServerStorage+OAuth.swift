@@ -4,26 +4,15 @@ extension ServerStorage {
     /// Stores a new device grant; ``StorageError/Code/duplicate`` when its user code is
     /// taken (the caller draws another).
     public func insertDeviceGrant(_ grant: DeviceGrantRecord) async throws(StorageError) {
-        try await execute(
-            """
-            INSERT INTO oauth_device_grants (device_code_hash, user_code, app_id, device_id, created_at,
-                expires_at, interval_seconds, last_polled_at, status, username)
-            VALUES (\(grant.deviceCodeHash), \(grant.userCode), \(grant.appID), \(grant.deviceID),
-                \(grant.createdAt), \(grant.expiresAt), \(grant.interval), \(grant.lastPolledAt),
-                \(grant.status.rawValue), \(grant.username))
-            """
-        )
+        try await execute(try .insert(into: "oauth_device_grants", grant))
     }
 
     public func deviceGrant(deviceCodeHash: Data) async throws(StorageError) -> DeviceGrantRecord? {
-        try await first(
-            "\(DeviceGrantRecord.select) WHERE device_code_hash = \(deviceCodeHash)",
-            DeviceGrantRecord.init
-        )
+        try await first("SELECT * FROM oauth_device_grants WHERE device_code_hash = \(deviceCodeHash)")
     }
 
     public func deviceGrant(userCode: String) async throws(StorageError) -> DeviceGrantRecord? {
-        try await first("\(DeviceGrantRecord.select) WHERE user_code = \(userCode)", DeviceGrantRecord.init)
+        try await first("SELECT * FROM oauth_device_grants WHERE user_code = \(userCode)")
     }
 
     /// Stores `grant` if the stored one still has status `expected`; `false` when another
@@ -138,27 +127,5 @@ extension ServerStorage {
             }
             return deleted
         }
-    }
-}
-
-extension DeviceGrantRecord {
-    static let select: SQL = """
-        SELECT device_code_hash, user_code, app_id, device_id, created_at, expires_at, interval_seconds,
-            last_polled_at, status, username FROM oauth_device_grants
-        """
-
-    init(row: SQLRow) throws(StorageError) {
-        self.init(
-            deviceCodeHash: try row("device_code_hash"),
-            userCode: try row("user_code"),
-            appID: try row("app_id"),
-            deviceID: try row("device_id"),
-            createdAt: try row("created_at"),
-            expiresAt: try row("expires_at"),
-            interval: try row("interval_seconds"),
-            lastPolledAt: try row("last_polled_at"),
-            status: try ServerSchema.grantStatus(try row("status")),
-            username: try row("username")
-        )
     }
 }

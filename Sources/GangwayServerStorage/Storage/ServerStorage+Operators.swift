@@ -10,7 +10,7 @@ extension ServerStorage {
     }
 
     public func operatorRecord(named name: String) async throws(StorageError) -> OperatorRecord? {
-        try await first("\(OperatorRecord.select) WHERE name = \(name)", as: OperatorRecord.self)
+        try await first("SELECT * FROM operators WHERE name = \(name)", as: OperatorRecord.self)
     }
 
     /// The operator whose pending enrolment link has this hash, if it has not ended at `now`.
@@ -19,7 +19,7 @@ extension ServerStorage {
         at now: Date
     ) async throws(StorageError) -> OperatorRecord? {
         try await first(
-            "\(OperatorRecord.select) WHERE enrolment_hash = \(enrolmentHash) AND enrolment_expires_at > \(now)",
+            "SELECT * FROM operators WHERE enrolment_hash = \(enrolmentHash) AND enrolment_expires_at > \(now)",
             as: OperatorRecord.self
         )
     }
@@ -31,7 +31,7 @@ extension ServerStorage {
 
     /// Every operator, by name.
     public func operatorRecords() async throws(StorageError) -> [OperatorRecord] {
-        try await all("\(OperatorRecord.select) ORDER BY name", as: OperatorRecord.self)
+        try await all("SELECT * FROM operators ORDER BY name", as: OperatorRecord.self)
     }
 
     /// Gives the operator a new enrolment link (a new password and second factor replace
@@ -94,7 +94,7 @@ extension ServerStorage {
     ) async throws(StorageError) -> OperatorRecord? {
         try await driver.write(locking: []) { connection in
             try await connection.execute("UPDATE operators SET role = \(role.rawValue) WHERE name = \(name)")
-            return try await connection.rows("\(OperatorRecord.select) WHERE name = \(name)").first?.decode(
+            return try await connection.rows("SELECT * FROM operators WHERE name = \(name)").first?.decode(
                 OperatorRecord.self
             )
         }
@@ -129,8 +129,7 @@ extension ServerStorage {
         // One statement: the page that asks is waiting for it.
         let rows = try await driver.read(
             """
-            SELECT o.name, o.role, o.password_hash, o.totp_secret, o.last_totp_step, o.enrolment_hash,
-                o.enrolment_expires_at, o.created_at, s.created_at AS session_created_at, s.last_seen_at
+            SELECT o.*, s.created_at AS session_created_at, s.last_seen_at
             FROM operator_sessions s JOIN operators o ON o.name = s.operator
             WHERE s.token_hash = \(tokenHash) AND s.last_seen_at > \(live) AND s.created_at > \(born)
             """
@@ -167,13 +166,7 @@ extension ServerStorage {
 
     /// Appends an event to the audit.
     public func appendAuditEvent(_ event: AuditEventRecord) async throws(StorageError) {
-        try await execute(
-            """
-            INSERT INTO audit_events (at, actor, via, action, target, address, detail)
-            VALUES (\(event.at), \(event.actor), \(event.via.rawValue), \(event.action), \(event.target),
-                \(event.address), \(event.detail))
-            """
-        )
+        try await execute(try .insert(into: "audit_events", event))
     }
 
     /// The newest `limit` events, newest first; with `before`, those recorded before that event.
@@ -183,17 +176,10 @@ extension ServerStorage {
         actor: String? = nil,
         action: String? = nil
     ) async throws(StorageError) -> [AuditEventRecord] {
-        var statement: SQL = "SELECT id, at, actor, via, action, target, address, detail FROM audit_events WHERE TRUE"
+        var statement: SQL = "SELECT * FROM audit_events WHERE TRUE"
         if let before { statement = statement + " AND id < \(before)" }
         if let actor { statement = statement + " AND actor = \(actor)" }
         if let action { statement = statement + " AND action = \(action)" }
         return try await all(statement + " ORDER BY id DESC LIMIT \(limit)")
     }
-}
-
-extension OperatorRecord {
-    static let select: SQL = """
-        SELECT name, role, password_hash, totp_secret, last_totp_step, enrolment_hash, enrolment_expires_at,
-            created_at FROM operators
-        """
 }

@@ -66,7 +66,7 @@ extension ServerStorage {
         // One statement, so the list and the count agree.
         let rows = try await driver.read(
             """
-            SELECT *, COUNT(*) OVER () AS total FROM (\(DeviceRecord.select) WHERE \(silent)) AS silent
+            SELECT *, COUNT(*) OVER () AS total FROM devices WHERE \(silent)
             ORDER BY COALESCE(last_contact_at, registered_at), registration_id LIMIT \(max(limit, 1))
             """
         )

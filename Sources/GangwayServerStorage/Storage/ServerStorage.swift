@@ -157,7 +157,7 @@ public final class ServerStorage: Sendable {
 
     /// The user as stored now: what a sign-in, a password check and an admin read.
     public func user(named username: String) async throws(StorageError) -> UserRecord? {
-        try await first("\(UserRecord.select) WHERE username = \(username)")
+        try await first("SELECT * FROM users WHERE username = \(username)")
     }
 
     /// The user as a device's request sees them, through the cache: a change by another
@@ -168,7 +168,7 @@ public final class ServerStorage: Sendable {
     }
 
     public func users() async throws(StorageError) -> [UserRecord] {
-        try await all("\(UserRecord.select) ORDER BY username")
+        try await all("SELECT * FROM users ORDER BY username")
     }
 
     /// A page of users by name: those whose name starts with `prefix` (any case), after
@@ -183,11 +183,11 @@ public final class ServerStorage: Sendable {
         let statement: SQL =
             if let after {
                 """
-                \(UserRecord.select) WHERE username > \(after) AND LOWER(username) LIKE \(pattern) ESCAPE '\\'
+                SELECT * FROM users WHERE username > \(after) AND LOWER(username) LIKE \(pattern) ESCAPE '\\'
                 ORDER BY username LIMIT \(limit)
                 """
             } else {
-                "\(UserRecord.select) WHERE LOWER(username) LIKE \(pattern) ESCAPE '\\' ORDER BY username LIMIT \(limit)"
+                "SELECT * FROM users WHERE LOWER(username) LIKE \(pattern) ESCAPE '\\' ORDER BY username LIMIT \(limit)"
             }
         return try await all(statement)
     }
@@ -206,7 +206,7 @@ public final class ServerStorage: Sendable {
         let after = after ?? ""
         return try await all(
             """
-            \(UserRecord.select) WHERE username > \(after) AND LOWER(username) LIKE \(start) ESCAPE '\\'
+            SELECT * FROM users WHERE username > \(after) AND LOWER(username) LIKE \(start) ESCAPE '\\'
                 AND (LOWER(username) LIKE \(pattern) ESCAPE '\\' OR LOWER(display_name) LIKE \(pattern) ESCAPE '\\')
             ORDER BY username LIMIT \(limit)
             """,
@@ -231,7 +231,7 @@ public final class ServerStorage: Sendable {
     public func users(displayedAs displayNames: [String]) async throws(StorageError) -> [UserRecord] {
         guard !displayNames.isEmpty else { return [] }
         return try await all(
-            "\(UserRecord.select) WHERE LOWER(display_name) IN (\(list: displayNames.map { $0.lowercased() })) "
+            "SELECT * FROM users WHERE LOWER(display_name) IN (\(list: displayNames.map { $0.lowercased() })) "
                 + "ORDER BY username",
             as: UserRecord.self
         )
@@ -245,11 +245,6 @@ extension ServerStorage {
         prefix.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
             .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
     }
-}
-
-extension UserRecord {
-    static let select: SQL = "SELECT username, display_name, password_hash, blocked, created_at FROM users"
-
 }
 
 /// A storage failure. New cases may be added.
