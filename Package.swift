@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "GangwayAdmin", targets: ["GangwayAdmin"]),
         .library(name: "GangwaySystem", targets: ["GangwaySystem"]),
         .library(name: "GangwayServerStorage", targets: ["GangwayServerStorage"]),
+        .library(name: "GangwayForms", targets: ["GangwayForms"]),
         .library(name: "GangwayServer", targets: ["GangwayServer"]),
         .library(name: "GangwayServerTesting", targets: ["GangwayServerTesting"]),
         .executable(name: "gangway", targets: ["gangway"]),
@@ -219,11 +220,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What the server's HTML forms share (the console's and the sign-in, device and
+        // consent pages'): anti-forgery, the pages' cookies, and form bodies read and written.
+        .target(
+            name: "GangwayForms",
+            dependencies: [
+                "GangwayProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "GangwayServer",
             dependencies: [
                 "GangwayServerStorage",
                 "GangwayConsole",
+                "GangwayForms",
                 "GangwayQRCode",
                 server("JWTKit", "jwt-kit"),
                 // The server's own requests: to an app's OpenID Connect provider.
@@ -432,6 +446,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GangwayFormsTests",
+            dependencies: ["GangwayForms", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

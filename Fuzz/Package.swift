@@ -28,10 +28,13 @@ let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
         "FuzzForm",
         [
             gangwayProduct("GangwayServer"), gangwayProduct("GangwayServerStorage"), gangwayProduct("GangwayProtocol"),
-            hummingbirdCore,
+            gangwayProduct("GangwayForms"), hummingbirdCore,
         ]
     ),
-    ("FuzzHeaders", [gangwayProduct("GangwayServer"), gangwayProduct("GangwaySystem"), httpTypes]),
+    (
+        "FuzzHeaders",
+        [gangwayProduct("GangwayServer"), gangwayProduct("GangwayForms"), gangwayProduct("GangwaySystem"), httpTypes]
+    ),
     ("FuzzOAuthRequests", ["FuzzServer", httpTypes]),
     (
         "FuzzChangeBatch",
@@ -89,7 +92,7 @@ let package = Package(
             dependencies: [
                 "FuzzSupport",
                 gangwayProduct("GangwayServer"), gangwayProduct("GangwayServerStorage"),
-                gangwayProduct("GangwayProtocol"),
+                gangwayProduct("GangwayProtocol"), gangwayProduct("GangwayForms"),
                 httpTypes, hummingbird, logging, nioCore,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

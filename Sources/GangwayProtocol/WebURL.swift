@@ -61,4 +61,12 @@ public enum WebURL {
     public static func message(_ label: String, _ text: String, _ problem: Problem) -> String {
         "\(label) '\(text)' \(problem.reason)."
     }
+
+    /// The origin of `url` (`scheme://host[:port]`), for a CSP source list.
+    public static func origin(of url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme,
+            let host = components.percentEncodedHost, ["http", "https"].contains(scheme)
+        else { return nil }
+        return "\(scheme)://" + authority(host: host, port: components.port)
+    }
 }

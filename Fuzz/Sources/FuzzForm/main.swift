@@ -1,12 +1,13 @@
 import Foundation
 import FuzzSupport
+import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
 import HummingbirdCore
 
 @testable import GangwayServer
 
-// Form and query bodies of the OAuth pages: `OAuthPage.form` reads the body a browser
+// Form and query bodies of the OAuth pages: `FormBody.fields` reads the body a browser
 // (or anyone) posts to the sign-in, device and consent pages, before anything else is
 // checked; `AuthorizationRequest.parse` reads the authorization request from that form
 // or from the query (as Hummingbird splits it); `UserCode.normalized` reads what a person
@@ -44,7 +45,7 @@ enum Fixture {
 }
 
 private func readBody(_ text: String) {
-    let form = OAuthPage.form(text)
+    let form = FormBody.fields(text)
     check(form)
     _ = UserCode.normalized(form["user_code"] ?? text)
 
@@ -61,7 +62,7 @@ private func readBody(_ text: String) {
 private func check(_ fields: [String: String]) {
     guard case .success(let request) = AuthorizationRequest.parse(fields, app: Fixture.app) else { return }
     // The sign-in form carries the request on: read back, it is the same request.
-    let carried = OAuthPage.form(OAuthPage.formBody(request.formFields(app: Fixture.app)))
+    let carried = FormBody.fields(FormBody.text(request.formFields(app: Fixture.app)))
     guard case .success(let again) = AuthorizationRequest.parse(carried, app: Fixture.app) else {
         invariant(false, "the sign-in form's fields read back as an authorization request")
         return
@@ -70,7 +71,7 @@ private func check(_ fields: [String: String]) {
     _ = request.formAction
     // The redirect to the app gives the state back exactly (RFC 6749 §4.1.2).
     let location = AuthorizationRequest.location(request.redirectURI, [("code", "c0de"), ("state", request.state)])
-    let returned = location.split(separator: "?", maxSplits: 1).last.map { OAuthPage.form(String($0)) } ?? [:]
+    let returned = location.split(separator: "?", maxSplits: 1).last.map { FormBody.fields(String($0)) } ?? [:]
     invariant(returned["state"] == request.state, "the redirect gives the state back as it came")
 }
 
@@ -79,5 +80,5 @@ private func roundTripFields(_ bytes: ArraySlice<UInt8>) {
     let fields = stride(from: 0, to: parts.count - 1, by: 2).map { (parts[$0], parts[$0 + 1]) }
     var expected: [String: String] = [:]
     for (name, value) in fields where expected[name] == nil { expected[name] = value }
-    invariant(OAuthPage.form(OAuthPage.formBody(fields)) == expected, "a form body reads back as written")
+    invariant(FormBody.fields(FormBody.text(fields)) == expected, "a form body reads back as written")
 }

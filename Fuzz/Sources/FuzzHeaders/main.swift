@@ -1,4 +1,5 @@
 import FuzzSupport
+import GangwayForms
 import HTTPTypes
 
 @testable import GangwayServer

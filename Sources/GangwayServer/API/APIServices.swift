@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
 import GangwaySystem
@@ -253,7 +254,12 @@ final class APIServices: Sendable {
     var isSecureOrigin: Bool { (settings.pagesURL ?? settings.publicURL).value.hasPrefix("https://") }
 
     /// Anti-forgery for the server's forms.
-    var formGuard: FormGuard { FormGuard(serverKey: keys.server, publicURL: settings.pagesURL ?? settings.publicURL) }
+    var formGuard: FormGuard {
+        FormGuard(
+            key: keys.server.authenticationKey(purpose: "form-token"),
+            publicURL: (settings.pagesURL ?? settings.publicURL).value
+        )
+    }
 
     static func randomBytes(_ count: Int) -> Data {
         precondition(count % 8 == 0 && count <= 64)

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayProtocol
+import GangwayQRCode
 import GangwayServerStorage
 import HTTPTypes
 import Logging

@@ -1,4 +1,5 @@
 import GangwayConsole
+import GangwayForms
 import GangwayServerStorage
 import Hummingbird
 

@@ -1,6 +1,8 @@
 import Foundation
 import GangwayConsole
+import GangwayForms
 import GangwayProtocol
+import GangwayQRCode
 import GangwayServerStorage
 import HTTPTypes
 import Hummingbird

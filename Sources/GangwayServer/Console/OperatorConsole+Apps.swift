@@ -1,5 +1,6 @@
 import Foundation
 import GangwayConsole
+import GangwayForms
 import GangwayPolicy
 import GangwayProtocol
 import GangwayServerStorage

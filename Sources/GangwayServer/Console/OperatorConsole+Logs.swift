@@ -1,5 +1,6 @@
 import Foundation
 import GangwayConsole
+import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
 import HTTPTypes

@@ -1,6 +1,8 @@
 import Foundation
 import GangwayConsole
+import GangwayForms
 import GangwayProtocol
+import GangwayQRCode
 import GangwayServerStorage
 import HTTPTypes
 import Hummingbird
@@ -413,7 +415,7 @@ struct OperatorConsole: Sendable {
         guard let body = try? await request.collectBody(upTo: GatewayMiddleware.maximumBodySize) else {
             return .refused
         }
-        let fields = OAuthPage.form(body)
+        let fields = FormBody.fields(body)
         guard services.formGuard.refusal(request.head, fields: fields, appID: Self.formScope) == nil else {
             return .refused
         }

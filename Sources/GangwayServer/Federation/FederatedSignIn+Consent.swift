@@ -1,4 +1,5 @@
 import Foundation
+import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
 import HTTPTypes
@@ -104,7 +105,7 @@ extension FederatedSignIn {
         guard let body = try? await request.collectBody(upTo: OAuthPage.formLimit) else {
             return page(app: app, status: .contentTooLarge, message: "The form is too large.")
         }
-        let form = OAuthPage.form(body)
+        let form = FormBody.fields(body)
         // A forged form leaves the sign-in waiting: the person's own answer still counts.
         if let refusal = services.formGuard.refusal(request.head, fields: form, appID: app.id) {
             return OAuthPage.forged(refusal, app: app, api: api)

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
 import HTTPTypes
@@ -99,7 +100,7 @@ struct FederatedSignIn: Sendable {
         } catch {
             throw .unavailable("the sign-in could not be stored")
         }
-        let query = OAuthPage.formBody([
+        let query = FormBody.text([
             ("response_type", "code"), ("client_id", provider.clientID), ("redirect_uri", redirectURI),
             ("scope", Self.scope), ("state", state), ("nonce", nonce),
             ("code_challenge", PKCE.challenge(for: verifier)),

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
 import JWTKit
@@ -186,13 +187,13 @@ actor IdentityProviderClient {
         request.headers.add(name: "Accept", value: "application/json")
         if let clientSecret, !document.postsClientSecret {
             // RFC 6749 §2.3.1: each part form-encoded, then joined and base64-encoded.
-            let credentials = "\(OAuthPage.formEncoded(provider.clientID)):\(OAuthPage.formEncoded(clientSecret))"
+            let credentials = "\(FormBody.encoded(provider.clientID)):\(FormBody.encoded(clientSecret))"
             request.headers.add(name: "Authorization", value: "Basic \(Data(credentials.utf8).base64EncodedString())")
         } else {
             form.append(("client_id", provider.clientID))
             if let clientSecret { form.append(("client_secret", clientSecret)) }
         }
-        request.body = .bytes(ByteBuffer(string: OAuthPage.formBody(form)))
+        request.body = .bytes(ByteBuffer(string: FormBody.text(form)))
         let (status, body) = try await send(request, what: "the token endpoint")
         guard status == .ok else {
             if status.code >= 500 { throw .unavailable("the token endpoint answered \(status.code)") }

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayForms
 import GangwayServerStorage
 import HTTPTypes
 import Hummingbird
@@ -51,7 +52,7 @@ struct AuthorizationPage: OAuthPageRoutes {
         guard let body = try? await request.collectBody(upTo: OAuthPage.formLimit) else {
             return Self.refused(.page("The form is too large."), app: app, status: .contentTooLarge)
         }
-        let form = OAuthPage.form(body)
+        let form = FormBody.fields(body)
         if let refusal = services.formGuard.refusal(request.head, fields: form, appID: app.id) {
             return OAuthPage.forged(refusal, app: app, api: api)
         }

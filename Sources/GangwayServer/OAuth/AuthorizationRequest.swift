@@ -1,4 +1,5 @@
 import Foundation
+import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
 
@@ -83,7 +84,7 @@ struct AuthorizationRequest: Sendable, Hashable, Codable {
 
     /// The redirect URI with `parameters` in its query (it has none of its own).
     static func location(_ uri: String, _ parameters: [(String, String?)]) -> String {
-        uri + "?" + OAuthPage.formBody(parameters.compactMap { name, value in value.map { (name, $0) } })
+        uri + "?" + FormBody.text(parameters.compactMap { name, value in value.map { (name, $0) } })
     }
 
     /// Where the page's form may lead, for its `form-action`: Chromium applies it to the

@@ -1,4 +1,6 @@
 import Foundation
+import GangwayForms
+import GangwayProtocol
 import GangwayServerStorage
 import HTTPTypes
 import Hummingbird
@@ -43,7 +45,7 @@ struct DeviceVerificationPage: OAuthPageRoutes {
         guard let body = try? await request.collectBody(upTo: OAuthPage.formLimit) else {
             return Self.codeForm(app: app, status: .contentTooLarge, message: "The form is too large.")
         }
-        let form = OAuthPage.form(body)
+        let form = FormBody.fields(body)
         if let refusal = services.formGuard.refusal(request.head, fields: form, appID: app.id) {
             return OAuthPage.forged(refusal, app: app, api: api)
         }
@@ -209,7 +211,7 @@ struct DeviceVerificationPage: OAuthPageRoutes {
         var formAction = "'self'"
         if let provider = app.authentication.provider,
             let metadata = try? await services.providers.metadata(issuer: provider.issuer),
-            let origin = OAuthPage.origin(of: metadata.authorizationEndpoint)
+            let origin = WebURL.origin(of: metadata.authorizationEndpoint)
         {
             // Chromium applies `form-action` to the redirect after a form.
             formAction += " " + origin

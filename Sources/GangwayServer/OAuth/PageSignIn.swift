@@ -1,4 +1,5 @@
 import Foundation
+import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
 import HTTPTypes

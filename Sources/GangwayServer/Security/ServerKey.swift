@@ -76,12 +76,13 @@ struct ServerKey: Sendable {
     /// An HMAC-SHA256 of `message` under a key derived from this one for `purpose`: the
     /// same message gives another code for another purpose, and none without the key.
     func authenticationCode(for message: Data, purpose: String) -> Data {
-        let derived = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: key,
-            info: Data("gangway-mac-v1:\(purpose)".utf8),
-            outputByteCount: 32
-        )
-        return Data(HMAC<SHA256>.authenticationCode(for: message, using: derived))
+        Data(HMAC<SHA256>.authenticationCode(for: message, using: authenticationKey(purpose: purpose)))
+    }
+
+    /// The key ``authenticationCode(for:purpose:)`` signs with for `purpose`, for a part
+    /// of the server that signs on its own (`FormGuard`).
+    func authenticationKey(purpose: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Data("gangway-mac-v1:\(purpose)".utf8), outputByteCount: 32)
     }
 
     /// The secret `sealed` holds. A value of `plainLength` bytes is one stored before

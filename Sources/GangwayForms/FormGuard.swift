@@ -1,6 +1,7 @@
+public import Crypto
 import Foundation
 import GangwayProtocol
-import HTTPTypes
+public import HTTPTypes
 
 /// Anti-forgery for the server's HTML forms (the device verification page, the sign-in
 /// page of the code grant, the consent pages): a form is taken only when it was sent
@@ -19,38 +20,47 @@ import HTTPTypes
 ///   `same-origin` (or `none`, a person's own action) is refused, and so is an `Origin`
 ///   that is neither the server's public origin nor the request's own host (`null`
 ///   passes only with `Sec-Fetch-Site: same-origin`).
-struct FormGuard: Sendable {
+public struct FormGuard: Sendable {
     /// The hidden field the token travels in.
-    static let fieldName = "form_token"
+    public static let fieldName = "form_token"
 
-    let serverKey: ServerKey
+    /// The key a token is an HMAC under: the server's, derived for form tokens.
+    let key: SymmetricKey
     /// The server's public URL, for the origin a form must come from and whether cookies
     /// are `Secure`.
-    let publicURL: PublicURL
+    let publicURL: String
+
+    /// - Parameters:
+    ///   - key: The server's key for form tokens (derived from its key for this use only).
+    ///   - publicURL: The URL the server's pages are reached at.
+    public init(key: SymmetricKey, publicURL: String) {
+        self.key = key
+        self.publicURL = publicURL
+    }
 
     /// The browser's form secret: the one its cookie holds, or a new one the answer must
     /// set (``setCookie(_:)``).
-    struct Browser: Sendable {
-        let secret: String
-        let isNew: Bool
+    public struct Browser: Sendable {
+        public let secret: String
+        public let isNew: Bool
     }
 
     /// Why a form was refused. New cases may be added.
-    enum Refusal: Sendable, Hashable {
+    public enum Refusal: Sendable, Hashable {
         /// The browser says the form came from another site.
         case crossSite
         /// The token is missing, or is not this browser's for this app.
         case badToken
     }
 
-    var isSecure: Bool { publicURL.value.hasPrefix("https://") }
+    public var isSecure: Bool { publicURL.hasPrefix("https://") }
 
     /// The cookie's name: with the `__Host-` prefix over HTTPS, so no other host of the
     /// domain can set it.
-    var cookieName: String { isSecure ? "__Host-gangway_form" : "gangway_form" }
+    public var cookieName: String { isSecure ? "__Host-gangway_form" : "gangway_form" }
 
     /// The secret of the browser that sent `headers`, or a new one.
-    func browser(_ headers: HTTPFields) -> Browser {
+    public func browser(_ headers: HTTPFields) -> Browser {
         if let secret = BrowserCookie.value(named: cookieName, in: headers), Self.isWellFormed(secret) {
             return Browser(secret: secret, isNew: false)
         }
@@ -58,23 +68,23 @@ struct FormGuard: Sendable {
     }
 
     /// A new secret for a browser, whatever it holds: given at a sign-in and a sign-out.
-    func newBrowser() -> Browser {
-        Browser(secret: APIServices.randomBytes(32).base64URLEncoded, isNew: true)
+    public func newBrowser() -> Browser {
+        Browser(secret: SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URLEncoded, isNew: true)
     }
 
     /// The hidden field's value for `browser` on `appID`'s pages.
-    func token(for browser: Browser, appID: String) -> String {
+    public func token(for browser: Browser, appID: String) -> String {
         token(secret: browser.secret, appID: appID)
     }
 
     /// The `Set-Cookie` value that gives the browser its secret.
-    func setCookie(_ browser: Browser) -> String {
+    public func setCookie(_ browser: Browser) -> String {
         BrowserCookie.setCookie(name: cookieName, value: browser.secret, secure: isSecure)
     }
 
     /// Why the form in `fields`, sent with `request`, must be refused; `nil` when it came
     /// from the server's own page in this browser.
-    func refusal(_ request: HTTPRequest, fields: [String: String], appID: String) -> Refusal? {
+    public func refusal(_ request: HTTPRequest, fields: [String: String], appID: String) -> Refusal? {
         let headers = request.headerFields
         let site = headers[.secFetchSite]?.lowercased()
         if let site, site != "same-origin", site != "none" { return .crossSite }
@@ -94,14 +104,14 @@ struct FormGuard: Sendable {
     }
 
     private func token(secret: String, appID: String) -> String {
-        serverKey.authenticationCode(for: Data("\(appID)\n\(secret)".utf8), purpose: "form-token").base64URLEncoded
+        Data(HMAC<SHA256>.authenticationCode(for: Data("\(appID)\n\(secret)".utf8), using: key)).base64URLEncoded
     }
 
     /// Whether `origin` is the server's public origin or the origin of the host the
     /// request was sent to (a server reached by another name than its public URL).
     private func isOwnOrigin(_ origin: String, authority: String?) -> Bool {
         let origin = origin.lowercased()
-        if let own = OAuthPage.origin(of: publicURL.value)?.lowercased(), origin == own { return true }
+        if let own = WebURL.origin(of: publicURL)?.lowercased(), origin == own { return true }
         guard let host = authority?.lowercased(), let components = URLComponents(string: origin),
             let scheme = components.scheme, ["http", "https"].contains(scheme), components.path.isEmpty
         else { return false }
@@ -121,5 +131,5 @@ struct FormGuard: Sendable {
 }
 
 extension HTTPField.Name {
-    static let secFetchSite = HTTPField.Name("sec-fetch-site")!
+    public static let secFetchSite = HTTPField.Name("sec-fetch-site")!
 }

@@ -1,11 +1,11 @@
 import Foundation
-import HTTPTypes
+public import HTTPTypes
 
 /// Cookies of the server's HTML pages: read from a request, and set so that no script
 /// reads them and no other site's form sends them.
-enum BrowserCookie {
+public enum BrowserCookie {
     /// The value of the cookie `name` in `headers`' `Cookie` fields; the first one.
-    static func value(named name: String, in headers: HTTPFields) -> String? {
+    public static func value(named name: String, in headers: HTTPFields) -> String? {
         for field in headers[values: .cookie] {
             for pair in field.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
@@ -20,7 +20,7 @@ enum BrowserCookie {
     /// A `Set-Cookie` value: `HttpOnly`, `SameSite=Lax` (sent on a top-level link from
     /// elsewhere, never with another site's POST) or `Strict` (never sent from elsewhere),
     /// `Secure` over HTTPS; for the browser's session when `maxAge` is `nil`.
-    static func setCookie(
+    public static func setCookie(
         name: String,
         value: String,
         path: String = "/",
