@@ -209,12 +209,16 @@ let package = Package(
         ),
         // The operator's console, apart from the server that serves it: its pages as
         // Mustache templates and their models, the app settings form and the audit in an
-        // operator's words, and the second factor (TOTP).
+        // operator's words, the second factor (TOTP), and what it asks of the server
+        // (ConsoleServices).
         .target(
             name: "GangwayConsole",
             dependencies: [
+                "GangwayForms",
                 "GangwayPolicy",
                 "GangwayProtocol",
+                "GangwayServerStorage",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 server("Mustache", "swift-mustache"),
             ],

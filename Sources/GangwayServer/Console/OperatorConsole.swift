@@ -27,8 +27,8 @@ import NIOCore
 ///   sign-in of an existing operator's name is in the audit.
 struct OperatorConsole: Sendable {
     let api: MobileServicesAPI
-    /// What the API's handlers share: storage, keys, settings, clock and logger.
-    var services: APIServices { api.services }
+    /// What the console asks of the server apart from the operations (``ConsoleServices``).
+    var services: any ConsoleServices { api.services }
     /// Who may run each operation: the console runs one only through
     /// ``run(for:_:_:)``, which asks it.
     let access: AccessPolicy
@@ -91,30 +91,21 @@ struct OperatorConsole: Sendable {
                 browser: browser
             )
         }
-        let address = RequestInfo.current.clientAddress(trusting: services.settings.trustedProxies)
-        // A browser this operator signed in with before is counted apart and let in first:
-        // strangers' guesses at the name lock no one out of the browser they use.
-        let owner = SignInThrottle.operatorKey(name)
         let presented = BrowserCookie.value(named: knownBrowserCookieName, in: request.headers)
-        let cookieHash = try? await api.sessions.knownDeviceCookie(presented, username: owner)
-        let password = form["password"] ?? ""
-        let (throttle, storage, passwords) = (services.throttle, services.storage, services.passwords)
-        let checked: (SignInThrottle.Admission, OperatorRecord?, Bool)
+        let checked: OperatorPasswordCheck
         do {
-            // Counted only once a check may run: a busy answer counts nowhere.
-            checked = try await passwords.admitted(preferred: cookieHash != nil, console: true) {
-                let admission = try await throttle.admitOperator(name: name, address: address, cookieHash: cookieHash)
-                let record = try? await storage.operatorRecord(named: name)
-                let matches = try await passwords.verify(password, against: record?.passwordHash)
-                return (admission, record, matches)
-            }
+            checked = try await services.checkOperatorPassword(
+                name: name,
+                password: form["password"] ?? "",
+                knownBrowser: presented
+            )
         } catch {
             let refusal = (error as? APIError) ?? APIError.busy
             var answer = await again(refusal.message, refusal.status)
             if let seconds = refusal.retryAfterSeconds { answer.headers[.retryAfter] = String(seconds) }
             return answer
         }
-        let (admission, record, matches) = checked
+        let (record, matches) = (checked.record, checked.matches)
         guard matches, let record, let step = secondFactorStep(record, code: form["code"] ?? ""),
             (try? await services.storage.takeTOTPStep(step, operator: record.name)) == true
         else {
@@ -125,7 +116,7 @@ struct OperatorConsole: Sendable {
                 metadata: [
                     "request": "\(RequestInfo.current.requestID)",
                     "operator": "\(record?.name ?? "(no such operator)")",
-                    "address": "\(address)",
+                    "address": "\(services.clientAddress)",
                 ]
             )
             // An operator's name only (never what else was typed there), and only as
@@ -140,18 +131,16 @@ struct OperatorConsole: Sendable {
             }
             return await again("The name, password or code is wrong.", .unauthorized)
         }
-        try? await services.throttle.succeeded(admission)
+        await checked.succeeded()
         var opened = await open(session: record, action: "signIn", browser: browser)
-        if cookieHash == nil,
-            let cookie = try? await api.sessions.newDeviceCookie(for: SignInThrottle.operatorKey(record.name))
-        {
+        if !checked.isKnownBrowser, let cookie = await services.newKnownBrowser(operator: record.name) {
             opened.headers.append(
                 HTTPField(
                     name: .setCookie,
                     value: BrowserCookie.setCookie(
                         name: knownBrowserCookieName,
                         value: cookie,
-                        maxAge: Int(DeviceCookie.lifetime.seconds),
+                        maxAge: Int(DeviceCookieRecord.lifetime.components.seconds),
                         strict: true,
                         secure: services.isSecureOrigin
                     )
@@ -190,8 +179,8 @@ struct OperatorConsole: Sendable {
         if let error { return await enrolForm(record, token: token, browser: browser, error: error) }
         let step = totp.matchingStep(of: form["code"] ?? "", at: services.now()) ?? 0
         do {
-            let passwordHash = try await services.passwords.hash(password)
-            let sealed = try services.keys.server.seal(totp.secret, for: Self.totpPurpose)
+            let passwordHash = try await services.hashPassword(password)
+            let sealed = try services.seal(totp.secret, for: Self.totpPurpose)
             guard
                 try await services.storage.completeEnrolment(
                     enrolmentHash: hash,
@@ -331,7 +320,7 @@ struct OperatorConsole: Sendable {
     /// The time step of `code` for the operator's second factor, if it is one of now's.
     private func secondFactorStep(_ record: OperatorRecord, code: String) -> Int64? {
         guard let sealed = record.sealedTOTPSecret, record.passwordHash != nil,
-            let secret = try? services.keys.server.open(sealed, for: Self.totpPurpose, plainLength: TOTP.secretLength)
+            let secret = try? services.open(sealed, for: Self.totpPurpose, plainLength: TOTP.secretLength)
         else { return nil }
         return TOTP(secret: secret).matchingStep(of: code, at: services.now())
     }
