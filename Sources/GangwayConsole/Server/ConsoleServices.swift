@@ -25,12 +25,23 @@ public protocol ConsoleServices: Sendable {
     /// take it (behind a trusted proxy, the one it forwarded for).
     var clientAddress: String { get }
 
+    /// The ID of the request being served, for the log.
+    var requestID: String { get }
+
     /// The console's page at `path`, at the address operators reach it (an enrolment link).
     func consoleURL(_ path: String) -> String
 
     /// Appends an event to the audit, at the request's client address and with what the
     /// operation it ran noted; a failure to record it is logged.
     func audit(actor: String, via: AuditEventRecord.Channel, action: String, target: String?) async
+
+    /// Adds `detail` to what the audit records of the request being served.
+    func noteInAudit(_ detail: String)
+
+    /// Runs an operation in process for the console, as the API runs it for a caller
+    /// (the access check made first by the console): the request's own credentials are
+    /// not passed on.
+    func runOperation<Result>(_ body: () async throws -> Result) async throws -> Result
 
     /// Checks an operator's name and password as the API checks a user's: counted by the
     /// sign-in throttle first, a browser the operator signed in with before

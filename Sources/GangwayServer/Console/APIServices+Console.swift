@@ -1,11 +1,25 @@
 import Foundation
 import GangwayConsole
+import GangwayProtocol
 import GangwayServerStorage
+import HTTPTypes
 
 /// What the console asks of the server (``ConsoleServices``), answered by the services the
 /// API's handlers share: an operator's sign-in is counted and checked as a user's is.
 extension APIServices: ConsoleServices {
     var clientAddress: String { RequestInfo.current.clientAddress(trusting: settings.trustedProxies) }
+
+    var requestID: String { RequestInfo.current.requestID }
+
+    func noteInAudit(_ detail: String) {
+        AuditNote.current?.add(detail)
+    }
+
+    func runOperation<Result>(_ body: () async throws -> Result) async throws -> Result {
+        var info = RequestInfo.current
+        info.bearerToken = nil
+        return try await RequestInfo.$current.withValue(info) { try await body() }
+    }
 
     func checkOperatorPassword(
         name: String,
@@ -20,13 +34,19 @@ extension APIServices: ConsoleServices {
             username: SignInThrottle.operatorKey(name)
         )
         let (throttle, storage, passwords) = (self.throttle, self.storage, self.passwords)
-        // Counted only once a check may run: a busy answer counts nowhere.
-        let (admission, record, matches) = try await passwords.admitted(preferred: cookieHash != nil, console: true) {
-            let admission = try await throttle.admitOperator(name: name, address: address, cookieHash: cookieHash)
-            let record = try? await storage.operatorRecord(named: name)
-            let matches = try await passwords.verify(password, against: record?.passwordHash)
-            return (admission, record, matches)
+        let checked: (SignInThrottle.Admission, OperatorRecord?, Bool)
+        do {
+            // Counted only once a check may run: a busy answer counts nowhere.
+            checked = try await passwords.admitted(preferred: cookieHash != nil, console: true) {
+                let admission = try await throttle.admitOperator(name: name, address: address, cookieHash: cookieHash)
+                let record = try? await storage.operatorRecord(named: name)
+                let matches = try await passwords.verify(password, against: record?.passwordHash)
+                return (admission, record, matches)
+            }
+        } catch {
+            throw (error as? APIError) ?? .busy
         }
+        let (admission, record, matches) = checked
         return OperatorPasswordCheck(record: record, matches: matches, isKnownBrowser: cookieHash != nil) {
             try? await throttle.succeeded(admission)
         }
@@ -46,5 +66,13 @@ extension APIServices: ConsoleServices {
 
     func open(_ sealed: Data, for purpose: String, plainLength: Int) throws -> Data {
         try keys.server.open(sealed, for: purpose, plainLength: plainLength)
+    }
+}
+
+extension APIError: ConsoleRefusal {}
+
+extension AccessPolicy: ConsoleAccess {
+    func check(operator name: String, role: OperatorRole, for operationID: String) throws {
+        try check(.console(operator: name, role: role), for: operationID)
     }
 }

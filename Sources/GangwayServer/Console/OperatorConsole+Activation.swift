@@ -94,8 +94,8 @@ extension OperatorConsole {
                 record: record,
                 browser: browser,
                 days: days,
-                status: (error as? APIError)?.status ?? .serviceUnavailable,
-                error: (error as? APIError)?.message ?? "The server could not make a link now."
+                status: (error as? any ConsoleRefusal)?.status ?? .serviceUnavailable,
+                error: (error as? any ConsoleRefusal)?.message ?? "The server could not make a link now."
             )
         }
         await services.audit(

@@ -36,7 +36,7 @@ extension OperatorConsole {
                 { try await api.getAppAuthentication(.init(path: .init(appID: appID))) }
             ).ok.body.json
             return (app.name, authentication)
-        } catch let error as APIError where error.status == .notFound {
+        } catch let error as any ConsoleRefusal where error.status == .notFound {
             return nil
         }
     }
@@ -150,7 +150,7 @@ extension OperatorConsole {
             saved = try await run(for: record, "setAppAuthentication") {
                 try await api.setAppAuthentication(.init(path: .init(appID: appID), body: .json(change)))
             }.ok.body.json
-        } catch let refused as APIError {
+        } catch let refused as any ConsoleRefusal {
             return again(refused.message, refused.status)
         } catch {
             return unavailable()

@@ -75,7 +75,7 @@ extension OperatorConsole {
         )
         do {
             _ = try await run(for: record, "createApp") { try await api.createApp(.init(body: .json(body))) }
-        } catch let refused as APIError {
+        } catch let refused as any ConsoleRefusal {
             return await appsPage(
                 record,
                 browser: browser,
@@ -95,7 +95,7 @@ extension OperatorConsole {
         do {
             return try await run(for: record, "getApp") { try await api.getApp(.init(path: .init(appID: appID))) }
                 .ok.body.json
-        } catch let error as APIError where error.status == .notFound {
+        } catch let error as any ConsoleRefusal where error.status == .notFound {
             return nil
         }
     }
@@ -186,9 +186,10 @@ extension OperatorConsole {
             // words, beside the setting it is about, and named at the top.
             let refusal =
                 (error as? AppSettingsForm.Invalid)
-                ?? (error as? APIError).map { AppSettingsForm.inFormWords($0.message) }
+                ?? (error as? any ConsoleRefusal).map { AppSettingsForm.inFormWords($0.message) }
             let status =
-                error is AppSettingsForm.Invalid ? .badRequest : (error as? APIError)?.status ?? .serviceUnavailable
+                error is AppSettingsForm.Invalid
+                ? .badRequest : (error as? any ConsoleRefusal)?.status ?? .serviceUnavailable
             let summary =
                 refusal.map { refused in
                     refused.key == nil ? refused.message : "Not saved: one setting needs another value (marked below)."

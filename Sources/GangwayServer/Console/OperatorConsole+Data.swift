@@ -212,7 +212,7 @@ extension OperatorConsole {
             }
         } catch let invalid as AppSettingsForm.Invalid {
             return await again(invalid.message, .badRequest)
-        } catch let refused as APIError {
+        } catch let refused as any ConsoleRefusal {
             return await again(refused.message, refused.status)
         } catch {
             return unavailable()

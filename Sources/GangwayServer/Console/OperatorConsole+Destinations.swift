@@ -52,7 +52,7 @@ extension OperatorConsole {
                 { try await api.listDestinations(.init(path: .init(appID: appID))) }
             ).ok.body.json
             (app, listed) = (found, destinations)
-        } catch let refused as APIError where refused.status == .notFound {
+        } catch let refused as any ConsoleRefusal where refused.status == .notFound {
             return notFound(browser)
         } catch {
             return unavailable()
@@ -146,7 +146,7 @@ extension OperatorConsole {
             default:
                 return await again("That is not something the console does.", .badRequest)
             }
-        } catch let refused as APIError {
+        } catch let refused as any ConsoleRefusal {
             return await again(refused.message, refused.status == .notFound ? .notFound : refused.status)
         } catch {
             return unavailable()

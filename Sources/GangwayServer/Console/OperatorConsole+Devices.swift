@@ -71,7 +71,7 @@ extension OperatorConsole {
                     { try await api.listDevices(.init(path: .init(appID: appID), query: query)) }
                 ).ok.body.json
                 listed = devices
-            } catch let refused as APIError {
+            } catch let refused as any ConsoleRefusal {
                 refusal = refused.message
             } catch {
                 return unavailable()
@@ -198,13 +198,13 @@ extension OperatorConsole {
                 )
             }
         } catch {
-            let message = (error as? APIError)?.message ?? "The server could not do this now."
+            let message = (error as? any ConsoleRefusal)?.message ?? "The server could not do this now."
             return await devices(
                 request,
                 record: record,
                 appID: appID,
                 refusal: message,
-                status: (error as? APIError)?.status ?? .serviceUnavailable
+                status: (error as? any ConsoleRefusal)?.status ?? .serviceUnavailable
             )
         }
         await services.audit(

@@ -59,7 +59,7 @@ extension OperatorConsole {
                 entries = try await run(for: record, "listLogs") {
                     try await api.listLogs(.init(path: .init(appID: appID), query: query))
                 }.ok.body.json
-            } catch let refused as APIError {
+            } catch let refused as any ConsoleRefusal {
                 error = refused.message
             } catch {
                 return unavailable()

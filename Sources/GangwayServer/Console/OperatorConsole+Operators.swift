@@ -114,8 +114,8 @@ extension OperatorConsole {
             return await operators(
                 record,
                 browser: browser,
-                status: (error as? APIError)?.status ?? .serviceUnavailable,
-                error: (error as? APIError)?.message ?? "The server could not add them now.",
+                status: (error as? any ConsoleRefusal)?.status ?? .serviceUnavailable,
+                error: (error as? any ConsoleRefusal)?.message ?? "The server could not add them now.",
                 newName: name
             )
         }
@@ -203,8 +203,8 @@ extension OperatorConsole {
             return await operators(
                 record,
                 browser: browser,
-                status: (error as? APIError)?.status ?? .serviceUnavailable,
-                error: (error as? APIError)?.message ?? "The server could not do this now."
+                status: (error as? any ConsoleRefusal)?.status ?? .serviceUnavailable,
+                error: (error as? any ConsoleRefusal)?.message ?? "The server could not do this now."
             )
         }
         return Self.redirect(to: ConsolePaths.operators + "?done=" + (form["action"] ?? ""))
@@ -230,8 +230,8 @@ extension OperatorConsole {
             return await operators(
                 record,
                 browser: browser,
-                status: (error as? APIError)?.status ?? .serviceUnavailable,
-                error: (error as? APIError)?.message ?? "The server could not link it now.",
+                status: (error as? any ConsoleRefusal)?.status ?? .serviceUnavailable,
+                error: (error as? any ConsoleRefusal)?.message ?? "The server could not link it now.",
                 typedLink: typed
             )
         }

@@ -173,7 +173,7 @@ extension OperatorConsole {
         services.logger.error(
             "console sign-in through the provider refused",
             metadata: [
-                "app": "\(app.id)", "reason": "\(reason.description)", "request": "\(RequestInfo.current.requestID)",
+                "app": "\(app.id)", "reason": "\(reason.description)", "request": "\(services.requestID)",
             ]
         )
         return await signInAgain(

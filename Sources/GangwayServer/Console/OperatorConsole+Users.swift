@@ -124,7 +124,7 @@ extension OperatorConsole {
             ).ok.body.json
             found = user
             links = identities
-        } catch let error as APIError where error.status == .notFound {
+        } catch let error as any ConsoleRefusal where error.status == .notFound {
             return notFound(browser)
         } catch {
             return unavailable()
@@ -171,12 +171,12 @@ extension OperatorConsole {
             )
             return Self.redirect(to: ConsolePaths.users + "/" + user.username)
         } catch {
-            let message = (error as? APIError)?.message ?? "The server could not do this now."
+            let message = (error as? any ConsoleRefusal)?.message ?? "The server could not do this now."
             return await users(
                 request,
                 record: record,
                 refusal: message,
-                status: (error as? APIError)?.status ?? .serviceUnavailable,
+                status: (error as? any ConsoleRefusal)?.status ?? .serviceUnavailable,
                 typed: (body.username, displayName)
             )
         }
@@ -293,8 +293,8 @@ extension OperatorConsole {
                 )
             }
         } catch {
-            let message = (error as? APIError)?.message ?? "The server could not do this now."
-            let status = (error as? APIError)?.status ?? .serviceUnavailable
+            let message = (error as? any ConsoleRefusal)?.message ?? "The server could not do this now."
+            let status = (error as? any ConsoleRefusal)?.status ?? .serviceUnavailable
             guard onUserPage else { return await users(request, record: record, refusal: message, status: status) }
             return await user(
                 username,

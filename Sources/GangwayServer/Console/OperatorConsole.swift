@@ -31,7 +31,7 @@ struct OperatorConsole: Sendable {
     var services: any ConsoleServices { api.services }
     /// Who may run each operation: the console runs one only through
     /// ``run(for:_:_:)``, which asks it.
-    let access: AccessPolicy
+    let access: any ConsoleAccess
     let templates = ConsoleTemplates()
 
     /// The operator's password, at least this long.
@@ -100,7 +100,9 @@ struct OperatorConsole: Sendable {
                 knownBrowser: presented
             )
         } catch {
-            let refusal = (error as? APIError) ?? APIError.busy
+            guard let refusal = error as? any ConsoleRefusal else {
+                return await again("The server could not check this now. Try again.", .serviceUnavailable)
+            }
             var answer = await again(refusal.message, refusal.status)
             if let seconds = refusal.retryAfterSeconds { answer.headers[.retryAfter] = String(seconds) }
             return answer
@@ -114,7 +116,7 @@ struct OperatorConsole: Sendable {
             services.logger.notice(
                 "console sign-in failed",
                 metadata: [
-                    "request": "\(RequestInfo.current.requestID)",
+                    "request": "\(services.requestID)",
                     "operator": "\(record?.name ?? "(no such operator)")",
                     "address": "\(services.clientAddress)",
                 ]
@@ -413,7 +415,7 @@ struct OperatorConsole: Sendable {
 
     /// The answer to a form that did not come from the console's own page: 403, nothing done.
     func refused(_ request: Request) async -> Response {
-        services.logger.warning("console form refused", metadata: ["request": "\(RequestInfo.current.requestID)"])
+        services.logger.warning("console form refused", metadata: ["request": "\(services.requestID)"])
         let browser = services.formGuard.browser(request.headers)
         return page(
             MessagePage(
@@ -440,11 +442,11 @@ struct OperatorConsole: Sendable {
     /// their actions do.
     func permits(_ record: OperatorRecord, _ operation: String, on target: String) async -> Bool {
         do {
-            try access.check(.console(operator: record.name, role: record.role), for: operation)
+            try access.check(operator: record.name, role: record.role, for: operation)
             return true
         } catch {
             let needed = access.role(for: operation)?.rawValue ?? "admin token"
-            AuditNote.current?.add("\(operation) needs the \(needed) role; the operator is a \(record.role.rawValue)")
+            services.noteInAudit("\(operation) needs the \(needed) role; the operator is a \(record.role.rawValue)")
             // The target holds what the form named: kept short, control characters shown escaped.
             await services.audit(
                 actor: record.name,
@@ -458,16 +460,14 @@ struct OperatorConsole: Sendable {
 
     /// Runs the operation `operationID` for the operator `record` in process, as the API
     /// would for a caller with their role: the access check first (``AccessPolicy``), as
-    /// the HTTP gate makes it; a refusal throws ``APIError/roleRequired(_:held:)``.
+    /// the HTTP gate makes it; a refusal throws the access check's refusal (a ``ConsoleRefusal``).
     func run<Result>(
         for record: OperatorRecord,
         _ operationID: String,
         _ body: () async throws -> Result
     ) async throws -> Result {
-        try access.check(.console(operator: record.name, role: record.role), for: operationID)
-        var info = RequestInfo.current
-        info.bearerToken = nil
-        return try await RequestInfo.$current.withValue(info) { try await body() }
+        try access.check(operator: record.name, role: record.role, for: operationID)
+        return try await services.runOperation(body)
     }
 
     /// The page that asks before `form` does what cannot be undone, or `nil` when the form
