@@ -20,6 +20,9 @@ public protocol ConsoleServices: Sendable {
     var formGuard: FormGuard { get }
     /// Whether the console's pages are reached over HTTPS: their cookies are then `Secure`.
     var isSecureOrigin: Bool { get }
+    /// The most a signed-in operator's form may hold: what the server takes from any
+    /// authenticated caller.
+    var maximumBodySize: Int { get }
 
     /// The address of the request being served, as the sign-in throttle and the audit
     /// take it (behind a trusted proxy, the one it forwarded for).
@@ -57,6 +60,11 @@ public protocol ConsoleServices: Sendable {
     /// A new cookie for a browser the operator `name` signed in with; `nil` when none could
     /// be stored.
     func newKnownBrowser(operator name: String) async -> String?
+
+    /// The second factor's key an enrolment link of SHA-256 `tokenHash` offers: derived
+    /// from the link, so the page shows the same key however often it is opened, and
+    /// nothing is kept before the operator proves they hold it.
+    func enrolmentSecret(tokenHash: Data) -> Data
 
     /// The bcrypt hash of an operator's new password, off the request's threads.
     func hashPassword(_ password: String) async throws -> String

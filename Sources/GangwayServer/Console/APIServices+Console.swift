@@ -11,6 +11,12 @@ extension APIServices: ConsoleServices {
 
     var requestID: String { RequestInfo.current.requestID }
 
+    var maximumBodySize: Int { GatewayMiddleware.maximumBodySize }
+
+    func enrolmentSecret(tokenHash: Data) -> Data {
+        OperatorsHandler(services: self).enrolmentSecret(tokenHash)
+    }
+
     func noteInAudit(_ detail: String) {
         AuditNote.current?.add(detail)
     }

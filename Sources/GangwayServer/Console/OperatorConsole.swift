@@ -26,9 +26,11 @@ import NIOCore
 ///   guessing the name, and the devices' sign-ins never keep an operator out. A failed
 ///   sign-in of an existing operator's name is in the audit.
 struct OperatorConsole: Sendable {
+    /// The API's operations, run in process (``run(for:_:_:)``); the provider sign-in
+    /// still takes the server's own.
     let api: MobileServicesAPI
     /// What the console asks of the server apart from the operations (``ConsoleServices``).
-    var services: any ConsoleServices { api.services }
+    let services: any ConsoleServices
     /// Who may run each operation: the console runs one only through
     /// ``run(for:_:_:)``, which asks it.
     let access: any ConsoleAccess
@@ -165,7 +167,7 @@ struct OperatorConsole: Sendable {
         guard let record = await enrolling(token) else { return endedLink(browser) }
         let password = form["password"] ?? ""
         let hash = BearerToken.hash(token)
-        let totp = TOTP(secret: api.operators.enrolmentSecret(hash))
+        let totp = TOTP(secret: services.enrolmentSecret(tokenHash: hash))
         let error: String? =
             if password.unicodeScalars.count < Self.minimumPasswordLength
                 || password.unicodeScalars.count > APILimits.password.upperBound
@@ -339,7 +341,7 @@ struct OperatorConsole: Sendable {
         browser: FormGuard.Browser,
         error: String? = nil
     ) async -> Response {
-        let totp = TOTP(secret: api.operators.enrolmentSecret(BearerToken.hash(token)))
+        let totp = TOTP(secret: services.enrolmentSecret(tokenHash: BearerToken.hash(token)))
         let address = totp.provisioningURI(account: record.name, issuer: "Gangway")
         let qrCode = QRCodes.svgImage(address, title: "QR code of the key below")
         let page = EnrolPage(
@@ -403,7 +405,7 @@ struct OperatorConsole: Sendable {
         var request = request
         // The gateway took the body within the caller's limit: a signed-in operator's form
         // may hold what the API takes (an entity's fields), anyone else's far less.
-        guard let body = try? await request.collectBody(upTo: GatewayMiddleware.maximumBodySize) else {
+        guard let body = try? await request.collectBody(upTo: services.maximumBodySize) else {
             return .refused
         }
         let fields = FormBody.fields(body)

@@ -404,8 +404,6 @@ extension HTTPField.Name {
     static let messageCode = HTTPField.Name("x-message-code")!
     /// The addresses a request passed through, added to by each proxy.
     static let xForwardedFor = HTTPField.Name("x-forwarded-for")!
-    /// `nosniff`: a browser reads an answer as the type it says, never as a script or page it guesses.
-    static let xContentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
     /// How long a browser reaches this host by `https` alone.
     static let strictTransportSecurity = HTTPField.Name("Strict-Transport-Security")!
 }

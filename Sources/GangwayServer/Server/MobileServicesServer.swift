@@ -129,7 +129,7 @@ public struct MobileServicesServer: Sendable {
             adminToken: .stored
         )
         let services = api.services
-        let console = OperatorConsole(api: api, access: access)
+        let console = OperatorConsole(api: api, services: api.services, access: access)
         if listener == .console {
             let gateway = GatewayMiddleware(
                 routes: try RouteTable(document: Data(#"{"paths": {}}"#.utf8), extra: ConsolePaths.routes),
