@@ -135,6 +135,37 @@ struct SQLTests {
             ),
             "\(upsert.text)"
         )
+        // What an upsert keeps (when a row was made) it does not set.
+        let keeping = try SQL.insert(
+            into: "shifts",
+            shift,
+            upsertingOn: ["registration_id"],
+            keeping: ["kind", "starts_at"]
+        )
+        .rendered { _ in "?" }
+        #expect(
+            keeping.text.hasSuffix(
+                " ON CONFLICT (registration_id) DO UPDATE SET last_totp_step = excluded.last_totp_step,"
+                    + " note = excluded.note, open = excluded.open"
+            ),
+            "\(keeping.text)"
+        )
+    }
+
+    /// A row the database numbers.
+    struct Entry: Encodable {
+        var id: Int64?
+        var message = "checked"
+    }
+
+    @Test("an id a record has not got yet is left to the database; one it has is stored as any column")
+    func numberedRows() throws {
+        let new = try SQL.insert(into: "logs", Entry(id: nil)).rendered { _ in "?" }
+        #expect(new.text == "INSERT INTO logs (message) VALUES (?)")
+        #expect(new.values == [.text("checked")])
+        let kept = try SQL.insert(into: "logs", Entry(id: 7)).rendered { _ in "?" }
+        #expect(kept.text == "INSERT INTO logs (id, message) VALUES (?, ?)")
+        #expect(kept.values == [.integer(7), .text("checked")])
     }
 
     /// What a row's cell cannot hold.
