@@ -44,6 +44,8 @@ final class APIServices: Sendable {
     let adminToken: AdminTokenCheck
     let now: @Sendable () -> Date
     let logger: Logger
+    /// The server key derived for the forms' tokens (``formGuard``), once.
+    private let formTokenKey: SymmetricKey
 
     /// A class, not a struct: every request's handlers share this one instance, where a
     /// value of this size was copied (and its references retained) at each call.
@@ -67,6 +69,7 @@ final class APIServices: Sendable {
         self.adminToken = adminToken
         self.now = now
         self.logger = logger
+        formTokenKey = keys.server.authenticationKey(purpose: "form-token")
     }
 
     // MARK: Shared
@@ -256,7 +259,7 @@ final class APIServices: Sendable {
     /// Anti-forgery for the server's forms.
     var formGuard: FormGuard {
         FormGuard(
-            key: keys.server.authenticationKey(purpose: "form-token"),
+            key: formTokenKey,
             publicURL: (settings.pagesURL ?? settings.publicURL).value
         )
     }
