@@ -220,6 +220,8 @@ let package = Package(
                 "GangwayServerStorage",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                server("Hummingbird", "hummingbird"),
                 server("Mustache", "swift-mustache"),
             ],
             swiftSettings: swiftSettings

@@ -11,7 +11,7 @@ import Foundation
 public enum AdminProof {
     /// A new challenge: 32 random bytes, base64url.
     public static func challenge() -> String {
-        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URLEncoded
+        BearerToken.random()
     }
 
     /// The proof for `challenge` by the holder of `tokenHash` (the SHA-256 of the token).

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An OpenID Connect provider's issuer URL, as Gangway takes it (RFC 8414 §2; OpenID
 /// Connect Discovery §4): `https`, a host of ASCII letters, digits, dots and hyphens, an
 /// optional port and path, and no query, fragment or user information; `http` only on a
@@ -17,4 +19,14 @@ public enum IssuerURL {
     /// Why an issuer is refused, for people.
     public static let rule =
         "issuer must be an https URL (http only on a loopback address), with no query, fragment or user information."
+
+    /// `issuer` as a page names the provider to a person: without the scheme
+    /// (`login.example.com`, `sso.example.com/realms/crew`), so two people of one name at
+    /// two providers, or a provider's person and a password user, are told apart.
+    public static func shown(_ issuer: String) -> String {
+        guard let url = URL(string: issuer), let host = url.host, !host.isEmpty else { return issuer }
+        let port = url.port.map { ":\($0)" } ?? ""
+        let path = url.path == "/" ? "" : url.path
+        return host + port + path
+    }
 }

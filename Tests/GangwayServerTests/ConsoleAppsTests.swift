@@ -8,6 +8,7 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
+@testable import GangwayConsole
 @testable import GangwayServer
 
 @Suite(

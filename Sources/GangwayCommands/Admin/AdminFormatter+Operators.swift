@@ -60,15 +60,7 @@ extension AdminFormatter {
 
     /// The events as CSV, as the console's download has them (``AuditExport``).
     static func auditCSV(_ events: [AuditEvent]) -> String {
-        AuditExport.csv(
-            events.map {
-                AuditExport.line(
-                    id: $0.id,
-                    at: $0.at,
-                    fields: [$0.actor, $0.via.rawValue, $0.action, $0.target, $0.address, $0.detail]
-                )
-            }
-        )
+        AuditExport.csv(events)
     }
 
     /// `value` as JSON with its keys sorted and dates as the API writes them (RFC 3339,

@@ -21,6 +21,19 @@ public enum AuditExport {
         ([header.joined(separator: ",")] + lines).joined(separator: "\n")
     }
 
+    /// The CSV of `events`, with the header, in their order.
+    public static func csv(_ events: [Components.Schemas.AuditEvent]) -> String {
+        csv(
+            events.map {
+                line(
+                    id: $0.id,
+                    at: $0.at,
+                    fields: [$0.actor, $0.via.rawValue, $0.action, $0.target, $0.address, $0.detail]
+                )
+            }
+        )
+    }
+
     /// `text` as a CSV cell: quoted when it holds a comma, a quote or a line break.
     public static func cell(_ text: String) -> String {
         var cell = text

@@ -6,9 +6,6 @@ import GangwayServerStorage
 struct ActivityHandler: APIHandler {
     let services: APIServices
 
-    /// Conflicts and refused changes of this many days past need attention.
-    static let attentionDays = 7
-
     func getActivity(_ input: Operations.GetActivity.Input) async throws -> Operations.GetActivity.Output {
         var appID: String?
         if let id = input.query.app { appID = try await app(id).id }
@@ -66,7 +63,9 @@ struct ActivityHandler: APIHandler {
                 try await perform { try await storage.apps() }
             }
         let time = now()
-        let since = ActivityBucket.day.start(of: time).addingTimeInterval(-Double(Self.attentionDays - 1) * 86_400)
+        let since = ActivityBucket.day.start(of: time).addingTimeInterval(
+            -Double(Components.Schemas.Attention.days - 1) * 86_400
+        )
         let listed = APILimits.attentionListed.upperBound
         let appID = input.query.app.map { _ in apps[0].id }
         let changes = try await perform {

@@ -91,7 +91,7 @@ struct OperatorsHandler: APIHandler {
 
     /// A new enrolment link's token, and the hash it is stored as.
     static func newEnrolmentToken() -> (token: String, hash: Data) {
-        let token = randomBytes(32).base64URLEncoded
+        let token = BearerToken.random()
         return (token, BearerToken.hash(token))
     }
 

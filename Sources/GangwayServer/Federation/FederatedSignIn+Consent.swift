@@ -29,12 +29,12 @@ extension FederatedSignIn {
         browser: String,
         form: FormGuard.Browser
     ) async -> Response {
-        let token = APIServices.randomBytes(32).base64URLEncoded
+        let token = BearerToken.random()
         let name = OAuthPage.escape(app.name)
         // The provider and the user name as well as the name: a person the provider signed
         // in first, named as someone who was there before, is told apart from them.
         let provider =
-            app.authentication.provider.map { " at " + OAuthPage.escape(ProviderName.shown($0.issuer)) } ?? ""
+            app.authentication.provider.map { " at " + OAuthPage.escape(IssuerURL.shown($0.issuer)) } ?? ""
         let signedInAs = """
             <p>You are signed in\(provider) as <strong>\(OAuthPage.escape(user.displayName))</strong>, \
             user name <strong>\(OAuthPage.escape(user.username))</strong>.</p>

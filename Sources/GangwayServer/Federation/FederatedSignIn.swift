@@ -91,10 +91,10 @@ struct FederatedSignIn: Sendable {
         cookiePath: String
     ) async throws(FederationError) -> Response {
         let metadata = try await services.providers.metadata(issuer: provider.issuer)
-        let state = APIServices.randomBytes(32).base64URLEncoded
-        let nonce = APIServices.randomBytes(32).base64URLEncoded
-        let verifier = APIServices.randomBytes(32).base64URLEncoded
-        let browser = APIServices.randomBytes(32).base64URLEncoded
+        let state = BearerToken.random()
+        let nonce = BearerToken.random()
+        let verifier = BearerToken.random()
+        let browser = BearerToken.random()
         do {
             try await keep(origin, under: state, browser: browser, nonce: nonce, verifier: verifier, app: app)
         } catch {

@@ -63,7 +63,7 @@ struct FederationHandler: APIHandler {
     /// one knows: they sign in through the provider only.
     private func createFederatedUser(_ identity: ProviderIdentity, app: AppRecord) async throws -> UserRecord {
         let base = Self.username(from: identity)
-        let password = try await passwords.hash(Self.randomBytes(32).base64URLEncoded)
+        let password = try await passwords.hash(BearerToken.random())
         let time = now()
         let display = (identity.name ?? identity.email ?? base).trimmingCharacters(in: .whitespacesAndNewlines)
         let displayName =

@@ -6,9 +6,6 @@ import NIOCore
 public struct ServerContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
-    /// The operator signed in to the console, and their form: set by ``ConsoleGuard``
-    /// for the console's pages past the sign-in (``ConsoleContext``), `nil` elsewhere.
-    var consoleCaller: ConsoleCaller?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayProtocol
 import GangwayServerStorage
 import GangwaySystem
 

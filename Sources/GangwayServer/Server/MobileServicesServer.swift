@@ -129,7 +129,12 @@ public struct MobileServicesServer: Sendable {
             adminToken: .stored
         )
         let services = api.services
-        let console = OperatorConsole(api: api, services: api.services, access: access)
+        let console = OperatorConsole(
+            api: api,
+            services: api.services,
+            access: access,
+            providerSignIn: ConsoleFederation(federation: FederatedSignIn(api: api))
+        )
         if listener == .console {
             let gateway = GatewayMiddleware(
                 routes: try RouteTable(document: Data(#"{"paths": {}}"#.utf8), extra: ConsolePaths.routes),

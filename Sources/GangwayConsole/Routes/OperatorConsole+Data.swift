@@ -1,5 +1,4 @@
 import Foundation
-import GangwayConsole
 import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
@@ -14,7 +13,7 @@ extension OperatorConsole {
     /// Changes on the page.
     static let changesShown = 100
 
-    func registerData(on router: RouterGroup<ConsoleContext>) {
+    func registerData<Parent: RequestContext>(on router: RouterGroup<ConsoleContext<Parent>>) {
         page(router, ConsolePaths.data) { request, _, record in await data(request, record: record) }
         action(router, ConsolePaths.data) { request, _, sent in await writeData(request, sent) }
     }

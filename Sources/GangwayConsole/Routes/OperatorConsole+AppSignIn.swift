@@ -1,5 +1,4 @@
 import Foundation
-import GangwayConsole
 import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
@@ -10,7 +9,7 @@ import Hummingbird
 /// admin through the admin API's own `PUT /admin/apps/{appID}/authentication`, as
 /// `gangway admin auth` does.
 extension OperatorConsole {
-    func registerAppSignIn(on router: RouterGroup<ConsoleContext>) {
+    func registerAppSignIn<Parent: RequestContext>(on router: RouterGroup<ConsoleContext<Parent>>) {
         page(router, ConsolePaths.apps + "/:appID/sign-in") { request, context, record in
             await signInSettings(request, record: record, appID: try context.parameters.require("appID"))
         }

@@ -1,5 +1,4 @@
 import Foundation
-import GangwayConsole
 import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
@@ -12,7 +11,7 @@ import Hummingbird
 /// here (another admin, or the command line, does), so no one locks the last admin out
 /// by a slip.
 extension OperatorConsole {
-    func registerOperators(on router: RouterGroup<ConsoleContext>) {
+    func registerOperators<Parent: RequestContext>(on router: RouterGroup<ConsoleContext<Parent>>) {
         page(router, ConsolePaths.operators) { request, _, record in
             await operators(
                 record,

@@ -1,5 +1,4 @@
 import Foundation
-import GangwayConsole
 import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
@@ -12,7 +11,7 @@ import Logging
 /// (`gangway admin operators link`) signs in there, and the provider's own sign-in (and
 /// its second factor) stands for the operator's password and code.
 ///
-/// The sign-in is the app's federated sign-in (``FederatedSignIn``) with the console as
+/// The sign-in is the app's federated sign-in (``ConsoleProviderSignIn``) with the console as
 /// its origin: the app's client at the provider, PKCE, a nonce, a state finished once and
 /// bound to the browser that started it by a cookie sent to the console's callback alone.
 /// A person is an operator only by an admin's link of their issuer and subject, never by
@@ -24,7 +23,7 @@ extension OperatorConsole {
         var console: String
     }
 
-    func registerProviderSignIn(on router: Router<ServerContext>) {
+    func registerProviderSignIn<Parent: RequestContext>(on router: Router<Parent>) {
         router.get(RouterPath(ConsolePaths.providerSignIn)) { request, _ in await departToProvider(request) }
         router.get(RouterPath(ConsolePaths.providerCallback)) { request, _ in await backFromProvider(request) }
     }
@@ -67,11 +66,10 @@ extension OperatorConsole {
             )
         }
         do {
-            return try await FederatedSignIn(api: api).depart(
-                ProviderOrigin(console: provider.issuer),
-                app: app,
-                provider: provider,
-                redirectURI: providerCallbackURL,
+            return try await providerSignIn.depart(
+                for: app,
+                keeping: ProviderOrigin(console: provider.issuer),
+                back: providerCallbackURL,
                 cookiePath: ConsolePaths.providerCallback
             )
         } catch {
@@ -90,7 +88,7 @@ extension OperatorConsole {
         response.headers.append(
             HTTPField(
                 name: .setCookie,
-                value: FederatedSignIn(api: api).cookie("", path: ConsolePaths.providerCallback, maxAge: 0)
+                value: providerSignIn.forgetBinding(path: ConsolePaths.providerCallback)
             )
         )
         return response
@@ -98,13 +96,12 @@ extension OperatorConsole {
 
     private func settle(_ request: Request, browser: FormGuard.Browser) async -> Response {
         let query = request.uri.queryParameters
-        let federation = FederatedSignIn(api: api)
         let record: FederatedSignInRecord
         do {
-            (record, _) = try await federation.take(query.get("state"), request: request, appID: nil)
+            record = try await providerSignIn.take(state: query.get("state"), request: request)
         } catch {
             switch error {
-            case .stale: return await signInAgain(browser, Self.staleSignIn, .badRequest)
+            case .stale, .refused: return await signInAgain(browser, Self.staleSignIn, .badRequest)
             case .unavailable: return await signInAgain(browser, Self.providerUnavailable, .serviceUnavailable)
             case .anotherBrowser:
                 return await signInAgain(
@@ -120,23 +117,17 @@ extension OperatorConsole {
         else { return await signInAgain(browser, Self.staleSignIn, .badRequest) }
         // RFC 9207: an answer that says it comes from another issuer is a mix-up attack.
         if let issuer = query.get("iss"), issuer != provider.issuer {
-            return await failed(browser, app: app, reason: .invalidIDToken("the answer names another issuer"))
+            return await failed(browser, app: app, reason: .refused("the answer names another issuer"))
         }
         if query.get("error") != nil {
             return await signInAgain(browser, "The sign-in was cancelled at the sign-in service.", .forbidden)
         }
         guard let code = query.get("code"), !code.isEmpty else {
-            return await failed(browser, app: app, reason: .invalidIDToken("the answer holds no code"))
+            return await failed(browser, app: app, reason: .refused("the answer holds no code"))
         }
-        let identity: ProviderIdentity
+        let identity: (issuer: String, subject: String)
         do {
-            (identity, _) = try await federation.identity(
-                code: code,
-                of: record,
-                app: app,
-                provider: provider,
-                redirectURI: providerCallbackURL
-            )
+            identity = try await providerSignIn.identity(of: record, code: code, app: app, back: providerCallbackURL)
         } catch {
             return await failed(browser, app: app, reason: error)
         }
@@ -162,8 +153,12 @@ extension OperatorConsole {
     }
 
     /// The answer's checks failed: the reason goes to the log, not the page.
-    private func failed(_ browser: FormGuard.Browser, app: AppRecord, reason: FederationError) async -> Response {
-        if reason.code == .unavailable {
+    private func failed(
+        _ browser: FormGuard.Browser,
+        app: AppRecord,
+        reason: ProviderSignInFailure
+    ) async -> Response {
+        if case .unavailable = reason {
             services.logger.error(
                 "identity provider unavailable",
                 metadata: ["app": "\(app.id)", "reason": "\(reason.description)"]

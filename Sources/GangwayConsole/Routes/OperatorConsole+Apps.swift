@@ -1,5 +1,4 @@
 import Foundation
-import GangwayConsole
 import GangwayForms
 import GangwayPolicy
 import GangwayProtocol
@@ -11,7 +10,7 @@ import Hummingbird
 /// and changed by an admin through the admin API's own `PATCH /admin/apps/{appID}`; after
 /// a change, the page says what devices do at their next contact.
 extension OperatorConsole {
-    func registerApps(on router: RouterGroup<ConsoleContext>) {
+    func registerApps<Parent: RequestContext>(on router: RouterGroup<ConsoleContext<Parent>>) {
         page(router, ConsolePaths.apps) { request, _, record in await apps(request, record: record) }
         action(router, ConsolePaths.apps) { request, _, sent in await createApp(request, sent) }
         page(router, ConsolePaths.apps + "/:appID") { request, context, record in

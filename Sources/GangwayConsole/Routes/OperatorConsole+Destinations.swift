@@ -1,5 +1,4 @@
 import Foundation
-import GangwayConsole
 import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
@@ -10,7 +9,7 @@ import Hummingbird
 /// API's own `GET /admin/apps/{appID}/destinations`, added, changed and removed by an
 /// admin through its `PUT` and `DELETE`, as `gangway admin destinations` does.
 extension OperatorConsole {
-    func registerDestinations(on router: RouterGroup<ConsoleContext>) {
+    func registerDestinations<Parent: RequestContext>(on router: RouterGroup<ConsoleContext<Parent>>) {
         page(router, ConsolePaths.apps + "/:appID/destinations") { request, context, record in
             await destinationsPage(
                 try context.parameters.require("appID"),

@@ -1,5 +1,4 @@
 import Foundation
-import GangwayConsole
 import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
@@ -10,7 +9,7 @@ import Hummingbird
 /// contact and status (a wipe shows whether the device heard of it), locked, unlocked and
 /// wiped through the admin API's own operation.
 extension OperatorConsole {
-    func registerDevices(on router: RouterGroup<ConsoleContext>) {
+    func registerDevices<Parent: RequestContext>(on router: RouterGroup<ConsoleContext<Parent>>) {
         page(router, ConsolePaths.devices) { request, _, record in await devices(request, record: record) }
         action(router, ConsolePaths.devices + "/:registrationID") { request, context, sent in
             await act(request, sent, registrationID: try context.parameters.require("registrationID"))

@@ -1,5 +1,4 @@
 import Foundation
-import GangwayConsole
 import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
@@ -12,10 +11,10 @@ import NIOCore
 extension OperatorConsole {
     static let eventsPerPage = 50
 
-    func registerAudit(on router: RouterGroup<ConsoleContext>) {
+    func registerAudit<Parent: RequestContext>(on router: RouterGroup<ConsoleContext<Parent>>) {
         page(router, ConsolePaths.audit) { request, _, record in await audit(request, record: record) }
-        page(router, ConsolePaths.auditCSV) { request, _, _ in await export(request, json: false) }
-        page(router, ConsolePaths.auditJSON) { request, _, _ in await export(request, json: true) }
+        page(router, ConsolePaths.auditCSV) { request, _, record in await export(request, record: record, json: false) }
+        page(router, ConsolePaths.auditJSON) { request, _, record in await export(request, record: record, json: true) }
     }
 
     private func audit(_ request: Request, record: OperatorRecord) async -> Response {
@@ -67,37 +66,34 @@ extension OperatorConsole {
         return self.page(page, browser: browser)
     }
 
-    /// The whole audit, newest first, read from the database a thousand events at a time.
-    private func export(_ request: Request, json: Bool) async -> Response {
-        var events: [AuditEventRecord] = []
+    /// The whole audit, newest first, read through the API's `listAuditEvents` a
+    /// thousand events at a time, as the operator's role allows it.
+    private func export(_ request: Request, record: OperatorRecord, json: Bool) async -> Response {
+        let pageSize = 1_000
+        var events: [Components.Schemas.AuditEvent] = []
         var before: Int64?
         repeat {
-            guard let batch = try? await services.storage.auditEvents(limit: 1_000, before: before) else {
-                return unavailable()
-            }
+            let query = Operations.ListAuditEvents.Input.Query(limit: pageSize, before: before)
+            guard
+                let batch = try? await run(
+                    for: record,
+                    "listAuditEvents",
+                    {
+                        try await api.listAuditEvents(.init(query: query))
+                    }
+                ).ok.body.json
+            else { return unavailable() }
             events += batch
-            before = batch.count == 1_000 ? batch.last?.id : nil
+            before = batch.count == pageSize ? batch.last?.id : nil
         } while before != nil
         let body: String
         if json {
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .iso8601
             encoder.outputFormatting = [.sortedKeys]
-            body = String(
-                decoding: (try? encoder.encode(events.map(AuditHandler.wire))) ?? Data("[]".utf8),
-                as: UTF8.self
-            )
+            body = String(decoding: (try? encoder.encode(events)) ?? Data("[]".utf8), as: UTF8.self)
         } else {
-            body =
-                AuditExport.csv(
-                    events.map {
-                        AuditExport.line(
-                            id: $0.id ?? 0,
-                            at: $0.at,
-                            fields: [$0.actor, $0.via.rawValue, $0.action, $0.target, $0.address, $0.detail]
-                        )
-                    }
-                ) + "\n"
+            body = AuditExport.csv(events) + "\n"
         }
         return Response(
             status: .ok,

@@ -1,5 +1,4 @@
 import Foundation
-import GangwayConsole
 import GangwayForms
 import GangwayProtocol
 import GangwayQRCode
@@ -25,16 +24,29 @@ import NIOCore
 ///   signed in as the operator before (its cookie) is counted apart from strangers
 ///   guessing the name, and the devices' sign-ins never keep an operator out. A failed
 ///   sign-in of an existing operator's name is in the audit.
-struct OperatorConsole: Sendable {
-    /// The API's operations, run in process (``run(for:_:_:)``); the provider sign-in
-    /// still takes the server's own.
-    let api: MobileServicesAPI
+public struct OperatorConsole: Sendable {
+    /// The API's operations, run in process (``run(for:_:_:)``).
+    let api: any APIProtocol
     /// What the console asks of the server apart from the operations (``ConsoleServices``).
     let services: any ConsoleServices
     /// Who may run each operation: the console runs one only through
     /// ``run(for:_:_:)``, which asks it.
     let access: any ConsoleAccess
+    /// The sign-in through an app's identity provider, as the server runs it for apps.
+    let providerSignIn: any ConsoleProviderSignIn
     let templates = ConsoleTemplates()
+
+    public init(
+        api: any APIProtocol,
+        services: any ConsoleServices,
+        access: any ConsoleAccess,
+        providerSignIn: any ConsoleProviderSignIn
+    ) {
+        self.api = api
+        self.services = services
+        self.access = access
+        self.providerSignIn = providerSignIn
+    }
 
     /// The operator's password, at least this long.
     static let minimumPasswordLength = 12
@@ -42,7 +54,8 @@ struct OperatorConsole: Sendable {
     /// holds no `:`.
     static let formScope = "console:"
 
-    func register(on router: Router<ServerContext>) {
+    /// Puts the console's pages and forms on `router`, under ``ConsolePaths``.
+    public func register<Parent: RequestContext>(on router: Router<Parent>) {
         router.get(RouterPath(ConsolePaths.styleSheet)) { _, _ in
             var response = Response(
                 status: .ok,
@@ -244,7 +257,7 @@ struct OperatorConsole: Sendable {
     /// of the domain can set it.
     var sessionCookieName: String { services.isSecureOrigin ? "__Host-gangway_console" : "gangway_console" }
 
-    /// The cookie of a browser an operator signed in with (see ``DeviceCookie``), which
+    /// The cookie of a browser an operator signed in with (the server's device cookie), which
     /// outlives the session: with the `__Host-` prefix over HTTPS.
     var knownBrowserCookieName: String {
         services.isSecureOrigin ? "__Host-gangway_console_browser" : "gangway_console_browser"
@@ -259,7 +272,7 @@ struct OperatorConsole: Sendable {
     }
 
     /// The session and operator whose console cookie `headers` carry, if it is live.
-    func signedIn(_ headers: HTTPFields) async -> (OperatorSessionRecord, OperatorRecord)? {
+    public func signedIn(_ headers: HTTPFields) async -> (OperatorSessionRecord, OperatorRecord)? {
         guard let token = BrowserCookie.value(named: sessionCookieName, in: headers), token.utf8.count == 43
         else { return nil }
         return try? await services.storage.touchOperatorSession(tokenHash: BearerToken.hash(token), at: services.now())
@@ -282,7 +295,7 @@ struct OperatorConsole: Sendable {
         browser: FormGuard.Browser,
         landing: Landing = .redirect
     ) async -> Response {
-        let token = APIServices.randomBytes(32).base64URLEncoded
+        let token = BearerToken.random()
         let now = services.now()
         do {
             try await services.storage.insertOperatorSession(
@@ -438,7 +451,7 @@ struct OperatorConsole: Sendable {
         request.uri.queryParameters.get("done").flatMap { notices[String($0)] }
     }
 
-    /// Whether `record`'s role reaches the one `operation` needs (``AccessPolicy``) on
+    /// Whether `record`'s role reaches the one `operation` needs (``ConsoleAccess``) on
     /// `target`; a refusal is recorded in the audit as `refused`, naming the operation and
     /// the role it needs, so an operator's attempts beyond their role leave a trace as
     /// their actions do.
@@ -461,7 +474,7 @@ struct OperatorConsole: Sendable {
     }
 
     /// Runs the operation `operationID` for the operator `record` in process, as the API
-    /// would for a caller with their role: the access check first (``AccessPolicy``), as
+    /// would for a caller with their role: the access check first (``ConsoleAccess``), as
     /// the HTTP gate makes it; a refusal throws the access check's refusal (a ``ConsoleRefusal``).
     func run<Result>(
         for record: OperatorRecord,

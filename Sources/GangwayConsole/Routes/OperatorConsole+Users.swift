@@ -1,5 +1,4 @@
 import Foundation
-import GangwayConsole
 import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
@@ -12,7 +11,7 @@ extension OperatorConsole {
     /// Users on one page.
     static let usersPerPage = 50
 
-    func registerUsers(on router: RouterGroup<ConsoleContext>) {
+    func registerUsers<Parent: RequestContext>(on router: RouterGroup<ConsoleContext<Parent>>) {
         page(router, ConsolePaths.users) { request, _, record in await users(request, record: record) }
         action(router, ConsolePaths.users) { request, _, sent in await add(request, sent) }
         page(router, ConsolePaths.users + "/:username") { request, context, record in
@@ -65,7 +64,7 @@ extension OperatorConsole {
                     displayName: user.displayName,
                     blocked: user.blocked,
                     added: Self.day(user.createdAt),
-                    providers: links.filter { $0.holder == .user(user.username) }.map { ProviderName.shown($0.issuer) },
+                    providers: links.filter { $0.holder == .user(user.username) }.map { IssuerURL.shown($0.issuer) },
                     sameNameAs: namesakes.filter {
                         $0.username != user.username && $0.displayName.lowercased() == user.displayName.lowercased()
                     }.map(\.username)

@@ -1,5 +1,4 @@
 import Foundation
-import GangwayConsole
 import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
@@ -166,7 +165,7 @@ extension OperatorConsole {
     /// What needs attention, each with the page to act on it.
     static func attention(_ attention: Components.Schemas.Attention, appID: String?) -> [OverviewPage.Attention] {
         let app = appID.map { "&app=" + $0 } ?? ""
-        let days = ActivityHandler.attentionDays
+        let days = Components.Schemas.Attention.days
         var items: [OverviewPage.Attention] = []
         if attention.conflicts > 0 {
             items.append(

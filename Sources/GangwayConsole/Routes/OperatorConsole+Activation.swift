@@ -1,5 +1,4 @@
 import Foundation
-import GangwayConsole
 import GangwayForms
 import GangwayProtocol
 import GangwayQRCode
@@ -11,7 +10,7 @@ import Hummingbird
 /// through the admin API's own `POST /admin/apps/{appID}/activations`, and the page shows
 /// it with its QR code (drawn by the server, as SVG), ready to print.
 extension OperatorConsole {
-    func registerActivation(on router: RouterGroup<ConsoleContext>) {
+    func registerActivation<Parent: RequestContext>(on router: RouterGroup<ConsoleContext<Parent>>) {
         page(router, ConsolePaths.apps + "/:appID/activation") { request, context, record in
             await activation(request, record: record, appID: try context.parameters.require("appID"))
         }

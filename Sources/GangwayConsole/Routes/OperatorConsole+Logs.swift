@@ -1,5 +1,4 @@
 import Foundation
-import GangwayConsole
 import GangwayForms
 import GangwayProtocol
 import GangwayServerStorage
@@ -13,7 +12,7 @@ extension OperatorConsole {
     /// Entries on a page.
     static let logsShown = 100
 
-    func registerLogs(on router: RouterGroup<ConsoleContext>) {
+    func registerLogs<Parent: RequestContext>(on router: RouterGroup<ConsoleContext<Parent>>) {
         page(router, ConsolePaths.logs) { request, _, record in await logs(request, record: record) }
     }
 

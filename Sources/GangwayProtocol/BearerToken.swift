@@ -1,21 +1,26 @@
 import Crypto
 import Foundation
-import GangwayProtocol
 
 /// Opaque bearer tokens: 32 random bytes the client keeps, a SHA-256 the server keeps.
-enum BearerToken {
+public enum BearerToken {
     /// A new random token, `gw_` and 43 base64url characters.
-    static func make() -> String {
-        "gw_" + SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URLEncoded
+    public static func make() -> String {
+        "gw_" + random()
+    }
+
+    /// A new secret of 32 random bytes, as 43 base64url characters: a session cookie's
+    /// value, a challenge.
+    public static func random() -> String {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64URLEncoded
     }
 
     /// What the server stores and looks tokens up by.
-    static func hash(_ token: String) -> Data {
+    public static func hash(_ token: String) -> Data {
         AdminProof.tokenHash(token)
     }
 
     /// The token of an `Authorization: Bearer …` header, if the header has that shape.
-    static func parse(authorization: String?) -> String? {
+    public static func parse(authorization: String?) -> String? {
         guard let authorization else { return nil }
         let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
