@@ -169,7 +169,11 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            // The API's client, generated once for the device library and the admin
+            // (`package` access: theirs, and no app's). The generated code imports with an
+            // access level, so this module's files name theirs too.
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
         ),
         .target(
             name: "GangwayServices",
@@ -190,8 +194,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 "GangwayPolicy",
             ],
-            swiftSettings: swiftSettings,
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            swiftSettings: swiftSettings
         ),
         // The server's storage: each query written once, run by a SQLite (GRDB) or a
         // PostgreSQL (postgres-nio) driver.
@@ -281,8 +284,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
-            swiftSettings: swiftSettings,
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            swiftSettings: swiftSettings
         ),
         // Test support: never a dependency of GangwayTerminal or gangway.
         .target(

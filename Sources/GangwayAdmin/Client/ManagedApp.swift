@@ -3,7 +3,7 @@ import GangwayClient
 import GangwayProtocol
 
 /// An app as the server's admin API shows it, its settings read as a device would read
-/// them from the settings exchange.
+/// them from the settings exchange: made from the server's answer only.
 public struct ManagedApp: Sendable, Hashable {
     public var id: String
     public var name: String
@@ -17,31 +17,13 @@ public struct ManagedApp: Sendable, Hashable {
     /// secret per device registration and releases it to the same user on that device.
     public var passcodeResetKeepsData: Bool
 
-    public init(
-        id: String,
-        name: String,
-        emailDomains: [String],
-        minimumVersion: String?,
-        settings: ServerSettings,
-        passcodeResetKeepsData: Bool = true
-    ) {
-        self.id = id
-        self.name = name
-        self.emailDomains = emailDomains
-        self.minimumVersion = minimumVersion
-        self.settings = settings
-        self.passcodeResetKeepsData = passcodeResetKeepsData
-    }
-
     init(_ app: Components.Schemas.App) throws(ServiceError) {
-        self.init(
-            id: app.appID,
-            name: app.name,
-            emailDomains: app.emailDomains,
-            minimumVersion: app.minimumVersion.flatMap { $0.isEmpty ? nil : $0 },
-            settings: try ServerSettings(app.settings),
-            passcodeResetKeepsData: app.settings.recoverySettings?.passcodeResetKeepsData
-                ?? APIDefaults.passcodeResetKeepsData
-        )
+        id = app.appID
+        name = app.name
+        emailDomains = app.emailDomains
+        minimumVersion = app.minimumVersion.flatMap { $0.isEmpty ? nil : $0 }
+        settings = try ServerSettings(app.settings)
+        passcodeResetKeepsData =
+            app.settings.recoverySettings?.passcodeResetKeepsData ?? APIDefaults.passcodeResetKeepsData
     }
 }

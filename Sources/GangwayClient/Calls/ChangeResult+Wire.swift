@@ -1,5 +1,5 @@
-import Foundation
-import GangwayProtocol
+package import Foundation
+package import GangwayProtocol
 
 extension ChangeResult {
     /// A result as the server sent it, for the change `changeID`.

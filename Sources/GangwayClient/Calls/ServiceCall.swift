@@ -1,7 +1,7 @@
-import Foundation
-import GangwayProtocol
+package import Foundation
+internal import GangwayProtocol
 import HTTPTypes
-import OpenAPIRuntime
+internal import OpenAPIRuntime
 
 /// How every client call turns transport failures and undecodable bodies into a
 /// ``ServiceError``; error answers become one in ``ServiceCallMiddleware``.

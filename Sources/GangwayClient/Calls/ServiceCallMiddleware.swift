@@ -1,7 +1,7 @@
-import Foundation
-import GangwayProtocol
+package import Foundation
+internal import GangwayProtocol
 import HTTPTypes
-import OpenAPIRuntime
+package import OpenAPIRuntime
 
 /// What every call of both clients goes through: it sends `Authorization: Bearer` with
 /// the session's or the admin's token, when there is one, and turns every error answer

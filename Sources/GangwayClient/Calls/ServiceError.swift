@@ -1,5 +1,5 @@
-import Foundation
-import GangwayProtocol
+public import Foundation
+internal import GangwayProtocol
 import GangwayScreens
 
 /// Why a call to the mobile-services server failed.

@@ -1,5 +1,5 @@
-import Foundation
-import GangwayProtocol
+public import Foundation
+package import GangwayProtocol
 
 /// One entity of the app's data, as the server sent it: a record of one entity set
 /// (such as `checks`) with named text fields.

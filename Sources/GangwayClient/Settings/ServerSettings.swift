@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 import GangwayPolicy
-import GangwayProtocol
+public import GangwayProtocol
 import Logging
 
 /// What the settings exchange told the device, read into Gangway's types.

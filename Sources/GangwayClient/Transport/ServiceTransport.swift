@@ -1,5 +1,5 @@
-import Foundation
-import OpenAPIRuntime
+internal import Foundation
+public import OpenAPIRuntime
 import OpenAPIURLSession
 
 #if canImport(FoundationNetworking)
