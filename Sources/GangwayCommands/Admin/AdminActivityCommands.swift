@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayAdmin
+import GangwayProtocol
 import GangwayTerminal
 
 extension ActivityReport.Period: ExpressibleByArgument {}
@@ -42,8 +43,9 @@ struct AdminActivity: AsyncParsableCommand {
 struct AdminAttention: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attention",
-        abstract: "Show what needs an operator: conflicts and refused changes of the last 7 days, blocked users, "
-            + "locked registrations, devices out of contact past their app's lock or wipe period."
+        abstract: "Show what needs an operator: conflicts and refused changes of the last "
+            + "\(Components.Schemas.Attention.days) days, blocked users, locked registrations, devices out of "
+            + "contact past their app's lock or wipe period."
     )
 
     @OptionGroup var server: AdminOptions
