@@ -126,16 +126,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The API's wire types, generated from openapi.json and nothing else: the
-        // generator declares imports public that some of its files do not use, which the
-        // compiler warns of in every file of a cold build (Swift 6.4 honours the
-        // generator's own `@diagnose(UnusedImportAccess, as: ignored)`); warnings are
-        // silenced here only, where no code is written by hand.
+        // The API's wire types, generated from openapi.json and nothing else (Plugins/WireTypes).
         .target(
             name: "GangwayWire",
             dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
-            swiftSettings: swiftSettings + [.unsafeFlags(["-suppress-warnings"])],
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            swiftSettings: swiftSettings,
+            plugins: ["WireTypes"]
         ),
         .target(
             name: "GangwayProtocol",
@@ -372,6 +368,14 @@ let package = Package(
         // beside it, wherever it is copied.
         .executableTarget(name: "gangway-embed", path: "Plugins/EmbedTool", swiftSettings: swiftSettings),
         .plugin(name: "EmbedResources", capability: .buildTool(), dependencies: ["gangway-embed"]),
+        .executableTarget(name: "gangway-wire-types", path: "Plugins/WireTypesTool", swiftSettings: swiftSettings),
+        .plugin(
+            name: "WireTypes",
+            capability: .buildTool(),
+            dependencies: [
+                "gangway-wire-types", .product(name: "swift-openapi-generator", package: "swift-openapi-generator"),
+            ]
+        ),
         // The commands with the test hooks, for the end-to-end tests only: never a product.
         .executableTarget(
             name: "gangway-test-host",
