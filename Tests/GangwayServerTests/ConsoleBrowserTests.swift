@@ -13,9 +13,11 @@ import Testing
 /// `chromedriver`, with the keyboard alone.
 @Suite(
     "The console in headless Chromium: an operator enrols a second factor, signs in and out; forms from elsewhere do nothing",
-    .servingTurn,
     // One browser at a time: each is a heavy process on a machine of two cores, where the
-    // suite's timing-sensitive neighbours (bcrypt, throttling) also run.
+    // suite's timing-sensitive neighbours (bcrypt, throttling) also run. Its turns come
+    // first, so that its tests, one after another, run beside the others: they came last
+    // in the queue and ended the run alone, two minutes after every other test.
+    .servingTurnFirst,
     .serialized,
     .enabled(if: HeadlessBrowser.isInstalled, "needs Debian's chromium and chromium-driver"),
     .tags(.browser),

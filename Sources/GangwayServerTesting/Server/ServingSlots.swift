@@ -14,9 +14,10 @@ enum ServingSlots {
     /// Whether the current task already holds a slot.
     @TaskLocal private static var holding = false
 
-    /// Runs `body` while holding a slot, waiting for one first when all are taken.
-    static func withSlot<Result>(_ body: () async throws -> Result) async throws -> Result {
+    /// Runs `body` while holding a slot, waiting for one first when all are taken (ahead
+    /// of the others when it comes `first`: ``Gate``).
+    static func withSlot<Result>(first: Bool = false, _ body: () async throws -> Result) async throws -> Result {
         if holding { return try await body() }
-        return try await shared.inside { try await $holding.withValue(true) { try await body() } }
+        return try await shared.inside(first: first) { try await $holding.withValue(true) { try await body() } }
     }
 }

@@ -7,8 +7,10 @@ import Testing
 /// Foundation's `Process` can crash while another test starts a program.
 public struct ServingTurnTrait: SuiteTrait, TestTrait, TestScoping {
     public var isRecursive: Bool { true }
+    /// Whether each turn is taken ahead of those of tests without it.
+    public var first: Bool
 
-    public init() {}
+    public init(first: Bool = false) { self.first = first }
 
     public func provideScope(
         for test: Test,
@@ -17,11 +19,16 @@ public struct ServingTurnTrait: SuiteTrait, TestTrait, TestScoping {
     ) async throws {
         // The suite's own scope holds nothing; each test case takes its turn.
         guard testCase != nil else { return try await function() }
-        try await TestServer.withServingTurn { try await function() }
+        try await TestServer.withServingTurn(first: first) { try await function() }
     }
 }
 
 extension Trait where Self == ServingTurnTrait {
     /// Each test takes a test-server turn for the whole of its run.
     public static var servingTurn: Self { Self() }
+
+    /// Each test takes a test-server turn ahead of the tests that wait with
+    /// ``servingTurn``: for a serialized suite, whose tests, one after another, would
+    /// otherwise wait in the queue for each turn and end the whole run alone.
+    public static var servingTurnFirst: Self { Self(first: true) }
 }

@@ -192,9 +192,13 @@ public struct TestServer: Sendable {
 
     /// Runs `body` while holding one of the process's serving turns, as ``run(seed:_:)``
     /// does: for a test that makes its servers before it runs them, so that making them
-    /// waits its turn too. A run inside `body` uses this turn.
-    public static func withServingTurn<Result>(_ body: () async throws -> Result) async throws -> Result {
-        try await ServingSlots.withSlot(body)
+    /// waits its turn too. A run inside `body` uses this turn. One that comes `first`
+    /// waits only behind others that came first.
+    public static func withServingTurn<Result>(
+        first: Bool = false,
+        _ body: () async throws -> Result
+    ) async throws -> Result {
+        try await ServingSlots.withSlot(first: first, body)
     }
 
     /// Removes the server's data directory (its SQLite database and admin-token file).
