@@ -52,7 +52,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -126,19 +125,41 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The API's wire types, generated from openapi.json and nothing else. The generator
-        // (1.14) gives each of its files every `public import`, and Swift 6.3 warns of each
-        // one a file does not use when the module compiles anew; Swift 6.4 honours the
-        // generator's `@diagnose(UnusedImportAccess, as: ignored)`. No flag silences them
-        // here: SwiftPM refuses a product whose module has an unsafe flag to every app that
-        // depends on the package by version (scripts/check-modules checks that), and a
-        // plugin of this package's that rewrote the imports made SwiftPM build the
-        // generator's packages twice and again at most commands (~25 s each).
+        // The API's wire types, written by swift-openapi-generator from openapi.json ahead of
+        // time (scripts/generate-api, Generated/): the `Components` and `Operations`
+        // namespaces and `APIProtocol`, public; GangwayProtocol re-exports them. No build
+        // runs the generator: neither Gangway's builds nor an app's compile it, and Xcode
+        // asks no one to trust a build plugin. GeneratedSourcesTests fails when the document
+        // changed and Generated/ did not.
         .target(
             name: "GangwayWire",
             dependencies: [.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")],
-            swiftSettings: swiftSettings,
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            path: "Generated/GangwayWire",
+            swiftSettings: swiftSettings
+        ),
+        // The API's client, generated once for the device library and the admin (`package`
+        // access: theirs, and no app's), over GangwayClient's transports.
+        .target(
+            name: "GangwayWireClient",
+            dependencies: [
+                "GangwayWire",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            path: "Generated/GangwayWireClient",
+            swiftSettings: swiftSettings
+        ),
+        // The server's side of the operations (each request read into its operation's input,
+        // each output written as the document says), for GangwayServer (`package` access).
+        .target(
+            name: "GangwayWireServer",
+            dependencies: [
+                "GangwayWire",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            path: "Generated/GangwayWireServer",
+            swiftSettings: swiftSettings
         ),
         .target(
             name: "GangwayProtocol",
@@ -172,16 +193,13 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
             ],
-            swiftSettings: swiftSettings,
-            // The API's client, generated once for the device library and the admin
-            // (`package` access: theirs, and no app's). The generated code imports with an
-            // access level, so this module's files name theirs too.
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            swiftSettings: swiftSettings
         ),
         .target(
             name: "GangwayServices",
             dependencies: [
                 "GangwayClient",
+                "GangwayWireClient",
                 "GangwaySystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "GangwayStore",
@@ -257,6 +275,7 @@ let package = Package(
                 "GangwaySystem",
                 "GangwayPolicy",
                 "GangwayProtocol",
+                "GangwayWireServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -272,8 +291,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            swiftSettings: swiftSettings,
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            swiftSettings: swiftSettings
         ),
         // The operator's side: the admin API's client. It links neither the server nor the
         // device library, and nothing of the device app depends on it.
@@ -281,6 +299,7 @@ let package = Package(
             name: "GangwayAdmin",
             dependencies: [
                 "GangwayClient",
+                "GangwayWireClient",
                 "GangwayPolicy",
                 "GangwayProtocol",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -422,7 +441,7 @@ let package = Package(
         ),
         .testTarget(
             name: "GangwayProtocolTests",
-            dependencies: ["GangwayPolicy", "GangwayProtocol"],
+            dependencies: ["GangwayPolicy", "GangwayProtocol", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -104,8 +104,8 @@ let package = Package(
                 name: harness.name,
                 dependencies: ["FuzzSupport"] + harness.dependencies,
                 swiftSettings: swiftSettings,
-                // libFuzzer itself, in the harnesses only: the build tools (the OpenAPI
-                // generator) are instrumented too, and must keep their own `main`.
+                // libFuzzer itself, in the harnesses only: the build tools (Gangway's
+                // resource embedder) are instrumented too, and must keep their own `main`.
                 linkerSettings: [.unsafeFlags(["-sanitize=fuzzer", "-use-ld=lld"])]
             )
         }

@@ -2,6 +2,7 @@ import Foundation
 import GangwayClient
 import GangwayPolicy
 import GangwayProtocol
+import GangwayWireClient
 import OpenAPIRuntime
 
 /// An operator's client of the server's admin API, generated from the same document as

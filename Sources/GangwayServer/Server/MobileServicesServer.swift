@@ -4,6 +4,7 @@ import GangwayConsole
 import GangwayProtocol
 import GangwayServerStorage
 import GangwaySystem
+import GangwayWireServer
 import Hummingbird
 import Logging
 import NIOCore

@@ -4,6 +4,7 @@ import GangwayPolicy
 import GangwayProtocol
 import GangwayScreens
 import GangwaySystem
+import GangwayWireClient
 import HTTPTypes
 import Logging
 import OpenAPIRuntime
