@@ -174,6 +174,34 @@ extension Components {
                 self.body = body
             }
         }
+        public struct Gone: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/Gone/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/Gone/content/application\/json`.
+                case json(Components.Schemas._Error)
+                /// The associated value of the enum case if `self` is `.json`.
+                ///
+                /// - Throws: An error if `self` is not `.json`.
+                /// - SeeAlso: `.json`.
+                public var json: Components.Schemas._Error {
+                    get throws {
+                        switch self {
+                        case let .json(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.Gone.Body
+            /// Creates a new `Gone`.
+            ///
+            /// - Parameters:
+            ///   - body: Received HTTP response body
+            public init(body: Components.Responses.Gone.Body) {
+                self.body = body
+            }
+        }
         public struct UnprocessableContent: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/UnprocessableContent/content`.
             @frozen public enum Body: Sendable, Hashable {

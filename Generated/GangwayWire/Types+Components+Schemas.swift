@@ -61,6 +61,7 @@ extension Components {
                 case operatorExists = "OPERATOR_EXISTS"
                 case limitReached = "LIMIT_REACHED"
                 case entitySetFull = "ENTITY_SET_FULL"
+                case cursorExpired = "CURSOR_EXPIRED"
                 case serverBusy = "SERVER_BUSY"
                 case storageUnavailable = "STORAGE_UNAVAILABLE"
                 case destinationUnavailable = "DESTINATION_UNAVAILABLE"
@@ -1577,6 +1578,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Entity/updatedBy`.
             public var updatedBy: Swift.String
+            /// Where the entity's last write stands in its set's change log (see `syncAppData`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Entity/position`.
+            public var position: Swift.Int64?
             /// Creates a new `Entity`.
             ///
             /// - Parameters:
@@ -1585,18 +1590,21 @@ extension Components {
             ///   - version: 1 when the entity was put first; one more at each change.
             ///   - updatedAt:
             ///   - updatedBy: Who made the last change: `admin`, or a user name.
+            ///   - position: Where the entity's last write stands in its set's change log (see `syncAppData`).
             public init(
                 id: Swift.String,
                 fields: Components.Schemas.Entity.FieldsPayload,
                 version: Swift.Int64,
                 updatedAt: Foundation.Date,
-                updatedBy: Swift.String
+                updatedBy: Swift.String,
+                position: Swift.Int64? = nil
             ) {
                 self.id = id
                 self.fields = fields
                 self.version = version
                 self.updatedAt = updatedAt
                 self.updatedBy = updatedBy
+                self.position = position
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -1604,6 +1612,7 @@ extension Components {
                 case version
                 case updatedAt
                 case updatedBy
+                case position
             }
         }
         /// - Remark: Generated from `#/components/schemas/EntityList`.
@@ -1629,6 +1638,84 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case entitySet
                 case entities
+            }
+        }
+        /// One page of an entity set's change log past a cursor.
+        ///
+        /// - Remark: Generated from `#/components/schemas/EntityChanges`.
+        public struct EntityChanges: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/EntityChanges/entitySet`.
+            public var entitySet: Swift.String
+            /// The entities written since the cursor, each in its state now, in the order of their positions.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EntityChanges/entities`.
+            public var entities: [Components.Schemas.Entity]
+            /// The entities removed since the cursor, in the order of their positions.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EntityChanges/removed`.
+            public var removed: [Components.Schemas.RemovedEntity]
+            /// Where this page leaves the device's copy: ask with it for the next page, or, once `more` is false, at the next sync.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EntityChanges/cursor`.
+            public var cursor: Swift.String
+            /// Whether the sync goes on: pages up to its checkpoint remain.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EntityChanges/more`.
+            public var more: Swift.Bool
+            /// Creates a new `EntityChanges`.
+            ///
+            /// - Parameters:
+            ///   - entitySet:
+            ///   - entities: The entities written since the cursor, each in its state now, in the order of their positions.
+            ///   - removed: The entities removed since the cursor, in the order of their positions.
+            ///   - cursor: Where this page leaves the device's copy: ask with it for the next page, or, once `more` is false, at the next sync.
+            ///   - more: Whether the sync goes on: pages up to its checkpoint remain.
+            public init(
+                entitySet: Swift.String,
+                entities: [Components.Schemas.Entity],
+                removed: [Components.Schemas.RemovedEntity],
+                cursor: Swift.String,
+                more: Swift.Bool
+            ) {
+                self.entitySet = entitySet
+                self.entities = entities
+                self.removed = removed
+                self.cursor = cursor
+                self.more = more
+            }
+            public enum CodingKeys: String, CodingKey {
+                case entitySet
+                case entities
+                case removed
+                case cursor
+                case more
+            }
+        }
+        /// An entity removed from its set.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RemovedEntity`.
+        public struct RemovedEntity: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RemovedEntity/id`.
+            public var id: Swift.String
+            /// Where the removal stands in the set's change log.
+            ///
+            /// - Remark: Generated from `#/components/schemas/RemovedEntity/position`.
+            public var position: Swift.Int64
+            /// Creates a new `RemovedEntity`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - position: Where the removal stands in the set's change log.
+            public init(
+                id: Swift.String,
+                position: Swift.Int64
+            ) {
+                self.id = id
+                self.position = position
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case position
             }
         }
         /// - Remark: Generated from `#/components/schemas/EntityPut`.

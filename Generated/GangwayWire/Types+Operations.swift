@@ -5770,6 +5770,287 @@ public enum Operations {
             }
         }
     }
+    /// What changed in one of the app's entity sets since a cursor, a page at a time, for a signed-in device.
+    ///
+    /// Each entity set keeps a change log: every write of an entity (the admin's, or a device change the server applied) gives it the set's next position, and a removed entity leaves a tombstone at its own. A device with no cursor reads the set from the start (entities only); with the `cursor` of its last answer it reads what was written or removed since, each entity once, in its state now. The pages of one sync end at a checkpoint, the set as it was when the sync began: apply them together, and your copy is never half of one write. While `more` is true, ask again with the answer's `cursor`; once it is false, keep the cursor for the next sync. A cursor older than the removals the server keeps (30 days), or newer than the server's data, is answered 410 `CURSOR_EXPIRED`: read the set again from the start, without a cursor. Only a registered device is served, as for `getAppData`.
+    ///
+    /// - Remark: HTTP `GET /apps/{appID}/data/{entitySet}/changes`.
+    /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/changes/get(syncAppData)`.
+    public enum SyncAppData {
+        public static let id: Swift.String = "syncAppData"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/apps/{appID}/data/{entitySet}/changes/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/apps/{appID}/data/{entitySet}/changes/GET/path/appID`.
+                public var appID: Components.Parameters.AppID
+                /// An entity set of the app, such as `checks`; a set no entity was put in is empty.
+                ///
+                /// - Remark: Generated from `#/paths/apps/{appID}/data/{entitySet}/changes/GET/path/entitySet`.
+                public var entitySet: Components.Parameters.EntitySet
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - appID:
+                ///   - entitySet: An entity set of the app, such as `checks`; a set no entity was put in is empty.
+                public init(
+                    appID: Components.Parameters.AppID,
+                    entitySet: Components.Parameters.EntitySet
+                ) {
+                    self.appID = appID
+                    self.entitySet = entitySet
+                }
+            }
+            public var path: Operations.SyncAppData.Input.Path
+            /// - Remark: Generated from `#/paths/apps/{appID}/data/{entitySet}/changes/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// The `cursor` of the last answer; none to read the set from the start. Keep it as it is: its form is the server's.
+                ///
+                /// - Remark: Generated from `#/paths/apps/{appID}/data/{entitySet}/changes/GET/query/cursor`.
+                public var cursor: Swift.String?
+                /// At most this many entities and removals in the page.
+                ///
+                /// - Remark: Generated from `#/paths/apps/{appID}/data/{entitySet}/changes/GET/query/limit`.
+                public var limit: Swift.Int?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - cursor: The `cursor` of the last answer; none to read the set from the start. Keep it as it is: its form is the server's.
+                ///   - limit: At most this many entities and removals in the page.
+                public init(
+                    cursor: Swift.String? = nil,
+                    limit: Swift.Int? = nil
+                ) {
+                    self.cursor = cursor
+                    self.limit = limit
+                }
+            }
+            public var query: Operations.SyncAppData.Input.Query
+            /// - Remark: Generated from `#/paths/apps/{appID}/data/{entitySet}/changes/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SyncAppData.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SyncAppData.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.SyncAppData.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            public init(
+                path: Operations.SyncAppData.Input.Path,
+                query: Operations.SyncAppData.Input.Query = .init(),
+                headers: Operations.SyncAppData.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/apps/{appID}/data/{entitySet}/changes/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/apps/{appID}/data/{entitySet}/changes/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.EntityChanges)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.EntityChanges {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.SyncAppData.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.SyncAppData.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// One page of the set's changes.
+            ///
+            /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/changes/get(syncAppData)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.SyncAppData.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.SyncAppData.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed: invalid JSON, a missing or mistyped field, a value out of range.
+            ///
+            /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/changes/get(syncAppData)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No valid token: missing, unknown, expired or revoked.
+            ///
+            /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/changes/get(syncAppData)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Refused: a blocked user, or a device registration an admin locked or wiped (see `x-message-code`).
+            ///
+            /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/changes/get(syncAppData)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such app, user, device or domain.
+            ///
+            /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/changes/get(syncAppData)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// What the request builds on is no longer kept: start again as the message says.
+            ///
+            /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/changes/get(syncAppData)/responses/410`.
+            ///
+            /// HTTP response code: `410 gone`.
+            case gone(Components.Responses.Gone)
+            /// The associated value of the enum case if `self` is `.gone`.
+            ///
+            /// - Throws: An error if `self` is not `.gone`.
+            /// - SeeAlso: `.gone`.
+            public var gone: Components.Responses.Gone {
+                get throws {
+                    switch self {
+                    case let .gone(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "gone",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// The entities of one of the app's entity sets.
     ///
     /// - Remark: HTTP `GET /admin/apps/{appID}/data/{entitySet}`.

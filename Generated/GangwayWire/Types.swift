@@ -159,6 +159,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /apps/{appID}/data/{entitySet}`.
     /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/get(getAppData)`.
     func getAppData(_ input: Operations.GetAppData.Input) async throws -> Operations.GetAppData.Output
+    /// What changed in one of the app's entity sets since a cursor, a page at a time, for a signed-in device.
+    ///
+    /// Each entity set keeps a change log: every write of an entity (the admin's, or a device change the server applied) gives it the set's next position, and a removed entity leaves a tombstone at its own. A device with no cursor reads the set from the start (entities only); with the `cursor` of its last answer it reads what was written or removed since, each entity once, in its state now. The pages of one sync end at a checkpoint, the set as it was when the sync began: apply them together, and your copy is never half of one write. While `more` is true, ask again with the answer's `cursor`; once it is false, keep the cursor for the next sync. A cursor older than the removals the server keeps (30 days), or newer than the server's data, is answered 410 `CURSOR_EXPIRED`: read the set again from the start, without a cursor. Only a registered device is served, as for `getAppData`.
+    ///
+    /// - Remark: HTTP `GET /apps/{appID}/data/{entitySet}/changes`.
+    /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/changes/get(syncAppData)`.
+    func syncAppData(_ input: Operations.SyncAppData.Input) async throws -> Operations.SyncAppData.Output
     /// The entities of one of the app's entity sets.
     ///
     /// - Remark: HTTP `GET /admin/apps/{appID}/data/{entitySet}`.
@@ -710,6 +717,23 @@ extension APIProtocol {
     ) async throws -> Operations.GetAppData.Output {
         try await getAppData(Operations.GetAppData.Input(
             path: path,
+            headers: headers
+        ))
+    }
+    /// What changed in one of the app's entity sets since a cursor, a page at a time, for a signed-in device.
+    ///
+    /// Each entity set keeps a change log: every write of an entity (the admin's, or a device change the server applied) gives it the set's next position, and a removed entity leaves a tombstone at its own. A device with no cursor reads the set from the start (entities only); with the `cursor` of its last answer it reads what was written or removed since, each entity once, in its state now. The pages of one sync end at a checkpoint, the set as it was when the sync began: apply them together, and your copy is never half of one write. While `more` is true, ask again with the answer's `cursor`; once it is false, keep the cursor for the next sync. A cursor older than the removals the server keeps (30 days), or newer than the server's data, is answered 410 `CURSOR_EXPIRED`: read the set again from the start, without a cursor. Only a registered device is served, as for `getAppData`.
+    ///
+    /// - Remark: HTTP `GET /apps/{appID}/data/{entitySet}/changes`.
+    /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/changes/get(syncAppData)`.
+    public func syncAppData(
+        path: Operations.SyncAppData.Input.Path,
+        query: Operations.SyncAppData.Input.Query = .init(),
+        headers: Operations.SyncAppData.Input.Headers = .init()
+    ) async throws -> Operations.SyncAppData.Output {
+        try await syncAppData(Operations.SyncAppData.Input(
+            path: path,
+            query: query,
             headers: headers
         ))
     }

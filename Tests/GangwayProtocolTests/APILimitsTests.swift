@@ -96,5 +96,8 @@ struct APIDefaultsTests {
             let schema = try #require(try APILimitsTests.node(at: bound.pointer) as? [String: Any])
             #expect(schema["default"] as? Int == APIDefaults.listLimit, "\(bound.pointer)")
         }
+        let page = try #require(APILimits.document.first { $0.range == APILimits.syncPage })
+        let schema = try #require(try APILimitsTests.node(at: page.pointer) as? [String: Any])
+        #expect(schema["default"] as? Int == APIDefaults.syncPage)
     }
 }

@@ -254,8 +254,12 @@ struct AppDataTests {
             other.entitySet = "parts"
             #expect(try await storage.putEntity(other, limit: 2).created)
             #expect(try await storage.entities(appID: "checks", entitySet: "checks").map(\.id) == ["a", "b"])
-            #expect(try await storage.deleteEntity(appID: "checks", entitySet: "checks", id: "a"))
-            #expect(try await !storage.deleteEntity(appID: "checks", entitySet: "checks", id: "a"))
+            #expect(
+                try await storage.deleteEntity(appID: "checks", entitySet: "checks", id: "a", at: fixture.clock.now())
+            )
+            #expect(
+                try await !storage.deleteEntity(appID: "checks", entitySet: "checks", id: "a", at: fixture.clock.now())
+            )
         }
     }
 }

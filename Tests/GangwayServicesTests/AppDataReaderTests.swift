@@ -1,5 +1,7 @@
 import Foundation
 import GangwayFlows
+import GangwayServer
+import GangwayServerStorage
 import GangwayServerTesting
 import GangwayServices
 import GangwayTesting
@@ -82,6 +84,38 @@ struct AppDataReaderTests {
             let refused = try await reader.read("checks", in: context)
             #expect(refused.failure == .registrationWiped)
             #expect(refused.entities.first?["status"] == "open")
+        }
+    }
+
+    @Test func laterReadsBringOnlyWhatChangedAndAForgottenCursorReadsTheSetAgain() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            for id in ["a", "b", "c"] {
+                try await server.admin(.put, "/admin/apps/checks/data/checks/\(id)", json: Self.fuel)
+            }
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            let reader = AppDataReader(services: device.services)
+            let context = try #require(await app.manager.flowContext)
+            #expect(try await reader.read("checks", in: context).entities.map(\.id) == ["a", "b", "c"])
+
+            try await server.admin(.put, "/admin/apps/checks/data/checks/b", json: Self.fuelDone)
+            try await server.admin(.delete, "/admin/apps/checks/data/checks/c")
+            try await server.admin(.put, "/admin/apps/checks/data/checks/d", json: Self.fuel)
+            let second = try await reader.read("checks", in: context)
+            #expect(second.entities.map(\.id) == ["a", "b", "d"])
+            #expect(second.entities.map { $0["status"] } == ["open", "done", "open"])
+            #expect(second.entities.map(\.version) == [1, 2, 1])
+
+            // The server forgets the removal of a; the device's cursor is older, and the
+            // server says so: the reader reads the set again, and the removal is seen.
+            try await server.admin(.delete, "/admin/apps/checks/data/checks/a")
+            _ = try await server.server.storage.purgeRemovals(before: .distantFuture)
+            let third = try await reader.read("checks", in: context)
+            #expect(third.isFresh)
+            #expect(third.entities.map(\.id) == ["b", "d"])
+            #expect(try reader.kept("checks", in: context)?.entities == third.entities)
+            try await app.manager.close()
         }
     }
 }

@@ -110,6 +110,9 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case limitReached = "LIMIT_REACHED"
     /// The entity set holds as many entities as it may.
     case entitySetFull = "ENTITY_SET_FULL"
+    /// A sync's cursor is older than the removals the server keeps, or newer than its
+    /// data: read the entity set again from the start.
+    case cursorExpired = "CURSOR_EXPIRED"
 
     // The server itself.
     /// The server is checking too many sign-ins; try again shortly.

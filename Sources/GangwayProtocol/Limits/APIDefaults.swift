@@ -11,4 +11,7 @@ public enum APIDefaults {
     public static let passcodeResetKeepsData = true
     /// How many records an admin listing returns when the request does not say (`limit`).
     public static let listLimit = 100
+    /// How many entities and removals a page of a sync holds when the device does not say
+    /// (`syncAppData`'s `limit`).
+    public static let syncPage = 1000
 }

@@ -89,6 +89,10 @@ public enum APILimits {
     public static let writableFields = 0...EntityLimits.fieldsPerEntity
     /// The entity sets of one app's data settings.
     public static let entitySets = 0...100
+    /// How many entities and removals one page of a sync holds (`syncAppData`).
+    public static let syncPage = 1...5000
+    /// A sync's cursor, as the server writes it.
+    public static let syncCursor = 1...64
     /// The changes of one upload: ``EntityLimits/changesPerUpload``.
     public static let changesPerUpload = 1...EntityLimits.changesPerUpload
     /// One sealed change in base64url: its encapsulated key and tag at the least.
@@ -152,6 +156,8 @@ public enum APILimits {
         add(parameter("/admin/apps/{appID}/logs", "get", 2), .length, username)
         add(parameter("/admin/apps/{appID}/logs", "get", 6), .value, positive)
         add(parameter("/admin/apps/{appID}/changes", "get", 1), .value, listLimit)
+        add(parameter("/apps/{appID}/data/{entitySet}/changes", "get", 2), .length, syncCursor)
+        add(parameter("/apps/{appID}/data/{entitySet}/changes", "get", 3), .value, syncPage)
         add(parameter("/admin/users", "get", 0), .length, usernamePrefix)
         add(parameter("/admin/users", "get", 1), .length, usernamePrefix)
         add(parameter("/admin/users", "get", 2), .length, usernamePrefix)
@@ -224,6 +230,9 @@ public enum APILimits {
             add(property(schema, "displayName"), .length, name)
         }
         add(property("Entity", "version"), .value, positive)
+        add(property("Entity", "position"), .value, positive)
+        add(property("RemovedEntity", "position"), .value, positive)
+        add(property("EntityChanges", "cursor"), .length, syncCursor)
         add(property("EntityPut", "fields"), .members, entityFields)
         add(property("EntityPut", "fields") + "/propertyNames", .length, fieldName)
         add(property("EntityPut", "fields") + "/additionalProperties", .length, fieldValue)

@@ -8,14 +8,20 @@ public enum EntityLimits {
     public static let fieldNameLength = 1...64
     /// At most this many changes in one upload.
     public static let changesPerUpload = 500
-    /// At most this many entities in one set.
-    public static let entitiesPerSet = 1000
+    /// At most this many entities in one set: an airline's checks for years, never a
+    /// runaway writer's. Each set counts what it holds, so the check costs no count of
+    /// its rows, and devices read a set of any size by pages of what changed.
+    public static let entitiesPerSet = 10_000_000
     /// Of those, this many only the admin can create: devices fill a set up to
     /// `entitiesPerSet - keptForAdmin`, so the admin's own writes always find room.
     public static let keptForAdmin = 100
     /// At most this many entities one person creates in one set from devices, so no one
     /// fills a set others work in.
     public static let creationsPerAuthor = 200
+
+    /// How long the server remembers a removed entity (its tombstone in the set's change
+    /// log): a device whose copy is older than that reads the set again from the start.
+    public static let removalsKeptDays = 30
 
     /// Whether `name` is a field name: a letter, then letters, digits and `_`.
     public static func isFieldName(_ name: String) -> Bool {

@@ -29,6 +29,57 @@ struct DataHandler: APIHandler {
         return Self.wire(entities, of: entitySet)
     }
 
+    /// A page of an entity set's change log past the device's cursor (``SyncCursor``).
+    func syncAppData(_ input: Operations.SyncAppData.Input) async throws -> Operations.SyncAppData.Output {
+        let caller = try await authenticate(appID: input.path.appID, requiresRegistration: true)
+        let entitySet = try Self.checkedEntitySet(input.path.entitySet)
+        let limit = input.query.limit ?? APIDefaults.syncPage
+        guard APILimits.syncPage.contains(limit) else {
+            throw APIError.badRequest(
+                "A page holds \(APILimits.syncPage.lowerBound) to \(APILimits.syncPage.upperBound) entries.",
+                code: .invalidField
+            )
+        }
+        var cursor = SyncCursor.start
+        if let text = input.query.cursor {
+            guard let read = SyncCursor(text: text) else {
+                throw APIError.badRequest(
+                    "The cursor is not one this server gave: read the set from the start, without a cursor.",
+                    code: .invalidField
+                )
+            }
+            cursor = read
+        }
+        let page = try await perform {
+            try await storage.entityLog(
+                appID: caller.app.id,
+                entitySet: entitySet,
+                after: cursor.position,
+                through: cursor.checkpoint,
+                includingRemovals: !cursor.fromStart,
+                limit: limit
+            )
+        }
+        if let refusal = cursor.refusal(of: page) { throw refusal }
+        try await devices.noteContact(caller.device)
+        let (next, more) = cursor.next(after: page)
+        var entities: [Components.Schemas.Entity] = []
+        var removed: [Components.Schemas.RemovedEntity] = []
+        for entry in page.entries {
+            switch entry {
+            case .written(let entity): entities.append(Self.wire(entity))
+            case .removed(let id, let position, _): removed.append(.init(id: id, position: position))
+            }
+        }
+        return .ok(
+            .init(
+                body: .json(
+                    .init(entitySet: entitySet, entities: entities, removed: removed, cursor: next.text, more: more)
+                )
+            )
+        )
+    }
+
     // MARK: Admin
 
     func listAppData(_ input: Operations.ListAppData.Input) async throws -> Operations.ListAppData.Output {
@@ -87,7 +138,7 @@ struct DataHandler: APIHandler {
         let entitySet = try Self.checkedEntitySet(input.path.entitySet)
         let entityID = input.path.entityID
         let removed = try await perform {
-            try await storage.deleteEntity(appID: app.id, entitySet: entitySet, id: entityID)
+            try await storage.deleteEntity(appID: app.id, entitySet: entitySet, id: entityID, at: now())
         }
         guard removed else {
             throw APIError.notFound(.entityNotFound, "There is no entity with this ID in the set.")
@@ -113,7 +164,8 @@ struct DataHandler: APIHandler {
             fields: .init(additionalProperties: entity.fields),
             version: entity.version,
             updatedAt: entity.updatedAt,
-            updatedBy: entity.updatedBy
+            updatedBy: entity.updatedBy,
+            position: entity.position > 0 ? entity.position : nil
         )
     }
 }

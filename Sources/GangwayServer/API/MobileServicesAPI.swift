@@ -192,6 +192,10 @@ final class MobileServicesAPI: APIProtocol {
         try await data.getAppData(input)
     }
 
+    func syncAppData(_ input: Operations.SyncAppData.Input) async throws -> Operations.SyncAppData.Output {
+        try await data.syncAppData(input)
+    }
+
     func listAppData(_ input: Operations.ListAppData.Input) async throws -> Operations.ListAppData.Output {
         try await data.listAppData(input)
     }

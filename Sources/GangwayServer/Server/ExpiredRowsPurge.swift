@@ -1,12 +1,14 @@
 import Foundation
+import GangwayProtocol
 import GangwayServerStorage
 import Logging
 import ServiceLifecycle
 
 /// Deletes the rows that are of no use any more (``ExpiringRows``) at start and then
 /// every ``interval``, while the server serves: expired device grants, codes, federated
-/// sign-ins, sessions and refresh tokens, old sign-in counts and device cookies, and the
-/// overview's counts past ``ActivityBucket/keptFor``. Several
+/// sign-ins, sessions and refresh tokens, old sign-in counts and device cookies, the
+/// overview's counts past ``ActivityBucket/keptFor``, and the tombstones of entities
+/// removed more than ``EntityLimits/removalsKeptDays`` ago. Several
 /// processes on one PostgreSQL database may each run it; a deletion twice is a no-op.
 struct ExpiredRowsPurge: Service {
     /// How often the rows are purged.
@@ -16,10 +18,16 @@ struct ExpiredRowsPurge: Service {
     let now: @Sendable () -> Date
     let logger: Logger
 
+    /// Purges every kind of row once; the number deleted.
+    static func purge(_ storage: ServerStorage, at now: Date) async throws -> Int {
+        try await storage.purgeExpired(at: now) + storage.purgeActivity(at: now)
+            + storage.purgeRemovals(before: now.addingTimeInterval(-Double(EntityLimits.removalsKeptDays) * 86_400))
+    }
+
     func run() async throws {
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             do {
-                let deleted = try await storage.purgeExpired(at: now()) + storage.purgeActivity(at: now())
+                let deleted = try await Self.purge(storage, at: now())
                 if deleted > 0 { logger.info("expired rows deleted", metadata: ["rows": "\(deleted)"]) }
             } catch {
                 logger.warning("expired rows not deleted; trying again later", metadata: ["reason": "\(error)"])

@@ -365,7 +365,7 @@ public struct MobileServicesServer: Sendable {
     /// which does it every ten minutes while serving); the number deleted.
     @discardableResult
     public func purgeExpired() async throws -> Int {
-        try await storage.purgeExpired(at: now()) + storage.purgeActivity(at: now())
+        try await ExpiredRowsPurge.purge(storage, at: now())
     }
 
     /// Serves until SIGINT, SIGTERM or SIGHUP (its terminal closed; not under `nohup`),

@@ -93,3 +93,10 @@ struct ChangeBatch {
         return decision.result
     }
 }
+
+extension ChangeBatch.SetKey {
+    /// The set `entity` is in.
+    init(_ entity: EntityRecord) {
+        self.init(appID: entity.appID, entitySet: entity.entitySet)
+    }
+}

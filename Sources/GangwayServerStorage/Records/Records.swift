@@ -274,6 +274,9 @@ public struct EntityRecord: Sendable, Hashable {
     /// The version at which each field was last set or removed (see `EntityState`);
     /// empty for entities stored before fields had versions.
     public var fieldVersions: [String: Int64]
+    /// Where its last write stands in its set's change log (``ServerStorage/entityLog(appID:entitySet:after:through:includingRemovals:limit:)``):
+    /// 0 until it is written.
+    public var position: Int64
 
     public init(
         appID: String,
@@ -283,7 +286,8 @@ public struct EntityRecord: Sendable, Hashable {
         version: Int64 = 1,
         updatedAt: Date,
         updatedBy: String,
-        fieldVersions: [String: Int64] = [:]
+        fieldVersions: [String: Int64] = [:],
+        position: Int64 = 0
     ) {
         self.appID = appID
         self.entitySet = entitySet
@@ -293,6 +297,7 @@ public struct EntityRecord: Sendable, Hashable {
         self.updatedAt = updatedAt
         self.updatedBy = updatedBy
         self.fieldVersions = fieldVersions
+        self.position = position
     }
 
     /// The entity as a merge sees it.

@@ -168,7 +168,7 @@ enum ServerSchema {
     static func migrations(_ dialect: StorageKind) -> [Migration] {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
-            version11, version12, version13, version14, version15, version16, version17, version18,
+            version11, version12, version13, version14, version15, version16, version17, version18, version19,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -307,6 +307,36 @@ enum ServerSchema {
     /// rows from before hold version 1, the API's field names of that day.
     static func version18(_ dialect: StorageKind) -> [String] {
         ["ALTER TABLE apps ADD COLUMN settings_version BIGINT NOT NULL DEFAULT 1"]
+    }
+
+    /// Each entity set's change log: every write of an entity gives it the set's next
+    /// position (`entity_sets.last_position`, taken inside the write's transaction, so
+    /// positions become visible in the order they were given), and a removed entity
+    /// stays as a tombstone (`removed_at`) at its own position until the removals are
+    /// purged, past `purged_through`. The set also counts the entities it holds
+    /// (`live_count`), so a creation checks the set's limit without counting its rows.
+    /// The entities from before are numbered in the order of their IDs.
+    static func version19(_ dialect: StorageKind) -> [String] {
+        [
+            """
+            CREATE TABLE entity_sets (app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                entity_set TEXT NOT NULL, last_position BIGINT NOT NULL, purged_through BIGINT NOT NULL DEFAULT 0,
+                live_count BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (app_id, entity_set))
+            """,
+            "ALTER TABLE entities ADD COLUMN position BIGINT NOT NULL DEFAULT 0",
+            "ALTER TABLE entities ADD COLUMN removed_at BIGINT",
+            """
+            UPDATE entities SET position = (SELECT COUNT(*) FROM entities AS earlier
+                WHERE earlier.app_id = entities.app_id AND earlier.entity_set = entities.entity_set
+                    AND earlier.id <= entities.id)
+            """,
+            """
+            INSERT INTO entity_sets (app_id, entity_set, last_position, live_count)
+            SELECT app_id, entity_set, COUNT(*), COUNT(*) FROM entities GROUP BY app_id, entity_set
+            """,
+            "CREATE UNIQUE INDEX entities_by_position ON entities (app_id, entity_set, position)",
+            "CREATE INDEX entities_removed ON entities (removed_at) WHERE removed_at IS NOT NULL",
+        ]
     }
 
     static func encode(fieldVersions: [String: Int64]) -> String {

@@ -73,7 +73,7 @@ extension ServerStorage {
         for row in try await connection.rows(
             """
             \(EntityRecord.select) WHERE app_id IN (\(list: apps)) AND entity_set IN (\(list: sets))
-                AND id IN (\(list: Array(Set(keys.map(\.id)))))
+                AND id IN (\(list: Array(Set(keys.map(\.id))))) AND removed_at IS NULL
             """
         ) {
             let entity = try EntityRecord(row: row)
@@ -83,26 +83,51 @@ extension ServerStorage {
         guard keys.contains(where: { state.entities[$0] == nil }) else { return state }
         let setKeys = Set(keys.map { ChangeBatch.SetKey(appID: $0.appID, entitySet: $0.entitySet) })
         for row in try await connection.rows(
+            "SELECT app_id, entity_set, live_count FROM entity_sets WHERE app_id IN (\(list: apps)) AND entity_set IN (\(list: sets))"
+        ) {
+            let set = ChangeBatch.SetKey(appID: try row("app_id"), entitySet: try row("entity_set"))
+            guard setKeys.contains(set) else { continue }
+            state.creations[set, default: ChangeBatch.Creations()].inSet = try row("live_count")
+        }
+        // Each author's creations, counted over the author's own rows (an index's range).
+        for row in try await connection.rows(
             """
             SELECT app_id, entity_set, created_by, COUNT(*) AS count FROM entities
-            WHERE app_id IN (\(list: apps)) AND entity_set IN (\(list: sets)) GROUP BY app_id, entity_set, created_by
+            WHERE app_id IN (\(list: apps)) AND entity_set IN (\(list: sets))
+                AND created_by IN (\(list: Array(Set(changes.map(\.author))))) AND removed_at IS NULL
+            GROUP BY app_id, entity_set, created_by
             """
         ) {
             let set = ChangeBatch.SetKey(appID: try row("app_id"), entitySet: try row("entity_set"))
             guard setKeys.contains(set) else { continue }
-            let count: Int = try row("count")
-            state.creations[set, default: ChangeBatch.Creations()].inSet += count
-            if let author = try row("created_by", as: String?.self) {
-                state.creations[set, default: ChangeBatch.Creations()].byAuthor[author, default: 0] += count
-            }
+            let author: String = try row("created_by")
+            state.creations[set, default: ChangeBatch.Creations()].byAuthor[author] = try row("count")
         }
         return state
     }
 
-    /// The batch's entities as it left them, and its changes with their results.
+    /// The batch's entities as it left them, each at its set's next position in the order
+    /// the batch first changed them, and its changes with their results.
     private static func write(_ state: ChangeBatch, _ connection: any SQLConnection) async throws {
-        let entities = state.changedEntities.compactMap { key in
+        var entities = state.changedEntities.compactMap { key in
             state.entities[key].map { ($0, createdBy: state.creators[key]) }
+        }
+        var next: [ChangeBatch.SetKey: Int64] = [:]
+        for (set, written) in Dictionary(grouping: entities, by: { ChangeBatch.SetKey($0.0) })
+            .sorted(by: { ($0.key.appID, $0.key.entitySet) < ($1.key.appID, $1.key.entitySet) })
+        {
+            next[set] = try await takePositions(
+                written.count,
+                appID: set.appID,
+                entitySet: set.entitySet,
+                adding: written.count { $0.createdBy != nil },
+                connection
+            )
+        }
+        for index in entities.indices {
+            let set = ChangeBatch.SetKey(entities[index].0)
+            entities[index].0.position = next[set, default: 0]
+            next[set, default: 0] += 1
         }
         for start in stride(from: 0, to: entities.count, by: rowsPerStatement) {
             try await connection.execute(

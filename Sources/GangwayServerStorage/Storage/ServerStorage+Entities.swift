@@ -2,11 +2,14 @@ import Foundation
 import GangwayProtocol
 
 extension ServerStorage {
-    /// The entities of one entity set of an app, ordered by ID.
+    /// The entities of one entity set of an app, ordered by ID (removed ones are not).
     public func entities(appID: String, entitySet: String) async throws(StorageError) -> [EntityRecord] {
         try await cached(.entitySet(appID: appID, entitySet: entitySet)) { () throws(StorageError) in
             try await all(
-                "\(EntityRecord.select) WHERE app_id = \(appID) AND entity_set = \(entitySet) ORDER BY id",
+                """
+                \(EntityRecord.select)
+                WHERE app_id = \(appID) AND entity_set = \(entitySet) AND removed_at IS NULL ORDER BY id
+                """,
                 EntityRecord.init
             )
         }
@@ -14,7 +17,8 @@ extension ServerStorage {
 
     /// Stores `entity`: a new one with version 1, unless its set holds `limit` entities
     /// already (``StorageError/Code/limitReached``); an existing one with its version one
-    /// more than the stored one. Returns the entity as stored and whether it is new.
+    /// more than the stored one. Either way it takes the set's next position. Returns the
+    /// entity as stored and whether it is new.
     ///
     /// An entity put this way is the admin's: no user's creations count it, whatever
     /// their name.
@@ -23,21 +27,21 @@ extension ServerStorage {
         limit: Int
     ) async throws(StorageError) -> (EntityRecord, created: Bool) {
         defer { cache?.drop(.entitySet(appID: entity.appID, entitySet: entity.entitySet)) }
-        let writers = StorageLock.entityWriters(registrations: [], entitySets: [entity.appID + "/" + entity.entitySet])
-        return try await driver.write(locking: [writers]) { connection in
+        return try await driver.write(locking: [Self.writers(of: entity.appID, entity.entitySet)]) { connection in
             let previous = try await connection.rows(
                 """
                 \(EntityRecord.select)
                 WHERE app_id = \(entity.appID) AND entity_set = \(entity.entitySet) AND id = \(entity.id)
+                    AND removed_at IS NULL
                 """
             ).first.map(EntityRecord.init(row:))
             if previous == nil {
                 let count = try await connection.rows(
                     """
-                    SELECT COUNT(*) AS count FROM entities
+                    SELECT live_count FROM entity_sets
                     WHERE app_id = \(entity.appID) AND entity_set = \(entity.entitySet)
                     """
-                ).first.map { row throws(StorageError) in try row("count", as: Int.self) }
+                ).first.map { row throws(StorageError) in try row("live_count", as: Int.self) }
                 guard (count ?? 0) < limit else { throw StorageError(.limitReached, "the entity set is full") }
             }
             var saved = entity
@@ -47,17 +51,166 @@ extension ServerStorage {
                 with: entity.fields,
                 at: saved.version
             )
+            saved.position = try await Self.takePositions(
+                1,
+                appID: entity.appID,
+                entitySet: entity.entitySet,
+                adding: previous == nil ? 1 : 0,
+                connection
+            )
             try await connection.execute(EntityRecord.upsert([(saved, createdBy: nil)]))
             return (saved, previous == nil)
         }
     }
 
-    /// Removes an entity; `false` when there was none.
-    public func deleteEntity(appID: String, entitySet: String, id: String) async throws(StorageError) -> Bool {
+    /// Removes an entity, at `date`: it leaves a tombstone at the set's next position,
+    /// kept until the removals are purged (``purgeExpired(at:)``); `false` when there was
+    /// none.
+    public func deleteEntity(
+        appID: String,
+        entitySet: String,
+        id: String,
+        at date: Date
+    ) async throws(StorageError) -> Bool {
         defer { cache?.drop(.entitySet(appID: appID, entitySet: entitySet)) }
-        return try await count(
-            "DELETE FROM entities WHERE app_id = \(appID) AND entity_set = \(entitySet) AND id = \(id) RETURNING id"
-        ) > 0
+        return try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
+            let entity: SQL = "app_id = \(appID) AND entity_set = \(entitySet) AND id = \(id)"
+            guard
+                try await !connection.rows("SELECT id FROM entities WHERE \(entity) AND removed_at IS NULL").isEmpty
+            else { return false }
+            let position = try await Self.takePositions(1, appID: appID, entitySet: entitySet, adding: -1, connection)
+            try await connection.execute(
+                """
+                UPDATE entities SET fields = '{}', field_versions = NULL, created_by = NULL,
+                    position = \(position), removed_at = \(date)
+                WHERE \(entity)
+                """
+            )
+            return true
+        }
+    }
+
+    /// One page of an entity set's change log, as one snapshot: the entities whose last
+    /// write stands past `after` and at or before `through` (the set's last position when
+    /// `nil`), in the order of their positions, at most `limit` of them.
+    ///
+    /// - Parameter includingRemovals: Whether tombstones are entries; a reader that
+    ///   starts from nothing needs none.
+    public func entityLog(
+        appID: String,
+        entitySet: String,
+        after: Int64,
+        through: Int64?,
+        includingRemovals: Bool,
+        limit: Int
+    ) async throws(StorageError) -> EntityLogPage {
+        let removals: SQL = includingRemovals ? "" : " AND e.removed_at IS NULL"
+        let end: SQL = through.map { "\($0)" } ?? "s.last_position"
+        let rows = try await driver.read(
+            """
+            SELECT s.last_position, s.purged_through, e.id, e.fields, e.version, e.updated_at, e.updated_by,
+                e.field_versions, e.position, e.removed_at
+            FROM entity_sets s LEFT JOIN entities e ON e.app_id = s.app_id AND e.entity_set = s.entity_set
+                AND e.position > \(after) AND e.position <= \(end)\(removals)
+            WHERE s.app_id = \(appID) AND s.entity_set = \(entitySet)
+            ORDER BY e.position LIMIT \(limit + 1)
+            """
+        )
+        guard let first = rows.first else {
+            return EntityLogPage(entries: [], hasMore: false, lastPosition: 0, purgedThrough: 0)
+        }
+        var entries: [EntityLogPage.Entry] = []
+        for row in rows.prefix(limit) {
+            guard let position = try row("position", as: Int64?.self) else { continue }
+            if let removedAt = try row("removed_at", as: Date?.self) {
+                entries.append(.removed(id: try row("id"), position: position, removedAt: removedAt))
+            } else {
+                entries.append(
+                    .written(
+                        EntityRecord(
+                            appID: appID,
+                            entitySet: entitySet,
+                            id: try row("id"),
+                            fields: try ServerSchema.decodeFields(try row("fields")),
+                            version: try row("version"),
+                            updatedAt: try row("updated_at"),
+                            updatedBy: try row("updated_by"),
+                            fieldVersions: try ServerSchema.decodeFieldVersions(try row("field_versions")),
+                            position: position
+                        )
+                    )
+                )
+            }
+        }
+        return EntityLogPage(
+            entries: entries,
+            hasMore: rows.count > limit,
+            lastPosition: try first("last_position"),
+            purgedThrough: try first("purged_through")
+        )
+    }
+
+    /// What a write of entities in one set waits for.
+    static func writers(of appID: String, _ entitySet: String) -> StorageLock {
+        .entityWriters(registrations: [], entitySets: [appID + "/" + entitySet])
+    }
+
+    /// Takes the next `count` positions of an entity set's change log, adds `added` to the
+    /// entities it holds (a creation 1, a removal -1), and returns the first position.
+    /// Inside a write: the set's row stays locked until the transaction ends, so a
+    /// later write of the set takes later positions and cannot commit before this one.
+    /// Positions therefore become visible in their order, and a reader past a position
+    /// never misses a write at or before it.
+    static func takePositions(
+        _ count: Int,
+        appID: String,
+        entitySet: String,
+        adding added: Int,
+        _ connection: any SQLConnection
+    ) async throws -> Int64 {
+        let (taken, added) = (Int64(count), Int64(added))
+        let rows = try await connection.rows(
+            """
+            INSERT INTO entity_sets (app_id, entity_set, last_position, live_count)
+            VALUES (\(appID), \(entitySet), \(taken), \(added))
+            ON CONFLICT (app_id, entity_set) DO UPDATE SET last_position = entity_sets.last_position + \(taken),
+                live_count = entity_sets.live_count + \(added)
+            RETURNING last_position
+            """
+        )
+        guard let row = rows.first else { throw StorageError(.corrupt, "no position was taken") }
+        return try row("last_position", as: Int64.self) - taken + 1
+    }
+
+    /// Forgets the tombstones of entities removed before `date`, one set at a time, each
+    /// in a write of its own that the set's other writes wait for. Each set records the
+    /// last position it forgot, so a reader whose cursor is before it is told to read the
+    /// set again. Returns how many tombstones it forgot.
+    public func purgeRemovals(before date: Date) async throws(StorageError) -> Int {
+        let sets = try await all(
+            "SELECT DISTINCT app_id, entity_set FROM entities WHERE removed_at < \(date) ORDER BY app_id, entity_set"
+        ) { row throws(StorageError) in
+            (appID: try row("app_id", as: String.self), entitySet: try row("entity_set", as: String.self))
+        }
+        var purged = 0
+        for set in sets {
+            purged += try await driver.write(locking: [Self.writers(of: set.appID, set.entitySet)]) { connection in
+                let removed: SQL = """
+                    app_id = \(set.appID) AND entity_set = \(set.entitySet) AND removed_at < \(date)
+                    """
+                let positions = try await connection.rows("DELETE FROM entities WHERE \(removed) RETURNING position")
+                let last = try positions.map { row throws(StorageError) in try row("position", as: Int64.self) }.max()
+                guard let last else { return 0 }
+                try await connection.execute(
+                    """
+                    UPDATE entity_sets SET purged_through = \(last)
+                    WHERE app_id = \(set.appID) AND entity_set = \(set.entitySet) AND purged_through < \(last)
+                    """
+                )
+                return positions.count
+            }
+        }
+        return purged
     }
 
     /// The newest changes recorded for an app, newest first, of one outcome when given.
@@ -90,7 +243,7 @@ extension ServerStorage {
 
 extension EntityRecord {
     static let select: SQL = """
-        SELECT app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions FROM entities
+        SELECT app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions, position FROM entities
         """
 
     init(row: SQLRow) throws(StorageError) {
@@ -102,27 +255,31 @@ extension EntityRecord {
             version: try row("version"),
             updatedAt: try row("updated_at"),
             updatedBy: try row("updated_by"),
-            fieldVersions: try ServerSchema.decodeFieldVersions(try row("field_versions"))
+            fieldVersions: try ServerSchema.decodeFieldVersions(try row("field_versions")),
+            position: try row("position")
         )
     }
 
-    /// Writes the entities as they are now: a new one with the user who created it (`nil`:
-    /// no user's, as the admin's), an existing one keeping its creator.
+    /// Writes the entities as they are now, each at its position: a new one (or one over
+    /// a tombstone) with the user who created it (`nil`: no user's, as the admin's), an
+    /// existing one keeping its creator.
     static func upsert(_ entities: [(EntityRecord, createdBy: String?)]) -> SQL {
         let rows = entities.map { entity, createdBy -> SQL in
             """
             (\(entity.appID), \(entity.entitySet), \(entity.id), \(ServerSchema.encode(fields: entity.fields)),
                 \(entity.version), \(entity.updatedAt), \(entity.updatedBy),
-                \(ServerSchema.encode(fieldVersions: entity.fieldVersions)), \(createdBy))
+                \(ServerSchema.encode(fieldVersions: entity.fieldVersions)), \(createdBy), \(entity.position))
             """
         }
         return """
             INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions,
-                created_by)
+                created_by, position)
             VALUES \(SQL.joined(rows, separator: ", "))
             ON CONFLICT (app_id, entity_set, id) DO UPDATE SET fields = excluded.fields,
                 version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by,
-                field_versions = excluded.field_versions
+                field_versions = excluded.field_versions, position = excluded.position, removed_at = NULL,
+                created_by = CASE WHEN entities.removed_at IS NULL THEN entities.created_by
+                    ELSE excluded.created_by END
             """
     }
 }

@@ -1,9 +1,11 @@
 import Foundation
 import GangwayFlows
+import GangwayProtocol
 import Logging
 
 /// Reads the app's data for the signed-in user: an entity set the server serves
-/// read-only to devices, with the last copy kept so that it is there offline: in the
+/// read-only to devices, synced from the last copy kept (only what changed since comes
+/// over the network), and kept so that it is there offline: in the
 /// device's ``SharedAppData`` when the app gives one (one copy for all the device's
 /// users), otherwise in the user's secure store, for that user only.
 ///
@@ -35,12 +37,17 @@ public struct AppDataReader: Sendable {
         _ = try services.client(context)
         let kept = try keptData(entitySet, in: context).flatMap { try? Self.decoder.decode(Kept.self, from: $0) }
         do {
-            let entities = try await services.withSession(context, asking: true) { client, configuration, token in
-                try await client.appData(appID: configuration.appID, entitySet: entitySet, token: token)
+            let synced = try await services.withSession(context, asking: true) { client, configuration, token in
+                try await Self.sync(entitySet, from: kept, appID: configuration.appID, client: client, token: token)
             }
-            let fresh = Kept(entities: entities, fetchedAt: services.now())
+            let fresh = Kept(entities: synced.entities, fetchedAt: services.now(), cursor: synced.cursor)
             try keep(Self.encoder.encode(fresh), for: entitySet, in: context)
-            return AppDataReading(entitySet: entitySet, entities: entities, fetchedAt: fresh.fetchedAt, failure: nil)
+            return AppDataReading(
+                entitySet: entitySet,
+                entities: fresh.entities,
+                fetchedAt: fresh.fetchedAt,
+                failure: nil
+            )
         } catch let error as ServiceError {
             services.logger.info(
                 "app data not read",
@@ -50,6 +57,35 @@ public struct AppDataReader: Sendable {
         } catch let error as ServiceFlowError where error == .cancelled {
             // The person did not sign in again: the kept copy, saying why.
             return reading(entitySet, kept, failure: .sessionExpired)
+        }
+    }
+
+    /// The kept copy brought up to date: the pages of one sync from its cursor, applied
+    /// together; from the start when nothing is kept, the kept copy has no cursor (it was
+    /// read whole, before syncs), or the server no longer serves its cursor.
+    private static func sync(
+        _ entitySet: String,
+        from kept: Kept?,
+        appID: String,
+        client: MobileServicesClient,
+        token: SessionToken
+    ) async throws(ServiceError) -> (entities: [AppEntity], cursor: String) {
+        var cursor = kept?.cursor
+        var entities: [String: AppEntity] = [:]
+        if cursor != nil { for entity in kept?.entities ?? [] { entities[entity.id] = entity } }
+        while true {
+            let page: AppDataChanges
+            do {
+                page = try await client.appDataChanges(appID: appID, entitySet: entitySet, cursor: cursor, token: token)
+            } catch  where cursor != nil && error.serverCode == ErrorCode.cursorExpired.rawValue {
+                // Removals since the copy are forgotten: the set again, from the start.
+                (cursor, entities) = (nil, [:])
+                continue
+            }
+            for entity in page.entities { entities[entity.id] = entity }
+            for id in page.removedIDs { entities[id] = nil }
+            cursor = page.cursor
+            if !page.more { return (entities.values.sorted { $0.id < $1.id }, page.cursor) }
         }
     }
 
@@ -91,6 +127,9 @@ public struct AppDataReader: Sendable {
     private struct Kept: Codable {
         var entities: [AppEntity]
         var fetchedAt: Date
+        /// Where the copy stands in the set's change log; `nil` for a copy kept before
+        /// devices synced, which the next read replaces whole.
+        var cursor: String?
     }
 
     private static let encoder: JSONEncoder = {

@@ -179,6 +179,30 @@ public struct MobileServicesClient: Sendable {
         }
     }
 
+    /// One page of what changed in an entity set since `cursor` (`nil`: the set from the
+    /// start). A cursor the server no longer serves is refused with the server code
+    /// `CURSOR_EXPIRED` (HTTP 410): read the set again from the start.
+    /// - Parameter limit: At most this many entities and removals; `nil`: the server's
+    ///   default (``GangwayProtocol/APIDefaults/syncPage``).
+    public func appDataChanges(
+        appID: String,
+        entitySet: String,
+        cursor: String?,
+        limit: Int? = nil,
+        token: SessionToken
+    ) async throws(ServiceError) -> AppDataChanges {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client(token: token).syncAppData(
+                path: .init(appID: appID, entitySet: entitySet),
+                query: .init(cursor: cursor, limit: limit)
+            )
+        }
+        switch output {
+        case .ok(let ok): return try ServiceCall.decode { AppDataChanges(try ok.body.json) }
+        default: throw ServiceCall.unexpected(output)
+        }
+    }
+
     /// Registers the device for the signed-in user, or refreshes its registration.
     /// - Parameter changeKey: The user's key for signing offline changes on this device,
     ///   registered with the device; `nil` keeps the one registered.

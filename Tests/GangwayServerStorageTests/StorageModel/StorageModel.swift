@@ -70,6 +70,11 @@ struct StorageModel {
         var id: String
     }
 
+    private struct SetKey: Hashable {
+        var appID: String
+        var entitySet: String
+    }
+
     private struct StoredEntity {
         var record: EntityRecord
         /// The user who created it, whose creations count it; `nil` for the admin's.
@@ -96,6 +101,13 @@ struct StorageModel {
     /// By registration ID.
     private var devices: [String: DeviceRecord] = [:]
     private var entities: [EntityKey: StoredEntity] = [:]
+    /// The removed entities' tombstones: where each removal stands in its set's log, and when.
+    private var tombstones: [EntityKey: (position: Int64, removedAt: Date)] = [:]
+    /// Each set's last position given, and the last a purge forgot.
+    private var lastPositions: [SetKey: Int64] = [:]
+    private var purgedThrough: [SetKey: Int64] = [:]
+    /// The entities the upload being applied changed, in the order it first changed them.
+    private var changedInBatch: [EntityKey] = []
     /// Oldest first.
     private var recorded: [RecordedRow] = []
     /// The first result of each change ID.
@@ -273,8 +285,16 @@ struct StorageModel {
         var saved = entity
         saved.version = (previous?.record.version ?? 0) + 1
         saved.fieldVersions = Self.fieldVersions(of: entity.fields, replacing: previous?.record, at: saved.version)
+        saved.position = takePosition(entity.appID, entity.entitySet)
+        if tombstones.removeValue(forKey: key) != nil { note("wrote over a removal") }
         entities[key] = StoredEntity(record: saved, createdBy: previous?.createdBy)
         return (saved, previous == nil)
+    }
+
+    private mutating func takePosition(_ appID: String, _ entitySet: String) -> Int64 {
+        let set = SetKey(appID: appID, entitySet: entitySet)
+        lastPositions[set, default: 0] += 1
+        return lastPositions[set, default: 0]
     }
 
     /// A field whose value is new, or that is gone, gets `version`; the others keep theirs.
@@ -292,8 +312,54 @@ struct StorageModel {
         return versions.filter { $0.value > 0 }
     }
 
-    mutating func deleteEntity(appID: String, entitySet: String, id: String) -> Bool {
-        entities.removeValue(forKey: EntityKey(appID: appID, entitySet: entitySet, id: id)) != nil
+    /// Removes the entity, leaving a tombstone at the set's next position.
+    mutating func deleteEntity(appID: String, entitySet: String, id: String, at date: Date) -> Bool {
+        let key = EntityKey(appID: appID, entitySet: entitySet, id: id)
+        guard entities.removeValue(forKey: key) != nil else { return false }
+        tombstones[key] = (takePosition(appID, entitySet), date)
+        note("removed an entity")
+        return true
+    }
+
+    /// Forgets the tombstones of removals before `date`; each set remembers the last
+    /// position forgotten.
+    mutating func purgeRemovals(before date: Date) -> Int {
+        let forgotten = tombstones.filter { $0.value.removedAt < date }
+        for (key, tombstone) in forgotten {
+            let set = SetKey(appID: key.appID, entitySet: key.entitySet)
+            purgedThrough[set] = max(purgedThrough[set, default: 0], tombstone.position)
+            tombstones[key] = nil
+        }
+        if !forgotten.isEmpty { note("purged removals") }
+        return forgotten.count
+    }
+
+    /// A page of a set's change log: every entity's last write and every tombstone past
+    /// `after`, through `through` (the last position when `nil`), by position.
+    func entityLog(
+        appID: String,
+        entitySet: String,
+        after: Int64,
+        through: Int64?,
+        includingRemovals: Bool,
+        limit: Int
+    ) -> EntityLogPage {
+        let set = SetKey(appID: appID, entitySet: entitySet)
+        let last = lastPositions[set, default: 0]
+        let end = through ?? last
+        var entries: [EntityLogPage.Entry] = entities.filter { $0.key.appID == appID && $0.key.entitySet == entitySet }
+            .map { .written($0.value.record) }
+        if includingRemovals {
+            entries += tombstones.filter { $0.key.appID == appID && $0.key.entitySet == entitySet }
+                .map { .removed(id: $0.key.id, position: $0.value.position, removedAt: $0.value.removedAt) }
+        }
+        entries = entries.filter { $0.position > after && $0.position <= end }.sorted { $0.position < $1.position }
+        return EntityLogPage(
+            entries: Array(entries.prefix(limit)),
+            hasMore: entries.count > limit,
+            lastPosition: last,
+            purgedThrough: purgedThrough[set, default: 0]
+        )
     }
 
     // MARK: Changes
@@ -307,7 +373,14 @@ struct StorageModel {
         limit: Int,
         decide: (Change, EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
     ) -> [ChangeResult] {
-        batch.map { apply($0, limit: limit, decide: decide) }
+        changedInBatch = []
+        let results = batch.map { apply($0, limit: limit, decide: decide) }
+        for key in changedInBatch {
+            let position = takePosition(key.appID, key.entitySet)
+            entities[key]?.record.position = position
+            if tombstones.removeValue(forKey: key) != nil { note("wrote over a removal") }
+        }
+        return results
     }
 
     private mutating func apply(
@@ -378,6 +451,7 @@ struct StorageModel {
                 updatedBy: change.author,
                 fieldVersions: merged.entity.fieldVersions
             )
+            if !changedInBatch.contains(key) { changedInBatch.append(key) }
             entities[key] = StoredEntity(
                 record: record,
                 createdBy: previous == nil ? change.author : previous?.createdBy

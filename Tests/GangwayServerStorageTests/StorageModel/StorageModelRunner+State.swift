@@ -4,6 +4,50 @@ import GangwayServerStorage
 
 /// The whole observable state, read from the storage and held to the model.
 extension StorageModelRunner {
+    /// Reads a set's change log back in pages of two, from the start, the middle and the
+    /// end, with and without removals, through the last position and through one before it.
+    func compareLog(appID: String, entitySet: String) async throws {
+        let whole = model.entityLog(
+            appID: appID,
+            entitySet: entitySet,
+            after: 0,
+            through: nil,
+            includingRemovals: true,
+            limit: 10_000
+        )
+        let throughs: [Int64?] = [nil, whole.lastPosition > 1 ? whole.lastPosition - 1 : nil]
+        let last = whole.lastPosition
+        for after in Set([0, 1, last / 2, last - 1, last]).filter({ (0...last).contains($0) }).sorted() {
+            for through in Set(throughs) {
+                for includingRemovals in [true, false] {
+                    try await agree(
+                        "entityLog(\(entitySet), after: \(after), through: \(through.map(String.init) ?? "nil"), removals: \(includingRemovals))",
+                        model: {
+                            self.model.entityLog(
+                                appID: appID,
+                                entitySet: entitySet,
+                                after: after,
+                                through: through,
+                                includingRemovals: includingRemovals,
+                                limit: 2
+                            )
+                        },
+                        storage: {
+                            try await self.storage.entityLog(
+                                appID: appID,
+                                entitySet: entitySet,
+                                after: after,
+                                through: through,
+                                includingRemovals: includingRemovals,
+                                limit: 2
+                            )
+                        }
+                    )
+                }
+            }
+        }
+    }
+
     /// Reads back everything the model holds.
     func compareState() async throws {
         let namespace = namespace
@@ -35,6 +79,7 @@ extension StorageModelRunner {
                 model: { self.model.entities(appID: app, entitySet: set) },
                 storage: { try await self.storage.entities(appID: app, entitySet: set) }
             )
+            try await compareLog(appID: app, entitySet: set)
         }
         let outcomes: [ChangeResult.Outcome?] = [nil, .applied, .conflict, .rejected, .duplicate]
         for outcome in outcomes {

@@ -9,7 +9,7 @@ import GangwayServerStorage
 ///
 /// A sequence runs in a namespace of its own (its user names, app IDs, registration
 /// IDs and tokens start with it), so many share one database; it ends with a purge at
-/// the end of time, which empties every table it could count.
+/// the end of time, which empties every table it could count (and forgets every removal).
 final class StorageModelRunner {
     /// Where the storage and the model first answered differently.
     struct Disagreement: Error, Sendable, CustomStringConvertible {
@@ -102,10 +102,16 @@ final class StorageModelRunner {
                 model: { self.model.purgeExpired(at: .distantFuture) },
                 storage: { try await self.storage.purgeExpired(at: .distantFuture) }
             )
+            try await agree(
+                "purgeRemovals(before: the end of time)",
+                model: { self.model.purgeRemovals(before: .distantFuture) },
+                storage: { try await self.storage.purgeRemovals(before: .distantFuture) }
+            )
             return nil
         } catch {
             // Leave nothing another sequence's purge would count.
             _ = try? await storage.purgeExpired(at: .distantFuture)
+            _ = try? await storage.purgeRemovals(before: .distantFuture)
             return error as? Disagreement
                 ?? Disagreement(
                     step: step,
@@ -275,10 +281,11 @@ final class StorageModelRunner {
             )
         case .delete(let entitySet, let entity):
             let (app, set, id) = (appID(0), StorageOperation.ChangeSpec.sets[entitySet], "e\(entity)")
+            let now = now
             try await agree(
                 "deleteEntity(\(set)/\(id))",
-                model: { self.model.deleteEntity(appID: app, entitySet: set, id: id) },
-                storage: { try await self.storage.deleteEntity(appID: app, entitySet: set, id: id) }
+                model: { self.model.deleteEntity(appID: app, entitySet: set, id: id, at: now) },
+                storage: { try await self.storage.deleteEntity(appID: app, entitySet: set, id: id, at: now) }
             )
         case .upload(let limit, let carrier, let changes):
             try await upload(changes, limit: limit, carrier: carrier)
@@ -314,6 +321,13 @@ final class StorageModelRunner {
                 "purgeExpired(at: \(now))",
                 model: { self.model.purgeExpired(at: now) },
                 storage: { try await self.storage.purgeExpired(at: now) }
+            )
+            // Removals an hour old and more are forgotten.
+            let cutoff = now.addingTimeInterval(-60 * 60)
+            try await agree(
+                "purgeRemovals(before: \(cutoff))",
+                model: { self.model.purgeRemovals(before: cutoff) },
+                storage: { try await self.storage.purgeRemovals(before: cutoff) }
             )
         case .compareState:
             try await compareState()

@@ -17,6 +17,7 @@ struct StorageModelTests {
         "rejected CREATION_LIMIT_REACHED", "rejected FIELD_NOT_WRITABLE", "put into a full set",
         "registration replaced", "registration locked", "registration wiped", "joined a revoked family",
         "spent twice", "purged sessions", "purged refresh tokens", "purged sign-in attempts", "purged device cookies",
+        "removed an entity", "wrote over a removal", "purged removals",
     ]
 
     @Test(

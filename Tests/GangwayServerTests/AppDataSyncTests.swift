@@ -1,0 +1,175 @@
+import Foundation
+import GangwayProtocol
+import GangwayServer
+import GangwayServerTesting
+import GangwayTesting
+import HTTPTypes
+import Testing
+
+@Suite(
+    "App data sync: a device reads what changed since its cursor, a page at a time",
+    .servingTurn,
+    .tags(.postgres),
+    .skipsTags
+)
+struct AppDataSyncTests {
+    typealias Changes = Components.Schemas.EntityChanges
+
+    static func put(_ api: API, _ id: String, _ status: String) async throws {
+        let reply = try await api.admin(
+            .put,
+            "/admin/apps/checks/data/checks/\(id)",
+            json: #"{"fields": {"status": "\#(status)"}}"#
+        )
+        #expect([.created, .ok].contains(reply.status), "\(reply.text)")
+    }
+
+    /// Reads pages from `cursor` until the sync ends; every page, in order.
+    static func sync(
+        _ api: API,
+        token: String,
+        from cursor: String?,
+        limit: Int
+    ) async throws -> [Changes] {
+        var pages: [Changes] = []
+        var cursor = cursor
+        repeat {
+            let query = "limit=\(limit)" + (cursor.map { "&cursor=\($0)" } ?? "")
+            let reply = try await api.send(.get, "/apps/checks/data/checks/changes?\(query)", token: token)
+            try api.expectStatus(reply, .ok)
+            let page = try reply.decode(Changes.self)
+            pages.append(page)
+            cursor = page.cursor
+        } while pages.last?.more == true && pages.count < 100
+        return pages
+    }
+
+    @Test(
+        "from nothing the device gets every entity in pages; then only what was written or removed since",
+        arguments: Backend.available
+    )
+    func fromNothingThenDeltas(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            for index in 1...5 { try await Self.put(api, "check-\(index)", "open") }
+            // A removal before the device's first sync is no concern of a copy from nothing.
+            try api.expectStatus(try await api.admin(.delete, "/admin/apps/checks/data/checks/check-5"), .noContent)
+            let token = try await api.signIn("alice")
+            _ = try await api.register(token: token)
+
+            let first = try await Self.sync(api, token: token, from: nil, limit: 2)
+            #expect(first.map(\.more) == [true, false])
+            #expect(first.flatMap(\.entities).map(\.id) == ["check-1", "check-2", "check-3", "check-4"])
+            #expect(first.flatMap(\.removed).isEmpty)
+            let cursor = try #require(first.last?.cursor)
+
+            // Nothing changed: one empty page, the same cursor.
+            let idle = try await Self.sync(api, token: token, from: cursor, limit: 2)
+            #expect(idle.count == 1 && idle[0].entities.isEmpty && idle[0].removed.isEmpty)
+            #expect(idle[0].cursor == cursor)
+
+            try await Self.put(api, "check-2", "done")
+            try await Self.put(api, "check-6", "open")
+            try api.expectStatus(try await api.admin(.delete, "/admin/apps/checks/data/checks/check-1"), .noContent)
+            try await Self.put(api, "check-2", "checked")
+            let delta = try await Self.sync(api, token: token, from: cursor, limit: 1000)
+            #expect(delta.count == 1)
+            // Each entity once, in its state now, in the order of its last write.
+            #expect(delta[0].entities.map(\.id) == ["check-6", "check-2"])
+            #expect(delta[0].entities.last?.fields.additionalProperties == ["status": "checked"])
+            #expect(delta[0].entities.last?.version == 3)
+            #expect(delta[0].removed.map(\.id) == ["check-1"])
+            let positions = delta[0].entities.compactMap(\.position) + delta[0].removed.map(\.position)
+            #expect(positions.count == 3 && Set(positions).count == 3)
+        }
+    }
+
+    @Test(
+        "the pages of one sync end where it began: a write during a sync waits for the next one",
+        arguments: Backend.available
+    )
+    func pagesEndAtTheCheckpoint(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            for index in 1...4 { try await Self.put(api, "check-\(index)", "open") }
+            let token = try await api.signIn("alice")
+            _ = try await api.register(token: token)
+            let page = try await api.send(.get, "/apps/checks/data/checks/changes?limit=2", token: token)
+                .decode(Changes.self)
+            #expect(page.more)
+            try await Self.put(api, "check-1", "done")
+            try await Self.put(api, "check-9", "open")
+            let rest = try await Self.sync(api, token: token, from: page.cursor, limit: 2)
+            // check-1 moved past the checkpoint: this sync does not carry it again.
+            #expect(rest.flatMap(\.entities).map(\.id) == ["check-3", "check-4"])
+            let next = try await Self.sync(api, token: token, from: rest.last?.cursor, limit: 2)
+            #expect(next.flatMap(\.entities).map(\.id) == ["check-1", "check-9"])
+            #expect(next.flatMap(\.entities).first?.fields.additionalProperties == ["status": "done"])
+        }
+    }
+
+    @Test(
+        "a cursor this server did not give, a page size out of range, or no registration is refused",
+        arguments: Backend.available
+    )
+    func refusals(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            try await Self.put(api, "check-1", "open")
+            let token = try await api.signIn("alice")
+            let unregistered = try await api.send(.get, "/apps/checks/data/checks/changes", token: token)
+            #expect(unregistered.status == .forbidden)
+            #expect(unregistered.code == "DEVICE_NOT_REGISTERED")
+            #expect(try await api.send(.get, "/apps/checks/data/checks/changes").status == .unauthorized)
+            _ = try await api.register(token: token)
+            for cursor in ["x", "2.1", "1.", "1.01", "1.-1", "1.5.3", "1.1.2.x", "1.1.2.s.s", "1.99999999999999999999"]
+            {
+                let reply = try await api.send(.get, "/apps/checks/data/checks/changes?cursor=\(cursor)", token: token)
+                #expect(reply.status == .badRequest, "\(cursor)")
+                #expect(reply.code == "INVALID_FIELD", "\(cursor)")
+            }
+            for limit in ["0", "5001", "-1"] {
+                let reply = try await api.send(.get, "/apps/checks/data/checks/changes?limit=\(limit)", token: token)
+                #expect(reply.status == .badRequest, "\(limit)")
+            }
+            // A cursor past the set's log: the server's data is older than the device's copy.
+            let ahead = try await api.send(.get, "/apps/checks/data/checks/changes?cursor=1.7", token: token)
+            #expect(ahead.status == .gone)
+            #expect(ahead.code == "CURSOR_EXPIRED")
+            #expect(ahead.text.contains("from the start"))
+        }
+    }
+
+    @Test(
+        "a cursor older than the removals the server keeps is told to read the set again; from nothing it may",
+        arguments: Backend.available
+    )
+    func forgottenRemovals(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            for index in 1...3 { try await Self.put(api, "check-\(index)", "open") }
+            let token = try await api.signIn("alice")
+            _ = try await api.register(token: token)
+            let cursor = try #require(try await Self.sync(api, token: token, from: nil, limit: 10).last?.cursor)
+            try api.expectStatus(try await api.admin(.delete, "/admin/apps/checks/data/checks/check-2"), .noContent)
+            fixture.clock.advance(by: .seconds(Double(EntityLimits.removalsKeptDays) * 86_400 - 60))
+            try await fixture.server.purgeExpired()
+            // Within the days kept, the removal is still told (the session ended meanwhile).
+            let token2 = try await api.signIn("alice")
+            let kept = try await Self.sync(api, token: token2, from: cursor, limit: 10)
+            #expect(kept.flatMap(\.removed).map(\.id) == ["check-2"])
+
+            fixture.clock.advance(by: .seconds(120))
+            try await fixture.server.purgeExpired()
+            let expired = try await api.send(.get, "/apps/checks/data/checks/changes?cursor=\(cursor)", token: token2)
+            #expect(expired.status == .gone)
+            #expect(expired.code == "CURSOR_EXPIRED")
+            #expect(expired.text.contains("\(EntityLimits.removalsKeptDays) days"))
+            // The copy it caught up with after the removal is still good.
+            let later = try #require(kept.last?.cursor)
+            #expect(try await Self.sync(api, token: token2, from: later, limit: 10).last?.removed.isEmpty == true)
+            let again = try await Self.sync(api, token: token2, from: nil, limit: 10)
+            #expect(again.flatMap(\.entities).map(\.id) == ["check-1", "check-3"])
+        }
+    }
+}
