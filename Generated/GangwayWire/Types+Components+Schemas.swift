@@ -61,6 +61,7 @@ extension Components {
                 case operatorExists = "OPERATOR_EXISTS"
                 case limitReached = "LIMIT_REACHED"
                 case entitySetFull = "ENTITY_SET_FULL"
+                case entitySetTooLarge = "ENTITY_SET_TOO_LARGE"
                 case cursorExpired = "CURSOR_EXPIRED"
                 case serverBusy = "SERVER_BUSY"
                 case storageUnavailable = "STORAGE_UNAVAILABLE"
@@ -1623,21 +1624,29 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/EntityList/entities`.
             public var entities: [Components.Schemas.Entity]
+            /// In an admin listing: whether entities after the last one listed remain (list again with `after`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/EntityList/more`.
+            public var more: Swift.Bool?
             /// Creates a new `EntityList`.
             ///
             /// - Parameters:
             ///   - entitySet:
             ///   - entities: Ordered by ID.
+            ///   - more: In an admin listing: whether entities after the last one listed remain (list again with `after`).
             public init(
                 entitySet: Swift.String,
-                entities: [Components.Schemas.Entity]
+                entities: [Components.Schemas.Entity],
+                more: Swift.Bool? = nil
             ) {
                 self.entitySet = entitySet
                 self.entities = entities
+                self.more = more
             }
             public enum CodingKeys: String, CodingKey {
                 case entitySet
                 case entities
+                case more
             }
         }
         /// One page of an entity set's change log past a cursor.

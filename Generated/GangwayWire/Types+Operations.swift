@@ -5541,7 +5541,7 @@ public enum Operations {
     }
     /// The entities of one of the app's entity sets, for a signed-in device (read-only).
     ///
-    /// Only a registered device is served: a session whose device has no registration gets 403 `DEVICE_NOT_REGISTERED`, so every device that reads the app's data or uploads logs is one the admin can see, lock and wipe.
+    /// Only a registered device is served: a session whose device has no registration gets 403 `DEVICE_NOT_REGISTERED`, so every device that reads the app's data or uploads logs is one the admin can see, lock and wipe. A set of more than 10,000 entities is not read whole: it is answered 409 `ENTITY_SET_TOO_LARGE`, and a device syncs it a page at a time (`syncAppData`).
     ///
     /// - Remark: HTTP `GET /apps/{appID}/data/{entitySet}`.
     /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/get(getAppData)`.
@@ -5734,6 +5734,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The thing exists already, or the app's settings refuse the request.
+            ///
+            /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/get(getAppData)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }
@@ -6051,7 +6074,7 @@ public enum Operations {
             }
         }
     }
-    /// The entities of one of the app's entity sets.
+    /// The entities of one of the app's entity sets, a page at a time.
     ///
     /// - Remark: HTTP `GET /admin/apps/{appID}/data/{entitySet}`.
     /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/get(listAppData)`.
@@ -6080,6 +6103,28 @@ public enum Operations {
                 }
             }
             public var path: Operations.ListAppData.Input.Path
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data/{entitySet}/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// List the entities whose IDs come after this one (the last ID of the page before).
+                ///
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data/{entitySet}/GET/query/after`.
+                public var after: Swift.String?
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data/{entitySet}/GET/query/limit`.
+                public var limit: Swift.Int?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - after: List the entities whose IDs come after this one (the last ID of the page before).
+                ///   - limit:
+                public init(
+                    after: Swift.String? = nil,
+                    limit: Swift.Int? = nil
+                ) {
+                    self.after = after
+                    self.limit = limit
+                }
+            }
+            public var query: Operations.ListAppData.Input.Query
             /// - Remark: Generated from `#/paths/admin/apps/{appID}/data/{entitySet}/GET/header`.
             public struct Headers: Sendable, Hashable {
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListAppData.AcceptableContentType>]
@@ -6096,12 +6141,15 @@ public enum Operations {
             ///
             /// - Parameters:
             ///   - path:
+            ///   - query:
             ///   - headers:
             public init(
                 path: Operations.ListAppData.Input.Path,
+                query: Operations.ListAppData.Input.Query = .init(),
                 headers: Operations.ListAppData.Input.Headers = .init()
             ) {
                 self.path = path
+                self.query = query
                 self.headers = headers
             }
         }
@@ -6134,7 +6182,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Every entity of the set, ordered by ID.
+            /// A page of the set's entities, ordered by ID.
             ///
             /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/get(listAppData)/responses/200`.
             ///

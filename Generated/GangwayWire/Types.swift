@@ -154,7 +154,7 @@ public protocol APIProtocol: Sendable {
     func updateUser(_ input: Operations.UpdateUser.Input) async throws -> Operations.UpdateUser.Output
     /// The entities of one of the app's entity sets, for a signed-in device (read-only).
     ///
-    /// Only a registered device is served: a session whose device has no registration gets 403 `DEVICE_NOT_REGISTERED`, so every device that reads the app's data or uploads logs is one the admin can see, lock and wipe.
+    /// Only a registered device is served: a session whose device has no registration gets 403 `DEVICE_NOT_REGISTERED`, so every device that reads the app's data or uploads logs is one the admin can see, lock and wipe. A set of more than 10,000 entities is not read whole: it is answered 409 `ENTITY_SET_TOO_LARGE`, and a device syncs it a page at a time (`syncAppData`).
     ///
     /// - Remark: HTTP `GET /apps/{appID}/data/{entitySet}`.
     /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/get(getAppData)`.
@@ -166,7 +166,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /apps/{appID}/data/{entitySet}/changes`.
     /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/changes/get(syncAppData)`.
     func syncAppData(_ input: Operations.SyncAppData.Input) async throws -> Operations.SyncAppData.Output
-    /// The entities of one of the app's entity sets.
+    /// The entities of one of the app's entity sets, a page at a time.
     ///
     /// - Remark: HTTP `GET /admin/apps/{appID}/data/{entitySet}`.
     /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/get(listAppData)`.
@@ -707,7 +707,7 @@ extension APIProtocol {
     }
     /// The entities of one of the app's entity sets, for a signed-in device (read-only).
     ///
-    /// Only a registered device is served: a session whose device has no registration gets 403 `DEVICE_NOT_REGISTERED`, so every device that reads the app's data or uploads logs is one the admin can see, lock and wipe.
+    /// Only a registered device is served: a session whose device has no registration gets 403 `DEVICE_NOT_REGISTERED`, so every device that reads the app's data or uploads logs is one the admin can see, lock and wipe. A set of more than 10,000 entities is not read whole: it is answered 409 `ENTITY_SET_TOO_LARGE`, and a device syncs it a page at a time (`syncAppData`).
     ///
     /// - Remark: HTTP `GET /apps/{appID}/data/{entitySet}`.
     /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/get(getAppData)`.
@@ -737,16 +737,18 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// The entities of one of the app's entity sets.
+    /// The entities of one of the app's entity sets, a page at a time.
     ///
     /// - Remark: HTTP `GET /admin/apps/{appID}/data/{entitySet}`.
     /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/get(listAppData)`.
     public func listAppData(
         path: Operations.ListAppData.Input.Path,
+        query: Operations.ListAppData.Input.Query = .init(),
         headers: Operations.ListAppData.Input.Headers = .init()
     ) async throws -> Operations.ListAppData.Output {
         try await listAppData(Operations.ListAppData.Input(
             path: path,
+            query: query,
             headers: headers
         ))
     }

@@ -3915,7 +3915,7 @@ package struct Client: APIProtocol {
     }
     /// The entities of one of the app's entity sets, for a signed-in device (read-only).
     ///
-    /// Only a registered device is served: a session whose device has no registration gets 403 `DEVICE_NOT_REGISTERED`, so every device that reads the app's data or uploads logs is one the admin can see, lock and wipe.
+    /// Only a registered device is served: a session whose device has no registration gets 403 `DEVICE_NOT_REGISTERED`, so every device that reads the app's data or uploads logs is one the admin can see, lock and wipe. A set of more than 10,000 entities is not read whole: it is answered 409 `ENTITY_SET_TOO_LARGE`, and a device syncs it a page at a time (`syncAppData`).
     ///
     /// - Remark: HTTP `GET /apps/{appID}/data/{entitySet}`.
     /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/get(getAppData)`.
@@ -4062,6 +4062,28 @@ package struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .notFound(.init(body: body))
+                case 409:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Conflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(body: body))
                 default:
                     return .undocumented(
                         statusCode: response.status.code,
@@ -4271,7 +4293,7 @@ package struct Client: APIProtocol {
             }
         )
     }
-    /// The entities of one of the app's entity sets.
+    /// The entities of one of the app's entity sets, a page at a time.
     ///
     /// - Remark: HTTP `GET /admin/apps/{appID}/data/{entitySet}`.
     /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/get(listAppData)`.
@@ -4292,6 +4314,20 @@ package struct Client: APIProtocol {
                     method: .get
                 )
                 suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "after",
+                    value: input.query.after
+                )
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "limit",
+                    value: input.query.limit
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept

@@ -4079,7 +4079,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// The entities of one of the app's entity sets, for a signed-in device (read-only).
     ///
-    /// Only a registered device is served: a session whose device has no registration gets 403 `DEVICE_NOT_REGISTERED`, so every device that reads the app's data or uploads logs is one the admin can see, lock and wipe.
+    /// Only a registered device is served: a session whose device has no registration gets 403 `DEVICE_NOT_REGISTERED`, so every device that reads the app's data or uploads logs is one the admin can see, lock and wipe. A set of more than 10,000 entities is not read whole: it is answered 409 `ENTITY_SET_TOO_LARGE`, and a device syncs it a page at a time (`syncAppData`).
     ///
     /// - Remark: HTTP `GET /apps/{appID}/data/{entitySet}`.
     /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/get(getAppData)`.
@@ -4197,6 +4197,24 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                 case let .notFound(value):
                     suppressUnusedWarning(value)
                     var response = HTTPTypes.HTTPResponse(soar_statusCode: 404)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .conflict(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 409)
                     suppressMutabilityWarning(&response)
                     let body: OpenAPIRuntime.HTTPBody
                     switch value.body {
@@ -4394,7 +4412,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
             }
         )
     }
-    /// The entities of one of the app's entity sets.
+    /// The entities of one of the app's entity sets, a page at a time.
     ///
     /// - Remark: HTTP `GET /admin/apps/{appID}/data/{entitySet}`.
     /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/get(listAppData)`.
@@ -4424,9 +4442,26 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         as: Components.Parameters.EntitySet.self
                     )
                 )
+                let query: Operations.ListAppData.Input.Query = .init(
+                    after: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "after",
+                        as: Swift.String.self
+                    ),
+                    limit: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "limit",
+                        as: Swift.Int.self
+                    )
+                )
                 let headers: Operations.ListAppData.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
                 return Operations.ListAppData.Input(
                     path: path,
+                    query: query,
                     headers: headers
                 )
             },

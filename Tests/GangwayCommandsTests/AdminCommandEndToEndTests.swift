@@ -471,6 +471,17 @@ struct AdminCommandEndToEndTests {
         let listed = try await machine.admin(["data"])
         #expect(listed.output.components(separatedBy: "\n").filter { $0.hasPrefix("F-") }.count == 5)
         #expect(!listed.output.contains("x "))
+        // A page at a time: the command says how to list the next.
+        let first = try await machine.admin(["data", "list", "checks", "--limit", "2"])
+        let rows = first.output.components(separatedBy: "\n").filter { $0.hasPrefix("F-") }
+        #expect(rows.count == 2)
+        let last = try #require(rows.last?.split(separator: " ").first.map(String.init))
+        #expect(first.output.contains("More follow: gangway admin data list checks --after \(last)"), "\(first.output)")
+        let rest = try await machine.admin(["data", "list", "checks", "--after", last, "--limit", "1000"])
+        #expect(rest.output.components(separatedBy: "\n").filter { $0.hasPrefix("F-") }.count == 3)
+        #expect(!rest.output.contains("More follow"))
+        let badAfter = try await machine.admin(["data", "list", "checks", "--after", "b@d"])
+        #expect(badAfter.status == 64)
     }
 
     @Test("gangway admin data fields: shows, sets, prints JSON and clears which fields devices may change")

@@ -27,7 +27,7 @@ struct OfflineWorkEndToEndTests {
 
     /// The demo's checks as the admin reads them, by ID.
     static func checks(in device: Device) async throws -> [String: [String: Any]] {
-        let listed = try await admin(["data", "list", "checks", "--json"], in: device)
+        let listed = try await admin(["data", "list", "checks", "--limit", "1000", "--json"], in: device)
         #expect(listed.status == 0, "\(listed.standardError)")
         let entities = try #require(try JSONSerialization.jsonObject(with: listed.standardOutput) as? [[String: Any]])
         return Dictionary(

@@ -91,7 +91,7 @@ struct APIDefaultsTests {
         #expect(reset["default"] as? Bool == APIDefaults.passcodeResetKeepsData)
         // Each admin listing's limit.
         let listings = APILimits.document.filter { $0.pointer.hasPrefix("/paths/") && $0.range == APILimits.listLimit }
-        #expect(listings.count == 5, "the logs, the changes, the audit, the users and the devices")
+        #expect(listings.count == 6, "the logs, the changes, the audit, the users, the devices and the data")
         for bound in listings {
             let schema = try #require(try APILimitsTests.node(at: bound.pointer) as? [String: Any])
             #expect(schema["default"] as? Int == APIDefaults.listLimit, "\(bound.pointer)")

@@ -1,6 +1,7 @@
 import Foundation
 import GangwayProtocol
 import GangwayServer
+import GangwayServerStorage
 import GangwayServerTesting
 import GangwayTesting
 import HTTPTypes
@@ -170,6 +171,62 @@ struct AppDataSyncTests {
             #expect(try await Self.sync(api, token: token2, from: later, limit: 10).last?.removed.isEmpty == true)
             let again = try await Self.sync(api, token: token2, from: nil, limit: 10)
             #expect(again.flatMap(\.entities).map(\.id) == ["check-1", "check-3"])
+        }
+    }
+
+    /// Writes `count` entities into the demo's `checks` set in one statement, as a bulk
+    /// load would: `check-100001` on, each at its own position.
+    static func fill(_ server: MobileServicesServer, count: Int) async throws {
+        _ = try await server.storage.driver.write(
+            """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+            INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by, position)
+            SELECT 'checks', 'checks', 'check-' || (100000 + i), '{"status":"open"}', 1, 0, 'admin', i FROM n
+            """
+        )
+        _ = try await server.storage.driver.write(
+            """
+            INSERT INTO entity_sets (app_id, entity_set, last_position, live_count)
+            VALUES ('checks', 'checks', \(count), \(count))
+            """
+        )
+    }
+
+    @Test(
+        "a set past the whole-read limit: a device syncs it in pages, the admin lists it in pages, none reads it whole",
+        arguments: Backend.available
+    )
+    func aLargeSet(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            let count = EntityLimits.entitiesReadWhole + 1
+            try await Self.fill(api.fixture.server, count: count)
+            let token = try await api.signIn("alice")
+            _ = try await api.register(token: token)
+            let whole = try await api.send(.get, "/apps/checks/data/checks", token: token)
+            #expect(whole.status == .conflict)
+            #expect(whole.code == "ENTITY_SET_TOO_LARGE")
+            #expect(whole.text.contains("/changes"))
+
+            let pages = try await Self.sync(api, token: token, from: nil, limit: 5000)
+            #expect(pages.map(\.more) == [true, true, false])
+            let ids = pages.flatMap(\.entities).map(\.id)
+            #expect(ids.count == count && Set(ids).count == count)
+
+            let first = try await api.admin(.get, "/admin/apps/checks/data/checks")
+                .decode(Components.Schemas.EntityList.self)
+            #expect(first.entities.count == APIDefaults.listLimit && first.more == true)
+            let last = try #require(first.entities.last?.id)
+            let next = try await api.admin(.get, "/admin/apps/checks/data/checks?after=\(last)&limit=1000")
+                .decode(Components.Schemas.EntityList.self)
+            #expect(next.entities.count == 1000 && next.entities.first?.id == "check-100101")
+            let end = try await api.admin(.get, "/admin/apps/checks/data/checks?after=check-109990&limit=1000")
+                .decode(Components.Schemas.EntityList.self)
+            #expect(end.entities.map(\.id) == (109_991...110_001).map { "check-\($0)" } && end.more == false)
+            for query in ["limit=0", "limit=1001", "after=b%40d", "after="] {
+                let refused = try await api.admin(.get, "/admin/apps/checks/data/checks?\(query)")
+                #expect(refused.status == .badRequest, "\(query)")
+            }
         }
     }
 }

@@ -69,7 +69,7 @@ struct OfflineChangesAgainstServerTests {
             #expect(progress == [1])
             #expect(try outbox.ready().isEmpty)
 
-            let check = try #require(try await admin.entities(app: "checks", entitySet: "checks").first)
+            let check = try #require(try await admin.entities(app: "checks", entitySet: "checks").entities.first)
             #expect(check.updatedBy == "alice", "the author, not the carrier")
             #expect(check["note"] == "valve ok")
             #expect(check.version == 2)
@@ -145,7 +145,7 @@ struct OfflineChangesAgainstServerTests {
             #expect(try outbox.ready().isEmpty)
 
             let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
-            let entities = try await admin.entities(app: "checks", entitySet: "checks")
+            let entities = try await admin.entities(app: "checks", entitySet: "checks").entities
             #expect(entities.count == checks)
             for entity in entities {
                 let first = entity.id == "check-0"

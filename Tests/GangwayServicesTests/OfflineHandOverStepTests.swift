@@ -83,7 +83,7 @@ struct OfflineHandOverStepTests {
             #expect(bob.info[.offlineHandOver] == report)
 
             let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
-            let check = try #require(try await admin.entities(app: "checks", entitySet: "checks").first)
+            let check = try #require(try await admin.entities(app: "checks", entitySet: "checks").entities.first)
             #expect(check["status"] == "done")
             #expect(check.updatedBy == "alice", "the author, not the carrier")
             #expect(try await admin.changes(app: "checks").map(\.carrier) == ["bob"])
@@ -116,7 +116,7 @@ struct OfflineHandOverStepTests {
             let events = device.handOverEvents.withLock { $0 }
             #expect(events.first == .sending(own: 1, carried: 0, left: 0), "\(events)")
             let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
-            let check = try #require(try await admin.entities(app: "checks", entitySet: "checks").first)
+            let check = try #require(try await admin.entities(app: "checks", entitySet: "checks").entities.first)
             #expect(check["status"] == "done")
             try await app.manager.close()
         }

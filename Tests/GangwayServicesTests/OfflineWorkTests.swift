@@ -64,7 +64,7 @@ struct OfflineWorkTests {
 
     static func entity(_ server: RunningTestServer, _ id: String) async throws -> AppEntity {
         let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
-        return try #require(try await admin.entities(app: "checks", entitySet: "checks").first { $0.id == id })
+        return try #require(try await admin.entities(app: "checks", entitySet: "checks").entities.first { $0.id == id })
     }
 
     @Test("an edit is recorded and shown pending at once, then applied once by a sync, as its author's")

@@ -269,13 +269,27 @@ public struct AdminClient: Sendable {
 
     // MARK: App data
 
-    /// The entities of one of the app's entity sets, ordered by ID.
-    public func entities(app id: String, entitySet: String) async throws(ServiceError) -> [AppEntity] {
+    /// A page of one of the app's entity sets, ordered by ID: the entities whose IDs come
+    /// after `after` (from the first when `nil`), at most `limit` (the server's default,
+    /// ``GangwayProtocol/APIDefaults/listLimit``, when `nil`), and whether more follow.
+    public func entities(
+        app id: String,
+        entitySet: String,
+        after: String? = nil,
+        limit: Int? = nil
+    ) async throws(ServiceError) -> (entities: [AppEntity], more: Bool) {
         let output = try await ServiceCall.run(at: serverURL) {
-            try await client.listAppData(path: .init(appID: id, entitySet: entitySet))
+            try await client.listAppData(
+                path: .init(appID: id, entitySet: entitySet),
+                query: .init(after: after, limit: limit)
+            )
         }
         switch output {
-        case .ok(let ok): return try ServiceCall.decode { try ok.body.json.entities.map(AppEntity.init) }
+        case .ok(let ok):
+            return try ServiceCall.decode {
+                let list = try ok.body.json
+                return (list.entities.map(AppEntity.init), list.more ?? false)
+            }
         default: throw ServiceCall.unexpected(output)
         }
     }

@@ -30,10 +30,12 @@ struct AdminData: AsyncParsableCommand {
 struct AdminDataList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the entities of a set (the default).",
+        abstract: "List the entities of a set (the default), a page at a time.",
         discussion: """
             A set exists once it holds an entity or has rules (data fields): any other name \
-            is an error, as a mistyped one is.
+            is an error, as a mistyped one is. A page lists 100 entities by ID unless --limit \
+            says otherwise; when more follow, the command says how to list the next page \
+            (--after the last ID listed).
             """
     )
 
@@ -43,23 +45,33 @@ struct AdminDataList: AsyncParsableCommand {
     @Argument(help: "The entity set.")
     var entitySet = ChecksText.entitySet
 
+    @Option(help: "List the entities whose IDs come after this one (the last ID of the page before).")
+    var after: String?
+
+    @OptionGroup var limit: ListLimitOption
+
     @Flag(help: "Print the entities as JSON: ID, version, fields, when and by whom last changed.")
     var json = false
 
     func validate() throws {
         try IdentifierArgument.check(entitySet, as: "the entity set")
+        if let after { try IdentifierArgument.check(after, as: "--after") }
     }
 
     func run() async throws {
-        let (entitySet, json) = (entitySet, json)
+        let (entitySet, json, after, limit) = (entitySet, json, after, limit.value)
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
-            let entities = try await admin.entities(app: id, entitySet: entitySet)
+            let (entities, more) = try await admin.entities(app: id, entitySet: entitySet, after: after, limit: limit)
             // An empty set is one the app's rules name; any other name is a typo.
-            if entities.isEmpty, try await admin.app(id).settings.entitySetRules?[entitySet] == nil {
+            if entities.isEmpty, after == nil, try await admin.app(id).settings.entitySetRules?[entitySet] == nil {
                 throw CommandFailure("the app \(id) has no entity set '\(entitySet)'.")
             }
             Console.standardOutput(json ? AdminFormatter.json(entities) : AdminFormatter.entities(entities))
+            if more, let last = entities.last {
+                let next = "More follow: gangway admin data list \(entitySet) --after \(last.id)"
+                if json { Console.standardError(next) } else { Console.standardOutput(next) }
+            }
         }
     }
 }
@@ -115,7 +127,7 @@ struct AdminDataPut: AsyncParsableCommand {
         let newSet = newSet
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
-            let exists = try await !admin.entities(app: id, entitySet: entitySet).isEmpty
+            let exists = try await !admin.entities(app: id, entitySet: entitySet, limit: 1).entities.isEmpty
             if !exists, !newSet {
                 throw CommandFailure(
                     "the app \(id) has no entity set '\(entitySet)'; nothing was put. Give --new-set to start it."
@@ -150,7 +162,7 @@ struct AdminDataDelete: AsyncParsableCommand {
                 try await admin.deleteEntity(entityID, app: id, entitySet: entitySet)
             } catch let error as ServiceError where error == .notFound {
                 // Which is missing: the entity, or the whole set (a typo in its name).
-                if try await admin.entities(app: id, entitySet: entitySet).isEmpty,
+                if try await admin.entities(app: id, entitySet: entitySet, limit: 1).entities.isEmpty,
                     try await admin.app(id).settings.entitySetRules?[entitySet] == nil
                 {
                     throw CommandFailure("the app \(id) has no entity set '\(entitySet)'; nothing was deleted.")
@@ -232,7 +244,7 @@ struct AdminDataFields: AsyncParsableCommand {
             var rules = try await admin.app(id).settings.entitySetRules?[entitySet]
             // A mistyped set name is an error, as for `data put`, not rules for a new set.
             if !fields.isEmpty || creation != nil, rules == nil, !newSet,
-                try await admin.entities(app: id, entitySet: entitySet).isEmpty
+                try await admin.entities(app: id, entitySet: entitySet, limit: 1).entities.isEmpty
             {
                 throw CommandFailure(
                     "the app \(id) has no entity set '\(entitySet)'; no rule was set. Give --new-set to start it."

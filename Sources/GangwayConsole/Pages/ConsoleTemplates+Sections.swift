@@ -292,7 +292,7 @@ extension ConsoleTemplates {
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         {{#hasEntities}}<table>
-        <caption>As the server holds them</caption>
+        <caption>As the server holds them{{#moreEntities}}: the first {{moreEntities}} by ID; more follow (gangway admin data list pages through them all){{/moreEntities}}</caption>
         <thead><tr><th scope="col">ID</th><th scope="col">Version</th><th scope="col">Last changed (UTC)</th><th scope="col">Fields</th>{{#canEdit}}<th scope="col">Actions</th>{{/canEdit}}</tr></thead>
         <tbody>
         {{#entities}}<tr><td data-label="ID">{{id}}</td><td data-label="Version">{{version}}</td><td data-label="Last changed (UTC)">{{updated}}</td><td data-label="Fields">{{fields}}</td>{{#canEdit}}<td data-label="Actions">

@@ -55,6 +55,8 @@ public struct DataPage: ConsolePage {
     public var entitySet: String
     public var entities: [Entity]
     public var hasEntities: Bool
+    /// When the set holds more entities than are shown: how many are (the first by ID).
+    public var moreEntities: Int?
     /// Whether the operator may write the app's data (an admin).
     public var canEdit: Bool
     public var formToken: String

@@ -12,6 +12,8 @@ import Hummingbird
 extension OperatorConsole {
     /// Changes on the page.
     static let changesShown = 100
+    /// The entities of a set the page shows, the first by ID.
+    static let entitiesShown = 500
 
     func registerData<Parent: RequestContext>(on router: RouterGroup<ConsoleContext<Parent>>) {
         page(router, ConsolePaths.data) { request, _, record in await data(request, record: record) }
@@ -85,15 +87,19 @@ extension OperatorConsole {
         if !sets.contains(entitySet) { sets.append(entitySet) }
         let changes: [Components.Schemas.RecordedChange]
         let entities: [Components.Schemas.Entity]
+        let moreEntities: Bool
         do {
             let query = Operations.ListChanges.Input.Query(limit: Self.changesShown, outcome: outcome)
             changes = try await run(for: record, "listChanges") {
                 try await api.listChanges(.init(path: .init(appID: app.id), query: query))
             }.ok.body.json
-            entities =
-                (try? await run(for: record, "listAppData") {
-                    try await api.listAppData(.init(path: .init(appID: app.id, entitySet: entitySet)))
-                }.ok.body.json.entities) ?? []
+            let list = try? await run(for: record, "listAppData") {
+                try await api.listAppData(
+                    .init(path: .init(appID: app.id, entitySet: entitySet), query: .init(limit: Self.entitiesShown))
+                )
+            }.ok.body.json
+            entities = list?.entities ?? []
+            moreEntities = list?.more ?? false
         } catch {
             return unavailable()
         }
@@ -124,6 +130,7 @@ extension OperatorConsole {
             error: error
         )
         page.notice = notice
+        page.moreEntities = moreEntities ? Self.entitiesShown : nil
         return self.page(page, status: status, browser: browser)
     }
 

@@ -110,6 +110,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case limitReached = "LIMIT_REACHED"
     /// The entity set holds as many entities as it may.
     case entitySetFull = "ENTITY_SET_FULL"
+    /// The entity set holds too many entities to be read whole: sync it a page at a time.
+    case entitySetTooLarge = "ENTITY_SET_TOO_LARGE"
     /// A sync's cursor is older than the removals the server keeps, or newer than its
     /// data: read the entity set again from the start.
     case cursorExpired = "CURSOR_EXPIRED"

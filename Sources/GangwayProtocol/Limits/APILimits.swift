@@ -156,6 +156,8 @@ public enum APILimits {
         add(parameter("/admin/apps/{appID}/logs", "get", 2), .length, username)
         add(parameter("/admin/apps/{appID}/logs", "get", 6), .value, positive)
         add(parameter("/admin/apps/{appID}/changes", "get", 1), .value, listLimit)
+        add(parameter("/admin/apps/{appID}/data/{entitySet}", "get", 2), .length, identifier)
+        add(parameter("/admin/apps/{appID}/data/{entitySet}", "get", 3), .value, listLimit)
         add(parameter("/apps/{appID}/data/{entitySet}/changes", "get", 2), .length, syncCursor)
         add(parameter("/apps/{appID}/data/{entitySet}/changes", "get", 3), .value, syncPage)
         add(parameter("/admin/users", "get", 0), .length, usernamePrefix)

@@ -12,6 +12,10 @@ public enum EntityLimits {
     /// runaway writer's. Each set counts what it holds, so the check costs no count of
     /// its rows, and devices read a set of any size by pages of what changed.
     public static let entitiesPerSet = 10_000_000
+    /// A set of more entities than this is never read whole (by a device's `getAppData`):
+    /// it is read a page at a time, by what changed (`syncAppData`) or by ID (the admin's
+    /// listing), so no read holds a large set in memory.
+    public static let entitiesReadWhole = 10_000
     /// Of those, this many only the admin can create: devices fill a set up to
     /// `entitiesPerSet - keptForAdmin`, so the admin's own writes always find room.
     public static let keptForAdmin = 100

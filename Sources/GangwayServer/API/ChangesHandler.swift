@@ -99,7 +99,13 @@ struct ChangesHandler: APIHandler {
             )
         }
         let ended = try await apply(batch, authors: authors, app: caller.app)
-        var shown = EntitiesToShow()
+        var answered: [(Change, ChangeResult)] = []
+        for (index, item) in items.enumerated() {
+            guard case .success(let signed) = item, let result = early[index] ?? batchIndex[index].map({ ended[$0] })
+            else { continue }
+            answered.append((signed.change, result))
+        }
+        let shown = try await EntitiesToShow(answered, api: self, appID: caller.app.id)
         var results: [Components.Schemas.ChangeResult] = []
         var outcomes: [ChangeResult.Outcome: Int] = [:]
         // Refused before the database saw them (the storage counts those it ended).
@@ -116,7 +122,7 @@ struct ChangesHandler: APIHandler {
                 }
                 if early[index]?.outcome == .rejected { refusedUnrecorded += 1 }
                 outcomes[result.outcome, default: 0] += 1
-                let entity = try await shown.entity(for: result, of: signed.change, api: self, appID: caller.app.id)
+                let entity = shown.entity(for: result, of: signed.change)
                 results.append(Self.wire(result, entity: entity))
             }
         }
@@ -177,29 +183,38 @@ struct ChangesHandler: APIHandler {
     }
 
     /// The entity as the server holds it, for an author whose change conflicted or was
-    /// refused: what they edit again from. Each set is read once per upload, after the
-    /// upload's changes.
+    /// refused: what they edit again from. Read after the upload's changes, in one
+    /// statement per entity set: only the entities shown, whatever the set's size.
     private struct EntitiesToShow {
-        var sets: [String: [String: EntityRecord]] = [:]
+        private var sets: [String: [String: EntityRecord]] = [:]
 
-        mutating func entity(
-            for result: ChangeResult,
-            of change: Change,
+        /// Reads the entities of the `changes` whose `results` show one.
+        init(
+            _ changes: [(Change, ChangeResult)],
             api: ChangesHandler,
             appID: String
-        ) async throws(APIError) -> EntityRecord? {
-            let original = result.original ?? result.outcome
-            guard original == .conflict || original == .rejected else { return nil }
-            guard (try? Validation.identifier(change.entitySet, "entitySet")) != nil else { return nil }
-            if sets[change.entitySet] == nil {
-                let entities = try await api.perform {
-                    try await api.storage.entities(appID: appID, entitySet: change.entitySet)
-                }
-                sets[change.entitySet] = Dictionary(
-                    entities.map { ($0.id, $0) },
-                    uniquingKeysWith: { first, _ in first }
-                )
+        ) async throws(APIError) {
+            var wanted: [String: Set<String>] = [:]
+            for (change, result) in changes where Self.shows(result) {
+                guard (try? Validation.identifier(change.entitySet, "entitySet")) != nil else { continue }
+                wanted[change.entitySet, default: []].insert(change.entityID)
             }
+            for (entitySet, ids) in wanted {
+                let entities = try await api.perform {
+                    try await api.storage.entities(appID: appID, entitySet: entitySet, ids: ids)
+                }
+                sets[entitySet] = Dictionary(entities.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            }
+        }
+
+        /// Whether an author is shown the entity with `result`: a conflict or a refusal.
+        private static func shows(_ result: ChangeResult) -> Bool {
+            let original = result.original ?? result.outcome
+            return original == .conflict || original == .rejected
+        }
+
+        func entity(for result: ChangeResult, of change: Change) -> EntityRecord? {
+            guard Self.shows(result) else { return nil }
             return sets[change.entitySet]?[change.entityID]
         }
     }

@@ -24,9 +24,24 @@ struct DataHandler: APIHandler {
     func appData(appID: String, entitySet: String) async throws -> Components.Schemas.EntityList {
         let caller = try await authenticate(appID: appID, requiresRegistration: true)
         let entitySet = try Self.checkedEntitySet(entitySet)
-        let entities = try await perform { try await storage.entities(appID: caller.app.id, entitySet: entitySet) }
+        let entities = try await wholeSet(appID: caller.app.id, entitySet: entitySet)
         try await devices.noteContact(caller.device)
         return Self.wire(entities, of: entitySet)
+    }
+
+    /// Every entity of a set that may be read whole; a larger one is refused, naming the
+    /// read that serves it.
+    private func wholeSet(appID: String, entitySet: String) async throws(APIError) -> [EntityRecord] {
+        do {
+            return try await perform { try await storage.entities(appID: appID, entitySet: entitySet) }
+        } catch {
+            guard error.code == .limitReached else { throw error }
+        }
+        throw APIError(
+            .conflict,
+            .entitySetTooLarge,
+            "The set \(entitySet) holds more than \(EntityLimits.entitiesReadWhole) entities: sync it a page at a time (GET /apps/{appID}/data/{entitySet}/changes)."
+        )
     }
 
     /// A page of an entity set's change log past the device's cursor (``SyncCursor``).
@@ -85,8 +100,20 @@ struct DataHandler: APIHandler {
     func listAppData(_ input: Operations.ListAppData.Input) async throws -> Operations.ListAppData.Output {
         let app = try await app(input.path.appID)
         let entitySet = try Self.checkedEntitySet(input.path.entitySet)
-        let entities = try await perform { try await storage.entities(appID: app.id, entitySet: entitySet) }
-        return .ok(.init(body: .json(Self.wire(entities, of: entitySet))))
+        if let after = input.query.after { try Validation.identifier(after, "after") }
+        let limit = input.query.limit ?? APIDefaults.listLimit
+        guard APILimits.listLimit.contains(limit) else {
+            throw APIError.badRequest(
+                "A page lists \(APILimits.listLimit.lowerBound) to \(APILimits.listLimit.upperBound) entities.",
+                code: .invalidField
+            )
+        }
+        let (entities, more) = try await perform {
+            try await storage.entities(appID: app.id, entitySet: entitySet, after: input.query.after, limit: limit)
+        }
+        var list = Self.wire(entities, of: entitySet)
+        list.more = more
+        return .ok(.init(body: .json(list)))
     }
 
     func putEntity(_ input: Operations.PutEntity.Input) async throws -> Operations.PutEntity.Output {

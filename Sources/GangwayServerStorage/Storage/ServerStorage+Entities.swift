@@ -2,17 +2,62 @@ import Foundation
 import GangwayProtocol
 
 extension ServerStorage {
-    /// The entities of one entity set of an app, ordered by ID (removed ones are not).
+    /// The entities of one entity set of an app, ordered by ID (removed ones are not),
+    /// when it holds at most ``GangwayProtocol/EntityLimits/entitiesReadWhole``; a larger
+    /// set is ``StorageError/Code/limitReached``, read by no more than one row past the
+    /// limit.
     public func entities(appID: String, entitySet: String) async throws(StorageError) -> [EntityRecord] {
         try await cached(.entitySet(appID: appID, entitySet: entitySet)) { () throws(StorageError) in
-            try await all(
+            let entities = try await all(
                 """
                 \(EntityRecord.select)
-                WHERE app_id = \(appID) AND entity_set = \(entitySet) AND removed_at IS NULL ORDER BY id
+                WHERE app_id = \(appID) AND entity_set = \(entitySet) AND removed_at IS NULL
+                ORDER BY id LIMIT \(EntityLimits.entitiesReadWhole + 1)
                 """,
                 EntityRecord.init
             )
+            guard entities.count <= EntityLimits.entitiesReadWhole else {
+                throw StorageError(.limitReached, "the entity set is too large to read whole")
+            }
+            return entities
         }
+    }
+
+    /// A page of one entity set's entities, ordered by ID: at most `limit` of those whose
+    /// IDs come after `after` (from the first when `nil`), and whether more remain.
+    public func entities(
+        appID: String,
+        entitySet: String,
+        after: String?,
+        limit: Int
+    ) async throws(StorageError) -> (entities: [EntityRecord], more: Bool) {
+        let start: SQL = after.map { " AND id > \($0)" } ?? ""
+        let entities = try await all(
+            """
+            \(EntityRecord.select)
+            WHERE app_id = \(appID) AND entity_set = \(entitySet) AND removed_at IS NULL\(start)
+            ORDER BY id LIMIT \(limit + 1)
+            """,
+            EntityRecord.init
+        )
+        return (Array(entities.prefix(limit)), entities.count > limit)
+    }
+
+    /// The entities of one set with these IDs (removed ones are not), in no order: one
+    /// statement, whatever the set's size.
+    public func entities(
+        appID: String,
+        entitySet: String,
+        ids: Set<String>
+    ) async throws(StorageError) -> [EntityRecord] {
+        guard !ids.isEmpty else { return [] }
+        return try await all(
+            """
+            \(EntityRecord.select)
+            WHERE app_id = \(appID) AND entity_set = \(entitySet) AND id IN (\(list: Array(ids))) AND removed_at IS NULL
+            """,
+            EntityRecord.init
+        )
     }
 
     /// Stores `entity`: a new one with version 1, unless its set holds `limit` entities
