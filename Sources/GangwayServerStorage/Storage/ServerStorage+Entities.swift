@@ -153,8 +153,8 @@ extension ServerStorage {
         let end: SQL = through.map { "\($0)" } ?? "s.last_position"
         let rows = try await driver.read(
             """
-            SELECT s.last_position, s.purged_through, e.id, e.fields, e.version, e.updated_at, e.updated_by,
-                e.field_versions, e.position, e.removed_at
+            SELECT s.last_position, s.purged_through, e.app_id, e.entity_set, e.id, e.fields, e.version,
+                e.updated_at, e.updated_by, e.field_versions, e.position, e.removed_at
             FROM entity_sets s LEFT JOIN entities e ON e.app_id = s.app_id AND e.entity_set = s.entity_set
                 AND e.position > \(after) AND e.position <= \(end)\(removals)
             WHERE s.app_id = \(appID) AND s.entity_set = \(entitySet)
@@ -170,21 +170,7 @@ extension ServerStorage {
             if let removedAt = try row("removed_at", as: Date?.self) {
                 entries.append(.removed(id: try row("id"), position: position, removedAt: removedAt))
             } else {
-                entries.append(
-                    .written(
-                        EntityRecord(
-                            appID: appID,
-                            entitySet: entitySet,
-                            id: try row("id"),
-                            fields: try ServerSchema.decodeFields(try row("fields")),
-                            version: try row("version"),
-                            updatedAt: try row("updated_at"),
-                            updatedBy: try row("updated_by"),
-                            fieldVersions: try ServerSchema.decodeFieldVersions(try row("field_versions")),
-                            position: position
-                        )
-                    )
-                )
+                entries.append(.written(try EntityRecord(row: row)))
             }
         }
         return EntityLogPage(
