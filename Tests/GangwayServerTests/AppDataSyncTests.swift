@@ -110,7 +110,7 @@ struct AppDataSyncTests {
     }
 
     @Test(
-        "a cursor this server did not give, a page size out of range, or no registration is refused",
+        "a cursor this server cannot continue from, a page size out of range, or no registration is refused",
         arguments: Backend.available
     )
     func refusals(backend: Backend) async throws {
@@ -123,12 +123,18 @@ struct AppDataSyncTests {
             #expect(unregistered.code == "DEVICE_NOT_REGISTERED")
             #expect(try await api.send(.get, "/apps/checks/data/checks/changes").status == .unauthorized)
             _ = try await api.register(token: token)
-            for cursor in ["x", "2.1", "1.", "1.01", "1.-1", "1.5.3", "1.1.2.x", "1.1.2.s.s", "1.99999999999999999999"]
-            {
+            // A cursor the server cannot read is one it cannot continue from.
+            for cursor in [
+                "x", "0", "2.1", "1.", "1.01", "1.-1", "1.5.3", "1.1.2.x", "1.1.2.s.s", "1.99999999999999999999",
+            ] {
                 let reply = try await api.send(.get, "/apps/checks/data/checks/changes?cursor=\(cursor)", token: token)
-                #expect(reply.status == .badRequest, "\(cursor)")
-                #expect(reply.code == "INVALID_FIELD", "\(cursor)")
+                #expect(reply.status == .gone, "\(cursor)")
+                #expect(reply.code == "CURSOR_EXPIRED", "\(cursor)")
             }
+            // One longer than the document allows is not a cursor at all.
+            let long = String(repeating: "1", count: APILimits.syncCursor.upperBound + 1)
+            let tooLong = try await api.send(.get, "/apps/checks/data/checks/changes?cursor=\(long)", token: token)
+            #expect(tooLong.status == .badRequest && tooLong.code == "INVALID_FIELD")
             for limit in ["0", "5001", "-1"] {
                 let reply = try await api.send(.get, "/apps/checks/data/checks/changes?limit=\(limit)", token: token)
                 #expect(reply.status == .badRequest, "\(limit)")

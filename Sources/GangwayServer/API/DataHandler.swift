@@ -57,10 +57,19 @@ struct DataHandler: APIHandler {
         }
         var cursor = SyncCursor.start
         if let text = input.query.cursor {
-            guard let read = SyncCursor(text: text) else {
+            guard APILimits.syncCursor.contains(text.unicodeScalars.count) else {
                 throw APIError.badRequest(
-                    "The cursor is not one this server gave: read the set from the start, without a cursor.",
+                    "A cursor is \(APILimits.syncCursor.lowerBound) to \(APILimits.syncCursor.upperBound) characters.",
                     code: .invalidField
+                )
+            }
+            // A cursor this server cannot read (another server's, or one it never gave) is
+            // one it cannot continue from: the device's remedy is the same as for an old one.
+            guard let read = SyncCursor(text: text) else {
+                throw APIError(
+                    .gone,
+                    .cursorExpired,
+                    "This server cannot continue from that cursor: read the set again from the start, without a cursor."
                 )
             }
             cursor = read
