@@ -404,6 +404,7 @@ let package = Package(
         .executableTarget(
             name: "GangwayBenchmarks",
             dependencies: [
+                "GangwayClient",
                 "GangwayServerStorage",
                 "GangwaySystem",
                 "GangwayPolicy",

@@ -1,0 +1,199 @@
+import ArgumentParser
+import Foundation
+import GangwayClient
+import GangwayProtocol
+import GangwayServer
+import GangwayServerStorage
+import GangwayServices
+import Logging
+
+/// `gangway-benchmark sync`: an entity set of an operation's size, synced over HTTP on
+/// loopback. A device's first sync of `--rows` entities of ten fields each, in pages,
+/// against reading the same pages straight from the storage's change log in the same
+/// run; the process's resident memory while it runs; then, in a set grown to
+/// `--large-rows`, a device catching up with `--changes` changes, timed from the
+/// device (the round trips of one sync, pages read and decoded).
+struct SyncBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Benchmark syncing a large entity set to a device; prints name: value lines."
+    )
+
+    @Option(help: "Entities the first sync downloads.")
+    var rows = 100_000
+
+    @Option(help: "Entities the set holds for the catch-up.")
+    var largeRows = 1_000_000
+
+    @Option(help: "Changes each catch-up brings.")
+    var changes = 100
+
+    @Option(help: "Catch-ups timed.")
+    var repetitions = 20
+
+    @Option(help: "Entities per page (1 to 5000).")
+    var page = 5_000
+
+    func validate() throws {
+        guard rows >= 1, largeRows >= rows, changes >= 1, changes <= rows, repetitions >= 1 else {
+            throw ValidationError("give --rows 1 or more, --large-rows at least --rows, --changes 1 to --rows")
+        }
+        guard APILimits.syncPage.contains(page) else {
+            throw ValidationError("--page is \(APILimits.syncPage.lowerBound) to \(APILimits.syncPage.upperBound)")
+        }
+    }
+
+    func run() async throws {
+        print("sync.config.rows: \(rows)")
+        print("sync.config.large_rows: \(largeRows)")
+        print("sync.config.changes: \(changes)")
+        print("sync.config.page: \(page)")
+        try await BenchmarkServer.runQuietly { running, _ in
+            let storage = running.server.storage
+            let client = MobileServicesClient(serverURL: running.url)
+            let session = try await client.signIn(
+                appID: BenchmarkServer.appID,
+                username: BenchmarkServer.username,
+                password: BenchmarkServer.password,
+                deviceID: "benchmark-device"
+            )
+            _ = try await client.registerDevice(
+                appID: BenchmarkServer.appID,
+                token: session.token,
+                device: DeviceIdentity(deviceID: "benchmark-device", deviceName: "benchmark", appVersion: "1.0.0")
+            )
+            try await Self.fill(storage, from: 1, through: rows)
+
+            // The baseline: the same pages, read straight from the change log.
+            let direct = try await Self.timed {
+                var after: Int64 = 0
+                var read = 0
+                while true {
+                    let log = try await storage.entityLog(
+                        appID: BenchmarkServer.appID,
+                        entitySet: "checks",
+                        after: after,
+                        through: nil,
+                        includingRemovals: false,
+                        limit: page
+                    )
+                    read += log.entries.count
+                    guard log.hasMore, let last = log.entries.last else { return read }
+                    after = last.position
+                }
+            }
+            let residentBefore = Self.residentMegabytes()
+            let synced = try await Self.timed {
+                try await Self.sync(client, token: session.token, from: nil, page: page).count
+            }
+            let residentAfter = Self.residentMegabytes()
+            guard synced.value == rows, direct.value == rows else {
+                throw ValidationError("read \(synced.value) and \(direct.value) entities of \(rows)")
+            }
+            Measure.report("sync.initial.rows_per_s", Double(rows) / synced.seconds, digits: 0)
+            Measure.report("sync.initial.storage_rows_per_s", Double(rows) / direct.seconds, digits: 0)
+            Measure.report("sync.initial.ratio_to_storage", direct.seconds / synced.seconds)
+            Measure.report("sync.initial.resident_growth_mb", residentAfter - residentBefore, digits: 1)
+
+            try await Self.fill(storage, from: rows + 1, through: largeRows)
+            var cursor = try await Self.sync(client, token: session.token, from: nil, page: page, keep: false).cursor
+            var times: [Double] = []
+            for round in 0..<repetitions {
+                for index in 0..<changes {
+                    let entity = EntityRecord(
+                        appID: BenchmarkServer.appID,
+                        entitySet: "checks",
+                        id: Self.id(1 + (round * changes + index) * 7919 % largeRows),
+                        fields: ["status": "done", "round": "\(round)"],
+                        updatedAt: Date(),
+                        updatedBy: "admin"
+                    )
+                    _ = try await storage.putEntity(entity, limit: EntityLimits.entitiesPerSet)
+                }
+                let caughtUp = try await Self.timed {
+                    try await Self.sync(client, token: session.token, from: cursor, page: page, keep: false)
+                }
+                guard caughtUp.value.count == changes else {
+                    throw ValidationError("a catch-up brought \(caughtUp.value.count) changes of \(changes)")
+                }
+                cursor = caughtUp.value.cursor
+                times.append(caughtUp.seconds * 1_000)
+            }
+            Measure.report("sync.catch_up.p50_ms", Measure.median(times))
+            Measure.report("sync.catch_up.p90_ms", Measure.percentile(times, 0.9))
+        }
+    }
+
+    /// One sync from `cursor`: every page until the server says it is done. Returns how
+    /// many entities and removals it brought, and the cursor to keep.
+    static func sync(
+        _ client: MobileServicesClient,
+        token: SessionToken,
+        from cursor: String?,
+        page: Int,
+        keep: Bool = true
+    ) async throws -> (count: Int, cursor: String) {
+        var cursor = cursor
+        var count = 0
+        var kept: [String: AppEntity] = [:]
+        while true {
+            let changes = try await client.appDataChanges(
+                appID: BenchmarkServer.appID,
+                entitySet: "checks",
+                cursor: cursor,
+                limit: page,
+                token: token
+            )
+            count += changes.entities.count + changes.removedIDs.count
+            if keep { for entity in changes.entities { kept[entity.id] = entity } }
+            cursor = changes.cursor
+            if !changes.more { return (count, changes.cursor) }
+        }
+    }
+
+    /// Writes the entities numbered `first` through `last` in statements of 50,000, as a
+    /// bulk load would, each with ten fields and at its own position.
+    static func fill(_ storage: ServerStorage, from first: Int, through last: Int) async throws {
+        var start = first
+        while start <= last {
+            let end = min(last, start + 49_999)
+            _ = try await storage.driver.write(
+                """
+                WITH RECURSIVE n(i) AS (SELECT \(start) UNION ALL SELECT i + 1 FROM n WHERE i < \(end))
+                INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by, position)
+                SELECT 'checks', 'checks', 'check-' || (10000000 + i),
+                    '{"aircraft":"A320 F-G' || (i % 997) || '","station":"' || (i % 40) || '","stand":"' || (i % 60)
+                    || '","kind":"walkaround","item":"tyre pressure","status":"open","value":"' || (i % 200)
+                    || '","unit":"psi","due":"2026-12-03T' || (10 + i % 12) || ':00:00Z","note":"none"}',
+                    1, 0, 'admin', i FROM n
+                """
+            )
+            start = end + 1
+        }
+        _ = try await storage.driver.write(
+            """
+            INSERT INTO entity_sets (app_id, entity_set, last_position, live_count) VALUES ('checks', 'checks', \(last), \(last))
+            ON CONFLICT (app_id, entity_set) DO UPDATE SET last_position = excluded.last_position,
+                live_count = excluded.live_count
+            """
+        )
+    }
+
+    static func id(_ number: Int) -> String { "check-\(10_000_000 + number)" }
+
+    /// `body`'s value and the wall time it took, in seconds.
+    static func timed<Value>(_ body: () async throws -> Value) async rethrows -> (value: Value, seconds: Double) {
+        let start = ContinuousClock.now
+        let value = try await body()
+        return (value, Measure.milliseconds(ContinuousClock.now - start) / 1_000)
+    }
+
+    /// This process's resident memory (server and device together), in MB.
+    static func residentMegabytes() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
+        else { return .nan }
+        return kilobytes / 1_024
+    }
+}
