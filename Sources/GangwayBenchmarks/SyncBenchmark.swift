@@ -5,6 +5,7 @@ import GangwayProtocol
 import GangwayServer
 import GangwayServerStorage
 import GangwayServices
+import GangwaySystem
 import Logging
 
 /// `gangway-benchmark sync`: an entity set of an operation's size, synced over HTTP on
@@ -105,7 +106,7 @@ struct SyncBenchmark: AsyncParsableCommand {
                         entitySet: "checks",
                         id: Self.id(1 + (round * changes + index) * 7919 % largeRows),
                         fields: ["status": "done", "round": "\(round)"],
-                        updatedAt: Date(),
+                        updatedAt: WallClock.now(),
                         updatedBy: "admin"
                     )
                     _ = try await storage.putEntity(entity, limit: EntityLimits.entitiesPerSet)
