@@ -109,7 +109,7 @@ extension ServerStorage {
     }
 
     /// Removes an entity, at `date`: it leaves a tombstone at the set's next position,
-    /// kept until the removals are purged (``purgeExpired(at:)``); `false` when there was
+    /// kept until the removals are purged (``purgeRemovals(before:)``); `false` when there was
     /// none.
     public func deleteEntity(
         appID: String,
@@ -149,16 +149,24 @@ extension ServerStorage {
         includingRemovals: Bool,
         limit: Int
     ) async throws(StorageError) -> EntityLogPage {
-        let removals: SQL = includingRemovals ? "" : " AND e.removed_at IS NULL"
-        let end: SQL = through.map { "\($0)" } ?? "s.last_position"
+        let removals: SQL = includingRemovals ? "" : " AND removed_at IS NULL"
+        let set: SQL = "app_id = \(appID) AND entity_set = \(entitySet)"
+        let end: SQL = through.map { "\($0)" } ?? "(SELECT last_position FROM entity_sets WHERE \(set))"
+        // The page is chosen inside, by the position index in its order and no further
+        // than it must read; the set's row is joined to it after. (Joined first, with the
+        // limit outside, PostgreSQL read the whole set and sorted it for each page.)
         let rows = try await driver.read(
             """
             SELECT s.last_position, s.purged_through, e.app_id, e.entity_set, e.id, e.fields, e.version,
                 e.updated_at, e.updated_by, e.field_versions, e.position, e.removed_at
-            FROM entity_sets s LEFT JOIN entities e ON e.app_id = s.app_id AND e.entity_set = s.entity_set
-                AND e.position > \(after) AND e.position <= \(end)\(removals)
+            FROM entity_sets s LEFT JOIN (
+                SELECT app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions, position,
+                    removed_at
+                FROM entities WHERE \(set) AND position > \(after) AND position <= \(end)\(removals)
+                ORDER BY position LIMIT \(limit + 1)
+            ) e ON 1 = 1
             WHERE s.app_id = \(appID) AND s.entity_set = \(entitySet)
-            ORDER BY e.position LIMIT \(limit + 1)
+            ORDER BY e.position
             """
         )
         guard let first = rows.first else {
