@@ -35,12 +35,28 @@ struct SyncBenchmark: AsyncParsableCommand {
     @Option(help: "Entities per page (1 to 5000).")
     var page = 5_000
 
+    @Option(
+        help: """
+            A PostgreSQL database to run the server on (postgres://user:password@host/db, no \
+            schema): the benchmark makes a schema of its own there and drops it at the end. \
+            SQLite in a temporary directory when none.
+            """
+    )
+    var postgres: String?
+
     func validate() throws {
         guard rows >= 1, largeRows >= rows, changes >= 1, changes <= rows, repetitions >= 1 else {
             throw ValidationError("give --rows 1 or more, --large-rows at least --rows, --changes 1 to --rows")
         }
         guard APILimits.syncPage.contains(page) else {
             throw ValidationError("--page is \(APILimits.syncPage.lowerBound) to \(APILimits.syncPage.upperBound)")
+        }
+        if let postgres {
+            guard let url = URLComponents(string: postgres), ["postgres", "postgresql"].contains(url.scheme),
+                !(url.queryItems ?? []).contains(where: { $0.name == "schema" })
+            else {
+                throw ValidationError("--postgres is a postgres:// URL of a database, without a schema")
+            }
         }
     }
 
@@ -49,7 +65,39 @@ struct SyncBenchmark: AsyncParsableCommand {
         print("sync.config.large_rows: \(largeRows)")
         print("sync.config.changes: \(changes)")
         print("sync.config.page: \(page)")
-        try await BenchmarkServer.runQuietly { running, _ in
+        print("sync.config.storage: \(postgres == nil ? "sqlite" : "postgresql")")
+        var logger = Logger(label: "gangway.benchmark")
+        logger.logLevel = .error
+        let seed = ServerSeed(apps: [BenchmarkServer.app()], users: [BenchmarkServer.user])
+        // A schema of the run's own, dropped at the end however the run ends.
+        let schema = "gangway_benchmark_sync_" + UUID().uuidString.prefix(8).lowercased()
+        let database = postgres.map { $0 + ($0.contains("?") ? "&" : "?") + "schema=" + schema }
+        do {
+            try await measure(on: database, logger: logger, seed: seed)
+        } catch {
+            try? await Self.drop(schema, of: database)
+            throw error
+        }
+        try await Self.drop(schema, of: database)
+    }
+
+    /// Drops the run's schema, when it ran on PostgreSQL.
+    static func drop(_ schema: String, of database: String?) async throws {
+        guard let database else { return }
+        let driver = try PostgresDriver(
+            url: database,
+            logger: Logger(label: "gangway.benchmark", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        try await driver.dropSchemas(prefix: schema) { $0 == schema }
+    }
+
+    private func measure(on database: String?, logger: Logger, seed: ServerSeed) async throws {
+        try await BenchmarkServer.run(
+            seed: seed,
+            bcryptCost: 4,
+            logger: logger,
+            configure: { $0.postgresURL = database }
+        ) { running in
             let storage = running.server.storage
             let client = MobileServicesClient(serverURL: running.url)
             let session = try await client.signIn(
