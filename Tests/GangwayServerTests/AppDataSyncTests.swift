@@ -82,6 +82,10 @@ struct AppDataSyncTests {
             #expect(delta[0].removed.map(\.id) == ["check-1"])
             let positions = delta[0].entities.compactMap(\.position) + delta[0].removed.map(\.position)
             #expect(positions.count == 3 && Set(positions).count == 3)
+            // A set that fits the console's page is shown whole, with no word of more.
+            let cookie = try await OperatorsTests.consoleCookie(api.fixture, "ops.vic", role: .viewer)
+            let console = try await api.send(.get, "/console/data?app=checks&set=checks", headers: cookie)
+            #expect(console.status == .ok && console.text.contains("check-6") && !console.text.contains("more follow"))
         }
     }
 
@@ -229,6 +233,12 @@ struct AppDataSyncTests {
             let end = try await api.admin(.get, "/admin/apps/checks/data/checks?after=check-109990&limit=1000")
                 .decode(Components.Schemas.EntityList.self)
             #expect(end.entities.map(\.id) == (109_991...110_001).map { "check-\($0)" } && end.more == false)
+            // The console shows the first entities and says more follow; a small set is shown whole.
+            let cookie = try await OperatorsTests.consoleCookie(api.fixture, "ops.vic", role: .viewer)
+            let console = try await api.send(.get, "/console/data?app=checks&set=checks", headers: cookie)
+            #expect(console.status == .ok)
+            #expect(console.text.contains("the first 500 by ID; more follow"))
+            #expect(console.text.contains("check-100500") && !console.text.contains("check-100501"))
             for query in ["limit=0", "limit=1001", "after=b%40d", "after="] {
                 let refused = try await api.admin(.get, "/admin/apps/checks/data/checks?\(query)")
                 #expect(refused.status == .badRequest, "\(query)")
