@@ -336,6 +336,7 @@ let package = Package(
                 "GangwayScreens",
                 "GangwayFlows",
                 "GangwayServices",
+                "GangwayProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -48,6 +48,7 @@ extension Components {
                 case userNotFound = "USER_NOT_FOUND"
                 case deviceNotFound = "DEVICE_NOT_FOUND"
                 case entityNotFound = "ENTITY_NOT_FOUND"
+                case schemaNotFound = "SCHEMA_NOT_FOUND"
                 case identityNotLinked = "IDENTITY_NOT_LINKED"
                 case operatorNotFound = "OPERATOR_NOT_FOUND"
                 case destinationNotFound = "DESTINATION_NOT_FOUND"
@@ -63,6 +64,7 @@ extension Components {
                 case entitySetFull = "ENTITY_SET_FULL"
                 case entitySetTooLarge = "ENTITY_SET_TOO_LARGE"
                 case cursorExpired = "CURSOR_EXPIRED"
+                case schemaChangeRefused = "SCHEMA_CHANGE_REFUSED"
                 case serverBusy = "SERVER_BUSY"
                 case storageUnavailable = "STORAGE_UNAVAILABLE"
                 case destinationUnavailable = "DESTINATION_UNAVAILABLE"
@@ -657,6 +659,30 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/SettingsExchangeBody/changeSealingKey`.
             public var changeSealingKey: Swift.String
+            /// The schemas of the app's entity sets that have one (`putEntitySchema`), by set: the device builds its local store's tables and indexes from them, and checks its own changes before it sends them. Absent when no set has one.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SettingsExchangeBody/entitySchemas`.
+            public struct EntitySchemasPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Components.Schemas.EntitySchema]
+                /// Creates a new `EntitySchemasPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Components.Schemas.EntitySchema] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// The schemas of the app's entity sets that have one (`putEntitySchema`), by set: the device builds its local store's tables and indexes from them, and checks its own changes before it sends them. Absent when no set has one.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SettingsExchangeBody/entitySchemas`.
+            public var entitySchemas: Components.Schemas.SettingsExchangeBody.EntitySchemasPayload?
             /// Creates a new `SettingsExchangeBody`.
             ///
             /// - Parameters:
@@ -667,6 +693,7 @@ extension Components {
             ///   - consentSettings:
             ///   - dataSettings:
             ///   - changeSealingKey: The server's P-256 key that devices seal offline changes to (HPKE, RFC 9180: DHKEM(P-256, HKDF-SHA256), HKDF-SHA256, AES-256-GCM), its 65-byte uncompressed point in base64url. Sealed changes go to `POST /apps/{appID}/changes/sealed`.
+            ///   - entitySchemas: The schemas of the app's entity sets that have one (`putEntitySchema`), by set: the device builds its local store's tables and indexes from them, and checks its own changes before it sends them. Absent when no set has one.
             public init(
                 passwordPolicy: Components.Schemas.PasswordPolicy? = nil,
                 sharedDeviceSettings: Components.Schemas.SharedDeviceSettings? = nil,
@@ -674,7 +701,8 @@ extension Components {
                 logSettings: Components.Schemas.LogSettings? = nil,
                 consentSettings: Components.Schemas.ConsentSettings? = nil,
                 dataSettings: Components.Schemas.DataSettings? = nil,
-                changeSealingKey: Swift.String
+                changeSealingKey: Swift.String,
+                entitySchemas: Components.Schemas.SettingsExchangeBody.EntitySchemasPayload? = nil
             ) {
                 self.passwordPolicy = passwordPolicy
                 self.sharedDeviceSettings = sharedDeviceSettings
@@ -683,6 +711,7 @@ extension Components {
                 self.consentSettings = consentSettings
                 self.dataSettings = dataSettings
                 self.changeSealingKey = changeSealingKey
+                self.entitySchemas = entitySchemas
             }
             public enum CodingKeys: String, CodingKey {
                 case passwordPolicy
@@ -692,6 +721,7 @@ extension Components {
                 case consentSettings
                 case dataSettings
                 case changeSealingKey
+                case entitySchemas
             }
         }
         /// - Remark: Generated from `#/components/schemas/SettingsExchange`.
@@ -2089,22 +2119,22 @@ extension Components {
             public var conflicts: Components.Schemas.ChangeResult.ConflictsPayload
             /// - Remark: Generated from `#/components/schemas/ChangeResult/rejection`.
             public struct RejectionPayload: Codable, Hashable, Sendable {
-                /// Stable: ENTITY_SET_NOT_WRITABLE, FIELD_NOT_WRITABLE, CREATION_NOT_ALLOWED, ENTITY_NOT_FOUND, ENTITY_SET_FULL, SIGNATURE_INVALID, AUTHOR_MISMATCH, SEQUENCE_REUSED, KEY_REVOKED, INVALID_CHANGE, SEALED_CHANGE_UNREADABLE; more may be added.
+                /// Stable: ENTITY_SET_NOT_WRITABLE, FIELD_NOT_WRITABLE, CREATION_NOT_ALLOWED, ENTITY_NOT_FOUND, ENTITY_SET_FULL, FIELD_NOT_VALID, SIGNATURE_INVALID, AUTHOR_MISMATCH, SEQUENCE_REUSED, KEY_REVOKED, INVALID_CHANGE, SEALED_CHANGE_UNREADABLE; more may be added.
                 ///
                 /// - Remark: Generated from `#/components/schemas/ChangeResult/rejection/code`.
                 public var code: Swift.String
                 /// - Remark: Generated from `#/components/schemas/ChangeResult/rejection/message`.
                 public var message: Swift.String
-                /// The fields the rejection is about, by name (never a value): those a FIELD_NOT_WRITABLE refuses, for a device to say in its own language. Absent when it names none.
+                /// The fields the rejection is about, by name (never a value): those a FIELD_NOT_WRITABLE or FIELD_NOT_VALID refuses, for a device to say in its own language. Absent when it names none.
                 ///
                 /// - Remark: Generated from `#/components/schemas/ChangeResult/rejection/fields`.
                 public var fields: [Swift.String]?
                 /// Creates a new `RejectionPayload`.
                 ///
                 /// - Parameters:
-                ///   - code: Stable: ENTITY_SET_NOT_WRITABLE, FIELD_NOT_WRITABLE, CREATION_NOT_ALLOWED, ENTITY_NOT_FOUND, ENTITY_SET_FULL, SIGNATURE_INVALID, AUTHOR_MISMATCH, SEQUENCE_REUSED, KEY_REVOKED, INVALID_CHANGE, SEALED_CHANGE_UNREADABLE; more may be added.
+                ///   - code: Stable: ENTITY_SET_NOT_WRITABLE, FIELD_NOT_WRITABLE, CREATION_NOT_ALLOWED, ENTITY_NOT_FOUND, ENTITY_SET_FULL, FIELD_NOT_VALID, SIGNATURE_INVALID, AUTHOR_MISMATCH, SEQUENCE_REUSED, KEY_REVOKED, INVALID_CHANGE, SEALED_CHANGE_UNREADABLE; more may be added.
                 ///   - message:
-                ///   - fields: The fields the rejection is about, by name (never a value): those a FIELD_NOT_WRITABLE refuses, for a device to say in its own language. Absent when it names none.
+                ///   - fields: The fields the rejection is about, by name (never a value): those a FIELD_NOT_WRITABLE or FIELD_NOT_VALID refuses, for a device to say in its own language. Absent when it names none.
                 public init(
                     code: Swift.String,
                     message: Swift.String,
@@ -3782,6 +3812,148 @@ extension Components {
                     "credentialHeader",
                     "credential"
                 ])
+            }
+        }
+        /// One field of an entity set's schema.
+        ///
+        /// - Remark: Generated from `#/components/schemas/EntityField`.
+        public struct EntityField: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/EntityField/name`.
+            public var name: Swift.String
+            /// Which texts the field takes (values are text on the wire in every type): `text`, any; `integer`, a whole number in 64 bits written without `+` or leading zeros (`42`, `-7`); `decimal`, digits with an optional fraction after a point (`12.5`, `-0.25`); `boolean`, `true` or `false`; `date-time`, UTC in RFC 3339 with `Z` (`2026-12-03T14:05:00Z`, fractions allowed). An empty value is no value.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EntityField/type`.
+            @frozen public enum _TypePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case text = "text"
+                case integer = "integer"
+                case decimal = "decimal"
+                case boolean = "boolean"
+                case dateTime = "date-time"
+            }
+            /// Which texts the field takes (values are text on the wire in every type): `text`, any; `integer`, a whole number in 64 bits written without `+` or leading zeros (`42`, `-7`); `decimal`, digits with an optional fraction after a point (`12.5`, `-0.25`); `boolean`, `true` or `false`; `date-time`, UTC in RFC 3339 with `Z` (`2026-12-03T14:05:00Z`, fractions allowed). An empty value is no value.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EntityField/type`.
+            public var _type: Components.Schemas.EntityField._TypePayload
+            /// Whether every entity has a value for the field (not empty); false when left out or null.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EntityField/required`.
+            public var required: Swift.Bool?
+            /// Whether devices index the field in their local store, for queries that filter or sort by it; false when left out or null.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EntityField/indexed`.
+            public var indexed: Swift.Bool?
+            /// Creates a new `EntityField`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            ///   - _type: Which texts the field takes (values are text on the wire in every type): `text`, any; `integer`, a whole number in 64 bits written without `+` or leading zeros (`42`, `-7`); `decimal`, digits with an optional fraction after a point (`12.5`, `-0.25`); `boolean`, `true` or `false`; `date-time`, UTC in RFC 3339 with `Z` (`2026-12-03T14:05:00Z`, fractions allowed). An empty value is no value.
+            ///   - required: Whether every entity has a value for the field (not empty); false when left out or null.
+            ///   - indexed: Whether devices index the field in their local store, for queries that filter or sort by it; false when left out or null.
+            public init(
+                name: Swift.String,
+                _type: Components.Schemas.EntityField._TypePayload,
+                required: Swift.Bool? = nil,
+                indexed: Swift.Bool? = nil
+            ) {
+                self.name = name
+                self._type = _type
+                self.required = required
+                self.indexed = indexed
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case _type = "type"
+                case required
+                case indexed
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self._type = try container.decode(
+                    Components.Schemas.EntityField._TypePayload.self,
+                    forKey: ._type
+                )
+                self.required = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .required
+                )
+                self.indexed = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .indexed
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "name",
+                    "type",
+                    "required",
+                    "indexed"
+                ])
+            }
+        }
+        /// What the entities of a set hold. With a schema, an entity holds only the fields it declares, each of its type, and every required one; the server checks every write of the set (the admin's, and each device change after its merge). A change to the schema that every entity fits whatever it holds (adding optional fields, changing indexes, making a field optional, widening a type: integer to decimal, anything to text) applies at once; any other is checked against every entity of the set, and refused (409 `SCHEMA_CHANGE_REFUSED`, saying how many entities break it and why the first does) unless all fit.
+        ///
+        /// - Remark: Generated from `#/components/schemas/EntitySchema`.
+        public struct EntitySchema: Codable, Hashable, Sendable {
+            /// The fields, in the order shown; names are unique, and at most 16 are indexed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EntitySchema/fields`.
+            public var fields: [Components.Schemas.EntityField]
+            /// Creates a new `EntitySchema`.
+            ///
+            /// - Parameters:
+            ///   - fields: The fields, in the order shown; names are unique, and at most 16 are indexed.
+            public init(fields: [Components.Schemas.EntityField]) {
+                self.fields = fields
+            }
+            public enum CodingKeys: String, CodingKey {
+                case fields
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.fields = try container.decode(
+                    [Components.Schemas.EntityField].self,
+                    forKey: .fields
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "fields"
+                ])
+            }
+        }
+        /// The app's entity sets that have a schema, by name.
+        ///
+        /// - Remark: Generated from `#/components/schemas/EntitySchemas`.
+        public struct EntitySchemas: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/EntitySchemas/entitySets`.
+            public struct EntitySetsPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Components.Schemas.EntitySchema]
+                /// Creates a new `EntitySetsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Components.Schemas.EntitySchema] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/EntitySchemas/entitySets`.
+            public var entitySets: Components.Schemas.EntitySchemas.EntitySetsPayload
+            /// Creates a new `EntitySchemas`.
+            ///
+            /// - Parameters:
+            ///   - entitySets:
+            public init(entitySets: Components.Schemas.EntitySchemas.EntitySetsPayload) {
+                self.entitySets = entitySets
+            }
+            public enum CodingKeys: String, CodingKey {
+                case entitySets
             }
         }
     }

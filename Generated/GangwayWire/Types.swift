@@ -181,6 +181,28 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /admin/apps/{appID}/data/{entitySet}/{entityID}`.
     /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/{entityID}/delete(deleteEntity)`.
     func deleteEntity(_ input: Operations.DeleteEntity.Input) async throws -> Operations.DeleteEntity.Output
+    /// The schemas of the app's entity sets that have one.
+    ///
+    /// - Remark: HTTP `GET /admin/apps/{appID}/schemas`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/schemas/get(listEntitySchemas)`.
+    func listEntitySchemas(_ input: Operations.ListEntitySchemas.Input) async throws -> Operations.ListEntitySchemas.Output
+    /// An entity set's schema.
+    ///
+    /// - Remark: HTTP `GET /admin/apps/{appID}/schemas/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/schemas/{entitySet}/get(getEntitySchema)`.
+    func getEntitySchema(_ input: Operations.GetEntitySchema.Input) async throws -> Operations.GetEntitySchema.Output
+    /// Declares an entity set's schema, or changes it.
+    ///
+    /// The set's writes take turns with the change, so no write lands between the check of the set's entities and the new schema. A change that not every entity fits, whatever it holds, reads the whole set once to check it; the set's writes wait for that. Devices learn the schema at their next settings exchange (`entitySchemas`).
+    ///
+    /// - Remark: HTTP `PUT /admin/apps/{appID}/schemas/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/schemas/{entitySet}/put(putEntitySchema)`.
+    func putEntitySchema(_ input: Operations.PutEntitySchema.Input) async throws -> Operations.PutEntitySchema.Output
+    /// Removes an entity set's schema: the set takes any field names with text values again.
+    ///
+    /// - Remark: HTTP `DELETE /admin/apps/{appID}/schemas/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/schemas/{entitySet}/delete(deleteEntitySchema)`.
+    func deleteEntitySchema(_ input: Operations.DeleteEntitySchema.Input) async throws -> Operations.DeleteEntitySchema.Output
     /// How an app's people sign in.
     ///
     /// - Remark: HTTP `GET /admin/apps/{appID}/authentication`.
@@ -776,6 +798,62 @@ extension APIProtocol {
         headers: Operations.DeleteEntity.Input.Headers = .init()
     ) async throws -> Operations.DeleteEntity.Output {
         try await deleteEntity(Operations.DeleteEntity.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The schemas of the app's entity sets that have one.
+    ///
+    /// - Remark: HTTP `GET /admin/apps/{appID}/schemas`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/schemas/get(listEntitySchemas)`.
+    public func listEntitySchemas(
+        path: Operations.ListEntitySchemas.Input.Path,
+        headers: Operations.ListEntitySchemas.Input.Headers = .init()
+    ) async throws -> Operations.ListEntitySchemas.Output {
+        try await listEntitySchemas(Operations.ListEntitySchemas.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// An entity set's schema.
+    ///
+    /// - Remark: HTTP `GET /admin/apps/{appID}/schemas/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/schemas/{entitySet}/get(getEntitySchema)`.
+    public func getEntitySchema(
+        path: Operations.GetEntitySchema.Input.Path,
+        headers: Operations.GetEntitySchema.Input.Headers = .init()
+    ) async throws -> Operations.GetEntitySchema.Output {
+        try await getEntitySchema(Operations.GetEntitySchema.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Declares an entity set's schema, or changes it.
+    ///
+    /// The set's writes take turns with the change, so no write lands between the check of the set's entities and the new schema. A change that not every entity fits, whatever it holds, reads the whole set once to check it; the set's writes wait for that. Devices learn the schema at their next settings exchange (`entitySchemas`).
+    ///
+    /// - Remark: HTTP `PUT /admin/apps/{appID}/schemas/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/schemas/{entitySet}/put(putEntitySchema)`.
+    public func putEntitySchema(
+        path: Operations.PutEntitySchema.Input.Path,
+        headers: Operations.PutEntitySchema.Input.Headers = .init(),
+        body: Operations.PutEntitySchema.Input.Body
+    ) async throws -> Operations.PutEntitySchema.Output {
+        try await putEntitySchema(Operations.PutEntitySchema.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Removes an entity set's schema: the set takes any field names with text values again.
+    ///
+    /// - Remark: HTTP `DELETE /admin/apps/{appID}/schemas/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/schemas/{entitySet}/delete(deleteEntitySchema)`.
+    public func deleteEntitySchema(
+        path: Operations.DeleteEntitySchema.Input.Path,
+        headers: Operations.DeleteEntitySchema.Input.Headers = .init()
+    ) async throws -> Operations.DeleteEntitySchema.Output {
+        try await deleteEntitySchema(Operations.DeleteEntitySchema.Input(
             path: path,
             headers: headers
         ))

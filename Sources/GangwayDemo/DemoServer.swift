@@ -97,7 +97,8 @@ public struct DemoServer: EmbeddedServer {
                     id: DemoApp.appID,
                     name: DemoApp.appName,
                     emailDomains: [DemoApp.emailDomain],
-                    settings: appSettings
+                    settings: appSettings,
+                    schemas: [ChecksText.entitySet: DemoApp.checksSchema]
                 )
             ],
             users: DemoApp.users.map {

@@ -544,6 +544,73 @@ struct AdminCommandEndToEndTests {
         await #expect(try machine.admin(["data", "changes", "--limit", "0"]).status == 64)
     }
 
+    @Test("gangway admin data schema: shows the demo's, adds a field, refuses what entities do not fit, removes it")
+    func dataSchema() async throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let demo = try await machine.admin(["data", "schema"])
+        #expect(
+            demo.output == """
+                checks: 7 fields
+                  aircraft  text       indexed
+                  stand     text       indexed
+                  item      text
+                  status    text       required  indexed
+                  reading   text
+                  note      text
+                  due       date-time  indexed
+
+                """,
+            "\(demo.standardError)"
+        )
+        let added = try await machine.admin(["data", "schema", "checks", "--add", "pressure:decimal"])
+        #expect(added.status == 0 && added.output.contains("checks: 8 fields"), "\(added.standardError)")
+        #expect(added.output.contains("\n  pressure  decimal\n"))
+        let json = try await machine.admin(["data", "schema", "checks", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: json.standardOutput) as? [String: Any])
+        let fields = try #require((object["schema"] as? [String: Any])?["fields"] as? [[String: Any]])
+        #expect(fields.last?["name"] as? String == "pressure" && fields.last?["type"] as? String == "decimal")
+
+        // The server checks a write against it, naming the field and not the value.
+        let badPut = try await machine.admin(["data", "put", "checks", "X1", "status=open", "pressure=lowish"])
+        #expect(badPut.status == 1)
+        #expect(
+            badPut.standardError.contains("pressure in checks is a decimal number, as 12.5."),
+            "\(badPut.standardError)"
+        )
+        #expect(!badPut.standardError.contains("lowish"))
+        // A change the checks do not fit is refused, saying why, and changes nothing.
+        let narrowed = try await machine.admin([
+            "data", "schema", "checks", "--field", "stand:integer", "--field", "status:text",
+        ])
+        #expect(narrowed.status == 1)
+        #expect(
+            narrowed.standardError.contains("5 entities of checks would not fit the schema; the first, "),
+            "\(narrowed.standardError)"
+        )
+        await #expect(try machine.admin(["data", "schema"]).output.contains("checks: 8 fields"))
+
+        for arguments in [
+            ["--field", "stand:money"], ["--add", "a:text", "--remove"], ["--field", "a:text", "--field", "a:integer"],
+            ["--add", "Ünits:text"], ["--field", "a:text:required:required"],
+        ] {
+            let refused = try await machine.admin(["data", "schema", "checks"] + arguments)
+            #expect(refused.status == 64, "\(arguments): \(refused.standardError)")
+        }
+        let typo = try await machine.admin(["data", "schema", "chekcs", "--add", "a:text"])
+        #expect(typo.status == 1 && typo.standardError.contains("has no entity set 'chekcs'; no schema was declared."))
+        let started = try await machine.admin([
+            "data", "schema", "tyres", "--field", "psi:integer:required", "--new-set",
+        ])
+        #expect(started.output == "tyres: 1 field\n  psi  integer  required\n", "\(started.standardError)")
+        await #expect(try machine.admin(["data", "list", "tyres"]).status == 0, "its schema makes it known")
+
+        let removed = try await machine.admin(["data", "schema", "checks", "--remove"])
+        #expect(removed.output == "checks has no schema: it takes any fields, as text.\n")
+        await #expect(try machine.admin(["data", "schema", "checks", "--remove"]).status == 1)
+        await #expect(try machine.admin(["data", "put", "checks", "X1", "colour=red"]).status == 0)
+    }
+
     @Test("an activation link made while nothing serves still works later: the embedded server keeps its port")
     func activationLink() async throws {
         let machine = try Machine()

@@ -95,11 +95,11 @@ struct ChangeUploadTests {
         )
     }
 
-    static func fuelCheck(_ api: API) async throws -> Components.Schemas.Entity {
+    static func fuelCheck(_ api: API, id: String = "F-GKXA-fuel") async throws -> Components.Schemas.Entity {
         let list = try await api.admin(.get, "/admin/apps/checks/data/checks").decode(
             Components.Schemas.EntityList.self
         )
-        return try #require(list.entities.first { $0.id == "F-GKXA-fuel" })
+        return try #require(list.entities.first { $0.id == id })
     }
 
     /// The app with its rules and one check, Alice and Bob on device-1.

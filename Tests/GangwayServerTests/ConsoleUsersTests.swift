@@ -243,6 +243,88 @@ struct ConsoleUsersTests {
     }
 
     @Test(
+        "an admin declares, changes and removes a set's schema on the data page; a viewer sees it; refusals keep the text"
+    )
+    func schemaOnTheDataPage() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            try api.expectStatus(
+                try await api.admin(
+                    .put,
+                    "/admin/apps/checks/data/checks/F-1",
+                    json: #"{"fields": {"status": "open", "psi": "31"}}"#
+                ),
+                .created
+            )
+            let admin = try await ConsoleAppsTests.browser(api, fixture, "ops.ada", role: .admin)
+            let page = try await admin.get("/console/data?app=checks&set=checks")
+            #expect(page.text.contains("No schema: the set takes any fields, as text."))
+            let saved = try await admin.submit(
+                page,
+                to: "/console/data",
+                [
+                    ("action", "schema"), ("set", "checks"),
+                    ("schema", "status:text:required:indexed\n\n psi : integer \n"),
+                ]
+            )
+            #expect(saved.status == .seeOther, "\(saved.text)")
+            #expect(saved.headers[.location] == "/console/data?app=checks&set=checks&done=schema")
+            let schema = try await api.admin(.get, "/admin/apps/checks/schemas/checks").decode(
+                Components.Schemas.EntitySchema.self
+            )
+            #expect(schema.fields.map(\.name) == ["status", "psi"] && schema.fields[0].indexed == true)
+
+            let shown = try await admin.get("/console/data?app=checks&set=checks&done=schema")
+            #expect(shown.text.contains("Saved the set&#39;s schema") || shown.text.contains("Saved the set's schema"))
+            #expect(shown.text.contains(#"<td data-label="Type">integer</td>"#))
+            #expect(shown.text.contains(">status:text:required:indexed\npsi:integer</textarea>"))
+
+            for (text, message) in [
+                ("status:text\npsi:money", "is not a field type"),
+                (
+                    "status:text:required\npsi:boolean",
+                    "would not fit the schema; the first, F-1: psi in checks is true or false."
+                ),
+                ("status:text\nstatus:integer", "declared twice"),
+            ] {
+                let refused = try await admin.submit(
+                    shown,
+                    to: "/console/data",
+                    [("action", "schema"), ("set", "checks"), ("schema", text)]
+                )
+                #expect([.badRequest, .conflict].contains(refused.status), "\(text)")
+                #expect(refused.text.contains(message), "\(text): \(refused.text)")
+                #expect(refused.text.contains(">\(text)</textarea>"), "the typed schema is kept")
+            }
+
+            let viewer = try await ConsoleAppsTests.browser(api, fixture, "ops.vic", role: .viewer)
+            let read = try await viewer.get("/console/data?app=checks&set=checks")
+            #expect(read.text.contains(#"<td data-label="Field">psi</td>"#) && !read.text.contains("Save the schema"))
+            let forbidden = try await viewer.post(
+                "/console/data",
+                [
+                    ("form_token", ConsoleAppsTests.formToken(of: read.text)), ("action", "unschema"),
+                    ("app", "checks"),
+                    ("set", "checks"),
+                ]
+            )
+            #expect(forbidden.status == .forbidden)
+
+            let removed = try await admin.submit(
+                shown,
+                to: "/console/data",
+                [("action", "unschema"), ("set", "checks")]
+            )
+            #expect(removed.status == .seeOther)
+            #expect(try await api.admin(.get, "/admin/apps/checks/schemas/checks").code == "SCHEMA_NOT_FOUND")
+            let events = try await OperatorsTests.audit(api)
+            let done = events.filter { $0.actor == "ops.ada" && $0.via == .console }
+            #expect(done.prefix(2).map(\.action) == ["deleteEntitySchema", "putEntitySchema"])
+            #expect(events.contains { $0.actor == "ops.vic" && $0.action == "refused" }, "the viewer's try is audited")
+        }
+    }
+
+    @Test(
         "logs are filtered by user, level and time by the database, in the API and on the page; control characters shown escaped",
         arguments: Backend.available
     )

@@ -130,6 +130,49 @@ struct OfflineWorkTests {
         }
     }
 
+    @Test(
+        "the set's schema is checked on the device: a wrong type, an undeclared field, a creation short of a required one"
+    )
+    func schemaOnTheDevice() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            try await server.admin(
+                .put,
+                "/admin/apps/checks/schemas/checks",
+                json: #"""
+                    {"fields": [{"name": "aircraft", "type": "text"}, {"name": "item", "type": "text"},
+                        {"name": "status", "type": "text", "required": true}, {"name": "reading", "type": "text"},
+                        {"name": "pressure", "type": "decimal"}]}
+                    """#
+            )
+            let rules = Self.rules(creation: true, fields: ["status", "reading", "note", "pressure"])
+            let alice = try await Self.aliceSignedIn(server, rules: rules)
+            let context = try await alice.context()
+            let refused: [(String, [String: String], String)] = [
+                ("F-GKXA-fuel", ["pressure": "seven"], "pressure"),
+                ("F-GKXA-fuel", ["note": "valve cap"], "note"),
+                ("F-GKXA-fuel", ["status": ""], "status"),
+                ("F-GKXA-oil", ["pressure": "7.5"], "status"),
+            ]
+            for (entity, fields, field) in refused {
+                #expect {
+                    try alice.work.edit("checks", entityID: entity, fields: fields, in: context)
+                } throws: {
+                    let rejection = $0 as? ChangeRejection
+                    return rejection?.code == .fieldNotValid && rejection?.fields == [field]
+                        && !(rejection?.message.contains("seven") ?? true)
+                }
+            }
+            #expect(try alice.work.own(in: context).isEmpty)
+            // What fits is recorded, and the server applies it.
+            _ = try alice.work.edit("checks", entityID: "F-GKXA-fuel", fields: ["pressure": "7.5"], in: context)
+            _ = try alice.work.edit("checks", entityID: "F-GKXA-oil", fields: ["status": "open"], in: context)
+            let report = try await alice.work.sync(in: context)
+            #expect(report.sent.answered == [.applied: 2])
+            #expect(try await Self.entity(server, "F-GKXA-fuel")["pressure"] == "7.5")
+            try await alice.app.manager.close()
+        }
+    }
+
     @Test("where the set allows it, an entity is created offline, edited again, and created once")
     func creation() async throws {
         try await TestServer.run(seed: .checks) { server in

@@ -326,6 +326,82 @@ public struct AdminClient: Sendable {
         }
     }
 
+    /// The schemas of the app's entity sets that have one, by set.
+    public func entitySchemas(app id: String) async throws(ServiceError) -> [String: EntitySchema] {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.listEntitySchemas(path: .init(appID: id))
+        }
+        switch output {
+        case .ok(let ok):
+            let wire = try ServiceCall.decode { try ok.body.json.entitySets.additionalProperties }
+            var schemas: [String: EntitySchema] = [:]
+            for (entitySet, schema) in wire { schemas[entitySet] = try Self.schema(schema, status: 200) }
+            return schemas
+        default: throw ServiceCall.unexpected(output)
+        }
+    }
+
+    /// An entity set's schema; `nil` when it has none.
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` for an unknown app.
+    public func entitySchema(app id: String, entitySet: String) async throws(ServiceError) -> EntitySchema? {
+        let output: Operations.GetEntitySchema.Output
+        do throws(ServiceError) {
+            output = try await ServiceCall.run(at: serverURL) {
+                try await client.getEntitySchema(path: .init(appID: id, entitySet: entitySet))
+            }
+        } catch {
+            guard error.serverCode == ErrorCode.schemaNotFound.rawValue else { throw error }
+            return nil
+        }
+        switch output {
+        case .ok(let ok): return try Self.schema(try ServiceCall.decode { try ok.body.json }, status: 200)
+        default: throw ServiceCall.unexpected(output)
+        }
+    }
+
+    /// Gives an entity set `schema`, or changes it: refused with the server's reason when
+    /// entities of the set do not fit it (``ServiceError/refused``, `SCHEMA_CHANGE_REFUSED`).
+    @discardableResult
+    public func putEntitySchema(
+        _ schema: EntitySchema,
+        app id: String,
+        entitySet: String
+    ) async throws(ServiceError) -> EntitySchema {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.putEntitySchema(
+                path: .init(appID: id, entitySet: entitySet),
+                body: .json(.init(schema))
+            )
+        }
+        switch output {
+        case .ok(let ok): return try Self.schema(try ServiceCall.decode { try ok.body.json }, status: 200)
+        default: throw ServiceCall.unexpected(output)
+        }
+    }
+
+    /// Takes an entity set's schema away: it takes any fields, as text, again.
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` when the set has none.
+    public func deleteEntitySchema(app id: String, entitySet: String) async throws(ServiceError) {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.deleteEntitySchema(path: .init(appID: id, entitySet: entitySet))
+        }
+        switch output {
+        case .noContent: return
+        default: throw ServiceCall.unexpected(output)
+        }
+    }
+
+    private static func schema(
+        _ wire: Components.Schemas.EntitySchema,
+        status: Int
+    ) throws(ServiceError) -> EntitySchema {
+        do {
+            return try EntitySchema(wire)
+        } catch {
+            throw .invalidResponse(status: status)
+        }
+    }
+
     // MARK: Destinations
 
     /// The app's destinations, by name, with the requests forwarded to each in the last

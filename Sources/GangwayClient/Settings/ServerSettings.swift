@@ -37,6 +37,9 @@ public struct ServerSettings: Sendable, Hashable, Codable {
     public var consentVersion: String?
     /// What devices may change offline, by entity set; `nil` or a set left out: nothing.
     public var entitySetRules: [String: EntitySetRules]?
+    /// The schemas of the entity sets that have one (from the settings exchange only):
+    /// the device checks its changes against them, and builds its local store from them.
+    public var entitySchemas: [String: EntitySchema]?
     /// The server's key that pending changes are sealed to (from the settings exchange
     /// only; an admin's view of an app has none).
     public var changeSealingKey: Data?
@@ -78,6 +81,11 @@ public struct ServerSettings: Sendable, Hashable, Codable {
             entitySetRules = sets.mapValues {
                 EntitySetRules(writableFields: Set($0.writableFields), allowsCreation: $0.allowsCreation)
             }
+        }
+        // The server checks every write against its schemas: one this version cannot read
+        // is left out here, and only the server's own check applies to its set.
+        if let schemas = parts.entitySchemas?.additionalProperties {
+            entitySchemas = schemas.compactMapValues { try? EntitySchema($0) }
         }
     }
 
@@ -123,7 +131,11 @@ package protocol SettingsParts {
     var logSettings: Components.Schemas.LogSettings? { get }
     var consentSettings: Components.Schemas.ConsentSettings? { get }
     var dataSettings: Components.Schemas.DataSettings? { get }
+    var entitySchemas: Components.Schemas.SettingsExchangeBody.EntitySchemasPayload? { get }
 }
 
 extension Components.Schemas.SettingsExchangeBody: SettingsParts {}
-extension Components.Schemas.AppSettings: SettingsParts {}
+extension Components.Schemas.AppSettings: SettingsParts {
+    /// An app's settings carry no schemas: the admin reads them by set (`getEntitySchema`).
+    package var entitySchemas: Components.Schemas.SettingsExchangeBody.EntitySchemasPayload? { nil }
+}

@@ -13,15 +13,16 @@ struct AdminData: AsyncParsableCommand {
         abstract: "The app's data: its entities, what devices may change, and the changes they sent.",
         discussion: """
             An app's data is entity sets (the demo app serves its aircraft checks in \
-            'checks'), each holding entities with an ID and text fields. Signed-in devices \
+            'checks'), each holding entities with an ID and fields, of the types its \
+            schema declares ('schema'), or text. Signed-in devices \
             read them; the device app shows the checks on its home screen, fresh at each \
             home screen, or the copy it kept when the server cannot be reached. Devices may \
             also send changes to the fields 'fields' allows; 'changes' and 'conflicts' \
             show what they sent and how each change ended.
             """,
         subcommands: [
-            AdminDataList.self, AdminDataPut.self, AdminDataDelete.self, AdminDataFields.self, AdminDataChanges.self,
-            AdminDataConflicts.self,
+            AdminDataList.self, AdminDataPut.self, AdminDataDelete.self, AdminDataSchema.self, AdminDataFields.self,
+            AdminDataChanges.self, AdminDataConflicts.self,
         ],
         defaultSubcommand: AdminDataList.self
     )
@@ -32,7 +33,7 @@ struct AdminDataList: AsyncParsableCommand {
         commandName: "list",
         abstract: "List the entities of a set (the default), a page at a time.",
         discussion: """
-            A set exists once it holds an entity or has rules (data fields): any other name \
+            A set exists once it holds an entity, has rules (data fields) or a schema: any other name \
             is an error, as a mistyped one is. A page lists 100 entities by ID unless --limit \
             says otherwise; when more follow, the command says how to list the next page \
             (--after the last ID listed).
@@ -63,8 +64,8 @@ struct AdminDataList: AsyncParsableCommand {
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             let (entities, more) = try await admin.entities(app: id, entitySet: entitySet, after: after, limit: limit)
-            // An empty set is one the app's rules name; any other name is a typo.
-            if entities.isEmpty, after == nil, try await admin.app(id).settings.entitySetRules?[entitySet] == nil {
+            // An empty set is one the app's rules or schemas name; any other name is a typo.
+            if entities.isEmpty, after == nil, try await !AdminDataSetCheck.exists(entitySet, app: id, admin: admin) {
                 throw CommandFailure("the app \(id) has no entity set '\(entitySet)'.")
             }
             Console.standardOutput(json ? AdminFormatter.json(entities) : AdminFormatter.entities(entities))
@@ -128,7 +129,8 @@ struct AdminDataPut: AsyncParsableCommand {
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             let exists = try await !admin.entities(app: id, entitySet: entitySet, limit: 1).entities.isEmpty
-            if !exists, !newSet {
+            // A set whose schema is declared is there to be filled.
+            if !exists, !newSet, try await admin.entitySchema(app: id, entitySet: entitySet) == nil {
                 throw CommandFailure(
                     "the app \(id) has no entity set '\(entitySet)'; nothing was put. Give --new-set to start it."
                 )
@@ -162,9 +164,7 @@ struct AdminDataDelete: AsyncParsableCommand {
                 try await admin.deleteEntity(entityID, app: id, entitySet: entitySet)
             } catch let error as ServiceError where error == .notFound {
                 // Which is missing: the entity, or the whole set (a typo in its name).
-                if try await admin.entities(app: id, entitySet: entitySet, limit: 1).entities.isEmpty,
-                    try await admin.app(id).settings.entitySetRules?[entitySet] == nil
-                {
+                if try await !AdminDataSetCheck.exists(entitySet, app: id, admin: admin) {
                     throw CommandFailure("the app \(id) has no entity set '\(entitySet)'; nothing was deleted.")
                 }
                 throw CommandFailure("the set '\(entitySet)' has no entity '\(entityID)'; nothing was deleted.")
@@ -346,5 +346,15 @@ struct AdminDataConflicts: AsyncParsableCommand {
             let changes = try await admin.changes(app: id, outcome: .conflict, limit: 1000)
             Console.standardOutput(json ? AdminFormatter.json(changes) : AdminFormatter.conflicts(changes))
         }
+    }
+}
+
+/// Whether an app has an entity set: it holds an entity, or has rules, or a schema. Any
+/// other name a command is given is a typo, not a new set.
+enum AdminDataSetCheck {
+    static func exists(_ entitySet: String, app id: String, admin: AdminClient) async throws -> Bool {
+        if try await !admin.entities(app: id, entitySet: entitySet, limit: 1).entities.isEmpty { return true }
+        if try await admin.app(id).settings.entitySetRules?[entitySet] != nil { return true }
+        return try await admin.entitySchema(app: id, entitySet: entitySet) != nil
     }
 }

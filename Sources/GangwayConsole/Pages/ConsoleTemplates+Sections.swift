@@ -305,6 +305,16 @@ extension ConsoleTemplates {
         </tbody>
         </table>{{/hasEntities}}
         {{^hasEntities}}<p>No entity in this set.</p>{{/hasEntities}}
+        <h2>Schema of {{entitySet}}</h2>
+        {{#hasSchema}}<table>
+        <caption>Every write of the set is checked against it; devices build their local store from it</caption>
+        <thead><tr><th scope="col">Field</th><th scope="col">Type</th><th scope="col">Required</th><th scope="col">Indexed on devices</th></tr></thead>
+        <tbody>
+        {{#schema}}<tr><td data-label="Field">{{name}}</td><td data-label="Type">{{type}}</td><td data-label="Required">{{required}}</td><td data-label="Indexed on devices">{{indexed}}</td></tr>
+        {{/schema}}
+        </tbody>
+        </table>{{/hasSchema}}
+        {{^hasSchema}}<p>No schema: the set takes any fields, as text.</p>{{/hasSchema}}
         {{#canEdit}}
         <h2>Put an entity in {{entitySet}}</h2>
         <form method="post" action="/console/data">
@@ -327,6 +337,16 @@ extension ConsoleTemplates {
         <p class="quiet hint" id="writableFields-hint">None, and no creation: devices change nothing in the set.</p>
         <div class="check"><input type="checkbox" id="allowsCreation" name="allowsCreation"{{#allowsCreation}} checked{{/allowsCreation}}> <label for="allowsCreation">Devices may create entities in the set</label></div>
         <button type="submit" name="action" value="rules">Save what devices may change</button>
+        </form>
+        <h2>Declare the schema of {{entitySet}}</h2>
+        <form method="post" action="/console/data">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="app" value="{{appID}}"><input type="hidden" name="set" value="{{entitySet}}">
+        <label for="schema">Fields, one a line: name:type, then :required and :indexed if so</label>
+        <textarea id="schema" name="schema" rows="6" aria-describedby="schema-hint">{{schemaText}}</textarea>
+        <p class="quiet hint" id="schema-hint">Types: text, integer, decimal, boolean, date-time (UTC). Adding optional fields, changing indexes, making a field optional or widening a type applies at once; any other change is refused unless every entity of the set fits it.</p>
+        <button type="submit" name="action" value="schema">Save the schema</button>
+        {{#hasSchema}}<button type="submit" name="action" value="unschema" formnovalidate>Remove the schema</button>{{/hasSchema}}
         </form>
         {{/canEdit}}
         {{/main}}{{/layout}}

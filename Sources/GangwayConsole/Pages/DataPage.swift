@@ -43,6 +43,21 @@ public struct DataPage: ConsolePage {
         }
     }
 
+    /// One field of the set's schema, as shown.
+    public struct SchemaField: Sendable {
+        public var name: String
+        public var type: String
+        public var required: String
+        public var indexed: String
+
+        public init(name: String, type: String, required: Bool, indexed: Bool) {
+            self.name = name
+            self.type = type
+            self.required = required ? "yes" : ""
+            self.indexed = indexed ? "yes" : ""
+        }
+    }
+
     public var template: String { "data" }
     public let title = "Data"
     public var signedIn: SignedInOperator?
@@ -63,6 +78,11 @@ public struct DataPage: ConsolePage {
     public var error: String?
     /// What the last action did, said at the top: in the server's words, never the query's.
     public var notice: String?
+    /// The set's schema, as the server holds it; empty when it has none.
+    public var schema: [SchemaField]
+    public var hasSchema: Bool
+    /// The schema being declared, as typed or stored: a field a line.
+    public var schemaText: String
     /// What devices may change in the set shown: its writable fields, as typed or stored.
     public var writableFields: String
     public var allowsCreation: Bool
@@ -76,17 +96,21 @@ public struct DataPage: ConsolePage {
         public var allowsCreation: Bool
         public var entityID: String
         public var entityFields: String
+        /// The schema's fields, `name:type[:required][:indexed]` a line.
+        public var schema: String
 
         public init(
             writableFields: [String] = [],
             allowsCreation: Bool = false,
             entityID: String = "",
-            entityFields: String = ""
+            entityFields: String = "",
+            schema: String = ""
         ) {
             self.writableFields = writableFields
             self.allowsCreation = allowsCreation
             self.entityID = entityID
             self.entityFields = entityFields
+            self.schema = schema
         }
     }
 
@@ -100,6 +124,7 @@ public struct DataPage: ConsolePage {
         entitySet: String,
         entities: [Entity],
         canEdit: Bool = false,
+        schema: [SchemaField] = [],
         writing: Writing = Writing(),
         error: String? = nil
     ) {
@@ -120,5 +145,8 @@ public struct DataPage: ConsolePage {
         allowsCreation = writing.allowsCreation
         entityID = writing.entityID
         entityFields = writing.entityFields
+        self.schema = schema
+        hasSchema = !schema.isEmpty
+        schemaText = writing.schema
     }
 }

@@ -49,6 +49,9 @@ extension OperatorConsole {
         "put": "Saved the entity: devices get it at their next read.",
         "delete": "Deleted the entity: devices drop it at their next read.",
         "rules": "Saved what devices may change in the set.",
+        "schema":
+            "Saved the set's schema: every write of the set is checked against it, and devices get it at their next settings exchange.",
+        "unschema": "Removed the set's schema: it takes any fields, as text.",
     ]
 
     private func dataPage(
@@ -78,16 +81,24 @@ extension OperatorConsole {
                 browser: browser
             )
         }
-        // The sets the app's settings name (those devices may change), and the one asked
-        // for, which may hold entities only.
         let rules = app.settings.dataSettings?.entitySets?.additionalProperties ?? [:]
-        var sets = rules.keys.sorted()
-        let entitySet =
-            if let wanted, EntityLimits.isIdentifier(wanted) { wanted } else { sets.first ?? "checks" }
-        if !sets.contains(entitySet) { sets.append(entitySet) }
         let changes: [Components.Schemas.RecordedChange]
         let entities: [Components.Schemas.Entity]
         let moreEntities: Bool
+        let schemas: [String: Components.Schemas.EntitySchema]
+        do {
+            schemas = try await run(for: record, "listEntitySchemas") {
+                try await api.listEntitySchemas(.init(path: .init(appID: app.id)))
+            }.ok.body.json.entitySets.additionalProperties
+        } catch {
+            return unavailable()
+        }
+        // The sets the app's rules or schemas name, and the one asked for, which may hold
+        // entities only.
+        var sets = Set(rules.keys).union(schemas.keys).sorted()
+        let entitySet =
+            if let wanted, EntityLimits.isIdentifier(wanted) { wanted } else { sets.first ?? "checks" }
+        if !sets.contains(entitySet) { sets.append(entitySet) }
         do {
             let query = Operations.ListChanges.Input.Query(limit: Self.changesShown, outcome: outcome)
             changes = try await run(for: record, "listChanges") {
@@ -104,6 +115,7 @@ extension OperatorConsole {
             return unavailable()
         }
         let rule = rules[entitySet]
+        let schema = schemas[entitySet]?.fields ?? []
         var page = DataPage(
             signedIn: header(record, browser: browser, current: ConsolePaths.data),
             apps: apps.map { .init(value: $0.id, title: "\($0.name) (\($0.id))", selected: $0.id == app.id) },
@@ -122,10 +134,26 @@ extension OperatorConsole {
                 )
             },
             canEdit: record.role >= .admin,
+            schema: schema.map {
+                DataPage.SchemaField(
+                    name: $0.name,
+                    type: $0._type.rawValue,
+                    required: $0.required ?? false,
+                    indexed: $0.indexed ?? false
+                )
+            },
             writing: typed
                 ?? DataPage.Writing(
                     writableFields: rule?.writableFields ?? [],
-                    allowsCreation: rule?.allowsCreation ?? false
+                    allowsCreation: rule?.allowsCreation ?? false,
+                    schema: schema.map {
+                        EntityField(
+                            $0.name,
+                            FieldType(rawValue: $0._type.rawValue),
+                            required: $0.required ?? false,
+                            indexed: $0.indexed ?? false
+                        ).declaration
+                    }.joined(separator: "\n")
                 ),
             error: error
         )
@@ -144,7 +172,8 @@ extension OperatorConsole {
             writableFields: AppSettingsForm.list(form["writableFields"] ?? ""),
             allowsCreation: form["allowsCreation"] == "on",
             entityID: entityID,
-            entityFields: form["fields"] ?? ""
+            entityFields: form["fields"] ?? "",
+            schema: form["schema"] ?? ""
         )
         func again(_ message: String, _ status: HTTPResponse.Status) async -> Response {
             await dataPage(
@@ -157,8 +186,19 @@ extension OperatorConsole {
                 status: status
             )
         }
-        let asked = ["delete": "deleteEntity", "rules": "updateApp"][action] ?? "putEntity"
-        let asking = action == "rules" ? "/admin/apps/\(appID)" : "/admin/apps/\(appID)/data/\(entitySet)/\(entityID)"
+        let asked =
+            [
+                "delete": "deleteEntity", "rules": "updateApp", "schema": "putEntitySchema",
+                "unschema": "deleteEntitySchema",
+            ][
+                action
+            ] ?? "putEntity"
+        let asking =
+            switch action {
+            case "rules": "/admin/apps/\(appID)"
+            case "schema", "unschema": "/admin/apps/\(appID)/schemas/\(entitySet)"
+            default: "/admin/apps/\(appID)/data/\(entitySet)/\(entityID)"
+            }
         guard await permits(record, asked, on: asking) else {
             return await again("Only an admin changes an app's data: ask an admin for the role.", .forbidden)
         }
@@ -213,6 +253,19 @@ extension OperatorConsole {
                     try await api.updateApp(.init(path: .init(appID: appID), body: .json(update)))
                 }
                 (operation, target) = ("updateApp", "/admin/apps/\(appID)")
+            case "schema":
+                let fields = try Self.schemaFields(form["schema"] ?? "")
+                _ = try await run(for: record, "putEntitySchema") {
+                    try await api.putEntitySchema(
+                        .init(path: .init(appID: appID, entitySet: entitySet), body: .json(.init(fields)))
+                    )
+                }
+                (operation, target) = ("putEntitySchema", "/admin/apps/\(appID)/schemas/\(entitySet)")
+            case "unschema":
+                _ = try await run(for: record, "deleteEntitySchema") {
+                    try await api.deleteEntitySchema(.init(path: .init(appID: appID, entitySet: entitySet)))
+                }
+                (operation, target) = ("deleteEntitySchema", "/admin/apps/\(appID)/schemas/\(entitySet)")
             default:
                 return await again("That is not something the console does.", .badRequest)
             }
@@ -231,6 +284,23 @@ extension OperatorConsole {
             URLQueryItem(name: "done", value: action),
         ]
         return Self.redirect(to: components.string ?? ConsolePaths.data)
+    }
+
+    /// A schema's fields from lines of `name:type[:required][:indexed]` (blank lines
+    /// skipped), as `gangway admin data schema --field` reads each; the server checks the
+    /// whole.
+    static func schemaFields(_ text: String) throws(AppSettingsForm.Invalid) -> [EntityField] {
+        var fields: [EntityField] = []
+        for line in text.split(whereSeparator: \.isNewline) {
+            let declaration = line.filter { !$0.isWhitespace }
+            guard !declaration.isEmpty else { continue }
+            do {
+                fields.append(try EntityField(declaration: declaration))
+            } catch {
+                throw AppSettingsForm.Invalid(message: error.message)
+            }
+        }
+        return fields
     }
 
     /// An entity's fields from lines of `name = value` (blank lines skipped; the value is

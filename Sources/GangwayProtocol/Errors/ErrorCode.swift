@@ -82,6 +82,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case deviceNotFound = "DEVICE_NOT_FOUND"
     /// There is no such entity in the app's data.
     case entityNotFound = "ENTITY_NOT_FOUND"
+    /// The entity set has no schema: it takes any field names with text values.
+    case schemaNotFound = "SCHEMA_NOT_FOUND"
     /// The identity is not linked to the user.
     case identityNotLinked = "IDENTITY_NOT_LINKED"
     /// There is no operator of the console with this name.
@@ -115,6 +117,9 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     /// A sync's cursor is older than the removals the server keeps, or newer than its
     /// data: read the entity set again from the start.
     case cursorExpired = "CURSOR_EXPIRED"
+    /// Entities of the set do not fit the schema given: the message says how many, and
+    /// why the first does not.
+    case schemaChangeRefused = "SCHEMA_CHANGE_REFUSED"
 
     // The server itself.
     /// The server is checking too many sign-ins; try again shortly.

@@ -87,6 +87,8 @@ public enum APILimits {
     public static let destinationStatus = 0...599
     /// The fields devices may write in one entity set.
     public static let writableFields = 0...EntityLimits.fieldsPerEntity
+    /// The fields of an entity set's schema.
+    public static let schemaFields = 1...EntityLimits.fieldsPerEntity
     /// The entity sets of one app's data settings.
     public static let entitySets = 0...100
     /// How many entities and removals one page of a sync holds (`syncAppData`).
@@ -243,6 +245,10 @@ public enum APILimits {
         add(property("EntitySetSettings", "writableFields") + "/items", .length, fieldName)
         add(property("DataSettings", "entitySets"), .members, entitySets)
         add(property("DataSettings", "entitySets") + "/propertyNames", .length, identifier)
+        add(property("EntityField", "name"), .length, fieldName)
+        add(property("EntitySchema", "fields"), .items, schemaFields)
+        add(property("EntitySchemas", "entitySets") + "/propertyNames", .length, identifier)
+        add(property("SettingsExchangeBody", "entitySchemas") + "/propertyNames", .length, identifier)
         for field in ["registrationID", "author", "entitySet", "entityID"] {
             add(property("Change", field), .length, identifier)
         }

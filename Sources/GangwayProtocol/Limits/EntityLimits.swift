@@ -4,6 +4,9 @@ public enum EntityLimits {
     public static let fieldsPerEntity = 64
     /// The length of a field's value, in characters.
     public static let valueLength = 0...1024
+    /// At most this many fields of a set's schema are indexed on devices: each index costs
+    /// every write of the set on every device.
+    public static let indexedFieldsPerSet = 16
     /// The length of a field's name.
     public static let fieldNameLength = 1...64
     /// At most this many changes in one upload.

@@ -111,6 +111,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case .duplicate: APIError(.conflict, .conflict, "It exists already.")
         case .invalidText: APIError(.badRequest, .invalidText, "A text holds a character the server cannot store.")
         case .limitReached: APIError(.conflict, .limitReached, "The server's limit for this kind of data is reached.")
+        case .notValid: APIError(.badRequest, .invalidField, error.message)
         case .unavailable, .corrupt:
             APIError(.serviceUnavailable, .storageUnavailable, "The server's database is not available; try again.")
         }

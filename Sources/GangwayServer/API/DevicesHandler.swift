@@ -20,6 +20,7 @@ struct DevicesHandler: APIHandler {
         let caller = try await authenticate(appID: appID)
         try await noteContact(caller.device)
         let settings = caller.app.settings
+        let schemas = try await perform { try await storage.entitySchemas(appID: caller.app.id) }
         let body = Components.Schemas.SettingsExchangeBody(
             passwordPolicy: settings.passwordPolicy,
             sharedDeviceSettings: settings.sharedDeviceSettings,
@@ -27,7 +28,8 @@ struct DevicesHandler: APIHandler {
             logSettings: settings.logSettings,
             consentSettings: settings.consentSettings,
             dataSettings: settings.dataSettings,
-            changeSealingKey: keys.changeSealingPublicKey
+            changeSealingKey: keys.changeSealingPublicKey,
+            entitySchemas: schemas.isEmpty ? nil : .init(additionalProperties: schemas.mapValues { .init($0) })
         )
         return .init(mobileservices: .init(settingsExchange: body))
     }

@@ -19,6 +19,7 @@ final class MobileServicesAPI: APIProtocol {
     let activation: ActivationHandler
     let users: UsersHandler
     let data: DataHandler
+    let schemas: SchemasHandler
     let oauth: OAuthHandler
     let identityLinks: IdentityLinksHandler
     let operators: OperatorsHandler
@@ -37,6 +38,7 @@ final class MobileServicesAPI: APIProtocol {
         activation = ActivationHandler(services: services)
         users = UsersHandler(services: services)
         data = DataHandler(services: services)
+        schemas = SchemasHandler(services: services)
         oauth = OAuthHandler(services: services)
         identityLinks = IdentityLinksHandler(services: services)
         operators = OperatorsHandler(services: services)
@@ -206,6 +208,26 @@ final class MobileServicesAPI: APIProtocol {
 
     func deleteEntity(_ input: Operations.DeleteEntity.Input) async throws -> Operations.DeleteEntity.Output {
         try await data.deleteEntity(input)
+    }
+
+    func listEntitySchemas(
+        _ input: Operations.ListEntitySchemas.Input
+    ) async throws -> Operations.ListEntitySchemas.Output {
+        try await schemas.listEntitySchemas(input)
+    }
+
+    func getEntitySchema(_ input: Operations.GetEntitySchema.Input) async throws -> Operations.GetEntitySchema.Output {
+        try await schemas.getEntitySchema(input)
+    }
+
+    func putEntitySchema(_ input: Operations.PutEntitySchema.Input) async throws -> Operations.PutEntitySchema.Output {
+        try await schemas.putEntitySchema(input)
+    }
+
+    func deleteEntitySchema(
+        _ input: Operations.DeleteEntitySchema.Input
+    ) async throws -> Operations.DeleteEntitySchema.Output {
+        try await schemas.deleteEntitySchema(input)
     }
 
     // MARK: OAuth

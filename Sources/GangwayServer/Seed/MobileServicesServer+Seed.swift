@@ -6,7 +6,7 @@ import HTTPTypes
 import Logging
 
 extension MobileServicesServer {
-    /// Creates the seed's apps, then its users, then its app data, through the admin
+    /// Creates the seed's apps (each with its entity sets' schemas), then its users, then its app data, through the admin
     /// API's own handlers: the same checks, password hashing and storage as
     /// `POST /admin/...`, without HTTP and without the admin token.
     ///
@@ -45,6 +45,14 @@ extension MobileServicesServer {
                         )
                     )
                 )
+            }
+            for (entitySet, fields) in app.schemas.sorted(by: { $0.key < $1.key }) {
+                try await Self.apply(request, item: "schema of \(app.id)/\(entitySet)") {
+                    _ = try await api.putEntitySchema(
+                        path: .init(appID: app.id, entitySet: entitySet),
+                        body: .json(.init(fields))
+                    )
+                }
             }
         }
         for user in seed.users {

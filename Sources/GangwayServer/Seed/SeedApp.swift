@@ -12,6 +12,8 @@ public struct SeedApp: Sendable, Hashable {
     public var minimumVersion: String?
     /// Settings that differ from the defaults, if any.
     public var settings: Components.Schemas.AppSettingsUpdate?
+    /// The schemas of its entity sets, by set, declared right after the app is created.
+    public var schemas: [String: [EntityField]]
 
     /// An app with the given ID, name and email domains.
     public init(
@@ -19,8 +21,10 @@ public struct SeedApp: Sendable, Hashable {
         name: String,
         emailDomains: [String] = [],
         minimumVersion: String? = nil,
-        settings: Components.Schemas.AppSettingsUpdate? = nil
+        settings: Components.Schemas.AppSettingsUpdate? = nil,
+        schemas: [String: [EntityField]] = [:]
     ) {
+        self.schemas = schemas
         self.id = id
         self.name = name
         self.emailDomains = emailDomains

@@ -2,8 +2,8 @@ import Foundation
 import Synchronization
 
 /// Keeps the reads every device request makes (the app, the session, the device
-/// registration, the user, the entity set a device reads, the destination a device
-/// reaches, a secret) in memory for a short time.
+/// registration, the user, the entity set a device reads, the app's entity schemas, the
+/// destination a device reaches, a secret) in memory for a short time.
 ///
 /// ``ServerStorage`` asks it for those reads only, and drops what a write through this
 /// process changes at once. A write by another process sharing the database is seen when
@@ -17,6 +17,7 @@ public final class ReadCache: Sendable {
         case device(appID: String, username: String, deviceID: String)
         case user(String)
         case entitySet(appID: String, entitySet: String)
+        case entitySchemas(appID: String)
         case destination(appID: String, name: String)
         /// Cached, so that a secret another process replaced (the admin token's hash,
         /// after `--new-admin-token`) is seen here within the lifetime.
@@ -29,6 +30,7 @@ public final class ReadCache: Sendable {
             case .device: .device
             case .user: .user
             case .entitySet: .entitySet
+            case .entitySchemas: .entitySchemas
             case .destination: .destination
             case .secret: .secret
             }
@@ -36,7 +38,7 @@ public final class ReadCache: Sendable {
     }
 
     enum Kind: Hashable, Sendable {
-        case app, session, device, user, entitySet, destination, secret
+        case app, session, device, user, entitySet, entitySchemas, destination, secret
     }
 
     private struct Entry: Sendable {

@@ -44,6 +44,8 @@ struct ChangeBatch {
     /// The batch's entities as stored, or as the batch left them.
     var entities: [EntityKey: EntityRecord] = [:]
     var creations: [SetKey: Creations] = [:]
+    /// The schemas of the batch's sets that have one.
+    var schemas: [SetKey: EntitySchema] = [:]
     /// Who created the entities the batch creates.
     var creators: [EntityKey: String] = [:]
     /// The entities the batch changed, in the order it first changed them.
@@ -69,6 +71,7 @@ struct ChangeBatch {
             application,
             previous: previous,
             sequenceReused: reused,
+            schema: schemas[set],
             limit: limit,
             creations: {
                 let counted = creations[set]

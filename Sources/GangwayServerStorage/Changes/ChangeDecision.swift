@@ -11,6 +11,7 @@ struct ChangeDecision {
     /// - Parameters:
     ///   - previous: The entity as stored, if any.
     ///   - sequenceReused: Whether another change of the registration has this sequence.
+    ///   - schema: The set's schema, which the entity the merge leaves must fit.
     ///   - limit: The most entities devices may fill the set with.
     ///   - creations: How many entities the set holds, and how many of them the change's
     ///     author created (asked only when the entity is new).
@@ -18,6 +19,7 @@ struct ChangeDecision {
         _ application: ChangeApplication,
         previous: EntityRecord?,
         sequenceReused: Bool,
+        schema: EntitySchema?,
         limit: Int,
         creations: () throws -> (inSet: Int, byAuthor: Int),
         decide: (Change, EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
@@ -34,6 +36,13 @@ struct ChangeDecision {
             merged = try decide(change, previous?.state)
         } catch {
             return rejected(change, error)
+        }
+        if let schema, merged.changedEntity {
+            do throws(EntitySchemaError) {
+                try schema.check(merged.entity.fields, in: change.entitySet)
+            } catch {
+                return rejected(change, ChangeRejection(error))
+            }
         }
         if previous == nil {
             let (inSet, byAuthor) = try creations()

@@ -169,6 +169,7 @@ enum ServerSchema {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
             version11, version12, version13, version14, version15, version16, version17, version18, version19,
+            version20,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -337,6 +338,12 @@ enum ServerSchema {
             "CREATE UNIQUE INDEX entities_by_position ON entities (app_id, entity_set, position)",
             "CREATE INDEX entities_removed ON entities (removed_at) WHERE removed_at IS NOT NULL",
         ]
+    }
+
+    /// Each entity set's schema (``EntitySchema``, as JSON), checked by every write of the
+    /// set inside its transaction; `NULL` for a set without one.
+    static func version20(_ dialect: StorageKind) -> [String] {
+        ["ALTER TABLE entity_sets ADD COLUMN schema TEXT"]
     }
 
     static func encode(fieldVersions: [String: Int64]) -> String {

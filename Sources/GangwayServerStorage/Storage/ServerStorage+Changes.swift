@@ -12,8 +12,9 @@ extension ServerStorage {
     ///    (`SEQUENCE_REUSED`);
     /// 3. otherwise `decide` gets the change and its entity as stored (`nil` when there is
     ///    none, and with the batch's earlier changes applied) and returns the merge to
-    ///    write, or throws a rejection; a new entity past `limit` entities in its set is
-    ///    rejected (`ENTITY_SET_FULL`).
+    ///    write, or throws a rejection; a merge that leaves an entity its set's schema
+    ///    does not fit is rejected (`FIELD_NOT_VALID`), and a new entity past `limit`
+    ///    entities in its set (`ENTITY_SET_FULL`).
     ///
     /// Each entity and result are written together; the result is recorded under the
     /// change ID whatever it is. Nothing of the batch is written unless all of it is.
@@ -43,8 +44,8 @@ extension ServerStorage {
     /// either database's limit on bound values).
     private static let rowsPerStatement = 200
 
-    /// What the database holds of the batch's change IDs, sequences and entities, and,
-    /// when a change may create an entity, its sets' counts.
+    /// What the database holds of the batch's change IDs, sequences and entities, its sets'
+    /// counts and schemas, and, when a change may create an entity, its authors' creations.
     private static func read(_ batch: [ChangeApplication], _ connection: any SQLConnection) async throws -> ChangeBatch
     {
         var state = ChangeBatch()
@@ -80,15 +81,19 @@ extension ServerStorage {
             let key = ChangeBatch.EntityKey(appID: entity.appID, entitySet: entity.entitySet, id: entity.id)
             if keys.contains(key) { state.entities[key] = entity }
         }
-        guard keys.contains(where: { state.entities[$0] == nil }) else { return state }
         let setKeys = Set(keys.map { ChangeBatch.SetKey(appID: $0.appID, entitySet: $0.entitySet) })
         for row in try await connection.rows(
-            "SELECT app_id, entity_set, live_count FROM entity_sets WHERE app_id IN (\(list: apps)) AND entity_set IN (\(list: sets))"
+            """
+            SELECT app_id, entity_set, live_count, schema FROM entity_sets
+            WHERE app_id IN (\(list: apps)) AND entity_set IN (\(list: sets))
+            """
         ) {
             let set = ChangeBatch.SetKey(appID: try row("app_id"), entitySet: try row("entity_set"))
             guard setKeys.contains(set) else { continue }
             state.creations[set, default: ChangeBatch.Creations()].inSet = try row("live_count")
+            state.schemas[set] = try Self.schema(in: row)
         }
+        guard keys.contains(where: { state.entities[$0] == nil }) else { return state }
         // Each author's creations, counted over the author's own rows (an index's range).
         for row in try await connection.rows(
             """

@@ -62,7 +62,8 @@ extension ServerStorage {
 
     /// Stores `entity`: a new one with version 1, unless its set holds `limit` entities
     /// already (``StorageError/Code/limitReached``); an existing one with its version one
-    /// more than the stored one. Either way it takes the set's next position. Returns the
+    /// more than the stored one. Its fields must fit the set's schema, if it has one
+    /// (``StorageError/Code/notValid``). Either way it takes the set's next position. Returns the
     /// entity as stored and whether it is new.
     ///
     /// An entity put this way is the admin's: no user's creations count it, whatever
@@ -80,13 +81,21 @@ extension ServerStorage {
                     AND removed_at IS NULL
                 """
             ).first.map(EntityRecord.init(row:))
+            let set = try await connection.rows(
+                """
+                SELECT live_count, schema FROM entity_sets
+                WHERE app_id = \(entity.appID) AND entity_set = \(entity.entitySet)
+                """
+            ).first
+            if let schema = try set.flatMap({ row throws(StorageError) in try Self.schema(in: row) }) {
+                do throws(EntitySchemaError) {
+                    try schema.check(entity.fields, in: entity.entitySet)
+                } catch {
+                    throw StorageError(.notValid, error.message)
+                }
+            }
             if previous == nil {
-                let count = try await connection.rows(
-                    """
-                    SELECT live_count FROM entity_sets
-                    WHERE app_id = \(entity.appID) AND entity_set = \(entity.entitySet)
-                    """
-                ).first.map { row throws(StorageError) in try row("live_count", as: Int.self) }
+                let count = try set.map { row throws(StorageError) in try row("live_count", as: Int.self) }
                 guard (count ?? 0) < limit else { throw StorageError(.limitReached, "the entity set is full") }
             }
             var saved = entity

@@ -260,6 +260,9 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case invalidText
         /// A set is full: the write would pass a limit the caller gave.
         case limitReached
+        /// An entity does not fit its set's schema; the message says why, naming fields
+        /// and types, never a value.
+        case notValid
     }
 
     public var code: Code

@@ -195,6 +195,18 @@ public struct OfflineWork: Sendable {
         let before = own.filter { $0.state == .pending && !$0.creates }.count
         let baseVersion: Int64? = creates ? nil : (kept?.version ?? 1) + Int64(before)
         try rules.check(draft(baseVersion: baseVersion))
+        if let schema = authoring.settings.entitySchemas?[entitySet] {
+            // A creation is the whole entity; an edit, the fields it sets over the rest.
+            do throws(EntitySchemaError) {
+                if creates {
+                    try schema.check(fields, in: entitySet)
+                } else {
+                    try schema.checkValues(fields, in: entitySet)
+                }
+            } catch {
+                throw ChangeRejection(error)
+            }
+        }
         return Plan(authoring: authoring, own: own, creates: creates, baseVersion: baseVersion, now: now)
     }
 

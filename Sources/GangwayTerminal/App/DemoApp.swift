@@ -1,5 +1,6 @@
 import Foundation
 import GangwayClient
+import GangwayProtocol
 
 /// The demo's app, as the device app and the demo's server both know it: aircraft ground
 /// checks at an airline, its two users and their checks. The server (GangwayDemo) seeds
@@ -33,6 +34,18 @@ public enum DemoApp {
                 "reading": "14.2 bar",
             ]
         ),
+    ]
+
+    /// The schema of the demo's checks: what the server checks every write of a check
+    /// against, and what devices build their local store from.
+    package static let checksSchema: [EntityField] = [
+        EntityField("aircraft", .text, indexed: true),
+        EntityField("stand", .text, indexed: true),
+        EntityField("item", .text),
+        EntityField("status", .text, required: true, indexed: true),
+        EntityField("reading", .text),
+        EntityField("note", .text),
+        EntityField("due", .dateTime, indexed: true),
     ]
 
     /// The same checks, for demo mode, which has no server.

@@ -106,6 +106,8 @@ struct StorageModel {
     /// Each set's last position given, and the last a purge forgot.
     private var lastPositions: [SetKey: Int64] = [:]
     private var purgedThrough: [SetKey: Int64] = [:]
+    /// Each set's schema, if it has one.
+    private var schemas: [SetKey: EntitySchema] = [:]
     /// The entities the upload being applied changed, in the order it first changed them.
     private var changedInBatch: [EntityKey] = []
     /// Oldest first.
@@ -278,6 +280,14 @@ struct StorageModel {
     mutating func putEntity(_ entity: EntityRecord, limit: Int) throws(StorageError) -> (EntityRecord, created: Bool) {
         let key = EntityKey(appID: entity.appID, entitySet: entity.entitySet, id: entity.id)
         let previous = entities[key]
+        if let schema = schemas[SetKey(appID: entity.appID, entitySet: entity.entitySet)] {
+            do throws(EntitySchemaError) {
+                try schema.check(entity.fields, in: entity.entitySet)
+            } catch {
+                note("put refused by the schema")
+                throw StorageError(.notValid, error.message)
+            }
+        }
         if previous == nil, count(appID: entity.appID, entitySet: entity.entitySet) >= limit {
             note("put into a full set")
             throw StorageError(.limitReached, "the entity set is full")
@@ -310,6 +320,39 @@ struct StorageModel {
             versions[name] = fields[name] == old.fields[name] ? old.versionOfField(name) : version
         }
         return versions.filter { $0.value > 0 }
+    }
+
+    /// The schemas of an app's sets that have one.
+    func entitySchemas(appID: String) -> [String: EntitySchema] {
+        var found: [String: EntitySchema] = [:]
+        for (set, schema) in schemas where set.appID == appID { found[set.entitySet] = schema }
+        return found
+    }
+
+    /// Gives a set `schema` (or none), unless entities of the set do not fit it: then how
+    /// many do not, and the first by position, with its reason.
+    mutating func setEntitySchema(_ schema: EntitySchema?, appID: String, entitySet: String) -> EntitySchemaMisfit? {
+        let set = SetKey(appID: appID, entitySet: entitySet)
+        if let schema, !schema.keepsEveryEntity(of: schemas[set]) {
+            var misfit: EntitySchemaMisfit?
+            for entity in entities.values.map(\.record).filter({ $0.appID == appID && $0.entitySet == entitySet })
+                .sorted(by: { $0.position < $1.position })
+            {
+                do throws(EntitySchemaError) {
+                    try schema.check(entity.fields, in: entitySet)
+                } catch {
+                    if misfit == nil { misfit = EntitySchemaMisfit(count: 0, firstID: entity.id, reason: error) }
+                    misfit?.count += 1
+                }
+            }
+            if let misfit {
+                note("schema refused")
+                return misfit
+            }
+        }
+        note(schema == nil ? "schema removed" : "schema set")
+        schemas[set] = schema
+        return nil
     }
 
     /// Removes the entity, leaving a tombstone at the set's next position.
@@ -429,6 +472,13 @@ struct StorageModel {
             )
         } catch {
             return ChangeResult(changeID: change.id, rejected: error)
+        }
+        if let schema = schemas[SetKey(appID: application.appID, entitySet: change.entitySet)], merged.changedEntity {
+            do throws(EntitySchemaError) {
+                try schema.check(merged.entity.fields, in: change.entitySet)
+            } catch {
+                return ChangeResult(changeID: change.id, rejected: ChangeRejection(error))
+            }
         }
         if previous == nil {
             if count(appID: application.appID, entitySet: change.entitySet) >= limit {

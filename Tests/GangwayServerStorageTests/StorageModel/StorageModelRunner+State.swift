@@ -73,6 +73,11 @@ extension StorageModelRunner {
             )
         }
         let app = appID(0)
+        try await agree(
+            "entitySchemas(appID: \(app))",
+            model: { self.model.entitySchemas(appID: app) },
+            storage: { try await self.storage.entitySchemas(appID: app) }
+        )
         for set in StorageOperation.ChangeSpec.sets {
             try await agree(
                 "entities(appID: \(app), entitySet: \(set))",

@@ -287,6 +287,14 @@ final class StorageModelRunner {
                 model: { self.model.deleteEntity(appID: app, entitySet: set, id: id, at: now) },
                 storage: { try await self.storage.deleteEntity(appID: app, entitySet: set, id: id, at: now) }
             )
+        case .setSchema(let entitySet, let schema):
+            let (app, set) = (appID(0), StorageOperation.ChangeSpec.sets[entitySet])
+            let declared = try schema.map { try EntitySchema(fields: StorageOperation.schemas[$0]) }
+            try await agree(
+                "setEntitySchema(\(set), \(schema.map(String.init) ?? "none"))",
+                model: { self.model.setEntitySchema(declared, appID: app, entitySet: set) },
+                storage: { try await self.storage.setEntitySchema(declared, appID: app, entitySet: set) }
+            )
         case .upload(let limit, let carrier, let changes):
             try await upload(changes, limit: limit, carrier: carrier)
         case .flood(let author):

@@ -17,7 +17,8 @@ struct StorageModelTests {
         "rejected CREATION_LIMIT_REACHED", "rejected FIELD_NOT_WRITABLE", "put into a full set",
         "registration replaced", "registration locked", "registration wiped", "joined a revoked family",
         "spent twice", "purged sessions", "purged refresh tokens", "purged sign-in attempts", "purged device cookies",
-        "removed an entity", "wrote over a removal", "purged removals",
+        "removed an entity", "wrote over a removal", "purged removals", "schema set", "schema refused",
+        "schema removed", "put refused by the schema", "rejected FIELD_NOT_VALID",
     ]
 
     @Test(

@@ -1,3 +1,4 @@
+import GangwayProtocol
 import GangwayServerStorage
 
 /// One step of a model-based storage test: a storage call, or the few calls the server
@@ -55,6 +56,8 @@ enum StorageOperation: Sendable, Hashable, CustomStringConvertible {
     /// `putEntity` as the admin (`by` nil) or a user.
     case put(entitySet: Int, entity: Int, fields: [String: String], limit: Int, by: Int?)
     case delete(entitySet: Int, entity: Int)
+    /// `setEntitySchema`: one of ``schemas``, or none.
+    case setSchema(entitySet: Int, schema: Int?)
     /// `applyChanges` of one upload, carried by the authors or by another user.
     case upload(limit: Int, carrier: Int?, [ChangeSpec])
     /// An upload of one more new entity than an author may create
@@ -81,7 +84,17 @@ enum StorageOperation: Sendable, Hashable, CustomStringConvertible {
     static let entities = 3
     static let fieldNames = ["status", "note", "locked"]
     /// Values, one of them with quotes and a character outside ASCII for the stored JSON.
-    static let values = ["open", "done", "n/a", "say \"hi\" ✈︎"]
+    static let values = ["open", "done", "n/a", "say \"hi\" ✈︎", "7", "12.5", "true", ""]
+    /// The schemas a sequence gives its sets, over the fields changes write.
+    static let schemas: [[EntityField]] = [
+        [EntityField("status", .text, required: true), EntityField("note", .text), EntityField("locked", .text)],
+        [EntityField("status", .text), EntityField("note", .integer), EntityField("locked", .text)],
+        [EntityField("status", .decimal), EntityField("note", .text)],
+        [
+            EntityField("status", .text, required: true, indexed: true), EntityField("note", .text),
+            EntityField("locked", .boolean),
+        ],
+    ]
     static let limits = [1, 2, 3, 1000]
     static let hours = [1, 25, 181 * 24]
 
@@ -110,6 +123,8 @@ enum StorageOperation: Sendable, Hashable, CustomStringConvertible {
             return "put(\(ChangeSpec.sets[entitySet])/e\(entity), \(Self.describe(fields)), limit: \(limit), by: "
                 + "\(by.map { "u\($0)" } ?? "admin"))"
         case .delete(let entitySet, let entity): return "delete(\(ChangeSpec.sets[entitySet])/e\(entity))"
+        case .setSchema(let entitySet, let schema):
+            return "setSchema(\(ChangeSpec.sets[entitySet]), \(schema.map { "schema #\($0)" } ?? "none"))"
         case .upload(let limit, let carrier, let changes):
             return
                 "upload(limit: \(limit), carrier: \(user(carrier)), [\(changes.map(\.description).joined(separator: "; "))])"
@@ -153,6 +168,15 @@ enum StorageOperation: Sendable, Hashable, CustomStringConvertible {
         (2, { .touch(registration: Int.random(in: 0..<4, using: &$0)) }),
         (7, put),
         (4, { .delete(entitySet: entitySet(&$0), entity: Int.random(in: 0..<entities, using: &$0)) }),
+        (
+            3,
+            {
+                .setSchema(
+                    entitySet: entitySet(&$0),
+                    schema: $0.chance(20) ? nil : Int.random(in: 0..<schemas.count, using: &$0)
+                )
+            }
+        ),
         (25, upload),
         (7, issueRefreshToken),
         (6, { .spendRefreshToken(Int.random(in: 0..<4, using: &$0)) }),

@@ -16,6 +16,9 @@ public struct ChangeRejection: Error, Sendable, Hashable, Codable, CustomStringC
         public static let entityNotFound = Code(rawValue: "ENTITY_NOT_FOUND")
         /// The set holds as many entities as it may, or as devices may create.
         public static let entitySetFull = Code(rawValue: "ENTITY_SET_FULL")
+        /// The entity the change leaves does not fit its set's ``EntitySchema``: a field
+        /// it does not declare, a value not of its field's type, a required field empty.
+        public static let fieldNotValid = Code(rawValue: "FIELD_NOT_VALID")
         /// The author created as many entities in the set as one person may
         /// (``EntityLimits/creationsPerAuthor``).
         public static let creationLimitReached = Code(rawValue: "CREATION_LIMIT_REACHED")
@@ -44,7 +47,8 @@ public struct ChangeRejection: Error, Sendable, Hashable, Codable, CustomStringC
     /// For the author and the admin; names no value of the change.
     public var message: String
     /// The fields it is about, by name (never a value), for a text in another language
-    /// than the message's: those a ``Code/fieldNotWritable`` refuses. Empty when it names
+    /// than the message's: those a ``Code/fieldNotWritable`` or ``Code/fieldNotValid``
+    /// refuses. Empty when it names
     /// none, or the server did not say.
     public var fields: [String]
 
@@ -55,6 +59,11 @@ public struct ChangeRejection: Error, Sendable, Hashable, Codable, CustomStringC
     }
 
     public var description: String { "\(code): \(message)" }
+
+    /// The refusal of a change whose entity does not fit its set's schema.
+    public init(_ error: EntitySchemaError) {
+        self.init(error.code == .fieldNotValid ? .fieldNotValid : .invalidChange, error.message, fields: error.fields)
+    }
 
     private enum CodingKeys: String, CodingKey { case code, message, fields }
 
