@@ -1332,6 +1332,30 @@ extension Components {
             public var blocked: Swift.Bool
             /// - Remark: Generated from `#/components/schemas/User/createdAt`.
             public var createdAt: Foundation.Date
+            /// The user's attributes, by name: the values each lists decide which entities of a set with a subset the user receives (`EntitySubset`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/User/attributes`.
+            public struct AttributesPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: [Swift.String]]
+                /// Creates a new `AttributesPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: [Swift.String]] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// The user's attributes, by name: the values each lists decide which entities of a set with a subset the user receives (`EntitySubset`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/User/attributes`.
+            public var attributes: Components.Schemas.User.AttributesPayload?
             /// Creates a new `User`.
             ///
             /// - Parameters:
@@ -1339,22 +1363,26 @@ extension Components {
             ///   - displayName:
             ///   - blocked:
             ///   - createdAt:
+            ///   - attributes: The user's attributes, by name: the values each lists decide which entities of a set with a subset the user receives (`EntitySubset`).
             public init(
                 username: Swift.String,
                 displayName: Swift.String,
                 blocked: Swift.Bool,
-                createdAt: Foundation.Date
+                createdAt: Foundation.Date,
+                attributes: Components.Schemas.User.AttributesPayload? = nil
             ) {
                 self.username = username
                 self.displayName = displayName
                 self.blocked = blocked
                 self.createdAt = createdAt
+                self.attributes = attributes
             }
             public enum CodingKeys: String, CodingKey {
                 case username
                 case displayName
                 case blocked
                 case createdAt
+                case attributes
             }
         }
         /// - Remark: Generated from `#/components/schemas/UserCreate`.
@@ -1422,25 +1450,53 @@ extension Components {
             public var displayName: Swift.String?
             /// - Remark: Generated from `#/components/schemas/UserUpdate/blocked`.
             public var blocked: Swift.Bool?
+            /// Replaces all the user's attributes: each a name and the values it lists (at most 16 attributes of at most 100 values). An attribute with no values is removed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/UserUpdate/attributes`.
+            public struct AttributesPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: [Swift.String]]
+                /// Creates a new `AttributesPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: [Swift.String]] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Replaces all the user's attributes: each a name and the values it lists (at most 16 attributes of at most 100 values). An attribute with no values is removed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/UserUpdate/attributes`.
+            public var attributes: Components.Schemas.UserUpdate.AttributesPayload?
             /// Creates a new `UserUpdate`.
             ///
             /// - Parameters:
             ///   - password: Not only white space.
             ///   - displayName: No control characters, and not blank.
             ///   - blocked:
+            ///   - attributes: Replaces all the user's attributes: each a name and the values it lists (at most 16 attributes of at most 100 values). An attribute with no values is removed.
             public init(
                 password: Swift.String? = nil,
                 displayName: Swift.String? = nil,
-                blocked: Swift.Bool? = nil
+                blocked: Swift.Bool? = nil,
+                attributes: Components.Schemas.UserUpdate.AttributesPayload? = nil
             ) {
                 self.password = password
                 self.displayName = displayName
                 self.blocked = blocked
+                self.attributes = attributes
             }
             public enum CodingKeys: String, CodingKey {
                 case password
                 case displayName
                 case blocked
+                case attributes
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -1456,10 +1512,15 @@ extension Components {
                     Swift.Bool.self,
                     forKey: .blocked
                 )
+                self.attributes = try container.decodeIfPresent(
+                    Components.Schemas.UserUpdate.AttributesPayload.self,
+                    forKey: .attributes
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "password",
                     "displayName",
-                    "blocked"
+                    "blocked",
+                    "attributes"
                 ])
             }
         }
@@ -1701,6 +1762,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/EntityChanges/more`.
             public var more: Swift.Bool
+            /// Whether the page is the user's own part of the set (the set's schema has a subset): keep it for this user only, never where another user of the device could read it. Absent or false: the whole set.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EntityChanges/part`.
+            public var part: Swift.Bool?
             /// Creates a new `EntityChanges`.
             ///
             /// - Parameters:
@@ -1709,18 +1774,21 @@ extension Components {
             ///   - removed: The entities removed since the cursor, in the order of their positions.
             ///   - cursor: Where this page leaves the device's copy: ask with it for the next page, or, once `more` is false, at the next sync.
             ///   - more: Whether the sync goes on: pages up to its checkpoint remain.
+            ///   - part: Whether the page is the user's own part of the set (the set's schema has a subset): keep it for this user only, never where another user of the device could read it. Absent or false: the whole set.
             public init(
                 entitySet: Swift.String,
                 entities: [Components.Schemas.Entity],
                 removed: [Components.Schemas.RemovedEntity],
                 cursor: Swift.String,
-                more: Swift.Bool
+                more: Swift.Bool,
+                part: Swift.Bool? = nil
             ) {
                 self.entitySet = entitySet
                 self.entities = entities
                 self.removed = removed
                 self.cursor = cursor
                 self.more = more
+                self.part = part
             }
             public enum CodingKeys: String, CodingKey {
                 case entitySet
@@ -1728,6 +1796,7 @@ extension Components {
                 case removed
                 case cursor
                 case more
+                case part
             }
         }
         /// An entity removed from its set.
@@ -2119,7 +2188,7 @@ extension Components {
             public var conflicts: Components.Schemas.ChangeResult.ConflictsPayload
             /// - Remark: Generated from `#/components/schemas/ChangeResult/rejection`.
             public struct RejectionPayload: Codable, Hashable, Sendable {
-                /// Stable: ENTITY_SET_NOT_WRITABLE, FIELD_NOT_WRITABLE, CREATION_NOT_ALLOWED, ENTITY_NOT_FOUND, ENTITY_SET_FULL, FIELD_NOT_VALID, SIGNATURE_INVALID, AUTHOR_MISMATCH, SEQUENCE_REUSED, KEY_REVOKED, INVALID_CHANGE, SEALED_CHANGE_UNREADABLE; more may be added.
+                /// Stable: ENTITY_SET_NOT_WRITABLE, FIELD_NOT_WRITABLE, CREATION_NOT_ALLOWED, ENTITY_NOT_FOUND, ENTITY_SET_FULL, FIELD_NOT_VALID, OUTSIDE_SUBSET, SIGNATURE_INVALID, AUTHOR_MISMATCH, SEQUENCE_REUSED, KEY_REVOKED, INVALID_CHANGE, SEALED_CHANGE_UNREADABLE; more may be added.
                 ///
                 /// - Remark: Generated from `#/components/schemas/ChangeResult/rejection/code`.
                 public var code: Swift.String
@@ -2132,7 +2201,7 @@ extension Components {
                 /// Creates a new `RejectionPayload`.
                 ///
                 /// - Parameters:
-                ///   - code: Stable: ENTITY_SET_NOT_WRITABLE, FIELD_NOT_WRITABLE, CREATION_NOT_ALLOWED, ENTITY_NOT_FOUND, ENTITY_SET_FULL, FIELD_NOT_VALID, SIGNATURE_INVALID, AUTHOR_MISMATCH, SEQUENCE_REUSED, KEY_REVOKED, INVALID_CHANGE, SEALED_CHANGE_UNREADABLE; more may be added.
+                ///   - code: Stable: ENTITY_SET_NOT_WRITABLE, FIELD_NOT_WRITABLE, CREATION_NOT_ALLOWED, ENTITY_NOT_FOUND, ENTITY_SET_FULL, FIELD_NOT_VALID, OUTSIDE_SUBSET, SIGNATURE_INVALID, AUTHOR_MISMATCH, SEQUENCE_REUSED, KEY_REVOKED, INVALID_CHANGE, SEALED_CHANGE_UNREADABLE; more may be added.
                 ///   - message:
                 ///   - fields: The fields the rejection is about, by name (never a value): those a FIELD_NOT_WRITABLE or FIELD_NOT_VALID refuses, for a device to say in its own language. Absent when it names none.
                 public init(
@@ -3900,15 +3969,23 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/EntitySchema/fields`.
             public var fields: [Components.Schemas.EntityField]
+            /// - Remark: Generated from `#/components/schemas/EntitySchema/subset`.
+            public var subset: Components.Schemas.EntitySubset?
             /// Creates a new `EntitySchema`.
             ///
             /// - Parameters:
             ///   - fields: The fields, in the order shown; names are unique, and at most 16 are indexed.
-            public init(fields: [Components.Schemas.EntityField]) {
+            ///   - subset:
+            public init(
+                fields: [Components.Schemas.EntityField],
+                subset: Components.Schemas.EntitySubset? = nil
+            ) {
                 self.fields = fields
+                self.subset = subset
             }
             public enum CodingKeys: String, CodingKey {
                 case fields
+                case subset
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -3916,8 +3993,13 @@ extension Components {
                     [Components.Schemas.EntityField].self,
                     forKey: .fields
                 )
+                self.subset = try container.decodeIfPresent(
+                    Components.Schemas.EntitySubset.self,
+                    forKey: .subset
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
-                    "fields"
+                    "fields",
+                    "subset"
                 ])
             }
         }
@@ -3954,6 +4036,50 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case entitySets
+            }
+        }
+        /// Which entities of the set each user receives (absent or null: every user receives every entity): those whose `field` holds one of the values the user's `attribute` lists (`UserUpdate.attributes`); a user without the attribute receives none. The server applies it to every device's read and sync of the set (an entity whose field changes to a value outside a user's list leaves their copy at their next sync; a change of the user's attribute or of the subset makes their next sync start again, 410 `CURSOR_EXPIRED`), and to device changes: a change to an entity outside its author's subset, or one that would move it out, is refused (`OUTSIDE_SUBSET`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/EntitySubset`.
+        public struct EntitySubset: Codable, Hashable, Sendable {
+            /// A text or integer field of the schema, such as `stand`; values compare as their text.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EntitySubset/field`.
+            public var field: Swift.String
+            /// The user attribute that lists each user's values, such as `stands`.
+            ///
+            /// - Remark: Generated from `#/components/schemas/EntitySubset/attribute`.
+            public var attribute: Swift.String
+            /// Creates a new `EntitySubset`.
+            ///
+            /// - Parameters:
+            ///   - field: A text or integer field of the schema, such as `stand`; values compare as their text.
+            ///   - attribute: The user attribute that lists each user's values, such as `stands`.
+            public init(
+                field: Swift.String,
+                attribute: Swift.String
+            ) {
+                self.field = field
+                self.attribute = attribute
+            }
+            public enum CodingKeys: String, CodingKey {
+                case field
+                case attribute
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.field = try container.decode(
+                    Swift.String.self,
+                    forKey: .field
+                )
+                self.attribute = try container.decode(
+                    Swift.String.self,
+                    forKey: .attribute
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "field",
+                    "attribute"
+                ])
             }
         }
     }

@@ -24,7 +24,14 @@ struct IdentityLinkTests {
     )
     func migrated(backend: Backend) async throws {
         try await StorageUnderTest.withStorage(on: backend, before: "v17") { storage in
-            try await Self.people(storage)
+            // The users table as it was then: the record of today has columns added since.
+            try await storage.execute(
+                """
+                INSERT INTO users (username, display_name, password_hash, blocked, created_at)
+                VALUES ('alice', 'Alice', '-', \(false), \(Self.time))
+                """
+            )
+            try await storage.insertOperator(OperatorRecord(name: "ops.alice", role: .admin, createdAt: Self.time))
             try await storage.execute(
                 """
                 INSERT INTO identity_links (issuer, subject, username, created_at)

@@ -357,6 +357,70 @@ struct OfflineWorkTests {
         }
     }
 
+    @Test(
+        "a set with a subset is each user's own on a shared device: alice's stand in her store, bob's in his, none in the device's"
+    )
+    func partsOnASharedDevice() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            try await server.admin(
+                .put,
+                "/admin/apps/checks/schemas/checks",
+                json: #"""
+                    {"fields": [{"name": "aircraft", "type": "text"}, {"name": "item", "type": "text"},
+                        {"name": "status", "type": "text"}, {"name": "reading", "type": "text"},
+                        {"name": "note", "type": "text"}, {"name": "stand", "type": "text"}],
+                     "subset": {"field": "stand", "attribute": "stands"}}
+                    """#
+            )
+            try await server.admin(.patch, "/admin/users/alice", json: #"{"attributes": {"stands": ["12"]}}"#)
+            try await server.admin(.patch, "/admin/users/bob", json: #"{"attributes": {"stands": ["14"]}}"#)
+            try await server.admin(
+                .put,
+                "/admin/apps/checks/data/checks/S12-oil",
+                json: #"{"fields": {"stand": "12", "item": "Oil-Level-Twelve", "status": "open"}}"#
+            )
+            try await server.admin(
+                .put,
+                "/admin/apps/checks/data/checks/S14-oil",
+                json: #"{"fields": {"stand": "14", "item": "Oil-Level-Fourteen", "status": "open"}}"#
+            )
+            let alice = try await Self.aliceSignedIn(server, shared: true)
+            let shared = SharedAppData(
+                location: SecureStoreLocation(
+                    directory: alice.device.temporary.appending("shared-data"),
+                    environment: alice.device.root.environment
+                )
+            )
+            let work = OfflineWork(services: alice.device.services, outbox: alice.work.outbox, shared: shared)
+            let aliceContext = try await alice.context()
+            let aliceRead = try await work.reader.read("checks", in: aliceContext)
+            #expect(aliceRead.failure == nil)
+            #expect(aliceRead.entities.map(\.id) == ["S12-oil"])
+            #expect(try aliceContext.credentials.data(forKey: "gangway.data.checks") != nil, "her own copy")
+            try work.edit("checks", entityID: "S12-oil", fields: ["note": "Leak-At-Valve"], in: aliceContext)
+
+            alice.app.presenter.append(.welcome(.signIn), .signIn("bob"), .create(ServicesDevice.bobPasscode))
+            _ = try await alice.app.manager.addUser()
+            let bobContext = try await alice.context()
+            #expect(try work.reader.kept("checks", in: bobContext) == nil, "nothing of alice's is his")
+            let bobRead = try await work.reader.read("checks", in: bobContext)
+            #expect(bobRead.entities.map(\.id) == ["S14-oil"])
+            let bobSees = try work.view(bobRead.entities, of: "checks", in: bobContext)
+            #expect(bobSees.map(\.entity.id) == ["S14-oil"] && bobSees.allSatisfy { !$0.pending })
+
+            // The device's copy was never made; and alice's stand is nowhere in what bob's
+            // session reads.
+            #expect(!shared.location.exists)
+            for key in try bobContext.credentials.keys() {
+                let value = try #require(try bobContext.credentials.data(forKey: key))
+                for text in ["S12-oil", "Oil-Level-Twelve", "Leak-At-Valve"] {
+                    #expect(value.range(of: Data(text.utf8)) == nil, "\(text) under \(key) in bob's store")
+                }
+            }
+            try await alice.app.manager.close()
+        }
+    }
+
     @Test("sent one by one, each batch on its way while the last is settled, a rejection still holds what is behind it")
     func batchesOnTheirWayWhileTheLastIsSettled() async throws {
         try await TestServer.run(seed: .checks) { server in

@@ -501,6 +501,21 @@ public struct AdminClient: Sendable {
         }
     }
 
+    /// Replaces a user's attributes (each a name and the values it lists), which decide
+    /// the entities of a set with a subset they receive; an attribute with no values goes.
+    @discardableResult
+    public func setAttributes(
+        _ attributes: [String: [String]],
+        user username: String
+    ) async throws(ServiceError)
+        -> ManagedUser
+    {
+        try await updateUser(
+            username,
+            Components.Schemas.UserUpdate(attributes: .init(additionalProperties: attributes))
+        )
+    }
+
     /// Blocks a user (their sessions end and they cannot sign in) or unblocks them.
     @discardableResult
     public func setBlocked(_ blocked: Bool, user username: String) async throws(ServiceError) -> ManagedUser {

@@ -7,4 +7,7 @@ public typealias ManagedUser = Components.Schemas.User
 extension Components.Schemas.User {
     /// A blocked user cannot sign in; their sessions were revoked when they were blocked.
     public var isBlocked: Bool { blocked }
+
+    /// The user's attributes, by name: which entities of a set with a subset they receive.
+    public var attributeValues: [String: [String]] { attributes?.additionalProperties ?? [:] }
 }

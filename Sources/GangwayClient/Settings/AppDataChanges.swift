@@ -14,12 +14,16 @@ public struct AppDataChanges: Sendable, Hashable {
     /// Whether pages of this sync remain: apply the pages of one sync together, so the
     /// copy is never half of a write.
     public var more: Bool
+    /// Whether the page is the user's own part of the set (its schema has a subset):
+    /// kept for this user only, never where another user of the device could read it.
+    public var isPart: Bool
 
-    public init(entities: [AppEntity], removedIDs: [String], cursor: String, more: Bool) {
+    public init(entities: [AppEntity], removedIDs: [String], cursor: String, more: Bool, isPart: Bool = false) {
         self.entities = entities
         self.removedIDs = removedIDs
         self.cursor = cursor
         self.more = more
+        self.isPart = isPart
     }
 }
 
@@ -29,7 +33,8 @@ extension AppDataChanges {
             entities: wire.entities.map(AppEntity.init),
             removedIDs: wire.removed.map(\.id),
             cursor: wire.cursor,
-            more: wire.more
+            more: wire.more,
+            isPart: wire.part ?? false
         )
     }
 }

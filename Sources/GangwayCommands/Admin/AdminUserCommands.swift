@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GangwayAdmin
 import GangwayPolicy
 import GangwayProtocol
@@ -10,10 +11,11 @@ struct AdminUsers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract:
-            "List, add, block and unblock the server's users, end their sessions, or link their provider identities.",
+            "List, add, block and unblock the server's users, set their attributes, end their sessions, or link their provider identities.",
         subcommands: [
             AdminUsersList.self, AdminUsersAdd.self, AdminUsersBlock.self, AdminUsersUnblock.self,
-            AdminUsersRevoke.self, AdminUsersIdentities.self, AdminUsersLink.self, AdminUsersUnlink.self,
+            AdminUsersAttributes.self, AdminUsersRevoke.self, AdminUsersIdentities.self, AdminUsersLink.self,
+            AdminUsersUnlink.self,
         ],
         defaultSubcommand: AdminUsersList.self
     )
@@ -130,6 +132,85 @@ struct AdminUsersUnblock: AsyncParsableCommand {
 
     func run() async throws {
         try await target.setBlocked(false, saying: "they can sign in again")
+    }
+}
+
+struct AdminUsersAttributes: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attributes",
+        abstract: "Show or set a user's attributes, which decide the entities of a subset they receive.",
+        discussion: """
+            Each attribute is NAME=VALUE,VALUE...; the ones given replace all the user's \
+            attributes, and NAME= with no value removes one. A set whose schema has a subset \
+            ('gangway admin data schema --subset FIELD=ATTRIBUTE') sends each user the \
+            entities whose field holds one of the values their attribute lists; their next \
+            sync drops what left and brings what entered.
+            Example: gangway admin users attributes alice stands=12,14
+            """
+    )
+
+    @OptionGroup var target: UserTarget
+
+    @Argument(help: "The attributes, as NAME=VALUE,VALUE...")
+    var attributes: [String] = []
+
+    @Flag(help: "Print the attributes as JSON.")
+    var json = false
+
+    func validate() throws { _ = try Self.parse(attributes) }
+
+    static func parse(_ arguments: [String]) throws -> [String: [String]] {
+        var parsed: [String: [String]] = [:]
+        for argument in arguments {
+            guard let equals = argument.firstIndex(of: "=") else {
+                throw ValidationError("'\(TextRules.shown(argument, limit: 64))' is not NAME=VALUE,VALUE...")
+            }
+            let name = String(argument[..<equals])
+            guard EntityLimits.isFieldName(name) else {
+                throw ValidationError(
+                    "'\(TextRules.shown(name, limit: 64))' is not an attribute name (a letter, then letters, digits and '_')."
+                )
+            }
+            guard parsed[name] == nil else { throw ValidationError("the attribute \(name) is given twice.") }
+            let values = argument[argument.index(after: equals)...].split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }.filter { !$0.isEmpty }
+            guard Set(values).count == values.count else {
+                throw ValidationError("the attribute \(name) lists a value twice.")
+            }
+            parsed[name] = values
+        }
+        return parsed
+    }
+
+    func run() async throws {
+        let (given, json) = (try Self.parse(attributes), json)
+        let changes = !attributes.isEmpty
+        try await target.run { admin, username in
+            let user: ManagedUser
+            if changes {
+                user = try await admin.setAttributes(given, user: username)
+            } else {
+                guard let found = try await admin.user(username) else {
+                    throw CommandFailure("there is no user \(username).")
+                }
+                user = found
+            }
+            let values = user.attributeValues
+            if json {
+                let data = (try? JSONSerialization.data(withJSONObject: values, options: [.sortedKeys])) ?? Data()
+                Console.standardOutput(String(decoding: data, as: UTF8.self))
+            } else if values.isEmpty {
+                Console.standardOutput("\(username) has no attributes.")
+            } else {
+                Console.standardOutput(
+                    values.sorted { $0.key < $1.key }.map {
+                        "\(username) \($0.key): \($0.value.joined(separator: ", "))"
+                    }
+                    .joined(separator: "\n")
+                )
+            }
+        }
     }
 }
 

@@ -314,6 +314,7 @@ extension ConsoleTemplates {
         {{/schema}}
         </tbody>
         </table>{{/hasSchema}}
+        {{#subsetText}}<p>Subset: {{subsetText}} (each user receives the entities whose field holds one of the values of their attribute).</p>{{/subsetText}}
         {{^hasSchema}}<p>No schema: the set takes any fields, as text.</p>{{/hasSchema}}
         {{#canEdit}}
         <h2>Put an entity in {{entitySet}}</h2>
@@ -345,6 +346,8 @@ extension ConsoleTemplates {
         <label for="schema">Fields, one a line: name:type, then :required and :indexed if so</label>
         <textarea id="schema" name="schema" rows="6" aria-describedby="schema-hint">{{schemaText}}</textarea>
         <p class="quiet hint" id="schema-hint">Types: text, integer, decimal, boolean, date-time (UTC). Adding optional fields, changing indexes, making a field optional or widening a type applies at once; any other change is refused unless every entity of the set fits it.</p>
+        <label for="subset">Subset: field = attribute, each user receiving the entities whose field is one of their attribute's values (blank: everyone receives all)</label>
+        <input id="subset" name="subset" maxlength="200" autocomplete="off" value="{{subsetText}}">
         <button type="submit" name="action" value="schema">Save the schema</button>
         {{#hasSchema}}<button type="submit" name="action" value="unschema" formnovalidate>Remove the schema</button>{{/hasSchema}}
         </form>

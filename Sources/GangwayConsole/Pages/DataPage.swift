@@ -83,6 +83,8 @@ public struct DataPage: ConsolePage {
     public var hasSchema: Bool
     /// The schema being declared, as typed or stored: a field a line.
     public var schemaText: String
+    /// Its subset, as typed or stored: `field = attribute`.
+    public var subsetText: String
     /// What devices may change in the set shown: its writable fields, as typed or stored.
     public var writableFields: String
     public var allowsCreation: Bool
@@ -98,14 +100,18 @@ public struct DataPage: ConsolePage {
         public var entityFields: String
         /// The schema's fields, `name:type[:required][:indexed]` a line.
         public var schema: String
+        /// The schema's subset, `field = attribute`; empty for none.
+        public var subset: String
 
         public init(
             writableFields: [String] = [],
             allowsCreation: Bool = false,
             entityID: String = "",
             entityFields: String = "",
-            schema: String = ""
+            schema: String = "",
+            subset: String = ""
         ) {
+            self.subset = subset
             self.writableFields = writableFields
             self.allowsCreation = allowsCreation
             self.entityID = entityID
@@ -148,5 +154,6 @@ public struct DataPage: ConsolePage {
         self.schema = schema
         hasSchema = !schema.isEmpty
         schemaText = writing.schema
+        subsetText = writing.subset
     }
 }

@@ -153,7 +153,8 @@ extension OperatorConsole {
                             required: $0.required ?? false,
                             indexed: $0.indexed ?? false
                         ).declaration
-                    }.joined(separator: "\n")
+                    }.joined(separator: "\n"),
+                    subset: schemas[entitySet]?.subset.map { "\($0.field) = \($0.attribute)" } ?? ""
                 ),
             error: error
         )
@@ -173,7 +174,8 @@ extension OperatorConsole {
             allowsCreation: form["allowsCreation"] == "on",
             entityID: entityID,
             entityFields: form["fields"] ?? "",
-            schema: form["schema"] ?? ""
+            schema: form["schema"] ?? "",
+            subset: form["subset"] ?? ""
         )
         func again(_ message: String, _ status: HTTPResponse.Status) async -> Response {
             await dataPage(
@@ -255,9 +257,13 @@ extension OperatorConsole {
                 (operation, target) = ("updateApp", "/admin/apps/\(appID)")
             case "schema":
                 let fields = try Self.schemaFields(form["schema"] ?? "")
+                let subset = try Self.subset(form["subset"] ?? "")
                 _ = try await run(for: record, "putEntitySchema") {
                     try await api.putEntitySchema(
-                        .init(path: .init(appID: appID, entitySet: entitySet), body: .json(.init(fields)))
+                        .init(
+                            path: .init(appID: appID, entitySet: entitySet),
+                            body: .json(.init(fields, subset: subset))
+                        )
                     )
                 }
                 (operation, target) = ("putEntitySchema", "/admin/apps/\(appID)/schemas/\(entitySet)")
@@ -301,6 +307,20 @@ extension OperatorConsole {
             }
         }
         return fields
+    }
+
+    /// A schema's subset from `field = attribute`; `nil` when blank.
+    static func subset(_ text: String) throws(AppSettingsForm.Invalid) -> EntitySubset? {
+        let compact = text.filter { !$0.isWhitespace }
+        guard !compact.isEmpty else { return nil }
+        let parts = compact.split(separator: "=", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 2, EntityLimits.isFieldName(parts[0]), EntityLimits.isFieldName(parts[1]) else {
+            throw AppSettingsForm.Invalid(
+                message:
+                    "A subset is field = attribute, two names of a letter, then letters, digits and '_'; blank for none."
+            )
+        }
+        return EntitySubset(field: parts[0], attribute: parts[1])
     }
 
     /// An entity's fields from lines of `name = value` (blank lines skipped; the value is

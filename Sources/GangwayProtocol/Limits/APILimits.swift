@@ -89,6 +89,11 @@ public enum APILimits {
     public static let writableFields = 0...EntityLimits.fieldsPerEntity
     /// The fields of an entity set's schema.
     public static let schemaFields = 1...EntityLimits.fieldsPerEntity
+    /// The attributes of one user (``EntitySubset``), and the values of one.
+    public static let userAttributes = 0...16
+    public static let attributeValues = 0...100
+    /// One value of a user's attribute: it is compared with entities' field values.
+    public static let attributeValue = 1...EntityLimits.valueLength.upperBound
     /// The entity sets of one app's data settings.
     public static let entitySets = 0...100
     /// How many entities and removals one page of a sync holds (`syncAppData`).
@@ -247,6 +252,14 @@ public enum APILimits {
         add(property("DataSettings", "entitySets") + "/propertyNames", .length, identifier)
         add(property("EntityField", "name"), .length, fieldName)
         add(property("EntitySchema", "fields"), .items, schemaFields)
+        add(property("EntitySubset", "field"), .length, fieldName)
+        add(property("EntitySubset", "attribute"), .length, fieldName)
+        for schema in ["User", "UserUpdate"] {
+            add(property(schema, "attributes"), .members, userAttributes)
+            add(property(schema, "attributes") + "/propertyNames", .length, fieldName)
+            add(property(schema, "attributes") + "/additionalProperties", .items, attributeValues)
+            add(property(schema, "attributes") + "/additionalProperties/items", .length, attributeValue)
+        }
         add(property("EntitySchemas", "entitySets") + "/propertyNames", .length, identifier)
         add(property("SettingsExchangeBody", "entitySchemas") + "/propertyNames", .length, identifier)
         for field in ["registrationID", "author", "entitySet", "entityID"] {

@@ -1,5 +1,5 @@
 extension EntitySchema {
-    /// The schema a wire body states, checked as ``init(fields:)`` checks it.
+    /// The schema a wire body states, checked as ``init(fields:subset:)`` checks it.
     public init(_ wire: Components.Schemas.EntitySchema) throws(EntitySchemaError) {
         try self.init(
             fields: wire.fields.map {
@@ -9,18 +9,19 @@ extension EntitySchema {
                     required: $0.required ?? false,
                     indexed: $0.indexed ?? false
                 )
-            }
+            },
+            subset: wire.subset.map { EntitySubset(field: $0.field, attribute: $0.attribute) }
         )
     }
 }
 
 extension Components.Schemas.EntitySchema {
     public init(_ schema: EntitySchema) {
-        self.init(schema.fields)
+        self.init(schema.fields, subset: schema.subset)
     }
 
     /// The wire body of a schema of `fields`, as given: the server checks it.
-    public init(_ fields: [EntityField]) {
+    public init(_ fields: [EntityField], subset: EntitySubset? = nil) {
         self.init(
             fields: fields.map { field in
                 .init(
@@ -29,7 +30,8 @@ extension Components.Schemas.EntitySchema {
                     required: field.required,
                     indexed: field.indexed
                 )
-            }
+            },
+            subset: subset.map { .init(field: $0.field, attribute: $0.attribute) }
         )
     }
 }

@@ -8,12 +8,15 @@
 public struct EntitySchema: Sendable, Hashable, Codable {
     /// The fields, in the order the admin declared them.
     public private(set) var fields: [EntityField]
+    /// Which entities each user receives; `nil`: every user receives every entity.
+    public private(set) var subset: EntitySubset?
 
     /// - Throws: ``EntitySchemaError/Code/invalidSchema`` when a name is not a field name
     ///   or is declared twice, a type is not one this version knows, there are no fields
-    ///   or more than ``EntityLimits/fieldsPerEntity``, or more than
-    ///   ``EntityLimits/indexedFieldsPerSet`` are indexed.
-    public init(fields: [EntityField]) throws(EntitySchemaError) {
+    ///   or more than ``EntityLimits/fieldsPerEntity``, more than
+    ///   ``EntityLimits/indexedFieldsPerSet`` are indexed, or the subset's field is not
+    ///   a text or integer field of the schema, or its attribute is not a name.
+    public init(fields: [EntityField], subset: EntitySubset? = nil) throws(EntitySchemaError) {
         guard (1...EntityLimits.fieldsPerEntity).contains(fields.count) else {
             throw Self.invalid("A schema declares 1 to \(EntityLimits.fieldsPerEntity) fields.")
         }
@@ -38,15 +41,37 @@ public struct EntitySchema: Sendable, Hashable, Codable {
         guard indexed <= EntityLimits.indexedFieldsPerSet else {
             throw Self.invalid("A schema indexes at most \(EntityLimits.indexedFieldsPerSet) fields.")
         }
+        if let subset {
+            guard let field = fields.first(where: { $0.name == subset.field }), [.text, .integer].contains(field.type)
+            else {
+                throw Self.invalid(
+                    "A subset's field is a text or integer field of the schema; \(subset.field) is not.",
+                    subset.field
+                )
+            }
+            guard EntityLimits.isFieldName(subset.attribute) else {
+                throw Self.invalid("A subset's attribute is a letter, then letters, digits and '_'.")
+            }
+        }
         self.fields = fields
+        self.subset = subset
     }
 
-    private enum CodingKeys: String, CodingKey { case fields }
+    private enum CodingKeys: String, CodingKey { case fields, subset }
 
-    /// Reads a schema and checks it as ``init(fields:)`` does.
+    /// Reads a schema and checks it as ``init(fields:subset:)`` does.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        try self.init(fields: try container.decode([EntityField].self, forKey: .fields))
+        try self.init(
+            fields: try container.decode([EntityField].self, forKey: .fields),
+            subset: try container.decodeIfPresent(EntitySubset.self, forKey: .subset)
+        )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(fields, forKey: .fields)
+        try container.encodeIfPresent(subset, forKey: .subset)
     }
 
     /// The field named `name`, if the schema declares it.

@@ -6,6 +6,8 @@ import GangwayServerStorage
 struct ChangeAuthor: Sendable {
     var registration: DeviceRecord?
     var blocked: Bool
+    /// The author's attributes: which entities of a set with a subset they may change.
+    var attributes = UserAttributes()
 
     /// Why `signed` is refused before it is recorded, or `nil` when it goes on: a change
     /// whose author, registration or signature does not check is never recorded, so no

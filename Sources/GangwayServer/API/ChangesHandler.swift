@@ -106,6 +106,19 @@ struct ChangesHandler: APIHandler {
             answered.append((signed.change, result))
         }
         let shown = try await EntitiesToShow(answered, api: self, appID: caller.app.id)
+        // In a set with a subset, an entity is shown only to an author, and through a
+        // carrier, who may both read it.
+        let subsets = try await perform { try await storage.entitySchemas(appID: caller.app.id) }
+            .compactMapValues(\.subset)
+        let carrier =
+            subsets.isEmpty
+            ? nil : try await perform { try await storage.cachedUser(named: caller.session.username) }
+        func visible(_ entity: EntityRecord?, of change: Change) -> EntityRecord? {
+            guard let entity, let subset = subsets[change.entitySet] else { return entity }
+            let readers = [authors[change.registrationID]?.attributes, carrier?.attributes]
+            let all = readers.allSatisfy { subset.contains(entity.fields, for: $0?.values(of: subset.attribute) ?? []) }
+            return all ? entity : nil
+        }
         var results: [Components.Schemas.ChangeResult] = []
         var outcomes: [ChangeResult.Outcome: Int] = [:]
         // Refused before the database saw them (the storage counts those it ended).
@@ -122,7 +135,7 @@ struct ChangesHandler: APIHandler {
                 }
                 if early[index]?.outcome == .rejected { refusedUnrecorded += 1 }
                 outcomes[result.outcome, default: 0] += 1
-                let entity = shown.entity(for: result, of: signed.change)
+                let entity = visible(shown.entity(for: result, of: signed.change), of: signed.change)
                 results.append(Self.wire(result, entity: entity))
             }
         }
@@ -152,7 +165,7 @@ struct ChangesHandler: APIHandler {
             // No registration, or no user: refused for good (`KEY_REVOKED`), never held.
             return ChangeAuthor(registration: nil, blocked: false)
         }
-        return ChangeAuthor(registration: registration, blocked: user.blocked)
+        return ChangeAuthor(registration: registration, blocked: user.blocked, attributes: user.attributes)
     }
 
     /// Ends the checked changes in one transaction. The change of a wiped registration is
@@ -165,6 +178,7 @@ struct ChangesHandler: APIHandler {
     ) async throws(APIError) -> [ChangeResult] {
         guard !batch.isEmpty else { return [] }
         let settings = app.settings
+        let subsets = try await perform { try await storage.entitySchemas(appID: app.id) }.compactMapValues(\.subset)
         return try await perform {
             try await storage.applyChanges(batch, limit: EntityLimits.entitiesPerSet - EntityLimits.keptForAdmin) {
                 change,
@@ -177,7 +191,30 @@ struct ChangesHandler: APIHandler {
                     throw ChangeRejection(.entitySetNotWritable, "Devices may not change \(change.entitySet).")
                 }
                 try rules.check(change)
-                return try FieldMerge.merge(change, into: current)
+                guard let subset = subsets[change.entitySet] else { return try FieldMerge.merge(change, into: current) }
+                let values = author?.attributes.values(of: subset.attribute) ?? []
+                // An entity outside the author's part is, to them, one the server does not
+                // have: the answer is the same, so a refusal tells nothing of what is there.
+                if let current, !subset.contains(current.fields, for: values) {
+                    // An edit of it is refused as an edit of no entity (FieldMerge's own
+                    // refusal, which an edit of nothing always gets); a creation of its ID
+                    // cannot be, since it would write over it.
+                    guard change.creates else { return try FieldMerge.merge(change, into: nil) }
+                    throw ChangeRejection(
+                        .outsideSubset,
+                        "An entity of this ID is outside the author's part of \(change.entitySet).",
+                        fields: [subset.field]
+                    )
+                }
+                let merged = try FieldMerge.merge(change, into: current)
+                guard subset.contains(merged.entity.fields, for: values) else {
+                    throw ChangeRejection(
+                        .outsideSubset,
+                        "The change would put the entity outside the author's part of \(change.entitySet) (their \(subset.attribute)).",
+                        fields: [subset.field]
+                    )
+                }
+                return merged
             }
         }
     }

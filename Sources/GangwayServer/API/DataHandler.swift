@@ -24,9 +24,24 @@ struct DataHandler: APIHandler {
     func appData(appID: String, entitySet: String) async throws -> Components.Schemas.EntityList {
         let caller = try await authenticate(appID: appID, requiresRegistration: true)
         let entitySet = try Self.checkedEntitySet(entitySet)
-        let entities = try await wholeSet(appID: caller.app.id, entitySet: entitySet)
+        var entities = try await wholeSet(appID: caller.app.id, entitySet: entitySet)
+        if let (subset, values) = try await part(of: entitySet, for: caller) {
+            entities = entities.filter { subset.contains($0.fields, for: values) }
+        }
         try await devices.noteContact(caller.device)
         return Self.wire(entities, of: entitySet)
+    }
+
+    /// The part of `entitySet` the caller receives, when the set has a subset: the subset,
+    /// and the values of its attribute the caller's user has (none for a user without it).
+    private func part(
+        of entitySet: String,
+        for caller: Caller
+    ) async throws(APIError) -> (EntitySubset, Set<String>)? {
+        let schemas = try await perform { try await storage.entitySchemas(appID: caller.app.id) }
+        guard let subset = schemas[entitySet]?.subset else { return nil }
+        let user = try await perform { try await storage.cachedUser(named: caller.session.username) }
+        return (subset, user?.attributes.values(of: subset.attribute) ?? [])
     }
 
     /// Every entity of a set that may be read whole; a larger one is refused, naming the
@@ -74,6 +89,10 @@ struct DataHandler: APIHandler {
             }
             cursor = read
         }
+        let part = try await part(of: entitySet, for: caller)
+        let view = part.map { SyncCursor.view(of: $0.0, values: $0.1) }
+        if let refusal = cursor.refusal(reading: view) { throw refusal }
+        cursor.view = view
         let page = try await perform {
             try await storage.entityLog(
                 appID: caller.app.id,
@@ -81,6 +100,7 @@ struct DataHandler: APIHandler {
                 after: cursor.position,
                 through: cursor.checkpoint,
                 includingRemovals: !cursor.fromStart,
+                subset: part?.1,
                 limit: limit
             )
         }
@@ -98,7 +118,14 @@ struct DataHandler: APIHandler {
         return .ok(
             .init(
                 body: .json(
-                    .init(entitySet: entitySet, entities: entities, removed: removed, cursor: next.text, more: more)
+                    .init(
+                        entitySet: entitySet,
+                        entities: entities,
+                        removed: removed,
+                        cursor: next.text,
+                        more: more,
+                        part: part == nil ? nil : true
+                    )
                 )
             )
         )

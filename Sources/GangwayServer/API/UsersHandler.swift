@@ -94,9 +94,13 @@ struct UsersHandler: APIHandler {
             user.passwordHash = try await passwords.hash(password)
         }
         if let blocked = body.blocked { user.blocked = blocked }
+        if let attributes = body.attributes?.additionalProperties {
+            user.attributes = try Self.checked(attributes)
+        }
         try await perform { try await storage.updateUser(user) }
         AuditNote.current?.change("displayName", from: old.displayName, to: user.displayName)
         AuditNote.current?.change("blocked", from: old.blocked, to: user.blocked)
+        AuditNote.current?.change("attributes", from: old.attributes, to: user.attributes)
         if body.password != nil { AuditNote.current?.add("password set") }
         if body.blocked == true || body.password != nil {
             // A blocked user, or one whose password changed, is signed out everywhere, and
@@ -120,6 +124,35 @@ struct UsersHandler: APIHandler {
     }
 
     static func wire(_ user: UserRecord) -> Components.Schemas.User {
-        .init(username: user.username, displayName: user.displayName, blocked: user.blocked, createdAt: user.createdAt)
+        .init(
+            username: user.username,
+            displayName: user.displayName,
+            blocked: user.blocked,
+            createdAt: user.createdAt,
+            attributes: .init(additionalProperties: user.attributes.values)
+        )
+    }
+
+    /// A user's attributes as the document bounds them: names of fields' form, at most
+    /// ``APILimits/userAttributes``, each of at most ``APILimits/attributeValues`` values,
+    /// each once, of text an entity's field could hold.
+    static func checked(_ attributes: [String: [String]]) throws(APIError) -> UserAttributes {
+        guard APILimits.userAttributes.contains(attributes.count) else {
+            throw APIError.badRequest(
+                "A user has at most \(APILimits.userAttributes.upperBound) attributes.",
+                code: .invalidField
+            )
+        }
+        for (name, values) in attributes {
+            try Validation.fieldName(name)
+            guard APILimits.attributeValues.contains(values.count), Set(values).count == values.count else {
+                throw APIError.badRequest(
+                    "An attribute lists at most \(APILimits.attributeValues.upperBound) values, each once.",
+                    code: .invalidField
+                )
+            }
+            for value in values { try Validation.text(value, "a value of \(name)", APILimits.attributeValue) }
+        }
+        return UserAttributes(attributes)
     }
 }

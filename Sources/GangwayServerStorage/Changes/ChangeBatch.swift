@@ -43,6 +43,8 @@ struct ChangeBatch {
     var sequences: Set<SequenceKey> = []
     /// The batch's entities as stored, or as the batch left them.
     var entities: [EntityKey: EntityRecord] = [:]
+    /// The batch's entities as stored before it.
+    var stored: [EntityKey: EntityRecord] = [:]
     var creations: [SetKey: Creations] = [:]
     /// The schemas of the batch's sets that have one.
     var schemas: [SetKey: EntitySchema] = [:]

@@ -38,13 +38,23 @@ public struct UserRecord: Sendable, Hashable, Codable {
     public var passwordHash: String
     public var blocked: Bool
     public var createdAt: Date
+    /// What decides which entities of a set with a subset the user receives.
+    public var attributes: UserAttributes
 
-    public init(username: String, displayName: String, passwordHash: String, blocked: Bool = false, createdAt: Date) {
+    public init(
+        username: String,
+        displayName: String,
+        passwordHash: String,
+        blocked: Bool = false,
+        createdAt: Date,
+        attributes: UserAttributes = UserAttributes()
+    ) {
         self.username = username
         self.displayName = displayName
         self.passwordHash = passwordHash
         self.blocked = blocked
         self.createdAt = createdAt
+        self.attributes = attributes
     }
 }
 

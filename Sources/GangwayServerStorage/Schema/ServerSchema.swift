@@ -169,7 +169,7 @@ enum ServerSchema {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
             version11, version12, version13, version14, version15, version16, version17, version18, version19,
-            version20,
+            version20, version21,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -344,6 +344,25 @@ enum ServerSchema {
     /// set inside its transaction; `NULL` for a set without one.
     static func version20(_ dialect: StorageKind) -> [String] {
         ["ALTER TABLE entity_sets ADD COLUMN schema TEXT"]
+    }
+
+    /// Per-user subsets of entity sets: each user's attributes (JSON, the values each
+    /// lists); each entity's value of its set's subset field (`subset_key`, kept by every
+    /// write, and by a tombstone, so a removal reaches those who had the entity); and the
+    /// moves of entities from one subset value to another (`entity_moves`), each at the
+    /// set's position of the write that moved it, so a reader of the old value removes
+    /// it. Moves are forgotten with the removals (``ServerStorage/purgeRemovals(before:)``).
+    static func version21(_ dialect: StorageKind) -> [String] {
+        [
+            "ALTER TABLE users ADD COLUMN attributes TEXT NOT NULL DEFAULT '{}'",
+            "ALTER TABLE entities ADD COLUMN subset_key TEXT",
+            """
+            CREATE TABLE entity_moves (app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                entity_set TEXT NOT NULL, position BIGINT NOT NULL, id TEXT NOT NULL, old_key TEXT NOT NULL,
+                new_key TEXT, moved_at BIGINT NOT NULL, PRIMARY KEY (app_id, entity_set, position))
+            """,
+            "CREATE INDEX entity_moves_by_time ON entity_moves (moved_at)",
+        ]
     }
 
     static func encode(fieldVersions: [String: Int64]) -> String {

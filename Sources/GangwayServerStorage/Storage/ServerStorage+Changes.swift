@@ -81,6 +81,7 @@ extension ServerStorage {
             let key = ChangeBatch.EntityKey(appID: entity.appID, entitySet: entity.entitySet, id: entity.id)
             if keys.contains(key) { state.entities[key] = entity }
         }
+        state.stored = state.entities
         let setKeys = Set(keys.map { ChangeBatch.SetKey(appID: $0.appID, entitySet: $0.entitySet) })
         for row in try await connection.rows(
             """
@@ -134,10 +135,19 @@ extension ServerStorage {
             entities[index].0.position = next[set, default: 0]
             next[set, default: 0] += 1
         }
+        // One app's sets, so a set's name finds its subset.
+        var subsets: [String: EntitySubset] = [:]
+        for (set, schema) in state.schemas { subsets[set.entitySet] = schema.subset }
         for start in stride(from: 0, to: entities.count, by: rowsPerStatement) {
-            try await connection.execute(
-                EntityRecord.upsert(Array(entities[start..<min(start + rowsPerStatement, entities.count)]))
-            )
+            let rows = Array(entities[start..<min(start + rowsPerStatement, entities.count)])
+            try await connection.execute(EntityRecord.upsert(rows, subsets: subsets))
+            let written = rows.map { entity, _ in
+                (
+                    entity,
+                    state.stored[ChangeBatch.EntityKey(appID: entity.appID, entitySet: entity.entitySet, id: entity.id)]
+                )
+            }
+            if let moves = EntityRecord.moves(written, subsets: subsets) { try await connection.execute(moves) }
         }
         let rows = try state.recorded.map { recorded throws(StorageError) -> SQL in
             let (application, change) = (recorded.application, recorded.application.change)

@@ -87,7 +87,8 @@ extension ServerStorage {
                 WHERE app_id = \(entity.appID) AND entity_set = \(entity.entitySet)
                 """
             ).first
-            if let schema = try set.flatMap({ row throws(StorageError) in try Self.schema(in: row) }) {
+            let schema = try set.flatMap { row throws(StorageError) in try Self.schema(in: row) }
+            if let schema {
                 do throws(EntitySchemaError) {
                     try schema.check(entity.fields, in: entity.entitySet)
                 } catch {
@@ -112,7 +113,11 @@ extension ServerStorage {
                 adding: previous == nil ? 1 : 0,
                 connection
             )
-            try await connection.execute(EntityRecord.upsert([(saved, createdBy: nil)]))
+            let subsets = schema?.subset.map { [entity.entitySet: $0] } ?? [:]
+            try await connection.execute(EntityRecord.upsert([(saved, createdBy: nil)], subsets: subsets))
+            if let moves = EntityRecord.moves([(saved, previous)], subsets: subsets) {
+                try await connection.execute(moves)
+            }
             return (saved, previous == nil)
         }
     }
@@ -148,19 +153,44 @@ extension ServerStorage {
     /// write stands past `after` and at or before `through` (the set's last position when
     /// `nil`), in the order of their positions, at most `limit` of them.
     ///
-    /// - Parameter includingRemovals: Whether tombstones are entries; a reader that
-    ///   starts from nothing needs none.
+    /// - Parameters:
+    ///   - includingRemovals: Whether tombstones are entries; a reader that starts from
+    ///     nothing needs none.
+    ///   - subset: For a reader of a part of the set (``EntitySubset``), the values of
+    ///     its field the reader receives: only entities holding one of them are entries,
+    ///     and an entity that moved from one of them to a value outside is a removal at
+    ///     the position of the write that moved it. `nil`: the whole set.
     public func entityLog(
         appID: String,
         entitySet: String,
         after: Int64,
         through: Int64?,
         includingRemovals: Bool,
+        subset: Set<String>? = nil,
         limit: Int
     ) async throws(StorageError) -> EntityLogPage {
-        let removals: SQL = includingRemovals ? "" : " AND removed_at IS NULL"
         let set: SQL = "app_id = \(appID) AND entity_set = \(entitySet)"
         let end: SQL = through.map { "\($0)" } ?? "(SELECT last_position FROM entity_sets WHERE \(set))"
+        let range: SQL = "\(set) AND position > \(after) AND position <= \(end)"
+        var chosen: SQL = """
+            SELECT app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions, position,
+                removed_at
+            FROM entities WHERE \(range)
+            """
+        if !includingRemovals { chosen = "\(chosen) AND removed_at IS NULL" }
+        if let subset {
+            let keys = Array(subset).sorted()
+            let within: SQL = keys.isEmpty ? "1 = 0" : "subset_key IN (\(list: keys))"
+            chosen = "\(chosen) AND \(within)"
+            if includingRemovals, !keys.isEmpty {
+                chosen = """
+                    \(chosen)
+                    UNION ALL
+                    SELECT app_id, entity_set, id, '{}', 0, moved_at, '', NULL, position, moved_at FROM entity_moves
+                    WHERE \(range) AND old_key IN (\(list: keys)) AND (new_key IS NULL OR new_key NOT IN (\(list: keys)))
+                    """
+            }
+        }
         // The page is chosen inside, by the position index in its order and no further
         // than it must read; the set's row is joined to it after. (Joined first, with the
         // limit outside, PostgreSQL read the whole set and sorted it for each page.)
@@ -168,12 +198,7 @@ extension ServerStorage {
             """
             SELECT s.last_position, s.purged_through, e.app_id, e.entity_set, e.id, e.fields, e.version,
                 e.updated_at, e.updated_by, e.field_versions, e.position, e.removed_at
-            FROM entity_sets s LEFT JOIN (
-                SELECT app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions, position,
-                    removed_at
-                FROM entities WHERE \(set) AND position > \(after) AND position <= \(end)\(removals)
-                ORDER BY position LIMIT \(limit + 1)
-            ) e ON 1 = 1
+            FROM entity_sets s LEFT JOIN (\(chosen) ORDER BY position LIMIT \(limit + 1)) e ON 1 = 1
             WHERE s.app_id = \(appID) AND s.entity_set = \(entitySet)
             ORDER BY e.position
             """
@@ -233,10 +258,15 @@ extension ServerStorage {
     /// Forgets the tombstones of entities removed before `date`, one set at a time, each
     /// in a write of its own that the set's other writes wait for. Each set records the
     /// last position it forgot, so a reader whose cursor is before it is told to read the
-    /// set again. Returns how many tombstones it forgot.
+    /// set again. The moves of entities out of subset values before `date` go with them.
+    /// Returns how many tombstones it forgot.
     public func purgeRemovals(before date: Date) async throws(StorageError) -> Int {
         let sets = try await all(
-            "SELECT DISTINCT app_id, entity_set FROM entities WHERE removed_at < \(date) ORDER BY app_id, entity_set"
+            """
+            SELECT app_id, entity_set FROM entities WHERE removed_at < \(date)
+            UNION SELECT app_id, entity_set FROM entity_moves WHERE moved_at < \(date)
+            ORDER BY app_id, entity_set
+            """
         ) { row throws(StorageError) in
             (appID: try row("app_id", as: String.self), entitySet: try row("entity_set", as: String.self))
         }
@@ -247,7 +277,16 @@ extension ServerStorage {
                     app_id = \(set.appID) AND entity_set = \(set.entitySet) AND removed_at < \(date)
                     """
                 let positions = try await connection.rows("DELETE FROM entities WHERE \(removed) RETURNING position")
-                let last = try positions.map { row throws(StorageError) in try row("position", as: Int64.self) }.max()
+                let moves = try await connection.rows(
+                    """
+                    DELETE FROM entity_moves
+                    WHERE app_id = \(set.appID) AND entity_set = \(set.entitySet) AND moved_at < \(date)
+                    RETURNING position
+                    """
+                )
+                let last = try (positions + moves).map { row throws(StorageError) in try row("position", as: Int64.self)
+                }
+                .max()
                 guard let last else { return 0 }
                 try await connection.execute(
                     """
@@ -311,23 +350,54 @@ extension EntityRecord {
     /// Writes the entities as they are now, each at its position: a new one (or one over
     /// a tombstone) with the user who created it (`nil`: no user's, as the admin's), an
     /// existing one keeping its creator.
-    static func upsert(_ entities: [(EntityRecord, createdBy: String?)]) -> SQL {
+    ///
+    /// - Parameter subsets: The subsets of the entities' sets, by set name: each entity
+    ///   keeps its value of its set's subset field (`subset_key`).
+    static func upsert(_ entities: [(EntityRecord, createdBy: String?)], subsets: [String: EntitySubset] = [:]) -> SQL {
         let rows = entities.map { entity, createdBy -> SQL in
             """
             (\(entity.appID), \(entity.entitySet), \(entity.id), \(ServerSchema.encode(fields: entity.fields)),
                 \(entity.version), \(entity.updatedAt), \(entity.updatedBy),
-                \(ServerSchema.encode(fieldVersions: entity.fieldVersions)), \(createdBy), \(entity.position))
+                \(ServerSchema.encode(fieldVersions: entity.fieldVersions)), \(createdBy), \(entity.position),
+                \(subsets[entity.entitySet].flatMap { entity.subsetKey(of: $0) }))
             """
         }
         return """
             INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions,
-                created_by, position)
+                created_by, position, subset_key)
             VALUES \(SQL.joined(rows, separator: ", "))
             ON CONFLICT (app_id, entity_set, id) DO UPDATE SET fields = excluded.fields,
                 version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by,
                 field_versions = excluded.field_versions, position = excluded.position, removed_at = NULL,
+                subset_key = excluded.subset_key,
                 created_by = CASE WHEN entities.removed_at IS NULL THEN entities.created_by
                     ELSE excluded.created_by END
+            """
+    }
+
+    /// The entity's value of `subset`'s field; `nil` when it has none.
+    func subsetKey(of subset: EntitySubset) -> String? {
+        guard let value = fields[subset.field], !value.isEmpty else { return nil }
+        return value
+    }
+
+    /// The move of this entity, written over `previous`, out of the subset value it had:
+    /// `nil` when it had none, or keeps it.
+    static func moves(
+        _ written: [(entity: EntityRecord, previous: EntityRecord?)],
+        subsets: [String: EntitySubset]
+    ) -> SQL? {
+        let rows = written.compactMap { entity, previous -> SQL? in
+            guard let subset = subsets[entity.entitySet], let old = previous?.subsetKey(of: subset) else { return nil }
+            let new = entity.subsetKey(of: subset)
+            guard old != new else { return nil }
+            return
+                "(\(entity.appID), \(entity.entitySet), \(entity.position), \(entity.id), \(old), \(new), \(entity.updatedAt))"
+        }
+        guard !rows.isEmpty else { return nil }
+        return """
+            INSERT INTO entity_moves (app_id, entity_set, position, id, old_key, new_key, moved_at)
+            VALUES \(SQL.joined(rows, separator: ", "))
             """
     }
 }

@@ -39,6 +39,9 @@ extension ServerStorage {
             {
                 return misfit
             }
+            if old?.subset?.field != schema?.subset?.field {
+                try await Self.keySubset(of: set, by: schema?.subset, kind, connection)
+            }
             let text = try schema.map { schema throws(StorageError) in try Self.text(of: schema) }
             try await connection.execute(
                 """
@@ -49,6 +52,29 @@ extension ServerStorage {
             )
             return nil
         }
+    }
+
+    /// Gives every entity of a set its value of the subset's new field (`nil`: none), and
+    /// forgets the set's moves, which were between values of the old field. A reader's
+    /// cursor names the subset it read by, so the next sync of each starts again.
+    private static func keySubset(
+        of set: SQL,
+        by subset: EntitySubset?,
+        _ kind: StorageKind,
+        _ connection: any SQLConnection
+    ) async throws {
+        try await connection.execute("DELETE FROM entity_moves WHERE \(set)")
+        guard let field = subset?.field else {
+            try await connection.execute("UPDATE entities SET subset_key = NULL WHERE \(set)")
+            return
+        }
+        // A field's name is a letter, then letters, digits and '_': a path of it needs no quoting.
+        let value: SQL =
+            switch kind {
+            case .sqlite: "json_extract(fields, \("$." + field))"
+            case .postgresql: "(fields::jsonb ->> \(field))"
+            }
+        try await connection.execute("UPDATE entities SET subset_key = NULLIF(\(value), '') WHERE \(set)")
     }
 
     /// The entities of a set that do not fit `schema`, read in pages by position.

@@ -150,7 +150,7 @@ public final class ServerStorage: Sendable {
         try await execute(
             """
             UPDATE users SET display_name = \(user.displayName), password_hash = \(user.passwordHash),
-                blocked = \(user.blocked) WHERE username = \(user.username)
+                blocked = \(user.blocked), attributes = \(user.attributes) WHERE username = \(user.username)
             """
         )
     }

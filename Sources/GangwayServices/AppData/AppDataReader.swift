@@ -7,7 +7,8 @@ import Logging
 /// read-only to devices, synced from the last copy kept (only what changed since comes
 /// over the network), and kept so that it is there offline: in the
 /// device's ``SharedAppData`` when the app gives one (one copy for all the device's
-/// users), otherwise in the user's secure store, for that user only.
+/// users), otherwise, or when the set gives each user their own part (a subset), in the
+/// user's secure store, for that user only.
 ///
 /// ```swift
 /// let reading = try await AppDataReader(services: services, shared: shared).read("checks", in: context)
@@ -41,7 +42,7 @@ public struct AppDataReader: Sendable {
                 try await Self.sync(entitySet, from: kept, appID: configuration.appID, client: client, token: token)
             }
             let fresh = Kept(entities: synced.entities, fetchedAt: services.now(), cursor: synced.cursor)
-            try keep(Self.encoder.encode(fresh), for: entitySet, in: context)
+            try keep(Self.encoder.encode(fresh), for: entitySet, part: synced.isPart, in: context)
             return AppDataReading(
                 entitySet: entitySet,
                 entities: fresh.entities,
@@ -69,7 +70,7 @@ public struct AppDataReader: Sendable {
         appID: String,
         client: MobileServicesClient,
         token: SessionToken
-    ) async throws(ServiceError) -> (entities: [AppEntity], cursor: String) {
+    ) async throws(ServiceError) -> (entities: [AppEntity], cursor: String, isPart: Bool) {
         var cursor = kept?.cursor
         var entities: [String: AppEntity] = [:]
         if cursor != nil { for entity in kept?.entities ?? [] { entities[entity.id] = entity } }
@@ -85,7 +86,7 @@ public struct AppDataReader: Sendable {
             for entity in page.entities { entities[entity.id] = entity }
             for id in page.removedIDs { entities[id] = nil }
             cursor = page.cursor
-            if !page.more { return (entities.values.sorted { $0.id < $1.id }, page.cursor) }
+            if !page.more { return (entities.values.sorted { $0.id < $1.id }, page.cursor, page.isPart) }
         }
     }
 
@@ -108,20 +109,37 @@ public struct AppDataReader: Sendable {
     static func key(_ entitySet: String) -> String { "gangway.data.\(entitySet)" }
 
     /// The kept copy: the device's when there is one (or the user's, kept before the
-    /// device had one), else the user's.
+    /// device had one), else the user's. A set with a subset (``EntitySubset``) is each
+    /// user's own part, so it is kept in the user's store only, never the device's: on a
+    /// shared device, the next user's session cannot read what only the previous user
+    /// receives.
     private func keptData(_ entitySet: String, in context: FlowContext) throws -> Data? {
         let key = Self.key(entitySet)
-        if let shared, let data = try shared.data(forKey: key) { return data }
-        return try context.credentials.data(forKey: key)
+        // The user's own copy first: it is their part, where the device's may be older.
+        if let data = try context.credentials.data(forKey: key) { return data }
+        return try sharedStore(for: entitySet, part: false, in: context)?.data(forKey: key)
     }
 
     /// Keeps a fresh copy where ``keptData(_:in:)`` reads it; a user's own copy gives way
-    /// to the device's.
-    private func keep(_ data: Data, for entitySet: String, in context: FlowContext) throws {
+    /// to the device's, and the device's to the user's once the set has a subset.
+    private func keep(_ data: Data, for entitySet: String, part: Bool, in context: FlowContext) throws {
         let key = Self.key(entitySet)
-        guard let shared else { return try context.credentials.put(data, forKey: key) }
+        guard let shared = try sharedStore(for: entitySet, part: part, in: context) else {
+            try context.credentials.put(data, forKey: key)
+            // A copy of the whole set the device kept before the set had a subset goes.
+            _ = try shared?.removeValue(forKey: key)
+            return
+        }
         try shared.put(data, forKey: key)
         _ = try context.credentials.removeValue(forKey: key)
+    }
+
+    /// The device's copy, unless the set is each user's own part: as the server's answer
+    /// says (`part`), or the settings the user's session last read.
+    private func sharedStore(for entitySet: String, part: Bool, in context: FlowContext) throws -> SharedAppData? {
+        guard let shared, !part else { return nil }
+        let schema = try context.credentials.serverSettings()?.entitySchemas?[entitySet]
+        return schema?.subset == nil ? shared : nil
     }
 
     private struct Kept: Codable {

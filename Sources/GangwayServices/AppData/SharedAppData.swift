@@ -40,6 +40,13 @@ public final class SharedAppData: Sendable {
         try open { store throws(SecureStoreError) in try store.put(value, forKey: key) }
     }
 
+    /// Removes the entry kept for `key`, if there is one; `false` when there was none. A
+    /// device that never kept a copy is left without one.
+    func removeValue(forKey key: String) throws(SecureStoreError) -> Bool {
+        guard opened.withLock({ $0 != nil }) || location.exists else { return false }
+        return try open { store throws(SecureStoreError) in try store.removeValue(forKey: key) }
+    }
+
     /// Removes the copy from the device; the next read finds none.
     public func erase() throws(SecureStoreError) {
         try opened.withLock { store throws(SecureStoreError) in

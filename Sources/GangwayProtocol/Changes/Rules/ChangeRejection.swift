@@ -19,6 +19,9 @@ public struct ChangeRejection: Error, Sendable, Hashable, Codable, CustomStringC
         /// The entity the change leaves does not fit its set's ``EntitySchema``: a field
         /// it does not declare, a value not of its field's type, a required field empty.
         public static let fieldNotValid = Code(rawValue: "FIELD_NOT_VALID")
+        /// The entity is outside its author's subset of the set (``EntitySubset``), or the
+        /// change would move it out.
+        public static let outsideSubset = Code(rawValue: "OUTSIDE_SUBSET")
         /// The author created as many entities in the set as one person may
         /// (``EntityLimits/creationsPerAuthor``).
         public static let creationLimitReached = Code(rawValue: "CREATION_LIMIT_REACHED")
