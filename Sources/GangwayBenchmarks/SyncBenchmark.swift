@@ -133,12 +133,13 @@ struct SyncBenchmark: AsyncParsableCommand {
             }
             let residentBefore = Self.residentMegabytes()
             let synced = try await Self.timed {
-                try await Self.sync(client, token: session.token, from: nil, page: page).count
+                try await Self.sync(client, token: session.token, from: nil, page: page)
             }
             let residentAfter = Self.residentMegabytes()
-            guard synced.value == rows, direct.value == rows else {
-                throw ValidationError("read \(synced.value) and \(direct.value) entities of \(rows)")
+            guard synced.value.count == rows, direct.value == rows else {
+                throw ValidationError("read \(synced.value.count) and \(direct.value) entities of \(rows)")
             }
+            try await Self.measureLocal(synced.value.kept)
             Measure.report("sync.initial.rows_per_s", Double(rows) / synced.seconds, digits: 0)
             Measure.report("sync.initial.storage_rows_per_s", Double(rows) / direct.seconds, digits: 0)
             Measure.report("sync.initial.ratio_to_storage", direct.seconds / synced.seconds)
@@ -173,6 +174,38 @@ struct SyncBenchmark: AsyncParsableCommand {
         }
     }
 
+    /// The device's local store: the synced entities filled into a table typed by the
+    /// set's schema, then asked for a page of one station's checks by an indexed field,
+    /// and counted by two, each timed alone.
+    static func measureLocal(_ entities: [AppEntity]) async throws {
+        let schema = try EntitySchema(
+            fields: [
+                EntityField("aircraft", .text), EntityField("station", .text, indexed: true),
+                EntityField("stand", .text), EntityField("kind", .text), EntityField("item", .text),
+                EntityField("status", .text, indexed: true), EntityField("value", .integer),
+                EntityField("unit", .text), EntityField("due", .dateTime, indexed: true), EntityField("note", .text),
+            ]
+        )
+        let local = try LocalEntityStore()
+        let shown = entities.map { OfflineWork.ShownEntity(entity: $0) }
+        let filled = try await Self.timed { try local.replace("checks", schema: schema, with: shown) }
+        Measure.report("sync.local.fill_rows_per_s", Double(entities.count) / filled.seconds, digits: 0)
+        var pages: [Double] = []
+        var counts: [Double] = []
+        for index in 0..<200 {
+            let station = LocalQuery.Filter("station", .equals, "\(index % 40)")
+            let query = LocalQuery("checks", where: [station], sortedBy: [.init("due")], limit: 50)
+            let page = try await Self.timed { try local.entities(query) }
+            guard !page.value.isEmpty || entities.count < 40 else { throw ValidationError("a station had no checks") }
+            pages.append(page.seconds * 1_000)
+            let both = LocalQuery("checks", where: [station, .init("status", .equals, "open")])
+            counts.append(try await Self.timed { try local.count(both) }.seconds * 1_000)
+        }
+        Measure.report("sync.local.query_page_p50_ms", Measure.median(pages))
+        Measure.report("sync.local.query_page_p90_ms", Measure.percentile(pages, 0.9))
+        Measure.report("sync.local.count_p50_ms", Measure.median(counts))
+    }
+
     /// One sync from `cursor`: every page until the server says it is done. Returns how
     /// many entities and removals it brought, and the cursor to keep.
     static func sync(
@@ -181,7 +214,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         from cursor: String?,
         page: Int,
         keep: Bool = true
-    ) async throws -> (count: Int, cursor: String) {
+    ) async throws -> (count: Int, cursor: String, kept: [AppEntity]) {
         var cursor = cursor
         var count = 0
         var kept: [String: AppEntity] = [:]
@@ -196,7 +229,7 @@ struct SyncBenchmark: AsyncParsableCommand {
             count += changes.entities.count + changes.removedIDs.count
             if keep { for entity in changes.entities { kept[entity.id] = entity } }
             cursor = changes.cursor
-            if !changes.more { return (count, changes.cursor) }
+            if !changes.more { return (count, changes.cursor, Array(kept.values)) }
         }
     }
 

@@ -568,7 +568,7 @@ struct DeviceAppEndToEndTests {
             "Angemeldet:     Alice Martin (alice)", "Prüfungen:      5 Prüfungen vom Server",
             "Ausstehend:     1 Änderung von Ihnen, noch nicht beim Server",
             "Position 12", "Berichte:       ",
-            "Befehle: edit, sync",
+            "Befehle: edit, checks, sync",
             "Das ist kein Befehl (die Eingabe wird nicht wiederholt: sie kann geheim sein); 'help' zeigt die Befehle.",
             "wait SEKUNDEN        so tun, als verginge Zeit",
             "Nicht gespeichert: Geräte dürfen aircraft nicht schreiben.\n",

@@ -277,6 +277,18 @@ public struct OfflineWork: Sendable {
         }
     }
 
+    /// Fills `store` with `entitySet` as the signed-in user sees it: the copy kept on the
+    /// device with their pending changes over it (``view(_:of:in:)``), in a table built
+    /// from the set's schema as the last settings exchange gave it. No server contact.
+    /// - Returns: `false` when the device keeps no copy of the set for the user.
+    @discardableResult
+    public func fill(_ store: LocalEntityStore, with entitySet: String, in context: FlowContext) throws -> Bool {
+        guard let kept = try reader.kept(entitySet, in: context) else { return false }
+        let schema = try context.credentials.serverSettings()?.entitySchemas?[entitySet]
+        try store.replace(entitySet, schema: schema, with: try view(kept.entities, of: entitySet, in: context))
+        return true
+    }
+
     /// `entities` of `entitySet` (the kept copy, shared by the device's users) with the
     /// signed-in user's pending changes over them, and the entities they created offline
     /// after them.

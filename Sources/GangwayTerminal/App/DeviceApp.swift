@@ -135,7 +135,13 @@ public struct DeviceApp: Sendable {
             uploadBatchSize: options.uploadBatchSize
         )
         let manager = try device.sessionManager(services: services, work: work)
-        let offline = OfflineCommands(console: console, manager: manager, work: work, network: device.network)
+        let offline = OfflineCommands(
+            console: console,
+            manager: manager,
+            work: work,
+            network: device.network,
+            local: try LocalEntityStore()
+        )
         // The network switch works at every choice too (the user picker, the welcome
         // screen), not only at the home prompt.
         let network = device.network

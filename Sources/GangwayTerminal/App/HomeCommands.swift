@@ -102,6 +102,8 @@ struct HomeCommands: Sendable {
         switch command {
         case "edit":
             try await offline.edit(raw)
+        case "checks":
+            try await offline.checks(raw)
         case "sync":
             try await offline.sync()
             try await home.show()
@@ -293,7 +295,8 @@ struct HomeCommands: Sendable {
 
     /// Every command's name, as ``perform(_:arguments:)`` takes it.
     static let names: Set<String> = [
-        "edit", "sync", "pending", "crew", "discard", "offline", "help", "?", "home", "status", "lock", "background",
+        "edit", "checks", "sync", "pending", "crew", "discard", "offline", "help", "?", "home", "status", "lock",
+        "background",
         "resume", "foreground", "wait", "switch", "add", "passcode", "biometrics", "reports", "permissions", "logout",
         "remove", "quit", "exit",
     ]

@@ -10,9 +10,78 @@ struct OfflineCommands: Sendable {
     let manager: SessionManager
     let work: OfflineWork
     let network: NetworkSwitch
+    /// The checks as a table to query, filled from the user's kept copy at each `checks`.
+    let local: LocalEntityStore
 
     /// The entity set the terminal app edits.
     static let entitySet = ChecksText.entitySet
+
+    /// The checks one page of `checks` lists.
+    static let checksPerPage = 20
+
+    /// `checks [FIELD=VALUE…] [sort=FIELD|sort=-FIELD] [page=N]`: the checks kept on the
+    /// device, as the user sees them (their pending changes over them), filtered, sorted
+    /// and paged by the local store, with no server contact, online or not. A filter is
+    /// `=`, `!=`, `<`, `<=`, `>` or `>=` between a field and a value, compared as the set's
+    /// schema types the field.
+    func checks(_ words: [String]) async throws {
+        var filters: [LocalQuery.Filter] = []
+        var order: [LocalQuery.Order] = []
+        var page = 1
+        for word in words {
+            if word.hasPrefix("sort=") {
+                let field = String(word.dropFirst(5))
+                order.append(
+                    .init(field.hasPrefix("-") ? String(field.dropFirst()) : field, descending: field.hasPrefix("-"))
+                )
+            } else if word.hasPrefix("page="), let number = Int(word.dropFirst(5)), number >= 1 {
+                page = number
+            } else if let filter = Self.filter(word) {
+                filters.append(filter)
+            } else {
+                console.line(localized("checks.usage"))
+                return
+            }
+        }
+        let context = try await requireContext()
+        guard try work.fill(local, with: Self.entitySet, in: context) else {
+            console.line(localized("checks.noneKept"))
+            return
+        }
+        let query = LocalQuery(
+            Self.entitySet,
+            where: filters,
+            sortedBy: order,
+            limit: Self.checksPerPage,
+            offset: (page - 1) * Self.checksPerPage
+        )
+        let rows: [OfflineWork.ShownEntity]
+        let total: Int
+        do {
+            (rows, total) = (try local.entities(query), try local.count(query))
+        } catch let refusal as LocalQueryError {
+            console.line(console.styled(localized("query.refused", refusal.message), .red))
+            return
+        }
+        let pages = max(1, (total + Self.checksPerPage - 1) / Self.checksPerPage)
+        console.line(localized("checks.match", count: total, page, pages))
+        for line in ChecksText.lines(rows) { console.line("  \(line)") }
+        if page < pages { console.line(console.styled(localized("checks.nextPage", page + 1), .dim)) }
+    }
+
+    /// `FIELD=VALUE`, `FIELD!=VALUE`, `FIELD<VALUE` and the rest, as a filter.
+    static func filter(_ word: String) -> LocalQuery.Filter? {
+        // The longest operator first, so `<=` is not read as `<` and a value starting `=`.
+        for comparison in [
+            LocalQuery.Filter.Comparison.notEquals, .lessOrEqual, .greaterOrEqual, .equals, .less, .greater,
+        ] {
+            guard let range = word.range(of: comparison.rawValue), range.lowerBound != word.startIndex else { continue }
+            let field = String(word[..<range.lowerBound])
+            guard EntityLimits.isFieldName(field) else { continue }
+            return LocalQuery.Filter(field, comparison, String(word[range.upperBound...]))
+        }
+        return nil
+    }
 
     /// `edit ID FIELD=VALUE…`: recorded at once, then sent when the network is on.
     func edit(_ words: [String]) async throws {

@@ -1,0 +1,223 @@
+import Foundation
+import GRDB
+import GangwayProtocol
+import Synchronization
+
+/// The user's copy of the app's data as tables they can query, in memory: a table per
+/// entity set, a typed column and, where the set's ``EntitySchema`` says so, an index per
+/// field, so "the open checks at stand 12, newest due first" is answered by SQLite, not
+/// by decoding every entity. What the user's pending changes make of an entity is what
+/// the store holds, marked pending.
+///
+/// It lives in memory, filled from the copy kept encrypted in the user's store
+/// (``AppDataReader``): SQLite here cannot encrypt its pages (GRDB is built without
+/// SQLCipher), and a queryable file would hold the data in plaintext, so none is written.
+/// A query observed (``observe(_:)``) answers again each time a fill or an edit changes
+/// the set's table.
+public final class LocalEntityStore: Sendable {
+    private let queue: DatabaseQueue
+    /// The schema each set's table was built from (`nil`: untyped).
+    private let schemas = Mutex<[String: EntitySchema?]>([:])
+
+    public init() throws {
+        queue = try DatabaseQueue()
+    }
+
+    /// Replaces what the store holds of `entitySet` with `entities`, in one transaction:
+    /// its table built again from `schema`, its rows written, its indexes made.
+    public func replace(
+        _ entitySet: String,
+        schema: EntitySchema?,
+        with entities: [OfflineWork.ShownEntity]
+    ) throws {
+        let table = Self.table(entitySet)
+        let typed = schema?.fields ?? []
+        try queue.write { db in
+            try db.execute(sql: "DROP TABLE IF EXISTS \(table)")
+            let columns = typed.map { "\(Self.column($0.name)) \(Self.affinity($0.type))" }
+            try db.execute(
+                sql: """
+                    CREATE TABLE \(table) (id TEXT PRIMARY KEY NOT NULL, version INTEGER NOT NULL,
+                        updated_at REAL NOT NULL, updated_by TEXT NOT NULL, pending INTEGER NOT NULL,
+                        attention INTEGER NOT NULL, fields TEXT NOT NULL\(columns.map { ", " + $0 }.joined()))
+                    """
+            )
+            let names =
+                ["id", "version", "updated_at", "updated_by", "pending", "attention", "fields"]
+                + typed.map { Self.column($0.name) }
+            let insert = try db.makeStatement(
+                sql:
+                    "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
+            )
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            for shown in entities {
+                let entity = shown.entity
+                var values: [(any DatabaseValueConvertible)?] = [
+                    entity.id, entity.version, entity.updatedAt.timeIntervalSince1970, entity.updatedBy,
+                    shown.pending, shown.needsAttention,
+                    String(decoding: try encoder.encode(entity.fields), as: UTF8.self),
+                ]
+                for field in typed { values.append(Self.stored(entity.fields[field.name], as: field.type)) }
+                try insert.execute(arguments: StatementArguments(values))
+            }
+            for field in typed where field.indexed {
+                try db.execute(
+                    sql:
+                        "CREATE INDEX \(Self.table(entitySet + "#" + field.name)) ON \(table) (\(Self.column(field.name)))"
+                )
+            }
+        }
+        schemas.withLock { $0[entitySet] = .some(schema) }
+    }
+
+    /// The entities `query` asks for, as the user sees them.
+    /// - Throws: ``LocalQueryError`` for a field the set's schema does not declare, or a
+    ///   value not of its field's type.
+    public func entities(_ query: LocalQuery) throws -> [OfflineWork.ShownEntity] {
+        let sql = try select(query)
+        return try queue.read { db in try Self.fetch(db, sql) }
+    }
+
+    /// How many entities pass the query's filters (its order and page aside).
+    public func count(_ query: LocalQuery) throws -> Int {
+        var whole = query
+        (whole.limit, whole.offset, whole.order) = (nil, 0, [])
+        let (sql, arguments) = try select(whole)
+        return try queue.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (\(sql))", arguments: arguments) ?? 0
+        }
+    }
+
+    /// The answers to `query`: now, then again after each fill or edit that changes its
+    /// set's table, until the task reading them ends.
+    public func observe(_ query: LocalQuery) throws -> AsyncThrowingStream<[OfflineWork.ShownEntity], any Error> {
+        let sql = try select(query)
+        let observation = ValueObservation.tracking { db in try Self.fetch(db, sql) }
+        let values = observation.values(in: queue)
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    for try await value in values { continuation.yield(value) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    // MARK: Internals
+
+    /// The statement of `query`, and its arguments; `SELECT` of nothing for a set the
+    /// store does not hold.
+    private func select(_ query: LocalQuery) throws -> (String, StatementArguments) {
+        guard let known = schemas.withLock({ $0[query.entitySet] }) else {
+            return ("SELECT NULL WHERE 0", [])
+        }
+        let schema = known
+        var conditions: [String] = []
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        for filter in query.filters {
+            let (expression, type) = try Self.expression(filter.field, in: schema, of: query.entitySet)
+            guard let value = Self.stored(filter.value, as: type) else {
+                throw LocalQueryError("\(filter.field) is \(type.expected).")
+            }
+            if filter.comparison == .notEquals {
+                conditions.append("(\(expression) IS NULL OR \(expression) != ?)")
+            } else {
+                conditions.append("\(expression) \(filter.comparison.rawValue) ?")
+            }
+            arguments.append(value)
+        }
+        var orders: [String] = []
+        for order in query.order {
+            let expression =
+                order.field == "id" ? "id" : try Self.expression(order.field, in: schema, of: query.entitySet).0
+            orders.append("\(expression) \(order.descending ? "DESC" : "ASC")")
+        }
+        orders.append("id ASC")
+        var sql =
+            "SELECT id, version, updated_at, updated_by, pending, attention, fields FROM \(Self.table(query.entitySet))"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        sql += " ORDER BY " + orders.joined(separator: ", ")
+        if let limit = query.limit {
+            sql += " LIMIT \(max(0, limit)) OFFSET \(max(0, query.offset))"
+        } else if query.offset > 0 {
+            sql += " LIMIT -1 OFFSET \(query.offset)"
+        }
+        return (sql, StatementArguments(arguments))
+    }
+
+    /// What a field is compared by: its typed column, or, in a set without a schema, its
+    /// text in the entity's fields.
+    private static func expression(
+        _ field: String,
+        in schema: EntitySchema?,
+        of entitySet: String
+    ) throws -> (String, FieldType) {
+        guard EntityLimits.isFieldName(field) else {
+            throw LocalQueryError("'\(field.prefix(64))' is not a field name (a letter, then letters, digits and '_').")
+        }
+        guard let schema else { return ("json_extract(fields, '$.\(field)')", .text) }
+        guard let declared = schema.field(named: field) else {
+            throw LocalQueryError("\(field) is not a field of \(entitySet).")
+        }
+        return (column(declared.name), declared.type)
+    }
+
+    private static func fetch(
+        _ db: Database,
+        _ statement: (String, StatementArguments)
+    ) throws -> [OfflineWork.ShownEntity] {
+        let decoder = JSONDecoder()
+        return try Row.fetchAll(db, sql: statement.0, arguments: statement.1).map { row in
+            let text: String = row["fields"]
+            let fields = (try? decoder.decode([String: String].self, from: Data(text.utf8))) ?? [:]
+            return OfflineWork.ShownEntity(
+                entity: AppEntity(
+                    id: row["id"],
+                    fields: fields,
+                    version: row["version"],
+                    updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
+                    updatedBy: row["updated_by"]
+                ),
+                pending: row["pending"],
+                needsAttention: row["attention"]
+            )
+        }
+    }
+
+    /// A field's value as its column holds it: `nil` for none, or for a text not of its type.
+    static func stored(_ value: String?, as type: FieldType) -> (any DatabaseValueConvertible)? {
+        guard let value, !value.isEmpty else { return nil }
+        switch type {
+        case .integer: return Int64(value)
+        case .decimal: return type.accepts(value) ? Double(value) : nil
+        case .boolean: return value == "true" ? true : value == "false" ? false : nil
+        case .dateTime: return time(value)?.timeIntervalSince1970
+        default: return value
+        }
+    }
+
+    private static func time(_ value: String) -> Date? {
+        guard FieldType.dateTime.accepts(value) else { return nil }
+        return (try? Date(value, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            ?? (try? Date(value, strategy: .iso8601))
+    }
+
+    private static func affinity(_ type: FieldType) -> String {
+        switch type {
+        case .integer, .boolean: "INTEGER"
+        case .decimal, .dateTime: "REAL"
+        default: "TEXT"
+        }
+    }
+
+    /// A set's table name, quoted: set names may hold '.' and '-'.
+    private static func table(_ entitySet: String) -> String { "\"set:\(entitySet)\"" }
+
+    /// A field's column, quoted.
+    private static func column(_ field: String) -> String { "\"f:\(field)\"" }
+}
