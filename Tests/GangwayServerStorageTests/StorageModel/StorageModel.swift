@@ -102,7 +102,9 @@ struct StorageModel {
     private var devices: [String: DeviceRecord] = [:]
     private var entities: [EntityKey: StoredEntity] = [:]
     /// The removed entities' tombstones: where each removal stands in its set's log, and when.
-    private var tombstones: [EntityKey: (position: Int64, removedAt: Date)] = [:]
+    private var tombstones: [EntityKey: (position: Int64, removedAt: Date, key: String?)] = [:]
+    /// Each move of an entity out of its set's subset value, at its write's position.
+    private var moves: [(set: SetKey, id: String, position: Int64, old: String, new: String?, at: Date)] = []
     /// Each set's last position given, and the last a purge forgot.
     private var lastPositions: [SetKey: Int64] = [:]
     private var purgedThrough: [SetKey: Int64] = [:]
@@ -297,8 +299,25 @@ struct StorageModel {
         saved.fieldVersions = Self.fieldVersions(of: entity.fields, replacing: previous?.record, at: saved.version)
         saved.position = takePosition(entity.appID, entity.entitySet)
         if tombstones.removeValue(forKey: key) != nil { note("wrote over a removal") }
+        noteMove(of: saved, from: previous?.record)
         entities[key] = StoredEntity(record: saved, createdBy: previous?.createdBy)
         return (saved, previous == nil)
+    }
+
+    /// The set's subset value of `record`, if the set has a subset.
+    private func subsetKey(_ record: EntityRecord?) -> String? {
+        guard let record, let subset = schemas[SetKey(appID: record.appID, entitySet: record.entitySet)]?.subset,
+            let value = record.fields[subset.field], !value.isEmpty
+        else { return nil }
+        return value
+    }
+
+    /// Records the move of `written` out of the value `previous` had, if it moved.
+    private mutating func noteMove(of written: EntityRecord, from previous: EntityRecord?) {
+        guard let old = subsetKey(previous), old != subsetKey(written) else { return }
+        let set = SetKey(appID: written.appID, entitySet: written.entitySet)
+        moves.append((set, written.id, written.position, old, subsetKey(written), written.updatedAt))
+        note("moved out of a subset value")
     }
 
     private mutating func takePosition(_ appID: String, _ entitySet: String) -> Int64 {
@@ -351,15 +370,24 @@ struct StorageModel {
             }
         }
         note(schema == nil ? "schema removed" : "schema set")
+        let keyedBefore = schemas[set]?.subset?.field
         schemas[set] = schema
+        if keyedBefore != schema?.subset?.field {
+            // Tombstones hold no fields to key again; the set's moves were of the old field.
+            for (key, tombstone) in tombstones where key.appID == appID && key.entitySet == entitySet {
+                tombstones[key] = (tombstone.position, tombstone.removedAt, nil)
+            }
+            moves.removeAll { $0.set == set }
+            note("subset field changed")
+        }
         return nil
     }
 
     /// Removes the entity, leaving a tombstone at the set's next position.
     mutating func deleteEntity(appID: String, entitySet: String, id: String, at date: Date) -> Bool {
         let key = EntityKey(appID: appID, entitySet: entitySet, id: id)
-        guard entities.removeValue(forKey: key) != nil else { return false }
-        tombstones[key] = (takePosition(appID, entitySet), date)
+        guard let removed = entities.removeValue(forKey: key) else { return false }
+        tombstones[key] = (takePosition(appID, entitySet), date, subsetKey(removed.record))
         note("removed an entity")
         return true
     }
@@ -373,6 +401,10 @@ struct StorageModel {
             purgedThrough[set] = max(purgedThrough[set, default: 0], tombstone.position)
             tombstones[key] = nil
         }
+        for move in moves where move.at < date {
+            purgedThrough[move.set] = max(purgedThrough[move.set, default: 0], move.position)
+        }
+        moves.removeAll { $0.at < date }
         if !forgotten.isEmpty { note("purged removals") }
         return forgotten.count
     }
@@ -385,16 +417,28 @@ struct StorageModel {
         after: Int64,
         through: Int64?,
         includingRemovals: Bool,
+        subset: Set<String>? = nil,
         limit: Int
     ) -> EntityLogPage {
         let set = SetKey(appID: appID, entitySet: entitySet)
         let last = lastPositions[set, default: 0]
         let end = through ?? last
-        var entries: [EntityLogPage.Entry] = entities.filter { $0.key.appID == appID && $0.key.entitySet == entitySet }
-            .map { .written($0.value.record) }
+        func within(_ key: String?) -> Bool { subset.map { keys in key.map(keys.contains) ?? false } ?? true }
+        var entries: [EntityLogPage.Entry] = entities.filter {
+            $0.key.appID == appID && $0.key.entitySet == entitySet && within(subsetKey($0.value.record))
+        }
+        .map { .written($0.value.record) }
         if includingRemovals {
-            entries += tombstones.filter { $0.key.appID == appID && $0.key.entitySet == entitySet }
-                .map { .removed(id: $0.key.id, position: $0.value.position, removedAt: $0.value.removedAt) }
+            entries += tombstones.filter {
+                $0.key.appID == appID && $0.key.entitySet == entitySet && within($0.value.key)
+            }
+            .map { .removed(id: $0.key.id, position: $0.value.position, removedAt: $0.value.removedAt) }
+            if let subset, !subset.isEmpty {
+                entries += moves.filter { move in
+                    move.set == set && subset.contains(move.old) && !(move.new.map(subset.contains) ?? false)
+                }
+                .map { .removed(id: $0.id, position: $0.position, removedAt: $0.at) }
+            }
         }
         entries = entries.filter { $0.position > after && $0.position <= end }.sorted { $0.position < $1.position }
         return EntityLogPage(
@@ -417,11 +461,13 @@ struct StorageModel {
         decide: (Change, EntityState?) throws(ChangeRejection) -> FieldMerge.Outcome
     ) -> [ChangeResult] {
         changedInBatch = []
+        let before = entities
         let results = batch.map { apply($0, limit: limit, decide: decide) }
         for key in changedInBatch {
             let position = takePosition(key.appID, key.entitySet)
             entities[key]?.record.position = position
             if tombstones.removeValue(forKey: key) != nil { note("wrote over a removal") }
+            if let written = entities[key]?.record { noteMove(of: written, from: before[key]?.record) }
         }
         return results
     }

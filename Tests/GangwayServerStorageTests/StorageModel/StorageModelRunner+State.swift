@@ -17,32 +17,39 @@ extension StorageModelRunner {
         )
         let throughs: [Int64?] = [nil, whole.lastPosition > 1 ? whole.lastPosition - 1 : nil]
         let last = whole.lastPosition
-        for after in Set([0, 1, last / 2, last - 1, last]).filter({ (0...last).contains($0) }).sorted() {
-            for through in Set(throughs) {
-                for includingRemovals in [true, false] {
-                    try await agree(
-                        "entityLog(\(entitySet), after: \(after), through: \(through.map(String.init) ?? "nil"), removals: \(includingRemovals))",
-                        model: {
-                            self.model.entityLog(
-                                appID: appID,
-                                entitySet: entitySet,
-                                after: after,
-                                through: through,
-                                includingRemovals: includingRemovals,
-                                limit: 2
-                            )
-                        },
-                        storage: {
-                            try await self.storage.entityLog(
-                                appID: appID,
-                                entitySet: entitySet,
-                                after: after,
-                                through: through,
-                                includingRemovals: includingRemovals,
-                                limit: 2
-                            )
-                        }
-                    )
+        // The whole set, and, where the set has a subset, each part.
+        let parts: [Set<String>?] =
+            model.entitySchemas(appID: appID)[entitySet]?.subset == nil ? [nil] : [nil] + StorageOperation.parts
+        for part in parts {
+            for after in Set([0, 1, last / 2, last - 1, last]).filter({ (0...last).contains($0) }).sorted() {
+                for through in Set(throughs) {
+                    for includingRemovals in [true, false] {
+                        try await agree(
+                            "entityLog(\(entitySet), after: \(after), through: \(through.map(String.init) ?? "nil"), removals: \(includingRemovals), part: \(part.map { $0.sorted().description } ?? "all"))",
+                            model: {
+                                self.model.entityLog(
+                                    appID: appID,
+                                    entitySet: entitySet,
+                                    after: after,
+                                    through: through,
+                                    includingRemovals: includingRemovals,
+                                    subset: part,
+                                    limit: 2
+                                )
+                            },
+                            storage: {
+                                try await self.storage.entityLog(
+                                    appID: appID,
+                                    entitySet: entitySet,
+                                    after: after,
+                                    through: through,
+                                    includingRemovals: includingRemovals,
+                                    subset: part,
+                                    limit: 2
+                                )
+                            }
+                        )
+                    }
                 }
             }
         }

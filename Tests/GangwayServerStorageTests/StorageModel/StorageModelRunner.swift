@@ -289,7 +289,9 @@ final class StorageModelRunner {
             )
         case .setSchema(let entitySet, let schema):
             let (app, set) = (appID(0), StorageOperation.ChangeSpec.sets[entitySet])
-            let declared = try schema.map { try EntitySchema(fields: StorageOperation.schemas[$0]) }
+            let declared = try schema.map {
+                try EntitySchema(fields: StorageOperation.schemas[$0], subset: StorageOperation.subsets[$0])
+            }
             try await agree(
                 "setEntitySchema(\(set), \(schema.map(String.init) ?? "none"))",
                 model: { self.model.setEntitySchema(declared, appID: app, entitySet: set) },

@@ -18,7 +18,8 @@ struct StorageModelTests {
         "registration replaced", "registration locked", "registration wiped", "joined a revoked family",
         "spent twice", "purged sessions", "purged refresh tokens", "purged sign-in attempts", "purged device cookies",
         "removed an entity", "wrote over a removal", "purged removals", "schema set", "schema refused",
-        "schema removed", "put refused by the schema", "rejected FIELD_NOT_VALID",
+        "schema removed", "put refused by the schema", "rejected FIELD_NOT_VALID", "moved out of a subset value",
+        "subset field changed",
     ]
 
     @Test(
@@ -29,7 +30,7 @@ struct StorageModelTests {
         let seed = StorageModelCheck.seed
         let outcome = try await StorageUnderTest.withStorage(on: backend) { storage in
             // PostgreSQL answers each query over a connection: a tenth as many calls a second.
-            await StorageModelCheck(sequences: StorageModelCheck.sequences(standard: backend == .postgresql ? 60 : 200))
+            await StorageModelCheck(sequences: StorageModelCheck.sequences(standard: backend == .postgresql ? 80 : 200))
                 .run(seed: seed, on: storage)
         }
         if let counterexample = outcome.counterexample {

@@ -94,7 +94,16 @@ enum StorageOperation: Sendable, Hashable, CustomStringConvertible {
             EntityField("status", .text, required: true, indexed: true), EntityField("note", .text),
             EntityField("locked", .boolean),
         ],
+        [EntityField("status", .text), EntityField("note", .text), EntityField("locked", .text)],
+        [EntityField("status", .text), EntityField("note", .text), EntityField("locked", .text)],
     ]
+    /// The subsets of ``schemas``, by index: a user's part is the entities whose field
+    /// holds one of their values.
+    static let subsets: [Int: EntitySubset] = [
+        4: EntitySubset(field: "status", attribute: "statuses"), 5: EntitySubset(field: "note", attribute: "notes"),
+    ]
+    /// The values the parts of a set with a subset are read by.
+    static let parts: [Set<String>] = [["open"], ["done", "7"], [], ["n/a", "open", "true"]]
     static let limits = [1, 2, 3, 1000]
     static let hours = [1, 25, 181 * 24]
 
@@ -173,7 +182,7 @@ enum StorageOperation: Sendable, Hashable, CustomStringConvertible {
             {
                 .setSchema(
                     entitySet: entitySet(&$0),
-                    schema: $0.chance(20) ? nil : Int.random(in: 0..<schemas.count, using: &$0)
+                    schema: $0.chance(35) ? nil : Int.random(in: 0..<schemas.count, using: &$0)
                 )
             }
         ),
