@@ -5795,7 +5795,7 @@ public enum Operations {
     }
     /// What changed in one of the app's entity sets since a cursor, a page at a time, for a signed-in device.
     ///
-    /// Each entity set keeps a change log: every write of an entity (the admin's, or a device change the server applied) gives it the set's next position, and a removed entity leaves a tombstone at its own. A device with no cursor reads the set from the start (entities only); with the `cursor` of its last answer it reads what was written or removed since, each entity once, in its state now. The pages of one sync end at a checkpoint, the set as it was when the sync began: apply them together, and your copy is never half of one write. While `more` is true, ask again with the answer's `cursor`; once it is false, keep the cursor for the next sync. A cursor the server cannot continue from (older than the removals it keeps, 30 days; newer than its data; or one it cannot read) is answered 410 `CURSOR_EXPIRED`: read the set again from the start, without a cursor. Only a registered device is served, as for `getAppData`.
+    /// Each entity set keeps a change log: every write of an entity (the admin's, or a device change the server applied) gives it the set's next position, and a removed entity leaves a tombstone at its own. A device with no cursor reads the set from the start (entities only); with the `cursor` of its last answer it reads what was written or removed since, each entity once, in its state now. The pages of one sync end at a checkpoint, the set as it was when the sync began: apply them together, and your copy is never half of one write. While `more` is true, ask again with the answer's `cursor`; once it is false, keep the cursor for the next sync. A cursor the server cannot continue from (older than the removals it keeps, 30 days; newer than its data; or one it cannot read) is answered 410 `CURSOR_EXPIRED`: read the set again from the start, without a cursor. Only a registered device is served, as for `getAppData`. With `wait`, a device that is current hears of the next change at once instead of asking again and again: ask again with the answer's cursor (and `wait`) as soon as it comes.
     ///
     /// - Remark: HTTP `GET /apps/{appID}/data/{entitySet}/changes`.
     /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/changes/get(syncAppData)`.
@@ -5834,17 +5834,24 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/apps/{appID}/data/{entitySet}/changes/GET/query/limit`.
                 public var limit: Swift.Int?
+                /// Seconds to wait, when nothing changed since the cursor, for a change before answering (a long poll): the answer comes as soon as the set changes, through any server process, within about a quarter of a second, or, when the wait ends with no change, empty with the same cursor. Left out: answered at once.
+                ///
+                /// - Remark: Generated from `#/paths/apps/{appID}/data/{entitySet}/changes/GET/query/wait`.
+                public var wait: Swift.Int?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - cursor: The `cursor` of the last answer; none to read the set from the start. Keep it as it is: its form is the server's.
                 ///   - limit: At most this many entities and removals in the page.
+                ///   - wait: Seconds to wait, when nothing changed since the cursor, for a change before answering (a long poll): the answer comes as soon as the set changes, through any server process, within about a quarter of a second, or, when the wait ends with no change, empty with the same cursor. Left out: answered at once.
                 public init(
                     cursor: Swift.String? = nil,
-                    limit: Swift.Int? = nil
+                    limit: Swift.Int? = nil,
+                    wait: Swift.Int? = nil
                 ) {
                     self.cursor = cursor
                     self.limit = limit
+                    self.wait = wait
                 }
             }
             public var query: Operations.SyncAppData.Input.Query

@@ -4282,7 +4282,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// What changed in one of the app's entity sets since a cursor, a page at a time, for a signed-in device.
     ///
-    /// Each entity set keeps a change log: every write of an entity (the admin's, or a device change the server applied) gives it the set's next position, and a removed entity leaves a tombstone at its own. A device with no cursor reads the set from the start (entities only); with the `cursor` of its last answer it reads what was written or removed since, each entity once, in its state now. The pages of one sync end at a checkpoint, the set as it was when the sync began: apply them together, and your copy is never half of one write. While `more` is true, ask again with the answer's `cursor`; once it is false, keep the cursor for the next sync. A cursor the server cannot continue from (older than the removals it keeps, 30 days; newer than its data; or one it cannot read) is answered 410 `CURSOR_EXPIRED`: read the set again from the start, without a cursor. Only a registered device is served, as for `getAppData`.
+    /// Each entity set keeps a change log: every write of an entity (the admin's, or a device change the server applied) gives it the set's next position, and a removed entity leaves a tombstone at its own. A device with no cursor reads the set from the start (entities only); with the `cursor` of its last answer it reads what was written or removed since, each entity once, in its state now. The pages of one sync end at a checkpoint, the set as it was when the sync began: apply them together, and your copy is never half of one write. While `more` is true, ask again with the answer's `cursor`; once it is false, keep the cursor for the next sync. A cursor the server cannot continue from (older than the removals it keeps, 30 days; newer than its data; or one it cannot read) is answered 410 `CURSOR_EXPIRED`: read the set again from the start, without a cursor. Only a registered device is served, as for `getAppData`. With `wait`, a device that is current hears of the next change at once instead of asking again and again: ask again with the answer's cursor (and `wait`) as soon as it comes.
     ///
     /// - Remark: HTTP `GET /apps/{appID}/data/{entitySet}/changes`.
     /// - Remark: Generated from `#/paths//apps/{appID}/data/{entitySet}/changes/get(syncAppData)`.
@@ -4325,6 +4325,13 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                         style: .form,
                         explode: true,
                         name: "limit",
+                        as: Swift.Int.self
+                    ),
+                    wait: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "wait",
                         as: Swift.Int.self
                     )
                 )

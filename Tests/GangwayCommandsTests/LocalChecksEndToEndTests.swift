@@ -46,4 +46,61 @@ struct LocalChecksEndToEndTests {
             "the two tyre checks and the walk-around, by item"
         )
     }
+
+    @Test("listen: its bounds and the offline switch are explained; with nothing new it says so at its end")
+    func listenQuietly() async throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let run = try await device.launch(
+            DeviceAppEndToEndTests.aliceOnboards + [
+                "listen 0", "listen 2 3", "listen 16", "offline on", "listen", "offline off", "listen 1", "quit",
+            ]
+        )
+        #expect(run.status == 0, "\(run.standardError)")
+        let output = run.output
+        #expect(
+            output.components(separatedBy: "Usage: listen [SECONDS], 1 to 15").count == 4,
+            "three refusals: \(output)"
+        )
+        #expect(output.contains("Offline: nothing can come from the server until 'offline off'."))
+        #expect(output.contains("Listening for changes to the checks for up to 1 seconds…"))
+        #expect(output.contains("No change to the checks in 1 second."), "\(output)")
+    }
+
+    @Test("listen: a check the server receives while the app listens is shown as it comes")
+    func listenHearsAChange() async throws {
+        let device = try Device()
+        defer { device.directory.remove() }
+        let serverURL = device.directory.appending("server/url")
+        // The airline's office adds a check at stand 12 every second, through the app's
+        // own server, until the app quits.
+        let office = Task {
+            var number = 0
+            while !Task.isCancelled {
+                try await Task.sleep(for: .seconds(1))
+                guard FileManager.default.fileExists(atPath: serverURL.path) else { continue }
+                number += 1
+                _ = try await GangwayProcess(deviceKeys: device.directory.appending("unused-keys")).run(
+                    [
+                        "admin", "data", "put", "--data-dir", device.directory.url.path, "checks", "NEW-\(number)",
+                        "aircraft=A321 F-GNEW", "stand=12", "item=oil level", "status=open",
+                    ],
+                    lines: []
+                )
+            }
+        }
+        defer { office.cancel() }
+        let run = try await device.launch(DeviceAppEndToEndTests.aliceOnboards + ["listen 15", "listen 15", "quit"])
+        office.cancel()
+        #expect(run.status == 0, "\(run.standardError)")
+        let output = run.output
+        let heard = output.components(separatedBy: "From the server: ").dropFirst()
+        #expect(heard.count == 2, "both listens heard a check: \(output)")
+        for answer in heard {
+            // One check, or more when the office was quicker than the app.
+            #expect(answer.contains(" new or changed, 0 checks gone."), "\(answer)")
+            #expect(answer.contains("NEW-") && answer.contains("A321 F-GNEW"))
+        }
+        #expect(!output.contains("No change to the checks"))
+    }
 }

@@ -118,4 +118,35 @@ struct AppDataReaderTests {
             try await app.manager.close()
         }
     }
+
+    @Test func aReadThatWaitsIsAnsweredByTheNextChangeAndOtherwiseAtItsEnd() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            try await server.admin(.put, "/admin/apps/checks/data/checks/a", json: Self.fuel)
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            let reader = AppDataReader(services: device.services)
+            let context = try #require(await app.manager.flowContext)
+            #expect(try await reader.read("checks", in: context).entities.map(\.id) == ["a"])
+
+            // Current: the answer waits for the change, and brings it.
+            let start = ContinuousClock.now
+            async let live = reader.read("checks", in: context, waitingUpTo: 15)
+            try await Task.sleep(for: .milliseconds(400))
+            try await server.admin(.put, "/admin/apps/checks/data/checks/b", json: Self.fuel)
+            let reading = try await live
+            let waited = ContinuousClock.now - start
+            #expect(reading.isFresh)
+            #expect(reading.entities.map(\.id) == ["a", "b"])
+            #expect(waited >= .milliseconds(400) && waited < .seconds(10), "\(waited)")
+            #expect(try reader.kept("checks", in: context)?.entities == reading.entities)
+
+            // Nothing changes: the answer comes at the wait's end, with the copy as it was.
+            let quiet = ContinuousClock.now
+            let unchanged = try await reader.read("checks", in: context, waitingUpTo: 1)
+            #expect(unchanged.isFresh && unchanged.entities == reading.entities)
+            #expect(ContinuousClock.now - quiet >= .seconds(1))
+            try await app.manager.close()
+        }
+    }
 }

@@ -98,6 +98,9 @@ public enum APILimits {
     public static let entitySets = 0...100
     /// How many entities and removals one page of a sync holds (`syncAppData`).
     public static let syncPage = 1...5000
+    /// How many seconds a sync waits for a change (`wait`): below the clients' own timeout
+    /// (20 seconds), so a wait never looks like a silent server.
+    public static let syncWait = 1...15
     /// A sync's cursor, as the server writes it.
     public static let syncCursor = 1...64
     /// The changes of one upload: ``EntityLimits/changesPerUpload``.
@@ -167,6 +170,7 @@ public enum APILimits {
         add(parameter("/admin/apps/{appID}/data/{entitySet}", "get", 3), .value, listLimit)
         add(parameter("/apps/{appID}/data/{entitySet}/changes", "get", 2), .length, syncCursor)
         add(parameter("/apps/{appID}/data/{entitySet}/changes", "get", 3), .value, syncPage)
+        add(parameter("/apps/{appID}/data/{entitySet}/changes", "get", 4), .value, syncWait)
         add(parameter("/admin/users", "get", 0), .length, usernamePrefix)
         add(parameter("/admin/users", "get", 1), .length, usernamePrefix)
         add(parameter("/admin/users", "get", 2), .length, usernamePrefix)

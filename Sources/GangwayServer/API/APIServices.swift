@@ -31,6 +31,9 @@ final class APIServices: Sendable {
         /// Whether destinations must reach public addresses only (see
         /// ``ServerConfiguration/publicDestinationsOnly``).
         var publicDestinationsOnly = false
+        /// The most devices that wait for a change at once (a sync's `wait`): no more than
+        /// the connections the server holds, each of which carries one wait at most.
+        var waitingDevices = 1_000
     }
 
     /// Concrete, so the cached reads every request makes are direct calls.
@@ -44,6 +47,8 @@ final class APIServices: Sendable {
     let adminToken: AdminTokenCheck
     let now: @Sendable () -> Date
     let logger: Logger
+    /// The devices waiting for an entity set to change.
+    let setWatch: SetWatch
     /// The server key derived for the forms' tokens (``formGuard``), once.
     private let formTokenKey: SymmetricKey
 
@@ -69,6 +74,7 @@ final class APIServices: Sendable {
         self.adminToken = adminToken
         self.now = now
         self.logger = logger
+        setWatch = SetWatch(storage: storage, capacity: settings.waitingDevices, logger: logger)
         formTokenKey = keys.server.authenticationKey(purpose: "form-token")
     }
 

@@ -93,20 +93,47 @@ struct DataHandler: APIHandler {
         let view = part.map { SyncCursor.view(of: $0.0, values: $0.1) }
         if let refusal = cursor.refusal(reading: view) { throw refusal }
         cursor.view = view
-        let page = try await perform {
-            try await storage.entityLog(
-                appID: caller.app.id,
-                entitySet: entitySet,
-                after: cursor.position,
-                through: cursor.checkpoint,
-                includingRemovals: !cursor.fromStart,
-                subset: part?.1,
-                limit: limit
+        if let wait = input.query.wait, !APILimits.syncWait.contains(wait) {
+            throw APIError.badRequest(
+                "A sync waits \(APILimits.syncWait.lowerBound) to \(APILimits.syncWait.upperBound) seconds.",
+                code: .invalidField
             )
         }
+        let appID = caller.app.id
+        let read = { [cursor] () async throws(APIError) -> EntityLogPage in
+            try await perform {
+                try await storage.entityLog(
+                    appID: appID,
+                    entitySet: entitySet,
+                    after: cursor.position,
+                    through: cursor.checkpoint,
+                    includingRemovals: !cursor.fromStart,
+                    subset: part?.1,
+                    limit: limit
+                )
+            }
+        }
+        var page = try await read()
         if let refusal = cursor.refusal(of: page) { throw refusal }
         try await devices.noteContact(caller.device)
-        let (next, more) = cursor.next(after: page)
+        var (next, more) = cursor.next(after: page)
+        // A current copy asked to wait: answered at the next change to the set that it
+        // sees (a change outside a part wakes it, finds nothing, and it waits on), or
+        // empty at the end.
+        if let wait = input.query.wait {
+            let deadline = ContinuousClock.now + .seconds(wait)
+            while page.entries.isEmpty, !more,
+                await services.setWatch.wait(
+                    for: .init(appID: appID, entitySet: entitySet),
+                    past: page.lastPosition,
+                    until: deadline
+                )
+            {
+                page = try await read()
+                if let refusal = cursor.refusal(of: page) { throw refusal }
+                (next, more) = cursor.next(after: page)
+            }
+        }
         var entities: [Components.Schemas.Entity] = []
         var removed: [Components.Schemas.RemovedEntity] = []
         for entry in page.entries {

@@ -211,7 +211,8 @@ public struct MobileServicesServer: Sendable {
                 pagesURL: pagesURL,
                 sessionLifetime: configuration.sessionLifetime,
                 trustedProxies: configuration.trustedProxies,
-                publicDestinationsOnly: configuration.publicDestinationsOnly
+                publicDestinationsOnly: configuration.publicDestinationsOnly,
+                waitingDevices: configuration.maximumConnections
             ),
             passwords: passwords,
             throttle: SignInThrottle(

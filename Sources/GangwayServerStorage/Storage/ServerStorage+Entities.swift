@@ -223,6 +223,22 @@ extension ServerStorage {
         )
     }
 
+    /// The last position of each of an app's `entitySets` that has one: one statement,
+    /// however many sets, for whoever watches them change.
+    public func lastPositions(appID: String, entitySets: Set<String>) async throws(StorageError) -> [String: Int64] {
+        guard !entitySets.isEmpty else { return [:] }
+        var positions: [String: Int64] = [:]
+        for row in try await driver.read(
+            """
+            SELECT entity_set, last_position FROM entity_sets
+            WHERE app_id = \(appID) AND entity_set IN (\(list: entitySets.sorted()))
+            """
+        ) {
+            positions[try row("entity_set")] = try row("last_position")
+        }
+        return positions
+    }
+
     /// What a write of entities in one set waits for.
     static func writers(of appID: String, _ entitySet: String) -> StorageLock {
         .entityWriters(registrations: [], entitySets: [appID + "/" + entitySet])

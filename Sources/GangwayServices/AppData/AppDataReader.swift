@@ -32,14 +32,33 @@ public struct AppDataReader: Sendable {
     /// session the server ended is renewed (see
     /// ``MobileServices/withSession(_:asking:_:)``), asking the person to sign in again
     /// when it must.
-    /// - Parameter context: The open session's context (its credentials are the user's
-    ///   secure store).
-    public func read(_ entitySet: String, in context: FlowContext) async throws -> AppDataReading {
+    ///
+    /// With `wait`, a read that finds the kept copy current is a live update: the server
+    /// holds its answer until the set changes (a change the user sees), or `wait` seconds
+    /// pass. An app that reads again as each answer comes hears of a change within a
+    /// second of it, with one request open and none sent in between.
+    /// - Parameters:
+    ///   - context: The open session's context (its credentials are the user's secure
+    ///     store).
+    ///   - wait: How many seconds the server may hold the answer for a change
+    ///     (``GangwayProtocol/APILimits/syncWait``); `nil`: it answers at once.
+    public func read(
+        _ entitySet: String,
+        in context: FlowContext,
+        waitingUpTo wait: Int? = nil
+    ) async throws -> AppDataReading {
         _ = try services.client(context)
         let kept = try keptData(entitySet, in: context).flatMap { try? Self.decoder.decode(Kept.self, from: $0) }
         do {
             let synced = try await services.withSession(context, asking: true) { client, configuration, token in
-                try await Self.sync(entitySet, from: kept, appID: configuration.appID, client: client, token: token)
+                try await Self.sync(
+                    entitySet,
+                    from: kept,
+                    waitingUpTo: wait,
+                    appID: configuration.appID,
+                    client: client,
+                    token: token
+                )
             }
             let fresh = Kept(entities: synced.entities, fetchedAt: services.now(), cursor: synced.cursor)
             try keep(Self.encoder.encode(fresh), for: entitySet, part: synced.isPart, in: context)
@@ -63,10 +82,12 @@ public struct AppDataReader: Sendable {
 
     /// The kept copy brought up to date: the pages of one sync from its cursor, applied
     /// together; from the start when nothing is kept, the kept copy has no cursor (it was
-    /// read whole, before syncs), or the server no longer serves its cursor.
+    /// read whole, before syncs), or the server no longer serves its cursor. With `wait`,
+    /// a copy that is current waits for the set's next change.
     private static func sync(
         _ entitySet: String,
         from kept: Kept?,
+        waitingUpTo wait: Int?,
         appID: String,
         client: MobileServicesClient,
         token: SessionToken
@@ -77,7 +98,13 @@ public struct AppDataReader: Sendable {
         while true {
             let page: AppDataChanges
             do {
-                page = try await client.appDataChanges(appID: appID, entitySet: entitySet, cursor: cursor, token: token)
+                page = try await client.appDataChanges(
+                    appID: appID,
+                    entitySet: entitySet,
+                    cursor: cursor,
+                    waitingUpTo: cursor == nil ? nil : wait,
+                    token: token
+                )
             } catch  where cursor != nil && error.serverCode == ErrorCode.cursorExpired.rawValue {
                 // Removals since the copy are forgotten: the set again, from the start.
                 (cursor, entities) = (nil, [:])

@@ -182,19 +182,24 @@ public struct MobileServicesClient: Sendable {
     /// One page of what changed in an entity set since `cursor` (`nil`: the set from the
     /// start). A cursor the server no longer serves is refused with the server code
     /// `CURSOR_EXPIRED` (HTTP 410): read the set again from the start.
-    /// - Parameter limit: At most this many entities and removals; `nil`: the server's
-    ///   default (``GangwayProtocol/APIDefaults/syncPage``).
+    /// - Parameters:
+    ///   - limit: At most this many entities and removals; `nil`: the server's default
+    ///     (``GangwayProtocol/APIDefaults/syncPage``).
+    ///   - wait: When nothing changed since `cursor`, how many seconds the server waits
+    ///     for a change before answering (``GangwayProtocol/APILimits/syncWait``): the
+    ///     answer comes at the change. `nil`: at once.
     public func appDataChanges(
         appID: String,
         entitySet: String,
         cursor: String?,
         limit: Int? = nil,
+        waitingUpTo wait: Int? = nil,
         token: SessionToken
     ) async throws(ServiceError) -> AppDataChanges {
         let output = try await ServiceCall.run(at: serverURL) {
             try await client(token: token).syncAppData(
                 path: .init(appID: appID, entitySet: entitySet),
-                query: .init(cursor: cursor, limit: limit)
+                query: .init(cursor: cursor, limit: limit, wait: wait)
             )
         }
         switch output {

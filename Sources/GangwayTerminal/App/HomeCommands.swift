@@ -107,6 +107,8 @@ struct HomeCommands: Sendable {
         case "sync":
             try await offline.sync()
             try await home.show()
+        case "listen":
+            try await offline.listen(arguments)
         case "pending":
             try await offline.pending()
         case "crew":
@@ -295,7 +297,7 @@ struct HomeCommands: Sendable {
 
     /// Every command's name, as ``perform(_:arguments:)`` takes it.
     static let names: Set<String> = [
-        "edit", "checks", "sync", "pending", "crew", "discard", "offline", "help", "?", "home", "status", "lock",
+        "edit", "checks", "sync", "listen", "pending", "crew", "discard", "offline", "help", "?", "home", "status", "lock",
         "background",
         "resume", "foreground", "wait", "switch", "add", "passcode", "biometrics", "reports", "permissions", "logout",
         "remove", "quit", "exit",

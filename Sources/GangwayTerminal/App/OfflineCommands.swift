@@ -163,6 +163,54 @@ struct OfflineCommands: Sendable {
         Self.tell(report, console: console, announce: announce)
     }
 
+    /// `listen [SECONDS]`: waits up to SECONDS (``GangwayProtocol/APILimits/syncWait``,
+    /// the most by default) for the server to change the checks this user receives, and
+    /// says what came the moment it comes: a live update, one request held open by the
+    /// server rather than a poll. The kept copy takes it in.
+    func listen(_ arguments: [String]) async throws {
+        let seconds: Int
+        switch arguments.count {
+        case 0: seconds = APILimits.syncWait.upperBound
+        case 1:
+            guard let given = Int(arguments[0]), APILimits.syncWait.contains(given) else { fallthrough }
+            seconds = given
+        default:
+            console.line(
+                localized("listen.usage", APILimits.syncWait.lowerBound, APILimits.syncWait.upperBound)
+            )
+            return
+        }
+        guard !network.isOffline else {
+            console.line(console.styled(localized("listen.offline"), .yellow))
+            return
+        }
+        let context = try await requireContext()
+        let before = Dictionary(
+            ((try? work.reader.kept(Self.entitySet, in: context))?.entities ?? []).map { ($0.id, $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        console.line(localized("listen.waiting", seconds))
+        let reading = try await work.reader.read(Self.entitySet, in: context, waitingUpTo: seconds)
+        if let failure = reading.failure {
+            console.line(console.styled(localized("checks.notRead", failure.summary), .yellow))
+            return
+        }
+        let came = reading.entities.filter { before[$0.id] != $0 }
+        let gone = Set(before.keys).subtracting(reading.entities.map(\.id))
+        guard !came.isEmpty || !gone.isEmpty else {
+            console.line(localized("listen.nothing", count: seconds))
+            return
+        }
+        console.line(
+            localized(
+                "listen.came",
+                localized("checks.count", count: came.count),
+                localized("checks.count", count: gone.count)
+            )
+        )
+        for line in ChecksText.lines(came) { console.line("  \(line)") }
+    }
+
     /// What the hand-over says as it goes, at `sync` and in the flows'
     /// ``OfflineHandOverStep``: whose changes go, the progress, and the server's answers.
     static func handOverLines(console: Console) -> @Sendable (OfflineHandOverStep.Event) -> Void {

@@ -142,14 +142,14 @@ extension API {
         _ method: HTTPRequest.Method,
         _ path: String,
         token: String? = nil,
-        json: String,
+        json: String? = nil,
         headers extra: HTTPFields = [:]
     ) async throws
         -> ServerReply
     {
         let client = TestClient(host: "127.0.0.1", port: running.port, configuration: .init(timeout: .seconds(30)))
         client.connect()
-        var headers: HTTPFields = [.contentType: "application/json"]
+        var headers: HTTPFields = json == nil ? [:] : [.contentType: "application/json"]
         for field in extra { headers[field.name] = field.value }
         if let token { headers[.authorization] = "Bearer \(token)" }
         let response: TestClient.Response
@@ -160,7 +160,7 @@ extension API {
                     method: method,
                     authority: "localhost",
                     headers: headers,
-                    body: ByteBuffer(string: json)
+                    body: json.map { ByteBuffer(string: $0) }
                 )
             )
         } catch {

@@ -1,0 +1,133 @@
+import Foundation
+import GangwayServerStorage
+import Logging
+import Synchronization
+
+/// The devices waiting for an entity set to change (a sync's `wait`), and what wakes them:
+/// a watcher that, while anyone waits, reads the watched sets' last positions every
+/// ``interval`` in one statement per app, and wakes each device whose copy they pass.
+///
+/// It reads the database, not this process's writes, so a write through any server
+/// process sharing it wakes the devices waiting on every other, within an interval; and a
+/// dropped connection costs one missed read, never a lost wake. What a waiting device
+/// costs is a suspended request and an entry here: no query of its own, no thread.
+final class SetWatch: Sendable {
+    struct Key: Hashable, Sendable {
+        var appID: String
+        var entitySet: String
+    }
+
+    private struct Waiter {
+        var id: UInt64
+        /// The position the device's copy is current through: a later one wakes it.
+        var past: Int64
+        var continuation: CheckedContinuation<Bool, Never>
+    }
+
+    private struct State {
+        var nextID: UInt64 = 0
+        var waiters: [Key: [Waiter]] = [:]
+        var count = 0
+        var watching = false
+    }
+
+    /// How often the watcher reads the watched sets while anyone waits.
+    static let interval: Duration = .milliseconds(250)
+
+    private let state = Mutex(State())
+    private let storage: ServerStorage
+    /// At most this many devices wait at once; past it, a sync answers at once.
+    private let capacity: Int
+    private let logger: Logger
+
+    init(storage: ServerStorage, capacity: Int, logger: Logger) {
+        self.storage = storage
+        self.capacity = capacity
+        self.logger = logger
+    }
+
+    /// Waits until `key`'s set passes `past`, or `deadline` passes, or the task is
+    /// cancelled. Returns whether the set changed; `false` at once when the deadline has
+    /// passed or the process has as many waiting as it takes.
+    func wait(for key: Key, past: Int64, until deadline: ContinuousClock.Instant) async -> Bool {
+        guard ContinuousClock.now < deadline else { return false }
+        let id = state.withLock { state -> UInt64? in
+            guard state.count < capacity else { return nil }
+            state.nextID += 1
+            return state.nextID
+        }
+        guard let id else { return false }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let startWatcher = state.withLock { state -> Bool in
+                    state.waiters[key, default: []].append(Waiter(id: id, past: past, continuation: continuation))
+                    state.count += 1
+                    defer { state.watching = true }
+                    return !state.watching
+                }
+                if startWatcher { Task { await self.watch() } }
+                Task {
+                    try? await Task.sleep(until: deadline, clock: .continuous)
+                    self.resume(key, id, false)
+                }
+            }
+        } onCancel: {
+            resume(key, id, false)
+        }
+    }
+
+    /// How many devices wait now.
+    var waiting: Int { state.withLock { $0.count } }
+
+    /// Ends one wait, if it has not ended.
+    private func resume(_ key: Key, _ id: UInt64, _ changed: Bool) {
+        let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard let index = state.waiters[key]?.firstIndex(where: { $0.id == id }) else { return nil }
+            let waiter = state.waiters[key]?.remove(at: index)
+            if state.waiters[key]?.isEmpty == true { state.waiters[key] = nil }
+            state.count -= 1
+            return waiter?.continuation
+        }
+        continuation?.resume(returning: changed)
+    }
+
+    /// Reads the watched sets every interval while anyone waits, and wakes those whose set
+    /// passed their copy.
+    private func watch() async {
+        while true {
+            let watched = state.withLock { state -> [String: Set<String>]? in
+                guard state.count > 0 else {
+                    state.watching = false
+                    return nil
+                }
+                var byApp: [String: Set<String>] = [:]
+                for key in state.waiters.keys { byApp[key.appID, default: []].insert(key.entitySet) }
+                return byApp
+            }
+            guard let watched else { return }
+            for (appID, sets) in watched {
+                do {
+                    let positions = try await storage.lastPositions(appID: appID, entitySets: sets)
+                    for (entitySet, position) in positions {
+                        wake(Key(appID: appID, entitySet: entitySet), at: position)
+                    }
+                } catch {
+                    logger.warning("entity sets not watched", metadata: ["app": "\(appID)", "error": "\(error)"])
+                }
+            }
+            try? await Task.sleep(for: Self.interval)
+        }
+    }
+
+    /// Wakes the waiters of `key` whose copy `position` passes.
+    private func wake(_ key: Key, at position: Int64) {
+        let woken = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            guard let waiters = state.waiters[key] else { return [] }
+            let (passed, still) = (waiters.filter { $0.past < position }, waiters.filter { $0.past >= position })
+            state.waiters[key] = still.isEmpty ? nil : still
+            state.count -= passed.count
+            return passed.map(\.continuation)
+        }
+        for continuation in woken { continuation.resume(returning: true) }
+    }
+}
