@@ -297,7 +297,8 @@ struct HomeCommands: Sendable {
 
     /// Every command's name, as ``perform(_:arguments:)`` takes it.
     static let names: Set<String> = [
-        "edit", "checks", "sync", "listen", "pending", "crew", "discard", "offline", "help", "?", "home", "status", "lock",
+        "edit", "checks", "sync", "listen", "pending", "crew", "discard", "offline", "help", "?", "home", "status",
+        "lock",
         "background",
         "resume", "foreground", "wait", "switch", "add", "passcode", "biometrics", "reports", "permissions", "logout",
         "remove", "quit", "exit",
