@@ -51,13 +51,7 @@ struct SyncBenchmark: AsyncParsableCommand {
         guard APILimits.syncPage.contains(page) else {
             throw ValidationError("--page is \(APILimits.syncPage.lowerBound) to \(APILimits.syncPage.upperBound)")
         }
-        if let postgres {
-            guard let url = URLComponents(string: postgres), ["postgres", "postgresql"].contains(url.scheme),
-                !(url.queryItems ?? []).contains(where: { $0.name == "schema" })
-            else {
-                throw ValidationError("--postgres is a postgres:// URL of a database, without a schema")
-            }
-        }
+        if let postgres { try Self.checkPostgres(postgres) }
     }
 
     func run() async throws {
@@ -79,6 +73,16 @@ struct SyncBenchmark: AsyncParsableCommand {
             throw error
         }
         try await Self.drop(schema, of: database)
+    }
+
+    /// Refuses a `--postgres` that is not a database's URL, or one naming a schema (the
+    /// benchmark makes its own).
+    static func checkPostgres(_ postgres: String) throws {
+        guard let url = URLComponents(string: postgres), ["postgres", "postgresql"].contains(url.scheme),
+            !(url.queryItems ?? []).contains(where: { $0.name == "schema" })
+        else {
+            throw ValidationError("--postgres is a postgres:// URL of a database, without a schema")
+        }
     }
 
     /// Drops the run's schema, when it ran on PostgreSQL.
@@ -270,9 +274,9 @@ struct SyncBenchmark: AsyncParsableCommand {
         return (value, Measure.milliseconds(ContinuousClock.now - start) / 1_000)
     }
 
-    /// This process's resident memory (server and device together), in MB.
-    static func residentMegabytes() -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+    /// A process's resident memory (this one's: server and device together), in MB.
+    static func residentMegabytes(of process: String = "self") -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
             let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Double($0) })
         else { return .nan }

@@ -100,17 +100,29 @@ struct DataHandler: APIHandler {
             )
         }
         let appID = caller.app.id
-        let read = { [cursor] () async throws(APIError) -> EntityLogPage in
+        let asked = SetWatch.Read(
+            appID: appID,
+            entitySet: entitySet,
+            after: cursor.position,
+            through: cursor.checkpoint,
+            includingRemovals: !cursor.fromStart,
+            subset: part?.1,
+            limit: limit
+        )
+        // Shared with the devices asking the same at the same moment (a write's wake).
+        let read = { [storage, services] () async throws(APIError) -> EntityLogPage in
             try await perform {
-                try await storage.entityLog(
-                    appID: appID,
-                    entitySet: entitySet,
-                    after: cursor.position,
-                    through: cursor.checkpoint,
-                    includingRemovals: !cursor.fromStart,
-                    subset: part?.1,
-                    limit: limit
-                )
+                try await services.setWatch.reads.value(of: asked) {
+                    try await storage.entityLog(
+                        appID: asked.appID,
+                        entitySet: asked.entitySet,
+                        after: asked.after,
+                        through: asked.through,
+                        includingRemovals: asked.includingRemovals,
+                        subset: asked.subset,
+                        limit: asked.limit
+                    )
+                }
             }
         }
         var page = try await read()

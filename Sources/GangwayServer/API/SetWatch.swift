@@ -17,6 +17,21 @@ final class SetWatch: Sendable {
         var entitySet: String
     }
 
+    /// One page of a sync, as ``reads`` shares it among the devices that ask for it at
+    /// once (those a write woke, current at one cursor).
+    struct Read: Hashable, Sendable {
+        var appID: String
+        var entitySet: String
+        var after: Int64
+        var through: Int64?
+        var includingRemovals: Bool
+        var subset: Set<String>?
+        var limit: Int
+    }
+
+    /// The sync pages being read now, for the devices that ask for the same one.
+    let reads = SharedReads<Read, EntityLogPage>()
+
     private struct Waiter {
         var id: UInt64
         /// The position the device's copy is current through: a later one wakes it.
