@@ -1965,7 +1965,7 @@ extension Components {
                 case allowsCreation
             }
         }
-        /// Which entity sets devices may change offline, and how. A set not listed takes no changes from devices (`ENTITY_SET_NOT_WRITABLE`). In an update, each set given replaces that set's rules; a set given with no writable fields and no creation is removed.
+        /// Which entity sets devices may change offline, and how, and how long removals are remembered. A set not listed takes no changes from devices (`ENTITY_SET_NOT_WRITABLE`). In an update, each set given replaces that set's rules; a set given with no writable fields and no creation is removed.
         ///
         /// - Remark: Generated from `#/components/schemas/DataSettings`.
         public struct DataSettings: Codable, Hashable, Sendable {
@@ -1989,15 +1989,25 @@ extension Components {
             }
             /// - Remark: Generated from `#/components/schemas/DataSettings/entitySets`.
             public var entitySets: Components.Schemas.DataSettings.EntitySetsPayload?
+            /// How many days the server remembers that an entity of the app's sets was removed or left a user's part (its tombstone in the set's change log). A device whose copy is older is answered 410 `CURSOR_EXPIRED` at its next sync and reads the set again from the start, its pending changes kept. Longer suits devices that stay offline for long; shorter keeps the log small. null keeps the value as it is.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSettings/removalsKeptDays`.
+            public var removalsKeptDays: Swift.Int?
             /// Creates a new `DataSettings`.
             ///
             /// - Parameters:
             ///   - entitySets:
-            public init(entitySets: Components.Schemas.DataSettings.EntitySetsPayload? = nil) {
+            ///   - removalsKeptDays: How many days the server remembers that an entity of the app's sets was removed or left a user's part (its tombstone in the set's change log). A device whose copy is older is answered 410 `CURSOR_EXPIRED` at its next sync and reads the set again from the start, its pending changes kept. Longer suits devices that stay offline for long; shorter keeps the log small. null keeps the value as it is.
+            public init(
+                entitySets: Components.Schemas.DataSettings.EntitySetsPayload? = nil,
+                removalsKeptDays: Swift.Int? = nil
+            ) {
                 self.entitySets = entitySets
+                self.removalsKeptDays = removalsKeptDays
             }
             public enum CodingKeys: String, CodingKey {
                 case entitySets
+                case removalsKeptDays
             }
         }
         /// What a sealed change holds once opened: one edit of one entity, made offline and signed by its author when it was made. Devices seal it in the binary form GangwayProtocol's `ChangeSeal` defines; the earliest sealed this JSON, which still opens.

@@ -10,7 +10,8 @@ struct BenchmarkCommand: AsyncParsableCommand {
         abstract: "Measure Gangway against baselines measured in the same run.",
         subcommands: [
             StoreBenchmark.self, FlowBenchmark.self, ServerBenchmark.self, SignInFloodBenchmark.self,
-            OfflineBenchmark.self, SyncBenchmark.self, LiveBenchmark.self, ConsoleBenchmark.self, DestinationBenchmark.self,
+            OfflineBenchmark.self, SyncBenchmark.self, LiveBenchmark.self, ConsoleBenchmark.self,
+            DestinationBenchmark.self,
         ]
     )
 }

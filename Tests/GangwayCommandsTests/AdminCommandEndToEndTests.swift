@@ -544,6 +544,29 @@ struct AdminCommandEndToEndTests {
         await #expect(try machine.admin(["data", "changes", "--limit", "0"]).status == 64)
     }
 
+    @Test("gangway admin data retention: shows the default, sets the days, refuses days out of range")
+    func dataRetention() async throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let shown = try await machine.admin(["data", "retention"])
+        #expect(shown.status == 0, "\(shown.standardError)")
+        #expect(
+            shown.output
+                == "Removals kept:   30 days; a device away longer reads its sets again from the start\n"
+        )
+        let set = try await machine.admin(["data", "retention", "--days", "1"])
+        #expect(set.output == "Removals kept:   1 day; a device away longer reads its sets again from the start\n")
+        await #expect(try machine.admin(["settings"]).output.contains("Removals kept:   1 day;"))
+        for days in ["0", "3651", "x"] {
+            let refused = try await machine.admin(["data", "retention", "--days", days])
+            #expect(refused.status == 64, "\(days)")
+            #expect(!refused.standardError.contains("Fatal"))
+        }
+        let refused = try await machine.admin(["data", "retention", "--days", "0"])
+        #expect(refused.standardError.contains("--days must be between 1 and 3650."), "\(refused.standardError)")
+        await #expect(try machine.admin(["data", "retention"]).output.contains("1 day;"), "nothing changed")
+    }
+
     @Test("gangway admin data schema: shows the demo's, adds a field, refuses what entities do not fit, removes it")
     func dataSchema() async throws {
         let machine = try Machine()

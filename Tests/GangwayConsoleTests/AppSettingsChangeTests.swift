@@ -48,8 +48,18 @@ struct AppSettingsChangeTests {
         #expect(off.count == 1 && off[0].hasPrefix("No passcode is required any more"))
     }
 
-    @Test("shared devices, contact, logs, version, agreements and recovery each say what devices do")
+    @Test("shared devices, contact, logs, version, agreements, recovery and retention each say what devices do")
     func others() {
+        #expect(
+            Self.said { $0.settings.dataSettings = .init(removalsKeptDays: 7) } == [
+                "Removed entities are remembered 7 days: a device away longer reads its sets again from the start at its next sync."
+            ]
+        )
+        #expect(
+            Self.said { $0.settings.dataSettings = .init(removalsKeptDays: APIDefaults.removalsKeptDays) }
+                == ["Nothing changed."],
+            "the default, said aloud"
+        )
         #expect(
             Self.said { $0.settings.sharedDeviceSettings = .init(allowUploadPendingChangesFromPreviousUser: false) }
                 == ["On a shared device, changes left pending wait on the device until their author signs in again."]

@@ -89,6 +89,8 @@ struct APIDefaultsTests {
         #expect(upload["default"] as? Bool == APIDefaults.allowsUploadOfPreviousUserChanges)
         let reset = try Self.property("RecoverySettings", "passcodeResetKeepsData")
         #expect(reset["default"] as? Bool == APIDefaults.passcodeResetKeepsData)
+        let removals = try Self.property("DataSettings", "removalsKeptDays")
+        #expect(removals["default"] as? Int == APIDefaults.removalsKeptDays)
         // Each admin listing's limit.
         let listings = APILimits.document.filter { $0.pointer.hasPrefix("/paths/") && $0.range == APILimits.listLimit }
         #expect(listings.count == 6, "the logs, the changes, the audit, the users, the devices and the data")

@@ -152,35 +152,75 @@ struct AppDataSyncTests {
     }
 
     @Test(
-        "a cursor older than the removals the server keeps is told to read the set again; from nothing it may",
-        arguments: Backend.available
+        "a cursor older than the removals the server keeps (30 days, or as the admin sets) is told to read the set again; from nothing it may",
+        arguments: Backend.available,
+        [nil, 2] as [Int?]
     )
-    func forgottenRemovals(backend: Backend) async throws {
+    func forgottenRemovals(backend: Backend, days: Int?) async throws {
         let fixture = try await ServerFixture(backend: backend)
         try await fixture.runSeeded { api in
+            if let days {
+                let settings = #"{"settings": {"dataSettings": {"removalsKeptDays": \#(days)}}}"#
+                let app = try await api.admin(.patch, "/admin/apps/checks", json: settings)
+                try api.expectStatus(app, .ok)
+                #expect(
+                    app.text.contains(#""removalsKeptDays":\#(days)"#)
+                        || app.text.contains(#""removalsKeptDays" : \#(days)"#)
+                )
+            }
+            let kept = days ?? APIDefaults.removalsKeptDays
             for index in 1...3 { try await Self.put(api, "check-\(index)", "open") }
             let token = try await api.signIn("alice")
             _ = try await api.register(token: token)
             let cursor = try #require(try await Self.sync(api, token: token, from: nil, limit: 10).last?.cursor)
             try api.expectStatus(try await api.admin(.delete, "/admin/apps/checks/data/checks/check-2"), .noContent)
-            fixture.clock.advance(by: .seconds(Double(EntityLimits.removalsKeptDays) * 86_400 - 60))
+            fixture.clock.advance(by: .seconds(Double(kept) * 86_400 - 60))
             try await fixture.server.purgeExpired()
             // Within the days kept, the removal is still told (the session ended meanwhile).
             let token2 = try await api.signIn("alice")
-            let kept = try await Self.sync(api, token: token2, from: cursor, limit: 10)
-            #expect(kept.flatMap(\.removed).map(\.id) == ["check-2"])
+            let within = try await Self.sync(api, token: token2, from: cursor, limit: 10)
+            #expect(within.flatMap(\.removed).map(\.id) == ["check-2"])
 
             fixture.clock.advance(by: .seconds(120))
             try await fixture.server.purgeExpired()
             let expired = try await api.send(.get, "/apps/checks/data/checks/changes?cursor=\(cursor)", token: token2)
             #expect(expired.status == .gone)
             #expect(expired.code == "CURSOR_EXPIRED")
-            #expect(expired.text.contains("\(EntityLimits.removalsKeptDays) days"))
+            #expect(expired.text.contains("(\(kept) days)"), "\(expired.text)")
             // The copy it caught up with after the removal is still good.
-            let later = try #require(kept.last?.cursor)
+            let later = try #require(within.last?.cursor)
             #expect(try await Self.sync(api, token: token2, from: later, limit: 10).last?.removed.isEmpty == true)
             let again = try await Self.sync(api, token: token2, from: nil, limit: 10)
             #expect(again.flatMap(\.entities).map(\.id) == ["check-1", "check-3"])
+        }
+    }
+
+    @Test("the days removals are kept are bounded as the document says, and refused with a sentence")
+    func removalsKeptDaysBounds() async throws {
+        try await ServerFixture().runSeeded { api in
+            for days in ["0", "3651", "-1", "\"30\""] {
+                let settings = #"{"settings": {"dataSettings": {"removalsKeptDays": \#(days)}}}"#
+                let reply = try await api.admin(.patch, "/admin/apps/checks", json: settings)
+                #expect(reply.status == .badRequest, "\(days): \(reply.text)")
+            }
+            let app = try await api.admin(.get, "/admin/apps/checks")
+            #expect(!app.text.contains("removalsKeptDays"), "nothing was set: \(app.text)")
+            let bad = try await api.admin(
+                .patch,
+                "/admin/apps/checks",
+                json: #"{"settings": {"dataSettings": {"removalsKeptDays": 0}}}"#
+            )
+            #expect(bad.text.contains("removalsKeptDays must be between 1 and 3650"), "\(bad.text)")
+            // Rules of sets given later keep the days.
+            let set = #"{"settings": {"dataSettings": {"removalsKeptDays": 90}}}"#
+            try api.expectStatus(try await api.admin(.patch, "/admin/apps/checks", json: set), .ok)
+            let rules =
+                #"{"settings": {"dataSettings": {"entitySets": {"checks": {"writableFields": ["status"], "allowsCreation": false}}}}}"#
+            let after = try await api.admin(.patch, "/admin/apps/checks", json: rules)
+            try api.expectStatus(after, .ok)
+            let settings = try after.decode(Components.Schemas.App.self).settings
+            #expect(settings.dataSettings?.removalsKeptDays == 90)
+            #expect(settings.dataSettings?.entitySets?.additionalProperties["checks"]?.writableFields == ["status"])
         }
     }
 

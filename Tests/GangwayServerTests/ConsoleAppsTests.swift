@@ -57,7 +57,8 @@ struct ConsoleAppsTests {
                       "blockWipingPolicy": {"blockWipeEnabled": true, "blockDisconnectedPeriod": 7, "wipeDisconnectedPeriod": 30},
                       "logSettings": {"logEnabled": true, "logLevel": "warning", "maxEntriesPerUpload": 50, "uploadIntervalSeconds": 600},
                       "consentSettings": {"eulaVersion": "3"},
-                      "recoverySettings": {"passcodeResetKeepsData": false}}}
+                      "recoverySettings": {"passcodeResetKeepsData": false},
+                      "dataSettings": {"removalsKeptDays": 45}}}
                     """#
             )
             try api.expectStatus(change, .ok)
@@ -72,6 +73,7 @@ struct ConsoleAppsTests {
             #expect(fields["allowUploadPendingChangesFromPreviousUser"] == nil, "unchecked: not sent")
             #expect(fields["blockWipeEnabled"] == "on")
             #expect(fields["logLevel"] == "warning")
+            #expect(fields["removalsKeptDays"] == "45")
             let saved = try await browser.submit(page, to: "/console/apps/checks", fields.map { ($0.key, $0.value) })
             try saved.expect(.ok)
             #expect(saved.text.contains("Nothing changed."))
@@ -94,8 +96,11 @@ struct ConsoleAppsTests {
             var fields = Self.controls(of: page.text)
             #expect(fields.removeValue(forKey: "allowUploadPendingChangesFromPreviousUser") == "on")
             fields["passwordPolicyMinLength"] = "12"
+            #expect(fields["removalsKeptDays"] == "30", "the default, shown")
+            fields["removalsKeptDays"] = "90"
             let saved = try await browser.submit(page, to: "/console/apps/checks", fields.map { ($0.key, $0.value) })
             try saved.expect(.ok)
+            #expect(saved.text.contains("Removed entities are remembered 90 days"))
             #expect(saved.text.contains("wait on the device until their author signs in again"))
             #expect(saved.text.contains("Stricter passcode rules"))
             #expect(!saved.text.contains("Nothing changed."))
@@ -103,6 +108,7 @@ struct ConsoleAppsTests {
             let shared = try #require(exchange["sharedDeviceSettings"] as? [String: Any])
             #expect(shared["allowUploadPendingChangesFromPreviousUser"] as? Bool == false)
             #expect((exchange["passwordPolicy"] as? [String: Any])?["passwordPolicyMinLength"] as? Int == 12)
+            #expect((exchange["dataSettings"] as? [String: Any])?["removalsKeptDays"] as? Int == 90)
             let events = try await OperatorsTests.audit(api)
             #expect(events.first?.action == "updateApp")
             #expect(events.first?.actor == "ops.ada" && events.first?.via == .console)

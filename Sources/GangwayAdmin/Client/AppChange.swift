@@ -22,6 +22,9 @@ public struct AppChange: Sendable, Hashable {
     /// What devices may change offline, for the sets named: each replaces that set's
     /// rules; rules with no writable field and no creation remove the set's.
     public var entitySetRules: [String: EntitySetRules]?
+    /// How many days removals of the app's entities are remembered
+    /// (``GangwayProtocol/APILimits/removalsKeptDays``).
+    public var removalsKeptDays: Int?
     /// The licence agreement version users must accept; an empty string clears it (the
     /// app's own version then applies).
     public var eulaVersion: String?
@@ -43,6 +46,7 @@ public struct AppChange: Sendable, Hashable {
         allowsUploadOfPreviousUserChanges: Bool? = nil,
         passcodeResetKeepsData: Bool? = nil,
         entitySetRules: [String: EntitySetRules]? = nil,
+        removalsKeptDays: Int? = nil,
         eulaVersion: String? = nil,
         consentVersion: String? = nil,
         logUpload: Bool? = nil,
@@ -61,6 +65,7 @@ public struct AppChange: Sendable, Hashable {
         self.allowsUploadOfPreviousUserChanges = allowsUploadOfPreviousUserChanges
         self.passcodeResetKeepsData = passcodeResetKeepsData
         self.entitySetRules = entitySetRules
+        self.removalsKeptDays = removalsKeptDays
     }
 
     /// Whether it changes nothing.
@@ -69,7 +74,8 @@ public struct AppChange: Sendable, Hashable {
     var update: Components.Schemas.AppUpdate {
         var settings: Components.Schemas.AppSettingsUpdate?
         if passcodePolicy != nil || allowsUploadOfPreviousUserChanges != nil || passcodeResetKeepsData != nil
-            || entitySetRules != nil || eulaVersion != nil || consentVersion != nil || logUpload != nil
+            || entitySetRules != nil || removalsKeptDays != nil || eulaVersion != nil || consentVersion != nil
+            || logUpload != nil
             || logLevel != nil || logUploadIntervalSeconds != nil
         {
             settings = Components.Schemas.AppSettingsUpdate(
@@ -87,15 +93,18 @@ public struct AppChange: Sendable, Hashable {
                 consentSettings: eulaVersion == nil && consentVersion == nil
                     ? nil : .init(eulaVersion: eulaVersion, consentVersion: consentVersion),
                 recoverySettings: passcodeResetKeepsData.map { .init(passcodeResetKeepsData: $0) },
-                dataSettings: entitySetRules.map { sets in
-                    .init(
-                        entitySets: .init(
-                            additionalProperties: sets.mapValues {
-                                .init(writableFields: $0.writableFields.sorted(), allowsCreation: $0.allowsCreation)
-                            }
-                        )
+                dataSettings: entitySetRules == nil && removalsKeptDays == nil
+                    ? nil
+                    : .init(
+                        entitySets: entitySetRules.map { sets in
+                            .init(
+                                additionalProperties: sets.mapValues {
+                                    .init(writableFields: $0.writableFields.sorted(), allowsCreation: $0.allowsCreation)
+                                }
+                            )
+                        },
+                        removalsKeptDays: removalsKeptDays
                     )
-                }
             )
         }
         return Components.Schemas.AppUpdate(

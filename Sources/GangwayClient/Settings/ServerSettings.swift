@@ -37,6 +37,10 @@ public struct ServerSettings: Sendable, Hashable, Codable {
     public var consentVersion: String?
     /// What devices may change offline, by entity set; `nil` or a set left out: nothing.
     public var entitySetRules: [String: EntitySetRules]?
+    /// How many days the server remembers removed entities when the app says
+    /// (`removalsKeptDays`); `nil`: ``GangwayProtocol/APIDefaults/removalsKeptDays``. A copy
+    /// older than that is read again from the start at its next sync.
+    public var removalsKeptDays: Int?
     /// The schemas of the entity sets that have one (from the settings exchange only):
     /// the device checks its changes against them, and builds its local store from them.
     public var entitySchemas: [String: EntitySchema]?
@@ -81,6 +85,9 @@ public struct ServerSettings: Sendable, Hashable, Codable {
             entitySetRules = sets.mapValues {
                 EntitySetRules(writableFields: Set($0.writableFields), allowsCreation: $0.allowsCreation)
             }
+        }
+        if let days = parts.dataSettings?.removalsKeptDays, APILimits.removalsKeptDays.contains(days) {
+            removalsKeptDays = days
         }
         // The server checks every write against its schemas: one this version cannot read
         // is left out here, and only the server's own check applies to its set.

@@ -62,7 +62,8 @@ struct AdminAppsAdd: AsyncParsableCommand {
 struct AdminSettings: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "settings",
-        abstract: "Show an app's settings: passcode policy, shared device, out-of-contact limits, minimum version."
+        abstract:
+            "Show an app's settings: passcode policy, shared device, logs, removals kept, out-of-contact limits, minimum version."
     )
 
     @OptionGroup var server: AdminOptions

@@ -22,7 +22,7 @@ struct AdminData: AsyncParsableCommand {
             """,
         subcommands: [
             AdminDataList.self, AdminDataPut.self, AdminDataDelete.self, AdminDataSchema.self, AdminDataFields.self,
-            AdminDataChanges.self, AdminDataConflicts.self,
+            AdminDataRetention.self, AdminDataChanges.self, AdminDataConflicts.self,
         ],
         defaultSubcommand: AdminDataList.self
     )

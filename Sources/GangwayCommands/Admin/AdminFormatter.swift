@@ -106,6 +106,7 @@ enum AdminFormatter {
             passcodeReset(app),
             agreements(app),
             logSettings(app),
+            retention(app),
             "Out of contact:  "
                 + [
                     settings.lockAfterDaysWithoutContact.map { "sign in again after \($0) days" },
@@ -128,6 +129,12 @@ enum AdminFormatter {
         let eula = app.settings.eulaVersion.map { "licence agreement \($0)" } ?? "licence agreement: the app's own"
         let consent = app.settings.consentVersion.map { "consent \($0)" } ?? "consent: the app's own"
         return "Agreements:      \(eula); \(consent)"
+    }
+
+    static func retention(_ app: ManagedApp) -> String {
+        let days = app.settings.removalsKeptDays ?? APIDefaults.removalsKeptDays
+        return
+            "Removals kept:   \(days) \(days == 1 ? "day" : "days"); a device away longer reads its sets again from the start"
     }
 
     static func passcodeReset(_ app: ManagedApp) -> String {

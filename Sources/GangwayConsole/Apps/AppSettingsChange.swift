@@ -16,7 +16,7 @@ package struct AppSettingsChange: Sendable {
     package var consequences: [String] {
         var said: [String] = []
         if old.name != new.name { said.append("Devices show the app's new name, \(new.name).") }
-        said += passcode + version + shared + contact + logs + agreements + recovery
+        said += passcode + version + shared + contact + logs + agreements + recovery + retention
         return said.isEmpty ? ["Nothing changed."] : said
     }
 
@@ -171,6 +171,17 @@ package struct AppSettingsChange: Sendable {
             after
                 ? "From each person's next sign-in on a device, a forgotten passcode is reset with the data kept."
                 : "Every recovery secret of the app's devices is destroyed: a forgotten passcode erases the person's data on the device."
+        ]
+    }
+
+    private var retention: [String] {
+        func days(_ app: Components.Schemas.App) -> Int {
+            app.settings.dataSettings?.removalsKeptDays ?? APIDefaults.removalsKeptDays
+        }
+        let after = days(new)
+        guard days(old) != after else { return [] }
+        return [
+            "Removed entities are remembered \(after) days: a device away longer reads its sets again from the start at its next sync."
         ]
     }
 }

@@ -107,6 +107,14 @@ package enum AppSettingsForm {
         kind: .flag
     )
 
+    package static let removalsKeptDays = Setting(
+        key: "removalsKeptDays",
+        label: "Days removed entities are remembered",
+        hint:
+            "A device away longer reads its sets again from the start at its next sync; its pending changes are kept.",
+        kind: .number(APILimits.removalsKeptDays)
+    )
+
     /// The passcode policy's settings, from GangwayPolicy's field table.
     package static let policy: [Setting] = PasscodePolicy.fields.map { field in
         var label = field.help.replacingOccurrences(of: " (true or false)", with: "")
@@ -126,6 +134,7 @@ package enum AppSettingsForm {
         ("Logs", [logsEnabled, logLevel, logEntries, logInterval]),
         ("Agreements", [eulaVersion, consentVersion]),
         ("Passcode reset", [resetKeepsData]),
+        ("Offline data", [removalsKeptDays]),
     ]
 
     /// The form's values for `app`, by key: `on` for a flag that is set, as a browser
@@ -168,6 +177,7 @@ package enum AppSettingsForm {
             settings.recoverySettings?.passcodeResetKeepsData,
             APIDefaults.passcodeResetKeepsData
         )
+        values[removalsKeptDays.key] = number(settings.dataSettings?.removalsKeptDays, APIDefaults.removalsKeptDays)
         return values
     }
 
@@ -286,6 +296,10 @@ package enum AppSettingsForm {
             eulaVersion: agreement(eulaVersion, consent?.eulaVersion),
             consentVersion: agreement(consentVersion, consent?.consentVersion)
         )
+        // The days as shown are sent only when they change what applies, so that sending
+        // the form back as shown changes nothing.
+        let days = try number(removalsKeptDays)
+        let keptDays = current.settings.dataSettings?.removalsKeptDays ?? APIDefaults.removalsKeptDays
         return Components.Schemas.AppUpdate(
             name: text(name),
             emailDomains: Self.list(text(emailDomains)),
@@ -305,7 +319,8 @@ package enum AppSettingsForm {
                     uploadIntervalSeconds: try number(logInterval)
                 ),
                 consentSettings: agreements,
-                recoverySettings: .init(passcodeResetKeepsData: flag(resetKeepsData))
+                recoverySettings: .init(passcodeResetKeepsData: flag(resetKeepsData)),
+                dataSettings: days == keptDays ? nil : .init(removalsKeptDays: days)
             )
         )
     }

@@ -9,6 +9,10 @@ public enum APIDefaults {
     /// Whether a passcode reset keeps the user's data: the server keeps and releases a
     /// recovery secret per registration (`recoverySettings`).
     public static let passcodeResetKeepsData = true
+    /// How long the server remembers a removed entity (its tombstone in the set's change
+    /// log) unless the app says otherwise (`removalsKeptDays`): a device whose copy is
+    /// older than that reads the set again from the start.
+    public static let removalsKeptDays = 30
     /// How many records an admin listing returns when the request does not say (`limit`).
     public static let listLimit = 100
     /// How many entities and removals a page of a sync holds when the device does not say

@@ -57,6 +57,8 @@ public enum APILimits {
     public static let logUploadIntervalSeconds = LogUploadSchedule.intervalSeconds
     /// Days out of contact before a device is blocked, or wiped; 0: never.
     public static let disconnectedDays = 0...3650
+    /// How many days removals of entities are remembered (`removalsKeptDays`).
+    public static let removalsKeptDays = 1...3650
     /// An OpenID provider's issuer URL.
     public static let issuer = 1...2048
     /// A person's subject at their provider.
@@ -219,6 +221,7 @@ public enum APILimits {
         add(property("BlockWipingPolicy", "blockDisconnectedPeriod"), .value, disconnectedDays)
         add(property("BlockWipingPolicy", "wipeDisconnectedPeriod"), .value, disconnectedDays)
         add(property("LogSettings", "maxEntriesPerUpload"), .value, logEntriesPerUpload)
+        add(property("DataSettings", "removalsKeptDays"), .value, removalsKeptDays)
         add(property("LogSettings", "uploadIntervalSeconds"), .value, logUploadIntervalSeconds)
         add(property("ConsentSettings", "eulaVersion"), .length, agreementVersion)
         add(property("ConsentSettings", "consentVersion"), .length, agreementVersion)

@@ -26,10 +26,6 @@ public enum EntityLimits {
     /// fills a set others work in.
     public static let creationsPerAuthor = 200
 
-    /// How long the server remembers a removed entity (its tombstone in the set's change
-    /// log): a device whose copy is older than that reads the set again from the start.
-    public static let removalsKeptDays = 30
-
     /// Whether `name` is a field name: a letter, then letters, digits and `_`.
     public static func isFieldName(_ name: String) -> Bool {
         let scalars = name.unicodeScalars

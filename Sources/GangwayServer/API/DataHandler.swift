@@ -126,7 +126,9 @@ struct DataHandler: APIHandler {
             }
         }
         var page = try await read()
-        if let refusal = cursor.refusal(of: page) { throw refusal }
+        if let refusal = cursor.refusal(of: page, removalsKeptDays: caller.app.settings.removalsKeptDays) {
+            throw refusal
+        }
         try await devices.noteContact(caller.device)
         var (next, more) = cursor.next(after: page)
         // A current copy asked to wait: answered at the next change to the set that it
@@ -142,7 +144,9 @@ struct DataHandler: APIHandler {
                 )
             {
                 page = try await read()
-                if let refusal = cursor.refusal(of: page) { throw refusal }
+                if let refusal = cursor.refusal(of: page, removalsKeptDays: caller.app.settings.removalsKeptDays) {
+                    throw refusal
+                }
                 (next, more) = cursor.next(after: page)
             }
         }

@@ -89,7 +89,8 @@ struct SyncCursor: Hashable, Sendable {
     /// the set's log is behind the cursor (the server's data is older than the copy), or
     /// removals past the cursor were forgotten. Either way the device reads the set again
     /// from the start.
-    func refusal(of page: EntityLogPage) -> APIError? {
+    /// - Parameter removalsKeptDays: How long the app's removals are remembered, to say so.
+    func refusal(of page: EntityLogPage, removalsKeptDays: Int) -> APIError? {
         if max(position, checkpoint ?? 0) > page.lastPosition {
             return APIError(
                 .gone,
@@ -101,7 +102,7 @@ struct SyncCursor: Hashable, Sendable {
             return APIError(
                 .gone,
                 .cursorExpired,
-                "Your copy of this set is older than the removals the server keeps (\(EntityLimits.removalsKeptDays) days): read the set again from the start, without a cursor."
+                "Your copy of this set is older than the removals the server keeps (\(removalsKeptDays) days): read the set again from the start, without a cursor."
             )
         }
         return nil

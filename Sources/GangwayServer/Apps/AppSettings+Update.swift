@@ -7,6 +7,9 @@ extension Components.Schemas.AppSettings {
     /// recovery secret per registration); true unless an admin turned it off.
     var passcodeResetKeepsData: Bool { recoverySettings?.passcodeResetKeepsData ?? APIDefaults.passcodeResetKeepsData }
 
+    /// How many days removals of the app's entities are remembered.
+    var removalsKeptDays: Int { dataSettings?.removalsKeptDays ?? APIDefaults.removalsKeptDays }
+
     /// What devices may do to `entitySet`; `nil` when they may not change it.
     func rules(for entitySet: String) -> EntitySetRules? {
         guard let rules = dataSettings?.entitySets?.additionalProperties[entitySet] else { return nil }
@@ -60,7 +63,15 @@ extension Components.Schemas.AppSettings {
                 }
                 current[name] = rules.writableFields.isEmpty && !rules.allowsCreation ? nil : rules
             }
-            result.dataSettings = .init(entitySets: .init(additionalProperties: current))
+            result.dataSettings = .init(
+                entitySets: .init(additionalProperties: current),
+                removalsKeptDays: result.dataSettings?.removalsKeptDays
+            )
+        }
+        if let days = update.dataSettings?.removalsKeptDays {
+            var data = result.dataSettings ?? .init()
+            data.removalsKeptDays = days
+            result.dataSettings = data
         }
         if let consent = update.consentSettings {
             let current = consentSettings ?? .init()
@@ -96,6 +107,7 @@ extension Components.Schemas.AppSettings {
         }
         try check(logSettings?.maxEntriesPerUpload, "maxEntriesPerUpload", APILimits.logEntriesPerUpload)
         try check(logSettings?.uploadIntervalSeconds, "uploadIntervalSeconds", LogUploadSchedule.intervalSeconds)
+        try check(dataSettings?.removalsKeptDays, "removalsKeptDays", APILimits.removalsKeptDays)
         let sets = dataSettings?.entitySets?.additionalProperties ?? [:]
         if sets.count > APILimits.entitySets.upperBound {
             throw invalid("entitySets", "holds at most \(APILimits.entitySets.upperBound) entity sets")

@@ -8,7 +8,8 @@ import ServiceLifecycle
 /// every ``interval``, while the server serves: expired device grants, codes, federated
 /// sign-ins, sessions and refresh tokens, old sign-in counts and device cookies, the
 /// overview's counts past ``ActivityBucket/keptFor``, and the tombstones of entities
-/// removed more than ``EntityLimits/removalsKeptDays`` ago. Several
+/// removed longer ago than each app keeps them (`removalsKeptDays`, by default
+/// ``GangwayProtocol/APIDefaults/removalsKeptDays``). Several
 /// processes on one PostgreSQL database may each run it; a deletion twice is a no-op.
 struct ExpiredRowsPurge: Service {
     /// How often the rows are purged.
@@ -20,8 +21,12 @@ struct ExpiredRowsPurge: Service {
 
     /// Purges every kind of row once; the number deleted.
     static func purge(_ storage: ServerStorage, at now: Date) async throws -> Int {
-        try await storage.purgeExpired(at: now) + storage.purgeActivity(at: now)
-            + storage.purgeRemovals(before: now.addingTimeInterval(-Double(EntityLimits.removalsKeptDays) * 86_400))
+        var deleted = try await storage.purgeExpired(at: now) + storage.purgeActivity(at: now)
+        for app in try await storage.apps() {
+            let kept = Double(app.settings.removalsKeptDays) * 86_400
+            deleted += try await storage.purgeRemovals(of: app.id, before: now.addingTimeInterval(-kept))
+        }
+        return deleted
     }
 
     func run() async throws {

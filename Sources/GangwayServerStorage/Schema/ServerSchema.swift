@@ -351,7 +351,7 @@ enum ServerSchema {
     /// write, and by a tombstone, so a removal reaches those who had the entity); and the
     /// moves of entities from one subset value to another (`entity_moves`), each at the
     /// set's position of the write that moved it, so a reader of the old value removes
-    /// it. Moves are forgotten with the removals (``ServerStorage/purgeRemovals(before:)``).
+    /// it. Moves are forgotten with the removals (``ServerStorage/purgeRemovals(of:before:)``).
     static func version21(_ dialect: StorageKind) -> [String] {
         [
             "ALTER TABLE users ADD COLUMN attributes TEXT NOT NULL DEFAULT '{}'",

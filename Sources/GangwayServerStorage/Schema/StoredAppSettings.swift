@@ -70,6 +70,9 @@ struct StoredAppSettings: Codable, Equatable {
     struct DataSets: Codable, Equatable {
         /// By the set's name.
         var entitySets: [String: EntitySet]?
+        /// Added after version 1 was fixed: rows without it read as the default, which
+        /// is what they meant, and an older server reading a row with it ignores it.
+        var removalsKeptDays: Int?
     }
 
     struct EntitySet: Codable, Equatable {
@@ -108,7 +111,8 @@ extension StoredAppSettings {
             DataSets(
                 entitySets: data.entitySets?.additionalProperties.mapValues {
                     EntitySet(writableFields: $0.writableFields, allowsCreation: $0.allowsCreation)
-                }
+                },
+                removalsKeptDays: data.removalsKeptDays
             )
         }
     }
@@ -157,7 +161,8 @@ extension StoredAppSettings {
                                 .init(writableFields: set.writableFields, allowsCreation: set.allowsCreation)
                             }
                         )
-                    }
+                    },
+                    removalsKeptDays: stored.removalsKeptDays
                 )
             }
         )

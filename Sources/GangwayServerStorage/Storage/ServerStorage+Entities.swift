@@ -123,7 +123,7 @@ extension ServerStorage {
     }
 
     /// Removes an entity, at `date`: it leaves a tombstone at the set's next position,
-    /// kept until the removals are purged (``purgeRemovals(before:)``); `false` when there was
+    /// kept until the removals are purged (``purgeRemovals(of:before:)``); `false` when there was
     /// none.
     public func deleteEntity(
         appID: String,
@@ -276,11 +276,13 @@ extension ServerStorage {
     /// last position it forgot, so a reader whose cursor is before it is told to read the
     /// set again. The moves of entities out of subset values before `date` go with them.
     /// Returns how many tombstones it forgot.
-    public func purgeRemovals(before date: Date) async throws(StorageError) -> Int {
+    /// - Parameter appID: The app whose sets to purge; `nil`: every app's.
+    public func purgeRemovals(of appID: String? = nil, before date: Date) async throws(StorageError) -> Int {
+        let app: SQL = appID.map { "AND app_id = \($0)" } ?? ""
         let sets = try await all(
             """
-            SELECT app_id, entity_set FROM entities WHERE removed_at < \(date)
-            UNION SELECT app_id, entity_set FROM entity_moves WHERE moved_at < \(date)
+            SELECT app_id, entity_set FROM entities WHERE removed_at < \(date) \(app)
+            UNION SELECT app_id, entity_set FROM entity_moves WHERE moved_at < \(date) \(app)
             ORDER BY app_id, entity_set
             """
         ) { row throws(StorageError) in
