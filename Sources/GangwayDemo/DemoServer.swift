@@ -29,23 +29,48 @@ public struct DemoServer: EmbeddedServer {
     /// server listens on another, and what was made for the old address (activation links,
     /// QR codes) no longer reaches it.
     public let keptPortTaken: Int?
+    /// The checks of a larger operation its first start seeds beside the demo's own
+    /// (``seed(generatedChecks:)``).
+    let generatedChecks: Int
 
     /// Opens (or creates) the server's database under `directory`. One that cannot be
     /// opened leaves no lock of its own behind.
     /// - Throws: ``PrivateFileError/inUse`` when another process serves `directory`.
-    /// - Parameter holder: What runs it, for the message a second process shows.
-    public init(directory: URL, bcryptCost: UInt8, logger: Logger, holder: String) async throws {
+    /// - Parameters:
+    ///   - holder: What runs it, for the message a second process shows.
+    ///   - generatedChecks: The checks of a larger operation a first start seeds beside
+    ///     the demo's own (``seed(generatedChecks:)``); none unless given.
+    public init(
+        directory: URL,
+        bcryptCost: UInt8,
+        logger: Logger,
+        holder: String,
+        generatedChecks: Int = 0
+    ) async throws {
         let hold = try DirectoryLock(directory, holder: holder)
         do {
-            try await self.init(directory: directory, bcryptCost: bcryptCost, logger: logger, hold: hold)
+            try await self.init(
+                directory: directory,
+                bcryptCost: bcryptCost,
+                logger: logger,
+                hold: hold,
+                generatedChecks: generatedChecks
+            )
         } catch {
             hold.releaseRemovingWhatItMade()
             throw error
         }
     }
 
-    private init(directory: URL, bcryptCost: UInt8, logger: Logger, hold: DirectoryLock) async throws {
+    private init(
+        directory: URL,
+        bcryptCost: UInt8,
+        logger: Logger,
+        hold: DirectoryLock,
+        generatedChecks: Int
+    ) async throws {
         self.hold = hold
+        self.generatedChecks = generatedChecks
         self.directory = directory
         self.logger = logger
         let kept = (try? String(contentsOf: directory.appendingPathComponent("port"), encoding: .utf8))
@@ -90,22 +115,40 @@ public struct DemoServer: EmbeddedServer {
     }
 
     /// The demo's seed: its app, its users and the app's checks.
-    public static var seed: ServerSeed {
-        ServerSeed(
+    public static var seed: ServerSeed { seed(generatedChecks: 0) }
+
+    /// The demo's seed, with `generatedChecks` more checks of a larger operation spread
+    /// over ten stations (``GangwayTerminal/DemoApp/generatedChecks(_:)``): then each
+    /// check has a station, and each user receives their own station's checks only
+    /// (alice CDG, where the demo's five checks are; bob ORY).
+    public static func seed(generatedChecks: Int) -> ServerSeed {
+        let stations = generatedChecks > 0
+        let checks =
+            stations
+            ? DemoApp.checks.map { check in (check.id, check.fields.merging(["station": "CDG"]) { $1 }) }
+                + DemoApp.generatedChecks(generatedChecks) : DemoApp.checks
+        return ServerSeed(
             apps: [
                 SeedApp(
                     id: DemoApp.appID,
                     name: DemoApp.appName,
                     emailDomains: [DemoApp.emailDomain],
                     settings: appSettings,
-                    schemas: [ChecksText.entitySet: DemoApp.checksSchema]
+                    schemas: [ChecksText.entitySet: stations ? DemoApp.stationChecksSchema : DemoApp.checksSchema],
+                    subsets: stations ? [ChecksText.entitySet: DemoApp.stationSubset] : [:]
                 )
             ],
             users: DemoApp.users.map {
-                SeedUser($0.username, password: Secret($0.password), displayName: $0.displayName)
+                SeedUser(
+                    $0.username,
+                    password: Secret($0.password),
+                    displayName: $0.displayName,
+                    attributes: stations
+                        ? [DemoApp.stationSubset.attribute: DemoApp.userStations[$0.username] ?? []] : [:]
+                )
             },
-            entities: DemoApp.checks.map {
-                SeedEntity(app: DemoApp.appID, entitySet: ChecksText.entitySet, id: $0.id, fields: $0.fields)
+            entities: checks.map {
+                SeedEntity(app: DemoApp.appID, entitySet: ChecksText.entitySet, id: $0.0, fields: $0.1)
             }
         )
     }
@@ -224,7 +267,7 @@ public struct DemoServer: EmbeddedServer {
     func seed() async throws {
         let marker = directory.appendingPathComponent(Self.demoMarker)
         guard isDemo, try PrivateFiles.read(marker) != Data(Self.seededNote.utf8) else { return }
-        let seed = Self.seed
+        let seed = Self.seed(generatedChecks: generatedChecks)
         let parts =
             seed.apps.map { ServerSeed(apps: [$0]) } + seed.users.map { ServerSeed(users: [$0]) }
             + [ServerSeed(entities: seed.entities)]

@@ -88,6 +88,17 @@ struct AppCommand: AsyncParsableCommand {
     )
     var permissions: [String] = []
 
+    @Option(
+        name: .customLong("demo-checks"),
+        help: ArgumentHelp(
+            "At the embedded server's first start, seed this many more checks (1 to \(DemoApp.generatedChecksLimit)) of a larger operation over ten stations.",
+            discussion:
+                "Each check then has a station, and each user receives their own station's checks only: alice CDG (with the demo's five checks), bob ORY. A server seeded before keeps what it has.",
+            valueName: "count"
+        )
+    )
+    var demoChecks: Int?
+
     /// The permissions `--permissions` names, in order, each once.
     static func permissions(_ values: [String]) throws -> [Permission] {
         var chosen: [Permission] = []
@@ -119,6 +130,14 @@ struct AppCommand: AsyncParsableCommand {
             _ = try URLOption.parse(serverURL, option: "--server")
         }
         _ = try Self.permissions(permissions)
+        try Self.validate(demoChecks: demoChecks)
+    }
+
+    /// Refuses a `--demo-checks` out of its range.
+    static func validate(demoChecks: Int?) throws {
+        if let demoChecks, !(1...DemoApp.generatedChecksLimit).contains(demoChecks) {
+            throw ValidationError("--demo-checks must be between 1 and \(DemoApp.generatedChecksLimit).")
+        }
     }
 
     func run() async throws {
@@ -149,7 +168,15 @@ struct AppCommand: AsyncParsableCommand {
                 try await DeviceApp(
                     options: options,
                     console: Console(mode: plain ? .plain : nil),
-                    embeddedServer: { try await DemoServer(directory: $0, bcryptCost: $1, logger: $2, holder: $3) }
+                    embeddedServer: { [demoChecks] in
+                        try await DemoServer(
+                            directory: $0,
+                            bcryptCost: $1,
+                            logger: $2,
+                            holder: $3,
+                            generatedChecks: demoChecks ?? 0
+                        )
+                    }
                 ).run()
             }
         } catch is DeviceApp.InputEndedEarly, is DeviceApp.LaunchFailed {

@@ -151,6 +151,17 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var demo = false
 
+    @Option(
+        name: .customLong("demo-checks"),
+        help: ArgumentHelp(
+            "With --demo: seed this many more checks (1 to \(DemoApp.generatedChecksLimit)) of a larger operation over ten stations.",
+            discussion:
+                "Each check then has a station, and each user receives their own station's checks only: alice CDG (with the demo's five checks), bob ORY.",
+            valueName: "count"
+        )
+    )
+    var demoChecks: Int?
+
     @Flag(name: .customLong("new-admin-token"), help: "Write a new admin token and retire the old one.")
     var newAdminToken = false
 
@@ -173,6 +184,8 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         try DirectoryOption.validate(dataDirectory, option: "--data-dir")
         try BcryptCostOption.validate(bcryptCost)
+        try AppCommand.validate(demoChecks: demoChecks)
+        if demoChecks != nil, !demo { throw ValidationError("--demo-checks goes with --demo.") }
         for (option, value) in [("--host", host), ("--console-host", consoleHost)] {
             if let value, value.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw ValidationError("\(option) needs an address, such as 127.0.0.1.")
@@ -444,7 +457,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// Seeds the device app's demo unless its app is there.
     private func seedDemo(_ server: MobileServicesServer) async throws {
         do throws(SeedError) {
-            try await server.seed(DemoServer.seed)
+            try await server.seed(DemoServer.seed(generatedChecks: demoChecks ?? 0))
         } catch {
             guard error == .appExists else { throw error }
             Console.standardOutput("Demo: the app '\(DemoApp.appID)' is there already; nothing seeded.")
@@ -454,5 +467,13 @@ struct ServeCommand: AsyncParsableCommand {
         Console.standardOutput(
             "Demo: app '\(DemoApp.appID)' (work email @\(DemoApp.emailDomain)), users \(users). For trying Gangway only."
         )
+        if let demoChecks {
+            let stations = DemoApp.users.map {
+                "\($0.username) \(DemoApp.userStations[$0.username]?.joined() ?? "none")"
+            }
+            Console.standardOutput(
+                "Demo: \(demoChecks + DemoApp.checks.count) checks over \(DemoApp.stations.count) stations; each user receives their station's: \(stations.joined(separator: ", "))."
+            )
+        }
     }
 }

@@ -50,7 +50,7 @@ extension MobileServicesServer {
                 try await Self.apply(request, item: "schema of \(app.id)/\(entitySet)") {
                     _ = try await api.putEntitySchema(
                         path: .init(appID: app.id, entitySet: entitySet),
-                        body: .json(.init(fields))
+                        body: .json(.init(fields, subset: app.subsets[entitySet]))
                     )
                 }
             }
@@ -61,6 +61,13 @@ extension MobileServicesServer {
                     body: .json(
                         .init(username: user.username, password: user.password.value, displayName: user.displayName)
                     )
+                )
+            }
+            guard !user.attributes.isEmpty else { continue }
+            try await Self.apply(request, item: "attributes of user \(user.username)") {
+                _ = try await api.updateUser(
+                    path: .init(username: user.username),
+                    body: .json(.init(attributes: .init(additionalProperties: user.attributes)))
                 )
             }
         }

@@ -14,6 +14,8 @@ public struct SeedApp: Sendable, Hashable {
     public var settings: Components.Schemas.AppSettingsUpdate?
     /// The schemas of its entity sets, by set, declared right after the app is created.
     public var schemas: [String: [EntityField]]
+    /// The subsets of the sets with a schema, by set: which entities each user receives.
+    public var subsets: [String: EntitySubset]
 
     /// An app with the given ID, name and email domains.
     public init(
@@ -22,9 +24,11 @@ public struct SeedApp: Sendable, Hashable {
         emailDomains: [String] = [],
         minimumVersion: String? = nil,
         settings: Components.Schemas.AppSettingsUpdate? = nil,
-        schemas: [String: [EntityField]] = [:]
+        schemas: [String: [EntityField]] = [:],
+        subsets: [String: EntitySubset] = [:]
     ) {
         self.schemas = schemas
+        self.subsets = subsets
         self.id = id
         self.name = name
         self.emailDomains = emailDomains

@@ -11,12 +11,21 @@ public struct SeedUser: Sendable, Hashable, CustomStringConvertible, CustomDebug
     public var password: Secret
     /// The name people see; the user name when `nil`.
     public var displayName: String?
+    /// The user's attributes (``GangwayServerStorage/UserAttributes``), which choose
+    /// their part of the sets that have a subset; set right after the user is created.
+    public var attributes: [String: [String]]
 
-    /// A user with the given name, password and display name.
-    public init(_ username: String, password: Secret, displayName: String? = nil) {
+    /// A user with the given name, password, display name and attributes.
+    public init(
+        _ username: String,
+        password: Secret,
+        displayName: String? = nil,
+        attributes: [String: [String]] = [:]
+    ) {
         self.username = username
         self.password = password
         self.displayName = displayName
+        self.attributes = attributes
     }
 
     /// The user without the password.

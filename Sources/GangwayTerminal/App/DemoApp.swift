@@ -48,6 +48,46 @@ public enum DemoApp {
         EntityField("due", .dateTime, indexed: true),
     ]
 
+    /// The stations of the demo airline's larger operation (`--demo-checks`), each
+    /// user's first: alice works at CDG, bob at ORY.
+    package static let stations = ["CDG", "ORY", "NCE", "LYS", "MRS", "TLS", "BOD", "NTE", "SXB", "BIA"]
+
+    /// The stations each demo user's part of the checks holds, in the larger operation.
+    package static let userStations = ["alice": ["CDG"], "bob": ["ORY"]]
+
+    /// The most checks the larger operation may generate.
+    package static let generatedChecksLimit = 100_000
+
+    /// The schema of the larger operation's checks: the demo's, with the station, by
+    /// which each user receives their own part (the subset `station` in `stations`).
+    package static let stationChecksSchema: [EntityField] =
+        [EntityField("station", .text, indexed: true)] + checksSchema
+    package static let stationSubset = EntitySubset(field: "station", attribute: "stations")
+
+    /// `count` checks of the larger operation, spread evenly over the ``stations``, the
+    /// same ones at every start: `CDG-00001` on.
+    package static func generatedChecks(_ count: Int) -> [(id: String, fields: [String: String])] {
+        let items = [
+            "fuel level", "tyre pressure", "walk-around", "oil level", "brakes", "cabin", "lights", "de-icing",
+        ]
+        let types = ["A319", "A320", "A321", "A220"]
+        return (0..<count).map { index in
+            let station = stations[index % stations.count]
+            let number = index / stations.count + 1
+            let letters = (0..<3).map { Character(UnicodeScalar(UInt8(65 + (index / [1, 26, 676][$0]) % 26))) }
+            var fields = [
+                "station": station,
+                "aircraft": "\(types[index % types.count]) F-H\(String(letters))",
+                "stand": "\(1 + index % 40)",
+                "item": items[index % items.count],
+                "status": index % 3 == 0 ? "done" : "open",
+                "due": String(format: "2026-12-%02dT%02d:%02d:00Z", 5 + index % 20, index % 24, index % 60),
+            ]
+            if index % 3 == 0 { fields["reading"] = "\(80 + index % 40)" }
+            return (String(format: "%@-%05d", station, number), fields)
+        }
+    }
+
     /// The same checks, for demo mode, which has no server.
     package static func sampleChecks(at now: Date) -> [AppEntity] {
         checks.map { AppEntity(id: $0.id, fields: $0.fields, version: 1, updatedAt: now, updatedBy: "sample") }

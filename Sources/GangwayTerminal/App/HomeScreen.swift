@@ -115,7 +115,17 @@ struct HomeScreen: Sendable {
         if attention > 0 {
             console.line(console.styled(localized("home.attention", count: attention), .yellow))
         }
-        for line in ChecksText.lines(shown) { console.line("  \(line)") }
+        // A page at most: those the user's own work touches first, then the rest in order;
+        // `checks` lists them all, filtered and paged.
+        let first =
+            shown.filter { $0.pending || $0.needsAttention } + shown.filter { !$0.pending && !$0.needsAttention }
+        let listed = Array(first.prefix(OfflineCommands.checksPerPage))
+        let order = Dictionary(uniqueKeysWithValues: shown.enumerated().map { ($1.entity.id, $0) })
+        let page = listed.sorted { order[$0.entity.id] ?? 0 < order[$1.entity.id] ?? 0 }
+        for line in ChecksText.lines(page) { console.line("  \(line)") }
+        if shown.count > page.count {
+            console.line(console.styled(localized("home.moreChecks", shown.count - page.count), .dim))
+        }
     }
 
     /// Whether the person allows usage reports (their consent's last answer).
