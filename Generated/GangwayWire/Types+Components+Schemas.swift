@@ -2400,6 +2400,30 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/IdentityProvider/redirectURI`.
             public var redirectURI: Swift.String?
+            /// Which of the user's attributes the provider's ID token sets, by attribute: the name of the claim that holds its values (a text, or a list of texts). At each sign-in through the provider, each attribute named here takes the claim's values, and loses them when the token has no such claim; attributes not named here stay as the admin set them.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IdentityProvider/attributeClaims`.
+            public struct AttributeClaimsPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Swift.String]
+                /// Creates a new `AttributeClaimsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Swift.String] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Which of the user's attributes the provider's ID token sets, by attribute: the name of the claim that holds its values (a text, or a list of texts). At each sign-in through the provider, each attribute named here takes the claim's values, and loses them when the token has no such claim; attributes not named here stay as the admin set them.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IdentityProvider/attributeClaims`.
+            public var attributeClaims: Components.Schemas.IdentityProvider.AttributeClaimsPayload?
             /// Creates a new `IdentityProvider`.
             ///
             /// - Parameters:
@@ -2408,18 +2432,21 @@ extension Components {
             ///   - createsUsers: Whether a person the provider knows and this server does not gets a user at their first sign-in.
             ///   - hasClientSecret:
             ///   - redirectURI: Where the provider sends people back to this server: register it at the provider as a redirect URI of the client.
+            ///   - attributeClaims: Which of the user's attributes the provider's ID token sets, by attribute: the name of the claim that holds its values (a text, or a list of texts). At each sign-in through the provider, each attribute named here takes the claim's values, and loses them when the token has no such claim; attributes not named here stay as the admin set them.
             public init(
                 issuer: Swift.String,
                 clientID: Swift.String,
                 createsUsers: Swift.Bool,
                 hasClientSecret: Swift.Bool,
-                redirectURI: Swift.String? = nil
+                redirectURI: Swift.String? = nil,
+                attributeClaims: Components.Schemas.IdentityProvider.AttributeClaimsPayload? = nil
             ) {
                 self.issuer = issuer
                 self.clientID = clientID
                 self.createsUsers = createsUsers
                 self.hasClientSecret = hasClientSecret
                 self.redirectURI = redirectURI
+                self.attributeClaims = attributeClaims
             }
             public enum CodingKeys: String, CodingKey {
                 case issuer
@@ -2427,6 +2454,7 @@ extension Components {
                 case createsUsers
                 case hasClientSecret
                 case redirectURI
+                case attributeClaims
             }
         }
         /// An app's authentication. With `oauth2` and no provider, people sign in as this server's own users on its sign-in page.
@@ -2482,6 +2510,30 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/IdentityProviderChange/createsUsers`.
             public var createsUsers: Swift.Bool?
+            /// Which of the user's attributes the provider's ID token sets, by attribute: the name of the claim that holds its values (a text, or a list of texts). At each sign-in through the provider, each attribute named here takes the claim's values, and loses them when the token has no such claim; attributes not named here stay as the admin set them. Left out or null: none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IdentityProviderChange/attributeClaims`.
+            public struct AttributeClaimsPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Swift.String]
+                /// Creates a new `AttributeClaimsPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Swift.String] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// Which of the user's attributes the provider's ID token sets, by attribute: the name of the claim that holds its values (a text, or a list of texts). At each sign-in through the provider, each attribute named here takes the claim's values, and loses them when the token has no such claim; attributes not named here stay as the admin set them. Left out or null: none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IdentityProviderChange/attributeClaims`.
+            public var attributeClaims: Components.Schemas.IdentityProviderChange.AttributeClaimsPayload?
             /// Creates a new `IdentityProviderChange`.
             ///
             /// - Parameters:
@@ -2489,22 +2541,26 @@ extension Components {
             ///   - clientID: No control characters.
             ///   - clientSecret: No control characters. Sealed, and never shown again.
             ///   - createsUsers: `false` when left out.
+            ///   - attributeClaims: Which of the user's attributes the provider's ID token sets, by attribute: the name of the claim that holds its values (a text, or a list of texts). At each sign-in through the provider, each attribute named here takes the claim's values, and loses them when the token has no such claim; attributes not named here stay as the admin set them. Left out or null: none.
             public init(
                 issuer: Swift.String,
                 clientID: Swift.String,
                 clientSecret: Swift.String? = nil,
-                createsUsers: Swift.Bool? = nil
+                createsUsers: Swift.Bool? = nil,
+                attributeClaims: Components.Schemas.IdentityProviderChange.AttributeClaimsPayload? = nil
             ) {
                 self.issuer = issuer
                 self.clientID = clientID
                 self.clientSecret = clientSecret
                 self.createsUsers = createsUsers
+                self.attributeClaims = attributeClaims
             }
             public enum CodingKeys: String, CodingKey {
                 case issuer
                 case clientID
                 case clientSecret
                 case createsUsers
+                case attributeClaims
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -2524,11 +2580,16 @@ extension Components {
                     Swift.Bool.self,
                     forKey: .createsUsers
                 )
+                self.attributeClaims = try container.decodeIfPresent(
+                    Components.Schemas.IdentityProviderChange.AttributeClaimsPayload.self,
+                    forKey: .attributeClaims
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "issuer",
                     "clientID",
                     "clientSecret",
-                    "createsUsers"
+                    "createsUsers",
+                    "attributeClaims"
                 ])
             }
         }

@@ -99,6 +99,31 @@ struct AdminAuthEndToEndTests {
         #expect(removed.output.contains("Redirect URIs:   none: the device grant only"))
     }
 
+    @Test("attribute claims: set with the provider, kept by other options, replaced, removed; a bad one refused")
+    func attributeClaims() async throws {
+        let machine = try Machine()
+        defer { machine.directory.remove() }
+        let set = try await machine.admin([
+            "auth", "--type", "oauth2", "--issuer", "https://login.airline.example", "--client-id", "c",
+            "--attribute-claim", "stations=station_codes", "--attribute-claim", "teams=groups",
+        ])
+        #expect(set.status == 0, "\(set.standardError)")
+        #expect(set.output.contains("Attributes:      stations from claim station_codes, teams from claim groups"))
+        let kept = try await machine.admin(["auth", "--creates-users", "true"])
+        #expect(kept.output.contains("Attributes:      stations from claim station_codes, teams from claim groups"))
+        let replaced = try await machine.admin(["auth", "--attribute-claim", "stations=stations"])
+        #expect(replaced.output.contains("Attributes:      stations from claim stations\n"), "\(replaced.output)")
+        for bad in [["1st=x"], ["a="], ["a=b", "a=c"], ["noequals"]] {
+            let refused = try await machine.admin(["auth"] + bad.flatMap { ["--attribute-claim", $0] })
+            #expect(refused.status == 64, "\(bad)")
+            #expect(refused.standardError.contains("--attribute-claim"), "\(refused.standardError)")
+        }
+        let both = try await machine.admin(["auth", "--no-attribute-claims", "--attribute-claim", "a=b"])
+        #expect(both.status == 64)
+        let removed = try await machine.admin(["auth", "--no-attribute-claims"])
+        #expect(removed.output.contains("Attributes:      none from the provider's claims"))
+    }
+
     @Test("bad command lines exit 64, a value the server refuses exits 1 with its reason; nothing changes")
     func refused() async throws {
         let machine = try Machine()

@@ -112,6 +112,7 @@ struct ConsoleSignInSettingsTests {
             #expect(again.text.contains("Nothing changed."))
             #expect(try await Self.authentication(api).provider?.hasClientSecret == true)
 
+
             // Back to passwords as the command line does it, keeping the provider: the page
             // then saves as it shows, unchanged.
             let keeping = try await admin.submit(
@@ -150,6 +151,28 @@ struct ConsoleSignInSettingsTests {
             #expect(events.prefix(6).allSatisfy { $0.action == "setAppAuthentication" && $0.actor == "ops.ada" })
             #expect(events.first?.target == "/admin/apps/checks/authentication")
             #expect(try await admin.get("/console/apps/nowhere/sign-in").status == .notFound)
+
+            // Attributes from the provider's claims, set through the API: the page does not
+            // show them, and saving it keeps them for the same provider.
+            let claims = """
+                {"type": "oauth2", "redirectURIs": ["com.airline.checks:/oauth"],
+                 "provider": {"issuer": "https://login.example.com", "clientID": "gangway", "createsUsers": true,
+                              "attributeClaims": {"stations": "station_codes"}}}
+                """
+            try api.expectStatus(try await api.admin(.put, "/admin/apps/checks/authentication", json: claims), .ok)
+            let withClaims = try await admin.submit(
+                back,
+                to: "/console/apps/checks/sign-in",
+                [
+                    ("type", "oauth2"), ("issuer", "https://login.example.com"), ("clientID", "gangway"),
+                    ("createsUsers", "on"), ("redirectURIs", "com.airline.checks:/oauth"),
+                ]
+            )
+            try withClaims.expect(.ok)
+            #expect(
+                try await Self.authentication(api).provider?.attributeClaims?.additionalProperties
+                    == ["stations": "station_codes"]
+            )
         }
     }
 }

@@ -126,6 +126,89 @@ struct FederatedSignInTests {
     }
 
     @Test(
+        "the provider's claims set the attributes the app names at each sign-in, and so each person's part of a set",
+        arguments: Backend.available
+    )
+    func attributesFromClaims(backend: Backend) async throws {
+        try await Self.withProvider(backend: backend) { fixture, api, provider in
+            let body = """
+                {"type": "oauth2", "redirectURIs": ["\(Code.loopback)"],
+                 "provider": {"issuer": "\(provider.issuer)", "clientID": "\(Self.clientID)",
+                              "clientSecret": "provider-secret-1", "createsUsers": true,
+                              "attributeClaims": {"stands": "stand_codes", "teams": "team"}}}
+                """
+            let set = try await api.admin(.put, "/admin/apps/checks/authentication", json: body)
+            try api.expectStatus(set, .ok)
+            let shown = try set.decode(Components.Schemas.AppAuthentication.self)
+            #expect(
+                shown.provider?.attributeClaims?.additionalProperties == ["stands": "stand_codes", "teams": "team"]
+            )
+            let schema = try await api.admin(
+                .put,
+                "/admin/apps/checks/schemas/checks",
+                json: EntitySubsetAPITests.schema
+            )
+            try api.expectStatus(schema, .ok)
+            for (id, stand) in [("a", "12"), ("b", "14"), ("c", "16")] {
+                try await EntitySubsetAPITests.put(api, id, stand: stand)
+            }
+            /// Signs carol in at the provider with `claims`: her attributes then, and a token.
+            func signIn(
+                _ claims: [String: any Sendable]
+            ) async throws -> (attributes: [String: [String]], token: String) {
+                try await provider.setClaims(claims, of: "idp-carol")
+                let tokens = try OAuthDeviceGrantTests.tokens(
+                    from: try await Self.tokens(api, provider, subject: "idp-carol")
+                )
+                let user = try await api.admin(.get, "/admin/users/carol").decode(Components.Schemas.User.self)
+                return (user.attributes?.additionalProperties ?? [:], tokens.access)
+            }
+            // The first sign-in: a user, with the attributes of the claims.
+            let first = try await signIn(["preferred_username": "carol", "stand_codes": ["12"], "team": "ramp"])
+            #expect(first.attributes == ["stands": ["12"], "teams": ["ramp"]])
+            _ = try await api.register(token: first.token, device: "tablet-7")
+            #expect(try await EntitySubsetAPITests.sync(api, first.token, from: nil).seen == ["+a"])
+
+            // An attribute no claim sets stays as the admin set it; a claim gone takes its
+            // attribute with it; a value the API would refuse is left out.
+            let zones = try await EntitySubsetAPITests.attributes(
+                api,
+                "carol",
+                #"{"stands": ["12"], "teams": ["ramp"], "zones": ["north"]}"#
+            )
+            try api.expectStatus(zones, .ok)
+            let again = try await signIn(["preferred_username": "carol", "stand_codes": ["14", "16", "bad\u{1}"]])
+            #expect(again.attributes == ["stands": ["14", "16"], "zones": ["north"]])
+            #expect(try await EntitySubsetAPITests.sync(api, again.token, from: nil).seen == ["+b", "+c"])
+            let events = try await OperatorsTests.audit(api)
+            #expect(
+                events.contains {
+                    $0.action == "setAppAuthentication" && ($0.detail ?? "").contains("stands from stand_codes")
+                }
+            )
+        }
+    }
+
+    @Test("attribute claims are bounded as the document says, and refused with a sentence")
+    func attributeClaimsBounds() async throws {
+        try await ServerFixture().runSeeded { api in
+            let many = (1...17).map { "\"a\($0)\": \"c\($0)\"" }.joined(separator: ", ")
+            for claims in [
+                #"{"1x": "c"}"#, #"{"a": ""}"#, "{\(many)}", #"{"a": "\#(String(repeating: "c", count: 65))"}"#,
+            ] {
+                let body = """
+                    {"type": "oauth2", "provider": {"issuer": "https://idp.example", "clientID": "c",
+                     "attributeClaims": \(claims)}}
+                    """
+                let reply = try await api.admin(.put, "/admin/apps/checks/authentication", json: body)
+                #expect(reply.status == .badRequest, "\(claims): \(reply.text)")
+            }
+            let shown = try await api.admin(.get, "/admin/apps/checks/authentication")
+            #expect(!shown.text.contains("attributeClaims"), "nothing was set")
+        }
+    }
+
+    @Test(
         "a provider's person named as an existing user: told apart by provider and user name, the namesake shown"
     )
     func lookAlike() async throws {

@@ -24,12 +24,22 @@ public struct AuthenticationChange: Sendable, Hashable {
         public var clientID: String
         public var clientSecret: Secret?
         public var createsUsers: Bool
+        /// Which user attributes the provider's ID token sets: the claim that holds each
+        /// attribute's values, by attribute.
+        public var attributeClaims: [String: String]
 
-        public init(issuer: String, clientID: String, clientSecret: Secret? = nil, createsUsers: Bool = false) {
+        public init(
+            issuer: String,
+            clientID: String,
+            clientSecret: Secret? = nil,
+            createsUsers: Bool = false,
+            attributeClaims: [String: String] = [:]
+        ) {
             self.issuer = issuer
             self.clientID = clientID
             self.clientSecret = clientSecret
             self.createsUsers = createsUsers
+            self.attributeClaims = attributeClaims
         }
     }
 
@@ -53,7 +63,8 @@ public struct AuthenticationChange: Sendable, Hashable {
                     issuer: $0.issuer,
                     clientID: $0.clientID,
                     clientSecret: $0.clientSecret?.value,
-                    createsUsers: $0.createsUsers
+                    createsUsers: $0.createsUsers,
+                    attributeClaims: $0.attributeClaims.isEmpty ? nil : .init(additionalProperties: $0.attributeClaims)
                 )
             },
             redirectURIs: redirectURIs.isEmpty ? nil : redirectURIs

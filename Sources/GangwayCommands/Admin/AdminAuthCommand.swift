@@ -67,6 +67,20 @@ struct AdminAuth: AsyncParsableCommand {
     )
     var createsUsers: Bool?
 
+    @Option(
+        name: .customLong("attribute-claim"),
+        help: ArgumentHelp(
+            "A user attribute the provider's ID token sets, as ATTRIBUTE=CLAIM (stations=station_codes); repeat for more. Replaces the list.",
+            discussion:
+                "At each sign-in through the provider, the attribute takes the claim's values (a text or a list of texts), and loses them when the token has no such claim.",
+            valueName: "attribute=claim"
+        )
+    )
+    var attributeClaims: [String] = []
+
+    @Flag(name: .customLong("no-attribute-claims"), help: "No user attribute comes from the provider's claims.")
+    var noAttributeClaims = false
+
     @Flag(name: .customLong("own-users"), help: "Remove the provider: people sign in as this server's users.")
     var ownUsers = false
 
@@ -81,7 +95,30 @@ struct AdminAuth: AsyncParsableCommand {
 
     var changesProvider: Bool {
         issuer != nil || clientID != nil || clientSecretFile != nil || clientSecretFromStandardInput
-            || createsUsers != nil
+            || createsUsers != nil || !attributeClaims.isEmpty || noAttributeClaims
+    }
+
+    /// `--attribute-claim`s by attribute.
+    static func claims(_ given: [String]) throws -> [String: String] {
+        var claims: [String: String] = [:]
+        for text in given {
+            let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, EntityLimits.isFieldName(parts[0]), !parts[1].isEmpty,
+                parts[0].count <= APILimits.fieldName.upperBound, parts[1].count <= APILimits.claimName.upperBound,
+                !TextRules.hasControlCharacters(parts[1])
+            else {
+                throw ValidationError(
+                    "--attribute-claim '\(TextRules.shown(text, limit: 100))' is not ATTRIBUTE=CLAIM (an attribute named as a field, a claim of at most \(APILimits.claimName.upperBound) characters)."
+                )
+            }
+            guard claims.updateValue(parts[1], forKey: parts[0]) == nil else {
+                throw ValidationError("--attribute-claim gives \(parts[0]) twice.")
+            }
+        }
+        guard claims.count <= APILimits.userAttributes.upperBound else {
+            throw ValidationError("--attribute-claim sets at most \(APILimits.userAttributes.upperBound) attributes.")
+        }
+        return claims
     }
 
     func validate() throws {
@@ -93,6 +130,10 @@ struct AdminAuth: AsyncParsableCommand {
         if ownUsers, changesProvider {
             throw ValidationError("--own-users removes the provider; it takes no provider option.")
         }
+        if noAttributeClaims, !attributeClaims.isEmpty {
+            throw ValidationError("--no-attribute-claims removes them all; it takes no --attribute-claim.")
+        }
+        _ = try Self.claims(attributeClaims)
         if noRedirectURIs, !redirectURIs.isEmpty {
             throw ValidationError("--no-redirect-uris removes them all; it takes no --redirect-uri.")
         }
@@ -107,6 +148,7 @@ struct AdminAuth: AsyncParsableCommand {
             type, issuer, clientID, createsUsers, ownUsers, changesProvider
         )
         let (redirectURIs, noRedirectURIs) = (redirectURIs, noRedirectURIs)
+        let claims = noAttributeClaims ? [:] : attributeClaims.isEmpty ? nil : try Self.claims(attributeClaims)
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
             let current = try await admin.authentication(app: id)
@@ -131,7 +173,8 @@ struct AdminAuth: AsyncParsableCommand {
                     issuer: issuer,
                     clientID: clientID,
                     clientSecret: secret,
-                    createsUsers: createsUsers ?? current.provider?.createsUsers ?? false
+                    createsUsers: createsUsers ?? current.provider?.createsUsers ?? false,
+                    attributeClaims: claims ?? current.provider?.attributeClaims?.additionalProperties ?? [:]
                 )
             }
             let updated = try await admin.setAuthentication(change, app: id)

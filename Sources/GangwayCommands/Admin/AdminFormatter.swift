@@ -49,6 +49,16 @@ enum AdminFormatter {
                         : "sign in only once an admin linked them to a user ('gangway admin users link')"
                 )
             )
+            let claims = provider.attributeClaims?.additionalProperties ?? [:]
+            lines.append(
+                (
+                    "Attributes",
+                    claims.isEmpty
+                        ? "none from the provider's claims"
+                        : claims.sorted { $0.key < $1.key }.map { "\($0.key) from claim \($0.value)" }
+                            .joined(separator: ", ")
+                )
+            )
             if authentication.type == .basic { lines.append(("", "(the provider is used once the type is oauth2)")) }
         } else if authentication.type == .oauth2 {
             lines.append(("Provider", "none: people sign in as this server's users"))

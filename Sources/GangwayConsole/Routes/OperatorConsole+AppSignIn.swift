@@ -136,7 +136,13 @@ extension OperatorConsole {
                 issuer: typed.issuer,
                 clientID: typed.clientID,
                 clientSecret: secret.isEmpty ? nil : secret,
-                createsUsers: typed.createsUsers
+                createsUsers: typed.createsUsers,
+                // The form does not show them: the same provider keeps its claims.
+                attributeClaims: kept == true
+                    ? found.authentication.provider?.attributeClaims.map {
+                        .init(additionalProperties: $0.additionalProperties)
+                    }
+                    : nil
             )
         }
         let change = Components.Schemas.AppAuthenticationChange(

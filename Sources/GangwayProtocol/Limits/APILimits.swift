@@ -65,6 +65,9 @@ public enum APILimits {
     public static let subject = 1...255
     /// The client ID the server has at an app's provider.
     public static let clientID = 1...255
+    /// The name of a claim of a provider's ID token that sets a user attribute
+    /// (`attributeClaims`).
+    public static let claimName = 1...64
     /// Its client secret.
     public static let clientSecret = 1...4096
     /// One redirect URI of an app's OAuth clients, and how many an app has.
@@ -285,6 +288,11 @@ public enum APILimits {
         add(property("IdentityProviderChange", "issuer"), .length, issuer)
         add(property("IdentityProviderChange", "clientID"), .length, clientID)
         add(property("IdentityProviderChange", "clientSecret"), .length, clientSecret)
+        for schema in ["IdentityProvider", "IdentityProviderChange"] {
+            add(property(schema, "attributeClaims"), .members, userAttributes)
+            add(property(schema, "attributeClaims") + "/propertyNames", .length, fieldName)
+            add(property(schema, "attributeClaims") + "/additionalProperties", .length, claimName)
+        }
         add(property("IdentityLinkCreate", "issuer"), .length, issuer)
         add(property("IdentityLinkCreate", "subject"), .length, subject)
         add(property("Attention", "blockedUsers"), .items, attentionListed)

@@ -40,7 +40,8 @@ struct AppsHandler: APIHandler {
             var provider = IdentityProvider(
                 issuer: change.issuer,
                 clientID: change.clientID,
-                createsUsers: change.createsUsers ?? false
+                createsUsers: change.createsUsers ?? false,
+                attributeClaims: try Self.checked(attributeClaims: change.attributeClaims?.additionalProperties ?? [:])
             )
             if let secret = change.clientSecret {
                 try Validation.text(secret, "clientSecret", APILimits.clientSecret)
@@ -70,6 +71,11 @@ struct AppsHandler: APIHandler {
                 to: authentication.provider?.createsUsers ?? false
             )
             note.change(
+                "attributeClaims",
+                from: Self.describe(old.provider?.attributeClaims),
+                to: Self.describe(authentication.provider?.attributeClaims)
+            )
+            note.change(
                 "redirectURIs",
                 from: "[" + old.redirectURIs.joined(separator: ", ") + "]",
                 to: "[" + authentication.redirectURIs.joined(separator: ", ") + "]"
@@ -85,6 +91,30 @@ struct AppsHandler: APIHandler {
             ]
         )
         return .ok(.init(body: .json(wire(app))))
+    }
+
+    /// The attributes a provider's claims set, as the document bounds them: at most
+    /// ``APILimits/userAttributes``, each named as a field, each from a claim of
+    /// ``APILimits/claimName`` characters; `nil` for none.
+    static func checked(attributeClaims: [String: String]) throws(APIError) -> [String: String]? {
+        guard APILimits.userAttributes.contains(attributeClaims.count) else {
+            throw APIError.badRequest(
+                "Claims set at most \(APILimits.userAttributes.upperBound) attributes.",
+                code: .invalidField
+            )
+        }
+        for (attribute, claim) in attributeClaims {
+            try Validation.fieldName(attribute)
+            try Validation.text(claim, "the claim of \(attribute)", APILimits.claimName)
+        }
+        return attributeClaims.isEmpty ? nil : attributeClaims
+    }
+
+    /// `stations from station_codes, teams from groups`, or `none`, for the audit.
+    static func describe(_ attributeClaims: [String: String]?) -> String {
+        guard let attributeClaims, !attributeClaims.isEmpty else { return "none" }
+        return attributeClaims.sorted { $0.key < $1.key }.map { "\($0.key) from \($0.value)" }
+            .joined(separator: ", ")
     }
 
     private func seal(clientSecret: String, appID: String) throws(APIError) -> Data {
@@ -105,7 +135,8 @@ struct AppsHandler: APIHandler {
                     clientID: $0.clientID,
                     createsUsers: $0.createsUsers,
                     hasClientSecret: $0.sealedClientSecret != nil,
-                    redirectURI: FederatedSignIn.callbackURL(issuer: oauth.issuer(of: app))
+                    redirectURI: FederatedSignIn.callbackURL(issuer: oauth.issuer(of: app)),
+                    attributeClaims: $0.attributeClaims.map { .init(additionalProperties: $0) }
                 )
             },
             redirectURIs: authentication.redirectURIs

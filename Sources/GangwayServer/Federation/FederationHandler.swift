@@ -46,7 +46,7 @@ struct FederationHandler: APIHandler {
                 throw FederatedUserRefusal.notLinked(issuer: identity.issuer, subject: identity.subject)
             }
             guard !user.blocked else { throw FederatedUserRefusal.blocked }
-            return user
+            return try await withAttributes(of: identity, provider: provider, app: app, for: user)
         }
         guard provider.createsUsers else {
             logger.notice(
@@ -55,7 +55,52 @@ struct FederationHandler: APIHandler {
             )
             throw FederatedUserRefusal.notLinked(issuer: identity.issuer, subject: identity.subject)
         }
-        return try await createFederatedUser(identity, app: app)
+        let user = try await createFederatedUser(identity, app: app)
+        return try await withAttributes(of: identity, provider: provider, app: app, for: user)
+    }
+
+    /// `user` with the attributes the provider's claims set (``IdentityProvider/attributeClaims``),
+    /// stored when they changed: each attribute named takes its claim's values (a value
+    /// the API would refuse is left out, and logged without itself), and loses them when
+    /// the token has no such claim. Attributes no claim sets stay as the admin set them.
+    func withAttributes(
+        of identity: ProviderIdentity,
+        provider: IdentityProvider,
+        app: AppRecord,
+        for user: UserRecord
+    ) async throws -> UserRecord {
+        guard let claims = provider.attributeClaims, !claims.isEmpty else { return user }
+        var values = user.attributes.values
+        var dropped = 0
+        for (attribute, claim) in claims {
+            var kept: [String] = []
+            for value in identity.texts[claim] ?? [] where !kept.contains(value) {
+                guard kept.count < APILimits.attributeValues.upperBound,
+                    (try? Validation.text(value, "a value", APILimits.attributeValue)) != nil
+                else {
+                    dropped += 1
+                    continue
+                }
+                kept.append(value)
+            }
+            values[attribute] = kept.isEmpty ? nil : kept
+        }
+        if dropped > 0 {
+            logger.notice(
+                "claim values not taken as user attributes",
+                metadata: ["app": "\(app.id)", "user": "\(user.username)", "values": "\(dropped)"]
+            )
+        }
+        let attributes = UserAttributes(values)
+        guard attributes != user.attributes else { return user }
+        var updated = user
+        updated.attributes = attributes
+        try await perform { try await storage.updateUser(updated) }
+        logger.info(
+            "user attributes set from the provider's claims",
+            metadata: ["app": "\(app.id)", "user": "\(user.username)", "attributes": "\(claims.keys.sorted())"]
+        )
+        return updated
     }
 
     /// A new user for a subject, named after what the provider says (preferred user name,

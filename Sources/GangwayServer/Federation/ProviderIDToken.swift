@@ -14,6 +14,9 @@ struct ProviderIDToken: JWTPayload {
     var email: String?
     var name: String?
     var preferredUsername: String?
+    /// Every claim that is a text or a list of texts, by name: what an app's
+    /// `attributeClaims` may read user attributes from.
+    var texts: [String: [String]] = [:]
 
     private enum CodingKeys: String, CodingKey {
         case iss, sub, aud, exp, nonce, azp, email, name
@@ -32,6 +35,22 @@ struct ProviderIDToken: JWTPayload {
         email = try? container.decodeIfPresent(String.self, forKey: .email)
         name = try? container.decodeIfPresent(String.self, forKey: .name)
         preferredUsername = try? container.decodeIfPresent(String.self, forKey: .preferredUsername)
+        let claims = try decoder.container(keyedBy: ClaimName.self)
+        for key in claims.allKeys {
+            if let text = try? claims.decode(String.self, forKey: key) {
+                texts[key.stringValue] = [text]
+            } else if let list = try? claims.decode([String].self, forKey: key) {
+                texts[key.stringValue] = list
+            }
+        }
+    }
+
+    /// Any claim's name.
+    private struct ClaimName: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -56,6 +75,8 @@ struct ProviderIdentity: Sendable, Hashable {
     var email: String?
     var name: String?
     var preferredUsername: String?
+    /// The token's claims that are texts or lists of texts (``ProviderIDToken/texts``).
+    var texts: [String: [String]] = [:]
 
     /// How far the provider's clock may be ahead of the server's.
     static let clockSkew: TimeInterval = 60
@@ -89,5 +110,6 @@ struct ProviderIdentity: Sendable, Hashable {
         email = token.email
         name = token.name
         preferredUsername = token.preferredUsername
+        texts = token.texts
     }
 }

@@ -52,12 +52,22 @@ public struct IdentityProvider: Sendable, Hashable, Codable {
     /// The client secret, sealed under the server's key for this app (``sealPurpose(appID:)``);
     /// `nil` for a public client.
     public var sealedClientSecret: Data?
+    /// Which user attributes the provider's ID token sets, by attribute: the claim that
+    /// holds its values. `nil` (as rows written before it read): none.
+    public var attributeClaims: [String: String]?
 
-    public init(issuer: String, clientID: String, createsUsers: Bool = false, sealedClientSecret: Data? = nil) {
+    public init(
+        issuer: String,
+        clientID: String,
+        createsUsers: Bool = false,
+        sealedClientSecret: Data? = nil,
+        attributeClaims: [String: String]? = nil
+    ) {
         self.issuer = issuer
         self.clientID = clientID
         self.createsUsers = createsUsers
         self.sealedClientSecret = sealedClientSecret
+        self.attributeClaims = attributeClaims
     }
 
     /// What a sealed client secret is bound to: opened for another app, it fails.

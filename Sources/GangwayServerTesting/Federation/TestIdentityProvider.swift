@@ -143,8 +143,9 @@ public struct TestIdentityProvider: Sendable {
         return location
     }
 
-    /// Sets the claims the provider gives `subject` (its name, email address…).
-    public func setClaims(_ claims: [String: String], of subject: String) async throws {
+    /// Sets the claims the provider gives `subject` (its name, email address, a list of
+    /// stations…): texts, or lists of texts, as JSON.
+    public func setClaims(_ claims: [String: any Sendable], of subject: String) async throws {
         try await send("PUT", "/users/\(Self.pathSegment(subject))", claims)
     }
 
