@@ -112,7 +112,6 @@ struct ConsoleSignInSettingsTests {
             #expect(again.text.contains("Nothing changed."))
             #expect(try await Self.authentication(api).provider?.hasClientSecret == true)
 
-
             // Back to passwords as the command line does it, keeping the provider: the page
             // then saves as it shows, unchanged.
             let keeping = try await admin.submit(
