@@ -80,12 +80,13 @@ struct LocalChecksEndToEndTests {
                 try await Task.sleep(for: .seconds(1))
                 guard FileManager.default.fileExists(atPath: serverURL.path) else { continue }
                 number += 1
+                // Not waiting for a turn: the app, which holds one, runs until it hears.
                 _ = try await GangwayProcess(deviceKeys: device.directory.appending("unused-keys")).run(
                     [
                         "admin", "data", "put", "--data-dir", device.directory.url.path, "checks", "NEW-\(number)",
                         "aircraft=A321 F-GNEW", "stand=12", "item=oil level", "status=open",
                     ],
-                    lines: []
+                    takingTurns: false
                 )
             }
         }

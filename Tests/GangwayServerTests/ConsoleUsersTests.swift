@@ -14,6 +14,59 @@ import Testing
     .skipsTags
 )
 struct ConsoleUsersTests {
+    @Test("an operator sets a user's attributes, one a line; a bad line is explained and kept; a viewer cannot")
+    func attributes() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.runSeeded { api in
+            let browser = try await ConsoleAppsTests.browser(api, fixture, "ops.ola", role: .operator)
+            let page = try await browser.get("/console/users/alice")
+            #expect(page.text.contains("<dt>Attributes</dt><dd>none</dd>"), "\(page.text)")
+            let set = try await browser.submit(
+                page,
+                to: "/console/users/alice",
+                [("action", "attributes"), ("attributes", "stands = 12, 14\n\nteams=ramp\n")]
+            )
+            try set.expect(.ok)
+            #expect(set.text.contains("The attributes are set"))
+            #expect(set.text.contains("<dt>Attributes</dt><dd>stands: 12, 14; teams: ramp</dd>"), "\(set.text)")
+            #expect(set.text.contains(">stands=12,14\nteams=ramp</textarea>"))
+            let user = try await api.admin(.get, "/admin/users/alice").decode(Components.Schemas.User.self)
+            #expect(user.attributes?.additionalProperties == ["stands": ["12", "14"], "teams": ["ramp"]])
+            for (typed, said) in [
+                ("stands", "Each line is one attribute"), ("a=1\na=2", "Each line is one attribute"),
+                ("1st=x", "field"),
+            ] {
+                let bad = try await browser.submit(
+                    set,
+                    to: "/console/users/alice",
+                    [("action", "attributes"), ("attributes", typed)]
+                )
+                #expect(bad.status == .badRequest, "\(typed): \(bad.text)")
+                #expect(bad.text.contains(said), "\(typed)")
+                #expect(bad.text.contains(">\(typed.replacingOccurrences(of: "\n", with: "\n"))</textarea>"), "kept")
+            }
+            let cleared = try await browser.submit(
+                set,
+                to: "/console/users/alice",
+                [("action", "attributes"), ("attributes", "")]
+            )
+            #expect(cleared.text.contains("<dt>Attributes</dt><dd>none</dd>"))
+            let events = try await OperatorsTests.audit(api)
+            #expect(events.first?.action == "updateUser" && events.first?.via == .console)
+            #expect(events.contains { ($0.detail ?? "").contains("stands") })
+
+            let viewer = try await ConsoleAppsTests.browser(api, fixture, "ops.vic", role: .viewer)
+            let read = try await viewer.get("/console/users/alice")
+            #expect(!read.text.contains("Set the attributes"))
+            let refused = try await viewer.submit(
+                read,
+                to: "/console/users/alice",
+                [("action", "attributes"), ("attributes", "a=b")]
+            )
+            #expect(refused.status == .forbidden)
+        }
+    }
+
     @Test(
         "an operator adds a user who then signs in, sets a new password that ends their sessions, links and unlinks an identity"
     )

@@ -222,7 +222,7 @@ extension ConsoleTemplates {
         <p class="links"><a href="/console/users?q={{user.username}}">Back to the users</a></p>
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
-        <dl class="facts"><dt>Name</dt><dd>{{user.displayName}}</dd><dt>Status</dt><dd>{{user.status}}</dd><dt>Added</dt><dd>{{user.added}}</dd></dl>
+        <dl class="facts"><dt>Name</dt><dd>{{user.displayName}}</dd><dt>Status</dt><dd>{{user.status}}</dd><dt>Added</dt><dd>{{user.added}}</dd><dt>Attributes</dt><dd>{{attributesShown}}</dd></dl>
         {{#canAct}}<form method="post" action="{{action}}" class="actions">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <input type="hidden" name="back" value="user">
@@ -237,6 +237,15 @@ extension ConsoleTemplates {
         <label for="password">New password</label>
         <input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="1024">
         <button type="submit">Set the password</button>
+        </form>
+        <h2>Attributes</h2>
+        <p>Which part of each entity set with a subset they receive (a set whose subset is the field stand and the attribute stands gives them the entities of the stands listed). On an app whose people sign in through the company's provider, the attributes its claims set are set again at each sign-in.</p>
+        <form method="post" action="{{action}}">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="action" value="attributes">
+        <label for="attributes">One a line, as NAME=VALUE,VALUE (stands=12,14)</label>
+        <textarea id="attributes" name="attributes" rows="4" maxlength="65536">{{attributes}}</textarea>
+        <button type="submit">Set the attributes</button>
         </form>{{/canAct}}
         <h2>Identities at the company's provider</h2>
         {{#hasIdentities}}<table>

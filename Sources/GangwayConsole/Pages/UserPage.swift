@@ -1,3 +1,5 @@
+import Foundation
+
 /// One user: who they are, their status, the provider identities linked to them; an
 /// operator or admin blocks or unblocks them, ends their sessions, sets a new password,
 /// and links or unlinks an identity.
@@ -29,6 +31,10 @@ public struct UserPage: ConsolePage {
     /// What was typed in the link form, kept after a refusal.
     public var issuer: String
     public var subject: String
+    /// Their attributes as the page says them (`stands: 12, 14; teams: ramp`, or `none`),
+    /// and as its form holds them: one a line, `stands=12,14`.
+    public var attributesShown: String
+    public var attributes: String
 
     public init(
         signedIn: SignedInOperator,
@@ -42,7 +48,9 @@ public struct UserPage: ConsolePage {
         error: String? = nil,
         notice: String? = nil,
         issuer: String = "",
-        subject: String = ""
+        subject: String = "",
+        attributes: [String: [String]] = [:],
+        typedAttributes: String? = nil
     ) {
         title = "User \(username)"
         self.signedIn = signedIn
@@ -56,5 +64,28 @@ public struct UserPage: ConsolePage {
         self.notice = notice
         self.issuer = issuer
         self.subject = subject
+        let sorted = attributes.sorted { $0.key < $1.key }
+        attributesShown =
+            sorted.isEmpty
+            ? "none" : sorted.map { "\($0.key): \($0.value.joined(separator: ", "))" }.joined(separator: "; ")
+        self.attributes =
+            typedAttributes
+            ?? sorted.map { "\($0.key)=\($0.value.joined(separator: ","))" }
+            .joined(separator: "\n")
+    }
+
+    /// The attributes the form's text sets: one a line, `NAME=VALUE,VALUE`, blank lines
+    /// skipped; `nil` when a line is not of that form. The API checks the names and values.
+    public static func attributes(from text: String) -> [String: [String]]? {
+        var attributes: [String: [String]] = [:]
+        for line in text.split(whereSeparator: \.isNewline) {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { continue }
+            let parts = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[0].isEmpty, attributes[parts[0]] == nil else { return nil }
+            attributes[parts[0]] = parts[1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty }
+        }
+        return attributes
     }
 }

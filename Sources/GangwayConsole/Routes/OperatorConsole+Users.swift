@@ -105,7 +105,8 @@ extension OperatorConsole {
         status: HTTPResponse.Status = .ok,
         error: String? = nil,
         notice: String? = nil,
-        typed: (issuer: String, subject: String) = ("", "")
+        typed: (issuer: String, subject: String) = ("", ""),
+        typedAttributes: String? = nil
     ) async -> Response {
         let path = Operations.GetUser.Input.Path(username: username)
         let found: Components.Schemas.User
@@ -142,7 +143,9 @@ extension OperatorConsole {
             error: error,
             notice: notice,
             issuer: typed.issuer,
-            subject: typed.subject
+            subject: typed.subject,
+            attributes: found.attributes?.additionalProperties ?? [:],
+            typedAttributes: typedAttributes
         )
         return self.page(page, status: status, browser: browser)
     }
@@ -188,7 +191,8 @@ extension OperatorConsole {
     /// and `/admin/users/{username}/identities` do, for an operator or an admin.
     private func act(_ request: Request, _ sent: SentForm, username: String) async -> Response {
         let (form, browser, record) = (sent.fields, sent.browser, sent.record)
-        let onUserPage = form["back"] == "user" || ["password", "link", "unlink"].contains(form["action"] ?? "")
+        let onUserPage =
+            form["back"] == "user" || ["password", "link", "unlink", "attributes"].contains(form["action"] ?? "")
         guard await permits(record, "updateUser", on: "/admin/users/\(username)") else {
             if onUserPage {
                 return await user(
@@ -247,6 +251,23 @@ extension OperatorConsole {
                     try await api.updateUser(.init(path: .init(username: username), body: .json(body)))
                 }
                 notice = "The password is set, and their sessions ended."
+            case "attributes":
+                operation = "updateUser"
+                guard let attributes = UserPage.attributes(from: form["attributes"] ?? "") else {
+                    return await user(
+                        username,
+                        record: record,
+                        browser: browser,
+                        status: .badRequest,
+                        error: "Each line is one attribute, as NAME=VALUE,VALUE, each name once.",
+                        typedAttributes: form["attributes"] ?? ""
+                    )
+                }
+                let body = Components.Schemas.UserUpdate(attributes: .init(additionalProperties: attributes))
+                _ = try await run(for: record, "updateUser") {
+                    try await api.updateUser(.init(path: .init(username: username), body: .json(body)))
+                }
+                notice = "The attributes are set: their devices read their part of each set again at their next sync."
             case "link":
                 operation = "linkIdentity"
                 let body = Components.Schemas.IdentityLinkCreate(
@@ -301,7 +322,8 @@ extension OperatorConsole {
                 browser: browser,
                 status: status,
                 error: message,
-                typed: form["action"] == "link" ? (form["issuer"] ?? "", form["subject"] ?? "") : ("", "")
+                typed: form["action"] == "link" ? (form["issuer"] ?? "", form["subject"] ?? "") : ("", ""),
+                typedAttributes: form["action"] == "attributes" ? form["attributes"] ?? "" : nil
             )
         }
         let suffix =
