@@ -5834,7 +5834,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/apps/{appID}/data/{entitySet}/changes/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// Seconds to wait, when nothing changed since the cursor, for a change before answering (a long poll): the answer comes as soon as what the device receives changes (a change outside the user's part does not end the wait), written through any server process, within about a quarter of a second; or, when the wait ends with no change, empty with the same cursor. One HTTP/1.1 connection carries one wait at a time: send other calls on another. Left out: answered at once.
+                /// With a cursor: seconds to wait, when nothing changed since it, for a change before answering (a long poll): the answer comes as soon as what the device receives changes (a change outside the user's part does not end the wait), written through any server process, within about a quarter of a second; or, when the wait ends with no change, empty with the same cursor. One HTTP/1.1 connection carries one wait at a time: send other calls on another. Left out, or with no cursor (a first read): answered at once.
                 ///
                 /// - Remark: Generated from `#/paths/apps/{appID}/data/{entitySet}/changes/GET/query/wait`.
                 public var wait: Swift.Int?
@@ -5843,7 +5843,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - cursor: The `cursor` of the last answer; none to read the set from the start. Keep it as it is: its form is the server's.
                 ///   - limit: At most this many entities and removals in the page.
-                ///   - wait: Seconds to wait, when nothing changed since the cursor, for a change before answering (a long poll): the answer comes as soon as what the device receives changes (a change outside the user's part does not end the wait), written through any server process, within about a quarter of a second; or, when the wait ends with no change, empty with the same cursor. One HTTP/1.1 connection carries one wait at a time: send other calls on another. Left out: answered at once.
+                ///   - wait: With a cursor: seconds to wait, when nothing changed since it, for a change before answering (a long poll): the answer comes as soon as what the device receives changes (a change outside the user's part does not end the wait), written through any server process, within about a quarter of a second; or, when the wait ends with no change, empty with the same cursor. One HTTP/1.1 connection carries one wait at a time: send other calls on another. Left out, or with no cursor (a first read): answered at once.
                 public init(
                     cursor: Swift.String? = nil,
                     limit: Swift.Int? = nil,

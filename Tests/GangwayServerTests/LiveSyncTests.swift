@@ -90,6 +90,12 @@ struct LiveSyncTests {
                 )
                 #expect(reply.status == .badRequest, "wait=\(wait): \(reply.text)")
             }
+            // A first read (no cursor) of a set with nothing in it: answered at once.
+            let first = clock.now
+            let fresh = try await api.send(.get, "/apps/checks/data/empty/changes?wait=15", token: token)
+            #expect(fresh.status == .ok, "\(fresh.text)")
+            #expect(try fresh.decode(Changes.self).entities.isEmpty)
+            #expect(clock.now - first < .seconds(5), "a first read does not wait")
             // Something to read: no wait at all.
             try await AppDataSyncTests.put(api, "c2", "open")
             let behind = clock.now

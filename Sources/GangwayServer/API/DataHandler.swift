@@ -133,8 +133,8 @@ struct DataHandler: APIHandler {
         var (next, more) = cursor.next(after: page)
         // A current copy asked to wait: answered at the next change to the set that it
         // sees (a change outside a part wakes it, finds nothing, and it waits on), or
-        // empty at the end.
-        if let wait = input.query.wait {
+        // empty at the end. A first read (no cursor) is answered at once, empty or not.
+        if let wait = input.query.wait, input.query.cursor != nil {
             let deadline = ContinuousClock.now + .seconds(wait)
             while page.entries.isEmpty, !more,
                 await services.setWatch.wait(
