@@ -144,6 +144,7 @@ struct SyncBenchmark: AsyncParsableCommand {
                 throw ValidationError("read \(synced.value.count) and \(direct.value) entities of \(rows)")
             }
             try await Self.measureLocal(synced.value.kept)
+            try Self.measureKeptCopy(synced.value.kept, changes: changes)
             Measure.report("sync.initial.rows_per_s", Double(rows) / synced.seconds, digits: 0)
             Measure.report("sync.initial.storage_rows_per_s", Double(rows) / direct.seconds, digits: 0)
             Measure.report("sync.initial.ratio_to_storage", direct.seconds / synced.seconds)
@@ -208,6 +209,32 @@ struct SyncBenchmark: AsyncParsableCommand {
         Measure.report("sync.local.query_page_p50_ms", Measure.median(pages))
         Measure.report("sync.local.query_page_p90_ms", Measure.percentile(pages, 0.9))
         Measure.report("sync.local.count_p50_ms", Measure.median(counts))
+    }
+
+    /// What the device's kept copy costs a catch-up of `changes` entities today: the whole
+    /// copy read back (JSON), the changes applied, the whole copy written again (JSON), as
+    /// `AppDataReader` does before sealing it into the user's store (which adds to it).
+    static func measureKeptCopy(_ entities: [AppEntity], changes: Int) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        let blob = try encoder.encode(entities)
+        var times: [Double] = []
+        for round in 0..<5 {
+            let start = ContinuousClock.now
+            var copy: [String: AppEntity] = [:]
+            for entity in try decoder.decode([AppEntity].self, from: blob) { copy[entity.id] = entity }
+            for index in 0..<changes {
+                var entity = entities[(round * changes + index) * 7919 % entities.count]
+                entity.fields["status"] = "done"
+                copy[entity.id] = entity
+            }
+            _ = try encoder.encode(copy.values.sorted { $0.id < $1.id })
+            times.append(Measure.milliseconds(ContinuousClock.now - start))
+        }
+        Measure.report("sync.device.kept_copy_apply_ms", Measure.median(times))
+        Measure.report("sync.device.kept_copy_mb", Double(blob.count) / 1_048_576, digits: 1)
     }
 
     /// One sync from `cursor`: every page until the server says it is done. Returns how
