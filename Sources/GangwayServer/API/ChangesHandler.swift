@@ -179,6 +179,8 @@ struct ChangesHandler: APIHandler {
         guard !batch.isEmpty else { return [] }
         let settings = app.settings
         let subsets = try await perform { try await storage.entitySchemas(appID: app.id) }.compactMapValues(\.subset)
+        // Devices waiting on this process hear of what was applied at once.
+        defer { services.setWatch.written() }
         return try await perform {
             try await storage.applyChanges(batch, limit: EntityLimits.entitiesPerSet - EntityLimits.keptForAdmin) {
                 change,

@@ -227,6 +227,7 @@ struct DataHandler: APIHandler {
                 "The entity set \(entitySet) holds \(Self.entitySetLimit) entities already."
             )
         }
+        services.setWatch.written()
         let saved: EntityRecord = result.0
         let created: Bool = result.created
         let change = created ? "created" : "changed"
@@ -249,6 +250,7 @@ struct DataHandler: APIHandler {
         guard removed else {
             throw APIError.notFound(.entityNotFound, "There is no entity with this ID in the set.")
         }
+        services.setWatch.written()
         logger.info("entity removed", metadata: ["app": "\(app.id)", "entitySet": "\(entitySet)"])
         return .noContent(.init())
     }

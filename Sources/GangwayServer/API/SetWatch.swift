@@ -44,6 +44,10 @@ final class SetWatch: Sendable {
         var waiters: [Key: [Waiter]] = [:]
         var count = 0
         var watching = false
+        /// The watcher between two reads, when it rests.
+        var rest: CheckedContinuation<Void, Never>?
+        /// A write through this process since the watcher's last read began.
+        var written = false
     }
 
     /// How often the watcher reads the watched sets while anyone waits.
@@ -94,6 +98,41 @@ final class SetWatch: Sendable {
     /// How many devices wait now.
     var waiting: Int { state.withLock { $0.count } }
 
+    /// Says a write through this process changed an entity set: while devices wait, the
+    /// watcher reads at once rather than at the end of its interval, so a device waiting
+    /// on this process hears of a write made here within milliseconds. Writes through
+    /// other processes are seen at the watcher's next read.
+    func written() {
+        let rest = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard state.count > 0 else { return nil }
+            state.written = true
+            defer { state.rest = nil }
+            return state.rest
+        }
+        rest?.resume()
+    }
+
+    /// Rests until the interval ends or this process writes; at once when it wrote since
+    /// the last read began.
+    private func rest() async {
+        await withCheckedContinuation { continuation in
+            let wrote = state.withLock { state -> Bool in
+                defer { state.written = false }
+                if !state.written { state.rest = continuation }
+                return state.written
+            }
+            guard !wrote else { return continuation.resume() }
+            Task {
+                try? await Task.sleep(for: Self.interval)
+                let rest = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                    defer { state.rest = nil }
+                    return state.rest
+                }
+                rest?.resume()
+            }
+        }
+    }
+
     /// Ends one wait, if it has not ended.
     private func resume(_ key: Key, _ id: UInt64, _ changed: Bool) {
         let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
@@ -130,7 +169,7 @@ final class SetWatch: Sendable {
                     logger.warning("entity sets not watched", metadata: ["app": "\(appID)", "error": "\(error)"])
                 }
             }
-            try? await Task.sleep(for: Self.interval)
+            await rest()
         }
     }
 
