@@ -83,3 +83,42 @@ struct StationsEndToEndTests {
         #expect(serve.standardError.contains("--demo-checks goes with --demo."), "\(serve.standardError)")
     }
 }
+
+@Suite(
+    "gangway serve --demo --demo-checks: a server of its own at an airline's size",
+    .tags(.endToEnd),
+    .skipsTags
+)
+struct StationsServeEndToEndTests {
+    @Test("serve seeds the stations and says whose they are; the app against it receives alice's station alone")
+    func serveSeedsStations() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Its log at warning: the seed's thousand puts would fill the pipe no one reads.
+        let serve = try ServeProcess(
+            ["--demo", "--demo-checks", "1000", "--log-level", "warning"],
+            in: directory.appending("server")
+        )
+        defer { serve.stop() }
+        #expect(
+            serve.printed.contains(
+                "Demo: 1005 checks over 10 stations; each user receives their station's: alice CDG, bob ORY."
+            ),
+            "\(serve.printed)"
+        )
+        let runner = GangwayProcess(deviceKeys: directory.appending("device-keys"))
+        let schema = try await runner.run(
+            ["admin", "data", "schema", "checks", "--server", serve.url, "--token-file", serve.tokenFile],
+            lines: []
+        )
+        #expect(schema.status == 0, "\(schema.standardError)")
+        #expect(schema.output.contains("station"), "\(schema.output)")
+        let app = try await runner.run(
+            ["--server", serve.url, "--data-dir", directory.appending("device").path],
+            lines: DeviceAppEndToEndTests.aliceOnboards + ["checks station!=CDG", "quit"]
+        )
+        #expect(app.status == 0, "\(app.standardError)")
+        #expect(app.output.contains("Checks:         105 checks from the server"), "\(app.output.suffix(2_000))")
+        #expect(app.output.contains("0 checks match (page 1 of 1)"))
+    }
+}

@@ -30,7 +30,11 @@ extension MobileServicesServer {
         // A one-time admin token, known only to this call, stands in for the admin's.
         let token = BearerToken.make()
         let publicURL = PublicURL(configuration.initialPublicURL)
-        let api = api(publicURL: publicURL, adminToken: .hash(BearerToken.hash(token)))
+        // Each item is not news: one line says what was seeded (a seed of 20,000 checks
+        // would otherwise log 20,000 lines); warnings and errors still show.
+        var quiet = logger
+        quiet.logLevel = max(logger.logLevel, .notice)
+        let api = api(publicURL: publicURL, adminToken: .hash(BearerToken.hash(token)), logger: quiet)
         let request = RequestInfo(requestID: "seed", peer: nil, bearerToken: token)
         for app in seed.apps {
             try await Self.apply(request, item: "app \(app.id)") {

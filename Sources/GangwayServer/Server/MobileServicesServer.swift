@@ -197,12 +197,15 @@ public struct MobileServicesServer: Sendable {
     /// - Parameter adminToken: The admin token the admin handlers accept: the one in the
     ///   database (re-read within the cache lifetime), or a one-time token's (see
     ///   ``seed(_:)``).
+    /// - Parameter logger: The handlers' logger; the server's when `nil`.
     func api(
         publicURL: PublicURL,
         consoleURL: PublicURL? = nil,
         pagesURL: PublicURL? = nil,
-        adminToken: APIServices.AdminTokenCheck
+        adminToken: APIServices.AdminTokenCheck,
+        logger: Logger? = nil
     ) -> MobileServicesAPI {
+        let logger = logger ?? self.logger
         let services = APIServices(
             storage: storage,
             settings: .init(
