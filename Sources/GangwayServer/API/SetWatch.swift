@@ -7,10 +7,11 @@ import Synchronization
 /// a watcher that, while anyone waits, reads the watched sets' last positions every
 /// ``interval`` in one statement per app, and wakes each device whose copy they pass.
 ///
-/// It reads the database, not this process's writes, so a write through any server
-/// process sharing it wakes the devices waiting on every other, within an interval; and a
-/// dropped connection costs one missed read, never a lost wake. What a waiting device
-/// costs is a suspended request and an entry here: no query of its own, no thread.
+/// It reads the database, so a write through any server process sharing it wakes the
+/// devices waiting on every other, within an interval, and a dropped connection costs one
+/// missed read, never a lost wake; a write through this process (``written()``) has it
+/// read at once. What a waiting device costs is a suspended request and an entry here:
+/// no query of its own, no thread.
 final class SetWatch: Sendable {
     struct Key: Hashable, Sendable {
         var appID: String

@@ -83,6 +83,11 @@ struct FederationHandler: APIHandler {
                 }
                 kept.append(value)
             }
+            // A user holds as many attributes as the document bounds, the admin's first.
+            if values[attribute] == nil, !kept.isEmpty, values.count >= APILimits.userAttributes.upperBound {
+                dropped += kept.count
+                continue
+            }
             values[attribute] = kept.isEmpty ? nil : kept
         }
         if dropped > 0 {
