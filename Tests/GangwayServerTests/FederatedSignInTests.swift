@@ -180,6 +180,12 @@ struct FederatedSignInTests {
             let again = try await signIn(["preferred_username": "carol", "stand_codes": ["14", "16", "bad\u{1}"]])
             #expect(again.attributes == ["stands": ["14", "16"], "zones": ["north"]])
             #expect(try await EntitySubsetAPITests.sync(api, again.token, from: nil).seen == ["+b", "+c"])
+
+            // A user holds at most 16 attributes, the admin's first: claims add none past it.
+            let sixteen = (1...16).map { "\"a\($0)\": [\"x\"]" }.joined(separator: ", ")
+            try api.expectStatus(try await EntitySubsetAPITests.attributes(api, "carol", "{\(sixteen)}"), .ok)
+            let full = try await signIn(["preferred_username": "carol", "stand_codes": ["12"], "team": "ramp"])
+            #expect(full.attributes.count == 16 && full.attributes["stands"] == nil && full.attributes["a1"] == ["x"])
             let events = try await OperatorsTests.audit(api)
             #expect(
                 events.contains {
