@@ -125,8 +125,9 @@ struct DataHandler: APIHandler {
                 }
             }
         }
+        let keptDays = caller.app.settings.removalsKeptDays
         var page = try await read()
-        if let refusal = cursor.refusal(of: page, removalsKeptDays: caller.app.settings.removalsKeptDays) {
+        if let refusal = cursor.refusal(of: page, removalsKeptDays: keptDays) {
             throw refusal
         }
         try await devices.noteContact(caller.device)
@@ -144,7 +145,7 @@ struct DataHandler: APIHandler {
                 )
             {
                 page = try await read()
-                if let refusal = cursor.refusal(of: page, removalsKeptDays: caller.app.settings.removalsKeptDays) {
+                if let refusal = cursor.refusal(of: page, removalsKeptDays: keptDays) {
                     throw refusal
                 }
                 (next, more) = cursor.next(after: page)
