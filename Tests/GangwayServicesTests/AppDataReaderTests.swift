@@ -4,6 +4,7 @@ import GangwayServer
 import GangwayServerStorage
 import GangwayServerTesting
 import GangwayServices
+import GangwayStore
 import GangwayTesting
 import HTTPTypes
 import Testing
@@ -146,6 +147,87 @@ struct AppDataReaderTests {
             let unchanged = try await reader.read("checks", in: context, waitingUpTo: 1)
             #expect(unchanged.isFresh && unchanged.entities == reading.entities)
             #expect(ContinuousClock.now - quiet >= .seconds(1))
+            try await app.manager.close()
+        }
+    }
+
+    @Test func aSyncBringsAndKeepsOnlyWhatChangedOneRecordPerEntity() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            for id in ["a", "b", "c"] {
+                try await server.admin(.put, "/admin/apps/checks/data/checks/\(id)", json: Self.fuel)
+            }
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            let reader = AppDataReader(services: device.services)
+            let context = try #require(await app.manager.flowContext)
+            let store = try #require(context.secureStore)
+
+            let first = try await reader.sync("checks", in: context)
+            #expect(first.replaced && first.isFresh && first.changed)
+            #expect(first.upserted.map(\.id) == ["a", "b", "c"] && first.removedIDs.isEmpty)
+            #expect(try store.recordCount(in: "gangway.data/checks") == 3)
+
+            try await server.admin(.put, "/admin/apps/checks/data/checks/b", json: Self.fuelDone)
+            try await server.admin(.delete, "/admin/apps/checks/data/checks/c")
+            try await server.admin(.put, "/admin/apps/checks/data/checks/d", json: Self.fuel)
+            let second = try await reader.sync("checks", in: context)
+            #expect(!second.replaced)
+            #expect(second.upserted.map(\.id) == ["b", "d"])
+            #expect(second.upserted.first?["status"] == "done" && second.upserted.first?.version == 2)
+            #expect(second.removedIDs == ["c"])
+            #expect(try reader.kept("checks", in: context)?.entities.map(\.id) == ["a", "b", "d"])
+            #expect(try reader.keptEntity("b", of: "checks", in: context)?["status"] == "done")
+            #expect(try reader.keptEntity("c", of: "checks", in: context) == nil)
+            #expect(try reader.keptEntity("", of: "checks", in: context) == nil)
+            #expect(try store.recordCount(in: "gangway.data/checks") == 3)
+            // Where the copy stands is one small entry, whatever the set's size.
+            #expect(try (store.data(forKey: "gangway.data.checks")?.count ?? .max) < 200)
+
+            // Nothing new: nothing changes.
+            let quiet = try await reader.sync("checks", in: context)
+            #expect(quiet.isFresh && !quiet.changed)
+
+            // A cursor the server forgot: the set again, whole, what was kept replaced.
+            try await server.admin(.delete, "/admin/apps/checks/data/checks/a")
+            _ = try await server.server.storage.purgeRemovals(before: .distantFuture)
+            let again = try await reader.sync("checks", in: context)
+            #expect(again.replaced && again.upserted.map(\.id) == ["b", "d"] && again.removedIDs.isEmpty)
+            #expect(try store.recordCount(in: "gangway.data/checks") == 2)
+            try await app.manager.close()
+        }
+    }
+
+    @Test func aCopyAnEarlierVersionKeptWholeIsReadThenMovedIntoRecordsAndSyncedOn() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            for id in ["a", "b"] {
+                try await server.admin(.put, "/admin/apps/checks/data/checks/\(id)", json: Self.fuel)
+            }
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            let reader = AppDataReader(services: device.services)
+            let context = try #require(await app.manager.flowContext)
+            let store = try #require(context.secureStore)
+            let entities = try await reader.read("checks", in: context).entities
+            // As an earlier version kept it: one entry with every entity, and the cursor.
+            let state = try #require(try store.data(forKey: "gangway.data.checks"))
+            var whole = try #require(try JSONSerialization.jsonObject(with: state) as? [String: Any])
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .millisecondsSince1970
+            whole["entities"] = try JSONSerialization.jsonObject(with: try encoder.encode(entities))
+            try store.write { batch throws(SecureStoreError) in
+                try batch.removeRecords(in: "gangway.data/checks")
+                try batch.put(try! JSONSerialization.data(withJSONObject: whole), forKey: "gangway.data.checks")
+            }
+            #expect(try store.recordCount(in: "gangway.data/checks") == 0)
+
+            #expect(try reader.kept("checks", in: context)?.entities == entities)
+            #expect(try store.recordCount(in: "gangway.data/checks") == 2)
+            try await server.admin(.put, "/admin/apps/checks/data/checks/a", json: Self.fuelDone)
+            let synced = try await reader.sync("checks", in: context)
+            #expect(!synced.replaced && synced.upserted.map(\.id) == ["a"])
+            #expect(try reader.kept("checks", in: context)?.entities.map { $0["status"] } == ["done", "open"])
             try await app.manager.close()
         }
     }

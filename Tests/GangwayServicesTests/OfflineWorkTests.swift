@@ -649,6 +649,49 @@ struct OfflineWorkTests {
         #expect(try outbox.ready().count == 1)
         #expect(try outbox.answers(registrationID: "reg-alice", openingWith: keys.answers).isEmpty)
     }
+
+    @Test(
+        "a local store brought up to date by each sync's changes alone holds what a fill from the whole copy holds"
+    )
+    func localStoreUpdatedByChanges() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            let alice = try await Self.aliceSignedIn(server, rules: Self.rules(creation: true))
+            let context = try await alice.context()
+            let reader = alice.work.reader
+            let local = try LocalEntityStore()
+            let all = LocalQuery("checks")
+            // The store does not hold the set yet: the first update fills it.
+            try alice.work.update(local, with: try await reader.sync("checks", in: context), in: context)
+            #expect(try local.count(all) == 2)
+            var random = Lehmer(seed: 55)
+            for round in 0..<16 {
+                for _ in 0..<3 {
+                    let id = "c\(random.next(below: 8))"
+                    switch random.next(below: 5) {
+                    case 0:
+                        // Refused when there is none: the sequence goes on.
+                        _ = try? await server.admin(.delete, "/admin/apps/checks/data/checks/\(id)")
+                    case 1:
+                        // The user's own edit (or creation), shown pending over the server's.
+                        try alice.work.edit("checks", entityID: id, fields: ["status": "own \(round)"], in: context)
+                    default:
+                        let body = #"{"fields": {"aircraft": "A320", "status": "r\#(round)"}}"#
+                        _ = try await server.admin(.put, "/admin/apps/checks/data/checks/\(id)", json: body)
+                    }
+                }
+                if round % 5 == 4 { _ = try await alice.work.sync(in: context) }
+                let synced = try await reader.sync("checks", in: context)
+                #expect(synced.isFresh && !synced.replaced)
+                try alice.work.update(local, with: synced, in: context)
+                let fresh = try LocalEntityStore()
+                try alice.work.fill(fresh, with: "checks", in: context)
+                let (updated, filled) = (try local.entities(all), try fresh.entities(all))
+                #expect(updated == filled, "round \(round): \(updated.map(\.id)) \(filled.map(\.id))")
+                #expect(try local.count(all) == fresh.count(all))
+            }
+            #expect(try local.count(all) > 2)
+        }
+    }
 }
 
 extension OfflineWorkTests.Signed {
@@ -656,5 +699,17 @@ extension OfflineWorkTests.Signed {
         try context.credentials.data(forKey: "gangway.services.registration").map {
             String(decoding: $0, as: UTF8.self)
         }
+    }
+}
+
+/// A small seeded generator (Park and Miller's), so a failing sequence comes back.
+struct Lehmer {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed % 2_147_483_647 + 1 }
+
+    mutating func next(below bound: Int) -> Int {
+        state = state * 48_271 % 2_147_483_647
+        return Int(state % UInt64(bound))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GangwayFlows
 import GangwayProtocol
+import GangwayStore
 import Logging
 
 /// Reads the app's data for the signed-in user: an entity set the server serves
@@ -11,10 +12,20 @@ import Logging
 /// user's secure store, for that user only.
 ///
 /// ```swift
-/// let reading = try await AppDataReader(services: services, shared: shared).read("checks", in: context)
+/// let reader = AppDataReader(services: services, shared: shared)
+/// let reading = try await reader.read("checks", in: context)
 /// for check in reading.entities { print(check["aircraft"] ?? "?", check["status"] ?? "?") }
 /// if let failure = reading.failure { print("Kept copy: \(failure.summary)") }
+///
+/// // Or only what changed, for a screen or a LocalEntityStore kept current:
+/// let synced = try await reader.sync("checks", in: context, waitingUpTo: 15)
+/// print(synced.upserted.count, synced.removedIDs.count)
 /// ```
+///
+/// The copy is kept as records of the store (``GangwayStore/SecureStore/records(in:)``),
+/// one per entity, each sealed: a sync writes the entities it brings and removes those
+/// it says are gone, in one transaction with the copy's cursor, so its cost is the
+/// change's, not the set's, and the copy is never half of a sync.
 ///
 /// A failed call is not thrown: the reading carries it, with the kept copy. Only a store
 /// that cannot be read or written, or a context without a configuration, throws.
@@ -28,10 +39,7 @@ public struct AppDataReader: Sendable {
         self.shared = shared
     }
 
-    /// Asks the server for `entitySet`; keeps what it sends, or returns the kept copy. A
-    /// session the server ended is renewed (see
-    /// ``MobileServices/withSession(_:asking:_:)``), asking the person to sign in again
-    /// when it must.
+    /// Syncs `entitySet` (``sync(_:in:waitingUpTo:)``), then reads the whole kept copy.
     ///
     /// With `wait`, a read that finds the kept copy current is a live update: the server
     /// holds its answer until the set changes (a change the user sees), or `wait` seconds
@@ -47,54 +55,107 @@ public struct AppDataReader: Sendable {
         in context: FlowContext,
         waitingUpTo wait: Int? = nil
     ) async throws -> AppDataReading {
+        let synced = try await sync(entitySet, in: context, waitingUpTo: wait)
+        let kept = try kept(entitySet, in: context)
+        return AppDataReading(
+            entitySet: entitySet,
+            entities: kept?.entities ?? [],
+            fetchedAt: synced.isFresh ? synced.fetchedAt : kept?.fetchedAt,
+            failure: synced.failure
+        )
+    }
+
+    /// Asks the server for what changed in `entitySet` since the kept copy's last sync,
+    /// keeps it, and returns it: the entities written, the IDs removed. The first sync,
+    /// or one whose copy the server no longer serves a delta to, brings the whole set
+    /// (``AppDataSync/replaced``). A session the server ended is renewed (see
+    /// ``MobileServices/withSession(_:asking:_:)``), asking the person to sign in again
+    /// when it must; a sync that does not reach the server changes nothing and says why.
+    /// - Parameters:
+    ///   - context: The open session's context (its credentials are the user's secure
+    ///     store).
+    ///   - wait: How many seconds the server may hold the answer for a change, when the
+    ///     copy is current (``GangwayProtocol/APILimits/syncWait``); `nil`: it answers at
+    ///     once.
+    /// - Throws: ``GangwayStore/SecureStoreError`` when the copy cannot be read or written
+    ///   (``GangwayStore/SecureStoreError/storeNotFound`` before the user has a secure
+    ///   store).
+    public func sync(
+        _ entitySet: String,
+        in context: FlowContext,
+        waitingUpTo wait: Int? = nil
+    ) async throws -> AppDataSync {
         _ = try services.client(context)
-        let kept = try keptData(entitySet, in: context).flatMap { try? Self.decoder.decode(Kept.self, from: $0) }
+        let copy = try copy(of: entitySet, in: context)
         do {
-            let synced = try await services.withSession(context, asking: true) { client, configuration, token in
-                try await Self.sync(
+            let changes = try await services.withSession(context, asking: true) { client, configuration, token in
+                try await Self.changes(
                     entitySet,
-                    from: kept,
+                    since: copy?.state.cursor,
                     waitingUpTo: wait,
                     appID: configuration.appID,
                     client: client,
                     token: token
                 )
             }
-            let fresh = Kept(entities: synced.entities, fetchedAt: services.now(), cursor: synced.cursor)
-            try keep(Self.encoder.encode(fresh), for: entitySet, part: synced.isPart, in: context)
-            return AppDataReading(
-                entitySet: entitySet,
-                entities: fresh.entities,
-                fetchedAt: fresh.fetchedAt,
-                failure: nil
-            )
+            return try keep(changes, of: entitySet, over: copy, in: context)
         } catch let error as ServiceError {
             services.logger.info(
                 "app data not read",
                 metadata: ["entitySet": "\(entitySet)", "error": "\(error)"]
             )
-            return reading(entitySet, kept, failure: error)
+            return unchanged(entitySet, copy, failure: error)
         } catch let error as ServiceFlowError where error == .cancelled {
             // The person did not sign in again: the kept copy, saying why.
-            return reading(entitySet, kept, failure: .sessionExpired)
+            return unchanged(entitySet, copy, failure: .sessionExpired)
         }
     }
 
-    /// The kept copy brought up to date: the pages of one sync from its cursor, applied
-    /// together; from the start when nothing is kept, the kept copy has no cursor (it was
-    /// read whole, before syncs), or the server no longer serves its cursor. With `wait`,
-    /// a copy that is current waits for the set's next change.
-    private static func sync(
+    /// The copy kept for `entitySet`, without asking the server.
+    public func kept(_ entitySet: String, in context: FlowContext) throws -> AppDataReading? {
+        guard let copy = try copy(of: entitySet, in: context) else { return nil }
+        return AppDataReading(
+            entitySet: entitySet,
+            entities: try copy.entities().sorted { $0.id < $1.id },
+            fetchedAt: copy.state.fetchedAt,
+            failure: nil
+        )
+    }
+
+    /// The kept copy of one entity of `entitySet`, without asking the server or reading
+    /// the rest.
+    public func keptEntity(_ entityID: String, of entitySet: String, in context: FlowContext) throws -> AppEntity? {
+        guard let copy = try copy(of: entitySet, in: context), !entityID.isEmpty,
+            let record = try copy.store.record(entityID, in: Self.collection(entitySet))
+        else { return nil }
+        return try Self.entity(entityID, record)
+    }
+
+    // MARK: The server's changes
+
+    /// What one sync brings: every page from the copy's cursor, taken together.
+    private struct Changes {
+        /// Whether the pages are the whole set (no cursor, or the server refused it).
+        var fromStart: Bool
+        var written: [String: AppEntity] = [:]
+        var removed: Set<String> = []
+        var cursor = ""
+        var isPart = false
+    }
+
+    /// The pages of one sync from `cursor`: from the start when there is none, or the
+    /// server no longer serves it. With `wait`, a copy that is current waits for the
+    /// set's next change.
+    private static func changes(
         _ entitySet: String,
-        from kept: Kept?,
+        since cursor: String?,
         waitingUpTo wait: Int?,
         appID: String,
         client: MobileServicesClient,
         token: SessionToken
-    ) async throws(ServiceError) -> (entities: [AppEntity], cursor: String, isPart: Bool) {
-        var cursor = kept?.cursor
-        var entities: [String: AppEntity] = [:]
-        if cursor != nil { for entity in kept?.entities ?? [] { entities[entity.id] = entity } }
+    ) async throws(ServiceError) -> Changes {
+        var cursor = cursor
+        var changes = Changes(fromStart: cursor == nil)
         while true {
             let page: AppDataChanges
             do {
@@ -107,74 +168,176 @@ public struct AppDataReader: Sendable {
                 )
             } catch  where cursor != nil && error.serverCode == ErrorCode.cursorExpired.rawValue {
                 // Removals since the copy are forgotten: the set again, from the start.
-                (cursor, entities) = (nil, [:])
+                (cursor, changes) = (nil, Changes(fromStart: true))
                 continue
             }
-            for entity in page.entities { entities[entity.id] = entity }
-            for id in page.removedIDs { entities[id] = nil }
+            for entity in page.entities {
+                changes.written[entity.id] = entity
+                changes.removed.remove(entity.id)
+            }
+            for id in page.removedIDs {
+                changes.written[id] = nil
+                changes.removed.insert(id)
+            }
             cursor = page.cursor
-            if !page.more { return (entities.values.sorted { $0.id < $1.id }, page.cursor, page.isPart) }
+            if !page.more {
+                (changes.cursor, changes.isPart) = (page.cursor, page.isPart)
+                return changes
+            }
         }
     }
 
-    /// The copy kept for `entitySet`, without asking the server.
-    public func kept(_ entitySet: String, in context: FlowContext) throws -> AppDataReading? {
-        guard let data = try keptData(entitySet, in: context) else { return nil }
-        let kept = try Self.decoder.decode(Kept.self, from: data)
-        return AppDataReading(entitySet: entitySet, entities: kept.entities, fetchedAt: kept.fetchedAt, failure: nil)
-    }
+    // MARK: The kept copy
 
-    private func reading(_ entitySet: String, _ kept: Kept?, failure: ServiceError) -> AppDataReading {
-        AppDataReading(
-            entitySet: entitySet,
-            entities: kept?.entities ?? [],
-            fetchedAt: kept?.fetchedAt,
-            failure: failure
-        )
-    }
+    /// The kept copy of a set: the store that holds it, and where it stands.
+    private struct Copy {
+        let store: SecureStore
+        let state: KeptState
+        let entitySet: String
 
-    static func key(_ entitySet: String) -> String { "gangway.data.\(entitySet)" }
-
-    /// The kept copy: the device's when there is one (or the user's, kept before the
-    /// device had one), else the user's. A set with a subset (``EntitySubset``) is each
-    /// user's own part, so it is kept in the user's store only, never the device's: on a
-    /// shared device, the next user's session cannot read what only the previous user
-    /// receives.
-    private func keptData(_ entitySet: String, in context: FlowContext) throws -> Data? {
-        let key = Self.key(entitySet)
-        // The user's own copy first: it is their part, where the device's may be older.
-        if let data = try context.credentials.data(forKey: key) { return data }
-        return try sharedStore(for: entitySet, part: false, in: context)?.data(forKey: key)
-    }
-
-    /// Keeps a fresh copy where ``keptData(_:in:)`` reads it; a user's own copy gives way
-    /// to the device's, and the device's to the user's once the set has a subset.
-    private func keep(_ data: Data, for entitySet: String, part: Bool, in context: FlowContext) throws {
-        let key = Self.key(entitySet)
-        guard let shared = try sharedStore(for: entitySet, part: part, in: context) else {
-            try context.credentials.put(data, forKey: key)
-            // A copy of the whole set the device kept before the set had a subset goes.
-            _ = try shared?.removeValue(forKey: key)
-            return
+        func entities() throws -> [AppEntity] {
+            try store.records(in: AppDataReader.collection(entitySet)).map {
+                try AppDataReader.entity($0.key, $0.value)
+            }
         }
-        try shared.put(data, forKey: key)
-        _ = try context.credentials.removeValue(forKey: key)
     }
 
-    /// The device's copy, unless the set is each user's own part: as the server's answer
-    /// says (`part`), or the settings the user's session last read.
-    private func sharedStore(for entitySet: String, part: Bool, in context: FlowContext) throws -> SharedAppData? {
-        guard let shared, !part else { return nil }
-        let schema = try context.credentials.serverSettings()?.entitySchemas?[entitySet]
-        return schema?.subset == nil ? shared : nil
-    }
-
-    private struct Kept: Codable {
-        var entities: [AppEntity]
+    /// Where a copy stands: when it was last synced, and the cursor to sync from.
+    /// A copy kept by an earlier version held its entities here too (`entities`): it is
+    /// moved into records when it is first read.
+    private struct KeptState: Codable {
         var fetchedAt: Date
         /// Where the copy stands in the set's change log; `nil` for a copy kept before
         /// devices synced, which the next read replaces whole.
         var cursor: String?
+        var entities: [AppEntity]? = nil
+    }
+
+    /// The store entry that says where a set's copy stands.
+    static func key(_ entitySet: String) -> String { "gangway.data.\(entitySet)" }
+
+    /// The collection of records that holds a set's copy, an entity each.
+    static func collection(_ entitySet: String) -> String { "gangway.data/\(entitySet)" }
+
+    private static func entity(_ id: String, _ record: Data) throws -> AppEntity {
+        do {
+            return try KeptEntity.decode(id: id, from: record)
+        } catch {
+            throw SecureStoreError.integrityFailure
+        }
+    }
+
+    /// The kept copy: the user's own first (their part, where the device's may be older),
+    /// else the device's when the set is not each user's own part. A copy an earlier
+    /// version kept whole is moved into records first.
+    private func copy(of entitySet: String, in context: FlowContext) throws -> Copy? {
+        let user = try userStore(context)
+        var places = [user]
+        if let device = try sharedStore(for: entitySet, part: false, existing: true, in: context) {
+            places.append(device)
+        }
+        for store in places {
+            guard let data = try store.data(forKey: Self.key(entitySet)) else { continue }
+            var state = try Self.decoder.decode(KeptState.self, from: data)
+            if let entities = state.entities {
+                state.entities = nil
+                let moved = try Self.encoder.encode(state)
+                try store.write { batch throws(SecureStoreError) in
+                    try batch.removeRecords(in: Self.collection(entitySet))
+                    for entity in entities {
+                        try batch.putRecord(
+                            KeptEntity.encode(entity),
+                            forKey: entity.id,
+                            in: Self.collection(entitySet)
+                        )
+                    }
+                    try batch.put(moved, forKey: Self.key(entitySet))
+                }
+            }
+            return Copy(store: store, state: state, entitySet: entitySet)
+        }
+        return nil
+    }
+
+    /// Keeps what a sync brought where the set's copy belongs now, in one transaction,
+    /// and removes a copy from the other place.
+    private func keep(
+        _ changes: Changes,
+        of entitySet: String,
+        over copy: Copy?,
+        in context: FlowContext
+    ) throws -> AppDataSync {
+        let user = try userStore(context)
+        let store = try sharedStore(for: entitySet, part: changes.isPart, existing: false, in: context) ?? user
+        let collection = Self.collection(entitySet)
+        var written = changes.written
+        var replaced = changes.fromStart
+        if let copy, copy.store !== store, !replaced {
+            // The copy moves (the set became, or stopped being, each user's own part): its
+            // entities come along, with the changes over them.
+            for entity in try copy.entities() where written[entity.id] == nil && !changes.removed.contains(entity.id) {
+                written[entity.id] = entity
+            }
+            replaced = true
+        }
+        let now = services.now()
+        let state = try Self.encoder.encode(KeptState(fetchedAt: now, cursor: changes.cursor))
+        let removed = replaced ? [] : changes.removed.sorted()
+        try store.write { batch throws(SecureStoreError) in
+            if replaced { try batch.removeRecords(in: collection) }
+            for (id, entity) in written { try batch.putRecord(KeptEntity.encode(entity), forKey: id, in: collection) }
+            for id in removed { try batch.removeRecord(forKey: id, in: collection) }
+            try batch.put(state, forKey: Self.key(entitySet))
+        }
+        // The other place keeps no copy: a user's part never stays where the device's
+        // next user could read it, nor a device copy of the whole set once it has parts.
+        let other: SecureStore? =
+            store === user ? try sharedStore(for: entitySet, part: false, existing: true, in: context) : user
+        if let other, other !== store, try other.data(forKey: Self.key(entitySet)) != nil {
+            try other.write { batch throws(SecureStoreError) in
+                try batch.removeRecords(in: collection)
+                try batch.removeValue(forKey: Self.key(entitySet))
+            }
+        }
+        return AppDataSync(
+            entitySet: entitySet,
+            upserted: written.values.sorted { $0.id < $1.id },
+            removedIDs: removed,
+            replaced: replaced,
+            fetchedAt: now,
+            failure: nil
+        )
+    }
+
+    private func unchanged(_ entitySet: String, _ copy: Copy?, failure: ServiceError) -> AppDataSync {
+        AppDataSync(
+            entitySet: entitySet,
+            upserted: [],
+            removedIDs: [],
+            replaced: false,
+            fetchedAt: copy?.state.fetchedAt,
+            failure: failure
+        )
+    }
+
+    /// The user's secure store, where their own copies are kept.
+    private func userStore(_ context: FlowContext) throws -> SecureStore {
+        guard let store = context.secureStore else { throw SecureStoreError.storeNotFound }
+        return store
+    }
+
+    /// The device's store for `entitySet`, unless the set is each user's own part: as the
+    /// server's answer says (`part`), or the settings the user's session last read. With
+    /// `existing`, only a store the device already has: reading makes none.
+    private func sharedStore(
+        for entitySet: String,
+        part: Bool,
+        existing: Bool,
+        in context: FlowContext
+    ) throws -> SecureStore? {
+        guard let shared, !part, !existing || shared.exists else { return nil }
+        let schema = try context.credentials.serverSettings()?.entitySchemas?[entitySet]
+        return schema?.subset == nil ? try shared.store() : nil
     }
 
     private static let encoder: JSONEncoder = {

@@ -30,22 +30,14 @@ public final class SharedAppData: Sendable {
         opened.withLock { $0?.close() }
     }
 
-    /// The entry kept for `key`, or `nil`.
-    func data(forKey key: String) throws(SecureStoreError) -> Data? {
-        try open { store throws(SecureStoreError) in try store.data(forKey: key) }
+    /// The store, opened (or made) at first use.
+    func store() throws(SecureStoreError) -> SecureStore {
+        try open { store throws(SecureStoreError) in store }
     }
 
-    /// Keeps `value` under `key`.
-    func put(_ value: Data, forKey key: String) throws(SecureStoreError) {
-        try open { store throws(SecureStoreError) in try store.put(value, forKey: key) }
-    }
-
-    /// Removes the entry kept for `key`, if there is one; `false` when there was none. A
-    /// device that never kept a copy is left without one.
-    func removeValue(forKey key: String) throws(SecureStoreError) -> Bool {
-        guard opened.withLock({ $0 != nil }) || location.exists else { return false }
-        return try open { store throws(SecureStoreError) in try store.removeValue(forKey: key) }
-    }
+    /// Whether the device has the store, opened or not: a device that never kept a copy
+    /// has none, and reading finds nothing without making one.
+    var exists: Bool { opened.withLock { $0 != nil } || location.exists }
 
     /// Removes the copy from the device; the next read finds none.
     public func erase() throws(SecureStoreError) {

@@ -180,7 +180,7 @@ public struct OfflineWork: Sendable {
             throw ChangeRejection(.entitySetNotWritable, "Devices may not change \(entitySet).")
         }
         let own = try own(entitySet, entityID, in: context)
-        let kept = try reader.kept(entitySet, in: context)?.entities.first { $0.id == entityID }
+        let kept = try reader.keptEntity(entityID, of: entitySet, in: context)
         let creates = kept == nil && !own.contains { $0.creates }
         if creates, !rules.allowsCreation {
             throw ChangeRejection(
@@ -289,11 +289,49 @@ public struct OfflineWork: Sendable {
         return true
     }
 
+    /// Brings `store` up to date with what `sync` changed in the kept copy, and with the
+    /// user's own work since the store was last brought up to date (their edits, and the
+    /// server's answers to them): the entities either touched, as the user sees them, in
+    /// one transaction, so the cost is the change's and a query observed answers once. A
+    /// sync that replaced the copy, a schema that changed, or a store that does not hold
+    /// the set yet, fills the set's table again (``fill(_:with:in:)``). No server contact.
+    public func update(_ store: LocalEntityStore, with sync: AppDataSync, in context: FlowContext) throws {
+        let entitySet = sync.entitySet
+        let schema = try context.credentials.serverSettings()?.entitySchemas?[entitySet]
+        guard !sync.replaced, store.holds(entitySet, schema: schema) else {
+            try fill(store, with: entitySet, in: context)
+            return
+        }
+        let own = try own(in: context).filter { $0.entitySet == entitySet }
+        // What the sync touched; what the user's own changes touch; what the store shows
+        // as theirs, which an answer may have settled since.
+        var touched = Set(sync.upserted.map(\.id)).union(sync.removedIDs).union(own.map(\.entityID))
+        touched.formUnion(try store.markedIDs(entitySet))
+        var entities = sync.upserted
+        let removed = Set(sync.removedIDs)
+        for id in touched.subtracting(entities.map(\.id)) where !removed.contains(id) {
+            if let entity = try reader.keptEntity(id, of: entitySet, in: context) { entities.append(entity) }
+        }
+        // A removed entity the user changed offline stays shown as theirs, as ``view`` shows it.
+        let shown = view(entities, own: own, in: context)
+        let kept = Set(shown.map(\.id))
+        try store.apply(
+            entitySet,
+            schema: schema,
+            upserting: shown,
+            removing: touched.filter { !kept.contains($0) }.sorted()
+        )
+    }
+
     /// `entities` of `entitySet` (the kept copy, shared by the device's users) with the
     /// signed-in user's pending changes over them, and the entities they created offline
     /// after them.
     public func view(_ entities: [AppEntity], of entitySet: String, in context: FlowContext) throws -> [ShownEntity] {
-        let own = try own(in: context).filter { $0.entitySet == entitySet }
+        view(entities, own: try own(in: context).filter { $0.entitySet == entitySet }, in: context)
+    }
+
+    /// `entities` with `own` changes over them, and the entities those create after them.
+    private func view(_ entities: [AppEntity], own: [OwnChange], in context: FlowContext) -> [ShownEntity] {
         var shown = entities.map { ShownEntity(entity: $0, pending: false, needsAttention: false) }
         var positions = Dictionary(shown.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         for change in own {

@@ -74,7 +74,7 @@ extension CredentialStore {
         try put(Data(registration.registrationID.utf8), forKey: ServiceCredentials.registration)
     }
 
-    func keep(_ session: ServerSession) throws {
+    package func keep(_ session: ServerSession) throws {
         try put(Data(session.token.value.utf8), forKey: ServiceCredentials.token)
         if let refresh = session.refreshToken {
             try put(Data(refresh.value.utf8), forKey: ServiceCredentials.refreshToken)
@@ -89,7 +89,7 @@ extension CredentialStore {
     /// Keeps the settings and the time of contact. The passcode requirement is left out:
     /// the store keeps the policy in force itself, and the store manager records a change
     /// that waits for the user, so the requirement is persisted in one place.
-    func keep(_ settings: ServerSettings, contactAt time: Date) throws {
+    package func keep(_ settings: ServerSettings, contactAt time: Date) throws {
         var kept = settings
         kept.passcodeRequirement = nil
         try put(JSONEncoder().encode(kept), forKey: ServiceCredentials.settings)

@@ -30,7 +30,13 @@ extension StoreKeys {
     /// Tags and seals many entries, spread over the processor's cores, and returns them
     /// sorted by tag. Each worker draws its nonces from the system's CSPRNG in one read.
     func sealEntries(_ entries: [String: Data]) throws(SecureStoreError) -> [SealedEntry] {
-        let items = Array(entries)
+        var sealed = try seal(entries.map { (name: $0.key, value: $0.value) })
+        sealed.sort { $0.order < $1.order }
+        return sealed
+    }
+
+    /// Tags and seals `items`, spread over the processor's cores, in the order given.
+    func seal(_ items: [(name: String, value: Data)]) throws(SecureStoreError) -> [SealedEntry] {
         let workers =
             items.count < Self.parallelSealingThreshold
             ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
@@ -60,8 +66,36 @@ extension StoreKeys {
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
-        sealed.sort { $0.order < $1.order }
         return sealed
+    }
+
+    /// Opens many sealed entries, spread over the processor's cores, in the order given:
+    /// each one's name and value.
+    func open(_ rows: [(tag: Data, sealed: Data)]) throws(SecureStoreError) -> [(name: String, value: Data)] {
+        let workers =
+            rows.count < Self.parallelSealingThreshold
+            ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        var opened = [(name: String, value: Data)](repeating: ("", Data()), count: rows.count)
+        let failure = Mutex<SecureStoreError?>(nil)
+        let chunk = (rows.count + workers - 1) / workers
+        opened.withUnsafeMutableBufferPointer { buffer in
+            // Each worker writes only its own range of the buffer.
+            nonisolated(unsafe) let output = buffer
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                let range = (worker * chunk)..<min(rows.count, (worker + 1) * chunk)
+                let keys = workers == 1 ? self : self.workerCopy()
+                do throws(SecureStoreError) {
+                    for index in range {
+                        let entry = try keys.openEntry(rows[index].sealed, tag: rows[index].tag)
+                        output[index] = (entry.name, entry.value)
+                    }
+                } catch {
+                    failure.withLock { $0 = $0 ?? error }
+                }
+            }
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+        return opened
     }
 
     /// The same keys in storage of their own, so workers on different cores do not

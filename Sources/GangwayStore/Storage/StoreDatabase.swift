@@ -47,6 +47,21 @@ struct StoreDatabase: Sendable {
                     """
             )
         }
+        // Records: values in named collections (``SecureStore/records(in:)``), listed
+        // without opening the store's other entries. A store of the first version gains
+        // the table when it opens; one that has it cannot be opened by that version.
+        migrator.registerMigration("v2-records") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE record (
+                        collection BLOB NOT NULL,
+                        tag BLOB NOT NULL,
+                        sealed BLOB NOT NULL,
+                        PRIMARY KEY (collection, tag)
+                    ) WITHOUT ROWID;
+                    """
+            )
+        }
         return migrator
     }
 

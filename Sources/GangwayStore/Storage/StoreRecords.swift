@@ -173,6 +173,35 @@ enum StoreRecords {
         }
     }
 
+    /// Inserts or replaces sealed records of collections, several rows per prepared
+    /// statement.
+    static func insertRecords(_ records: [(collection: Data, entry: SealedEntry)], _ db: Database) throws {
+        let rows = entriesPerStatement
+        let multiRow = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO record (collection, tag, sealed) VALUES "
+                + repeatElement("(?, ?, ?)", count: rows).joined(separator: ", ")
+        )
+        var start = records.startIndex
+        var arguments: [(any DatabaseValueConvertible)?] = []
+        arguments.reserveCapacity(3 * rows)
+        while records.endIndex - start >= rows {
+            arguments.removeAll(keepingCapacity: true)
+            for record in records[start..<(start + rows)] {
+                arguments.append(record.collection)
+                arguments.append(record.entry.tag)
+                arguments.append(record.entry.sealed)
+            }
+            try multiRow.execute(arguments: StatementArguments(arguments))
+            start += rows
+        }
+        let single = try db.cachedStatement(
+            sql: "INSERT OR REPLACE INTO record (collection, tag, sealed) VALUES (?, ?, ?)"
+        )
+        for record in records[start...] {
+            try single.execute(arguments: [record.collection, record.entry.tag, record.entry.sealed])
+        }
+    }
+
     static func entryCount(_ db: Database) throws -> Int {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM entry") ?? 0
     }

@@ -151,10 +151,10 @@ public final class SecureStore: Sendable {
         return removed
     }
 
-    /// Removes every entry.
+    /// Removes every entry, and every record of every collection.
     public func removeAll() throws(SecureStoreError) {
         try checkOpen()
-        try database.write { try $0.execute(sql: "DELETE FROM entry") }
+        try database.write { try $0.execute(sql: "DELETE FROM entry; DELETE FROM record") }
     }
 
     /// The names of the stored keys, sorted.

@@ -11,6 +11,8 @@ public struct SecureStoreBatch {
     let db: Database
     let keys: StoreKeys
     private var pending: [String: Data] = [:]
+    /// Records waiting, by their sealed name: their collection's tag and their value.
+    private var pendingRecords: [String: (collection: Data, value: Data)] = [:]
     private var pendingBytes = 0
 
     /// Values held before the batch seals and writes what it has.
@@ -30,7 +32,7 @@ public struct SecureStoreBatch {
         if let problem = SecureStore.problem(withKey: key) { throw .invalidArgument(problem) }
         pendingBytes += value.count
         if let replaced = pending.updateValue(value, forKey: key) { pendingBytes -= replaced.count }
-        if pending.count >= Self.flushCount || pendingBytes >= Self.flushBytes { try flush() }
+        try flushIfFull()
     }
 
     /// Stores a string as UTF-8.
@@ -51,16 +53,83 @@ public struct SecureStoreBatch {
         }
     }
 
-    /// Seals and writes the values put so far.
-    mutating func flush() throws(SecureStoreError) {
-        guard !pending.isEmpty else { return }
-        let entries = try keys.sealEntries(pending)
-        pending.removeAll(keepingCapacity: true)
-        pendingBytes = 0
+    // MARK: Records
+
+    /// Stores `value` as the record `key` of `collection` (see
+    /// ``SecureStore/records(in:)``).
+    /// - Throws: ``SecureStoreError/invalidArgument`` for a collection or key the store
+    ///   cannot name (``SecureStore/problem(withRecord:in:)``).
+    public mutating func putRecord(_ value: Data, forKey key: String, in collection: String) throws(SecureStoreError) {
+        if let problem = SecureStore.problem(withRecord: key, in: collection) { throw .invalidArgument(problem) }
+        let name = StoreKeys.recordName(key, in: collection)
+        pendingBytes += value.count
+        let replaced = pendingRecords.updateValue((keys.collectionTag(collection), value), forKey: name)
+        pendingBytes -= replaced?.value.count ?? 0
+        try flushIfFull()
+    }
+
+    /// Removes the record `key` of `collection`; returns whether there was one.
+    @discardableResult
+    public mutating func removeRecord(forKey key: String, in collection: String) throws(SecureStoreError) -> Bool {
+        if let problem = SecureStore.problem(withRecord: key, in: collection) { throw .invalidArgument(problem) }
+        let name = StoreKeys.recordName(key, in: collection)
+        let removed = pendingRecords.removeValue(forKey: name)
+        pendingBytes -= removed?.value.count ?? 0
         do {
-            try StoreRecords.insertEntries(entries, db)
+            try db.cachedStatement(sql: "DELETE FROM record WHERE collection = ? AND tag = ?")
+                .execute(arguments: [keys.collectionTag(collection), keys.tag(forName: name)])
+            return removed != nil || db.changesCount > 0
         } catch {
             throw StoreDatabase.map(error)
         }
+    }
+
+    /// Removes every record of `collection`, those put earlier in this batch too.
+    public mutating func removeRecords(in collection: String) throws(SecureStoreError) {
+        if let problem = SecureStore.problem(withCollection: collection) { throw .invalidArgument(problem) }
+        let tag = keys.collectionTag(collection)
+        pendingRecords = pendingRecords.filter { $0.value.collection != tag }
+        pendingBytes =
+            pending.values.reduce(0) { $0 + $1.count } + pendingRecords.values.reduce(0) { $0 + $1.value.count }
+        do {
+            try db.execute(sql: "DELETE FROM record WHERE collection = ?", arguments: [tag])
+        } catch {
+            throw StoreDatabase.map(error)
+        }
+    }
+
+    // MARK: Flushing
+
+    private mutating func flushIfFull() throws(SecureStoreError) {
+        if pending.count + pendingRecords.count >= Self.flushCount || pendingBytes >= Self.flushBytes { try flush() }
+    }
+
+    /// Seals and writes the values and records put so far.
+    mutating func flush() throws(SecureStoreError) {
+        if !pending.isEmpty {
+            let entries = try keys.sealEntries(pending)
+            pending.removeAll(keepingCapacity: true)
+            do {
+                try StoreRecords.insertEntries(entries, db)
+            } catch {
+                throw StoreDatabase.map(error)
+            }
+        }
+        if !pendingRecords.isEmpty {
+            let items = Array(pendingRecords)
+            let sealed = try keys.seal(items.map { (name: $0.key, value: $0.value.value) })
+            var rows = zip(items, sealed).map { (collection: $0.value.collection, entry: $1) }
+            rows.sort {
+                ($0.collection.lexicographicallyPrecedes($1.collection))
+                    || ($0.collection == $1.collection && $0.entry.order < $1.entry.order)
+            }
+            pendingRecords.removeAll(keepingCapacity: true)
+            do {
+                try StoreRecords.insertRecords(rows, db)
+            } catch {
+                throw StoreDatabase.map(error)
+            }
+        }
+        pendingBytes = 0
     }
 }

@@ -185,19 +185,16 @@ struct OfflineCommands: Sendable {
             return
         }
         let context = try await requireContext()
-        let before = Dictionary(
-            ((try? work.reader.kept(Self.entitySet, in: context))?.entities ?? []).map { ($0.id, $0) },
-            uniquingKeysWith: { first, _ in first }
-        )
         console.line(localized("listen.waiting", seconds))
-        let reading = try await work.reader.read(Self.entitySet, in: context, waitingUpTo: seconds)
-        if let failure = reading.failure {
+        // Only what changed comes, and only that is written: the copy and the local store.
+        let synced = try await work.reader.sync(Self.entitySet, in: context, waitingUpTo: seconds)
+        if let failure = synced.failure {
             console.line(console.styled(localized("checks.notRead", failure.summary), .yellow))
             return
         }
-        let came = reading.entities.filter { before[$0.id] != $0 }
-        let gone = Set(before.keys).subtracting(reading.entities.map(\.id))
-        guard !came.isEmpty || !gone.isEmpty else {
+        try? work.update(local, with: synced, in: context)
+        let (came, gone) = (synced.upserted, synced.removedIDs)
+        guard synced.changed else {
             console.line(localized("listen.nothing", count: seconds))
             return
         }

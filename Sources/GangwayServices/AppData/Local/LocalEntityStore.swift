@@ -42,25 +42,7 @@ public final class LocalEntityStore: Sendable {
                         attention INTEGER NOT NULL, fields TEXT NOT NULL\(columns.map { ", " + $0 }.joined()))
                     """
             )
-            let names =
-                ["id", "version", "updated_at", "updated_by", "pending", "attention", "fields"]
-                + typed.map { Self.column($0.name) }
-            let insert = try db.makeStatement(
-                sql:
-                    "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"
-            )
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            for shown in entities {
-                let entity = shown.entity
-                var values: [(any DatabaseValueConvertible)?] = [
-                    entity.id, entity.version, entity.updatedAt.timeIntervalSince1970, entity.updatedBy,
-                    shown.pending, shown.needsAttention,
-                    String(decoding: try encoder.encode(entity.fields), as: UTF8.self),
-                ]
-                for field in typed { values.append(Self.stored(entity.fields[field.name], as: field.type)) }
-                try insert.execute(arguments: StatementArguments(values))
-            }
+            try Self.write(entities, into: entitySet, typed: typed, db)
             for field in typed where field.indexed {
                 try db.execute(
                     sql:
@@ -71,6 +53,72 @@ public final class LocalEntityStore: Sendable {
             if typed.contains(where: \.indexed) { try db.execute(sql: "ANALYZE \(table)") }
         }
         schemas.withLock { $0[entitySet] = .some(schema) }
+    }
+
+    /// Whether the store holds `entitySet` in a table built from `schema`, so that
+    /// ``apply(_:schema:upserting:removing:)`` can bring it up to date.
+    public func holds(_ entitySet: String, schema: EntitySchema?) -> Bool {
+        schemas.withLock { $0[entitySet].map { $0 == schema } ?? false }
+    }
+
+    /// Writes `entities` over what the store holds of `entitySet` and removes
+    /// `removedIDs`, in one transaction: observed queries answer once, after it.
+    /// - Throws: ``LocalQueryError`` when the store does not hold the set in a table built
+    ///   from `schema` (``holds(_:schema:)``): ``replace(_:schema:with:)`` it instead.
+    public func apply(
+        _ entitySet: String,
+        schema: EntitySchema?,
+        upserting entities: [OfflineWork.ShownEntity],
+        removing removedIDs: [String]
+    ) throws {
+        guard holds(entitySet, schema: schema) else {
+            throw LocalQueryError("The store does not hold \(entitySet) with this schema: fill it first.")
+        }
+        try queue.write { db in
+            let remove = try db.makeStatement(sql: "DELETE FROM \(Self.table(entitySet)) WHERE id = ?")
+            for id in removedIDs { try remove.execute(arguments: [id]) }
+            try Self.write(entities, into: entitySet, typed: schema?.fields ?? [], db)
+        }
+    }
+
+    /// The IDs of the entities of `entitySet` the store shows as the user's: pending, or
+    /// needing their attention.
+    func markedIDs(_ entitySet: String) throws -> [String] {
+        guard holds(entitySet) else { return [] }
+        return try queue.read { db in
+            try String.fetchAll(db, sql: "SELECT id FROM \(Self.table(entitySet)) WHERE pending OR attention")
+        }
+    }
+
+    /// Whether the store holds `entitySet`, whatever its schema.
+    private func holds(_ entitySet: String) -> Bool { schemas.withLock { $0[entitySet] != nil } }
+
+    /// Inserts `entities` into the set's table, replacing the rows of the same IDs.
+    private static func write(
+        _ entities: [OfflineWork.ShownEntity],
+        into entitySet: String,
+        typed: [EntityField],
+        _ db: Database
+    ) throws {
+        let names =
+            ["id", "version", "updated_at", "updated_by", "pending", "attention", "fields"]
+            + typed.map { column($0.name) }
+        let insert = try db.makeStatement(
+            sql: "INSERT OR REPLACE INTO \(table(entitySet)) (\(names.joined(separator: ", "))) VALUES ("
+                + names.map { _ in "?" }.joined(separator: ", ") + ")"
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for shown in entities {
+            let entity = shown.entity
+            var values: [(any DatabaseValueConvertible)?] = [
+                entity.id, entity.version, entity.updatedAt.timeIntervalSince1970, entity.updatedBy,
+                shown.pending, shown.needsAttention,
+                String(decoding: try encoder.encode(entity.fields), as: UTF8.self),
+            ]
+            for field in typed { values.append(stored(entity.fields[field.name], as: field.type)) }
+            try insert.execute(arguments: StatementArguments(values))
+        }
     }
 
     /// The entities `query` asks for, as the user sees them.
