@@ -62,7 +62,9 @@ struct SyncBenchmark: AsyncParsableCommand {
         print("sync.config.storage: \(postgres == nil ? "sqlite" : "postgresql")")
         var logger = Logger(label: "gangway.benchmark")
         logger.logLevel = .error
-        let seed = ServerSeed(apps: [BenchmarkServer.app()], users: [BenchmarkServer.user])
+        var app = BenchmarkServer.app()
+        app.schemas = ["checks": Self.checksFields]
+        let seed = ServerSeed(apps: [app], users: [BenchmarkServer.user])
         // A schema of the run's own, dropped at the end however the run ends.
         let schema = "gangway_benchmark_sync_" + UUID().uuidString.prefix(8).lowercased()
         let database = postgres.map { $0 + ($0.contains("?") ? "&" : "?") + "schema=" + schema }
@@ -143,28 +145,49 @@ struct SyncBenchmark: AsyncParsableCommand {
             guard synced.value.count == rows, direct.value == rows else {
                 throw ValidationError("read \(synced.value.count) and \(direct.value) entities of \(rows)")
             }
-            try await Self.measureLocal(synced.value.kept)
-            try Self.measureKeptCopy(synced.value.kept, changes: changes)
-            Measure.report("sync.initial.rows_per_s", Double(rows) / synced.seconds, digits: 0)
+            Measure.report("sync.initial.download_rows_per_s", Double(rows) / synced.seconds, digits: 0)
             Measure.report("sync.initial.storage_rows_per_s", Double(rows) / direct.seconds, digits: 0)
-            Measure.report("sync.initial.ratio_to_storage", direct.seconds / synced.seconds)
+            Measure.report("sync.initial.download_ratio_to_storage", direct.seconds / synced.seconds)
             Measure.report("sync.initial.resident_growth_mb", residentAfter - residentBefore, digits: 1)
+            try await Self.measureLocal(synced.value.kept)
 
-            try await Self.fill(storage, from: rows + 1, through: largeRows)
+            // The device's own code: the first sync kept (a sealed record per entity) and
+            // its local store filled; then catch-ups of `changes` entities, each kept and
+            // applied to the local store by the change alone.
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("gangway-benchmark-device-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let device = try await BenchmarkDevice.signedIn(
+                at: running.url,
+                session: session,
+                in: directory,
+                logger: logger
+            )
+            defer { device.close() }
+            let first = try await Self.timed { try await device.sync("checks") }
+            guard first.value.upserted.count == rows, try device.local.count(LocalQuery("checks")) == rows else {
+                throw ValidationError("the device kept \(first.value.upserted.count) entities of \(rows)")
+            }
+            Measure.report("sync.initial.rows_per_s", Double(rows) / first.seconds, digits: 0)
+            var applied: [Double] = []
+            for round in 0..<repetitions {
+                try await change(storage, round: round, of: rows)
+                let caughtUp = try await Self.timed { try await device.sync("checks") }
+                guard caughtUp.value.upserted.count == changes, !caughtUp.value.replaced else {
+                    throw ValidationError("a device catch-up brought \(caughtUp.value.upserted.count) of \(changes)")
+                }
+                applied.append(caughtUp.seconds * 1_000)
+            }
+            let done = LocalQuery("checks", where: [.init("status", .equals, "done")])
+            guard try device.local.count(done) > 0 else { throw ValidationError("no change reached the local store") }
+            Measure.report("sync.catch_up.device_p50_ms", Measure.median(applied))
+            Measure.report("sync.catch_up.device_p90_ms", Measure.percentile(applied, 0.9))
+
+            try await Self.fill(storage, from: rows + 1, through: largeRows, after: repetitions * changes)
             var cursor = try await Self.sync(client, token: session.token, from: nil, page: page, keep: false).cursor
             var times: [Double] = []
             for round in 0..<repetitions {
-                for index in 0..<changes {
-                    let entity = EntityRecord(
-                        appID: BenchmarkServer.appID,
-                        entitySet: "checks",
-                        id: Self.id(1 + (round * changes + index) * 7919 % largeRows),
-                        fields: ["status": "done", "round": "\(round)"],
-                        updatedAt: WallClock.now(),
-                        updatedBy: "admin"
-                    )
-                    _ = try await storage.putEntity(entity, limit: EntityLimits.entitiesPerSet)
-                }
+                try await change(storage, round: repetitions + round, of: largeRows)
                 let caughtUp = try await Self.timed {
                     try await Self.sync(client, token: session.token, from: cursor, page: page, keep: false)
                 }
@@ -179,18 +202,19 @@ struct SyncBenchmark: AsyncParsableCommand {
         }
     }
 
+    /// The checks' ten fields, as the set's schema declares them.
+    static let checksFields = [
+        EntityField("aircraft", .text), EntityField("station", .text, indexed: true),
+        EntityField("stand", .text), EntityField("kind", .text), EntityField("item", .text),
+        EntityField("status", .text, indexed: true), EntityField("value", .integer),
+        EntityField("unit", .text), EntityField("due", .dateTime, indexed: true), EntityField("note", .text),
+    ]
+
     /// The device's local store: the synced entities filled into a table typed by the
     /// set's schema, then asked for a page of one station's checks by an indexed field,
     /// and counted by two, each timed alone.
     static func measureLocal(_ entities: [AppEntity]) async throws {
-        let schema = try EntitySchema(
-            fields: [
-                EntityField("aircraft", .text), EntityField("station", .text, indexed: true),
-                EntityField("stand", .text), EntityField("kind", .text), EntityField("item", .text),
-                EntityField("status", .text, indexed: true), EntityField("value", .integer),
-                EntityField("unit", .text), EntityField("due", .dateTime, indexed: true), EntityField("note", .text),
-            ]
-        )
+        let schema = try EntitySchema(fields: checksFields)
         let local = try LocalEntityStore()
         let shown = entities.map { OfflineWork.ShownEntity(entity: $0) }
         let filled = try await Self.timed { try local.replace("checks", schema: schema, with: shown) }
@@ -211,30 +235,20 @@ struct SyncBenchmark: AsyncParsableCommand {
         Measure.report("sync.local.count_p50_ms", Measure.median(counts))
     }
 
-    /// What the device's kept copy costs a catch-up of `changes` entities today: the whole
-    /// copy read back (JSON), the changes applied, the whole copy written again (JSON), as
-    /// `AppDataReader` does before sealing it into the user's store (which adds to it).
-    static func measureKeptCopy(_ entities: [AppEntity], changes: Int) throws {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .millisecondsSince1970
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .millisecondsSince1970
-        let blob = try encoder.encode(entities)
-        var times: [Double] = []
-        for round in 0..<5 {
-            let start = ContinuousClock.now
-            var copy: [String: AppEntity] = [:]
-            for entity in try decoder.decode([AppEntity].self, from: blob) { copy[entity.id] = entity }
-            for index in 0..<changes {
-                var entity = entities[(round * changes + index) * 7919 % entities.count]
-                entity.fields["status"] = "done"
-                copy[entity.id] = entity
-            }
-            _ = try encoder.encode(copy.values.sorted { $0.id < $1.id })
-            times.append(Measure.milliseconds(ContinuousClock.now - start))
+    /// Writes `changes` of the first `count` entities, as an admin's puts: each one's
+    /// status set to done, spread over the set.
+    private func change(_ storage: ServerStorage, round: Int, of count: Int) async throws {
+        for index in 0..<changes {
+            let entity = EntityRecord(
+                appID: BenchmarkServer.appID,
+                entitySet: "checks",
+                id: Self.id(1 + (round * changes + index) * 7919 % count),
+                fields: ["status": "done", "note": "round \(round)"],
+                updatedAt: WallClock.now(),
+                updatedBy: "admin"
+            )
+            _ = try await storage.putEntity(entity, limit: EntityLimits.entitiesPerSet)
         }
-        Measure.report("sync.device.kept_copy_apply_ms", Measure.median(times))
-        Measure.report("sync.device.kept_copy_mb", Double(blob.count) / 1_048_576, digits: 1)
     }
 
     /// One sync from `cursor`: every page until the server says it is done. Returns how
@@ -265,8 +279,10 @@ struct SyncBenchmark: AsyncParsableCommand {
     }
 
     /// Writes the entities numbered `first` through `last` in statements of 50,000, as a
-    /// bulk load would, each with ten fields and at its own position.
-    static func fill(_ storage: ServerStorage, from first: Int, through last: Int) async throws {
+    /// bulk load would, each with ten fields and at its own position: its number, moved
+    /// past the `written` positions that writes since the last fill took.
+    static func fill(_ storage: ServerStorage, from first: Int, through last: Int, after written: Int = 0) async throws
+    {
         var start = first
         while start <= last {
             let end = min(last, start + 49_999)
@@ -278,14 +294,14 @@ struct SyncBenchmark: AsyncParsableCommand {
                     '{"aircraft":"A320 F-G' || (i % 997) || '","station":"' || (i % 40) || '","stand":"' || (i % 60)
                     || '","kind":"walkaround","item":"tyre pressure","status":"open","value":"' || (i % 200)
                     || '","unit":"psi","due":"2026-12-03T' || (10 + i % 12) || ':00:00Z","note":"none"}',
-                    1, 0, 'admin', i FROM n
+                    1, 0, 'admin', i + \(written) FROM n
                 """
             )
             start = end + 1
         }
         _ = try await storage.driver.write(
             """
-            INSERT INTO entity_sets (app_id, entity_set, last_position, live_count) VALUES ('checks', 'checks', \(last), \(last))
+            INSERT INTO entity_sets (app_id, entity_set, last_position, live_count) VALUES ('checks', 'checks', \(last + written), \(last))
             ON CONFLICT (app_id, entity_set) DO UPDATE SET last_position = excluded.last_position,
                 live_count = excluded.live_count
             """

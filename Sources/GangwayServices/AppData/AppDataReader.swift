@@ -163,6 +163,9 @@ public struct AppDataReader: Sendable {
                     appID: appID,
                     entitySet: entitySet,
                     cursor: cursor,
+                    // The largest pages: a first sync takes fewest round trips, and a
+                    // catch-up's page is as small as its change.
+                    limit: APILimits.syncPage.upperBound,
                     waitingUpTo: cursor == nil ? nil : wait,
                     token: token
                 )

@@ -298,11 +298,16 @@ public struct OfflineWork: Sendable {
     public func update(_ store: LocalEntityStore, with sync: AppDataSync, in context: FlowContext) throws {
         let entitySet = sync.entitySet
         let schema = try context.credentials.serverSettings()?.entitySchemas?[entitySet]
-        guard !sync.replaced, store.holds(entitySet, schema: schema) else {
+        let own = try own(in: context).filter { $0.entitySet == entitySet }
+        if sync.replaced {
+            // The sync brought the whole copy: it fills the table, without reading it back.
+            try store.replace(entitySet, schema: schema, with: view(sync.upserted, own: own, in: context))
+            return
+        }
+        guard store.holds(entitySet, schema: schema) else {
             try fill(store, with: entitySet, in: context)
             return
         }
-        let own = try own(in: context).filter { $0.entitySet == entitySet }
         // What the sync touched; what the user's own changes touch; what the store shows
         // as theirs, which an answer may have settled since.
         var touched = Set(sync.upserted.map(\.id)).union(sync.removedIDs).union(own.map(\.entityID))

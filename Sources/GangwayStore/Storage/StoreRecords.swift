@@ -150,55 +150,43 @@ enum StoreRecords {
 
     /// Inserts or replaces sealed entries, several rows per prepared statement.
     static func insertEntries(_ entries: [SealedEntry], _ db: Database) throws {
-        let rows = entriesPerStatement
-        let multiRow = try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO entry (tag, sealed) VALUES "
-                + repeatElement("(?, ?)", count: rows).joined(separator: ", ")
-        )
-        var start = entries.startIndex
-        var arguments: [(any DatabaseValueConvertible)?] = []
-        arguments.reserveCapacity(2 * rows)
-        while entries.endIndex - start >= rows {
-            arguments.removeAll(keepingCapacity: true)
-            for entry in entries[start..<(start + rows)] {
-                arguments.append(entry.tag)
-                arguments.append(entry.sealed)
-            }
-            try multiRow.execute(arguments: StatementArguments(arguments))
-            start += rows
-        }
-        let single = try db.cachedStatement(sql: "INSERT OR REPLACE INTO entry (tag, sealed) VALUES (?, ?)")
-        for entry in entries[start...] {
-            try single.execute(arguments: [entry.tag, entry.sealed])
-        }
+        try insert(entries, into: "entry (tag, sealed)", after: nil, db)
     }
 
-    /// Inserts or replaces sealed records of collections, several rows per prepared
+    /// Inserts or replaces sealed records of one collection, several rows per prepared
     /// statement.
-    static func insertRecords(_ records: [(collection: Data, entry: SealedEntry)], _ db: Database) throws {
-        let rows = entriesPerStatement
+    static func insertRecords(_ records: [SealedEntry], in collection: Data, _ db: Database) throws {
+        try insert(records, into: "record (collection, tag, sealed)", after: collection, db)
+    }
+
+    /// Inserts or replaces `rows` (each row `leading`, when given, then its tag and box)
+    /// into `table`, its columns named.
+    private static func insert(_ rows: [SealedEntry], into table: String, after leading: Data?, _ db: Database) throws {
+        let row = "(" + repeatElement("?", count: leading == nil ? 2 : 3).joined(separator: ", ") + ")"
+        let perStatement = entriesPerStatement
         let multiRow = try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO record (collection, tag, sealed) VALUES "
-                + repeatElement("(?, ?, ?)", count: rows).joined(separator: ", ")
+            sql: "INSERT OR REPLACE INTO \(table) VALUES "
+                + repeatElement(row, count: perStatement).joined(separator: ", ")
         )
-        var start = records.startIndex
+        var start = rows.startIndex
         var arguments: [(any DatabaseValueConvertible)?] = []
-        arguments.reserveCapacity(3 * rows)
-        while records.endIndex - start >= rows {
-            arguments.removeAll(keepingCapacity: true)
-            for record in records[start..<(start + rows)] {
-                arguments.append(record.collection)
-                arguments.append(record.entry.tag)
-                arguments.append(record.entry.sealed)
-            }
-            try multiRow.execute(arguments: StatementArguments(arguments))
-            start += rows
+        arguments.reserveCapacity(3 * perStatement)
+        func append(_ entry: SealedEntry) {
+            if let leading { arguments.append(leading) }
+            arguments.append(entry.tag)
+            arguments.append(entry.sealed)
         }
-        let single = try db.cachedStatement(
-            sql: "INSERT OR REPLACE INTO record (collection, tag, sealed) VALUES (?, ?, ?)"
-        )
-        for record in records[start...] {
-            try single.execute(arguments: [record.collection, record.entry.tag, record.entry.sealed])
+        while rows.endIndex - start >= perStatement {
+            arguments.removeAll(keepingCapacity: true)
+            for entry in rows[start..<(start + perStatement)] { append(entry) }
+            try multiRow.execute(arguments: StatementArguments(arguments))
+            start += perStatement
+        }
+        let single = try db.cachedStatement(sql: "INSERT OR REPLACE INTO \(table) VALUES \(row)")
+        for entry in rows[start...] {
+            arguments.removeAll(keepingCapacity: true)
+            append(entry)
+            try single.execute(arguments: StatementArguments(arguments))
         }
     }
 

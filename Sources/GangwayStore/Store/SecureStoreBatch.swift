@@ -118,16 +118,16 @@ public struct SecureStoreBatch {
         if !pendingRecords.isEmpty {
             let items = Array(pendingRecords)
             let sealed = try keys.seal(items.map { (name: $0.key, value: $0.value.value) })
-            var rows = zip(items, sealed).map { (collection: $0.value.collection, entry: $1) }
-            rows.sort {
-                ($0.collection.lexicographicallyPrecedes($1.collection))
-                    || ($0.collection == $1.collection && $0.entry.order < $1.entry.order)
-            }
             pendingRecords.removeAll(keepingCapacity: true)
-            do {
-                try StoreRecords.insertRecords(rows, db)
-            } catch {
-                throw StoreDatabase.map(error)
+            // Collection by collection, each in tag order: close to an append, as entries.
+            var collections: [Data: [SealedEntry]] = [:]
+            for (item, entry) in zip(items, sealed) { collections[item.value.collection, default: []].append(entry) }
+            for (collection, entries) in collections {
+                do {
+                    try StoreRecords.insertRecords(entries.sorted { $0.order < $1.order }, in: collection, db)
+                } catch {
+                    throw StoreDatabase.map(error)
+                }
             }
         }
         pendingBytes = 0

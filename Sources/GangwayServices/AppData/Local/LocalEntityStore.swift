@@ -107,14 +107,11 @@ public final class LocalEntityStore: Sendable {
             sql: "INSERT OR REPLACE INTO \(table(entitySet)) (\(names.joined(separator: ", "))) VALUES ("
                 + names.map { _ in "?" }.joined(separator: ", ") + ")"
         )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
         for shown in entities {
             let entity = shown.entity
             var values: [(any DatabaseValueConvertible)?] = [
                 entity.id, entity.version, entity.updatedAt.timeIntervalSince1970, entity.updatedBy,
-                shown.pending, shown.needsAttention,
-                String(decoding: try encoder.encode(entity.fields), as: UTF8.self),
+                shown.pending, shown.needsAttention, FlatJSON.text(entity.fields),
             ]
             for field in typed { values.append(stored(entity.fields[field.name], as: field.type)) }
             try insert.execute(arguments: StatementArguments(values))
@@ -218,14 +215,11 @@ public final class LocalEntityStore: Sendable {
         _ db: Database,
         _ statement: (String, StatementArguments)
     ) throws -> [OfflineWork.ShownEntity] {
-        let decoder = JSONDecoder()
-        return try Row.fetchAll(db, sql: statement.0, arguments: statement.1).map { row in
-            let text: String = row["fields"]
-            let fields = (try? decoder.decode([String: String].self, from: Data(text.utf8))) ?? [:]
-            return OfflineWork.ShownEntity(
+        try Row.fetchAll(db, sql: statement.0, arguments: statement.1).map { row in
+            OfflineWork.ShownEntity(
                 entity: AppEntity(
                     id: row["id"],
-                    fields: fields,
+                    fields: FlatJSON.strings(row["fields"]) ?? [:],
                     version: row["version"],
                     updatedAt: Date(timeIntervalSince1970: row["updated_at"]),
                     updatedBy: row["updated_by"]

@@ -1,8 +1,6 @@
 import Foundation
+import GangwayProtocol
 import Testing
-
-@testable import GangwayServer
-@testable import GangwayServerStorage
 
 @Suite("An entity's fields and field versions are stored as JSON any parser reads, and read back as written")
 struct FlatJSONTests {

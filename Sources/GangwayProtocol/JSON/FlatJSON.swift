@@ -1,23 +1,23 @@
 import Foundation
 
 /// The JSON text of a flat map (an entity's fields, its field versions), as both
-/// databases store it: keys sorted, written straight to UTF-8, and read by a scan of that
+/// databases store it and a device's local store keeps it: keys sorted, written straight to UTF-8, and read by a scan of that
 /// plain form, with `JSONDecoder` for any other (what earlier versions wrote, a string
 /// with an escape). Each change reads and writes these in its transaction, where
 /// Codable's generic path was half of what applying a change cost.
-enum FlatJSON {
+package enum FlatJSON {
     /// `map` as a JSON object, keys sorted.
-    static func text(_ map: [String: String]) -> String {
+    package static func text(_ map: [String: String]) -> String {
         write(map) { value, bytes in string(value, into: &bytes) }
     }
 
     /// `map` as a JSON object, keys sorted.
-    static func text(_ map: [String: Int64]) -> String {
+    package static func text(_ map: [String: Int64]) -> String {
         write(map) { value, bytes in bytes.append(contentsOf: String(value).utf8) }
     }
 
     /// The map `text` holds; `nil` when it is not a JSON object of strings.
-    static func strings(_ text: String) -> [String: String]? {
+    package static func strings(_ text: String) -> [String: String]? {
         if let map = scan(
             text,
             value: { bytes -> String? in
@@ -34,7 +34,7 @@ enum FlatJSON {
     }
 
     /// The map `text` holds; `nil` when it is not a JSON object of integers.
-    static func integers(_ text: String) -> [String: Int64]? {
+    package static func integers(_ text: String) -> [String: Int64]? {
         if let map = scan(
             text,
             value: { bytes -> Int64? in
