@@ -381,6 +381,11 @@ struct OfflineWorkTests {
             )
             try await server.admin(
                 .put,
+                "/admin/apps/checks/data/checks/S12-tyres",
+                json: #"{"fields": {"stand": "12", "item": "Tyres-Twelve", "status": "open"}}"#
+            )
+            try await server.admin(
+                .put,
                 "/admin/apps/checks/data/checks/S14-oil",
                 json: #"{"fields": {"stand": "14", "item": "Oil-Level-Fourteen", "status": "open"}}"#
             )
@@ -395,9 +400,13 @@ struct OfflineWorkTests {
             let aliceContext = try await alice.context()
             let aliceRead = try await work.reader.read("checks", in: aliceContext)
             #expect(aliceRead.failure == nil)
-            #expect(aliceRead.entities.map(\.id) == ["S12-oil"])
+            #expect(aliceRead.entities.map(\.id) == ["S12-oil", "S12-tyres"])
             #expect(try aliceContext.credentials.data(forKey: "gangway.data.checks") != nil, "her own copy")
             try work.edit("checks", entityID: "S12-oil", fields: ["note": "Leak-At-Valve"], in: aliceContext)
+            // The app's one local store, filled for alice.
+            let local = try LocalEntityStore()
+            try work.update(local, with: try await work.reader.sync("checks", in: aliceContext), in: aliceContext)
+            #expect(try local.entities(LocalQuery("checks")).map(\.id) == ["S12-oil", "S12-tyres"])
 
             alice.app.presenter.append(.welcome(.signIn), .signIn("bob"), .create(ServicesDevice.bobPasscode))
             _ = try await alice.app.manager.addUser()
@@ -407,14 +416,27 @@ struct OfflineWorkTests {
             #expect(bobRead.entities.map(\.id) == ["S14-oil"])
             let bobSees = try work.view(bobRead.entities, of: "checks", in: bobContext)
             #expect(bobSees.map(\.entity.id) == ["S14-oil"] && bobSees.allSatisfy { !$0.pending })
+            // Bob's sync brings nothing new, but the local store was alice's: it is filled
+            // again with his part, never brought up to date over hers.
+            let bobSync = try await work.reader.sync("checks", in: bobContext)
+            #expect(!bobSync.replaced && !bobSync.changed)
+            try work.update(local, with: bobSync, in: bobContext)
+            #expect(try local.entities(LocalQuery("checks")).map(\.id) == ["S14-oil"])
 
             // The device's copy was never made; and alice's stand is nowhere in what bob's
             // session reads.
             #expect(!shared.location.exists)
-            for key in try bobContext.credentials.keys() {
-                let value = try #require(try bobContext.credentials.data(forKey: key))
-                for text in ["S12-oil", "Oil-Level-Twelve", "Leak-At-Valve"] {
-                    #expect(value.range(of: Data(text.utf8)) == nil, "\(text) under \(key) in bob's store")
+            var values = try bobContext.credentials.keys().map { key in
+                (key, try #require(try bobContext.credentials.data(forKey: key)))
+            }
+            values += try #require(bobContext.secureStore).records(in: "gangway.data/checks").map { ($0.key, $0.value) }
+            #expect(values.contains { $0.0 == "S14-oil" }, "his part is kept as records")
+            for (key, value) in values {
+                for text in ["S12-oil", "S12-tyres", "Oil-Level-Twelve", "Tyres-Twelve", "Leak-At-Valve"] {
+                    #expect(
+                        value.range(of: Data(text.utf8)) == nil && key != text,
+                        "\(text) under \(key) in bob's store"
+                    )
                 }
             }
             try await alice.app.manager.close()

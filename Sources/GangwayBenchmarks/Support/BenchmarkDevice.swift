@@ -3,6 +3,7 @@ import GangwayFlows
 import GangwayPolicy
 import GangwayServices
 import GangwayStore
+import GangwaySystem
 import Logging
 
 /// A device signed in to a benchmark's server as the library's own types make one: the
@@ -33,7 +34,10 @@ struct BenchmarkDevice {
         .create(protection: .noPasscode)
         let client = MobileServicesClient(serverURL: serverURL)
         try store.keep(session)
-        try store.keep(try await client.settings(appID: BenchmarkServer.appID, token: session.token), contactAt: Date())
+        try store.keep(
+            try await client.settings(appID: BenchmarkServer.appID, token: session.token),
+            contactAt: WallClock.now()
+        )
         var context = FlowContext(onboardingID: UUID(), presenter: PasscodePresenter(""), credentials: store)
         context.info[.appConfiguration] = AppConfiguration(
             serverURL: serverURL,

@@ -286,6 +286,7 @@ public struct OfflineWork: Sendable {
         guard let kept = try reader.kept(entitySet, in: context) else { return false }
         let schema = try context.credentials.serverSettings()?.entitySchemas?[entitySet]
         try store.replace(entitySet, schema: schema, with: try view(kept.entities, of: entitySet, in: context))
+        store.mark(entitySet, filledFor: context.onboardingID)
         return true
     }
 
@@ -294,7 +295,8 @@ public struct OfflineWork: Sendable {
     /// server's answers to them): the entities either touched, as the user sees them, in
     /// one transaction, so the cost is the change's and a query observed answers once. A
     /// sync that replaced the copy, a schema that changed, or a store that does not hold
-    /// the set yet, fills the set's table again (``fill(_:with:in:)``). No server contact.
+    /// the set for this user yet (filled for another, or never), fills the set's table
+    /// again (``fill(_:with:in:)``). No server contact.
     public func update(_ store: LocalEntityStore, with sync: AppDataSync, in context: FlowContext) throws {
         let entitySet = sync.entitySet
         let schema = try context.credentials.serverSettings()?.entitySchemas?[entitySet]
@@ -302,9 +304,12 @@ public struct OfflineWork: Sendable {
         if sync.replaced {
             // The sync brought the whole copy: it fills the table, without reading it back.
             try store.replace(entitySet, schema: schema, with: view(sync.upserted, own: own, in: context))
+            store.mark(entitySet, filledFor: context.onboardingID)
             return
         }
-        guard store.holds(entitySet, schema: schema) else {
+        // Only a table this user's view filled is brought up to date: another user's part
+        // may hold what this one may not read.
+        guard store.holds(entitySet, schema: schema), store.isFilled(entitySet, for: context.onboardingID) else {
             try fill(store, with: entitySet, in: context)
             return
         }

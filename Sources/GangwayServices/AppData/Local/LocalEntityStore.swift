@@ -18,6 +18,9 @@ public final class LocalEntityStore: Sendable {
     private let queue: DatabaseQueue
     /// The schema each set's table was built from (`nil`: untyped).
     private let schemas = Mutex<[String: EntitySchema?]>([:])
+    /// Whose view each set's table holds, when ``OfflineWork`` filled it (the session's
+    /// onboarding ID): an update for another user fills the table again.
+    private let owners = Mutex<[String: UUID]>([:])
 
     public init() throws {
         queue = try DatabaseQueue()
@@ -53,6 +56,17 @@ public final class LocalEntityStore: Sendable {
             if typed.contains(where: \.indexed) { try db.execute(sql: "ANALYZE \(table)") }
         }
         schemas.withLock { $0[entitySet] = .some(schema) }
+        owners.withLock { $0[entitySet] = nil }
+    }
+
+    /// Records that the set's table holds `user`'s view (``OfflineWork`` after a fill).
+    func mark(_ entitySet: String, filledFor user: UUID) {
+        owners.withLock { $0[entitySet] = user }
+    }
+
+    /// Whether the set's table holds `user`'s view, filled by ``OfflineWork``.
+    func isFilled(_ entitySet: String, for user: UUID) -> Bool {
+        owners.withLock { $0[entitySet] == user }
     }
 
     /// Whether the store holds `entitySet` in a table built from `schema`, so that
