@@ -231,4 +231,50 @@ struct AppDataReaderTests {
             try await app.manager.close()
         }
     }
+
+    @Test func aCopyThatDoesNotReadBackIsSaidSoThenBuiltAgainFromTheServer() async throws {
+        try await TestServer.run(seed: .checks) { server in
+            for id in ["a", "b"] {
+                try await server.admin(.put, "/admin/apps/checks/data/checks/\(id)", json: Self.fuel)
+            }
+            let device = try ServicesDevice(server: server)
+            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+            try await app.manager.open()
+            let reader = AppDataReader(services: device.services)
+            let context = try #require(await app.manager.flowContext)
+            let store = try #require(context.secureStore)
+            #expect(try await reader.read("checks", in: context).entities.map(\.id) == ["a", "b"])
+
+            // A record cut short anywhere, or with a byte more, is not an entity.
+            let whole = try #require(try store.record("a", in: "gangway.data/checks"))
+            for cut in [Data(whole.prefix(0))] + (1..<whole.count).map({ Data(whole.prefix($0)) }) + [whole + [0]] {
+                try store.write { batch throws(SecureStoreError) in
+                    try batch.putRecord(cut.isEmpty ? Data([1]) : cut, forKey: "a", in: "gangway.data/checks")
+                }
+                #expect(throws: SecureStoreError.integrityFailure, "\(cut.count) of \(whole.count) bytes") {
+                    try reader.keptEntity("a", of: "checks", in: context)
+                }
+            }
+            // A record that is not an entity (as another version might write it).
+            try store.write { batch throws(SecureStoreError) in
+                try batch.putRecord(Data([9, 9, 9]), forKey: "a", in: "gangway.data/checks")
+            }
+            #expect(throws: SecureStoreError.integrityFailure) { try reader.kept("checks", in: context) }
+            #expect(throws: SecureStoreError.integrityFailure) { try reader.keptEntity("a", of: "checks", in: context) }
+            #expect(try reader.keptEntity("b", of: "checks", in: context)?.id == "b")
+            let rebuilt = try await reader.read("checks", in: context)
+            #expect(rebuilt.isFresh && rebuilt.entities.map(\.id) == ["a", "b"])
+            #expect(rebuilt.entities.first?["status"] == "open")
+
+            // Where the copy stands cannot be read: the next sync takes the set whole.
+            try store.put(Data("not the copy's state".utf8), forKey: "gangway.data.checks")
+            #expect(throws: SecureStoreError.integrityFailure) { try reader.kept("checks", in: context) }
+            let again = try await reader.sync("checks", in: context)
+            #expect(again.isFresh && again.replaced && again.upserted.map(\.id) == ["a", "b"])
+            #expect(try reader.kept("checks", in: context)?.entities.map(\.id) == ["a", "b"])
+            #expect(try store.recordCount(in: "gangway.data/checks") == 2)
+            #expect(!device.logsHoldASecret)
+            try await app.manager.close()
+        }
+    }
 }

@@ -39,7 +39,8 @@ public struct AppDataReader: Sendable {
         self.shared = shared
     }
 
-    /// Syncs `entitySet` (``sync(_:in:waitingUpTo:)``), then reads the whole kept copy.
+    /// Syncs `entitySet` (``sync(_:in:waitingUpTo:)``), then reads the whole kept copy:
+    /// a copy that does not read back is built again from the server, when it answered.
     ///
     /// With `wait`, a read that finds the kept copy current is a live update: the server
     /// holds its answer until the set changes (a change the user sees), or `wait` seconds
@@ -55,8 +56,16 @@ public struct AppDataReader: Sendable {
         in context: FlowContext,
         waitingUpTo wait: Int? = nil
     ) async throws -> AppDataReading {
-        let synced = try await sync(entitySet, in: context, waitingUpTo: wait)
-        let kept = try kept(entitySet, in: context)
+        var synced = try await sync(entitySet, in: context, waitingUpTo: wait)
+        let kept: AppDataReading?
+        do {
+            kept = try self.kept(entitySet, in: context)
+        } catch let error as SecureStoreError where error == .integrityFailure && synced.isFresh {
+            // A record that does not read back: the copy is built again from the server.
+            try forget(entitySet, in: context)
+            synced = try await sync(entitySet, in: context)
+            kept = try self.kept(entitySet, in: context)
+        }
         return AppDataReading(
             entitySet: entitySet,
             entities: kept?.entities ?? [],
@@ -86,7 +95,15 @@ public struct AppDataReader: Sendable {
         waitingUpTo wait: Int? = nil
     ) async throws -> AppDataSync {
         _ = try services.client(context)
-        let copy = try copy(of: entitySet, in: context)
+        let copy: Copy?
+        do {
+            copy = try self.copy(of: entitySet, in: context)
+        } catch let error as SecureStoreError where error == .integrityFailure {
+            // Where the copy stands cannot be read (written by another version, say):
+            // this sync takes the set from the start and replaces the copy.
+            services.logger.warning("kept app data unreadable, read again", metadata: ["entitySet": "\(entitySet)"])
+            copy = nil
+        }
         do {
             let changes = try await services.withSession(context, asking: true) { client, configuration, token in
                 try await Self.changes(
@@ -112,6 +129,8 @@ public struct AppDataReader: Sendable {
     }
 
     /// The copy kept for `entitySet`, without asking the server.
+    /// - Throws: ``GangwayStore/SecureStoreError/integrityFailure`` for a copy that does
+    ///   not read back (``read(_:in:waitingUpTo:)`` then builds it again from the server).
     public func kept(_ entitySet: String, in context: FlowContext) throws -> AppDataReading? {
         guard let copy = try copy(of: entitySet, in: context) else { return nil }
         return AppDataReading(
@@ -241,7 +260,9 @@ public struct AppDataReader: Sendable {
         }
         for store in places {
             guard let data = try store.data(forKey: Self.key(entitySet)) else { continue }
-            var state = try Self.decoder.decode(KeptState.self, from: data)
+            guard var state = try? Self.decoder.decode(KeptState.self, from: data) else {
+                throw SecureStoreError.integrityFailure
+            }
             if let entities = state.entities {
                 state.entities = nil
                 let moved = try Self.encoder.encode(state)
@@ -310,6 +331,21 @@ public struct AppDataReader: Sendable {
             fetchedAt: now,
             failure: nil
         )
+    }
+
+    /// Removes the set's copy from the user's store and the device's, so the next sync
+    /// takes the set from the start.
+    private func forget(_ entitySet: String, in context: FlowContext) throws {
+        var places = [try userStore(context)]
+        if let device = try sharedStore(for: entitySet, part: false, existing: true, in: context) {
+            places.append(device)
+        }
+        for store in places {
+            try store.write { batch throws(SecureStoreError) in
+                try batch.removeRecords(in: Self.collection(entitySet))
+                try batch.removeValue(forKey: Self.key(entitySet))
+            }
+        }
     }
 
     private func unchanged(_ entitySet: String, _ copy: Copy?, failure: ServiceError) -> AppDataSync {
