@@ -169,9 +169,22 @@ struct SyncBenchmark: AsyncParsableCommand {
                 throw ValidationError("the device kept \(first.value.upserted.count) entities of \(rows)")
             }
             Measure.report("sync.initial.rows_per_s", Double(rows) / first.seconds, digits: 0)
+            Measure.report("sync.initial.ratio_to_download", synced.seconds / first.seconds)
+            // The baseline of each catch-up: a bare client fetching the same change, from a
+            // cursor of its own, in the same round.
+            var bareCursor = synced.value.cursor
+            var bare: [Double] = []
             var applied: [Double] = []
             for round in 0..<repetitions {
                 try await change(storage, round: round, of: rows)
+                let fetched = try await Self.timed {
+                    try await Self.sync(client, token: session.token, from: bareCursor, page: page, keep: false)
+                }
+                guard fetched.value.count == changes else {
+                    throw ValidationError("a bare catch-up brought \(fetched.value.count) changes of \(changes)")
+                }
+                bareCursor = fetched.value.cursor
+                bare.append(fetched.seconds * 1_000)
                 let caughtUp = try await Self.timed { try await device.sync("checks") }
                 guard caughtUp.value.upserted.count == changes, !caughtUp.value.replaced else {
                     throw ValidationError("a device catch-up brought \(caughtUp.value.upserted.count) of \(changes)")
@@ -182,6 +195,8 @@ struct SyncBenchmark: AsyncParsableCommand {
             guard try device.local.count(done) > 0 else { throw ValidationError("no change reached the local store") }
             Measure.report("sync.catch_up.device_p50_ms", Measure.median(applied))
             Measure.report("sync.catch_up.device_p90_ms", Measure.percentile(applied, 0.9))
+            Measure.report("sync.catch_up.device_round_trip_p50_ms", Measure.median(bare))
+            Measure.report("sync.catch_up.device_ratio_to_round_trip", Measure.median(applied) / Measure.median(bare))
 
             try await Self.fill(storage, from: rows + 1, through: largeRows, after: repetitions * changes)
             var cursor = try await Self.sync(client, token: session.token, from: nil, page: page, keep: false).cursor
