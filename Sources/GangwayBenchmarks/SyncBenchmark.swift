@@ -177,14 +177,7 @@ struct SyncBenchmark: AsyncParsableCommand {
             var applied: [Double] = []
             for round in 0..<repetitions {
                 try await change(storage, round: round, of: rows)
-                let fetched = try await Self.timed {
-                    try await Self.sync(client, token: session.token, from: bareCursor, page: page, keep: false)
-                }
-                guard fetched.value.count == changes else {
-                    throw ValidationError("a bare catch-up brought \(fetched.value.count) changes of \(changes)")
-                }
-                bareCursor = fetched.value.cursor
-                bare.append(fetched.seconds * 1_000)
+                bare.append(try await catchUp(client, token: session.token, from: &bareCursor))
                 let caughtUp = try await Self.timed { try await device.sync("checks") }
                 guard caughtUp.value.upserted.count == changes, !caughtUp.value.replaced else {
                     throw ValidationError("a device catch-up brought \(caughtUp.value.upserted.count) of \(changes)")
@@ -203,14 +196,7 @@ struct SyncBenchmark: AsyncParsableCommand {
             var times: [Double] = []
             for round in 0..<repetitions {
                 try await change(storage, round: repetitions + round, of: largeRows)
-                let caughtUp = try await Self.timed {
-                    try await Self.sync(client, token: session.token, from: cursor, page: page, keep: false)
-                }
-                guard caughtUp.value.count == changes else {
-                    throw ValidationError("a catch-up brought \(caughtUp.value.count) changes of \(changes)")
-                }
-                cursor = caughtUp.value.cursor
-                times.append(caughtUp.seconds * 1_000)
+                times.append(try await catchUp(client, token: session.token, from: &cursor))
             }
             Measure.report("sync.catch_up.p50_ms", Measure.median(times))
             Measure.report("sync.catch_up.p90_ms", Measure.percentile(times, 0.9))
@@ -248,6 +234,24 @@ struct SyncBenchmark: AsyncParsableCommand {
         Measure.report("sync.local.query_page_p50_ms", Measure.median(pages))
         Measure.report("sync.local.query_page_p90_ms", Measure.percentile(pages, 0.9))
         Measure.report("sync.local.count_p50_ms", Measure.median(counts))
+    }
+
+    /// A bare client's catch-up from `cursor`, which it moves on: the milliseconds it
+    /// took. It must bring the `changes` of the round.
+    private func catchUp(
+        _ client: MobileServicesClient,
+        token: SessionToken,
+        from cursor: inout String
+    ) async throws -> Double {
+        let from = cursor
+        let caughtUp = try await Self.timed {
+            try await Self.sync(client, token: token, from: from, page: page, keep: false)
+        }
+        guard caughtUp.value.count == changes else {
+            throw ValidationError("a catch-up brought \(caughtUp.value.count) changes of \(changes)")
+        }
+        cursor = caughtUp.value.cursor
+        return caughtUp.seconds * 1_000
     }
 
     /// Writes `changes` of the first `count` entities, as an admin's puts: each one's

@@ -14,14 +14,22 @@ struct AppDataReaderTests {
     static let fuel = #"{"fields": {"aircraft": "A320 F-GKXA", "item": "fuel level", "status": "open"}}"#
     static let fuelDone = #"{"fields": {"aircraft": "A320 F-GKXA", "item": "fuel level", "status": "done"}}"#
 
+    /// Alice signed in on a new device, once the checks `ids` (each the fuel check) are on
+    /// the server: the device, the app, a reader and the session's context.
+    static func alice(
+        on server: RunningTestServer,
+        checks ids: [String]
+    ) async throws -> (ServicesDevice, ServicesApp, AppDataReader, FlowContext) {
+        for id in ids { try await server.admin(.put, "/admin/apps/checks/data/checks/\(id)", json: fuel) }
+        let device = try ServicesDevice(server: server)
+        let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
+        try await app.manager.open()
+        return (device, app, AppDataReader(services: device.services), try #require(await app.manager.flowContext))
+    }
+
     @Test func theServersEntitiesAreReadThenKeptForWhenItCannotBeReached() async throws {
         try await TestServer.run(seed: .checks) { server in
-            try await server.admin(.put, "/admin/apps/checks/data/checks/F-GKXA-fuel", json: Self.fuel)
-            let device = try ServicesDevice(server: server)
-            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
-            try await app.manager.open()
-            let reader = AppDataReader(services: device.services)
-            let context = try #require(await app.manager.flowContext)
+            let (device, app, reader, context) = try await Self.alice(on: server, checks: ["F-GKXA-fuel"])
 
             let first = try await reader.read("checks", in: context)
             #expect(first.isFresh)
@@ -72,12 +80,7 @@ struct AppDataReaderTests {
 
     @Test func aWipedRegistrationReadsNothingNewAndSaysWhy() async throws {
         try await TestServer.run(seed: .checks) { server in
-            try await server.admin(.put, "/admin/apps/checks/data/checks/F-GKXA-fuel", json: Self.fuel)
-            let device = try ServicesDevice(server: server)
-            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
-            try await app.manager.open()
-            let reader = AppDataReader(services: device.services)
-            let context = try #require(await app.manager.flowContext)
+            let (device, app, reader, context) = try await Self.alice(on: server, checks: ["F-GKXA-fuel"])
             _ = try await reader.read("checks", in: context)
 
             try await server.setDevice(of: "alice", to: "wiped")
@@ -85,19 +88,14 @@ struct AppDataReaderTests {
             let refused = try await reader.read("checks", in: context)
             #expect(refused.failure == .registrationWiped)
             #expect(refused.entities.first?["status"] == "open")
+            #expect(!device.logsHoldASecret)
+            try await app.manager.close()
         }
     }
 
     @Test func laterReadsBringOnlyWhatChangedAndAForgottenCursorReadsTheSetAgain() async throws {
         try await TestServer.run(seed: .checks) { server in
-            for id in ["a", "b", "c"] {
-                try await server.admin(.put, "/admin/apps/checks/data/checks/\(id)", json: Self.fuel)
-            }
-            let device = try ServicesDevice(server: server)
-            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
-            try await app.manager.open()
-            let reader = AppDataReader(services: device.services)
-            let context = try #require(await app.manager.flowContext)
+            let (device, app, reader, context) = try await Self.alice(on: server, checks: ["a", "b", "c"])
             #expect(try await reader.read("checks", in: context).entities.map(\.id) == ["a", "b", "c"])
 
             try await server.admin(.put, "/admin/apps/checks/data/checks/b", json: Self.fuelDone)
@@ -117,17 +115,13 @@ struct AppDataReaderTests {
             #expect(third.entities.map(\.id) == ["b", "d"])
             #expect(try reader.kept("checks", in: context)?.entities == third.entities)
             try await app.manager.close()
+            #expect(!device.logsHoldASecret)
         }
     }
 
     @Test func aReadThatWaitsIsAnsweredByTheNextChangeAndOtherwiseAtItsEnd() async throws {
         try await TestServer.run(seed: .checks) { server in
-            try await server.admin(.put, "/admin/apps/checks/data/checks/a", json: Self.fuel)
-            let device = try ServicesDevice(server: server)
-            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
-            try await app.manager.open()
-            let reader = AppDataReader(services: device.services)
-            let context = try #require(await app.manager.flowContext)
+            let (device, app, reader, context) = try await Self.alice(on: server, checks: ["a"])
             #expect(try await reader.read("checks", in: context).entities.map(\.id) == ["a"])
 
             // Current: the answer waits for the change, and brings it.
@@ -148,19 +142,13 @@ struct AppDataReaderTests {
             #expect(unchanged.isFresh && unchanged.entities == reading.entities)
             #expect(ContinuousClock.now - quiet >= .seconds(1))
             try await app.manager.close()
+            #expect(!device.logsHoldASecret)
         }
     }
 
     @Test func aSyncBringsAndKeepsOnlyWhatChangedOneRecordPerEntity() async throws {
         try await TestServer.run(seed: .checks) { server in
-            for id in ["a", "b", "c"] {
-                try await server.admin(.put, "/admin/apps/checks/data/checks/\(id)", json: Self.fuel)
-            }
-            let device = try ServicesDevice(server: server)
-            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
-            try await app.manager.open()
-            let reader = AppDataReader(services: device.services)
-            let context = try #require(await app.manager.flowContext)
+            let (device, app, reader, context) = try await Self.alice(on: server, checks: ["a", "b", "c"])
             let store = try #require(context.secureStore)
 
             let first = try await reader.sync("checks", in: context)
@@ -195,19 +183,13 @@ struct AppDataReaderTests {
             #expect(again.replaced && again.upserted.map(\.id) == ["b", "d"] && again.removedIDs.isEmpty)
             #expect(try store.recordCount(in: "gangway.data/checks") == 2)
             try await app.manager.close()
+            #expect(!device.logsHoldASecret)
         }
     }
 
     @Test func aCopyAnEarlierVersionKeptWholeIsReadThenMovedIntoRecordsAndSyncedOn() async throws {
         try await TestServer.run(seed: .checks) { server in
-            for id in ["a", "b"] {
-                try await server.admin(.put, "/admin/apps/checks/data/checks/\(id)", json: Self.fuel)
-            }
-            let device = try ServicesDevice(server: server)
-            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
-            try await app.manager.open()
-            let reader = AppDataReader(services: device.services)
-            let context = try #require(await app.manager.flowContext)
+            let (device, app, reader, context) = try await Self.alice(on: server, checks: ["a", "b"])
             let store = try #require(context.secureStore)
             let entities = try await reader.read("checks", in: context).entities
             // As an earlier version kept it: one entry with every entity, and the cursor.
@@ -229,19 +211,13 @@ struct AppDataReaderTests {
             #expect(!synced.replaced && synced.upserted.map(\.id) == ["a"])
             #expect(try reader.kept("checks", in: context)?.entities.map { $0["status"] } == ["done", "open"])
             try await app.manager.close()
+            #expect(!device.logsHoldASecret)
         }
     }
 
     @Test func aCopyThatDoesNotReadBackIsSaidSoThenBuiltAgainFromTheServer() async throws {
         try await TestServer.run(seed: .checks) { server in
-            for id in ["a", "b"] {
-                try await server.admin(.put, "/admin/apps/checks/data/checks/\(id)", json: Self.fuel)
-            }
-            let device = try ServicesDevice(server: server)
-            let app = try device.launch(.byEmail, .signIn("alice"), .create(ServicesDevice.alicePasscode))
-            try await app.manager.open()
-            let reader = AppDataReader(services: device.services)
-            let context = try #require(await app.manager.flowContext)
+            let (device, app, reader, context) = try await Self.alice(on: server, checks: ["a", "b"])
             let store = try #require(context.secureStore)
             #expect(try await reader.read("checks", in: context).entities.map(\.id) == ["a", "b"])
 

@@ -36,58 +36,59 @@ extension StoreKeys {
     }
 
     /// Tags and seals `items`, spread over the processor's cores, in the order given.
+    /// Each worker draws its nonces from the system's CSPRNG in one read.
     func seal(_ items: [(name: String, value: Data)]) throws(SecureStoreError) -> [SealedEntry] {
-        let workers =
-            items.count < Self.parallelSealingThreshold
-            ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-        let empty = SealedEntry(tag: Data(), sealed: Data())
-        var sealed = [SealedEntry](repeating: empty, count: items.count)
-        let failure = Mutex<SecureStoreError?>(nil)
-        let chunk = (items.count + workers - 1) / workers
-        sealed.withUnsafeMutableBufferPointer { buffer in
-            // Each worker writes only its own range of the buffer.
-            nonisolated(unsafe) let output = buffer
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                let range = (worker * chunk)..<min(items.count, (worker + 1) * chunk)
-                let keys = workers == 1 ? self : self.workerCopy()
-                let nonces = SecureRandom.data(count: range.count * Self.nonceSize)
-                do throws(SecureStoreError) {
-                    for (offset, index) in range.enumerated() {
-                        let (name, value) = items[index]
-                        let tag = keys.tag(forName: name)
-                        let start = nonces.startIndex + offset * Self.nonceSize
-                        let nonce = try Self.nonce(nonces[start..<(start + Self.nonceSize)])
-                        let sealed = try keys.sealEntry(name: name, value: value, tag: tag, nonce: nonce)
-                        output[index] = SealedEntry(tag: tag, sealed: sealed)
-                    }
-                } catch {
-                    failure.withLock { $0 = $0 ?? error }
-                }
-            }
+        try spread(
+            items.count,
+            empty: SealedEntry(tag: Data(), sealed: Data()),
+            perWorker: { range in SecureRandom.data(count: range.count * Self.nonceSize) }
+        ) { index, offset, nonces, keys throws(SecureStoreError) in
+            let (name, value) = items[index]
+            let tag = keys.tag(forName: name)
+            let start = nonces.startIndex + offset * Self.nonceSize
+            let nonce = try Self.nonce(nonces[start..<(start + Self.nonceSize)])
+            return SealedEntry(tag: tag, sealed: try keys.sealEntry(name: name, value: value, tag: tag, nonce: nonce))
         }
-        if let error = failure.withLock({ $0 }) { throw error }
-        return sealed
     }
 
     /// Opens many sealed entries, spread over the processor's cores, in the order given:
     /// each one's name and value.
     func open(_ rows: [(tag: Data, sealed: Data)]) throws(SecureStoreError) -> [(name: String, value: Data)] {
+        try spread(rows.count, empty: (name: "", value: Data()), perWorker: { _ in () }) {
+            index,
+            _,
+            _,
+            keys throws(SecureStoreError) in
+            try keys.openEntry(rows[index].sealed, tag: rows[index].tag)
+        }
+    }
+
+    /// `count` values, the one at `index` made by `make`, in ranges spread over the
+    /// processor's cores (one range below ``parallelSealingThreshold``). Each worker has
+    /// keys of its own and what `prepare` gives for its range; `make` is told the index,
+    /// its offset in the range, that and the keys. The first error a worker meets is
+    /// thrown, once every worker has stopped.
+    private func spread<Value, Prepared>(
+        _ count: Int,
+        empty: Value,
+        perWorker prepare: @Sendable (Range<Int>) -> Prepared,
+        _ make: @Sendable (Int, Int, Prepared, StoreKeys) throws(SecureStoreError) -> Value
+    ) throws(SecureStoreError) -> [Value] {
         let workers =
-            rows.count < Self.parallelSealingThreshold
-            ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-        var opened = [(name: String, value: Data)](repeating: ("", Data()), count: rows.count)
+            count < Self.parallelSealingThreshold ? 1 : max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        var values = [Value](repeating: empty, count: count)
         let failure = Mutex<SecureStoreError?>(nil)
-        let chunk = (rows.count + workers - 1) / workers
-        opened.withUnsafeMutableBufferPointer { buffer in
+        let chunk = (count + workers - 1) / workers
+        values.withUnsafeMutableBufferPointer { buffer in
             // Each worker writes only its own range of the buffer.
             nonisolated(unsafe) let output = buffer
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                let range = (worker * chunk)..<min(rows.count, (worker + 1) * chunk)
+                let range = (worker * chunk)..<min(count, (worker + 1) * chunk)
                 let keys = workers == 1 ? self : self.workerCopy()
+                let prepared = prepare(range)
                 do throws(SecureStoreError) {
-                    for index in range {
-                        let entry = try keys.openEntry(rows[index].sealed, tag: rows[index].tag)
-                        output[index] = (entry.name, entry.value)
+                    for (offset, index) in range.enumerated() {
+                        output[index] = try make(index, offset, prepared, keys)
                     }
                 } catch {
                     failure.withLock { $0 = $0 ?? error }
@@ -95,7 +96,7 @@ extension StoreKeys {
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
-        return opened
+        return values
     }
 
     /// The same keys in storage of their own, so workers on different cores do not
