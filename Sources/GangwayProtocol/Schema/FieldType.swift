@@ -80,25 +80,64 @@ public struct FieldType: RawRepresentable, Sendable, Hashable, Codable, CustomSt
 
     /// `YYYY-MM-DDTHH:MM:SS`, an optional fraction of 1 to 9 digits, and `Z`: a time that
     /// reads back as written (no hour 24, no 31 April).
-    private static func isDateTime(_ value: String) -> Bool {
-        let bytes = Array(value.utf8)
-        guard bytes.count >= 20, bytes.count <= 30, bytes.last == UInt8(ascii: "Z") else { return false }
-        let seconds = String(decoding: bytes[0..<19], as: UTF8.self)
-        if bytes.count > 20 {
-            let fraction = bytes[19..<(bytes.count - 1)]
-            guard fraction.count >= 2, fraction.first == UInt8(ascii: "."),
-                fraction.dropFirst().allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
-            else { return false }
-        }
-        let shape = seconds.utf8.enumerated().allSatisfy { index, byte in
-            switch index {
-            case 4, 7: byte == UInt8(ascii: "-")
-            case 10: byte == UInt8(ascii: "T")
-            case 13, 16: byte == UInt8(ascii: ":")
-            default: (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    private static func isDateTime(_ value: String) -> Bool { dateTime(value) != nil }
+
+    /// The time a date-time text names (see ``dateTime``), or `nil` for a text that is not
+    /// one: read digit by digit, the calendar checked (no hour 24, no 31 April, no 29
+    /// February outside a leap year), without a formatter, since a store reads it for
+    /// every row it writes. Every year is read by the Gregorian calendar, as RFC 3339
+    /// reads it (Foundation's parser takes years before 1583 as Julian).
+    public static func dateTime(_ value: String) -> Date? {
+        var value = value
+        return value.withUTF8 { bytes -> Date? in
+            guard bytes.count >= 20, bytes.count <= 30, bytes[bytes.count - 1] == UInt8(ascii: "Z") else { return nil }
+            func number(_ range: Range<Int>) -> Int? {
+                var result = 0
+                for index in range {
+                    let digit = Int(bytes[index]) - Int(UInt8(ascii: "0"))
+                    guard (0...9).contains(digit) else { return nil }
+                    result = result * 10 + digit
+                }
+                return result
             }
+            for (index, separator) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")] as [(Int, Unicode.Scalar)]
+            where bytes[index] != UInt8(ascii: separator) {
+                return nil
+            }
+            guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+                let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+                (1...12).contains(month), day >= 1, day <= days(inMonth: month, of: year),
+                hour < 24, minute < 60, second < 60
+            else { return nil }
+            var fraction = 0.0
+            if bytes.count > 20 {
+                guard bytes[19] == UInt8(ascii: "."), bytes.count >= 22, let digits = number(20..<(bytes.count - 1))
+                else { return nil }
+                fraction = Double(digits) / pow(10, Double(bytes.count - 21))
+            }
+            let seconds =
+                (daysSince1970(year: year, month: month, day: day) * 86_400) + hour * 3_600 + minute * 60
+                + second
+            return Date(timeIntervalSince1970: Double(seconds) + fraction)
         }
-        guard shape, let date = try? Date(seconds + "Z", strategy: .iso8601) else { return false }
-        return date.formatted(.iso8601) == seconds + "Z"
+    }
+
+    private static func days(inMonth month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days from 1970-01-01 to a day of the proleptic Gregorian calendar (Howard Hinnant's
+    /// `days_from_civil`).
+    private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        let year = month <= 2 ? year - 1 : year
+        let era = (year >= 0 ? year : year - 399) / 400
+        let yearOfEra = year - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 }
