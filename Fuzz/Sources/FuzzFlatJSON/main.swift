@@ -1,7 +1,7 @@
 import Foundation
 import FuzzSupport
-import GangwayProtocol
 
+@testable import GangwayProtocol
 @testable import GangwayServerStorage
 
 // The flat JSON maps both databases store an entity's fields and field versions in
