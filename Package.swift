@@ -495,6 +495,7 @@ let package = Package(
         .testTarget(
             name: "GangwayServerTests",
             dependencies: [
+                "GangwayClient",
                 "GangwayServerStorage",
                 "GangwayConsole",
                 "GangwayQRCode",

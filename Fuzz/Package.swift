@@ -62,7 +62,10 @@ let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
             gangwayProduct("GangwayServices"), httpTypes, openAPIRuntime,
         ]
     ),
-    ("FuzzFlatJSON", [gangwayProduct("GangwayServerStorage"), gangwayProduct("GangwayProtocol")]),
+    (
+        "FuzzFlatJSON",
+        [gangwayProduct("GangwayServerStorage"), gangwayProduct("GangwayProtocol"), gangwayProduct("GangwayClient")]
+    ),
     ("FuzzLogUpload", ["FuzzServer", httpTypes]),
     ("FuzzProtocolText", [gangwayProduct("GangwayServer"), gangwayProduct("GangwayProtocol")]),
 ]

@@ -206,6 +206,11 @@ SEEDS = {
         "write-strings": "1note\0Tyres \"checked\"\nat 06:00\0status\0ok\x01",
         "write-integers": b"2\x04note" + struct.pack(">q", 3) + b"\x06status" + struct.pack(">q", -1),
         "result": b"3" + bytes(range(16)) + b"\x00\x05\x01" + struct.pack(">q", 7),
+        "sync-page": "4" + compact({"cursor": "1.17.3", "entities": [
+            {"fields": {"station": "CDG", "status": "open", "note": "say \"hi\" \u2708"}, "id": "check-1",
+             "position": 3, "updatedAt": "2026-12-04T06:00:00Z", "updatedBy": "admin", "version": 2},
+        ], "entitySet": "checks", "more": False, "part": True, "removed": [{"id": "check-2", "position": 2}]}),
+        "any-value": "5" + json.dumps({"a": [1, -2, True, None, "x\u00e9"], "b": {"c": {}}}, indent=1),
     },
     "log-upload": {
         "entries": compact({"entries": [

@@ -11,7 +11,7 @@ import Logging
 /// `gangway-benchmark sync`: an entity set of an operation's size, synced over HTTP on
 /// loopback. A device's first sync of `--rows` entities of ten fields each, in pages,
 /// against reading the same pages straight from the storage's change log in the same
-/// run; the process's resident memory while it runs; then, in a set grown to
+/// run; the process's resident memory while it serves one; then, in a set grown to
 /// `--large-rows`, a device catching up with `--changes` changes, timed from the
 /// device (the round trips of one sync, pages read and decoded).
 struct SyncBenchmark: AsyncParsableCommand {
@@ -137,18 +137,22 @@ struct SyncBenchmark: AsyncParsableCommand {
                     after = last.position
                 }
             }
+            // What serving a first sync costs in memory: the process's growth through a
+            // download that keeps nothing (the server's pages, and the client's as each is
+            // read), first, before anything else raises the high-water mark.
             let residentBefore = Self.residentMegabytes()
+            _ = try await Self.sync(client, token: session.token, from: nil, page: page, keep: false)
+            let residentAfter = Self.residentMegabytes()
             let synced = try await Self.timed {
                 try await Self.sync(client, token: session.token, from: nil, page: page)
             }
-            let residentAfter = Self.residentMegabytes()
             guard synced.value.count == rows, direct.value == rows else {
                 throw ValidationError("read \(synced.value.count) and \(direct.value) entities of \(rows)")
             }
             Measure.report("sync.initial.download_rows_per_s", Double(rows) / synced.seconds, digits: 0)
             Measure.report("sync.initial.storage_rows_per_s", Double(rows) / direct.seconds, digits: 0)
             Measure.report("sync.initial.download_ratio_to_storage", direct.seconds / synced.seconds)
-            Measure.report("sync.initial.resident_growth_mb", residentAfter - residentBefore, digits: 1)
+            Measure.report("sync.initial.serving_resident_growth_mb", residentAfter - residentBefore, digits: 1)
             try await Self.measureLocal(synced.value.kept)
 
             // The device's own code: the first sync kept (a sealed record per entity) and

@@ -184,3 +184,31 @@ extension Configuration {
         Configuration(dateTranscoder: LenientDateTranscoder(), jsonEncodingOptions: [.sortedKeys])
     }
 }
+
+extension JSONEncoder {
+    /// An encoder that writes what the generated code does under
+    /// ``OpenAPIRuntime/Configuration/gangway``: compact JSON, sorted keys, its dates.
+    package static var gangway: JSONEncoder {
+        let configuration = Configuration.gangway
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = configuration.jsonEncodingOptions.contains(.sortedKeys) ? [.sortedKeys] : []
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(configuration.dateTranscoder.encode(date))
+        }
+        return encoder
+    }
+}
+
+extension JSONDecoder {
+    /// A decoder that reads what the generated code does under
+    /// ``OpenAPIRuntime/Configuration/gangway``: its dates.
+    package static var gangway: JSONDecoder {
+        let transcoder = Configuration.gangway.dateTranscoder
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            try transcoder.decode(try decoder.singleValueContainer().decode(String.self))
+        }
+        return decoder
+    }
+}

@@ -114,6 +114,51 @@ struct AppDataSyncTests {
     }
 
     @Test(
+        "a sync answers the same whether its query is plain (read ahead of the router) or not (read by the router)",
+        arguments: Backend.available
+    )
+    func plainAndOtherQueriesAnswerAlike(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            // Written as JSON: a backslash, quotes and a slash in the status.
+            for index in 1...3 { try await Self.put(api, "check-\(index)", #"open \\ \"/\" ✈️"#) }
+            let token = try await api.signIn("alice")
+            _ = try await api.register(token: token)
+            let path = "/apps/checks/data/checks/changes"
+            // Each pair: a plain query, and one that asks the same in a form only the
+            // router reads (an escape, a name it ignores, the names in another order).
+            let first = try await api.send(.get, "\(path)?limit=2", token: token)
+            try api.expectStatus(first, .ok)
+            #expect(first.headers[.contentType]?.hasPrefix("application/json") == true)
+            let cursor = try first.decode(Changes.self).cursor
+            for (plain, other) in [
+                ("limit=2", "limit=%32"), ("limit=2", "x=1&limit=2"), ("", "x=1"),
+                ("limit=2&cursor=\(cursor)", "cursor=\(cursor)&limit=%32"),
+                ("cursor=\(cursor)&wait=1", "cursor=\(cursor.replacingOccurrences(of: ".", with: "%2E"))&wait=1"),
+            ] {
+                let fast = try await api.send(.get, "\(path)?\(plain)", token: token)
+                let routed = try await api.send(.get, "\(path)?\(other)", token: token)
+                try api.expectStatus(fast, .ok)
+                try api.expectStatus(routed, .ok)
+                #expect(try fast.decode(Changes.self) == routed.decode(Changes.self), "\(plain) and \(other)")
+            }
+            // Refusals too: the same status, code and sentence.
+            for (plain, other) in [
+                ("limit=0", "limit=%30"), ("limit=5001", "limit=5001&x=1"), ("cursor=x", "cursor=%78"),
+                ("wait=999", "wait=999&x=1"), ("limit=abc", "limit=abc"),
+                ("limit=", "limit="), ("limit=1234567890", "limit=1234567890"),
+            ] {
+                let fast = try await api.send(.get, "\(path)?\(plain)", token: token)
+                let routed = try await api.send(.get, "\(path)?\(other)", token: token)
+                #expect(fast.status == routed.status, "\(plain): \(fast.text) and \(other): \(routed.text)")
+                #expect(fast.status.code >= 400, "\(plain)")
+                let messages = [fast, routed].map { (try? $0.json)?["message"] as? String }
+                #expect(fast.code == routed.code && messages[0] == messages[1], "\(plain) and \(other)")
+            }
+        }
+    }
+
+    @Test(
         "a cursor this server cannot continue from, a page size out of range, or no registration is refused",
         arguments: Backend.available
     )
@@ -277,8 +322,30 @@ struct AppDataSyncTests {
             let cookie = try await OperatorsTests.consoleCookie(api.fixture, "ops.vic", role: .viewer)
             let console = try await api.send(.get, "/console/data?app=checks&set=checks", headers: cookie)
             #expect(console.status == .ok)
-            #expect(console.text.contains("the first 500 by ID; more follow"))
+            #expect(console.text.contains("500 shown, more follow"))
             #expect(console.text.contains("check-100500") && !console.text.contains("check-100501"))
+            // Its next page follows on from the last entity shown, and links back to the first.
+            let nextLink = "/console/data?app=checks&amp;set=checks&amp;after=check-100500"
+            #expect(console.text.contains(nextLink) && !console.text.contains("First entities"))
+            let second = try await api.send(
+                .get,
+                "/console/data?app=checks&set=checks&after=check-100500",
+                headers: cookie
+            )
+            #expect(second.status == .ok)
+            #expect(second.text.contains("after check-100500") && second.text.contains("check-100501"))
+            #expect(!second.text.contains(">check-100500<") && second.text.contains("check-101000"))
+            #expect(second.text.contains("after=check-101000") && second.text.contains("First entities"))
+            let lastPage = try await api.send(
+                .get,
+                "/console/data?app=checks&set=checks&after=check-109999",
+                headers: cookie
+            )
+            #expect(lastPage.text.contains("check-110001") && !lastPage.text.contains("Next entities"))
+            let past = try await api.send(.get, "/console/data?app=checks&set=checks&after=check-2", headers: cookie)
+            #expect(past.text.contains("No entity in this set after check-2."))
+            let bad = try await api.send(.get, "/console/data?app=checks&set=checks&after=b%40d", headers: cookie)
+            #expect(bad.status == .badRequest && bad.text.contains("b@d") && bad.text.contains("is not an entity"))
             for query in ["limit=0", "limit=1001", "after=b%40d", "after="] {
                 let refused = try await api.admin(.get, "/admin/apps/checks/data/checks?\(query)")
                 #expect(refused.status == .badRequest, "\(query)")

@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 
+@testable import GangwayClient
 @testable import GangwayProtocol
 @testable import GangwayServerStorage
 
@@ -9,20 +10,28 @@ import FuzzSupport
 // of a change's result (`ChangeResult.plainJSON`). A device chooses every field name and
 // value, so a map must come back exactly as it was written.
 //
+// Also the sync page a device reads by scanning (`JSONScanner`, `AppDataChanges.scanned`),
+// whose bytes the server sends: what the scanner reads must be what `JSONDecoder` reads.
+//
 // Modes (first byte): 0 reads the rest as stored text, and whatever the scanner reads
 // must be what `JSONDecoder` reads; 1 and 2 write a map of strings or integers made
-// from the rest and read it back; 3 writes a plain change result and decodes it.
+// from the rest and read it back; 3 writes a plain change result and decodes it; 4 reads
+// the rest as a sync page, and a page the scanner reads must decode with the generated
+// type to the same page; 5 skips the rest as one JSON value, and what the scanner takes
+// must be JSON to `JSONSerialization`.
 
 runFuzzer(fuzz)
 
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    guard let (mode, rest) = FuzzInput(start, count).mode(of: 4) else { return 0 }
+    guard let (mode, rest) = FuzzInput(start, count).mode(of: 6) else { return 0 }
     switch mode {
     case 0: readStoredText(rest.text)
     case 1: roundTripStrings(rest)
     case 2: roundTripIntegers(rest)
-    default: roundTripResult(rest)
+    case 3: roundTripResult(rest)
+    case 4: readSyncPage(Array(rest))
+    default: skipValue(Array(rest))
     }
     return 0
 }
@@ -99,4 +108,26 @@ private func roundTripResult(_ bytes: ArraySlice<UInt8>) {
             "a plain answer's JSON decodes to the same answer"
         )
     }
+}
+
+private func readSyncPage(_ bytes: [UInt8]) {
+    guard let scanned = bytes.withUnsafeBytes({ AppDataChanges.scanned($0) }) else { return }
+    let decoded = try? JSONDecoder.gangway.decode(Components.Schemas.EntityChanges.self, from: Data(bytes))
+    invariant(decoded.map(AppDataChanges.init) == scanned, "a sync page the scanner reads is the one JSONDecoder reads")
+}
+
+private func skipValue(_ bytes: [UInt8]) {
+    let skipped = bytes.withUnsafeBytes { buffer in
+        var scanner = JSONScanner(buffer)
+        do throws(JSONScanner.NotRead) {
+            try scanner.skipValue()
+            try scanner.end()
+            return true
+        } catch {
+            return false
+        }
+    }
+    guard skipped else { return }
+    let parsed = try? JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed)
+    invariant(parsed != nil, "a value the scanner skips whole is JSON")
 }

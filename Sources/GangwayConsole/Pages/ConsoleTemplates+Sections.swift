@@ -301,7 +301,7 @@ extension ConsoleTemplates {
         {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         {{#hasEntities}}<table>
-        <caption>As the server holds them{{#moreEntities}}: the first {{moreEntities}} by ID; more follow (gangway admin data list pages through them all){{/moreEntities}}</caption>
+        <caption>As the server holds them, by ID{{#after}}, after {{after}}{{/after}}{{#moreEntities}}: {{moreEntities}} shown, more follow{{/moreEntities}}</caption>
         <thead><tr><th scope="col">ID</th><th scope="col">Version</th><th scope="col">Last changed (UTC)</th><th scope="col">Fields</th>{{#canEdit}}<th scope="col">Actions</th>{{/canEdit}}</tr></thead>
         <tbody>
         {{#entities}}<tr><td data-label="ID">{{id}}</td><td data-label="Version">{{version}}</td><td data-label="Last changed (UTC)">{{updated}}</td><td data-label="Fields">{{fields}}</td>{{#canEdit}}<td data-label="Actions">
@@ -313,7 +313,9 @@ extension ConsoleTemplates {
         {{/entities}}
         </tbody>
         </table>{{/hasEntities}}
-        {{^hasEntities}}<p>No entity in this set.</p>{{/hasEntities}}
+        {{^hasEntities}}<p>No entity in this set{{#after}} after {{after}}{{/after}}.</p>{{/hasEntities}}
+        {{#nextPage}}<p class="links"><a href="{{nextPage}}">Next entities</a></p>{{/nextPage}}
+        {{#firstPage}}<p class="links"><a href="{{firstPage}}">First entities</a></p>{{/firstPage}}
         <h2>Schema of {{entitySet}}</h2>
         {{#hasSchema}}<table>
         <caption>Every write of the set is checked against it; devices build their local store from it</caption>

@@ -72,6 +72,12 @@ public struct DataPage: ConsolePage {
     public var hasEntities: Bool
     /// When the set holds more entities than are shown: how many are (the first by ID).
     public var moreEntities: Int?
+    /// The ID the entities shown follow, when the page is not the first.
+    public var after: String?
+    /// The link to the next entities by ID, when more follow.
+    public var nextPage: String?
+    /// The link to the first entities, when the page is not the first.
+    public var firstPage: String?
     /// Whether the operator may write the app's data (an admin).
     public var canEdit: Bool
     public var formToken: String

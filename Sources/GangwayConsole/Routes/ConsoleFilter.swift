@@ -24,6 +24,12 @@ enum ConsoleFilter {
         return "'\(TextRules.shown(given, limit: 64))' is not an entity set's name."
     }
 
+    /// What is wrong with `given` as an entity's ID to list after, if it cannot be one.
+    static func entityID(_ given: String?) -> String? {
+        guard let given, !given.isEmpty, !EntityLimits.isIdentifier(given) else { return nil }
+        return "'\(TextRules.shown(given, limit: 64))' is not an entity's ID."
+    }
+
     /// The problems found, as one sentence each, or `nil` when there is none.
     static func problems(_ found: String?...) -> String? {
         let problems = found.compactMap(\.self)

@@ -24,6 +24,7 @@ extension OperatorConsole {
         let parameters = request.uri.queryParameters
         guard let apps = try? await services.storage.apps() else { return unavailable() }
         let (appID, outcome, set) = (parameters.get("app"), parameters.get("outcome"), parameters.get("set"))
+        let after = parameters.get("after")
         let problems = ConsoleFilter.problems(
             ConsoleFilter.app(appID, in: apps),
             ConsoleFilter.value(
@@ -31,7 +32,8 @@ extension OperatorConsole {
                 "way a change ended",
                 allowed: Operations.ListChanges.Input.Query.OutcomePayload.allCases.map(\.rawValue)
             ),
-            ConsoleFilter.entitySet(set)
+            ConsoleFilter.entitySet(set),
+            ConsoleFilter.entityID(after)
         )
         return await dataPage(
             record,
@@ -39,6 +41,7 @@ extension OperatorConsole {
             appID: appID,
             outcome: outcome.flatMap(Operations.ListChanges.Input.Query.OutcomePayload.init(rawValue:)),
             entitySet: set,
+            after: problems == nil ? after.flatMap { $0.isEmpty ? nil : $0 } : nil,
             notice: problems == nil ? Self.notice(request, Self.dataNotices) : nil,
             error: problems,
             status: problems == nil ? .ok : .badRequest
@@ -60,6 +63,7 @@ extension OperatorConsole {
         appID asked: String?,
         outcome: Operations.ListChanges.Input.Query.OutcomePayload? = nil,
         entitySet wanted: String?,
+        after: String? = nil,
         writing typed: DataPage.Writing? = nil,
         notice: String? = nil,
         error: String? = nil,
@@ -106,7 +110,10 @@ extension OperatorConsole {
             }.ok.body.json
             let list = try? await run(for: record, "listAppData") {
                 try await api.listAppData(
-                    .init(path: .init(appID: app.id, entitySet: entitySet), query: .init(limit: Self.entitiesShown))
+                    .init(
+                        path: .init(appID: app.id, entitySet: entitySet),
+                        query: .init(after: after, limit: Self.entitiesShown)
+                    )
                 )
             }.ok.body.json
             entities = list?.entities ?? []
@@ -160,7 +167,21 @@ extension OperatorConsole {
         )
         page.notice = notice
         page.moreEntities = moreEntities ? Self.entitiesShown : nil
+        page.after = after
+        // The next page starts after the last entity shown; the first, with no `after`.
+        page.nextPage = moreEntities ? entities.last.map { Self.setLink(app.id, entitySet, after: $0.id) } : nil
+        page.firstPage = after == nil ? nil : Self.setLink(app.id, entitySet)
         return self.page(page, status: status, browser: browser)
+    }
+
+    /// The page of `entitySet`'s entities of `appID`: the first, or those after `after`.
+    static func setLink(_ appID: String, _ entitySet: String, after: String? = nil) -> String {
+        var link = URLComponents()
+        link.path = ConsolePaths.data
+        link.queryItems =
+            [URLQueryItem(name: "app", value: appID), URLQueryItem(name: "set", value: entitySet)]
+            + (after.map { [URLQueryItem(name: "after", value: $0)] } ?? [])
+        return link.string ?? ConsolePaths.data
     }
 
     /// Puts or deletes an entity, or sets what devices may change in a set, through the
@@ -204,9 +225,6 @@ extension OperatorConsole {
         guard await permits(record, asked, on: asking) else {
             return await again("Only an admin changes an app's data: ask an admin for the role.", .forbidden)
         }
-        var back = URLComponents()
-        back.path = ConsolePaths.data
-        back.queryItems = [URLQueryItem(name: "app", value: appID), URLQueryItem(name: "set", value: entitySet)]
         if action == "delete",
             let asking = confirmation(
                 of: form,
@@ -215,7 +233,7 @@ extension OperatorConsole {
                 consequence: "The entity \(TextRules.shown(entityID, limit: 64)) leaves the set \(entitySet) of "
                     + "\(appID) on the server, and every device's copy at its next read. This cannot be undone.",
                 button: "Delete the entity",
-                back: back.string ?? ConsolePaths.data,
+                back: Self.setLink(appID, entitySet),
                 record: record,
                 browser: browser,
                 current: ConsolePaths.data

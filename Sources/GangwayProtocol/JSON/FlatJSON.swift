@@ -8,12 +8,12 @@ import Foundation
 package enum FlatJSON {
     /// `map` as a JSON object, keys sorted.
     package static func text(_ map: [String: String]) -> String {
-        write(map) { value, bytes in string(value, into: &bytes) }
+        write(map) { value, bytes in JSONBytes.string(value, into: &bytes) }
     }
 
     /// `map` as a JSON object, keys sorted.
     package static func text(_ map: [String: Int64]) -> String {
-        write(map) { value, bytes in bytes.append(contentsOf: String(value).utf8) }
+        write(map) { value, bytes in JSONBytes.integer(value, into: &bytes) }
     }
 
     /// The map `text` holds; `nil` when it is not a JSON object of strings.
@@ -97,41 +97,33 @@ package enum FlatJSON {
         }
     }
 
+    /// `map` as a JSON object, keys sorted, at the end of `bytes`.
+    package static func write(_ map: [String: String], into bytes: inout [UInt8]) {
+        write(map, into: &bytes) { value, bytes in JSONBytes.string(value, into: &bytes) }
+    }
+
     private static func write<Value>(
         _ map: [String: Value],
         _ value: (Value, inout [UInt8]) -> Void
     ) -> String {
-        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        var bytes: [UInt8] = []
         bytes.reserveCapacity(16 * (map.count + 1))
+        write(map, into: &bytes, value)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func write<Value>(
+        _ map: [String: Value],
+        into bytes: inout [UInt8],
+        _ value: (Value, inout [UInt8]) -> Void
+    ) {
+        bytes.append(UInt8(ascii: "{"))
         for (index, key) in map.keys.sorted().enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            string(key, into: &bytes)
+            JSONBytes.string(key, into: &bytes)
             bytes.append(UInt8(ascii: ":"))
             if let item = map[key] { value(item, &bytes) }
         }
         bytes.append(UInt8(ascii: "}"))
-        return String(decoding: bytes, as: UTF8.self)
     }
-
-    /// `text` as a JSON string: quote and backslash escaped, control characters as
-    /// `\u00XX`, everything else as its UTF-8.
-    private static func string(_ text: String, into bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0..<0x20:
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0x0f)])
-            default:
-                bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -61,9 +61,29 @@ struct DataHandler: APIHandler {
 
     /// A page of an entity set's change log past the device's cursor (``SyncCursor``).
     func syncAppData(_ input: Operations.SyncAppData.Input) async throws -> Operations.SyncAppData.Output {
-        let caller = try await authenticate(appID: input.path.appID, requiresRegistration: true)
-        let entitySet = try Self.checkedEntitySet(input.path.entitySet)
-        let limit = input.query.limit ?? APIDefaults.syncPage
+        let answer = try await changes(
+            appID: input.path.appID,
+            entitySet: input.path.entitySet,
+            cursor: input.query.cursor,
+            limit: input.query.limit,
+            wait: input.query.wait
+        )
+        return .ok(.init(body: .json(answer.wire)))
+    }
+
+    /// One page of a sync (``syncAppData(_:)``), before it is written as JSON: the
+    /// generated operation and ``DeviceReadRoute`` (which writes it by hand) both answer
+    /// it.
+    func changes(
+        appID: String,
+        entitySet: String,
+        cursor cursorText: String?,
+        limit: Int?,
+        wait: Int?
+    ) async throws -> SyncAnswer {
+        let caller = try await authenticate(appID: appID, requiresRegistration: true)
+        let entitySet = try Self.checkedEntitySet(entitySet)
+        let limit = limit ?? APIDefaults.syncPage
         guard APILimits.syncPage.contains(limit) else {
             throw APIError.badRequest(
                 "A page holds \(APILimits.syncPage.lowerBound) to \(APILimits.syncPage.upperBound) entries.",
@@ -71,7 +91,7 @@ struct DataHandler: APIHandler {
             )
         }
         var cursor = SyncCursor.start
-        if let text = input.query.cursor {
+        if let text = cursorText {
             guard APILimits.syncCursor.contains(text.unicodeScalars.count) else {
                 throw APIError.badRequest(
                     "A cursor is \(APILimits.syncCursor.lowerBound) to \(APILimits.syncCursor.upperBound) characters.",
@@ -93,7 +113,7 @@ struct DataHandler: APIHandler {
         let view = part.map { SyncCursor.view(of: $0.0, values: $0.1) }
         if let refusal = cursor.refusal(reading: view) { throw refusal }
         cursor.view = view
-        if let wait = input.query.wait, !APILimits.syncWait.contains(wait) {
+        if let wait, !APILimits.syncWait.contains(wait) {
             throw APIError.badRequest(
                 "A sync waits \(APILimits.syncWait.lowerBound) to \(APILimits.syncWait.upperBound) seconds.",
                 code: .invalidField
@@ -135,7 +155,7 @@ struct DataHandler: APIHandler {
         // A current copy asked to wait: answered at the next change to the set that it
         // sees (a change outside a part wakes it, finds nothing, and it waits on), or
         // empty at the end. A first read (no cursor) is answered at once, empty or not.
-        if let wait = input.query.wait, input.query.cursor != nil {
+        if let wait, cursorText != nil {
             let deadline = ContinuousClock.now + .seconds(wait)
             while page.entries.isEmpty, !more,
                 await services.setWatch.wait(
@@ -151,27 +171,12 @@ struct DataHandler: APIHandler {
                 (next, more) = cursor.next(after: page)
             }
         }
-        var entities: [Components.Schemas.Entity] = []
-        var removed: [Components.Schemas.RemovedEntity] = []
-        for entry in page.entries {
-            switch entry {
-            case .written(let entity): entities.append(Self.wire(entity))
-            case .removed(let id, let position, _): removed.append(.init(id: id, position: position))
-            }
-        }
-        return .ok(
-            .init(
-                body: .json(
-                    .init(
-                        entitySet: entitySet,
-                        entities: entities,
-                        removed: removed,
-                        cursor: next.text,
-                        more: more,
-                        part: part == nil ? nil : true
-                    )
-                )
-            )
+        return SyncAnswer(
+            entitySet: entitySet,
+            entries: page.entries,
+            cursor: next.text,
+            more: more,
+            isPart: part != nil
         )
     }
 

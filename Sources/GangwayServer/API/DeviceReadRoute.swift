@@ -4,13 +4,15 @@ import Hummingbird
 import NIOCore
 import NIOFoundationCompat
 
-/// Answers the two reads devices repeat all day, ahead of the router and the generated
-/// server: the settings exchange (every launch) and an entity set of the app's data
-/// (every home screen).
+/// Answers the reads devices repeat all day, ahead of the router and the generated
+/// server: the settings exchange (every launch), an entity set of the app's data (every
+/// home screen), and a page of a sync (thousands of entities in a first sync, a long
+/// poll while online).
 ///
-/// Why a path of its own: both answer the same bytes to every device until an admin
-/// changes something, and encoding them (Foundation's `JSONEncoder`, most of all for an
-/// entity set) is most of what such a request costs. Here the handler's work
+/// Why a path of its own: the first two answer the same bytes to every device until an
+/// admin changes something, and encoding them (Foundation's `JSONEncoder`, most of all
+/// for an entity set) is most of what such a request costs; a sync page is written by
+/// hand (``SyncAnswer/json``), which costs a fraction of `JSONEncoder`'s generic path. Here the handler's work
 /// (authentication, the device's status, the contact note) runs as for any request,
 /// through the same handlers' functions (``DevicesHandler``, ``DataHandler``) the
 /// generated operations call; what is skipped is the route lookup, the generated request
@@ -26,6 +28,8 @@ struct DeviceReadRoute: Sendable {
         case settings(appID: String)
         /// `GET /apps/{appID}/data/{entitySet}`
         case appData(appID: String, entitySet: String)
+        /// `GET /apps/{appID}/data/{entitySet}/changes`, with its query's values.
+        case changes(appID: String, entitySet: String, cursor: String?, limit: Int?, wait: Int?)
     }
 
     let api: MobileServicesAPI
@@ -42,6 +46,14 @@ struct DeviceReadRoute: Sendable {
         case .appData(let appID, let entitySet):
             let list = try await api.data.appData(appID: appID, entitySet: entitySet)
             body = try appData.body(for: list, key: "\(appID)/\(entitySet)")
+        case .changes(let appID, let entitySet, let cursor, let limit, let wait):
+            body = try await api.data.changes(
+                appID: appID,
+                entitySet: entitySet,
+                cursor: cursor,
+                limit: limit,
+                wait: wait
+            ).json
         }
         return Response(
             status: .ok,
@@ -50,16 +62,23 @@ struct DeviceReadRoute: Sendable {
         )
     }
 
-    /// The read a request asks for: a `GET` of exactly one of the two paths, with plain
-    /// segments. Anything else (a percent-encoded segment, a trailing slash) is left to
+    /// The read a request asks for: a `GET` of exactly one of the paths, with plain
+    /// segments and a plain query. Anything else (a percent-encoded segment, a trailing
+    /// slash, a query this route does not read as the generated server would) is left to
     /// the router.
     static func read(of request: Request) -> Read? {
         guard request.method == .get else { return nil }
-        return read(inPath: request.uri.path)
+        return read(inPath: request.uri.path, query: request.uri.query)
     }
 
-    /// The read for exactly `/apps/ID/settings` or `/apps/ID/data/SET`; `nil` otherwise.
-    static func read(inPath path: String) -> Read? {
+    /// The read for exactly `/apps/ID/settings`, `/apps/ID/data/SET` or
+    /// `/apps/ID/data/SET/changes`; `nil` otherwise.
+    ///
+    /// Only a sync's query is read: each of `cursor`, `limit` and `wait` at most once,
+    /// with a value of unreserved characters (RFC 3986, 2.3), digits alone for the two
+    /// numbers. A query with anything else (an escape, another name, a name twice) goes
+    /// to the router, so that what the generated server answers it stays the answer.
+    static func read(inPath path: String, query: String? = nil) -> Read? {
         let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         guard parts.count >= 4, parts[0].isEmpty, parts[1].elementsEqual("apps".utf8),
             parts.dropFirst(2).allSatisfy({ !$0.isEmpty && !$0.contains(UInt8(ascii: "%")) })
@@ -70,8 +89,52 @@ struct DeviceReadRoute: Sendable {
             return .settings(appID: appID)
         case 5 where parts[3].elementsEqual("data".utf8):
             return .appData(appID: appID, entitySet: String(Substring(parts[4])))
+        case 6 where parts[3].elementsEqual("data".utf8) && parts[5].elementsEqual("changes".utf8):
+            guard let values = syncQuery(query ?? "") else { return nil }
+            return .changes(
+                appID: appID,
+                entitySet: String(Substring(parts[4])),
+                cursor: values.cursor,
+                limit: values.limit,
+                wait: values.wait
+            )
         default:
             return nil
+        }
+    }
+
+    /// A sync's query values; `nil` for a query the router should read.
+    private static func syncQuery(_ query: String) -> (cursor: String?, limit: Int?, wait: Int?)? {
+        var values: (cursor: String?, limit: Int?, wait: Int?) = (nil, nil, nil)
+        guard !query.isEmpty else { return values }
+        var names: Set<Substring> = []
+        for item in query.split(separator: "&", omittingEmptySubsequences: false) {
+            guard let equals = item.firstIndex(of: "=") else { return nil }
+            let name = item[..<equals]
+            let value = item[item.index(after: equals)...]
+            guard !value.isEmpty, names.insert(name).inserted, value.utf8.allSatisfy(isUnreserved) else { return nil }
+            // A number is digits alone, few enough for an `Int`: anything else is the
+            // router's 400.
+            let number = value.utf8.count <= 9 && value.utf8.allSatisfy(isDigit) ? Int(value) : nil
+            switch name {
+            case "cursor": values.cursor = String(value)
+            case "limit": guard let number else { return nil }; values.limit = number
+            case "wait": guard let number else { return nil }; values.wait = number
+            default: return nil
+            }
+        }
+        return values
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default: false
         }
     }
 }

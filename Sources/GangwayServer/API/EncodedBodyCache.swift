@@ -19,22 +19,9 @@ final class EncodedBodyCache<Value: Encodable & Equatable & Sendable>: Sendable 
         self.capacity = capacity
     }
 
-    /// The generated server's encoding under ``OpenAPIRuntime/Configuration/gangway``:
-    /// its sorted keys, without pretty printing, and its date transcoder.
-    private static func encode(_ value: Value) throws -> Data {
-        let configuration = Configuration.gangway
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = configuration.jsonEncodingOptions.contains(.sortedKeys) ? [.sortedKeys] : []
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(configuration.dateTranscoder.encode(date))
-        }
-        return try encoder.encode(value)
-    }
-
     func body(for value: Value, key: String) throws -> ByteBuffer {
         if let hit = entries.withLock({ $0[key] }), hit.value == value { return hit.body }
-        let body = ByteBuffer(data: try Self.encode(value))
+        let body = ByteBuffer(data: try JSONEncoder.gangway.encode(value))
         entries.withLock { entries in
             if entries.count >= capacity, entries[key] == nil { entries.removeAll(keepingCapacity: true) }
             entries[key] = (value, body)

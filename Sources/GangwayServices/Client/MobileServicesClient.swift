@@ -196,16 +196,18 @@ public struct MobileServicesClient: Sendable {
         waitingUpTo wait: Int? = nil,
         token: SessionToken
     ) async throws(ServiceError) -> AppDataChanges {
-        let output = try await ServiceCall.run(at: serverURL) {
-            try await client(token: token).syncAppData(
-                path: .init(appID: appID, entitySet: entitySet),
-                query: .init(cursor: cursor, limit: limit, wait: wait)
-            )
-        }
-        switch output {
-        case .ok(let ok): return try ServiceCall.decode { AppDataChanges(try ok.body.json) }
-        default: throw ServiceCall.unexpected(output)
-        }
+        // Not through the generated client: a page of thousands of entities is read by a
+        // scanner, not `JSONDecoder` (see `SyncPageCall`).
+        try await SyncPageCall.run(
+            serverURL: serverURL,
+            transport: transport,
+            token: token.value,
+            appID: appID,
+            entitySet: entitySet,
+            cursor: cursor,
+            limit: limit,
+            wait: wait
+        )
     }
 
     /// Registers the device for the signed-in user, or refreshes its registration.

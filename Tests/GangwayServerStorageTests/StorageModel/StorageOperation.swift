@@ -177,8 +177,10 @@ enum StorageOperation: Sendable, Hashable, CustomStringConvertible {
         (2, { .touch(registration: Int.random(in: 0..<4, using: &$0)) }),
         (7, put),
         (4, { .delete(entitySet: entitySet(&$0), entity: Int.random(in: 0..<entities, using: &$0)) }),
+        // Often enough that 80 sequences (PostgreSQL's) put against a schema and are
+        // refused by it: at 3, one seed in a few dozen never did (4958239416542696849).
         (
-            3,
+            5,
             {
                 .setSchema(
                     entitySet: entitySet(&$0),
