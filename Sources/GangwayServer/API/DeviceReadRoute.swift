@@ -12,15 +12,16 @@ import NIOFoundationCompat
 /// Why a path of its own: the first two answer the same bytes to every device until an
 /// admin changes something, and encoding them (Foundation's `JSONEncoder`, most of all
 /// for an entity set) is most of what such a request costs; a sync page is written by
-/// hand (``SyncAnswer/json``), which costs a fraction of `JSONEncoder`'s generic path. Here the handler's work
-/// (authentication, the device's status, the contact note) runs as for any request,
+/// hand (``SyncAnswer/json``), at a fraction of `JSONEncoder`'s cost. Here the handler's
+/// work (authentication, the device's status, the contact note) runs as for any request,
 /// through the same handlers' functions (``DevicesHandler``, ``DataHandler``) the
 /// generated operations call; what is skipped is the route lookup, the generated request
-/// conversion and, while the value is equal to the last one answered, the encoding. The bytes are those the generated
-/// server writes: the same type, the same encoding options, the same content type.
-/// ``GatewayResponder`` runs it inside ``GatewayMiddleware``, so request IDs, error
-/// documents and the log line are those of every route. Every other route, and these
-/// two whenever the path is not plain, go through the router.
+/// conversion and, while the value is equal to the last one answered, the encoding. The
+/// document is the one the generated server writes: the same type, keys sorted, the same
+/// content type (the first two are its very bytes). ``GatewayResponder`` runs it inside
+/// ``GatewayMiddleware``, so request IDs, error documents and the log line are those of
+/// every route. Every other route, and these whenever the path or a sync's query is not
+/// plain, go through the router.
 struct DeviceReadRoute: Sendable {
     /// A request this route answers.
     enum Read: Equatable {
@@ -118,8 +119,8 @@ struct DeviceReadRoute: Sendable {
             let number = value.utf8.count <= 9 && value.utf8.allSatisfy(isDigit) ? Int(value) : nil
             switch name {
             case "cursor": values.cursor = String(value)
-            case "limit": guard let number else { return nil }; values.limit = number
-            case "wait": guard let number else { return nil }; values.wait = number
+            case "limit" where number != nil: values.limit = number
+            case "wait" where number != nil: values.wait = number
             default: return nil
             }
         }
