@@ -169,7 +169,7 @@ enum ServerSchema {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
             version11, version12, version13, version14, version15, version16, version17, version18, version19,
-            version20, version21,
+            version20, version21, version22,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -363,6 +363,27 @@ enum ServerSchema {
             """,
             "CREATE INDEX entity_moves_by_time ON entity_moves (moved_at)",
         ]
+    }
+
+    /// Ingest batches (``ServerStorage/ingest(_:into:of:batch:limit:by:at:)``): where each
+    /// stands, so a part sent again is applied once, and what it refused.
+    static func version22(_ dialect: StorageKind) -> [String] {
+        [
+            """
+            CREATE TABLE ingest_batches (app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                entity_set TEXT NOT NULL, batch_id TEXT NOT NULL, lines_done BIGINT NOT NULL, written BIGINT NOT NULL,
+                removed BIGINT NOT NULL, refused_count BIGINT NOT NULL, refused TEXT NOT NULL,
+                updated_at BIGINT NOT NULL, PRIMARY KEY (app_id, entity_set, batch_id))
+            """
+        ]
+    }
+
+    static func encode(refusals: [IngestRefusal]) throws(StorageError) -> String {
+        try json(refusals, "ingest refusals")
+    }
+
+    static func decodeRefusals(_ text: String) throws(StorageError) -> [IngestRefusal] {
+        try value([IngestRefusal].self, from: text, "ingest refusals")
     }
 
     static func encode(fieldVersions: [String: Int64]) -> String {

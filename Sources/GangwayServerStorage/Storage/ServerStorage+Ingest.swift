@@ -1,0 +1,204 @@
+import Foundation
+import GangwayProtocol
+
+extension ServerStorage {
+    /// Applies one part of an ingest batch to `entitySet` in one transaction, and returns
+    /// where the batch stands after it.
+    ///
+    /// Idempotent by `batchID`: the batch records the last line it applied in the same
+    /// transaction, and rows at or before it are skipped, so a part sent again (a
+    /// caller's retry, after a lost answer or a server that stopped) is applied once.
+    /// Rows apply in line order, a later row of an entity over an earlier one; each
+    /// entity written or removed takes the set's next position once, in its state at the
+    /// end of the part, so devices see one change per entity. A row the set's schema
+    /// refuses, or a new entity past `limit`, is refused alone, with its reason; the
+    /// rest apply.
+    /// - Parameters:
+    ///   - rows: The part's rows, in line order.
+    ///   - author: Who the written entities are by (`updatedBy`).
+    public func ingest(
+        _ rows: [IngestRow],
+        into entitySet: String,
+        of appID: String,
+        batch batchID: String,
+        limit: Int,
+        by author: String,
+        at date: Date
+    ) async throws(StorageError) -> IngestProgress {
+        defer { cache?.drop(.entitySet(appID: appID, entitySet: entitySet)) }
+        return try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
+            let batch: SQL = "app_id = \(appID) AND entity_set = \(entitySet) AND batch_id = \(batchID)"
+            var progress =
+                try await connection.rows(
+                    "SELECT lines_done, written, removed, refused_count, refused FROM ingest_batches WHERE \(batch)"
+                ).first.map(IngestProgress.init(row:)) ?? IngestProgress()
+            let pending = rows.filter { $0.line > progress.linesDone }.sorted { $0.line < $1.line }
+            guard let lastLine = pending.last?.line else { return progress }
+            let ids = Array(Set(pending.map(\.id)))
+            var previous: [String: EntityRecord] = [:]
+            for entity in try await connection.rows(
+                """
+                \(EntityRecord.select) WHERE app_id = \(appID) AND entity_set = \(entitySet)
+                    AND id IN (\(list: ids)) AND removed_at IS NULL
+                """
+            ).map(EntityRecord.init(row:)) {
+                previous[entity.id] = entity
+            }
+            let set = try await connection.rows(
+                "SELECT live_count, schema FROM entity_sets WHERE app_id = \(appID) AND entity_set = \(entitySet)"
+            ).first
+            let schema = try set.flatMap { row throws(StorageError) in try Self.schema(in: row) }
+            var live = try set.map { row throws(StorageError) in try row("live_count", as: Int.self) } ?? 0
+            let startingLive = live
+
+            // Each entity's state at the end of the part: written (its fields) or removed.
+            var current = previous.mapValues { Optional($0) }
+            var touched: [String] = []
+            var refused: [IngestRefusal] = []
+            for row in pending {
+                let holds = (current[row.id] ?? nil) != nil
+                guard let fields = row.fields else {
+                    if holds {
+                        current[row.id] = .some(nil)
+                        live -= 1
+                        touched.append(row.id)
+                    }
+                    continue
+                }
+                if let schema {
+                    do throws(EntitySchemaError) {
+                        try schema.check(fields, in: entitySet)
+                    } catch {
+                        refused.append(
+                            .init(line: row.line, id: row.id, code: "FIELD_NOT_VALID", message: error.message)
+                        )
+                        continue
+                    }
+                }
+                guard holds || live < limit else {
+                    refused.append(
+                        .init(line: row.line, id: row.id, code: "ENTITY_SET_FULL", message: "The entity set is full.")
+                    )
+                    continue
+                }
+                if !holds { live += 1 }
+                let base = current[row.id] ?? nil
+                current[row.id] = .some(
+                    EntityRecord(
+                        appID: appID,
+                        entitySet: entitySet,
+                        id: row.id,
+                        fields: fields,
+                        version: base?.version ?? 0,
+                        updatedAt: date,
+                        updatedBy: author,
+                        fieldVersions: base?.fieldVersions ?? [:]
+                    )
+                )
+                touched.append(row.id)
+            }
+
+            // One position per entity the part changed, in the order of its last row.
+            var order: [String] = []
+            var seen: Set<String> = []
+            for id in touched.reversed() where seen.insert(id).inserted { order.append(id) }
+            order.reverse()
+            var written: [(entity: EntityRecord, previous: EntityRecord?)] = []
+            var removedIDs: [String] = []
+            if !order.isEmpty {
+                var position = try await Self.takePositions(
+                    order.count,
+                    appID: appID,
+                    entitySet: entitySet,
+                    adding: live - startingLive,
+                    connection
+                )
+                var removedAt: [(id: String, position: Int64)] = []
+                for id in order {
+                    defer { position += 1 }
+                    guard let state = current[id] ?? nil else {
+                        if previous[id] != nil { removedAt.append((id, position)) }
+                        continue
+                    }
+                    var saved = state
+                    let before = previous[id]
+                    saved.version = (before?.version ?? 0) + 1
+                    saved.fieldVersions = EntityRecord.fieldVersions(
+                        replacing: before,
+                        with: saved.fields,
+                        at: saved.version
+                    )
+                    saved.position = position
+                    written.append((saved, before))
+                }
+                let subsets = schema?.subset.map { [entitySet: $0] } ?? [:]
+                for chunk in stride(from: 0, to: written.count, by: Self.ingestStatementRows) {
+                    let part = Array(written[chunk..<min(written.count, chunk + Self.ingestStatementRows)])
+                    try await connection.execute(
+                        EntityRecord.upsert(part.map { ($0.entity, createdBy: nil) }, subsets: subsets)
+                    )
+                    if let moves = EntityRecord.moves(part, subsets: subsets) { try await connection.execute(moves) }
+                }
+                for removal in removedAt {
+                    try await connection.execute(
+                        """
+                        UPDATE entities SET fields = '{}', field_versions = NULL, created_by = NULL,
+                            position = \(removal.position), removed_at = \(date)
+                        WHERE app_id = \(appID) AND entity_set = \(entitySet) AND id = \(removal.id)
+                        """
+                    )
+                    removedIDs.append(removal.id)
+                }
+            }
+
+            progress.linesDone = lastLine
+            progress.written += written.count
+            progress.removed += removedIDs.count
+            progress.refusedCount += refused.count
+            progress.refused += refused.prefix(max(0, IngestProgress.refusalsKept - progress.refused.count))
+            let kept = try ServerSchema.encode(refusals: progress.refused)
+            try await connection.execute(
+                """
+                INSERT INTO ingest_batches (app_id, entity_set, batch_id, lines_done, written, removed, refused_count,
+                    refused, updated_at)
+                VALUES (\(appID), \(entitySet), \(batchID), \(progress.linesDone), \(progress.written),
+                    \(progress.removed), \(progress.refusedCount), \(kept), \(date))
+                ON CONFLICT (app_id, entity_set, batch_id) DO UPDATE SET lines_done = excluded.lines_done,
+                    written = excluded.written, removed = excluded.removed, refused_count = excluded.refused_count,
+                    refused = excluded.refused, updated_at = excluded.updated_at
+                """
+            )
+            return progress
+        }
+    }
+
+    /// Where an ingest batch stands; `nil` before its first part.
+    public func ingestProgress(
+        of batchID: String,
+        into entitySet: String,
+        of appID: String
+    ) async throws(StorageError) -> IngestProgress? {
+        try await all(
+            """
+            SELECT lines_done, written, removed, refused_count, refused FROM ingest_batches
+            WHERE app_id = \(appID) AND entity_set = \(entitySet) AND batch_id = \(batchID)
+            """,
+            IngestProgress.init(row:)
+        ).first
+    }
+
+    /// Entities written by one statement of an ingest.
+    static let ingestStatementRows = 500
+}
+
+extension IngestProgress {
+    init(row: SQLRow) throws(StorageError) {
+        self.init(
+            linesDone: try row("lines_done"),
+            written: try row("written"),
+            removed: try row("removed"),
+            refusedCount: try row("refused_count"),
+            refused: try ServerSchema.decodeRefusals(try row("refused"))
+        )
+    }
+}

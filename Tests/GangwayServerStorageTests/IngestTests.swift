@@ -1,0 +1,152 @@
+import Foundation
+import GangwayProtocol
+import GangwayServerTesting
+import GangwayTesting
+import Testing
+
+@testable import GangwayServerStorage
+
+@Suite(
+    "An ingest batch: its rows apply once by line, each entity at one position, refusals said row by row",
+    .tags(.postgres),
+    .skipsTags
+)
+struct IngestTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func put(_ line: Int, _ id: String, _ fields: [String: String]) -> IngestRow {
+        IngestRow(line: line, id: id, fields: fields)
+    }
+
+    static func ingest(
+        _ storage: ServerStorage,
+        _ rows: [IngestRow],
+        batch: String = "batch-1",
+        limit: Int = 100
+    ) async throws -> IngestProgress {
+        try await storage.ingest(rows, into: "checks", of: "checks", batch: batch, limit: limit, by: "admin", at: now)
+    }
+
+    /// The set as a reader from nothing sees it: each entity's ID and fields.
+    static func entities(_ storage: ServerStorage) async throws -> [String: [String: String]] {
+        Dictionary(
+            uniqueKeysWithValues: try await storage.entities(appID: "checks", entitySet: "checks").map {
+                ($0.id, $0.fields)
+            }
+        )
+    }
+
+    @Test(
+        "rows apply in line order; a part sent again is skipped; each entity takes one position",
+        arguments: Backend.available
+    )
+    func partsApplyOnce(backend: Backend) async throws {
+        try await StorageUnderTest.withStorage(on: backend) { storage in
+            try await storage.insertApp(AppRecord(id: "checks", name: "Checks", createdAt: Self.now))
+            _ = try await storage.putEntity(
+                EntityRecord(
+                    appID: "checks",
+                    entitySet: "checks",
+                    id: "c",
+                    fields: ["status": "old"],
+                    updatedAt: Self.now,
+                    updatedBy: "admin"
+                ),
+                limit: 100
+            )
+            let first = [
+                Self.put(1, "a", ["status": "open"]), Self.put(2, "b", ["status": "open"]),
+                Self.put(3, "a", ["status": "done"]), IngestRow(line: 4, id: "c", fields: nil),
+                IngestRow(line: 5, id: "nothing", fields: nil),
+            ]
+            let progress = try await Self.ingest(storage, first)
+            #expect(progress == IngestProgress(linesDone: 5, written: 2, removed: 1))
+            #expect(try await Self.entities(storage) == ["a": ["status": "done"], "b": ["status": "open"]])
+            // One position per entity changed, in the order of its last row: b, a, then c's removal.
+            let log = try await storage.entityLog(
+                appID: "checks",
+                entitySet: "checks",
+                after: 1,
+                through: nil,
+                includingRemovals: true,
+                limit: 100
+            )
+            #expect(log.entries.map(\.id) == ["b", "a", "c"])
+            #expect(log.lastPosition == 4)
+
+            // The same part again (a retry after a lost answer): nothing applies twice.
+            #expect(try await Self.ingest(storage, first) == progress)
+            #expect(
+                try await storage.entityLog(
+                    appID: "checks",
+                    entitySet: "checks",
+                    after: 0,
+                    through: nil,
+                    includingRemovals: true,
+                    limit: 100
+                ).lastPosition == 4
+            )
+            // A part that overlaps: only its new lines apply.
+            let next = try await Self.ingest(
+                storage,
+                [Self.put(5, "d", ["status": "x"]), Self.put(6, "e", ["status": "open"])]
+            )
+            #expect(next == IngestProgress(linesDone: 6, written: 3, removed: 1))
+            #expect(try await Self.entities(storage).keys.sorted() == ["a", "b", "e"])
+            #expect(try await storage.ingestProgress(of: "batch-1", into: "checks", of: "checks") == next)
+            // Another batch ID starts from its own first line.
+            let other = try await Self.ingest(storage, [Self.put(1, "a", ["status": "again"])], batch: "batch-2")
+            #expect(other == IngestProgress(linesDone: 1, written: 1))
+            let a = try #require(
+                try await storage.entities(appID: "checks", entitySet: "checks").first { $0.id == "a" }
+            )
+            #expect(a.version == 2 && a.fields == ["status": "again"])
+        }
+    }
+
+    @Test(
+        "a row the schema refuses, or one past a full set, is refused alone with its reason",
+        arguments: Backend.available
+    )
+    func refusalsRowByRow(backend: Backend) async throws {
+        try await StorageUnderTest.withStorage(on: backend) { storage in
+            try await storage.insertApp(AppRecord(id: "checks", name: "Checks", createdAt: Self.now))
+            let schema = try EntitySchema(fields: [
+                EntityField("status", .text, required: true), EntityField("value", .integer),
+            ])
+            #expect(try await storage.setEntitySchema(schema, appID: "checks", entitySet: "checks") == nil)
+            let progress = try await Self.ingest(
+                storage,
+                [
+                    Self.put(1, "a", ["status": "open", "value": "7"]), Self.put(2, "b", ["value": "7"]),
+                    Self.put(3, "c", ["status": "open", "value": "seven"]), Self.put(4, "d", ["status": "open"]),
+                    Self.put(5, "e", ["status": "open"]), Self.put(6, "a", ["status": "done"]),
+                ],
+                limit: 2
+            )
+            #expect(progress.linesDone == 6 && progress.written == 2 && progress.refusedCount == 3)
+            #expect(progress.refused.map(\.line) == [2, 3, 5])
+            #expect(progress.refused.map(\.code) == ["FIELD_NOT_VALID", "FIELD_NOT_VALID", "ENTITY_SET_FULL"])
+            #expect(progress.refused.allSatisfy { !$0.message.isEmpty })
+            #expect(try await Self.entities(storage) == ["a": ["status": "done"], "d": ["status": "open"]])
+            // Read back as it was kept.
+            #expect(try await storage.ingestProgress(of: "batch-1", into: "checks", of: "checks") == progress)
+            #expect(try await storage.ingestProgress(of: "unknown", into: "checks", of: "checks") == nil)
+        }
+    }
+
+    @Test(
+        "a part of thousands of rows writes them in statements of a few hundred, one transaction",
+        arguments: Backend.available
+    )
+    func aLargePart(backend: Backend) async throws {
+        try await StorageUnderTest.withStorage(on: backend) { storage in
+            try await storage.insertApp(AppRecord(id: "checks", name: "Checks", createdAt: Self.now))
+            let rows = (1...2_345).map { Self.put($0, "check-\($0)", ["status": "open", "n": "\($0)"]) }
+            let progress = try await Self.ingest(storage, rows, limit: 10_000)
+            #expect(progress == IngestProgress(linesDone: 2_345, written: 2_345))
+            let entities = try await Self.entities(storage)
+            #expect(entities.count == 2_345 && entities["check-1234"] == ["status": "open", "n": "1234"])
+        }
+    }
+}
