@@ -94,10 +94,15 @@ public struct EntitySchema: Sendable, Hashable, Codable {
     /// - Throws: ``EntitySchemaError/Code/fieldNotValid``, naming the first field that
     ///   does not fit.
     public func checkValues(_ values: [String: String], in entitySet: String) throws(EntitySchemaError) {
-        var declared: [String: EntityField] = [:]
-        for field in fields { declared[field.name] = field }
+        // Nearly every entity fits: checked in any order first (an ingest checks a million),
+        // and in name order only to name the first field that does not.
+        let fits = values.allSatisfy { name, value in
+            guard let field = field(named: name) else { return false }
+            return value.isEmpty ? !field.required : field.type.accepts(value)
+        }
+        if fits { return }
         for name in values.keys.sorted() {
-            guard let field = declared[name] else {
+            guard let field = field(named: name) else {
                 throw Self.notValid("\(name) is not a field of \(entitySet).", name)
             }
             guard let value = values[name], !value.isEmpty else {
