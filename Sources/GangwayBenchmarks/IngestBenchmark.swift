@@ -47,15 +47,9 @@ struct IngestBenchmark: AsyncParsableCommand {
         var app = BenchmarkServer.app()
         app.schemas = ["checks": SyncBenchmark.checksFields]
         let seed = ServerSeed(apps: [app], users: [BenchmarkServer.user])
-        let schema = "gangway_benchmark_ingest_" + UUID().uuidString.prefix(8).lowercased()
-        let database = postgres.map { $0 + ($0.contains("?") ? "&" : "?") + "schema=" + schema }
-        do {
+        try await SyncBenchmark.withDatabase(postgres, named: "ingest") { database in
             try await measure(on: database, logger: logger, seed: seed)
-        } catch {
-            try? await SyncBenchmark.drop(schema, of: database)
-            throw error
         }
-        try await SyncBenchmark.drop(schema, of: database)
     }
 
     private func measure(on database: String?, logger: Logger, seed: ServerSeed) async throws {

@@ -65,16 +65,28 @@ struct SyncBenchmark: AsyncParsableCommand {
         var app = BenchmarkServer.app()
         app.schemas = ["checks": Self.checksFields]
         let seed = ServerSeed(apps: [app], users: [BenchmarkServer.user])
-        // A schema of the run's own, dropped at the end however the run ends.
-        let schema = "gangway_benchmark_sync_" + UUID().uuidString.prefix(8).lowercased()
+        try await Self.withDatabase(postgres, named: "sync") { database in
+            try await measure(on: database, logger: logger, seed: seed)
+        }
+    }
+
+    /// Runs `body` with the database to run on: on PostgreSQL (`postgres`), a schema of
+    /// the run's own (`gangway_benchmark_NAME_…`), dropped at the end however the run
+    /// ends; SQLite (`nil`) when there is none.
+    static func withDatabase(
+        _ postgres: String?,
+        named name: String,
+        _ body: (String?) async throws -> Void
+    ) async throws {
+        let schema = "gangway_benchmark_\(name)_" + UUID().uuidString.prefix(8).lowercased()
         let database = postgres.map { $0 + ($0.contains("?") ? "&" : "?") + "schema=" + schema }
         do {
-            try await measure(on: database, logger: logger, seed: seed)
+            try await body(database)
         } catch {
-            try? await Self.drop(schema, of: database)
+            try? await drop(schema, of: database)
             throw error
         }
-        try await Self.drop(schema, of: database)
+        try await drop(schema, of: database)
     }
 
     /// Refuses a `--postgres` that is not a database's URL, or one naming a schema (the

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayProtocol
 public import NIOCore
 
 /// A form body or a query (`application/x-www-form-urlencoded`), read as a browser writes
@@ -70,18 +71,12 @@ public enum FormBody {
     /// `text` as one name or value of a form or query (`application/x-www-form-urlencoded`,
     /// with every character but the unreserved ones percent-encoded).
     public static func encoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+        PercentEncoding.encoded(text)
     }
 
     /// `fields` as a form body or query.
     public static func text(_ fields: [(String, String)]) -> String {
         fields.map { "\(encoded($0.0))=\(encoded($0.1))" }.joined(separator: "&")
     }
-
-    private static let unreserved: CharacterSet = {
-        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        allowed.insert(charactersIn: "-._~")
-        return allowed
-    }()
 
 }

@@ -15,17 +15,13 @@ public enum PKCE {
 
     /// Whether `verifier` is one RFC 7636 §4.1 allows: 43 to 128 unreserved characters.
     public static func isValidVerifier(_ verifier: String) -> Bool {
-        (43...128).contains(verifier.utf8.count) && verifier.unicodeScalars.allSatisfy(unreserved.contains)
+        (43...128).contains(verifier.utf8.count) && PercentEncoding.isUnreserved(verifier)
     }
 
     /// Whether `challenge` can be an S256 challenge: the base64url of 32 bytes.
     public static func isValidChallenge(_ challenge: String) -> Bool {
         challenge.utf8.count == 43 && Data(base64URLEncoded: challenge)?.count == 32
     }
-
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-    )
 }
 
 /// The grant types of the token endpoint, as the server takes them and the device sends them.

@@ -9,34 +9,6 @@ import Testing
 /// must send what the generated client sends and end every answer as the other calls do.
 @Suite("A sync page's call sends what the generated client sends and ends every answer as the other calls do")
 struct SyncPageCallTests {
-    /// Answers every request with one status, content type and body, and keeps the
-    /// requests it was sent.
-    final class CannedTransport: ClientTransport, Sendable {
-        let status: Int
-        let contentType: String
-        let body: String
-        let sent = Mutex<[HTTPRequest]>([])
-
-        init(status: Int, contentType: String = "application/json; charset=utf-8", body: String) {
-            self.status = status
-            self.contentType = contentType
-            self.body = body
-        }
-
-        func send(
-            _ request: HTTPRequest,
-            body _: HTTPBody?,
-            baseURL _: URL,
-            operationID _: String
-        ) async throws -> (HTTPResponse, HTTPBody?) {
-            sent.withLock { $0.append(request) }
-            return (
-                HTTPResponse(status: .init(code: status), headerFields: [.contentType: contentType]),
-                HTTPBody(body)
-            )
-        }
-    }
-
     static let page = #"""
         {"cursor":"1.2","entities":[{"fields":{"status":"open"},"id":"check-1","position":2,
         "updatedAt":"2026-12-04T06:00:00Z","updatedBy":"admin","version":1}],"entitySet":"checks","more":false,
@@ -61,7 +33,7 @@ struct SyncPageCallTests {
     }
 
     @Test func aPageIsReadAndTheRequestIsTheGeneratedOne() async throws {
-        let transport = CannedTransport(status: 200, body: Self.page)
+        let transport = CannedTransport(status: 200, contentType: "application/json; charset=utf-8", body: Self.page)
         let page = try await changes(transport, cursor: "1.0 /+", limit: 50, wait: 5)
         #expect(page.entities.map(\.id) == ["check-1"] && page.removedIDs == ["check-2"])
         #expect(page.cursor == "1.2" && !page.more && !page.isPart)

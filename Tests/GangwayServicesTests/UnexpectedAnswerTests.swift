@@ -9,24 +9,6 @@ import Testing
 /// through the same `default:` every call of both clients ends its switch with.
 @Suite("A status the document does not list is an invalid response with that status")
 struct UnexpectedAnswerTests {
-    /// Answers every request with one status and body.
-    struct CannedTransport: ClientTransport {
-        let status: Int
-        let body: String
-
-        func send(
-            _ request: HTTPRequest,
-            body _: HTTPBody?,
-            baseURL _: URL,
-            operationID _: String
-        ) async throws -> (HTTPResponse, HTTPBody?) {
-            (
-                HTTPResponse(status: .init(code: status), headerFields: [.contentType: "application/json"]),
-                HTTPBody(body)
-            )
-        }
-    }
-
     func activationKey(status: Int) async throws(ServiceError) -> String {
         let client = MobileServicesClient(
             serverURL: URL(string: "http://127.0.0.1:9")!,

@@ -24,11 +24,11 @@ package enum SyncPageCall {
         wait: Int?
     ) async throws(ServiceError) -> AppDataChanges {
         var query: [String] = []
-        if let cursor { query.append("cursor=" + encoded(cursor)) }
+        if let cursor { query.append("cursor=" + PercentEncoding.encoded(cursor)) }
         if let limit { query.append("limit=\(limit)") }
         if let wait { query.append("wait=\(wait)") }
         let path =
-            "/apps/\(encoded(appID))/data/\(encoded(entitySet))/changes"
+            "/apps/\(PercentEncoding.encoded(appID))/data/\(PercentEncoding.encoded(entitySet))/changes"
             + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
         let request = HTTPRequest(
             method: .get,
@@ -67,16 +67,6 @@ package enum SyncPageCall {
             AppDataChanges(try JSONDecoder.gangway.decode(Components.Schemas.EntityChanges.self, from: body))
         }
     }
-
-    /// A path segment or a query value: every byte but the unreserved ones (RFC 3986,
-    /// 2.3) percent-encoded.
-    private static func encoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
-
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-    )
 
     /// Whether a `Content-Type` is JSON (`application/json`, with parameters or none).
     private static func isJSON(_ contentType: String) -> Bool {

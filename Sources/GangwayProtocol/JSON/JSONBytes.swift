@@ -54,6 +54,12 @@ package enum JSONBytes {
         bytes.append(UInt8(ascii: ":"))
     }
 
+    /// A member after the first of an object: a comma, then `key` and its colon.
+    package static func member(_ key: StaticString, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: ","))
+        self.key(key, into: &bytes)
+    }
+
     private static let hexDigits = Array("0123456789abcdef".utf8)
     private static let trueBytes = Array("true".utf8)
     private static let falseBytes = Array("false".utf8)

@@ -113,7 +113,7 @@ struct DeviceReadRoute: Sendable {
             guard let equals = item.firstIndex(of: "=") else { return nil }
             let name = item[..<equals]
             let value = item[item.index(after: equals)...]
-            guard !value.isEmpty, names.insert(name).inserted, value.utf8.allSatisfy(isUnreserved) else { return nil }
+            guard !value.isEmpty, names.insert(name).inserted, PercentEncoding.isUnreserved(value) else { return nil }
             // A number is digits alone, few enough for an `Int`: anything else is the
             // router's 400.
             let number = value.utf8.count <= 9 && value.utf8.allSatisfy(isDigit) ? Int(value) : nil
@@ -128,14 +128,4 @@ struct DeviceReadRoute: Sendable {
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            true
-        default: false
-        }
-    }
 }

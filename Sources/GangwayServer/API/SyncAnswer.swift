@@ -42,8 +42,7 @@ struct SyncAnswer: Sendable {
         bytes.append(UInt8(ascii: "{"))
         JSONBytes.key("cursor", into: &bytes)
         JSONBytes.string(cursor, into: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        JSONBytes.key("entities", into: &bytes)
+        JSONBytes.member("entities", into: &bytes)
         bytes.append(UInt8(ascii: "["))
         var first = true
         for case .written(let entity) in entries {
@@ -52,39 +51,30 @@ struct SyncAnswer: Sendable {
             bytes.append(UInt8(ascii: "{"))
             JSONBytes.key("fields", into: &bytes)
             FlatJSON.write(entity.fields, into: &bytes)
-            bytes.append(UInt8(ascii: ","))
-            JSONBytes.key("id", into: &bytes)
+            JSONBytes.member("id", into: &bytes)
             JSONBytes.string(entity.id, into: &bytes)
             if entity.position > 0 {
-                bytes.append(UInt8(ascii: ","))
-                JSONBytes.key("position", into: &bytes)
+                JSONBytes.member("position", into: &bytes)
                 JSONBytes.integer(entity.position, into: &bytes)
             }
-            bytes.append(UInt8(ascii: ","))
-            JSONBytes.key("updatedAt", into: &bytes)
+            JSONBytes.member("updatedAt", into: &bytes)
             JSONBytes.string(LenientDateTranscoder.format(entity.updatedAt), into: &bytes)
-            bytes.append(UInt8(ascii: ","))
-            JSONBytes.key("updatedBy", into: &bytes)
+            JSONBytes.member("updatedBy", into: &bytes)
             JSONBytes.string(entity.updatedBy, into: &bytes)
-            bytes.append(UInt8(ascii: ","))
-            JSONBytes.key("version", into: &bytes)
+            JSONBytes.member("version", into: &bytes)
             JSONBytes.integer(entity.version, into: &bytes)
             bytes.append(UInt8(ascii: "}"))
         }
         bytes.append(UInt8(ascii: "]"))
-        bytes.append(UInt8(ascii: ","))
-        JSONBytes.key("entitySet", into: &bytes)
+        JSONBytes.member("entitySet", into: &bytes)
         JSONBytes.string(entitySet, into: &bytes)
-        bytes.append(UInt8(ascii: ","))
-        JSONBytes.key("more", into: &bytes)
+        JSONBytes.member("more", into: &bytes)
         JSONBytes.bool(more, into: &bytes)
         if isPart {
-            bytes.append(UInt8(ascii: ","))
-            JSONBytes.key("part", into: &bytes)
+            JSONBytes.member("part", into: &bytes)
             JSONBytes.bool(true, into: &bytes)
         }
-        bytes.append(UInt8(ascii: ","))
-        JSONBytes.key("removed", into: &bytes)
+        JSONBytes.member("removed", into: &bytes)
         bytes.append(UInt8(ascii: "["))
         first = true
         for case .removed(let id, let position, _) in entries {
@@ -93,8 +83,7 @@ struct SyncAnswer: Sendable {
             bytes.append(UInt8(ascii: "{"))
             JSONBytes.key("id", into: &bytes)
             JSONBytes.string(id, into: &bytes)
-            bytes.append(UInt8(ascii: ","))
-            JSONBytes.key("position", into: &bytes)
+            JSONBytes.member("position", into: &bytes)
             JSONBytes.integer(position, into: &bytes)
             bytes.append(UInt8(ascii: "}"))
         }
