@@ -48,6 +48,12 @@ struct EntitySchemaTests {
             (["stand": ""], "stand", "stand is required in checks."),
             (["stand": "12", "pressure": "high"], "pressure", "pressure in checks is a decimal number, as 12.5."),
             (["stand": "12", "colour": "red"], "colour", "colour is not a field of checks."),
+            // Several misfits: the first by name is the one named, whatever the map's order.
+            (["stand": "12", "pressure": "high", "colour": "red"], "colour", "colour is not a field of checks."),
+            (
+                ["stand": "", "pressure": "high", "due": "soon"], "due",
+                "due in checks is a UTC date-time, as 2026-12-03T14:05:00Z."
+            ),
         ]
         for (values, field, message) in cases {
             let error = #expect(throws: EntitySchemaError.self) { try schema.check(values, in: "checks") }
