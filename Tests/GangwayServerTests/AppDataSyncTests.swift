@@ -142,7 +142,23 @@ struct AppDataSyncTests {
                 try api.expectStatus(routed, .ok)
                 #expect(try fast.decode(Changes.self) == routed.decode(Changes.self), "\(plain) and \(other)")
             }
-            // Refusals too: the same status, code and sentence.
+            // Refusals too: the same status, code and sentence; without a token, or for
+            // an app that does not exist, as well.
+            for (path, plain, other) in [
+                ("/apps/checks/data/checks/changes", "limit=5", "x=1"),
+                ("/apps/nowhere/data/checks/changes", "limit=5", "x=1"),
+                ("/apps/nowhere/settings", "", "x=1"), ("/apps/nowhere/data/checks", "", "x=1"),
+            ] {
+                let fast = try await api.send(.get, "\(path)?\(plain)")
+                let routed = try await api.send(.get, "\(path)?\(other)")
+                #expect(fast.status == .unauthorized && routed.status == .unauthorized, "\(path)")
+                #expect(fast.code == "UNAUTHORIZED" && routed.code == "UNAUTHORIZED", "\(path)")
+            }
+            // A session of another app: the same answer either way.
+            let elsewhere = try await api.send(.get, "/apps/nowhere/data/checks/changes?limit=5", token: token)
+            let elsewhereRouted = try await api.send(.get, "/apps/nowhere/data/checks/changes?x=1", token: token)
+            #expect(elsewhere.status == elsewhereRouted.status && elsewhere.code == elsewhereRouted.code)
+            #expect(elsewhere.status.code >= 400, "\(elsewhere.text)")
             for (plain, other) in [
                 ("limit=0", "limit=%30"), ("limit=5001", "limit=5001&x=1"), ("cursor=x", "cursor=%78"),
                 ("wait=999", "wait=999&x=1"), ("limit=abc", "limit=abc"),

@@ -125,12 +125,15 @@ final class APIServices: Sendable {
         allowsReplacingWiped: Bool = false,
         requiresRegistration: Bool = false
     ) async throws(APIError) -> Caller {
-        let app = try await app(appID)
+        // The token before the app, as the access gate does for every routed request: a
+        // caller without a session learns nothing of which apps exist, whichever path
+        // (the router or ``DeviceReadRoute``) answers it.
         guard let token = RequestInfo.current.bearerToken else { throw .unauthorized }
         let hash = BearerToken.hash(token)
-        guard let session = try await perform({ try await storage.session(tokenHash: hash) }),
-            !session.revoked, session.appID == app.id
+        guard let session = try await perform({ try await storage.session(tokenHash: hash) }), !session.revoked
         else { throw .unauthorized }
+        let app = try await app(appID)
+        guard session.appID == app.id else { throw .unauthorized }
         guard session.expiresAt > now() else { throw .tokenExpired }
         let device = try await perform {
             try await storage.device(appID: app.id, username: session.username, deviceID: session.deviceID)
