@@ -61,6 +61,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/yaslab/CSV.swift.git", from: "2.5.2"),
     ],
     targets: [
         .target(
@@ -380,6 +381,9 @@ let package = Package(
                 "GangwayServer",
                 "GangwayTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "CSV", package: "CSV.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 "GangwayServices",
                 "GangwaySystem",
                 .product(name: "Logging", package: "swift-log"),
@@ -405,6 +409,7 @@ let package = Package(
         .executableTarget(
             name: "GangwayBenchmarks",
             dependencies: [
+                "GangwayAdmin",
                 "GangwayClient",
                 "GangwayServerStorage",
                 "GangwaySystem",
@@ -425,6 +430,7 @@ let package = Package(
                 server("Hummingbird", "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -16,6 +16,10 @@ extension Components {
         public typealias EntitySet = Swift.String
         /// - Remark: Generated from `#/components/parameters/EntityID`.
         public typealias EntityID = Swift.String
+        /// The caller's ID for the batch: the same ID with the same lines applies once.
+        ///
+        /// - Remark: Generated from `#/components/parameters/BatchID`.
+        public typealias BatchID = Swift.String
         /// The operator's name.
         ///
         /// - Remark: Generated from `#/components/parameters/OperatorName`.

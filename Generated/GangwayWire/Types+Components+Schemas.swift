@@ -65,6 +65,8 @@ extension Components {
                 case entitySetTooLarge = "ENTITY_SET_TOO_LARGE"
                 case cursorExpired = "CURSOR_EXPIRED"
                 case schemaChangeRefused = "SCHEMA_CHANGE_REFUSED"
+                case ingestBatchChanged = "INGEST_BATCH_CHANGED"
+                case ingestBatchBusy = "INGEST_BATCH_BUSY"
                 case serverBusy = "SERVER_BUSY"
                 case storageUnavailable = "STORAGE_UNAVAILABLE"
                 case destinationUnavailable = "DESTINATION_UNAVAILABLE"
@@ -4150,6 +4152,207 @@ extension Components {
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "field",
                     "attribute"
+                ])
+            }
+        }
+        /// Where an ingest batch stands, for the whole batch however many requests sent it.
+        ///
+        /// - Remark: Generated from `#/components/schemas/IngestReport`.
+        public struct IngestReport: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/IngestReport/batchID`.
+            public var batchID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/IngestReport/entitySet`.
+            public var entitySet: Swift.String
+            /// The lines this request's body held, blank ones too.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IngestReport/lines`.
+            public var lines: Swift.Int64
+            /// The batch's lines done (applied or refused), from its first.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IngestReport/linesDone`.
+            public var linesDone: Swift.Int64
+            /// The lines of this request the batch had done before it (the batch sent again): they applied nothing now.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IngestReport/linesDoneBefore`.
+            public var linesDoneBefore: Swift.Int64
+            /// Entities the batch wrote.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IngestReport/written`.
+            public var written: Swift.Int64
+            /// Entities the batch removed; a removal of an entity the set does not hold counts in neither.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IngestReport/removed`.
+            public var removed: Swift.Int64
+            /// Lines the batch refused, all of them counted.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IngestReport/refused`.
+            public var refused: Swift.Int64
+            /// The batch's first 1,000 refused lines, in line order.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IngestReport/refusals`.
+            public var refusals: [Components.Schemas.IngestRefusal]
+            /// Creates a new `IngestReport`.
+            ///
+            /// - Parameters:
+            ///   - batchID:
+            ///   - entitySet:
+            ///   - lines: The lines this request's body held, blank ones too.
+            ///   - linesDone: The batch's lines done (applied or refused), from its first.
+            ///   - linesDoneBefore: The lines of this request the batch had done before it (the batch sent again): they applied nothing now.
+            ///   - written: Entities the batch wrote.
+            ///   - removed: Entities the batch removed; a removal of an entity the set does not hold counts in neither.
+            ///   - refused: Lines the batch refused, all of them counted.
+            ///   - refusals: The batch's first 1,000 refused lines, in line order.
+            public init(
+                batchID: Swift.String,
+                entitySet: Swift.String,
+                lines: Swift.Int64,
+                linesDone: Swift.Int64,
+                linesDoneBefore: Swift.Int64,
+                written: Swift.Int64,
+                removed: Swift.Int64,
+                refused: Swift.Int64,
+                refusals: [Components.Schemas.IngestRefusal]
+            ) {
+                self.batchID = batchID
+                self.entitySet = entitySet
+                self.lines = lines
+                self.linesDone = linesDone
+                self.linesDoneBefore = linesDoneBefore
+                self.written = written
+                self.removed = removed
+                self.refused = refused
+                self.refusals = refusals
+            }
+            public enum CodingKeys: String, CodingKey {
+                case batchID
+                case entitySet
+                case lines
+                case linesDone
+                case linesDoneBefore
+                case written
+                case removed
+                case refused
+                case refusals
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.batchID = try container.decode(
+                    Swift.String.self,
+                    forKey: .batchID
+                )
+                self.entitySet = try container.decode(
+                    Swift.String.self,
+                    forKey: .entitySet
+                )
+                self.lines = try container.decode(
+                    Swift.Int64.self,
+                    forKey: .lines
+                )
+                self.linesDone = try container.decode(
+                    Swift.Int64.self,
+                    forKey: .linesDone
+                )
+                self.linesDoneBefore = try container.decode(
+                    Swift.Int64.self,
+                    forKey: .linesDoneBefore
+                )
+                self.written = try container.decode(
+                    Swift.Int64.self,
+                    forKey: .written
+                )
+                self.removed = try container.decode(
+                    Swift.Int64.self,
+                    forKey: .removed
+                )
+                self.refused = try container.decode(
+                    Swift.Int64.self,
+                    forKey: .refused
+                )
+                self.refusals = try container.decode(
+                    [Components.Schemas.IngestRefusal].self,
+                    forKey: .refusals
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "batchID",
+                    "entitySet",
+                    "lines",
+                    "linesDone",
+                    "linesDoneBefore",
+                    "written",
+                    "removed",
+                    "refused",
+                    "refusals"
+                ])
+            }
+        }
+        /// A line of an ingest batch that was not applied, and why; never its values.
+        ///
+        /// - Remark: Generated from `#/components/schemas/IngestRefusal`.
+        public struct IngestRefusal: Codable, Hashable, Sendable {
+            /// The line in the batch, from 1.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IngestRefusal/line`.
+            public var line: Swift.Int64
+            /// The entity's ID, when the line names one that can be an ID.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IngestRefusal/id`.
+            public var id: Swift.String?
+            /// Stable: INVALID_LINE (not an NDJSON row of this format), INVALID_FIELD (an ID, a field's name or a value out of the API's rules), FIELD_NOT_VALID (the set's schema refuses the fields), ENTITY_SET_FULL; more may be added.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IngestRefusal/code`.
+            public var code: Swift.String
+            /// Why, in a sentence that names fields, never a value.
+            ///
+            /// - Remark: Generated from `#/components/schemas/IngestRefusal/message`.
+            public var message: Swift.String
+            /// Creates a new `IngestRefusal`.
+            ///
+            /// - Parameters:
+            ///   - line: The line in the batch, from 1.
+            ///   - id: The entity's ID, when the line names one that can be an ID.
+            ///   - code: Stable: INVALID_LINE (not an NDJSON row of this format), INVALID_FIELD (an ID, a field's name or a value out of the API's rules), FIELD_NOT_VALID (the set's schema refuses the fields), ENTITY_SET_FULL; more may be added.
+            ///   - message: Why, in a sentence that names fields, never a value.
+            public init(
+                line: Swift.Int64,
+                id: Swift.String? = nil,
+                code: Swift.String,
+                message: Swift.String
+            ) {
+                self.line = line
+                self.id = id
+                self.code = code
+                self.message = message
+            }
+            public enum CodingKeys: String, CodingKey {
+                case line
+                case id
+                case code
+                case message
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.line = try container.decode(
+                    Swift.Int64.self,
+                    forKey: .line
+                )
+                self.id = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.code = try container.decode(
+                    Swift.String.self,
+                    forKey: .code
+                )
+                self.message = try container.decode(
+                    Swift.String.self,
+                    forKey: .message
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "line",
+                    "id",
+                    "code",
+                    "message"
                 ])
             }
         }

@@ -6312,6 +6312,278 @@ public enum Operations {
             }
         }
     }
+    /// Writes a batch of entities to an entity set in bulk, from NDJSON, once by its batch ID.
+    ///
+    /// The body is NDJSON (one JSON object a line, UTF-8, lines ended by LF or CRLF), streamed: the server reads it as it comes, past the API's body limit, and commits it a part of a few thousand lines at a time, so a batch of any size holds little memory. Each line is `{"id": ID, "fields": {NAME: VALUE, ...}}` (the entity's fields, replaced whole) or `{"id": ID, "remove": true}`; a blank line is skipped. Lines apply in order, each row by the same rules as `putEntity` and the set's schema; a row that breaks them is refused alone, by its line, and the rest apply. Written entities reach devices through the delta sync like any other write, each entity once per part.
+    ///
+    /// Idempotent by batch ID: the batch keeps its lines done and a digest of them, so the same body sent again (after a lost answer, a cut connection or a server that stopped) applies only the lines not yet done, and answers the batch's whole report. A batch ID sent again with other lines is refused (409 `INGEST_BATCH_CHANGED`), and so is one sent by two requests at once (409 `INGEST_BATCH_BUSY`). A body is cut once it has taken longer than the server's body timeout (30 s by default): send batches of tens of thousands of lines, or send the cut batch again to go on where it stopped.
+    ///
+    /// - Remark: HTTP `POST /admin/apps/{appID}/data/{entitySet}/ingest/{batchID}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/post(ingestAppData)`.
+    public enum IngestAppData {
+        public static let id: Swift.String = "ingestAppData"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/POST/path/appID`.
+                public var appID: Components.Parameters.AppID
+                /// An entity set of the app, such as `checks`; a set no entity was put in is empty.
+                ///
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/POST/path/entitySet`.
+                public var entitySet: Components.Parameters.EntitySet
+                /// The caller's ID for the batch: the same ID with the same lines applies once.
+                ///
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/POST/path/batchID`.
+                public var batchID: Components.Parameters.BatchID
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - appID:
+                ///   - entitySet: An entity set of the app, such as `checks`; a set no entity was put in is empty.
+                ///   - batchID: The caller's ID for the batch: the same ID with the same lines applies once.
+                public init(
+                    appID: Components.Parameters.AppID,
+                    entitySet: Components.Parameters.EntitySet,
+                    batchID: Components.Parameters.BatchID
+                ) {
+                    self.appID = appID
+                    self.entitySet = entitySet
+                    self.batchID = batchID
+                }
+            }
+            public var path: Operations.IngestAppData.Input.Path
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.IngestAppData.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.IngestAppData.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.IngestAppData.Input.Headers
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/POST/requestBody/content/application\/x-ndjson`.
+                case applicationXNdjson(OpenAPIRuntime.HTTPBody)
+            }
+            public var body: Operations.IngestAppData.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.IngestAppData.Input.Path,
+                headers: Operations.IngestAppData.Input.Headers = .init(),
+                body: Operations.IngestAppData.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.IngestReport)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.IngestReport {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.IngestAppData.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.IngestAppData.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The batch's report: its lines done, what they wrote and removed, and the lines refused, with why.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/post(ingestAppData)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.IngestAppData.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.IngestAppData.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed: invalid JSON, a missing or mistyped field, a value out of range.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/post(ingestAppData)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No valid token: missing, unknown, expired or revoked.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/post(ingestAppData)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such app, user, device or domain.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/post(ingestAppData)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The thing exists already, or the app's settings refuse the request.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/post(ingestAppData)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/post(ingestAppData)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
     /// Creates an entity, or replaces its fields; its version goes up by one.
     ///
     /// - Remark: HTTP `PUT /admin/apps/{appID}/data/{entitySet}/{entityID}`.

@@ -171,6 +171,15 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /admin/apps/{appID}/data/{entitySet}`.
     /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/get(listAppData)`.
     func listAppData(_ input: Operations.ListAppData.Input) async throws -> Operations.ListAppData.Output
+    /// Writes a batch of entities to an entity set in bulk, from NDJSON, once by its batch ID.
+    ///
+    /// The body is NDJSON (one JSON object a line, UTF-8, lines ended by LF or CRLF), streamed: the server reads it as it comes, past the API's body limit, and commits it a part of a few thousand lines at a time, so a batch of any size holds little memory. Each line is `{"id": ID, "fields": {NAME: VALUE, ...}}` (the entity's fields, replaced whole) or `{"id": ID, "remove": true}`; a blank line is skipped. Lines apply in order, each row by the same rules as `putEntity` and the set's schema; a row that breaks them is refused alone, by its line, and the rest apply. Written entities reach devices through the delta sync like any other write, each entity once per part.
+    ///
+    /// Idempotent by batch ID: the batch keeps its lines done and a digest of them, so the same body sent again (after a lost answer, a cut connection or a server that stopped) applies only the lines not yet done, and answers the batch's whole report. A batch ID sent again with other lines is refused (409 `INGEST_BATCH_CHANGED`), and so is one sent by two requests at once (409 `INGEST_BATCH_BUSY`). A body is cut once it has taken longer than the server's body timeout (30 s by default): send batches of tens of thousands of lines, or send the cut batch again to go on where it stopped.
+    ///
+    /// - Remark: HTTP `POST /admin/apps/{appID}/data/{entitySet}/ingest/{batchID}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/post(ingestAppData)`.
+    func ingestAppData(_ input: Operations.IngestAppData.Input) async throws -> Operations.IngestAppData.Output
     /// Creates an entity, or replaces its fields; its version goes up by one.
     ///
     /// - Remark: HTTP `PUT /admin/apps/{appID}/data/{entitySet}/{entityID}`.
@@ -772,6 +781,25 @@ extension APIProtocol {
             path: path,
             query: query,
             headers: headers
+        ))
+    }
+    /// Writes a batch of entities to an entity set in bulk, from NDJSON, once by its batch ID.
+    ///
+    /// The body is NDJSON (one JSON object a line, UTF-8, lines ended by LF or CRLF), streamed: the server reads it as it comes, past the API's body limit, and commits it a part of a few thousand lines at a time, so a batch of any size holds little memory. Each line is `{"id": ID, "fields": {NAME: VALUE, ...}}` (the entity's fields, replaced whole) or `{"id": ID, "remove": true}`; a blank line is skipped. Lines apply in order, each row by the same rules as `putEntity` and the set's schema; a row that breaks them is refused alone, by its line, and the rest apply. Written entities reach devices through the delta sync like any other write, each entity once per part.
+    ///
+    /// Idempotent by batch ID: the batch keeps its lines done and a digest of them, so the same body sent again (after a lost answer, a cut connection or a server that stopped) applies only the lines not yet done, and answers the batch's whole report. A batch ID sent again with other lines is refused (409 `INGEST_BATCH_CHANGED`), and so is one sent by two requests at once (409 `INGEST_BATCH_BUSY`). A body is cut once it has taken longer than the server's body timeout (30 s by default): send batches of tens of thousands of lines, or send the cut batch again to go on where it stopped.
+    ///
+    /// - Remark: HTTP `POST /admin/apps/{appID}/data/{entitySet}/ingest/{batchID}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/post(ingestAppData)`.
+    public func ingestAppData(
+        path: Operations.IngestAppData.Input.Path,
+        headers: Operations.IngestAppData.Input.Headers = .init(),
+        body: Operations.IngestAppData.Input.Body
+    ) async throws -> Operations.IngestAppData.Output {
+        try await ingestAppData(Operations.IngestAppData.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
     /// Creates an entity, or replaces its fields; its version goes up by one.

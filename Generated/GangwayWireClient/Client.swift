@@ -4443,6 +4443,193 @@ package struct Client: APIProtocol {
             }
         )
     }
+    /// Writes a batch of entities to an entity set in bulk, from NDJSON, once by its batch ID.
+    ///
+    /// The body is NDJSON (one JSON object a line, UTF-8, lines ended by LF or CRLF), streamed: the server reads it as it comes, past the API's body limit, and commits it a part of a few thousand lines at a time, so a batch of any size holds little memory. Each line is `{"id": ID, "fields": {NAME: VALUE, ...}}` (the entity's fields, replaced whole) or `{"id": ID, "remove": true}`; a blank line is skipped. Lines apply in order, each row by the same rules as `putEntity` and the set's schema; a row that breaks them is refused alone, by its line, and the rest apply. Written entities reach devices through the delta sync like any other write, each entity once per part.
+    ///
+    /// Idempotent by batch ID: the batch keeps its lines done and a digest of them, so the same body sent again (after a lost answer, a cut connection or a server that stopped) applies only the lines not yet done, and answers the batch's whole report. A batch ID sent again with other lines is refused (409 `INGEST_BATCH_CHANGED`), and so is one sent by two requests at once (409 `INGEST_BATCH_BUSY`). A body is cut once it has taken longer than the server's body timeout (30 s by default): send batches of tens of thousands of lines, or send the cut batch again to go on where it stopped.
+    ///
+    /// - Remark: HTTP `POST /admin/apps/{appID}/data/{entitySet}/ingest/{batchID}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/post(ingestAppData)`.
+    package func ingestAppData(_ input: Operations.IngestAppData.Input) async throws -> Operations.IngestAppData.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.IngestAppData.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/admin/apps/{}/data/{}/ingest/{}",
+                    parameters: [
+                        input.path.appID,
+                        input.path.entitySet,
+                        input.path.batchID
+                    ]
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .post
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                let body: OpenAPIRuntime.HTTPBody?
+                switch input.body {
+                case let .applicationXNdjson(value):
+                    body = try converter.setRequiredRequestBodyAsBinary(
+                        value,
+                        headerFields: &request.headerFields,
+                        contentType: "application/x-ndjson"
+                    )
+                }
+                return (request, body)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 200:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Operations.IngestAppData.Output.Ok.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.IngestReport.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .ok(.init(body: body))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
+                case 401:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(body: body))
+                case 404:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(body: body))
+                case 409:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Conflict.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(body: body))
+                case 415:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UnsupportedMediaType.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unsupportedMediaType(.init(body: body))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
     /// Creates an entity, or replaces its fields; its version goes up by one.
     ///
     /// - Remark: HTTP `PUT /admin/apps/{appID}/data/{entitySet}/{entityID}`.

@@ -337,6 +337,17 @@ extension APIProtocol {
         )
         try transport.register(
             {
+                try await server.ingestAppData(
+                    request: $0,
+                    body: $1,
+                    metadata: $2
+                )
+            },
+            method: .post,
+            path: server.apiPathComponentsWithServerPrefix("/admin/apps/{appID}/data/{entitySet}/ingest/{batchID}")
+        )
+        try transport.register(
+            {
                 try await server.putEntity(
                     request: $0,
                     body: $1,
@@ -4575,6 +4586,188 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                 case let .notFound(value):
                     suppressUnusedWarning(value)
                     var response = HTTPTypes.HTTPResponse(soar_statusCode: 404)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .undocumented(statusCode, _):
+                    return (.init(soar_statusCode: statusCode), nil)
+                }
+            }
+        )
+    }
+    /// Writes a batch of entities to an entity set in bulk, from NDJSON, once by its batch ID.
+    ///
+    /// The body is NDJSON (one JSON object a line, UTF-8, lines ended by LF or CRLF), streamed: the server reads it as it comes, past the API's body limit, and commits it a part of a few thousand lines at a time, so a batch of any size holds little memory. Each line is `{"id": ID, "fields": {NAME: VALUE, ...}}` (the entity's fields, replaced whole) or `{"id": ID, "remove": true}`; a blank line is skipped. Lines apply in order, each row by the same rules as `putEntity` and the set's schema; a row that breaks them is refused alone, by its line, and the rest apply. Written entities reach devices through the delta sync like any other write, each entity once per part.
+    ///
+    /// Idempotent by batch ID: the batch keeps its lines done and a digest of them, so the same body sent again (after a lost answer, a cut connection or a server that stopped) applies only the lines not yet done, and answers the batch's whole report. A batch ID sent again with other lines is refused (409 `INGEST_BATCH_CHANGED`), and so is one sent by two requests at once (409 `INGEST_BATCH_BUSY`). A body is cut once it has taken longer than the server's body timeout (30 s by default): send batches of tens of thousands of lines, or send the cut batch again to go on where it stopped.
+    ///
+    /// - Remark: HTTP `POST /admin/apps/{appID}/data/{entitySet}/ingest/{batchID}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data/{entitySet}/ingest/{batchID}/post(ingestAppData)`.
+    func ingestAppData(
+        request: HTTPTypes.HTTPRequest,
+        body: OpenAPIRuntime.HTTPBody?,
+        metadata: OpenAPIRuntime.ServerRequestMetadata
+    ) async throws -> (HTTPTypes.HTTPResponse, OpenAPIRuntime.HTTPBody?) {
+        try await handle(
+            request: request,
+            requestBody: body,
+            metadata: metadata,
+            forOperation: Operations.IngestAppData.id,
+            using: {
+                APIHandler.ingestAppData($0)
+            },
+            deserializer: { request, requestBody, metadata in
+                let path: Operations.IngestAppData.Input.Path = .init(
+                    appID: try converter.getPathParameterAsURI(
+                        in: metadata.pathParameters,
+                        name: "appID",
+                        as: Components.Parameters.AppID.self
+                    ),
+                    entitySet: try converter.getPathParameterAsURI(
+                        in: metadata.pathParameters,
+                        name: "entitySet",
+                        as: Components.Parameters.EntitySet.self
+                    ),
+                    batchID: try converter.getPathParameterAsURI(
+                        in: metadata.pathParameters,
+                        name: "batchID",
+                        as: Components.Parameters.BatchID.self
+                    )
+                )
+                let headers: Operations.IngestAppData.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
+                let contentType = converter.extractContentTypeIfPresent(in: request.headerFields)
+                let body: Operations.IngestAppData.Input.Body
+                let chosenContentType = try converter.bestContentType(
+                    received: contentType,
+                    options: [
+                        "application/x-ndjson"
+                    ]
+                )
+                switch chosenContentType {
+                case "application/x-ndjson":
+                    body = try converter.getRequiredRequestBodyAsBinary(
+                        OpenAPIRuntime.HTTPBody.self,
+                        from: requestBody,
+                        transforming: { value in
+                            .applicationXNdjson(value)
+                        }
+                    )
+                default:
+                    preconditionFailure("bestContentType chose an invalid content type.")
+                }
+                return Operations.IngestAppData.Input(
+                    path: path,
+                    headers: headers,
+                    body: body
+                )
+            },
+            serializer: { output, request in
+                switch output {
+                case let .ok(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 200)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .badRequest(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 400)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unauthorized(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .notFound(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 404)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .conflict(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 409)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .unsupportedMediaType(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 415)
                     suppressMutabilityWarning(&response)
                     let body: OpenAPIRuntime.HTTPBody
                     switch value.body {

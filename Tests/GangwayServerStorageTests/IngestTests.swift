@@ -18,13 +18,39 @@ struct IngestTests {
         IngestRow(line: line, id: id, fields: fields)
     }
 
+    /// A digest standing for a batch's lines through `line` (the storage compares them,
+    /// never computes them).
+    static func digest(_ line: Int, _ batch: String = "batch-1") -> String? {
+        line == 0 ? nil : "\(batch)@\(line)"
+    }
+
+    /// Ingests `rows` as the part of the batch's lines `after + 1` through the last row's.
     static func ingest(
         _ storage: ServerStorage,
         _ rows: [IngestRow],
+        after: Int = 0,
+        unreadable: [IngestRefusal] = [],
         batch: String = "batch-1",
         limit: Int = 100
     ) async throws -> IngestProgress {
-        try await storage.ingest(rows, into: "checks", of: "checks", batch: batch, limit: limit, by: "admin", at: now)
+        let through = max(rows.map(\.line).max() ?? after, unreadable.map(\.line).max() ?? after)
+        let part = IngestPart(
+            after: after,
+            digestBefore: digest(after, batch),
+            rows: rows,
+            unreadable: unreadable,
+            through: through,
+            digest: digest(through, batch)!
+        )
+        return try await storage.ingest(
+            part,
+            into: "checks",
+            of: "checks",
+            batch: batch,
+            limit: limit,
+            by: "admin",
+            at: now
+        )
     }
 
     /// The set as a reader from nothing sees it: each entity's ID and fields.
@@ -37,7 +63,7 @@ struct IngestTests {
     }
 
     @Test(
-        "rows apply in line order; a part sent again is skipped; each entity takes one position",
+        "rows apply in line order; a part sent again applies nothing; each entity takes one position",
         arguments: Backend.available
     )
     func partsApplyOnce(backend: Backend) async throws {
@@ -60,7 +86,7 @@ struct IngestTests {
                 IngestRow(line: 5, id: "nothing", fields: nil),
             ]
             let progress = try await Self.ingest(storage, first)
-            #expect(progress == IngestProgress(linesDone: 5, written: 2, removed: 1))
+            #expect(progress == IngestProgress(linesDone: 5, written: 2, removed: 1, digest: Self.digest(5)))
             #expect(try await Self.entities(storage) == ["a": ["status": "done"], "b": ["status": "open"]])
             // One position per entity changed, in the order of its last row: b, a, then c's removal.
             let log = try await storage.entityLog(
@@ -86,17 +112,28 @@ struct IngestTests {
                     limit: 100
                 ).lastPosition == 4
             )
-            // A part that overlaps: only its new lines apply.
-            let next = try await Self.ingest(
-                storage,
-                [Self.put(5, "d", ["status": "x"]), Self.put(6, "e", ["status": "open"])]
-            )
-            #expect(next == IngestProgress(linesDone: 6, written: 3, removed: 1))
+            // A part that overlaps, or one read against another digest: refused whole.
+            let overlap = try await #require(throws: StorageError.self) {
+                try await Self.ingest(
+                    storage,
+                    [Self.put(5, "d", ["status": "x"]), Self.put(6, "e", ["status": "x"])],
+                    after: 4
+                )
+            }
+            #expect(overlap.code == .conflict)
+            let otherRows = try await #require(throws: StorageError.self) {
+                try await Self.ingest(storage, [Self.put(6, "e", ["status": "x"])], after: 5, batch: "elsewhere")
+            }
+            #expect(otherRows.code == .conflict)
+            #expect(try await Self.entities(storage).keys.sorted() == ["a", "b"])
+            // The next part, on top of the first.
+            let next = try await Self.ingest(storage, [Self.put(6, "e", ["status": "open"])], after: 5)
+            #expect(next == IngestProgress(linesDone: 6, written: 3, removed: 1, digest: Self.digest(6)))
             #expect(try await Self.entities(storage).keys.sorted() == ["a", "b", "e"])
             #expect(try await storage.ingestProgress(of: "batch-1", into: "checks", of: "checks") == next)
             // Another batch ID starts from its own first line.
             let other = try await Self.ingest(storage, [Self.put(1, "a", ["status": "again"])], batch: "batch-2")
-            #expect(other == IngestProgress(linesDone: 1, written: 1))
+            #expect(other == IngestProgress(linesDone: 1, written: 1, digest: Self.digest(1, "batch-2")))
             let a = try #require(
                 try await storage.entities(appID: "checks", entitySet: "checks").first { $0.id == "a" }
             )
@@ -119,19 +156,30 @@ struct IngestTests {
                 storage,
                 [
                     Self.put(1, "a", ["status": "open", "value": "7"]), Self.put(2, "b", ["value": "7"]),
-                    Self.put(3, "c", ["status": "open", "value": "seven"]), Self.put(4, "d", ["status": "open"]),
-                    Self.put(5, "e", ["status": "open"]), Self.put(6, "a", ["status": "done"]),
+                    Self.put(3, "c", ["status": "open", "value": "seven"]), Self.put(5, "d", ["status": "open"]),
+                    Self.put(6, "e", ["status": "open"]), Self.put(7, "a", ["status": "done"]),
                 ],
+                unreadable: [IngestRefusal(line: 4, id: "", code: "INVALID_LINE", message: "Not JSON.")],
                 limit: 2
             )
-            #expect(progress.linesDone == 6 && progress.written == 2 && progress.refusedCount == 3)
-            #expect(progress.refused.map(\.line) == [2, 3, 5])
-            #expect(progress.refused.map(\.code) == ["FIELD_NOT_VALID", "FIELD_NOT_VALID", "ENTITY_SET_FULL"])
+            #expect(progress.linesDone == 7 && progress.written == 2 && progress.refusedCount == 4)
+            #expect(progress.refused.map(\.line) == [2, 3, 4, 6])
+            #expect(
+                progress.refused.map(\.code) == [
+                    "FIELD_NOT_VALID", "FIELD_NOT_VALID", "INVALID_LINE", "ENTITY_SET_FULL",
+                ]
+            )
             #expect(progress.refused.allSatisfy { !$0.message.isEmpty })
             #expect(try await Self.entities(storage) == ["a": ["status": "done"], "d": ["status": "open"]])
             // Read back as it was kept.
             #expect(try await storage.ingestProgress(of: "batch-1", into: "checks", of: "checks") == progress)
             #expect(try await storage.ingestProgress(of: "unknown", into: "checks", of: "checks") == nil)
+            // Kept a month past its last part, then purged: its ID starts a new batch.
+            try await storage.purgeExpired(at: Self.now.addingTimeInterval(29 * 24 * 60 * 60))
+            #expect(try await storage.ingestProgress(of: "batch-1", into: "checks", of: "checks") == progress)
+            try await storage.purgeExpired(at: Self.now.addingTimeInterval(31 * 24 * 60 * 60))
+            #expect(try await storage.ingestProgress(of: "batch-1", into: "checks", of: "checks") == nil)
+            #expect(try await Self.entities(storage).count == 2)
         }
     }
 
@@ -144,7 +192,7 @@ struct IngestTests {
             try await storage.insertApp(AppRecord(id: "checks", name: "Checks", createdAt: Self.now))
             let rows = (1...2_345).map { Self.put($0, "check-\($0)", ["status": "open", "n": "\($0)"]) }
             let progress = try await Self.ingest(storage, rows, limit: 10_000)
-            #expect(progress == IngestProgress(linesDone: 2_345, written: 2_345))
+            #expect(progress == IngestProgress(linesDone: 2_345, written: 2_345, digest: Self.digest(2_345)))
             let entities = try await Self.entities(storage)
             #expect(entities.count == 2_345 && entities["check-1234"] == ["status": "open", "n": "1234"])
         }

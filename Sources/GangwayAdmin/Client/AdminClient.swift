@@ -315,6 +315,30 @@ public struct AdminClient: Sendable {
         }
     }
 
+    /// Writes a batch of entities to `entitySet` from NDJSON `lines` (one
+    /// `{"id": …, "fields": {…}}` or `{"id": …, "remove": true}` a line), streamed as they
+    /// come, once by `batchID`: the same lines sent again under the same ID apply only
+    /// what was not done yet.
+    /// - Throws: ``ServiceError``; ``ServiceError/refused`` with status 409 and
+    ///   `INGEST_BATCH_CHANGED` when the ID was sent with other lines.
+    public func ingest(
+        _ lines: HTTPBody,
+        into entitySet: String,
+        app id: String,
+        batch batchID: String
+    ) async throws(ServiceError) -> IngestReport {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.ingestAppData(
+                path: .init(appID: id, entitySet: entitySet, batchID: batchID),
+                body: .applicationXNdjson(lines)
+            )
+        }
+        switch output {
+        case .ok(let ok): return IngestReport(try ServiceCall.decode { try ok.body.json })
+        default: throw ServiceCall.unexpected(output)
+        }
+    }
+
     /// Removes an entity.
     public func deleteEntity(_ entityID: String, app id: String, entitySet: String) async throws(ServiceError) {
         let output = try await ServiceCall.run(at: serverURL) {

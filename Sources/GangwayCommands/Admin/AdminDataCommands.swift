@@ -21,8 +21,8 @@ struct AdminData: AsyncParsableCommand {
             show what they sent and how each change ended.
             """,
         subcommands: [
-            AdminDataList.self, AdminDataPut.self, AdminDataDelete.self, AdminDataSchema.self, AdminDataFields.self,
-            AdminDataRetention.self, AdminDataChanges.self, AdminDataConflicts.self,
+            AdminDataList.self, AdminDataPut.self, AdminDataDelete.self, AdminDataImport.self, AdminDataSchema.self,
+            AdminDataFields.self, AdminDataRetention.self, AdminDataChanges.self, AdminDataConflicts.self,
         ],
         defaultSubcommand: AdminDataList.self
     )

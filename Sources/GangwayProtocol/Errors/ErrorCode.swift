@@ -120,6 +120,11 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     /// Entities of the set do not fit the schema given: the message says how many, and
     /// why the first does not.
     case schemaChangeRefused = "SCHEMA_CHANGE_REFUSED"
+    /// The ingest batch's ID was sent before with other lines: send these under a new ID.
+    case ingestBatchChanged = "INGEST_BATCH_CHANGED"
+    /// Another request is sending the same ingest batch: send it again once that one
+    /// has ended.
+    case ingestBatchBusy = "INGEST_BATCH_BUSY"
 
     // The server itself.
     /// The server is checking too many sign-ins; try again shortly.

@@ -53,6 +53,8 @@ public enum APILimits {
     public static let logEntries = 0...10_000
     /// The most log entries an app's settings allow in one upload.
     public static let logEntriesPerUpload = 1...10_000
+    /// The refused lines an ingest batch keeps and reports; the rest are counted.
+    public static let ingestRefusals = 0...1_000
     /// How often devices upload logs: ``LogUploadSchedule/intervalSeconds``.
     public static let logUploadIntervalSeconds = LogUploadSchedule.intervalSeconds
     /// Days out of contact before a device is blocked, or wiped; 0: never.
@@ -201,7 +203,7 @@ public enum APILimits {
         add(property("DestinationChange", "credential"), .length, credential)
         add(property("DestinationRequestCount", "status"), .value, destinationStatus)
         add(property("OperatorCreate", "name"), .length, operatorName)
-        for name in ["AppID", "AppFilter", "EntitySet", "EntityID"] {
+        for name in ["AppID", "AppFilter", "EntitySet", "EntityID", "BatchID"] {
             add("/components/parameters/\(name)/schema", .length, identifier)
         }
         for response in ["TooManyRequests", "Unavailable"] {
@@ -235,6 +237,7 @@ public enum APILimits {
         add(property("AuditEvent", "detail"), .length, auditDetail)
         add(property("LogEntry", "source"), .length, logSource)
         add(property("LogUpload", "entries"), .items, logEntries)
+        add(property("IngestReport", "refusals"), .items, ingestRefusals)
         add(property("App", "appID"), .length, identifier)
         for schema in ["AppCreate", "AppUpdate"] {
             if schema == "AppCreate" { add(property(schema, "appID"), .length, identifier) }

@@ -35,6 +35,15 @@ public enum EntityLimits {
         return scalars.allSatisfy { $0.isASCIILetter || ("0"..."9").contains($0) || $0 == "_" }
     }
 
+    /// The longest line of an ingest batch (NDJSON), in bytes: an entity at the limits
+    /// above, every character escaped, fits; a longer line is refused alone, and neither
+    /// the server nor `gangway admin data import` holds more of it.
+    public static let ingestLineBytes = 1 << 20
+    /// Lines an ingest request sends (`gangway admin data import` cuts a file into
+    /// batches of this many by default): a request of a few seconds, well within the
+    /// server's body timeout.
+    public static let ingestBatchLines = 20_000
+
     /// The length of an entity set's name and of an entity's ID.
     public static let identifierLength = 1...64
 

@@ -112,6 +112,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidText: APIError(.badRequest, .invalidText, "A text holds a character the server cannot store.")
         case .limitReached: APIError(.conflict, .limitReached, "The server's limit for this kind of data is reached.")
         case .notValid: APIError(.badRequest, .invalidField, error.message)
+        case .conflict: APIError(.conflict, .conflict, "It changed meanwhile; read it again and retry.")
         case .unavailable, .corrupt:
             APIError(.serviceUnavailable, .storageUnavailable, "The server's database is not available; try again.")
         }

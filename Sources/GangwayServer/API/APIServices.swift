@@ -186,13 +186,16 @@ final class APIServices: Sendable {
         return hash.count == expected.count && zip(hash, expected).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
     }
 
+    /// ``bearerHolder(_:)``'s name for the admin token's holder.
+    static let adminHolder = "admin"
+
     /// Who holds `token`: `admin` for the admin token, `user:` and the user's name for a
     /// live session's, `nil` for any other. A known holder may send a body larger than
     /// ``GatewayMiddleware/unauthenticatedBodySize``, a few at a time. A wrong token costs
     /// a cached lookup, and a denial (the route's own check says why).
     func bearerHolder(_ token: String) async -> String? {
         let hash = BearerToken.hash(token)
-        if (try? await isAdminToken(token)) == true { return "admin" }
+        if (try? await isAdminToken(token)) == true { return Self.adminHolder }
         guard let session = try? await storage.session(tokenHash: hash), !session.revoked, session.expiresAt > now()
         else { return nil }
         return "user:" + session.username

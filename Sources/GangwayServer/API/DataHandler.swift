@@ -11,8 +11,6 @@ struct DataHandler: APIHandler {
 
     /// At most this many entities in one entity set.
     static let entitySetLimit = EntityLimits.entitiesPerSet
-    /// At most this many fields in one entity, as the document says.
-    static let entityFieldLimit = EntityLimits.fieldsPerEntity
 
     // MARK: Devices read
 
@@ -207,13 +205,7 @@ struct DataHandler: APIHandler {
         let entitySet = try Self.checkedEntitySet(input.path.entitySet)
         try Validation.identifier(input.path.entityID, "entityID")
         let fields = body.fields.additionalProperties
-        guard fields.count <= Self.entityFieldLimit else {
-            throw APIError.badRequest("An entity has at most \(Self.entityFieldLimit) fields.", code: .invalidField)
-        }
-        for (name, value) in fields {
-            try Validation.fieldName(name)
-            try Validation.text(value, "the value of \(name)", EntityLimits.valueLength)
-        }
+        try Validation.entityFields(fields)
         let entity = EntityRecord(
             appID: app.id,
             entitySet: entitySet,
@@ -285,6 +277,19 @@ struct DataHandler: APIHandler {
 }
 
 extension Validation {
+    /// An entity's fields, as a put or an ingest gives them: at most
+    /// ``EntityLimits/fieldsPerEntity``, each name a field name, each value text of
+    /// ``EntityLimits/valueLength``.
+    static func entityFields(_ fields: [String: String]) throws(APIError) {
+        guard fields.count <= EntityLimits.fieldsPerEntity else {
+            throw .badRequest("An entity has at most \(EntityLimits.fieldsPerEntity) fields.", code: .invalidField)
+        }
+        for (name, value) in fields {
+            try fieldName(name)
+            try text(value, "the value of \(name)", EntityLimits.valueLength)
+        }
+    }
+
     /// A field name (``EntityLimits/isFieldName(_:)``): a letter, then letters, digits
     /// and `_`; 1 to 64 characters.
     static func fieldName(_ name: String) throws(APIError) {

@@ -19,6 +19,7 @@ final class MobileServicesAPI: APIProtocol {
     let activation: ActivationHandler
     let users: UsersHandler
     let data: DataHandler
+    let ingest: IngestHandler
     let schemas: SchemasHandler
     let oauth: OAuthHandler
     let identityLinks: IdentityLinksHandler
@@ -38,6 +39,7 @@ final class MobileServicesAPI: APIProtocol {
         activation = ActivationHandler(services: services)
         users = UsersHandler(services: services)
         data = DataHandler(services: services)
+        ingest = IngestHandler(services: services)
         schemas = SchemasHandler(services: services)
         oauth = OAuthHandler(services: services)
         identityLinks = IdentityLinksHandler(services: services)
@@ -204,6 +206,10 @@ final class MobileServicesAPI: APIProtocol {
 
     func putEntity(_ input: Operations.PutEntity.Input) async throws -> Operations.PutEntity.Output {
         try await data.putEntity(input)
+    }
+
+    func ingestAppData(_ input: Operations.IngestAppData.Input) async throws -> Operations.IngestAppData.Output {
+        try await ingest.ingestAppData(input)
     }
 
     func deleteEntity(_ input: Operations.DeleteEntity.Input) async throws -> Operations.DeleteEntity.Output {

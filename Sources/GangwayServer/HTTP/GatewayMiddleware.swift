@@ -57,7 +57,11 @@ struct GatewayMiddleware: RouterMiddleware {
         context: ServerContext,
         next: (Request, ServerContext) async throws -> Response
     ) async throws -> Response {
-        try await handle(request, context: context, streamsBody: false, next: next)
+        // Only a request of a method that sends a body pays for the lookup.
+        let streamsBody =
+            [.post, .put, .patch].contains(request.method)
+            && routes.streamsBody(method: request.method.rawValue, path: request.uri.path)
+        return try await handle(request, context: context, streamsBody: streamsBody, next: next)
     }
 
     /// - Parameter streamsBody: The route reads the body itself, as it streams, within
@@ -80,8 +84,31 @@ struct GatewayMiddleware: RouterMiddleware {
         )
 
         var response: Response
+        // A route of the document whose body streams (not a destination's).
+        let streamedRoute = streamsBody && routes.streamsBody(method: request.method.rawValue, path: request.uri.path)
+        // A streamed body holds one of its caller's places while it is read; a caller the
+        // server does not know is refused by the route's access check before any of it is.
+        var streamPlace: InFlightShare<String>.Place?
+        defer { streamPlace?.release() }
         do {
             var request = request
+            if streamedRoute, let caller = await knownCaller(request.head) {
+                // The body's type is judged for the admin's token alone (the one that
+                // may send it): anyone else is refused by the route's access check first.
+                let (mediaType, charset) = Self.mediaType(request.headers[.contentType])
+                let isAdmin = caller == APIServices.adminHolder
+                guard !isAdmin || mediaType == RouteTable.streamedMediaType,
+                    !isAdmin || charset.map(["utf-8", "utf8"].contains) ?? true
+                else {
+                    throw APIError(
+                        .unsupportedMediaType,
+                        .unsupportedMediaType,
+                        "Send the body as \(RouteTable.streamedMediaType), in UTF-8."
+                    )
+                }
+                guard let taken = largeBodies.take(caller) else { throw Self.tooManyBodies }
+                streamPlace = taken
+            }
             if !streamsBody {
                 // Only a request of a method that sends a body pays for the lookup.
                 let caller =
@@ -138,7 +165,10 @@ struct GatewayMiddleware: RouterMiddleware {
         if response.headers[.xContentTypeOptions] == nil { response.headers[.xContentTypeOptions] = "nosniff" }
         if isSecureOrigin() { response.headers[.strictTransportSecurity] = "max-age=31536000" }
         // The rest of a body too large is never read: the connection ends with the answer.
-        if response.status == .contentTooLarge { response.headers[.connection] = "close" }
+        // So with a refusal of a streamed body, which may come before it was read.
+        if response.status == .contentTooLarge || (streamedRoute && response.status.code >= 400) {
+            response.headers[.connection] = "close"
+        }
         let elapsed = ContinuousClock.now - started
         logger.info(
             "request",

@@ -1,9 +1,18 @@
 import Foundation
 
 /// The paths and methods the API document declares, to tell "no such route" (404) from
-/// "not with this method" (405 with `Allow`).
+/// "not with this method" (405 with `Allow`), and the routes whose request body streams.
 struct RouteTable: Sendable {
     private var routes: [(segments: [Substring?], methods: [String])] = []
+    /// The routes whose body the handler reads as it streams (``streamedMediaType``).
+    private var streamed: [(segments: [Substring?], method: String)] = []
+    /// `METHOD template` of each route whose body streams, as the generated server
+    /// registers it (``RouterTransport``).
+    private(set) var streamedTemplates: Set<String> = []
+
+    /// A request body of this type streams to its handler, past the gateway's body limit,
+    /// which the handler applies as it reads (an ingest batch).
+    static let streamedMediaType = "application/x-ndjson"
 
     /// Reads the `paths` of an OpenAPI document; `{name}` segments match any value.
     init(document: Data, extra: [String: [String]] = [:]) throws {
@@ -13,9 +22,21 @@ struct RouteTable: Sendable {
         var all = paths.mapValues { Array($0.keys) }
         all.merge(extra) { $0 + $1 }
         for (path, methods) in all.sorted(by: { $0.key < $1.key }) {
-            let segments = path.split(separator: "/").map { $0.hasPrefix("{") ? nil : $0 }
-            routes.append((segments, methods.map { $0.uppercased() }.sorted()))
+            routes.append((Self.segments(of: path), methods.map { $0.uppercased() }.sorted()))
         }
+        for (path, operations) in paths.sorted(by: { $0.key < $1.key }) {
+            for (method, operation) in operations {
+                guard let body = (operation as? [String: Any])?["requestBody"] as? [String: Any],
+                    let content = body["content"] as? [String: Any], Array(content.keys) == [Self.streamedMediaType]
+                else { continue }
+                streamed.append((Self.segments(of: path), method.uppercased()))
+                streamedTemplates.insert("\(method.uppercased()) \(path)")
+            }
+        }
+    }
+
+    private static func segments(of path: String) -> [Substring?] {
+        path.split(separator: "/").map { $0.hasPrefix("{") ? nil : $0 }
     }
 
     /// The methods the document allows on `path`, or `nil` when it declares no such path.
@@ -28,5 +49,15 @@ struct RouteTable: Sendable {
             }
         }
         return nil
+    }
+
+    /// Whether a request of `method` to `path` goes to a route whose body streams.
+    func streamsBody(method: String, path: String) -> Bool {
+        guard !streamed.isEmpty else { return false }
+        let parts = path.split(separator: "/")
+        return streamed.contains { route in
+            route.method == method && route.segments.count == parts.count
+                && zip(route.segments, parts).allSatisfy { $0 == nil || $0 == $1 }
+        }
     }
 }

@@ -12,8 +12,13 @@ import OpenAPIRuntime
 /// collects them and hands Hummingbird a single buffer, which it sends as one write with
 /// the head: most of the generated path's cost against a bare route. A body of unknown
 /// length is still streamed.
+///
+/// A route whose request body streams (``RouteTable/streamedTemplates``, an ingest batch)
+/// gets the body as it comes, read once, never collected.
 struct RouterTransport: ServerTransport {
     let router: Router<ServerContext>
+    /// `METHOD template` of the routes whose request body streams.
+    var streamed: Set<String> = []
 
     func register(
         _ handler:
@@ -23,10 +28,20 @@ struct RouterTransport: ServerTransport {
         method: HTTPRequest.Method,
         path: String
     ) throws {
+        let streams = streamed.contains("\(method.rawValue) \(path)")
         router.on(RouterPath(path), method: method) { request, context in
-            // GatewayMiddleware collected the body already, up to its limit.
-            let bytes = try await request.body.collect(upTo: context.maxUploadSize)
-            let body = HTTPBody(bytes.readableBytesView)
+            let body: HTTPBody
+            if streams {
+                body = HTTPBody(
+                    request.body.map { $0.readableBytesView[...] },
+                    length: request.headers[.contentLength].flatMap(Int64.init).map { .known($0) } ?? .unknown,
+                    iterationBehavior: .single
+                )
+            } else {
+                // GatewayMiddleware collected the body already, up to its limit.
+                let bytes = try await request.body.collect(upTo: context.maxUploadSize)
+                body = HTTPBody(bytes.readableBytesView)
+            }
             var parameters: [String: Substring] = [:]
             for (name, value) in context.parameters where parameters[String(name)] == nil {
                 parameters[String(name)] = value

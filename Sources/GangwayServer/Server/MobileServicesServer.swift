@@ -153,8 +153,9 @@ public struct MobileServicesServer: Sendable {
         }
         var pages = OAuthPaths.pages.merging(["/openapi.json": ["get"]]) { $1 }
         if listener == .everything { pages.merge(ConsolePaths.routes) { $1 } }
+        let routes = try RouteTable(document: document, extra: pages)
         let gateway = GatewayMiddleware(
-            routes: try RouteTable(document: document, extra: pages),
+            routes: routes,
             knownCaller: { head in
                 if let token = BearerToken.parse(authorization: head.headerFields[.authorization]) {
                     return await services.bearerHolder(token)
@@ -179,7 +180,11 @@ public struct MobileServicesServer: Sendable {
         } audit: { operationID, path in
             await services.audit(actor: AuditEventRecord.adminToken, via: .api, action: operationID, target: path)
         }
-        try api.registerHandlers(on: RouterTransport(router: router), configuration: .gangway, middlewares: [gate])
+        try api.registerHandlers(
+            on: RouterTransport(router: router, streamed: routes.streamedTemplates),
+            configuration: .gangway,
+            middlewares: [gate]
+        )
         DeviceVerificationPage(api: api).register(on: router)
         if listener == .everything { console.register(on: router) }
         AuthorizationPage(api: api).register(on: router)

@@ -1,3 +1,5 @@
+import GangwayProtocol
+
 /// Where an ingest batch stands: the rows applied so far, counted, and those refused.
 public struct IngestProgress: Sendable, Hashable {
     /// The last line of the batch applied (or refused); rows up to it are skipped when
@@ -11,21 +13,26 @@ public struct IngestProgress: Sendable, Hashable {
     public var refusedCount: Int
     /// The first ``IngestProgress/refusalsKept`` refusals, in line order.
     public var refused: [IngestRefusal]
+    /// The caller's digest of the batch's lines through ``linesDone`` (``IngestPart``);
+    /// `nil` before the first part.
+    public var digest: String?
 
     /// How many refusals a batch keeps to report; the rest are counted.
-    public static let refusalsKept = 1_000
+    public static let refusalsKept = APILimits.ingestRefusals.upperBound
 
     public init(
         linesDone: Int = 0,
         written: Int = 0,
         removed: Int = 0,
         refusedCount: Int = 0,
-        refused: [IngestRefusal] = []
+        refused: [IngestRefusal] = [],
+        digest: String? = nil
     ) {
         self.linesDone = linesDone
         self.written = written
         self.removed = removed
         self.refusedCount = refusedCount
         self.refused = refused
+        self.digest = digest
     }
 }

@@ -30,6 +30,9 @@ enum ExpiringRows {
             column: "last_seen_at",
             keptFor: TimeInterval(OperatorSessionRecord.idleLifetime.components.seconds)
         ),
+        // An ingest batch is sent again within days of its last part, if at all; a month
+        // on, its ID starts a new batch.
+        Rule(table: "ingest_batches", column: "updated_at", keptFor: 30 * 24 * 60 * 60),
         Rule(
             table: "device_cookies",
             column: "created_at",

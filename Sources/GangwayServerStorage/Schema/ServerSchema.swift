@@ -169,7 +169,7 @@ enum ServerSchema {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
             version11, version12, version13, version14, version15, version16, version17, version18, version19,
-            version20, version21, version22,
+            version20, version21, version22, version23,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -376,6 +376,12 @@ enum ServerSchema {
                 updated_at BIGINT NOT NULL, PRIMARY KEY (app_id, entity_set, batch_id))
             """
         ]
+    }
+
+    /// An ingest batch keeps the digest of its lines done (``IngestPart``), so its ID sent
+    /// again with other rows is refused.
+    static func version23(_ dialect: StorageKind) -> [String] {
+        ["ALTER TABLE ingest_batches ADD COLUMN digest TEXT"]
     }
 
     static func encode(refusals: [IngestRefusal]) throws(StorageError) -> String {

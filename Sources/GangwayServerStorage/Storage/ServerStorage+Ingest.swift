@@ -5,19 +5,24 @@ extension ServerStorage {
     /// Applies one part of an ingest batch to `entitySet` in one transaction, and returns
     /// where the batch stands after it.
     ///
-    /// Idempotent by `batchID`: the batch records the last line it applied in the same
-    /// transaction, and rows at or before it are skipped, so a part sent again (a
-    /// caller's retry, after a lost answer or a server that stopped) is applied once.
+    /// Idempotent by `batchID`: the batch records its last line and its digest
+    /// (``IngestPart``) in the same transaction, so a part sent again (a caller's retry,
+    /// after a lost answer or a server that stopped) finds its lines done, with its
+    /// digest, and applies nothing. A part applies only on top of the batch as the caller
+    /// read it: when the batch stands elsewhere (its ID was used for other rows, or
+    /// another request is sending it), the part is refused with
+    /// ``StorageError/Code-swift.enum/conflict`` and nothing of it applies.
+    ///
     /// Rows apply in line order, a later row of an entity over an earlier one; each
     /// entity written or removed takes the set's next position once, in its state at the
     /// end of the part, so devices see one change per entity. A row the set's schema
     /// refuses, or a new entity past `limit`, is refused alone, with its reason; the
     /// rest apply.
     /// - Parameters:
-    ///   - rows: The part's rows, in line order.
+    ///   - part: The part's rows, in line order, and the lines refused as unreadable.
     ///   - author: Who the written entities are by (`updatedBy`).
     public func ingest(
-        _ rows: [IngestRow],
+        _ part: IngestPart,
         into entitySet: String,
         of appID: String,
         batch batchID: String,
@@ -30,10 +35,13 @@ extension ServerStorage {
             let batch: SQL = "app_id = \(appID) AND entity_set = \(entitySet) AND batch_id = \(batchID)"
             var progress =
                 try await connection.rows(
-                    "SELECT lines_done, written, removed, refused_count, refused FROM ingest_batches WHERE \(batch)"
+                    "SELECT lines_done, written, removed, refused_count, refused, digest FROM ingest_batches WHERE \(batch)"
                 ).first.map(IngestProgress.init(row:)) ?? IngestProgress()
-            let pending = rows.filter { $0.line > progress.linesDone }.sorted { $0.line < $1.line }
-            guard let lastLine = pending.last?.line else { return progress }
+            if progress.linesDone == part.through, progress.digest == part.digest { return progress }
+            guard progress.linesDone == part.after, progress.digest == part.digestBefore else {
+                throw StorageError(.conflict, "The ingest batch stands at another line or digest.")
+            }
+            let pending = part.rows.sorted { $0.line < $1.line }
             let ids = Array(Set(pending.map(\.id)))
             var previous: [String: EntityRecord] = [:]
             for entity in try await connection.rows(
@@ -54,7 +62,7 @@ extension ServerStorage {
             // Each entity's state at the end of the part: written (its fields) or removed.
             var current = previous.mapValues { Optional($0) }
             var touched: [String] = []
-            var refused: [IngestRefusal] = []
+            var refused = part.unreadable
             for row in pending {
                 let holds = (current[row.id] ?? nil) != nil
                 guard let fields = row.fields else {
@@ -151,21 +159,23 @@ extension ServerStorage {
                 }
             }
 
-            progress.linesDone = lastLine
+            progress.linesDone = part.through
+            progress.digest = part.digest
             progress.written += written.count
             progress.removed += removedIDs.count
             progress.refusedCount += refused.count
+            refused.sort { $0.line < $1.line }
             progress.refused += refused.prefix(max(0, IngestProgress.refusalsKept - progress.refused.count))
             let kept = try ServerSchema.encode(refusals: progress.refused)
             try await connection.execute(
                 """
                 INSERT INTO ingest_batches (app_id, entity_set, batch_id, lines_done, written, removed, refused_count,
-                    refused, updated_at)
+                    refused, digest, updated_at)
                 VALUES (\(appID), \(entitySet), \(batchID), \(progress.linesDone), \(progress.written),
-                    \(progress.removed), \(progress.refusedCount), \(kept), \(date))
+                    \(progress.removed), \(progress.refusedCount), \(kept), \(part.digest), \(date))
                 ON CONFLICT (app_id, entity_set, batch_id) DO UPDATE SET lines_done = excluded.lines_done,
                     written = excluded.written, removed = excluded.removed, refused_count = excluded.refused_count,
-                    refused = excluded.refused, updated_at = excluded.updated_at
+                    refused = excluded.refused, digest = excluded.digest, updated_at = excluded.updated_at
                 """
             )
             return progress
@@ -180,7 +190,7 @@ extension ServerStorage {
     ) async throws(StorageError) -> IngestProgress? {
         try await all(
             """
-            SELECT lines_done, written, removed, refused_count, refused FROM ingest_batches
+            SELECT lines_done, written, removed, refused_count, refused, digest FROM ingest_batches
             WHERE app_id = \(appID) AND entity_set = \(entitySet) AND batch_id = \(batchID)
             """,
             IngestProgress.init(row:)
@@ -198,7 +208,8 @@ extension IngestProgress {
             written: try row("written"),
             removed: try row("removed"),
             refusedCount: try row("refused_count"),
-            refused: try ServerSchema.decodeRefusals(try row("refused"))
+            refused: try ServerSchema.decodeRefusals(try row("refused")),
+            digest: try row("digest")
         )
     }
 }

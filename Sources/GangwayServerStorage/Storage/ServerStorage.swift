@@ -263,6 +263,9 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         /// An entity does not fit its set's schema; the message says why, naming fields
         /// and types, never a value.
         case notValid
+        /// The stored state is not the one the write was made against (another writer
+        /// came first, or the caller's view is of other data).
+        case conflict
     }
 
     public var code: Code

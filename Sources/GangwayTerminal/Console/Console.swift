@@ -124,6 +124,18 @@ public final class Console: Sendable {
         write(Data((TextRules.escapingControls(line) + "\n").utf8), to: STDERR_FILENO)
     }
 
+    /// Whether standard error is a terminal that can redraw a progress line
+    /// (``progress(_:)``).
+    public static var showsProgress: Bool { isCapableTerminal(STDERR_FILENO) }
+
+    /// Draws `line` over the last progress line on standard error, when it is a terminal
+    /// (``showsProgress``); `nil` clears it. Nothing is written elsewhere.
+    public static func progress(_ line: String?) {
+        guard showsProgress else { return }
+        let text = line.map { TextRules.shown($0, limit: 200) } ?? ""
+        write(Data("\r\u{1B}[2K\(text)".utf8), to: STDERR_FILENO)
+    }
+
     /// Writes `data` whole to `descriptor`. When the reader of standard output went away
     /// (`gangway … | head`), the process ends quietly, as a command killed by SIGPIPE
     /// does (exit code 141); nothing more is written anywhere. A failing standard error
