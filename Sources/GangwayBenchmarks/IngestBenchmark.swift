@@ -67,22 +67,26 @@ struct IngestBenchmark: AsyncParsableCommand {
             // The baseline: the database writing the same rows in one statement per 50,000.
             let bulk = try await SyncBenchmark.timed { try await SyncBenchmark.fill(storage, from: 1, through: rows) }
             let token = try String(contentsOf: running.server.configuration.adminTokenPath, encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
             let admin = AdminClient(serverURL: running.url, adminToken: token)
             let residentBefore = SyncBenchmark.residentMegabytes()
             let ingested = try await SyncBenchmark.timed { () async throws -> (written: Int, refused: Int) in
                 var (written, refused) = (0, 0)
-                var first = 1
-                while first <= rows {
-                    let last = min(rows, first + batch - 1)
+                // A backend's export job writes its next batch while the server takes this
+                // one, as the server reads the next part while it writes this one.
+                let batches = stride(from: 1, through: rows, by: batch).map { $0...min(rows, $0 + batch - 1) }
+                var next: Task<[UInt8], Never>? = Task { Self.ndjson(batches[0]) }
+                for (index, lines) in batches.enumerated() {
+                    guard let body = await next?.value else { break }
+                    next = index + 1 < batches.count ? Task { [batches] in Self.ndjson(batches[index + 1]) } : nil
                     let report = try await admin.ingest(
-                        HTTPBody(Self.ndjson(first...last)),
+                        HTTPBody(body),
                         into: "checks",
                         app: BenchmarkServer.appID,
-                        batch: "benchmark-\(first)"
+                        batch: "benchmark-\(lines.lowerBound)"
                     )
                     written += report.written
                     refused += report.refused
-                    first = last + 1
                 }
                 return (written, refused)
             }
@@ -106,24 +110,22 @@ struct IngestBenchmark: AsyncParsableCommand {
         for line in lines {
             bytes.append(contentsOf: #"{"id":"#.utf8)
             JSONBytes.string("row-\(10_000_000 + line)", into: &bytes)
-            bytes.append(contentsOf: #","fields":{"#.utf8)
-            for (index, (name, value)) in fields(line).sorted(by: { $0.key < $1.key }).enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                JSONBytes.string(name, into: &bytes)
-                bytes.append(UInt8(ascii: ":"))
-                JSONBytes.string(value, into: &bytes)
-            }
-            bytes.append(contentsOf: "}}\n".utf8)
+            // Ten fields, of the checks' schema, written in sorted order as a backend's
+            // export would be: the client's share of the figure stays small.
+            bytes.append(contentsOf: #","fields":{"aircraft":"A320 F-G"#.utf8)
+            bytes.append(contentsOf: "\(line % 997)".utf8)
+            bytes.append(contentsOf: #"","due":"2026-12-03T"#.utf8)
+            bytes.append(contentsOf: "\(10 + line % 12)".utf8)
+            bytes.append(
+                contentsOf: #":00:00Z","item":"tyre pressure","kind":"walkaround","note":"none","stand":""#.utf8
+            )
+            bytes.append(contentsOf: "\(line % 60)".utf8)
+            bytes.append(contentsOf: #"","station":""#.utf8)
+            bytes.append(contentsOf: "\(line % 40)".utf8)
+            bytes.append(contentsOf: #"","status":"open","unit":"psi","value":""#.utf8)
+            bytes.append(contentsOf: "\(line % 200)".utf8)
+            bytes.append(contentsOf: "\"}}\n".utf8)
         }
         return bytes
-    }
-
-    /// The ten fields of row `line`, as the checks' schema types them.
-    static func fields(_ line: Int) -> [String: String] {
-        [
-            "aircraft": "A320 F-G\(line % 997)", "station": "\(line % 40)", "stand": "\(line % 60)",
-            "kind": "walkaround", "item": "tyre pressure", "status": "open", "value": "\(line % 200)", "unit": "psi",
-            "due": "2026-12-03T\(10 + line % 12):00:00Z", "note": "none",
-        ]
     }
 }

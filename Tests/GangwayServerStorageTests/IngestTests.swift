@@ -184,6 +184,42 @@ struct IngestTests {
     }
 
     @Test(
+        "a set grown past the statistics' size by bulk parts is still looked up by ID, part after part",
+        arguments: Backend.available
+    )
+    func aSetPastItsStatistics(backend: Backend) async throws {
+        try await StorageUnderTest.withStorage(on: backend) { storage in
+            try await storage.insertApp(AppRecord(id: "checks", name: "Checks", createdAt: Self.now))
+            let parts = ServerStorage.staleStatisticsRows / 5_000 + 2
+            var progress = IngestProgress()
+            for part in 0..<parts {
+                let rows = (1...5_000).map { index in
+                    let line = part * 5_000 + index
+                    // After the first, each part changes the first 1,000 entities and adds 4,000.
+                    let id = index <= 1_000 ? "check-\(index)" : "check-\(line)"
+                    return Self.put(line, id, ["status": "open", "part": "\(part)"])
+                }
+                progress = try await Self.ingest(storage, rows, after: part * 5_000, limit: 1_000_000)
+            }
+            #expect(progress.linesDone == parts * 5_000 && progress.refusedCount == 0)
+            #expect(progress.written == parts * 5_000)
+            var count = 0
+            var after: String?
+            var first: EntityRecord?
+            repeat {
+                let page = try await storage.entities(appID: "checks", entitySet: "checks", after: after, limit: 1_000)
+                count += page.entities.count
+                first = first ?? page.entities.first
+                after = page.more ? page.entities.last?.id : nil
+            } while after != nil
+            #expect(count == 5_000 + (parts - 1) * 4_000)
+            // A changed entity holds its last part's fields, at a version a part.
+            #expect(first?.id == "check-1" && first?.fields == ["status": "open", "part": "\(parts - 1)"])
+            #expect(first?.version == Int64(parts))
+        }
+    }
+
+    @Test(
         "a part of thousands of rows writes them in statements of a few hundred, one transaction",
         arguments: Backend.available
     )

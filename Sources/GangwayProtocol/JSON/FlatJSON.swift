@@ -118,11 +118,12 @@ package enum FlatJSON {
         _ value: (Value, inout [UInt8]) -> Void
     ) {
         bytes.append(UInt8(ascii: "{"))
-        for (index, key) in map.keys.sorted().enumerated() {
+        // The pairs sorted, not the keys: no lookup of each key again.
+        for (index, (key, item)) in map.sorted(by: { $0.key < $1.key }).enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             JSONBytes.string(key, into: &bytes)
             bytes.append(UInt8(ascii: ":"))
-            if let item = map[key] { value(item, &bytes) }
+            value(item, &bytes)
         }
         bytes.append(UInt8(ascii: "}"))
     }

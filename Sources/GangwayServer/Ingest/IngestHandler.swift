@@ -42,32 +42,43 @@ struct IngestHandler: APIHandler {
         // The lines done before are hashed, not read: their digest must be the one kept.
         var checked = progress.linesDone == 0
 
-        for try await chunk in body {
-            var offset = 0
-            while offset < chunk.count {
-                offset = chunk.withUnsafeBytes { bytes in
-                    reader.read(bytes, from: offset) { number, line in
-                        guard number > part.after else { return number < part.after }
-                        part.add(line, number: number)
-                        return part.lineCount < Self.partLines
+        // A part commits while the next is read: one part in flight at a time, each
+        // after the one before, and none still running once the request has ended.
+        var applying: Task<IngestProgress, any Error>?
+        func send(_ ready: IngestPart) async throws {
+            if let applying { progress = try await applying.value }
+            applying = Task { try await apply(ready, of: batch) }
+        }
+        do {
+            for try await chunk in body {
+                var offset = 0
+                while offset < chunk.count {
+                    offset = chunk.withUnsafeBytes { bytes in
+                        reader.read(bytes, from: offset) { number, line in
+                            guard number > part.after else { return number < part.after }
+                            part.add(line, number: number)
+                            return part.lineCount < Self.partLines
+                        }
                     }
-                }
-                guard reader.lines >= part.after else { continue }
-                if !checked {
-                    try check(reader, against: progress, batchID: batchID)
-                    checked = true
-                }
-                if part.lineCount >= Self.partLines {
-                    progress = try await apply(&part, of: batch, through: reader)
+                    guard reader.lines >= part.after else { continue }
+                    if !checked {
+                        try check(reader, against: progress, batchID: batchID)
+                        checked = true
+                    }
+                    if part.lineCount >= Self.partLines { try await send(part.sealed(through: reader)) }
                 }
             }
+            reader.finish { number, line in
+                if number > part.after { part.add(line, number: number) }
+            }
+            guard reader.lines >= part.after else { throw Self.changed(batchID) }
+            if !checked { try check(reader, against: progress, batchID: batchID) }
+            if part.lineCount > 0 { try await send(part.sealed(through: reader)) }
+            if let applying { progress = try await applying.value }
+        } catch {
+            _ = try? await applying?.value
+            throw error
         }
-        reader.finish { number, line in
-            if number > part.after { part.add(line, number: number) }
-        }
-        guard reader.lines >= part.after else { throw Self.changed(batchID) }
-        if !checked { try check(reader, against: progress, batchID: batchID) }
-        if part.lineCount > 0 { progress = try await apply(&part, of: batch, through: reader) }
 
         logger.info(
             "ingest batch",
@@ -117,31 +128,34 @@ struct IngestHandler: APIHandler {
             }
         }
 
+        /// The part read through the reader's last line, for the storage; this part then
+        /// starts the next.
+        mutating func sealed(through reader: NDJSONReader) -> IngestPart {
+            let digest = reader.digest
+            let ready = IngestPart(
+                after: after,
+                digestBefore: digestBefore,
+                rows: rows,
+                unreadable: unreadable,
+                through: reader.lines,
+                digest: digest
+            )
+            self = Part(after: reader.lines, digestBefore: digest)
+            return ready
+        }
+
         private static func isSpace(_ byte: UInt8) -> Bool {
             byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
         }
     }
 
-    /// Applies the part read through the reader's last line, and starts the next.
-    private func apply(
-        _ part: inout Part,
-        of batch: Batch,
-        through reader: NDJSONReader
-    ) async throws(APIError) -> IngestProgress {
-        let digest = reader.digest
-        let stored = IngestPart(
-            after: part.after,
-            digestBefore: part.digestBefore,
-            rows: part.rows,
-            unreadable: part.unreadable,
-            through: reader.lines,
-            digest: digest
-        )
+    /// Applies a part, in one transaction.
+    private func apply(_ part: IngestPart, of batch: Batch) async throws(APIError) -> IngestProgress {
         let progress: IngestProgress
         do {
             progress = try await perform {
                 try await storage.ingest(
-                    stored,
+                    part,
                     into: batch.entitySet,
                     of: batch.appID,
                     batch: batch.batchID,
@@ -158,7 +172,6 @@ struct IngestHandler: APIHandler {
             )
         }
         services.setWatch.written()
-        part = Part(after: reader.lines, digestBefore: digest)
         return progress
     }
 

@@ -366,6 +366,8 @@ public final class PostgresDriver: StorageDriver {
                 case .text(let text): bindings.append(text)
                 case .blob(let data): bindings.append(ByteBuffer(bytes: data))
                 case .bool(let flag): bindings.append(flag)
+                case .texts(let texts): bindings.append(texts)
+                case .integers(let integers): bindings.append(integers)
                 }
             }
             return PostgresQuery(unsafeSQL: text, binds: bindings)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GangwayProtocol
 import ServiceLifecycle
 
 /// ``StorageDriver`` for one SQLite file through GRDB: the embedded default.
@@ -109,7 +110,9 @@ public final class SQLiteDriver: StorageDriver {
         func execute(_ statement: SQL) async throws {
             try await step { db in
                 let (text, values) = statement.rendered { _ in "?" }
-                try db.cachedStatement(sql: text).execute(arguments: StatementArguments(values.map(\.databaseValue)))
+                try db.cachedStatement(sql: text).execute(
+                    arguments: StatementArguments(values.map { $0.databaseValue })
+                )
             }
         }
 
@@ -130,7 +133,7 @@ public final class SQLiteDriver: StorageDriver {
         static func fetch(_ statement: SQL, _ db: Database) throws -> [SQLRow] {
             let (text, values) = statement.rendered { _ in "?" }
             let prepared = try db.cachedStatement(sql: text)
-            try prepared.setArguments(StatementArguments(values.map(\.databaseValue)))
+            try prepared.setArguments(StatementArguments(values.map { $0.databaseValue }))
             let columns = prepared.columnNames
             var rows: [SQLRow] = []
             let cursor = try Row.fetchCursor(prepared)
@@ -168,7 +171,20 @@ extension SQLValue {
         case .text(let text): text.databaseValue
         case .blob(let data): data.databaseValue
         case .bool(let flag): flag.databaseValue
+        case .texts(let texts): Self.jsonArray(texts).databaseValue
+        case .integers(let integers): "[\(integers.map(String.init).joined(separator: ","))]".databaseValue
         }
+    }
+
+    /// `texts` as a JSON array, for `json_each`.
+    private static func jsonArray(_ texts: [String]) -> String {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        for (index, text) in texts.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONBytes.string(text, into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     init(_ value: DatabaseValue) {

@@ -52,6 +52,16 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation {
             }
         }
 
+        /// Texts bound as one array (``SQLValue/texts(_:)``).
+        public mutating func appendInterpolation(array values: [String]) {
+            parts.append(.value(.texts(values)))
+        }
+
+        /// Integers bound as one array (``SQLValue/integers(_:)``).
+        public mutating func appendInterpolation(array values: [Int64]) {
+            parts.append(.value(.integers(values)))
+        }
+
         /// Another statement's text and values, in place.
         public mutating func appendInterpolation(_ sql: SQL) {
             parts += sql.parts
@@ -106,6 +116,12 @@ public enum SQLValue: Sendable, Hashable {
     case text(String)
     case blob(Data)
     case bool(Bool)
+    /// Texts bound as one array (`$1::text[]`), for PostgreSQL's `unnest` and `= ANY`:
+    /// thousands of rows in one value, not one bound value each. SQLite takes them as a
+    /// JSON array.
+    case texts([String])
+    /// Integers bound as one array (`$1::bigint[]`), as ``texts(_:)``.
+    case integers([Int64])
 }
 
 /// A Swift value a statement can bind.
