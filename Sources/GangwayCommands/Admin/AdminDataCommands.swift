@@ -16,9 +16,10 @@ struct AdminData: AsyncParsableCommand {
             'checks'), each holding entities with an ID and fields, of the types its \
             schema declares ('schema'), or text. Signed-in devices \
             read them; the device app shows the checks on its home screen, fresh at each \
-            home screen, or the copy it kept when the server cannot be reached. Devices may \
-            also send changes to the fields 'fields' allows; 'changes' and 'conflicts' \
-            show what they sent and how each change ended.
+            home screen, or the copy it kept when the server cannot be reached. 'import' \
+            writes a CSV or NDJSON file of entities in bulk. Devices may also send changes \
+            to the fields 'fields' allows; 'changes' and 'conflicts' show what they sent \
+            and how each change ended.
             """,
         subcommands: [
             AdminDataList.self, AdminDataPut.self, AdminDataDelete.self, AdminDataImport.self, AdminDataSchema.self,
