@@ -178,6 +178,9 @@ struct IngestAPITests {
                 headers: [.contentType: "application/x-ndjson; charset=iso-8859-1"]
             )
             #expect(latin.status == .unsupportedMediaType)
+            // Another method is refused as one the route does not take, whatever its body's type.
+            let put = try await api.send(.put, path, token: fixture.adminToken, json: body, headers: Self.ndjson)
+            #expect(put.status == .methodNotAllowed && put.headers[.allow] == "POST")
             for bad in ["/admin/apps/checks/data/checks/ingest/-b", "/admin/apps/checks/data/-set/ingest/b1"] {
                 let reply = try await api.send(.post, bad, token: fixture.adminToken, json: body, headers: Self.ndjson)
                 #expect(reply.status == .badRequest)

@@ -141,8 +141,11 @@ struct GatewayMiddleware: RouterMiddleware {
             errorLogger[metadataKey: "request"] = "\(requestID)"
             var apiError = Self.apiError(for: error, logger: errorLogger)
             var allowed: [String]?
-            if apiError.status == .notFound, apiError.code == .notFound,
-                let methods = routes.methods(for: request.uri.path)
+            // A method the route does not take is that, whatever its body (whose type is
+            // judged before the route is found).
+            if (apiError.status == .notFound && apiError.code == .notFound)
+                || apiError.status == .unsupportedMediaType,
+                let methods = routes.methods(for: request.uri.path), !methods.contains(request.method.rawValue)
             {
                 apiError = APIError(.methodNotAllowed, .methodNotAllowed, "The route does not take this method.")
                 allowed = methods
