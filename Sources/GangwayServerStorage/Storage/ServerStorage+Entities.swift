@@ -384,14 +384,20 @@ extension EntityRecord {
             INSERT INTO entities (app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions,
                 created_by, position, subset_key)
             VALUES \(SQL.joined(rows, separator: ", "))
-            ON CONFLICT (app_id, entity_set, id) DO UPDATE SET fields = excluded.fields,
-                version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by,
-                field_versions = excluded.field_versions, position = excluded.position, removed_at = NULL,
-                subset_key = excluded.subset_key,
-                created_by = CASE WHEN entities.removed_at IS NULL THEN entities.created_by
-                    ELSE excluded.created_by END
+            \(onConflict)
             """
     }
+
+    /// What an upsert of entities does to one that exists: takes the new state, and keeps
+    /// its creator unless it had been removed.
+    static let onConflict: SQL = """
+        ON CONFLICT (app_id, entity_set, id) DO UPDATE SET fields = excluded.fields,
+            version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by,
+            field_versions = excluded.field_versions, position = excluded.position, removed_at = NULL,
+            subset_key = excluded.subset_key,
+            created_by = CASE WHEN entities.removed_at IS NULL THEN entities.created_by
+                ELSE excluded.created_by END
+        """
 
     /// The entity's value of `subset`'s field; `nil` when it has none.
     func subsetKey(of subset: EntitySubset) -> String? {

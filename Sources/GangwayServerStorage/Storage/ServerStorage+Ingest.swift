@@ -263,12 +263,7 @@ extension ServerStorage {
                 \(array: entities.map(\.position))::bigint[],
                 \(array: entities.map { entity in subset.flatMap { entity.subsetKey(of: $0) } ?? "" })::text[])
                 AS row(id, fields, version, field_versions, position, subset_key)
-            ON CONFLICT (app_id, entity_set, id) DO UPDATE SET fields = excluded.fields,
-                version = excluded.version, updated_at = excluded.updated_at, updated_by = excluded.updated_by,
-                field_versions = excluded.field_versions, position = excluded.position, removed_at = NULL,
-                subset_key = excluded.subset_key,
-                created_by = CASE WHEN entities.removed_at IS NULL THEN entities.created_by
-                    ELSE excluded.created_by END
+            \(EntityRecord.onConflict)
             """
     }
 }
