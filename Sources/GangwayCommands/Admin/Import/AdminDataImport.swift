@@ -112,10 +112,9 @@ struct AdminDataImport: AsyncParsableCommand {
                     "the app \(id) has no entity set '\(entitySet)'; nothing was imported. Give --new-set to start it."
                 )
             }
-            guard let handle = FileHandle(forReadingAtPath: path) else { throw CommandFailure("cannot read \(path).") }
+            let handle = try Self.open(path)
             defer { try? handle.close() }
-            let size = (try? handle.seekToEnd()).map(Int.init) ?? 0
-            try handle.seek(toOffset: 0)
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
             var source: any ImportSource =
                 format == .csv ? try CSVImportSource(path: path) : NDJSONImportSource(file: handle)
             var summary = ImportSummary(file: path, entitySet: entitySet, fileSize: size)
@@ -161,14 +160,32 @@ struct AdminDataImport: AsyncParsableCommand {
         }
     }
 
+    /// The file at `path`, open for reading: a regular file, or the command says why not.
+    static func open(_ path: String) throws -> FileHandle {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CommandFailure("cannot read \(path): there is no such file.")
+        }
+        guard !isDirectory.boolValue else { throw CommandFailure("cannot read \(path): it is a directory.") }
+        // Read twice (its digest names the batches, then its rows): a file, not a pipe.
+        guard (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular
+        else { throw CommandFailure("cannot read \(path): it is not a regular file.") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw CommandFailure("cannot read \(path).") }
+        return handle
+    }
+
     /// `import-` and 12 characters of the digest of the set's name and the file's bytes:
     /// the same file into the same set has the same batches.
     static func defaultBatchID(path: String, entitySet: String) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw CommandFailure("cannot read \(path).") }
+        let handle = try open(path)
         defer { try? handle.close() }
         var hasher = SHA256()
         hasher.update(data: Data("\(entitySet)\n".utf8))
-        while let data = try handle.read(upToCount: 1 << 20), !data.isEmpty { hasher.update(data: data) }
+        do {
+            while let data = try handle.read(upToCount: 1 << 20), !data.isEmpty { hasher.update(data: data) }
+        } catch {
+            throw CommandFailure("cannot read \(path).")
+        }
         return "import-" + Data(hasher.finalize()).base64URLEncoded.prefix(12)
     }
 }

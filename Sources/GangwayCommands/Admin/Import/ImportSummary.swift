@@ -63,7 +63,8 @@ struct ImportSummary {
         let perSecond = seconds > 0 ? " (\(Self.count(Int(Double(rows) / seconds))) rows/s)" : ""
         let before = doneBefore > 0 ? " (\(Self.count(doneBefore)) sent by an earlier run, written once)" : ""
         var lines = [
-            "\(file) into \(entitySet): \(Self.count(rows)) rows in \(batches) \(batches == 1 ? "batch" : "batches")\(before), "
+            "\(file) into \(entitySet): \(Self.count(rows)) \(rows == 1 ? "row" : "rows") in \(batches) "
+                + "\(batches == 1 ? "batch" : "batches")\(before), "
                 + "\(Self.count(written)) written, \(Self.count(removed)) removed, \(Self.count(refused)) refused, in "
                 + String(format: "%.1f", seconds) + " s" + perSecond + "."
         ]

@@ -32,7 +32,13 @@ struct NDJSONImportSource: ImportSource {
         while batch.lines < lines {
             if offset == chunk.count {
                 guard !ended else { break }
-                guard let data = try file.read(upToCount: Self.readSize), !data.isEmpty else {
+                let read: Data?
+                do {
+                    read = try file.read(upToCount: Self.readSize)
+                } catch {
+                    throw CommandFailure("the file could not be read past row \(reader.lines).")
+                }
+                guard let data = read, !data.isEmpty else {
                     ended = true
                     reader.finish { _, line in add(line) }
                     break
