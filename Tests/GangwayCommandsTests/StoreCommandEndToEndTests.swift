@@ -217,8 +217,10 @@ struct StoreCommandEndToEndTests {
         )
     }
 
-    /// Rounds that make one key derivation last a second or more, long enough to watch.
-    static let slowRounds = ["GANGWAY_KDF_ROUNDS": "3000000"]
+    /// Rounds that make one key derivation last two seconds or more, long enough to watch
+    /// while the whole suite loads both cores (at half as many, a guess once ended before
+    /// another process had read its count).
+    static let slowRounds = ["GANGWAY_KDF_ROUNDS": "6000000"]
 
     /// Starts a wrong guess with a slow key derivation, waits until another process reads
     /// the guess's count from the files while the guess still runs, then kills the guess.
