@@ -199,6 +199,32 @@ struct IngestAPITests {
         }
     }
 
+    @Test("a body whose framing breaks after a part is a 400; the part stays, and the batch sent again goes on")
+    func aBrokenBody() async throws {
+        let fixture = try await ServerFixture(over: .loopback)
+        try await fixture.runSeeded { api in
+            let lines = (1...10_002).map { Self.put("row-\($0)", ["status": "open"]) + "\n" }
+            let first = lines.joined().data(using: .utf8)!
+            let head =
+                "POST /admin/apps/checks/data/checks/ingest/broken HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer \(fixture.adminToken)\r\nContent-Type: application/x-ndjson\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n"
+            // A chunk of every line but the last, then a chunk size that is no number.
+            var request = Data(head.utf8)
+            request.append(Data((String(first.count - lines[10_001].utf8.count, radix: 16) + "\r\n").utf8))
+            request.append(first.prefix(first.count - lines[10_001].utf8.count))
+            request.append(Data("\r\nzz\r\nabc\r\n0\r\n\r\n".utf8))
+            let (port, sent) = (api.running.port, request)
+            let answer = try await onOwnThread { try DestinationTests.exchange(port: port, sent) }
+            #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(300))")
+            #expect(answer.contains("BAD_REQUEST") && answer.contains("could not be read to its end"))
+            #expect(!fixture.logs.text.contains("handler failed"))
+            // The first part (10,000 lines) was committed; the batch whole applies the rest.
+            let again = try await Self.ingest(api, lines.joined(), batch: "broken").decode(Report.self)
+            #expect(again.linesDoneBefore == 10_000 && again.linesDone == 10_002 && again.written == 10_002)
+        }
+    }
+
     @Test("a batch many times the API's body limit streams, a part at a time, with the set's schema checked")
     func largeBatch() async throws {
         let fixture = try await ServerFixture(over: .loopback)

@@ -51,7 +51,8 @@ struct IngestHandler: APIHandler {
             applying = Task { try await apply(ready, of: batch) }
         }
         do {
-            for try await chunk in body {
+            var chunks = body.makeAsyncIterator()
+            while let chunk = try await Self.next(&chunks) {
                 var offset = 0
                 while offset < chunk.count {
                     offset = chunk.withUnsafeBytes { bytes in
@@ -174,6 +175,21 @@ struct IngestHandler: APIHandler {
         }
         services.setWatch.written()
         return progress
+    }
+
+    /// The body's next chunk; a body that cannot be read to its end (a connection ended
+    /// or a chunk's framing broken in the middle) is the sender's 400, not the server's
+    /// failure: the parts committed before stay, and the batch sent again goes on.
+    private static func next(_ chunks: inout HTTPBody.AsyncIterator) async throws -> HTTPBody.ByteChunk? {
+        do {
+            return try await chunks.next()
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw APIError.badRequest(
+                "The body could not be read to its end: send the batch again; its parts applied are kept."
+            )
+        }
     }
 
     /// Checks that the lines the batch has done are the ones read again.
