@@ -58,18 +58,29 @@ struct GatewayMiddleware: RouterMiddleware {
         next: (Request, ServerContext) async throws -> Response
     ) async throws -> Response {
         // Only a request of a method that sends a body pays for the lookup.
-        let streamsBody =
+        let streamed =
             [.post, .put, .patch].contains(request.method)
             && routes.streamsBody(method: request.method.rawValue, path: request.uri.path)
-        return try await handle(request, context: context, streamsBody: streamsBody, next: next)
+        return try await handle(request, context: context, body: streamed ? .streamedByRoute : .collected, next: next)
     }
 
-    /// - Parameter streamsBody: The route reads the body itself, as it streams, within
-    ///   its own limit: the body is neither collected nor checked here.
+    /// Who reads a request's body.
+    enum BodyReading {
+        /// This middleware, within its limits, before the route runs; and it checks the
+        /// body is JSON, or a form where the route takes one.
+        case collected
+        /// A route of the document whose body streams (``RouteTable/streamsBody(method:path:)``):
+        /// it holds one of its caller's large-body places while it reads, and a refusal
+        /// ends its connection, since the rest of the body may be unread.
+        case streamedByRoute
+        /// The destinations' proxy, within its own limit.
+        case streamedByProxy
+    }
+
     func handle(
         _ request: Request,
         context: ServerContext,
-        streamsBody: Bool,
+        body reading: BodyReading,
         next: (Request, ServerContext) async throws -> Response
     ) async throws -> Response {
         let started = ContinuousClock.now
@@ -84,8 +95,7 @@ struct GatewayMiddleware: RouterMiddleware {
         )
 
         var response: Response
-        // A route of the document whose body streams (not a destination's).
-        let streamedRoute = streamsBody && routes.streamsBody(method: request.method.rawValue, path: request.uri.path)
+        let streamedRoute = reading == .streamedByRoute
         // A streamed body holds one of its caller's places while it is read; a caller the
         // server does not know is refused by the route's access check before any of it is.
         var streamPlace: InFlightShare<String>.Place?
@@ -109,7 +119,7 @@ struct GatewayMiddleware: RouterMiddleware {
                 guard let taken = largeBodies.take(caller) else { throw Self.tooManyBodies }
                 streamPlace = taken
             }
-            if !streamsBody {
+            if reading == .collected {
                 // Only a request of a method that sends a body pays for the lookup.
                 let caller =
                     [.post, .put, .patch].contains(request.method) ? await knownCaller(request.head) : nil

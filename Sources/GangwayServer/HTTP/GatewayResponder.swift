@@ -35,7 +35,7 @@ struct GatewayResponder: HTTPResponder {
 
     private func route(_ request: Request, context: ServerContext) async throws -> Response {
         if let destinations, let target = DestinationProxy.target(inPath: request.uri.path) {
-            return try await gateway.handle(request, context: context, streamsBody: true) { request, _ in
+            return try await gateway.handle(request, context: context, body: .streamedByProxy) { request, _ in
                 try await destinations.respond(to: request, target: target)
             }
         }
