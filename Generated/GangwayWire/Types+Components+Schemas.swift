@@ -52,6 +52,7 @@ extension Components {
                 case identityNotLinked = "IDENTITY_NOT_LINKED"
                 case operatorNotFound = "OPERATOR_NOT_FOUND"
                 case destinationNotFound = "DESTINATION_NOT_FOUND"
+                case dataSourceNotFound = "DATA_SOURCE_NOT_FOUND"
                 case domainUnknown = "DOMAIN_UNKNOWN"
                 case qrUnavailable = "QR_UNAVAILABLE"
                 case conflict = "CONFLICT"
@@ -4353,6 +4354,389 @@ extension Components {
                     "id",
                     "code",
                     "message"
+                ])
+            }
+        }
+        /// Where an entity set fills itself from: a path of one of the app's destinations that speaks OData v4 JSON.
+        ///
+        /// - Remark: Generated from `#/components/schemas/DataSourceChange`.
+        public struct DataSourceChange: Codable, Hashable, Sendable {
+            /// The app's destination the set is read through: its URL, and what it sends the backend (a destination of identity authentication sends a token for `gangway:data-source`, the server itself).
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceChange/destination`.
+            public var destination: Swift.String
+            /// The OData entity set's path under the destination's URL, from `/` (`/Checks`), with no query, no `.` or `..` segment and no encoded slash.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceChange/path`.
+            public var path: Swift.String
+            /// The property of the backend's entities that is the entity's ID; `ID` when left out.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceChange/keyProperty`.
+            public var keyProperty: Swift.String?
+            /// How often the set is read, in seconds (1 minute to 1 week); left out, it is read only when asked (`pullDataSource`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceChange/everySeconds`.
+            public var everySeconds: Swift.Int64?
+            /// Creates a new `DataSourceChange`.
+            ///
+            /// - Parameters:
+            ///   - destination: The app's destination the set is read through: its URL, and what it sends the backend (a destination of identity authentication sends a token for `gangway:data-source`, the server itself).
+            ///   - path: The OData entity set's path under the destination's URL, from `/` (`/Checks`), with no query, no `.` or `..` segment and no encoded slash.
+            ///   - keyProperty: The property of the backend's entities that is the entity's ID; `ID` when left out.
+            ///   - everySeconds: How often the set is read, in seconds (1 minute to 1 week); left out, it is read only when asked (`pullDataSource`).
+            public init(
+                destination: Swift.String,
+                path: Swift.String,
+                keyProperty: Swift.String? = nil,
+                everySeconds: Swift.Int64? = nil
+            ) {
+                self.destination = destination
+                self.path = path
+                self.keyProperty = keyProperty
+                self.everySeconds = everySeconds
+            }
+            public enum CodingKeys: String, CodingKey {
+                case destination
+                case path
+                case keyProperty
+                case everySeconds
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.destination = try container.decode(
+                    Swift.String.self,
+                    forKey: .destination
+                )
+                self.path = try container.decode(
+                    Swift.String.self,
+                    forKey: .path
+                )
+                self.keyProperty = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .keyProperty
+                )
+                self.everySeconds = try container.decodeIfPresent(
+                    Swift.Int64.self,
+                    forKey: .everySeconds
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "destination",
+                    "path",
+                    "keyProperty",
+                    "everySeconds"
+                ])
+            }
+        }
+        /// How one read of a data source went.
+        ///
+        /// - Remark: Generated from `#/components/schemas/DataSourceRun`.
+        public struct DataSourceRun: Codable, Hashable, Sendable {
+            /// `full`: the whole set, page after page; `delta`: the changes since the last read, by its delta link.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceRun/kind`.
+            @frozen public enum KindPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case full = "full"
+                case delta = "delta"
+            }
+            /// `full`: the whole set, page after page; `delta`: the changes since the last read, by its delta link.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceRun/kind`.
+            public var kind: Components.Schemas.DataSourceRun.KindPayload
+            /// - Remark: Generated from `#/components/schemas/DataSourceRun/startedAt`.
+            public var startedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/DataSourceRun/finishedAt`.
+            public var finishedAt: Foundation.Date
+            /// The backend's rows read: entities and removed entities.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceRun/rows`.
+            public var rows: Swift.Int64
+            /// Entities written: new, or changed by the backend.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceRun/written`.
+            public var written: Swift.Int64
+            /// Entities removed: the backend removed them, or (after a full read) no longer has them.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceRun/removed`.
+            public var removed: Swift.Int64
+            /// Entities a device changed since the backend's last version, whose device changes were kept (the field merge).
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceRun/kept`.
+            public var kept: Swift.Int64
+            /// Rows refused, all of them counted.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceRun/refused`.
+            public var refused: Swift.Int64
+            /// The first 100 refused rows; `line` is the row's place in the read, from 1.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceRun/refusals`.
+            public var refusals: [Components.Schemas.IngestRefusal]
+            /// Why the read stopped before its end, never with a value of the backend's; left out when it ended.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceRun/error`.
+            public var error: Swift.String?
+            /// Why a delta read became a full one (its link refused or expired), when it did.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceRun/fellBack`.
+            public var fellBack: Swift.String?
+            /// Creates a new `DataSourceRun`.
+            ///
+            /// - Parameters:
+            ///   - kind: `full`: the whole set, page after page; `delta`: the changes since the last read, by its delta link.
+            ///   - startedAt:
+            ///   - finishedAt:
+            ///   - rows: The backend's rows read: entities and removed entities.
+            ///   - written: Entities written: new, or changed by the backend.
+            ///   - removed: Entities removed: the backend removed them, or (after a full read) no longer has them.
+            ///   - kept: Entities a device changed since the backend's last version, whose device changes were kept (the field merge).
+            ///   - refused: Rows refused, all of them counted.
+            ///   - refusals: The first 100 refused rows; `line` is the row's place in the read, from 1.
+            ///   - error: Why the read stopped before its end, never with a value of the backend's; left out when it ended.
+            ///   - fellBack: Why a delta read became a full one (its link refused or expired), when it did.
+            public init(
+                kind: Components.Schemas.DataSourceRun.KindPayload,
+                startedAt: Foundation.Date,
+                finishedAt: Foundation.Date,
+                rows: Swift.Int64,
+                written: Swift.Int64,
+                removed: Swift.Int64,
+                kept: Swift.Int64,
+                refused: Swift.Int64,
+                refusals: [Components.Schemas.IngestRefusal],
+                error: Swift.String? = nil,
+                fellBack: Swift.String? = nil
+            ) {
+                self.kind = kind
+                self.startedAt = startedAt
+                self.finishedAt = finishedAt
+                self.rows = rows
+                self.written = written
+                self.removed = removed
+                self.kept = kept
+                self.refused = refused
+                self.refusals = refusals
+                self.error = error
+                self.fellBack = fellBack
+            }
+            public enum CodingKeys: String, CodingKey {
+                case kind
+                case startedAt
+                case finishedAt
+                case rows
+                case written
+                case removed
+                case kept
+                case refused
+                case refusals
+                case error
+                case fellBack
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.kind = try container.decode(
+                    Components.Schemas.DataSourceRun.KindPayload.self,
+                    forKey: .kind
+                )
+                self.startedAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .startedAt
+                )
+                self.finishedAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .finishedAt
+                )
+                self.rows = try container.decode(
+                    Swift.Int64.self,
+                    forKey: .rows
+                )
+                self.written = try container.decode(
+                    Swift.Int64.self,
+                    forKey: .written
+                )
+                self.removed = try container.decode(
+                    Swift.Int64.self,
+                    forKey: .removed
+                )
+                self.kept = try container.decode(
+                    Swift.Int64.self,
+                    forKey: .kept
+                )
+                self.refused = try container.decode(
+                    Swift.Int64.self,
+                    forKey: .refused
+                )
+                self.refusals = try container.decode(
+                    [Components.Schemas.IngestRefusal].self,
+                    forKey: .refusals
+                )
+                self.error = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .error
+                )
+                self.fellBack = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .fellBack
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "kind",
+                    "startedAt",
+                    "finishedAt",
+                    "rows",
+                    "written",
+                    "removed",
+                    "kept",
+                    "refused",
+                    "refusals",
+                    "error",
+                    "fellBack"
+                ])
+            }
+        }
+        /// An entity set's data source, and where it stands.
+        ///
+        /// - Remark: Generated from `#/components/schemas/DataSource`.
+        public struct DataSource: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DataSource/entitySet`.
+            public var entitySet: Swift.String
+            /// - Remark: Generated from `#/components/schemas/DataSource/destination`.
+            public var destination: Swift.String
+            /// - Remark: Generated from `#/components/schemas/DataSource/path`.
+            public var path: Swift.String
+            /// - Remark: Generated from `#/components/schemas/DataSource/keyProperty`.
+            public var keyProperty: Swift.String
+            /// How often the set is read; left out: only when asked.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSource/everySeconds`.
+            public var everySeconds: Swift.Int64?
+            /// - Remark: Generated from `#/components/schemas/DataSource/createdAt`.
+            public var createdAt: Foundation.Date
+            /// When the next read is due; left out when none is.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSource/nextRunAt`.
+            public var nextRunAt: Foundation.Date?
+            /// A read is under way.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSource/running`.
+            public var running: Swift.Bool
+            /// The next read is a full one, as asked, or after a full read failed or the source changed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSource/fullRequested`.
+            public var fullRequested: Swift.Bool
+            /// A delta link is kept: the next read asks for changes only. The link is the backend's and is never shown.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSource/hasDeltaLink`.
+            public var hasDeltaLink: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/DataSource/lastRun`.
+            public var lastRun: Components.Schemas.DataSourceRun?
+            /// Creates a new `DataSource`.
+            ///
+            /// - Parameters:
+            ///   - entitySet:
+            ///   - destination:
+            ///   - path:
+            ///   - keyProperty:
+            ///   - everySeconds: How often the set is read; left out: only when asked.
+            ///   - createdAt:
+            ///   - nextRunAt: When the next read is due; left out when none is.
+            ///   - running: A read is under way.
+            ///   - fullRequested: The next read is a full one, as asked, or after a full read failed or the source changed.
+            ///   - hasDeltaLink: A delta link is kept: the next read asks for changes only. The link is the backend's and is never shown.
+            ///   - lastRun:
+            public init(
+                entitySet: Swift.String,
+                destination: Swift.String,
+                path: Swift.String,
+                keyProperty: Swift.String,
+                everySeconds: Swift.Int64? = nil,
+                createdAt: Foundation.Date,
+                nextRunAt: Foundation.Date? = nil,
+                running: Swift.Bool,
+                fullRequested: Swift.Bool,
+                hasDeltaLink: Swift.Bool,
+                lastRun: Components.Schemas.DataSourceRun? = nil
+            ) {
+                self.entitySet = entitySet
+                self.destination = destination
+                self.path = path
+                self.keyProperty = keyProperty
+                self.everySeconds = everySeconds
+                self.createdAt = createdAt
+                self.nextRunAt = nextRunAt
+                self.running = running
+                self.fullRequested = fullRequested
+                self.hasDeltaLink = hasDeltaLink
+                self.lastRun = lastRun
+            }
+            public enum CodingKeys: String, CodingKey {
+                case entitySet
+                case destination
+                case path
+                case keyProperty
+                case everySeconds
+                case createdAt
+                case nextRunAt
+                case running
+                case fullRequested
+                case hasDeltaLink
+                case lastRun
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.entitySet = try container.decode(
+                    Swift.String.self,
+                    forKey: .entitySet
+                )
+                self.destination = try container.decode(
+                    Swift.String.self,
+                    forKey: .destination
+                )
+                self.path = try container.decode(
+                    Swift.String.self,
+                    forKey: .path
+                )
+                self.keyProperty = try container.decode(
+                    Swift.String.self,
+                    forKey: .keyProperty
+                )
+                self.everySeconds = try container.decodeIfPresent(
+                    Swift.Int64.self,
+                    forKey: .everySeconds
+                )
+                self.createdAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .createdAt
+                )
+                self.nextRunAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .nextRunAt
+                )
+                self.running = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .running
+                )
+                self.fullRequested = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .fullRequested
+                )
+                self.hasDeltaLink = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .hasDeltaLink
+                )
+                self.lastRun = try container.decodeIfPresent(
+                    Components.Schemas.DataSourceRun.self,
+                    forKey: .lastRun
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "entitySet",
+                    "destination",
+                    "path",
+                    "keyProperty",
+                    "everySeconds",
+                    "createdAt",
+                    "nextRunAt",
+                    "running",
+                    "fullRequested",
+                    "hasDeltaLink",
+                    "lastRun"
                 ])
             }
         }

@@ -14336,4 +14336,1137 @@ public enum Operations {
             }
         }
     }
+    /// The app's data sources: entity sets filled from the company's OData services.
+    ///
+    /// - Remark: HTTP `GET /admin/apps/{appID}/data-sources`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/get(listDataSources)`.
+    public enum ListDataSources {
+        public static let id: Swift.String = "listDataSources"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/GET/path/appID`.
+                public var appID: Components.Parameters.AppID
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - appID:
+                public init(appID: Components.Parameters.AppID) {
+                    self.appID = appID
+                }
+            }
+            public var path: Operations.ListDataSources.Input.Path
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListDataSources.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListDataSources.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ListDataSources.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.ListDataSources.Input.Path,
+                headers: Operations.ListDataSources.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/GET/responses/200/content/application\/json`.
+                    case json([Components.Schemas.DataSource])
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: [Components.Schemas.DataSource] {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListDataSources.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ListDataSources.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The data sources, by entity set.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/get(listDataSources)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListDataSources.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ListDataSources.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed: invalid JSON, a missing or mistyped field, a value out of range.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/get(listDataSources)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No valid token: missing, unknown, expired or revoked.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/get(listDataSources)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such app, user, device or domain.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/get(listDataSources)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// An entity set's data source, its next read and how its last read went.
+    ///
+    /// - Remark: HTTP `GET /admin/apps/{appID}/data-sources/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/get(getDataSource)`.
+    public enum GetDataSource {
+        public static let id: Swift.String = "getDataSource"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/GET/path/appID`.
+                public var appID: Components.Parameters.AppID
+                /// An entity set of the app, such as `checks`; a set no entity was put in is empty.
+                ///
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/GET/path/entitySet`.
+                public var entitySet: Components.Parameters.EntitySet
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - appID:
+                ///   - entitySet: An entity set of the app, such as `checks`; a set no entity was put in is empty.
+                public init(
+                    appID: Components.Parameters.AppID,
+                    entitySet: Components.Parameters.EntitySet
+                ) {
+                    self.appID = appID
+                    self.entitySet = entitySet
+                }
+            }
+            public var path: Operations.GetDataSource.Input.Path
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetDataSource.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetDataSource.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetDataSource.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.GetDataSource.Input.Path,
+                headers: Operations.GetDataSource.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.DataSource)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.DataSource {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetDataSource.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.GetDataSource.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The data source.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/get(getDataSource)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetDataSource.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetDataSource.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed: invalid JSON, a missing or mistyped field, a value out of range.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/get(getDataSource)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No valid token: missing, unknown, expired or revoked.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/get(getDataSource)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such app, user, device or domain.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/get(getDataSource)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Fills an entity set from an OData v4 service, or changes where from.
+    ///
+    /// The server then reads the set from the destination's URL and `path`: the first read whole, following `@odata.nextLink` with `Prefer: odata.track-changes`, then only the changes, by the `@odata.deltaLink` it kept (changed entities, and removed ones by `@removed`), every `everySeconds` and whenever asked (`pullDataSource`). A delta link the backend refuses or that expired makes the read a full one; at the end of a full read, the entities the backend no longer has are removed. An entity a device changed since the backend's last version is merged field by field: the fields the device changed keep the device's values, the others take the backend's; one a device removed stays removed. Written entities reach devices through the delta sync like any other write. A source that now reads another destination, path or key property reads the set whole next.
+    ///
+    /// - Remark: HTTP `PUT /admin/apps/{appID}/data-sources/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/put(putDataSource)`.
+    public enum PutDataSource {
+        public static let id: Swift.String = "putDataSource"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/PUT/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/PUT/path/appID`.
+                public var appID: Components.Parameters.AppID
+                /// An entity set of the app, such as `checks`; a set no entity was put in is empty.
+                ///
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/PUT/path/entitySet`.
+                public var entitySet: Components.Parameters.EntitySet
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - appID:
+                ///   - entitySet: An entity set of the app, such as `checks`; a set no entity was put in is empty.
+                public init(
+                    appID: Components.Parameters.AppID,
+                    entitySet: Components.Parameters.EntitySet
+                ) {
+                    self.appID = appID
+                    self.entitySet = entitySet
+                }
+            }
+            public var path: Operations.PutDataSource.Input.Path
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/PUT/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PutDataSource.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PutDataSource.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.PutDataSource.Input.Headers
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/PUT/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/PUT/requestBody/content/application\/json`.
+                case json(Components.Schemas.DataSourceChange)
+            }
+            public var body: Operations.PutDataSource.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            ///   - body:
+            public init(
+                path: Operations.PutDataSource.Input.Path,
+                headers: Operations.PutDataSource.Input.Headers = .init(),
+                body: Operations.PutDataSource.Input.Body
+            ) {
+                self.path = path
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/PUT/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/PUT/responses/200/content/application\/json`.
+                    case json(Components.Schemas.DataSource)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.DataSource {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.PutDataSource.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.PutDataSource.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Changed.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/put(putDataSource)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.PutDataSource.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.PutDataSource.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/PUT/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/PUT/responses/201/content/application\/json`.
+                    case json(Components.Schemas.DataSource)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.DataSource {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.PutDataSource.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.PutDataSource.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// Added: its first read is due at once.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/put(putDataSource)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.PutDataSource.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.PutDataSource.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed: invalid JSON, a missing or mistyped field, a value out of range.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/put(putDataSource)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No valid token: missing, unknown, expired or revoked.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/put(putDataSource)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such app, user, device or domain.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/put(putDataSource)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is larger than the server accepts.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/put(putDataSource)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.PayloadTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.PayloadTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The body is not JSON.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/put(putDataSource)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Stops filling an entity set from its data source; the set's entities stay.
+    ///
+    /// - Remark: HTTP `DELETE /admin/apps/{appID}/data-sources/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/delete(removeDataSource)`.
+    public enum RemoveDataSource {
+        public static let id: Swift.String = "removeDataSource"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/DELETE/path/appID`.
+                public var appID: Components.Parameters.AppID
+                /// An entity set of the app, such as `checks`; a set no entity was put in is empty.
+                ///
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/DELETE/path/entitySet`.
+                public var entitySet: Components.Parameters.EntitySet
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - appID:
+                ///   - entitySet: An entity set of the app, such as `checks`; a set no entity was put in is empty.
+                public init(
+                    appID: Components.Parameters.AppID,
+                    entitySet: Components.Parameters.EntitySet
+                ) {
+                    self.appID = appID
+                    self.entitySet = entitySet
+                }
+            }
+            public var path: Operations.RemoveDataSource.Input.Path
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemoveDataSource.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RemoveDataSource.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RemoveDataSource.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.RemoveDataSource.Input.Path,
+                headers: Operations.RemoveDataSource.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Removed.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/delete(removeDataSource)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.RemoveDataSource.Output.NoContent)
+            /// Removed.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/delete(removeDataSource)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.RemoveDataSource.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed: invalid JSON, a missing or mistyped field, a value out of range.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/delete(removeDataSource)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No valid token: missing, unknown, expired or revoked.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/delete(removeDataSource)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such app, user, device or domain.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/delete(removeDataSource)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Reads an entity set from its data source now.
+    ///
+    /// The read starts within a second, on this server or another of the same database, unless one is under way (then the next starts after it). Answers at once; `getDataSource` shows the read running and then how it went.
+    ///
+    /// - Remark: HTTP `POST /admin/apps/{appID}/data-sources/{entitySet}/pull`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/pull/post(pullDataSource)`.
+    public enum PullDataSource {
+        public static let id: Swift.String = "pullDataSource"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/pull/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/pull/POST/path/appID`.
+                public var appID: Components.Parameters.AppID
+                /// An entity set of the app, such as `checks`; a set no entity was put in is empty.
+                ///
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/pull/POST/path/entitySet`.
+                public var entitySet: Components.Parameters.EntitySet
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - appID:
+                ///   - entitySet: An entity set of the app, such as `checks`; a set no entity was put in is empty.
+                public init(
+                    appID: Components.Parameters.AppID,
+                    entitySet: Components.Parameters.EntitySet
+                ) {
+                    self.appID = appID
+                    self.entitySet = entitySet
+                }
+            }
+            public var path: Operations.PullDataSource.Input.Path
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/pull/POST/query`.
+            public struct Query: Sendable, Hashable {
+                /// Read the whole set, even with a delta link kept: the entities the backend no longer has are then removed.
+                ///
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/pull/POST/query/full`.
+                public var full: Swift.Bool?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - full: Read the whole set, even with a delta link kept: the entities the backend no longer has are then removed.
+                public init(full: Swift.Bool? = nil) {
+                    self.full = full
+                }
+            }
+            public var query: Operations.PullDataSource.Input.Query
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/pull/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PullDataSource.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.PullDataSource.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.PullDataSource.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            public init(
+                path: Operations.PullDataSource.Input.Path,
+                query: Operations.PullDataSource.Input.Query = .init(),
+                headers: Operations.PullDataSource.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Accepted: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/pull/POST/responses/202/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/apps/{appID}/data-sources/{entitySet}/pull/POST/responses/202/content/application\/json`.
+                    case json(Components.Schemas.DataSource)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.DataSource {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.PullDataSource.Output.Accepted.Body
+                /// Creates a new `Accepted`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.PullDataSource.Output.Accepted.Body) {
+                    self.body = body
+                }
+            }
+            /// Asked for.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/pull/post(pullDataSource)/responses/202`.
+            ///
+            /// HTTP response code: `202 accepted`.
+            case accepted(Operations.PullDataSource.Output.Accepted)
+            /// The associated value of the enum case if `self` is `.accepted`.
+            ///
+            /// - Throws: An error if `self` is not `.accepted`.
+            /// - SeeAlso: `.accepted`.
+            public var accepted: Operations.PullDataSource.Output.Accepted {
+                get throws {
+                    switch self {
+                    case let .accepted(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "accepted",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed: invalid JSON, a missing or mistyped field, a value out of range.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/pull/post(pullDataSource)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No valid token: missing, unknown, expired or revoked.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/pull/post(pullDataSource)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such app, user, device or domain.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/pull/post(pullDataSource)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
 }

@@ -379,6 +379,35 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /apps/{appID}/destination-keys`.
     /// - Remark: Generated from `#/paths//apps/{appID}/destination-keys/get(getDestinationKeys)`.
     func getDestinationKeys(_ input: Operations.GetDestinationKeys.Input) async throws -> Operations.GetDestinationKeys.Output
+    /// The app's data sources: entity sets filled from the company's OData services.
+    ///
+    /// - Remark: HTTP `GET /admin/apps/{appID}/data-sources`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/get(listDataSources)`.
+    func listDataSources(_ input: Operations.ListDataSources.Input) async throws -> Operations.ListDataSources.Output
+    /// An entity set's data source, its next read and how its last read went.
+    ///
+    /// - Remark: HTTP `GET /admin/apps/{appID}/data-sources/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/get(getDataSource)`.
+    func getDataSource(_ input: Operations.GetDataSource.Input) async throws -> Operations.GetDataSource.Output
+    /// Fills an entity set from an OData v4 service, or changes where from.
+    ///
+    /// The server then reads the set from the destination's URL and `path`: the first read whole, following `@odata.nextLink` with `Prefer: odata.track-changes`, then only the changes, by the `@odata.deltaLink` it kept (changed entities, and removed ones by `@removed`), every `everySeconds` and whenever asked (`pullDataSource`). A delta link the backend refuses or that expired makes the read a full one; at the end of a full read, the entities the backend no longer has are removed. An entity a device changed since the backend's last version is merged field by field: the fields the device changed keep the device's values, the others take the backend's; one a device removed stays removed. Written entities reach devices through the delta sync like any other write. A source that now reads another destination, path or key property reads the set whole next.
+    ///
+    /// - Remark: HTTP `PUT /admin/apps/{appID}/data-sources/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/put(putDataSource)`.
+    func putDataSource(_ input: Operations.PutDataSource.Input) async throws -> Operations.PutDataSource.Output
+    /// Stops filling an entity set from its data source; the set's entities stay.
+    ///
+    /// - Remark: HTTP `DELETE /admin/apps/{appID}/data-sources/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/delete(removeDataSource)`.
+    func removeDataSource(_ input: Operations.RemoveDataSource.Input) async throws -> Operations.RemoveDataSource.Output
+    /// Reads an entity set from its data source now.
+    ///
+    /// The read starts within a second, on this server or another of the same database, unless one is under way (then the next starts after it). Answers at once; `getDataSource` shows the read running and then how it went.
+    ///
+    /// - Remark: HTTP `POST /admin/apps/{appID}/data-sources/{entitySet}/pull`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/pull/post(pullDataSource)`.
+    func pullDataSource(_ input: Operations.PullDataSource.Input) async throws -> Operations.PullDataSource.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1280,6 +1309,79 @@ extension APIProtocol {
     ) async throws -> Operations.GetDestinationKeys.Output {
         try await getDestinationKeys(Operations.GetDestinationKeys.Input(
             path: path,
+            headers: headers
+        ))
+    }
+    /// The app's data sources: entity sets filled from the company's OData services.
+    ///
+    /// - Remark: HTTP `GET /admin/apps/{appID}/data-sources`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/get(listDataSources)`.
+    public func listDataSources(
+        path: Operations.ListDataSources.Input.Path,
+        headers: Operations.ListDataSources.Input.Headers = .init()
+    ) async throws -> Operations.ListDataSources.Output {
+        try await listDataSources(Operations.ListDataSources.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// An entity set's data source, its next read and how its last read went.
+    ///
+    /// - Remark: HTTP `GET /admin/apps/{appID}/data-sources/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/get(getDataSource)`.
+    public func getDataSource(
+        path: Operations.GetDataSource.Input.Path,
+        headers: Operations.GetDataSource.Input.Headers = .init()
+    ) async throws -> Operations.GetDataSource.Output {
+        try await getDataSource(Operations.GetDataSource.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Fills an entity set from an OData v4 service, or changes where from.
+    ///
+    /// The server then reads the set from the destination's URL and `path`: the first read whole, following `@odata.nextLink` with `Prefer: odata.track-changes`, then only the changes, by the `@odata.deltaLink` it kept (changed entities, and removed ones by `@removed`), every `everySeconds` and whenever asked (`pullDataSource`). A delta link the backend refuses or that expired makes the read a full one; at the end of a full read, the entities the backend no longer has are removed. An entity a device changed since the backend's last version is merged field by field: the fields the device changed keep the device's values, the others take the backend's; one a device removed stays removed. Written entities reach devices through the delta sync like any other write. A source that now reads another destination, path or key property reads the set whole next.
+    ///
+    /// - Remark: HTTP `PUT /admin/apps/{appID}/data-sources/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/put(putDataSource)`.
+    public func putDataSource(
+        path: Operations.PutDataSource.Input.Path,
+        headers: Operations.PutDataSource.Input.Headers = .init(),
+        body: Operations.PutDataSource.Input.Body
+    ) async throws -> Operations.PutDataSource.Output {
+        try await putDataSource(Operations.PutDataSource.Input(
+            path: path,
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Stops filling an entity set from its data source; the set's entities stay.
+    ///
+    /// - Remark: HTTP `DELETE /admin/apps/{appID}/data-sources/{entitySet}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/delete(removeDataSource)`.
+    public func removeDataSource(
+        path: Operations.RemoveDataSource.Input.Path,
+        headers: Operations.RemoveDataSource.Input.Headers = .init()
+    ) async throws -> Operations.RemoveDataSource.Output {
+        try await removeDataSource(Operations.RemoveDataSource.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Reads an entity set from its data source now.
+    ///
+    /// The read starts within a second, on this server or another of the same database, unless one is under way (then the next starts after it). Answers at once; `getDataSource` shows the read running and then how it went.
+    ///
+    /// - Remark: HTTP `POST /admin/apps/{appID}/data-sources/{entitySet}/pull`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/pull/post(pullDataSource)`.
+    public func pullDataSource(
+        path: Operations.PullDataSource.Input.Path,
+        query: Operations.PullDataSource.Input.Query = .init(),
+        headers: Operations.PullDataSource.Input.Headers = .init()
+    ) async throws -> Operations.PullDataSource.Output {
+        try await pullDataSource(Operations.PullDataSource.Input(
+            path: path,
+            query: query,
             headers: headers
         ))
     }

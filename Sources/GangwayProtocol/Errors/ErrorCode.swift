@@ -90,6 +90,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case operatorNotFound = "OPERATOR_NOT_FOUND"
     /// The app has no destination of this name.
     case destinationNotFound = "DESTINATION_NOT_FOUND"
+    /// The entity set has no data source.
+    case dataSourceNotFound = "DATA_SOURCE_NOT_FOUND"
     /// No app serves this email domain.
     case domainUnknown = "DOMAIN_UNKNOWN"
     /// The text is longer than a QR code holds.

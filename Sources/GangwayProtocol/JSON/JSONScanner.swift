@@ -146,6 +146,52 @@ package struct JSONScanner {
         return Int64(magnitude)
     }
 
+    /// Reads a number in any form RFC 8259 allows (a fraction, an exponent), as its text
+    /// is written: for a value kept as text, where reading it as a `Double` would change
+    /// its digits.
+    package mutating func numberText() throws(NotRead) -> String {
+        skipSpace()
+        let start = index
+        _ = take(byte: UInt8(ascii: "-"))
+        let integer = index
+        // No leading zero: "0" alone, or a digit from 1 first.
+        guard try digits() == 1 || bytes[integer] != UInt8(ascii: "0") else { throw NotRead() }
+        if take(byte: UInt8(ascii: ".")) { _ = try digits() }
+        if take(byte: UInt8(ascii: "e")) || take(byte: UInt8(ascii: "E")) {
+            if !take(byte: UInt8(ascii: "+")) { _ = take(byte: UInt8(ascii: "-")) }
+            _ = try digits()
+        }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    }
+
+    /// Reads one digit or more; how many.
+    private mutating func digits() throws(NotRead) -> Int {
+        let start = index
+        while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+        guard index > start else { throw NotRead() }
+        return index - start
+    }
+
+    /// The kinds of value JSON has.
+    package enum ValueKind: Sendable {
+        case string, number, object, array, bool, null
+    }
+
+    /// What the next value is, by its first byte; `nil` when no value starts there.
+    package mutating func nextKind() -> ValueKind? {
+        skipSpace()
+        guard index < bytes.count else { return nil }
+        switch bytes[index] {
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        default: return nil
+        }
+    }
+
     /// Reads `true` or `false`.
     package mutating func bool() throws(NotRead) -> Bool {
         skipSpace()

@@ -55,6 +55,12 @@ public enum APILimits {
     public static let logEntriesPerUpload = 1...10_000
     /// The refused lines an ingest batch keeps and reports; the rest are counted.
     public static let ingestRefusals = 0...1_000
+    /// The refused rows a data source's read keeps and reports; the rest are counted.
+    public static let dataSourceRefusals = 0...100
+    /// A data source's path under its destination's URL.
+    public static let dataSourcePath = 1...512
+    /// How often a data source is read, in seconds: a minute to a week.
+    public static let dataSourceEverySeconds = 60...604_800
     /// How often devices upload logs: ``LogUploadSchedule/intervalSeconds``.
     public static let logUploadIntervalSeconds = LogUploadSchedule.intervalSeconds
     /// Days out of contact before a device is blocked, or wiped; 0: never.
@@ -203,6 +209,11 @@ public enum APILimits {
         add(property("DestinationChange", "credential"), .length, credential)
         add(property("DestinationRequestCount", "status"), .value, destinationStatus)
         add(property("OperatorCreate", "name"), .length, operatorName)
+        add(property("DataSourceChange", "destination"), .length, destinationName)
+        add(property("DataSourceChange", "path"), .length, dataSourcePath)
+        add(property("DataSourceChange", "keyProperty"), .length, fieldName)
+        add(property("DataSourceChange", "everySeconds"), .value, dataSourceEverySeconds)
+        add(property("DataSourceRun", "refusals"), .items, dataSourceRefusals)
         for name in ["AppID", "AppFilter", "EntitySet", "EntityID", "BatchID"] {
             add("/components/parameters/\(name)/schema", .length, identifier)
         }

@@ -27,6 +27,7 @@ final class MobileServicesAPI: APIProtocol {
     let audit: AuditHandler
     let activity: ActivityHandler
     let destinations: DestinationsHandler
+    let dataSources: DataSourcesHandler
 
     init(services: APIServices) {
         self.services = services
@@ -47,6 +48,7 @@ final class MobileServicesAPI: APIProtocol {
         audit = AuditHandler(services: services)
         activity = ActivityHandler(services: services)
         destinations = DestinationsHandler(services: services)
+        dataSources = DataSourcesHandler(services: services)
     }
 
     // MARK: Server
@@ -346,6 +348,27 @@ final class MobileServicesAPI: APIProtocol {
 
     func putDestination(_ input: Operations.PutDestination.Input) async throws -> Operations.PutDestination.Output {
         try await destinations.putDestination(input)
+    }
+
+    func listDataSources(_ input: Operations.ListDataSources.Input) async throws -> Operations.ListDataSources.Output {
+        try await dataSources.listDataSources(input)
+    }
+
+    func getDataSource(_ input: Operations.GetDataSource.Input) async throws -> Operations.GetDataSource.Output {
+        try await dataSources.getDataSource(input)
+    }
+
+    func putDataSource(_ input: Operations.PutDataSource.Input) async throws -> Operations.PutDataSource.Output {
+        try await dataSources.putDataSource(input)
+    }
+
+    func removeDataSource(_ input: Operations.RemoveDataSource.Input) async throws -> Operations.RemoveDataSource.Output
+    {
+        try await dataSources.removeDataSource(input)
+    }
+
+    func pullDataSource(_ input: Operations.PullDataSource.Input) async throws -> Operations.PullDataSource.Output {
+        try await dataSources.pullDataSource(input)
     }
 
     func removeDestination(

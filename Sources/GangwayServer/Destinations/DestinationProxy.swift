@@ -197,20 +197,14 @@ struct DestinationProxy: Sendable {
             }
             outgoing.headers.add(name: "Authorization", value: "Bearer " + token)
         case .credential:
-            guard let header = destination.credentialHeader, let sealed = destination.sealedCredential,
-                let value = try? services.keys.server.open(
-                    sealed,
-                    for: DestinationsHandler.destinationCredentialPurpose(appID: caller.app.id, name: destination.name),
-                    plainLength: -1
-                )
-            else {
+            guard let credential = Self.credential(of: destination, keys: services.keys) else {
                 throw APIError(
                     .badGateway,
                     .destinationUnavailable,
                     "The destination's credential does not open with the server key; an admin sets it again."
                 )
             }
-            outgoing.headers.replaceOrAdd(name: header, value: String(decoding: value, as: UTF8.self))
+            outgoing.headers.replaceOrAdd(name: credential.name, value: credential.value)
         }
         // The relay is the body's one reader; nothing below returns or throws while its
         // pump still reads (see ``RequestBodyRelay``).
@@ -316,6 +310,19 @@ struct DestinationProxy: Sendable {
     // MARK: Paths and headers
 
     /// The backend's URL for `path` under `base`, with the query as the device sent it.
+    /// The header a destination of credential authentication sends, with its value
+    /// opened; `nil` when it has none, or it does not open with the server key.
+    static func credential(of destination: DestinationRecord, keys: ServerKeys) -> (name: String, value: String)? {
+        guard let header = destination.credentialHeader, let sealed = destination.sealedCredential,
+            let value = try? keys.server.open(
+                sealed,
+                for: DestinationsHandler.destinationCredentialPurpose(appID: destination.appID, name: destination.name),
+                plainLength: -1
+            )
+        else { return nil }
+        return (header, String(decoding: value, as: UTF8.self))
+    }
+
     static func url(_ base: String, _ path: String, query: String?) -> String {
         let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
         return trimmed + path + (query.map { $0.isEmpty ? "" : "?" + $0 } ?? "")

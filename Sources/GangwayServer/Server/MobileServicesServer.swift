@@ -363,7 +363,9 @@ public struct MobileServicesServer: Sendable {
         onListening: @escaping @Sendable (Int) async -> Void = { _ in },
         onConsoleListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> [any Service] {
-        var services: [any Service] = [ExpiredRowsPurge(storage: storage, now: now, logger: logger)]
+        var services: [any Service] = [
+            ExpiredRowsPurge(storage: storage, now: now, logger: logger), DataSourcePulls(read: dataSourceRead()),
+        ]
         if let pool = storage.makeConnectionPool() { services.insert(pool, at: 0) }
         if let console = try consoleApplication(onListening: onConsoleListening) { services.append(console) }
         services.append(try application(onListening: onListening))
@@ -375,6 +377,20 @@ public struct MobileServicesServer: Sendable {
     @discardableResult
     public func purgeExpired() async throws -> Int {
         try await ExpiredRowsPurge.purge(storage, at: now())
+    }
+
+    /// Runs every data source read that is due now (see ``services(onListening:onConsoleListening:)``,
+    /// which looks every second while serving), and returns when they have ended: how
+    /// each went.
+    @discardableResult
+    public func pullDueDataSources() async throws -> [DataSourceRun] {
+        try await DataSourcePulls.runDue(dataSourceRead())
+    }
+
+    /// The reads of data sources, as the API's handlers see the server.
+    private func dataSourceRead() -> DataSourceRead {
+        let api = api(publicURL: apiURL, consoleURL: consoleURL, adminToken: .stored)
+        return DataSourceRead(services: api.services, issuer: { [oauth = api.oauth] in oauth.issuer(of: $0) })
     }
 
     /// Serves until SIGINT, SIGTERM or SIGHUP (its terminal closed; not under `nohup`),

@@ -169,7 +169,7 @@ enum ServerSchema {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
             version11, version12, version13, version14, version15, version16, version17, version18, version19,
-            version20, version21, version22, version23,
+            version20, version21, version22, version23, version24,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -382,6 +382,37 @@ enum ServerSchema {
     /// again with other rows is refused.
     static func version23(_ dialect: StorageKind) -> [String] {
         ["ALTER TABLE ingest_batches ADD COLUMN digest TEXT"]
+    }
+
+    /// Data sources (``DataSourceRecord``): an entity set read from a backend's OData
+    /// service, and the backend's last version of each entity read (`pulled_entities`),
+    /// which a later read merges against (``ServerStorage/pull(_:into:of:run:limit:by:at:)``).
+    static func version24(_ dialect: StorageKind) -> [String] {
+        let bool = dialect == .sqlite ? "INTEGER" : "BOOLEAN"
+        return [
+            """
+            CREATE TABLE data_sources (app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                entity_set TEXT NOT NULL, destination TEXT NOT NULL, path TEXT NOT NULL, key_property TEXT NOT NULL,
+                every BIGINT, delta_link TEXT, next_run_at BIGINT, full_requested \(bool) NOT NULL,
+                run BIGINT NOT NULL DEFAULT 0, running_until BIGINT, last_run TEXT, created_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, entity_set))
+            """,
+            "CREATE INDEX data_sources_due ON data_sources (next_run_at) WHERE next_run_at IS NOT NULL",
+            """
+            CREATE TABLE pulled_entities (app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                entity_set TEXT NOT NULL, id TEXT NOT NULL, run BIGINT NOT NULL, fields TEXT NOT NULL,
+                PRIMARY KEY (app_id, entity_set, id))
+            """,
+            "CREATE INDEX pulled_entities_by_run ON pulled_entities (app_id, entity_set, run)",
+        ]
+    }
+
+    static func encode(run: DataSourceRun) throws(StorageError) -> String {
+        try json(run, "a data source's last read")
+    }
+
+    static func decodeRun(_ text: String) throws(StorageError) -> DataSourceRun {
+        try value(DataSourceRun.self, from: text, "a data source's last read")
     }
 
     static func encode(refusals: [IngestRefusal]) throws(StorageError) -> String {

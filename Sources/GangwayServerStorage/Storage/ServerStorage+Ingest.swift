@@ -116,75 +116,24 @@ extension ServerStorage {
                 touched.append(row.id)
             }
 
-            // One position per entity the part changed, in the order of its last row.
-            var order: [String] = []
-            var seen: Set<String> = []
-            for id in touched.reversed() where seen.insert(id).inserted { order.append(id) }
-            order.reverse()
-            var written: [(entity: EntityRecord, previous: EntityRecord?)] = []
-            var removedIDs: [String] = []
-            if !order.isEmpty {
-                var position = try await Self.takePositions(
-                    order.count,
-                    appID: appID,
-                    entitySet: entitySet,
-                    adding: live - startingLive,
-                    connection
-                )
-                var removedAt: [(id: String, position: Int64)] = []
-                for id in order {
-                    defer { position += 1 }
-                    guard let state = current[id] ?? nil else {
-                        if previous[id] != nil { removedAt.append((id, position)) }
-                        continue
-                    }
-                    var saved = state
-                    let before = previous[id]
-                    saved.version = (before?.version ?? 0) + 1
-                    saved.fieldVersions = EntityRecord.fieldVersions(
-                        replacing: before,
-                        with: saved.fields,
-                        at: saved.version
-                    )
-                    saved.position = position
-                    written.append((saved, before))
-                }
-                let subsets = schema?.subset.map { [entitySet: $0] } ?? [:]
-                switch kind {
-                case .sqlite:
-                    for chunk in stride(from: 0, to: written.count, by: Self.ingestStatementRows) {
-                        let part = Array(written[chunk..<min(written.count, chunk + Self.ingestStatementRows)])
-                        try await connection.execute(
-                            EntityRecord.upsert(part.map { ($0.entity, createdBy: nil) }, subsets: subsets)
-                        )
-                    }
-                case .postgresql:
-                    if !written.isEmpty {
-                        try await connection.execute(
-                            Self.upsert(written.map(\.entity), of: appID, entitySet, by: author, at: date, subsets)
-                        )
-                    }
-                }
-                for chunk in stride(from: 0, to: written.count, by: Self.ingestStatementRows) {
-                    let part = Array(written[chunk..<min(written.count, chunk + Self.ingestStatementRows)])
-                    if let moves = EntityRecord.moves(part, subsets: subsets) { try await connection.execute(moves) }
-                }
-                for removal in removedAt {
-                    try await connection.execute(
-                        """
-                        UPDATE entities SET fields = '{}', field_versions = NULL, created_by = NULL,
-                            position = \(removal.position), removed_at = \(date)
-                        WHERE app_id = \(appID) AND entity_set = \(entitySet) AND id = \(removal.id)
-                        """
-                    )
-                    removedIDs.append(removal.id)
-                }
-            }
+            let (writtenCount, removedCount) = try await Self.write(
+                current,
+                over: previous,
+                touched: touched,
+                of: appID,
+                entitySet,
+                adding: live - startingLive,
+                subset: schema?.subset,
+                by: author,
+                at: date,
+                kind,
+                connection
+            )
 
             progress.linesDone = part.through
             progress.digest = part.digest
-            progress.written += written.count
-            progress.removed += removedIDs.count
+            progress.written += writtenCount
+            progress.removed += removedCount
             progress.refusedCount += refused.count
             refused.sort { $0.line < $1.line }
             progress.refused += refused.prefix(max(0, IngestProgress.refusalsKept - progress.refused.count))
@@ -202,6 +151,91 @@ extension ServerStorage {
             )
             return progress
         }
+    }
+
+    /// Writes the entities a part `touched` in their state at its end (`current`: fields,
+    /// or `nil` for removed), over their state before it (`previous`, live ones only):
+    /// each takes the set's next position once, in the order of its last row, so devices
+    /// see one change per entity. `adding` is how many more live entities the set holds
+    /// after it. Returns how many were written and removed.
+    static func write(
+        _ current: [String: EntityRecord?],
+        over previous: [String: EntityRecord],
+        touched: [String],
+        of appID: String,
+        _ entitySet: String,
+        adding: Int,
+        subset: EntitySubset?,
+        by author: String,
+        at date: Date,
+        _ kind: StorageKind,
+        _ connection: any SQLConnection
+    ) async throws -> (written: Int, removed: Int) {
+        // One position per entity the part changed, in the order of its last row.
+        var order: [String] = []
+        var seen: Set<String> = []
+        for id in touched.reversed() where seen.insert(id).inserted { order.append(id) }
+        order.reverse()
+        var written: [(entity: EntityRecord, previous: EntityRecord?)] = []
+        var removedIDs: [String] = []
+        if !order.isEmpty {
+            var position = try await Self.takePositions(
+                order.count,
+                appID: appID,
+                entitySet: entitySet,
+                adding: adding,
+                connection
+            )
+            var removedAt: [(id: String, position: Int64)] = []
+            for id in order {
+                defer { position += 1 }
+                guard let state = current[id] ?? nil else {
+                    if previous[id] != nil { removedAt.append((id, position)) }
+                    continue
+                }
+                var saved = state
+                let before = previous[id]
+                saved.version = (before?.version ?? 0) + 1
+                saved.fieldVersions = EntityRecord.fieldVersions(
+                    replacing: before,
+                    with: saved.fields,
+                    at: saved.version
+                )
+                saved.position = position
+                written.append((saved, before))
+            }
+            let subsets = subset.map { [entitySet: $0] } ?? [:]
+            switch kind {
+            case .sqlite:
+                for chunk in stride(from: 0, to: written.count, by: Self.ingestStatementRows) {
+                    let part = Array(written[chunk..<min(written.count, chunk + Self.ingestStatementRows)])
+                    try await connection.execute(
+                        EntityRecord.upsert(part.map { ($0.entity, createdBy: nil) }, subsets: subsets)
+                    )
+                }
+            case .postgresql:
+                if !written.isEmpty {
+                    try await connection.execute(
+                        Self.upsert(written.map(\.entity), of: appID, entitySet, by: author, at: date, subsets)
+                    )
+                }
+            }
+            for chunk in stride(from: 0, to: written.count, by: Self.ingestStatementRows) {
+                let part = Array(written[chunk..<min(written.count, chunk + Self.ingestStatementRows)])
+                if let moves = EntityRecord.moves(part, subsets: subsets) { try await connection.execute(moves) }
+            }
+            for removal in removedAt {
+                try await connection.execute(
+                    """
+                    UPDATE entities SET fields = '{}', field_versions = NULL, created_by = NULL,
+                        position = \(removal.position), removed_at = \(date)
+                    WHERE app_id = \(appID) AND entity_set = \(entitySet) AND id = \(removal.id)
+                    """
+                )
+                removedIDs.append(removal.id)
+            }
+        }
+        return (written.count, removedIDs.count)
     }
 
     /// Where an ingest batch stands; `nil` before its first part.
@@ -224,7 +258,7 @@ extension ServerStorage {
     /// the planner takes a set of a million rows for a few, and looks up a part's IDs by
     /// scanning the whole set on another index, part after part. Analysing samples the
     /// table (about 30,000 rows, a fraction of a second) and happens once per doubling.
-    private static func analyseIfStale(holding live: Int, _ connection: any SQLConnection) async throws {
+    static func analyseIfStale(holding live: Int, _ connection: any SQLConnection) async throws {
         guard live >= staleStatisticsRows else { return }
         let counted =
             try await connection.rows(

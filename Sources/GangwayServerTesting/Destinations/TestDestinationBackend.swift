@@ -36,35 +36,12 @@ public struct TestDestinationBackend: Sendable {
         issuer: String,
         _ body: (TestDestinationBackend) async throws -> Result
     ) async throws -> Result {
-        guard let python = TestIdentityProvider.python else {
-            throw Failure(description: "no Python with PyJWT; run .ci/run")
-        }
-        let ready = FileManager.default.temporaryDirectory
-            .appendingPathComponent("gangway-backend-\(UUID().uuidString)").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, "--jwks", jwks, "--issuer", issuer, "--ready-file", ready]
-        let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.start()
-        var backend: TestDestinationBackend?
-        for _ in 0..<300 {
-            if let text = try? String(contentsOfFile: ready, encoding: .utf8),
-                let url = text.split(separator: "\n").first
-            {
-                try? FileManager.default.removeItem(atPath: ready)
-                backend = TestDestinationBackend(url: String(url), process: process, input: input)
-                break
-            }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        guard let backend else {
-            kill(process.processIdentifier, SIGKILL)
-            throw Failure(description: "the destination backend did not start")
-        }
+        let (url, process, input) = try await launch(
+            script: script,
+            arguments: ["--jwks", jwks, "--issuer", issuer],
+            what: "the destination backend"
+        )
+        let backend = TestDestinationBackend(url: url, process: process, input: input)
         do {
             let result = try await body(backend)
             await backend.stop()
@@ -76,6 +53,46 @@ public struct TestDestinationBackend: Sendable {
     }
 
     private func stop() async {
+        await Self.stop(process, input)
+    }
+
+    /// Starts a Python script of the tests' fixtures with `arguments` and
+    /// `--ready-file`, and waits for the first line it writes there: its URL. It ends when
+    /// the returned pipe closes.
+    static func launch(
+        script: URL,
+        arguments: [String],
+        what: String
+    ) async throws -> (url: String, process: Process, input: Pipe) {
+        guard let python = TestIdentityProvider.python else {
+            throw Failure(description: "no Python with PyJWT; run .ci/run")
+        }
+        let ready = FileManager.default.temporaryDirectory
+            .appendingPathComponent("gangway-backend-\(UUID().uuidString)").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script.path] + arguments + ["--ready-file", ready]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.start()
+        for _ in 0..<300 {
+            if let text = try? String(contentsOfFile: ready, encoding: .utf8),
+                let url = text.split(separator: "\n").first
+            {
+                try? FileManager.default.removeItem(atPath: ready)
+                return (String(url), process, input)
+            }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        throw Failure(description: "\(what) did not start")
+    }
+
+    /// Ends a script ``launch(script:arguments:what:)`` started.
+    static func stop(_ process: Process, _ input: Pipe) async {
         try? input.fileHandleForWriting.close()
         kill(process.processIdentifier, SIGTERM)
         // Waited for on a thread of its own, killed after two seconds: never a loop of
