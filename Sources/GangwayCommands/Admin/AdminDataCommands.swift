@@ -17,12 +17,14 @@ struct AdminData: AsyncParsableCommand {
             schema declares ('schema'), or text. Signed-in devices \
             read them; the device app shows the checks on its home screen, fresh at each \
             home screen, or the copy it kept when the server cannot be reached. 'import' \
-            writes a CSV or NDJSON file of entities in bulk. Devices may also send changes \
+            writes a CSV or NDJSON file of entities in bulk; 'source' fills a set from the \
+            company's OData service, and 'pull' reads it now. Devices may also send changes \
             to the fields 'fields' allows; 'changes' and 'conflicts' show what they sent \
             and how each change ended.
             """,
         subcommands: [
-            AdminDataList.self, AdminDataPut.self, AdminDataDelete.self, AdminDataImport.self, AdminDataSchema.self,
+            AdminDataList.self, AdminDataPut.self, AdminDataDelete.self, AdminDataImport.self, AdminDataSource.self,
+            AdminDataPull.self, AdminDataSchema.self,
             AdminDataFields.self, AdminDataRetention.self, AdminDataChanges.self, AdminDataConflicts.self,
         ],
         defaultSubcommand: AdminDataList.self

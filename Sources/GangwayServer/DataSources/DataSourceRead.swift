@@ -80,6 +80,13 @@ struct DataSourceRead: Sendable {
             }
             if kind == .full {
                 newLink = try await reading.pages(from: reading.entitySetURL)
+                // An entity the read could not name may be any of those it did not see.
+                guard reading.unnamed == 0 else {
+                    throw Failure(
+                        reason: "\(reading.unnamed) rows named no entity ID (is the key property right?), so the "
+                            + "entities missing from the read were not removed."
+                    )
+                }
                 try await reading.removeUnseen()
             }
         } catch let error as Failure {
@@ -139,6 +146,8 @@ extension DataSourceRead {
         var authorization: (name: String, value: String)?
         var rows = 0
         var tally = PullTally()
+        /// Rows refused without a valid ID.
+        var unnamed = 0
 
         init(read: DataSourceRead, source: DataSourceRecord, run: Int64) {
             self.read = read
@@ -199,6 +208,7 @@ extension DataSourceRead {
         /// Forgets what a delta read did before it became a full one.
         mutating func restart() {
             rows = 0
+            unnamed = 0
         }
 
         /// Reads pages from `url` on, each written as it comes while the next is fetched;
@@ -323,11 +333,15 @@ extension DataSourceRead {
                         )
                     }
                 case .removed(let id):
-                    guard IdentifierRule.identifier.problem(id) == nil else { continue }
+                    guard IdentifierRule.identifier.problem(id) == nil else {
+                        unnamed += 1
+                        continue
+                    }
                     batch.append(IngestRow(line: rows, id: id, fields: nil))
                 case .refused(let id, let code, let message):
                     refused.refusedCount += 1
                     let shown = IdentifierRule.identifier.problem(id) == nil ? id : ""
+                    if shown.isEmpty { unnamed += 1 }
                     refused.refused.append(.init(line: rows, id: shown, code: code, message: message))
                 }
             }

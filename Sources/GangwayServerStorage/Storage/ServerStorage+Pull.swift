@@ -22,7 +22,8 @@ extension ServerStorage {
     ///   it stays with the device's change (the backend's version is forgotten, so it is
     ///   kept from then on as one the backend never gave).
     ///
-    /// A row the set's schema refuses, or a new entity past `limit`, is refused alone.
+    /// A row the set's schema refuses, or a new entity past `limit`, is refused alone; an
+    /// entity refused still counts as seen by the read, with the backend's version it had.
     /// Refusals are numbered by `IngestRow.line`: the row's place in the read.
     /// - Throws: ``StorageError/Code-swift.enum/conflict`` when the read no longer holds
     ///   its claim (another server took the source after the claim lapsed); nothing of
@@ -120,6 +121,8 @@ extension ServerStorage {
                         tally.refused.append(
                             .init(line: row.line, id: row.id, code: "FIELD_NOT_VALID", message: error.message)
                         )
+                        // Still the backend's: seen by this read, its last version kept.
+                        if let base { versions.append((row.id, ServerSchema.encode(fields: base))) }
                         continue
                     }
                 }
