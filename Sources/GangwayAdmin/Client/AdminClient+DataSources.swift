@@ -1,5 +1,5 @@
-import GangwayProtocol
 import GangwayClient
+import GangwayProtocol
 import OpenAPIRuntime
 
 extension AdminClient {
