@@ -187,3 +187,61 @@ struct JSONScannerTests {
         return space + value + space
     }
 }
+
+@Suite("A number read as text is the text written, for every number JSON allows and none it does not")
+struct JSONScannerNumberTextTests {
+    static func numberText(_ text: String) -> String? {
+        JSONScannerTests.scan(text) { scanner throws(JSONScanner.NotRead) in try scanner.numberText() }
+    }
+
+    @Test(
+        "every form RFC 8259 allows reads as written",
+        arguments: [
+            "0", "-0", "7", "-12", "12.5", "0.001", "1e3", "1E+3", "-2.5e-10", "123456789012345678901234567890",
+            "1.0000000000000000000001",
+        ]
+    )
+    func allowed(text: String) {
+        #expect(Self.numberText(text) == text)
+        #expect(Self.numberText(" \(text) ") == text, "white space around is not the number's")
+    }
+
+    @Test(
+        "what is no JSON number stops the scanner",
+        arguments: [
+            "01", "-", "+1", ".5", "5.", "1e", "1e+", "--1", "0x10", "NaN", "Infinity", "1.2.3", "", "-01",
+        ]
+    )
+    func refused(text: String) {
+        #expect(Self.numberText(text) == nil)
+    }
+
+    @Test("each value's kind is told by its first byte")
+    func kinds() {
+        let kinds = ["\"a\"", "-1", "3", "{}", "[]", "true", "false", "null"].map { text in
+            JSONScannerTests.scan(text) { scanner throws(JSONScanner.NotRead) in
+                let kind = scanner.nextKind()
+                try scanner.skipValue()
+                return kind
+            } ?? nil
+        }
+        #expect(kinds == [.string, .number, .number, .object, .array, .bool, .bool, .null])
+        #expect(
+            JSONScannerTests.scan("") { scanner throws(JSONScanner.NotRead) in scanner.nextKind() } ?? .string == nil
+        )
+    }
+
+    @Test("a thousand random numbers: the text comes back as written, and parses to the same Double")
+    func random() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<1_000 {
+            let integer = Int.random(in: -1_000_000...1_000_000, using: &generator)
+            let fraction = Bool.random(using: &generator) ? ".\(Int.random(in: 0...99_999, using: &generator))" : ""
+            let exponent = Bool.random(using: &generator) ? "e\(Int.random(in: -20...20, using: &generator))" : ""
+            let text = "\(integer)\(fraction)\(exponent)"
+            let read = Self.numberText(text)
+            #expect(read == text)
+            #expect(read.flatMap(Double.init) == Double(text))
+        }
+    }
+}

@@ -6,6 +6,37 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
+extension DataSourceRead {
+    /// `link` (absolute, or relative to the page it came on, `current`) as the URL to
+    /// read, when it stays under the destination's URL `base`: the same origin, under its
+    /// path, with no user information, `.` or `..` segment or encoded slash; its fragment
+    /// dropped. A backend's link goes nowhere else, as a device's path cannot.
+    static func follow(_ link: String, from current: String, within base: String) throws -> String {
+        guard let page = URL(string: current), let resolved = URL(string: link, relativeTo: page)?.absoluteURL,
+            var components = URLComponents(url: resolved, resolvingAgainstBaseURL: false),
+            let root = URLComponents(string: base),
+            let origin = DestinationsHandler.origin(resolved.absoluteString),
+            origin == DestinationsHandler.origin(base), components.user == nil, components.password == nil
+        else {
+            throw Failure(reason: "A link of the backend's leaves the destination's URL.")
+        }
+        let rootPath =
+            root.percentEncodedPath.hasSuffix("/")
+            ? String(root.percentEncodedPath.dropLast()) : root.percentEncodedPath
+        let path = components.percentEncodedPath
+        let rest = path.dropFirst(rootPath.count)
+        guard path.hasPrefix(rootPath), rest.isEmpty || rest.hasPrefix("/"), DestinationProxy.isPlain(String(rest))
+        else {
+            throw Failure(reason: "A link of the backend's leaves the destination's URL.")
+        }
+        components.fragment = nil
+        guard let kept = components.string else {
+            throw Failure(reason: "A link of the backend's leaves the destination's URL.")
+        }
+        return kept
+    }
+}
+
 /// One read of an entity set's data source (``GangwayServerStorage/DataSourceRecord``):
 /// its OData service read through the source's destination, into the set.
 ///
@@ -287,29 +318,8 @@ extension DataSourceRead {
             }
         }
 
-        /// `link` as a URL, when it stays under the destination's URL (its origin, its
-        /// path, no dot segment or encoded slash).
         func follow(_ link: String, from current: String) throws -> String {
-            guard let destination, let base = URL(string: current), let resolved = URL(string: link, relativeTo: base),
-                let components = URLComponents(url: resolved.absoluteURL, resolvingAgainstBaseURL: false),
-                let root = URLComponents(string: destination.url),
-                DestinationsHandler.origin(resolved.absoluteString) == DestinationsHandler.origin(destination.url),
-                components.user == nil, components.password == nil
-            else {
-                throw Failure(reason: "A link of the backend's leaves the destination's URL.")
-            }
-            let rootPath =
-                root.percentEncodedPath.hasSuffix("/")
-                ? String(root.percentEncodedPath.dropLast()) : root.percentEncodedPath
-            let path = components.percentEncodedPath
-            guard path.hasPrefix(rootPath), DestinationProxy.isPlain(String(path.dropFirst(rootPath.count))),
-                rootPath.isEmpty || path.count == rootPath.count || path.dropFirst(rootPath.count).hasPrefix("/")
-            else {
-                throw Failure(reason: "A link of the backend's leaves the destination's URL.")
-            }
-            var kept = components
-            kept.fragment = nil
-            return kept.string ?? resolved.absoluteString
+            try DataSourceRead.follow(link, from: current, within: destination?.url ?? "")
         }
 
         /// Writes one page's rows.
