@@ -4361,11 +4361,11 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/schemas/DataSourceChange`.
         public struct DataSourceChange: Codable, Hashable, Sendable {
-            /// The app's destination the set is read through: its URL, and what it sends the backend (a destination of identity authentication sends a token for `gangway:data-source`, the server itself).
+            /// The app's destination the set is read through: its URL, and what it sends the backend (a destination of identity authentication sends a token for `gangway:data-source`, the server itself). A destination the app does not have is a 404 `DESTINATION_NOT_FOUND`.
             ///
             /// - Remark: Generated from `#/components/schemas/DataSourceChange/destination`.
             public var destination: Swift.String
-            /// The OData entity set's path under the destination's URL, from `/` (`/Checks`), with no query, no `.` or `..` segment and no encoded slash.
+            /// The OData entity set's path under the destination's URL (`/Checks`, `/sap/opu/odata/sap/CHECKS_SRV/Checks`): segments of letters, digits and `-._~!$&'()*+,;=:@`, none empty or starting with `.`; no query, no percent-encoding.
             ///
             /// - Remark: Generated from `#/components/schemas/DataSourceChange/path`.
             public var path: Swift.String
@@ -4380,8 +4380,8 @@ extension Components {
             /// Creates a new `DataSourceChange`.
             ///
             /// - Parameters:
-            ///   - destination: The app's destination the set is read through: its URL, and what it sends the backend (a destination of identity authentication sends a token for `gangway:data-source`, the server itself).
-            ///   - path: The OData entity set's path under the destination's URL, from `/` (`/Checks`), with no query, no `.` or `..` segment and no encoded slash.
+            ///   - destination: The app's destination the set is read through: its URL, and what it sends the backend (a destination of identity authentication sends a token for `gangway:data-source`, the server itself). A destination the app does not have is a 404 `DESTINATION_NOT_FOUND`.
+            ///   - path: The OData entity set's path under the destination's URL (`/Checks`, `/sap/opu/odata/sap/CHECKS_SRV/Checks`): segments of letters, digits and `-._~!$&'()*+,;=:@`, none empty or starting with `.`; no query, no percent-encoding.
             ///   - keyProperty: The property of the backend's entities that is the entity's ID; `ID` when left out.
             ///   - everySeconds: How often the set is read, in seconds (1 minute to 1 week); left out, it is read only when asked (`pullDataSource`).
             public init(

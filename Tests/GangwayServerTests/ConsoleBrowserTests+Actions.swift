@@ -187,6 +187,33 @@ extension ConsoleBrowserTests {
                     "\(rules.text)"
                 )
 
+                // The set's data source: shown, read on demand, its failure said.
+                try await browser.open("\(server)/console/data?app=checks&set=checks")
+                _ = try await browser.source(once: "Data source of checks")
+                _ = try await browser.source(once: "None: the set is written by the admin")
+                try await api.admin(
+                    .put,
+                    "/admin/apps/checks/destinations/erp",
+                    json: #"{"url": "http://127.0.0.1:9/odata"}"#
+                )
+                .expect(.created)
+                try await api.admin(
+                    .put,
+                    "/admin/apps/checks/data-sources/checks",
+                    json: #"{"destination": "erp", "path": "/Checks", "everySeconds": 3600}"#
+                ).expect(.created)
+                #expect(
+                    try await fixture.server.pullDueDataSources().first?.error == "The backend could not be reached."
+                )
+                try await browser.open("\(server)/console/data?app=checks&set=checks")
+                _ = try await browser.source(once: "erp /Checks, keyed by ID")
+                _ = try await browser.source(once: "The backend could not be reached.")
+                try await browser.click(try await browser.element("button[value=pullFull]"))
+                try await done("pullDataSource")
+                _ = try await browser.source(once: "Asked for a read of the whole set")
+                let asked = try #require(try await storage.dataSource(appID: "checks", entitySet: "checks"))
+                #expect(asked.state.fullRequested && asked.state.nextRunAt != nil)
+
                 // The logs, filtered by user and level: the page keeps the filter.
                 try await browser.open("\(server)/console/logs")
                 _ = try await browser.source(once: "<h1>Logs</h1>")

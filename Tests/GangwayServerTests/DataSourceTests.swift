@@ -237,16 +237,24 @@ struct DataSourceTests {
             )
             .expect(.created)
             for (body, reason) in [
-                (#"{"destination": "crm", "path": "/Checks"}"#, "no destination crm"),
-                (#"{"destination": "erp", "path": "Checks"}"#, "path must start with"),
-                (#"{"destination": "erp", "path": "/a/../Checks"}"#, "path must start with"),
-                (#"{"destination": "erp", "path": "/Checks?$top=1"}"#, "path must start with"),
+                (#"{"destination": "erp", "path": "/Checks%2Fx"}"#, "path must be segments"),
+                (#"{"destination": "erp", "path": "/Checks/"}"#, "path must be segments"),
+                (#"{"destination": "erp", "path": "/.hidden"}"#, "path must be segments"),
+                (#"{"destination": "erp", "path": "Checks"}"#, "path must be segments"),
+                (#"{"destination": "erp", "path": "/a/../Checks"}"#, "path must be segments"),
+                (#"{"destination": "erp", "path": "/Checks?$top=1"}"#, "path must be segments"),
                 (#"{"destination": "erp", "path": "/Checks", "keyProperty": "1d"}"#, "keyProperty must be"),
                 (#"{"destination": "erp", "path": "/Checks", "everySeconds": 59}"#, "everySeconds must be from 60"),
             ] {
                 let refused = try await api.admin(.put, "\(Self.path)/checks", json: body)
                 #expect(refused.status == .badRequest && refused.text.contains(reason), "\(body): \(refused.text)")
             }
+            let nowhere = try await api.admin(
+                .put,
+                "\(Self.path)/checks",
+                json: #"{"destination": "crm", "path": "/Checks"}"#
+            )
+            #expect(nowhere.status == .notFound && nowhere.text.contains("DESTINATION_NOT_FOUND"), "\(nowhere.text)")
             #expect(try await fixture.server.storage.dataSources(appID: "checks").isEmpty)
             for (method, path) in [
                 (HTTPRequest.Method.get, "\(Self.path)/checks"), (.delete, "\(Self.path)/checks"),

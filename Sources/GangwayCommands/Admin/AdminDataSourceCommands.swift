@@ -130,14 +130,22 @@ struct AdminDataSourceSet: AsyncParsableCommand {
         let every = try Self.seconds(every)
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
-            let (source, isNew) = try await admin.putDataSource(
-                entitySet,
-                destination: destination,
-                path: path,
-                keyProperty: keyProperty,
-                everySeconds: every,
-                app: id
-            )
+            let source: ManagedDataSource
+            let isNew: Bool
+            do {
+                (source, isNew) = try await admin.putDataSource(
+                    entitySet,
+                    destination: destination,
+                    path: path,
+                    keyProperty: keyProperty,
+                    everySeconds: every,
+                    app: id
+                )
+            } catch let error as ServiceError where error == .notFound {
+                throw CommandFailure(
+                    "the app \(id) has no destination \(destination); add it first with 'gangway admin destinations add'."
+                )
+            }
             let when = source.everySeconds.map { "every \(AdminFormatter.every(Int($0)))" } ?? "when asked"
             Console.standardOutput(
                 "\(isNew ? "Added" : "Changed") the source of \(source.entitySet): \(source.destination) "

@@ -21,6 +21,9 @@ package enum AuditWording {
         "deleteEntity": "Deleted an entity",
         "putDestination": "Saved a destination",
         "removeDestination": "Removed a destination",
+        "putDataSource": "Saved a data source",
+        "removeDataSource": "Removed a data source",
+        "pullDataSource": "Asked for a read of a data source",
         "addOperator": "Added an operator",
         "updateOperator": "Changed an operator's role",
         "removeOperator": "Removed an operator",
@@ -38,7 +41,7 @@ package enum AuditWording {
     /// What a path's collections are called, one by one (`/admin/apps/a/devices/r`).
     private static let nouns: [String: String] = [
         "apps": "app", "devices": "registration", "users": "user", "operators": "operator",
-        "destinations": "destination", "data": "set", "activations": "activation link",
+        "destinations": "destination", "data-sources": "data source of set", "pull": "read", "data": "set", "activations": "activation link",
         "authentication": "sign-in", "sessions": "sessions", "identities": "identities",
         "enrolment": "enrolment link",
     ]

@@ -327,6 +327,24 @@ extension ConsoleTemplates {
         </table>{{/hasSchema}}
         {{#subsetText}}<p>Subset: {{subsetText}} (each user receives the entities whose field holds one of the values of their attribute).</p>{{/subsetText}}
         {{^hasSchema}}<p>No schema: the set takes any fields, as text.</p>{{/hasSchema}}
+        <h2>Data source of {{entitySet}}</h2>
+        {{#source}}<dl>
+        <dt>Reads</dt><dd>{{reads}}</dd>
+        <dt>Every</dt><dd>{{every}}</dd>
+        <dt>Last read</dt><dd>{{lastRun}}</dd>
+        <dt>Next read</dt><dd>{{nextRun}}</dd>
+        </dl>
+        {{#problem}}<p class="error">{{problem}}</p>{{/problem}}
+        {{#hasRefusals}}<p>Rows the last read refused (the first ones):</p>
+        <ul>{{#refusals}}<li>{{.}}</li>{{/refusals}}</ul>{{/hasRefusals}}
+        {{#canEdit}}<form method="post" action="/console/data">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="app" value="{{appID}}"><input type="hidden" name="set" value="{{entitySet}}">
+        <button type="submit" name="action" value="pull">Read the changes now</button>
+        <button type="submit" name="action" value="pullFull">Read the whole set now</button>
+        </form>{{/canEdit}}
+        {{/source}}
+        {{^source}}<p>None: the set is written by the admin, imports and devices only ('gangway admin data source set' reads it from the company's OData service).</p>{{/source}}
         {{#canEdit}}
         <h2>Put an entity in {{entitySet}}</h2>
         <form method="post" action="/console/data">

@@ -58,6 +58,36 @@ public struct DataPage: ConsolePage {
         }
     }
 
+    /// The set's data source, as shown: where it reads from, how its last read went.
+    public struct Source: Sendable {
+        public var reads: String
+        public var every: String
+        public var lastRun: String
+        public var nextRun: String
+        /// Why the last read stopped, or why it became a full one.
+        public var problem: String?
+        /// The rows the last read refused, `row N (ID): CODE: why` each.
+        public var refusals: [String]
+        public var hasRefusals: Bool
+
+        public init(
+            reads: String,
+            every: String,
+            lastRun: String,
+            nextRun: String,
+            problem: String?,
+            refusals: [String]
+        ) {
+            self.reads = reads
+            self.every = every
+            self.lastRun = lastRun
+            self.nextRun = nextRun
+            self.problem = problem
+            self.refusals = refusals
+            hasRefusals = !refusals.isEmpty
+        }
+    }
+
     public var template: String { "data" }
     public let title = "Data"
     public var signedIn: SignedInOperator?
@@ -87,6 +117,8 @@ public struct DataPage: ConsolePage {
     /// The set's schema, as the server holds it; empty when it has none.
     public var schema: [SchemaField]
     public var hasSchema: Bool
+    /// The set's data source, if it has one.
+    public var source: Source?
     /// The schema being declared, as typed or stored: a field a line.
     public var schemaText: String
     /// Its subset, as typed or stored: `field = attribute`.

@@ -55,7 +55,34 @@ extension OperatorConsole {
         "schema":
             "Saved the set's schema: every write of the set is checked against it, and devices get it at their next settings exchange.",
         "unschema": "Removed the set's schema: it takes any fields, as text.",
+        "pull": "Asked for a read of the set's changes from its data source: it starts within a second.",
+        "pullFull": "Asked for a read of the whole set from its data source: it starts within a second.",
     ]
+
+    /// A data source as the page shows it.
+    static func source(_ source: Components.Schemas.DataSource) -> DataPage.Source {
+        let run = source.lastRun
+        let lastRun = run.map { run in
+            let counts =
+                "\(run.kind.rawValue) read of \(run.rows) rows: \(run.written) written, \(run.removed) removed, "
+                + "\(run.kept) kept with devices' changes, \(run.refused) refused"
+            return "\(run.error == nil ? "" : "failed: ")\(counts), ended \(minute(run.finishedAt))"
+        }
+        let problem = run.flatMap { run in
+            run.error ?? run.fellBack.map { "A full read: the delta link failed (\($0))." }
+        }
+        return DataPage.Source(
+            reads: "\(source.destination) \(source.path), keyed by \(source.keyProperty)",
+            every: source.everySeconds.map { "\($0) seconds" } ?? "only when asked",
+            lastRun: source.running ? "running now" : lastRun ?? "none yet",
+            nextRun: source.nextRunAt.map(minute) ?? (source.running ? "after this one" : "when asked"),
+            problem: problem.map { TextRules.escapingControls($0, keepingLines: false) },
+            refusals: (run?.refusals ?? []).prefix(20).map {
+                let id = $0.id.map { " (\($0))" } ?? ""
+                return TextRules.escapingControls("row \($0.line)\(id): \($0.code): \($0.message)", keepingLines: false)
+            }
+        )
+    }
 
     private func dataPage(
         _ record: OperatorRecord,
@@ -121,6 +148,9 @@ extension OperatorConsole {
         } catch {
             return unavailable()
         }
+        let source = try? await run(for: record, "getDataSource") {
+            try await api.getDataSource(.init(path: .init(appID: app.id, entitySet: entitySet)))
+        }.ok.body.json
         let rule = rules[entitySet]
         let schema = schemas[entitySet]?.fields ?? []
         var page = DataPage(
@@ -166,6 +196,7 @@ extension OperatorConsole {
             error: error
         )
         page.notice = notice
+        page.source = source.map(Self.source)
         page.moreEntities = moreEntities ? Self.entitiesShown : nil
         page.after = after
         // The next page starts after the last entity shown; the first, with no `after`.
@@ -212,7 +243,7 @@ extension OperatorConsole {
         let asked =
             [
                 "delete": "deleteEntity", "rules": "updateApp", "schema": "putEntitySchema",
-                "unschema": "deleteEntitySchema",
+                "unschema": "deleteEntitySchema", "pull": "pullDataSource", "pullFull": "pullDataSource",
             ][
                 action
             ] ?? "putEntity"
@@ -220,6 +251,7 @@ extension OperatorConsole {
             switch action {
             case "rules": "/admin/apps/\(appID)"
             case "schema", "unschema": "/admin/apps/\(appID)/schemas/\(entitySet)"
+            case "pull", "pullFull": "/admin/apps/\(appID)/data-sources/\(entitySet)/pull"
             default: "/admin/apps/\(appID)/data/\(entitySet)/\(entityID)"
             }
         guard await permits(record, asked, on: asking) else {
@@ -290,6 +322,13 @@ extension OperatorConsole {
                     try await api.deleteEntitySchema(.init(path: .init(appID: appID, entitySet: entitySet)))
                 }
                 (operation, target) = ("deleteEntitySchema", "/admin/apps/\(appID)/schemas/\(entitySet)")
+            case "pull", "pullFull":
+                _ = try await run(for: record, "pullDataSource") {
+                    try await api.pullDataSource(
+                        .init(path: .init(appID: appID, entitySet: entitySet), query: .init(full: action == "pullFull"))
+                    )
+                }
+                (operation, target) = ("pullDataSource", "/admin/apps/\(appID)/data-sources/\(entitySet)/pull")
             default:
                 return await again("That is not something the console does.", .badRequest)
             }

@@ -32,11 +32,10 @@ struct DataSourcesHandler: APIHandler {
         try Validation.identifier(entitySet, "entitySet")
         try Validation.identifier(body.destination, "destination")
         try Validation.length(body.path, "path", APILimits.dataSourcePath)
-        guard body.path.hasPrefix("/"), !body.path.contains("?"), !body.path.contains("#"),
-            !Validation.hasControlCharacters(body.path), !body.path.contains(" "), DestinationProxy.isPlain(body.path)
-        else {
+        guard Self.isPath(body.path) else {
             throw APIError.badRequest(
-                "path must start with /, with no query, fragment, space, . or .. segment, or encoded slash.",
+                "path must be segments after /, each of letters, digits and -._~!$&'()*+,;=:@, none empty or "
+                    + "starting with a dot; no query and no percent-encoding.",
                 code: .invalidField
             )
         }
@@ -58,9 +57,10 @@ struct DataSourcesHandler: APIHandler {
         }
         guard try await perform({ try await storage.destination(appID: app.id, name: body.destination) }) != nil
         else {
-            throw APIError.badRequest(
-                "The app has no destination \(body.destination): add it first (putDestination).",
-                code: .invalidField
+            throw APIError(
+                .notFound,
+                .destinationNotFound,
+                "The app has no destination \(body.destination): add it first (putDestination)."
             )
         }
         let existing = try await perform { try await storage.dataSource(appID: app.id, entitySet: entitySet) }
@@ -120,6 +120,22 @@ struct DataSourcesHandler: APIHandler {
         else { throw APIError.dataSourceNotFound }
         AuditNote.current?.add(full ? "full read asked for" : "read asked for")
         return .accepted(.init(body: .json(Self.wire(source, at: now()))))
+    }
+
+    /// Whether `path` is a data source's path, as the API document's pattern says:
+    /// segments after `/`, each of letters, digits and `-._~!$&'()*+,;=:@` (RFC 3986's
+    /// path characters, without percent-encoding), none empty or starting with a dot, so
+    /// no `.` or `..` segment.
+    static func isPath(_ path: String) -> Bool {
+        guard path.hasPrefix("/") else { return false }
+        let punctuation = Set("-._~!$&'()*+,;=:@".unicodeScalars)
+        return path.unicodeScalars.dropFirst().split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
+            segment in
+            guard let first = segment.first, first != "." else { return false }
+            return segment.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || punctuation.contains($0))
+            }
+        }
     }
 
     /// The data source of a set, or a 404.
