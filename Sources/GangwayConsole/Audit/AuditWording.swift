@@ -41,7 +41,8 @@ package enum AuditWording {
     /// What a path's collections are called, one by one (`/admin/apps/a/devices/r`).
     private static let nouns: [String: String] = [
         "apps": "app", "devices": "registration", "users": "user", "operators": "operator",
-        "destinations": "destination", "data-sources": "data source of set", "pull": "read", "data": "set", "activations": "activation link",
+        "destinations": "destination", "data-sources": "data source of set", "pull": "read", "data": "set",
+        "activations": "activation link",
         "authentication": "sign-in", "sessions": "sessions", "identities": "identities",
         "enrolment": "enrolment link",
     ]
