@@ -44,29 +44,9 @@ extension ServerStorage {
             }
             let pending = part.rows.sorted { $0.line < $1.line }
             let ids = Array(Set(pending.map(\.id)))
-            let set = try await connection.rows(
-                "SELECT live_count, schema FROM entity_sets WHERE app_id = \(appID) AND entity_set = \(entitySet)"
-            ).first
-            var live = try set.map { row throws(StorageError) in try row("live_count", as: Int.self) } ?? 0
-            // The part's IDs as one value: one array, not thousands of bound values.
-            let named: SQL
-            switch kind {
-            case .sqlite:
-                named = "id IN (SELECT value FROM json_each(\(array: ids)))"
-            case .postgresql:
-                named = "id = ANY(\(array: ids))"
-                try await Self.analyseIfStale(holding: live, connection)
-            }
-            var previous: [String: EntityRecord] = [:]
-            for entity in try await connection.rows(
-                """
-                \(EntityRecord.select) WHERE app_id = \(appID) AND entity_set = \(entitySet)
-                    AND \(named) AND removed_at IS NULL
-                """
-            ).map(EntityRecord.init(row:)) {
-                previous[entity.id] = entity
-            }
-            let schema = try set.flatMap { row throws(StorageError) in try Self.schema(in: row) }
+            let state = try await Self.partState(of: ids, in: appID, entitySet, kind, connection)
+            var live = state.live
+            let (previous, schema) = (state.previous, state.schema)
             let startingLive = live
 
             // Each entity's state at the end of the part: written (its fields) or removed.
@@ -151,6 +131,42 @@ extension ServerStorage {
             )
             return progress
         }
+    }
+
+    /// What a part of bulk writes (an ingest's, a data source read's) starts from, read
+    /// in its transaction: the set's live count and schema, the live entities among
+    /// `ids`, and the condition that names them (one array, not thousands of bound
+    /// values). On PostgreSQL, the table is analysed first when its statistics are stale.
+    static func partState(
+        of ids: [String],
+        in appID: String,
+        _ entitySet: String,
+        _ kind: StorageKind,
+        _ connection: any SQLConnection
+    ) async throws -> (live: Int, schema: EntitySchema?, previous: [String: EntityRecord], named: SQL) {
+        let set = try await connection.rows(
+            "SELECT live_count, schema FROM entity_sets WHERE app_id = \(appID) AND entity_set = \(entitySet)"
+        ).first
+        let live = try set.map { row throws(StorageError) in try row("live_count", as: Int.self) } ?? 0
+        let named: SQL
+        switch kind {
+        case .sqlite:
+            named = "id IN (SELECT value FROM json_each(\(array: ids)))"
+        case .postgresql:
+            named = "id = ANY(\(array: ids))"
+            try await analyseIfStale(holding: live, connection)
+        }
+        var previous: [String: EntityRecord] = [:]
+        for entity in try await connection.rows(
+            """
+            \(EntityRecord.select) WHERE app_id = \(appID) AND entity_set = \(entitySet)
+                AND \(named) AND removed_at IS NULL
+            """
+        ).map(EntityRecord.init(row:)) {
+            previous[entity.id] = entity
+        }
+        let schema = try set.flatMap { row throws(StorageError) in try Self.schema(in: row) }
+        return (live, schema, previous, named)
     }
 
     /// Writes the entities a part `touched` in their state at its end (`current`: fields,

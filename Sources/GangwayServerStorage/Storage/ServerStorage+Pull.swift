@@ -55,24 +55,10 @@ extension ServerStorage {
             for row in rows { last[row.id] = row }
             let ids = Array(last.keys)
             guard !ids.isEmpty else { return PullTally() }
-            let named: SQL
-            switch kind {
-            case .sqlite: named = "id IN (SELECT value FROM json_each(\(array: ids)))"
-            case .postgresql: named = "id = ANY(\(array: ids))"
-            }
-            let inSet: SQL = "app_id = \(appID) AND entity_set = \(entitySet) AND \(named)"
-            let set = try await connection.rows(
-                "SELECT live_count, schema FROM entity_sets WHERE app_id = \(appID) AND entity_set = \(entitySet)"
-            ).first
-            var live = try set.map { row throws(StorageError) in try row("live_count", as: Int.self) } ?? 0
-            if kind == .postgresql { try await Self.analyseIfStale(holding: live, connection) }
-            let schema = try set.flatMap { row throws(StorageError) in try Self.schema(in: row) }
-            var previous: [String: EntityRecord] = [:]
-            for entity in try await connection.rows("\(EntityRecord.select) WHERE \(inSet) AND removed_at IS NULL")
-                .map(EntityRecord.init(row:))
-            {
-                previous[entity.id] = entity
-            }
+            let state = try await Self.partState(of: ids, in: appID, entitySet, kind, connection)
+            var live = state.live
+            let (previous, schema) = (state.previous, state.schema)
+            let inSet: SQL = "app_id = \(appID) AND entity_set = \(entitySet) AND \(state.named)"
             var removedByDevice: Set<String> = []
             var backend: [String: [String: String]] = [:]
             for row in try await connection.rows("SELECT id, fields FROM pulled_entities WHERE \(inSet)") {
