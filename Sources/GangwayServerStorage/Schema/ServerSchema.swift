@@ -403,7 +403,6 @@ enum ServerSchema {
                 entity_set TEXT NOT NULL, id TEXT NOT NULL, run BIGINT NOT NULL, fields TEXT NOT NULL,
                 PRIMARY KEY (app_id, entity_set, id))
             """,
-            "CREATE INDEX pulled_entities_by_run ON pulled_entities (app_id, entity_set, run)",
         ]
     }
 

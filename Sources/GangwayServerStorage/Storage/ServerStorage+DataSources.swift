@@ -161,6 +161,8 @@ extension ServerStorage {
 
     /// The IDs of entities the backend gave before read `run` and not since, a page at a
     /// time after `after`: at the end of a full read, those the backend no longer has.
+    /// Found by one walk of the set's backend versions in ID order (no index of the read
+    /// that saw each, which every row of every read would write).
     public func pulledIDs(
         in entitySet: String,
         of appID: String,

@@ -201,14 +201,14 @@ extension ServerStorage {
             "ON CONFLICT (app_id, entity_set, id) DO UPDATE SET run = excluded.run, fields = excluded.fields"
         switch kind {
         case .sqlite:
-            for start in stride(from: 0, to: kept.count, by: ingestStatementRows) {
-                let chunk = kept[start..<min(kept.count, start + ingestStatementRows)]
+            // The IDs and their fields as one JSON object of texts: a value bound once.
+            for start in stride(from: 0, to: kept.count, by: 5_000) {
+                let chunk = kept[start..<min(kept.count, start + 5_000)]
                 try await connection.execute(
                     """
                     INSERT INTO pulled_entities (app_id, entity_set, id, run, fields)
-                    SELECT \(appID), \(entitySet), id.value, \(run), fields.value
-                    FROM json_each(\(array: chunk.map(\.id))) AS id
-                        JOIN json_each(\(array: chunk.map(\.fields))) AS fields ON fields.key = id.key
+                    SELECT \(appID), \(entitySet), key, \(run), value
+                    FROM json_each(\(FlatJSON.text(Dictionary(chunk.map { ($0.id, $0.fields) }) { $1 })))
                     WHERE true \(upsert)
                     """
                 )

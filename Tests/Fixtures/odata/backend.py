@@ -18,6 +18,18 @@ A request is served only with the credential it is started with: a bearer token 
 the Gangway server (checked with PyJWT against --jwks, issuer --issuer, audience this
 service's own URL, ES256), or the X-API-Key --api-key.
 
+Writes, each as the person the Gangway server names in its token (PyJWT, as above), once
+by its `Idempotency-Key` (the same key again answers what it answered the first time,
+applying nothing):
+
+  PATCH  /odata/Checks('ID')  changes the fields sent; answers the entity (200)
+  POST   /odata/Checks        creates the entity sent (201)
+  DELETE /odata/Checks('ID')  removes it (204)
+
+A write is refused by the company's rule with 400 and an OData error: a TyrePressure
+outside 150 to 300 (`TYRE_PRESSURE_OUT_OF_RANGE`); a PATCH or DELETE of an entity it does
+not have is 404. Its control `POST /control/slow {"ms": N}` makes each answer wait N ms.
+
 Control, for the tests (no credential): POST /control/load {"count": N} puts N checks;
 POST /control/change {"put": [{...}], "remove": [ids]} changes them as the company would;
 POST /control/expire makes every delta token given so far expire; POST /control/fail
@@ -51,7 +63,9 @@ checks = {}
 changed_at = {}
 removed_at = {}
 state = {"sequence": 0, "expired_below": 0, "fail": 0, "fail_status": 503}
-stats = {"requests": 0, "pages": 0, "subjects": [], "refused": 0, "prefer": []}
+stats = {"requests": 0, "pages": 0, "subjects": [], "refused": 0, "prefer": [], "writes": [], "applied": {}}
+# Idempotency-Key -> (status, document) answered the first time.
+answered = {}
 base_url = None
 
 
@@ -87,10 +101,10 @@ def check(number):
 def authorized(headers):
     if arguments.api_key is not None and headers.get("X-API-Key") == arguments.api_key:
         stats["subjects"].append("api-key")
-        return True
+        return "api-key"
     value = headers.get("Authorization", "")
     if keys is None or not value.startswith("Bearer "):
-        return False
+        return None
     token = value[len("Bearer "):]
     try:
         key = keys.get_signing_key_from_jwt(token)
@@ -103,9 +117,9 @@ def authorized(headers):
             options={"require": ["exp", "iat", "sub", "jti", "aud", "iss"]},
         )
     except Exception:
-        return False
+        return None
     stats["subjects"].append(claims["sub"])
-    return True
+    return claims["sub"]
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -115,7 +129,7 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def send(self, status, document, headers=None):
-        body = json.dumps(document, separators=(",", ":")).encode()
+        body = b"" if document is None else json.dumps(document, separators=(",", ":")).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json;odata.metadata=minimal")
         self.send_header("OData-Version", "4.01")
@@ -131,6 +145,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         path = urlsplit(self.path).path
+        if path.startswith("/odata/"):
+            return self.write("POST")
         with lock:
             if path == "/control/load":
                 start = len(checks) + 1
@@ -147,12 +163,84 @@ class Handler(BaseHTTPRequestHandler):
             if path == "/control/expire":
                 state["expired_below"] = state["sequence"] + 1
                 return self.send(200, {})
+            if path == "/control/slow":
+                state["slow"] = self.body()["ms"] / 1000.0
+                return self.send(200, {})
             if path == "/control/fail":
                 change = self.body()
                 state["fail"] = change["count"]
                 state["fail_status"] = change.get("status", 503)
                 return self.send(200, {})
         self.send(404, {"error": {"code": "NotFound", "message": "No such resource."}})
+
+    def write(self, method):
+        import re
+        import time
+        parts = urlsplit(self.path)
+        if state.get("slow"):
+            time.sleep(state["slow"])
+        with lock:
+            stats["requests"] += 1
+            if state["fail"] > 0:
+                state["fail"] -= 1
+                self.body()
+                return self.send(state["fail_status"], {"error": {"code": "Unavailable", "message": "Try later."}})
+        subject = authorized(self.headers)
+        if not subject:
+            stats["refused"] += 1
+            return self.send(401, {"error": {"code": "Unauthorized", "message": "Who are you?"}})
+        key = self.headers.get("Idempotency-Key")
+        document = self.body() if method != "DELETE" else {}
+        match = re.fullmatch(r"/odata/Checks(?:\('((?:[^']|'')*)'\))?", parts.path)
+        if match is None:
+            return self.send(404, {"error": {"code": "NotFound", "message": "No such resource."}})
+        identifier = match.group(1).replace("''", "'") if match.group(1) is not None else None
+        with lock:
+            if key is not None and key in answered:
+                status, answer = answered[key]
+                stats["writes"].append({"key": key, "sub": subject, "method": method, "replayed": True})
+                return self.send(status, answer)
+            status, answer = self.apply(method, identifier, document)
+            if key is not None:
+                answered[key] = (status, answer)
+            stats["writes"].append({"key": key, "sub": subject, "method": method, "id": identifier, "status": status})
+            if status < 300 and key is not None:
+                stats["applied"][key] = stats["applied"].get(key, 0) + 1
+        return self.send(status, answer)
+
+    def apply(self, method, identifier, document):
+        pressure = document.get("TyrePressure")
+        if pressure is not None:
+            try:
+                value = float(pressure)
+            except (TypeError, ValueError):
+                value = -1
+            if not 150 <= value <= 300:
+                return 400, {"error": {"code": "TYRE_PRESSURE_OUT_OF_RANGE",
+                                       "message": "A tyre pressure is from 150 to 300 kPa."}}
+        if method == "POST":
+            identifier = document.get("ID")
+            if not identifier or identifier in checks:
+                return 409, {"error": {"code": "Conflict", "message": "The check exists."}}
+            put(dict(document))
+            return 201, checks[identifier]
+        if identifier not in checks:
+            return 404, {"error": {"code": "NotFound", "message": "No such check."}}
+        if method == "DELETE":
+            remove(identifier)
+            return 204, None
+        entity = dict(checks[identifier])
+        for name, value in document.items():
+            if name != "ID":
+                entity[name] = value
+        put(entity)
+        return 200, entity
+
+    def do_PATCH(self):
+        self.write("PATCH")
+
+    def do_DELETE(self):
+        self.write("DELETE")
 
     def do_GET(self):
         parts = urlsplit(self.path)
