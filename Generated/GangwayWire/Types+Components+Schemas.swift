@@ -4377,6 +4377,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/DataSourceChange/everySeconds`.
             public var everySeconds: Swift.Int64?
+            /// Devices' changes to the set go to the backend, which decides them: each is sent as its author (an identity destination's token for them) with `Idempotency-Key` = the change's ID, in order per entity, `PATCH {path}('{ID}')` or, for a new entity, `POST {path}`. Until the backend answers, the change is `held` (`DELIVERING`) and stays pending on its device, which sends it again; the backend's entity then becomes the server's, or its refusal (its OData error code and message) is the change's result. A backend down or answering 5xx is tried again with backoff and jitter; after 8 attempts the change is parked. Left out: false.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSourceChange/deliversChanges`.
+            public var deliversChanges: Swift.Bool?
             /// Creates a new `DataSourceChange`.
             ///
             /// - Parameters:
@@ -4384,22 +4388,26 @@ extension Components {
             ///   - path: The OData entity set's path under the destination's URL (`/Checks`, `/sap/opu/odata/sap/CHECKS_SRV/Checks`): segments of letters, digits and `-._~!$&'()*+,;=:@`, none empty or starting with `.`; no query, no percent-encoding.
             ///   - keyProperty: The property of the backend's entities that is the entity's ID; `ID` when left out.
             ///   - everySeconds: How often the set is read, in seconds (1 minute to 1 week); left out, it is read only when asked (`pullDataSource`).
+            ///   - deliversChanges: Devices' changes to the set go to the backend, which decides them: each is sent as its author (an identity destination's token for them) with `Idempotency-Key` = the change's ID, in order per entity, `PATCH {path}('{ID}')` or, for a new entity, `POST {path}`. Until the backend answers, the change is `held` (`DELIVERING`) and stays pending on its device, which sends it again; the backend's entity then becomes the server's, or its refusal (its OData error code and message) is the change's result. A backend down or answering 5xx is tried again with backoff and jitter; after 8 attempts the change is parked. Left out: false.
             public init(
                 destination: Swift.String,
                 path: Swift.String,
                 keyProperty: Swift.String? = nil,
-                everySeconds: Swift.Int64? = nil
+                everySeconds: Swift.Int64? = nil,
+                deliversChanges: Swift.Bool? = nil
             ) {
                 self.destination = destination
                 self.path = path
                 self.keyProperty = keyProperty
                 self.everySeconds = everySeconds
+                self.deliversChanges = deliversChanges
             }
             public enum CodingKeys: String, CodingKey {
                 case destination
                 case path
                 case keyProperty
                 case everySeconds
+                case deliversChanges
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -4419,11 +4427,16 @@ extension Components {
                     Swift.Int64.self,
                     forKey: .everySeconds
                 )
+                self.deliversChanges = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .deliversChanges
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "destination",
                     "path",
                     "keyProperty",
-                    "everySeconds"
+                    "everySeconds",
+                    "deliversChanges"
                 ])
             }
         }
@@ -4627,6 +4640,10 @@ extension Components {
             public var hasDeltaLink: Swift.Bool
             /// - Remark: Generated from `#/components/schemas/DataSource/lastRun`.
             public var lastRun: Components.Schemas.DataSourceRun?
+            /// Devices' changes to the set go to the backend, which decides them.
+            ///
+            /// - Remark: Generated from `#/components/schemas/DataSource/deliversChanges`.
+            public var deliversChanges: Swift.Bool
             /// Creates a new `DataSource`.
             ///
             /// - Parameters:
@@ -4641,6 +4658,7 @@ extension Components {
             ///   - fullRequested: The next read is a full one, as asked, or after a full read failed or the source changed.
             ///   - hasDeltaLink: A delta link is kept: the next read asks for changes only. The link is the backend's and is never shown.
             ///   - lastRun:
+            ///   - deliversChanges: Devices' changes to the set go to the backend, which decides them.
             public init(
                 entitySet: Swift.String,
                 destination: Swift.String,
@@ -4652,7 +4670,8 @@ extension Components {
                 running: Swift.Bool,
                 fullRequested: Swift.Bool,
                 hasDeltaLink: Swift.Bool,
-                lastRun: Components.Schemas.DataSourceRun? = nil
+                lastRun: Components.Schemas.DataSourceRun? = nil,
+                deliversChanges: Swift.Bool
             ) {
                 self.entitySet = entitySet
                 self.destination = destination
@@ -4665,6 +4684,7 @@ extension Components {
                 self.fullRequested = fullRequested
                 self.hasDeltaLink = hasDeltaLink
                 self.lastRun = lastRun
+                self.deliversChanges = deliversChanges
             }
             public enum CodingKeys: String, CodingKey {
                 case entitySet
@@ -4678,6 +4698,7 @@ extension Components {
                 case fullRequested
                 case hasDeltaLink
                 case lastRun
+                case deliversChanges
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -4725,6 +4746,10 @@ extension Components {
                     Components.Schemas.DataSourceRun.self,
                     forKey: .lastRun
                 )
+                self.deliversChanges = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .deliversChanges
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "entitySet",
                     "destination",
@@ -4736,7 +4761,8 @@ extension Components {
                     "running",
                     "fullRequested",
                     "hasDeltaLink",
-                    "lastRun"
+                    "lastRun",
+                    "deliversChanges"
                 ])
             }
         }

@@ -33,7 +33,9 @@ extension AdminClient {
     }
 
     /// Fills `entitySet` from `path` of the destination `destination` (an OData v4
-    /// service), keyed by `keyProperty`, read every `everySeconds` (`nil`: on demand only).
+    /// service), keyed by `keyProperty`, read every `everySeconds` (`nil`: on demand only);
+    /// with `deliversChanges`, devices' changes to the set go to the service, which
+    /// decides them.
     /// - Returns: The source, and whether it is new.
     /// - Throws: ``ServiceError``; ``ServiceError/refused`` with status 400 and the
     ///   server's reason for an unknown destination or a path, key or schedule out of the
@@ -45,6 +47,7 @@ extension AdminClient {
         path: String,
         keyProperty: String? = nil,
         everySeconds: Int? = nil,
+        deliversChanges: Bool = false,
         app id: String
     ) async throws(ServiceError) -> (source: ManagedDataSource, isNew: Bool) {
         let output = try await ServiceCall.run(at: serverURL) {
@@ -55,7 +58,8 @@ extension AdminClient {
                         destination: destination,
                         path: path,
                         keyProperty: keyProperty,
-                        everySeconds: everySeconds.map(Int64.init)
+                        everySeconds: everySeconds.map(Int64.init),
+                        deliversChanges: deliversChanges
                     )
                 )
             )

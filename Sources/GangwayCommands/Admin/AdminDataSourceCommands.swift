@@ -98,6 +98,14 @@ struct AdminDataSourceSet: AsyncParsableCommand {
     )
     var every: String?
 
+    @Flag(
+        help: """
+            Send devices' changes to the set to the service, as their authors, once each: the service decides \
+            them, and its refusals reach the authors' devices.
+            """
+    )
+    var deliverChanges = false
+
     func validate() throws {
         try IdentifierArgument.check(entitySet, as: "the entity set")
         try IdentifierArgument.check(destination, as: "--destination")
@@ -126,7 +134,9 @@ struct AdminDataSourceSet: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (entitySet, destination, path, keyProperty) = (entitySet, destination, path, keyProperty)
+        let (entitySet, destination, path, keyProperty, delivers) = (
+            entitySet, destination, path, keyProperty, deliverChanges
+        )
         let every = try Self.seconds(every)
         try await server.run { admin in
             let id = try await app.resolve(with: admin)
@@ -139,6 +149,7 @@ struct AdminDataSourceSet: AsyncParsableCommand {
                     path: path,
                     keyProperty: keyProperty,
                     everySeconds: every,
+                    deliversChanges: delivers,
                     app: id
                 )
             } catch let error as ServiceError where error == .notFound {
@@ -150,6 +161,7 @@ struct AdminDataSourceSet: AsyncParsableCommand {
             Console.standardOutput(
                 "\(isNew ? "Added" : "Changed") the source of \(source.entitySet): \(source.destination) "
                     + "\(source.path), keyed by \(source.keyProperty), read \(when)"
+                    + (source.deliversChanges ? ", devices' changes delivered to it" : "")
                     + (isNew ? "; the first read starts now." : ".")
             )
         }

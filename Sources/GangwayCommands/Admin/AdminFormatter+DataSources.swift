@@ -26,6 +26,7 @@ extension AdminFormatter {
             ("Set", source.entitySet),
             ("Reads", "\(source.destination) \(source.path), keyed by \(source.keyProperty)"),
             ("Every", source.everySeconds.map { every(Int($0)) } ?? "on demand ('gangway admin data pull')"),
+            ("Changes", source.deliversChanges ? "delivered to it, as their authors" : "kept on this server"),
             ("Next read", source.running ? "running now" : source.nextRunAt.map(date) ?? "when asked"),
             (
                 "Delta link",

@@ -72,6 +72,7 @@ struct DataSourcesHandler: APIHandler {
             path: body.path,
             keyProperty: keyProperty,
             every: every,
+            delivers: body.deliversChanges ?? false,
             createdAt: existing?.createdAt ?? now
         )
         // A new source reads at once; a changed one keeps its next read, or takes the
@@ -88,6 +89,11 @@ struct DataSourcesHandler: APIHandler {
                 "everySeconds",
                 from: existing.map { $0.every.map(String.init) ?? "on demand" } ?? "none",
                 to: every.map(String.init) ?? "on demand"
+            )
+            note.change(
+                "deliversChanges",
+                from: existing.map { String($0.delivers) } ?? "none",
+                to: String(record.delivers)
             )
         }
         logger.notice(
@@ -159,7 +165,8 @@ struct DataSourcesHandler: APIHandler {
             running: source.state.isRunning(at: now),
             fullRequested: source.state.fullRequested,
             hasDeltaLink: source.state.hasDeltaLink,
-            lastRun: source.state.last.map(wire)
+            lastRun: source.state.last.map(wire),
+            deliversChanges: source.delivers
         )
     }
 

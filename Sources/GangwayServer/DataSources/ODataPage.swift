@@ -74,6 +74,46 @@ struct ODataPage: Sendable {
         return page
     }
 
+    /// One entity as a backend answers a write of it (`Prefer: return=representation`):
+    /// its fields, by the rules of a page's row; `nil` when the text is no entity of a set
+    /// keyed by `keyProperty`.
+    static func entity(_ bytes: UnsafeRawBufferPointer, keyProperty: String) -> (id: String, fields: [String: String])?
+    {
+        var scanner = JSONScanner(bytes)
+        do throws(JSONScanner.NotRead) {
+            let read = try row(&scanner, keyProperty: keyProperty)
+            try scanner.end()
+            guard case .entity(let id, let fields) = read else { return nil }
+            return (id, fields)
+        } catch {
+            return nil
+        }
+    }
+
+    /// The `code` and `message` of an OData error document, when the text is one.
+    static func error(_ bytes: UnsafeRawBufferPointer) -> (code: String, message: String)? {
+        var scanner = JSONScanner(bytes)
+        var code: String?
+        var message: String?
+        do throws(JSONScanner.NotRead) {
+            try scanner.object { scanner, key throws(JSONScanner.NotRead) in
+                guard key == "error" else { return try scanner.skipValue() }
+                try scanner.object { scanner, member throws(JSONScanner.NotRead) in
+                    switch (member, scanner.nextKind()) {
+                    case ("code", .string): code = try scanner.string()
+                    case ("message", .string): message = try scanner.string()
+                    default: try scanner.skipValue()
+                    }
+                }
+            }
+            try scanner.end()
+        } catch {
+            return nil
+        }
+        guard let code else { return nil }
+        return (code, message ?? "")
+    }
+
     /// One member of `value`.
     private static func row(_ scanner: inout JSONScanner, keyProperty: String) throws(JSONScanner.NotRead) -> Row {
         var id: String?

@@ -365,6 +365,7 @@ public struct MobileServicesServer: Sendable {
     ) throws -> [any Service] {
         var services: [any Service] = [
             ExpiredRowsPurge(storage: storage, now: now, logger: logger), DataSourcePulls(read: dataSourceRead()),
+            ChangeDeliveries(delivery: changeDelivery()),
         ]
         if let pool = storage.makeConnectionPool() { services.insert(pool, at: 0) }
         if let console = try consoleApplication(onListening: onConsoleListening) { services.append(console) }
@@ -391,6 +392,20 @@ public struct MobileServicesServer: Sendable {
     private func dataSourceRead() -> DataSourceRead {
         let api = api(publicURL: apiURL, consoleURL: consoleURL, adminToken: .stored)
         return DataSourceRead(services: api.services, issuer: { [oauth = api.oauth] in oauth.issuer(of: $0) })
+    }
+
+    /// Delivers the devices' changes due now to their backends (see
+    /// ``services(onListening:onConsoleListening:)``, which does it every 200 ms while
+    /// serving); how many the backends answered.
+    @discardableResult
+    public func deliverDueChanges() async throws -> Int {
+        try await ChangeDeliveries.deliverDue(changeDelivery())
+    }
+
+    /// The deliveries of changes, as the API's handlers see the server.
+    private func changeDelivery() -> ChangeDelivery {
+        let api = api(publicURL: apiURL, consoleURL: consoleURL, adminToken: .stored)
+        return ChangeDelivery(services: api.services, issuer: { [oauth = api.oauth] in oauth.issuer(of: $0) })
     }
 
     /// Serves until SIGINT, SIGTERM or SIGHUP (its terminal closed; not under `nohup`),

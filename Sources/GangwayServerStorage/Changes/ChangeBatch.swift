@@ -54,6 +54,12 @@ struct ChangeBatch {
     private(set) var changedEntities: [EntityKey] = []
     private var changed: Set<EntityKey> = []
     private(set) var recorded: [Recorded] = []
+    /// The sets whose changes go to the company's backend to be decided there.
+    var delivering: Set<SetKey> = []
+    /// The changes the batch queues for their backend, in order.
+    private(set) var queued: [ChangeApplication] = []
+    /// The change IDs queued before the batch, and by it.
+    var queuedIDs: Set<String> = []
 
     /// Ends one change: a duplicate of a change on record, a rejection, or a merge.
     mutating func apply(
@@ -64,6 +70,7 @@ struct ChangeBatch {
         let change = application.change
         let id = change.id.lowercasedText
         if let first = results[id] { return first.asDuplicate }
+        if queuedIDs.contains(id) { return ChangeResult(changeID: change.id, heldBecause: Self.deliveringReason) }
         let sequence = SequenceKey(registrationID: change.registrationID, sequence: change.sequence)
         let reused = sequences.contains(sequence)
         let key = EntityKey(appID: application.appID, entitySet: change.entitySet, id: change.entityID)
@@ -81,6 +88,13 @@ struct ChangeBatch {
             },
             decide: decide
         )
+        // A change of a delivered set that the server's own rules let through is the
+        // backend's to decide: queued once, held on the device until the backend answers.
+        if delivering.contains(set), decision.result.outcome != .rejected {
+            queuedIDs.insert(id)
+            queued.append(application)
+            return ChangeResult(changeID: change.id, heldBecause: Self.deliveringReason)
+        }
         if let entity = decision.entity {
             if previous == nil {
                 creations[set, default: Creations()].inSet += 1
@@ -97,6 +111,14 @@ struct ChangeBatch {
         )
         return decision.result
     }
+}
+
+extension ChangeBatch {
+    /// Why a change of a delivered set is held.
+    static let deliveringReason = ChangeRejection(
+        .delivering,
+        "The company's backend has not decided the change yet; the device sends it again."
+    )
 }
 
 extension ChangeBatch.SetKey {

@@ -16,6 +16,8 @@ public struct DataSourceRecord: Sendable, Hashable {
     public var keyProperty: String
     /// How often the set is read; `nil` reads it only on demand.
     public var every: Int?
+    /// Whether devices' changes to the set go to the backend, which decides them.
+    public var delivers: Bool
     public var createdAt: Date
     /// Where the source stands between and during its reads.
     public var state: DataSourceState
@@ -27,6 +29,7 @@ public struct DataSourceRecord: Sendable, Hashable {
         path: String,
         keyProperty: String,
         every: Int?,
+        delivers: Bool = false,
         createdAt: Date,
         state: DataSourceState = .init()
     ) {
@@ -36,6 +39,7 @@ public struct DataSourceRecord: Sendable, Hashable {
         self.path = path
         self.keyProperty = keyProperty
         self.every = every
+        self.delivers = delivers
         self.createdAt = createdAt
         self.state = state
     }

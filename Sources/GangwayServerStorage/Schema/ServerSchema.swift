@@ -386,7 +386,9 @@ enum ServerSchema {
 
     /// Data sources (``DataSourceRecord``): an entity set read from a backend's OData
     /// service, and the backend's last version of each entity read (`pulled_entities`),
-    /// which a later read merges against (``ServerStorage/pull(_:into:of:run:limit:by:at:)``).
+    /// which a later read merges against (``ServerStorage/pull(_:into:of:run:holdingUntil:limit:by:at:)``);
+    /// and the devices' changes to sets whose source delivers them, waiting for the
+    /// backend to decide them (`deliveries`, ``DeliveryRecord``), in the order they came.
     static func version24(_ dialect: StorageKind) -> [String] {
         let bool = dialect == .sqlite ? "INTEGER" : "BOOLEAN"
         return [
@@ -394,8 +396,8 @@ enum ServerSchema {
             CREATE TABLE data_sources (app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
                 entity_set TEXT NOT NULL, destination TEXT NOT NULL, path TEXT NOT NULL, key_property TEXT NOT NULL,
                 every BIGINT, delta_link TEXT, next_run_at BIGINT, full_requested \(bool) NOT NULL,
-                run BIGINT NOT NULL DEFAULT 0, running_until BIGINT, last_run TEXT, created_at BIGINT NOT NULL,
-                PRIMARY KEY (app_id, entity_set))
+                run BIGINT NOT NULL DEFAULT 0, running_until BIGINT, last_run TEXT, delivers \(bool) NOT NULL,
+                created_at BIGINT NOT NULL, PRIMARY KEY (app_id, entity_set))
             """,
             "CREATE INDEX data_sources_due ON data_sources (next_run_at) WHERE next_run_at IS NOT NULL",
             """
@@ -403,7 +405,23 @@ enum ServerSchema {
                 entity_set TEXT NOT NULL, id TEXT NOT NULL, run BIGINT NOT NULL, fields TEXT NOT NULL,
                 PRIMARY KEY (app_id, entity_set, id))
             """,
+            """
+            CREATE TABLE deliveries (change_id TEXT PRIMARY KEY, app_id TEXT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+                entity_set TEXT NOT NULL, entity_id TEXT NOT NULL, change TEXT NOT NULL, carrier TEXT NOT NULL,
+                received_at BIGINT NOT NULL, queued BIGINT NOT NULL, attempts BIGINT NOT NULL,
+                next_attempt_at BIGINT NOT NULL, running_until BIGINT, parked \(bool) NOT NULL, last_error TEXT)
+            """,
+            "CREATE INDEX deliveries_by_entity ON deliveries (app_id, entity_set, entity_id, queued)",
+            "CREATE INDEX deliveries_due ON deliveries (next_attempt_at)",
         ]
+    }
+
+    static func encode(change: Change) throws(StorageError) -> String {
+        try json(change, "a change to deliver")
+    }
+
+    static func decodeChange(_ text: String) throws(StorageError) -> Change {
+        try value(Change.self, from: text, "a change to deliver")
     }
 
     static func encode(run: DataSourceRun) throws(StorageError) -> String {

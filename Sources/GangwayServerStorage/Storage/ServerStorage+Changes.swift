@@ -10,7 +10,11 @@ extension ServerStorage {
     ///    back as a duplicate, and nothing changes;
     /// 2. a sequence number the registration used for another change is rejected
     ///    (`SEQUENCE_REUSED`);
-    /// 3. otherwise `decide` gets the change and its entity as stored (`nil` when there is
+    /// 3. a change of a set whose data source delivers devices' changes, that `decide`
+    ///    lets through, is queued for the company's backend (``claimDeliveries(at:until:limit:)``)
+    ///    and held (`DELIVERING`): its result is the backend's, recorded when it answers;
+    ///    sent again meanwhile, it is held again, and queued once;
+    /// 4. otherwise `decide` gets the change and its entity as stored (`nil` when there is
     ///    none, and with the batch's earlier changes applied) and returns the merge to
     ///    write, or throws a rejection; a merge that leaves an entity its set's schema
     ///    does not fit is rejected (`FIELD_NOT_VALID`), and a new entity past `limit`
@@ -82,6 +86,20 @@ extension ServerStorage {
             if keys.contains(key) { state.entities[key] = entity }
         }
         state.stored = state.entities
+        // The sets whose source delivers devices' changes, and the batch's changes already
+        // waiting for their backend.
+        for row in try await connection.rows(
+            "SELECT app_id, entity_set FROM data_sources WHERE app_id IN (\(list: apps)) AND delivers"
+        ) {
+            state.delivering.insert(ChangeBatch.SetKey(appID: try row("app_id"), entitySet: try row("entity_set")))
+        }
+        if !state.delivering.isEmpty {
+            for row in try await connection.rows(
+                "SELECT change_id FROM deliveries WHERE change_id IN (\(list: changes.map(\.id.lowercasedText)))"
+            ) {
+                state.queuedIDs.insert(try row("change_id"))
+            }
+        }
         let setKeys = Set(keys.map { ChangeBatch.SetKey(appID: $0.appID, entitySet: $0.entitySet) })
         for row in try await connection.rows(
             """
@@ -164,6 +182,19 @@ extension ServerStorage {
                 INSERT INTO changes (change_id, app_id, registration_id, sequence, author, carrier, entity_set,
                     entity_id, outcome, result, received_at)
                 VALUES \(SQL.joined(Array(rows[start..<min(start + rowsPerStatement, rows.count)]), separator: ", "))
+                """
+            )
+        }
+        for (index, application) in state.queued.enumerated() {
+            let change = application.change
+            try await connection.execute(
+                """
+                INSERT INTO deliveries (change_id, app_id, entity_set, entity_id, change, carrier, received_at, queued,
+                    attempts, next_attempt_at, parked)
+                VALUES (\(change.id.lowercasedText), \(application.appID), \(change.entitySet), \(change.entityID),
+                    \(try ServerSchema.encode(change: change)), \(application.carrier), \(application.receivedAt),
+                    \(application.receivedAt.milliseconds * 1_000 + Int64(index)), 0, \(application.receivedAt), \(false))
+                ON CONFLICT (change_id) DO NOTHING
                 """
             )
         }

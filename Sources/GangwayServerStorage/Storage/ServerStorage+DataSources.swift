@@ -16,10 +16,10 @@ extension ServerStorage {
                 try await connection.execute(
                     """
                     INSERT INTO data_sources (app_id, entity_set, destination, path, key_property, every,
-                        next_run_at, full_requested, run, created_at)
+                        next_run_at, full_requested, run, delivers, created_at)
                     VALUES (\(source.appID), \(source.entitySet), \(source.destination), \(source.path),
                         \(source.keyProperty), \(source.every), \(source.state.nextRunAt), \(false), 0,
-                        \(source.createdAt))
+                        \(source.delivers), \(source.createdAt))
                     """
                 )
                 return true
@@ -32,7 +32,7 @@ extension ServerStorage {
             try await connection.execute(
                 """
                 UPDATE data_sources SET destination = \(source.destination), path = \(source.path),
-                    key_property = \(source.keyProperty), every = \(source.every),
+                    key_property = \(source.keyProperty), every = \(source.every), delivers = \(source.delivers),
                     next_run_at = \(source.state.nextRunAt)\(forget)
                 WHERE app_id = \(source.appID) AND entity_set = \(source.entitySet)
                 """
@@ -123,13 +123,17 @@ extension ServerStorage {
             let run = try row("run", as: Int64.self) + 1
             let full = try row("full_requested", as: Bool.self)
             let link = try row("delta_link", as: String?.self)
-            try await connection.execute(
+            // Taken only if no other process took it since it was read: on PostgreSQL two
+            // may read it at once, and the update committed first moves `run` on.
+            let taken = try await connection.rows(
                 """
                 UPDATE data_sources SET run = \(run), running_until = \(until), next_run_at = NULL,
                     full_requested = \(false)
-                WHERE app_id = \(appID) AND entity_set = \(entitySet)
+                WHERE app_id = \(appID) AND entity_set = \(entitySet) AND run = \(run - 1)
+                RETURNING run
                 """
             )
+            guard !taken.isEmpty else { return nil }
             return DataSourceClaim(run: run, deltaLink: full ? nil : link)
         }
     }
@@ -191,7 +195,7 @@ public struct DataSourceClaim: Sendable, Hashable {
 extension DataSourceRecord {
     static let select: SQL = """
         SELECT app_id, entity_set, destination, path, key_property, every, delta_link, next_run_at, full_requested,
-            run, running_until, last_run, created_at FROM data_sources
+            run, running_until, last_run, delivers, created_at FROM data_sources
         """
 
     init(row: SQLRow) throws(StorageError) {
@@ -202,6 +206,7 @@ extension DataSourceRecord {
             path: try row("path"),
             keyProperty: try row("key_property"),
             every: try row("every"),
+            delivers: try row("delivers"),
             createdAt: try row("created_at"),
             state: DataSourceState(
                 nextRunAt: try row("next_run_at"),

@@ -50,118 +50,145 @@ extension ServerStorage {
             guard !holds.isEmpty else {
                 throw StorageError(.conflict, "Another read of the data source has taken it.")
             }
-            // The last row of each entity is the one that counts.
-            var last: [String: IngestRow] = [:]
-            for row in rows { last[row.id] = row }
-            let ids = Array(last.keys)
-            guard !ids.isEmpty else { return PullTally() }
-            let state = try await Self.partState(of: ids, in: appID, entitySet, kind, connection)
-            var live = state.live
-            let (previous, schema) = (state.previous, state.schema)
-            let inSet: SQL = "app_id = \(appID) AND entity_set = \(entitySet) AND \(state.named)"
-            var removedByDevice: Set<String> = []
-            var backend: [String: [String: String]] = [:]
-            for row in try await connection.rows("SELECT id, fields FROM pulled_entities WHERE \(inSet)") {
-                let id: String = try row("id")
-                backend[id] = try ServerSchema.decodeFields(try row("fields"))
-                if previous[id] == nil { removedByDevice.insert(id) }
-            }
-            let startingLive = live
-            var tally = PullTally()
-            var current = previous.mapValues { Optional($0) }
-            var touched: [String] = []
-            var versions: [(id: String, fields: String)] = []
-            var forgotten: [String] = []
-            for row in last.values.sorted(by: { $0.line < $1.line }) {
-                let entity = previous[row.id]
-                let base = backend[row.id]
-                let changedByDevice = base.map { base in entity.map { $0.fields != base } ?? true } ?? false
-                guard let fields = row.fields else {
-                    if base != nil { forgotten.append(row.id) }
-                    if entity != nil, base != nil, !changedByDevice {
-                        current[row.id] = .some(nil)
-                        live -= 1
-                        touched.append(row.id)
-                        tally.removed += 1
-                    } else if entity != nil {
-                        tally.kept += 1
-                    }
-                    continue
-                }
-                if removedByDevice.contains(row.id) {
-                    // A device removed it since the backend's last version: it stays removed.
-                    versions.append((row.id, ServerSchema.encode(fields: fields)))
-                    tally.kept += 1
-                    continue
-                }
-                var merged = fields
-                if let entity, let base, changedByDevice {
-                    merged = Self.merge(device: entity.fields, base: base, backend: fields)
-                    tally.kept += 1
-                }
-                if let schema {
-                    do throws(EntitySchemaError) {
-                        try schema.check(merged, in: entitySet)
-                    } catch {
-                        tally.refusedCount += 1
-                        tally.refused.append(
-                            .init(line: row.line, id: row.id, code: "FIELD_NOT_VALID", message: error.message)
-                        )
-                        // Still the backend's: seen by this read, its last version kept.
-                        if let base { versions.append((row.id, ServerSchema.encode(fields: base))) }
-                        continue
-                    }
-                }
-                guard entity != nil || live < limit else {
-                    tally.refusedCount += 1
-                    tally.refused.append(
-                        .init(line: row.line, id: row.id, code: "ENTITY_SET_FULL", message: "The entity set is full.")
-                    )
-                    continue
-                }
-                versions.append((row.id, ServerSchema.encode(fields: fields)))
-                if entity?.fields == merged { continue }
-                if entity == nil { live += 1 }
-                current[row.id] = .some(
-                    EntityRecord(
-                        appID: appID,
-                        entitySet: entitySet,
-                        id: row.id,
-                        fields: merged,
-                        version: entity?.version ?? 0,
-                        updatedAt: date,
-                        updatedBy: author,
-                        fieldVersions: entity?.fieldVersions ?? [:]
-                    )
-                )
-                touched.append(row.id)
-                tally.written += 1
-            }
-            tally.refused = Array(tally.refused.prefix(PullTally.refusalsKept))
-            _ = try await Self.write(
-                current,
-                over: previous,
-                touched: touched,
+            return try await Self.applyBackend(
+                rows,
+                into: entitySet,
                 of: appID,
-                entitySet,
-                adding: live - startingLive,
-                subset: schema?.subset,
+                run: run,
+                limit: limit,
                 by: author,
                 at: date,
                 kind,
                 connection
             )
-            try await Self.keepBackendVersions(
-                versions,
-                forgetting: forgotten,
-                of: appID,
-                entitySet,
-                run: run,
-                kind,
-                connection
-            )
-            return tally
         }
+    }
+
+    /// Applies rows as the backend gave them to a set, by the rule of
+    /// ``pull(_:into:of:run:holdingUntil:limit:by:at:)``, inside the caller's transaction,
+    /// recording each as seen by read `run`.
+    static func applyBackend(
+        _ rows: [IngestRow],
+        into entitySet: String,
+        of appID: String,
+        run: Int64,
+        limit: Int,
+        by author: String,
+        at date: Date,
+        _ kind: StorageKind,
+        _ connection: any SQLConnection
+    ) async throws -> PullTally {
+        // The last row of each entity is the one that counts.
+        var last: [String: IngestRow] = [:]
+        for row in rows { last[row.id] = row }
+        let ids = Array(last.keys)
+        guard !ids.isEmpty else { return PullTally() }
+        let state = try await Self.partState(of: ids, in: appID, entitySet, kind, connection)
+        var live = state.live
+        let (previous, schema) = (state.previous, state.schema)
+        let inSet: SQL = "app_id = \(appID) AND entity_set = \(entitySet) AND \(state.named)"
+        var removedByDevice: Set<String> = []
+        var backend: [String: [String: String]] = [:]
+        for row in try await connection.rows("SELECT id, fields FROM pulled_entities WHERE \(inSet)") {
+            let id: String = try row("id")
+            backend[id] = try ServerSchema.decodeFields(try row("fields"))
+            if previous[id] == nil { removedByDevice.insert(id) }
+        }
+        let startingLive = live
+        var tally = PullTally()
+        var current = previous.mapValues { Optional($0) }
+        var touched: [String] = []
+        var versions: [(id: String, fields: String)] = []
+        var forgotten: [String] = []
+        for row in last.values.sorted(by: { $0.line < $1.line }) {
+            let entity = previous[row.id]
+            let base = backend[row.id]
+            let changedByDevice = base.map { base in entity.map { $0.fields != base } ?? true } ?? false
+            guard let fields = row.fields else {
+                if base != nil { forgotten.append(row.id) }
+                if entity != nil, base != nil, !changedByDevice {
+                    current[row.id] = .some(nil)
+                    live -= 1
+                    touched.append(row.id)
+                    tally.removed += 1
+                } else if entity != nil {
+                    tally.kept += 1
+                }
+                continue
+            }
+            if removedByDevice.contains(row.id) {
+                // A device removed it since the backend's last version: it stays removed.
+                versions.append((row.id, ServerSchema.encode(fields: fields)))
+                tally.kept += 1
+                continue
+            }
+            var merged = fields
+            if let entity, let base, changedByDevice {
+                merged = Self.merge(device: entity.fields, base: base, backend: fields)
+                tally.kept += 1
+            }
+            if let schema {
+                do throws(EntitySchemaError) {
+                    try schema.check(merged, in: entitySet)
+                } catch {
+                    tally.refusedCount += 1
+                    tally.refused.append(
+                        .init(line: row.line, id: row.id, code: "FIELD_NOT_VALID", message: error.message)
+                    )
+                    // Still the backend's: seen by this read, its last version kept.
+                    if let base { versions.append((row.id, ServerSchema.encode(fields: base))) }
+                    continue
+                }
+            }
+            guard entity != nil || live < limit else {
+                tally.refusedCount += 1
+                tally.refused.append(
+                    .init(line: row.line, id: row.id, code: "ENTITY_SET_FULL", message: "The entity set is full.")
+                )
+                continue
+            }
+            versions.append((row.id, ServerSchema.encode(fields: fields)))
+            if entity?.fields == merged { continue }
+            if entity == nil { live += 1 }
+            current[row.id] = .some(
+                EntityRecord(
+                    appID: appID,
+                    entitySet: entitySet,
+                    id: row.id,
+                    fields: merged,
+                    version: entity?.version ?? 0,
+                    updatedAt: date,
+                    updatedBy: author,
+                    fieldVersions: entity?.fieldVersions ?? [:]
+                )
+            )
+            touched.append(row.id)
+            tally.written += 1
+        }
+        tally.refused = Array(tally.refused.prefix(PullTally.refusalsKept))
+        _ = try await Self.write(
+            current,
+            over: previous,
+            touched: touched,
+            of: appID,
+            entitySet,
+            adding: live - startingLive,
+            subset: schema?.subset,
+            by: author,
+            at: date,
+            kind,
+            connection
+        )
+        try await Self.keepBackendVersions(
+            versions,
+            forgetting: forgotten,
+            of: appID,
+            entitySet,
+            run: run,
+            kind,
+            connection
+        )
+        return tally
     }
 
     /// An entity a device changed since the backend's `base` version, merged with the

@@ -63,7 +63,8 @@ checks = {}
 changed_at = {}
 removed_at = {}
 state = {"sequence": 0, "expired_below": 0, "fail": 0, "fail_status": 503}
-stats = {"requests": 0, "pages": 0, "subjects": [], "refused": 0, "prefer": [], "writes": [], "applied": {}}
+stats = {"requests": 0, "pages": 0, "subjects": [], "refused": 0, "prefer": [], "writes": [], "applied": {},
+         "failed": 0}
 # Idempotency-Key -> (status, document) answered the first time.
 answered = {}
 base_url = None
@@ -114,6 +115,7 @@ def authorized(headers):
             algorithms=["ES256"],
             audience=base_url,
             issuer=arguments.issuer,
+            leeway=60,
             options={"require": ["exp", "iat", "sub", "jti", "aud", "iss"]},
         )
     except Exception:
@@ -183,6 +185,7 @@ class Handler(BaseHTTPRequestHandler):
             stats["requests"] += 1
             if state["fail"] > 0:
                 state["fail"] -= 1
+                stats["failed"] += 1
                 self.body()
                 return self.send(state["fail_status"], {"error": {"code": "Unavailable", "message": "Try later."}})
         subject = authorized(self.headers)

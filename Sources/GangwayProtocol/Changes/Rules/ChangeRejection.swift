@@ -37,6 +37,10 @@ public struct ChangeRejection: Error, Sendable, Hashable, Codable, CustomStringC
         /// Why a change is held back (``ChangeResult/Outcome/held``), not refused: its author
         /// is blocked, or their registration locked, for now.
         public static let authorHeld = Code(rawValue: "AUTHOR_HELD")
+        /// Why a change is held back while the company's backend decides it: its set's
+        /// data source delivers devices' changes, and the backend has not answered yet. The
+        /// device sends it again; once the backend answers, that is its result.
+        public static let delivering = Code(rawValue: "DELIVERING")
         /// The change breaks the format's limits (names, lengths, counts).
         public static let invalidChange = Code(rawValue: "INVALID_CHANGE")
         /// A sealed change the server's key does not open (altered, cut short, or sealed
