@@ -149,7 +149,7 @@ struct PullBenchmark: AsyncParsableCommand {
                 appID: BenchmarkServer.appID,
                 entitySet: "checks"
             ),
-                let last = source.state.last, last != previous, !source.state.isRunning(at: Date())
+                let last = source.state.last, last != previous, !source.state.isRunning(at: WallClock.now())
             {
                 return last
             }

@@ -181,3 +181,64 @@ struct ChangeDeliveryTests {
         }
     }
 }
+
+extension ChangeDeliveryTests {
+    @Test(
+        "a delivery cut off after the service took it is sent again with its key; the service applies it once",
+        .enabled(if: TestODataBackend.isInstalled, "needs PyJWT in .build-oidc/venv (see .ci/run)"),
+        arguments: [Backend.sqlite]
+    )
+    func cutOffThenAgain(backend: Backend) async throws {
+        // Straight to the router (SQLite only: PostgreSQL is served over loopback): no
+        // loop of the server's own delivers, so the test alone decides when a delivery
+        // goes, and cuts it off.
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            try await TestODataBackend.using(jwks: "http://127.0.0.1:9/none", issuer: "none", apiKey: "erp-key") {
+                odata in
+                try await odata.load(3)
+                try await api.admin(.patch, "/admin/apps/checks", json: Self.rules).expect(.ok)
+                try await api.admin(
+                    .put,
+                    "/admin/apps/checks/destinations/erp",
+                    json:
+                        #"{"url": "\#(odata.url)", "authentication": "credential", "credentialHeader": "X-API-Key", "credential": "erp-key"}"#
+                ).expect(.created)
+                try await api.admin(
+                    .put,
+                    "/admin/apps/checks/data-sources/checks",
+                    json: #"{"destination": "erp", "path": "/Checks", "deliversChanges": true}"#
+                ).expect(.created)
+                _ = try await DataSourceTests.pull(fixture)
+                let alice = try await ChangeUploadTests.author("alice", api: api)
+                let change = alice.change(sequence: 1, entity: "C-0000001", ["Status": "done"])
+                #expect(try await ChangeUploadTests.upload([change], by: alice, api: api).map(\.outcome) == [.held])
+
+                // The service takes a second to answer; the delivery is cut off before.
+                try await odata.slow(milliseconds: 1_500)
+                let cut = Task { try await fixture.server.deliverDueChanges() }
+                try await Task.sleep(for: .milliseconds(500))
+                cut.cancel()
+                #expect(try await cut.value == 0, "no answer was recorded")
+                // The service applied it all the same.
+                try await Task.sleep(for: .milliseconds(1_500))
+                let key = change.change.id.uuidString.lowercased()
+                #expect((try await odata.stats()["applied"] as? [String: Int])?[key] == 1)
+                #expect(try await Self.entity(fixture, "C-0000001")?.fields["Status"] == "open", "not yet the server's")
+
+                try await odata.slow(milliseconds: 0)
+                try await Self.deliverAll(fixture)
+                let stats = try await odata.stats()
+                #expect((stats["applied"] as? [String: Int])?[key] == 1, "applied once, as the service sees it")
+                let writes = (stats["writes"] as? [[String: Any]] ?? []).filter { $0["key"] as? String == key }
+                #expect(
+                    writes.count == 2 && writes.last?["replayed"] as? Bool == true,
+                    "the second, answered from the first"
+                )
+                #expect(try await Self.entity(fixture, "C-0000001")?.fields["Status"] == "done")
+                let answered = try await ChangeUploadTests.upload([change], by: alice, api: api)
+                #expect(answered.first?.outcome == .duplicate && answered.first?.original == .applied)
+            }
+        }
+    }
+}

@@ -104,8 +104,9 @@ struct StorageLifecycleTests {
             #expect(error?.code == .unavailable)
         }
         // Made last: a pool made must run before the storage answers again.
-        // The pool (PostgreSQL only), the purge of expired rows, the HTTP server.
+        // The pool (PostgreSQL only), the purge of expired rows, the data sources' reads,
+        // the delivery of changes, the HTTP server.
         let services = try server.server.services()
-        #expect(services.count == (backend == .postgresql ? 3 : 2))
+        #expect(services.count == (backend == .postgresql ? 5 : 4))
     }
 }

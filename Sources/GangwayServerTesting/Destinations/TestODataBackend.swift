@@ -63,6 +63,11 @@ public struct TestODataBackend: Sendable {
         _ = try await control("expire", [:])
     }
 
+    /// Makes each write wait `milliseconds` before it is applied and answered.
+    public func slow(milliseconds: Int) async throws {
+        _ = try await control("slow", ["ms": milliseconds])
+    }
+
     /// Answers the next `count` requests of the set with `status`.
     public func fail(_ count: Int, status: Int = 503) async throws {
         _ = try await control("fail", ["count": count, "status": status])
