@@ -30,5 +30,9 @@ extension Components {
         public typealias AppFilter = Swift.String
         /// - Remark: Generated from `#/components/parameters/DestinationName`.
         public typealias DestinationName = Swift.String
+        /// A change's ID, in lower case.
+        ///
+        /// - Remark: Generated from `#/components/parameters/ChangeID`.
+        public typealias ChangeID = Swift.String
     }
 }

@@ -53,6 +53,7 @@ extension Components {
                 case operatorNotFound = "OPERATOR_NOT_FOUND"
                 case destinationNotFound = "DESTINATION_NOT_FOUND"
                 case dataSourceNotFound = "DATA_SOURCE_NOT_FOUND"
+                case deliveryNotFound = "DELIVERY_NOT_FOUND"
                 case domainUnknown = "DOMAIN_UNKNOWN"
                 case qrUnavailable = "QR_UNAVAILABLE"
                 case conflict = "CONFLICT"
@@ -4763,6 +4764,157 @@ extension Components {
                     "hasDeltaLink",
                     "lastRun",
                     "deliversChanges"
+                ])
+            }
+        }
+        /// A device's change waiting for the company's backend to decide it (its set's data source delivers changes). The values it sets are never shown, only the fields' names.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Delivery`.
+        public struct Delivery: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Delivery/changeID`.
+            public var changeID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Delivery/entitySet`.
+            public var entitySet: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Delivery/entityID`.
+            public var entityID: Swift.String
+            /// Who made the change: the backend gets it as them.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Delivery/author`.
+            public var author: Swift.String
+            /// The user whose session uploaded it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Delivery/carrier`.
+            public var carrier: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Delivery/registrationID`.
+            public var registrationID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Delivery/receivedAt`.
+            public var receivedAt: Foundation.Date
+            /// Attempts that failed (the backend down, or answering 5xx).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Delivery/attempts`.
+            public var attempts: Swift.Int64
+            /// It failed 8 times and waits for an operator: retry or discard it. The entity's later changes wait behind it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Delivery/parked`.
+            public var parked: Swift.Bool
+            /// Why the last attempt failed.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Delivery/lastError`.
+            public var lastError: Swift.String?
+            /// The names of the fields it sets.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Delivery/fields`.
+            public var fields: [Swift.String]
+            /// Creates a new `Delivery`.
+            ///
+            /// - Parameters:
+            ///   - changeID:
+            ///   - entitySet:
+            ///   - entityID:
+            ///   - author: Who made the change: the backend gets it as them.
+            ///   - carrier: The user whose session uploaded it.
+            ///   - registrationID:
+            ///   - receivedAt:
+            ///   - attempts: Attempts that failed (the backend down, or answering 5xx).
+            ///   - parked: It failed 8 times and waits for an operator: retry or discard it. The entity's later changes wait behind it.
+            ///   - lastError: Why the last attempt failed.
+            ///   - fields: The names of the fields it sets.
+            public init(
+                changeID: Swift.String,
+                entitySet: Swift.String,
+                entityID: Swift.String,
+                author: Swift.String,
+                carrier: Swift.String,
+                registrationID: Swift.String,
+                receivedAt: Foundation.Date,
+                attempts: Swift.Int64,
+                parked: Swift.Bool,
+                lastError: Swift.String? = nil,
+                fields: [Swift.String]
+            ) {
+                self.changeID = changeID
+                self.entitySet = entitySet
+                self.entityID = entityID
+                self.author = author
+                self.carrier = carrier
+                self.registrationID = registrationID
+                self.receivedAt = receivedAt
+                self.attempts = attempts
+                self.parked = parked
+                self.lastError = lastError
+                self.fields = fields
+            }
+            public enum CodingKeys: String, CodingKey {
+                case changeID
+                case entitySet
+                case entityID
+                case author
+                case carrier
+                case registrationID
+                case receivedAt
+                case attempts
+                case parked
+                case lastError
+                case fields
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.changeID = try container.decode(
+                    Swift.String.self,
+                    forKey: .changeID
+                )
+                self.entitySet = try container.decode(
+                    Swift.String.self,
+                    forKey: .entitySet
+                )
+                self.entityID = try container.decode(
+                    Swift.String.self,
+                    forKey: .entityID
+                )
+                self.author = try container.decode(
+                    Swift.String.self,
+                    forKey: .author
+                )
+                self.carrier = try container.decode(
+                    Swift.String.self,
+                    forKey: .carrier
+                )
+                self.registrationID = try container.decode(
+                    Swift.String.self,
+                    forKey: .registrationID
+                )
+                self.receivedAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .receivedAt
+                )
+                self.attempts = try container.decode(
+                    Swift.Int64.self,
+                    forKey: .attempts
+                )
+                self.parked = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .parked
+                )
+                self.lastError = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .lastError
+                )
+                self.fields = try container.decode(
+                    [Swift.String].self,
+                    forKey: .fields
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "changeID",
+                    "entitySet",
+                    "entityID",
+                    "author",
+                    "carrier",
+                    "registrationID",
+                    "receivedAt",
+                    "attempts",
+                    "parked",
+                    "lastError",
+                    "fields"
                 ])
             }
         }

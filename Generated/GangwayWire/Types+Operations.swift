@@ -15469,4 +15469,624 @@ public enum Operations {
             }
         }
     }
+    /// Devices' changes waiting for the company's backend, oldest first.
+    ///
+    /// - Remark: HTTP `GET /admin/apps/{appID}/deliveries`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/get(listDeliveries)`.
+    public enum ListDeliveries {
+        public static let id: Swift.String = "listDeliveries"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/GET/path/appID`.
+                public var appID: Components.Parameters.AppID
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - appID:
+                public init(appID: Components.Parameters.AppID) {
+                    self.appID = appID
+                }
+            }
+            public var path: Operations.ListDeliveries.Input.Path
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/GET/query/limit`.
+                public var limit: Swift.Int?
+                /// Only the parked ones.
+                ///
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/GET/query/parked`.
+                public var parked: Swift.Bool?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - limit:
+                ///   - parked: Only the parked ones.
+                public init(
+                    limit: Swift.Int? = nil,
+                    parked: Swift.Bool? = nil
+                ) {
+                    self.limit = limit
+                    self.parked = parked
+                }
+            }
+            public var query: Operations.ListDeliveries.Input.Query
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListDeliveries.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListDeliveries.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ListDeliveries.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            public init(
+                path: Operations.ListDeliveries.Input.Path,
+                query: Operations.ListDeliveries.Input.Query = .init(),
+                headers: Operations.ListDeliveries.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/GET/responses/200/content/application\/json`.
+                    case json([Components.Schemas.Delivery])
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: [Components.Schemas.Delivery] {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListDeliveries.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ListDeliveries.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Oldest first.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/get(listDeliveries)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListDeliveries.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ListDeliveries.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed: invalid JSON, a missing or mistyped field, a value out of range.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/get(listDeliveries)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No valid token: missing, unknown, expired or revoked.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/get(listDeliveries)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such app, user, device or domain.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/get(listDeliveries)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Discards a change the backend never decided: its result, for its author, is a refusal (`DISCARDED`).
+    ///
+    /// The author's device gets the refusal when it sends the change again, and the app can fix it and send it anew. The entity's later changes go on to the backend.
+    ///
+    /// - Remark: HTTP `DELETE /admin/apps/{appID}/deliveries/{changeID}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/delete(discardDelivery)`.
+    public enum DiscardDelivery {
+        public static let id: Swift.String = "discardDelivery"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/{changeID}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/{changeID}/DELETE/path/appID`.
+                public var appID: Components.Parameters.AppID
+                /// A change's ID, in lower case.
+                ///
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/{changeID}/DELETE/path/changeID`.
+                public var changeID: Components.Parameters.ChangeID
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - appID:
+                ///   - changeID: A change's ID, in lower case.
+                public init(
+                    appID: Components.Parameters.AppID,
+                    changeID: Components.Parameters.ChangeID
+                ) {
+                    self.appID = appID
+                    self.changeID = changeID
+                }
+            }
+            public var path: Operations.DiscardDelivery.Input.Path
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/{changeID}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DiscardDelivery.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DiscardDelivery.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.DiscardDelivery.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.DiscardDelivery.Input.Path,
+                headers: Operations.DiscardDelivery.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// Creates a new `NoContent`.
+                public init() {}
+            }
+            /// Discarded.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/delete(discardDelivery)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.DiscardDelivery.Output.NoContent)
+            /// Discarded.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/delete(discardDelivery)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            public static var noContent: Self {
+                .noContent(.init())
+            }
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.DiscardDelivery.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed: invalid JSON, a missing or mistyped field, a value out of range.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/delete(discardDelivery)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No valid token: missing, unknown, expired or revoked.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/delete(discardDelivery)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such app, user, device or domain.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/delete(discardDelivery)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Sends a parked (or waiting) change to the backend again now, its attempts counted anew.
+    ///
+    /// - Remark: HTTP `POST /admin/apps/{appID}/deliveries/{changeID}/retry`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/retry/post(retryDelivery)`.
+    public enum RetryDelivery {
+        public static let id: Swift.String = "retryDelivery"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/{changeID}/retry/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/{changeID}/retry/POST/path/appID`.
+                public var appID: Components.Parameters.AppID
+                /// A change's ID, in lower case.
+                ///
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/{changeID}/retry/POST/path/changeID`.
+                public var changeID: Components.Parameters.ChangeID
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - appID:
+                ///   - changeID: A change's ID, in lower case.
+                public init(
+                    appID: Components.Parameters.AppID,
+                    changeID: Components.Parameters.ChangeID
+                ) {
+                    self.appID = appID
+                    self.changeID = changeID
+                }
+            }
+            public var path: Operations.RetryDelivery.Input.Path
+            /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/{changeID}/retry/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RetryDelivery.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RetryDelivery.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RetryDelivery.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.RetryDelivery.Input.Path,
+                headers: Operations.RetryDelivery.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/{changeID}/retry/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/apps/{appID}/deliveries/{changeID}/retry/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Delivery)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Delivery {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.RetryDelivery.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.RetryDelivery.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Due now.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/retry/post(retryDelivery)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.RetryDelivery.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.RetryDelivery.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed: invalid JSON, a missing or mistyped field, a value out of range.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/retry/post(retryDelivery)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No valid token: missing, unknown, expired or revoked.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/retry/post(retryDelivery)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No such app, user, device or domain.
+            ///
+            /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/retry/post(retryDelivery)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
 }

@@ -408,6 +408,23 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /admin/apps/{appID}/data-sources/{entitySet}/pull`.
     /// - Remark: Generated from `#/paths//admin/apps/{appID}/data-sources/{entitySet}/pull/post(pullDataSource)`.
     func pullDataSource(_ input: Operations.PullDataSource.Input) async throws -> Operations.PullDataSource.Output
+    /// Devices' changes waiting for the company's backend, oldest first.
+    ///
+    /// - Remark: HTTP `GET /admin/apps/{appID}/deliveries`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/get(listDeliveries)`.
+    func listDeliveries(_ input: Operations.ListDeliveries.Input) async throws -> Operations.ListDeliveries.Output
+    /// Discards a change the backend never decided: its result, for its author, is a refusal (`DISCARDED`).
+    ///
+    /// The author's device gets the refusal when it sends the change again, and the app can fix it and send it anew. The entity's later changes go on to the backend.
+    ///
+    /// - Remark: HTTP `DELETE /admin/apps/{appID}/deliveries/{changeID}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/delete(discardDelivery)`.
+    func discardDelivery(_ input: Operations.DiscardDelivery.Input) async throws -> Operations.DiscardDelivery.Output
+    /// Sends a parked (or waiting) change to the backend again now, its attempts counted anew.
+    ///
+    /// - Remark: HTTP `POST /admin/apps/{appID}/deliveries/{changeID}/retry`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/retry/post(retryDelivery)`.
+    func retryDelivery(_ input: Operations.RetryDelivery.Input) async throws -> Operations.RetryDelivery.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1382,6 +1399,49 @@ extension APIProtocol {
         try await pullDataSource(Operations.PullDataSource.Input(
             path: path,
             query: query,
+            headers: headers
+        ))
+    }
+    /// Devices' changes waiting for the company's backend, oldest first.
+    ///
+    /// - Remark: HTTP `GET /admin/apps/{appID}/deliveries`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/get(listDeliveries)`.
+    public func listDeliveries(
+        path: Operations.ListDeliveries.Input.Path,
+        query: Operations.ListDeliveries.Input.Query = .init(),
+        headers: Operations.ListDeliveries.Input.Headers = .init()
+    ) async throws -> Operations.ListDeliveries.Output {
+        try await listDeliveries(Operations.ListDeliveries.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Discards a change the backend never decided: its result, for its author, is a refusal (`DISCARDED`).
+    ///
+    /// The author's device gets the refusal when it sends the change again, and the app can fix it and send it anew. The entity's later changes go on to the backend.
+    ///
+    /// - Remark: HTTP `DELETE /admin/apps/{appID}/deliveries/{changeID}`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/delete(discardDelivery)`.
+    public func discardDelivery(
+        path: Operations.DiscardDelivery.Input.Path,
+        headers: Operations.DiscardDelivery.Input.Headers = .init()
+    ) async throws -> Operations.DiscardDelivery.Output {
+        try await discardDelivery(Operations.DiscardDelivery.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Sends a parked (or waiting) change to the backend again now, its attempts counted anew.
+    ///
+    /// - Remark: HTTP `POST /admin/apps/{appID}/deliveries/{changeID}/retry`.
+    /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/retry/post(retryDelivery)`.
+    public func retryDelivery(
+        path: Operations.RetryDelivery.Input.Path,
+        headers: Operations.RetryDelivery.Input.Headers = .init()
+    ) async throws -> Operations.RetryDelivery.Output {
+        try await retryDelivery(Operations.RetryDelivery.Input(
+            path: path,
             headers: headers
         ))
     }

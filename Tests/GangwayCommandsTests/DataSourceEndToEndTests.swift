@@ -102,6 +102,23 @@ struct DataSourceEndToEndTests {
                 "\(nowhere.standardError)"
             )
 
+            let waiting = try await admin(["data", "deliveries"])
+            #expect(waiting.status == 0 && waiting.output.contains("No change waits for the company's backend."))
+            let unknown = try await admin(["data", "deliveries", "retry", UUID().uuidString])
+            #expect(
+                unknown.status == 1 && unknown.standardError.contains("waits for the backend"),
+                "\(unknown.standardError)"
+            )
+            let malformed = try await admin(["data", "deliveries", "discard", "not-a-change"])
+            #expect(malformed.status == 64 && malformed.standardError.contains("is not a change ID"))
+            let delivering = try await admin(
+                [
+                    "data", "source", "set", "erpchecks", "--destination", "erp", "--path", "/Checks",
+                    "--deliver-changes",
+                ]
+            )
+            #expect(delivering.output.contains("devices' changes delivered to it"), "\(delivering.output)")
+
             let removed = try await admin(["data", "source", "remove", "erpchecks"])
             #expect(removed.status == 0 && removed.output.contains("its entities stay"))
             #expect(try await admin(["data", "source"]).output.contains("No data sources."))

@@ -93,7 +93,10 @@ struct APIDefaultsTests {
         #expect(removals["default"] as? Int == APIDefaults.removalsKeptDays)
         // Each admin listing's limit.
         let listings = APILimits.document.filter { $0.pointer.hasPrefix("/paths/") && $0.range == APILimits.listLimit }
-        #expect(listings.count == 6, "the logs, the changes, the audit, the users, the devices and the data")
+        #expect(
+            listings.count == 7,
+            "the logs, the changes, the audit, the users, the devices, the data and the deliveries"
+        )
         for bound in listings {
             let schema = try #require(try APILimitsTests.node(at: bound.pointer) as? [String: Any])
             #expect(schema["default"] as? Int == APIDefaults.listLimit, "\(bound.pointer)")

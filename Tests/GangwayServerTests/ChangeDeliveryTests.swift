@@ -242,3 +242,84 @@ extension ChangeDeliveryTests {
         }
     }
 }
+
+extension ChangeDeliveryTests {
+    @Test(
+        "a change that keeps failing is parked and holds back its entity's later changes; an admin retries one and discards another",
+        .enabled(if: TestODataBackend.isInstalled, "needs PyJWT in .build-oidc/venv (see .ci/run)"),
+        arguments: [Backend.sqlite]
+    )
+    func parkedRetriedDiscarded(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { api in
+            try await TestODataBackend.using(jwks: "http://127.0.0.1:9/none", issuer: "none", apiKey: "erp-key") {
+                odata in
+                try await odata.load(3)
+                try await api.admin(.patch, "/admin/apps/checks", json: Self.rules).expect(.ok)
+                try await api.admin(
+                    .put,
+                    "/admin/apps/checks/destinations/erp",
+                    json:
+                        #"{"url": "\#(odata.url)", "authentication": "credential", "credentialHeader": "X-API-Key", "credential": "erp-key"}"#
+                ).expect(.created)
+                try await api.admin(
+                    .put,
+                    "/admin/apps/checks/data-sources/checks",
+                    json: #"{"destination": "erp", "path": "/Checks", "deliversChanges": true}"#
+                ).expect(.created)
+                _ = try await DataSourceTests.pull(fixture)
+                let alice = try await ChangeUploadTests.author("alice", api: api)
+                let first = alice.change(sequence: 1, entity: "C-0000001", ["Status": "done"])
+                let behind = alice.change(sequence: 2, entity: "C-0000001", ["Note": "checked twice"])
+                let other = alice.change(sequence: 3, entity: "C-0000002", ["Status": "done"])
+                _ = try await ChangeUploadTests.upload([first, behind, other], by: alice, api: api)
+
+                try await odata.fail(1_000)
+                for _ in 0..<ChangeDelivery.attempts {
+                    fixture.clock.advance(by: .seconds(400))
+                    _ = try await fixture.server.deliverDueChanges()
+                }
+                let parked = try await api.admin(.get, "/admin/apps/checks/deliveries?parked=true")
+                    .decode([Components.Schemas.Delivery].self)
+                let ids = [first, behind, other].map { $0.change.id.uuidString.lowercased() }
+                #expect(parked.map(\.changeID) == [ids[0], ids[2]])
+                #expect(parked.allSatisfy { $0.attempts == Int64(ChangeDelivery.attempts) && $0.parked })
+                #expect(parked.first?.lastError == "The backend answered 503." && parked.first?.fields == ["Status"])
+                let all = try await api.admin(.get, "/admin/apps/checks/deliveries")
+                    .decode([Components.Schemas.Delivery].self)
+                #expect(all.map(\.changeID) == ids && all[1].attempts == 0, "the later change waits, never tried")
+                let failed = try await odata.stats()["failed"] as? Int
+                #expect(failed == 2 * ChangeDelivery.attempts)
+                // Parked: not tried again, however long.
+                fixture.clock.advance(by: .seconds(3_600))
+                #expect(try await fixture.server.deliverDueChanges() == 0)
+
+                try await odata.fail(0)
+                let retried = try await api.admin(.post, "/admin/apps/checks/deliveries/\(ids[0])/retry")
+                try retried.expect(.ok)
+                #expect(try retried.decode(Components.Schemas.Delivery.self).attempts == 0)
+                try await api.admin(.delete, "/admin/apps/checks/deliveries/\(ids[2])").expect(.noContent)
+                #expect(try await fixture.server.deliverDueChanges() == 1)
+                #expect(try await fixture.server.deliverDueChanges() == 1, "then the change behind it")
+                let held = try await Self.entity(fixture, "C-0000001")
+                #expect(held?.fields["Status"] == "done" && held?.fields["Note"] == "checked twice")
+
+                let answers = try await ChangeUploadTests.upload([first, behind, other], by: alice, api: api)
+                #expect(answers.map(\.original) == [.applied, .applied, .rejected])
+                #expect(answers[2].rejection?.code == "DISCARDED")
+                #expect(try await Self.entity(fixture, "C-0000002")?.fields["Status"] == "open")
+                let actions = try await OperatorsTests.audit(api, "?limit=5").map(\.action)
+                #expect(actions.contains("retryDelivery") && actions.contains("discardDelivery"), "\(actions)")
+                for path in ["/admin/apps/checks/deliveries/\(ids[2])", "/admin/apps/checks/deliveries/not-a-change"] {
+                    let missing = try await api.admin(.delete, path)
+                    #expect(missing.status == .notFound && missing.text.contains("DELIVERY_NOT_FOUND"), "\(path)")
+                }
+                let unknown = try await api.admin(
+                    .post,
+                    "/admin/apps/checks/deliveries/\(UUID().uuidString.lowercased())/retry"
+                )
+                #expect(unknown.status == .notFound)
+            }
+        }
+    }
+}

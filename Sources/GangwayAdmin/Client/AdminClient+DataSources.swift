@@ -100,3 +100,52 @@ extension AdminClient {
         }
     }
 }
+
+/// A device's change waiting for the company's backend, as the admin API shows it: the
+/// API's own type (the names of the fields it sets, never their values).
+public typealias ManagedDelivery = Components.Schemas.Delivery
+
+extension AdminClient {
+    /// The app's changes waiting for the company's backend, oldest first (`parked`: only
+    /// those that failed too often).
+    public func deliveries(
+        app id: String,
+        parked: Bool = false,
+        limit: Int? = nil
+    ) async throws(ServiceError)
+        -> [ManagedDelivery]
+    {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.listDeliveries(path: .init(appID: id), query: .init(limit: limit, parked: parked))
+        }
+        switch output {
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }
+        default: throw ServiceCall.unexpected(output)
+        }
+    }
+
+    /// Sends a waiting change to the backend again now.
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` when no such change waits.
+    @discardableResult
+    public func retryDelivery(_ changeID: String, app id: String) async throws(ServiceError) -> ManagedDelivery {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.retryDelivery(path: .init(appID: id, changeID: changeID))
+        }
+        switch output {
+        case .ok(let ok): return try ServiceCall.decode { try ok.body.json }
+        default: throw ServiceCall.unexpected(output)
+        }
+    }
+
+    /// Discards a waiting change: its author's device gets a refusal (`DISCARDED`).
+    /// - Throws: ``ServiceError``; ``ServiceError/notFound`` when no such change waits.
+    public func discardDelivery(_ changeID: String, app id: String) async throws(ServiceError) {
+        let output = try await ServiceCall.run(at: serverURL) {
+            try await client.discardDelivery(path: .init(appID: id, changeID: changeID))
+        }
+        switch output {
+        case .noContent: return
+        default: throw ServiceCall.unexpected(output)
+        }
+    }
+}

@@ -24,7 +24,7 @@ struct AdminData: AsyncParsableCommand {
             """,
         subcommands: [
             AdminDataList.self, AdminDataPut.self, AdminDataDelete.self, AdminDataImport.self, AdminDataSource.self,
-            AdminDataPull.self, AdminDataSchema.self,
+            AdminDataPull.self, AdminDataDeliveries.self, AdminDataSchema.self,
             AdminDataFields.self, AdminDataRetention.self, AdminDataChanges.self, AdminDataConflicts.self,
         ],
         defaultSubcommand: AdminDataList.self

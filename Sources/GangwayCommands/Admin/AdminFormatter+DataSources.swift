@@ -77,3 +77,20 @@ extension AdminFormatter {
         return word == "row" && value != 1 ? "\(number) rows" : "\(number) \(word)"
     }
 }
+
+extension AdminFormatter {
+    static func deliveries(_ deliveries: [ManagedDelivery]) -> String {
+        guard !deliveries.isEmpty else { return "No change waits for the company's backend." }
+        return table(
+            ["CHANGE", "ENTITY", "AUTHOR", "RECEIVED", "FIELDS", "STATE"],
+            deliveries.map { delivery in
+                let state = delivery.parked ? "parked" : delivery.attempts == 0 ? "waiting" : "retrying"
+                let failed = delivery.lastError.map { " (\(delivery.attempts) failed: \($0))" } ?? ""
+                return [
+                    delivery.changeID, "\(delivery.entitySet)/\(delivery.entityID)", delivery.author,
+                    date(delivery.receivedAt), delivery.fields.joined(separator: ", "), state + failed,
+                ]
+            }
+        )
+    }
+}

@@ -24,6 +24,8 @@ package enum AuditWording {
         "putDataSource": "Saved a data source",
         "removeDataSource": "Removed a data source",
         "pullDataSource": "Asked for a read of a data source",
+        "retryDelivery": "Sent a waiting change to the company's backend again",
+        "discardDelivery": "Discarded a change the company's backend never decided",
         "addOperator": "Added an operator",
         "updateOperator": "Changed an operator's role",
         "removeOperator": "Removed an operator",
@@ -41,7 +43,8 @@ package enum AuditWording {
     /// What a path's collections are called, one by one (`/admin/apps/a/devices/r`).
     private static let nouns: [String: String] = [
         "apps": "app", "devices": "registration", "users": "user", "operators": "operator",
-        "destinations": "destination", "data-sources": "data source of set", "pull": "read", "data": "set",
+        "destinations": "destination", "data-sources": "data source of set", "pull": "read", "deliveries": "change",
+        "retry": "retry", "data": "set",
         "activations": "activation link",
         "authentication": "sign-in", "sessions": "sessions", "identities": "identities",
         "enrolment": "enrolment link",

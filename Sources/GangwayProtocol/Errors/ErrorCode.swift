@@ -92,6 +92,8 @@ public enum ErrorCode: String, Sendable, Hashable, Codable, CaseIterable {
     case destinationNotFound = "DESTINATION_NOT_FOUND"
     /// The entity set has no data source.
     case dataSourceNotFound = "DATA_SOURCE_NOT_FOUND"
+    /// No change of this ID waits for the company's backend.
+    case deliveryNotFound = "DELIVERY_NOT_FOUND"
     /// No app serves this email domain.
     case domainUnknown = "DOMAIN_UNKNOWN"
     /// The text is longer than a QR code holds.

@@ -57,6 +57,8 @@ public enum APILimits {
     public static let ingestRefusals = 0...1_000
     /// The refused rows a data source's read keeps and reports; the rest are counted.
     public static let dataSourceRefusals = 0...100
+    /// A change's ID: a UUID, in lower case.
+    public static let changeID = 36...36
     /// A data source's path under its destination's URL.
     public static let dataSourcePath = 1...512
     /// How often a data source is read, in seconds: a minute to a week.
@@ -179,6 +181,8 @@ public enum APILimits {
         add(parameter("/admin/apps/{appID}/logs", "get", 2), .length, username)
         add(parameter("/admin/apps/{appID}/logs", "get", 6), .value, positive)
         add(parameter("/admin/apps/{appID}/changes", "get", 1), .value, listLimit)
+        add(parameter("/admin/apps/{appID}/deliveries", "get", 1), .value, listLimit)
+        add("/components/parameters/ChangeID/schema", .length, changeID)
         add(parameter("/admin/apps/{appID}/data/{entitySet}", "get", 2), .length, identifier)
         add(parameter("/admin/apps/{appID}/data/{entitySet}", "get", 3), .value, listLimit)
         add(parameter("/apps/{appID}/data/{entitySet}/changes", "get", 2), .length, syncCursor)

@@ -28,6 +28,7 @@ final class MobileServicesAPI: APIProtocol {
     let activity: ActivityHandler
     let destinations: DestinationsHandler
     let dataSources: DataSourcesHandler
+    let deliveries: DeliveriesHandler
 
     init(services: APIServices) {
         self.services = services
@@ -49,6 +50,7 @@ final class MobileServicesAPI: APIProtocol {
         activity = ActivityHandler(services: services)
         destinations = DestinationsHandler(services: services)
         dataSources = DataSourcesHandler(services: services)
+        deliveries = DeliveriesHandler(services: services)
     }
 
     // MARK: Server
@@ -369,6 +371,18 @@ final class MobileServicesAPI: APIProtocol {
 
     func pullDataSource(_ input: Operations.PullDataSource.Input) async throws -> Operations.PullDataSource.Output {
         try await dataSources.pullDataSource(input)
+    }
+
+    func listDeliveries(_ input: Operations.ListDeliveries.Input) async throws -> Operations.ListDeliveries.Output {
+        try await deliveries.listDeliveries(input)
+    }
+
+    func retryDelivery(_ input: Operations.RetryDelivery.Input) async throws -> Operations.RetryDelivery.Output {
+        try await deliveries.retryDelivery(input)
+    }
+
+    func discardDelivery(_ input: Operations.DiscardDelivery.Input) async throws -> Operations.DiscardDelivery.Output {
+        try await deliveries.discardDelivery(input)
     }
 
     func removeDestination(

@@ -134,6 +134,37 @@ extension ServerStorage {
     }
 }
 
+extension ServerStorage {
+    /// The delivery of a change, if it waits.
+    public func delivery(appID: String, changeID: String) async throws(StorageError) -> DeliveryRecord? {
+        try await all(
+            """
+            SELECT change_id, app_id, change, carrier, received_at, attempts, parked, last_error FROM deliveries
+            WHERE app_id = \(appID) AND change_id = \(changeID)
+            """,
+            DeliveryRecord.init(row:)
+        ).first
+    }
+
+    /// Makes a waiting change due now, parked or not, its attempts counted anew; the
+    /// delivery as it stands, `nil` when no such change waits.
+    public func retryDelivery(
+        appID: String,
+        changeID: String,
+        at date: Date
+    ) async throws(StorageError)
+        -> DeliveryRecord?
+    {
+        try await execute(
+            """
+            UPDATE deliveries SET parked = \(false), attempts = 0, next_attempt_at = \(date)
+            WHERE app_id = \(appID) AND change_id = \(changeID)
+            """
+        )
+        return try await delivery(appID: appID, changeID: changeID)
+    }
+}
+
 extension DeliveryRecord {
     init(row: SQLRow) throws(StorageError) {
         self.init(

@@ -41,6 +41,8 @@ public struct ChangeRejection: Error, Sendable, Hashable, Codable, CustomStringC
         /// data source delivers devices' changes, and the backend has not answered yet. The
         /// device sends it again; once the backend answers, that is its result.
         public static let delivering = Code(rawValue: "DELIVERING")
+        /// An operator discarded the change: the company's backend never decided it.
+        public static let discarded = Code(rawValue: "DISCARDED")
         /// The change breaks the format's limits (names, lengths, counts).
         public static let invalidChange = Code(rawValue: "INVALID_CHANGE")
         /// A sealed change the server's key does not open (altered, cut short, or sealed
