@@ -40,6 +40,10 @@ public struct OutboxSender: Sendable {
         /// Changes the server answered, by how they ended; `held` ones stay in the outbox.
         public var answered: [ChangeResult.Outcome: Int] = [:]
 
+        /// Of the `held` ones, those waiting for the company's backend to decide them
+        /// (`DELIVERING`), not for their author to be let in again.
+        public var delivering = 0
+
         /// How many changes the server ended (held ones aside).
         public var settled: Int { answered.filter { $0.key != .held }.values.reduce(0, +) }
     }
@@ -116,6 +120,9 @@ public struct OutboxSender: Sendable {
                     answered = answers.filter { $0.answer.result.outcome != .held }
                     if answers.count > answered.count {
                         report.answered[.held, default: 0] += answers.count - answered.count
+                        report.delivering += answers.count {
+                            $0.answer.result.outcome == .held && $0.answer.result.rejection?.code == .delivering
+                        }
                     }
                     travelling.subtract(answered.map(\.change.changeID))
                 case .failure(let error):

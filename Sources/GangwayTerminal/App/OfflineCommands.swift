@@ -234,7 +234,10 @@ struct OfflineCommands: Sendable {
                 answered[.duplicate].map { localized("sync.duplicate", $0) },
                 answered[.conflict].map { localized("sync.conflict", $0) },
                 answered[.rejected].map { localized("sync.rejected", $0) },
-                answered[.held].map { localized("sync.held", $0) },
+                answered[.held].flatMap {
+                    $0 > report.sent.delivering ? localized("sync.held", $0 - report.sent.delivering) : nil
+                },
+                report.sent.delivering > 0 ? localized("sync.delivering", report.sent.delivering) : nil,
             ].compactMap { $0 }
             console.line(
                 parts.isEmpty ? localized("sync.nothing") : localized("sync.answered", parts.joined(separator: ", "))
