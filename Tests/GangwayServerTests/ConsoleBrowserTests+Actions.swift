@@ -221,6 +221,35 @@ extension ConsoleBrowserTests {
                 let asked = try #require(try await storage.dataSource(appID: "checks", entitySet: "checks"))
                 #expect((asked.state.fullRequested && asked.state.nextRunAt != nil) || asked.state.run > readBefore)
 
+                // A device's change waiting for the backend: sent again, then discarded.
+                try await api.admin(
+                    .put,
+                    "/admin/apps/checks/data-sources/checks",
+                    json: #"{"destination": "erp", "path": "/Checks", "deliversChanges": true}"#
+                ).expect(.ok)
+                try await api.admin(
+                    .patch,
+                    "/admin/apps/checks",
+                    json: #"{"settings": {"dataSettings": {"entitySets": {"checks": {"writableFields": ["status"], "allowsCreation": true}}}}}"#
+                ).expect(.ok)
+                let bob = try await ChangeUploadTests.author("bob", device: "bob-tablet", api: api)
+                let waiting = bob.change(sequence: 1, base: nil, entity: "c-001", ["status": "done"])
+                #expect(try await ChangeUploadTests.upload([waiting], by: bob, api: api).first?.outcome == .held)
+                let changeID = waiting.change.id.uuidString.lowercased()
+                try await browser.open("\(server)/console/data?app=checks&set=checks")
+                _ = try await browser.source(once: "waiting for the company's backend")
+                _ = try await browser.source(once: changeID)
+                try await browser.click(try await browser.element("button[value=retryDelivery]"))
+                try await done("retryDelivery")
+                _ = try await browser.source(once: "goes to the company's backend again now")
+                try await browser.click(try await browser.element("button[value=discardDelivery]"))
+                _ = try await browser.source(once: "Discard the change \(changeID)?")
+                try await browser.click(try await browser.element("button.danger"))
+                try await done("discardDelivery")
+                #expect(try await storage.deliveries(appID: "checks", limit: 10).isEmpty)
+                let discarded = try await ChangeUploadTests.upload([waiting], by: bob, api: api).first
+                #expect(discarded?.original == .rejected && discarded?.rejection?.code == "DISCARDED")
+
                 // The logs, filtered by user and level: the page keeps the filter.
                 try await browser.open("\(server)/console/logs")
                 _ = try await browser.source(once: "<h1>Logs</h1>")

@@ -343,6 +343,20 @@ extension ConsoleTemplates {
         <button type="submit" name="action" value="pull">Read the changes now</button>
         <button type="submit" name="action" value="pullFull">Read the whole set now</button>
         </form>{{/canEdit}}
+        {{#hasDeliveries}}<table>
+        <caption>Devices' changes waiting for the company's backend, oldest first</caption>
+        <thead><tr><th scope="col">Change</th><th scope="col">Entity</th><th scope="col">Author</th><th scope="col">Received (UTC)</th><th scope="col">Fields</th><th scope="col">State</th>{{#canEdit}}<th scope="col">Actions</th>{{/canEdit}}</tr></thead>
+        <tbody>
+        {{#deliveries}}<tr><td data-label="Change">{{changeID}}</td><td data-label="Entity">{{entity}}</td><td data-label="Author">{{author}}</td><td data-label="Received (UTC)">{{received}}</td><td data-label="Fields">{{fields}}</td><td data-label="State">{{state}}</td>{{#canEdit}}<td data-label="Actions">
+        <form method="post" action="/console/data" class="actions">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="app" value="{{appID}}"><input type="hidden" name="set" value="{{entitySet}}"><input type="hidden" name="change" value="{{changeID}}">
+        <button type="submit" name="action" value="retryDelivery">Send again<span class="hidden"> {{changeID}}</span></button>
+        <button type="submit" name="action" value="discardDelivery" class="danger">Discard…<span class="hidden"> {{changeID}}</span></button>
+        </form></td>{{/canEdit}}</tr>
+        {{/deliveries}}
+        </tbody>
+        </table>{{/hasDeliveries}}
         {{/source}}
         {{^source}}<p>None: the set is written by the admin, imports and devices only ('gangway admin data source set' reads it from the company's OData service).</p>{{/source}}
         {{#canEdit}}

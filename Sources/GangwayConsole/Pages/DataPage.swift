@@ -88,6 +88,32 @@ public struct DataPage: ConsolePage {
         }
     }
 
+    /// A device's change waiting for the company's backend, as shown.
+    public struct Delivery: Sendable {
+        public var changeID: String
+        public var entity: String
+        public var author: String
+        public var received: String
+        public var fields: String
+        public var state: String
+
+        public init(
+            changeID: String,
+            entity: String,
+            author: String,
+            received: String,
+            fields: [String],
+            state: String
+        ) {
+            self.changeID = changeID
+            self.entity = entity
+            self.author = author
+            self.received = received
+            self.fields = fields.joined(separator: ", ")
+            self.state = state
+        }
+    }
+
     public var template: String { "data" }
     public let title = "Data"
     public var signedIn: SignedInOperator?
@@ -119,6 +145,11 @@ public struct DataPage: ConsolePage {
     public var hasSchema: Bool
     /// The set's data source, if it has one.
     public var source: Source?
+    /// The set's changes waiting for the company's backend.
+    public var deliveries: [Delivery] = [] {
+        didSet { hasDeliveries = !deliveries.isEmpty }
+    }
+    public var hasDeliveries = false
     /// The schema being declared, as typed or stored: a field a line.
     public var schemaText: String
     /// Its subset, as typed or stored: `field = attribute`.

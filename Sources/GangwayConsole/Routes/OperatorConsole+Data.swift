@@ -57,6 +57,8 @@ extension OperatorConsole {
         "unschema": "Removed the set's schema: it takes any fields, as text.",
         "pull": "Asked for a read of the set's changes from its data source: it starts within a second.",
         "pullFull": "Asked for a read of the whole set from its data source: it starts within a second.",
+        "retryDelivery": "The change goes to the company's backend again now.",
+        "discardDelivery": "Discarded the change: its author's device shows it refused at its next sync.",
     ]
 
     /// A data source as the page shows it.
@@ -151,6 +153,12 @@ extension OperatorConsole {
         let source = try? await run(for: record, "getDataSource") {
             try await api.getDataSource(.init(path: .init(appID: app.id, entitySet: entitySet)))
         }.ok.body.json
+        let deliveries =
+            source == nil
+            ? []
+            : (try? await run(for: record, "listDeliveries") {
+                try await api.listDeliveries(.init(path: .init(appID: app.id), query: .init(limit: 1_000)))
+            }.ok.body.json)?.filter { $0.entitySet == entitySet } ?? []
         let rule = rules[entitySet]
         let schema = schemas[entitySet]?.fields ?? []
         var page = DataPage(
@@ -197,6 +205,18 @@ extension OperatorConsole {
         )
         page.notice = notice
         page.source = source.map(Self.source)
+        page.deliveries = deliveries.map {
+            DataPage.Delivery(
+                changeID: $0.changeID,
+                entity: $0.entityID,
+                author: $0.author,
+                received: Self.minute($0.receivedAt),
+                fields: $0.fields,
+                state: $0.parked
+                    ? "parked after \($0.attempts) attempts: \($0.lastError ?? "")"
+                    : $0.attempts == 0 ? "waiting" : "retrying: \($0.lastError ?? "")"
+            )
+        }
         page.moreEntities = moreEntities ? Self.entitiesShown : nil
         page.after = after
         // The next page starts after the last entity shown; the first, with no `after`.
@@ -221,6 +241,7 @@ extension OperatorConsole {
         let (form, browser, record) = (sent.fields, sent.browser, sent.record)
         func trimmed(_ name: String) -> String { (form[name] ?? "").trimmingCharacters(in: .whitespaces) }
         let (appID, entitySet, entityID, action) = (trimmed("app"), trimmed("set"), trimmed("id"), form["action"] ?? "")
+        let change = trimmed("change")
         let typed = DataPage.Writing(
             writableFields: AppSettingsForm.list(form["writableFields"] ?? ""),
             allowsCreation: form["allowsCreation"] == "on",
@@ -244,6 +265,7 @@ extension OperatorConsole {
             [
                 "delete": "deleteEntity", "rules": "updateApp", "schema": "putEntitySchema",
                 "unschema": "deleteEntitySchema", "pull": "pullDataSource", "pullFull": "pullDataSource",
+                "retryDelivery": "retryDelivery", "discardDelivery": "discardDelivery",
             ][
                 action
             ] ?? "putEntity"
@@ -252,6 +274,8 @@ extension OperatorConsole {
             case "rules": "/admin/apps/\(appID)"
             case "schema", "unschema": "/admin/apps/\(appID)/schemas/\(entitySet)"
             case "pull", "pullFull": "/admin/apps/\(appID)/data-sources/\(entitySet)/pull"
+            case "retryDelivery": "/admin/apps/\(appID)/deliveries/\(change)/retry"
+            case "discardDelivery": "/admin/apps/\(appID)/deliveries/\(change)"
             default: "/admin/apps/\(appID)/data/\(entitySet)/\(entityID)"
             }
         guard await permits(record, asked, on: asking) else {
@@ -265,6 +289,23 @@ extension OperatorConsole {
                 consequence: "The entity \(TextRules.shown(entityID, limit: 64)) leaves the set \(entitySet) of "
                     + "\(appID) on the server, and every device's copy at its next read. This cannot be undone.",
                 button: "Delete the entity",
+                back: Self.setLink(appID, entitySet),
+                record: record,
+                browser: browser,
+                current: ConsolePaths.data
+            )
+        {
+            return asking
+        }
+        if action == "discardDelivery",
+            let asking = confirmation(
+                of: form,
+                to: ConsolePaths.data,
+                title: "Discard the change \(TextRules.shown(change, limit: 64))?",
+                consequence: "The company's backend never decided it. Its author's device shows it refused "
+                    + "(DISCARDED) at its next sync, and the app can fix it and send it anew; the entity's later "
+                    + "changes go on to the backend.",
+                button: "Discard the change",
                 back: Self.setLink(appID, entitySet),
                 record: record,
                 browser: browser,
@@ -329,6 +370,16 @@ extension OperatorConsole {
                     )
                 }
                 (operation, target) = ("pullDataSource", "/admin/apps/\(appID)/data-sources/\(entitySet)/pull")
+            case "retryDelivery":
+                _ = try await run(for: record, "retryDelivery") {
+                    try await api.retryDelivery(.init(path: .init(appID: appID, changeID: change)))
+                }
+                (operation, target) = ("retryDelivery", "/admin/apps/\(appID)/deliveries/\(change)/retry")
+            case "discardDelivery":
+                _ = try await run(for: record, "discardDelivery") {
+                    try await api.discardDelivery(.init(path: .init(appID: appID, changeID: change)))
+                }
+                (operation, target) = ("discardDelivery", "/admin/apps/\(appID)/deliveries/\(change)")
             default:
                 return await again("That is not something the console does.", .badRequest)
             }
