@@ -230,7 +230,8 @@ extension ConsoleBrowserTests {
                 try await api.admin(
                     .patch,
                     "/admin/apps/checks",
-                    json: #"{"settings": {"dataSettings": {"entitySets": {"checks": {"writableFields": ["status"], "allowsCreation": true}}}}}"#
+                    json: #"{"settings": {"dataSettings": {"entitySets": {"checks": "#
+                        + #"{"writableFields": ["status"], "allowsCreation": true}}}}}"#
                 ).expect(.ok)
                 let bob = try await ChangeUploadTests.author("bob", device: "bob-tablet", api: api)
                 let waiting = bob.change(sequence: 1, base: nil, entity: "c-001", ["status": "done"])
