@@ -11,7 +11,7 @@ struct BenchmarkCommand: AsyncParsableCommand {
         subcommands: [
             StoreBenchmark.self, FlowBenchmark.self, ServerBenchmark.self, SignInFloodBenchmark.self,
             OfflineBenchmark.self, SyncBenchmark.self, LiveBenchmark.self, ConsoleBenchmark.self,
-            DestinationBenchmark.self, IngestBenchmark.self, PullBenchmark.self,
+            DestinationBenchmark.self, IngestBenchmark.self, PullBenchmark.self, DeliveryBenchmark.self,
         ]
     )
 }

@@ -13,7 +13,7 @@ import ServiceLifecycle
 struct ChangeDeliveries: Service {
     static let interval: Duration = .milliseconds(200)
     /// Changes claimed and delivered at once.
-    static let batch = 32
+    static let batch = 128
     /// How long a claim lasts.
     static let lease: TimeInterval = 30
 
@@ -37,32 +37,37 @@ struct ChangeDeliveries: Service {
                 let key = record.appID + "/" + record.change.entitySet
                 if targets[key] == nil { targets[key] = .some(try await target(of: record, services)) }
             }
-            answered += await withTaskGroup(of: Int.self) { group in
+            let outcomes = await withTaskGroup(of: (DeliveryRecord, DeliveryOutcome).self) { group in
                 for record in due {
                     let target = targets[record.appID + "/" + record.change.entitySet] ?? nil
                     group.addTask {
-                        let outcome: DeliveryOutcome
-                        if let target {
-                            outcome = await delivery.deliver(record, to: target, random: Double.random(in: 0...1))
-                        } else {
-                            outcome = .failed(
-                                reason: "The set has no data source that delivers changes, or its destination is gone.",
-                                retryAt: services.now().addingTimeInterval(
-                                    ChangeDelivery.retryDelay(after: record.attempts + 1, random: 1)
-                                ),
-                                park: record.attempts + 1 >= ChangeDelivery.attempts
+                        guard let target else {
+                            let attempt = record.attempts + 1
+                            return (
+                                record,
+                                .failed(
+                                    reason: "The set has no data source that delivers changes, or its destination "
+                                        + "is gone.",
+                                    retryAt: services.now().addingTimeInterval(
+                                        ChangeDelivery.retryDelay(after: attempt, random: 1)
+                                    ),
+                                    park: attempt >= ChangeDelivery.attempts
+                                )
                             )
                         }
-                        do {
-                            let result = try await services.storage.finishDelivery(record, outcome, at: services.now())
-                            return result == nil ? 0 : 1
-                        } catch {
-                            services.logger.warning("a delivered change's answer was not recorded; it is sent again")
-                            return 0
-                        }
+                        return (record, await delivery.deliver(record, to: target, random: Double.random(in: 0...1)))
                     }
                 }
-                return await group.reduce(0, +)
+                var outcomes: [(delivery: DeliveryRecord, outcome: DeliveryOutcome)] = []
+                for await outcome in group { outcomes.append(outcome) }
+                return outcomes
+            }
+            // The round's answers in one transaction: a server that stops before it commits
+            // sends them again, with the same keys.
+            do {
+                answered += try await services.storage.finishDeliveries(outcomes, at: services.now()).count
+            } catch {
+                services.logger.warning("delivered changes' answers were not recorded; they are sent again")
             }
             if due.count < batch { return answered }
         }

@@ -34,12 +34,8 @@ extension ServerStorage {
         }
     }
 
-    /// Records how the backend answered a delivered change (``DeliveryOutcome``), in one
-    /// transaction: for an answer, the change's result (what its author's device gets
-    /// when it sends the change again) and, when the backend took it, the backend's entity
-    /// as the server's (by the rule of a data source's read); the delivery is then done.
-    /// A failure counts the attempt and sets the next. Nothing happens when the delivery
-    /// is gone (an operator discarded it).
+    /// Records how the backend answered a delivered change (``DeliveryOutcome``): see
+    /// ``finishDeliveries(_:at:)``.
     /// - Returns: The change's result, for an answer.
     @discardableResult
     public func finishDelivery(
@@ -47,71 +43,151 @@ extension ServerStorage {
         _ outcome: DeliveryOutcome,
         at date: Date
     ) async throws(StorageError) -> ChangeResult? {
-        let change = delivery.change
-        let id = change.id.lowercasedText
-        defer { cache?.drop(.entitySet(appID: delivery.appID, entitySet: change.entitySet)) }
+        try await finishDeliveries([(delivery, outcome)], at: date)[delivery.change.id]
+    }
+
+    /// Records how the backend answered delivered changes, all in one transaction: for an
+    /// answer, the change's result (what its author's device gets when it sends the change
+    /// again) and, when the backend took it, the backend's entity as the server's (by the
+    /// rule of a data source's read); the delivery is then done. A failure counts the
+    /// attempt and sets the next. A delivery that is gone (an operator discarded it) is
+    /// left alone. At most one change of an entity is delivered at a time, so `answered`
+    /// holds at most one of each.
+    /// - Returns: The results of the changes answered, by change ID.
+    @discardableResult
+    public func finishDeliveries(
+        _ answered: [(delivery: DeliveryRecord, outcome: DeliveryOutcome)],
+        at date: Date
+    ) async throws(StorageError) -> [UUID: ChangeResult] {
+        guard !answered.isEmpty else { return [:] }
+        let sets = Set(answered.map { $0.delivery.appID + "/" + $0.delivery.change.entitySet })
+        defer {
+            for item in answered {
+                cache?.drop(.entitySet(appID: item.delivery.appID, entitySet: item.delivery.change.entitySet))
+            }
+        }
         let kind = kind
         let writers = StorageLock.entityWriters(
-            registrations: [change.registrationID],
-            entitySets: [delivery.appID + "/" + change.entitySet]
+            registrations: Set(answered.map(\.delivery.change.registrationID)),
+            entitySets: sets
         )
         return try await driver.write(locking: [writers]) { connection in
-            guard !(try await connection.rows("SELECT change_id FROM deliveries WHERE change_id = \(id)")).isEmpty
-            else { return nil }
-            let result: ChangeResult
-            switch outcome {
-            case .failed(let reason, let retryAt, let park):
-                try await connection.execute(
-                    """
-                    UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = \(retryAt), running_until = NULL,
-                        parked = \(park), last_error = \(reason)
-                    WHERE change_id = \(id)
-                    """
-                )
-                return nil
-            case .refused(let rejection):
-                result = ChangeResult(changeID: change.id, rejected: rejection)
-            case .accepted(let fields):
+            let ids = answered.map { $0.delivery.change.id.lowercasedText }
+            let waiting = Set(
+                try await connection.rows("SELECT change_id FROM deliveries WHERE change_id IN (\(list: ids))").map {
+                    row throws(StorageError) in try row("change_id", as: String.self)
+                }
+            )
+            var results: [UUID: ChangeResult] = [:]
+            var accepted: [String: [(DeliveryRecord, [String: String])]] = [:]
+            for (delivery, outcome) in answered where waiting.contains(delivery.change.id.lowercasedText) {
+                let change = delivery.change
+                switch outcome {
+                case .failed(let reason, let retryAt, let park):
+                    try await connection.execute(
+                        """
+                        UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = \(retryAt),
+                            running_until = NULL, parked = \(park), last_error = \(reason)
+                        WHERE change_id = \(change.id.lowercasedText)
+                        """
+                    )
+                case .refused(let rejection):
+                    results[change.id] = ChangeResult(changeID: change.id, rejected: rejection)
+                case .accepted(let fields):
+                    // By set and author: the entities written are by their change's author.
+                    accepted[delivery.appID + "/" + change.entitySet + "/" + change.author, default: []].append(
+                        (delivery, fields)
+                    )
+                }
+            }
+            for (_, entities) in accepted {
+                let (appID, entitySet) = (entities[0].0.appID, entities[0].0.change.entitySet)
+                // Seen by the source's latest read: a full read under way does not take
+                // them for ones the backend no longer has.
+                let run =
+                    try await connection.rows(
+                        "SELECT run FROM data_sources WHERE app_id = \(appID) AND entity_set = \(entitySet)"
+                    ).first.map { row throws(StorageError) in try row("run", as: Int64.self) } ?? 0
                 _ = try await Self.applyBackend(
-                    [IngestRow(line: 1, id: change.entityID, fields: fields)],
-                    into: change.entitySet,
-                    of: delivery.appID,
-                    run: 0,
+                    entities.enumerated().map { index, item in
+                        IngestRow(line: index + 1, id: item.0.change.entityID, fields: item.1)
+                    },
+                    into: entitySet,
+                    of: appID,
+                    run: run,
                     limit: EntityLimits.entitiesPerSet,
-                    by: change.author,
+                    by: entities[0].0.change.author,
                     at: date,
                     kind,
                     connection
                 )
-                let version = try await connection.rows(
+                var versions: [String: Int64] = [:]
+                for row in try await connection.rows(
                     """
-                    SELECT version FROM entities WHERE app_id = \(delivery.appID) AND entity_set = \(change.entitySet)
-                        AND id = \(change.entityID) AND removed_at IS NULL
+                    SELECT id, version FROM entities WHERE app_id = \(appID) AND entity_set = \(entitySet)
+                        AND id IN (\(list: entities.map(\.0.change.entityID))) AND removed_at IS NULL
                     """
-                ).first.map { row throws(StorageError) in try row("version", as: Int64.self) }
-                result = ChangeResult(changeID: change.id, outcome: .applied, version: version)
+                ) {
+                    versions[try row("id")] = try row("version")
+                }
+                for (delivery, _) in entities {
+                    let change = delivery.change
+                    results[change.id] = ChangeResult(
+                        changeID: change.id,
+                        outcome: .applied,
+                        version: versions[change.entityID]
+                    )
+                }
             }
-            let reused = try await !connection.rows(
+            let ended = answered.filter { results[$0.delivery.change.id] != nil }.map(\.delivery)
+            guard !ended.isEmpty else { return results }
+            var used: Set<String> = []
+            for row in try await connection.rows(
                 """
-                SELECT 1 FROM changes WHERE registration_id = \(change.registrationID) AND sequence = \(change.sequence)
+                SELECT registration_id, sequence FROM changes
+                WHERE registration_id IN (\(list: Array(Set(ended.map(\.change.registrationID)))))
+                    AND sequence IN (\(list: Array(Set(ended.map(\.change.sequence)))))
                 """
-            ).isEmpty
+            ) {
+                used.insert("\(try row("registration_id", as: String.self))/\(try row("sequence", as: Int64.self))")
+            }
+            var rows: [SQL] = []
+            var counts: [String: [ActivityKind: Int]] = [:]
+            for delivery in ended {
+                let change = delivery.change
+                guard let result = results[change.id] else { continue }
+                let reused = !used.insert("\(change.registrationID)/\(change.sequence)").inserted
+                rows.append(
+                    """
+                    (\(change.id.lowercasedText), \(delivery.appID), \(change.registrationID),
+                        \(reused ? nil : change.sequence), \(change.author), \(delivery.carrier), \(change.entitySet),
+                        \(change.entityID), \(result.outcome.rawValue), \(try ServerSchema.encode(result: result)),
+                        \(delivery.receivedAt))
+                    """
+                )
+                counts[delivery.appID, default: [:]][.changes, default: 0] += 1
+                if result.outcome == .rejected {
+                    counts[delivery.appID, default: [:]][.refusedChanges, default: 0] += 1
+                }
+            }
+            for start in stride(from: 0, to: rows.count, by: 200) {
+                try await connection.execute(
+                    """
+                    INSERT INTO changes (change_id, app_id, registration_id, sequence, author, carrier, entity_set,
+                        entity_id, outcome, result, received_at)
+                    VALUES \(SQL.joined(Array(rows[start..<min(start + 200, rows.count)]), separator: ", "))
+                    """
+                )
+            }
             try await connection.execute(
-                """
-                INSERT INTO changes (change_id, app_id, registration_id, sequence, author, carrier, entity_set,
-                    entity_id, outcome, result, received_at)
-                VALUES (\(id), \(delivery.appID), \(change.registrationID), \(reused ? nil : change.sequence),
-                    \(change.author), \(delivery.carrier), \(change.entitySet), \(change.entityID),
-                    \(result.outcome.rawValue), \(try ServerSchema.encode(result: result)), \(delivery.receivedAt))
-                """
+                "DELETE FROM deliveries WHERE change_id IN (\(list: ended.map(\.change.id.lowercasedText)))"
             )
-            try await connection.execute("DELETE FROM deliveries WHERE change_id = \(id)")
-            let counts: [ActivityKind: Int] =
-                result.outcome == .rejected ? [.changes: 1, .refusedChanges: 1] : [.changes: 1]
-            if let counting = Self.counting(counts, appID: delivery.appID, at: date) {
-                try await connection.execute(counting)
+            for (appID, counted) in counts {
+                if let counting = Self.counting(counted, appID: appID, at: date) {
+                    try await connection.execute(counting)
+                }
             }
-            return result
+            return results
         }
     }
 
