@@ -6,7 +6,16 @@ extension ServerStorage {
     /// its entity (a later change of an entity waits for the one before, parked or not),
     /// and holds them until `until`; another process takes none of them meanwhile.
     public func claimDeliveries(at date: Date, until: Date, limit: Int) async throws(StorageError) -> [DeliveryRecord] {
-        try await driver.write(locking: []) { connection in
+        // Looked for by a read first: an idle server takes no write lock to find nothing.
+        let due = try await all(
+            """
+            SELECT change_id FROM deliveries
+            WHERE NOT parked AND next_attempt_at <= \(date) AND (running_until IS NULL OR running_until <= \(date))
+            LIMIT 1
+            """
+        ) { row throws(StorageError) in try row("change_id", as: String.self) }
+        guard !due.isEmpty else { return [] }
+        return try await driver.write(locking: []) { connection in
             let rows = try await connection.rows(
                 """
                 SELECT change_id, app_id, change, carrier, received_at, attempts, parked, last_error FROM deliveries AS d
