@@ -497,6 +497,11 @@ struct ConsoleUsersTests {
                 .decode([Components.Schemas.StoredLogEntry].self)
             #expect((first + then).map(\.message) == ["entry 249", "entry 248", "entry 247", "entry 246"])
             #expect(try await api.admin(.get, "/admin/apps/checks/logs?before=0").status == .badRequest)
+            // Judged whatever the other parameters: a user no one can be matches nothing,
+            // but a bad `before` is still refused.
+            #expect(
+                try await api.admin(.get, "/admin/apps/checks/logs?user=a%17b&before=-4437").status == .badRequest
+            )
         }
     }
 }

@@ -56,13 +56,14 @@ struct LogsHandler: APIHandler {
         let app = try await app(input.path.appID)
         let query = input.query
         let limit = try Validation.listLimit(query.limit)
+        // Every parameter is judged before a query that can match nothing is answered.
+        if let before = query.before, before < 1 {
+            throw APIError.badRequest("before must be an entry's ID, 1 or more.", code: .invalidField)
+        }
         if let user = query.user {
             try Validation.length(user, "user", APILimits.username)
             // No user's name holds a control character (and PostgreSQL text cannot hold a NUL).
             if Validation.hasControlCharacters(user) { return .ok(.init(body: .json([]))) }
-        }
-        if let before = query.before, before < 1 {
-            throw APIError.badRequest("before must be an entry's ID, 1 or more.", code: .invalidField)
         }
         // Levels by rank, as the settings exchange names them.
         let ranked = Components.Schemas.LogSettings.LogLevelPayload.allCases.map(\.rawValue).filter { !$0.isEmpty }
