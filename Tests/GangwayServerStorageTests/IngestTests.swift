@@ -138,6 +138,17 @@ struct IngestTests {
                 try await storage.entities(appID: "checks", entitySet: "checks").first { $0.id == "a" }
             )
             #expect(a.version == 2 && a.fields == ["status": "again"])
+            // A removed entity (its row kept as a tombstone) put again comes back, and a
+            // new one beside it is added: each path of the write, in one part.
+            let back = try await Self.ingest(
+                storage,
+                [Self.put(2, "c", ["status": "back"]), Self.put(3, "f", ["status": "new"])],
+                after: 1,
+                batch: "batch-2"
+            )
+            #expect(back.written == 3)
+            let held = try await Self.entities(storage)
+            #expect(held["c"] == ["status": "back"] && held["f"] == ["status": "new"] && held.count == 5)
         }
     }
 

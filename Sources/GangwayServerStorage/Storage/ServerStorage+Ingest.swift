@@ -99,6 +99,7 @@ extension ServerStorage {
             let (writtenCount, removedCount) = try await Self.write(
                 current,
                 over: previous,
+                removed: state.removed,
                 touched: touched,
                 of: appID,
                 entitySet,
@@ -136,14 +137,17 @@ extension ServerStorage {
     /// What a part of bulk writes (an ingest's, a data source read's) starts from, read
     /// in its transaction: the set's live count and schema, the live entities among
     /// `ids`, and the condition that names them (one array, not thousands of bound
-    /// values). On PostgreSQL, the table is analysed first when its statistics are stale.
+    /// values), and those among them removed (their rows kept as tombstones). On
+    /// PostgreSQL, the table is analysed first when its statistics are stale.
     static func partState(
         of ids: [String],
         in appID: String,
         _ entitySet: String,
         _ kind: StorageKind,
         _ connection: any SQLConnection
-    ) async throws -> (live: Int, schema: EntitySchema?, previous: [String: EntityRecord], named: SQL) {
+    ) async throws -> (
+        live: Int, schema: EntitySchema?, previous: [String: EntityRecord], removed: Set<String>, named: SQL
+    ) {
         let set = try await connection.rows(
             "SELECT live_count, schema FROM entity_sets WHERE app_id = \(appID) AND entity_set = \(entitySet)"
         ).first
@@ -166,7 +170,17 @@ extension ServerStorage {
             previous[entity.id] = entity
         }
         let schema = try set.flatMap { row throws(StorageError) in try Self.schema(in: row) }
-        return (live, schema, previous, named)
+        // The removed ones keep their row (a tombstone): writing one again updates it.
+        var removed: Set<String> = []
+        for row in try await connection.rows(
+            """
+            SELECT id FROM entities WHERE app_id = \(appID) AND entity_set = \(entitySet)
+                AND \(named) AND removed_at IS NOT NULL
+            """
+        ) {
+            removed.insert(try row("id"))
+        }
+        return (live, schema, previous, removed, named)
     }
 
     /// Writes the entities a part `touched` in their state at its end (`current`: fields,
@@ -177,6 +191,7 @@ extension ServerStorage {
     static func write(
         _ current: [String: EntityRecord?],
         over previous: [String: EntityRecord],
+        removed: Set<String>,
         touched: [String],
         of appID: String,
         _ entitySet: String,
@@ -230,9 +245,24 @@ extension ServerStorage {
                     )
                 }
             case .postgresql:
-                if !written.isEmpty {
+                // Entities that have no row yet are inserted plainly: the set's writers'
+                // lock keeps anyone else from adding them, and an insert that cannot
+                // conflict skips the upsert's speculative one.
+                let (fresh, stored) = (
+                    written.filter { $0.previous == nil && !removed.contains($0.entity.id) },
+                    written.filter { $0.previous != nil || removed.contains($0.entity.id) }
+                )
+                for (part, conflicts) in [(fresh, false), (stored, true)] where !part.isEmpty {
                     try await connection.execute(
-                        Self.upsert(written.map(\.entity), of: appID, entitySet, by: author, at: date, subsets)
+                        Self.upsert(
+                            part.map(\.entity),
+                            of: appID,
+                            entitySet,
+                            by: author,
+                            at: date,
+                            subsets,
+                            conflicts: conflicts
+                        )
                     )
                 }
             }
@@ -299,7 +329,8 @@ extension ServerStorage {
         _ entitySet: String,
         by author: String,
         at date: Date,
-        _ subsets: [String: EntitySubset]
+        _ subsets: [String: EntitySubset],
+        conflicts: Bool
     ) -> SQL {
         let subset = subsets[entitySet]
         return """
@@ -313,7 +344,7 @@ extension ServerStorage {
                 \(array: entities.map(\.position))::bigint[],
                 \(array: entities.map { entity in subset.flatMap { entity.subsetKey(of: $0) } ?? "" })::text[])
                 AS row(id, fields, version, field_versions, position, subset_key)
-            \(EntityRecord.onConflict)
+            \(conflicts ? EntityRecord.onConflict : "")
             """
     }
 }

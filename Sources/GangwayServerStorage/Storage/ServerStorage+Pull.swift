@@ -169,6 +169,7 @@ extension ServerStorage {
         _ = try await Self.write(
             current,
             over: previous,
+            removed: state.removed,
             touched: touched,
             of: appID,
             entitySet,
