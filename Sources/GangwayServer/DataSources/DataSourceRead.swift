@@ -174,7 +174,12 @@ extension DataSourceRead {
         let source: DataSourceRecord
         let run: Int64
         var destination: DestinationRecord?
-        var authorization: (name: String, value: String)?
+        /// The header each page's request carries: for an identity destination, a token
+        /// signed for that page (a token lasts ``DestinationIdentity/lifetime``, a read of
+        /// millions of rows longer).
+        var authorization: @Sendable () async throws -> (name: String, value: String) = {
+            throw Failure(reason: "The read was not prepared.")
+        }
         var rows = 0
         var tally = PullTally()
         /// Rows refused without a valid ID.
@@ -215,24 +220,28 @@ extension DataSourceRead {
             self.destination = destination
             switch destination.authentication {
             case .identity:
-                let identity = DestinationIdentity(
-                    issuer: read.issuer(app),
-                    audience: destination.url,
-                    username: DataSourceRead.subject,
-                    displayName: "Gangway",
-                    app: app.id,
-                    registration: "",
-                    at: services.now()
-                )
-                guard let token = try? await services.keys.destinationTokens.sign(identity) else {
-                    throw Failure(reason: "The server's identity could not be signed.")
+                let (issuer, keys, now) = (read.issuer(app), services.keys, services.now)
+                let (audience, appID) = (destination.url, app.id)
+                authorization = {
+                    let identity = DestinationIdentity(
+                        issuer: issuer,
+                        audience: audience,
+                        username: DataSourceRead.subject,
+                        displayName: "Gangway",
+                        app: appID,
+                        registration: "",
+                        at: now()
+                    )
+                    guard let token = try? await keys.destinationTokens.sign(identity) else {
+                        throw Failure(reason: "The server's identity could not be signed.")
+                    }
+                    return ("Authorization", "Bearer " + token)
                 }
-                authorization = ("Authorization", "Bearer " + token)
             case .credential:
                 guard let credential = DestinationProxy.credential(of: destination, keys: services.keys) else {
                     throw Failure(reason: "The destination's credential does not open with the server key.")
                 }
-                authorization = credential
+                authorization = { credential }
             }
         }
 
@@ -287,7 +296,8 @@ extension DataSourceRead {
                     name: "Prefer",
                     value: "odata.track-changes, odata.maxpagesize=\(DataSourceRead.pageSize)"
                 )
-                if let authorization { request.headers.add(name: authorization.name, value: authorization.value) }
+                let header = try await authorization()
+                request.headers.add(name: header.name, value: header.value)
                 let response: HTTPClientResponse
                 do {
                     response = try await DestinationProxy.client.execute(request, timeout: DataSourceRead.pageTimeout)
