@@ -228,6 +228,12 @@ struct DataSourceTests {
             #expect(source.hasDeltaLink && source.lastRun?.error == "The backend answered 503.")
             let next = try await Self.ask(fixture, api)
             #expect(next.error == nil && next.kind == .delta && next.tally.written == 1)
+
+            // A broken service whose next link is the page it gave: the read stops there.
+            try await odata.loop()
+            let looped = try await Self.ask(fixture, api, full: true)
+            #expect(looped.error == "The backend's next link leads to a page it gave already.")
+            #expect(looped.tally.removed == 0, "a read that did not end removes nothing")
             #expect(try await Self.entities(fixture)["C-0000001"] == ["Status": "done"])
         }
     }

@@ -62,6 +62,9 @@ struct DataSourceRead: Sendable {
 
     /// The largest page read.
     static let pageLimit = 64 << 20
+    /// The most rows one read takes: twice the most a set holds, so a backend whose next
+    /// links never end fails the read rather than holding it forever.
+    static let rowsPerRead = 2 * EntityLimits.entitiesPerSet
     /// The page size asked for (`odata.maxpagesize`); the backend decides.
     static let pageSize = 5_000
     /// How long a read's claim lasts without a page written.
@@ -259,6 +262,8 @@ extension DataSourceRead {
             var pending: Task<ODataPage, any Error>? = Task { try await fetch(url) }
             var current = url
             var isFirst = true
+            // A backend whose next links come back round, or never end, is not read forever.
+            var visited: Set<String> = [url]
             defer { pending?.cancel() }
             while let task = pending {
                 let page: ODataPage
@@ -270,6 +275,14 @@ extension DataSourceRead {
                 isFirst = false
                 let next = try page.nextLink.map { link in try follow(link, from: current) }
                 if let next {
+                    guard visited.insert(next).inserted else {
+                        throw Failure(reason: "The backend's next link leads to a page it gave already.")
+                    }
+                    guard rows <= DataSourceRead.rowsPerRead else {
+                        throw Failure(
+                            reason: "The backend gave more than \(DataSourceRead.rowsPerRead) rows in one read."
+                        )
+                    }
                     current = next
                     pending = Task { try await fetch(next) }
                 } else {

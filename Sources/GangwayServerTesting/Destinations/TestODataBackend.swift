@@ -68,6 +68,12 @@ public struct TestODataBackend: Sendable {
         _ = try await control("slow", ["ms": milliseconds])
     }
 
+    /// Makes each page's next link the page itself, as a broken service does (`on`), or
+    /// not.
+    public func loop(_ on: Bool = true) async throws {
+        _ = try await control("loop", ["on": on])
+    }
+
     /// Answers the next `count` requests of the set with `status`.
     public func fail(_ count: Int, status: Int = 503) async throws {
         _ = try await control("fail", ["count": count, "status": status])

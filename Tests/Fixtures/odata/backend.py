@@ -28,7 +28,8 @@ applying nothing):
 
 A write is refused by the company's rule with 400 and an OData error: a TyrePressure
 outside 150 to 300 (`TYRE_PRESSURE_OUT_OF_RANGE`); a PATCH or DELETE of an entity it does
-not have is 404. Its control `POST /control/slow {"ms": N}` makes each answer wait N ms.
+not have is 404. Its control `POST /control/slow {"ms": N}` makes each answer wait N ms, and `POST /control/loop {"on": true}` makes each page's
+next link the page itself.
 
 Control, for the tests (no credential): POST /control/load {"count": N} puts N checks;
 POST /control/change {"put": [{...}], "remove": [ids]} changes them as the company would;
@@ -164,6 +165,9 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send(200, {"count": len(checks)})
             if path == "/control/expire":
                 state["expired_below"] = state["sequence"] + 1
+                return self.send(200, {})
+            if path == "/control/loop":
+                state["loop"] = self.body().get("on", True)
                 return self.send(200, {})
             if path == "/control/slow":
                 state["slow"] = self.body()["ms"] / 1000.0
@@ -302,7 +306,10 @@ class Handler(BaseHTTPRequestHandler):
             page = identifiers[start:start + size]
             snapshot = int(query.get("$snapshot", state["sequence"]))
             document = {"@odata.context": "$metadata#Checks", "value": [dict(checks[i]) for i in page]}
-            if start + size < len(identifiers):
+            if state.get("loop"):
+                # A broken service: its next link is the page it just gave.
+                document["@odata.nextLink"] = "%s/Checks?%s" % (base_url, parts.query)
+            elif start + size < len(identifiers):
                 document["@odata.nextLink"] = "%s/Checks?$skiptoken=%s&$snapshot=%d" % (base_url, page[-1], snapshot)
             elif "odata.track-changes" in prefer:
                 document["@odata.deltaLink"] = "%s/Checks?$deltatoken=%d" % (base_url, snapshot)
