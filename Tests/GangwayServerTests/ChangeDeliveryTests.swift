@@ -183,6 +183,35 @@ struct ChangeDeliveryTests {
 }
 
 extension ChangeDeliveryTests {
+    /// The OData service with three checks as the app's destination `erp`, by an API key,
+    /// and the set `checks` read from it and delivering devices' changes to it; Alice on
+    /// device-1. For tests straight to the router: no loop of the server's own delivers.
+    static func withCredentialDelivery(
+        _ fixture: ServerFixture,
+        _ api: API,
+        _ body: (TestODataBackend, Author) async throws -> Void
+    ) async throws {
+        try await TestODataBackend.using(jwks: "http://127.0.0.1:9/none", issuer: "none", apiKey: "erp-key") { odata in
+            try await odata.load(3)
+            try await api.admin(.patch, "/admin/apps/checks", json: rules).expect(.ok)
+            try await api.admin(
+                .put,
+                "/admin/apps/checks/destinations/erp",
+                json:
+                    #"{"url": "\#(odata.url)", "authentication": "credential", "credentialHeader": "X-API-Key", "credential": "erp-key"}"#
+            ).expect(.created)
+            try await api.admin(
+                .put,
+                "/admin/apps/checks/data-sources/checks",
+                json: #"{"destination": "erp", "path": "/Checks", "deliversChanges": true}"#
+            ).expect(.created)
+            _ = try await DataSourceTests.pull(fixture)
+            try await body(odata, try await ChangeUploadTests.author("alice", api: api))
+        }
+    }
+}
+
+extension ChangeDeliveryTests {
     @Test(
         "a delivery cut off after the service took it is sent again with its key; the service applies it once",
         .enabled(if: TestODataBackend.isInstalled, "needs PyJWT in .build-oidc/venv (see .ci/run)"),
@@ -194,23 +223,7 @@ extension ChangeDeliveryTests {
         // goes, and cuts it off.
         let fixture = try await ServerFixture(backend: backend)
         try await fixture.runSeeded { api in
-            try await TestODataBackend.using(jwks: "http://127.0.0.1:9/none", issuer: "none", apiKey: "erp-key") {
-                odata in
-                try await odata.load(3)
-                try await api.admin(.patch, "/admin/apps/checks", json: Self.rules).expect(.ok)
-                try await api.admin(
-                    .put,
-                    "/admin/apps/checks/destinations/erp",
-                    json:
-                        #"{"url": "\#(odata.url)", "authentication": "credential", "credentialHeader": "X-API-Key", "credential": "erp-key"}"#
-                ).expect(.created)
-                try await api.admin(
-                    .put,
-                    "/admin/apps/checks/data-sources/checks",
-                    json: #"{"destination": "erp", "path": "/Checks", "deliversChanges": true}"#
-                ).expect(.created)
-                _ = try await DataSourceTests.pull(fixture)
-                let alice = try await ChangeUploadTests.author("alice", api: api)
+            try await Self.withCredentialDelivery(fixture, api) { odata, alice in
                 let change = alice.change(sequence: 1, entity: "C-0000001", ["Status": "done"])
                 #expect(try await ChangeUploadTests.upload([change], by: alice, api: api).map(\.outcome) == [.held])
 
@@ -252,23 +265,7 @@ extension ChangeDeliveryTests {
     func parkedRetriedDiscarded(backend: Backend) async throws {
         let fixture = try await ServerFixture(backend: backend)
         try await fixture.runSeeded { api in
-            try await TestODataBackend.using(jwks: "http://127.0.0.1:9/none", issuer: "none", apiKey: "erp-key") {
-                odata in
-                try await odata.load(3)
-                try await api.admin(.patch, "/admin/apps/checks", json: Self.rules).expect(.ok)
-                try await api.admin(
-                    .put,
-                    "/admin/apps/checks/destinations/erp",
-                    json:
-                        #"{"url": "\#(odata.url)", "authentication": "credential", "credentialHeader": "X-API-Key", "credential": "erp-key"}"#
-                ).expect(.created)
-                try await api.admin(
-                    .put,
-                    "/admin/apps/checks/data-sources/checks",
-                    json: #"{"destination": "erp", "path": "/Checks", "deliversChanges": true}"#
-                ).expect(.created)
-                _ = try await DataSourceTests.pull(fixture)
-                let alice = try await ChangeUploadTests.author("alice", api: api)
+            try await Self.withCredentialDelivery(fixture, api) { odata, alice in
                 let first = alice.change(sequence: 1, entity: "C-0000001", ["Status": "done"])
                 let behind = alice.change(sequence: 2, entity: "C-0000001", ["Note": "checked twice"])
                 let other = alice.change(sequence: 3, entity: "C-0000002", ["Status": "done"])
