@@ -1,6 +1,10 @@
 import Foundation
 import GangwaySystem
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `gangway serve` as a process of its own on a free loopback port, with its data in
 /// `directory`: started, its address read once it has printed where its console is, and
 /// stopped by ``stop()``.
@@ -15,10 +19,13 @@ final class ServeProcess {
 
     private let errors = Pipe()
 
-    /// - Parameter environment: Variables set for the server, beside this process's.
-    init(_ extra: [String] = [], in directory: URL, environment: [String: String] = [:]) throws {
+    /// - Parameters:
+    ///   - port: The port to listen on; a free one when 0.
+    ///   - environment: Variables set for the server, beside this process's.
+    init(_ extra: [String] = [], port: Int = 0, in directory: URL, environment: [String: String] = [:]) throws {
         process.executableURL = GangwayProcess.executable
-        process.arguments = ["serve", "--port", "0", "--data-dir", directory.path, "--bcrypt-cost", "4"] + extra
+        process.arguments =
+            ["serve", "--port", "\(port)", "--data-dir", directory.path, "--bcrypt-cost", "4"] + extra
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
@@ -41,6 +48,13 @@ final class ServeProcess {
             throw error
         }
         tokenFile = directory.appendingPathComponent("admin-token").path
+    }
+
+    /// Kills the server at once (SIGKILL), as a machine that loses power: nothing it
+    /// has not committed is kept. Waits for it to end.
+    func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     /// Stops the server and waits for it to end.

@@ -74,7 +74,15 @@ public struct TestODataBackend: Sendable {
         _ = try await control("loop", ["on": on])
     }
 
-    /// Answers the next `count` requests of the set with `status`.
+    /// Makes each write that applies wait `milliseconds` once applied before it is
+    /// answered, as a service whose answer is on its way when its caller stops; a write
+    /// sent again with its idempotency key is answered at once.
+    public func hold(milliseconds: Int) async throws {
+        _ = try await control("hold", ["ms": milliseconds])
+    }
+
+    /// Answers the next `count` writes to the set with `status`, applying nothing
+    /// (`failures` in ``stats()`` lists their idempotency keys).
     public func fail(_ count: Int, status: Int = 503) async throws {
         _ = try await control("fail", ["count": count, "status": status])
     }

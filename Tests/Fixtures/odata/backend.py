@@ -28,13 +28,15 @@ applying nothing):
 
 A write is refused by the company's rule with 400 and an OData error: a TyrePressure
 outside 150 to 300 (`TYRE_PRESSURE_OUT_OF_RANGE`); a PATCH or DELETE of an entity it does
-not have is 404. Its control `POST /control/slow {"ms": N}` makes each answer wait N ms, and `POST /control/loop {"on": true}` makes each page's
-next link the page itself.
+not have is 404. Its control `POST /control/slow {"ms": N}` makes each answer wait N ms, `POST /control/hold {"ms": N}`
+makes a write that applied wait N ms after it applied before it answers (a replayed one answers at
+once), and `POST /control/loop {"on": true}` makes each page's next link the page itself.
 
 Control, for the tests (no credential): POST /control/load {"count": N} puts N checks;
 POST /control/change {"put": [{...}], "remove": [ids]} changes them as the company would;
 POST /control/expire makes every delta token given so far expire; POST /control/fail
-{"count": N, "status": S} answers the next N requests S; GET /control/stats what it saw.
+{"count": N, "status": S} answers the next N writes S (their idempotency keys in `failures`);
+GET /control/stats what it saw.
 
 Writes its base URL (…/odata) to --ready-file once it listens; ends when its standard input
 closes.
@@ -65,7 +67,7 @@ changed_at = {}
 removed_at = {}
 state = {"sequence": 0, "expired_below": 0, "fail": 0, "fail_status": 503}
 stats = {"requests": 0, "pages": 0, "subjects": [], "refused": 0, "prefer": [], "writes": [], "applied": {},
-         "failed": 0}
+         "failed": 0, "failures": []}
 # Idempotency-Key -> (status, document) answered the first time.
 answered = {}
 base_url = None
@@ -172,6 +174,9 @@ class Handler(BaseHTTPRequestHandler):
             if path == "/control/slow":
                 state["slow"] = self.body()["ms"] / 1000.0
                 return self.send(200, {})
+            if path == "/control/hold":
+                state["hold"] = self.body()["ms"] / 1000.0
+                return self.send(200, {})
             if path == "/control/fail":
                 change = self.body()
                 state["fail"] = change["count"]
@@ -190,6 +195,7 @@ class Handler(BaseHTTPRequestHandler):
             if state["fail"] > 0:
                 state["fail"] -= 1
                 stats["failed"] += 1
+                stats["failures"].append(self.headers.get("Idempotency-Key"))
                 self.body()
                 return self.send(state["fail_status"], {"error": {"code": "Unavailable", "message": "Try later."}})
         subject = authorized(self.headers)
@@ -213,6 +219,9 @@ class Handler(BaseHTTPRequestHandler):
             stats["writes"].append({"key": key, "sub": subject, "method": method, "id": identifier, "status": status})
             if status < 300 and key is not None:
                 stats["applied"][key] = stats["applied"].get(key, 0) + 1
+            hold = state.get("hold") if status < 300 else None
+        if hold:
+            time.sleep(hold)
         return self.send(status, answer)
 
     def apply(self, method, identifier, document):
