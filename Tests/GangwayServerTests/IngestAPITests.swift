@@ -219,7 +219,7 @@ struct IngestAPITests {
             #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(300))")
             #expect(answer.contains("BAD_REQUEST") && answer.contains("could not be read to its end"))
             #expect(!fixture.logs.text.contains("handler failed"))
-            // The first part (10,000 lines) was committed; the batch whole applies the rest.
+            // The first two parts (5,000 lines each) were committed; the batch whole applies the rest.
             let again = try await Self.ingest(api, lines.joined(), batch: "broken").decode(Report.self)
             #expect(again.linesDoneBefore == 10_000 && again.linesDone == 10_002 && again.written == 10_002)
         }

@@ -347,9 +347,11 @@ extension ServerStorage {
 }
 
 extension EntityRecord {
-    static let select: SQL = """
-        SELECT app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions, position FROM entities
-        """
+    /// The columns ``init(row:)`` reads.
+    static let columns: SQL =
+        "app_id, entity_set, id, fields, version, updated_at, updated_by, field_versions, position"
+
+    static let select: SQL = "SELECT \(columns) FROM entities"
 
     init(row: SQLRow) throws(StorageError) {
         self.init(

@@ -160,26 +160,24 @@ extension ServerStorage {
             named = "id = ANY(\(array: ids))"
             try await analyseIfStale(holding: live, connection)
         }
+        // One look-up of the IDs finds both: the live entities, and the removed ones,
+        // which keep their row (a tombstone), so writing one again updates it.
         var previous: [String: EntityRecord] = [:]
-        for entity in try await connection.rows(
-            """
-            \(EntityRecord.select) WHERE app_id = \(appID) AND entity_set = \(entitySet)
-                AND \(named) AND removed_at IS NULL
-            """
-        ).map(EntityRecord.init(row:)) {
-            previous[entity.id] = entity
-        }
-        let schema = try set.flatMap { row throws(StorageError) in try Self.schema(in: row) }
-        // The removed ones keep their row (a tombstone): writing one again updates it.
         var removed: Set<String> = []
         for row in try await connection.rows(
             """
-            SELECT id FROM entities WHERE app_id = \(appID) AND entity_set = \(entitySet)
-                AND \(named) AND removed_at IS NOT NULL
+            SELECT \(EntityRecord.columns), removed_at IS NOT NULL AS removed FROM entities
+            WHERE app_id = \(appID) AND entity_set = \(entitySet) AND \(named)
             """
         ) {
-            removed.insert(try row("id"))
+            if try row("removed", as: Bool.self) {
+                removed.insert(try row("id"))
+            } else {
+                let entity = try EntityRecord(row: row)
+                previous[entity.id] = entity
+            }
         }
+        let schema = try set.flatMap { row throws(StorageError) in try Self.schema(in: row) }
         return (live, schema, previous, removed, named)
     }
 
@@ -252,10 +250,18 @@ extension ServerStorage {
                     written.filter { $0.previous == nil && !removed.contains($0.entity.id) },
                     written.filter { $0.previous != nil || removed.contains($0.entity.id) }
                 )
-                for (part, conflicts) in [(fresh, false), (stored, true)] where !part.isEmpty {
-                    try await connection.execute(
+                // A few statements, each built (its rows encoded) while the one before
+                // runs: the server's core encodes as the database's writes.
+                let statements = [(fresh, false), (stored, true)].flatMap { part, conflicts in
+                    stride(from: 0, to: part.count, by: Self.postgresStatementRows).map { start in
+                        (part[start..<min(part.count, start + Self.postgresStatementRows)].map(\.entity), conflicts)
+                    }
+                }
+                @Sendable func built(_ index: Int) -> Task<SQL, Never> {
+                    let (entities, conflicts) = statements[index]
+                    return Task {
                         Self.upsert(
-                            part.map(\.entity),
+                            entities,
                             of: appID,
                             entitySet,
                             by: author,
@@ -263,7 +269,13 @@ extension ServerStorage {
                             subsets,
                             conflicts: conflicts
                         )
-                    )
+                    }
+                }
+                var next = statements.isEmpty ? nil : built(0)
+                for index in statements.indices {
+                    guard let statement = await next?.value else { break }
+                    next = index + 1 < statements.count ? built(index + 1) : nil
+                    try await connection.execute(statement)
                 }
             }
             for chunk in stride(from: 0, to: written.count, by: Self.ingestStatementRows) {
@@ -319,6 +331,10 @@ extension ServerStorage {
 
     /// Entities written by one statement of an ingest on SQLite.
     static let ingestStatementRows = 500
+
+    /// Entities written by one statement of an ingest on PostgreSQL: a part of 10,000 in
+    /// four, so that three are built while the one before runs.
+    static let postgresStatementRows = 2_500
 
     /// PostgreSQL's upsert of a part's entities, all of one set, author and time, in one
     /// statement: each column an array, bound once (`unnest`), where a `VALUES` list binds
