@@ -71,7 +71,12 @@ struct ChangeDeliveryEndToEndTests {
                 ["data", "source", "set", "checks", "--destination", "erp", "--path", "/Checks", "--deliver-changes"]
             )
             let pulled = try await admin(["data", "pull", "checks", "--full"])
-            #expect(pulled.output.contains("checks: full, 2 rows: 2 written"), "\(pulled.output)")
+            // The first read may be the server's own (it starts when the source is set):
+            // written by either, the two checks are there, none refused.
+            #expect(
+                pulled.output.contains("checks: full, 2 rows:") && pulled.output.contains("0 refused"),
+                "\(pulled.output)"
+            )
 
             // Alice's shift, offline: a good pressure and one the company refuses.
             let device = try Device()
@@ -104,7 +109,7 @@ struct ChangeDeliveryEndToEndTests {
             )
 
             var good: String?
-            let applied = try await Self.within(60) {
+            let applied = try await Self.within(120) {
                 let writes = try await odata.stats()["writes"] as? [[String: Any]] ?? []
                 good =
                     writes.first { $0["id"] as? String == "C-1" && ($0["status"] as? Int ?? 500) < 300 }?["key"]
@@ -124,7 +129,7 @@ struct ChangeDeliveryEndToEndTests {
                 unsettled.contains("checks/C-1"),
                 "killed before its commit, the service's answer is not kept: \(unsettled)"
             )
-            let settled = try await Self.within(90) {
+            let settled = try await Self.within(150) {
                 try await admin(["data", "deliveries"]).output.contains("No change waits for the company's backend.")
             }
             #expect(settled, "every delivery ended after the restart")
@@ -134,7 +139,10 @@ struct ChangeDeliveryEndToEndTests {
             #expect(sent.count == 2, "once before the kill, once after: \(sent)")
             #expect(sent.last?["replayed"] as? Bool == true, "the second answered from the key")
             #expect(sent.allSatisfy { $0["sub"] as? String == "alice" }, "as its author, not bob who carried it")
-            #expect((stats["failures"] as? [String] ?? []).filter { $0 == key }.count == 2, "two 503s first")
+            // Four 503s in all; the good edit's own first two at least (a round the machine's
+            // load delays may send both changes' next tries at once).
+            #expect((stats["failures"] as? [String] ?? []).count == 4)
+            #expect((stats["failures"] as? [String] ?? []).filter { $0 == key }.count >= 2, "two 503s first")
             let refusedKey = try #require(
                 (stats["writes"] as? [[String: Any]] ?? []).first { $0["id"] as? String == "C-2" }?["key"] as? String
             )
