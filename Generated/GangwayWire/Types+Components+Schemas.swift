@@ -146,6 +146,81 @@ extension Components {
                 case storage
             }
         }
+        /// - Remark: Generated from `#/components/schemas/Liveness`.
+        public struct Liveness: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Liveness/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case ok = "ok"
+            }
+            /// - Remark: Generated from `#/components/schemas/Liveness/status`.
+            public var status: Components.Schemas.Liveness.StatusPayload
+            /// Creates a new `Liveness`.
+            ///
+            /// - Parameters:
+            ///   - status:
+            public init(status: Components.Schemas.Liveness.StatusPayload) {
+                self.status = status
+            }
+            public enum CodingKeys: String, CodingKey {
+                case status
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Readiness`.
+        public struct Readiness: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Readiness/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case ready = "ready"
+                case notReady = "not-ready"
+            }
+            /// - Remark: Generated from `#/components/schemas/Readiness/status`.
+            public var status: Components.Schemas.Readiness.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/Readiness/storage`.
+            @frozen public enum StoragePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case sqlite = "sqlite"
+                case postgresql = "postgresql"
+            }
+            /// - Remark: Generated from `#/components/schemas/Readiness/storage`.
+            public var storage: Components.Schemas.Readiness.StoragePayload
+            /// Why it is not ready: it is stopping (`draining`), or its database did not answer in time (`storage`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Readiness/reason`.
+            @frozen public enum ReasonPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case draining = "draining"
+                case storage = "storage"
+            }
+            /// Why it is not ready: it is stopping (`draining`), or its database did not answer in time (`storage`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Readiness/reason`.
+            public var reason: Components.Schemas.Readiness.ReasonPayload?
+            /// The reason in a sentence, naming no address or credential.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Readiness/message`.
+            public var message: Swift.String?
+            /// Creates a new `Readiness`.
+            ///
+            /// - Parameters:
+            ///   - status:
+            ///   - storage:
+            ///   - reason: Why it is not ready: it is stopping (`draining`), or its database did not answer in time (`storage`).
+            ///   - message: The reason in a sentence, naming no address or credential.
+            public init(
+                status: Components.Schemas.Readiness.StatusPayload,
+                storage: Components.Schemas.Readiness.StoragePayload,
+                reason: Components.Schemas.Readiness.ReasonPayload? = nil,
+                message: Swift.String? = nil
+            ) {
+                self.status = status
+                self.storage = storage
+                self.reason = reason
+                self.message = message
+            }
+            public enum CodingKeys: String, CodingKey {
+                case status
+                case storage
+                case reason
+                case message
+            }
+        }
         /// What a device needs to onboard against an app: discovery answers it, activation links and QR codes carry it signed.
         ///
         /// - Remark: Generated from `#/components/schemas/AppConfiguration`.

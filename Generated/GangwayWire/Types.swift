@@ -12,6 +12,20 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /health`.
     /// - Remark: Generated from `#/paths//health/get(getHealth)`.
     func getHealth(_ input: Operations.GetHealth.Input) async throws -> Operations.GetHealth.Output
+    /// Whether the server's process answers: for a supervisor's liveness probe, which restarts a process that does not.
+    ///
+    /// Answers 200 whenever the process can answer at all, draining or not, its database reachable or not: a process that fails this is stuck, and restarting it helps. Reads nothing.
+    ///
+    /// - Remark: HTTP `GET /health/live`.
+    /// - Remark: Generated from `#/paths//health/live/get(getLiveness)`.
+    func getLiveness(_ input: Operations.GetLiveness.Input) async throws -> Operations.GetLiveness.Output
+    /// Whether the server should be sent requests: for a load balancer's readiness probe.
+    ///
+    /// Ready when its database answers within two seconds (its migrations ran before the server listened) and it is not draining. From the moment it is told to stop (SIGTERM or SIGINT) it answers 503 `draining`, while it still serves what comes for `serve --drain-seconds`, then finishes the requests in flight. The database is asked at most once a second, however often the probe comes.
+    ///
+    /// - Remark: HTTP `GET /health/ready`.
+    /// - Remark: Generated from `#/paths//health/ready/get(getReadiness)`.
+    func getReadiness(_ input: Operations.GetReadiness.Input) async throws -> Operations.GetReadiness.Output
     /// Finds the app for a work email address.
     ///
     /// - Remark: HTTP `GET /discovery`.
@@ -435,6 +449,24 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//health/get(getHealth)`.
     public func getHealth(headers: Operations.GetHealth.Input.Headers = .init()) async throws -> Operations.GetHealth.Output {
         try await getHealth(Operations.GetHealth.Input(headers: headers))
+    }
+    /// Whether the server's process answers: for a supervisor's liveness probe, which restarts a process that does not.
+    ///
+    /// Answers 200 whenever the process can answer at all, draining or not, its database reachable or not: a process that fails this is stuck, and restarting it helps. Reads nothing.
+    ///
+    /// - Remark: HTTP `GET /health/live`.
+    /// - Remark: Generated from `#/paths//health/live/get(getLiveness)`.
+    public func getLiveness(headers: Operations.GetLiveness.Input.Headers = .init()) async throws -> Operations.GetLiveness.Output {
+        try await getLiveness(Operations.GetLiveness.Input(headers: headers))
+    }
+    /// Whether the server should be sent requests: for a load balancer's readiness probe.
+    ///
+    /// Ready when its database answers within two seconds (its migrations ran before the server listened) and it is not draining. From the moment it is told to stop (SIGTERM or SIGINT) it answers 503 `draining`, while it still serves what comes for `serve --drain-seconds`, then finishes the requests in flight. The database is asked at most once a second, however often the probe comes.
+    ///
+    /// - Remark: HTTP `GET /health/ready`.
+    /// - Remark: Generated from `#/paths//health/ready/get(getReadiness)`.
+    public func getReadiness(headers: Operations.GetReadiness.Input.Headers = .init()) async throws -> Operations.GetReadiness.Output {
+        try await getReadiness(Operations.GetReadiness.Input(headers: headers))
     }
     /// Finds the app for a work email address.
     ///

@@ -95,6 +95,26 @@ struct ServeCommand: AsyncParsableCommand {
     var databaseWait = 30
 
     @Option(
+        name: .customLong("drain-seconds"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "When told to stop (SIGTERM, SIGINT): how long to go on serving, /health/ready answering 503, before taking no new connection, \(ServerConfiguration.drainDelays.lowerBound) to \(ServerConfiguration.drainDelays.upperBound).",
+            valueName: "seconds"
+        )
+    )
+    var drainSeconds = 0
+
+    @Option(
+        name: .customLong("grace-seconds"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "When told to stop, after the drain: how long the requests in flight have to end before they are cancelled, \(ServerConfiguration.shutdownGraces.lowerBound) to \(ServerConfiguration.shutdownGraces.upperBound).",
+            valueName: "seconds"
+        )
+    )
+    var graceSeconds = 30
+
+    @Option(
         name: .customLong("public-url"),
         help: """
             The URL devices reach this server at (default: http://HOST:PORT); an https one \
@@ -226,6 +246,14 @@ struct ServeCommand: AsyncParsableCommand {
         guard (1...3600).contains(databaseWait) else {
             throw ValidationError("--wait-for-database must be between 1 and 3600 seconds.")
         }
+        for (option, value, range) in [
+            ("--drain-seconds", drainSeconds, ServerConfiguration.drainDelays),
+            ("--grace-seconds", graceSeconds, ServerConfiguration.shutdownGraces),
+        ] where !range.contains(value) {
+            throw ValidationError(
+                "\(option) must be between \(range.lowerBound) and \(range.upperBound) seconds."
+            )
+        }
         if let publicURL { _ = try URLOption.parse(publicURL, option: "--public-url") }
         if postgresURL != nil, postgresFile != nil {
             throw ValidationError("give the PostgreSQL URL with --postgres or --postgres-file, not both.")
@@ -328,6 +356,8 @@ struct ServeCommand: AsyncParsableCommand {
             trustedProxies: trustedProxies.compactMap(AddressRange.init),
             keyFile: keyFile.map { URL(fileURLWithPath: $0) },
             storageStartupWait: .seconds(databaseWait),
+            drainDelay: .seconds(drainSeconds),
+            shutdownGrace: .seconds(graceSeconds),
             consoleAddress: console,
             publicDestinationsOnly: publicDestinationsOnly
         )

@@ -45,6 +45,8 @@ final class APIServices: Sendable {
     /// The server's client of the apps' OpenID Connect providers.
     let providers: IdentityProviderClient
     let adminToken: AdminTokenCheck
+    /// Whether the server should be sent requests (`/health/ready`).
+    let readiness: ServerReadiness
     let now: @Sendable () -> Date
     let logger: Logger
     /// The devices waiting for an entity set to change.
@@ -62,6 +64,7 @@ final class APIServices: Sendable {
         keys: ServerKeys,
         providers: IdentityProviderClient,
         adminToken: AdminTokenCheck,
+        readiness: ServerReadiness,
         now: @escaping @Sendable () -> Date,
         logger: Logger
     ) {
@@ -72,6 +75,7 @@ final class APIServices: Sendable {
         self.keys = keys
         self.providers = providers
         self.adminToken = adminToken
+        self.readiness = readiness
         self.now = now
         self.logger = logger
         setWatch = SetWatch(storage: storage, capacity: settings.waitingDevices, logger: logger)

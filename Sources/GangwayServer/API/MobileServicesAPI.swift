@@ -59,6 +59,14 @@ final class MobileServicesAPI: APIProtocol {
         try await server.getHealth(input)
     }
 
+    func getLiveness(_ input: Operations.GetLiveness.Input) async throws -> Operations.GetLiveness.Output {
+        try await server.getLiveness(input)
+    }
+
+    func getReadiness(_ input: Operations.GetReadiness.Input) async throws -> Operations.GetReadiness.Output {
+        try await server.getReadiness(input)
+    }
+
     func discoverApp(_ input: Operations.DiscoverApp.Input) async throws -> Operations.DiscoverApp.Output {
         try await server.discoverApp(input)
     }

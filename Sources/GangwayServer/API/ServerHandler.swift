@@ -35,6 +35,46 @@ struct ServerHandler: APIHandler {
         .ok(.init(body: .json(.init(status: .ok, storage: storage.kind == .sqlite ? .sqlite : .postgresql))))
     }
 
+    func getLiveness(_ input: Operations.GetLiveness.Input) async throws -> Operations.GetLiveness.Output {
+        .ok(.init(body: .json(.init(status: .ok))))
+    }
+
+    func getReadiness(_ input: Operations.GetReadiness.Input) async throws -> Operations.GetReadiness.Output {
+        let storage: Components.Schemas.Readiness.StoragePayload = storage.kind == .sqlite ? .sqlite : .postgresql
+        switch await services.readiness.reason() {
+        case nil:
+            return .ok(.init(body: .json(.init(status: .ready, storage: storage))))
+        case .draining:
+            return .serviceUnavailable(
+                .init(
+                    body: .json(
+                        .init(
+                            status: .notReady,
+                            storage: storage,
+                            reason: .draining,
+                            message:
+                                "The server is stopping: it finishes what it serves, and soon takes no new connection."
+                        )
+                    )
+                )
+            )
+        case .storage:
+            logger.warning("readiness: the database did not answer in time")
+            return .serviceUnavailable(
+                .init(
+                    body: .json(
+                        .init(
+                            status: .notReady,
+                            storage: storage,
+                            reason: .storage,
+                            message: "The server's database did not answer in time."
+                        )
+                    )
+                )
+            )
+        }
+    }
+
     func discoverApp(_ input: Operations.DiscoverApp.Input) async throws -> Operations.DiscoverApp.Output {
         let email = input.query.email
         try Validation.length(email, "email", APILimits.email)

@@ -34,6 +34,8 @@ public struct MobileServicesServer: Sendable {
     /// One per server, so what it keeps of each provider (discovery, keys) is shared.
     let providers: IdentityProviderClient
     let passwords: PasswordHasher
+    /// Whether the server should be sent requests (`/health/ready`).
+    let readiness: ServerReadiness
 
     /// Opens (creating and migrating) the storage the configuration names, and makes
     /// the admin token and the activation signing key at first start.
@@ -63,6 +65,7 @@ public struct MobileServicesServer: Sendable {
         }
         let storage = ServerStorage(opened, cache: ReadCache(lifetime: configuration.cacheLifetime))
         self.storage = storage
+        readiness = ServerReadiness(storage: storage)
         let (token, keys) = try await storage.withConnections {
             try await storage.migrate()
             let keys = try await ServerKeys.load(serverKeyFile: configuration.serverKeyPath, storage: storage)
@@ -234,6 +237,7 @@ public struct MobileServicesServer: Sendable {
             keys: keys,
             providers: providers,
             adminToken: adminToken,
+            readiness: readiness,
             now: now,
             logger: logger
         )
@@ -350,10 +354,12 @@ public struct MobileServicesServer: Sendable {
     }
 
     /// What serving takes, in the order a service group starts them: the storage's
-    /// connection pool, if it has one, the purge of expired rows, the console's own HTTP
-    /// server if it listens apart, and the HTTP server. A group shuts them down in the
-    /// reverse order: the HTTP servers answer the requests in flight while the pool still
-    /// runs.
+    /// connection pool, if it has one, the purge of expired rows, the data sources' reads
+    /// and the changes' deliveries, the console's own HTTP server if it listens apart, the
+    /// HTTP server, and the drain (``ServerDrain``). A group shuts them down in the
+    /// reverse order: the drain marks the server not ready and waits
+    /// ``ServerConfiguration/drainDelay``, then the HTTP servers stop taking connections
+    /// and answer the requests in flight while the pool still runs.
     ///
     /// - Parameters:
     ///   - onListening: Called with the bound port once the server listens.
@@ -370,6 +376,7 @@ public struct MobileServicesServer: Sendable {
         if let pool = storage.makeConnectionPool() { services.insert(pool, at: 0) }
         if let console = try consoleApplication(onListening: onConsoleListening) { services.append(console) }
         services.append(try application(onListening: onListening))
+        services.append(ServerDrain(readiness: readiness, delay: configuration.drainDelay))
         return services
     }
 
@@ -409,7 +416,8 @@ public struct MobileServicesServer: Sendable {
     }
 
     /// Serves until SIGINT, SIGTERM or SIGHUP (its terminal closed; not under `nohup`),
-    /// then finishes the requests in flight and stops.
+    /// then drains (``ServerDrain``), finishes the requests in flight and stops. Requests
+    /// still running ``ServerConfiguration/shutdownGrace`` after the signal are cancelled.
     ///
     /// - Parameters:
     ///   - onListening: Called with the bound port once the server listens.
@@ -418,14 +426,13 @@ public struct MobileServicesServer: Sendable {
         onListening: @escaping @Sendable (Int) async -> Void = { _ in },
         onConsoleListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        let group = ServiceGroup(
-            configuration: .init(
-                services: try services(onListening: onListening, onConsoleListening: onConsoleListening),
-                gracefulShutdownSignals: Self.shutdownSignals,
-                logger: logger
-            )
+        var group = ServiceGroupConfiguration(
+            services: try services(onListening: onListening, onConsoleListening: onConsoleListening),
+            gracefulShutdownSignals: Self.shutdownSignals,
+            logger: logger
         )
-        try await group.run()
+        group.maximumGracefulShutdownDuration = configuration.drainDelay + configuration.shutdownGrace
+        try await ServiceGroup(configuration: group).run()
     }
 }
 

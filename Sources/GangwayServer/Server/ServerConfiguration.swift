@@ -58,6 +58,18 @@ public struct ServerConfiguration: Sendable {
     /// How long a starting server waits for PostgreSQL to take a connection (it may be
     /// starting too) before it gives up and says why.
     public var storageStartupWait: Duration
+    /// How long a server told to stop goes on serving, answering `/health/ready` 503,
+    /// before it stops taking connections: the time a load balancer needs to take it out
+    /// of rotation (a few of its probe intervals). Within ``drainDelays``.
+    public var drainDelay: Duration
+    /// How long a stopping server gives the requests in flight to end, after its drain,
+    /// before it cancels them. Within ``shutdownGraces``.
+    public var shutdownGrace: Duration
+    /// The drain delays `serve --drain-seconds` takes, in seconds.
+    public static let drainDelays: ClosedRange<Int> = 0...300
+    /// The grace periods `serve --grace-seconds` takes, in seconds.
+    public static let shutdownGraces: ClosedRange<Int> = 1...3600
+
     /// The file of the key the server seals the activation signing key and the recovery
     /// secrets with (see the DocC's security model); `nil`: `server-key` in
     /// ``dataDirectory``. Every process sharing a PostgreSQL database needs the same key.
@@ -112,6 +124,8 @@ public struct ServerConfiguration: Sendable {
         maximumConnections: Int = 1_000,
         maximumConnectionsPerAddress: Int? = nil,
         storageStartupWait: Duration = .seconds(30),
+        drainDelay: Duration = .zero,
+        shutdownGrace: Duration = .seconds(30),
         consoleAddress: ConsoleAddress? = nil,
         publicDestinationsOnly: Bool = false
     ) {
@@ -134,6 +148,8 @@ public struct ServerConfiguration: Sendable {
         self.maximumConnections = maximumConnections
         self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
         self.storageStartupWait = storageStartupWait
+        self.drainDelay = drainDelay
+        self.shutdownGrace = shutdownGrace
         self.consoleAddress = consoleAddress
         self.publicDestinationsOnly = publicDestinationsOnly
     }

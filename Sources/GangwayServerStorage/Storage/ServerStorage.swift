@@ -30,6 +30,13 @@ public final class ServerStorage: Sendable {
         try await driver.migrate(ServerSchema.migrations(kind))
     }
 
+    /// Asks the database the smallest question there is (`SELECT 1`), through the pool
+    /// the requests use: whether it answers (a readiness probe's look). Throws what a
+    /// request's read would.
+    public func ping() async throws(StorageError) {
+        _ = try await driver.read("SELECT 1 AS answered")
+    }
+
     /// A new connection pool for a service group (PostgreSQL's), which the storage's
     /// calls use while its service runs; `nil` when the storage needs nothing running
     /// (SQLite). The server runs it in its service group, shut down after the HTTP

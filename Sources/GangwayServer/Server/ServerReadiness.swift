@@ -1,0 +1,72 @@
+import Foundation
+import GangwayServerStorage
+import Synchronization
+
+/// Whether the server should be sent requests (`GET /health/ready`): not while it drains
+/// (it was told to stop), nor while its database does not answer within
+/// ``storageWait``. The database is asked at most once per ``recheck``, however often a
+/// probe comes, so the probe costs it almost nothing.
+final class ServerReadiness: Sendable {
+    /// Why the server is not ready.
+    enum Reason: Sendable, Equatable {
+        /// It was told to stop, and finishes what it serves.
+        case draining
+        /// Its database did not answer in time, or answered with an error.
+        case storage
+    }
+
+    /// How long the database has to answer.
+    static let storageWait: Duration = .seconds(2)
+    /// How long a database answer stands for the probes that follow.
+    static let recheck: Duration = .seconds(1)
+
+    private struct State {
+        var draining = false
+        var checked: (at: ContinuousClock.Instant, answered: Bool)?
+    }
+
+    private let state = Mutex(State())
+    private let storage: ServerStorage
+
+    init(storage: ServerStorage) {
+        self.storage = storage
+    }
+
+    /// From now on the server is not ready: it is stopping.
+    func beginDraining() {
+        state.withLock { $0.draining = true }
+    }
+
+    var isDraining: Bool { state.withLock(\.draining) }
+
+    /// Why the server is not ready now, or `nil` when it is.
+    func reason() async -> Reason? {
+        let now = ContinuousClock.now
+        let (draining, recent) = state.withLock { state in
+            (state.draining, state.checked.flatMap { now - $0.at < Self.recheck ? $0.answered : nil })
+        }
+        if draining { return .draining }
+        let answered: Bool
+        if let recent {
+            answered = recent
+        } else {
+            answered = await Self.answers(storage, within: Self.storageWait)
+            state.withLock { $0.checked = (ContinuousClock.now, answered) }
+        }
+        return answered ? nil : .storage
+    }
+
+    /// Whether `storage` answers within `wait`.
+    static func answers(_ storage: ServerStorage, within wait: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await storage.ping()) != nil }
+            group.addTask {
+                try? await Task.sleep(for: wait)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+}
