@@ -60,6 +60,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess.git", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/yaslab/CSV.swift.git", from: "2.5.2"),
     ],
@@ -287,6 +289,10 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 server("OpenAPIHummingbird", "swift-openapi-hummingbird"),
                 server("PostgresNIO", "postgres-nio"),
+                // The operator's figures: recorded through swift-metrics, exposed in the
+                // Prometheus text format on the metrics listener.
+                server("Metrics", "swift-metrics"),
+                server("Prometheus", "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

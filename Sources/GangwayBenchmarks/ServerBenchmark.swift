@@ -40,6 +40,9 @@ struct ServerBenchmark: AsyncParsableCommand {
     @Option(name: .customLong("cache-ms"), help: "How long the server keeps what it read (its cache lifetime), in ms.")
     var cacheMilliseconds = 1000
 
+    @Flag(help: "Record the operator's metrics (as serve --metrics-port does), to measure what they cost.")
+    var metrics = false
+
     func run() async throws {
         let wrk = ExternalTool("wrk")
         guard wrk.executable != nil else {
@@ -52,7 +55,10 @@ struct ServerBenchmark: AsyncParsableCommand {
             seed: seed,
             bcryptCost: bcryptCost,
             logger: logger,
-            configure: { $0.cacheLifetime = .milliseconds(cacheMilliseconds) }
+            configure: { [metrics] configuration in
+                configuration.cacheLifetime = .milliseconds(cacheMilliseconds)
+                if metrics { configuration.metricsAddress = .init(host: "127.0.0.1", port: 0) }
+            }
         ) { server in
             try await measure(server: server, wrk: wrk, logger: logger)
         }
@@ -99,6 +105,7 @@ struct ServerBenchmark: AsyncParsableCommand {
             print("server.config.bcrypt_cost: \(bcryptCost)")
             print("server.config.storage: sqlite")
             print("server.config.cache_ms: \(cacheMilliseconds)")
+            print("server.config.metrics: \(metrics ? "recorded" : "off")")
             print("server.config.body_bytes: \(body.count)")
             print("server.config.data_body_bytes: \(dataBody.count)")
             try await compare("settings", url: settingsURL, bare: "\(bareBase)/bare", token: session, wrk: wrk)

@@ -1,10 +1,11 @@
 import Foundation
-import GangwayServer
 import GangwayServerStorage
 import GangwayServerTesting
 import GangwayTesting
 import Logging
 import Testing
+
+@testable import GangwayServer
 
 @Suite(
     "Storage lifecycle: the PostgreSQL pool runs as a service, and only while it runs",
@@ -105,8 +106,10 @@ struct StorageLifecycleTests {
         }
         // Made last: a pool made must run before the storage answers again.
         // The pool (PostgreSQL only), the purge of expired rows, the data sources' reads,
-        // the delivery of changes, the HTTP server.
+        // the delivery of changes, the HTTP server, and last the drain, which hears first
+        // that the group stops.
         let services = try server.server.services()
-        #expect(services.count == (backend == .postgresql ? 5 : 4))
+        #expect(services.count == (backend == .postgresql ? 6 : 5))
+        #expect(services.last is ServerDrain)
     }
 }

@@ -65,6 +65,21 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var consoleHost: String?
 
+    @Option(
+        name: .customLong("metrics-port"),
+        parsing: .unconditional,
+        help:
+            "Serve the operator's figures (GET /metrics, Prometheus text format) on this port alone (0: any free port)."
+    )
+    var metricsPort: Int?
+
+    @Option(
+        name: .customLong("metrics-host"),
+        help: "With --metrics-port: the address the metrics listen on (default: 127.0.0.1, off the devices' address).",
+        transform: unbracketed
+    )
+    var metricsHost: String?
+
     @Option(name: .customLong("data-dir"), help: "Where the SQLite database and the admin token live.")
     var dataDirectory = ServeCommand.defaultDataDirectory
 
@@ -206,7 +221,7 @@ struct ServeCommand: AsyncParsableCommand {
         try BcryptCostOption.validate(bcryptCost)
         try AppCommand.validate(demoChecks: demoChecks)
         if demoChecks != nil, !demo { throw ValidationError("--demo-checks goes with --demo.") }
-        for (option, value) in [("--host", host), ("--console-host", consoleHost)] {
+        for (option, value) in [("--host", host), ("--console-host", consoleHost), ("--metrics-host", metricsHost)] {
             if let value, value.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw ValidationError("\(option) needs an address, such as 127.0.0.1.")
             }
@@ -236,6 +251,20 @@ struct ServeCommand: AsyncParsableCommand {
             }
         } else if consoleHost != nil {
             throw ValidationError("--console-host needs --console-port.")
+        }
+        if let metricsPort {
+            guard ports.contains(metricsPort) else {
+                throw ValidationError("--metrics-port must be between \(ports.lowerBound) and \(ports.upperBound).")
+            }
+            let metricsAddress = metricsHost ?? ServeCommand.metricsDefaultHost
+            if metricsPort != 0,
+                (metricsPort == port && metricsAddress == host)
+                    || (metricsPort == consolePort && metricsAddress == (consoleHost ?? host))
+            {
+                throw ValidationError("--metrics-port must differ from the ports the devices and the console use.")
+            }
+        } else if metricsHost != nil {
+            throw ValidationError("--metrics-host needs --metrics-port.")
         }
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level '\(logLevel)' is not a level.")
@@ -359,6 +388,9 @@ struct ServeCommand: AsyncParsableCommand {
             drainDelay: .seconds(drainSeconds),
             shutdownGrace: .seconds(graceSeconds),
             consoleAddress: console,
+            metricsAddress: metricsPort.map {
+                ServerConfiguration.ConsoleAddress(host: metricsHost ?? ServeCommand.metricsDefaultHost, port: $0)
+            },
             publicDestinationsOnly: publicDestinationsOnly
         )
         if let postgresURL {
@@ -468,8 +500,14 @@ struct ServeCommand: AsyncParsableCommand {
             Console.standardOutput(
                 consoleLine(address: console.url(boundPort: boundPort), hasOperator: hasOperator, apart: true)
             )
+        } onMetricsListening: { boundPort in
+            guard let metrics = configuration.metricsAddress else { return }
+            Console.standardOutput("Metrics: \(metrics.url(boundPort: boundPort))/metrics (Prometheus text format)")
         }
     }
+
+    /// Where the metrics listen without --metrics-host: this machine only.
+    static let metricsDefaultHost = "127.0.0.1"
 
     /// Where the console is and, before anyone can sign in to it, how to make the first
     /// operator: a command that prints their one-use link (never this server's output,

@@ -47,6 +47,8 @@ final class APIServices: Sendable {
     let adminToken: AdminTokenCheck
     /// Whether the server should be sent requests (`/health/ready`).
     let readiness: ServerReadiness
+    /// The operator's figures (``ServerMetrics``).
+    let metrics: ServerMetrics
     let now: @Sendable () -> Date
     let logger: Logger
     /// The devices waiting for an entity set to change.
@@ -65,6 +67,7 @@ final class APIServices: Sendable {
         providers: IdentityProviderClient,
         adminToken: AdminTokenCheck,
         readiness: ServerReadiness,
+        metrics: ServerMetrics,
         now: @escaping @Sendable () -> Date,
         logger: Logger
     ) {
@@ -76,6 +79,7 @@ final class APIServices: Sendable {
         self.providers = providers
         self.adminToken = adminToken
         self.readiness = readiness
+        self.metrics = metrics
         self.now = now
         self.logger = logger
         setWatch = SetWatch(storage: storage, capacity: settings.waitingDevices, logger: logger)

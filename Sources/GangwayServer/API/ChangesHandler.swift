@@ -142,6 +142,7 @@ struct ChangesHandler: APIHandler {
         if refusedUnrecorded > 0 {
             await count([.changes: refusedUnrecorded, .refusedChanges: refusedUnrecorded], appID: caller.app.id)
         }
+        for (outcome, count) in outcomes { services.metrics.changes(outcome.rawValue, count: count) }
         try await devices.noteContact(caller.device)
         logger.info(
             "changes uploaded",

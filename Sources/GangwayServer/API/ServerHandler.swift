@@ -41,38 +41,22 @@ struct ServerHandler: APIHandler {
 
     func getReadiness(_ input: Operations.GetReadiness.Input) async throws -> Operations.GetReadiness.Output {
         let storage: Components.Schemas.Readiness.StoragePayload = storage.kind == .sqlite ? .sqlite : .postgresql
+        let reason: Components.Schemas.Readiness.ReasonPayload
+        let message: String
         switch await services.readiness.reason() {
         case nil:
             return .ok(.init(body: .json(.init(status: .ready, storage: storage))))
         case .draining:
-            return .serviceUnavailable(
-                .init(
-                    body: .json(
-                        .init(
-                            status: .notReady,
-                            storage: storage,
-                            reason: .draining,
-                            message:
-                                "The server is stopping: it finishes what it serves, and soon takes no new connection."
-                        )
-                    )
-                )
+            (reason, message) = (
+                .draining, "The server is stopping: it finishes what it serves, and soon takes no new connection."
             )
         case .storage:
             logger.warning("readiness: the database did not answer in time")
-            return .serviceUnavailable(
-                .init(
-                    body: .json(
-                        .init(
-                            status: .notReady,
-                            storage: storage,
-                            reason: .storage,
-                            message: "The server's database did not answer in time."
-                        )
-                    )
-                )
-            )
+            (reason, message) = (.storage, "The server's database did not answer in time.")
         }
+        return .serviceUnavailable(
+            .init(body: .json(.init(status: .notReady, storage: storage, reason: reason, message: message)))
+        )
     }
 
     func discoverApp(_ input: Operations.DiscoverApp.Input) async throws -> Operations.DiscoverApp.Output {

@@ -11,6 +11,17 @@ struct SessionsHandler: APIHandler {
     let services: APIServices
 
     func signIn(_ input: Operations.SignIn.Input) async throws -> Operations.SignIn.Output {
+        do {
+            let output = try await passwordSignIn(input)
+            services.metrics.signIn("succeeded")
+            return output
+        } catch let error as APIError {
+            services.metrics.signIn(ServerMetrics.signInOutcome(of: error))
+            throw error
+        }
+    }
+
+    private func passwordSignIn(_ input: Operations.SignIn.Input) async throws -> Operations.SignIn.Output {
         let app = try await app(input.path.appID)
         // An app that federates sign-in must not take a password its provider never saw.
         guard app.authentication.type == .basic else { throw APIError.passwordSignInOff }

@@ -216,10 +216,14 @@ struct DestinationProxy: Sendable {
             outgoing.body = .stream(relay, length: length.map { .known(Int64($0)) } ?? .unknown)
         }
         let answer: HTTPClientResponse
+        let started = ContinuousClock.now
+        // Labelled by the app and the destination an admin made: never a name a device sent.
+        let label = caller.app.id + "/" + destination.name
         do {
             answer = try await Self.client.execute(outgoing, timeout: Self.headTimeout)
         } catch {
             let outcome = await relay?.finish()
+            services.metrics.destination(label, status: 0, duration: ContinuousClock.now - started)
             await count(caller.app.id, destination.name, status: 0)
             services.logger.warning(
                 "destination unavailable",
@@ -235,6 +239,7 @@ struct DestinationProxy: Sendable {
         // no more of it (as AsyncHTTPClient itself does), and the rest the device sends is
         // dropped.
         if answer.status.code >= 300 { relay?.stop() }
+        services.metrics.destination(label, status: Int(answer.status.code), duration: ContinuousClock.now - started)
         await count(caller.app.id, destination.name, status: Int(answer.status.code))
         var headers = HTTPFields()
         for (name, value) in Self.returned(answer.headers) {

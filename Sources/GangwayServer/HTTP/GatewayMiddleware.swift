@@ -51,6 +51,8 @@ struct GatewayMiddleware: RouterMiddleware {
     var servesConsole = true
     /// IDs for requests that bring none.
     let requestIDs = RequestIDSequence()
+    /// Where each request is counted, by its route's template (``ServerMetrics``).
+    var metrics: ServerMetrics?
 
     func handle(
         _ request: Request,
@@ -183,6 +185,17 @@ struct GatewayMiddleware: RouterMiddleware {
             response.headers[.connection] = "close"
         }
         let elapsed = ContinuousClock.now - started
+        if let metrics {
+            let route =
+                reading == .streamedByProxy
+                ? Self.destinationRoute : routes.template(for: request.uri.path) ?? Self.unmatchedRoute
+            metrics.request(
+                route: route,
+                method: request.method.rawValue,
+                status: Int(response.status.code),
+                duration: elapsed
+            )
+        }
         logger.info(
             "request",
             metadata: [
@@ -195,6 +208,11 @@ struct GatewayMiddleware: RouterMiddleware {
         )
         return response
     }
+
+    /// The route label of every request to a destination's backend, whatever it asks of it.
+    static let destinationRoute = "/apps/{appID}/destinations/{destination}/*"
+    /// The route label of a request to a path no route has.
+    static let unmatchedRoute = "unmatched"
 
     /// The caller's ID when it is a plain token of at most 64 characters.
     private static func requestID(from header: String?) -> String? {

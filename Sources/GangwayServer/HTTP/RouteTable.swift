@@ -4,6 +4,8 @@ import Foundation
 /// "not with this method" (405 with `Allow`), and the routes whose request body streams.
 struct RouteTable: Sendable {
     private var routes: [(segments: [Substring?], methods: [String])] = []
+    /// The paths as a tree, for ``template(for:)``.
+    private var templates = RouteTemplates([])
     /// The routes whose body the handler reads as it streams (``streamedMediaType``).
     private var streamed: [(segments: [Substring?], method: String)] = []
     /// `METHOD template` of each route whose body streams, as the generated server
@@ -24,6 +26,7 @@ struct RouteTable: Sendable {
         for (path, methods) in all.sorted(by: { $0.key < $1.key }) {
             routes.append((Self.segments(of: path), methods.map { $0.uppercased() }.sorted()))
         }
+        templates = RouteTemplates(all.keys)
         for (path, operations) in paths.sorted(by: { $0.key < $1.key }) {
             for (method, operation) in operations {
                 guard let body = (operation as? [String: Any])?["requestBody"] as? [String: Any],
@@ -49,6 +52,13 @@ struct RouteTable: Sendable {
             }
         }
         return nil
+    }
+
+    /// The template of the route `path` goes to (`/apps/{appID}/sessions`), a fixed
+    /// segment preferred to a parameter at each step; `nil` when none. A label for the
+    /// operator's figures: one of the document's paths, never what the caller sent.
+    func template(for path: String) -> String? {
+        templates.template(for: path)
     }
 
     /// Whether a request of `method` to `path` goes to a route whose body streams.

@@ -212,4 +212,10 @@ extension Duration {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
+
+    /// Whole nanoseconds, as swift-metrics' timers take them.
+    var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
 }

@@ -36,6 +36,9 @@ public struct MobileServicesServer: Sendable {
     let passwords: PasswordHasher
     /// Whether the server should be sent requests (`/health/ready`).
     let readiness: ServerReadiness
+    /// The operator's figures (``ServerMetrics``), shown on the metrics listener; recorded
+    /// only when there is one (``ServerConfiguration/metricsAddress``).
+    let metrics: ServerMetrics
 
     /// Opens (creating and migrating) the storage the configuration names, and makes
     /// the admin token and the activation signing key at first start.
@@ -66,6 +69,7 @@ public struct MobileServicesServer: Sendable {
         let storage = ServerStorage(opened, cache: ReadCache(lifetime: configuration.cacheLifetime))
         self.storage = storage
         readiness = ServerReadiness(storage: storage)
+        metrics = ServerMetrics(recording: configuration.metricsAddress != nil)
         let (token, keys) = try await storage.withConnections {
             try await storage.migrate()
             let keys = try await ServerKeys.load(serverKeyFile: configuration.serverKeyPath, storage: storage)
@@ -143,7 +147,8 @@ public struct MobileServicesServer: Sendable {
             let gateway = GatewayMiddleware(
                 routes: try RouteTable(document: Data(#"{"paths": {}}"#.utf8), extra: ConsolePaths.routes),
                 knownCaller: { head in await console.signedIn(head.headerFields).map { "operator:" + $0.1.name } },
-                isSecureOrigin: { services.isSecureOrigin }
+                isSecureOrigin: { services.isSecureOrigin },
+                metrics: metrics.isRecording ? metrics : nil
             )
             router.add(middleware: gateway)
             console.register(on: router)
@@ -167,7 +172,8 @@ public struct MobileServicesServer: Sendable {
                 return await console.signedIn(head.headerFields).map { "operator:" + $0.1.name }
             },
             isSecureOrigin: { services.isSecureOrigin },
-            servesConsole: listener == .everything
+            servesConsole: listener == .everything,
+            metrics: metrics.isRecording ? metrics : nil
         )
         router.add(middleware: gateway)
         router.get("/openapi.json") { _, _ in
@@ -238,6 +244,7 @@ public struct MobileServicesServer: Sendable {
             providers: providers,
             adminToken: adminToken,
             readiness: readiness,
+            metrics: metrics,
             now: now,
             logger: logger
         )
@@ -365,15 +372,30 @@ public struct MobileServicesServer: Sendable {
     ///   - onListening: Called with the bound port once the server listens.
     ///   - onConsoleListening: Called with the console's bound port once it listens on its
     ///     own address (``ServerConfiguration/consoleAddress``).
+    ///   - onMetricsListening: Called with the metrics listener's bound port once it
+    ///     listens (``ServerConfiguration/metricsAddress``).
     public func services(
         onListening: @escaping @Sendable (Int) async -> Void = { _ in },
-        onConsoleListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        onConsoleListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        onMetricsListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> [any Service] {
         var services: [any Service] = [
             ExpiredRowsPurge(storage: storage, now: now, logger: logger), DataSourcePulls(read: dataSourceRead()),
             ChangeDeliveries(delivery: changeDelivery()),
         ]
         if let pool = storage.makeConnectionPool() { services.insert(pool, at: 0) }
+        // Before the HTTP servers: the figures of a drain stay readable until it ends.
+        if let address = configuration.metricsAddress {
+            services.append(
+                MetricsListener.application(
+                    metrics,
+                    host: address.host,
+                    port: address.port,
+                    logger: logger,
+                    onListening: onMetricsListening
+                )
+            )
+        }
         if let console = try consoleApplication(onListening: onConsoleListening) { services.append(console) }
         services.append(try application(onListening: onListening))
         services.append(ServerDrain(readiness: readiness, delay: configuration.drainDelay))
@@ -422,12 +444,19 @@ public struct MobileServicesServer: Sendable {
     /// - Parameters:
     ///   - onListening: Called with the bound port once the server listens.
     ///   - onConsoleListening: Called with the console's bound port, when it listens apart.
+    ///   - onMetricsListening: Called with the metrics listener's bound port, when there
+    ///     is one.
     public func run(
         onListening: @escaping @Sendable (Int) async -> Void = { _ in },
-        onConsoleListening: @escaping @Sendable (Int) async -> Void = { _ in }
+        onConsoleListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        onMetricsListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         var group = ServiceGroupConfiguration(
-            services: try services(onListening: onListening, onConsoleListening: onConsoleListening),
+            services: try services(
+                onListening: onListening,
+                onConsoleListening: onConsoleListening,
+                onMetricsListening: onMetricsListening
+            ),
             gracefulShutdownSignals: Self.shutdownSignals,
             logger: logger
         )

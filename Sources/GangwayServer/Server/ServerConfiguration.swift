@@ -78,7 +78,12 @@ public struct ServerConfiguration: Sendable {
     /// own host and port (0 picks a free one), where the API's address then answers no
     /// console page. `nil`: the console is under `/console` on the API's address.
     public var consoleAddress: ConsoleAddress?
-    /// The operator's console's own address (see ``consoleAddress``).
+    /// Where the metrics listener answers `GET /metrics` (``MetricsListener``): an
+    /// address of its own (0 picks a free port), never the devices'. `nil`: no metrics
+    /// are served.
+    public var metricsAddress: ConsoleAddress?
+    /// The operator's console's own address (see ``consoleAddress``), or the metrics
+    /// listener's (``metricsAddress``).
     public struct ConsoleAddress: Sendable, Hashable {
         public var host: String
         public var port: Int
@@ -127,6 +132,7 @@ public struct ServerConfiguration: Sendable {
         drainDelay: Duration = .zero,
         shutdownGrace: Duration = .seconds(30),
         consoleAddress: ConsoleAddress? = nil,
+        metricsAddress: ConsoleAddress? = nil,
         publicDestinationsOnly: Bool = false
     ) {
         self.host = host
@@ -151,6 +157,7 @@ public struct ServerConfiguration: Sendable {
         self.drainDelay = drainDelay
         self.shutdownGrace = shutdownGrace
         self.consoleAddress = consoleAddress
+        self.metricsAddress = metricsAddress
         self.publicDestinationsOnly = publicDestinationsOnly
     }
 

@@ -56,17 +56,50 @@ final class ServerReadiness: Sendable {
         return answered ? nil : .storage
     }
 
-    /// Whether `storage` answers within `wait`.
+    /// Whether `storage` answers within `wait`. A question the database never answers
+    /// (a pool that hangs) is left to end on its own: the probe answers at the wait
+    /// whatever it does, and never waits for it.
     static func answers(_ storage: ServerStorage, within wait: Duration) async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
-            group.addTask { (try? await storage.ping()) != nil }
-            group.addTask {
-                try? await Task.sleep(for: wait)
-                return false
+        let outcome = Outcome()
+        let ping = Task {
+            let answered = (try? await storage.ping()) != nil
+            outcome.settle(answered)
+        }
+        let timer = Task {
+            try? await Task.sleep(for: wait)
+            outcome.settle(false)
+        }
+        let answered = await outcome.value
+        ping.cancel()
+        timer.cancel()
+        return answered
+    }
+
+    /// The first of two answers: the database's, or the wait's end.
+    private final class Outcome: Sendable {
+        private let state = Mutex<(value: Bool?, waiter: CheckedContinuation<Bool, Never>?)>((nil, nil))
+
+        func settle(_ value: Bool) {
+            let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                guard state.value == nil else { return nil }
+                state.value = value
+                defer { state.waiter = nil }
+                return state.waiter
             }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+            waiter?.resume(returning: value)
+        }
+
+        var value: Bool {
+            get async {
+                await withCheckedContinuation { continuation in
+                    let settled = state.withLock { state -> Bool? in
+                        if let value = state.value { return value }
+                        state.waiter = continuation
+                        return nil
+                    }
+                    if let settled { continuation.resume(returning: settled) }
+                }
+            }
         }
     }
 }
