@@ -116,6 +116,10 @@ struct MetricsEndToEndTests {
         #expect(hostOnly.status == 64 && hostOnly.standardError.contains("--metrics-host needs --metrics-port."))
         let outOfRange = try await runner.run(["serve", "--metrics-port", "70000"] + data)
         #expect(outOfRange.status == 64 && outOfRange.standardError.contains("--metrics-port must be between 0 and"))
+        let badHost = try await runner.run(["serve", "--metrics-port", "0", "--metrics-host", "example.com:90"] + data)
+        #expect(
+            badHost.status == 64 && badHost.standardError.contains("--metrics-host 'example.com:90' is not an address")
+        )
         #expect(!FileManager.default.fileExists(atPath: directory.appending("server").path), "nothing written")
     }
 }

@@ -62,7 +62,24 @@ struct HealthProbeTests {
         #expect(ContinuousClock.now - started < ServerReadiness.storageWait * 3, "given up at the wait, not later")
         // Within the recheck, the answer stands: the database is not asked again.
         #expect(await readiness.reason() == .storage)
+        #expect(readiness.questionsAsked == 1)
         readiness.beginDraining()
         #expect(await readiness.reason() == .draining, "draining is said first")
+    }
+
+    @Test("a flood of probes at once asks the database one question, and each probe gets its answer")
+    func floodSharesOneQuestion() async throws {
+        let fixture = try await ServerFixture()
+        try await fixture.run { _ in
+            let readiness = ServerReadiness(storage: fixture.server.storage)
+            let answers = await withTaskGroup(of: ServerReadiness.Reason?.self) { group in
+                for _ in 0..<200 { group.addTask { await readiness.reason() } }
+                var answers: [ServerReadiness.Reason?] = []
+                for await answer in group { answers.append(answer) }
+                return answers
+            }
+            #expect(answers.count == 200 && answers.allSatisfy { $0 == nil }, "all ready")
+            #expect(readiness.questionsAsked == 1, "one question for the flood")
+        }
     }
 }

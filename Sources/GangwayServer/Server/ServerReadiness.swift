@@ -5,7 +5,8 @@ import Synchronization
 /// Whether the server should be sent requests (`GET /health/ready`): not while it drains
 /// (it was told to stop), nor while its database does not answer within
 /// ``storageWait``. The database is asked at most once per ``recheck``, however often a
-/// probe comes, so the probe costs it almost nothing.
+/// probe comes, and probes that come while it is asked share its answer: a flood of
+/// probes costs the database one question a second.
 final class ServerReadiness: Sendable {
     /// Why the server is not ready.
     enum Reason: Sendable, Equatable {
@@ -23,6 +24,10 @@ final class ServerReadiness: Sendable {
     private struct State {
         var draining = false
         var checked: (at: ContinuousClock.Instant, answered: Bool)?
+        /// The question being asked now, which every probe until its answer waits for.
+        var asking: Task<Bool, Never>?
+        /// How many questions were asked, for the tests.
+        var asked = 0
     }
 
     private let state = Mutex(State())
@@ -39,6 +44,9 @@ final class ServerReadiness: Sendable {
 
     var isDraining: Bool { state.withLock(\.draining) }
 
+    /// How many times the database was asked.
+    var questionsAsked: Int { state.withLock(\.asked) }
+
     /// Why the server is not ready now, or `nil` when it is.
     func reason() async -> Reason? {
         let now = ContinuousClock.now
@@ -50,8 +58,21 @@ final class ServerReadiness: Sendable {
         if let recent {
             answered = recent
         } else {
-            answered = await Self.answers(storage, within: Self.storageWait)
-            state.withLock { $0.checked = (ContinuousClock.now, answered) }
+            let storage = storage
+            let asking = state.withLock { state in
+                if let asking = state.asking { return asking }
+                state.asked += 1
+                let asking = Task { await Self.answers(storage, within: Self.storageWait) }
+                state.asking = asking
+                return asking
+            }
+            answered = await asking.value
+            state.withLock { state in
+                if state.asking == asking {
+                    state.asking = nil
+                    state.checked = (ContinuousClock.now, answered)
+                }
+            }
         }
         return answered ? nil : .storage
     }
