@@ -60,6 +60,26 @@ struct DeliveryTarget: ParsableArguments {
     }
 
     var id: String { changeID.lowercased() }
+
+    /// Does `action` to the change in the app `app` names, then says `done`; a change
+    /// that waits for no backend there is said so in one sentence.
+    func act(
+        through server: AdminOptions,
+        in app: AppOption,
+        _ action: @escaping @Sendable (AdminClient, _ changeID: String, _ appID: String) async throws -> Void,
+        done: @escaping @Sendable (_ changeID: String) -> String
+    ) async throws {
+        let changeID = id
+        try await server.run { admin in
+            let appID = try await app.resolve(with: admin)
+            do {
+                try await action(admin, changeID, appID)
+            } catch let error as ServiceError where error == .notFound {
+                throw CommandFailure("no change \(changeID) waits for the backend of the app \(appID).")
+            }
+            Console.standardOutput(done(changeID))
+        }
+    }
 }
 
 struct AdminDataDeliveriesRetry: AsyncParsableCommand {
@@ -73,15 +93,10 @@ struct AdminDataDeliveriesRetry: AsyncParsableCommand {
     @OptionGroup var target: DeliveryTarget
 
     func run() async throws {
-        let changeID = target.id
-        try await server.run { admin in
-            let id = try await app.resolve(with: admin)
-            do {
-                try await admin.retryDelivery(changeID, app: id)
-            } catch let error as ServiceError where error == .notFound {
-                throw CommandFailure("no change \(changeID) waits for the backend of the app \(id).")
-            }
-            Console.standardOutput("The change \(changeID) goes to the backend again now.")
+        try await target.act(through: server, in: app) { admin, changeID, appID in
+            try await admin.retryDelivery(changeID, app: appID)
+        } done: {
+            "The change \($0) goes to the backend again now."
         }
     }
 }
@@ -97,17 +112,10 @@ struct AdminDataDeliveriesDiscard: AsyncParsableCommand {
     @OptionGroup var target: DeliveryTarget
 
     func run() async throws {
-        let changeID = target.id
-        try await server.run { admin in
-            let id = try await app.resolve(with: admin)
-            do {
-                try await admin.discardDelivery(changeID, app: id)
-            } catch let error as ServiceError where error == .notFound {
-                throw CommandFailure("no change \(changeID) waits for the backend of the app \(id).")
-            }
-            Console.standardOutput(
-                "The change \(changeID) is discarded; its author's device shows it refused at its next sync."
-            )
+        try await target.act(through: server, in: app) { admin, changeID, appID in
+            try await admin.discardDelivery(changeID, app: appID)
+        } done: {
+            "The change \($0) is discarded; its author's device shows it refused at its next sync."
         }
     }
 }
