@@ -103,6 +103,30 @@ struct MetricsEndToEndTests {
         )
     }
 
+    @Test(
+        "a silent connection to the metrics' address is closed after the head timeout; silent ones never starve a scrape"
+    )
+    func silentConnections() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-metrics")
+        defer { directory.remove() }
+        let metricsPort = try Self.freePort()
+        let serve = try ServeProcess(
+            ["--metrics-port", "\(metricsPort)", "--log-level", "warning"],
+            in: directory.appending("server")
+        )
+        defer { serve.stop() }
+        // More silent connections from one address than it may hold.
+        let silent = try (0..<40).map { _ in try ServeShutdownEndToEndTests.Connection(port: metricsPort) }
+        let scraped = try await Self.scrape("http://127.0.0.1:\(metricsPort)/metrics")
+        #expect(scraped.value("process_open_fds").map { $0 > 0 } == true)
+        let started = ContinuousClock.now
+        let last = try #require(silent.last)
+        let said = try await onOwnThread { last.readToEnd() }
+        let waited = ContinuousClock.now - started
+        #expect(said.isEmpty || said.hasPrefix("HTTP/1.1 "), "closed, or answered 503 and closed: \(said.prefix(80))")
+        #expect(waited < .seconds(30), "closed within the head timeout, not held: \(waited)")
+    }
+
     @Test("the metrics' address is refused where it would share the devices' or be without a port, exit 64")
     func refusedAddresses() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-metrics")

@@ -18,7 +18,7 @@ import Testing
 struct ServeShutdownEndToEndTests {
     /// One HTTP/1.1 connection to the server, written and read by hand, so a request can
     /// be left half sent.
-    final class Connection {
+    final class Connection: Sendable {
         let socket: Int32
 
         init(port: Int) throws {
