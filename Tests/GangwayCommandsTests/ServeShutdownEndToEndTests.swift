@@ -164,11 +164,13 @@ struct ServeShutdownEndToEndTests {
     }
 
     @Test(
-        "a drain or grace out of range is refused in one sentence, exit 64",
+        "a drain, grace or cache lifetime out of range is refused in one sentence, exit 64",
         arguments: [
             (["--drain-seconds", "301"], "--drain-seconds must be between 0 and 300 seconds."),
             (["--drain-seconds", "-1"], "--drain-seconds must be between 0 and 300 seconds."),
             (["--grace-seconds", "0"], "--grace-seconds must be between 1 and 3600 seconds."),
+            (["--cache-seconds", "3601"], "--cache-seconds must be between 0 and 3600 seconds."),
+            (["--cache-seconds", "-1"], "--cache-seconds must be between 0 and 3600 seconds."),
         ]
     )
     func outOfRange(arguments: [String], message: String) async throws {

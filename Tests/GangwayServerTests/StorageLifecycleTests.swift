@@ -105,11 +105,11 @@ struct StorageLifecycleTests {
             #expect(error?.code == .unavailable)
         }
         // Made last: a pool made must run before the storage answers again.
-        // The pool (PostgreSQL only), the purge of expired rows, the data sources' reads,
-        // the delivery of changes, the HTTP server, and last the drain, which hears first
-        // that the group stops.
+        // The pool and the listener to the other processes' notices (PostgreSQL only),
+        // the purge of expired rows, the data sources' reads, the delivery of changes,
+        // the HTTP server, and last the drain, which hears first that the group stops.
         let services = try server.server.services()
-        #expect(services.count == (backend == .postgresql ? 6 : 5))
+        #expect(services.count == (backend == .postgresql ? 7 : 5))
         #expect(services.last is ServerDrain)
     }
 }

@@ -130,6 +130,16 @@ struct ServeCommand: AsyncParsableCommand {
     var graceSeconds = 30
 
     @Option(
+        name: .customLong("cache-seconds"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "How long a read of an app, a session or a device is kept, \(ServerConfiguration.cacheLifetimes.lowerBound) (none) to \(ServerConfiguration.cacheLifetimes.upperBound). On PostgreSQL a write through another process reaches this one within milliseconds whatever it is.",
+            valueName: "seconds"
+        )
+    )
+    var cacheSeconds = 1
+
+    @Option(
         name: .customLong("public-url"),
         help: """
             The URL devices reach this server at (default: http://HOST:PORT); an https one \
@@ -278,6 +288,7 @@ struct ServeCommand: AsyncParsableCommand {
         for (option, value, range) in [
             ("--drain-seconds", drainSeconds, ServerConfiguration.drainDelays),
             ("--grace-seconds", graceSeconds, ServerConfiguration.shutdownGraces),
+            ("--cache-seconds", cacheSeconds, ServerConfiguration.cacheLifetimes),
         ] where !range.contains(value) {
             throw ValidationError(
                 "\(option) must be between \(range.lowerBound) and \(range.upperBound) seconds."
@@ -383,6 +394,7 @@ struct ServeCommand: AsyncParsableCommand {
             publicURL: publicURL,
             bcryptCost: bcryptCost,
             trustedProxies: trustedProxies.compactMap(AddressRange.init),
+            cacheLifetime: .seconds(cacheSeconds),
             keyFile: keyFile.map { URL(fileURLWithPath: $0) },
             storageStartupWait: .seconds(databaseWait),
             drainDelay: .seconds(drainSeconds),

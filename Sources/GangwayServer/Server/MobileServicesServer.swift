@@ -383,6 +383,8 @@ public struct MobileServicesServer: Sendable {
             ExpiredRowsPurge(storage: storage, now: now, logger: logger), DataSourcePulls(read: dataSourceRead()),
             ChangeDeliveries(delivery: changeDelivery()),
         ]
+        // First: shut down last, so every request in flight hears the other processes.
+        if let listener = storage.makeNoticeListener() { services.insert(listener, at: 0) }
         if let pool = storage.makeConnectionPool() { services.insert(pool, at: 0) }
         // Before the HTTP servers: the figures of a drain stay readable until it ends.
         if let address = configuration.metricsAddress {

@@ -105,9 +105,13 @@ public struct ServerConfiguration: Sendable {
     /// default: a company's backends are often on its private network.
     public var publicDestinationsOnly: Bool
     /// How long a process keeps an app, a session or a device registration it read (see
-    /// GangwayServerStorage's `ReadCache`): the longest a change made through another process sharing the
-    /// database takes to reach this one. `.zero` turns the cache off.
+    /// GangwayServerStorage's `ReadCache`). On PostgreSQL a write through another
+    /// process reaches this one when its notice is heard, within milliseconds; the
+    /// lifetime bounds only what is never heard (a notice lost with a process that died
+    /// after its commit). `.zero` turns the cache off. Within ``cacheLifetimes``.
     public var cacheLifetime: Duration
+    /// The cache lifetimes `serve --cache-seconds` takes, in seconds.
+    public static let cacheLifetimes: ClosedRange<Int> = 0...3600
 
     public init(
         host: String = "127.0.0.1",

@@ -6,9 +6,16 @@ import Synchronization
 /// destination a device reaches, a secret) in memory for a short time.
 ///
 /// ``ServerStorage`` asks it for those reads only, and drops what a write through this
-/// process changes at once. A write by another process sharing the database is seen when
-/// the entry expires: with the default of one second, a token revoked, a device locked or
-/// a policy changed on one process takes effect on the others within a second.
+/// process changes at once. On PostgreSQL, the other processes sharing the database drop
+/// it too when they hear the write's notice (``ServerStorage/makeNoticeListener()``),
+/// and drop everything when their listener reconnects; what they never hear (SQLite,
+/// whose file one process owns, or a notice lost with a process that died after its
+/// commit) they see when the entry expires: with the default of one second, a token
+/// revoked, a device locked or a policy changed on one process takes effect on the
+/// others within a second.
+///
+/// A read that was under way when its kind was dropped answers, but is not kept: what it
+/// read may be what the drop was for.
 public final class ReadCache: Sendable {
     /// What is kept.
     enum Key: Hashable, Sendable {
@@ -37,8 +44,14 @@ public final class ReadCache: Sendable {
         }
     }
 
-    enum Kind: Hashable, Sendable {
+    enum Kind: String, Hashable, Sendable, CaseIterable {
         case app, session, device, user, entitySet, entitySchemas, destination, secret
+    }
+
+    /// What a write makes stale: one entry, or every entry of a kind.
+    enum Drop: Hashable, Sendable {
+        case key(Key)
+        case every(Kind)
     }
 
     private struct Entry: Sendable {
@@ -50,7 +63,14 @@ public final class ReadCache: Sendable {
     private let capacity: Int
     /// Time since the cache was made, on the injected monotonic clock.
     private let elapsed: @Sendable () -> Duration
-    private let entries = Mutex<[Kind: [Key: Entry]]>([:])
+    private struct State {
+        var entries: [Kind: [Key: Entry]] = [:]
+        /// How many times each kind was dropped: a load that began before a drop of its
+        /// kind is not kept.
+        var drops: [Kind: UInt64] = [:]
+    }
+
+    private let state = Mutex(State())
 
     /// - Parameters:
     ///   - capacity: Entries of each kind kept before that kind starts over; bounds
@@ -74,27 +94,58 @@ public final class ReadCache: Sendable {
         _ load: () async throws(StorageError) -> Value
     ) async throws(StorageError) -> Value {
         let now = elapsed()
-        if let entry = entries.withLock({ $0[key.kind]?[key] }), entry.expires > now,
-            let value = entry.value as? Value
-        {
+        let (kept, drops) = state.withLock { ($0.entries[key.kind]?[key], $0.drops[key.kind, default: 0]) }
+        if let kept, kept.expires > now, let value = kept.value as? Value {
             return value
         }
         let value = try await load()
         let expires = elapsed() + lifetime
-        entries.withLock { entries in
-            if entries[key.kind, default: [:]].count >= capacity { entries[key.kind]?.removeAll(keepingCapacity: true) }
-            entries[key.kind, default: [:]][key] = Entry(value: value, expires: expires)
+        state.withLock { state in
+            guard state.drops[key.kind, default: 0] == drops else { return }
+            if state.entries[key.kind, default: [:]].count >= capacity {
+                state.entries[key.kind]?.removeAll(keepingCapacity: true)
+            }
+            state.entries[key.kind, default: [:]][key] = Entry(value: value, expires: expires)
         }
         return value
     }
 
     /// Forgets `key`.
     func drop(_ key: Key) {
-        _ = entries.withLock { $0[key.kind]?.removeValue(forKey: key) }
+        drop([.key(key)])
     }
 
     /// Forgets every entry of a kind.
     func drop(every kind: Kind) {
-        _ = entries.withLock { $0.removeValue(forKey: kind) }
+        drop([.every(kind)])
+    }
+
+    /// Forgets what each of `drops` names.
+    func drop(_ drops: [Drop]) {
+        state.withLock { state in
+            for drop in drops {
+                switch drop {
+                case .key(let key): state.entries[key.kind]?.removeValue(forKey: key)
+                case .every(let kind): state.entries.removeValue(forKey: kind)
+                }
+                let kind = drop.kind
+                state.drops[kind, default: 0] &+= 1
+            }
+        }
+    }
+
+    /// Forgets everything: what changed while this process could not hear the others is
+    /// unknown.
+    func dropAll() {
+        drop(Kind.allCases.map(Drop.every))
+    }
+}
+
+extension ReadCache.Drop {
+    var kind: ReadCache.Kind {
+        switch self {
+        case .key(let key): key.kind
+        case .every(let kind): kind
+        }
     }
 }

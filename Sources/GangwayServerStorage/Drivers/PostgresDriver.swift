@@ -32,6 +32,10 @@ public final class PostgresDriver: StorageDriver {
     private let pools = Mutex<[(client: PostgresClient, running: Bool)]>([])
     private let schema: String
     private let logger: Logger
+    /// The same, for the notice listener's own connection, which names itself.
+    private let listenerConfiguration: PostgresConnection.Configuration
+    /// Which driver announced a notice, so that its own listener skips it.
+    private let origin = UUID().uuidString
 
     /// Opens nothing: connections open once a pool runs and a query needs one.
     public init(url: String, logger: Logger) throws(StorageError) {
@@ -95,6 +99,9 @@ public final class PostgresDriver: StorageDriver {
         )
         probe.options.connectTimeout = .seconds(5)
         probeConfiguration = probe
+        var listener = probe
+        listener.options.additionalStartupParameters = [("application_name", Self.listenerName(schema: schema))]
+        listenerConfiguration = listener
         address = WebURL.authority(host: host, port: components.port ?? 5432)
         self.schema = schema
         self.logger = logger
@@ -243,6 +250,38 @@ public final class PostgresDriver: StorageDriver {
                 try? await Task.sleep(for: .milliseconds(5))
             }
         }
+    }
+
+    /// The `application_name` of the notice listener's connection of `schema`, as
+    /// `pg_stat_activity` shows it: `gangway-notices`, then as much of the schema's name
+    /// as fits PostgreSQL's 63 bytes (a schema's name is letters, digits and '_').
+    public static func listenerName(schema: String) -> String {
+        String("gangway-notices \(schema)".utf8.prefix(63)) ?? "gangway-notices"
+    }
+
+    /// Sends `notice` with `pg_notify` to every process listening on this database, with
+    /// this URL's schema: the others hear it; this driver's own listener skips it.
+    public func announce(_ notice: String) async throws(StorageError) {
+        let payload = PostgresNoticeListener.Payload(schema: schema, origin: origin, notice: notice).text
+        try await run {
+            try await self.client.withConnection { connection in
+                try await connection.query(
+                    "SELECT pg_notify(\(PostgresNoticeListener.channel), \(payload))",
+                    logger: self.logger
+                )
+            }
+        }
+    }
+
+    public func makeNoticeListener(_ hear: @escaping @Sendable (StorageNotice) -> Void) -> (any Service)? {
+        PostgresNoticeListener(
+            configuration: listenerConfiguration,
+            schema: schema,
+            origin: origin,
+            address: address,
+            logger: logger,
+            hear: hear
+        )
     }
 
     public func migrate(_ migrations: [Migration]) async throws(StorageError) {

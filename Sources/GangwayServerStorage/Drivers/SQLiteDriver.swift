@@ -39,6 +39,12 @@ public final class SQLiteDriver: StorageDriver {
     /// released.
     public func makeConnectionPool() -> (any Service)? { nil }
 
+    /// Nothing: one process owns the file, and its cache drops what it writes.
+    public func announce(_ notice: String) async throws(StorageError) {}
+
+    /// None: no other process shares the file.
+    public func makeNoticeListener(_ hear: @escaping @Sendable (StorageNotice) -> Void) -> (any Service)? { nil }
+
     public func migrate(_ migrations: [Migration]) async throws(StorageError) {
         var migrator = DatabaseMigrator()
         for migration in migrations {

@@ -16,6 +16,18 @@ public protocol StorageDriver: Sendable {
     /// driver needs nothing running (SQLite). See ``ServerStorage/withConnections(_:)``.
     func makeConnectionPool() -> (any Service)?
 
+    /// Tells every other process sharing the database `notice` (a few kilobytes at most),
+    /// for them to hear through their ``makeNoticeListener(_:)``; does nothing where one
+    /// process owns the database (SQLite). A notice is heard once it is sent, never
+    /// before a write that came before it has committed.
+    func announce(_ notice: String) async throws(StorageError)
+
+    /// A service that hands `hear` each notice the other processes sharing the database
+    /// announce, and ``StorageNotice/missed`` each time it starts to listen: at first,
+    /// and again after a dropped connection, when notices may have gone unheard. `nil`
+    /// where one process owns the database (SQLite).
+    func makeNoticeListener(_ hear: @escaping @Sendable (StorageNotice) -> Void) -> (any Service)?
+
     /// The rows one reading statement returns. One statement is what both databases run
     /// as one snapshot of the database, so a read never mixes two states: a read that
     /// needs two tables is one statement (a join, a window), never two reads, and a
@@ -33,6 +45,14 @@ public protocol StorageDriver: Sendable {
         locking locks: [StorageLock],
         _ body: (any SQLConnection) async throws -> Result
     ) async throws(StorageError) -> Result
+}
+
+/// What a notice listener hears (``StorageDriver/makeNoticeListener(_:)``).
+public enum StorageNotice: Sendable, Hashable {
+    /// A notice another process announced.
+    case heard(String)
+    /// The listener (re)started: whatever was announced before may not have been heard.
+    case missed
 }
 
 /// Statements run on one connection, inside ``StorageDriver/write(locking:_:)``.

@@ -3,33 +3,35 @@ import GangwayProtocol
 
 extension ServerStorage {
     public func insertApp(_ app: AppRecord) async throws(StorageError) {
-        defer { cache?.drop(.app(app.id)) }
-        let settings = try ServerSchema.encode(app.settings)
-        let authentication = try ServerSchema.encode(authentication: app.authentication)
-        try await driver.write(locking: []) { connection in
-            try await connection.execute(
-                """
-                INSERT INTO apps (id, name, minimum_version, settings, settings_version, authentication, created_at)
-                VALUES (\(app.id), \(app.name), \(app.minimumVersion), \(settings), \(StoredAppSettings.version),
-                    \(authentication), \(app.createdAt))
-                """
-            )
-            try await Self.replaceDomains(of: app, connection)
+        try await writing(forgetting: [.key(.app(app.id))]) { () throws(StorageError) in
+            let settings = try ServerSchema.encode(app.settings)
+            let authentication = try ServerSchema.encode(authentication: app.authentication)
+            try await driver.write(locking: []) { connection in
+                try await connection.execute(
+                    """
+                    INSERT INTO apps (id, name, minimum_version, settings, settings_version, authentication, created_at)
+                    VALUES (\(app.id), \(app.name), \(app.minimumVersion), \(settings), \(StoredAppSettings.version),
+                        \(authentication), \(app.createdAt))
+                    """
+                )
+                try await Self.replaceDomains(of: app, connection)
+            }
         }
     }
 
     public func updateApp(_ app: AppRecord) async throws(StorageError) {
-        defer { cache?.drop(.app(app.id)) }
-        let settings = try ServerSchema.encode(app.settings)
-        let authentication = try ServerSchema.encode(authentication: app.authentication)
-        try await driver.write(locking: []) { connection in
-            try await connection.execute(
-                """
-                UPDATE apps SET name = \(app.name), minimum_version = \(app.minimumVersion), settings = \(settings),
-                    settings_version = \(StoredAppSettings.version), authentication = \(authentication) WHERE id = \(app.id)
-                """
-            )
-            try await Self.replaceDomains(of: app, connection)
+        try await writing(forgetting: [.key(.app(app.id))]) { () throws(StorageError) in
+            let settings = try ServerSchema.encode(app.settings)
+            let authentication = try ServerSchema.encode(authentication: app.authentication)
+            try await driver.write(locking: []) { connection in
+                try await connection.execute(
+                    """
+                    UPDATE apps SET name = \(app.name), minimum_version = \(app.minimumVersion), settings = \(settings),
+                        settings_version = \(StoredAppSettings.version), authentication = \(authentication) WHERE id = \(app.id)
+                    """
+                )
+                try await Self.replaceDomains(of: app, connection)
+            }
         }
     }
 

@@ -31,16 +31,20 @@ extension ServerStorage {
     ) async throws(StorageError) -> [ChangeResult] {
         guard !batch.isEmpty else { return [] }
         let sets = Set(batch.map { ChangeBatch.SetKey(appID: $0.appID, entitySet: $0.change.entitySet) })
-        defer { for set in sets { cache?.drop(.entitySet(appID: set.appID, entitySet: set.entitySet)) } }
         let writers = StorageLock.entityWriters(
             registrations: Set(batch.map(\.change.registrationID)),
             entitySets: Set(sets.map { $0.appID + "/" + $0.entitySet })
         )
-        return try await driver.write(locking: [writers]) { connection in
-            var state = try await Self.read(batch, connection)
-            let results = try batch.map { application in try state.apply(application, limit: limit, decide: decide) }
-            try await Self.write(state, connection)
-            return results
+        let stale = sets.map { ReadCache.Drop.key(.entitySet(appID: $0.appID, entitySet: $0.entitySet)) }
+        return try await writing(forgetting: stale) { () throws(StorageError) in
+            try await driver.write(locking: [writers]) { connection in
+                var state = try await Self.read(batch, connection)
+                let results = try batch.map { application in
+                    try state.apply(application, limit: limit, decide: decide)
+                }
+                try await Self.write(state, connection)
+                return results
+            }
         }
     }
 

@@ -70,133 +70,134 @@ extension ServerStorage {
     ) async throws(StorageError) -> [UUID: ChangeResult] {
         guard !answered.isEmpty else { return [:] }
         let sets = Set(answered.map { $0.delivery.appID + "/" + $0.delivery.change.entitySet })
-        defer {
-            for item in answered {
-                cache?.drop(.entitySet(appID: item.delivery.appID, entitySet: item.delivery.change.entitySet))
-            }
-        }
+        let stale = Set(
+            answered.map { ReadCache.Key.entitySet(appID: $0.delivery.appID, entitySet: $0.delivery.change.entitySet) }
+        )
         let kind = kind
         let writers = StorageLock.entityWriters(
             registrations: Set(answered.map(\.delivery.change.registrationID)),
             entitySets: sets
         )
-        return try await driver.write(locking: [writers]) { connection in
-            let ids = answered.map { $0.delivery.change.id.lowercasedText }
-            let waiting = Set(
-                try await connection.rows("SELECT change_id FROM deliveries WHERE change_id IN (\(list: ids))").map {
-                    row throws(StorageError) in try row("change_id", as: String.self)
-                }
-            )
-            var results: [UUID: ChangeResult] = [:]
-            var accepted: [String: [(DeliveryRecord, [String: String])]] = [:]
-            for (delivery, outcome) in answered where waiting.contains(delivery.change.id.lowercasedText) {
-                let change = delivery.change
-                switch outcome {
-                case .failed(let reason, let retryAt, let park):
-                    try await connection.execute(
-                        """
-                        UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = \(retryAt),
-                            running_until = NULL, parked = \(park), last_error = \(reason)
-                        WHERE change_id = \(change.id.lowercasedText)
-                        """
-                    )
-                case .refused(let rejection):
-                    results[change.id] = ChangeResult(changeID: change.id, rejected: rejection)
-                case .accepted(let fields):
-                    // By set and author: the entities written are by their change's author.
-                    accepted[delivery.appID + "/" + change.entitySet + "/" + change.author, default: []].append(
-                        (delivery, fields)
-                    )
-                }
-            }
-            for (_, entities) in accepted {
-                let (appID, entitySet) = (entities[0].0.appID, entities[0].0.change.entitySet)
-                // Seen by the source's latest read: a full read under way does not take
-                // them for ones the backend no longer has.
-                let run =
-                    try await connection.rows(
-                        "SELECT run FROM data_sources WHERE app_id = \(appID) AND entity_set = \(entitySet)"
-                    ).first.map { row throws(StorageError) in try row("run", as: Int64.self) } ?? 0
-                _ = try await Self.applyBackend(
-                    entities.enumerated().map { index, item in
-                        IngestRow(line: index + 1, id: item.0.change.entityID, fields: item.1)
-                    },
-                    into: entitySet,
-                    of: appID,
-                    run: run,
-                    limit: EntityLimits.entitiesPerSet,
-                    by: entities[0].0.change.author,
-                    at: date,
-                    kind,
-                    connection
+        return try await writing(forgetting: stale.map(ReadCache.Drop.key)) { () throws(StorageError) in
+            try await driver.write(locking: [writers]) { connection in
+                let ids = answered.map { $0.delivery.change.id.lowercasedText }
+                let waiting = Set(
+                    try await connection.rows("SELECT change_id FROM deliveries WHERE change_id IN (\(list: ids))").map
+                    {
+                        row throws(StorageError) in try row("change_id", as: String.self)
+                    }
                 )
-                var versions: [String: Int64] = [:]
+                var results: [UUID: ChangeResult] = [:]
+                var accepted: [String: [(DeliveryRecord, [String: String])]] = [:]
+                for (delivery, outcome) in answered where waiting.contains(delivery.change.id.lowercasedText) {
+                    let change = delivery.change
+                    switch outcome {
+                    case .failed(let reason, let retryAt, let park):
+                        try await connection.execute(
+                            """
+                            UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = \(retryAt),
+                                running_until = NULL, parked = \(park), last_error = \(reason)
+                            WHERE change_id = \(change.id.lowercasedText)
+                            """
+                        )
+                    case .refused(let rejection):
+                        results[change.id] = ChangeResult(changeID: change.id, rejected: rejection)
+                    case .accepted(let fields):
+                        // By set and author: the entities written are by their change's author.
+                        accepted[delivery.appID + "/" + change.entitySet + "/" + change.author, default: []].append(
+                            (delivery, fields)
+                        )
+                    }
+                }
+                for (_, entities) in accepted {
+                    let (appID, entitySet) = (entities[0].0.appID, entities[0].0.change.entitySet)
+                    // Seen by the source's latest read: a full read under way does not take
+                    // them for ones the backend no longer has.
+                    let run =
+                        try await connection.rows(
+                            "SELECT run FROM data_sources WHERE app_id = \(appID) AND entity_set = \(entitySet)"
+                        ).first.map { row throws(StorageError) in try row("run", as: Int64.self) } ?? 0
+                    _ = try await Self.applyBackend(
+                        entities.enumerated().map { index, item in
+                            IngestRow(line: index + 1, id: item.0.change.entityID, fields: item.1)
+                        },
+                        into: entitySet,
+                        of: appID,
+                        run: run,
+                        limit: EntityLimits.entitiesPerSet,
+                        by: entities[0].0.change.author,
+                        at: date,
+                        kind,
+                        connection
+                    )
+                    var versions: [String: Int64] = [:]
+                    for row in try await connection.rows(
+                        """
+                        SELECT id, version FROM entities WHERE app_id = \(appID) AND entity_set = \(entitySet)
+                            AND id IN (\(list: entities.map(\.0.change.entityID))) AND removed_at IS NULL
+                        """
+                    ) {
+                        versions[try row("id")] = try row("version")
+                    }
+                    for (delivery, _) in entities {
+                        let change = delivery.change
+                        results[change.id] = ChangeResult(
+                            changeID: change.id,
+                            outcome: .applied,
+                            version: versions[change.entityID]
+                        )
+                    }
+                }
+                let ended = answered.filter { results[$0.delivery.change.id] != nil }.map(\.delivery)
+                guard !ended.isEmpty else { return results }
+                var used: Set<String> = []
                 for row in try await connection.rows(
                     """
-                    SELECT id, version FROM entities WHERE app_id = \(appID) AND entity_set = \(entitySet)
-                        AND id IN (\(list: entities.map(\.0.change.entityID))) AND removed_at IS NULL
+                    SELECT registration_id, sequence FROM changes
+                    WHERE registration_id IN (\(list: Array(Set(ended.map(\.change.registrationID)))))
+                        AND sequence IN (\(list: Array(Set(ended.map(\.change.sequence)))))
                     """
                 ) {
-                    versions[try row("id")] = try row("version")
+                    used.insert("\(try row("registration_id", as: String.self))/\(try row("sequence", as: Int64.self))")
                 }
-                for (delivery, _) in entities {
+                var rows: [SQL] = []
+                var counts: [String: [ActivityKind: Int]] = [:]
+                for delivery in ended {
                     let change = delivery.change
-                    results[change.id] = ChangeResult(
-                        changeID: change.id,
-                        outcome: .applied,
-                        version: versions[change.entityID]
+                    guard let result = results[change.id] else { continue }
+                    let reused = !used.insert("\(change.registrationID)/\(change.sequence)").inserted
+                    rows.append(
+                        """
+                        (\(change.id.lowercasedText), \(delivery.appID), \(change.registrationID),
+                            \(reused ? nil : change.sequence), \(change.author), \(delivery.carrier), \(change.entitySet),
+                            \(change.entityID), \(result.outcome.rawValue), \(try ServerSchema.encode(result: result)),
+                            \(delivery.receivedAt))
+                        """
+                    )
+                    counts[delivery.appID, default: [:]][.changes, default: 0] += 1
+                    if result.outcome == .rejected {
+                        counts[delivery.appID, default: [:]][.refusedChanges, default: 0] += 1
+                    }
+                }
+                for start in stride(from: 0, to: rows.count, by: 200) {
+                    try await connection.execute(
+                        """
+                        INSERT INTO changes (change_id, app_id, registration_id, sequence, author, carrier, entity_set,
+                            entity_id, outcome, result, received_at)
+                        VALUES \(SQL.joined(Array(rows[start..<min(start + 200, rows.count)]), separator: ", "))
+                        """
                     )
                 }
-            }
-            let ended = answered.filter { results[$0.delivery.change.id] != nil }.map(\.delivery)
-            guard !ended.isEmpty else { return results }
-            var used: Set<String> = []
-            for row in try await connection.rows(
-                """
-                SELECT registration_id, sequence FROM changes
-                WHERE registration_id IN (\(list: Array(Set(ended.map(\.change.registrationID)))))
-                    AND sequence IN (\(list: Array(Set(ended.map(\.change.sequence)))))
-                """
-            ) {
-                used.insert("\(try row("registration_id", as: String.self))/\(try row("sequence", as: Int64.self))")
-            }
-            var rows: [SQL] = []
-            var counts: [String: [ActivityKind: Int]] = [:]
-            for delivery in ended {
-                let change = delivery.change
-                guard let result = results[change.id] else { continue }
-                let reused = !used.insert("\(change.registrationID)/\(change.sequence)").inserted
-                rows.append(
-                    """
-                    (\(change.id.lowercasedText), \(delivery.appID), \(change.registrationID),
-                        \(reused ? nil : change.sequence), \(change.author), \(delivery.carrier), \(change.entitySet),
-                        \(change.entityID), \(result.outcome.rawValue), \(try ServerSchema.encode(result: result)),
-                        \(delivery.receivedAt))
-                    """
-                )
-                counts[delivery.appID, default: [:]][.changes, default: 0] += 1
-                if result.outcome == .rejected {
-                    counts[delivery.appID, default: [:]][.refusedChanges, default: 0] += 1
-                }
-            }
-            for start in stride(from: 0, to: rows.count, by: 200) {
                 try await connection.execute(
-                    """
-                    INSERT INTO changes (change_id, app_id, registration_id, sequence, author, carrier, entity_set,
-                        entity_id, outcome, result, received_at)
-                    VALUES \(SQL.joined(Array(rows[start..<min(start + 200, rows.count)]), separator: ", "))
-                    """
+                    "DELETE FROM deliveries WHERE change_id IN (\(list: ended.map(\.change.id.lowercasedText)))"
                 )
-            }
-            try await connection.execute(
-                "DELETE FROM deliveries WHERE change_id IN (\(list: ended.map(\.change.id.lowercasedText)))"
-            )
-            for (appID, counted) in counts {
-                if let counting = Self.counting(counted, appID: appID, at: date) {
-                    try await connection.execute(counting)
+                for (appID, counted) in counts {
+                    if let counting = Self.counting(counted, appID: appID, at: date) {
+                        try await connection.execute(counting)
+                    }
                 }
+                return results
             }
-            return results
         }
     }
 

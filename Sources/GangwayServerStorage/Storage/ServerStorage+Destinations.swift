@@ -4,22 +4,24 @@ extension ServerStorage {
     /// Adds a destination, or replaces the one of that name (keeping when it was added):
     /// `true` when it is new.
     public func putDestination(_ destination: DestinationRecord) async throws(StorageError) -> Bool {
-        defer { cache?.drop(.destination(appID: destination.appID, name: destination.name)) }
-        return try await driver.write(locking: []) { connection in
-            let existing = try await connection.rows(
-                """
-                SELECT created_at FROM destinations WHERE app_id = \(destination.appID) AND name = \(destination.name)
-                """
-            )
-            try await connection.execute(
-                try .insert(
-                    into: "destinations",
-                    destination,
-                    upsertingOn: ["app_id", "name"],
-                    keeping: ["created_at"]
+        return try await writing(forgetting: [.key(.destination(appID: destination.appID, name: destination.name))]) {
+            () throws(StorageError) in
+            return try await driver.write(locking: []) { connection in
+                let existing = try await connection.rows(
+                    """
+                    SELECT created_at FROM destinations WHERE app_id = \(destination.appID) AND name = \(destination.name)
+                    """
                 )
-            )
-            return existing.isEmpty
+                try await connection.execute(
+                    try .insert(
+                        into: "destinations",
+                        destination,
+                        upsertingOn: ["app_id", "name"],
+                        keeping: ["created_at"]
+                    )
+                )
+                return existing.isEmpty
+            }
         }
     }
 
@@ -36,14 +38,16 @@ extension ServerStorage {
 
     /// Removes a destination and its counts; `false` when there was none.
     public func deleteDestination(appID: String, name: String) async throws(StorageError) -> Bool {
-        defer { cache?.drop(.destination(appID: appID, name: name)) }
-        return try await driver.write(locking: []) { connection in
-            try await connection.execute(
-                "DELETE FROM destination_requests WHERE app_id = \(appID) AND destination = \(name)"
-            )
-            return try await connection.rows(
-                "DELETE FROM destinations WHERE app_id = \(appID) AND name = \(name) RETURNING name"
-            ).count == 1
+        return try await writing(forgetting: [.key(.destination(appID: appID, name: name))]) {
+            () throws(StorageError) in
+            return try await driver.write(locking: []) { connection in
+                try await connection.execute(
+                    "DELETE FROM destination_requests WHERE app_id = \(appID) AND destination = \(name)"
+                )
+                return try await connection.rows(
+                    "DELETE FROM destinations WHERE app_id = \(appID) AND name = \(name) RETURNING name"
+                ).count == 1
+            }
         }
     }
 

@@ -77,22 +77,23 @@ extension ServerStorage {
 
     /// Inserts the registration, or replaces the one with the same app, user and device.
     public func saveDevice(_ device: DeviceRecord) async throws(StorageError) {
-        defer { cache?.drop(every: .device) }
-        try await driver.write(locking: []) { connection in
-            try await connection.execute(
-                """
-                DELETE FROM devices WHERE app_id = \(device.appID) AND username = \(device.username)
-                    AND device_id = \(device.deviceID) AND registration_id <> \(device.registrationID)
-                """
-            )
-            try await connection.execute(
-                try .insert(
-                    into: "devices",
-                    device,
-                    upsertingOn: ["registration_id"],
-                    keeping: ["app_id", "username", "device_id", "registered_at"]
+        try await writing(forgetting: [.every(.device)]) { () throws(StorageError) in
+            try await driver.write(locking: []) { connection in
+                try await connection.execute(
+                    """
+                    DELETE FROM devices WHERE app_id = \(device.appID) AND username = \(device.username)
+                        AND device_id = \(device.deviceID) AND registration_id <> \(device.registrationID)
+                    """
                 )
-            )
+                try await connection.execute(
+                    try .insert(
+                        into: "devices",
+                        device,
+                        upsertingOn: ["registration_id"],
+                        keeping: ["app_id", "username", "device_id", "registered_at"]
+                    )
+                )
+            }
         }
     }
 
@@ -101,28 +102,29 @@ extension ServerStorage {
     /// (``ActivityKind/activeDevicesInHour``): each update takes the row's lock, so two
     /// contacts at once count once.
     public func touchDevice(registrationID: String, at date: Date) async throws(StorageError) {
-        defer { cache?.drop(every: .device) }
-        try await driver.write(locking: []) { connection in
-            let firsts: [(before: Date, counts: [ActivityKind: Int])] = [
-                (ActivityBucket.day.start(of: date), [.activeDevicesInDay: 1, .activeDevicesInHour: 1]),
-                (ActivityBucket.hour.start(of: date), [.activeDevicesInHour: 1]),
-            ]
-            for first in firsts {
-                let touched = try await connection.rows(
-                    """
-                    UPDATE devices SET last_contact_at = \(date) WHERE registration_id = \(registrationID)
-                        AND (last_contact_at IS NULL OR last_contact_at < \(first.before)) RETURNING app_id
-                    """
-                )
-                guard let row = touched.first else { continue }
-                if let counting = Self.counting(first.counts, appID: try row("app_id"), at: date) {
-                    try await connection.execute(counting)
+        try await writing(forgetting: [.every(.device)]) { () throws(StorageError) in
+            try await driver.write(locking: []) { connection in
+                let firsts: [(before: Date, counts: [ActivityKind: Int])] = [
+                    (ActivityBucket.day.start(of: date), [.activeDevicesInDay: 1, .activeDevicesInHour: 1]),
+                    (ActivityBucket.hour.start(of: date), [.activeDevicesInHour: 1]),
+                ]
+                for first in firsts {
+                    let touched = try await connection.rows(
+                        """
+                        UPDATE devices SET last_contact_at = \(date) WHERE registration_id = \(registrationID)
+                            AND (last_contact_at IS NULL OR last_contact_at < \(first.before)) RETURNING app_id
+                        """
+                    )
+                    guard let row = touched.first else { continue }
+                    if let counting = Self.counting(first.counts, appID: try row("app_id"), at: date) {
+                        try await connection.execute(counting)
+                    }
+                    return
                 }
-                return
+                try await connection.execute(
+                    "UPDATE devices SET last_contact_at = \(date) WHERE registration_id = \(registrationID)"
+                )
             }
-            try await connection.execute(
-                "UPDATE devices SET last_contact_at = \(date) WHERE registration_id = \(registrationID)"
-            )
         }
     }
 

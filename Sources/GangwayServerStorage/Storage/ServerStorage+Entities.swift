@@ -72,53 +72,55 @@ extension ServerStorage {
         _ entity: EntityRecord,
         limit: Int
     ) async throws(StorageError) -> (EntityRecord, created: Bool) {
-        defer { cache?.drop(.entitySet(appID: entity.appID, entitySet: entity.entitySet)) }
-        return try await driver.write(locking: [Self.writers(of: entity.appID, entity.entitySet)]) { connection in
-            let previous = try await connection.rows(
-                """
-                \(EntityRecord.select)
-                WHERE app_id = \(entity.appID) AND entity_set = \(entity.entitySet) AND id = \(entity.id)
-                    AND removed_at IS NULL
-                """
-            ).first.map(EntityRecord.init(row:))
-            let set = try await connection.rows(
-                """
-                SELECT live_count, schema FROM entity_sets
-                WHERE app_id = \(entity.appID) AND entity_set = \(entity.entitySet)
-                """
-            ).first
-            let schema = try set.flatMap { row throws(StorageError) in try Self.schema(in: row) }
-            if let schema {
-                do throws(EntitySchemaError) {
-                    try schema.check(entity.fields, in: entity.entitySet)
-                } catch {
-                    throw StorageError(.notValid, error.message)
+        return try await writing(forgetting: [.key(.entitySet(appID: entity.appID, entitySet: entity.entitySet))]) {
+            () throws(StorageError) in
+            return try await driver.write(locking: [Self.writers(of: entity.appID, entity.entitySet)]) { connection in
+                let previous = try await connection.rows(
+                    """
+                    \(EntityRecord.select)
+                    WHERE app_id = \(entity.appID) AND entity_set = \(entity.entitySet) AND id = \(entity.id)
+                        AND removed_at IS NULL
+                    """
+                ).first.map(EntityRecord.init(row:))
+                let set = try await connection.rows(
+                    """
+                    SELECT live_count, schema FROM entity_sets
+                    WHERE app_id = \(entity.appID) AND entity_set = \(entity.entitySet)
+                    """
+                ).first
+                let schema = try set.flatMap { row throws(StorageError) in try Self.schema(in: row) }
+                if let schema {
+                    do throws(EntitySchemaError) {
+                        try schema.check(entity.fields, in: entity.entitySet)
+                    } catch {
+                        throw StorageError(.notValid, error.message)
+                    }
                 }
+                if previous == nil {
+                    let count = try set.map { row throws(StorageError) in try row("live_count", as: Int.self) }
+                    guard (count ?? 0) < limit else { throw StorageError(.limitReached, "the entity set is full") }
+                }
+                var saved = entity
+                saved.version = (previous?.version ?? 0) + 1
+                saved.fieldVersions = EntityRecord.fieldVersions(
+                    replacing: previous,
+                    with: entity.fields,
+                    at: saved.version
+                )
+                saved.position = try await Self.takePositions(
+                    1,
+                    appID: entity.appID,
+                    entitySet: entity.entitySet,
+                    adding: previous == nil ? 1 : 0,
+                    connection
+                )
+                let subsets = schema?.subset.map { [entity.entitySet: $0] } ?? [:]
+                try await connection.execute(EntityRecord.upsert([(saved, createdBy: nil)], subsets: subsets))
+                if let moves = EntityRecord.moves([(saved, previous)], subsets: subsets) {
+                    try await connection.execute(moves)
+                }
+                return (saved, previous == nil)
             }
-            if previous == nil {
-                let count = try set.map { row throws(StorageError) in try row("live_count", as: Int.self) }
-                guard (count ?? 0) < limit else { throw StorageError(.limitReached, "the entity set is full") }
-            }
-            var saved = entity
-            saved.version = (previous?.version ?? 0) + 1
-            saved.fieldVersions = EntityRecord.fieldVersions(
-                replacing: previous,
-                with: entity.fields,
-                at: saved.version
-            )
-            saved.position = try await Self.takePositions(
-                1,
-                appID: entity.appID,
-                entitySet: entity.entitySet,
-                adding: previous == nil ? 1 : 0,
-                connection
-            )
-            let subsets = schema?.subset.map { [entity.entitySet: $0] } ?? [:]
-            try await connection.execute(EntityRecord.upsert([(saved, createdBy: nil)], subsets: subsets))
-            if let moves = EntityRecord.moves([(saved, previous)], subsets: subsets) {
-                try await connection.execute(moves)
-            }
-            return (saved, previous == nil)
         }
     }
 
@@ -131,21 +133,29 @@ extension ServerStorage {
         id: String,
         at date: Date
     ) async throws(StorageError) -> Bool {
-        defer { cache?.drop(.entitySet(appID: appID, entitySet: entitySet)) }
-        return try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
-            let entity: SQL = "app_id = \(appID) AND entity_set = \(entitySet) AND id = \(id)"
-            guard
-                try await !connection.rows("SELECT id FROM entities WHERE \(entity) AND removed_at IS NULL").isEmpty
-            else { return false }
-            let position = try await Self.takePositions(1, appID: appID, entitySet: entitySet, adding: -1, connection)
-            try await connection.execute(
-                """
-                UPDATE entities SET fields = '{}', field_versions = NULL, created_by = NULL,
-                    position = \(position), removed_at = \(date)
-                WHERE \(entity)
-                """
-            )
-            return true
+        return try await writing(forgetting: [.key(.entitySet(appID: appID, entitySet: entitySet))]) {
+            () throws(StorageError) in
+            return try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
+                let entity: SQL = "app_id = \(appID) AND entity_set = \(entitySet) AND id = \(id)"
+                guard
+                    try await !connection.rows("SELECT id FROM entities WHERE \(entity) AND removed_at IS NULL").isEmpty
+                else { return false }
+                let position = try await Self.takePositions(
+                    1,
+                    appID: appID,
+                    entitySet: entitySet,
+                    adding: -1,
+                    connection
+                )
+                try await connection.execute(
+                    """
+                    UPDATE entities SET fields = '{}', field_versions = NULL, created_by = NULL,
+                        position = \(position), removed_at = \(date)
+                    WHERE \(entity)
+                    """
+                )
+                return true
+            }
         }
     }
 

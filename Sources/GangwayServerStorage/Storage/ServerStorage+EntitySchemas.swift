@@ -29,28 +29,29 @@ extension ServerStorage {
         appID: String,
         entitySet: String
     ) async throws(StorageError) -> EntitySchemaMisfit? {
-        defer { cache?.drop(.entitySchemas(appID: appID)) }
-        return try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
-            let set: SQL = "app_id = \(appID) AND entity_set = \(entitySet)"
-            let old = try await connection.rows("SELECT schema FROM entity_sets WHERE \(set)").first
-                .flatMap { row throws(StorageError) in try Self.schema(in: row) }
-            if let schema, !schema.keepsEveryEntity(of: old),
-                let misfit = try await Self.misfit(of: schema, in: entitySet, where: set, connection)
-            {
-                return misfit
+        return try await writing(forgetting: [.key(.entitySchemas(appID: appID))]) { () throws(StorageError) in
+            return try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
+                let set: SQL = "app_id = \(appID) AND entity_set = \(entitySet)"
+                let old = try await connection.rows("SELECT schema FROM entity_sets WHERE \(set)").first
+                    .flatMap { row throws(StorageError) in try Self.schema(in: row) }
+                if let schema, !schema.keepsEveryEntity(of: old),
+                    let misfit = try await Self.misfit(of: schema, in: entitySet, where: set, connection)
+                {
+                    return misfit
+                }
+                if old?.subset?.field != schema?.subset?.field {
+                    try await Self.keySubset(of: set, by: schema?.subset, kind, connection)
+                }
+                let text = try schema.map { schema throws(StorageError) in try Self.text(of: schema) }
+                try await connection.execute(
+                    """
+                    INSERT INTO entity_sets (app_id, entity_set, last_position, live_count, schema)
+                    VALUES (\(appID), \(entitySet), 0, 0, \(text))
+                    ON CONFLICT (app_id, entity_set) DO UPDATE SET schema = \(text)
+                    """
+                )
+                return nil
             }
-            if old?.subset?.field != schema?.subset?.field {
-                try await Self.keySubset(of: set, by: schema?.subset, kind, connection)
-            }
-            let text = try schema.map { schema throws(StorageError) in try Self.text(of: schema) }
-            try await connection.execute(
-                """
-                INSERT INTO entity_sets (app_id, entity_set, last_position, live_count, schema)
-                VALUES (\(appID), \(entitySet), 0, 0, \(text))
-                ON CONFLICT (app_id, entity_set) DO UPDATE SET schema = \(text)
-                """
-            )
-            return nil
         }
     }
 

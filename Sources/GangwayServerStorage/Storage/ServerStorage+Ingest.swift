@@ -30,107 +30,114 @@ extension ServerStorage {
         by author: String,
         at date: Date
     ) async throws(StorageError) -> IngestProgress {
-        defer { cache?.drop(.entitySet(appID: appID, entitySet: entitySet)) }
-        let kind = kind
-        return try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
-            let batch: SQL = "app_id = \(appID) AND entity_set = \(entitySet) AND batch_id = \(batchID)"
-            var progress =
-                try await connection.rows(
-                    "SELECT lines_done, written, removed, refused_count, refused, digest FROM ingest_batches WHERE \(batch)"
-                ).first.map(IngestProgress.init(row:)) ?? IngestProgress()
-            if progress.linesDone == part.through, progress.digest == part.digest { return progress }
-            guard progress.linesDone == part.after, progress.digest == part.digestBefore else {
-                throw StorageError(.conflict, "The ingest batch stands at another line or digest.")
-            }
-            let pending = part.rows.sorted { $0.line < $1.line }
-            let ids = Array(Set(pending.map(\.id)))
-            let state = try await Self.partState(of: ids, in: appID, entitySet, kind, connection)
-            var live = state.live
-            let (previous, schema) = (state.previous, state.schema)
-            let startingLive = live
-
-            // Each entity's state at the end of the part: written (its fields) or removed.
-            var current = previous.mapValues { Optional($0) }
-            var touched: [String] = []
-            var refused = part.unreadable
-            for row in pending {
-                let holds = (current[row.id] ?? nil) != nil
-                guard let fields = row.fields else {
-                    if holds {
-                        current[row.id] = .some(nil)
-                        live -= 1
-                        touched.append(row.id)
-                    }
-                    continue
+        return try await writing(forgetting: [.key(.entitySet(appID: appID, entitySet: entitySet))]) {
+            () throws(StorageError) in
+            let kind = kind
+            return try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
+                let batch: SQL = "app_id = \(appID) AND entity_set = \(entitySet) AND batch_id = \(batchID)"
+                var progress =
+                    try await connection.rows(
+                        "SELECT lines_done, written, removed, refused_count, refused, digest FROM ingest_batches WHERE \(batch)"
+                    ).first.map(IngestProgress.init(row:)) ?? IngestProgress()
+                if progress.linesDone == part.through, progress.digest == part.digest { return progress }
+                guard progress.linesDone == part.after, progress.digest == part.digestBefore else {
+                    throw StorageError(.conflict, "The ingest batch stands at another line or digest.")
                 }
-                if let schema {
-                    do throws(EntitySchemaError) {
-                        try schema.check(fields, in: entitySet)
-                    } catch {
+                let pending = part.rows.sorted { $0.line < $1.line }
+                let ids = Array(Set(pending.map(\.id)))
+                let state = try await Self.partState(of: ids, in: appID, entitySet, kind, connection)
+                var live = state.live
+                let (previous, schema) = (state.previous, state.schema)
+                let startingLive = live
+
+                // Each entity's state at the end of the part: written (its fields) or removed.
+                var current = previous.mapValues { Optional($0) }
+                var touched: [String] = []
+                var refused = part.unreadable
+                for row in pending {
+                    let holds = (current[row.id] ?? nil) != nil
+                    guard let fields = row.fields else {
+                        if holds {
+                            current[row.id] = .some(nil)
+                            live -= 1
+                            touched.append(row.id)
+                        }
+                        continue
+                    }
+                    if let schema {
+                        do throws(EntitySchemaError) {
+                            try schema.check(fields, in: entitySet)
+                        } catch {
+                            refused.append(
+                                .init(line: row.line, id: row.id, code: "FIELD_NOT_VALID", message: error.message)
+                            )
+                            continue
+                        }
+                    }
+                    guard holds || live < limit else {
                         refused.append(
-                            .init(line: row.line, id: row.id, code: "FIELD_NOT_VALID", message: error.message)
+                            .init(
+                                line: row.line,
+                                id: row.id,
+                                code: "ENTITY_SET_FULL",
+                                message: "The entity set is full."
+                            )
                         )
                         continue
                     }
-                }
-                guard holds || live < limit else {
-                    refused.append(
-                        .init(line: row.line, id: row.id, code: "ENTITY_SET_FULL", message: "The entity set is full.")
+                    if !holds { live += 1 }
+                    let base = current[row.id] ?? nil
+                    current[row.id] = .some(
+                        EntityRecord(
+                            appID: appID,
+                            entitySet: entitySet,
+                            id: row.id,
+                            fields: fields,
+                            version: base?.version ?? 0,
+                            updatedAt: date,
+                            updatedBy: author,
+                            fieldVersions: base?.fieldVersions ?? [:]
+                        )
                     )
-                    continue
+                    touched.append(row.id)
                 }
-                if !holds { live += 1 }
-                let base = current[row.id] ?? nil
-                current[row.id] = .some(
-                    EntityRecord(
-                        appID: appID,
-                        entitySet: entitySet,
-                        id: row.id,
-                        fields: fields,
-                        version: base?.version ?? 0,
-                        updatedAt: date,
-                        updatedBy: author,
-                        fieldVersions: base?.fieldVersions ?? [:]
-                    )
+
+                let (writtenCount, removedCount) = try await Self.write(
+                    current,
+                    over: previous,
+                    removed: state.removed,
+                    touched: touched,
+                    of: appID,
+                    entitySet,
+                    adding: live - startingLive,
+                    subset: schema?.subset,
+                    by: author,
+                    at: date,
+                    kind,
+                    connection
                 )
-                touched.append(row.id)
+
+                progress.linesDone = part.through
+                progress.digest = part.digest
+                progress.written += writtenCount
+                progress.removed += removedCount
+                progress.refusedCount += refused.count
+                refused.sort { $0.line < $1.line }
+                progress.refused += refused.prefix(max(0, IngestProgress.refusalsKept - progress.refused.count))
+                let kept = try ServerSchema.encode(refusals: progress.refused)
+                try await connection.execute(
+                    """
+                    INSERT INTO ingest_batches (app_id, entity_set, batch_id, lines_done, written, removed, refused_count,
+                        refused, digest, updated_at)
+                    VALUES (\(appID), \(entitySet), \(batchID), \(progress.linesDone), \(progress.written),
+                        \(progress.removed), \(progress.refusedCount), \(kept), \(part.digest), \(date))
+                    ON CONFLICT (app_id, entity_set, batch_id) DO UPDATE SET lines_done = excluded.lines_done,
+                        written = excluded.written, removed = excluded.removed, refused_count = excluded.refused_count,
+                        refused = excluded.refused, digest = excluded.digest, updated_at = excluded.updated_at
+                    """
+                )
+                return progress
             }
-
-            let (writtenCount, removedCount) = try await Self.write(
-                current,
-                over: previous,
-                removed: state.removed,
-                touched: touched,
-                of: appID,
-                entitySet,
-                adding: live - startingLive,
-                subset: schema?.subset,
-                by: author,
-                at: date,
-                kind,
-                connection
-            )
-
-            progress.linesDone = part.through
-            progress.digest = part.digest
-            progress.written += writtenCount
-            progress.removed += removedCount
-            progress.refusedCount += refused.count
-            refused.sort { $0.line < $1.line }
-            progress.refused += refused.prefix(max(0, IngestProgress.refusalsKept - progress.refused.count))
-            let kept = try ServerSchema.encode(refusals: progress.refused)
-            try await connection.execute(
-                """
-                INSERT INTO ingest_batches (app_id, entity_set, batch_id, lines_done, written, removed, refused_count,
-                    refused, digest, updated_at)
-                VALUES (\(appID), \(entitySet), \(batchID), \(progress.linesDone), \(progress.written),
-                    \(progress.removed), \(progress.refusedCount), \(kept), \(part.digest), \(date))
-                ON CONFLICT (app_id, entity_set, batch_id) DO UPDATE SET lines_done = excluded.lines_done,
-                    written = excluded.written, removed = excluded.removed, refused_count = excluded.refused_count,
-                    refused = excluded.refused, digest = excluded.digest, updated_at = excluded.updated_at
-                """
-            )
-            return progress
         }
     }
 

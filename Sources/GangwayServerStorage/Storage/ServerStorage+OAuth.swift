@@ -105,15 +105,16 @@ extension ServerStorage {
 
     /// Revokes every refresh token of a family and the sessions they opened.
     public func revokeRefreshFamily(_ familyID: String) async throws(StorageError) {
-        defer { cache?.drop(every: .session) }
-        try await driver.write(locking: [.refreshFamily(familyID)]) { connection in
-            try await connection.execute(
-                """
-                UPDATE sessions SET revoked = TRUE
-                WHERE token_hash IN (SELECT session_hash FROM refresh_tokens WHERE family_id = \(familyID))
-                """
-            )
-            try await connection.execute("UPDATE refresh_tokens SET revoked = TRUE WHERE family_id = \(familyID)")
+        try await writing(forgetting: [.every(.session)]) { () throws(StorageError) in
+            try await driver.write(locking: [.refreshFamily(familyID)]) { connection in
+                try await connection.execute(
+                    """
+                    UPDATE sessions SET revoked = TRUE
+                    WHERE token_hash IN (SELECT session_hash FROM refresh_tokens WHERE family_id = \(familyID))
+                    """
+                )
+                try await connection.execute("UPDATE refresh_tokens SET revoked = TRUE WHERE family_id = \(familyID)")
+            }
         }
     }
 

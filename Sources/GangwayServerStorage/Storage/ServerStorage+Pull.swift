@@ -38,29 +38,31 @@ extension ServerStorage {
         by author: String,
         at date: Date
     ) async throws(StorageError) -> PullTally {
-        defer { cache?.drop(.entitySet(appID: appID, entitySet: entitySet)) }
-        let kind = kind
-        return try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
-            let holds = try await connection.rows(
-                """
-                UPDATE data_sources SET running_until = \(until)
-                WHERE app_id = \(appID) AND entity_set = \(entitySet) AND run = \(run) RETURNING run
-                """
-            )
-            guard !holds.isEmpty else {
-                throw StorageError(.conflict, "Another read of the data source has taken it.")
+        return try await writing(forgetting: [.key(.entitySet(appID: appID, entitySet: entitySet))]) {
+            () throws(StorageError) in
+            let kind = kind
+            return try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
+                let holds = try await connection.rows(
+                    """
+                    UPDATE data_sources SET running_until = \(until)
+                    WHERE app_id = \(appID) AND entity_set = \(entitySet) AND run = \(run) RETURNING run
+                    """
+                )
+                guard !holds.isEmpty else {
+                    throw StorageError(.conflict, "Another read of the data source has taken it.")
+                }
+                return try await Self.applyBackend(
+                    rows,
+                    into: entitySet,
+                    of: appID,
+                    run: run,
+                    limit: limit,
+                    by: author,
+                    at: date,
+                    kind,
+                    connection
+                )
             }
-            return try await Self.applyBackend(
-                rows,
-                into: entitySet,
-                of: appID,
-                run: run,
-                limit: limit,
-                by: author,
-                at: date,
-                kind,
-                connection
-            )
         }
     }
 

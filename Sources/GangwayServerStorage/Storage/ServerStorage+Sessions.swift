@@ -2,6 +2,8 @@ import Foundation
 
 extension ServerStorage {
     public func insertSession(_ session: SessionRecord) async throws(StorageError) {
+        // Dropped here only: a new token's hash is kept nowhere else (a token is
+        // presented after it is issued), so there is nothing to announce.
         defer { cache?.drop(.session(session.tokenHash)) }
         try await execute(try .insert(into: "sessions", session))
     }
@@ -18,21 +20,23 @@ extension ServerStorage {
     }
 
     public func revokeSession(tokenHash: Data) async throws(StorageError) {
-        defer { cache?.drop(.session(tokenHash)) }
-        try await execute("UPDATE sessions SET revoked = TRUE WHERE token_hash = \(tokenHash)")
+        try await writing(forgetting: [.key(.session(tokenHash))]) { () throws(StorageError) in
+            try await execute("UPDATE sessions SET revoked = TRUE WHERE token_hash = \(tokenHash)")
+        }
     }
 
     /// Revokes every session and refresh token of a user, or of a user on one app and
     /// device.
     public func revokeSessions(username: String, appID: String?, deviceID: String?) async throws(StorageError) {
         // The cache is keyed by token hash; drop every session rather than miss one.
-        defer { cache?.drop(every: .session) }
-        var whose: SQL = "username = \(username)"
-        if let appID { whose = whose + " AND app_id = \(appID)" }
-        if let deviceID { whose = whose + " AND device_id = \(deviceID)" }
-        try await driver.write(locking: []) { connection in
-            try await connection.execute("UPDATE sessions SET revoked = TRUE WHERE \(whose)")
-            try await connection.execute("UPDATE refresh_tokens SET revoked = TRUE WHERE \(whose)")
+        try await writing(forgetting: [.every(.session)]) { () throws(StorageError) in
+            var whose: SQL = "username = \(username)"
+            if let appID { whose = whose + " AND app_id = \(appID)" }
+            if let deviceID { whose = whose + " AND device_id = \(deviceID)" }
+            try await driver.write(locking: []) { connection in
+                try await connection.execute("UPDATE sessions SET revoked = TRUE WHERE \(whose)")
+                try await connection.execute("UPDATE refresh_tokens SET revoked = TRUE WHERE \(whose)")
+            }
         }
     }
 

@@ -56,6 +56,48 @@ public final class ServerStorage: Sendable {
         }
     }
 
+    /// A service that keeps this process's cache current with the other processes
+    /// sharing the database: it drops what their writes' notices name, and everything
+    /// when it starts listening or listens again after a dropped connection (what
+    /// changed meanwhile is unknown). `nil` where one process owns the database (SQLite).
+    /// The server runs it in its service group beside the connection pool.
+    public func makeNoticeListener() -> (any Service)? {
+        driver.makeNoticeListener { [cache] notice in
+            guard let cache else { return }
+            switch notice {
+            case .missed: cache.dropAll()
+            case .heard(let text):
+                if let drops = ReadCache.Drop.drops(inNotice: text) { cache.drop(drops) } else { cache.dropAll() }
+            }
+        }
+    }
+
+    /// Runs `write`, then drops what it made stale (`drops`) from the cache here and
+    /// announces them to every other process sharing the database, whether `write`
+    /// returned or threw (a write whose answer was lost may still have committed).
+    func writing<Result: Sendable>(
+        forgetting drops: [ReadCache.Drop],
+        _ write: () async throws(StorageError) -> Result
+    ) async throws(StorageError) -> Result {
+        let result: Result
+        do {
+            result = try await write()
+        } catch {
+            await forget(drops)
+            throw error
+        }
+        await forget(drops)
+        return result
+    }
+
+    /// Drops `drops` here and announces them. An announcement that fails leaves the
+    /// other processes to see the write when their entries expire.
+    private func forget(_ drops: [ReadCache.Drop]) async {
+        cache?.drop(drops)
+        guard !drops.isEmpty else { return }
+        try? await driver.announce(ReadCache.Drop.notice(drops))
+    }
+
     // MARK: Running statements
 
     /// The records `statement` returns.
@@ -136,30 +178,33 @@ public final class ServerStorage: Sendable {
 
     /// Replaces the value stored under `name`.
     public func setSecret(named name: String, to value: Data) async throws(StorageError) {
-        defer { cache?.drop(.secret(name)) }
-        try await execute(
-            """
-            INSERT INTO secrets (name, value) VALUES (\(name), \(value))
-            ON CONFLICT (name) DO UPDATE SET value = excluded.value
-            """
-        )
+        try await writing(forgetting: [.key(.secret(name))]) { () throws(StorageError) in
+            try await execute(
+                """
+                INSERT INTO secrets (name, value) VALUES (\(name), \(value))
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """
+            )
+        }
     }
 
     // MARK: Users
 
     public func insertUser(_ user: UserRecord) async throws(StorageError) {
-        defer { cache?.drop(.user(user.username)) }
-        try await execute(try .insert(into: "users", user))
+        try await writing(forgetting: [.key(.user(user.username))]) { () throws(StorageError) in
+            try await execute(try .insert(into: "users", user))
+        }
     }
 
     public func updateUser(_ user: UserRecord) async throws(StorageError) {
-        defer { cache?.drop(.user(user.username)) }
-        try await execute(
-            """
-            UPDATE users SET display_name = \(user.displayName), password_hash = \(user.passwordHash),
-                blocked = \(user.blocked), attributes = \(user.attributes) WHERE username = \(user.username)
-            """
-        )
+        try await writing(forgetting: [.key(.user(user.username))]) { () throws(StorageError) in
+            try await execute(
+                """
+                UPDATE users SET display_name = \(user.displayName), password_hash = \(user.passwordHash),
+                    blocked = \(user.blocked), attributes = \(user.attributes) WHERE username = \(user.username)
+                """
+            )
+        }
     }
 
     /// The user as stored now: what a sign-in, a password check and an admin read.
