@@ -30,7 +30,7 @@ struct AdminCommand: AsyncParsableCommand {
             AdminSharedDevice.self,
             AdminPasscodeReset.self, AdminAgreements.self, AdminLogs.self,
             AdminDevices.self, AdminMinimumVersion.self, AdminActivation.self, AdminData.self, AdminDestinations.self,
-            AdminOperators.self, AdminAudit.self, AdminActivity.self, AdminAttention.self,
+            AdminOperators.self, AdminAudit.self, AdminActivity.self, AdminAttention.self, AdminBackup.self,
         ]
     )
 }

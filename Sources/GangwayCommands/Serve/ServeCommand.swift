@@ -207,6 +207,15 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var demoChecks: Int?
 
+    @Option(
+        name: .customLong("restore"),
+        help: ArgumentHelp(
+            "Restore a backup made by 'gangway admin backup' into --data-dir, which must hold no database, then serve it. The backup's server key must be there first (DIR/server-key, or --key-file).",
+            valueName: "file"
+        )
+    )
+    var restore: String?
+
     @Flag(name: .customLong("new-admin-token"), help: "Write a new admin token and retire the old one.")
     var newAdminToken = false
 
@@ -295,6 +304,11 @@ struct ServeCommand: AsyncParsableCommand {
             )
         }
         if let publicURL { _ = try URLOption.parse(publicURL, option: "--public-url") }
+        if restore != nil, postgresURL != nil || postgresFile != nil {
+            throw ValidationError(
+                "--restore restores a SQLite backup; a PostgreSQL database is restored with pg_restore (see the README)."
+            )
+        }
         if postgresURL != nil, postgresFile != nil {
             throw ValidationError("give the PostgreSQL URL with --postgres or --postgres-file, not both.")
         }
@@ -430,6 +444,13 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// Opens the held data directory's server and serves until interrupted.
     private func start(_ configuration: ServerConfiguration) async throws {
+        if let restore {
+            try await ServerBackup.restore(URL(fileURLWithPath: restore), configuration: configuration)
+            Console.standardOutput(
+                "Restored \(restore) into \(configuration.sqlitePath.path). The admin token is the backed-up "
+                    + "server's: copy its admin-token file here, or start once with --new-admin-token."
+            )
+        }
         let server = try await MobileServicesServer(configuration: configuration, renewAdminToken: newAdminToken)
         switch server.adminToken {
         case .created(let path):

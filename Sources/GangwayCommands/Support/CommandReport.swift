@@ -33,6 +33,7 @@ enum CommandReport {
         switch error {
         case let error as PrivateFileError: "\(error)."
         case let error as StorageError: "\(error.message)."
+        case let error as ServerBackupError: "\(error)."
         case let error as LocalServer.Missing: "\(error)"
         case let error as LocalServer.Ambiguous: "\(error)"
         case let error as DeviceApp.OtherServer: "\(error)"

@@ -42,6 +42,21 @@ struct ServerKey: Sendable {
         return serverKey
     }
 
+    /// Checks, writing nothing, that `file` holds the key whose check value a database
+    /// recorded (`recorded`; `nil` when it sealed nothing with a key, and any key does).
+    ///
+    /// - Throws: ``ServerKeyError`` when the file is missing, unreadable, or another key.
+    static func verify(file: URL, recorded: Data?) throws {
+        guard let bytes = try PrivateFiles.read(file, secret: true) else {
+            guard recorded == nil else { throw ServerKeyError.missing(path: file.path) }
+            return
+        }
+        guard bytes.count == 32 else { throw ServerKeyError.unreadable(path: file.path) }
+        if let recorded, ServerKey(SymmetricKey(data: bytes)).checkValue != recorded {
+            throw ServerKeyError.mismatch(path: file.path)
+        }
+    }
+
     private var checkValue: Data {
         Data(HMAC<SHA256>.authenticationCode(for: Data("gangway-server-key-check-v1".utf8), using: key))
     }

@@ -30,6 +30,12 @@ public final class ServerStorage: Sendable {
         try await driver.migrate(ServerSchema.migrations(kind))
     }
 
+    /// The names of the migrations a database of `kind` runs, in order: what a database
+    /// (or a backup of one) that has run others was made by a newer version.
+    public static func migrationNames(_ kind: StorageKind) -> [String] {
+        ServerSchema.migrations(kind).map(\.name)
+    }
+
     /// Asks the database the smallest question there is (`SELECT 1`), through the pool
     /// the requests use: whether it answers (a readiness probe's look). Throws what a
     /// request's read would.

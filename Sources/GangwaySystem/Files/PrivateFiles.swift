@@ -255,6 +255,43 @@ public enum PrivateFiles {
         syncDirectory(directory)
     }
 
+    /// Creates `file` empty, with mode 0600, in a directory ``makeDirectory(_:)`` accepts;
+    /// anything already at that path (a file, a link) is left alone and refused.
+    ///
+    /// - Throws: ``PrivateFileError`` when something is there or it cannot be made.
+    public static func createEmpty(_ file: URL) throws(PrivateFileError) {
+        try makeDirectory(file.deletingLastPathComponent())
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, fileMode)
+        guard descriptor >= 0 else {
+            throw errno == EEXIST
+                ? PrivateFileError(.failed, path: file.path, reason: "something is there already")
+                : .failed(file.path, "cannot be created")
+        }
+        close(descriptor)
+    }
+
+    /// Gives `file` the name `destination` in the same directory's file system, unless
+    /// something is at `destination` already, which is never replaced; syncs the file and
+    /// its directory first, so the name never points at a half-written file.
+    ///
+    /// - Throws: ``PrivateFileError`` when `destination` exists or the move fails; `file`
+    ///   is where it was then.
+    public static func moveWithoutReplacing(_ file: URL, to destination: URL) throws(PrivateFileError) {
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if descriptor >= 0 {
+            fsync(descriptor)
+            close(descriptor)
+        }
+        // A hard link fails when the name is taken; then the old name goes.
+        guard link(file.path, destination.path) == 0 else {
+            throw errno == EEXIST
+                ? PrivateFileError(.failed, path: destination.path, reason: "something is there already")
+                : .failed(destination.path, "cannot be put in place")
+        }
+        unlink(file.path)
+        syncDirectory(destination.deletingLastPathComponent())
+    }
+
     /// Creates `file` empty with mode 0600 unless it exists; narrows an existing one the
     /// process owns to 0600. For files another library opens by path (a SQLite
     /// database), so that they are born private.
