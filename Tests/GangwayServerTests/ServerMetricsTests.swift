@@ -84,6 +84,83 @@ struct ServerMetricsTests {
 
     static let ready = ["route": "/health/ready", "method": "GET", "status": "200"]
 
+    @Test(
+        "the read cache by kind, token requests by grant and outcome, sync pages, waiting devices and PostgreSQL's connections",
+        .enabled(if: PrometheusExposition.isInstalled, "needs prometheus_client in .build-oidc/venv (see .ci/run)"),
+        arguments: Backend.available
+    )
+    func storageSyncAndTokens(backend: Backend) async throws {
+        let fixture = try await ServerFixture(over: .loopback, backend: backend) {
+            $0.metricsAddress = .init(host: "127.0.0.1", port: 0)
+        }
+        try await fixture.runSeeded { api in
+            let metrics = fixture.server.metrics
+            func scrape() async throws -> PrometheusExposition {
+                try await PrometheusExposition.parse(String(decoding: metrics.exposition(), as: UTF8.self))
+            }
+            let token = try await api.signIn("alice")
+            _ = try await api.register(token: token)
+            let first = try await scrape()
+            let hits = first.value("gangway_read_cache_total", ["kind": "session", "result": "hit"]) ?? 0
+            // The same session, read again within the cache's second: hits.
+            for _ in 0..<5 { try await api.send(.get, "/apps/checks/settings", token: token).expect(.ok) }
+            // A refresh grant for an app that does not sign in with OAuth, and a grant of no kind.
+            for grant in ["refresh_token", "password"] {
+                let refused = try await OAuthDeviceGrantTests.form(
+                    api,
+                    "/apps/checks/oauth/token",
+                    [("grant_type", grant), ("client_id", "checks"), ("refresh_token", "none")]
+                )
+                #expect(refused.status.code >= 400)
+            }
+            let sync = try await api.send(.get, "/apps/checks/data/checks/changes?limit=1000", token: token)
+            try api.expectStatus(sync, .ok)
+            let cursor = try sync.decode(Components.Schemas.EntityChanges.self).cursor
+            // A device waiting for a change, on a connection of its own: counted while it
+            // waits, not after.
+            async let waited = api.sendAlone(
+                .get,
+                "/apps/checks/data/checks/changes?cursor=\(cursor)&wait=\(APILimits.syncWait.upperBound)",
+                token: token
+            )
+            #expect(try await eventually { try await scrape().value("gangway_sync_waiting_devices") == 1 })
+            try api.expectStatus(
+                try await api.admin(
+                    .put,
+                    "/admin/apps/checks/data/checks/M-1",
+                    json: #"{"fields": {"status": "open"}}"#
+                ),
+                .created
+            )
+            try api.expectStatus(try await waited, .ok)
+
+            let after = try await scrape()
+            #expect((after.value("gangway_read_cache_total", ["kind": "session", "result": "hit"]) ?? 0) >= hits + 4)
+            #expect((after.value("gangway_read_cache_total", ["kind": "app", "result": "miss"]) ?? 0) >= 1)
+            #expect(
+                after.value(
+                    "gangway_oauth_token_requests_total",
+                    ["grant": "refresh_token", "outcome": "unauthorized_client"]
+                ) == 1
+            )
+            #expect(
+                after.value(
+                    "gangway_oauth_token_requests_total",
+                    ["grant": "other", "outcome": "unauthorized_client"]
+                ) == 1
+            )
+            #expect(after.value("gangway_sync_pages_total", ["waited": "no"]) == 1)
+            #expect(after.value("gangway_sync_pages_total", ["waited": "yes"]) == 1)
+            #expect(after.value("gangway_sync_waiting_devices") == 0)
+            if backend == .postgresql {
+                #expect(after.value("gangway_database_connections_in_use") == 0)
+                #expect(after.value("gangway_database_connections_awaited") == 0)
+            } else {
+                #expect(after.value("gangway_database_connections_in_use") == nil, "SQLite has no pool to count")
+            }
+        }
+    }
+
     @Test("without a metrics listener nothing is recorded: the requests pay for no figure")
     func offWithoutAListener() async throws {
         let fixture = try await ServerFixture()

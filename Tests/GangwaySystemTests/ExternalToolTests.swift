@@ -68,7 +68,9 @@ struct ExternalToolTests {
             let during = try #require(Process.openFileCount())
             withExtendedLifetime(pipes) {}
             #expect(during >= before + 100 - 20)
-            #expect(during < Process.safeOpenFileCount)
+            // The other tests' files (this test's own hundred aside) stay under the count
+            // past which Process.start refuses.
+            #expect(before < Process.safeOpenFileCount)
         }
     #endif
 

@@ -82,7 +82,9 @@ final class APIServices: Sendable {
         self.metrics = metrics
         self.now = now
         self.logger = logger
-        setWatch = SetWatch(storage: storage, capacity: settings.waitingDevices, logger: logger)
+        setWatch = SetWatch(storage: storage, capacity: settings.waitingDevices, logger: logger) { [metrics] in
+            metrics.waitingDevices($0)
+        }
         formTokenKey = keys.server.authenticationKey(purpose: "form-token")
     }
 

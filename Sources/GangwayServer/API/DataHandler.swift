@@ -150,6 +150,8 @@ struct DataHandler: APIHandler {
         }
         try await devices.noteContact(caller.device)
         var (next, more) = cursor.next(after: page)
+        var waited = false
+        defer { services.metrics.syncPage(waited: waited) }
         // A current copy asked to wait: answered at the next change to the set that it
         // sees (a change outside a part wakes it, finds nothing, and it waits on), or
         // empty at the end. A first read (no cursor) is answered at once, empty or not.
@@ -162,6 +164,7 @@ struct DataHandler: APIHandler {
                     until: deadline
                 )
             {
+                waited = true
                 page = try await read()
                 if let refusal = cursor.refusal(of: page, removalsKeptDays: keptDays) {
                     throw refusal

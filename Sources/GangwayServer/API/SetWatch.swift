@@ -59,11 +59,14 @@ final class SetWatch: Sendable {
     /// At most this many devices wait at once; past it, a sync answers at once.
     private let capacity: Int
     private let logger: Logger
+    /// Told how many wait each time that changes (the operator's gauge).
+    private let counted: @Sendable (Int) -> Void
 
-    init(storage: ServerStorage, capacity: Int, logger: Logger) {
+    init(storage: ServerStorage, capacity: Int, logger: Logger, counted: @escaping @Sendable (Int) -> Void = { _ in }) {
         self.storage = storage
         self.capacity = capacity
         self.logger = logger
+        self.counted = counted
     }
 
     /// Waits until `key`'s set passes `past`, or `deadline` passes, or the task is
@@ -79,12 +82,13 @@ final class SetWatch: Sendable {
         guard let id else { return false }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let startWatcher = state.withLock { state -> Bool in
+                let (startWatcher, count) = state.withLock { state -> (Bool, Int) in
                     state.waiters[key, default: []].append(Waiter(id: id, past: past, continuation: continuation))
                     state.count += 1
                     defer { state.watching = true }
-                    return !state.watching
+                    return (!state.watching, state.count)
                 }
+                counted(count)
                 if startWatcher { Task { await self.watch() } }
                 Task {
                     try? await Task.sleep(until: deadline, clock: .continuous)
@@ -136,14 +140,17 @@ final class SetWatch: Sendable {
 
     /// Ends one wait, if it has not ended.
     private func resume(_ key: Key, _ id: UInt64, _ changed: Bool) {
-        let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            guard let index = state.waiters[key]?.firstIndex(where: { $0.id == id }) else { return nil }
-            let waiter = state.waiters[key]?.remove(at: index)
+        let ended = state.withLock { state -> (CheckedContinuation<Bool, Never>, Int)? in
+            guard let index = state.waiters[key]?.firstIndex(where: { $0.id == id }),
+                let waiter = state.waiters[key]?.remove(at: index)
+            else { return nil }
             if state.waiters[key]?.isEmpty == true { state.waiters[key] = nil }
             state.count -= 1
-            return waiter?.continuation
+            return (waiter.continuation, state.count)
         }
-        continuation?.resume(returning: changed)
+        guard let (continuation, count) = ended else { return }
+        counted(count)
+        continuation.resume(returning: changed)
     }
 
     /// Reads the watched sets every interval while anyone waits, and wakes those whose set
@@ -176,13 +183,15 @@ final class SetWatch: Sendable {
 
     /// Wakes the waiters of `key` whose copy `position` passes.
     private func wake(_ key: Key, at position: Int64) {
-        let woken = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            guard let waiters = state.waiters[key] else { return [] }
+        let (woken, count) = state.withLock { state -> ([CheckedContinuation<Bool, Never>], Int) in
+            guard let waiters = state.waiters[key] else { return ([], state.count) }
             let (passed, still) = (waiters.filter { $0.past < position }, waiters.filter { $0.past >= position })
             state.waiters[key] = still.isEmpty ? nil : still
             state.count -= passed.count
-            return passed.map(\.continuation)
+            return (passed.map(\.continuation), state.count)
         }
+        guard !woken.isEmpty else { return }
+        counted(count)
         for continuation in woken { continuation.resume(returning: true) }
     }
 }

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import GangwayServerStorage
 import HTTPTypes
 import Metrics
 import Prometheus
@@ -26,9 +27,16 @@ final class ServerMetrics: Sendable {
     private let started: Date
     /// Whether figures are recorded; every recording is a no-op otherwise.
     let isRecording: Bool
+    /// The storage whose own figures (cache, connections) a scrape reads.
+    private let storage: ServerStorage?
 
-    init(recording: Bool = true, started: Date = Date(timeIntervalSince1970: ProcessFigures.startTime ?? 0)) {
+    init(
+        recording: Bool = true,
+        storage: ServerStorage? = nil,
+        started: Date = Date(timeIntervalSince1970: ProcessFigures.startTime ?? 0)
+    ) {
         isRecording = recording
+        self.storage = storage
         registry = PrometheusCollectorRegistry()
         var factory = PrometheusMetricsFactory(registry: registry)
         // Requests from under a millisecond (a cached read) to a long-poll's minute.
@@ -132,9 +140,68 @@ final class ServerMetrics: Sendable {
         ).recordNanoseconds(duration.wholeNanoseconds)
     }
 
+    /// A token request answered, by its grant (`authorization_code`, `refresh_token`,
+    /// `urn:ietf:params:oauth:grant-type:device_code`, `other`) and outcome (`issued`, or
+    /// the OAuth error code it was refused with: a device's `authorization_pending`
+    /// polls among them).
+    func tokenGrant(_ grant: String, outcome: String) {
+        guard isRecording else { return }
+        Counter(
+            label: "gangway_oauth_token_requests_total",
+            dimensions: [("grant", grant), ("outcome", outcome)],
+            factory: factory
+        ).increment()
+    }
+
+    /// A page of a sync answered (`waited`: after the device waited for a change).
+    func syncPage(waited: Bool) {
+        guard isRecording else { return }
+        Counter(label: "gangway_sync_pages_total", dimensions: [("waited", waited ? "yes" : "no")], factory: factory)
+            .increment()
+    }
+
+    /// How many devices wait for a change of an entity set now.
+    func waitingDevices(_ count: Int) {
+        guard isRecording else { return }
+        Gauge(label: "gangway_sync_waiting_devices", factory: factory).record(count)
+    }
+
+    /// Rows the purge of expired rows deleted.
+    func purged(_ rows: Int) {
+        guard isRecording, rows > 0 else { return }
+        Counter(label: "gangway_purged_rows_total", factory: factory).increment(by: rows)
+    }
+
+    /// The figures the storage keeps itself, read at each scrape: the read cache's hits
+    /// and misses by kind, and PostgreSQL's connections in use and awaited.
+    private let storageTallies = Mutex<[String: ReadCache.Tally]>([:])
+
+    private func recordStorage(_ storage: ServerStorage) {
+        for (kind, tally) in storage.cacheTallies {
+            // Counters move by what changed since the last scrape.
+            let last = storageTallies.withLock { tallies in
+                defer { tallies[kind] = tally }
+                return tallies[kind] ?? ReadCache.Tally()
+            }
+            for (result, now, before) in [("hit", tally.hits, last.hits), ("miss", tally.misses, last.misses)]
+            where now > before {
+                Counter(
+                    label: "gangway_read_cache_total",
+                    dimensions: [("kind", kind), ("result", result)],
+                    factory: factory
+                ).increment(by: now - before)
+            }
+        }
+        if let connections = storage.driver.connectionFigures {
+            Gauge(label: "gangway_database_connections_in_use", factory: factory).record(connections.inUse)
+            Gauge(label: "gangway_database_connections_awaited", factory: factory).record(connections.awaited)
+        }
+    }
+
     /// The exposition, in the Prometheus text format (version 0.0.4): the process's
-    /// figures read now, then every figure recorded.
+    /// and the storage's figures read now, then every figure recorded.
     func exposition() -> [UInt8] {
+        if isRecording, let storage { recordStorage(storage) }
         let process = ProcessFigures.read()
         Gauge(label: "process_start_time_seconds", factory: factory).record(started.timeIntervalSince1970)
         if let process {

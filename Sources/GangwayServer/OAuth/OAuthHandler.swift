@@ -159,9 +159,29 @@ struct OAuthHandler: APIHandler {
 
     func requestToken(_ input: Operations.RequestToken.Input) async throws -> Operations.RequestToken.Output {
         guard case .urlEncodedForm(let body) = input.body else { throw OAuthError.invalidRequest("Send a form.") }
-        let app = try await oauthApp(input.path.appID, clientID: body.clientId)
+        let grant = OAuthGrantType(rawValue: body.grantType)
+        do {
+            let answer = try await token(body, grant: grant, appID: input.path.appID)
+            services.metrics.tokenGrant(grant?.rawValue ?? "other", outcome: "issued")
+            return answer
+        } catch let error as OAuthError {
+            services.metrics.tokenGrant(grant?.rawValue ?? "other", outcome: error.error.rawValue)
+            throw error
+        } catch {
+            services.metrics.tokenGrant(grant?.rawValue ?? "other", outcome: "failed")
+            throw error
+        }
+    }
+
+    /// The tokens a grant of `grant` earns.
+    private func token(
+        _ body: Components.Schemas.TokenRequest,
+        grant: OAuthGrantType?,
+        appID: String
+    ) async throws -> Operations.RequestToken.Output {
+        let app = try await oauthApp(appID, clientID: body.clientId)
         let tokens: Components.Schemas.TokenResponse
-        switch OAuthGrantType(rawValue: body.grantType) {
+        switch grant {
         case .authorizationCode:
             guard let code = body.code, !code.isEmpty, let redirectURI = body.redirectUri,
                 let verifier = body.codeVerifier

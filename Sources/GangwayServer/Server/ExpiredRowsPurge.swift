@@ -18,6 +18,7 @@ struct ExpiredRowsPurge: Service {
     let storage: ServerStorage
     let now: @Sendable () -> Date
     let logger: Logger
+    let metrics: ServerMetrics
 
     /// Purges every kind of row once; the number deleted.
     static func purge(_ storage: ServerStorage, at now: Date) async throws -> Int {
@@ -33,6 +34,7 @@ struct ExpiredRowsPurge: Service {
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             do {
                 let deleted = try await Self.purge(storage, at: now())
+                metrics.purged(deleted)
                 if deleted > 0 { logger.info("expired rows deleted", metadata: ["rows": "\(deleted)"]) }
             } catch {
                 logger.warning("expired rows not deleted; trying again later", metadata: ["reason": "\(error)"])

@@ -69,7 +69,7 @@ public struct MobileServicesServer: Sendable {
         let storage = ServerStorage(opened, cache: ReadCache(lifetime: configuration.cacheLifetime))
         self.storage = storage
         readiness = ServerReadiness(storage: storage)
-        metrics = ServerMetrics(recording: configuration.metricsAddress != nil)
+        metrics = ServerMetrics(recording: configuration.metricsAddress != nil, storage: storage)
         let (token, keys) = try await storage.withConnections {
             try await storage.migrate()
             let keys = try await ServerKeys.load(serverKeyFile: configuration.serverKeyPath, storage: storage)
@@ -82,6 +82,9 @@ public struct MobileServicesServer: Sendable {
         }
         adminToken = token.outcome
         self.keys = keys
+        // Start-up opened SQLite readers that only serving needs: they close until then,
+        // so servers made long before they serve (tests make many) hold few files.
+        (opened as? SQLiteDriver)?.closeIdleReaders()
         providers = IdentityProviderClient(now: now)
         passwords = PasswordHasher(
             cost: configuration.bcryptCost,
@@ -380,7 +383,8 @@ public struct MobileServicesServer: Sendable {
         onMetricsListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> [any Service] {
         var services: [any Service] = [
-            ExpiredRowsPurge(storage: storage, now: now, logger: logger), DataSourcePulls(read: dataSourceRead()),
+            ExpiredRowsPurge(storage: storage, now: now, logger: logger, metrics: metrics),
+            DataSourcePulls(read: dataSourceRead()),
             ChangeDeliveries(delivery: changeDelivery()),
         ]
         // First: shut down last, so every request in flight hears the other processes.

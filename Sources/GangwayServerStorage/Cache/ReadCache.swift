@@ -63,8 +63,17 @@ public final class ReadCache: Sendable {
     private let capacity: Int
     /// Time since the cache was made, on the injected monotonic clock.
     private let elapsed: @Sendable () -> Duration
+    /// How often reads of a kind were answered from the cache, and how often not.
+    public struct Tally: Sendable, Hashable {
+        public var hits = 0
+        public var misses = 0
+
+        public init() {}
+    }
+
     private struct State {
         var entries: [Kind: [Key: Entry]] = [:]
+        var tallies: [Kind: Tally] = [:]
         /// How many times each kind was dropped: a load that began before a drop of its
         /// kind is not kept.
         var drops: [Kind: UInt64] = [:]
@@ -94,10 +103,16 @@ public final class ReadCache: Sendable {
         _ load: () async throws(StorageError) -> Value
     ) async throws(StorageError) -> Value {
         let now = elapsed()
-        let (kept, drops) = state.withLock { ($0.entries[key.kind]?[key], $0.drops[key.kind, default: 0]) }
-        if let kept, kept.expires > now, let value = kept.value as? Value {
-            return value
+        let (kept, drops) = state.withLock { state -> (Value?, UInt64) in
+            let drops = state.drops[key.kind, default: 0]
+            if let kept = state.entries[key.kind]?[key], kept.expires > now, let value = kept.value as? Value {
+                state.tallies[key.kind, default: Tally()].hits += 1
+                return (value, drops)
+            }
+            state.tallies[key.kind, default: Tally()].misses += 1
+            return (nil, drops)
         }
+        if let kept { return kept }
         let value = try await load()
         let expires = elapsed() + lifetime
         state.withLock { state in
@@ -108,6 +123,12 @@ public final class ReadCache: Sendable {
             state.entries[key.kind, default: [:]][key] = Entry(value: value, expires: expires)
         }
         return value
+    }
+
+    /// The hits and misses of each kind since the cache was made, by the kind's name
+    /// (`app`, `session`, `device`, …).
+    public var tallies: [String: Tally] {
+        state.withLock { state in Dictionary(uniqueKeysWithValues: state.tallies.map { ($0.key.rawValue, $0.value) }) }
     }
 
     /// Forgets `key`.

@@ -36,6 +36,10 @@ public final class PostgresDriver: StorageDriver {
     private let listenerConfiguration: PostgresConnection.Configuration
     /// Which driver announced a notice, so that its own listener skips it.
     private let origin = UUID().uuidString
+    /// Calls holding a pooled connection, and calls waiting for one.
+    private let use = Mutex(ConnectionFigures(inUse: 0, awaited: 0))
+
+    public var connectionFigures: ConnectionFigures? { use.withLock { $0 } }
 
     /// Opens nothing: connections open once a pool runs and a query needs one.
     public init(url: String, logger: Logger) throws(StorageError) {
@@ -264,7 +268,7 @@ public final class PostgresDriver: StorageDriver {
     public func announce(_ notice: String) async throws(StorageError) {
         let payload = PostgresNoticeListener.Payload(schema: schema, origin: origin, notice: notice).text
         try await run {
-            try await self.client.withConnection { connection in
+            try await self.withConnection { connection in
                 try await connection.query(
                     "SELECT pg_notify(\(PostgresNoticeListener.channel), \(payload))",
                     logger: self.logger
@@ -313,7 +317,7 @@ public final class PostgresDriver: StorageDriver {
 
     public func read(_ statement: SQL) async throws(StorageError) -> [SQLRow] {
         try await run {
-            try await self.client.withConnection { connection in
+            try await self.withConnection { connection in
                 try await Statements(connection, self.logger).rows(statement)
             }
         }
@@ -321,7 +325,7 @@ public final class PostgresDriver: StorageDriver {
 
     public func write(_ statement: SQL) async throws(StorageError) -> [SQLRow] {
         try await run {
-            try await self.client.withConnection { connection in
+            try await self.withConnection { connection in
                 try await Statements(connection, self.logger).rows(statement)
             }
         }
@@ -420,7 +424,45 @@ public final class PostgresDriver: StorageDriver {
         _ body: (PostgresConnection) async throws -> Result
     ) async throws(StorageError) -> Result {
         try await run {
-            try await self.client.withTransaction(logger: logger) { connection in try await body(connection) }
+            let client = try await self.client
+            return try await counted { entered in
+                try await client.withTransaction(logger: logger) { connection in
+                    entered()
+                    return try await body(connection)
+                }
+            }
+        }
+    }
+
+    /// Runs `body` on a pooled connection, counted in ``connectionFigures``.
+    private func withConnection<Result: Sendable>(
+        _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let client = try await self.client
+        return try await counted { entered in
+            try await client.withConnection { connection in
+                entered()
+                return try await body(connection)
+            }
+        }
+    }
+
+    /// Counts a call as awaiting a connection until `entered` is called, then as using one
+    /// until it returns.
+    private func counted<Result>(_ body: (_ entered: () -> Void) async throws -> Result) async throws -> Result {
+        use.withLock { $0.awaited += 1 }
+        var holding = false
+        defer {
+            use.withLock { use in
+                if holding { use.inUse -= 1 } else { use.awaited -= 1 }
+            }
+        }
+        return try await body {
+            holding = true
+            use.withLock { use in
+                use.awaited -= 1
+                use.inUse += 1
+            }
         }
     }
 

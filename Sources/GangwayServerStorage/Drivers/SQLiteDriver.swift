@@ -39,6 +39,13 @@ public final class SQLiteDriver: StorageDriver {
     /// released.
     public func makeConnectionPool() -> (any Service)? { nil }
 
+    /// Closes the reader connections no read is using; the next read opens one again.
+    /// What a server that has started but does not serve yet keeps open is then its
+    /// writer's files alone.
+    public func closeIdleReaders() {
+        pool.releaseMemory()
+    }
+
     /// Nothing: one process owns the file, and its cache drops what it writes.
     public func announce(_ notice: String) async throws(StorageError) {}
 

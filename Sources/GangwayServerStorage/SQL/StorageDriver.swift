@@ -28,6 +28,9 @@ public protocol StorageDriver: Sendable {
     /// where one process owns the database (SQLite).
     func makeNoticeListener(_ hear: @escaping @Sendable (StorageNotice) -> Void) -> (any Service)?
 
+    /// The pool's use now (PostgreSQL's); `nil` for a driver that keeps none to count.
+    var connectionFigures: ConnectionFigures? { get }
+
     /// The rows one reading statement returns. One statement is what both databases run
     /// as one snapshot of the database, so a read never mixes two states: a read that
     /// needs two tables is one statement (a join, a window), never two reads, and a
@@ -45,6 +48,23 @@ public protocol StorageDriver: Sendable {
         locking locks: [StorageLock],
         _ body: (any SQLConnection) async throws -> Result
     ) async throws(StorageError) -> Result
+}
+
+extension StorageDriver {
+    /// None: only a driver with a pool of its own to count says.
+    public var connectionFigures: ConnectionFigures? { nil }
+}
+
+/// A connection pool's use now: connections running a statement or transaction, and
+/// calls waiting for one.
+public struct ConnectionFigures: Sendable, Hashable {
+    public var inUse: Int
+    public var awaited: Int
+
+    public init(inUse: Int, awaited: Int) {
+        self.inUse = inUse
+        self.awaited = awaited
+    }
 }
 
 /// What a notice listener hears (``StorageDriver/makeNoticeListener(_:)``).

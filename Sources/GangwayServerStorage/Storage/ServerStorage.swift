@@ -78,6 +78,9 @@ public final class ServerStorage: Sendable {
         }
     }
 
+    /// The read cache's hits and misses by kind; none without a cache.
+    public var cacheTallies: [String: ReadCache.Tally] { cache?.tallies ?? [:] }
+
     /// Runs `write`, then drops what it made stale (`drops`) from the cache here and
     /// announces them to every other process sharing the database, whether `write`
     /// returned or threw (a write whose answer was lost may still have committed).

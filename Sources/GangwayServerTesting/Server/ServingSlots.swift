@@ -8,10 +8,8 @@ import GangwayTesting
 /// A run waits for a slot, first come first served. A run inside another (a second server
 /// over the same database, say) uses its caller's slot, so nesting never waits on itself.
 enum ServingSlots {
-    /// The slots of this process. Eight kept a full run near 950 open files once each
-    /// server on PostgreSQL also held a connection to hear the other processes' notices,
-    /// too near the 1,000 past which `Process.start()` refuses; six keep it well under.
-    static let shared = Gate(width: 6)
+    /// The slots of this process.
+    static let shared = Gate(width: 8)
 
     /// Whether the current task already holds a slot.
     @TaskLocal private static var holding = false
