@@ -11,6 +11,29 @@ struct PrivateFilesTests {
         return url
     }
 
+    @Test("an empty file is made 0600 where nothing is; a move never replaces what is at its new name")
+    func createEmptyAndMoveWithoutReplacing() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let made = root.appendingPathComponent("made")
+        try PrivateFiles.createEmpty(made)
+        #expect(PrivateFiles.mode(of: made.path) == 0o600)
+        #expect(try Data(contentsOf: made).isEmpty)
+        #expect(throws: PrivateFileError.self) { try PrivateFiles.createEmpty(made) }
+
+        let taken = root.appendingPathComponent("taken")
+        try Data("theirs".utf8).write(to: taken)
+        try Data("mine".utf8).write(to: made)
+        #expect(throws: PrivateFileError.self) { try PrivateFiles.moveWithoutReplacing(made, to: taken) }
+        #expect(try Data(contentsOf: taken) == Data("theirs".utf8), "what was there is as it was")
+        #expect(try Data(contentsOf: made) == Data("mine".utf8), "the file is where it was")
+
+        let free = root.appendingPathComponent("free")
+        try PrivateFiles.moveWithoutReplacing(made, to: free)
+        #expect(try Data(contentsOf: free) == Data("mine".utf8))
+        #expect(!FileManager.default.fileExists(atPath: made.path))
+    }
+
     @Test("a write makes the missing directories 0700 and the file 0600, and replaces it whole")
     func write() throws {
         let root = try temporaryDirectory()

@@ -1,0 +1,31 @@
+import Foundation
+import GangwaySystem
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+@Suite("Background work: long blocking work on a thread of its own, below the process's priority")
+struct BackgroundWorkTests {
+    #if os(Linux)
+        /// The niceness of the calling thread, read from /proc/thread-self/stat (its 19th field).
+        private static func threadNiceness() -> Int? {
+            guard let stat = try? String(contentsOfFile: "/proc/thread-self/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")")
+            else { return nil }
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            // After the command's ")" the fields start at the 3rd (state): niceness is the 19th.
+            return fields.count > 16 ? Int(fields[16]) : nil
+        }
+
+        @Test("the work runs at niceness 10 on its own thread, and the caller's threads keep theirs")
+        func lowered() async throws {
+            let before = Self.threadNiceness()
+            let inside = await BackgroundWork.run { (Self.threadNiceness(), Thread.isMainThread) }
+            #expect(inside.0 == Int(BackgroundWork.niceness))
+            #expect(inside.1 == false)
+            #expect(Self.threadNiceness() == before, "only the work's thread was lowered")
+        }
+    #endif
+}
