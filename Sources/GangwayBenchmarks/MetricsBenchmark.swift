@@ -26,10 +26,7 @@ struct MetricsBenchmark: AsyncParsableCommand {
     var rounds = 3
 
     func run() async throws {
-        let wrk = ExternalTool("wrk")
-        guard wrk.executable != nil else {
-            throw ValidationError("wrk is not installed (Debian: apt-get install wrk)")
-        }
+        let wrk = try ServerBenchmark.wrk()
         var logger = Logger(label: "gangway.benchmark")
         logger.logLevel = .error
         let seed = ServerSeed(

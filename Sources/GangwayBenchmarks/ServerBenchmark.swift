@@ -44,10 +44,7 @@ struct ServerBenchmark: AsyncParsableCommand {
     var metrics = false
 
     func run() async throws {
-        let wrk = ExternalTool("wrk")
-        guard wrk.executable != nil else {
-            throw ValidationError("wrk is not installed (Debian: apt-get install wrk)")
-        }
+        let wrk = try Self.wrk()
         var logger = Logger(label: "gangway.benchmark")
         logger.logLevel = .error
         let seed = ServerSeed(apps: [BenchmarkServer.app()], users: [BenchmarkServer.user], entities: Self.checks)
@@ -121,6 +118,15 @@ struct ServerBenchmark: AsyncParsableCommand {
             Measure.report("server.sign_in.max_ms", signIns.max() ?? 0)
             group.cancelAll()
         }
+    }
+
+    /// wrk, which loads the routes; refused in one sentence when it is not installed.
+    static func wrk() throws -> ExternalTool {
+        let wrk = ExternalTool("wrk")
+        guard wrk.executable != nil else {
+            throw ValidationError("wrk is not installed (Debian: apt-get install wrk)")
+        }
+        return wrk
     }
 
     /// Loads `url` and the bare route serving its bytes, alternating, `rounds` times, and
