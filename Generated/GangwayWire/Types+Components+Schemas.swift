@@ -4993,5 +4993,77 @@ extension Components {
                 ])
             }
         }
+        /// What a signing key signs: `id-token`, the OpenID Connect ID tokens of oauth2 apps (published at each app's `jwks_uri`); `destination`, the identity the server forwards to a destination (published at `getDestinationKeys`). Each purpose has keys of its own.
+        ///
+        /// - Remark: Generated from `#/components/schemas/SigningKeyPurpose`.
+        @frozen public enum SigningKeyPurpose: String, Codable, Hashable, Sendable, CaseIterable {
+            case idToken = "id-token"
+            case destination = "destination"
+        }
+        /// One of the server's signing keys, by its `kid`; never the key itself.
+        ///
+        /// - Remark: Generated from `#/components/schemas/SigningKey`.
+        public struct SigningKey: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SigningKey/purpose`.
+            public var purpose: Components.Schemas.SigningKeyPurpose
+            /// The key's ID in the tokens it signs and in the key set: the base64url of the first 16 bytes of the SHA-256 of its public key.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SigningKey/kid`.
+            public var kid: Swift.String
+            /// `next`: published, and signing from `signsFrom`, so relying parties that keep the key set for a while have it before its first token. `signing`: it signs the purpose's tokens now. `published`: a newer key signs; this one stays in the key set until the tokens it signed have expired (`publishedUntil`), then goes.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SigningKey/state`.
+            @frozen public enum StatePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case next = "next"
+                case signing = "signing"
+                case published = "published"
+            }
+            /// `next`: published, and signing from `signsFrom`, so relying parties that keep the key set for a while have it before its first token. `signing`: it signs the purpose's tokens now. `published`: a newer key signs; this one stays in the key set until the tokens it signed have expired (`publishedUntil`), then goes.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SigningKey/state`.
+            public var state: Components.Schemas.SigningKey.StatePayload
+            /// - Remark: Generated from `#/components/schemas/SigningKey/createdAt`.
+            public var createdAt: Foundation.Date
+            /// When the key signs its first token (until a newer key's `signsFrom`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/SigningKey/signsFrom`.
+            public var signsFrom: Foundation.Date
+            /// When the key leaves the key set: the end of the last token it can have signed, with a margin for clocks. Absent while it is the newest key.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SigningKey/publishedUntil`.
+            public var publishedUntil: Foundation.Date?
+            /// Creates a new `SigningKey`.
+            ///
+            /// - Parameters:
+            ///   - purpose:
+            ///   - kid: The key's ID in the tokens it signs and in the key set: the base64url of the first 16 bytes of the SHA-256 of its public key.
+            ///   - state: `next`: published, and signing from `signsFrom`, so relying parties that keep the key set for a while have it before its first token. `signing`: it signs the purpose's tokens now. `published`: a newer key signs; this one stays in the key set until the tokens it signed have expired (`publishedUntil`), then goes.
+            ///   - createdAt:
+            ///   - signsFrom: When the key signs its first token (until a newer key's `signsFrom`).
+            ///   - publishedUntil: When the key leaves the key set: the end of the last token it can have signed, with a margin for clocks. Absent while it is the newest key.
+            public init(
+                purpose: Components.Schemas.SigningKeyPurpose,
+                kid: Swift.String,
+                state: Components.Schemas.SigningKey.StatePayload,
+                createdAt: Foundation.Date,
+                signsFrom: Foundation.Date,
+                publishedUntil: Foundation.Date? = nil
+            ) {
+                self.purpose = purpose
+                self.kid = kid
+                self.state = state
+                self.createdAt = createdAt
+                self.signsFrom = signsFrom
+                self.publishedUntil = publishedUntil
+            }
+            public enum CodingKeys: String, CodingKey {
+                case purpose
+                case kid
+                case state
+                case createdAt
+                case signsFrom
+                case publishedUntil
+            }
+        }
     }
 }

@@ -16364,4 +16364,333 @@ public enum Operations {
             }
         }
     }
+    /// The server's signing keys: the one that signs each purpose, and those still published.
+    ///
+    /// - Remark: HTTP `GET /admin/keys`.
+    /// - Remark: Generated from `#/paths//admin/keys/get(listSigningKeys)`.
+    public enum ListSigningKeys {
+        public static let id: Swift.String = "listSigningKeys"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/keys/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListSigningKeys.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListSigningKeys.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ListSigningKeys.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ListSigningKeys.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/keys/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/keys/GET/responses/200/content/application\/json`.
+                    case json([Components.Schemas.SigningKey])
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: [Components.Schemas.SigningKey] {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListSigningKeys.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.ListSigningKeys.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// The keys, by purpose, newest first.
+            ///
+            /// - Remark: Generated from `#/paths//admin/keys/get(listSigningKeys)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListSigningKeys.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ListSigningKeys.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No valid token: missing, unknown, expired or revoked.
+            ///
+            /// - Remark: Generated from `#/paths//admin/keys/get(listSigningKeys)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Rotates a purpose's signing key: a new key is published now and signs from a little later, and the old one stays published until the tokens it signed have expired.
+    ///
+    /// The new key is in the key set for the server's publication lead (`gangway serve --key-publish-seconds`, 5 minutes by default) before it signs its first token, and the old one stays there until its last token has expired, so a relying party that keeps the key set for no longer than the lead, or fetches it again for a `kid` it does not know, never meets a token it cannot verify. With `immediately`, the new key signs at once: for a key thought exposed, at the cost of refusals by relying parties until they fetch the key set again. Every server process sharing the database uses the new key at the same moment.
+    ///
+    /// - Remark: HTTP `POST /admin/keys/{purpose}/rotations`.
+    /// - Remark: Generated from `#/paths//admin/keys/{purpose}/rotations/post(rotateSigningKey)`.
+    public enum RotateSigningKey {
+        public static let id: Swift.String = "rotateSigningKey"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/admin/keys/{purpose}/rotations/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// The purpose whose key is rotated.
+                ///
+                /// - Remark: Generated from `#/paths/admin/keys/{purpose}/rotations/POST/path/purpose`.
+                public var purpose: Components.Schemas.SigningKeyPurpose
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - purpose: The purpose whose key is rotated.
+                public init(purpose: Components.Schemas.SigningKeyPurpose) {
+                    self.purpose = purpose
+                }
+            }
+            public var path: Operations.RotateSigningKey.Input.Path
+            /// - Remark: Generated from `#/paths/admin/keys/{purpose}/rotations/POST/query`.
+            public struct Query: Sendable, Hashable {
+                /// Sign with the new key at once, not after the publication lead.
+                ///
+                /// - Remark: Generated from `#/paths/admin/keys/{purpose}/rotations/POST/query/immediately`.
+                public var immediately: Swift.Bool?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - immediately: Sign with the new key at once, not after the publication lead.
+                public init(immediately: Swift.Bool? = nil) {
+                    self.immediately = immediately
+                }
+            }
+            public var query: Operations.RotateSigningKey.Input.Query
+            /// - Remark: Generated from `#/paths/admin/keys/{purpose}/rotations/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RotateSigningKey.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RotateSigningKey.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RotateSigningKey.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - query:
+            ///   - headers:
+            public init(
+                path: Operations.RotateSigningKey.Input.Path,
+                query: Operations.RotateSigningKey.Input.Query = .init(),
+                headers: Operations.RotateSigningKey.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/admin/keys/{purpose}/rotations/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/admin/keys/{purpose}/rotations/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.SigningKey)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.SigningKey {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.RotateSigningKey.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.RotateSigningKey.Output.Created.Body) {
+                    self.body = body
+                }
+            }
+            /// The new key.
+            ///
+            /// - Remark: Generated from `#/paths//admin/keys/{purpose}/rotations/post(rotateSigningKey)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.RotateSigningKey.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.RotateSigningKey.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The request is malformed: invalid JSON, a missing or mistyped field, a value out of range.
+            ///
+            /// - Remark: Generated from `#/paths//admin/keys/{purpose}/rotations/post(rotateSigningKey)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// No valid token: missing, unknown, expired or revoked.
+            ///
+            /// - Remark: Generated from `#/paths//admin/keys/{purpose}/rotations/post(rotateSigningKey)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
 }

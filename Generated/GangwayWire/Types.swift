@@ -439,6 +439,18 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /admin/apps/{appID}/deliveries/{changeID}/retry`.
     /// - Remark: Generated from `#/paths//admin/apps/{appID}/deliveries/{changeID}/retry/post(retryDelivery)`.
     func retryDelivery(_ input: Operations.RetryDelivery.Input) async throws -> Operations.RetryDelivery.Output
+    /// The server's signing keys: the one that signs each purpose, and those still published.
+    ///
+    /// - Remark: HTTP `GET /admin/keys`.
+    /// - Remark: Generated from `#/paths//admin/keys/get(listSigningKeys)`.
+    func listSigningKeys(_ input: Operations.ListSigningKeys.Input) async throws -> Operations.ListSigningKeys.Output
+    /// Rotates a purpose's signing key: a new key is published now and signs from a little later, and the old one stays published until the tokens it signed have expired.
+    ///
+    /// The new key is in the key set for the server's publication lead (`gangway serve --key-publish-seconds`, 5 minutes by default) before it signs its first token, and the old one stays there until its last token has expired, so a relying party that keeps the key set for no longer than the lead, or fetches it again for a `kid` it does not know, never meets a token it cannot verify. With `immediately`, the new key signs at once: for a key thought exposed, at the cost of refusals by relying parties until they fetch the key set again. Every server process sharing the database uses the new key at the same moment.
+    ///
+    /// - Remark: HTTP `POST /admin/keys/{purpose}/rotations`.
+    /// - Remark: Generated from `#/paths//admin/keys/{purpose}/rotations/post(rotateSigningKey)`.
+    func rotateSigningKey(_ input: Operations.RotateSigningKey.Input) async throws -> Operations.RotateSigningKey.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1474,6 +1486,30 @@ extension APIProtocol {
     ) async throws -> Operations.RetryDelivery.Output {
         try await retryDelivery(Operations.RetryDelivery.Input(
             path: path,
+            headers: headers
+        ))
+    }
+    /// The server's signing keys: the one that signs each purpose, and those still published.
+    ///
+    /// - Remark: HTTP `GET /admin/keys`.
+    /// - Remark: Generated from `#/paths//admin/keys/get(listSigningKeys)`.
+    public func listSigningKeys(headers: Operations.ListSigningKeys.Input.Headers = .init()) async throws -> Operations.ListSigningKeys.Output {
+        try await listSigningKeys(Operations.ListSigningKeys.Input(headers: headers))
+    }
+    /// Rotates a purpose's signing key: a new key is published now and signs from a little later, and the old one stays published until the tokens it signed have expired.
+    ///
+    /// The new key is in the key set for the server's publication lead (`gangway serve --key-publish-seconds`, 5 minutes by default) before it signs its first token, and the old one stays there until its last token has expired, so a relying party that keeps the key set for no longer than the lead, or fetches it again for a `kid` it does not know, never meets a token it cannot verify. With `immediately`, the new key signs at once: for a key thought exposed, at the cost of refusals by relying parties until they fetch the key set again. Every server process sharing the database uses the new key at the same moment.
+    ///
+    /// - Remark: HTTP `POST /admin/keys/{purpose}/rotations`.
+    /// - Remark: Generated from `#/paths//admin/keys/{purpose}/rotations/post(rotateSigningKey)`.
+    public func rotateSigningKey(
+        path: Operations.RotateSigningKey.Input.Path,
+        query: Operations.RotateSigningKey.Input.Query = .init(),
+        headers: Operations.RotateSigningKey.Input.Headers = .init()
+    ) async throws -> Operations.RotateSigningKey.Output {
+        try await rotateSigningKey(Operations.RotateSigningKey.Input(
+            path: path,
+            query: query,
             headers: headers
         ))
     }

@@ -821,7 +821,7 @@ struct SeparateServerTests {
         let directory = try TemporaryDirectory(prefix: "gangway-three")
         defer { directory.remove() }
         let serverData = directory.appending("server")
-        let serve = try ServeProcess(in: serverData)
+        let serve = try await ServeProcess(in: serverData)
         defer { serve.stop() }
         let url = serve.url
         #expect(serve.printed.contains(url), "the URL file holds the address it printed")
@@ -896,7 +896,7 @@ struct SeparateServerTests {
     func serverMoved() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-moved")
         defer { directory.remove() }
-        let serve = try ServeProcess(in: directory.appending("server"))
+        let serve = try await ServeProcess(in: directory.appending("server"))
         defer { serve.stop() }
         let runner = GangwayProcess(deviceKeys: directory.appending("unused-keys"))
         func admin(_ arguments: [String], lines: [String] = []) async throws -> GangwayProcess.Result {
@@ -945,7 +945,7 @@ struct SeparateServerTests {
         #expect(try savedURL() == serve.url)
 
         // Another server, with a key of its own, gets nothing of the device's.
-        let other = try ServeProcess(in: directory.appending("other-server"))
+        let other = try await ServeProcess(in: directory.appending("other-server"))
         defer { other.stop() }
         let refused = try await runner.run(
             ["--server", other.url, "--data-dir", home.path],
@@ -959,7 +959,8 @@ struct SeparateServerTests {
             "\(refused.standardError)"
         )
         #expect(try savedURL() == serve.url)
-        #expect(!other.stopAndReadLog().contains("/apps/tools"), "nothing was sent to the other server")
+        let otherLog = try await other.stopAndReadLog()
+        #expect(!otherLog.contains("/apps/tools"), "nothing was sent to the other server")
 
         // A path after the server's address: said to be no Gangway server's base address.
         let fresh = directory.appending("fresh-home")

@@ -50,7 +50,7 @@ struct BackupEndToEndTests {
         let directory = try TemporaryDirectory(prefix: "gangway-backup")
         defer { directory.remove() }
         let data = directory.appending("server")
-        let serve = try ServeProcess(["--demo", "--log-level", "warning"], in: data)
+        let serve = try await ServeProcess(["--demo", "--log-level", "warning"], in: data)
         defer { serve.stop() }
         let token = try Self.token(serve.tokenFile)
         let before = try await Self.entityIDs(serve.url, token: token)
@@ -101,7 +101,7 @@ struct BackupEndToEndTests {
                 to: restored.appendingPathComponent(name)
             )
         }
-        let second = try ServeProcess(["--restore", backup.path, "--log-level", "warning"], in: restored)
+        let second = try await ServeProcess(["--restore", backup.path, "--log-level", "warning"], in: restored)
         defer { second.stop() }
         #expect(second.printed.contains("Restored \(backup.path)"), "\(second.printed)")
         let ids = try await Self.entityIDs(second.url, token: token)
@@ -126,7 +126,7 @@ struct BackupEndToEndTests {
         defer { directory.remove() }
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
         let data = directory.appending("server")
-        let serve = try ServeProcess(["--log-level", "warning"], in: data)
+        let serve = try await ServeProcess(["--log-level", "warning"], in: data)
         serve.stop()
         let taken = directory.appending("taken.sqlite")
         try Data("mine".utf8).write(to: taken)
@@ -159,7 +159,7 @@ struct BackupEndToEndTests {
         defer { directory.remove() }
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
         let data = directory.appending("server")
-        let serve = try ServeProcess(["--log-level", "warning"], in: data)
+        let serve = try await ServeProcess(["--log-level", "warning"], in: data)
         serve.stop()
         let backup = directory.appending("b.sqlite")
         #expect(try await runner.run(["admin", "backup", backup.path, "--data-dir", data.path]).status == 0)
@@ -203,7 +203,7 @@ struct BackupEndToEndTests {
             defer { directory.remove() }
             let data = directory.appending("server")
             let common = ["--postgres", schemaURL, "--log-level", "warning"]
-            var serve = try ServeProcess(common + ["--demo"], in: data)
+            var serve = try await ServeProcess(common + ["--demo"], in: data)
             let token = try Self.token(serve.tokenFile)
             for index in 0..<30 {
                 let put = try await Call.call(
@@ -227,7 +227,7 @@ struct BackupEndToEndTests {
             // The schema is lost.
             #expect(try await Self.run("psql", [database, "-c", "DROP SCHEMA \(schema) CASCADE"]) == 0)
             #expect(try await Self.run("pg_restore", ["--dbname", database, dump.path]) == 0)
-            serve = try ServeProcess(common, in: data)
+            serve = try await ServeProcess(common, in: data)
             defer { serve.stop() }
             #expect(try await Self.entityIDs(serve.url, token: token) == written)
             let session = try await Call.call(

@@ -38,7 +38,7 @@ struct ChangeDeliveryEndToEndTests {
         let directory = try TemporaryDirectory(prefix: "gangway-delivery")
         defer { directory.remove() }
         let data = directory.appending("server")
-        var serve = try ServeProcess(["--demo", "--log-level", "warning"], in: data)
+        var serve = try await ServeProcess(["--demo", "--log-level", "warning"], in: data)
         defer { serve.stop() }
         let port = try #require(URLComponents(string: serve.url)?.port)
         let issuer = serve.url + "/apps/checks"
@@ -123,7 +123,7 @@ struct ChangeDeliveryEndToEndTests {
             // The server starts again on its data; its claim lapses, and the change goes
             // again with the same key: the service answers what it answered, applying
             // nothing.
-            serve = try ServeProcess(["--demo", "--log-level", "warning"], port: port, in: data)
+            serve = try await ServeProcess(["--demo", "--log-level", "warning"], port: port, in: data)
             let unsettled = try await admin(["data", "deliveries"]).output
             #expect(
                 unsettled.contains("checks/C-1"),

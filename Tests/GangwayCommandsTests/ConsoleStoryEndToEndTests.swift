@@ -24,7 +24,7 @@ struct ConsoleStoryEndToEndTests {
     func sharedDevice() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let serve = try ServeProcess(["--demo"], in: directory.appending("server"))
+        let serve = try await ServeProcess(["--demo"], in: directory.appending("server"))
         defer { serve.stop() }
         let url = serve.url
         #expect(serve.printed.contains("Console: \(url)/console"))

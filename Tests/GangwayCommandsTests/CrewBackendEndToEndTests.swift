@@ -28,7 +28,7 @@ struct CrewBackendEndToEndTests {
     func notesBetweenShifts() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-crew")
         defer { directory.remove() }
-        let serve = try ServeProcess(["--demo"], in: directory.appending("server"))
+        let serve = try await ServeProcess(["--demo"], in: directory.appending("server"))
         defer { serve.stop() }
         let backend = try Self.backendURL(in: serve.printed)
         #expect(backend.hasPrefix("http://127.0.0.1:"))
@@ -88,7 +88,7 @@ struct CrewBackendEndToEndTests {
     func noDestination() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-crew")
         defer { directory.remove() }
-        let serve = try ServeProcess(["--demo"], in: directory.appending("server"))
+        let serve = try await ServeProcess(["--demo"], in: directory.appending("server"))
         defer { serve.stop() }
         let removed = try await GangwayProcess(deviceKeys: directory.appending("keys")).run(
             ["admin", "destinations", "remove", "crew", "--server", serve.url, "--token-file", serve.tokenFile]

@@ -9,7 +9,7 @@ import Testing
 /// for a minute (`--cache-seconds 60`): what an admin changes through one holds on the
 /// others at once, because each hears the others' notices, not when its cache expires.
 @Suite(
-    "Three gangway serve processes on one PostgreSQL: a wipe, a lock and a sign-out through one hold on the others at once",
+    "Three gangway serve processes on one PostgreSQL: a wipe, a lock, a key rotation and a sign-out through one hold on the others at once",
     .tags(.endToEnd, .postgres),
     .skipsTags
 )
@@ -17,7 +17,7 @@ struct CrossProcessEndToEndTests {
     typealias Call = DestinationStreamingEndToEndTests
 
     @Test(
-        "a wiped device is refused by the other two, a locked one too, and a session signed out through one is refused by all",
+        "a wiped device is refused by the other two, a locked one too, a rotated key is theirs too, and a session signed out through one is refused by all",
         .enabled(if: TestDatabase.postgresqlFromEnvironment != nil, "needs \(TestDatabase.environmentVariable)")
     )
     func threeProcesses() async throws {
@@ -26,7 +26,7 @@ struct CrossProcessEndToEndTests {
             let directory = try TemporaryDirectory(prefix: "gangway-processes")
             defer { directory.remove() }
             let common = ["--postgres", schemaURL, "--cache-seconds", "60", "--log-level", "warning"]
-            let first = try ServeProcess(common + ["--demo"], in: directory.appending("a"))
+            let first = try await ServeProcess(common + ["--demo"], in: directory.appending("a"))
             defer { first.stop() }
             // The others get the first one's server key, as the README says.
             var others: [ServeProcess] = []
@@ -38,7 +38,7 @@ struct CrossProcessEndToEndTests {
                     try Data(contentsOf: directory.appending("a").appendingPathComponent("server-key")),
                     to: data.appendingPathComponent("server-key")
                 )
-                others.append(try ServeProcess(common, in: data))
+                others.append(try await ServeProcess(common, in: data))
             }
             let servers = [first] + others
 
@@ -46,20 +46,7 @@ struct CrossProcessEndToEndTests {
             // both, and keeps what it read for a minute.
             var tokens: [String: String] = [:]
             for (user, device) in [("alice", "stand-1"), ("bob", "stand-2")] {
-                let session = try await Call.call(
-                    .POST,
-                    first.url + "/apps/checks/sessions",
-                    json: #"{"username": "\#(user)", "password": "preflight-\#(user)", "deviceID": "\#(device)"}"#
-                )
-                let token = try #require(session.body["token"] as? String, "\(session)")
-                let registered = try await Call.call(
-                    .PUT,
-                    first.url + "/apps/checks/devices/\(device)",
-                    token: token,
-                    json: #"{"deviceName": "Tablet", "platform": "linux", "appVersion": "1.0.0"}"#
-                )
-                #expect(registered.status == 200, "\(registered)")
-                tokens[user] = token
+                tokens[user] = try await Call.registeredSession(first.url, user: user, device: device)
             }
             for server in servers {
                 for token in tokens.values {
@@ -103,6 +90,33 @@ struct CrossProcessEndToEndTests {
                         return reply.body["code"] as? String == "TRAFFIC_REG_LOCKED"
                     },
                     "\(server.url) still serves the locked device"
+                )
+            }
+
+            // The destination key is rotated at once through the first (each process has read
+            // the key set and keeps it a minute): the others publish the new key, and sign
+            // with it, at once.
+            var keySets: [String: [String]] = [:]
+            for server in servers {
+                let keys = try await Call.call(.GET, server.url + "/apps/checks/destination-keys")
+                keySets[server.url] = (keys.body["keys"] as? [[String: Any]] ?? []).compactMap { $0["kid"] as? String }
+                #expect(keySets[server.url]?.count == 1, "\(keys)")
+            }
+            let rotated = try await admin.run(
+                [
+                    "admin", "keys", "rotate", "destination", "--immediately", "--server", first.url, "--token-file",
+                    first.tokenFile,
+                ]
+            )
+            #expect(rotated.status == 0, "\(rotated.standardError)")
+            for server in others {
+                #expect(
+                    try await eventually {
+                        let keys = try await Call.call(.GET, server.url + "/apps/checks/destination-keys")
+                        let kids = (keys.body["keys"] as? [[String: Any]] ?? []).compactMap { $0["kid"] as? String }
+                        return kids.count == 2 && rotated.output.contains(kids[0])
+                    },
+                    "\(server.url) does not publish the new key"
                 )
             }
 

@@ -149,7 +149,7 @@ struct DataDirectorySafetyEndToEndTests {
         let directory = try TemporaryDirectory(prefix: "gangway-token-mode")
         defer { directory.remove() }
         let data = directory.appending("data")
-        let serve = try ServeProcess(in: data)
+        let serve = try await ServeProcess(in: data)
         defer { serve.stop() }
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
         await #expect(try runner.run(["admin", "apps", "--data-dir", data.path]).status == 0)

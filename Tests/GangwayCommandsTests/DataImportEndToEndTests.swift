@@ -48,7 +48,7 @@ struct DataImportEndToEndTests {
     func csvThenNDJSON() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let serve = try ServeProcess(["--demo", "--log-level", "warning"], in: directory.appending("server"))
+        let serve = try await ServeProcess(["--demo", "--log-level", "warning"], in: directory.appending("server"))
         defer { serve.stop() }
         let runner = GangwayProcess(deviceKeys: directory.appending("device-keys"))
 
@@ -117,7 +117,7 @@ struct DataImportEndToEndTests {
     func refusals() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let serve = try ServeProcess(["--demo", "--log-level", "warning"], in: directory.appending("server"))
+        let serve = try await ServeProcess(["--demo", "--log-level", "warning"], in: directory.appending("server"))
         defer { serve.stop() }
         let runner = GangwayProcess(deviceKeys: directory.appending("device-keys"))
         let text = directory.appending("rows.txt")

@@ -19,7 +19,7 @@ struct DataSourceEndToEndTests {
     func setPullAndShow() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let serve = try ServeProcess(["--demo", "--log-level", "warning"], in: directory.appending("server"))
+        let serve = try await ServeProcess(["--demo", "--log-level", "warning"], in: directory.appending("server"))
         defer { serve.stop() }
         let issuer = serve.url + "/apps/checks"
         let runner = GangwayProcess(deviceKeys: directory.appending("device-keys"))

@@ -42,6 +42,25 @@ struct DestinationStreamingEndToEndTests {
         return (response.status.code, object)
     }
 
+    /// A session of the demo's `user` (password `preflight-USER`) on `device`, registered
+    /// through the server at `url`: what a device holds once it has onboarded.
+    static func registeredSession(_ url: String, user: String = "alice", device: String) async throws -> String {
+        let session = try await call(
+            .POST,
+            url + "/apps/checks/sessions",
+            json: #"{"username": "\#(user)", "password": "preflight-\#(user)", "deviceID": "\#(device)"}"#
+        )
+        let token = try #require(session.body["token"] as? String, "\(session)")
+        let registered = try await call(
+            .PUT,
+            url + "/apps/checks/devices/\(device)",
+            token: token,
+            json: #"{"deviceName": "Tablet", "platform": "linux", "appVersion": "1.0.0"}"#
+        )
+        #expect(registered.status == 200, "\(registered)")
+        return token
+    }
+
     @Test(
         "fifty megabytes from the backend, as alice, through a destination added with gangway admin",
         .enabled(if: TestDestinationBackend.isInstalled, "needs PyJWT in .build-oidc/venv (see .ci/run)")
@@ -49,7 +68,7 @@ struct DestinationStreamingEndToEndTests {
     func fiftyMegabytes() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let serve = try ServeProcess(["--demo"], in: directory.appending("server"))
+        let serve = try await ServeProcess(["--demo"], in: directory.appending("server"))
         defer { serve.stop() }
         let url = serve.url
         let issuer = url + "/apps/checks"
@@ -64,19 +83,7 @@ struct DestinationStreamingEndToEndTests {
             )
             #expect(added.status == 0, "\(added.standardError)")
 
-            let session = try await Self.call(
-                .POST,
-                url + "/apps/checks/sessions",
-                json: #"{"username": "alice", "password": "preflight-alice", "deviceID": "stand-12"}"#
-            )
-            let token = try #require(session.body["token"] as? String, "\(session)")
-            let registered = try await Self.call(
-                .PUT,
-                url + "/apps/checks/devices/stand-12",
-                token: token,
-                json: #"{"deviceName": "Stand 12 tablet", "platform": "linux", "appVersion": "1.0.0"}"#
-            )
-            #expect(registered.status == 200, "\(registered)")
+            let token = try await Self.registeredSession(url, device: "stand-12")
             let whoami = try await Self.call(.GET, url + "/apps/checks/destinations/files/whoami", token: token)
             #expect(whoami.body["sub"] as? String == "alice", "\(whoami)")
 

@@ -54,7 +54,7 @@ struct MetricsEndToEndTests {
         let directory = try TemporaryDirectory(prefix: "gangway-metrics")
         defer { directory.remove() }
         let metricsPort = try Self.freePort()
-        let serve = try ServeProcess(
+        let serve = try await ServeProcess(
             ["--demo", "--metrics-port", "\(metricsPort)", "--log-level", "warning"],
             in: directory.appending("server")
         )
@@ -110,7 +110,7 @@ struct MetricsEndToEndTests {
         let directory = try TemporaryDirectory(prefix: "gangway-metrics")
         defer { directory.remove() }
         let metricsPort = try Self.freePort()
-        let serve = try ServeProcess(
+        let serve = try await ServeProcess(
             ["--metrics-port", "\(metricsPort)", "--log-level", "warning"],
             in: directory.appending("server")
         )

@@ -267,7 +267,7 @@ struct ServeCommandEndToEndTests {
     func consoleApart() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-serve")
         defer { directory.remove() }
-        let serve = try ServeProcess(["--console-port", "0"], in: directory.appending("server"))
+        let serve = try await ServeProcess(["--console-port", "0"], in: directory.appending("server"))
         defer { serve.stop() }
         let console = try #require(serve.printed.firstMatch(of: /Console: (http:\/\/127\.0\.0\.1:[0-9]+)\/console/)?.1)
         #expect(String(console) != serve.url)
@@ -345,10 +345,10 @@ struct ServeCommandEndToEndTests {
         let directory = try TemporaryDirectory(prefix: "gangway-serve")
         defer { directory.remove() }
         func log(_ extra: [String], _ environment: [String: String]) async throws -> String {
-            let serve = try ServeProcess(extra, in: directory.appending("data"), environment: environment)
+            let serve = try await ServeProcess(extra, in: directory.appending("data"), environment: environment)
             let (_, response) = try await URLSession.shared.data(from: URL(string: serve.url + "/health")!)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
-            return serve.stopAndReadLog()
+            return try await serve.stopAndReadLog()
         }
         let quiet = try await log([], ["GANGWAY_LOG_LEVEL": "warning"])
         #expect(!quiet.contains("path=/health"), "\(quiet)")
@@ -370,11 +370,11 @@ struct ServeCommandEndToEndTests {
     func wideTrustedProxy() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-serve")
         defer { directory.remove() }
-        let serve = try ServeProcess(
+        let serve = try await ServeProcess(
             ["--trusted-proxy", "10.0.0.0/8", "--trusted-proxy", "0.0.0.0/0"],
             in: directory.appending("data")
         )
-        let log = serve.stopAndReadLog()
+        let log = try await serve.stopAndReadLog()
         #expect(
             log.contains(
                 "Warning: --trusted-proxy 0.0.0.0/0 trusts every address: any client in it can set X-Forwarded-For"

@@ -84,7 +84,7 @@ struct ServeShutdownEndToEndTests {
     func drainAndFinish() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-shutdown")
         defer { directory.remove() }
-        let serve = try ServeProcess(
+        let serve = try await ServeProcess(
             ["--demo", "--drain-seconds", "2", "--log-level", "warning"],
             in: directory.appending("server")
         )
@@ -135,7 +135,7 @@ struct ServeShutdownEndToEndTests {
     func graceEnds() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-shutdown")
         defer { directory.remove() }
-        let serve = try ServeProcess(
+        let serve = try await ServeProcess(
             ["--demo", "--grace-seconds", "1", "--log-level", "warning"],
             in: directory.appending("server")
         )

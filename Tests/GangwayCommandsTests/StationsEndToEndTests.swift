@@ -95,7 +95,7 @@ struct StationsServeEndToEndTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         // Its log at warning: the seed's thousand puts would fill the pipe no one reads.
-        let serve = try ServeProcess(
+        let serve = try await ServeProcess(
             ["--demo", "--demo-checks", "1000", "--log-level", "warning"],
             in: directory.appending("server")
         )

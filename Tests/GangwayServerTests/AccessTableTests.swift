@@ -53,7 +53,7 @@ struct AccessTableTests {
     @Test("over HTTP: no token, a wrong one, a device's session and the admin token, for every operation")
     func overHTTP() async throws {
         let operations = try Self.operations
-        #expect(operations.count == 72)
+        #expect(operations.count == 74)
         try await ServerFixture().runSeeded { api in
             for operation in operations {
                 var statuses: [Caller: HTTPResponse.Status] = [:]

@@ -68,7 +68,7 @@ struct ExpiringRowsTests {
         #expect(
             tables == [
                 "oauth_device_grants", "oauth_authorization_codes", "federated_sign_ins", "sessions", "refresh_tokens",
-                "sign_in_attempts", "device_cookies", "operator_sessions", "ingest_batches",
+                "sign_in_attempts", "device_cookies", "operator_sessions", "ingest_batches", "signing_keys",
             ]
         )
         for dialect in [StorageKind.sqlite, .postgresql] {

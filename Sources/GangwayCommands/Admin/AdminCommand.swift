@@ -31,6 +31,7 @@ struct AdminCommand: AsyncParsableCommand {
             AdminPasscodeReset.self, AdminAgreements.self, AdminLogs.self,
             AdminDevices.self, AdminMinimumVersion.self, AdminActivation.self, AdminData.self, AdminDestinations.self,
             AdminOperators.self, AdminAudit.self, AdminActivity.self, AdminAttention.self, AdminBackup.self,
+            AdminKeys.self,
         ]
     )
 }

@@ -185,6 +185,26 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var publicDestinationsOnly = false
 
+    @Option(
+        name: .customLong("rotate-keys-days"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Rotate each token signing key (ID tokens, destination identities) once it has signed for this many days, \(ServerConfiguration.keyRotationDays.lowerBound) to \(ServerConfiguration.keyRotationDays.upperBound); the old key stays published until its tokens expire. Default: only when an operator runs gangway admin keys rotate.",
+            valueName: "days"
+        )
+    )
+    var rotateKeysDays: Int?
+
+    @Option(
+        name: .customLong("key-publish-seconds"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "How long a new token signing key is published before it signs, \(ServerConfiguration.keyPublicationSeconds.lowerBound) to \(ServerConfiguration.keyPublicationSeconds.upperBound): at least as long as the relying parties keep the key set.",
+            valueName: "seconds"
+        )
+    )
+    var keyPublishSeconds = Int(ServerConfiguration.defaultKeyPublicationLead.components.seconds)
+
     @Flag(
         help: """
             Seed the device app's demo: its app (aircraft ground checks, devices may record a \
@@ -298,10 +318,15 @@ struct ServeCommand: AsyncParsableCommand {
             ("--drain-seconds", drainSeconds, ServerConfiguration.drainDelays),
             ("--grace-seconds", graceSeconds, ServerConfiguration.shutdownGraces),
             ("--cache-seconds", cacheSeconds, ServerConfiguration.cacheLifetimes),
+            ("--key-publish-seconds", keyPublishSeconds, ServerConfiguration.keyPublicationSeconds),
         ] where !range.contains(value) {
             throw ValidationError(
                 "\(option) must be between \(range.lowerBound) and \(range.upperBound) seconds."
             )
+        }
+        if let rotateKeysDays, !ServerConfiguration.keyRotationDays.contains(rotateKeysDays) {
+            let days = ServerConfiguration.keyRotationDays
+            throw ValidationError("--rotate-keys-days must be between \(days.lowerBound) and \(days.upperBound) days.")
         }
         if let publicURL { _ = try URLOption.parse(publicURL, option: "--public-url") }
         if restore != nil, postgresURL != nil || postgresFile != nil {
@@ -321,9 +346,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    private func databaseURL() throws -> String? {
+        try Self.databaseURL(postgres: postgresURL, file: postgresFile)
+    }
+
     /// The PostgreSQL URL of `--postgres`, or of the file `--postgres-file` names; a
     /// password on the command line is warned of, as every account can read it there.
-    private func databaseURL() throws -> String? {
+    static func databaseURL(postgres postgresURL: String?, file postgresFile: String?) throws -> String? {
         if let postgresFile {
             let url = try SecretInput.read(file: postgresFile, what: "the --postgres-file file")
             do throws(StorageError) {
@@ -417,7 +446,9 @@ struct ServeCommand: AsyncParsableCommand {
             metricsAddress: metricsPort.map {
                 ServerConfiguration.ConsoleAddress(host: metricsHost ?? ServeCommand.metricsDefaultHost, port: $0)
             },
-            publicDestinationsOnly: publicDestinationsOnly
+            publicDestinationsOnly: publicDestinationsOnly,
+            keyRotationPeriod: rotateKeysDays.map { .seconds($0 * 24 * 60 * 60) },
+            keyPublicationLead: .seconds(keyPublishSeconds)
         )
         if let postgresURL {
             // Before anything is written too: a database that is down, or refuses these

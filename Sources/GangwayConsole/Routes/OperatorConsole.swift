@@ -264,7 +264,7 @@ public struct OperatorConsole: Sendable {
     }
 
     /// The purpose the TOTP secret is sealed for under the server key.
-    static let totpPurpose = "operator-totp"
+    public static let totpPurpose = "operator-totp"
 
     /// The signed-in operator of the request, seen now.
     func signedIn(_ request: Request) async -> (OperatorSessionRecord, OperatorRecord)? {

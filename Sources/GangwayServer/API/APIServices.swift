@@ -34,6 +34,9 @@ final class APIServices: Sendable {
         /// The most devices that wait for a change at once (a sync's `wait`): no more than
         /// the connections the server holds, each of which carries one wait at most.
         var waitingDevices = 1_000
+        /// How long a new signing key is published before it signs
+        /// (``ServerConfiguration/keyPublicationLead``).
+        var keyPublicationLead: Duration = ServerConfiguration.defaultKeyPublicationLead
     }
 
     /// Concrete, so the cached reads every request makes are direct calls.

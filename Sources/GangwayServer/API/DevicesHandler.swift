@@ -11,6 +11,10 @@ import OpenAPIRuntime
 struct DevicesHandler: APIHandler {
     let services: APIServices
 
+    /// What a registration's recovery secret is sealed for: opened for another
+    /// registration, it fails.
+    static func recoveryPurpose(registrationID: String) -> String { "recovery:\(registrationID)" }
+
     func getSettings(_ input: Operations.GetSettings.Input) async throws -> Operations.GetSettings.Output {
         .ok(.init(body: .json(try await settingsExchange(appID: input.path.appID))))
     }
@@ -228,7 +232,7 @@ struct DevicesHandler: APIHandler {
     /// A new recovery secret for a registration, as stored: sealed with the server key.
     func newRecoverySecret(for registrationID: String) throws(APIError) -> Data {
         do {
-            return try keys.server.seal(Self.randomBytes(32), for: "recovery:\(registrationID)")
+            return try keys.server.seal(Self.randomBytes(32), for: Self.recoveryPurpose(registrationID: registrationID))
         } catch {
             throw .storage(StorageError(.unavailable, "a recovery secret cannot be sealed"))
         }
@@ -240,7 +244,7 @@ struct DevicesHandler: APIHandler {
         do {
             return try keys.server.open(
                 device.recoverySecret,
-                for: "recovery:\(device.registrationID)",
+                for: Self.recoveryPurpose(registrationID: device.registrationID),
                 plainLength: 32
             )
         } catch {
@@ -253,7 +257,10 @@ struct DevicesHandler: APIHandler {
     func sealedRecoverySecret(of device: DeviceRecord) throws(APIError) -> Data {
         guard device.recoverySecret.count == 32 else { return device.recoverySecret }
         do {
-            return try keys.server.seal(device.recoverySecret, for: "recovery:\(device.registrationID)")
+            return try keys.server.seal(
+                device.recoverySecret,
+                for: Self.recoveryPurpose(registrationID: device.registrationID)
+            )
         } catch {
             throw .storage(StorageError(.unavailable, "a recovery secret cannot be sealed"))
         }

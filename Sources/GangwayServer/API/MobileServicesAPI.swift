@@ -29,6 +29,7 @@ final class MobileServicesAPI: APIProtocol {
     let destinations: DestinationsHandler
     let dataSources: DataSourcesHandler
     let deliveries: DeliveriesHandler
+    let signingKeys: SigningKeysHandler
 
     init(services: APIServices) {
         self.services = services
@@ -51,6 +52,7 @@ final class MobileServicesAPI: APIProtocol {
         destinations = DestinationsHandler(services: services)
         dataSources = DataSourcesHandler(services: services)
         deliveries = DeliveriesHandler(services: services)
+        signingKeys = SigningKeysHandler(services: services)
     }
 
     // MARK: Server
@@ -405,4 +407,15 @@ final class MobileServicesAPI: APIProtocol {
         try await destinations.getDestinationKeys(input)
     }
 
+    // MARK: Signing keys
+
+    func listSigningKeys(_ input: Operations.ListSigningKeys.Input) async throws -> Operations.ListSigningKeys.Output {
+        try await signingKeys.listSigningKeys(input)
+    }
+
+    func rotateSigningKey(
+        _ input: Operations.RotateSigningKey.Input
+    ) async throws -> Operations.RotateSigningKey.Output {
+        try await signingKeys.rotateSigningKey(input)
+    }
 }

@@ -83,7 +83,8 @@ struct ChangeDelivery: Sendable {
                 registration: change.registrationID,
                 at: services.now()
             )
-            guard let token = try? await services.keys.destinationTokens.sign(identity) else {
+            guard let token = try? await services.keys.destinationTokens.signer(at: identity.issuedAt).sign(identity)
+            else {
                 return failed("The author's identity could not be signed.")
             }
             request.headers.add(name: "Authorization", value: "Bearer " + token)

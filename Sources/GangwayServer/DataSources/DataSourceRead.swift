@@ -235,7 +235,8 @@ extension DataSourceRead {
                         registration: "",
                         at: now()
                     )
-                    guard let token = try? await keys.destinationTokens.sign(identity) else {
+                    guard let token = try? await keys.destinationTokens.signer(at: identity.issuedAt).sign(identity)
+                    else {
                         throw Failure(reason: "The server's identity could not be signed.")
                     }
                     return ("Authorization", "Bearer " + token)

@@ -30,6 +30,9 @@ public struct DestinationIdentity: JWTPayload {
     /// The person's name, for people.
     public var name: String
 
+    /// When the token was issued, in whole seconds: the key that signs then signs it.
+    public var issuedAt: Date { iat.value }
+
     public func verify(using algorithm: some JWTAlgorithm) async throws {
         try exp.verifyNotExpired()
     }

@@ -191,7 +191,7 @@ struct DestinationProxy: Sendable {
             )
             let token: String
             do {
-                token = try await services.keys.destinationTokens.sign(identity)
+                token = try await services.keys.destinationTokens.signer(at: identity.issuedAt).sign(identity)
             } catch {
                 throw APIError.storage(StorageError(.unavailable, "the identity could not be signed"))
             }

@@ -158,7 +158,13 @@ struct DestinationsHandler: APIHandler {
         _ input: Operations.GetDestinationKeys.Input
     ) async throws -> Operations.GetDestinationKeys.Output {
         _ = try await app(input.path.appID)
-        return .ok(.init(body: .json(.init(keys: [keys.destinationTokens.jwk]))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(keys: try await perform { try await keys.destinationTokens.published(at: now()) }.map(\.jwk))
+                )
+            )
+        )
     }
 
     static func wire(_ record: DestinationRecord, requests: [Int: Int]) -> Components.Schemas.Destination {

@@ -101,7 +101,11 @@ struct OAuthHandler: APIHandler {
             throw error == .appNotFound ? OAuthError.noSuchApp : error
         }
         guard app.authentication.type == .oauth2 else { throw OAuthError.noSuchApp }
-        return .ok(.init(body: .json(.init(keys: [keys.idTokens.jwk]))))
+        return .ok(
+            .init(
+                body: .json(.init(keys: try await perform { try await keys.idTokens.published(at: now()) }.map(\.jwk)))
+            )
+        )
     }
 
     func authorizeDevice(_ input: Operations.AuthorizeDevice.Input) async throws -> Operations.AuthorizeDevice.Output {
@@ -472,7 +476,7 @@ struct OAuthHandler: APIHandler {
         }
         let idToken: String
         do {
-            idToken = try await keys.idTokens.idToken(
+            idToken = try await keys.idTokens.signer(at: time).idToken(
                 issuer: issuer(of: app),
                 audience: app.id,
                 user: user,

@@ -14,6 +14,9 @@ import GangwaySystem
 /// nobody can open. Every process sharing a PostgreSQL database needs the same key file.
 struct ServerKey: Sendable {
     static let checkName = "server-key-check"
+    /// The check value of the key a replacement is sealing the values with
+    /// (``ServerKeyReplacement``), while it runs: no server starts until it has ended.
+    static let nextCheckName = "server-key-next-check"
     private let key: SymmetricKey
 
     init(_ key: SymmetricKey) {
@@ -23,6 +26,9 @@ struct ServerKey: Sendable {
     /// Reads the key file, or makes it when neither it nor the database's check value
     /// exists yet; checks it against the database.
     static func load(file: URL, storage: ServerStorage) async throws -> ServerKey {
+        guard try await storage.secret(named: nextCheckName) == nil else {
+            throw ServerKeyError.replacing(path: file.path)
+        }
         let stored = try await storage.secret(named: checkName)
         let bytes: Data
         // Read only when it is the user's own and no one else can read or write it.
@@ -57,7 +63,9 @@ struct ServerKey: Sendable {
         }
     }
 
-    private var checkValue: Data {
+    /// What the database keeps to know the key by: an HMAC of a fixed text, which says
+    /// nothing of the key.
+    var checkValue: Data {
         Data(HMAC<SHA256>.authenticationCode(for: Data("gangway-server-key-check-v1".utf8), using: key))
     }
 
@@ -114,6 +122,7 @@ public struct ServerKeyError: Error, Sendable, Hashable, CustomStringConvertible
         case missing
         case mismatch
         case unreadable
+        case replacing
     }
 
     private let code: Code
@@ -126,6 +135,9 @@ public struct ServerKeyError: Error, Sendable, Hashable, CustomStringConvertible
     public static func mismatch(path: String) -> Self { Self(code: .mismatch, path: path) }
     /// The key file is not 32 bytes, or a sealed value cannot be made.
     public static func unreadable(path: String) -> Self { Self(code: .unreadable, path: path) }
+    /// A replacement of the key was started and has not ended: the database's values are
+    /// sealed partly under the key, partly under its successor.
+    public static func replacing(path: String) -> Self { Self(code: .replacing, path: path) }
 
     public var description: String {
         switch code {
@@ -137,6 +149,9 @@ public struct ServerKeyError: Error, Sendable, Hashable, CustomStringConvertible
                 + "use the first server's key file (DIR/server-key), or name it with --key-file"
         case .unreadable:
             "the server key \(path) is not a 32-byte key"
+        case .replacing:
+            "a replacement of the server key \(path) has not ended: run 'gangway admin keys replace-server-key' "
+                + "again, with the same data directory and database, to end it before a server starts"
         }
     }
 }

@@ -8,9 +8,11 @@ import JWTKit
 /// OpenID Connect ID tokens, or the identity forwarded to a destination. A key does one
 /// job, apart from the activation key and each other. The public key is published as a
 /// JWK set, named by its `kid` (the base64url of the first 16 bytes of the SHA-256 of its
-/// x9.63 form), so a new key can stand beside an old one.
+/// x9.63 form), so a new key can stand beside an old one (``SigningKeyRing``).
 struct TokenSigner: Sendable {
     let key: P256.Signing.PrivateKey
+    /// The key's ID (``kid(of:)``).
+    let kid: String
     private let keys: JWTKeyCollection
 
     /// How long an ID token is good for: it says who signed in, now.
@@ -18,11 +20,9 @@ struct TokenSigner: Sendable {
 
     init(key: P256.Signing.PrivateKey) async throws {
         self.key = key
+        kid = Self.kid(of: key.publicKey)
         keys = JWTKeyCollection()
-        await keys.add(
-            ecdsa: try ES256PrivateKey(backing: key),
-            kid: JWKIdentifier(string: Self.kid(of: key.publicKey))
-        )
+        await keys.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: kid))
     }
 
     static func kid(of key: P256.Signing.PublicKey) -> String {
@@ -37,7 +37,7 @@ struct TokenSigner: Sendable {
             crv: .p256,
             x: Data(point[1...32]).base64URLEncoded,
             y: Data(point[33...64]).base64URLEncoded,
-            kid: Self.kid(of: key.publicKey),
+            kid: kid,
             use: .sig,
             alg: .es256
         )
@@ -93,6 +93,6 @@ struct TokenSigner: Sendable {
 
     /// `payload` signed, naming the key.
     func sign(_ payload: some JWTPayload) async throws -> String {
-        try await keys.sign(payload, kid: JWKIdentifier(string: Self.kid(of: key.publicKey)))
+        try await keys.sign(payload, kid: JWKIdentifier(string: kid))
     }
 }

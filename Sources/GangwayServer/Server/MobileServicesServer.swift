@@ -72,7 +72,11 @@ public struct MobileServicesServer: Sendable {
         metrics = ServerMetrics(recording: configuration.metricsAddress != nil, storage: storage)
         let (token, keys) = try await storage.withConnections {
             try await storage.migrate()
-            let keys = try await ServerKeys.load(serverKeyFile: configuration.serverKeyPath, storage: storage)
+            let keys = try await ServerKeys.load(
+                serverKeyFile: configuration.serverKeyPath,
+                storage: storage,
+                at: now()
+            )
             let token = try await AdminToken.bootstrap(
                 storage: storage,
                 file: configuration.adminTokenPath,
@@ -232,7 +236,8 @@ public struct MobileServicesServer: Sendable {
                 sessionLifetime: configuration.sessionLifetime,
                 trustedProxies: configuration.trustedProxies,
                 publicDestinationsOnly: configuration.publicDestinationsOnly,
-                waitingDevices: configuration.maximumConnections
+                waitingDevices: configuration.maximumConnections,
+                keyPublicationLead: configuration.keyPublicationLead
             ),
             passwords: passwords,
             throttle: SignInThrottle(
@@ -387,6 +392,17 @@ public struct MobileServicesServer: Sendable {
             DataSourcePulls(read: dataSourceRead()),
             ChangeDeliveries(delivery: changeDelivery()),
         ]
+        if let period = configuration.keyRotationPeriod {
+            services.append(
+                ScheduledKeyRotation(
+                    rings: [keys.idTokens, keys.destinationTokens],
+                    every: period,
+                    lead: configuration.keyPublicationLead,
+                    now: now,
+                    logger: logger
+                )
+            )
+        }
         // First: shut down last, so every request in flight hears the other processes.
         if let listener = storage.makeNoticeListener() { services.insert(listener, at: 0) }
         if let pool = storage.makeConnectionPool() { services.insert(pool, at: 0) }

@@ -112,6 +112,21 @@ public struct ServerConfiguration: Sendable {
     public var cacheLifetime: Duration
     /// The cache lifetimes `serve --cache-seconds` takes, in seconds.
     public static let cacheLifetimes: ClosedRange<Int> = 0...3600
+    /// How long a token signing key signs before the server rotates it on its own
+    /// (``ScheduledKeyRotation``); `nil`, the default, rotates only when an operator asks
+    /// (`gangway admin keys rotate`). Within ``keyRotationDays``, in days.
+    public var keyRotationPeriod: Duration?
+    /// The periods `serve --rotate-keys-days` takes, in days.
+    public static let keyRotationDays: ClosedRange<Int> = 1...3650
+    /// How long a new token signing key is in the key sets before it signs its first
+    /// token: at least as long as relying parties keep a key set, so each has the key
+    /// before it meets a token it signed. Within ``keyPublicationSeconds``.
+    public var keyPublicationLead: Duration
+    /// Five minutes: how long mainstream JWKS clients keep a key set (PyJWT's
+    /// `PyJWKClient`, among others).
+    public static let defaultKeyPublicationLead: Duration = .seconds(5 * 60)
+    /// The leads `serve --key-publish-seconds` takes, in seconds.
+    public static let keyPublicationSeconds: ClosedRange<Int> = 0...86_400
 
     public init(
         host: String = "127.0.0.1",
@@ -137,7 +152,9 @@ public struct ServerConfiguration: Sendable {
         shutdownGrace: Duration = .seconds(30),
         consoleAddress: ConsoleAddress? = nil,
         metricsAddress: ConsoleAddress? = nil,
-        publicDestinationsOnly: Bool = false
+        publicDestinationsOnly: Bool = false,
+        keyRotationPeriod: Duration? = nil,
+        keyPublicationLead: Duration = ServerConfiguration.defaultKeyPublicationLead
     ) {
         self.host = host
         self.port = port
@@ -151,6 +168,8 @@ public struct ServerConfiguration: Sendable {
         self.trustedProxies = trustedProxies
         self.concurrentPasswordChecks = concurrentPasswordChecks
         self.cacheLifetime = cacheLifetime
+        self.keyRotationPeriod = keyRotationPeriod
+        self.keyPublicationLead = keyPublicationLead
         self.keyFile = keyFile
         self.requestHeadTimeout = requestHeadTimeout
         self.idleTimeout = idleTimeout

@@ -50,6 +50,7 @@ extension ReadCache.Drop {
             case .entitySchemas(let appID): [key.kind.rawValue, appID]
             case .destination(let appID, let name): [key.kind.rawValue, appID, name]
             case .secret(let name): [key.kind.rawValue, name]
+            case .signingKeys(let purpose): [key.kind.rawValue, purpose]
             }
         }
     }
@@ -73,6 +74,7 @@ extension ReadCache.Drop {
         case (.entitySchemas, 1): key = .entitySchemas(appID: rest[0])
         case (.destination, 2): key = .destination(appID: rest[0], name: rest[1])
         case (.secret, 1): key = .secret(rest[0])
+        case (.signingKeys, 1): key = .signingKeys(rest[0])
         default: return nil
         }
         self = .key(key)

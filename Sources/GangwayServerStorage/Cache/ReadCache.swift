@@ -3,7 +3,7 @@ import Synchronization
 
 /// Keeps the reads every device request makes (the app, the session, the device
 /// registration, the user, the entity set a device reads, the app's entity schemas, the
-/// destination a device reaches, a secret) in memory for a short time.
+/// destination a device reaches, a secret, the signing keys) in memory for a short time.
 ///
 /// ``ServerStorage`` asks it for those reads only, and drops what a write through this
 /// process changes at once. On PostgreSQL, the other processes sharing the database drop
@@ -29,6 +29,8 @@ public final class ReadCache: Sendable {
         /// Cached, so that a secret another process replaced (the admin token's hash,
         /// after `--new-admin-token`) is seen here within the lifetime.
         case secret(String)
+        /// A purpose's signing keys: every token a process signs reads them.
+        case signingKeys(String)
 
         var kind: Kind {
             switch self {
@@ -40,12 +42,13 @@ public final class ReadCache: Sendable {
             case .entitySchemas: .entitySchemas
             case .destination: .destination
             case .secret: .secret
+            case .signingKeys: .signingKeys
             }
         }
     }
 
     enum Kind: String, Hashable, Sendable, CaseIterable {
-        case app, session, device, user, entitySet, entitySchemas, destination, secret
+        case app, session, device, user, entitySet, entitySchemas, destination, secret, signingKeys
     }
 
     /// What a write makes stale: one entry, or every entry of a kind.

@@ -259,6 +259,16 @@ public final class PostgresDriver: StorageDriver {
     /// The `application_name` of the notice listener's connection of `schema`, as
     /// `pg_stat_activity` shows it: `gangway-notices`, then as much of the schema's name
     /// as fits PostgreSQL's 63 bytes (a schema's name is letters, digits and '_').
+    /// How many server processes listen for this schema's notices now
+    /// (``listenerName(schema:)`` in `pg_stat_activity`): the servers using the schema,
+    /// on whatever machine.
+    public func serversListening() async throws(StorageError) -> Int {
+        let rows = try await read(
+            "SELECT COUNT(*) AS listening FROM pg_stat_activity WHERE application_name = \(Self.listenerName(schema: schema))"
+        )
+        return Int(try rows.first?("listening", as: Int64.self) ?? 0)
+    }
+
     public static func listenerName(schema: String) -> String {
         String("gangway-notices \(schema)".utf8.prefix(63)) ?? "gangway-notices"
     }
@@ -290,8 +300,13 @@ public final class PostgresDriver: StorageDriver {
 
     public func migrate(_ migrations: [Migration]) async throws(StorageError) {
         try await transaction { connection in
-            // One process migrates at a time; the others find the work done.
-            try await connection.query("SELECT pg_advisory_xact_lock(7366837)", logger: self.logger)
+            // One process migrates a schema at a time; the others find the work done. The
+            // lock is the schema's own: servers of other schemas in the database (each
+            // test's, or a second deployment's) never wait for this one's migration.
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(7366837, hashtext(\(self.schema)))",
+                logger: self.logger
+            )
             try await connection.query("CREATE SCHEMA IF NOT EXISTS \(unescaped: self.schema)", logger: self.logger)
             try await connection.query(
                 "CREATE TABLE IF NOT EXISTS \(unescaped: self.schema).gangway_migrations (name TEXT PRIMARY KEY)",
@@ -353,6 +368,11 @@ public final class PostgresDriver: StorageDriver {
         case .refreshFamily(let familyID):
             try await connection.query(
                 "SELECT pg_advisory_xact_lock(hashtextextended(\("refresh-family:" + familyID), 0))",
+                logger: logger
+            )
+        case .signingKeys(let purpose):
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(hashtextextended(\("signing-keys:" + purpose), 0))",
                 logger: logger
             )
         case .entityWriters(let registrations, let entitySets):

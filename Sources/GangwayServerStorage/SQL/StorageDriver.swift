@@ -95,6 +95,8 @@ public enum StorageLock: Sendable, Hashable {
     /// The registrations whose changes a write ends, then the entity sets (`app/set`)
     /// it writes: the change IDs, sequences, counts and versions it reads stay current.
     case entityWriters(registrations: Set<String>, entitySets: Set<String>)
+    /// The signing keys of one purpose: two rotations never make the same generation.
+    case signingKeys(String)
 }
 
 /// One identified step of the schema, run once per database.

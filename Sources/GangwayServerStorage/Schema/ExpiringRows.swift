@@ -38,6 +38,8 @@ enum ExpiringRows {
             column: "created_at",
             keptFor: TimeInterval(DeviceCookieRecord.lifetime.components.seconds)
         ),
+        // A replaced signing key leaves the key set once the last token it can have signed has ended.
+        Rule(table: "signing_keys", column: "published_until", keptFor: 0),
     ]
 
     /// How long an unbound provider grant is kept.

@@ -169,7 +169,7 @@ enum ServerSchema {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
             version11, version12, version13, version14, version15, version16, version17, version18, version19,
-            version20, version21, version22, version23, version24, version25,
+            version20, version21, version22, version23, version24, version25, version26,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -423,6 +423,20 @@ enum ServerSchema {
         [
             "DROP INDEX entities_by_creator",
             "CREATE INDEX entities_by_creator ON entities (app_id, entity_set, created_by) WHERE created_by IS NOT NULL",
+        ]
+    }
+
+    /// The server's signing keys (``SigningKeyRecord``), each sealed under the server key:
+    /// several per purpose, so a new one can be published before it signs and an old one
+    /// stay published after.
+    static func version26(_ dialect: StorageKind) -> [String] {
+        let blob = dialect == .sqlite ? "BLOB" : "BYTEA"
+        return [
+            """
+            CREATE TABLE signing_keys (purpose TEXT NOT NULL, kid TEXT NOT NULL, generation BIGINT NOT NULL,
+                sealed_key \(blob) NOT NULL, created_at BIGINT NOT NULL, signs_from BIGINT NOT NULL,
+                published_until BIGINT, PRIMARY KEY (purpose, kid), UNIQUE (purpose, generation))
+            """
         ]
     }
 

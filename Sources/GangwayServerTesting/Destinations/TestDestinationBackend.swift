@@ -31,14 +31,19 @@ public struct TestDestinationBackend: Sendable {
 
     /// Runs `body` with a backend that trusts tokens of `issuer` signed by the keys at
     /// `jwks`, ended however `body` ends.
+    ///
+    /// - Parameter jwksLifespan: How many seconds its JWKS client keeps the key set;
+    ///   PyJWT's default (300) when `nil`.
     public static func using<Result: Sendable>(
         jwks: String,
         issuer: String,
+        jwksLifespan: Int? = nil,
         _ body: (TestDestinationBackend) async throws -> Result
     ) async throws -> Result {
         let (url, process, input) = try await launch(
             script: script,
-            arguments: ["--jwks", jwks, "--issuer", issuer],
+            arguments: ["--jwks", jwks, "--issuer", issuer]
+                + (jwksLifespan.map { ["--jwks-lifespan", "\($0)"] } ?? []),
             what: "the destination backend"
         )
         let backend = TestDestinationBackend(url: url, process: process, input: input)

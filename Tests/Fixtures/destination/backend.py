@@ -33,9 +33,10 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--jwks", required=True)
 parser.add_argument("--issuer", required=True)
 parser.add_argument("--ready-file", required=True)
+parser.add_argument("--jwks-lifespan", type=float, default=300, help="seconds the key set is kept (PyJWT's default)")
 arguments = parser.parse_args()
 
-keys = jwt.PyJWKClient(arguments.jwks, cache_keys=True)
+keys = jwt.PyJWKClient(arguments.jwks, cache_keys=True, lifespan=arguments.jwks_lifespan)
 audience = None
 seen = {"requests": 0}
 

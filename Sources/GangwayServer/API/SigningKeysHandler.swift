@@ -1,0 +1,61 @@
+import Foundation
+import GangwayProtocol
+import GangwayServerStorage
+import Logging
+import OpenAPIRuntime
+
+/// The server's signing keys as an operator sees them (`gangway admin keys`), by `kid`
+/// and never the key, and their rotation.
+struct SigningKeysHandler: APIHandler {
+    let services: APIServices
+
+    func listSigningKeys(_ input: Operations.ListSigningKeys.Input) async throws -> Operations.ListSigningKeys.Output {
+        let now = now()
+        let keys = try await perform { try await storage.allSigningKeys() }
+        let signing = Set(
+            Dictionary(grouping: keys, by: \.purpose).values.compactMap {
+                SigningKeyRecord.signing(among: $0, at: now)?.kid
+            }
+        )
+        return .ok(
+            .init(
+                body: .json(
+                    keys.filter { $0.isPublished(at: now) }.map {
+                        Self.wire($0, signing: signing.contains($0.kid), at: now)
+                    }
+                )
+            )
+        )
+    }
+
+    func rotateSigningKey(
+        _ input: Operations.RotateSigningKey.Input
+    ) async throws -> Operations.RotateSigningKey.Output {
+        let ring = keys.ring(input.path.purpose)
+        let lead = input.query.immediately == true ? .zero : services.settings.keyPublicationLead
+        let now = now()
+        guard let key = try await perform({ try await ring.rotate(at: now, lead: lead) }) else {
+            throw APIError.storage(StorageError(.unavailable, "the key was not rotated"))
+        }
+        logger.notice(
+            "signing key rotated",
+            metadata: [
+                "purpose": "\(key.purpose.rawValue)", "kid": "\(key.kid)", "signs_from": "\(key.signsFrom)",
+                "source": "operator",
+            ]
+        )
+        return .created(.init(body: .json(Self.wire(key, signing: lead == .zero, at: now))))
+    }
+
+    /// `key` as the API shows it at `now`; `signing` when it is the key that signs then.
+    static func wire(_ key: SigningKeyRecord, signing: Bool, at now: Date) -> Components.Schemas.SigningKey {
+        .init(
+            purpose: key.purpose,
+            kid: key.kid,
+            state: signing ? .signing : key.signsFrom > now ? .next : .published,
+            createdAt: key.createdAt,
+            signsFrom: key.signsFrom,
+            publishedUntil: key.publishedUntil
+        )
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import GangwayServerTesting
+import GangwaySystem
+import GangwayTesting
+import NIOHTTP1
+import Testing
+
+/// `gangway admin keys` against the built server: a company's backend that verifies the
+/// forwarded identity with PyJWT's JWKS client (``TestDestinationBackend``, not
+/// Gangway's code), keeping the key set for 2 seconds, takes every request across a
+/// rotation whose new key is published 3 seconds before it signs; and the serve options
+/// of rotation refuse what is out of range.
+@Suite(
+    "Keys through the built server: a destination's backend verifies across a rotation, and the list shows both keys",
+    .tags(.endToEnd),
+    .skipsTags
+)
+struct KeyRotationEndToEndTests {
+    typealias Call = DestinationStreamingEndToEndTests
+
+    /// The `kid` in the header of the token the backend was forwarded.
+    static func forwardedKid(_ url: String, token: String) async throws -> String {
+        let raw = try await Call.call(.GET, url + "/apps/checks/destinations/files/raw-token", token: token)
+        let jwt = try #require(raw.body["token"] as? String, "\(raw)")
+        return try #require(JWTHeader.kid(of: jwt))
+    }
+
+    @Test(
+        "rotate destination: the new key is published before it signs, and the backend verifies every request",
+        .enabled(if: TestDestinationBackend.isInstalled, "needs PyJWT in .build-oidc/venv (see .ci/run)")
+    )
+    func destinationRotation() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let serve = try await ServeProcess(
+            ["--demo", "--rotate-keys-days", "30", "--key-publish-seconds", "3"],
+            in: directory.appending("server")
+        )
+        defer { serve.stop() }
+        let url = serve.url
+        let issuer = url + "/apps/checks"
+        let admin = GangwayProcess(deviceKeys: directory.appending("device-keys"))
+        let reach = ["--server", url, "--token-file", serve.tokenFile]
+        try await TestDestinationBackend.using(jwks: issuer + "/destination-keys", issuer: issuer, jwksLifespan: 2) {
+            backend in
+            let added = try await admin.run(["admin", "destinations", "add", "files", "--url", backend.url] + reach)
+            #expect(added.status == 0, "\(added.standardError)")
+            let token = try await Call.registeredSession(url, device: "stand-12")
+            let before = try await Call.call(.GET, url + "/apps/checks/destinations/files/whoami", token: token)
+            #expect(before.status == 200 && before.body["sub"] as? String == "alice", "\(before)")
+            let oldKid = try await Self.forwardedKid(url, token: token)
+
+            // The backend has just fetched the key set, and keeps it 2 seconds; PyJWT fetches
+            // it again for an unknown kid only 30 seconds after its last fetch. Were the new
+            // key to sign at once, the next request would be refused.
+            let rotated = try await admin.run(["admin", "keys", "rotate", "destination"] + reach)
+            #expect(rotated.status == 0, "\(rotated.standardError)")
+            #expect(rotated.output.contains("is published now and signs from"), "\(rotated.output)")
+            var newKid = oldKid
+            var requests = 0
+            let deadline = ContinuousClock.now + .seconds(30)
+            while newKid == oldKid, ContinuousClock.now < deadline {
+                let reply = try await Call.call(.GET, url + "/apps/checks/destinations/files/whoami", token: token)
+                #expect(reply.status == 200 && reply.body["sub"] as? String == "alice", "\(reply)")
+                requests += 1
+                newKid = try await Self.forwardedKid(url, token: token)
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(newKid != oldKid && requests > 1, "\(requests) requests")
+            #expect(rotated.output.contains(newKid), "\(rotated.output)")
+            let after = try await Call.call(.GET, url + "/apps/checks/destinations/files/whoami", token: token)
+            #expect(after.status == 200 && after.body["sub"] as? String == "alice", "\(after)")
+
+            let listed = try await admin.run(["admin", "keys", "list"] + reach)
+            #expect(listed.status == 0, "\(listed.standardError)")
+            let lines = listed.output.split(separator: "\n").map(String.init)
+            #expect(lines.contains { $0.hasPrefix("destination") && $0.contains(newKid) && $0.contains("signing") })
+            #expect(lines.contains { $0.hasPrefix("destination") && $0.contains(oldKid) && $0.contains("published") })
+            #expect(lines.filter { $0.hasPrefix("id-token") && $0.contains("signing") }.count == 1, "\(listed.output)")
+
+            // A purpose that is not one is refused before anything is sent.
+            let wrong = try await admin.run(["admin", "keys", "rotate", "activation"] + reach)
+            #expect(wrong.status == 64, "\(wrong.standardError)")
+            #expect(wrong.standardError.contains("id-token") && !wrong.standardError.contains("Fatal"))
+        }
+    }
+
+    @Test(
+        "serve --rotate-keys-days takes 1 to 3650 days, --key-publish-seconds 0 to 86400: else one sentence, exit 64"
+    )
+    func rotationOptions() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("device-keys"))
+        let refused = [
+            ("--rotate-keys-days", ["0", "3651", "-1", "seven", "1e3"]),
+            ("--key-publish-seconds", ["-1", "86401", "five", "9999999999999999999999"]),
+        ]
+        for (option, values) in refused {
+            for value in values {
+                let result = try await runner.run(
+                    ["serve", "--data-dir", directory.appending("server").path, option, value]
+                )
+                #expect(result.status == 64, "\(option) \(value): \(result.standardError)")
+                #expect(result.standardError.contains(option), "\(option) \(value): \(result.standardError)")
+                #expect(!result.standardError.contains("Fatal"))
+                #expect(!FileManager.default.fileExists(atPath: directory.appending("server").path))
+            }
+        }
+    }
+
+    @Test(
+        "replace-server-key: refused while serve runs; once stopped, replaced, and serve starts again and signs alice in"
+    )
+    func replaceServerKey() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.appending("server")
+        let runner = GangwayProcess(deviceKeys: directory.appending("device-keys"))
+        let keyFile = data.appendingPathComponent("server-key")
+        do {
+            let serve = try await ServeProcess(["--demo"], in: data)
+            defer { serve.stop() }
+            let refused = try await runner.run(["admin", "keys", "replace-server-key", "--data-dir", data.path])
+            #expect(refused.status == 1, "\(refused.standardError)")
+            #expect(refused.standardError.contains("gangway serve"), "\(refused.standardError)")
+            #expect(refused.standardError.split(separator: "\n").count == 1, "\(refused.standardError)")
+        }
+        let before = try Data(contentsOf: keyFile)
+        let replaced = try await runner.run(["admin", "keys", "replace-server-key", "--data-dir", data.path])
+        #expect(replaced.status == 0, "\(replaced.standardError)")
+        #expect(replaced.output.contains("Replaced the server key \(keyFile.path)"), "\(replaced.output)")
+        #expect(try Data(contentsOf: keyFile) != before)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: data.path).filter {
+            $0.hasPrefix("server-key.replaced-")
+        }
+        #expect(kept.count == 1)
+        let keptKey = try kept.first.map { try Data(contentsOf: data.appendingPathComponent($0)) }
+        #expect(keptKey == before)
+        #expect(!replaced.output.contains(before.base64EncodedString()))
+
+        let serve = try await ServeProcess([], in: data)
+        defer { serve.stop() }
+        let session = try await Call.call(
+            .POST,
+            serve.url + "/apps/checks/sessions",
+            json: #"{"username": "alice", "password": "preflight-alice", "deviceID": "stand-12"}"#
+        )
+        #expect(session.status == 201, "\(session)")
+    }
+}
