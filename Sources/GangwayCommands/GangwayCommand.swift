@@ -26,14 +26,36 @@ extension GangwayCommand {
     public static func start() async {
         refuseArgumentsThatAreNotText()
         refuseUnknownCommand()
-        await main()
+        let (arguments, origins) = argumentsWithSettings()
+        await ServeSettings.$origins.withValue(origins) { await main(arguments) }
     }
 
     /// The same, with the hooks of Gangway's test host.
     @_spi(Testing) public static func start(hooks: TestHooks) async {
         refuseArgumentsThatAreNotText()
         refuseUnknownCommand()
-        await TestHooks.$current.withValue(hooks) { await main() }
+        let (arguments, origins) = argumentsWithSettings()
+        await TestHooks.$current.withValue(hooks) {
+            await ServeSettings.$origins.withValue(origins) { await main(arguments) }
+        }
+    }
+
+    /// The process's arguments; for `serve`, with the settings of its configuration file
+    /// and of the environment before them (``ServeSettings``). Ends the process (64) with
+    /// one sentence when they cannot be read.
+    private static func argumentsWithSettings() -> ([String], [String: ServeSettings.Origin]) {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard arguments.first == "serve" else { return (arguments, [:]) }
+        do {
+            let (expanded, origins) = try ServeSettings.arguments(
+                Array(arguments.dropFirst()),
+                environment: ProcessInfo.processInfo.environment
+            )
+            return (["serve"] + expanded, origins)
+        } catch {
+            Console.standardError("gangway serve: error: \(error.description)")
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
     }
 
     /// The words `gangway` takes first: its commands, and `help`.

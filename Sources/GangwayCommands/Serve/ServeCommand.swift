@@ -240,6 +240,22 @@ struct ServeCommand: AsyncParsableCommand {
     var newAdminToken = false
 
     @Option(
+        name: .customLong("config"),
+        help: ArgumentHelp(
+            "A JSON file of settings: any option above but the actions (--demo, --demo-checks, --restore, --new-admin-token), named without its dashes, such as {\"port\": 8443, \"postgres-file\": \"/etc/gangway/postgres-url\"}. GANGWAY_PORT and the like set them too; the command line wins over the environment, the environment over the file. Secrets only from files.",
+            valueName: "file"
+        )
+    )
+    var config: String?
+
+    @Flag(
+        name: .customLong("check-config"),
+        help:
+            "Say what serve would run with and where each setting came from, the password of a URL hidden; start nothing."
+    )
+    var checkConfig = false
+
+    @Option(
         name: .customLong("log-level"),
         help: "trace, debug, info, notice, warning, error or critical (default: $GANGWAY_LOG_LEVEL, or info)."
     )
@@ -256,6 +272,14 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
+        do {
+            try validateOptions()
+        } catch let error as ValidationError {
+            throw ValidationError(ServeSettings.naming(origins: ServeSettings.origins, in: error.message))
+        }
+    }
+
+    private func validateOptions() throws {
         try DirectoryOption.validate(dataDirectory, option: "--data-dir")
         try BcryptCostOption.validate(bcryptCost)
         try AppCommand.validate(demoChecks: demoChecks)
@@ -376,6 +400,11 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func serve() async throws {
+        if checkConfig {
+            _ = try databaseURL()
+            Console.standardOutput(checkedConfiguration(origins: ServeSettings.origins))
+            return
+        }
         // Before anything is written: a server that cannot listen says why and leaves
         // the data directory as it was.
         // A server on this directory already is said as such, rather than by its port.

@@ -68,6 +68,7 @@ struct ChangeDelivery: Sendable {
         request.method = change.creates ? .POST : .PATCH
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Accept", value: "application/json")
+        for header in RequestTrace.new().headers { request.headers.add(name: header.name, value: header.value) }
         request.headers.add(name: "OData-MaxVersion", value: "4.01")
         request.headers.add(name: "Prefer", value: "return=representation")
         request.headers.add(name: "Idempotency-Key", value: change.id.lowercasedText)

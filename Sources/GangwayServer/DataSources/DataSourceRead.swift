@@ -302,9 +302,12 @@ extension DataSourceRead {
         func fetcher() -> @Sendable (String) async throws -> ODataPage {
             let authorization = authorization
             let keyProperty = source.keyProperty
+            // The read's pages are one trace.
+            let trace = RequestTrace.new()
             return { url in
                 var request = HTTPClientRequest(url: url)
                 request.headers.add(name: "Accept", value: "application/json")
+                for header in trace.headers { request.headers.add(name: header.name, value: header.value) }
                 request.headers.add(name: "OData-MaxVersion", value: "4.01")
                 request.headers.add(
                     name: "Prefer",

@@ -178,6 +178,7 @@ struct DestinationProxy: Sendable {
             client: RequestInfo.current.clientAddress(trusting: services.settings.trustedProxies)
         )
         outgoing.headers.add(name: "X-Request-ID", value: RequestInfo.current.requestID)
+        for header in RequestInfo.current.trace.headers { outgoing.headers.add(name: header.name, value: header.value) }
         switch destination.authentication {
         case .identity:
             let identity = DestinationIdentity(
@@ -380,11 +381,12 @@ struct DestinationProxy: Sendable {
 
     /// Whether the proxy drops the device's header `name` (lower case) or sets its own:
     /// what concerns this connection (``hopByHop``), names a sender (``forgeable``), or
-    /// speaks for the server (`X-Request-ID`, `X-Gangway-…`), and the device's
-    /// credentials (`Authorization`, `Cookie`).
+    /// speaks for the server (`X-Request-ID`, `X-Gangway-…`, the trace's `traceparent`
+    /// and `tracestate`, which name the server's span), and the device's credentials
+    /// (`Authorization`, `Cookie`).
     static func replaces(_ name: String) -> Bool {
         hopByHop.contains(name) || forgeable.contains(name) || name.hasPrefix("x-gangway-")
-            || ["authorization", "cookie", "x-request-id"].contains(name)
+            || ["authorization", "cookie", "x-request-id", "traceparent", "tracestate"].contains(name)
     }
 
     /// Whether a destination's credential cannot go in the header `name`: the proxy drops

@@ -93,7 +93,11 @@ struct GatewayMiddleware: RouterMiddleware {
             peer: context.remoteAddress,
             bearerToken: BearerToken.parse(authorization: request.headers[.authorization]),
             forwardedFor: request.headers[.xForwardedFor],
-            auditNote: request.method == .get || request.method == .head ? nil : AuditNote()
+            auditNote: request.method == .get || request.method == .head ? nil : AuditNote(),
+            trace: RequestTrace(
+                traceparent: request.headers[Self.traceparent],
+                tracestate: request.headers[Self.tracestate]
+            )
         )
 
         var response: Response
@@ -200,6 +204,7 @@ struct GatewayMiddleware: RouterMiddleware {
             "request",
             metadata: [
                 "request": "\(requestID)",
+                "trace": "\(info.trace.traceID)",
                 "method": "\(request.method.rawValue)",
                 "path": "\(request.uri.path)",
                 "status": "\(response.status.code)",
@@ -208,6 +213,10 @@ struct GatewayMiddleware: RouterMiddleware {
         )
         return response
     }
+
+    /// The W3C Trace Context headers (``RequestTrace``).
+    static let traceparent = HTTPField.Name("traceparent")!
+    static let tracestate = HTTPField.Name("tracestate")!
 
     /// The route label of every request to a destination's backend, whatever it asks of it.
     static let destinationRoute = "/apps/{appID}/destinations/{destination}/*"

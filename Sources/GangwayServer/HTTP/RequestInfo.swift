@@ -17,6 +17,8 @@ struct RequestInfo: Sendable {
     /// What an admin operation changed, for the audit: set for each request whose method
     /// may change something.
     var auditNote: AuditNote? = nil
+    /// The request's trace (W3C Trace Context), passed on to the backends it reaches.
+    var trace = RequestTrace.new()
 
     /// The client's IP address, used to throttle sign-ins: the peer's, or the one a
     /// trusted proxy forwarded.

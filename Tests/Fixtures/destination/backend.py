@@ -10,6 +10,7 @@ issuer, the audience (this backend's own URL) and expiry. It answers who it sees
   GET  /redirect          a redirect to another host
   GET  /fixed             for a fixed-credential destination: the X-API-Key it got
   GET  /raw-token         the bearer token as it came, unchecked
+  GET  /trace             the traceparent and tracestate headers as they came
   POST /check             verifies the token in the body, as a token of a forwarded request
   POST /early?status=N    answers N at once, before reading the body (as a backend that
                           refuses a body does), then reads the body and drops it; with
@@ -115,6 +116,11 @@ class Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         if url.path == "/redirect":
             self.answer(302, {}, {"Location": "http://other.example/steal"})
+            return
+        if url.path == "/trace":
+            self.answer(200, {"traceparent": self.headers.get("traceparent"),
+                              "tracestate": self.headers.get("tracestate"),
+                              "count": len(self.headers.get_all("traceparent") or [])})
             return
         if url.path == "/raw-token":
             # For the tests of the checks themselves: the token as it came, unchecked.

@@ -1,0 +1,221 @@
+import Foundation
+import GangwayProtocol
+import GangwaySystem
+
+/// What `gangway serve` takes from a configuration file (`--config FILE`, JSON) and from
+/// environment variables (`GANGWAY_PORT`, `GANGWAY_DATA_DIR`, …) beside its command line.
+///
+/// Each setting is one of serve's options, named as the option is without its dashes, and
+/// means what the option means: the file and the environment are turned into options put
+/// before the command line's (``arguments(_:environment:)``), so one parser checks them
+/// all, and what comes later wins: the command line over the environment, the
+/// environment over the file, the file over the defaults.
+///
+/// Written by hand rather than with swift-configuration: a key the file does not know (a
+/// typo) or a value of the wrong type is refused in one sentence naming it, where a
+/// reader of typed keys passes over both in silence; the file is read only when no other
+/// account can write it; and nothing in the environment makes the reading write a file of
+/// its own (swift-configuration's reader logs its accesses to a file the environment
+/// names).
+///
+/// Secrets come from files only: a PostgreSQL URL with a password is refused from the
+/// file and the environment (give `postgres-file`), and the server key, the admin token
+/// and the URL's file are files already. The one-time actions (`--demo`, `--demo-checks`,
+/// `--restore`, `--new-admin-token`) are no settings: they come from the command line
+/// alone, so a variable left in an environment never seeds demo users into a server.
+enum ServeSettings {
+    /// How a setting is written as options.
+    enum Kind: Sendable {
+        /// `--name VALUE`: a string or a number.
+        case value
+        /// `--name` when true.
+        case flag
+        /// `--name VALUE` once per value: a list of strings, or one string.
+        case list
+    }
+
+    /// Where the settings of this process's `serve` came from (``arguments(_:environment:)``),
+    /// for `serve --check-config`.
+    @TaskLocal static var origins: [String: Origin] = [:]
+
+    /// The settings, by name.
+    static let kinds: [String: Kind] = [
+        "host": .value, "port": .value, "console-port": .value, "console-host": .value, "metrics-port": .value,
+        "metrics-host": .value, "data-dir": .value, "postgres": .value, "postgres-file": .value,
+        "wait-for-database": .value, "drain-seconds": .value, "grace-seconds": .value, "cache-seconds": .value,
+        "public-url": .value, "bcrypt-cost": .value, "key-file": .value, "trusted-proxy": .list,
+        "public-destinations-only": .flag, "rotate-keys-days": .value, "key-publish-seconds": .value,
+        "log-level": .value,
+    ]
+
+    /// The options that are actions, not settings: from the command line alone.
+    static let actions = ["demo", "demo-checks", "restore", "new-admin-token"]
+
+    /// The environment variable of a setting: `GANGWAY_` and its name in capitals, `_` for
+    /// `-`.
+    static func variable(_ name: String) -> String {
+        "GANGWAY_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    /// Where a setting's value came from.
+    enum Origin: Sendable, Hashable, CustomStringConvertible {
+        case commandLine
+        case environment(String)
+        case file(String)
+        case unset
+
+        var description: String {
+            switch self {
+            case .commandLine: "command line"
+            case .environment(let variable): variable
+            case .file(let path): path
+            case .unset: "default"
+            }
+        }
+    }
+
+    /// Why a configuration was refused: one sentence.
+    struct Refusal: Error, Sendable, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The options serve's command line `arguments` (after `serve`) stand for, with the
+    /// configuration file they name (`--config FILE`, the last one) and `environment`'s
+    /// settings put before them; and where each setting came from.
+    static func arguments(
+        _ arguments: [String],
+        environment: [String: String]
+    ) throws(Refusal) -> (arguments: [String], origins: [String: Origin]) {
+        var origins: [String: Origin] = [:]
+        var prefix: [String] = []
+        if let path = configFile(in: arguments) {
+            let settings = try read(path)
+            for name in settings.keys.sorted() {
+                prefix += try options(name, settings[name]!, from: "--config \(path)")
+                origins[name] = .file(path)
+            }
+        }
+        for name in kinds.keys.sorted() {
+            let variable = variable(name)
+            guard let text = environment[variable] else { continue }
+            origins[name] = .environment(variable)
+            // GANGWAY_LOG_LEVEL is every command's, read where logging starts.
+            if name == "log-level" { continue }
+            prefix += try options(name, environmentValue(text, name), from: variable)
+        }
+        for argument in arguments where argument.hasPrefix("--") {
+            let name = String(argument.dropFirst(2).prefix { $0 != "=" })
+            if kinds[name] != nil { origins[name] = .commandLine }
+        }
+        return (prefix + arguments, origins)
+    }
+
+    /// The file the last `--config` names, if any.
+    static func configFile(in arguments: [String]) -> String? {
+        var file: String?
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            if argument == "--" { break }
+            if argument == "--config", index + 1 < arguments.endIndex {
+                file = arguments[index + 1]
+                index += 1
+            } else if argument.hasPrefix("--config=") {
+                file = String(argument.dropFirst("--config=".count))
+            }
+            index += 1
+        }
+        return file
+    }
+
+    /// The settings of the file at `path`: a JSON object of settings, read only when
+    /// its owner is this account and no other may write it.
+    static func read(_ path: String) throws(Refusal) -> [String: Any] {
+        let data: Data?
+        do {
+            data = try PrivateFiles.read(URL(fileURLWithPath: path))
+        } catch {
+            throw Refusal(description: "--config: \(error)")
+        }
+        guard let data else { throw Refusal(description: "--config \(path): there is no such file") }
+        guard let object = try? JSONSerialization.jsonObject(with: data), let settings = object as? [String: Any]
+        else {
+            throw Refusal(description: "--config \(path): not a JSON object of settings, such as {\"port\": 8443}")
+        }
+        for name in settings.keys.sorted() where kinds[name] == nil {
+            let shown = TextRules.shown(name, limit: 60)
+            if actions.contains(name) {
+                throw Refusal(description: "--config \(path): \(shown) is an action, given on the command line only")
+            }
+            throw Refusal(description: "--config \(path): no setting \(shown); the settings are serve's options")
+        }
+        return settings
+    }
+
+    /// A variable's text as its setting reads it: a list separated by commas, a flag as
+    /// `true` or `false`.
+    private static func environmentValue(_ text: String, _ name: String) -> Any {
+        switch kinds[name] {
+        case .list: text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        case .flag: text
+        default: text
+        }
+    }
+
+    /// The options of setting `name` with `value`, from `source` (for a message).
+    private static func options(_ name: String, _ value: Any, from source: String) throws(Refusal) -> [String] {
+        let option = "--" + name
+        func refuse(_ expected: String) -> Refusal {
+            Refusal(description: "\(source): \(name) must be \(expected)")
+        }
+        switch kinds[name] ?? .value {
+        case .flag:
+            if isBoolean(value), let flag = value as? Bool { return flag ? [option] : [] }
+            if let text = value as? String, ["true", "false"].contains(text) { return text == "true" ? [option] : [] }
+            throw refuse("true or false")
+        case .list:
+            if let text = value as? String { return [option, text] }
+            guard let values = value as? [Any], values.allSatisfy({ $0 is String }) else {
+                throw refuse("a list of strings")
+            }
+            return values.flatMap { [option, $0 as! String] }
+        case .value:
+            let text: String
+            if let number = value as? NSNumber, !isBoolean(value) {
+                text = number.stringValue
+            } else if let string = value as? String {
+                text = string
+            } else {
+                throw refuse("a string or a number")
+            }
+            if name == "postgres", let password = URLComponents(string: text)?.password, !password.isEmpty {
+                throw Refusal(
+                    description:
+                        "\(source): a PostgreSQL URL with a password belongs in a file of yours: give postgres-file"
+                )
+            }
+            return [option, text]
+        }
+    }
+
+    /// Whether a JSON value is `true` or `false` (Foundation reads both, and the numbers,
+    /// as `NSNumber`; a boolean is the one of type `c`).
+    private static func isBoolean(_ value: Any) -> Bool {
+        guard let number = value as? NSNumber else { return false }
+        return String(cString: number.objCType) == "c"
+    }
+
+    /// `message` about an option, with where its value came from when that was not the
+    /// command line: `--port must be between 0 and 65535 (set by GANGWAY_PORT).`
+    static func naming(origins: [String: Origin], in message: String) -> String {
+        guard let range = message.firstRange(of: /--[a-z-]+/) else { return message }
+        let name = String(message[range].dropFirst(2))
+        let origin: String
+        switch origins[name] {
+        case .environment(let variable): origin = " (set by \(variable))"
+        case .file(let path): origin = " (set in \(path))"
+        default: return message
+        }
+        return message.hasSuffix(".") ? message.dropLast() + origin + "." : message + origin
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import GangwaySystem
+import GangwayTerminal
+import GangwayTesting
+import NIOHTTP1
+import Testing
+
+/// `gangway serve --config FILE` and `GANGWAY_*` settings through the built binary, as an
+/// operator's unit file runs it; `--check-config` says what it would run with and starts
+/// nothing; the systemd unit in `docs/` passes systemd's own checks.
+@Suite(
+    "Serve's configuration through the built server: a file and the environment set it, --check-config shows it",
+    .tags(.endToEnd),
+    .skipsTags
+)
+struct ServeConfigEndToEndTests {
+    static let unit = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("docs/systemd/gangway.service")
+
+    @Test("--check-config: each setting with where it came from, the URL's password hidden; nothing started or written")
+    func checkConfig() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.appending("serve.json")
+        let data = directory.appending("data")
+        try PrivateFiles.write(
+            Data(
+                #"{"port": 8443, "data-dir": "\#(data.path)", "trusted-proxy": ["10.0.0.0/8"], "rotate-keys-days": 90}"#
+                    .utf8
+            ),
+            to: config
+        )
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let checked = try await runner.run(
+            [
+                "serve", "--config", config.path, "--check-config", "--cache-seconds", "3", "--postgres",
+                "postgres://gangway:pw-9@db/gangway",
+            ],
+            extraEnvironment: ["GANGWAY_DRAIN_SECONDS": "10", "GANGWAY_PORT": "9443"]
+        )
+        #expect(checked.status == 0, "\(checked.standardError)")
+        let lines = checked.output.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        for line in [
+            "port 9443 (GANGWAY_PORT)", "drain-seconds 10 (GANGWAY_DRAIN_SECONDS)", "cache-seconds 3 (command line)",
+            "data-dir \(data.path) (\(config.path))", "trusted-proxy 10.0.0.0/8 (\(config.path))",
+            "rotate-keys-days 90 (\(config.path))", "postgres postgres://gangway:***@db/gangway (command line)",
+            "host 127.0.0.1 (default)",
+        ] {
+            #expect(lines.contains(line), "\(line) in \(checked.output)")
+        }
+        #expect(!checked.output.contains("pw-9") && !checked.standardError.contains("pw-9"))
+        #expect(!FileManager.default.fileExists(atPath: data.path))
+    }
+
+    @Test("serve takes its console's own port from the file and its public URL from the environment, and serves")
+    func serves() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let config = directory.appending("serve.json")
+        try PrivateFiles.write(Data(#"{"console-port": 0, "cache-seconds": 0}"#.utf8), to: config)
+        let serve = try await ServeProcess(
+            ["--config", config.path, "--demo"],
+            in: directory.appending("server"),
+            environment: ["GANGWAY_PUBLIC_URL": "https://gangway.example.com"]
+        )
+        defer { serve.stop() }
+        // The console listens apart, on an address that is not the devices'.
+        let console = try #require(
+            serve.printed.split(separator: "\n").first { $0.hasPrefix("Console: http://127.0.0.1:") },
+            "\(serve.printed)"
+        )
+        #expect(!console.contains(serve.url), "\(serve.printed)")
+        let discovered = try await DestinationStreamingEndToEndTests.call(
+            .GET,
+            serve.url + "/discovery?email=alice@\(DemoApp.emailDomain)"
+        )
+        #expect(discovered.status == 200 && discovered.body["serverURL"] as? String == "https://gangway.example.com")
+    }
+
+    @Test(
+        "a setting it does not know, an action, a file others can write or a bad value: one sentence, exit 64, nothing made"
+    )
+    func refused() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let cases: [(String, mode_t, [String: String], String)] = [
+            (#"{"prot": 1}"#, 0o600, [:], "no setting prot"),
+            (#"{"demo": true}"#, 0o600, [:], "demo is an action"),
+            (#"{"port": 8443}"#, 0o666, [:], "others can write"),
+            (#"{"cache-seconds": 7200}"#, 0o600, [:], "--cache-seconds must be between 0 and 3600 seconds (set in"),
+            (#"{}"#, 0o600, ["GANGWAY_PORT": "70000"], "--port must be between 0 and 65535 (set by GANGWAY_PORT)"),
+        ]
+        for (text, mode, environment, reason) in cases {
+            let config = directory.appending("serve.json")
+            try? FileManager.default.removeItem(at: config)
+            try PrivateFiles.write(Data(text.utf8), to: config)
+            chmod(config.path, mode)
+            let result = try await runner.run(
+                ["serve", "--config", config.path, "--data-dir", data.path],
+                extraEnvironment: environment
+            )
+            #expect(result.status == 64, "\(text): \(result.standardError)")
+            #expect(result.standardError.contains(reason), "\(text): \(result.standardError)")
+            #expect(!result.standardError.contains("Fatal") && !result.standardError.contains("Stack"))
+            #expect(!FileManager.default.fileExists(atPath: data.path))
+        }
+    }
+
+    @Test(
+        "the systemd unit in docs/ passes systemd-analyze verify, and its exposure is at most 2.0 of 10",
+        .enabled(if: ExternalTool("systemd-analyze").executable != nil, "needs systemd-analyze (Debian's systemd)")
+    )
+    func systemdUnit() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let text = try String(contentsOf: Self.unit, encoding: .utf8)
+        #expect(text.contains("ExecStart=/usr/local/bin/gangway serve --config /etc/gangway/serve.json"))
+        // The unit as installed, its binary the one built here.
+        let unit = directory.appending("gangway.service")
+        try Data(
+            text.replacingOccurrences(of: "/usr/local/bin/gangway", with: GangwayProcess.shippedExecutable.path).utf8
+        ).write(to: unit)
+        let tool = ExternalTool("systemd-analyze")
+        let verified = try #require(try await tool.run(["verify", unit.path]))
+        #expect(verified.status == 0, "\(verified.text)")
+        let security = try #require(try await tool.run(["security", "--offline=yes", unit.path]))
+        let exposure = try #require(
+            security.text.firstMatch(of: /Overall exposure level for gangway.service: ([0-9.]+)/).flatMap {
+                Double($0.output.1)
+            },
+            "\(security.text)"
+        )
+        #expect(exposure <= 2.0)
+    }
+}

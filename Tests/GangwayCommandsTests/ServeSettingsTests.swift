@@ -1,0 +1,155 @@
+import ArgumentParser
+import Foundation
+import GangwaySystem
+import GangwayTesting
+import Testing
+
+@testable import GangwayCommands
+
+/// `gangway serve`'s settings from a configuration file and the environment: the command
+/// line wins over the environment, the environment over the file; what the file does not
+/// know, a value of the wrong type, an action or a password is refused in one sentence.
+@Suite("Serve settings: a file, the environment and the command line, in that order; anything else refused")
+struct ServeSettingsTests {
+    /// A file of `text`, 0600, in a new directory of the caller's.
+    static func file(_ text: String, in directory: TemporaryDirectory, mode: mode_t = 0o600) throws -> String {
+        let url = directory.appending("serve.json")
+        try PrivateFiles.write(Data(text.utf8), to: url)
+        chmod(url.path, mode)
+        return url.path
+    }
+
+    @Test(
+        "the file's settings come first, the environment's next, the command line's last; each says where it came from"
+    )
+    func order() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try Self.file(
+            #"{"port": 8443, "cache-seconds": 5, "trusted-proxy": ["10.0.0.0/8", "192.168.1.1"], "public-destinations-only": true, "host": "0.0.0.0"}"#,
+            in: directory
+        )
+        let (arguments, origins) = try ServeSettings.arguments(
+            ["--config", path, "--port", "9000"],
+            environment: [
+                "GANGWAY_CACHE_SECONDS": "7", "GANGWAY_TRUSTED_PROXY": "172.16.0.0/12, 127.0.0.1", "HOME": "/x",
+            ]
+        )
+        #expect(
+            arguments == [
+                "--cache-seconds", "5", "--host", "0.0.0.0", "--port", "8443", "--public-destinations-only",
+                "--trusted-proxy", "10.0.0.0/8", "--trusted-proxy", "192.168.1.1",
+                "--cache-seconds", "7", "--trusted-proxy", "172.16.0.0/12", "--trusted-proxy", "127.0.0.1",
+                "--config", path, "--port", "9000",
+            ]
+        )
+        #expect(origins["port"] == .commandLine)
+        #expect(origins["cache-seconds"] == .environment("GANGWAY_CACHE_SECONDS"))
+        #expect(origins["host"] == .file(path) && origins["public-destinations-only"] == .file(path))
+        #expect(origins["data-dir"] == nil)
+
+        // Parsed as serve parses them: the last of each wins.
+        let serve = try ServeCommand.parse(arguments)
+        #expect(
+            serve.port == 9000 && serve.cacheSeconds == 7 && serve.host == "0.0.0.0" && serve.publicDestinationsOnly
+        )
+        #expect(serve.trustedProxies == ["10.0.0.0/8", "192.168.1.1", "172.16.0.0/12", "127.0.0.1"])
+        let shown = serve.checkedConfiguration(origins: origins)
+        #expect(shown.contains("port                      9000  (command line)"), "\(shown)")
+        #expect(shown.contains("cache-seconds             7  (GANGWAY_CACHE_SECONDS)"), "\(shown)")
+        #expect(shown.contains("host                      0.0.0.0  (\(path))"), "\(shown)")
+        #expect(shown.contains("bcrypt-cost               12  (default)"), "\(shown)")
+    }
+
+    @Test("--config=FILE, the last --config, nothing past --; false flags and numbers as text")
+    func forms() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try Self.file(
+            #"{"public-destinations-only": false, "port": "8081", "drain-seconds": 0}"#,
+            in: directory
+        )
+        #expect(ServeSettings.configFile(in: ["--config", "a", "--config=\(path)"]) == path)
+        #expect(ServeSettings.configFile(in: ["--", "--config", "a"]) == nil)
+        let (arguments, _) = try ServeSettings.arguments(["--config=\(path)"], environment: [:])
+        #expect(arguments == ["--drain-seconds", "0", "--port", "8081", "--config=\(path)"])
+        let (fromEnvironment, _) = try ServeSettings.arguments(
+            [],
+            environment: ["GANGWAY_PUBLIC_DESTINATIONS_ONLY": "false", "GANGWAY_LOG_LEVEL": "debug"]
+        )
+        // GANGWAY_LOG_LEVEL is every command's own, read where logging starts.
+        #expect(fromEnvironment.isEmpty)
+    }
+
+    @Test(
+        "refused in one sentence naming the key: an unknown one, an action, a wrong type, a password, a file others can write",
+        arguments: [
+            (#"{"prot": 8443}"#, "no setting prot"),
+            (#"{"demo": true}"#, "demo is an action, given on the command line only"),
+            (#"{"restore": "/backup.sqlite"}"#, "restore is an action"),
+            (#"{"port": true}"#, "port must be a string or a number"),
+            (#"{"port": [8443]}"#, "port must be a string or a number"),
+            (#"{"public-destinations-only": 1}"#, "public-destinations-only must be true or false"),
+            (#"{"trusted-proxy": [1, 2]}"#, "trusted-proxy must be a list of strings"),
+            (
+                #"{"postgres": "postgres://gangway:s3cret@db/gangway"}"#,
+                "belongs in a file of yours: give postgres-file"
+            ),
+            (#"[8443]"#, "not a JSON object of settings"),
+            ("port: 8443", "not a JSON object of settings"),
+        ]
+    )
+    func refused(text: String, reason: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try Self.file(text, in: directory)
+        #expect {
+            _ = try ServeSettings.arguments(["--config", path], environment: [:])
+        } throws: { error in
+            let description = String(describing: error)
+            return description.contains(reason) && !description.contains("s3cret") && !description.contains("\n")
+        }
+    }
+
+    @Test("a file others can write, or none at all, is refused; so is a password in GANGWAY_POSTGRES")
+    func unsafe() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try Self.file(#"{"port": 8443}"#, in: directory, mode: 0o666)
+        #expect(throws: ServeSettings.Refusal.self) {
+            _ = try ServeSettings.arguments(["--config", path], environment: [:])
+        }
+        #expect(throws: ServeSettings.Refusal.self) {
+            _ = try ServeSettings.arguments(["--config", directory.appending("none.json").path], environment: [:])
+        }
+        #expect {
+            _ = try ServeSettings.arguments([], environment: ["GANGWAY_POSTGRES": "postgres://u:hunter2@h/d"])
+        } throws: { error in
+            "\(error)".contains("GANGWAY_POSTGRES") && !"\(error)".contains("hunter2")
+        }
+        // Without a password, the URL may come from anywhere.
+        let (arguments, _) = try ServeSettings.arguments([], environment: ["GANGWAY_POSTGRES": "postgres://u@h/d"])
+        #expect(arguments == ["--postgres", "postgres://u@h/d"])
+    }
+
+    @Test("every option of serve is a setting or an action, and an out-of-range value names where it was set")
+    func everyOption() throws {
+        let help = ServeCommand.helpMessage(columns: 200)
+        let options = Set(help.matches(of: /\n  --([a-z-]+)/).map { String($0.output.1) })
+        #expect(options.contains("port") && options.contains("rotate-keys-days"))
+        let known = Set(ServeSettings.kinds.keys).union(ServeSettings.actions).union([
+            "config", "check-config", "help", "version",
+        ])
+        #expect(options.subtracting(known).isEmpty, "\(options.subtracting(known))")
+        #expect(Set(ServeSettings.kinds.keys).isSubset(of: options))
+
+        #expect(
+            ServeSettings.naming(
+                origins: ["port": .environment("GANGWAY_PORT")],
+                in: "--port must be between 0 and 65535."
+            )
+                == "--port must be between 0 and 65535 (set by GANGWAY_PORT)."
+        )
+        #expect(ServeSettings.naming(origins: ["port": .commandLine], in: "--port is bad.") == "--port is bad.")
+    }
+}
