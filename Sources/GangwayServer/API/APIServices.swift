@@ -31,9 +31,6 @@ final class APIServices: Sendable {
         /// Whether destinations must reach public addresses only (see
         /// ``ServerConfiguration/publicDestinationsOnly``).
         var publicDestinationsOnly = false
-        /// The most devices that wait for a change at once (a sync's `wait`): no more than
-        /// the connections the server holds, each of which carries one wait at most.
-        var waitingDevices = 1_000
         /// How long a new signing key is published before it signs
         /// (``ServerConfiguration/keyPublicationLead``).
         var keyPublicationLead: Duration = ServerConfiguration.defaultKeyPublicationLead
@@ -54,7 +51,8 @@ final class APIServices: Sendable {
     let metrics: ServerMetrics
     let now: @Sendable () -> Date
     let logger: Logger
-    /// The devices waiting for an entity set to change.
+    /// The devices waiting for an entity set to change: the server's one watch, which
+    /// every instance of the API shares and the other processes' notices wake.
     let setWatch: SetWatch
     /// The server key derived for the forms' tokens (``formGuard``), once.
     private let formTokenKey: SymmetricKey
@@ -71,6 +69,7 @@ final class APIServices: Sendable {
         adminToken: AdminTokenCheck,
         readiness: ServerReadiness,
         metrics: ServerMetrics,
+        setWatch: SetWatch,
         now: @escaping @Sendable () -> Date,
         logger: Logger
     ) {
@@ -85,9 +84,7 @@ final class APIServices: Sendable {
         self.metrics = metrics
         self.now = now
         self.logger = logger
-        setWatch = SetWatch(storage: storage, capacity: settings.waitingDevices, logger: logger) { [metrics] in
-            metrics.waitingDevices($0)
-        }
+        self.setWatch = setWatch
         formTokenKey = keys.server.authenticationKey(purpose: "form-token")
     }
 

@@ -9,9 +9,10 @@ import Synchronization
 ///
 /// It reads the database, so a write through any server process sharing it wakes the
 /// devices waiting on every other, within an interval, and a dropped connection costs one
-/// missed read, never a lost wake; a write through this process (``written()``) has it
-/// read at once. What a waiting device costs is a suspended request and an entry here:
-/// no query of its own, no thread.
+/// missed read, never a lost wake; a write through this process (``written()``), or one
+/// through another whose notice this process heard (PostgreSQL), has it read at once. One
+/// watch serves every instance of the server's API. What a waiting device costs is a
+/// suspended request and an entry here: no query of its own, no thread.
 final class SetWatch: Sendable {
     struct Key: Hashable, Sendable {
         var appID: String
@@ -103,10 +104,10 @@ final class SetWatch: Sendable {
     /// How many devices wait now.
     var waiting: Int { state.withLock { $0.count } }
 
-    /// Says a write through this process changed an entity set: while devices wait, the
-    /// watcher reads at once rather than at the end of its interval, so a device waiting
-    /// on this process hears of a write made here within milliseconds. Writes through
-    /// other processes are seen at the watcher's next read.
+    /// Says an entity set changed (a write through this process, or another's notice):
+    /// while devices wait, the watcher reads at once rather than at the end of its
+    /// interval, so a waiting device hears of the write within milliseconds. A write whose
+    /// notice was lost is seen at the watcher's next read.
     func written() {
         let rest = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard state.count > 0 else { return nil }

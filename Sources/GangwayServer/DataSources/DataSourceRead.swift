@@ -391,6 +391,8 @@ extension DataSourceRead {
         func applied(_ batch: [IngestRow]) async throws -> PullTally {
             let now = services.now()
             do {
+                // The devices waiting for the set hear of the part at once.
+                defer { services.setWatch.written() }
                 return try await services.storage.pull(
                     batch,
                     into: source.entitySet,

@@ -103,7 +103,7 @@ public enum ServerKeyReplacement {
             if let next, ServerKey(next).checkValue == recorded {
                 // Every value was sealed anew and the database knows the new key: only
                 // the files are left.
-                logger.notice("server key replacement: the values were sealed anew before; the files are left")
+                logger.debug("server key replacement: the values were sealed anew before; the files are left")
             } else if let current, ServerKey(current).checkValue == recorded {
                 let nextKey: ServerKey
                 if let next {
@@ -183,15 +183,16 @@ public enum ServerKeyReplacement {
             }
         }
         for column in SealedValues.columns {
+            let before = outcome.resealed
             for cell in try await storage.sealedCells(column.column) {
                 let purpose = try column.purpose(cell.row)
                 try await count(step(cell.value, for: purpose, plainLength: column.plainLength, from: old, to: new)) {
                     _ = try await storage.replaceSealedCell(column.column, cell, with: $0)
                 }
             }
-            logger.info(
+            logger.debug(
                 "server key replacement: sealed anew",
-                metadata: ["table": "\(column.column.table)", "resealed": "\(outcome.resealed)"]
+                metadata: ["table": "\(column.column.table)", "values": "\(outcome.resealed - before)"]
             )
         }
         for var app in try await storage.apps() {

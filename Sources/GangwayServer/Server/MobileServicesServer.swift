@@ -39,6 +39,9 @@ public struct MobileServicesServer: Sendable {
     /// The operator's figures (``ServerMetrics``), shown on the metrics listener; recorded
     /// only when there is one (``ServerConfiguration/metricsAddress``).
     let metrics: ServerMetrics
+    /// The devices waiting for an entity set to change, for every instance of the API;
+    /// the notices of writes through other processes wake it at once.
+    let setWatch: SetWatch
 
     /// Opens (creating and migrating) the storage the configuration names, and makes
     /// the admin token and the activation signing key at first start.
@@ -69,7 +72,12 @@ public struct MobileServicesServer: Sendable {
         let storage = ServerStorage(opened, cache: ReadCache(lifetime: configuration.cacheLifetime))
         self.storage = storage
         readiness = ServerReadiness(storage: storage)
-        metrics = ServerMetrics(recording: configuration.metricsAddress != nil, storage: storage)
+        let metrics = ServerMetrics(recording: configuration.metricsAddress != nil, storage: storage)
+        self.metrics = metrics
+        // As many wait at once as the server holds connections, each carrying one wait.
+        setWatch = SetWatch(storage: storage, capacity: configuration.maximumConnections, logger: logger) {
+            metrics.waitingDevices($0)
+        }
         let (token, keys) = try await storage.withConnections {
             try await storage.migrate()
             let keys = try await ServerKeys.load(
@@ -236,7 +244,6 @@ public struct MobileServicesServer: Sendable {
                 sessionLifetime: configuration.sessionLifetime,
                 trustedProxies: configuration.trustedProxies,
                 publicDestinationsOnly: configuration.publicDestinationsOnly,
-                waitingDevices: configuration.maximumConnections,
                 keyPublicationLead: configuration.keyPublicationLead
             ),
             passwords: passwords,
@@ -253,6 +260,7 @@ public struct MobileServicesServer: Sendable {
             adminToken: adminToken,
             readiness: readiness,
             metrics: metrics,
+            setWatch: setWatch,
             now: now,
             logger: logger
         )
@@ -404,7 +412,9 @@ public struct MobileServicesServer: Sendable {
             )
         }
         // First: shut down last, so every request in flight hears the other processes.
-        if let listener = storage.makeNoticeListener() { services.insert(listener, at: 0) }
+        if let listener = storage.makeNoticeListener(heardSetChange: { [setWatch] in setWatch.written() }) {
+            services.insert(listener, at: 0)
+        }
         if let pool = storage.makeConnectionPool() { services.insert(pool, at: 0) }
         // Before the HTTP servers: the figures of a drain stay readable until it ends.
         if let address = configuration.metricsAddress {

@@ -67,13 +67,23 @@ public final class ServerStorage: Sendable {
     /// when it starts listening or listens again after a dropped connection (what
     /// changed meanwhile is unknown). `nil` where one process owns the database (SQLite).
     /// The server runs it in its service group beside the connection pool.
-    public func makeNoticeListener() -> (any Service)? {
+    ///
+    /// - Parameter heardSetChange: Called when a notice says an entity set changed, or
+    ///   what changed is unknown (a notice missed or unread): devices waiting for a set
+    ///   are then looked at once, not at their watch's next read.
+    public func makeNoticeListener(heardSetChange: @escaping @Sendable () -> Void = {}) -> (any Service)? {
         driver.makeNoticeListener { [cache] notice in
-            guard let cache else { return }
+            let drops: [ReadCache.Drop]?
             switch notice {
-            case .missed: cache.dropAll()
-            case .heard(let text):
-                if let drops = ReadCache.Drop.drops(inNotice: text) { cache.drop(drops) } else { cache.dropAll() }
+            case .missed: drops = nil
+            case .heard(let text): drops = ReadCache.Drop.drops(inNotice: text)
+            }
+            if let drops {
+                cache?.drop(drops)
+                if drops.contains(where: { $0.kind == .entitySet }) { heardSetChange() }
+            } else {
+                cache?.dropAll()
+                heardSetChange()
             }
         }
     }
