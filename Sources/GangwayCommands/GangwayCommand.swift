@@ -47,10 +47,17 @@ extension GangwayCommand {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard arguments.first == "serve" else { return (arguments, [:]) }
         do {
+            let environment = ProcessInfo.processInfo.environment
             let (expanded, origins) = try ServeSettings.arguments(
                 Array(arguments.dropFirst()),
-                environment: ProcessInfo.processInfo.environment
+                environment: environment
             )
+            for variable in ServeSettings.ignoredVariables(in: environment) {
+                Console.standardError(
+                    "gangway serve: warning: \(variable) is not read: that setting would weaken the server if an "
+                        + "environment could set it; give it on the command line or in --config."
+                )
+            }
             return (["serve"] + expanded, origins)
         } catch {
             Console.standardError("gangway serve: error: \(error.description)")

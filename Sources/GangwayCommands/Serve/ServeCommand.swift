@@ -242,7 +242,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("config"),
         help: ArgumentHelp(
-            "A JSON file of settings: any of these options but the actions (--demo, --demo-checks, --restore, --new-admin-token), named without its dashes, such as {\"port\": 8443, \"postgres-file\": \"/etc/gangway/postgres-url\"}. GANGWAY_PORT and the like set them too; the command line wins over the environment, the environment over the file. Secrets only from files.",
+            "A JSON file of settings: any of these options but the actions (--demo, --demo-checks, --restore, --new-admin-token), named without its dashes, such as {\"port\": 8443, \"postgres-file\": \"/etc/gangway/postgres-url\"}. GANGWAY_PORT and the like set them too, but for bcrypt-cost, trusted-proxy and metrics-host, which would weaken the server; the command line wins over the environment, the environment over the file. Secrets only from files.",
             valueName: "file"
         )
     )

@@ -18,6 +18,8 @@ import GangwaySystem
 /// its own (swift-configuration's reader logs its accesses to a file the environment
 /// names).
 ///
+/// What would weaken the server (a cheaper password hash, a believed proxy, the figures
+/// on another address) is not read from the environment (``notFromEnvironment``).
 /// Secrets come from files only: a PostgreSQL URL with a password is refused from the
 /// file and the environment (give `postgres-file`), and the server key, the admin token
 /// and the URL's file are files already. The one-time actions (`--demo`, `--demo-checks`,
@@ -50,6 +52,19 @@ enum ServeSettings {
 
     /// The options that are actions, not settings: from the command line alone.
     static let actions = ["demo", "demo-checks", "restore", "new-admin-token"]
+
+    /// The settings that would weaken the server if an environment set them: a cheaper
+    /// password hash, a proxy whose `X-Forwarded-For` is believed (the sign-in throttle
+    /// then counts whatever address a caller writes), the operator's figures on another
+    /// address. They come from the command line or the file, which the operator writes;
+    /// their variables are not read, and serve says so.
+    static let notFromEnvironment: Set<String> = ["bcrypt-cost", "trusted-proxy", "metrics-host"]
+
+    /// The variables of `environment` that name a setting it does not read
+    /// (``notFromEnvironment``), by name.
+    static func ignoredVariables(in environment: [String: String]) -> [String] {
+        notFromEnvironment.map(variable).filter { environment[$0] != nil }.sorted()
+    }
 
     /// The environment variable of a setting: `GANGWAY_` and its name in capitals, `_` for
     /// `-`.
@@ -95,13 +110,13 @@ enum ServeSettings {
                 origins[name] = .file(path)
             }
         }
-        for name in kinds.keys.sorted() {
+        for name in kinds.keys.sorted() where !notFromEnvironment.contains(name) {
             let variable = variable(name)
             guard let text = environment[variable] else { continue }
             origins[name] = .environment(variable)
             // GANGWAY_LOG_LEVEL is every command's, read where logging starts.
             if name == "log-level" { continue }
-            prefix += try options(name, environmentValue(text, name), from: variable)
+            prefix += try options(name, text, from: variable)
         }
         for argument in arguments where argument.hasPrefix("--") {
             let name = String(argument.dropFirst(2).prefix { $0 != "=" })
@@ -150,16 +165,6 @@ enum ServeSettings {
             throw Refusal(description: "--config \(path): no setting \(shown); the settings are serve's options")
         }
         return settings
-    }
-
-    /// A variable's text as its setting reads it: a list separated by commas, a flag as
-    /// `true` or `false`.
-    private static func environmentValue(_ text: String, _ name: String) -> Any {
-        switch kinds[name] {
-        case .list: text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        case .flag: text
-        default: text
-        }
     }
 
     /// The options of setting `name` with `value`, from `source` (for a message).
