@@ -61,6 +61,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/swift-otel/swift-w3c-trace-context.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // OTLP over HTTP only: the gRPC exporter's packages are never built.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
@@ -232,6 +235,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 server("PostgresNIO", "postgres-nio"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),
+                server("Tracing", "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -275,6 +279,7 @@ let package = Package(
                 "GangwayQRCode",
                 server("JWTKit", "jwt-kit"),
                 server("W3CTraceContext", "swift-w3c-trace-context"),
+                server("Tracing", "swift-distributed-tracing"),
                 // The server's own requests: to an app's OpenID Connect provider.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "GangwaySystem",
@@ -295,6 +300,8 @@ let package = Package(
                 // Prometheus text format on the metrics listener.
                 server("Metrics", "swift-metrics"),
                 server("Prometheus", "swift-prometheus"),
+                // Spans exported by OTLP/HTTP when the operator names a collector.
+                server("OTel", "swift-otel"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -395,6 +402,7 @@ let package = Package(
                 "GangwayServices",
                 "GangwaySystem",
                 .product(name: "Logging", package: "swift-log"),
+                server("ServiceLifecycle", "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -439,6 +447,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                server("ServiceLifecycle", "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -509,6 +518,8 @@ let package = Package(
         .testTarget(
             name: "GangwayServerTests",
             dependencies: [
+                server("InMemoryTracing", "swift-distributed-tracing"),
+                server("Tracing", "swift-distributed-tracing"),
                 "GangwayClient",
                 "GangwayServerStorage",
                 "GangwayConsole",
@@ -538,6 +549,8 @@ let package = Package(
                 "GangwayServerTesting",
                 "GangwayTesting",
                 .product(name: "Logging", package: "swift-log"),
+                server("InMemoryTracing", "swift-distributed-tracing"),
+                server("Tracing", "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),

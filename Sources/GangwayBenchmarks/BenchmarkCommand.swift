@@ -12,7 +12,7 @@ struct BenchmarkCommand: AsyncParsableCommand {
             StoreBenchmark.self, FlowBenchmark.self, ServerBenchmark.self, SignInFloodBenchmark.self,
             OfflineBenchmark.self, SyncBenchmark.self, LiveBenchmark.self, ConsoleBenchmark.self,
             DestinationBenchmark.self, IngestBenchmark.self, PullBenchmark.self, DeliveryBenchmark.self,
-            NoticeBenchmark.self, BackupBenchmark.self, MetricsBenchmark.self,
+            NoticeBenchmark.self, BackupBenchmark.self, MetricsBenchmark.self, TracingBenchmark.self,
         ]
     )
 }

@@ -30,9 +30,10 @@ struct ChangeDeliveryTests {
     /// and delivers devices' changes to it; Alice and Bob on device-1.
     static func withDelivery(
         backend store: Backend,
+        tracer: ServerTracer = .none,
         _ body: (ServerFixture, API, TestODataBackend, Author, Author) async throws -> Void
     ) async throws {
-        let fixture = try await ServerFixture(over: .loopback, backend: store)
+        let fixture = try await ServerFixture(over: .loopback, backend: store, tracer: tracer)
         try await fixture.runSeeded { api in
             let issuer = api.running.url.absoluteString + "/apps/checks"
             try await TestODataBackend.using(jwks: issuer + "/destination-keys", issuer: issuer) { odata in

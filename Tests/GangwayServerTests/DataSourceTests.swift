@@ -25,9 +25,10 @@ struct DataSourceTests {
     /// `/Checks`.
     static func withSource(
         backend store: Backend,
+        tracer: ServerTracer = .none,
         _ body: (ServerFixture, API, TestODataBackend) async throws -> Void
     ) async throws {
-        let fixture = try await ServerFixture(over: .loopback, backend: store)
+        let fixture = try await ServerFixture(over: .loopback, backend: store, tracer: tracer)
         try await fixture.runSeeded { api in
             let issuer = api.running.url.absoluteString + "/apps/checks"
             try await TestODataBackend.using(jwks: issuer + "/destination-keys", issuer: issuer) { odata in

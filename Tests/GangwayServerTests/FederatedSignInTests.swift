@@ -117,10 +117,11 @@ struct FederatedSignInTests {
         backend: Backend = .sqlite,
         tokenLifetime: Int = 3600,
         omitsKeyIDs: Bool = false,
+        tracer: ServerTracer = .none,
         _ body: (ServerFixture, API, TestIdentityProvider) async throws -> Void
     ) async throws {
         try await TestIdentityProvider.using(tokenLifetime: tokenLifetime, omitsKeyIDs: omitsKeyIDs) { provider in
-            let fixture = try await ServerFixture(over: .loopback, backend: backend)
+            let fixture = try await ServerFixture(over: .loopback, backend: backend, tracer: tracer)
             try await fixture.runSeeded { api in try await body(fixture, api, provider) }
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import GangwayPolicy
 import GangwayProtocol
 import GangwayServer
+import GangwayServerStorage
 import GangwaySystem
 import Logging
 
@@ -43,6 +44,7 @@ struct BenchmarkServer {
         logger: Logger,
         now: @escaping @Sendable () -> Date = WallClock.now,
         configure: (inout ServerConfiguration) -> Void = { _ in },
+        tracer: ServerTracer = .none,
         _ body: (Running) async throws -> Result
     ) async throws -> Result {
         let directory = FileManager.default.temporaryDirectory
@@ -52,7 +54,12 @@ struct BenchmarkServer {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: directory)
         configuration.bcryptCost = bcryptCost
         configure(&configuration)
-        let server = try await MobileServicesServer(configuration: configuration, logger: logger, now: now)
+        let server = try await MobileServicesServer(
+            configuration: configuration,
+            logger: logger,
+            now: now,
+            tracer: tracer
+        )
         try await server.seed(seed)
         let host = ServerHost(server: server, logger: logger)
         return try await host.serving { _ in try await body(Running(server: server, url: try await host.url())) }

@@ -17,6 +17,7 @@ extension ServeCommand {
             ("trusted-proxy", trustedProxies.isEmpty ? nil : trustedProxies.joined(separator: ", ")),
             ("public-destinations-only", String(publicDestinationsOnly)),
             ("rotate-keys-days", rotateKeysDays.map(String.init)), ("key-publish-seconds", String(keyPublishSeconds)),
+            ("otlp-endpoint", otlpEndpoint), ("trace-sample-ratio", traceSampleRatio.map { String($0) }),
             ("log-level", logLevel),
         ]
         let width = settings.map(\.0.count).max() ?? 0

@@ -8,6 +8,7 @@ import GangwayServerStorage
 import GangwaySystem
 import GangwayTerminal
 import Logging
+import ServiceLifecycle
 
 /// `gangway serve`: runs the mobile-services server.
 struct ServeCommand: AsyncParsableCommand {
@@ -79,6 +80,25 @@ struct ServeCommand: AsyncParsableCommand {
         transform: unbracketed
     )
     var metricsHost: String?
+
+    @Option(
+        name: .customLong("otlp-endpoint"),
+        help: ArgumentHelp(
+            "Export a span of each request, database statement and call to a backend or provider by OTLP over HTTP to this collector, such as http://127.0.0.1:4318 (they go to its /v1/traces). Default: no spans.",
+            valueName: "url"
+        )
+    )
+    var otlpEndpoint: String?
+
+    @Option(
+        name: .customLong("trace-sample-ratio"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "With --otlp-endpoint: the share of traces recorded, \(TraceExport.sampleRatios.lowerBound) to \(TraceExport.sampleRatios.upperBound), chosen by trace ID whatever the caller asks (default: 1, every one).",
+            valueName: "ratio"
+        )
+    )
+    var traceSampleRatio: Double?
 
     @Option(name: .customLong("data-dir"), help: "Where the SQLite database and the admin token live.")
     var dataDirectory = ServeCommand.defaultDataDirectory
@@ -329,6 +349,16 @@ struct ServeCommand: AsyncParsableCommand {
         } else if metricsHost != nil {
             throw ValidationError("--metrics-host needs --metrics-port.")
         }
+        if let traceSampleRatio {
+            guard otlpEndpoint != nil else { throw ValidationError("--trace-sample-ratio goes with --otlp-endpoint.") }
+            guard TraceExport.sampleRatios.contains(traceSampleRatio) else {
+                let ratios = TraceExport.sampleRatios
+                throw ValidationError(
+                    "--trace-sample-ratio must be between \(ratios.lowerBound) and \(ratios.upperBound)."
+                )
+            }
+        }
+        if let otlpEndpoint { _ = try traceExport(otlpEndpoint) }
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("--log-level '\(logLevel)' is not a level.")
         }
@@ -367,6 +397,16 @@ struct ServeCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError("--postgres: \(error.message).")
             }
+        }
+    }
+
+    /// The export `--otlp-endpoint` and `--trace-sample-ratio` ask for.
+    private func traceExport(_ endpoint: String) throws -> TraceExport {
+        do throws(TraceExportError) {
+            return try TraceExport(endpoint: endpoint, sampleRatio: traceSampleRatio ?? 1)
+        } catch {
+            let shown = TextRules.shown(Self.hidingPassword(endpoint), limit: 80)
+            throw ValidationError("--otlp-endpoint '\(shown)' \(error.reason).")
         }
     }
 
@@ -458,6 +498,10 @@ struct ServeCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
+        // The spans' export, before anything makes one.
+        let traces = try otlpEndpoint.map { endpoint in
+            try traceExport(endpoint).start(logger: Logger(label: "gangway.traces"))
+        }
         let configuration = ServerConfiguration(
             host: host,
             port: port,
@@ -492,7 +536,7 @@ struct ServeCommand: AsyncParsableCommand {
         // One server per data directory: a second would share its database and its URL file.
         let hold = try DirectoryLock(configuration.dataDirectory, holder: "gangway serve")
         do {
-            try await start(configuration)
+            try await start(configuration, traces: traces)
             hold.release()
         } catch {
             // A server that failed leaves no lock of its own behind (another process's is
@@ -502,8 +546,12 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// Opens the held data directory's server and serves until interrupted.
-    private func start(_ configuration: ServerConfiguration) async throws {
+    /// Opens the held data directory's server and serves until interrupted, its spans
+    /// going to `traces` when there is an export.
+    private func start(
+        _ configuration: ServerConfiguration,
+        traces: (tracer: ServerTracer, service: any Service)?
+    ) async throws {
         if let restore {
             try await ServerBackup.restore(URL(fileURLWithPath: restore), configuration: configuration)
             Console.standardOutput(
@@ -511,7 +559,11 @@ struct ServeCommand: AsyncParsableCommand {
                     + "server's: copy its admin-token file here, or start once with --new-admin-token."
             )
         }
-        let server = try await MobileServicesServer(configuration: configuration, renewAdminToken: newAdminToken)
+        let server = try await MobileServicesServer(
+            configuration: configuration,
+            renewAdminToken: newAdminToken,
+            tracer: traces?.tracer ?? .none
+        )
         switch server.adminToken {
         case .created(let path):
             Console.standardOutput("Admin token: new, written to \(path) (readable by you only).")
@@ -526,10 +578,29 @@ struct ServeCommand: AsyncParsableCommand {
         let storage = server.storage.kind == .sqlite ? "SQLite in \(configuration.sqlitePath.path)" : "PostgreSQL"
         // With --demo, the demo airline's own backend runs beside the server, reached
         // through the demo app's destination.
-        guard demo else { return try await run(server, configuration: configuration, storage: storage, crew: nil) }
+        let alongside = traces.map { [$0.service] } ?? []
+        if let export = otlpEndpoint.flatMap({ try? traceExport($0) }) {
+            let share = export.sampleRatio >= 1 ? "every trace" : "\(export.sampleRatio * 100)% of traces"
+            Console.standardOutput("Traces: \(share), by OTLP over HTTP to \(export.tracesURL)")
+        }
+        guard demo else {
+            return try await run(
+                server,
+                configuration: configuration,
+                storage: storage,
+                alongside: alongside,
+                crew: nil
+            )
+        }
         let crew = CrewBackend(logger: Logger(label: "gangway.demo.crew"))
         try await crew.serving { backend in
-            try await run(server, configuration: configuration, storage: storage, crew: (crew, backend))
+            try await run(
+                server,
+                configuration: configuration,
+                storage: storage,
+                alongside: alongside,
+                crew: (crew, backend)
+            )
         }
     }
 
@@ -538,6 +609,7 @@ struct ServeCommand: AsyncParsableCommand {
         _ server: MobileServicesServer,
         configuration: ServerConfiguration,
         storage: String,
+        alongside: [any Service],
         crew: (backend: CrewBackend, url: URL)?
     ) async throws {
         let hasOperator = try await server.storage.withConnections {
@@ -546,7 +618,7 @@ struct ServeCommand: AsyncParsableCommand {
         let urlFile = ServerURLFile(directory: configuration.dataDirectory)
         defer { urlFile.removeIfUnchanged() }
         let console = consolePort.map { ServerConfiguration.ConsoleAddress(host: consoleHost ?? host, port: $0) }
-        try await server.run { boundPort in
+        try await server.run(alongside: alongside) { boundPort in
             let local = configuration.localURL(boundPort: boundPort)
             // For 'gangway admin', which finds the local server through this file; written
             // before the line that says the server listens.

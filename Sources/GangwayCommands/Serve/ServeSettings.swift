@@ -47,7 +47,7 @@ enum ServeSettings {
         "wait-for-database": .value, "drain-seconds": .value, "grace-seconds": .value, "cache-seconds": .value,
         "public-url": .value, "bcrypt-cost": .value, "key-file": .value, "trusted-proxy": .list,
         "public-destinations-only": .flag, "rotate-keys-days": .value, "key-publish-seconds": .value,
-        "log-level": .value,
+        "log-level": .value, "otlp-endpoint": .value, "trace-sample-ratio": .value,
     ]
 
     /// The options that are actions, not settings: from the command line alone.

@@ -49,6 +49,8 @@ final class APIServices: Sendable {
     let readiness: ServerReadiness
     /// The operator's figures (``ServerMetrics``).
     let metrics: ServerMetrics
+    /// Where the server's spans go (``ServerTracer``).
+    let tracer: ServerTracer
     let now: @Sendable () -> Date
     let logger: Logger
     /// The devices waiting for an entity set to change: the server's one watch, which
@@ -70,6 +72,7 @@ final class APIServices: Sendable {
         readiness: ServerReadiness,
         metrics: ServerMetrics,
         setWatch: SetWatch,
+        tracer: ServerTracer,
         now: @escaping @Sendable () -> Date,
         logger: Logger
     ) {
@@ -82,6 +85,7 @@ final class APIServices: Sendable {
         self.adminToken = adminToken
         self.readiness = readiness
         self.metrics = metrics
+        self.tracer = tracer
         self.now = now
         self.logger = logger
         self.setWatch = setWatch

@@ -5,6 +5,7 @@ import GangwayServerStorage
 import Logging
 import NIOCore
 import NIOHTTP1
+import Tracing
 
 /// Delivers one device's change to the company's backend, as its author, and says how the
 /// backend answered (``GangwayServerStorage/DeliveryOutcome``).
@@ -53,6 +54,32 @@ struct ChangeDelivery: Sendable {
 
     /// Delivers `delivery` to `target`; how the backend answered.
     func deliver(_ delivery: DeliveryRecord, to target: Target, random: Double) async -> DeliveryOutcome {
+        // A trace of its own: the device's request that made the change has long ended.
+        await services.tracer.withSpan(
+            delivery.change.creates ? "POST change delivery" : "PATCH change delivery",
+            ofKind: .client,
+            context: .topLevel,
+            attributes: { attributes in
+                attributes["http.request.method"] = delivery.change.creates ? "POST" : "PATCH"
+                attributes["gangway.app"] = target.app.id
+                attributes["gangway.entity_set"] = delivery.change.entitySet
+                attributes["gangway.destination"] = target.destination.name
+            }
+        ) { span in
+            let outcome = await send(delivery, to: target, random: random)
+            switch outcome {
+            case .accepted: span?.attributes["gangway.delivery.outcome"] = "accepted"
+            case .refused: span?.attributes["gangway.delivery.outcome"] = "refused"
+            case .failed:
+                span?.attributes["gangway.delivery.outcome"] = "failed"
+                span?.setStatus(SpanStatus(code: .error))
+            }
+            return outcome
+        }
+    }
+
+    /// ``deliver(_:to:random:)``, in its span.
+    private func send(_ delivery: DeliveryRecord, to target: Target, random: Double) async -> DeliveryOutcome {
         let change = delivery.change
         let failed = { (reason: String) -> DeliveryOutcome in
             let attempt = delivery.attempts + 1
@@ -68,7 +95,9 @@ struct ChangeDelivery: Sendable {
         request.method = change.creates ? .POST : .PATCH
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Accept", value: "application/json")
-        for header in RequestTrace.new().headers { request.headers.add(name: header.name, value: header.value) }
+        for header in services.tracer.onwardHeaders(RequestTrace.new()) {
+            request.headers.add(name: header.name, value: header.value)
+        }
         request.headers.add(name: "OData-MaxVersion", value: "4.01")
         request.headers.add(name: "Prefer", value: "return=representation")
         request.headers.add(name: "Idempotency-Key", value: change.id.lowercasedText)

@@ -5,6 +5,7 @@ import GangwayServerStorage
 import Logging
 import NIOCore
 import NIOHTTP1
+import Tracing
 
 extension DataSourceRead {
     /// `link` (absolute, or relative to the page it came on, `current`) as the URL to
@@ -85,6 +86,27 @@ struct DataSourceRead: Sendable {
     /// Takes the source's next read and runs it; `nil` when another read holds it, or the
     /// set has no source.
     func run(appID: String, entitySet: String) async -> DataSourceRun? {
+        // A trace of its own: no request started it.
+        await services.tracer.withSpan(
+            "data source read",
+            context: .topLevel,
+            attributes: { attributes in
+                attributes["gangway.app"] = appID
+                attributes["gangway.entity_set"] = entitySet
+            }
+        ) { span in
+            let outcome = await read(appID: appID, entitySet: entitySet)
+            if let outcome {
+                span?.attributes["gangway.read.kind"] = outcome.kind.rawValue
+                span?.attributes["gangway.read.rows"] = outcome.rows
+                if outcome.error != nil { span?.setStatus(SpanStatus(code: .error)) }
+            }
+            return outcome
+        }
+    }
+
+    /// ``run(appID:entitySet:)``, in its span.
+    private func read(appID: String, entitySet: String) async -> DataSourceRun? {
         let storage = services.storage
         let started = services.now()
         guard
@@ -302,45 +324,63 @@ extension DataSourceRead {
         func fetcher() -> @Sendable (String) async throws -> ODataPage {
             let authorization = authorization
             let keyProperty = source.keyProperty
-            // The read's pages are one trace.
+            // Without a tracer, the read's pages are one trace, which no collector sees.
             let trace = RequestTrace.new()
+            let tracer = read.services.tracer
+            let entitySet = source.entitySet
             return { url in
-                var request = HTTPClientRequest(url: url)
-                request.headers.add(name: "Accept", value: "application/json")
-                for header in trace.headers { request.headers.add(name: header.name, value: header.value) }
-                request.headers.add(name: "OData-MaxVersion", value: "4.01")
-                request.headers.add(
-                    name: "Prefer",
-                    value: "odata.track-changes, odata.maxpagesize=\(DataSourceRead.pageSize)"
-                )
-                let header = try await authorization()
-                request.headers.add(name: header.name, value: header.value)
-                let response: HTTPClientResponse
-                do {
-                    response = try await DestinationProxy.client.execute(request, timeout: DataSourceRead.pageTimeout)
-                } catch {
-                    throw Failure(reason: "The backend could not be reached.")
-                }
-                guard response.status.code == 200 else {
-                    let refused = [400, 404, 410].contains(Int(response.status.code))
-                    throw Failure(reason: "The backend answered \(response.status.code).", linkRefused: refused)
-                }
-                let body: ByteBuffer
-                do {
-                    body = try await response.body.collect(upTo: DataSourceRead.pageLimit)
-                } catch is NIOTooManyBytesError {
-                    throw Failure(
-                        reason: "A page of the backend's is larger than \(DataSourceRead.pageLimit >> 20) MiB."
-                    )
-                } catch {
-                    throw Failure(reason: "A page of the backend's was cut off.")
-                }
-                do {
-                    return try body.readableBytesView.withUnsafeBytes { bytes throws(ODataPage.Unreadable) in
-                        try ODataPage.read(bytes, keyProperty: keyProperty)
+                // Each page a span, in the read's.
+                try await tracer.withSpan(
+                    "GET data source page",
+                    ofKind: .client,
+                    attributes: { attributes in
+                        attributes["http.request.method"] = "GET"
+                        attributes["gangway.entity_set"] = entitySet
                     }
-                } catch let error as ODataPage.Unreadable {
-                    throw Failure(reason: error.reason)
+                ) { span in
+                    var request = HTTPClientRequest(url: url)
+                    request.headers.add(name: "Accept", value: "application/json")
+                    for header in tracer.onwardHeaders(trace) {
+                        request.headers.add(name: header.name, value: header.value)
+                    }
+                    request.headers.add(name: "OData-MaxVersion", value: "4.01")
+                    request.headers.add(
+                        name: "Prefer",
+                        value: "odata.track-changes, odata.maxpagesize=\(DataSourceRead.pageSize)"
+                    )
+                    let header = try await authorization()
+                    request.headers.add(name: header.name, value: header.value)
+                    let response: HTTPClientResponse
+                    do {
+                        response = try await DestinationProxy.client.execute(
+                            request,
+                            timeout: DataSourceRead.pageTimeout
+                        )
+                    } catch {
+                        throw Failure(reason: "The backend could not be reached.")
+                    }
+                    span?.attributes["http.response.status_code"] = Int(response.status.code)
+                    guard response.status.code == 200 else {
+                        let refused = [400, 404, 410].contains(Int(response.status.code))
+                        throw Failure(reason: "The backend answered \(response.status.code).", linkRefused: refused)
+                    }
+                    let body: ByteBuffer
+                    do {
+                        body = try await response.body.collect(upTo: DataSourceRead.pageLimit)
+                    } catch is NIOTooManyBytesError {
+                        throw Failure(
+                            reason: "A page of the backend's is larger than \(DataSourceRead.pageLimit >> 20) MiB."
+                        )
+                    } catch {
+                        throw Failure(reason: "A page of the backend's was cut off.")
+                    }
+                    do {
+                        return try body.readableBytesView.withUnsafeBytes { bytes throws(ODataPage.Unreadable) in
+                            try ODataPage.read(bytes, keyProperty: keyProperty)
+                        }
+                    } catch let error as ODataPage.Unreadable {
+                        throw Failure(reason: error.reason)
+                    }
                 }
             }
         }

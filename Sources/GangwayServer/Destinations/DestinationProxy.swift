@@ -7,6 +7,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
+import Tracing
 
 /// Forwards a device's request to one of its app's destinations and streams the answer
 /// back: `…/apps/{appID}/destinations/{name}/{path}` becomes `{destination URL}/{path}`,
@@ -74,6 +75,9 @@ struct DestinationProxy: Sendable {
             concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerBackend
         )
         configuration.decompression = .disabled
+        // The server's own spans say what it asked (``ServerTracer``); the client's would
+        // add the URL whole, its query too.
+        configuration.tracing.tracer = nil
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
@@ -178,7 +182,6 @@ struct DestinationProxy: Sendable {
             client: RequestInfo.current.clientAddress(trusting: services.settings.trustedProxies)
         )
         outgoing.headers.add(name: "X-Request-ID", value: RequestInfo.current.requestID)
-        for header in RequestInfo.current.trace.headers { outgoing.headers.add(name: header.name, value: header.value) }
         switch destination.authentication {
         case .identity:
             let identity = DestinationIdentity(
@@ -221,7 +224,26 @@ struct DestinationProxy: Sendable {
         // Labelled by the app and the destination an admin made: never a name a device sent.
         let label = caller.app.id + "/" + destination.name
         do {
-            answer = try await Self.client.execute(outgoing, timeout: Self.headTimeout)
+            // The call upstream is a span of its own, until the backend's head comes; its
+            // trace context is what the backend gets.
+            answer = try await services.tracer.withSpan(
+                "\(ServerMetrics.label(method: request.method.rawValue)) destination",
+                ofKind: .client,
+                attributes: { attributes in
+                    attributes["http.request.method"] = ServerMetrics.label(method: request.method.rawValue)
+                    attributes["gangway.app"] = caller.app.id
+                    attributes["gangway.destination"] = destination.name
+                    if let host = URLComponents(string: destination.url)?.host { attributes["server.address"] = host }
+                }
+            ) { span in
+                var outgoing = outgoing
+                for header in services.tracer.onwardHeaders(RequestInfo.current.trace) {
+                    outgoing.headers.add(name: header.name, value: header.value)
+                }
+                let answer = try await Self.client.execute(outgoing, timeout: Self.headTimeout)
+                span?.attributes["http.response.status_code"] = Int(answer.status.code)
+                return answer
+            }
         } catch {
             let outcome = await relay?.finish()
             services.metrics.destination(label, status: 0, duration: ContinuousClock.now - started)

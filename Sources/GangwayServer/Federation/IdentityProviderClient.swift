@@ -6,6 +6,7 @@ import GangwayServerStorage
 import JWTKit
 import NIOCore
 import NIOHTTP1
+import Tracing
 
 /// The server as a relying party of an app's OpenID Connect provider: discovery, the key
 /// set, the token endpoint and the checks an ID token must pass (OpenID Connect Core
@@ -66,12 +67,19 @@ actor IdentityProviderClient {
     /// Renewals at a provider, one at a time per refresh token family.
     nonisolated let renewals = RenewalTurns()
     private let now: @Sendable () -> Date
+    /// Where each request's span goes (``ServerTracer``).
+    private let tracer: ServerTracer
     private var metadata: [String: (ProviderMetadata, fetchedAt: Date)] = [:]
     private var keySets: [String: KeySet] = [:]
 
-    init(client: HTTPClient = IdentityProviderClient.sharedHTTPClient, now: @escaping @Sendable () -> Date) {
+    init(
+        client: HTTPClient = IdentityProviderClient.sharedHTTPClient,
+        now: @escaping @Sendable () -> Date,
+        tracer: ServerTracer = .none
+    ) {
         self.client = client
         self.now = now
+        self.tracer = tracer
     }
 
     /// One client for every server in the process: it needs no shutdown while the process
@@ -80,6 +88,9 @@ actor IdentityProviderClient {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
         configuration.timeout = .init(connect: .seconds(5), read: .seconds(10))
+        // The server's own spans say what it asked (``ServerTracer``); the client's would
+        // add the URL whole, its query too.
+        configuration.tracing.tracer = nil
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
@@ -261,12 +272,27 @@ actor IdentityProviderClient {
         _ request: HTTPClientRequest,
         what: String
     ) async throws(FederationError) -> (HTTPResponseStatus, Data) {
-        do {
-            let response = try await client.execute(request, timeout: Self.timeout)
-            let body = try await response.body.collect(upTo: Self.maximumBody)
-            return (response.status, Data(body.readableBytesView))
-        } catch {
-            throw .unavailable("\(what) could not be reached")
+        // A span of the sign-in's: "POST token endpoint", "GET key set".
+        let name = "\(request.method.rawValue) " + (what.hasPrefix("the ") ? String(what.dropFirst(4)) : what)
+        let host = URLComponents(string: request.url)?.host
+        return try await tracer.withSpan(
+            name,
+            ofKind: .client,
+            attributes: { attributes in
+                attributes["http.request.method"] = request.method.rawValue
+                if let host { attributes["server.address"] = host }
+            }
+        ) { span throws(FederationError) in
+            var request = request
+            for header in tracer.headers() { request.headers.add(name: header.name, value: header.value) }
+            do {
+                let response = try await client.execute(request, timeout: Self.timeout)
+                span?.attributes["http.response.status_code"] = Int(response.status.code)
+                let body = try await response.body.collect(upTo: Self.maximumBody)
+                return (response.status, Data(body.readableBytesView))
+            } catch {
+                throw .unavailable("\(what) could not be reached")
+            }
         }
     }
 

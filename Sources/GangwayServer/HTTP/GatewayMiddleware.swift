@@ -1,11 +1,13 @@
 import Foundation
 import GangwayConsole
 import GangwayProtocol
+import GangwayServerStorage
 import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
 import OpenAPIRuntime
+import Tracing
 
 /// The one middleware in front of every route.
 ///
@@ -17,7 +19,8 @@ import OpenAPIRuntime
 /// a 4xx and never a crash; gives every answer its default headers (`nosniff`,
 /// `no-store` for a caller's own data, `Strict-Transport-Security` behind https); and
 /// logs one line per request with method, path, status and time, never the query,
-/// headers or body.
+/// headers or body; and, with a tracer, makes each request a span named by its route's
+/// template, the caller's `traceparent` its parent.
 struct GatewayMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
@@ -53,6 +56,8 @@ struct GatewayMiddleware: RouterMiddleware {
     let requestIDs = RequestIDSequence()
     /// Where each request is counted, by its route's template (``ServerMetrics``).
     var metrics: ServerMetrics?
+    /// Where each request's span goes, named by its route's template (``ServerTracer``).
+    var tracer: ServerTracer = .none
 
     func handle(
         _ request: Request,
@@ -85,6 +90,63 @@ struct GatewayMiddleware: RouterMiddleware {
         body reading: BodyReading,
         next: (Request, ServerContext) async throws -> Response
     ) async throws -> Response {
+        let traceparent = request.headers[Self.traceparent]
+        let tracestate = request.headers[Self.tracestate]
+        // The route's template only when something records it.
+        let route =
+            metrics != nil || tracer.isOn
+            ? (reading == .streamedByProxy
+                ? Self.destinationRoute : routes.template(for: request.uri.path) ?? Self.unmatchedRoute) : nil
+        guard tracer.isOn, let route, !Self.isProbe(request.uri.path) else {
+            let trace = RequestTrace(traceparent: traceparent, tracestate: tracestate)
+            return try await respond(request, context: context, body: reading, trace: trace, route: route, next: next)
+        }
+        // The caller's span is the parent of the request's, which is the parent of every
+        // span the request makes and of what the server asks a backend.
+        let parent = tracer.context(traceparent: traceparent, tracestate: RequestTrace.accepted(state: tracestate))
+        let method = ServerMetrics.label(method: request.method.rawValue)
+        return try await tracer.withSpan(
+            "\(method) \(route)",
+            ofKind: .server,
+            context: parent ?? .topLevel,
+            attributes: { attributes in
+                attributes["http.request.method"] = method
+                attributes["http.route"] = route
+                attributes["url.scheme"] = isSecureOrigin() ? "https" : "http"
+            }
+        ) { span in
+            let trace =
+                RequestTrace(headers: tracer.headers())
+                ?? RequestTrace(traceparent: traceparent, tracestate: tracestate)
+            let response = try await respond(
+                request,
+                context: context,
+                body: reading,
+                trace: trace,
+                route: route,
+                next: next
+            )
+            span?.attributes["http.response.status_code"] = Int(response.status.code)
+            if response.status.code >= 500 { span?.setStatus(SpanStatus(code: .error)) }
+            return response
+        }
+    }
+
+    /// Whether a path is a health probe's, which no span records: load balancers ask
+    /// every few seconds.
+    private static func isProbe(_ path: String) -> Bool {
+        path == "/health" || path.hasPrefix("/health/")
+    }
+
+    /// Answers the request in its trace (``handle(_:context:body:next:)``).
+    private func respond(
+        _ request: Request,
+        context: ServerContext,
+        body reading: BodyReading,
+        trace: RequestTrace,
+        route: String?,
+        next: (Request, ServerContext) async throws -> Response
+    ) async throws -> Response {
         let started = ContinuousClock.now
         let requestID = Self.requestID(from: request.headers[.requestID]) ?? requestIDs.next()
         let logger = context.logger
@@ -94,10 +156,7 @@ struct GatewayMiddleware: RouterMiddleware {
             bearerToken: BearerToken.parse(authorization: request.headers[.authorization]),
             forwardedFor: request.headers[.xForwardedFor],
             auditNote: request.method == .get || request.method == .head ? nil : AuditNote(),
-            trace: RequestTrace(
-                traceparent: request.headers[Self.traceparent],
-                tracestate: request.headers[Self.tracestate]
-            )
+            trace: trace
         )
 
         var response: Response
@@ -189,10 +248,7 @@ struct GatewayMiddleware: RouterMiddleware {
             response.headers[.connection] = "close"
         }
         let elapsed = ContinuousClock.now - started
-        if let metrics {
-            let route =
-                reading == .streamedByProxy
-                ? Self.destinationRoute : routes.template(for: request.uri.path) ?? Self.unmatchedRoute
+        if let metrics, let route {
             metrics.request(
                 route: route,
                 method: request.method.rawValue,

@@ -52,11 +52,15 @@ final class ServerMetrics: Sendable {
     /// The methods a request's label keeps; any other is `other`.
     static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
+    /// A request's method as a label or a span's name says it: one of HTTP's own
+    /// (``methods``), else `other`, so a caller's made-up methods add no series or names.
+    static func label(method: String) -> String { methods.contains(method) ? method : "other" }
+
     /// One request answered: its route's template, method and status, and how long the
     /// server took to answer it (its body's streaming aside).
     func request(route: String, method: String, status: Int, duration: Duration) {
         guard isRecording else { return }
-        let method = Self.methods.contains(method) ? method : "other"
+        let method = Self.label(method: method)
         let key = RequestKey(route: route, method: method, status: status)
         // The handlers of each label set, made once: a request then costs one look-up.
         let recorders =

@@ -42,6 +42,8 @@ public struct MobileServicesServer: Sendable {
     /// The devices waiting for an entity set to change, for every instance of the API;
     /// the notices of writes through other processes wake it at once.
     let setWatch: SetWatch
+    /// Where the server's spans go (``ServerTracer``): none unless it was given one.
+    let tracer: ServerTracer
 
     /// Opens (creating and migrating) the storage the configuration names, and makes
     /// the admin token and the activation signing key at first start.
@@ -50,16 +52,20 @@ public struct MobileServicesServer: Sendable {
     ///   - driver: The database to use instead of the one the configuration names.
     ///   - renewAdminToken: Writes a new admin token and retires the old one.
     ///   - now: The wall clock; tests inject one.
+    ///   - tracer: Where a span of each request, statement and request onward goes
+    ///     (``TraceExport`` makes one that exports by OTLP); none by default.
     public init(
         configuration: ServerConfiguration,
         driver: (any StorageDriver)? = nil,
         renewAdminToken: Bool = false,
         logger: Logger = Logger(label: "gangway.server"),
-        now: @escaping @Sendable () -> Date = WallClock.now
+        now: @escaping @Sendable () -> Date = WallClock.now,
+        tracer: ServerTracer = .none
     ) async throws {
         self.configuration = configuration
         self.logger = logger
         self.now = now
+        self.tracer = tracer
         consoleURL = configuration.consoleAddress.map { PublicURL($0.url(boundPort: $0.port)) }
         apiURL = PublicURL(configuration.initialPublicURL)
         let opened = try driver ?? Self.openDriver(configuration, logger: logger)
@@ -69,7 +75,7 @@ public struct MobileServicesServer: Sendable {
                 logger.notice("Waiting for PostgreSQL at \(postgres.address)")
             }
         }
-        let storage = ServerStorage(opened, cache: ReadCache(lifetime: configuration.cacheLifetime))
+        let storage = ServerStorage(opened, cache: ReadCache(lifetime: configuration.cacheLifetime), tracer: tracer)
         self.storage = storage
         readiness = ServerReadiness(storage: storage)
         let metrics = ServerMetrics(recording: configuration.metricsAddress != nil, storage: storage)
@@ -97,7 +103,7 @@ public struct MobileServicesServer: Sendable {
         // Start-up opened SQLite readers that only serving needs: they close until then,
         // so servers made long before they serve (tests make many) hold few files.
         (opened as? SQLiteDriver)?.closeIdleReaders()
-        providers = IdentityProviderClient(now: now)
+        providers = IdentityProviderClient(now: now, tracer: tracer)
         passwords = PasswordHasher(
             cost: configuration.bcryptCost,
             concurrentChecks: configuration.concurrentPasswordChecks
@@ -163,7 +169,8 @@ public struct MobileServicesServer: Sendable {
                 routes: try RouteTable(document: Data(#"{"paths": {}}"#.utf8), extra: ConsolePaths.routes),
                 knownCaller: { head in await console.signedIn(head.headerFields).map { "operator:" + $0.1.name } },
                 isSecureOrigin: { services.isSecureOrigin },
-                metrics: metrics.isRecording ? metrics : nil
+                metrics: metrics.isRecording ? metrics : nil,
+                tracer: tracer
             )
             router.add(middleware: gateway)
             console.register(on: router)
@@ -188,7 +195,8 @@ public struct MobileServicesServer: Sendable {
             },
             isSecureOrigin: { services.isSecureOrigin },
             servesConsole: listener == .everything,
-            metrics: metrics.isRecording ? metrics : nil
+            metrics: metrics.isRecording ? metrics : nil,
+            tracer: tracer
         )
         router.add(middleware: gateway)
         router.get("/openapi.json") { _, _ in
@@ -261,6 +269,7 @@ public struct MobileServicesServer: Sendable {
             readiness: readiness,
             metrics: metrics,
             setWatch: setWatch,
+            tracer: tracer,
             now: now,
             logger: logger
         )
@@ -478,17 +487,21 @@ public struct MobileServicesServer: Sendable {
     ///   - onConsoleListening: Called with the console's bound port, when it listens apart.
     ///   - onMetricsListening: Called with the metrics listener's bound port, when there
     ///     is one.
+    ///   - alongside: Services that start before the server's and stop after them, such
+    ///     as the export of its spans (``TraceExport``), which then sends the last.
     public func run(
+        alongside: [any Service] = [],
         onListening: @escaping @Sendable (Int) async -> Void = { _ in },
         onConsoleListening: @escaping @Sendable (Int) async -> Void = { _ in },
         onMetricsListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
         var group = ServiceGroupConfiguration(
-            services: try services(
-                onListening: onListening,
-                onConsoleListening: onConsoleListening,
-                onMetricsListening: onMetricsListening
-            ),
+            services: try alongside
+                + services(
+                    onListening: onListening,
+                    onConsoleListening: onConsoleListening,
+                    onMetricsListening: onMetricsListening
+                ),
             gracefulShutdownSignals: Self.shutdownSignals,
             logger: logger
         )

@@ -6,7 +6,7 @@ extension ServerStorage {
         try await writing(forgetting: [.key(.app(app.id))]) { () throws(StorageError) in
             let settings = try ServerSchema.encode(app.settings)
             let authentication = try ServerSchema.encode(authentication: app.authentication)
-            try await driver.write(locking: []) { connection in
+            try await queries.write(locking: []) { connection in
                 try await connection.execute(
                     """
                     INSERT INTO apps (id, name, minimum_version, settings, settings_version, authentication, created_at)
@@ -23,7 +23,7 @@ extension ServerStorage {
         try await writing(forgetting: [.key(.app(app.id))]) { () throws(StorageError) in
             let settings = try ServerSchema.encode(app.settings)
             let authentication = try ServerSchema.encode(authentication: app.authentication)
-            try await driver.write(locking: []) { connection in
+            try await queries.write(locking: []) { connection in
                 try await connection.execute(
                     """
                     UPDATE apps SET name = \(app.name), minimum_version = \(app.minimumVersion), settings = \(settings),
@@ -57,7 +57,7 @@ extension ServerStorage {
     /// The apps `condition` holds for, by ID, each with its email domains: one statement,
     /// so an app is never read with another moment's domains.
     private func apps(where condition: SQL) async throws(StorageError) -> [AppRecord] {
-        let rows = try await driver.read(
+        let rows = try await queries.read(
             """
             SELECT a.*, d.domain
             FROM apps a LEFT JOIN app_domains d ON d.app_id = a.id

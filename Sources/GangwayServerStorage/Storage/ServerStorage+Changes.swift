@@ -37,7 +37,7 @@ extension ServerStorage {
         )
         let stale = sets.map { ReadCache.Drop.key(.entitySet(appID: $0.appID, entitySet: $0.entitySet)) }
         return try await writing(forgetting: stale) { () throws(StorageError) in
-            try await driver.write(locking: [writers]) { connection in
+            try await queries.write(locking: [writers]) { connection in
                 var state = try await Self.read(batch, connection)
                 let results = try batch.map { application in
                     try state.apply(application, limit: limit, decide: decide)

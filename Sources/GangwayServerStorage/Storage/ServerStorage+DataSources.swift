@@ -5,7 +5,7 @@ extension ServerStorage {
     /// A source that now reads another destination, path or key forgets its delta link:
     /// its next read is a full one.
     public func putDataSource(_ source: DataSourceRecord) async throws(StorageError) -> Bool {
-        try await driver.write(locking: []) { connection in
+        try await queries.write(locking: []) { connection in
             let existing = try await connection.rows(
                 """
                 SELECT destination, path, key_property FROM data_sources
@@ -72,7 +72,7 @@ extension ServerStorage {
     /// Removes a data source and the backend's versions it kept; the set's entities stay.
     /// `false` when the set had none.
     public func deleteDataSource(appID: String, entitySet: String) async throws(StorageError) -> Bool {
-        try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
+        try await queries.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
             try await connection.execute(
                 "DELETE FROM pulled_entities WHERE app_id = \(appID) AND entity_set = \(entitySet)"
             )
@@ -110,7 +110,7 @@ extension ServerStorage {
         at date: Date,
         until: Date
     ) async throws(StorageError) -> DataSourceClaim? {
-        try await driver.write(locking: []) { connection in
+        try await queries.write(locking: []) { connection in
             guard
                 let row = try await connection.rows(
                     """

@@ -15,7 +15,7 @@ extension ServerStorage {
             """
         ) { row throws(StorageError) in try row("change_id", as: String.self) }
         guard !due.isEmpty else { return [] }
-        return try await driver.write(locking: []) { connection in
+        return try await queries.write(locking: []) { connection in
             let rows = try await connection.rows(
                 """
                 SELECT change_id, app_id, change, carrier, received_at, attempts, parked, last_error FROM deliveries AS d
@@ -79,7 +79,7 @@ extension ServerStorage {
             entitySets: sets
         )
         return try await writing(forgetting: stale.map(ReadCache.Drop.key)) { () throws(StorageError) in
-            try await driver.write(locking: [writers]) { connection in
+            try await queries.write(locking: [writers]) { connection in
                 let ids = answered.map { $0.delivery.change.id.lowercasedText }
                 let waiting = Set(
                     try await connection.rows("SELECT change_id FROM deliveries WHERE change_id IN (\(list: ids))").map

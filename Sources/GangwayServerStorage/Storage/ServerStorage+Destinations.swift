@@ -6,7 +6,7 @@ extension ServerStorage {
     public func putDestination(_ destination: DestinationRecord) async throws(StorageError) -> Bool {
         return try await writing(forgetting: [.key(.destination(appID: destination.appID, name: destination.name))]) {
             () throws(StorageError) in
-            return try await driver.write(locking: []) { connection in
+            return try await queries.write(locking: []) { connection in
                 let existing = try await connection.rows(
                     """
                     SELECT created_at FROM destinations WHERE app_id = \(destination.appID) AND name = \(destination.name)
@@ -40,7 +40,7 @@ extension ServerStorage {
     public func deleteDestination(appID: String, name: String) async throws(StorageError) -> Bool {
         return try await writing(forgetting: [.key(.destination(appID: appID, name: name))]) {
             () throws(StorageError) in
-            return try await driver.write(locking: []) { connection in
+            return try await queries.write(locking: []) { connection in
                 try await connection.execute(
                     "DELETE FROM destination_requests WHERE app_id = \(appID) AND destination = \(name)"
                 )

@@ -78,7 +78,7 @@ extension ServerStorage {
     /// Inserts the registration, or replaces the one with the same app, user and device.
     public func saveDevice(_ device: DeviceRecord) async throws(StorageError) {
         try await writing(forgetting: [.every(.device)]) { () throws(StorageError) in
-            try await driver.write(locking: []) { connection in
+            try await queries.write(locking: []) { connection in
                 try await connection.execute(
                     """
                     DELETE FROM devices WHERE app_id = \(device.appID) AND username = \(device.username)
@@ -103,7 +103,7 @@ extension ServerStorage {
     /// contacts at once count once.
     public func touchDevice(registrationID: String, at date: Date) async throws(StorageError) {
         try await writing(forgetting: [.every(.device)]) { () throws(StorageError) in
-            try await driver.write(locking: []) { connection in
+            try await queries.write(locking: []) { connection in
                 let firsts: [(before: Date, counts: [ActivityKind: Int])] = [
                     (ActivityBucket.day.start(of: date), [.activeDevicesInDay: 1, .activeDevicesInHour: 1]),
                     (ActivityBucket.hour.start(of: date), [.activeDevicesInHour: 1]),
@@ -133,7 +133,7 @@ extension ServerStorage {
     /// Inserts the entries, then drops the oldest of each device they came from past
     /// `retention`, in one transaction.
     public func insertLogs(_ logs: [LogRecord], retention: LogRetention) async throws(StorageError) {
-        try await driver.write(locking: []) { connection in
+        try await queries.write(locking: []) { connection in
             for log in logs { try await connection.execute(try .insert(into: "logs", log)) }
             for (app, user, device) in Set(logs.map { [$0.appID, $0.username, $0.deviceID] }).map({
                 ($0[0], $0[1], $0[2])

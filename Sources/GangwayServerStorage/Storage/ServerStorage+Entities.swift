@@ -74,7 +74,7 @@ extension ServerStorage {
     ) async throws(StorageError) -> (EntityRecord, created: Bool) {
         return try await writing(forgetting: [.key(.entitySet(appID: entity.appID, entitySet: entity.entitySet))]) {
             () throws(StorageError) in
-            return try await driver.write(locking: [Self.writers(of: entity.appID, entity.entitySet)]) { connection in
+            return try await queries.write(locking: [Self.writers(of: entity.appID, entity.entitySet)]) { connection in
                 let previous = try await connection.rows(
                     """
                     \(EntityRecord.select)
@@ -135,7 +135,7 @@ extension ServerStorage {
     ) async throws(StorageError) -> Bool {
         return try await writing(forgetting: [.key(.entitySet(appID: appID, entitySet: entitySet))]) {
             () throws(StorageError) in
-            return try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
+            return try await queries.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
                 let entity: SQL = "app_id = \(appID) AND entity_set = \(entitySet) AND id = \(id)"
                 guard
                     try await !connection.rows("SELECT id FROM entities WHERE \(entity) AND removed_at IS NULL").isEmpty
@@ -204,7 +204,7 @@ extension ServerStorage {
         // The page is chosen inside, by the position index in its order and no further
         // than it must read; the set's row is joined to it after. (Joined first, with the
         // limit outside, PostgreSQL read the whole set and sorted it for each page.)
-        let rows = try await driver.read(
+        let rows = try await queries.read(
             """
             SELECT s.last_position, s.purged_through, e.app_id, e.entity_set, e.id, e.fields, e.version,
                 e.updated_at, e.updated_by, e.field_versions, e.position, e.removed_at
@@ -238,7 +238,7 @@ extension ServerStorage {
     public func lastPositions(appID: String, entitySets: Set<String>) async throws(StorageError) -> [String: Int64] {
         guard !entitySets.isEmpty else { return [:] }
         var positions: [String: Int64] = [:]
-        for row in try await driver.read(
+        for row in try await queries.read(
             """
             SELECT entity_set, last_position FROM entity_sets
             WHERE app_id = \(appID) AND entity_set IN (\(list: entitySets.sorted()))
@@ -300,7 +300,7 @@ extension ServerStorage {
         }
         var purged = 0
         for set in sets {
-            purged += try await driver.write(locking: [Self.writers(of: set.appID, set.entitySet)]) { connection in
+            purged += try await queries.write(locking: [Self.writers(of: set.appID, set.entitySet)]) { connection in
                 let removed: SQL = """
                     app_id = \(set.appID) AND entity_set = \(set.entitySet) AND removed_at < \(date)
                     """

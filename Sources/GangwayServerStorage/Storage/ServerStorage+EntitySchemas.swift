@@ -7,7 +7,7 @@ extension ServerStorage {
     public func entitySchemas(appID: String) async throws(StorageError) -> [String: EntitySchema] {
         try await cached(.entitySchemas(appID: appID)) { () throws(StorageError) in
             var schemas: [String: EntitySchema] = [:]
-            for row in try await driver.read(
+            for row in try await queries.read(
                 "SELECT entity_set, schema FROM entity_sets WHERE app_id = \(appID) AND schema IS NOT NULL"
             ) {
                 schemas[try row("entity_set")] = try Self.schema(in: row)
@@ -30,7 +30,7 @@ extension ServerStorage {
         entitySet: String
     ) async throws(StorageError) -> EntitySchemaMisfit? {
         return try await writing(forgetting: [.key(.entitySchemas(appID: appID))]) { () throws(StorageError) in
-            return try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
+            return try await queries.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
                 let set: SQL = "app_id = \(appID) AND entity_set = \(entitySet)"
                 let old = try await connection.rows("SELECT schema FROM entity_sets WHERE \(set)").first
                     .flatMap { row throws(StorageError) in try Self.schema(in: row) }

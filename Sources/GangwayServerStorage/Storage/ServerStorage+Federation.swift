@@ -2,7 +2,7 @@ import Foundation
 
 extension ServerStorage {
     public func insertFederatedSignIn(_ signIn: FederatedSignInRecord) async throws(StorageError) {
-        try await driver.write(locking: []) { connection in
+        try await queries.write(locking: []) { connection in
             try await connection.execute(try .insert(into: "federated_sign_ins", signIn))
             // Sign-ins nobody finished are of no use past their end.
             try await connection.execute("DELETE FROM federated_sign_ins WHERE expires_at < \(signIn.createdAt)")
@@ -12,7 +12,7 @@ extension ServerStorage {
     /// The sign-in whose state has this hash, removed as it is read: two returns of one
     /// sign-in never both finish it.
     public func takeFederatedSignIn(stateHash: Data) async throws(StorageError) -> FederatedSignInRecord? {
-        try await driver.write(locking: []) { connection in
+        try await queries.write(locking: []) { connection in
             try await connection.rows(
                 """
                 DELETE FROM federated_sign_ins WHERE state_hash = \(stateHash)

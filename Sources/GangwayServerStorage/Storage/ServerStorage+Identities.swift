@@ -77,7 +77,7 @@ extension ServerStorage {
         issuer: String,
         subject: String
     ) async throws(StorageError) -> (IdentityLinkRecord, OperatorRecord)? {
-        let rows = try await driver.read(
+        let rows = try await queries.read(
             """
             SELECT o.*, i.created_at AS linked_at
             FROM identities i JOIN operators o ON o.name = i.operator

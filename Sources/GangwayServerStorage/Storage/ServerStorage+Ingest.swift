@@ -33,7 +33,7 @@ extension ServerStorage {
         return try await writing(forgetting: [.key(.entitySet(appID: appID, entitySet: entitySet))]) {
             () throws(StorageError) in
             let kind = kind
-            return try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
+            return try await queries.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
                 let batch: SQL = "app_id = \(appID) AND entity_set = \(entitySet) AND batch_id = \(batchID)"
                 var progress =
                     try await connection.rows(

@@ -66,7 +66,7 @@ extension ServerStorage {
     /// ``revokeRefreshFamily(_:)``: a family revoked while a token joins it keeps no valid
     /// token, whichever comes first, in any number of processes.
     public func insertRefreshToken(_ token: RefreshTokenRecord) async throws(StorageError) -> Bool {
-        try await driver.write(locking: [.refreshFamily(token.familyID)]) { connection in
+        try await queries.write(locking: [.refreshFamily(token.familyID)]) { connection in
             let revoked = try await connection.rows(
                 "SELECT 1 AS revoked FROM refresh_tokens WHERE family_id = \(token.familyID) AND revoked LIMIT 1"
             )
@@ -106,7 +106,7 @@ extension ServerStorage {
     /// Revokes every refresh token of a family and the sessions they opened.
     public func revokeRefreshFamily(_ familyID: String) async throws(StorageError) {
         try await writing(forgetting: [.every(.session)]) { () throws(StorageError) in
-            try await driver.write(locking: [.refreshFamily(familyID)]) { connection in
+            try await queries.write(locking: [.refreshFamily(familyID)]) { connection in
                 try await connection.execute(
                     """
                     UPDATE sessions SET revoked = TRUE
@@ -121,7 +121,7 @@ extension ServerStorage {
     /// Deletes the rows `ExpiringRows` says are of no use at `now`; the number deleted.
     @discardableResult
     public func purgeExpired(at now: Date) async throws(StorageError) -> Int {
-        try await driver.write(locking: []) { connection in
+        try await queries.write(locking: []) { connection in
             var deleted = 0
             for statement in ExpiringRows.statements(at: now) {
                 deleted += try await connection.rows(statement + " RETURNING 1 AS deleted").count

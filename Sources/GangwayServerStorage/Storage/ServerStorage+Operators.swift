@@ -58,7 +58,7 @@ extension ServerStorage {
         sealedTOTPSecret: Data,
         at now: Date
     ) async throws(StorageError) -> Bool {
-        try await driver.write(locking: []) { connection in
+        try await queries.write(locking: []) { connection in
             let rows = try await connection.rows(
                 """
                 UPDATE operators SET password_hash = \(passwordHash), totp_secret = \(sealedTOTPSecret),
@@ -92,7 +92,7 @@ extension ServerStorage {
         named name: String,
         role: OperatorRole
     ) async throws(StorageError) -> OperatorRecord? {
-        try await driver.write(locking: []) { connection in
+        try await queries.write(locking: []) { connection in
             try await connection.execute("UPDATE operators SET role = \(role.rawValue) WHERE name = \(name)")
             return try await connection.rows("SELECT * FROM operators WHERE name = \(name)").first?.decode(
                 OperatorRecord.self
@@ -103,7 +103,7 @@ extension ServerStorage {
     /// Removes an operator, their provider identities, and ends their sessions; `false`
     /// when there was none.
     public func deleteOperator(named name: String) async throws(StorageError) -> Bool {
-        try await driver.write(locking: []) { connection in
+        try await queries.write(locking: []) { connection in
             try await connection.execute("DELETE FROM operator_sessions WHERE operator = \(name)")
             try await connection.execute("DELETE FROM identities WHERE operator = \(name)")
             return try await connection.rows("DELETE FROM operators WHERE name = \(name) RETURNING name").count == 1
@@ -127,7 +127,7 @@ extension ServerStorage {
         let live = now.addingTimeInterval(-TimeInterval(OperatorSessionRecord.idleLifetime.components.seconds))
         let born = now.addingTimeInterval(-TimeInterval(OperatorSessionRecord.absoluteLifetime.components.seconds))
         // One statement: the page that asks is waiting for it.
-        let rows = try await driver.read(
+        let rows = try await queries.read(
             """
             SELECT o.*, s.created_at AS session_created_at, s.last_seen_at
             FROM operator_sessions s JOIN operators o ON o.name = s.operator
@@ -145,7 +145,7 @@ extension ServerStorage {
         let touch = TimeInterval(OperatorSessionRecord.touchInterval.components.seconds)
         guard now.timeIntervalSince(session.lastSeenAt) >= touch else { return (session, record) }
         // Not ended in between (a sign-out, a removal): then it is gone.
-        let moved = try await driver.write(locking: []) { connection in
+        let moved = try await queries.write(locking: []) { connection in
             try await connection.rows(
                 """
                 UPDATE operator_sessions SET last_seen_at = \(now)

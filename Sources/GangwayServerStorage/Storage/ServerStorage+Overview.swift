@@ -36,7 +36,7 @@ extension ServerStorage {
     /// The first `limit` blocked users by name, and how many are blocked: one statement,
     /// so the two agree.
     public func blockedUsers(limit: Int) async throws(StorageError) -> (names: [String], count: Int) {
-        let rows = try await driver.read(
+        let rows = try await queries.read(
             """
             SELECT username, COUNT(*) OVER () AS total FROM users WHERE blocked
             ORDER BY username LIMIT \(max(limit, 1))
@@ -64,7 +64,7 @@ extension ServerStorage {
                 AND (last_contact_at < \(cutoff) OR (last_contact_at IS NULL AND registered_at < \(cutoff)))
             """
         // One statement, so the list and the count agree.
-        let rows = try await driver.read(
+        let rows = try await queries.read(
             """
             SELECT *, COUNT(*) OVER () AS total FROM devices WHERE \(silent)
             ORDER BY COALESCE(last_contact_at, registered_at), registration_id LIMIT \(max(limit, 1))

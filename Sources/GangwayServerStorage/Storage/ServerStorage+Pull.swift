@@ -41,7 +41,7 @@ extension ServerStorage {
         return try await writing(forgetting: [.key(.entitySet(appID: appID, entitySet: entitySet))]) {
             () throws(StorageError) in
             let kind = kind
-            return try await driver.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
+            return try await queries.write(locking: [Self.writers(of: appID, entitySet)]) { connection in
                 let holds = try await connection.rows(
                     """
                     UPDATE data_sources SET running_until = \(until)

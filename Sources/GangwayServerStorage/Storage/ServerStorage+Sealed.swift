@@ -29,7 +29,7 @@ extension ServerStorage {
     /// Every value `column` holds (its `NULL`s aside), with the keys of its row.
     public func sealedCells(_ column: SealedColumn) async throws(StorageError) -> [SealedCell] {
         let names = column.keys.joined(separator: ", ")
-        let rows = try await driver.read(
+        let rows = try await queries.read(
             """
             SELECT \(unescaped: names), \(unescaped: column.column) AS sealed_value FROM \(unescaped: column.table)
             WHERE \(unescaped: column.column) IS NOT NULL

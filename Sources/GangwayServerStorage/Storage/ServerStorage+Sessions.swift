@@ -33,7 +33,7 @@ extension ServerStorage {
             var whose: SQL = "username = \(username)"
             if let appID { whose = whose + " AND app_id = \(appID)" }
             if let deviceID { whose = whose + " AND device_id = \(deviceID)" }
-            try await driver.write(locking: []) { connection in
+            try await queries.write(locking: []) { connection in
                 try await connection.execute("UPDATE sessions SET revoked = TRUE WHERE \(whose)")
                 try await connection.execute("UPDATE refresh_tokens SET revoked = TRUE WHERE \(whose)")
             }
@@ -51,7 +51,7 @@ extension ServerStorage {
         keys: [String],
         _ update: @escaping @Sendable ([String: SignInAttempts]) -> (SignInAttemptsChange, Result)
     ) async throws(StorageError) -> Result {
-        try await driver.write(locking: [.signIns(username: username)]) { connection in
+        try await queries.write(locking: [.signIns(username: username)]) { connection in
             var current: [String: SignInAttempts] = [:]
             if !keys.isEmpty {
                 for row in try await connection.rows(

@@ -26,7 +26,7 @@ extension ServerStorage {
     /// purpose's keys as stored after, newest first.
     public func addFirstSigningKey(_ key: SigningKeyRecord) async throws(StorageError) -> [SigningKeyRecord] {
         try await writing(forgetting: [.key(.signingKeys(key.purpose.rawValue))]) { () throws(StorageError) in
-            try await driver.write(locking: [.signingKeys(key.purpose.rawValue)]) { connection in
+            try await queries.write(locking: [.signingKeys(key.purpose.rawValue)]) { connection in
                 let stored = try await connection.rows(Self.signingKeysQuery(key.purpose))
                 guard stored.isEmpty else {
                     return try stored.map { row throws(StorageError) in try row.decode(SigningKeyRecord.self) }
@@ -54,7 +54,7 @@ extension ServerStorage {
     ) async throws(StorageError) -> SigningKeyRecord? {
         let purpose = key.purpose
         return try await writing(forgetting: [.key(.signingKeys(purpose.rawValue))]) { () throws(StorageError) in
-            try await driver.write(locking: [.signingKeys(purpose.rawValue)]) { connection in
+            try await queries.write(locking: [.signingKeys(purpose.rawValue)]) { connection in
                 let newest = try await connection.rows(
                     "SELECT * FROM signing_keys WHERE purpose = \(purpose.rawValue) ORDER BY generation DESC LIMIT 1"
                 ).first.map { row throws(StorageError) in try row.decode(SigningKeyRecord.self) }

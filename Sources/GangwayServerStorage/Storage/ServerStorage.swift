@@ -12,13 +12,19 @@ import ServiceLifecycle
 /// can share one PostgreSQL database.
 public final class ServerStorage: Sendable {
     public let driver: any StorageDriver
+    /// What every query runs through: the driver, its statements spans when there is a
+    /// tracer (``TracedDriver``).
+    let queries: any StorageDriver
     /// The hot reads' cache, when there is one.
     let cache: ReadCache?
 
-    /// - Parameter cache: Keeps the reads every device request makes; `nil` reads the
-    ///   database every time.
-    public init(_ driver: any StorageDriver, cache: ReadCache? = nil) {
+    /// - Parameters:
+    ///   - cache: Keeps the reads every device request makes; `nil` reads the database
+    ///     every time.
+    ///   - tracer: Where each statement's span goes; none by default.
+    public init(_ driver: any StorageDriver, cache: ReadCache? = nil, tracer: ServerTracer = .none) {
         self.driver = driver
+        queries = tracer.isOn ? TracedDriver(driver: driver, tracer: tracer) : driver
         self.cache = cache
     }
 
@@ -40,6 +46,7 @@ public final class ServerStorage: Sendable {
     /// the requests use: whether it answers (a readiness probe's look). Throws what a
     /// request's read would.
     public func ping() async throws(StorageError) {
+        // Untraced: probes ask every few seconds, and their spans would say nothing.
         _ = try await driver.read("SELECT 1 AS answered")
     }
 
@@ -124,7 +131,7 @@ public final class ServerStorage: Sendable {
         _ statement: SQL,
         _ record: (SQLRow) throws(StorageError) -> Record
     ) async throws(StorageError) -> [Record] {
-        try await driver.read(statement).map(record)
+        try await queries.read(statement).map(record)
     }
 
     /// The first record `statement` returns, if any.
@@ -132,7 +139,7 @@ public final class ServerStorage: Sendable {
         _ statement: SQL,
         _ record: (SQLRow) throws(StorageError) -> Record
     ) async throws(StorageError) -> Record? {
-        try await driver.read(statement).first.map(record)
+        try await queries.read(statement).first.map(record)
     }
 
     /// The records `statement` returns, each read by its coding keys (``SQLRow/decode(_:)``).
@@ -153,12 +160,12 @@ public final class ServerStorage: Sendable {
 
     /// Runs one writing statement on its own.
     func execute(_ statement: SQL) async throws(StorageError) {
-        _ = try await driver.write(statement)
+        _ = try await queries.write(statement)
     }
 
     /// Runs one writing statement that ends in `RETURNING`; how many rows it returned.
     func count(_ statement: SQL) async throws(StorageError) -> Int {
-        try await driver.write(statement).count
+        try await queries.write(statement).count
     }
 
     /// A hot read, through the cache when there is one.
@@ -175,7 +182,7 @@ public final class ServerStorage: Sendable {
     /// The value stored under `name`, storing `value` first when there is none: the
     /// first process to start decides, the others read its choice.
     public func secret(named name: String, orInsert value: Data) async throws(StorageError) -> Data {
-        try await driver.write(locking: []) { connection in
+        try await queries.write(locking: []) { connection in
             try await connection.execute(
                 "INSERT INTO secrets (name, value) VALUES (\(name), \(value)) ON CONFLICT (name) DO NOTHING"
             )

@@ -1,5 +1,6 @@
 import Foundation
 import GangwayServer
+import GangwayServerStorage
 import GangwaySystem
 import Logging
 
@@ -24,6 +25,8 @@ extension TestServer {
         /// Changes the rest of the server's configuration (trusted proxies, sign-in
         /// limits, password checks), after the options above are applied.
         public var configure: @Sendable (inout ServerConfiguration) -> Void
+        /// Where the server's spans go: none by default.
+        public var tracer: ServerTracer
 
         /// Options with the given values; every one has a default for tests.
         public init(
@@ -33,7 +36,8 @@ extension TestServer {
             cacheLifetime: Duration = .seconds(1),
             logger: Logger = Logger(label: "gangway.test-server", factory: { _ in SwiftLogNoOpLogHandler() }),
             now: @escaping @Sendable () -> Date = WallClock.now,
-            configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in }
+            configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in },
+            tracer: ServerTracer = .none
         ) {
             self.database = database
             self.bcryptCost = bcryptCost
@@ -42,6 +46,7 @@ extension TestServer {
             self.logger = logger
             self.now = now
             self.configure = configure
+            self.tracer = tracer
         }
     }
 }

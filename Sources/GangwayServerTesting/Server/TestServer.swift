@@ -61,7 +61,8 @@ public struct TestServer: Sendable {
         let server = try await MobileServicesServer(
             configuration: configuration,
             logger: options.logger,
-            now: options.now
+            now: options.now,
+            tracer: options.tracer
         )
         let token = try String(contentsOf: configuration.adminTokenPath, encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)

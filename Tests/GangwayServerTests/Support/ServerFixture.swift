@@ -1,5 +1,6 @@
 import Foundation
 import GangwayServer
+import GangwayServerStorage
 import GangwayServerTesting
 import GangwayTesting
 
@@ -24,6 +25,7 @@ struct ServerFixture: Sendable {
         backend: Backend = .sqlite,
         allowedSignInFailures: Int = 5,
         bcryptCost: UInt8 = 4,
+        tracer: ServerTracer = .none,
         configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in }
     ) async throws {
         let clock = ManualWallClock(Date())
@@ -35,7 +37,8 @@ struct ServerFixture: Sendable {
                 allowedSignInFailures: allowedSignInFailures,
                 logger: logs.logger,
                 now: clock.now,
-                configure: configure
+                configure: configure,
+                tracer: tracer
             )
         )
         self.clock = clock

@@ -1,3 +1,4 @@
+import GangwayServerStorage
 import W3CTraceContext
 
 /// A request's place in a distributed trace (W3C Trace Context): the caller's trace when
@@ -10,8 +11,6 @@ import W3CTraceContext
 struct RequestTrace: Sendable {
     /// The trace, the server's span in it, the caller's flags and state.
     let context: TraceContext
-    /// The caller's span, when the request carried a valid `traceparent`.
-    let callerSpan: String?
 
     /// The longest `tracestate` passed on; a longer one is dropped, as the specification
     /// allows (512 characters).
@@ -20,17 +19,32 @@ struct RequestTrace: Sendable {
     /// The trace of a request with these headers; a new one when `traceparent` is missing
     /// or invalid (another version, a trace or span of zeros, not hex).
     init(traceparent: String?, tracestate: String?) {
-        let state = tracestate.flatMap { $0.utf8.count <= Self.stateLimit ? $0 : nil }
+        let state = Self.accepted(state: tracestate)
         if let traceparent,
             let caller = (try? TraceContext(traceParentHeaderValue: traceparent, traceStateHeaderValue: state))
                 ?? (try? TraceContext(traceParentHeaderValue: traceparent))
         {
             context = TraceContext(traceID: caller.traceID, spanID: .random(), flags: caller.flags, state: caller.state)
-            callerSpan = "\(caller.spanID)"
         } else {
             context = TraceContext(traceID: .random(), spanID: .random(), flags: [], state: TraceState())
-            callerSpan = nil
         }
+    }
+
+    /// The trace of the server's own span, from the headers a tracer writes for it
+    /// (``ServerTracer/headers(of:)``); `nil` when they hold no valid `traceparent`.
+    init?(headers: [(name: String, value: String)]) {
+        let value = { (name: String) in headers.first { $0.name == name }?.value }
+        guard let traceparent = value("traceparent"),
+            let own =
+                (try? TraceContext(traceParentHeaderValue: traceparent, traceStateHeaderValue: value("tracestate")))
+                ?? (try? TraceContext(traceParentHeaderValue: traceparent))
+        else { return nil }
+        context = own
+    }
+
+    /// A caller's `tracestate` when it is within ``stateLimit``; `nil` otherwise.
+    static func accepted(state: String?) -> String? {
+        state.flatMap { $0.utf8.count <= stateLimit ? $0 : nil }
     }
 
     /// A new trace, for work no request started (a data source's scheduled read, a
@@ -48,5 +62,14 @@ struct RequestTrace: Sendable {
             headers.append((name: "tracestate", value: state))
         }
         return headers
+    }
+}
+
+extension ServerTracer {
+    /// The trace context a request onward carries: the current span's when the server
+    /// makes spans, else `trace`'s (the server's span in the caller's trace, which no
+    /// collector sees).
+    func onwardHeaders(_ trace: RequestTrace) -> [(name: String, value: String)] {
+        isOn ? headers() : trace.headers
     }
 }

@@ -1,0 +1,105 @@
+import Foundation
+import GangwayServerStorage
+import Logging
+import OTel
+import ServiceLifecycle
+import Synchronization
+import Tracing
+
+/// Spans exported by OTLP over HTTP (protobuf) to the operator's collector, when
+/// `gangway serve --otlp-endpoint` names one; no span is made otherwise.
+///
+/// A span of each request (named by its route's template), of each statement (its kind
+/// and table), of each call upstream (a destination, a data source's page, a change's
+/// delivery, a provider's endpoint), batched and sent in the background; the last are
+/// sent when the server stops. A caller's `traceparent` is the parent of its request's
+/// span, and what the server sends a backend names its own span as the parent.
+///
+/// Settings come from the server's options alone, never from the `OTEL_*` variables of
+/// OpenTelemetry's SDKs: one place says where the spans go. Sampling is by trace ID
+/// (``sampleRatio``), whatever the caller's `sampled` flag says, so no device decides
+/// how much the collector is sent.
+public struct TraceExport: Sendable, Hashable {
+    /// The collector's URL, as OTLP's `OTEL_EXPORTER_OTLP_ENDPOINT` is given (such as
+    /// `http://127.0.0.1:4318`); the spans go to its `v1/traces`.
+    public let endpoint: String
+    /// The share of traces recorded, from 0 to 1 (``sampleRatios``).
+    public let sampleRatio: Double
+
+    /// The shares of traces an operator may have recorded.
+    public static let sampleRatios: ClosedRange<Double> = 0...1
+
+    /// A collector's URL checked: `http` or `https`, a host, no user or password, query
+    /// or fragment; and the share of traces to keep.
+    public init(endpoint: String, sampleRatio: Double = 1) throws(TraceExportError) {
+        guard let url = URLComponents(string: endpoint), let scheme = url.scheme?.lowercased(),
+            ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty
+        else {
+            throw TraceExportError("is not an http or https URL, such as http://127.0.0.1:4318")
+        }
+        guard url.user == nil, url.password == nil else {
+            throw TraceExportError("must not hold a user or password: give the collector's address alone")
+        }
+        guard url.query == nil, url.fragment == nil else {
+            throw TraceExportError("must not have a query or fragment")
+        }
+        guard Self.sampleRatios.contains(sampleRatio) else {
+            throw TraceExportError("sample ratio must be between 0 and 1")
+        }
+        self.endpoint = endpoint
+        self.sampleRatio = sampleRatio
+    }
+
+    /// Where the spans are sent: the endpoint's `v1/traces`.
+    public var tracesURL: String {
+        endpoint.hasSuffix("/") ? endpoint + "v1/traces" : endpoint + "/v1/traces"
+    }
+
+    /// Whether this process exports already: its tracer is the process's, made once.
+    private static let started = Mutex(false)
+
+    /// Starts the export: the process's tracer, and the service that sends its spans,
+    /// to run beside the server and stop after it (``MobileServicesServer/run(alongside:onListening:onConsoleListening:onMetricsListening:)``),
+    /// so the last spans go. One per process: a second is refused.
+    public func start(logger: Logger) throws(TraceExportError) -> (tracer: ServerTracer, service: any Service) {
+        let first = Self.started.withLock { started in
+            defer { started = true }
+            return !started
+        }
+        guard first else { throw TraceExportError("this process exports its spans already") }
+        var configuration = OTel.Configuration.default
+        configuration.serviceName = "gangway"
+        configuration.diagnosticLogger = .custom(logger)
+        configuration.diagnosticLogLevel = .warning
+        configuration.propagators = [.traceContext]
+        configuration.logs.enabled = false
+        configuration.metrics.enabled = false
+        configuration.traces.exporter = .otlp
+        configuration.traces.otlpExporter.protocol = .httpProtobuf
+        configuration.traces.otlpExporter.endpoint = tracesURL
+        configuration.traces.sampler =
+            sampleRatio >= 1
+            ? .alwaysOn
+            : OTel.Configuration.TracesConfiguration.SamplerConfiguration.traceIDRatio(
+                ratio: sampleRatio
+            ) ?? .alwaysOn
+        let service: any Service
+        do {
+            // No environment: the OTEL_* variables change nothing.
+            service = try OTel.bootstrap(configuration: configuration, environment: [:])
+        } catch {
+            throw TraceExportError("could not start: \(error)")
+        }
+        return (ServerTracer(InstrumentationSystem.tracer), service)
+    }
+}
+
+/// Why spans cannot be exported as asked: one sentence's end, after what was asked
+/// (`--otlp-endpoint URL …`).
+public struct TraceExportError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var reason: String
+
+    init(_ reason: String) { self.reason = reason }
+
+    public var description: String { reason }
+}
