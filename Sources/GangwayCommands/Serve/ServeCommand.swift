@@ -400,6 +400,20 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// Starts the export `--otlp-endpoint` asks for, if it does: the tracer to give the
+    /// server and the service that sends its spans.
+    private func startTraceExport() throws -> (tracer: ServerTracer, service: any Service)? {
+        guard let otlpEndpoint else { return nil }
+        let export = try traceExport(otlpEndpoint)
+        let started = Result { () throws(TraceExportError) -> (tracer: ServerTracer, service: any Service) in
+            try export.start(logger: Logger(label: "gangway.traces"))
+        }
+        switch started {
+        case .success(let traces): return traces
+        case .failure(let error): throw CommandFailure("the spans' export \(error.reason).")
+        }
+    }
+
     /// The export `--otlp-endpoint` and `--trace-sample-ratio` ask for.
     private func traceExport(_ endpoint: String) throws -> TraceExport {
         do throws(TraceExportError) {
@@ -499,9 +513,7 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         // The spans' export, before anything makes one.
-        let traces = try otlpEndpoint.map { endpoint in
-            try traceExport(endpoint).start(logger: Logger(label: "gangway.traces"))
-        }
+        let traces = try startTraceExport()
         let configuration = ServerConfiguration(
             host: host,
             port: port,
