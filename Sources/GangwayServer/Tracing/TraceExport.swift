@@ -55,6 +55,10 @@ public struct TraceExport: Sendable, Hashable {
         endpoint.hasSuffix("/") ? endpoint + "v1/traces" : endpoint + "/v1/traces"
     }
 
+    /// The most spans waiting to be sent; past them, new spans are dropped (and counted in
+    /// a warning).
+    static let queuedSpans = 8_192
+
     /// Whether this process exports already: its tracer is the process's, made once.
     private static let started = Mutex(false)
 
@@ -77,6 +81,10 @@ public struct TraceExport: Sendable, Hashable {
         configuration.traces.exporter = .otlp
         configuration.traces.otlpExporter.protocol = .httpProtobuf
         configuration.traces.otlpExporter.endpoint = tracesURL
+        // Batches of up to 2,048 spans, from a queue of 8,192: a busy server sends fewer,
+        // larger exports, and drops spans only past four batches waiting.
+        configuration.traces.batchSpanProcessor.maxQueueSize = Self.queuedSpans
+        configuration.traces.batchSpanProcessor.maxExportBatchSize = Self.queuedSpans / 4
         configuration.traces.sampler =
             sampleRatio >= 1
             ? .alwaysOn
