@@ -73,7 +73,11 @@ public struct TraceExport: Sendable, Hashable {
         guard first else { throw TraceExportError("this process exports its spans already") }
         var configuration = OTel.Configuration.default
         configuration.serviceName = "gangway"
-        configuration.diagnosticLogger = .custom(logger)
+        // Its warnings (spans dropped, a collector down) come at each batch: at most one
+        // of each kind in ten seconds reaches the log.
+        configuration.diagnosticLogger = .custom(
+            Logger(label: logger.label) { _ in RepeatLimitedLogHandler(base: logger) }
+        )
         configuration.diagnosticLogLevel = .warning
         configuration.propagators = [.traceContext]
         configuration.logs.enabled = false
