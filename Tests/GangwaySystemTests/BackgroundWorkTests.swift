@@ -19,13 +19,18 @@ struct BackgroundWorkTests {
             return fields.count > 16 ? Int(fields[16]) : nil
         }
 
-        @Test("the work runs at niceness 10 on its own thread, and the caller's threads keep theirs")
+        @Test("the work runs at niceness 10 under the idle policy on its own thread; the caller's threads keep theirs")
         func lowered() async throws {
-            let before = Self.threadNiceness()
-            let inside = await BackgroundWork.run { (Self.threadNiceness(), Thread.isMainThread) }
+            let before = (Self.threadNiceness(), sched_getscheduler(0))
+            let inside = await BackgroundWork.run {
+                (Self.threadNiceness(), Thread.isMainThread, sched_getscheduler(0))
+            }
             #expect(inside.0 == Int(BackgroundWork.niceness))
             #expect(inside.1 == false)
-            #expect(Self.threadNiceness() == before, "only the work's thread was lowered")
+            // SCHED_IDLE is 5 (sched.h).
+            #expect(inside.2 == 5)
+            #expect(Self.threadNiceness() == before.0, "only the work's thread was lowered")
+            #expect(sched_getscheduler(0) == before.1)
         }
     #endif
 }

@@ -15,7 +15,10 @@ public enum BackgroundWork {
     /// The niceness the thread runs at (the process's, when that is higher already).
     public static let niceness: Int32 = 10
 
-    /// `work`'s result, run on a new thread at ``niceness``.
+    /// Linux's `SCHED_IDLE` (sched.h), which Glibc's module leaves out.
+    private static let idlePolicy: Int32 = 5
+
+    /// `work`'s result, run on a new thread at ``niceness``, under Linux's idle policy.
     public static func run<Result: Sendable>(_ work: @escaping @Sendable () -> Result) async -> Result {
         await withCheckedContinuation { continuation in
             let thread = Thread {
@@ -39,8 +42,13 @@ public enum BackgroundWork {
             let which = __priority_which_t(PRIO_PROCESS.rawValue)
             errno = 0
             let current = getpriority(which, id)
-            guard errno == 0, current < niceness else { return }
-            _ = setpriority(which, id, niceness)
+            if errno == 0, current < niceness { _ = setpriority(which, id, niceness) }
+            // Linux's idle policy: the thread runs only on a core no other thread wants,
+            // and gives way at once to one that wakes (a niceness alone leaves a woken
+            // request waiting for the rest of the thread's slice).
+            var parameters = sched_param()
+            parameters.sched_priority = 0
+            _ = sched_setscheduler(0, Self.idlePolicy, &parameters)
         #endif
     }
 }
