@@ -106,4 +106,21 @@ struct StatementSpanTests {
         #expect(transaction.status?.code == .error)
         #expect(transaction.errors.first?.error is StorageError)
     }
+
+    @Test("inside a span no one records (a trace the sampler left out), no span is made, unless one starts a trace")
+    func unrecordedChildren() async {
+        let tracer = ServerTracer(NoOpTracer())
+        let inner: (child: Bool, recorded: Bool, root: Bool) = await tracer.withSpan("request") { outer in
+            #expect(outer != nil, "the trace's first span is made, for its context")
+            let child = await tracer.withSpan("SELECT users") { span in span != nil }
+            let root = await tracer.withSpan("delivery", context: .topLevel) { span in span != nil }
+            return (child, ServerTracer.inRecordedSpan, root)
+        }
+        #expect(!inner.child && !inner.recorded && inner.root)
+        let recording = ServerTracer(InMemoryTracer())
+        let recorded = await recording.withSpan("request") { _ in
+            await recording.withSpan("SELECT users") { span in span != nil && ServerTracer.inRecordedSpan }
+        }
+        #expect(recorded)
+    }
 }

@@ -226,11 +226,12 @@ struct DestinationProxy: Sendable {
         do {
             // The call upstream is a span of its own, until the backend's head comes; its
             // trace context is what the backend gets.
+            let method = ServerMetrics.label(method: request.method.rawValue)
             answer = try await services.tracer.withSpan(
-                "\(ServerMetrics.label(method: request.method.rawValue)) destination",
+                "\(method) destination",
                 ofKind: .client,
                 attributes: { attributes in
-                    attributes["http.request.method"] = ServerMetrics.label(method: request.method.rawValue)
+                    attributes["http.request.method"] = method
                     attributes["gangway.app"] = caller.app.id
                     attributes["gangway.destination"] = destination.name
                     if let host = URLComponents(string: destination.url)?.host { attributes["server.address"] = host }

@@ -103,7 +103,8 @@ struct GatewayMiddleware: RouterMiddleware {
         }
         // The caller's span is the parent of the request's, which is the parent of every
         // span the request makes and of what the server asks a backend.
-        let parent = tracer.context(traceparent: traceparent, tracestate: RequestTrace.accepted(state: tracestate))
+        let caller = RequestTrace.accepted(traceparent: traceparent, tracestate: tracestate)
+        let parent = tracer.context(traceparent: caller?.traceparent, tracestate: caller?.tracestate)
         let method = ServerMetrics.label(method: request.method.rawValue)
         return try await tracer.withSpan(
             "\(method) \(route)",

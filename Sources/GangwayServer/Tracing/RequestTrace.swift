@@ -47,6 +47,21 @@ struct RequestTrace: Sendable {
         state.flatMap { $0.utf8.count <= stateLimit ? $0 : nil }
     }
 
+    /// The caller's headers as a tracer is to read them: `nil` when `traceparent` is
+    /// missing or not valid (a trace of the server's own then), the `tracestate` only
+    /// when it is valid and within ``stateLimit``. A tracer handed a broken header logs
+    /// it; none is.
+    static func accepted(
+        traceparent: String?,
+        tracestate: String?
+    ) -> (traceparent: String, tracestate: String?)? {
+        guard let traceparent, (try? TraceContext(traceParentHeaderValue: traceparent)) != nil else { return nil }
+        let state = accepted(state: tracestate).flatMap { state in
+            (try? TraceContext(traceParentHeaderValue: traceparent, traceStateHeaderValue: state)) != nil ? state : nil
+        }
+        return (traceparent, state)
+    }
+
     /// A new trace, for work no request started (a data source's scheduled read, a
     /// change's delivery).
     static func new() -> RequestTrace { RequestTrace(traceparent: nil, tracestate: nil) }
