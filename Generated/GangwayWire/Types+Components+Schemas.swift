@@ -282,23 +282,33 @@ extension Components {
             }
             /// - Remark: Generated from `#/components/schemas/ActivationKey/algorithm`.
             public var algorithm: Components.Schemas.ActivationKey.AlgorithmPayload
+            /// The key that signs activation links now.
+            ///
             /// - Remark: Generated from `#/components/schemas/ActivationKey/publicKeyPEM`.
             public var publicKeyPEM: Swift.String
+            /// Once the activation key has been rotated: the chain of endorsed keys from the server's first activation key to this one, as an activation's `chain` holds it. A client that pinned an earlier key sees from it that the server is the same, and may pin this key.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ActivationKey/chain`.
+            public var chain: Swift.String?
             /// Creates a new `ActivationKey`.
             ///
             /// - Parameters:
             ///   - algorithm:
-            ///   - publicKeyPEM:
+            ///   - publicKeyPEM: The key that signs activation links now.
+            ///   - chain: Once the activation key has been rotated: the chain of endorsed keys from the server's first activation key to this one, as an activation's `chain` holds it. A client that pinned an earlier key sees from it that the server is the same, and may pin this key.
             public init(
                 algorithm: Components.Schemas.ActivationKey.AlgorithmPayload,
-                publicKeyPEM: Swift.String
+                publicKeyPEM: Swift.String,
+                chain: Swift.String? = nil
             ) {
                 self.algorithm = algorithm
                 self.publicKeyPEM = publicKeyPEM
+                self.chain = chain
             }
             public enum CodingKeys: String, CodingKey {
                 case algorithm
                 case publicKeyPEM
+                case chain
             }
         }
         /// - Remark: Generated from `#/components/schemas/Activation`.
@@ -313,33 +323,41 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Activation/signature`.
             public var signature: Swift.String
-            /// `gangway://activate?payload=…&signature=…`; also the text of the QR code.
+            /// `gangway://activate?payload=…&signature=…`, with `&chain=…` once the activation key has been rotated; also the text of the QR code.
             ///
             /// - Remark: Generated from `#/components/schemas/Activation/link`.
             public var link: Swift.String
+            /// Once the activation key has been rotated: the server's activation keys from the first to the one that signed, each after the first endorsed by the one before, base64url without padding (the first key compressed, 33 bytes, then for each later key the previous key's raw r||s signature, 64 bytes, over the label `gangway activation key endorsement v1` and a newline, then both keys in X9.63, and the key compressed). Absent while the first key signs. A client accepts the link when the key it pinned is in the chain.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Activation/chain`.
+            public var chain: Swift.String?
             /// Creates a new `Activation`.
             ///
             /// - Parameters:
             ///   - configuration:
             ///   - payload: The configuration as JSON, base64url without padding.
             ///   - signature: ECDSA P-256 SHA-256 signature of the payload's bytes, raw r||s, base64url without padding.
-            ///   - link: `gangway://activate?payload=…&signature=…`; also the text of the QR code.
+            ///   - link: `gangway://activate?payload=…&signature=…`, with `&chain=…` once the activation key has been rotated; also the text of the QR code.
+            ///   - chain: Once the activation key has been rotated: the server's activation keys from the first to the one that signed, each after the first endorsed by the one before, base64url without padding (the first key compressed, 33 bytes, then for each later key the previous key's raw r||s signature, 64 bytes, over the label `gangway activation key endorsement v1` and a newline, then both keys in X9.63, and the key compressed). Absent while the first key signs. A client accepts the link when the key it pinned is in the chain.
             public init(
                 configuration: Components.Schemas.AppConfiguration,
                 payload: Swift.String,
                 signature: Swift.String,
-                link: Swift.String
+                link: Swift.String,
+                chain: Swift.String? = nil
             ) {
                 self.configuration = configuration
                 self.payload = payload
                 self.signature = signature
                 self.link = link
+                self.chain = chain
             }
             public enum CodingKeys: String, CodingKey {
                 case configuration
                 case payload
                 case signature
                 case link
+                case chain
             }
         }
         /// - Remark: Generated from `#/components/schemas/VersionStatus`.
@@ -4993,12 +5011,13 @@ extension Components {
                 ])
             }
         }
-        /// What a signing key signs: `id-token`, the OpenID Connect ID tokens of oauth2 apps (published at each app's `jwks_uri`); `destination`, the identity the server forwards to a destination (published at `getDestinationKeys`). Each purpose has keys of its own.
+        /// What a signing key signs: `id-token`, the OpenID Connect ID tokens of oauth2 apps (published at each app's `jwks_uri`); `destination`, the identity the server forwards to a destination (published at `getDestinationKeys`); `activation`, activation links (the newest key at `getActivationKey`, and every earlier one in the chain a link carries). Each purpose has keys of its own.
         ///
         /// - Remark: Generated from `#/components/schemas/SigningKeyPurpose`.
         @frozen public enum SigningKeyPurpose: String, Codable, Hashable, Sendable, CaseIterable {
             case idToken = "id-token"
             case destination = "destination"
+            case activation = "activation"
         }
         /// One of the server's signing keys, by its `kid`; never the key itself.
         ///
@@ -5010,7 +5029,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/SigningKey/kid`.
             public var kid: Swift.String
-            /// `next`: published, and signing from `signsFrom`, so relying parties that keep the key set for a while have it before its first token. `signing`: it signs the purpose's tokens now. `published`: a newer key signs; this one stays in the key set until the tokens it signed have expired (`publishedUntil`), then goes.
+            /// `next`: published, and signing from `signsFrom`, so relying parties that keep the key set for a while have it before its first token. `signing`: it signs the purpose's tokens now. `published`: a newer key signs; this one stays in the key set until the tokens it signed have expired (`publishedUntil`), then goes. An activation key that a newer one replaced stays `published` for good: it endorsed the key after it, and links carry the chain.
             ///
             /// - Remark: Generated from `#/components/schemas/SigningKey/state`.
             @frozen public enum StatePayload: String, Codable, Hashable, Sendable, CaseIterable {
@@ -5018,7 +5037,7 @@ extension Components {
                 case signing = "signing"
                 case published = "published"
             }
-            /// `next`: published, and signing from `signsFrom`, so relying parties that keep the key set for a while have it before its first token. `signing`: it signs the purpose's tokens now. `published`: a newer key signs; this one stays in the key set until the tokens it signed have expired (`publishedUntil`), then goes.
+            /// `next`: published, and signing from `signsFrom`, so relying parties that keep the key set for a while have it before its first token. `signing`: it signs the purpose's tokens now. `published`: a newer key signs; this one stays in the key set until the tokens it signed have expired (`publishedUntil`), then goes. An activation key that a newer one replaced stays `published` for good: it endorsed the key after it, and links carry the chain.
             ///
             /// - Remark: Generated from `#/components/schemas/SigningKey/state`.
             public var state: Components.Schemas.SigningKey.StatePayload
@@ -5028,7 +5047,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/SigningKey/signsFrom`.
             public var signsFrom: Foundation.Date
-            /// When the key leaves the key set: the end of the last token it can have signed, with a margin for clocks. Absent while it is the newest key.
+            /// When the key leaves the key set: the end of the last token it can have signed, with a margin for clocks. Absent while it is the newest key, and for activation keys, which never leave.
             ///
             /// - Remark: Generated from `#/components/schemas/SigningKey/publishedUntil`.
             public var publishedUntil: Foundation.Date?
@@ -5037,10 +5056,10 @@ extension Components {
             /// - Parameters:
             ///   - purpose:
             ///   - kid: The key's ID in the tokens it signs and in the key set: the base64url of the first 16 bytes of the SHA-256 of its public key.
-            ///   - state: `next`: published, and signing from `signsFrom`, so relying parties that keep the key set for a while have it before its first token. `signing`: it signs the purpose's tokens now. `published`: a newer key signs; this one stays in the key set until the tokens it signed have expired (`publishedUntil`), then goes.
+            ///   - state: `next`: published, and signing from `signsFrom`, so relying parties that keep the key set for a while have it before its first token. `signing`: it signs the purpose's tokens now. `published`: a newer key signs; this one stays in the key set until the tokens it signed have expired (`publishedUntil`), then goes. An activation key that a newer one replaced stays `published` for good: it endorsed the key after it, and links carry the chain.
             ///   - createdAt:
             ///   - signsFrom: When the key signs its first token (until a newer key's `signsFrom`).
-            ///   - publishedUntil: When the key leaves the key set: the end of the last token it can have signed, with a margin for clocks. Absent while it is the newest key.
+            ///   - publishedUntil: When the key leaves the key set: the end of the last token it can have signed, with a margin for clocks. Absent while it is the newest key, and for activation keys, which never leave.
             public init(
                 purpose: Components.Schemas.SigningKeyPurpose,
                 kid: Swift.String,

@@ -566,7 +566,7 @@ public enum Operations {
             }
         }
     }
-    /// The public key that signs activation payloads; clients pin it.
+    /// The public key that signs activation payloads now; clients pin it. After a rotation, a client that pinned an earlier key follows the chain its links carry.
     ///
     /// - Remark: HTTP `GET /activation-key`.
     /// - Remark: Generated from `#/paths//activation-key/get(getActivationKey)`.
@@ -16499,7 +16499,7 @@ public enum Operations {
     }
     /// Rotates a purpose's signing key: a new key is published now and signs from a little later, and the old one stays published until the tokens it signed have expired.
     ///
-    /// The new key is in the key set for the server's publication lead (`gangway serve --key-publish-seconds`, 5 minutes by default) before it signs its first token, and the old one stays there until its last token has expired, so a relying party that keeps the key set for no longer than the lead, or fetches it again for a `kid` it does not know, never meets a token it cannot verify. With `immediately`, the new key signs at once: for a key thought exposed, at the cost of refusals by relying parties until they fetch the key set again. Every server process sharing the database uses the new key at the same moment.
+    /// The new key is in the key set for the server's publication lead (`gangway serve --key-publish-seconds`, 5 minutes by default) before it signs its first token, and the old one stays there until its last token has expired, so a relying party that keeps the key set for no longer than the lead, or fetches it again for a `kid` it does not know, never meets a token it cannot verify. With `immediately`, the new key signs at once: for a key thought exposed, at the cost of refusals by relying parties until they fetch the key set again. Every server process sharing the database uses the new key at the same moment. An activation key signs at once, whatever `immediately` says: the new key is endorsed by the one it replaces, and every link it signs carries the chain, so a device that pinned an earlier key verifies it without fetching anything. Links carry at most 8 activation keys: once the chain holds 8, a rotation is refused unless `dropOldest` drops the oldest.
     ///
     /// - Remark: HTTP `POST /admin/keys/{purpose}/rotations`.
     /// - Remark: Generated from `#/paths//admin/keys/{purpose}/rotations/post(rotateSigningKey)`.
@@ -16527,12 +16527,21 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/admin/keys/{purpose}/rotations/POST/query/immediately`.
                 public var immediately: Swift.Bool?
+                /// For the activation key: drop the oldest key of the chain as the new one is made, so links stay short enough for a QR code. Devices that pinned only the dropped key refuse the new links until they pin a newer key.
+                ///
+                /// - Remark: Generated from `#/paths/admin/keys/{purpose}/rotations/POST/query/dropOldest`.
+                public var dropOldest: Swift.Bool?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
                 ///   - immediately: Sign with the new key at once, not after the publication lead.
-                public init(immediately: Swift.Bool? = nil) {
+                ///   - dropOldest: For the activation key: drop the oldest key of the chain as the new one is made, so links stay short enough for a QR code. Devices that pinned only the dropped key refuse the new links until they pin a newer key.
+                public init(
+                    immediately: Swift.Bool? = nil,
+                    dropOldest: Swift.Bool? = nil
+                ) {
                     self.immediately = immediately
+                    self.dropOldest = dropOldest
                 }
             }
             public var query: Operations.RotateSigningKey.Input.Query
@@ -16657,6 +16666,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// The thing exists already, or the app's settings refuse the request.
+            ///
+            /// - Remark: Generated from `#/paths//admin/keys/{purpose}/rotations/post(rotateSigningKey)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }

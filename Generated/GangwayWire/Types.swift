@@ -31,7 +31,7 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /discovery`.
     /// - Remark: Generated from `#/paths//discovery/get(discoverApp)`.
     func discoverApp(_ input: Operations.DiscoverApp.Input) async throws -> Operations.DiscoverApp.Output
-    /// The public key that signs activation payloads; clients pin it.
+    /// The public key that signs activation payloads now; clients pin it. After a rotation, a client that pinned an earlier key follows the chain its links carry.
     ///
     /// - Remark: HTTP `GET /activation-key`.
     /// - Remark: Generated from `#/paths//activation-key/get(getActivationKey)`.
@@ -446,7 +446,7 @@ public protocol APIProtocol: Sendable {
     func listSigningKeys(_ input: Operations.ListSigningKeys.Input) async throws -> Operations.ListSigningKeys.Output
     /// Rotates a purpose's signing key: a new key is published now and signs from a little later, and the old one stays published until the tokens it signed have expired.
     ///
-    /// The new key is in the key set for the server's publication lead (`gangway serve --key-publish-seconds`, 5 minutes by default) before it signs its first token, and the old one stays there until its last token has expired, so a relying party that keeps the key set for no longer than the lead, or fetches it again for a `kid` it does not know, never meets a token it cannot verify. With `immediately`, the new key signs at once: for a key thought exposed, at the cost of refusals by relying parties until they fetch the key set again. Every server process sharing the database uses the new key at the same moment.
+    /// The new key is in the key set for the server's publication lead (`gangway serve --key-publish-seconds`, 5 minutes by default) before it signs its first token, and the old one stays there until its last token has expired, so a relying party that keeps the key set for no longer than the lead, or fetches it again for a `kid` it does not know, never meets a token it cannot verify. With `immediately`, the new key signs at once: for a key thought exposed, at the cost of refusals by relying parties until they fetch the key set again. Every server process sharing the database uses the new key at the same moment. An activation key signs at once, whatever `immediately` says: the new key is endorsed by the one it replaces, and every link it signs carries the chain, so a device that pinned an earlier key verifies it without fetching anything. Links carry at most 8 activation keys: once the chain holds 8, a rotation is refused unless `dropOldest` drops the oldest.
     ///
     /// - Remark: HTTP `POST /admin/keys/{purpose}/rotations`.
     /// - Remark: Generated from `#/paths//admin/keys/{purpose}/rotations/post(rotateSigningKey)`.
@@ -493,7 +493,7 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// The public key that signs activation payloads; clients pin it.
+    /// The public key that signs activation payloads now; clients pin it. After a rotation, a client that pinned an earlier key follows the chain its links carry.
     ///
     /// - Remark: HTTP `GET /activation-key`.
     /// - Remark: Generated from `#/paths//activation-key/get(getActivationKey)`.
@@ -1498,7 +1498,7 @@ extension APIProtocol {
     }
     /// Rotates a purpose's signing key: a new key is published now and signs from a little later, and the old one stays published until the tokens it signed have expired.
     ///
-    /// The new key is in the key set for the server's publication lead (`gangway serve --key-publish-seconds`, 5 minutes by default) before it signs its first token, and the old one stays there until its last token has expired, so a relying party that keeps the key set for no longer than the lead, or fetches it again for a `kid` it does not know, never meets a token it cannot verify. With `immediately`, the new key signs at once: for a key thought exposed, at the cost of refusals by relying parties until they fetch the key set again. Every server process sharing the database uses the new key at the same moment.
+    /// The new key is in the key set for the server's publication lead (`gangway serve --key-publish-seconds`, 5 minutes by default) before it signs its first token, and the old one stays there until its last token has expired, so a relying party that keeps the key set for no longer than the lead, or fetches it again for a `kid` it does not know, never meets a token it cannot verify. With `immediately`, the new key signs at once: for a key thought exposed, at the cost of refusals by relying parties until they fetch the key set again. Every server process sharing the database uses the new key at the same moment. An activation key signs at once, whatever `immediately` says: the new key is endorsed by the one it replaces, and every link it signs carries the chain, so a device that pinned an earlier key verifies it without fetching anything. Links carry at most 8 activation keys: once the chain holds 8, a rotation is refused unless `dropOldest` drops the oldest.
     ///
     /// - Remark: HTTP `POST /admin/keys/{purpose}/rotations`.
     /// - Remark: Generated from `#/paths//admin/keys/{purpose}/rotations/post(rotateSigningKey)`.

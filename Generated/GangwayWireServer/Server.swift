@@ -1101,7 +1101,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
             }
         )
     }
-    /// The public key that signs activation payloads; clients pin it.
+    /// The public key that signs activation payloads now; clients pin it. After a rotation, a client that pinned an earlier key follows the chain its links carry.
     ///
     /// - Remark: HTTP `GET /activation-key`.
     /// - Remark: Generated from `#/paths//activation-key/get(getActivationKey)`.
@@ -10199,7 +10199,7 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
     }
     /// Rotates a purpose's signing key: a new key is published now and signs from a little later, and the old one stays published until the tokens it signed have expired.
     ///
-    /// The new key is in the key set for the server's publication lead (`gangway serve --key-publish-seconds`, 5 minutes by default) before it signs its first token, and the old one stays there until its last token has expired, so a relying party that keeps the key set for no longer than the lead, or fetches it again for a `kid` it does not know, never meets a token it cannot verify. With `immediately`, the new key signs at once: for a key thought exposed, at the cost of refusals by relying parties until they fetch the key set again. Every server process sharing the database uses the new key at the same moment.
+    /// The new key is in the key set for the server's publication lead (`gangway serve --key-publish-seconds`, 5 minutes by default) before it signs its first token, and the old one stays there until its last token has expired, so a relying party that keeps the key set for no longer than the lead, or fetches it again for a `kid` it does not know, never meets a token it cannot verify. With `immediately`, the new key signs at once: for a key thought exposed, at the cost of refusals by relying parties until they fetch the key set again. Every server process sharing the database uses the new key at the same moment. An activation key signs at once, whatever `immediately` says: the new key is endorsed by the one it replaces, and every link it signs carries the chain, so a device that pinned an earlier key verifies it without fetching anything. Links carry at most 8 activation keys: once the chain holds 8, a rotation is refused unless `dropOldest` drops the oldest.
     ///
     /// - Remark: HTTP `POST /admin/keys/{purpose}/rotations`.
     /// - Remark: Generated from `#/paths//admin/keys/{purpose}/rotations/post(rotateSigningKey)`.
@@ -10222,13 +10222,22 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                     name: "purpose",
                     as: Components.Schemas.SigningKeyPurpose.self
                 ))
-                let query: Operations.RotateSigningKey.Input.Query = .init(immediately: try converter.getOptionalQueryItemAsURI(
-                    in: request.soar_query,
-                    style: .form,
-                    explode: true,
-                    name: "immediately",
-                    as: Swift.Bool.self
-                ))
+                let query: Operations.RotateSigningKey.Input.Query = .init(
+                    immediately: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "immediately",
+                        as: Swift.Bool.self
+                    ),
+                    dropOldest: try converter.getOptionalQueryItemAsURI(
+                        in: request.soar_query,
+                        style: .form,
+                        explode: true,
+                        name: "dropOldest",
+                        as: Swift.Bool.self
+                    )
+                )
                 let headers: Operations.RotateSigningKey.Input.Headers = .init(accept: try converter.extractAcceptHeaderIfPresent(in: request.headerFields))
                 return Operations.RotateSigningKey.Input(
                     path: path,
@@ -10277,6 +10286,24 @@ fileprivate extension UniversalServer where APIHandler: APIProtocol {
                 case let .unauthorized(value):
                     suppressUnusedWarning(value)
                     var response = HTTPTypes.HTTPResponse(soar_statusCode: 401)
+                    suppressMutabilityWarning(&response)
+                    let body: OpenAPIRuntime.HTTPBody
+                    switch value.body {
+                    case let .json(value):
+                        try converter.validateAcceptIfPresent(
+                            "application/json",
+                            in: request.headerFields
+                        )
+                        body = try converter.setResponseBodyAsJSON(
+                            value,
+                            headerFields: &response.headerFields,
+                            contentType: "application/json; charset=utf-8"
+                        )
+                    }
+                    return (response, body)
+                case let .conflict(value):
+                    suppressUnusedWarning(value)
+                    var response = HTTPTypes.HTTPResponse(soar_statusCode: 409)
                     suppressMutabilityWarning(&response)
                     let body: OpenAPIRuntime.HTTPBody
                     switch value.body {

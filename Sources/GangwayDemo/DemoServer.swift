@@ -99,8 +99,8 @@ public struct DemoServer: EmbeddedServer {
     static let unseededNote = "Made by gangway's demo; the demo app and users are not all there yet.\n"
     static let seededNote = "Seeded with the demo app and users by gangway.\n"
 
-    /// The key activation payloads are signed with, for the device to pin.
-    public var activationKeyPEM: String { server.activationPublicKeyPEM }
+    /// The key activation payloads are signed with now, for the device to pin.
+    public func activationKeyPEM() async throws -> String { try await server.activationPublicKeyPEM() }
 
     /// The demo app's settings beyond the defaults: devices may record a check's status,
     /// reading and note, and add checks, offline.

@@ -79,10 +79,86 @@ struct KeyRotationEndToEndTests {
             #expect(lines.filter { $0.hasPrefix("id-token") && $0.contains("signing") }.count == 1, "\(listed.output)")
 
             // A purpose that is not one is refused before anything is sent.
-            let wrong = try await admin.run(["admin", "keys", "rotate", "activation"] + reach)
+            let wrong = try await admin.run(["admin", "keys", "rotate", "activations"] + reach)
             #expect(wrong.status == 64, "\(wrong.standardError)")
             #expect(wrong.standardError.contains("id-token") && !wrong.standardError.contains("Fatal"))
+            let dropped = try await admin.run(["admin", "keys", "rotate", "destination", "--drop-oldest"] + reach)
+            #expect(dropped.status == 64, "\(dropped.standardError)")
+            #expect(dropped.standardError.contains("--drop-oldest is for the activation key alone."))
         }
+    }
+
+    @Test(
+        "rotate activation: a device that pinned the first key follows the chain to the new one and activates by its link"
+    )
+    func activationRotation() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let serve = try await ServeProcess(["--demo"], in: directory.appending("server"))
+        defer { serve.stop() }
+        let url = serve.url
+        let runner = GangwayProcess(deviceKeys: directory.appending("device-keys"))
+        let reach = ["--server", url, "--token-file", serve.tokenFile]
+        let home = directory.appending("device-home")
+        let pin = home.appendingPathComponent("device/activation-key.pem")
+
+        // The device's first start pins the key the server shows.
+        let first = try await runner.run(["--server", url, "--data-dir", home.path], lines: ["quit"])
+        #expect(first.status == 0, "\(first.standardError)")
+        let pinned = try String(contentsOf: pin, encoding: .utf8)
+        #expect(pinned.hasPrefix("-----BEGIN PUBLIC KEY-----"))
+        let before = try await runner.run(["admin", "activation"] + reach)
+        #expect(before.status == 0 && !before.output.contains("chain="), "\(before.standardError)")
+
+        let rotated = try await runner.run(["admin", "keys", "rotate", "activation"] + reach)
+        #expect(rotated.status == 0, "\(rotated.standardError)")
+        #expect(rotated.output.contains("signs links from now on, endorsed by the one before"), "\(rotated.output)")
+        let listed = try await runner.run(["admin", "keys", "list"] + reach)
+        let lines = listed.output.split(separator: "\n").filter { $0.hasPrefix("activation") }
+        #expect(lines.count == 2 && lines.first?.contains("signing") == true, "\(listed.output)")
+        #expect(lines.last?.contains("published") == true, "\(listed.output)")
+        let link = try await runner.run(["admin", "activation"] + reach).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(link.hasPrefix("gangway://activate?payload=") && link.contains("&chain="), "\(link)")
+
+        // At its next start the device sees the first key endorsed the new one, and pins it;
+        // the link signed by the new key activates it.
+        let passcode = DeviceAppEndToEndTests.alicePasscode
+        let activated = try await runner.run(
+            ["--server", url, "--data-dir", home.path],
+            lines: ["link", link, "alice", "preflight-alice", "accept", "allow", passcode, passcode, "quit"]
+        )
+        #expect(activated.status == 0, "\(activated.standardError)")
+        #expect(activated.output.contains("Signed in:      Alice Martin (alice)"), "\(activated.output)")
+        let repinned = try String(contentsOf: pin, encoding: .utf8)
+        #expect(repinned != pinned && repinned.hasPrefix("-----BEGIN PUBLIC KEY-----"))
+        #expect(!activated.output.contains(repinned) && !activated.standardError.contains(repinned))
+
+        // A device pinned to another server's key keeps its pin: nothing leads from it.
+        let stranger = directory.appending("stranger-home")
+        try FileManager.default.createDirectory(
+            at: stranger.appendingPathComponent("device"),
+            withIntermediateDirectories: true
+        )
+        let strangerPin = stranger.appendingPathComponent("device/activation-key.pem")
+        let otherKey = """
+            -----BEGIN PUBLIC KEY-----
+            MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEgBBnYjmByHd1FJkTqqA0rNrd/3Wk
+            1IU40OrJ9/0F508dy+QkAZ2oAw8Sz/+nwCNbgB/MRmOlJV4ZXPiLpopxDQ==
+            -----END PUBLIC KEY-----
+
+            """
+        try Data(otherKey.utf8).write(to: strangerPin)
+        chmod(stranger.path, 0o700)
+        chmod(stranger.appendingPathComponent("device").path, 0o700)
+        chmod(strangerPin.path, 0o600)
+        let refused = try await runner.run(
+            ["--server", url, "--data-dir", stranger.path],
+            lines: ["link", link, "quit"]
+        )
+        #expect(try String(contentsOf: strangerPin, encoding: .utf8) == otherKey)
+        #expect(refused.output.contains("not signed by your administrator's server"), "\(refused.output)")
+        #expect(!refused.output.contains("Signed in:"), "\(refused.output)")
     }
 
     @Test(

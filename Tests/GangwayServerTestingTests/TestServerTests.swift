@@ -32,7 +32,8 @@ struct TestServerTests {
         try await TestServer.run(seed: seed, options: options) { server in
             #expect(server.port > 0)
             #expect(server.url.absoluteString == "http://127.0.0.1:\(server.port)")
-            #expect(server.activationKeyPEM.hasPrefix("-----BEGIN PUBLIC KEY-----"))
+            #expect(server.pinnedActivationKeyPEM.hasPrefix("-----BEGIN PUBLIC KEY-----"))
+            #expect(try await server.activationKeyPEM() == server.pinnedActivationKeyPEM)
 
             let apps = try await server.admin(.get, "/admin/apps")
             #expect(apps.text.contains(#""appID":"checks""#))

@@ -109,7 +109,7 @@ struct PublicRouteTests {
     func keysSurviveRestart() async throws {
         let fixture = try await ServerFixture()
         let again = try await MobileServicesServerRestart.restart(fixture)
-        #expect(again.activationPublicKeyPEM == fixture.server.activationPublicKeyPEM)
+        #expect(try await again.activationPublicKeyPEM() == (try await fixture.server.activationPublicKeyPEM()))
         #expect(again.adminToken == .existing(path: fixture.server.configuration.adminTokenPath.path))
     }
 

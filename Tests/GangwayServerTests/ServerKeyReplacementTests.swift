@@ -113,7 +113,11 @@ struct ServerKeyReplacementTests {
     )
     func replacement(backend: Backend) async throws {
         let fixture = try await ServerFixture(backend: backend)
-        try await fixture.runSeeded { api in try await Self.seedSealed(api) }
+        var activationKey = ""
+        try await fixture.runSeeded { api in
+            try await Self.seedSealed(api)
+            activationKey = try await api.fixture.server.activationPublicKeyPEM()
+        }
         let server = fixture.server
         let configuration = server.configuration
         let old = server.keys.server
@@ -156,9 +160,9 @@ struct ServerKeyReplacementTests {
             logger: fixture.logs.logger,
             now: fixture.clock.now
         )
-        #expect(restarted.activationPublicKeyPEM == server.activationPublicKeyPEM)
         #expect(restarted.keys.changeSealingPublicKey == server.keys.changeSealingPublicKey)
         try await restarted.storage.withConnections { () async throws in
+            #expect(try await restarted.activationPublicKeyPEM() == activationKey)
             let kids = try await restarted.keys.idTokens.published(at: Date()).map(\.kid)
             #expect(kids.count == 1 && before.keys.contains { $0.hasSuffix(kids[0]) })
             let destination = try #require(try await restarted.storage.destination(appID: "checks", name: "stock"))
@@ -301,7 +305,7 @@ struct ServerKeyReplacementTests {
     }
 
     @Test(
-        "every column that holds bytes is a hash, one of two known to be no secret, or a sealed column the replacement knows"
+        "every column that holds bytes is a hash, one of three known to be no secret, or a sealed column the replacement knows"
     )
     func everySealedColumn() throws {
         let schema = ServerSchema.migrations(.sqlite).flatMap(\.statements).joined(separator: "\n")
@@ -316,9 +320,9 @@ struct ServerKeyReplacementTests {
         }
         #expect(columns.contains("devices.recovery_secret") && columns.contains("sessions.token_hash"))
         let sealed = Set(SealedValues.columns.map { "\($0.column.table).\($0.column.column)" })
-        // Bytes that are no secret: a device's public key, and the address a spent refresh
-        // token came from.
-        let notSecret = ["devices.change_key", "refresh_tokens.used_from"]
+        // Bytes that are no secret: a device's public key, the address a spent refresh
+        // token came from, and an activation key's endorsement (every link carries it).
+        let notSecret = ["devices.change_key", "refresh_tokens.used_from", "signing_keys.endorsement"]
         let unsealed = columns.filter { !$0.hasSuffix("_hash") && $0 != "secrets.value" && !notSecret.contains($0) }
         #expect(unsealed == sealed)
     }

@@ -26,7 +26,7 @@ struct ServerKeyTests {
             let text = try #require(registration.recoverySecret)
             let secret = try #require(Data(base64Encoded: text))
             let storage = fixture.server.storage
-            let storedKey = try #require(try await storage.secret(named: "activation-signing-key"))
+            let storedKey = try #require(try await storage.signingKeys(.activation).first?.sealedKey)
             #expect(storedKey.count == 60)
             #expect((try? P256.Signing.PrivateKey(rawRepresentation: storedKey)) == nil)
             let device = try #require(
@@ -75,7 +75,7 @@ struct ServerKeyTests {
         var configuration = fixture.server.configuration
         configuration.keyFile = elsewhere
         let restarted = try await MobileServicesServer(configuration: configuration)
-        #expect(restarted.activationPublicKeyPEM == fixture.server.activationPublicKeyPEM)
+        #expect(try await restarted.activationPublicKeyPEM() == (try await fixture.server.activationPublicKeyPEM()))
         #expect(!String(describing: ServerKeyError.mismatch(path: "k")).contains(key.base64EncodedString()))
     }
 
@@ -87,6 +87,8 @@ struct ServerKeyTests {
         try await fixture.runSeeded { api in
             _ = try await api.register(token: try await api.signIn("alice"))
             let storage = fixture.server.storage
+            // As a version before activation keys rotated left it: the key a secret of its own.
+            _ = try await storage.driver.write("DELETE FROM signing_keys WHERE purpose = 'activation'")
             try await storage.setSecret(named: "activation-signing-key", to: oldKey.rawRepresentation)
             var device = try #require(
                 try await storage.device(appID: "checks", username: "alice", deviceID: "device-1")
@@ -95,8 +97,9 @@ struct ServerKeyTests {
             try await storage.saveDevice(device)
         }
         let restarted = try await MobileServicesServerRestart.restart(fixture)
-        #expect(restarted.activationPublicKeyPEM == oldKey.publicKey.pemRepresentation)
-        #expect(try await restarted.storage.secret(named: "activation-signing-key")?.count == 60)
+        #expect(try await restarted.activationPublicKeyPEM() == oldKey.publicKey.pemRepresentation)
+        #expect(try await restarted.storage.secret(named: "activation-signing-key") == nil)
+        #expect(try await restarted.storage.signingKeys(.activation).map(\.sealedKey.count) == [60])
         try await TestServer(server: restarted, adminToken: fixture.adminToken).run { running in
             let api = API(running: running, fixture: fixture)
             let registration = try await api.register(token: try await api.signIn("alice"))

@@ -122,13 +122,13 @@ struct SigningKeyRotationTests {
             api.fixture.clock.advance(by: .seconds(2))
             #expect(try await Self.kids(api, jwks) == [rotated.kid])
             #expect(try await Self.listed(api).filter { $0.purpose == .idToken }.map(\.kid) == [rotated.kid])
-            // The purge deletes its row; the keys that sign stay.
+            // The purge deletes its row; the keys that sign stay (one a purpose).
             let storage = api.fixture.server.storage
-            #expect(try await storage.allSigningKeys().count == 3)
+            #expect(try await storage.allSigningKeys().count == 4)
             _ = try await api.fixture.server.purgeExpired()
             let published = try await Self.listed(api).map(\.kid).sorted()
             #expect(try await storage.allSigningKeys().map(\.kid).sorted() == published)
-            #expect(published.count == 2)
+            #expect(published.count == 3)
         }
     }
 
@@ -176,7 +176,7 @@ struct SigningKeyRotationTests {
     func refusals() async throws {
         try await ServerFixture().runSeeded { api in
             let keys = try await Self.listed(api)
-            for purpose in ["activation", "server-key", "ID-TOKEN", "%00", "id-token%0A"] {
+            for purpose in ["activations", "server-key", "ID-TOKEN", "%00", "id-token%0A"] {
                 let reply = try await api.admin(.post, "/admin/keys/\(purpose)/rotations")
                 #expect(reply.status == .badRequest, "\(purpose): \(reply.status)")
             }
@@ -278,13 +278,15 @@ struct SigningKeyRotationTests {
     func earlierVersion() async throws {
         let fixture = try await ServerFixture()
         let server = fixture.server
-        // As the version before rotation left it: each token key a secret of its own,
-        // sealed under the server key, and no signing keys.
+        // As the version before rotation left it: each token key, and the activation key, a
+        // secret of its own sealed under the server key, and no signing keys.
         let idKey = P256.Signing.PrivateKey()
         let destinationKey = P256.Signing.PrivateKey()
+        let activationKey = P256.Signing.PrivateKey()
         _ = try await server.storage.driver.write("DELETE FROM signing_keys")
         for (name, key) in [
             (ServerKeys.StoredName.idTokens, idKey), (ServerKeys.StoredName.destinationTokens, destinationKey),
+            (ServerKeys.StoredName.activation, activationKey),
         ] {
             try await server.storage.setSecret(
                 named: name,
@@ -311,8 +313,72 @@ struct SigningKeyRotationTests {
         // The secrets are gone: the keys live sealed in the signing keys alone.
         #expect(try await restarted.storage.secret(named: ServerKeys.StoredName.idTokens) == nil)
         #expect(try await restarted.storage.secret(named: ServerKeys.StoredName.destinationTokens) == nil)
+        #expect(try await restarted.storage.secret(named: ServerKeys.StoredName.activation) == nil)
+        #expect(try await restarted.activationPublicKeyPEM() == activationKey.publicKey.pemRepresentation)
         let stored = try await restarted.storage.allSigningKeys()
-        #expect(stored.map(\.generation) == [1, 1])
+        #expect(stored.map(\.generation) == [1, 1, 1])
+        #expect(stored.map(\.purpose) == [.activation, .destination, .idToken])
         #expect(!stored.contains { $0.sealedKey.range(of: idKey.rawRepresentation) != nil })
+        #expect(!stored.contains { $0.sealedKey.range(of: activationKey.rawRepresentation) != nil })
+    }
+
+    @Test(
+        "activation keys across processes: a rotation by one is what the other signs with at once, endorsed, and two at once keep one chain",
+        arguments: Backend.available
+    )
+    func activationAcrossProcesses(backend: Backend) async throws {
+        let fixture = try await ServerFixture(backend: backend)
+        try await fixture.runSeeded { _ in
+            let other = try await MobileServicesServer(
+                configuration: fixture.server.configuration,
+                logger: fixture.logs.logger,
+                now: fixture.clock.now
+            )
+            try await TestServer(server: other, adminToken: fixture.adminToken).run { _ in
+                let first = try await fixture.server.keys.activation.chain().chain.newest
+                let rotated = try #require(
+                    try await fixture.server.keys.activationKeys.rotate(at: fixture.clock.now(), lead: .seconds(300))
+                )
+                #expect(rotated.signsFrom == fixture.clock.now() && rotated.publishedUntil == nil)
+                #expect(rotated.endorsement != nil && rotated.generation == 2)
+                // The other process reads the keys through its cache: it has the new key once
+                // it hears the notice on PostgreSQL, once its cache expires on SQLite.
+                #expect(
+                    try await eventually { try await other.keys.activation.chain().chain.keys.count == 2 },
+                    "the other process signs with the new key"
+                )
+                let (chain, signer) = try await other.keys.activation.chain()
+                #expect(TokenSigner.kid(of: signer.publicKey) == rotated.kid)
+                #expect(chain.leads(from: first))
+
+                // Two rotations at once, each endorsed by the key it read as newest: the chain
+                // stays one chain, whichever stored first.
+                async let one = fixture.server.keys.activationKeys.rotate(at: fixture.clock.now(), lead: .zero)
+                async let two = other.keys.activationKeys.rotate(at: fixture.clock.now(), lead: .zero)
+                let made = try await [one, two].compactMap { $0 }
+                #expect(!made.isEmpty)
+                let stored = try await fixture.server.storage.allSigningKeys().filter { $0.purpose == .activation }
+                #expect(stored.count == 2 + made.count)
+                let after = try await fixture.server.keys.activation.chain().chain
+                #expect(after.keys.count == stored.count && after.leads(from: first))
+
+                // A key endorsed by one that is no longer the newest is not stored.
+                let stale = SigningKeyRecord(
+                    purpose: .activation,
+                    kid: "stale",
+                    sealedKey: Data([1]),
+                    createdAt: fixture.clock.now(),
+                    signsFrom: fixture.clock.now(),
+                    endorsement: Data([2])
+                )
+                #expect(
+                    try await fixture.server.storage.rotateSigningKey(
+                        to: stale,
+                        previousPublishedUntil: nil,
+                        onlyIfNewestIs: rotated.kid
+                    ) == nil
+                )
+            }
+        }
     }
 }

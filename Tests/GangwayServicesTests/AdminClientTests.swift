@@ -145,7 +145,7 @@ struct AdminClientTests {
         try await TestServer.run(seed: .checks) { server in
             let admin = AdminClient(serverURL: server.url, adminToken: server.adminToken)
             let link = try await admin.activationLink(app: "checks")
-            let key = try SignedActivationProvider.pinnedKey(pem: server.activationKeyPEM)
+            let key = try SignedActivationProvider.pinnedKey(pem: server.pinnedActivationKeyPEM)
             let configuration = try ActivationLink(link).verified(with: key)
             #expect(configuration.appID == "checks")
             #expect(configuration.serverURL == server.url)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GangwayServices
 import HTTPTypes
@@ -9,16 +10,23 @@ import Testing
 /// through the same `default:` every call of both clients ends its switch with.
 @Suite("A status the document does not list is an invalid response with that status")
 struct UnexpectedAnswerTests {
-    func activationKey(status: Int) async throws(ServiceError) -> String {
+    static let pem = P256.Signing.PrivateKey().publicKey.pemRepresentation
+
+    func activationKey(status: Int, pem: String = Self.pem) async throws(ServiceError) -> String {
+        let body = try! JSONSerialization.data(withJSONObject: ["algorithm": "ES256", "publicKeyPEM": pem])
         let client = MobileServicesClient(
             serverURL: URL(string: "http://127.0.0.1:9")!,
-            transport: CannedTransport(status: status, body: #"{"algorithm": "ES256", "publicKeyPEM": "PEM"}"#)
+            transport: CannedTransport(status: status, body: String(decoding: body, as: UTF8.self))
         )
         return try await client.activationKeyPEM()
     }
 
     @Test func theDocumentedStatusIsTaken() async throws {
-        #expect(try await activationKey(status: 200) == "PEM")
+        #expect(try await activationKey(status: 200) == Self.pem)
+    }
+
+    @Test func aKeyThatIsNotAP256KeyIsAnInvalidResponse() async {
+        await #expect(throws: ServiceError.invalidResponse) { try await activationKey(status: 200, pem: "PEM") }
     }
 
     @Test(arguments: [201, 202, 204, 299, 304, 399])

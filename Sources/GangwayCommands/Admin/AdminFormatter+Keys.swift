@@ -17,6 +17,10 @@ extension AdminFormatter {
     }
 
     static func rotated(_ key: ManagedSigningKey) -> String {
+        guard key.purpose != .activation else {
+            return "The activation key \(key.kid) signs links from now on, endorsed by the one before: a device that "
+                + "pinned any earlier key verifies them, and links made before still work."
+        }
         let when =
             key.state == .signing ? "signs from now on" : "is published now and signs from \(date(key.signsFrom))"
         return "The \(key.purpose.rawValue) key \(key.kid) \(when); the one before stays published until the tokens "

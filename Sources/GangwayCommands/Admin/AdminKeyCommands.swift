@@ -12,7 +12,7 @@ struct AdminKeys: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
         abstract:
-            "List the server's token signing keys, rotate one, or replace the server key that seals every secret.",
+            "List the server's signing keys, rotate one, or replace the server key that seals every secret.",
         discussion: """
             The server signs OpenID Connect ID tokens (id-token) and the identity it forwards \
             to destinations (destination) with keys of their own, published by their kid at \
@@ -21,8 +21,19 @@ struct AdminKeys: AsyncParsableCommand {
             --key-publish-seconds, 5 minutes by default); the old key stays published until \
             the tokens it signed have expired. A relying party that keeps the key set no \
             longer than the lead never meets a token it cannot verify. 'gangway serve \
-            --rotate-keys-days N' rotates them on a schedule. 'replace-server-key' replaces \
-            the key file that seals every secret the server keeps, the servers stopped.
+            --rotate-keys-days N' rotates them on a schedule.
+
+            Activation links are signed with a key of their own (activation), which devices \
+            pin. Its rotation is the operator's alone: the new key signs at once, endorsed \
+            by the key it replaces, and every link it signs carries the chain of keys from \
+            the first, so a device that pinned any earlier key still verifies it. Each \
+            rotation adds 130 characters to every link; a chain holds at most 8 keys, and \
+            --drop-oldest makes room. A device keeps trusting the key it pinned until it \
+            follows a rotation, even if that key is stolen: rotate when the key may have been \
+            exposed, or on a slow schedule of your own.
+
+            'replace-server-key' replaces the key file that seals every secret the server \
+            keeps, the servers stopped.
             """,
         subcommands: [AdminKeysList.self, AdminKeysRotate.self, AdminKeysReplaceServerKey.self],
         defaultSubcommand: AdminKeysList.self
@@ -48,13 +59,13 @@ struct AdminKeysRotate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rotate",
         abstract:
-            "Publish a new key for a purpose, to sign after the publication lead; the old one stays published until "
-            + "its tokens expire."
+            "Publish a new key for a purpose, to sign after the publication lead (an activation key at once, "
+            + "endorsed by the old); the old one stays published until its tokens expire."
     )
 
     @OptionGroup var server: AdminOptions
 
-    @Argument(help: "What the key signs: id-token or destination.")
+    @Argument(help: "What the key signs: id-token, destination or activation.")
     var purpose: SigningKeyPurpose
 
     @Flag(
@@ -65,10 +76,25 @@ struct AdminKeysRotate: AsyncParsableCommand {
     )
     var immediately = false
 
+    @Flag(
+        help: """
+            For the activation key: drop the oldest key of its chain, which links carry (at \
+            most \(ActivationKeyChain.maximumKeys) keys). Devices that pinned only that key refuse \
+            the new links until they pin a newer one.
+            """
+    )
+    var dropOldest = false
+
+    func validate() throws {
+        guard !dropOldest || purpose == .activation else {
+            throw ValidationError("--drop-oldest is for the activation key alone.")
+        }
+    }
+
     func run() async throws {
-        let (purpose, immediately) = (purpose, immediately)
+        let (purpose, immediately, dropOldest) = (purpose, immediately, dropOldest)
         try await server.run { admin in
-            let key = try await admin.rotateSigningKey(purpose, immediately: immediately)
+            let key = try await admin.rotateSigningKey(purpose, immediately: immediately, dropOldest: dropOldest)
             Console.standardOutput(AdminFormatter.rotated(key))
         }
     }

@@ -13,12 +13,12 @@ struct ActivationHandler: APIHandler {
     func createActivation(_ input: Operations.CreateActivation.Input) async throws -> Operations.CreateActivation.Output
     {
         let app = try await app(input.path.appID)
-        return .created(.init(body: .json(try activation(of: app, validDays: input.query.validDays))))
+        return .created(.init(body: .json(try await activation(of: app, validDays: input.query.validDays))))
     }
 
     /// A signed activation for `app` that activates for `validDays` (7 when `nil`),
     /// with a nonce of its own, logged with the app and the expiry.
-    private func activation(of app: AppRecord, validDays: Int?) throws -> Components.Schemas.Activation {
+    private func activation(of app: AppRecord, validDays: Int?) async throws -> Components.Schemas.Activation {
         let days = validDays ?? 7
         guard APILimits.activationValidDays.contains(days) else {
             throw APIError.badRequest(
@@ -38,14 +38,14 @@ struct ActivationHandler: APIHandler {
                 "request": "\(RequestInfo.current.requestID)",
             ]
         )
-        return try keys.activation.activation(for: configuration)
+        return try await keys.activation.activation(for: configuration)
     }
 
     func getActivationQRCode(
         _ input: Operations.GetActivationQRCode.Input
     ) async throws -> Operations.GetActivationQRCode.Output {
         let app = try await app(input.path.appID)
-        let activation = try activation(of: app, validDays: input.query.validDays)
+        let activation = try await activation(of: app, validDays: input.query.validDays)
         guard let png = QRCodes.png(activation.link) else {
             throw APIError(
                 .serviceUnavailable,

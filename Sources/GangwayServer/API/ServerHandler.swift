@@ -76,7 +76,7 @@ struct ServerHandler: APIHandler {
 
     func getActivationKey(_ input: Operations.GetActivationKey.Input) async throws -> Operations.GetActivationKey.Output
     {
-        .ok(.init(body: .json(.init(algorithm: .es256, publicKeyPEM: keys.activation.publicKeyPEM))))
+        .ok(.init(body: .json(try await keys.activation.publicKey())))
     }
 
     func checkVersion(_ input: Operations.CheckVersion.Input) async throws -> Operations.CheckVersion.Output {

@@ -1,6 +1,7 @@
 import Foundation
 import GangwayProtocol
 import GangwayServerStorage
+import HTTPTypes
 import Logging
 import OpenAPIRuntime
 
@@ -32,10 +33,32 @@ struct SigningKeysHandler: APIHandler {
         _ input: Operations.RotateSigningKey.Input
     ) async throws -> Operations.RotateSigningKey.Output {
         let ring = keys.ring(input.path.purpose)
-        let lead = input.query.immediately == true ? .zero : services.settings.keyPublicationLead
+        // An activation key signs at once: a link carries what vouches for it.
+        let lead =
+            input.query.immediately == true || ring.purpose == .activation
+            ? .zero : services.settings.keyPublicationLead
         let now = now()
-        guard let key = try await perform({ try await ring.rotate(at: now, lead: lead) }) else {
-            throw APIError.storage(StorageError(.unavailable, "the key was not rotated"))
+        let dropOldest = input.query.dropOldest == true
+        guard !dropOldest || ring.purpose == .activation else {
+            throw APIError.badRequest(
+                "dropOldest is for the activation key alone: a token key stays published until its tokens expire.",
+                code: .invalidField
+            )
+        }
+        if ring.purpose == .activation, !dropOldest {
+            let keys = try await perform { try await storage.allSigningKeys() }
+            guard keys.count(where: { $0.purpose == .activation }) < ActivationKeyChain.maximumKeys else {
+                throw APIError(
+                    .conflict,
+                    .limitReached,
+                    "The activation key's chain holds \(ActivationKeyChain.maximumKeys) keys, as many as a link "
+                        + "carries: rotate with dropOldest, and devices that pinned only the oldest key will need a newer one."
+                )
+            }
+        }
+        let rotated = try await perform { try await ring.rotate(at: now, lead: lead, dropOldest: dropOldest) }
+        guard let key = rotated else {
+            throw APIError.storage(StorageError(.unavailable, "the key was not rotated: another process rotated it"))
         }
         logger.notice(
             "signing key rotated",

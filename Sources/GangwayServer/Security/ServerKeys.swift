@@ -8,12 +8,14 @@ import GangwayServerStorage
 /// first start (the first process decides) and kept in the database sealed with the
 /// server key, so every server sharing the database holds the same ones; a key stored
 /// before keys were sealed is sealed in place. The keys that sign tokens verified by
-/// `kid` rotate (``SigningKeyRing``).
+/// `kid`, and the activation key, rotate (``SigningKeyRing``).
 struct ServerKeys: Sendable {
     /// Seals the stored secrets, and makes the form tokens' and enrolments' codes.
     let server: ServerKey
     /// Signs activation links.
     let activation: ActivationSigner
+    /// The activation keys, the newest signing (``ActivationSigner``).
+    let activationKeys: SigningKeyRing
     /// Sign OpenID Connect ID tokens.
     let idTokens: SigningKeyRing
     /// Sign the identity forwarded to a destination.
@@ -24,8 +26,8 @@ struct ServerKeys: Sendable {
     /// once, not at every exchange.
     let changeSealingPublicKey: String
 
-    /// The names the keys are stored under in `secrets` (the token signing keys only by
-    /// servers before they rotated: each moves to the signing keys at the next start).
+    /// The names the keys are stored under in `secrets` (the signing keys only by servers
+    /// before they rotated: each moves to the signing keys at the next start).
     enum StoredName {
         static let activation = "activation-signing-key"
         static let idTokens = "oidc-id-token-signing-key"
@@ -36,12 +38,13 @@ struct ServerKeys: Sendable {
     /// Reads the keys, making those not there yet; `storage` is open and migrated.
     static func load(serverKeyFile: URL, storage: ServerStorage, at now: Date) async throws -> ServerKeys {
         let server = try await ServerKey.load(file: serverKeyFile, storage: storage)
-        func signingKey(_ name: String) async throws -> P256.Signing.PrivateKey {
-            let bytes = try await server.storedPrivateKey(named: name, storage: storage, plainLength: 32) {
-                P256.Signing.PrivateKey().rawRepresentation
-            }
-            return try P256.Signing.PrivateKey(rawRepresentation: bytes)
-        }
+        let activationKeys = try await SigningKeyRing.load(
+            .activation,
+            legacyName: StoredName.activation,
+            server: server,
+            storage: storage,
+            at: now
+        )
         let changeSealing = try await server.storedPrivateKey(
             named: StoredName.changeSealing,
             storage: storage,
@@ -50,7 +53,8 @@ struct ServerKeys: Sendable {
         let sealing = try SealingPrivateKey(rawRepresentation: changeSealing)
         return ServerKeys(
             server: server,
-            activation: ActivationSigner(key: try await signingKey(StoredName.activation)),
+            activation: ActivationSigner(keys: activationKeys),
+            activationKeys: activationKeys,
             idTokens: try await SigningKeyRing.load(
                 .idToken,
                 legacyName: StoredName.idTokens,
@@ -75,6 +79,7 @@ struct ServerKeys: Sendable {
         switch purpose {
         case .idToken: idTokens
         case .destination: destinationTokens
+        case .activation: activationKeys
         }
     }
 }

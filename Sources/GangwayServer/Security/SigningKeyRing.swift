@@ -29,11 +29,13 @@ final class SigningKeyRing: Sendable {
     /// have signed: a relying party's clock may run behind the server's.
     static let clockMargin: TimeInterval = 5 * 60
 
-    /// How long the tokens of `purpose` are good for.
-    static func tokenLifetime(_ purpose: Purpose) -> TimeInterval {
+    /// How long the tokens of `purpose` are good for; `nil` for activation links, whose
+    /// keys stay in the chain every later link carries (``ActivationKeyChain``).
+    static func tokenLifetime(_ purpose: Purpose) -> TimeInterval? {
         switch purpose {
         case .idToken: TokenSigner.lifetime
         case .destination: DestinationIdentity.lifetime
+        case .activation: nil
         }
     }
 
@@ -95,18 +97,71 @@ final class SigningKeyRing: Sendable {
     /// Stores a new key, published from `now` and signing from `lead` later; the key it
     /// replaces stays published until the last token it can have signed has expired.
     ///
-    /// - Parameter cutoff: When given, rotates only if the newest key was made at or
-    ///   before it (``ScheduledKeyRotation``: the first process due rotates).
-    /// - Returns: The new key, or `nil` when a key made since `cutoff` is the newest.
-    func rotate(at now: Date, lead: Duration, onlyIfNewestMadeBy cutoff: Date? = nil) async throws -> SigningKeyRecord?
-    {
+    /// An activation key signs at once, whatever `lead`, endorsed by the key it replaces,
+    /// which stays: a link carries the chain, so a device has no key set to fetch first.
+    ///
+    /// - Parameters:
+    ///   - cutoff: When given, rotates only if the newest key was made at or before it
+    ///     (``ScheduledKeyRotation``: the first process due rotates).
+    ///   - dropOldest: For activation keys, drops the oldest of the chain.
+    /// - Returns: The new key, or `nil` when a key made since `cutoff` is the newest, or
+    ///   when another process made an activation key since this one read them.
+    /// - Throws: ``ActivationKeyChain/Failure/Code/tooLong`` when the activation keys'
+    ///   chain is as long as a link may carry and `dropOldest` is not given.
+    func rotate(
+        at now: Date,
+        lead: Duration,
+        onlyIfNewestMadeBy cutoff: Date? = nil,
+        dropOldest: Bool = false
+    ) async throws -> SigningKeyRecord? {
+        let key = P256.Signing.PrivateKey()
+        guard let lifetime = Self.tokenLifetime(purpose) else {
+            return try await rotateActivation(to: key, at: now, onlyIfNewestMadeBy: cutoff, dropOldest: dropOldest)
+        }
         let signsFrom = now.addingTimeInterval(TimeInterval(lead.components.seconds))
-        let record = try record(P256.Signing.PrivateKey(), at: now, signsFrom: signsFrom)
         return try await storage.rotateSigningKey(
-            to: record,
-            previousPublishedUntil: signsFrom.addingTimeInterval(Self.tokenLifetime(purpose) + Self.clockMargin),
+            to: try record(key, at: now, signsFrom: signsFrom),
+            previousPublishedUntil: signsFrom.addingTimeInterval(lifetime + Self.clockMargin),
             onlyIfNewestMadeBy: cutoff
         )
+    }
+
+    /// Stores `key` as the newest activation key, endorsed by the newest until now.
+    private func rotateActivation(
+        to key: P256.Signing.PrivateKey,
+        at now: Date,
+        onlyIfNewestMadeBy cutoff: Date?,
+        dropOldest: Bool
+    ) async throws -> SigningKeyRecord? {
+        // As stored now, not as cached: the endorsing key must be the newest.
+        let keys = try await storage.allSigningKeys().filter { $0.purpose == purpose }
+        guard let newest = keys.first else {
+            throw StorageError(.corrupt, "no \(purpose.rawValue) signing key is stored")
+        }
+        guard keys.count < ActivationKeyChain.maximumKeys || dropOldest else {
+            throw ActivationKeyChain.Failure(
+                .tooLong,
+                "the activation key has \(keys.count) generations, as many as a link carries"
+            )
+        }
+        let previous = try await open(newest, among: keys)
+        var record = try record(key, at: now, signsFrom: now)
+        record.endorsement = try ActivationKeyChain.endorsement(of: key.publicKey, by: previous.key)
+        return try await storage.rotateSigningKey(
+            to: record,
+            previousPublishedUntil: nil,
+            onlyIfNewestMadeBy: cutoff,
+            onlyIfNewestIs: newest.kid,
+            droppingOldest: dropOldest
+        )
+    }
+
+    /// Every key of the ring, oldest first, opened, with its record.
+    func chain() async throws -> [(record: SigningKeyRecord, signer: TokenSigner)] {
+        let keys = try await storage.signingKeys(purpose)
+        var chain: [(record: SigningKeyRecord, signer: TokenSigner)] = []
+        for key in keys.reversed() { chain.append((key, try await open(key, among: keys))) }
+        return chain
     }
 
     /// What a key is sealed for: its row's purpose and `kid`, so a sealed key moved to

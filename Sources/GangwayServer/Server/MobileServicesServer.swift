@@ -122,8 +122,8 @@ public struct MobileServicesServer: Sendable {
         return try SQLiteDriver(path: database.path)
     }
 
-    /// The public key activation payloads are signed with, for clients to pin.
-    public var activationPublicKeyPEM: String { keys.activation.publicKeyPEM }
+    /// The public key activation payloads are signed with now, for clients to pin.
+    public func activationPublicKeyPEM() async throws -> String { try await keys.activation.publicKey().publicKeyPEM }
 
     /// What one listening address serves.
     enum Listener {

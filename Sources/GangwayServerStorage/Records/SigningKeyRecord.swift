@@ -7,7 +7,8 @@ import GangwayProtocol
 /// A purpose's keys are numbered by generation. At any moment the key of the highest
 /// generation whose `signsFrom` has come signs; a newer one is published ahead of its
 /// `signsFrom`, and an older one stays published until the tokens it can have signed have
-/// expired (`publishedUntil`).
+/// expired (`publishedUntil`). Activation keys are never unpublished: each after the first
+/// is endorsed by the one before (`endorsement`), and links carry the chain.
 public struct SigningKeyRecord: Sendable, Hashable, Codable {
     public var purpose: Components.Schemas.SigningKeyPurpose
     /// The key's ID in the tokens it signs and in the key set.
@@ -22,6 +23,9 @@ public struct SigningKeyRecord: Sendable, Hashable, Codable {
     /// When the key leaves the key set; `nil` while no newer key has been made. The row is
     /// deleted after.
     public var publishedUntil: Date?
+    /// For an activation key after the first, the previous key's signature over this one
+    /// (`ActivationKeyChain`); `nil` for every other key.
+    public var endorsement: Data?
 
     public init(
         purpose: Components.Schemas.SigningKeyPurpose,
@@ -30,7 +34,8 @@ public struct SigningKeyRecord: Sendable, Hashable, Codable {
         sealedKey: Data,
         createdAt: Date,
         signsFrom: Date,
-        publishedUntil: Date? = nil
+        publishedUntil: Date? = nil,
+        endorsement: Data? = nil
     ) {
         self.purpose = purpose
         self.kid = kid
@@ -39,6 +44,7 @@ public struct SigningKeyRecord: Sendable, Hashable, Codable {
         self.createdAt = createdAt
         self.signsFrom = signsFrom
         self.publishedUntil = publishedUntil
+        self.endorsement = endorsement
     }
 
     /// Whether the key is in the key set at `now`.

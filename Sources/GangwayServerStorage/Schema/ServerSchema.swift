@@ -169,7 +169,7 @@ enum ServerSchema {
         [
             version1, version2, version3, version4, version5, version6, version7, version8, version9, version10,
             version11, version12, version13, version14, version15, version16, version17, version18, version19,
-            version20, version21, version22, version23, version24, version25, version26,
+            version20, version21, version22, version23, version24, version25, version26, version27,
         ].enumerated().map { index, statements in
             Migration(name: "v\(index + 1)", statements: statements(dialect))
         }
@@ -438,6 +438,13 @@ enum ServerSchema {
                 published_until BIGINT, PRIMARY KEY (purpose, kid), UNIQUE (purpose, generation))
             """
         ]
+    }
+
+    /// The activation keys' endorsements (``SigningKeyRecord/endorsement``): each activation
+    /// key after the first is signed by the one before, so devices that pinned an earlier
+    /// key can follow a rotation.
+    static func version27(_ dialect: StorageKind) -> [String] {
+        ["ALTER TABLE signing_keys ADD COLUMN endorsement \(dialect == .sqlite ? "BLOB" : "BYTEA")"]
     }
 
     static func encode(change: Change) throws(StorageError) -> String {

@@ -40,17 +40,24 @@ extension ServerStorage {
     }
 
     /// Stores `key` as its purpose's next generation, to sign from its `signsFrom`. The
-    /// key that was newest until now stays published until `previousPublishedUntil`; the
-    /// keys whose publication has ended by `key.createdAt` are deleted.
+    /// key that was newest until now stays published until `previousPublishedUntil` (for
+    /// good when `nil`); the keys whose publication has ended by `key.createdAt` are
+    /// deleted.
     ///
-    /// - Parameter cutoff: When given, stores `key` only if the newest key was made at or
-    ///   before it (a schedule: the first process due rotates, and the others then find a
-    ///   newer key).
+    /// - Parameters:
+    ///   - cutoff: When given, stores `key` only if the newest key was made at or before it
+    ///     (a schedule: the first process due rotates, and the others then find a newer
+    ///     key).
+    ///   - previousKid: When given, stores `key` only if the newest key is that one: the
+    ///     key that endorsed it (another process may have rotated since it was read).
+    ///   - dropOldest: Also deletes the purpose's oldest key.
     /// - Returns: `key` as stored, with its generation; `nil` when it was not.
     public func rotateSigningKey(
         to key: SigningKeyRecord,
-        previousPublishedUntil: Date,
-        onlyIfNewestMadeBy cutoff: Date? = nil
+        previousPublishedUntil: Date?,
+        onlyIfNewestMadeBy cutoff: Date? = nil,
+        onlyIfNewestIs previousKid: String? = nil,
+        droppingOldest dropOldest: Bool = false
     ) async throws(StorageError) -> SigningKeyRecord? {
         let purpose = key.purpose
         return try await writing(forgetting: [.key(.signingKeys(purpose.rawValue))]) { () throws(StorageError) in
@@ -59,7 +66,8 @@ extension ServerStorage {
                     "SELECT * FROM signing_keys WHERE purpose = \(purpose.rawValue) ORDER BY generation DESC LIMIT 1"
                 ).first.map { row throws(StorageError) in try row.decode(SigningKeyRecord.self) }
                 if let cutoff, let newest, newest.createdAt > cutoff { return nil }
-                if let newest {
+                if let previousKid, newest?.kid != previousKid { return nil }
+                if let newest, let previousPublishedUntil {
                     try await connection.execute(
                         """
                         UPDATE signing_keys SET published_until = \(previousPublishedUntil)
@@ -70,6 +78,14 @@ extension ServerStorage {
                 try await connection.execute(
                     "DELETE FROM signing_keys WHERE purpose = \(purpose.rawValue) AND published_until < \(key.createdAt)"
                 )
+                if dropOldest {
+                    try await connection.execute(
+                        """
+                        DELETE FROM signing_keys WHERE purpose = \(purpose.rawValue) AND generation =
+                            (SELECT MIN(generation) FROM signing_keys WHERE purpose = \(purpose.rawValue))
+                        """
+                    )
+                }
                 var stored = key
                 stored.generation = (newest?.generation ?? 0) + 1
                 try await connection.execute(try .insert(into: "signing_keys", stored))

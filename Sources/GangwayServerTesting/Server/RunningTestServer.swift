@@ -15,6 +15,9 @@ public struct RunningTestServer: Sendable {
     public let url: URL
     /// The admin token, for the `Authorization: Bearer` header of admin calls.
     public let adminToken: String
+    /// The public key activation payloads were signed with when the server started, as
+    /// an app built against it pins it (``activationKeyPEM()`` after a rotation).
+    public let pinnedActivationKeyPEM: String
     /// How the calls reach the server.
     let client: Client
 
@@ -27,8 +30,8 @@ public struct RunningTestServer: Sendable {
     /// The port it listens on.
     public var port: Int { url.port ?? 0 }
 
-    /// The public key activation payloads are signed with, as an app pins it.
-    public var activationKeyPEM: String { server.activationPublicKeyPEM }
+    /// The public key activation payloads are signed with now.
+    public func activationKeyPEM() async throws -> String { try await server.activationPublicKeyPEM() }
 
     /// Sends a request; `json` is sent as the body exactly as given, as
     /// `application/json` unless `headers` says otherwise.

@@ -122,6 +122,7 @@ public struct TestServer: Sendable {
                             server: server,
                             url: try await host.url(),
                             adminToken: adminToken,
+                            pinnedActivationKeyPEM: try await server.activationPublicKeyPEM(),
                             client: .loopback(client)
                         )
                     )
@@ -158,6 +159,7 @@ public struct TestServer: Sendable {
                 server: server,
                 url: server.configuration.localURL(boundPort: 0) ?? URL(string: "http://127.0.0.1:0")!,
                 adminToken: adminToken,
+                pinnedActivationKeyPEM: try await server.activationPublicKeyPEM(),
                 client: .router(client)
             )
             let outcome: Swift.Result<Result, any Error>

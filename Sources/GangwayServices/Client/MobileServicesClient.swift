@@ -71,11 +71,23 @@ public struct MobileServicesClient: Sendable {
         }
     }
 
-    /// The PEM of the public key the server signs activation payloads with.
+    /// The PEM of the public key the server signs activation payloads with now.
     public func activationKeyPEM() async throws(ServiceError) -> String {
+        try await activationKey().pem
+    }
+
+    /// The public key the server signs activation payloads with now, and the chain that
+    /// leads to it from the server's first key.
+    /// - Throws: ``ServiceError/invalidResponse`` when the key or its chain cannot be read.
+    public func activationKey() async throws(ServiceError) -> ServerActivationKey {
         let output = try await ServiceCall.run(at: serverURL) { try await client().getActivationKey() }
         switch output {
-        case .ok(let ok): return try ServiceCall.decode { try ok.body.json.publicKeyPEM }
+        case .ok(let ok):
+            let body = try ServiceCall.decode { try ok.body.json }
+            guard let key = try? ServerActivationKey(pem: body.publicKeyPEM, chain: body.chain) else {
+                throw .invalidResponse
+            }
+            return key
         default: throw ServiceCall.unexpected(output)
         }
     }

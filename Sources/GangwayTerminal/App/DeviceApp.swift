@@ -76,7 +76,11 @@ public struct DeviceApp: Sendable {
             )
             let key: String
             do {
-                key = try await DeviceSetup.activationKey(from: serverURL, directory: options.deviceDirectory)
+                key = try await DeviceSetup.activationKey(
+                    from: serverURL,
+                    directory: options.deviceDirectory,
+                    activated: (try? configurationStore.load()) != nil
+                )
             } catch let error as ServiceError where error == .notFound || error == .invalidResponse {
                 // Something answers there, and it is not a Gangway server's base address.
                 throw NotAServer(given: serverURL)
@@ -98,7 +102,7 @@ public struct DeviceApp: Sendable {
                 console.line("  " + localized("banner.portTaken", taken))
             }
             try DeviceSetup.followEmbeddedServer(to: url, store: configurationStore)
-            try await play(serverURL: url, activationKeyPEM: server.activationKeyPEM)
+            try await play(serverURL: url, activationKeyPEM: try await server.activationKeyPEM())
         }
     }
 

@@ -165,12 +165,27 @@ struct DeviceSetup: Sendable {
     }
 
     /// The key a remote server signs activation payloads with: fetched at first use and
-    /// kept, so a later change of key is noticed rather than trusted.
-    static func activationKey(from serverURL: URL, directory: URL) async throws -> String {
-        if let saved = pinnedActivationKey(in: directory) { return saved }
-        let pem = try await MobileServicesClient(serverURL: serverURL).activationKeyPEM()
-        try PrivateFiles.write(Data(pem.utf8), to: directory.appendingPathComponent("activation-key.pem"))
-        return pem
+    /// kept, so a later change of key is noticed rather than trusted. While the device is
+    /// not activated, a rotated key is pinned in its place when the server's chain shows
+    /// the kept key endorsed it (``ServerActivationKey/follows(from:)``), so a key older
+    /// than the pin no longer activates the device; a server that cannot be asked, or
+    /// whose key does not follow from the pin, leaves the pin as it is. An activated
+    /// device asks nothing here: its launch does not wait on the network.
+    static func activationKey(from serverURL: URL, directory: URL, activated: Bool) async throws -> String {
+        let file = directory.appendingPathComponent("activation-key.pem")
+        guard let saved = pinnedActivationKey(in: directory) else {
+            let pem = try await MobileServicesClient(serverURL: serverURL).activationKeyPEM()
+            try PrivateFiles.write(Data(pem.utf8), to: file)
+            return pem
+        }
+        guard !activated, let pinned = try? SignedActivationProvider.pinnedKey(pem: saved),
+            let shown = try? await MobileServicesClient(serverURL: serverURL).activationKey(),
+            shown.pem != saved, shown.follows(from: pinned)
+        else {
+            return saved
+        }
+        try PrivateFiles.write(Data(shown.pem.utf8), to: file)
+        return shown.pem
     }
 
     /// The key ``activationKey(from:directory:)`` pinned, if it did.
@@ -180,7 +195,8 @@ struct DeviceSetup: Sendable {
 
     /// A device activated against one server and started with `--server` naming another
     /// address: the saved configuration follows the new address when the server there
-    /// shows the activation key this device pinned (the same server, moved). A server it
+    /// shows the activation key this device pinned, or one it endorsed (the same server,
+    /// moved). A server it
     /// cannot reach changes nothing now; another server, or any server when the device
     /// pinned no key, is refused, and nothing is pinned for it.
     ///
@@ -196,14 +212,18 @@ struct DeviceSetup: Sendable {
         store: ConfigurationStore
     ) async throws -> URL? {
         guard var configuration = try store.load(), configuration.serverURL != url else { return nil }
-        let key: String
+        let key: ServerActivationKey
         do {
-            key = try await MobileServicesClient(serverURL: url).activationKeyPEM()
+            key = try await MobileServicesClient(serverURL: url).activationKey()
         } catch {
             return nil
         }
         let old = configuration.serverURL
-        guard key == pinnedKeyPEM else { throw DeviceApp.OtherServer(activatedAgainst: old, given: url) }
+        guard let pinnedKeyPEM, let pinned = try? SignedActivationProvider.pinnedKey(pem: pinnedKeyPEM),
+            key.follows(from: pinned)
+        else {
+            throw DeviceApp.OtherServer(activatedAgainst: old, given: url)
+        }
         configuration.serverURL = url
         try store.save(configuration)
         return old

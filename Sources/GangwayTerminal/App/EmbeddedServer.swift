@@ -6,8 +6,8 @@ import Logging
 /// The device app does not link the server: whoever starts the app gives it a way to
 /// open one (the `gangway` binary gives GangwayDemo's `DemoServer`).
 public protocol EmbeddedServer: Sendable {
-    /// The PEM of the key the server signs activation payloads with, for the device to pin.
-    var activationKeyPEM: String { get }
+    /// The PEM of the key the server signs activation payloads with now, for the device to pin.
+    func activationKeyPEM() async throws -> String
     /// Whether it serves the demo's app and users (a database it made itself).
     var isDemo: Bool { get }
     /// The port it listened on before, when another program holds it now.

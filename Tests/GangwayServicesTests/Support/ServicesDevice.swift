@@ -91,7 +91,7 @@ final class ServicesDevice: Sendable {
     }
 
     var services: MobileServices {
-        let key = try! SignedActivationProvider.pinnedKey(pem: server.activationKeyPEM)
+        let key = try! SignedActivationProvider.pinnedKey(pem: server.pinnedActivationKeyPEM)
         var services = MobileServices(
             device: DeviceIdentity(deviceID: "stand-12", deviceName: "Stand 12 tablet", appVersion: appVersion),
             loader: .standard([
