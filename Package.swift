@@ -448,6 +448,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 server("ServiceLifecycle", "swift-service-lifecycle"),
+                server("Tracing", "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),

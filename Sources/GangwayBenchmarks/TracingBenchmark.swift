@@ -25,6 +25,12 @@ struct TracingBenchmark: AsyncParsableCommand {
     )
     var sampleRatio = 1.0
 
+    @Flag(
+        name: .customLong("discard"),
+        help: "Make every span and send none (no exporter): the instrumentation's own cost."
+    )
+    var discard = false
+
     func run() async throws {
         let wrk = try ServerBenchmark.wrk()
         var logger = Logger(label: "gangway.benchmark")
@@ -57,8 +63,15 @@ struct TracingBenchmark: AsyncParsableCommand {
                 sampleRatio: sampleRatio
             )
             print("tracing.config.sample_ratio: \(sampleRatio)")
-            let (tracer, service) = try export.start(logger: logger)
-            group.addTask { try await service.run() }
+            print("tracing.config.exporter: \(discard ? "none (spans discarded)" : "OTLP")")
+            let tracer: ServerTracer
+            if discard {
+                tracer = ServerTracer(DiscardingTracer())
+            } else {
+                let (started, service) = try export.start(logger: logger)
+                group.addTask { try await service.run() }
+                tracer = started
+            }
             try await BenchmarkServer.run(seed: seed, bcryptCost: 4, logger: logger) { off in
                 try await BenchmarkServer.run(seed: seed, bcryptCost: 4, logger: logger, tracer: tracer) { on in
                     try await load.compare("tracing", off: off, on: on, wrk: wrk)

@@ -26,10 +26,68 @@ struct StatementSpanTests {
             ("SELECT count(*) FROM (SELECT id FROM users) AS counted", "SELECT"),
             ("BEGIN IMMEDIATE", "BEGIN"),
             ("", "SQL"),
+            ("replace into \"entity_sets\" (a) values (?)", "REPLACE entity_sets"),
+            ("UPDATE\t\"users\"\tSET a = ?", "UPDATE users"),
+            ("SELECT * FROM users2 WHERE a.b = 1", "SELECT users2"),
+            ("DELETE FROM", "DELETE"),
+            ("  ;; select x fRoM _private", "SELECT _private"),
         ]
     )
     func summary(text: String, expected: String) {
         #expect(SQL(stringLiteral: text).summary.description == expected)
+    }
+
+    @Test("10,000 random statements read the same as by a reference that splits the text into words")
+    func summaryMatchesReference() {
+        var random = SeededRandom(seed: 57)
+        let vocabulary = [
+            "SELECT", "select", "Select", "INSERT", "insert", "INTO", "into", "UPDATE", "update", "DELETE",
+            "FROM", "from", "FrOm", "REPLACE", "WITH", "users", "\"apps\"", "entity_sets", "t1", "_x", "1",
+            "(", ")", "count(*)", "a.b", "*", ",", "=", "?", ";", "'text'", "\"", "é", "naïve", "--", "\n", "\t",
+            " ", "  ",
+        ]
+        for _ in 0..<10_000 {
+            var statement = SQL(stringLiteral: "")
+            for _ in 0..<Int.random(in: 0...9, using: &random) {
+                if random.chance(10) {
+                    statement.parts.append(.value(.text("FROM secrets")))
+                } else {
+                    let words = (0..<Int.random(in: 1...4, using: &random)).map { _ in random.pick(vocabulary) }
+                    statement.parts.append(.text(words.joined(separator: random.pick([" ", "", "\n"]))))
+                }
+            }
+            #expect(statement.summary == Self.referenceSummary(statement), "\(statement.parts)")
+        }
+    }
+
+    /// The summary as the first version read it: the text with values as ` ? `, split
+    /// into words of letters, digits and `_ . " (`, the keyword found among them.
+    static func referenceSummary(_ statement: SQL) -> SQL.Summary {
+        var text = ""
+        for part in statement.parts {
+            guard text.utf8.count < 400 else { break }
+            switch part {
+            case .text(let fragment): text += fragment
+            case .value: text += " ? "
+            }
+        }
+        let words = text.split(whereSeparator: { !($0.isLetter || $0.isNumber || "_.\"(".contains($0)) })
+        guard let first = words.first?.uppercased() else { return SQL.Summary(operation: "SQL") }
+        let after: String? =
+            switch first {
+            case "SELECT", "DELETE": "FROM"
+            case "INSERT", "REPLACE": "INTO"
+            case "UPDATE": "UPDATE"
+            default: nil
+            }
+        guard let after, let index = words.firstIndex(where: { $0.uppercased() == after }),
+            words.index(after: index) < words.endIndex
+        else { return SQL.Summary(operation: first) }
+        let name = words[words.index(after: index)].filter { $0 != "\"" }
+        guard let start = name.first, start.isLetter || start == "_", !name.contains("(") else {
+            return SQL.Summary(operation: first)
+        }
+        return SQL.Summary(operation: first, table: String(name))
     }
 
     @Test("a value is never read into a summary, not even one that looks like SQL")

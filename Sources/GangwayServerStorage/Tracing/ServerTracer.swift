@@ -86,6 +86,54 @@ public struct ServerTracer: Sendable {
         return try result.get()
     }
 
+    /// Runs `body` inside a span named `name` that has no children (a statement), a child
+    /// of the current span when that one is recorded; `body` runs with no span when there
+    /// is no current span or it is not recorded. The span is never made the current one:
+    /// what `body` runs makes none, so the task-local context is left as it is.
+    @inlinable
+    public func withLeafSpan<T, Failure: Error>(
+        _ name: @autoclosure () -> String,
+        ofKind kind: SpanKind = .internal,
+        attributes: (inout SpanAttributes) -> Void = { _ in },
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        guard let tracer, let parent = InstrumentationContext.current, parent[Unrecorded.self] != true else {
+            return try await body()
+        }
+        return try await Self.withLeafSpan(
+            tracer,
+            name(),
+            ofKind: kind,
+            context: parent,
+            attributes: attributes,
+            isolation: isolation,
+            body
+        )
+    }
+
+    @inlinable
+    static func withLeafSpan<Traces: Tracer, T, Failure: Error>(
+        _ tracer: Traces,
+        _ name: String,
+        ofKind kind: SpanKind,
+        context: InstrumentationContext,
+        attributes: (inout SpanAttributes) -> Void,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        let span = tracer.startSpan(name, context: context, ofKind: kind)
+        defer { span.end() }
+        if span.isRecording { span.updateAttributes(attributes) }
+        do {
+            return try await body()
+        } catch {
+            span.recordError(error)
+            span.setStatus(SpanStatus(code: .error))
+            throw error
+        }
+    }
+
     /// Whether the work running now is in a span that is recorded: what a child span
     /// needs to be one.
     static var inRecordedSpan: Bool {

@@ -59,11 +59,12 @@ struct TracedDriver: StorageDriver {
     ) async throws(Failure) -> T {
         guard ServerTracer.inRecordedSpan else { return try await run() }
         let summary = statement.summary
-        return try await tracer.withSpan(
+        return try await tracer.withLeafSpan(
             summary.description,
             ofKind: .client,
-            attributes: attributes(kind, summary)
-        ) { _ throws(Failure) in try await run() }
+            attributes: attributes(kind, summary),
+            run
+        )
     }
 
     /// The attributes of a span of `kind`'s database: OpenTelemetry's names for them.
