@@ -134,6 +134,20 @@ struct KeyRotationEndToEndTests {
         #expect(repinned != pinned && repinned.hasPrefix("-----BEGIN PUBLIC KEY-----"))
         #expect(!activated.output.contains(repinned) && !activated.standardError.contains(repinned))
 
+        // A chain holds 8 keys; the 9th is refused until the oldest is dropped.
+        for _ in 3...8 {
+            let again = try await runner.run(["admin", "keys", "rotate", "activation"] + reach)
+            #expect(again.status == 0, "\(again.standardError)")
+        }
+        let full = try await runner.run(["admin", "keys", "rotate", "activation"] + reach)
+        #expect(full.status == 1, "\(full.output)")
+        #expect(full.standardError.contains("--drop-oldest") && !full.standardError.contains("Fatal"))
+        let dropped = try await runner.run(["admin", "keys", "rotate", "activation", "--drop-oldest"] + reach)
+        #expect(dropped.status == 0, "\(dropped.standardError)")
+        #expect(dropped.output.contains("the oldest key is dropped"), "\(dropped.output)")
+        let kept = try await runner.run(["admin", "keys", "list"] + reach)
+        #expect(kept.output.split(separator: "\n").filter { $0.hasPrefix("activation") }.count == 8, "\(kept.output)")
+
         // A device pinned to another server's key keeps its pin: nothing leads from it.
         let stranger = directory.appending("stranger-home")
         try FileManager.default.createDirectory(

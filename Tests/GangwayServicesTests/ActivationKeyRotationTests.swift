@@ -182,7 +182,10 @@ struct ActivationKeyRotationTests {
 
             let error = await #expect(throws: ServiceError.self) { try await admin.rotateSigningKey(.activation) }
             #expect(error?.status == 409 && error?.serverCode == "LIMIT_REACHED", "\(String(describing: error))")
-            #expect(error?.serverMessage?.contains("rotate with dropOldest") == true, "\(String(describing: error))")
+            #expect(
+                error?.serverMessage?.contains("rotate activation --drop-oldest") == true,
+                "\(String(describing: error))"
+            )
             #expect(try await admin.signingKeys().count { $0.purpose == .activation } == ActivationKeyChain.maximumKeys)
             let tokenKey = await #expect(throws: ServiceError.self) {
                 try await admin.rotateSigningKey(.idToken, dropOldest: true)

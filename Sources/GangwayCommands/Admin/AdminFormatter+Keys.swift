@@ -16,10 +16,14 @@ extension AdminFormatter {
         )
     }
 
-    static func rotated(_ key: ManagedSigningKey) -> String {
+    static func rotated(_ key: ManagedSigningKey, droppedOldest: Bool = false) -> String {
         guard key.purpose != .activation else {
-            return "The activation key \(key.kid) signs links from now on, endorsed by the one before: a device that "
-                + "pinned any earlier key verifies them, and links made before still work."
+            guard droppedOldest else {
+                return "The activation key \(key.kid) signs links from now on, endorsed by the one before: a device "
+                    + "that pinned any earlier key verifies them, and links made before still work."
+            }
+            return "The activation key \(key.kid) signs links from now on, endorsed by the one before; the oldest key "
+                + "is dropped: a device that pinned only it refuses the new links until it pins a newer one."
         }
         let when =
             key.state == .signing ? "signs from now on" : "is published now and signs from \(date(key.signsFrom))"

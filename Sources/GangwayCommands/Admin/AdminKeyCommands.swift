@@ -95,7 +95,7 @@ struct AdminKeysRotate: AsyncParsableCommand {
         let (purpose, immediately, dropOldest) = (purpose, immediately, dropOldest)
         try await server.run { admin in
             let key = try await admin.rotateSigningKey(purpose, immediately: immediately, dropOldest: dropOldest)
-            Console.standardOutput(AdminFormatter.rotated(key))
+            Console.standardOutput(AdminFormatter.rotated(key, droppedOldest: dropOldest))
         }
     }
 }

@@ -52,7 +52,8 @@ struct SigningKeysHandler: APIHandler {
                     .conflict,
                     .limitReached,
                     "The activation key's chain holds \(ActivationKeyChain.maximumKeys) keys, as many as a link "
-                        + "carries: rotate with dropOldest, and devices that pinned only the oldest key will need a newer one."
+                        + "carries: drop the oldest with the rotation (dropOldest; gangway admin keys rotate activation "
+                        + "--drop-oldest), and devices that pinned only that key will need a newer one."
                 )
             }
         }
