@@ -16527,7 +16527,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/admin/keys/{purpose}/rotations/POST/query/immediately`.
                 public var immediately: Swift.Bool?
-                /// For the activation key: drop the oldest key of the chain as the new one is made, so links stay short enough for a QR code. Devices that pinned only the dropped key refuse the new links until they pin a newer key.
+                /// For the activation key: drop the oldest key of the chain as the new one is made, so links stay short enough for a QR code. Devices that pinned only the dropped key refuse the new links until they pin a newer key. For a token key it is refused (409 `CONFLICT`): such a key stays published until its tokens expire.
                 ///
                 /// - Remark: Generated from `#/paths/admin/keys/{purpose}/rotations/POST/query/dropOldest`.
                 public var dropOldest: Swift.Bool?
@@ -16535,7 +16535,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - immediately: Sign with the new key at once, not after the publication lead.
-                ///   - dropOldest: For the activation key: drop the oldest key of the chain as the new one is made, so links stay short enough for a QR code. Devices that pinned only the dropped key refuse the new links until they pin a newer key.
+                ///   - dropOldest: For the activation key: drop the oldest key of the chain as the new one is made, so links stay short enough for a QR code. Devices that pinned only the dropped key refuse the new links until they pin a newer key. For a token key it is refused (409 `CONFLICT`): such a key stays published until its tokens expire.
                 public init(
                     immediately: Swift.Bool? = nil,
                     dropOldest: Swift.Bool? = nil

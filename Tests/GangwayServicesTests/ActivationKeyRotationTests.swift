@@ -190,7 +190,7 @@ struct ActivationKeyRotationTests {
             let tokenKey = await #expect(throws: ServiceError.self) {
                 try await admin.rotateSigningKey(.idToken, dropOldest: true)
             }
-            #expect(tokenKey?.status == 400)
+            #expect(tokenKey?.status == 409 && tokenKey?.serverCode == "CONFLICT", "\(String(describing: tokenKey))")
 
             let rotated = try await admin.rotateSigningKey(.activation, dropOldest: true)
             let keys = try await admin.signingKeys().filter { $0.purpose == .activation }

@@ -39,10 +39,12 @@ struct SigningKeysHandler: APIHandler {
             ? .zero : services.settings.keyPublicationLead
         let now = now()
         let dropOldest = input.query.dropOldest == true
+        // A state's refusal, not the request's: the document cannot tie a query to a path.
         guard !dropOldest || ring.purpose == .activation else {
-            throw APIError.badRequest(
-                "dropOldest is for the activation key alone: a token key stays published until its tokens expire.",
-                code: .invalidField
+            throw APIError(
+                .conflict,
+                .conflict,
+                "dropOldest is for the activation key alone: a token key stays published until its tokens expire."
             )
         }
         if ring.purpose == .activation, !dropOldest {
