@@ -5,18 +5,6 @@ import Tracing
 /// what the server's spans cost before any exporter (`gangway-benchmark tracing
 /// --tracer discard`), so the exporter's share of the cost shows.
 struct DiscardingTracer: Tracer {
-    func startAnySpan<Instant: TracerInstant>(
-        _ operationName: String,
-        context: @autoclosure () -> ServiceContext,
-        ofKind kind: SpanKind,
-        at instant: @autoclosure () -> Instant,
-        function: String,
-        file fileID: String,
-        line: UInt
-    ) -> any Tracing.Span {
-        DiscardedSpan(operationName: operationName, context: context())
-    }
-
     func startSpan<Instant: TracerInstant>(
         _ operationName: String,
         context: @autoclosure () -> ServiceContext,

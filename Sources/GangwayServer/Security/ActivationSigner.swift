@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GangwayProtocol
 import GangwayServerStorage
+import Synchronization
 
 /// Signs activation payloads with the server's newest activation key (ECDSA P-256).
 ///
@@ -10,9 +11,16 @@ import GangwayServerStorage
 /// of the QR code. A client verifies them against the public key it pinned. Once the key
 /// has been rotated, the link also carries the chain of endorsed keys from the first
 /// (``ActivationKeyChain``), so a client that pinned any earlier key still verifies it.
-struct ActivationSigner: Sendable {
+final class ActivationSigner: Sendable {
     /// The activation keys, oldest first in their chain.
     let keys: SigningKeyRing
+    /// The chain last checked, by its keys' IDs: each link and each look at the public
+    /// `/activation-key` would otherwise check every endorsement again.
+    private let checked = Mutex<(kids: [String], chain: ActivationKeyChain)?>(nil)
+
+    init(keys: SigningKeyRing) {
+        self.keys = keys
+    }
 
     /// The chain of activation keys, checked, and the newest key, which signs.
     func chain() async throws -> (chain: ActivationKeyChain, signer: P256.Signing.PrivateKey) {
@@ -20,6 +28,8 @@ struct ActivationSigner: Sendable {
         guard let newest = keys.last else {
             throw ActivationKeyChain.Failure(.malformed, "no activation key is stored")
         }
+        let kids = keys.map(\.record.kid)
+        if let known = checked.withLock({ $0 }), known.kids == kids { return (known.chain, newest.signer.key) }
         let chain = try ActivationKeyChain(
             keys: keys.map(\.signer.key.publicKey),
             endorsements: try keys.dropFirst().map { key in
@@ -32,6 +42,7 @@ struct ActivationSigner: Sendable {
                 return endorsement
             }
         )
+        checked.withLock { $0 = (kids, chain) }
         return (chain, newest.signer.key)
     }
 
