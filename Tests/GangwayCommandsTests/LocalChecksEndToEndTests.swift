@@ -76,14 +76,16 @@ struct LocalChecksEndToEndTests {
         // own server, until the app quits. Each put is a process of its own, started
         // without waiting for the one before (three at most at once): under load one may
         // take many seconds, and the checks still come one a second once the first has.
+        // What a put that failed said is kept for the report: one refused while the app
+        // quits is no fault, one refused before it heard anything explains why.
         let office = Task {
-            await withTaskGroup(of: Void.self) { group in
-                var (number, running) = (0, 0)
+            await withTaskGroup(of: String?.self) { group in
+                var (number, running, failures) = (0, 0, [String]())
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(1))
                     guard !Task.isCancelled, FileManager.default.fileExists(atPath: serverURL.path) else { continue }
                     if running == 3 {
-                        await group.next()
+                        if case let failure?? = await group.next() { failures.append(failure) }
                         running -= 1
                     }
                     number += 1
@@ -91,15 +93,23 @@ struct LocalChecksEndToEndTests {
                     let id = "NEW-\(number)"
                     group.addTask {
                         // Not waiting for a turn: the app, which holds one, runs until it hears.
-                        _ = try? await GangwayProcess(deviceKeys: device.directory.appending("unused-keys")).run(
-                            [
-                                "admin", "data", "put", "--data-dir", device.directory.url.path, "checks", id,
-                                "aircraft=A321 F-GNEW", "stand=12", "item=oil level", "status=open",
-                            ],
-                            takingTurns: false
-                        )
+                        do {
+                            let put = try await GangwayProcess(deviceKeys: device.directory.appending("unused-keys"))
+                                .run(
+                                    [
+                                        "admin", "data", "put", "--data-dir", device.directory.url.path, "checks", id,
+                                        "aircraft=A321 F-GNEW", "stand=12", "item=oil level", "status=open",
+                                    ],
+                                    takingTurns: false
+                                )
+                            return put.status == 0 ? nil : "\(id): exit \(put.status): \(put.standardError)"
+                        } catch {
+                            return "\(id): \(error)"
+                        }
                     }
                 }
+                for await case let failure? in group { failures.append(failure) }
+                return failures
             }
         }
         defer { office.cancel() }
@@ -108,7 +118,7 @@ struct LocalChecksEndToEndTests {
         )
         office.cancel()
         // The puts still running end before the directory goes.
-        await office.value
+        let failedPuts = await office.value
         #expect(run.status == 0, "\(run.standardError)")
         let output = run.output
         let answers = output.components(separatedBy: "Listening for changes to the checks for up to 15 seconds…")
@@ -117,7 +127,10 @@ struct LocalChecksEndToEndTests {
         let heard = answers.filter { $0.contains("From the server: ") }
         // The first listen may end before the office's first put has landed (a machine
         // under load); every listen after it hears one.
-        #expect(heard.count >= 2 && answers.last?.contains("From the server: ") == true, "\(output)")
+        #expect(
+            heard.count >= 2 && answers.last?.contains("From the server: ") == true,
+            "\(output)\nputs that failed: \(failedPuts)"
+        )
         for answer in heard {
             // One check, or more when the office was quicker than the app.
             #expect(answer.contains(" new or changed, 0 checks gone."), "\(answer)")

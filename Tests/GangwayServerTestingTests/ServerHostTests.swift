@@ -8,7 +8,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("ServerHost: the lifecycle of a server run in this process")
+@Suite("ServerHost: the lifecycle of a server run in this process", .servingTurn)
 struct ServerHostTests {
     private func host() async throws -> (ServerHost, TestServer) {
         let test = try await TestServer()

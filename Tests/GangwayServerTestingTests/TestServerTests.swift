@@ -10,7 +10,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("TestServer: a seeded server on a loopback port")
+@Suite("TestServer: a seeded server on a loopback port", .servingTurn)
 struct TestServerTests {
     /// The databases to run against, by name: the PostgreSQL URL may hold a password.
     static let databases = TestDatabase.available.map(\.name)

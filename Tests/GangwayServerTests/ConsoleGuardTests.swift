@@ -11,7 +11,10 @@ import Testing
 /// The console's signed-in guard is one middleware on the group of every page and form
 /// past the sign-in (``ConsoleGuard``): walked here over every route the console has, so
 /// a page put on the router outside that group is caught by name.
-@Suite("The console's guard: every page and form past the sign-in, and only those, needs a signed-in operator")
+@Suite(
+    "The console's guard: every page and form past the sign-in, and only those, needs a signed-in operator",
+    .servingTurn
+)
 struct ConsoleGuardTests {
     /// What a stranger may reach: the sign-in and what leads to it, the enrolment link's
     /// page, the style sheet and the sign-out (which ends what it finds).

@@ -7,7 +7,7 @@ import GangwayTesting
 import HTTPTypes
 import Testing
 
-@Suite("A seed: its subsets and user attributes set, and one log line for all it made")
+@Suite("A seed: its subsets and user attributes set, and one log line for all it made", .servingTurn)
 struct ServerSeedTests {
     @Test("the seed's subset, attributes and entities are there; it logs no line per item, as an admin's put does")
     func seedIsQuietAndWhole() async throws {

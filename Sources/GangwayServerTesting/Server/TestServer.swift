@@ -176,20 +176,26 @@ public struct TestServer: Sendable {
 
     /// Makes a server with `options`, seeds it and serves it while `body` runs, then
     /// stops it and removes its directory and database.
+    ///
+    /// The server is made inside its serving turn, not before: a hundred tests starting
+    /// at once would otherwise each open a database and wait for a turn with it open,
+    /// which once held a test process at a thousand open files.
     public static func run<Result: Sendable>(
         seed: ServerSeed = .empty,
         options: Options = Options(),
         over transport: Transport = .loopback,
         _ body: (RunningTestServer) async throws -> Result
     ) async throws -> Result {
-        let server = try await TestServer(options: options)
-        do {
-            let result = try await server.run(seed: seed, over: transport, body)
-            await server.remove()
-            return result
-        } catch {
-            await server.remove()
-            throw error
+        try await ServingSlots.withSlot {
+            let server = try await TestServer(options: options)
+            do {
+                let result = try await server.run(seed: seed, over: transport, body)
+                await server.remove()
+                return result
+            } catch {
+                await server.remove()
+                throw error
+            }
         }
     }
 
