@@ -68,7 +68,7 @@ struct TracingBenchmark: AsyncParsableCommand {
             if discard {
                 tracer = ServerTracer(DiscardingTracer())
             } else {
-                let (started, service) = try export.start(logger: logger)
+                let (started, service) = export.start(logger: logger)
                 group.addTask { try await service.run() }
                 tracer = started
             }

@@ -6,7 +6,7 @@ import Testing
 
 @testable import GangwayServer
 
-/// The export's diagnostics, limited: a warning swift-otel repeats at each batch reaches
+/// The export's diagnostics, limited: a warning the exporter repeats at each batch reaches
 /// the log once per interval, then with how many were held back; other messages pass.
 @Suite("The spans' export warns once per ten seconds of each kind, saying how many it held back")
 struct RepeatLimitedLogTests {

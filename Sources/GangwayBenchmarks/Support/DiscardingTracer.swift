@@ -3,7 +3,7 @@ import Tracing
 
 /// A tracer that makes every span as a recording one and keeps nothing when it ends:
 /// what the server's spans cost before any exporter (`gangway-benchmark tracing
-/// --tracer discard`), so the exporter's share of the cost shows.
+/// --discard`), so the exporter's share of the cost shows.
 struct DiscardingTracer: Tracer {
     func startSpan<Instant: TracerInstant>(
         _ operationName: String,

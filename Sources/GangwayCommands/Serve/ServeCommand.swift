@@ -404,14 +404,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// server and the service that sends its spans.
     private func startTraceExport() throws -> (tracer: ServerTracer, service: any Service)? {
         guard let otlpEndpoint else { return nil }
-        let export = try traceExport(otlpEndpoint)
-        let started = Result { () throws(TraceExportError) -> (tracer: ServerTracer, service: any Service) in
-            try export.start(logger: Logger(label: "gangway.traces"))
-        }
-        switch started {
-        case .success(let traces): return traces
-        case .failure(let error): throw CommandFailure("the spans' export \(error.reason).")
-        }
+        return try traceExport(otlpEndpoint).start(logger: Logger(label: "gangway.traces"))
     }
 
     /// The export `--otlp-endpoint` and `--trace-sample-ratio` ask for.

@@ -116,8 +116,11 @@ struct GatewayMiddleware: RouterMiddleware {
                 attributes["url.scheme"] = isSecureOrigin() ? "https" : "http"
             }
         ) { span in
+            // The span's own trace context as Gangway's tracer keeps it; another tracer's
+            // read back from the headers it writes.
             let trace =
-                RequestTrace(headers: tracer.headers())
+                (span as? OTLPSpan)?.context.spanTrace.map(RequestTrace.init(context:))
+                ?? RequestTrace(headers: tracer.headers())
                 ?? RequestTrace(traceparent: traceparent, tracestate: tracestate)
             let response = try await respond(
                 request,

@@ -2,8 +2,8 @@ import Logging
 import Synchronization
 
 /// A log handler that passes each message on at most once per ``interval``, for the
-/// export's own diagnostics: swift-otel warns at each batch while spans are dropped or a
-/// collector is down, many times a second on a busy server. A message passed on after
+/// export's own diagnostics: ``SpanExporter`` warns at each batch while spans are dropped
+/// or a collector is down, many times a second on a busy server. A message passed on after
 /// others like it were held back says how many (`repeated`).
 struct RepeatLimitedLogHandler: LogHandler {
     /// Where the messages passed on go.

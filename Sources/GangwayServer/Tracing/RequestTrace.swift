@@ -30,6 +30,11 @@ struct RequestTrace: Sendable {
         }
     }
 
+    /// The trace of the server's own span, as its tracer keeps it.
+    init(context: TraceContext) {
+        self.context = context
+    }
+
     /// The trace of the server's own span, from the headers a tracer writes for it
     /// (``ServerTracer/headers(of:)``); `nil` when they hold no valid `traceparent`.
     init?(headers: [(name: String, value: String)]) {

@@ -1,9 +1,7 @@
 import Foundation
 import GangwayServerStorage
 import Logging
-import OTel
 import ServiceLifecycle
-import Synchronization
 import Tracing
 
 /// Spans exported by OTLP over HTTP (protobuf) to the operator's collector, when
@@ -59,50 +57,28 @@ public struct TraceExport: Sendable, Hashable {
     /// a warning).
     static let queuedSpans = 8_192
 
-    /// Whether this process exports already: its tracer is the process's, made once.
-    private static let started = Mutex(false)
-
-    /// Starts the export: the process's tracer, and the service that sends its spans,
-    /// to run beside the server and stop after it (``MobileServicesServer/run(alongside:onListening:onConsoleListening:onMetricsListening:)``),
-    /// so the last spans go. One per process: a second is refused.
-    public func start(logger: Logger) throws(TraceExportError) -> (tracer: ServerTracer, service: any Service) {
-        let first = Self.started.withLock { started in
-            defer { started = true }
-            return !started
-        }
-        guard first else { throw TraceExportError("this process exports its spans already") }
-        var configuration = OTel.Configuration.default
-        configuration.serviceName = "gangway"
-        // Its warnings (spans dropped, a collector down) come at each batch: at most one
-        // of each kind in ten seconds reaches the log.
-        configuration.diagnosticLogger = .custom(
-            Logger(label: logger.label) { _ in RepeatLimitedLogHandler(base: logger) }
-        )
-        configuration.diagnosticLogLevel = .warning
-        configuration.propagators = [.traceContext]
-        configuration.logs.enabled = false
-        configuration.metrics.enabled = false
-        configuration.traces.exporter = .otlp
-        configuration.traces.otlpExporter.protocol = .httpProtobuf
-        configuration.traces.otlpExporter.endpoint = tracesURL
+    /// Starts the export: the tracer to give the server, and the service that sends its
+    /// spans, to run beside the server and stop after it (``MobileServicesServer/run(alongside:onListening:onConsoleListening:onMetricsListening:)``),
+    /// so the last spans go.
+    ///
+    /// The export is Gangway's own (spans as plain values, OTLP's protobuf written
+    /// directly): swift-otel's made each span cost some 12 µs on the server's threads (a
+    /// hop to its processor and an event loop woken per span), and its processor and
+    /// exporter cannot be changed from outside.
+    public func start(logger: Logger) -> (tracer: ServerTracer, service: any Service) {
         // Batches of up to 2,048 spans, from a queue of 8,192: a busy server sends fewer,
         // larger exports, and drops spans only past four batches waiting.
-        configuration.traces.batchSpanProcessor.maxQueueSize = Self.queuedSpans
-        configuration.traces.batchSpanProcessor.maxExportBatchSize = Self.queuedSpans / 4
-        configuration.traces.sampler =
-            sampleRatio >= 1
-            ? .alwaysOn
-            : OTel.Configuration.TracesConfiguration.SamplerConfiguration.traceIDRatio(
-                ratio: sampleRatio
-            ) ?? .alwaysOn
-        let service: any Service
-        do {
-            // No environment: the OTEL_* variables change nothing.
-            service = try OTel.bootstrap(configuration: configuration, environment: [:])
-        } catch {
-            throw TraceExportError("could not start: \(error)")
-        }
-        return (ServerTracer(InstrumentationSystem.tracer), service)
+        let queue = SpanQueue(capacity: Self.queuedSpans, batchSize: Self.queuedSpans / 4)
+        var random = SystemRandomNumberGenerator()
+        let tracer = OTLPTracer(queue: queue, sampleRatio: sampleRatio, random: &random)
+        // Its warnings (spans dropped, a collector down) come at each batch: at most one
+        // of each kind in ten seconds reaches the log.
+        let exporter = SpanExporter(
+            queue: queue,
+            url: tracesURL,
+            logger: Logger(label: logger.label) { _ in RepeatLimitedLogHandler(base: logger) }
+        )
+        return (ServerTracer(tracer), exporter)
     }
 }
 

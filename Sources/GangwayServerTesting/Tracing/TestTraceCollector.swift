@@ -26,6 +26,31 @@ public struct TestTraceCollector: Sendable {
         /// 0 unset, 1 ok, 2 error.
         public var status: Int
         public var durationNanoseconds: Int64
+        /// The instrumentation scope's name.
+        public var scope: String?
+        /// The W3C `tracestate`, empty when there is none.
+        public var traceState: String?
+        /// The span's flags: the W3C trace flags in the low byte.
+        public var flags: Int?
+        public var events: [Event]?
+        public var links: [Link]?
+        public var statusMessage: String?
+        /// When the span started, in nanoseconds since 1970.
+        public var startNanoseconds: UInt64?
+    }
+
+    /// An event of a span.
+    public struct Event: Sendable, Decodable, Hashable {
+        public var name: String
+        public var attributes: [String: AttributeValue]
+        public var afterStartNanoseconds: Int64
+    }
+
+    /// A link of a span to another.
+    public struct Link: Sendable, Decodable, Hashable {
+        public var traceID: String
+        public var spanID: String
+        public var attributes: [String: AttributeValue]
     }
 
     /// An attribute's value.
@@ -33,6 +58,7 @@ public struct TestTraceCollector: Sendable {
         case text(String)
         case number(Double)
         case bool(Bool)
+        case array([AttributeValue])
         case other
 
         public init(from decoder: any Decoder) throws {
@@ -43,6 +69,8 @@ public struct TestTraceCollector: Sendable {
                 self = .bool(bool)
             } else if let number = try? container.decode(Double.self) {
                 self = .number(number)
+            } else if let values = try? container.decode([AttributeValue].self) {
+                self = .array(values)
             } else {
                 self = .other
             }
@@ -53,6 +81,7 @@ public struct TestTraceCollector: Sendable {
             case .text(let text): text
             case .number(let number): number == number.rounded() ? String(Int64(number)) : String(number)
             case .bool(let bool): String(bool)
+            case .array(let values): "[" + values.map(\.description).joined(separator: ", ") + "]"
             case .other: "?"
             }
         }

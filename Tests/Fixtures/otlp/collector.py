@@ -5,8 +5,9 @@ ExportTraceServiceRequest in protobuf, gzip-compressed or not), decoded with the
 opentelemetry-proto package, and keeps each span it gets.
 
   POST /v1/traces   spans, in protobuf; answered with an empty ExportTraceServiceResponse
-  GET  /spans       every span received, as JSON: service, trace and span IDs (hex),
-                    parent span ID, name, kind, attributes and status code
+  GET  /spans       every span received, as JSON: service, scope, trace and span IDs
+                    (hex), parent span ID, trace state, flags, name, kind, attributes,
+                    events, links, status code and message, start and duration
   GET  /exports     how many exports were received
 
 Writes its base URL to --ready-file once it listens; ends when its standard input closes.
@@ -38,23 +39,54 @@ exports = {"count": 0}
 
 def value(any_value):
     kind = any_value.WhichOneof("value")
+    if kind == "array_value":
+        return [value(v) for v in any_value.array_value.values]
+    if kind == "kvlist_value":
+        return {kv.key: value(kv.value) for kv in any_value.kvlist_value.values}
+    if kind == "bytes_value":
+        return any_value.bytes_value.hex()
     return getattr(any_value, kind) if kind else None
+
+
+def attributes(key_values):
+    return {a.key: value(a.value) for a in key_values}
 
 
 def received(request):
     for resource_spans in request.resource_spans:
-        resource = {a.key: value(a.value) for a in resource_spans.resource.attributes}
+        resource = attributes(resource_spans.resource.attributes)
         for scope_spans in resource_spans.scope_spans:
             for span in scope_spans.spans:
                 yield {
                     "service": resource.get("service.name"),
+                    "scope": scope_spans.scope.name,
                     "traceID": span.trace_id.hex(),
                     "spanID": span.span_id.hex(),
                     "parentSpanID": span.parent_span_id.hex() or None,
+                    "traceState": span.trace_state,
+                    "flags": span.flags,
                     "name": span.name,
                     "kind": Span.SpanKind.Name(span.kind),
-                    "attributes": {a.key: value(a.value) for a in span.attributes},
+                    "attributes": attributes(span.attributes),
+                    "events": [
+                        {
+                            "name": event.name,
+                            "attributes": attributes(event.attributes),
+                            "afterStartNanoseconds": event.time_unix_nano - span.start_time_unix_nano,
+                        }
+                        for event in span.events
+                    ],
+                    "links": [
+                        {
+                            "traceID": link.trace_id.hex(),
+                            "spanID": link.span_id.hex(),
+                            "attributes": attributes(link.attributes),
+                        }
+                        for link in span.links
+                    ],
                     "status": span.status.code,
+                    "statusMessage": span.status.message,
+                    "startNanoseconds": span.start_time_unix_nano,
                     "durationNanoseconds": span.end_time_unix_nano - span.start_time_unix_nano,
                 }
 

@@ -1,0 +1,109 @@
+import Synchronization
+import Tracing
+import W3CTraceContext
+
+/// A span of ``OTLPTracer``: what it records is kept under a lock until it ends, then
+/// handed to the export's queue as a value (``FinishedSpan``), once. A span the sampler
+/// left out records nothing and is never queued; its context is still passed on.
+final class OTLPSpan: Tracing.Span {
+    let context: ServiceContext
+    let isRecording: Bool
+    private let parentSpanID: SpanID?
+    private let kind: SpanKind
+    private let start: UInt64
+    private let queue: SpanQueue
+    private let state: Mutex<State>
+
+    private struct State {
+        var name: String
+        var attributes: SpanAttributes = [:]
+        var events: [SpanEvent] = []
+        var links: [SpanLink] = []
+        var status: SpanStatus?
+        var ended = false
+    }
+
+    init(
+        name: String,
+        kind: SpanKind,
+        context: ServiceContext,
+        parentSpanID: SpanID?,
+        start: UInt64,
+        recording: Bool,
+        queue: SpanQueue
+    ) {
+        self.context = context
+        self.isRecording = recording
+        self.parentSpanID = parentSpanID
+        self.kind = kind
+        self.start = start
+        self.queue = queue
+        state = Mutex(State(name: name))
+    }
+
+    var operationName: String {
+        get { state.withLock { $0.name } }
+        set { record { $0.name = newValue } }
+    }
+
+    var attributes: SpanAttributes {
+        get { state.withLock { $0.attributes } }
+        set { record { $0.attributes = newValue } }
+    }
+
+    func setStatus(_ status: SpanStatus) {
+        record { state in
+            // An OK status is final: neither an error nor another OK replaces it.
+            guard state.status?.code != .ok else { return }
+            state.status = status
+        }
+    }
+
+    func addEvent(_ event: SpanEvent) { record { $0.events.append(event) } }
+
+    func addLink(_ link: SpanLink) { record { $0.links.append(link) } }
+
+    /// An `exception` event naming the error's type only: an error's description may
+    /// hold what a request carried, and a span never does.
+    func recordError<Instant: TracerInstant>(
+        _ error: any Error,
+        attributes: SpanAttributes,
+        at instant: @autoclosure () -> Instant
+    ) {
+        guard isRecording else { return }
+        var attributes = attributes
+        attributes["exception.type"] = String(reflecting: type(of: error))
+        addEvent(SpanEvent(name: "exception", at: instant(), attributes: attributes))
+    }
+
+    func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
+        guard isRecording, let trace = context.spanTrace else { return }
+        let end = instant().nanosecondsSinceEpoch
+        let finished: FinishedSpan? = state.withLock { state in
+            guard !state.ended else { return nil }
+            state.ended = true
+            return FinishedSpan(
+                trace: trace,
+                parentSpanID: parentSpanID,
+                name: state.name,
+                kind: kind,
+                start: start,
+                end: end,
+                attributes: state.attributes,
+                events: state.events,
+                links: state.links,
+                status: state.status
+            )
+        }
+        if let finished { queue.append(finished) }
+    }
+
+    /// Changes what the span records, while it records and has not ended.
+    private func record(_ change: (inout State) -> Void) {
+        guard isRecording else { return }
+        state.withLock { state in
+            guard !state.ended else { return }
+            change(&state)
+        }
+    }
+}

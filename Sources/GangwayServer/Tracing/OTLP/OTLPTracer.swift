@@ -1,0 +1,144 @@
+import Synchronization
+import Tracing
+import W3CTraceContext
+
+/// Gangway's tracer for an OTLP export: spans as plain values (``OTLPSpan``), queued when
+/// they end (``SpanQueue``) for ``SpanExporter`` to send; the W3C `traceparent` and
+/// `tracestate` read from a caller and written for a backend.
+///
+/// Sampling is by trace ID alone (OpenTelemetry's `TraceIdRatioBased`: the ID's last 8
+/// bytes against the ratio), so every span of a trace is kept or none, on every server
+/// that samples at the same ratio, whatever the caller's `sampled` flag says.
+///
+/// IDs are drawn from a SplitMix64 sequence seeded once from `random`: unique and evenly
+/// spread, as trace-ID sampling needs, without a system call per span. They name spans
+/// and authorize nothing, so they need not be unpredictable.
+final class OTLPTracer: Tracer, Sendable {
+    typealias Span = OTLPSpan
+
+    private let queue: SpanQueue
+    /// Trace IDs whose last 8 bytes are below it are kept; `nil` keeps every one.
+    private let threshold: UInt64?
+    private let ids: Atomic<UInt64>
+
+    init(queue: SpanQueue, sampleRatio: Double, random: inout some RandomNumberGenerator) {
+        self.queue = queue
+        threshold = sampleRatio >= 1 ? nil : UInt64(exactly: (sampleRatio * 0x1p64).rounded(.down)) ?? .max
+        ids = Atomic(random.next())
+    }
+
+    /// The next ID: SplitMix64's step and output function.
+    private func nextID() -> UInt64 {
+        var value = ids.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+
+    /// A span ID: never all zeros, which W3C Trace Context reserves.
+    private func newSpanID() -> SpanID {
+        var bytes = SpanID.null.bytes
+        repeat {
+            withUnsafeMutableBytes(of: &bytes) { $0.storeBytes(of: nextID().bigEndian, as: UInt64.self) }
+        } while SpanID(bytes: bytes) == .null
+        return SpanID(bytes: bytes)
+    }
+
+    /// A trace ID: never all zeros.
+    private func newTraceID() -> TraceID {
+        var bytes = TraceID.null.bytes
+        repeat {
+            withUnsafeMutableBytes(of: &bytes) { buffer in
+                buffer.storeBytes(of: nextID().bigEndian, toByteOffset: 0, as: UInt64.self)
+                buffer.storeBytes(of: nextID().bigEndian, toByteOffset: 8, as: UInt64.self)
+            }
+        } while TraceID(bytes: bytes) == .null
+        return TraceID(bytes: bytes)
+    }
+
+    /// Whether spans of `trace` are recorded.
+    func samples(_ trace: TraceID) -> Bool {
+        guard let threshold else { return true }
+        let low = withUnsafeBytes(of: trace.bytes) {
+            UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
+        return low < threshold
+    }
+
+    func startSpan<Instant: TracerInstant>(
+        _ operationName: String,
+        context: @autoclosure () -> ServiceContext,
+        ofKind kind: SpanKind,
+        at instant: @autoclosure () -> Instant,
+        function: String,
+        file fileID: String,
+        line: UInt
+    ) -> OTLPSpan {
+        var context = context()
+        let parent = context.spanTrace
+        let traceID = parent?.traceID ?? newTraceID()
+        let sampled = samples(traceID)
+        var flags = parent?.flags ?? []
+        if sampled { flags.insert(.sampled) } else { flags.remove(.sampled) }
+        context.spanTrace = TraceContext(
+            traceID: traceID,
+            spanID: newSpanID(),
+            flags: flags,
+            state: parent?.state ?? TraceState()
+        )
+        return OTLPSpan(
+            name: operationName,
+            kind: kind,
+            context: context,
+            parentSpanID: parent?.spanID,
+            start: instant().nanosecondsSinceEpoch,
+            recording: sampled,
+            queue: queue
+        )
+    }
+
+    /// Wakes the export to send what waits.
+    func forceFlush() { queue.wake() }
+
+    /// Reads `traceparent` and `tracestate`; a `traceparent` that is not valid is left out
+    /// (the span then starts a trace of its own), and so is a `tracestate` that is not.
+    func extract<Carrier, Extract: Extractor>(
+        _ carrier: Carrier,
+        into context: inout ServiceContext,
+        using extractor: Extract
+    ) where Extract.Carrier == Carrier {
+        guard let parent = extractor.extract(key: "traceparent", from: carrier) else { return }
+        let state = extractor.extract(key: "tracestate", from: carrier)
+        guard
+            let trace = (try? TraceContext(traceParentHeaderValue: parent, traceStateHeaderValue: state))
+                ?? (try? TraceContext(traceParentHeaderValue: parent))
+        else { return }
+        context.spanTrace = trace
+    }
+
+    /// Writes the context's span as the parent: `traceparent`, and `tracestate` when
+    /// there is one.
+    func inject<Carrier, Inject: Injector>(
+        _ context: ServiceContext,
+        into carrier: inout Carrier,
+        using injector: Inject
+    ) where Inject.Carrier == Carrier {
+        guard let trace = context.spanTrace else { return }
+        injector.inject(trace.traceParentHeaderValue, forKey: "traceparent", into: &carrier)
+        if let state = trace.traceStateHeaderValue, !state.isEmpty {
+            injector.inject(state, forKey: "tracestate", into: &carrier)
+        }
+    }
+}
+
+extension ServiceContext {
+    /// The span a context is in, by its W3C trace context: ``OTLPTracer``'s key.
+    var spanTrace: TraceContext? {
+        get { self[SpanTraceKey.self] }
+        set { self[SpanTraceKey.self] = newValue }
+    }
+}
+
+private enum SpanTraceKey: ServiceContextKey {
+    typealias Value = TraceContext
+}
