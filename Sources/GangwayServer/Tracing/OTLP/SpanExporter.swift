@@ -20,29 +20,46 @@ struct SpanExporter: Service {
     var interval: Duration = .seconds(1)
     /// The longest one export may take.
     var timeout: TimeAmount = .seconds(10)
-    var client: HTTPClient = .shared
+
+    /// The export's own HTTP client: a collector that refuses the connection fails the
+    /// export at once, where a shared client would try again until the timeout.
+    private static func makeClient() -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(2)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }
 
     func run() async throws {
+        let client = Self.makeClient()
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 // The timer: wakes the export every interval until the wakings end.
                 group.addTask {
                     while (try? await Task.sleep(for: interval)) != nil { queue.wake() }
                 }
-                for await _ in queue.wakings { await sendWaiting() }
+                for await _ in queue.wakings { await sendWaiting(through: client) }
                 group.cancelAll()
             }
         } onGracefulShutdown: {
             queue.finish()
         }
         // The last spans, sent whatever cancelled the wait.
-        await sendWaiting()
+        await sendWaiting(through: client)
+        try? await client.shutdown()
+    }
+
+    /// Sends every span waiting now, through a client of its own.
+    func sendWaiting() async {
+        let client = Self.makeClient()
+        await sendWaiting(through: client)
+        try? await client.shutdown()
     }
 
     /// Sends every span waiting now, a batch at a time. Once a batch could not be sent,
     /// the others waiting are dropped without trying, so a collector that is down costs
     /// one timeout per round, not one per batch.
-    func sendWaiting() async {
+    private func sendWaiting(through client: HTTPClient) async {
         var waiting = queue.count
         var failed = false
         repeat {
@@ -57,14 +74,14 @@ struct SpanExporter: Service {
             if failed {
                 logger.warning("Spans were dropped: the collector failed", metadata: ["spans": "\(spans.count)"])
             } else {
-                failed = !(await send(spans))
+                failed = !(await send(spans, through: client))
             }
             waiting -= spans.count
         } while waiting > 0
     }
 
     /// Sends `spans`; whether the collector took them.
-    private func send(_ spans: [FinishedSpan]) async -> Bool {
+    private func send(_ spans: [FinishedSpan], through client: HTTPClient) async -> Bool {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-protobuf")
