@@ -196,6 +196,28 @@ struct OTLPExportTests {
         #expect(asked.isRecording)
     }
 
+    /// A generator that gives back what it was given, for a seed a test chooses.
+    struct FixedGenerator: RandomNumberGenerator {
+        var value: UInt64
+        mutating func next() -> UInt64 { value }
+    }
+
+    @Test("IDs: the same seed gives the same sequence; 100,000 of them all differ, none is zeros")
+    func traceIDs() {
+        var seed = FixedGenerator(value: 42)
+        let (one, two) = (TraceIDSource(random: &seed), TraceIDSource(random: &seed))
+        #expect((0..<10).map { _ in one.traceID() } == (0..<10).map { _ in two.traceID() })
+        var system = SystemRandomNumberGenerator()
+        let source = TraceIDSource(random: &system)
+        let spans = (0..<100_000).map { _ in source.spanID() }
+        let traces = (0..<100_000).map { _ in source.traceID() }
+        #expect(Set(spans.map(\.description)).count == 100_000 && !spans.contains(.null))
+        #expect(Set(traces.map(\.description)).count == 100_000 && !traces.contains(.null))
+        // A request with no trace of its caller's starts one from the process's source.
+        let trace = RequestTrace(traceparent: nil, tracestate: nil, ids: one)
+        #expect(trace.context.traceID == two.traceID() && trace.context.spanID != .null)
+    }
+
     @Test("a traceparent that is not valid starts a trace of its own; a broken tracestate is left out")
     func extractAndInject() throws {
         let (tracer, _, _) = Self.export(to: "http://127.0.0.1:1")

@@ -18,15 +18,20 @@ struct RequestTrace: Sendable {
 
     /// The trace of a request with these headers; a new one when `traceparent` is missing
     /// or invalid (another version, a trace or span of zeros, not hex).
-    init(traceparent: String?, tracestate: String?) {
+    init(traceparent: String?, tracestate: String?, ids: TraceIDSource = .process) {
         let state = Self.accepted(state: tracestate)
         if let traceparent,
             let caller = (try? TraceContext(traceParentHeaderValue: traceparent, traceStateHeaderValue: state))
                 ?? (try? TraceContext(traceParentHeaderValue: traceparent))
         {
-            context = TraceContext(traceID: caller.traceID, spanID: .random(), flags: caller.flags, state: caller.state)
+            context = TraceContext(
+                traceID: caller.traceID,
+                spanID: ids.spanID(),
+                flags: caller.flags,
+                state: caller.state
+            )
         } else {
-            context = TraceContext(traceID: .random(), spanID: .random(), flags: [], state: TraceState())
+            context = TraceContext(traceID: ids.traceID(), spanID: ids.spanID(), flags: [], state: TraceState())
         }
     }
 

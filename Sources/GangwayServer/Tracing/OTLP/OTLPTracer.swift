@@ -1,4 +1,3 @@
-import Synchronization
 import Tracing
 import W3CTraceContext
 
@@ -10,50 +9,19 @@ import W3CTraceContext
 /// bytes against the ratio), so every span of a trace is kept or none, on every server
 /// that samples at the same ratio, whatever the caller's `sampled` flag says.
 ///
-/// IDs are drawn from a SplitMix64 sequence seeded once from `random`: unique and evenly
-/// spread, as trace-ID sampling needs, without a system call per span. They name spans
-/// and authorize nothing, so they need not be unpredictable.
+/// IDs come from a ``TraceIDSource`` seeded once from `random`.
 final class OTLPTracer: Tracer, Sendable {
     typealias Span = OTLPSpan
 
     private let queue: SpanQueue
     /// Trace IDs whose last 8 bytes are below it are kept; `nil` keeps every one.
     private let threshold: UInt64?
-    private let ids: Atomic<UInt64>
+    private let ids: TraceIDSource
 
     init(queue: SpanQueue, sampleRatio: Double, random: inout some RandomNumberGenerator) {
         self.queue = queue
         threshold = sampleRatio >= 1 ? nil : UInt64(exactly: (sampleRatio * 0x1p64).rounded(.down)) ?? .max
-        ids = Atomic(random.next())
-    }
-
-    /// The next ID: SplitMix64's step and output function.
-    private func nextID() -> UInt64 {
-        var value = ids.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-
-    /// A span ID: never all zeros, which W3C Trace Context reserves.
-    private func newSpanID() -> SpanID {
-        var bytes = SpanID.null.bytes
-        repeat {
-            withUnsafeMutableBytes(of: &bytes) { $0.storeBytes(of: nextID().bigEndian, as: UInt64.self) }
-        } while SpanID(bytes: bytes) == .null
-        return SpanID(bytes: bytes)
-    }
-
-    /// A trace ID: never all zeros.
-    private func newTraceID() -> TraceID {
-        var bytes = TraceID.null.bytes
-        repeat {
-            withUnsafeMutableBytes(of: &bytes) { buffer in
-                buffer.storeBytes(of: nextID().bigEndian, toByteOffset: 0, as: UInt64.self)
-                buffer.storeBytes(of: nextID().bigEndian, toByteOffset: 8, as: UInt64.self)
-            }
-        } while TraceID(bytes: bytes) == .null
-        return TraceID(bytes: bytes)
+        ids = TraceIDSource(random: &random)
     }
 
     /// Whether spans of `trace` are recorded.
@@ -76,13 +44,13 @@ final class OTLPTracer: Tracer, Sendable {
     ) -> OTLPSpan {
         var context = context()
         let parent = context.spanTrace
-        let traceID = parent?.traceID ?? newTraceID()
+        let traceID = parent?.traceID ?? ids.traceID()
         let sampled = samples(traceID)
         var flags = parent?.flags ?? []
         if sampled { flags.insert(.sampled) } else { flags.remove(.sampled) }
         context.spanTrace = TraceContext(
             traceID: traceID,
-            spanID: newSpanID(),
+            spanID: ids.spanID(),
             flags: flags,
             state: parent?.state ?? TraceState()
         )
