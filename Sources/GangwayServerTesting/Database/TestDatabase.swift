@@ -12,9 +12,10 @@ public enum TestDatabase: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// The environment variable that names the PostgreSQL database tests may use.
     public static let environmentVariable = "GANGWAY_POSTGRES_URL"
 
-    /// The PostgreSQL database of `GANGWAY_POSTGRES_URL`, if it is set.
+    /// The PostgreSQL database of `GANGWAY_POSTGRES_URL`, if it is set and not empty
+    /// (`GANGWAY_POSTGRES_URL= swift test` runs SQLite alone).
     public static var postgresqlFromEnvironment: TestDatabase? {
-        ProcessInfo.processInfo.environment[environmentVariable].map { .postgresql(url: $0) }
+        ProcessInfo.processInfo.environment[environmentVariable].flatMap { $0.isEmpty ? nil : .postgresql(url: $0) }
     }
 
     /// The databases a test should run against: SQLite always, PostgreSQL when

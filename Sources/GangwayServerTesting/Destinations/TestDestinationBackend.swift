@@ -72,8 +72,7 @@ public struct TestDestinationBackend: Sendable {
         guard let python = TestIdentityProvider.python else {
             throw Failure(description: "no Python with PyJWT; run .ci/run")
         }
-        let ready = FileManager.default.temporaryDirectory
-            .appendingPathComponent("gangway-backend-\(UUID().uuidString)").path
+        let ready = FixtureStart.readyPath("gangway-backend")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = [script.path] + arguments + ["--ready-file", ready]
@@ -81,19 +80,10 @@ public struct TestDestinationBackend: Sendable {
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.start()
-        for _ in 0..<300 {
-            if let text = try? String(contentsOfFile: ready, encoding: .utf8),
-                let url = text.split(separator: "\n").first
-            {
-                try? FileManager.default.removeItem(atPath: ready)
-                return (String(url), process, input)
-            }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(50))
+        guard let url = try await FixtureStart.firstLine(of: process, ready: ready) else {
+            throw Failure(description: "\(what) did not start")
         }
-        kill(process.processIdentifier, SIGKILL)
-        throw Failure(description: "\(what) did not start")
+        return (url, process, input)
     }
 
     /// Ends a script ``launch(script:arguments:what:)`` started.

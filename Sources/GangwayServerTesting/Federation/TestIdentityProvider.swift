@@ -57,8 +57,7 @@ public struct TestIdentityProvider: Sendable {
         -> TestIdentityProvider
     {
         guard let python else { throw Failure(description: "no Python with oidc-provider-mock; run .ci/run") }
-        let ready = FileManager.default.temporaryDirectory
-            .appendingPathComponent("gangway-oidc-\(UUID().uuidString)").path
+        let ready = FixtureStart.readyPath("gangway-oidc")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments =
@@ -71,19 +70,10 @@ public struct TestIdentityProvider: Sendable {
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.start()
-        for _ in 0..<300 {
-            if let text = try? String(contentsOfFile: ready, encoding: .utf8),
-                let issuer = text.split(separator: "\n").first
-            {
-                try? FileManager.default.removeItem(atPath: ready)
-                return TestIdentityProvider(issuer: String(issuer), process: process, input: input)
-            }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(50))
+        guard let issuer = try await FixtureStart.firstLine(of: process, ready: ready) else {
+            throw Failure(description: "the OpenID provider did not start")
         }
-        kill(process.processIdentifier, SIGKILL)
-        throw Failure(description: "the OpenID provider did not start")
+        return TestIdentityProvider(issuer: issuer, process: process, input: input)
     }
 
     /// Runs `body` with a provider of its own, ended however `body` ends.
