@@ -2,6 +2,7 @@ import Foundation
 import GangwayServerTesting
 import GangwayTesting
 import Logging
+import NIOCore
 import ServiceLifecycle
 import Testing
 import Tracing
@@ -269,6 +270,49 @@ struct OTLPExportTests {
         #expect(text.contains("Spans were not sent: the collector could not be reached"), "\(text)")
         #expect(text.contains(#"Spans were dropped: the collector failed ["spans": 2]"#), "\(text)")
         #expect(!text.contains("127.0.0.1"), "\(text)")
+    }
+
+    /// A collector that accepts connections and answers as `answer` says, on a thread
+    /// of its own, until the listener closes.
+    static func misbehavingCollector(_ listener: LoopbackListener, answer: String?) {
+        Thread.detachNewThread {
+            while true {
+                let connection = accept(listener.descriptor, nil, nil)
+                guard connection >= 0 else { return }
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                _ = read(connection, &buffer, buffer.count)
+                if let answer { _ = Array(answer.utf8).withUnsafeBytes { write(connection, $0.baseAddress, $0.count) } }
+                // The connection stays open and silent.
+            }
+        }
+    }
+
+    @Test(
+        "a collector that never answers, or begins an answer and stops, costs one timeout: the export goes on",
+        .timeLimit(.minutes(1)),
+        arguments: [nil, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\npartial"]
+    )
+    func aSilentCollector(answer: String?) async throws {
+        // An answer whose head says 200 took the spans, whatever its body does after.
+        let took = answer != nil
+        let listener = try LoopbackListener()
+        defer { listener.close() }
+        Self.misbehavingCollector(listener, answer: answer)
+        let logs = LogCapture()
+        let (tracer, made, queue) = Self.export(
+            to: "http://127.0.0.1:\(listener.port)",
+            capacity: 10,
+            batch: 5,
+            logger: logs.logger
+        )
+        var exporter = made
+        exporter.timeout = .seconds(1)
+        for _ in 0..<7 { tracer.startSpan("r", context: .topLevel, ofKind: .server).end() }
+        await exporter.sendWaiting()
+        #expect(queue.count == 0)
+        let text = logs.text
+        #expect(text.contains("Spans were not sent: the collector could not be reached") == !took, "\(text)")
+        #expect(text.contains(#"Spans were dropped: the collector failed ["spans": 2]"#) == !took, "\(text)")
     }
 
     @Test(

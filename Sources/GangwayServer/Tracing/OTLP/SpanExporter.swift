@@ -18,20 +18,24 @@ struct SpanExporter: Service {
     let logger: Logger
     /// The longest a span waits in the queue while fewer than a batch wait.
     var interval: Duration = .seconds(1)
-    /// The longest one export may take.
+    /// The longest an export waits for the collector's answer to begin, and then for
+    /// each part of it.
     var timeout: TimeAmount = .seconds(10)
 
     /// The export's own HTTP client: a collector that refuses the connection fails the
-    /// export at once, where a shared client would try again until the timeout.
-    private static func makeClient() -> HTTPClient {
+    /// export at once, where a shared client would try again until the timeout; one that
+    /// begins an answer and stops fails it after ``timeout``, where the request's deadline
+    /// covers its head alone.
+    private func makeClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(2)
+        configuration.timeout.read = timeout
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 
     func run() async throws {
-        let client = Self.makeClient()
+        let client = makeClient()
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 // The timer: wakes the export every interval until the wakings end.
@@ -51,7 +55,7 @@ struct SpanExporter: Service {
 
     /// Sends every span waiting now, through a client of its own.
     func sendWaiting() async {
-        let client = Self.makeClient()
+        let client = makeClient()
         await sendWaiting(through: client)
         try? await client.shutdown()
     }
