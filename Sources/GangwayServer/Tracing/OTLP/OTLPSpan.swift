@@ -8,6 +8,8 @@ import W3CTraceContext
 final class OTLPSpan: Tracing.Span {
     let context: ServiceContext
     let isRecording: Bool
+    /// The span's own trace context, as its ``context`` holds it.
+    private let trace: TraceContext
     private let parentSpanID: SpanID?
     private let kind: SpanKind
     private let start: UInt64
@@ -27,12 +29,14 @@ final class OTLPSpan: Tracing.Span {
         name: String,
         kind: SpanKind,
         context: ServiceContext,
+        trace: TraceContext,
         parentSpanID: SpanID?,
         start: UInt64,
         recording: Bool,
         queue: SpanQueue
     ) {
         self.context = context
+        self.trace = trace
         self.isRecording = recording
         self.parentSpanID = parentSpanID
         self.kind = kind
@@ -77,7 +81,7 @@ final class OTLPSpan: Tracing.Span {
     }
 
     func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
-        guard isRecording, let trace = context.spanTrace else { return }
+        guard isRecording else { return }
         let end = instant().nanosecondsSinceEpoch
         let finished: FinishedSpan? = state.withLock { state in
             guard !state.ended else { return nil }

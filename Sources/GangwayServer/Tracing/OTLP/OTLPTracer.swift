@@ -48,16 +48,18 @@ final class OTLPTracer: Tracer, Sendable {
         let sampled = samples(traceID)
         var flags = parent?.flags ?? []
         if sampled { flags.insert(.sampled) } else { flags.remove(.sampled) }
-        context.spanTrace = TraceContext(
+        let trace = TraceContext(
             traceID: traceID,
             spanID: ids.spanID(),
             flags: flags,
             state: parent?.state ?? TraceState()
         )
+        context.spanTrace = trace
         return OTLPSpan(
             name: operationName,
             kind: kind,
             context: context,
+            trace: trace,
             parentSpanID: parent?.spanID,
             start: instant().nanosecondsSinceEpoch,
             recording: sampled,
