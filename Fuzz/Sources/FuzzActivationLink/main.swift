@@ -14,7 +14,7 @@ import GangwayServices
 // Modes (first byte):
 // 0  the rest as a link's (or QR code's) text;
 // 1  the rest as a payload the server's key signed, in a link made as the server makes it;
-// 2  the rest as an app's name, in an activation the server makes (`ActivationSigner`),
+// 2  the rest as an app's name, in an activation the server makes (`ActivationSigner.activation`),
 //    which a device must read back exactly;
 // 3  the rest as a configuration file (bundled or managed).
 
@@ -29,7 +29,10 @@ func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         invariant(!link.payload.isEmpty && !link.signature.isEmpty, "a link has a payload and a signature")
         _ = try? link.verified(with: Keys.pinned, now: Keys.now)
     case 1:
-        let signature = try! Keys.signer.key.signature(for: Data(rest)).rawRepresentation
+        guard let signature = try? Keys.signer.signature(for: Data(rest)).rawRepresentation else {
+            invariant(false, "the server's key signs any payload")
+            return 0
+        }
         let text = "gangway://activate?payload=\(Data(rest).base64URLEncoded)&signature=\(signature.base64URLEncoded)"
         guard !rest.isEmpty else { return 0 }
         guard let link = try? ActivationLink(text) else {
@@ -47,11 +50,11 @@ func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 }
 
 enum Keys {
-    static let signer = ActivationSigner(
-        key: try! P256.Signing.PrivateKey(rawRepresentation: Data(repeating: 3, count: 32))
-    )
+    static let signer = try! P256.Signing.PrivateKey(rawRepresentation: Data(repeating: 3, count: 32))
     /// The key an app pinned: the signer's.
-    static let pinned = signer.key.publicKey
+    static let pinned = signer.publicKey
+    /// The chain of a server whose activation key has not rotated: the signer's key alone.
+    static let chain = try! ActivationKeyChain(keys: [pinned], endorsements: [])
     static let now = Date(timeIntervalSince1970: 1_790_000_000)
 }
 
@@ -66,7 +69,13 @@ private func serverMadeActivation(appName: String) {
         activationExpiresAt: Keys.now.addingTimeInterval(7 * 24 * 3600),
         activationNonce: "AAECAwQFBgcICQoLDA0ODw"
     )
-    guard let activation = try? Keys.signer.activation(for: configuration) else {
+    guard
+        let activation = try? ActivationSigner.activation(
+            for: configuration,
+            signedBy: Keys.signer,
+            chain: Keys.chain
+        )
+    else {
         invariant(false, "the server makes an activation for any app name")
         return
     }

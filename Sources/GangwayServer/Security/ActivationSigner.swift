@@ -57,12 +57,24 @@ final class ActivationSigner: Sendable {
         )
     }
 
+    /// An activation of `configuration`, signed by the newest key.
     func activation(
         for configuration: Components.Schemas.AppConfiguration
     ) async throws
         -> Components.Schemas.Activation
     {
         let (chain, signer) = try await chain()
+        return try Self.activation(for: configuration, signedBy: signer, chain: chain)
+    }
+
+    /// An activation of `configuration` signed by `signer`, the newest key of `chain`: the
+    /// payload, its signature and the link that carries both (and the chain, once there is
+    /// more than one key).
+    static func activation(
+        for configuration: Components.Schemas.AppConfiguration,
+        signedBy signer: P256.Signing.PrivateKey,
+        chain: ActivationKeyChain
+    ) throws -> Components.Schemas.Activation {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         encoder.dateEncodingStrategy = .iso8601
