@@ -545,6 +545,7 @@ let package = Package(
                 "GangwayServerStorage",
                 "GangwayServerTesting",
                 "GangwayTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 server("InMemoryTracing", "swift-distributed-tracing"),
                 server("Tracing", "swift-distributed-tracing"),

@@ -9,9 +9,10 @@ import Synchronization
     import FoundationNetworking
 #endif
 
-/// `gangway-benchmark backup`: a backup of a large SQLite server's database
-/// (`ServerBackup`, as `gangway admin backup` takes it) while devices read and an admin
-/// writes, against the same requests with no backup, in the same run.
+/// `gangway-benchmark backup`: a backup of a large SQLite server's database, taken by
+/// `gangway admin backup` (the binary of the same build, a process of its own) while
+/// devices read and an admin writes, against the same requests with no backup, in the
+/// same run.
 ///
 /// The database is filled to `--megabytes` with checks; then a device reads its settings
 /// and an admin writes checks, each one request after another, for `--seconds` with no
@@ -36,6 +37,19 @@ struct BackupBenchmark: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // The backup is taken as an operator takes it: `gangway admin backup`, a process of
+        // its own beside the server's.
+        let gangway = ExternalTool(
+            "gangway",
+            searchPath: [Bundle.main.executableURL?.deletingLastPathComponent().appendingPathComponent("gangway").path]
+                .compactMap { $0 }
+        )
+        guard gangway.executable != nil else {
+            throw ValidationError(
+                "the gangway binary of the same build is not beside gangway-benchmark "
+                    + "(swift build -c release --product gangway)"
+            )
+        }
         var logger = Logger(label: "gangway.benchmark")
         logger.logLevel = .error
         var app = BenchmarkServer.app()
@@ -67,11 +81,11 @@ struct BackupBenchmark: AsyncParsableCommand {
                 .appendingPathComponent("gangway-benchmark-\(UUID().uuidString)")
                 .appendingPathComponent("backup.sqlite")
             defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-            var made: ServerBackup.Made?
             let during = try await Self.requests(base: base, device: device, admin: admin) {
-                made = try await ServerBackup.backUp(dataDirectory: configuration.dataDirectory, to: file)
+                try await Self.backUp(gangway, dataDirectory: configuration.dataDirectory, to: file)
             }
-            let backupMB = Double(made?.bytes ?? 0) / 1_000_000
+            let backupBytes = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int64
+            let backupMB = Double(backupBytes ?? 0) / 1_000_000
             Measure.report("backup.seconds", during.seconds, digits: 1)
             Measure.report("backup.mb_per_s", backupMB / during.seconds, digits: 0)
             Measure.report("backup.file_mb", backupMB, digits: 0)
@@ -88,6 +102,15 @@ struct BackupBenchmark: AsyncParsableCommand {
                     Self.percentile(busy, 0.99) / Self.percentile(quiet, 0.99)
                 )
             }
+        }
+    }
+
+    /// Runs `gangway admin backup` of `dataDirectory` into `file`, and waits for it.
+    private static func backUp(_ gangway: ExternalTool, dataDirectory: URL, to file: URL) async throws {
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let output = try await gangway.run(["admin", "backup", "--data-dir", dataDirectory.path, file.path])
+        guard let output, output.status == 0 else {
+            throw ValidationError("gangway admin backup failed (exit status \(output?.status ?? -1))")
         }
     }
 

@@ -88,6 +88,11 @@ struct BackupEndToEndTests {
         #expect(made.status == 0, "\(made.standardError)")
         #expect(made.output.contains("cannot be read without the server key"), "\(made.output)")
         #expect(PrivateFiles.mode(of: backup.path) == 0o600)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: backup.deletingLastPathComponent().path)
+                == [backup.lastPathComponent],
+            "no log, journal or partial copy is left beside the backup"
+        )
         let writes = acknowledged.writes
         let beforeBackup = Set(writes.filter { $0.at < started }.map(\.id))
         #expect(beforeBackup.count >= 20)

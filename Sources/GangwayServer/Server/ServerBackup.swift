@@ -9,8 +9,10 @@ import GangwaySystem
 /// Backs up a SQLite server's database while it serves (`gangway admin backup`), and
 /// restores a backup into a new data directory (`gangway serve --restore`).
 ///
-/// A backup is one consistent snapshot of the database (SQLite's `VACUUM INTO`): every
-/// write acknowledged before it began is in it, and none is half in it. It holds the
+/// A backup is one consistent snapshot of the database (SQLite's backup API, each step
+/// inside one read transaction, at a pace that leaves the server's requests at most
+/// about half the time of a core): every write acknowledged before it began is in it,
+/// and none is half in it. It holds the
 /// signing keys and recovery secrets sealed with the server key, which is not in it: a
 /// backup without its key file cannot be read, by design, so keep the key, apart from
 /// the backups. A restore checks the backup and the key before it writes anything, and
@@ -40,7 +42,7 @@ public enum ServerBackup {
             .appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).partial")
         do {
             try PrivateFiles.createEmpty(partial)
-            try await copy(database, into: partial, readOnly: false)
+            try await copy(database, into: partial, readOnly: false, pace: .sharing)
             // The copy is read back as a restore would read it, before it takes the name.
             let contents = try await SQLiteDriver.inspect(partial, secret: ServerKey.checkName)
             try PrivateFiles.moveWithoutReplacing(partial, to: file)
@@ -83,7 +85,7 @@ public enum ServerBackup {
             .appendingPathComponent(".\(ServerConfiguration.sqliteFileName).\(UUID().uuidString).restoring")
         do {
             try PrivateFiles.createEmpty(partial)
-            try await copy(backup, into: partial, readOnly: true)
+            try await copy(backup, into: partial, readOnly: true, pace: .fullSpeed)
             try PrivateFiles.moveWithoutReplacing(partial, to: target)
         } catch {
             unlink(partial.path)
@@ -91,11 +93,18 @@ public enum ServerBackup {
         }
     }
 
-    /// ``SQLiteDriver/copy(_:into:readOnly:)`` on a thread of its own at a lower priority:
-    /// the server's requests go first.
-    private static func copy(_ database: URL, into file: URL, readOnly: Bool) async throws {
+    /// ``SQLiteDriver/copy(_:into:readOnly:pace:)`` on a thread of its own at a lower
+    /// priority: the server's requests go first.
+    private static func copy(
+        _ database: URL,
+        into file: URL,
+        readOnly: Bool,
+        pace: SQLiteDriver.CopyPace
+    ) async throws {
         try await BackgroundWork.run { () -> Result<Void, StorageError> in
-            Result { () throws(StorageError) in try SQLiteDriver.copy(database, into: file, readOnly: readOnly) }
+            Result { () throws(StorageError) in
+                try SQLiteDriver.copy(database, into: file, readOnly: readOnly, pace: pace)
+            }
         }.get()
     }
 
