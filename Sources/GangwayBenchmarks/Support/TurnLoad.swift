@@ -34,6 +34,7 @@ struct TurnLoad: ParsableArguments {
         }
         for route in ["settings", "data/checks"] {
             var throughput: [String: [Double]] = [:]
+            var processor: [String: [Double]] = [:]
             for round in 0..<max(1, rounds) {
                 // Each goes first in turn: neither always runs on a warmer machine.
                 for (name, server) in round.isMultiple(of: 2) ? servers : servers.reversed() {
@@ -48,6 +49,7 @@ struct TurnLoad: ParsableArguments {
                         throw ValidationError("\(route) answered \(load.errors) errors")
                     }
                     throughput[name, default: []].append(load.requestsPerSecond)
+                    processor[name, default: []].append(load.processorMicroseconds)
                 }
             }
             let label = route == "settings" ? "settings" : "data"
@@ -56,6 +58,13 @@ struct TurnLoad: ParsableArguments {
             Measure.report("\(prefix).\(label).off_rps", off, digits: 0)
             Measure.report("\(prefix).\(label).on_rps", on, digits: 0)
             Measure.report("\(prefix).\(label).ratio_on_to_off", on / off, digits: 3)
+            // The processor time per request, the server's alone: the throughput a server
+            // bound by its processors keeps is their inverse ratio.
+            let offProcessor = Measure.median(processor["off"] ?? [])
+            let onProcessor = Measure.median(processor["on"] ?? [])
+            Measure.report("\(prefix).\(label).off_cpu_us", offProcessor, digits: 1)
+            Measure.report("\(prefix).\(label).on_cpu_us", onProcessor, digits: 1)
+            Measure.report("\(prefix).\(label).cpu_ratio_off_to_on", offProcessor / onProcessor, digits: 3)
         }
     }
 }
