@@ -84,6 +84,14 @@ struct SQLiteCopyTests {
         )
     }
 
+    @Test("a pace of no pages a step copies all in one, and a rest that is not a positive number is none")
+    func paceBounds() {
+        #expect(SQLiteDriver.CopyPace(pagesPerStep: 0, restPerWork: -1) == .fullSpeed)
+        #expect(SQLiteDriver.CopyPace(pagesPerStep: -7, restPerWork: .nan) == .fullSpeed)
+        #expect(SQLiteDriver.CopyPace(pagesPerStep: 16, restPerWork: .infinity).restPerWork == 0)
+        #expect(SQLiteDriver.CopyPace(pagesPerStep: 16, restPerWork: 1) == .sharing)
+    }
+
     @Test("a copy of a database that cannot be read, or into a place that cannot be written, fails as unavailable")
     func copyFailures() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-copy")

@@ -6,9 +6,17 @@ extension SQLiteDriver {
     /// database (``copy(_:into:readOnly:pace:)``).
     public struct CopyPace: Sendable, Hashable {
         /// The pages copied in one step (-1: all of them in one).
-        public var pagesPerStep: Int32
+        public let pagesPerStep: Int32
         /// How long the copy rests after each step, as a share of the time the step took.
-        public var restPerWork: Double
+        public let restPerWork: Double
+
+        /// Steps of `pagesPerStep` pages (all of them in one when it is not positive), each
+        /// followed by a rest of `restPerWork` times the step's time (none when it is not
+        /// positive).
+        public init(pagesPerStep: Int32, restPerWork: Double) {
+            self.pagesPerStep = pagesPerStep > 0 ? pagesPerStep : -1
+            self.restPerWork = restPerWork.isFinite ? max(0, restPerWork) : 0
+        }
 
         /// A copy that takes half the time of one core at most: steps of 16 pages, each
         /// followed by a rest as long as it took. Measured on 1 GB while a server served
