@@ -13,7 +13,8 @@ struct AdminBackup: AsyncParsableCommand {
             The backup is one consistent snapshot (SQLite's backup API, in one read \
             transaction): every write acknowledged before it began is in it. It is copied in \
             small steps, each followed by a rest as long, so the server's requests wait little \
-            (about 15 s for 1 GB). It is written 0600, never over an existing file. It holds the signing keys and recovery secrets sealed with the server key \
+            (about 15 s for 1 GB). It is written 0600, never over an existing file. It holds \
+            the signing keys and recovery secrets sealed with the server key \
             (DIR/server-key, or the server's --key-file), which is not in it: a backup cannot \
             be read without that file, by design. Keep the key, apart from the backups. \
             Restore with 'gangway serve --restore FILE --data-dir NEW-DIR'. A server on \

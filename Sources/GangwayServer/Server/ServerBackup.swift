@@ -10,9 +10,8 @@ import GangwaySystem
 /// restores a backup into a new data directory (`gangway serve --restore`).
 ///
 /// A backup is one consistent snapshot of the database (SQLite's backup API, each step
-/// inside one read transaction, at a pace that leaves the server's requests at most
-/// about half the time of a core): every write acknowledged before it began is in it,
-/// and none is half in it. It holds the
+/// inside one read transaction, at a pace that takes at most about half the time of one
+/// core): every write acknowledged before it began is in it, and none is half in it. It holds the
 /// signing keys and recovery secrets sealed with the server key, which is not in it: a
 /// backup without its key file cannot be read, by design, so keep the key, apart from
 /// the backups. A restore checks the backup and the key before it writes anything, and
