@@ -1,6 +1,8 @@
 import Foundation
+import GangwayServerStorage
 import GangwayServerTesting
 import GangwayTesting
+import InMemoryTracing
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -128,6 +130,103 @@ struct OTLPExportTests {
                 "the error's type alone: its description may hold what a request carried"
             )
             #expect(client.events?.allSatisfy { $0.afterStartNanoseconds >= 0 } == true)
+        }
+    }
+
+    @Test(
+        "a request's span: its fields reach the collector as OpenTelemetry's HTTP attributes, a 5xx is an error, the caller's span its parent",
+        .enabled(if: TestTraceCollector.isInstalled, "needs opentelemetry-proto in .build-oidc/venv (see .ci/run)")
+    )
+    func requestSpans() async throws {
+        try await TestTraceCollector.using { collector in
+            let (tracer, exporter, _) = Self.export(to: collector.url)
+            let caller = RequestTrace.caller(
+                traceparent: "00-\(Self.callerTrace)-\(Self.callerSpan)-01",
+                tracestate: "vendor=opaque"
+            )
+            let settings = RequestSpanFields(method: "GET", route: "/apps/{appID}/settings", scheme: "https")
+            let answered = tracer.startRequestSpan(settings, caller: caller)
+            #expect(answered.isRecording && answered.operationName == "GET /apps/{appID}/settings")
+            answered.answered(status: 200)
+            // What the Span API reads holds the fields.
+            var read: [String: SpanAttribute] = [:]
+            answered.attributes.forEach { read[$0] = $1 }
+            #expect(
+                read == [
+                    "http.request.method": "GET", "http.route": "/apps/{appID}/settings", "url.scheme": "https",
+                    "http.response.status_code": 200,
+                ]
+            )
+            answered.end()
+            let failed = tracer.startRequestSpan(
+                RequestSpanFields(method: "POST", route: "/apps/{appID}/sessions", scheme: "http"),
+                caller: nil
+            )
+            failed.answered(status: 503)
+            failed.end()
+            // Attributes set through the Span API keep the fields with them, each once.
+            let changed = tracer.startRequestSpan(settings, caller: nil)
+            changed.attributes["extra"] = "added"
+            changed.answered(status: 204)
+            changed.end()
+            await exporter.sendWaiting()
+
+            let spans = try await collector.spans(within: 10) { $0.count >= 3 }
+            #expect(spans.count == 3, "\(spans.map(\.name))")
+            let first = try #require(spans.first { $0.parentSpanID == Self.callerSpan })
+            #expect(first.name == "GET /apps/{appID}/settings" && first.kind == "SPAN_KIND_SERVER")
+            #expect(first.traceID == Self.callerTrace && first.traceState == "vendor=opaque" && first.flags == 1)
+            #expect(
+                first.attributes.mapValues(\.description)
+                    == [
+                        "http.request.method": "GET", "http.route": "/apps/{appID}/settings", "url.scheme": "https",
+                        "http.response.status_code": "200",
+                    ]
+            )
+            #expect(first.status == 0, "an answer below 500 leaves the status unset")
+            let refused = try #require(spans.first { $0.name == "POST /apps/{appID}/sessions" })
+            #expect(refused.parentSpanID == nil && refused.traceID != Self.callerTrace && refused.status == 2)
+            #expect(refused.attributes["http.response.status_code"]?.description == "503")
+            #expect(refused.attributes["url.scheme"]?.description == "http")
+            let added = try #require(spans.first { $0.attributes["extra"] != nil })
+            #expect(
+                added.attributes.mapValues(\.description)
+                    == [
+                        "http.request.method": "GET", "http.route": "/apps/{appID}/settings", "url.scheme": "https",
+                        "http.response.status_code": "204", "extra": "added",
+                    ]
+            )
+        }
+    }
+
+    @Test("a request's span the sampler left out: nothing the request runs makes a span; one it keeps, its children")
+    func requestSpansAndTheirChildren() async throws {
+        for ratio in [0.0, 1.0] {
+            let queue = SpanQueue(capacity: 100, batchSize: 100)
+            var random = SystemRandomNumberGenerator()
+            let tracer = OTLPTracer(queue: queue, sampleRatio: ratio, random: &random)
+            let fields = RequestSpanFields(method: "GET", route: "/apps/{appID}/data/{entitySet}", scheme: "http")
+            let request = tracer.startRequestSpan(fields, caller: nil)
+            #expect(request.isRecording == (ratio == 1))
+            // The context says so to any tracer, one that would record every span too.
+            let everything = InMemoryTracer()
+            await InstrumentationContext.$current.withValue(request.context) {
+                for inner in [ServerTracer(tracer), ServerTracer(everything)] {
+                    await inner.withLeafSpan("SELECT entities") {}
+                    await inner.withSpan("transaction") { _ in }
+                }
+            }
+            request.answered(status: 200)
+            request.end()
+            let (spans, _) = queue.take(upTo: 100)
+            if ratio == 0 {
+                #expect(spans.isEmpty, "\(spans.map(\.name))")
+                #expect(everything.finishedSpans.isEmpty, "\(everything.finishedSpans.map(\.operationName))")
+            } else {
+                #expect(spans.map(\.name) == ["SELECT entities", "transaction", "GET /apps/{appID}/data/{entitySet}"])
+                #expect(spans.dropLast().allSatisfy { $0.parentSpanID == request.trace.spanID })
+                #expect(spans.allSatisfy { $0.trace.traceID == request.trace.traceID })
+            }
         }
     }
 

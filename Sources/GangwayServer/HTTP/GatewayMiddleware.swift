@@ -56,8 +56,8 @@ struct GatewayMiddleware: RouterMiddleware {
     let requestIDs = RequestIDSequence()
     /// Where each request is counted, by its route's template (``ServerMetrics``).
     var metrics: ServerMetrics?
-    /// Where each request's span goes, named by its route's template (``ServerTracer``).
-    var tracer: ServerTracer = .none
+    /// Where each request's span goes, named by its route's template (``RequestSpans``).
+    var tracer: RequestSpans = .none
 
     func handle(
         _ request: Request,
@@ -101,38 +101,13 @@ struct GatewayMiddleware: RouterMiddleware {
             let trace = RequestTrace(traceparent: traceparent, tracestate: tracestate)
             return try await respond(request, context: context, body: reading, trace: trace, route: route, next: next)
         }
-        // The caller's span is the parent of the request's, which is the parent of every
-        // span the request makes and of what the server asks a backend.
-        let caller = RequestTrace.accepted(traceparent: traceparent, tracestate: tracestate)
-        let parent = tracer.context(traceparent: caller?.traceparent, tracestate: caller?.tracestate)
-        let method = ServerMetrics.label(method: request.method.rawValue)
-        return try await tracer.withSpan(
-            "\(method) \(route)",
-            ofKind: .server,
-            context: parent ?? .topLevel,
-            attributes: { attributes in
-                attributes["http.request.method"] = method
-                attributes["http.route"] = route
-                attributes["url.scheme"] = isSecureOrigin() ? "https" : "http"
-            }
-        ) { span in
-            // The span's own trace context as Gangway's tracer keeps it; another tracer's
-            // read back from the headers it writes.
-            let trace =
-                (span as? OTLPSpan)?.context.spanTrace.map(RequestTrace.init(context:))
-                ?? RequestTrace(headers: tracer.headers())
-                ?? RequestTrace(traceparent: traceparent, tracestate: tracestate)
-            let response = try await respond(
-                request,
-                context: context,
-                body: reading,
-                trace: trace,
-                route: route,
-                next: next
-            )
-            span?.attributes["http.response.status_code"] = Int(response.status.code)
-            if response.status.code >= 500 { span?.setStatus(SpanStatus(code: .error)) }
-            return response
+        let fields = RequestSpanFields(
+            method: ServerMetrics.label(method: request.method.rawValue),
+            route: route,
+            scheme: isSecureOrigin() ? "https" : "http"
+        )
+        return try await tracer.withSpan(of: fields, traceparent: traceparent, tracestate: tracestate) { trace in
+            try await respond(request, context: context, body: reading, trace: trace, route: route, next: next)
         }
     }
 

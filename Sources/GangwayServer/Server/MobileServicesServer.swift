@@ -170,7 +170,7 @@ public struct MobileServicesServer: Sendable {
                 knownCaller: { head in await console.signedIn(head.headerFields).map { "operator:" + $0.1.name } },
                 isSecureOrigin: { services.isSecureOrigin },
                 metrics: metrics.isRecording ? metrics : nil,
-                tracer: tracer
+                tracer: RequestSpans(tracer)
             )
             router.add(middleware: gateway)
             console.register(on: router)
@@ -196,7 +196,7 @@ public struct MobileServicesServer: Sendable {
             isSecureOrigin: { services.isSecureOrigin },
             servesConsole: listener == .everything,
             metrics: metrics.isRecording ? metrics : nil,
-            tracer: tracer
+            tracer: RequestSpans(tracer)
         )
         router.add(middleware: gateway)
         router.get("/openapi.json") { _, _ in

@@ -19,11 +19,7 @@ struct RequestTrace: Sendable {
     /// The trace of a request with these headers; a new one when `traceparent` is missing
     /// or invalid (another version, a trace or span of zeros, not hex).
     init(traceparent: String?, tracestate: String?, ids: TraceIDSource = .process) {
-        let state = Self.accepted(state: tracestate)
-        if let traceparent,
-            let caller = (try? TraceContext(traceParentHeaderValue: traceparent, traceStateHeaderValue: state))
-                ?? (try? TraceContext(traceParentHeaderValue: traceparent))
-        {
+        if let caller = Self.caller(traceparent: traceparent, tracestate: tracestate) {
             context = TraceContext(
                 traceID: caller.traceID,
                 spanID: ids.spanID(),
@@ -50,6 +46,15 @@ struct RequestTrace: Sendable {
                 ?? (try? TraceContext(traceParentHeaderValue: traceparent))
         else { return nil }
         context = own
+    }
+
+    /// The caller's trace context when its `traceparent` is valid; with its `tracestate`
+    /// when that is valid and within ``stateLimit``, without it otherwise.
+    static func caller(traceparent: String?, tracestate: String?) -> TraceContext? {
+        guard let traceparent else { return nil }
+        let state = accepted(state: tracestate)
+        return (try? TraceContext(traceParentHeaderValue: traceparent, traceStateHeaderValue: state))
+            ?? (try? TraceContext(traceParentHeaderValue: traceparent))
     }
 
     /// A caller's `tracestate` when it is within ``stateLimit``; `nil` otherwise.

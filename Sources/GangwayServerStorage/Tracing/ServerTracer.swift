@@ -20,6 +20,18 @@ public struct ServerTracer: Sendable {
     /// Whether spans are made.
     public var isOn: Bool { tracer != nil }
 
+    /// The tracer spans go to; `nil` when none are made.
+    public var underlying: (any Tracer)? { tracer }
+
+    /// `context`, marked as the context of a span the sampler left out: no child span is
+    /// made in it, as in a span ``withSpan(_:ofKind:context:attributes:isolation:_:)``
+    /// makes. For a tracer that makes a span without this type and runs work in it.
+    public static func unrecorded(_ context: InstrumentationContext) -> InstrumentationContext {
+        var context = context
+        context[Unrecorded.self] = true
+        return context
+    }
+
     /// Runs `body` inside a span named `name`, the current span its parent unless
     /// `context` says otherwise; the span ends when `body` does, and records the error
     /// `body` throws, which is thrown on as it was. `body` is handed the span to add to

@@ -11,6 +11,9 @@ struct FinishedSpan: Sendable {
     var start: UInt64
     var end: UInt64
     var attributes: SpanAttributes
+    /// A request's attributes, kept apart (``RequestSpanFields``); written before the
+    /// others.
+    var request: RequestSpanFields?
     var events: [SpanEvent]
     var links: [SpanLink]
     var status: SpanStatus?

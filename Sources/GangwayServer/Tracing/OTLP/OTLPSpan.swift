@@ -5,11 +5,14 @@ import W3CTraceContext
 /// A span of ``OTLPTracer``: what it records is kept under a lock until it ends, then
 /// handed to the export's queue as a value (``FinishedSpan``), once. A span the sampler
 /// left out records nothing and is never queued; its context is still passed on.
+///
+/// A request's span keeps its HTTP attributes as plain values (``RequestSpanFields``)
+/// until it is exported; its ``attributes`` include them.
 final class OTLPSpan: Tracing.Span {
     let context: ServiceContext
     let isRecording: Bool
     /// The span's own trace context, as its ``context`` holds it.
-    private let trace: TraceContext
+    let trace: TraceContext
     private let parentSpanID: SpanID?
     private let kind: SpanKind
     private let start: UInt64
@@ -19,6 +22,8 @@ final class OTLPSpan: Tracing.Span {
     private struct State {
         var name: String
         var attributes: SpanAttributes = [:]
+        /// A request's attributes, apart from ``attributes`` until they are asked for.
+        var request: RequestSpanFields?
         var events: [SpanEvent] = []
         var links: [SpanLink] = []
         var status: SpanStatus?
@@ -33,7 +38,8 @@ final class OTLPSpan: Tracing.Span {
         parentSpanID: SpanID?,
         start: UInt64,
         recording: Bool,
-        queue: SpanQueue
+        queue: SpanQueue,
+        request: RequestSpanFields? = nil
     ) {
         self.context = context
         self.trace = trace
@@ -42,7 +48,7 @@ final class OTLPSpan: Tracing.Span {
         self.kind = kind
         self.start = start
         self.queue = queue
-        state = Mutex(State(name: name))
+        state = Mutex(State(name: name, request: request))
     }
 
     var operationName: String {
@@ -50,9 +56,30 @@ final class OTLPSpan: Tracing.Span {
         set { record { $0.name = newValue } }
     }
 
+    /// What the span records, a request's fields among them; once set, the request's
+    /// fields are what it holds.
     var attributes: SpanAttributes {
-        get { state.withLock { $0.attributes } }
-        set { record { $0.attributes = newValue } }
+        get { state.withLock { state in state.request?.adding(to: state.attributes) ?? state.attributes } }
+        set {
+            record { state in
+                state.attributes = newValue
+                state.request = nil
+            }
+        }
+    }
+
+    /// The answer to the span's request: its status (`http.response.status_code`), and an
+    /// error status for a 5xx.
+    func answered(status: Int) {
+        record { state in
+            if state.request != nil {
+                state.request?.status = status
+            } else {
+                state.attributes["http.response.status_code"] = status
+            }
+            // An OK status is final, as in ``setStatus(_:)``.
+            if status >= 500, state.status?.code != .ok { state.status = SpanStatus(code: .error) }
+        }
     }
 
     func setStatus(_ status: SpanStatus) {
@@ -94,6 +121,7 @@ final class OTLPSpan: Tracing.Span {
                 start: start,
                 end: end,
                 attributes: state.attributes,
+                request: state.request,
                 events: state.events,
                 links: state.links,
                 status: state.status

@@ -40,6 +40,7 @@ extension ProtobufWriter {
         uint(6, span.kind.otlpValue)
         fixed64(7, span.start)
         fixed64(8, span.end)
+        span.request?.forEach { key, value in message(9) { $0.keyValue(key, value) } }
         span.attributes.forEach { key, value in message(9) { $0.keyValue(key, value) } }
         for event in span.events {
             message(11) { writer in

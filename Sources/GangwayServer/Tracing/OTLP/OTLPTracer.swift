@@ -1,3 +1,4 @@
+import GangwayServerStorage
 import Tracing
 import W3CTraceContext
 
@@ -44,16 +45,7 @@ final class OTLPTracer: Tracer, Sendable {
     ) -> OTLPSpan {
         var context = context()
         let parent = context.spanTrace
-        let traceID = parent?.traceID ?? ids.traceID()
-        let sampled = samples(traceID)
-        var flags = parent?.flags ?? []
-        if sampled { flags.insert(.sampled) } else { flags.remove(.sampled) }
-        let trace = TraceContext(
-            traceID: traceID,
-            spanID: ids.spanID(),
-            flags: flags,
-            state: parent?.state ?? TraceState()
-        )
+        let (trace, sampled) = trace(under: parent)
         context.spanTrace = trace
         return OTLPSpan(
             name: operationName,
@@ -65,6 +57,44 @@ final class OTLPTracer: Tracer, Sendable {
             recording: sampled,
             queue: queue
         )
+    }
+
+    /// The server span of a request, its caller's span the parent when it named one: made
+    /// directly, with no context to read it from, and its HTTP attributes as plain values
+    /// (``RequestSpanFields``), since every request makes one. Its context marks a span
+    /// the sampler left out (``ServerTracer/unrecorded(_:)``), so that nothing the request
+    /// runs makes a span either.
+    func startRequestSpan(_ request: RequestSpanFields, caller: TraceContext?) -> OTLPSpan {
+        let (trace, sampled) = trace(under: caller)
+        var context = ServiceContext.topLevel
+        context.spanTrace = trace
+        return OTLPSpan(
+            name: request.name,
+            kind: .server,
+            context: sampled ? context : ServerTracer.unrecorded(context),
+            trace: trace,
+            parentSpanID: caller?.spanID,
+            start: DefaultTracerClock.now.nanosecondsSinceEpoch,
+            recording: sampled,
+            queue: queue,
+            request: request
+        )
+    }
+
+    /// A new span's trace context under `parent` (a new trace without one), and whether
+    /// the span is recorded.
+    private func trace(under parent: TraceContext?) -> (TraceContext, sampled: Bool) {
+        let traceID = parent?.traceID ?? ids.traceID()
+        let sampled = samples(traceID)
+        var flags = parent?.flags ?? []
+        if sampled { flags.insert(.sampled) } else { flags.remove(.sampled) }
+        let trace = TraceContext(
+            traceID: traceID,
+            spanID: ids.spanID(),
+            flags: flags,
+            state: parent?.state ?? TraceState()
+        )
+        return (trace, sampled)
     }
 
     /// Wakes the export to send what waits.
