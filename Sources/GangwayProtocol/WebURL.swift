@@ -52,6 +52,25 @@ public enum WebURL {
 
     /// `host` as a URL's authority takes it: an IPv6 address in brackets (`[::1]`), any
     /// other host as it is; with `:port` when there is one.
+    /// The password `url` holds, in its user part (`user:password@`) or its query
+    /// (`?password=`, as libpq takes one); `nil` when it holds none, or an empty one.
+    public static func password(in url: String) -> String? {
+        guard let components = URLComponents(string: url) else { return nil }
+        let password = components.password ?? components.queryItems?.last { $0.name == "password" }?.value
+        return password?.isEmpty == false ? password : nil
+    }
+
+    /// `url` with its password, wherever ``password(in:)`` finds it, shown as `***`: for
+    /// what a person reads.
+    public static func hidingPassword(_ url: String) -> String {
+        guard var components = URLComponents(string: url), password(in: url) != nil else { return url }
+        if components.password != nil { components.password = "***" }
+        components.queryItems = components.queryItems?.map {
+            $0.name == "password" ? URLQueryItem(name: "password", value: "***") : $0
+        }
+        return components.string ?? "(a URL)"
+    }
+
     public static func authority(host: String, port: Int? = nil) -> String {
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return bracketed + (port.map { ":\($0)" } ?? "")

@@ -34,6 +34,10 @@ struct FirstHourEndToEndTests {
             (["--server", "http://exa mple"], "is not a URL"),
             (["serve", "--public-url", "http://127.0.0.1:65536"], "has a port outside 1 to 65535"),
             (["serve", "--postgres", "postgres://gangway@db:70000/gangway"], "port must be between 1 and 65535"),
+            (
+                ["serve", "--postgres", "postgres://gangway@db/gangway?sslmode=verify-cn"],
+                "sslmode must be disable, allow, prefer, require, verify-ca or verify-full"
+            ),
             (["--terms", "Terms@1=http://127.0.0.1:99999/terms"], "is not TITLE@VERSION=URL"),
         ]
     )
@@ -190,7 +194,9 @@ struct FirstHourEndToEndTests {
         #expect(FileManager.default.fileExists(atPath: url.path))
     }
 
-    @Test("an address in use, or not on this machine: one sentence, before any file is written")
+    @Test(
+        "an address in use (the devices', the metrics'), or not on this machine: one sentence, before any file is written"
+    )
     func addressInUse() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-port")
         defer { directory.remove() }
@@ -203,6 +209,17 @@ struct FirstHourEndToEndTests {
         #expect(
             busy.standardError
                 == "gangway serve: cannot listen on 127.0.0.1:\(listener.port): another program is listening there.\n"
+        )
+        #expect(!FileManager.default.fileExists(atPath: data.path), "no file written")
+        // The metrics' address too, before the server says it listens.
+        let metricsBusy = try await runner.run([
+            "serve", "--port", "0", "--metrics-port", "\(listener.port)", "--data-dir", data.path,
+        ])
+        #expect(metricsBusy.status == 1)
+        #expect(
+            metricsBusy.standardError
+                == "gangway serve: cannot listen on 127.0.0.1:\(listener.port) for the metrics: "
+                + "another program is listening there.\n"
         )
         #expect(!FileManager.default.fileExists(atPath: data.path), "no file written")
 

@@ -93,6 +93,15 @@ struct ServeConfigEndToEndTests {
             (#"{"port": 8443}"#, 0o666, [:], "others can write"),
             (#"{"cache-seconds": 7200}"#, 0o600, [:], "--cache-seconds must be between 0 and 3600 seconds (set in"),
             (#"{}"#, 0o600, ["GANGWAY_PORT": "70000"], "--port must be between 0 and 65535 (set by GANGWAY_PORT)"),
+            // A password in the URL's query is one too: from a file of its own alone.
+            (
+                #"{"postgres": "postgres://gw@db/g?password=s3cret-in-query"}"#, 0o600, [:],
+                "a PostgreSQL URL with a password belongs in a file of yours"
+            ),
+            (
+                #"{}"#, 0o600, ["GANGWAY_POSTGRES": "postgres://gw@db/g?password=s3cret-in-query"],
+                "a PostgreSQL URL with a password belongs in a file of yours"
+            ),
         ]
         for (text, mode, environment, reason) in cases {
             let config = directory.appending("serve.json")
@@ -106,8 +115,18 @@ struct ServeConfigEndToEndTests {
             #expect(result.status == 64, "\(text): \(result.standardError)")
             #expect(result.standardError.contains(reason), "\(text): \(result.standardError)")
             #expect(!result.standardError.contains("Fatal") && !result.standardError.contains("Stack"))
+            #expect(!result.standardError.contains("s3cret") && !result.output.contains("s3cret"))
             #expect(!FileManager.default.fileExists(atPath: data.path))
         }
+        // A file of the user's own, 0600, in a directory anyone may rename entries of.
+        let shared = directory.appending("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false)
+        let config = shared.appendingPathComponent("serve.json")
+        try PrivateFiles.write(Data(#"{"port": 8443}"#.utf8), to: config)
+        chmod(shared.path, 0o777)
+        let result = try await runner.run(["serve", "--config", config.path, "--data-dir", data.path, "--check-config"])
+        #expect(result.status == 64, "\(result.standardError)")
+        #expect(result.standardError.contains("anyone can rename entries of the directory"), "\(result.standardError)")
     }
 
     @Test(

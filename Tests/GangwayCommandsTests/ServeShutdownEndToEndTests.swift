@@ -131,6 +131,60 @@ struct ServeShutdownEndToEndTests {
         #expect(throws: Refusal.self, "the port is closed once it has exited") { try Connection(port: port) }
     }
 
+    @Test("SIGTERM while a sync waits for a change: answered at the drain's end, its cursor as it was; exit 0 at once")
+    func waitingSyncIsAnswered() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-shutdown")
+        defer { directory.remove() }
+        let serve = try await ServeProcess(
+            ["--demo", "--drain-seconds", "1", "--log-level", "warning"],
+            in: directory.appending("server")
+        )
+        defer { serve.stop() }
+        let session = try await DestinationStreamingEndToEndTests.call(
+            .POST,
+            serve.url + "/apps/checks/sessions",
+            json: #"{"username": "alice", "password": "preflight-alice", "deviceID": "stand-9"}"#
+        )
+        let token = try #require(session.body["token"] as? String, "\(session.body)")
+        let registered = try await DestinationStreamingEndToEndTests.call(
+            .PUT,
+            serve.url + "/apps/checks/devices/stand-9",
+            token: token,
+            json: #"{"deviceName": "stand 9", "platform": "linux", "appVersion": "1.0.0"}"#
+        )
+        #expect((200..<300).contains(registered.status), "\(registered.body)")
+        let first = try await DestinationStreamingEndToEndTests.call(
+            .GET,
+            serve.url + "/apps/checks/data/checks/changes",
+            token: token
+        )
+        let cursor = try #require(first.body["cursor"] as? String, "\(first.body)")
+        let changes = serve.url + "/apps/checks/data/checks/changes?wait=15&cursor="
+        let waiting = Task {
+            let answer = try await DestinationStreamingEndToEndTests.call(
+                .GET,
+                changes + (cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? cursor),
+                token: token
+            )
+            return (
+                answer.status, answer.body["cursor"] as? String, (answer.body["entities"] as? [Any])?.count,
+                "\(answer.body)"
+            )
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let signalled = ContinuousClock.now
+        kill(serve.process.processIdentifier, SIGTERM)
+        let (status, answeredCursor, entities, body) = try await waiting.value
+        let answered = ContinuousClock.now - signalled
+        #expect(status == 200, "\(body)")
+        #expect(answeredCursor == cursor, "nothing changed: the same cursor, to ask again elsewhere")
+        #expect(entities == 0, "\(body)")
+        #expect(answered >= .seconds(1), "served through the drain: \(answered)")
+        #expect(answered < .seconds(10), "not held for the wait's 15 s: \(answered)")
+        serve.process.waitUntilExit()
+        #expect(serve.process.terminationReason == .exit && serve.process.terminationStatus == 0)
+    }
+
     @Test("a request still running after the grace period does not hold the process: it ends all the same")
     func graceEnds() async throws {
         let directory = try TemporaryDirectory(prefix: "gangway-shutdown")

@@ -130,12 +130,19 @@ struct ServerSpanTests {
     }
 
     @Test(
-        "an export's collector: spans go to its v1/traces; a URL of another scheme, with credentials or a query, or a ratio past 0 to 1, is refused"
+        "an export's collector: spans go to its v1/traces, once; a URL of another scheme, with credentials or a query, or a ratio past 0 to 1, is refused"
     )
     func exportSettings() throws {
         #expect(try TraceExport(endpoint: "http://127.0.0.1:4318").tracesURL == "http://127.0.0.1:4318/v1/traces")
         #expect(try TraceExport(endpoint: "https://otel.example/").tracesURL == "https://otel.example/v1/traces")
         #expect(try TraceExport(endpoint: "http://[::1]:4318/otlp").tracesURL == "http://[::1]:4318/otlp/v1/traces")
+        // Written as the traces' own endpoint: used as it is, not given v1/traces twice.
+        #expect(
+            try TraceExport(endpoint: "http://collector:4318/v1/traces").tracesURL == "http://collector:4318/v1/traces"
+        )
+        #expect(
+            try TraceExport(endpoint: "http://collector/otlp/v1/traces/").tracesURL == "http://collector/otlp/v1/traces"
+        )
         #expect(try TraceExport(endpoint: "http://collector:4318", sampleRatio: 0).sampleRatio == 0)
         for endpoint in [
             "ftp://collector", "collector:4318", "http://", "http://user:pw@collector", "http://collector?x=1",

@@ -1,4 +1,5 @@
 import Foundation
+import GangwayProtocol
 import GangwayServer
 
 extension ServeCommand {
@@ -9,7 +10,7 @@ extension ServeCommand {
             ("host", host), ("port", String(port)), ("console-port", consolePort.map(String.init)),
             ("console-host", consoleHost), ("metrics-port", metricsPort.map(String.init)),
             ("metrics-host", metricsHost), ("data-dir", dataDirectory),
-            ("postgres", postgresURL.map(Self.hidingPassword)),
+            ("postgres", postgresURL.map(WebURL.hidingPassword)),
             ("postgres-file", postgresFile), ("wait-for-database", String(databaseWait)),
             ("drain-seconds", String(drainSeconds)), ("grace-seconds", String(graceSeconds)),
             ("cache-seconds", String(cacheSeconds)), ("public-url", publicURL), ("bcrypt-cost", String(bcryptCost)),
@@ -30,12 +31,5 @@ extension ServeCommand {
             (["gangway serve would run with:"] + lines + [
                 "Checked: every setting is in range. Nothing was started or written."
             ]).joined(separator: "\n")
-    }
-
-    /// `url` with its password, if any, shown as `***`.
-    static func hidingPassword(_ url: String) -> String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
-        return components.string ?? "(a URL)"
     }
 }

@@ -412,7 +412,7 @@ struct ServeCommand: AsyncParsableCommand {
         do throws(TraceExportError) {
             return try TraceExport(endpoint: endpoint, sampleRatio: traceSampleRatio ?? 1)
         } catch {
-            let shown = TextRules.shown(Self.hidingPassword(endpoint), limit: 80)
+            let shown = TextRules.shown(WebURL.hidingPassword(endpoint), limit: 80)
             throw ValidationError("--otlp-endpoint '\(shown)' \(error.reason).")
         }
     }
@@ -433,7 +433,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             return url
         }
-        if let postgresURL, let password = URLComponents(string: postgresURL)?.password, !password.isEmpty {
+        if let postgresURL, WebURL.password(in: postgresURL) != nil {
             Console.standardError(
                 "Warning: the password in --postgres shows in the process list to every account on this machine; "
                     + "give the URL in a file of yours with --postgres-file FILE."
@@ -483,6 +483,14 @@ struct ServeCommand: AsyncParsableCommand {
         let console = consolePort.map { ServerConfiguration.ConsoleAddress(host: consoleHost ?? host, port: $0) }
         if let console, let problem = ListeningAddress.problem(host: console.host, port: console.port) {
             throw CommandFailure("cannot listen on \(console.host):\(console.port) for the console: \(problem).")
+        }
+        if let metricsPort {
+            let metricsAddress = metricsHost ?? Self.metricsDefaultHost
+            if let problem = ListeningAddress.problem(host: metricsAddress, port: metricsPort) {
+                throw CommandFailure(
+                    "cannot listen on \(metricsAddress):\(metricsPort) for the metrics: \(problem)."
+                )
+            }
         }
         for proxy in trustedProxies.compactMap(AddressRange.init) where proxy.isWide {
             Console.standardError(

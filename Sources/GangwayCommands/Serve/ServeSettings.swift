@@ -193,7 +193,7 @@ enum ServeSettings {
             } else {
                 throw refuse("a string or a number")
             }
-            if name == "postgres", let password = URLComponents(string: text)?.password, !password.isEmpty {
+            if name == "postgres", WebURL.password(in: text) != nil {
                 throw Refusal(
                     description:
                         "\(source): a PostgreSQL URL with a password belongs in a file of yours: give postgres-file"

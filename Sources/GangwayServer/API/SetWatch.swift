@@ -50,6 +50,8 @@ final class SetWatch: Sendable {
         var rest: CheckedContinuation<Void, Never>?
         /// A write through this process since the watcher's last read began.
         var written = false
+        /// The server stops: no device waits any more (``endWaits()``).
+        var ended = false
     }
 
     /// How often the watcher reads the watched sets while anyone waits.
@@ -71,24 +73,27 @@ final class SetWatch: Sendable {
     }
 
     /// Waits until `key`'s set passes `past`, or `deadline` passes, or the task is
-    /// cancelled. Returns whether the set changed; `false` at once when the deadline has
-    /// passed or the process has as many waiting as it takes.
+    /// cancelled, or the server stops (``endWaits()``). Returns whether the set changed;
+    /// `false` at once when the deadline has passed, the process has as many waiting as it
+    /// takes, or it is stopping.
     func wait(for key: Key, past: Int64, until deadline: ContinuousClock.Instant) async -> Bool {
         guard ContinuousClock.now < deadline else { return false }
         let id = state.withLock { state -> UInt64? in
-            guard state.count < capacity else { return nil }
+            guard state.count < capacity, !state.ended else { return nil }
             state.nextID += 1
             return state.nextID
         }
         guard let id else { return false }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let (startWatcher, count) = state.withLock { state -> (Bool, Int) in
+                let added = state.withLock { state -> (startWatcher: Bool, count: Int)? in
+                    guard !state.ended else { return nil }
                     state.waiters[key, default: []].append(Waiter(id: id, past: past, continuation: continuation))
                     state.count += 1
                     defer { state.watching = true }
                     return (!state.watching, state.count)
                 }
+                guard let (startWatcher, count) = added else { return continuation.resume(returning: false) }
                 counted(count)
                 if startWatcher { Task { await self.watch() } }
                 Task {
@@ -99,6 +104,24 @@ final class SetWatch: Sendable {
         } onCancel: {
             resume(key, id, false)
         }
+    }
+
+    /// Ends every wait now, each answered as if its deadline had passed, and each asked
+    /// for from now on at once: the server is stopping, and a device waiting is answered
+    /// (its empty page, to ask again elsewhere) before its connection closes, rather than
+    /// holding the stop until its wait ends.
+    func endWaits() {
+        let waiters = state.withLock { state -> [Waiter] in
+            state.ended = true
+            defer {
+                state.waiters = [:]
+                state.count = 0
+            }
+            return state.waiters.values.flatMap { $0 }
+        }
+        guard !waiters.isEmpty else { return }
+        counted(0)
+        for waiter in waiters { waiter.continuation.resume(returning: false) }
     }
 
     /// How many devices wait now.

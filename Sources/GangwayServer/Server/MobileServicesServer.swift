@@ -439,7 +439,9 @@ public struct MobileServicesServer: Sendable {
         }
         if let console = try consoleApplication(onListening: onConsoleListening) { services.append(console) }
         services.append(try application(onListening: onListening))
-        services.append(ServerDrain(readiness: readiness, delay: configuration.drainDelay))
+        services.append(
+            ServerDrain(readiness: readiness, delay: configuration.drainDelay, waits: setWatch, logger: logger)
+        )
         return services
     }
 

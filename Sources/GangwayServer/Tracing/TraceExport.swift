@@ -19,7 +19,7 @@ import Tracing
 /// how much the collector is sent.
 public struct TraceExport: Sendable, Hashable {
     /// The collector's URL, as OTLP's `OTEL_EXPORTER_OTLP_ENDPOINT` is given (such as
-    /// `http://127.0.0.1:4318`); the spans go to its `v1/traces`.
+    /// `http://127.0.0.1:4318`); the spans go to its `v1/traces` (``tracesURL``).
     public let endpoint: String
     /// The share of traces recorded, from 0 to 1 (``sampleRatios``).
     public let sampleRatio: Double
@@ -48,9 +48,12 @@ public struct TraceExport: Sendable, Hashable {
         self.sampleRatio = sampleRatio
     }
 
-    /// Where the spans are sent: the endpoint's `v1/traces`.
+    /// Where the spans are sent: the endpoint's `v1/traces`, or the endpoint itself when
+    /// it ends so already (as OpenTelemetry's `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is
+    /// written), never `v1/traces` twice.
     public var tracesURL: String {
-        endpoint.hasSuffix("/") ? endpoint + "v1/traces" : endpoint + "/v1/traces"
+        let base = endpoint.hasSuffix("/") ? String(endpoint.dropLast()) : endpoint
+        return base.hasSuffix("/v1/traces") ? base : base + "/v1/traces"
     }
 
     /// The most spans waiting to be sent; past them, new spans are dropped (and counted in

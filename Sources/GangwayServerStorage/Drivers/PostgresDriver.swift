@@ -12,8 +12,13 @@ import Synchronization
 /// Every operation is one statement or one transaction, so processes need no
 /// coordination beyond the database; migrations take an advisory lock, so processes
 /// starting together migrate once. The URL may name a schema
-/// (`postgres://user:password@host:5432/db?schema=gangway`); `sslmode=disable` or
-/// `sslmode=require` choose TLS, which is used when the server offers it otherwise.
+/// (`postgres://user:password@host:5432/db?schema=gangway`), and `sslmode` says TLS as
+/// libpq does: `disable` none; `allow` and `prefer` (the default) TLS when the server
+/// offers it; `require`, `verify-ca` and `verify-full` TLS or no connection, its
+/// certificate checked against the system's authorities (for `verify-ca`, not its host
+/// name). Any other `sslmode` is refused, never read as a weaker one. A password may be in
+/// the user part or, as libpq takes it, in the query (`?password=`):
+/// `WebURL.password(in:)` finds either.
 ///
 /// Its queries go through a postgres-nio connection pool that runs as a service
 /// (``makeConnectionPool()``): in the server's service group while it serves, or around
@@ -68,13 +73,22 @@ public final class PostgresDriver: StorageDriver {
             case "disable":
                 tls = .disable
                 probeTLS = .disable
-            case "require", "verify-full":
-                tls = .require(.makeClientConfiguration())
-                probeTLS = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-            default:
+            case "require", "verify-full", "verify-ca":
+                var checked = TLSConfiguration.makeClientConfiguration()
+                if query["sslmode"] == "verify-ca" { checked.certificateVerification = .noHostnameVerification }
+                tls = .require(checked)
+                probeTLS = .require(try NIOSSLContext(configuration: checked))
+            case nil, "prefer", "allow":
                 tls = .prefer(.makeClientConfiguration())
                 probeTLS = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            default:
+                throw StorageError(
+                    .unavailable,
+                    "the PostgreSQL URL's sslmode must be disable, allow, prefer, require, verify-ca or verify-full"
+                )
             }
+        } catch let error as StorageError {
+            throw error
         } catch {
             throw StorageError(.unavailable, "TLS for PostgreSQL cannot be set up on this machine")
         }
@@ -86,7 +100,7 @@ public final class PostgresDriver: StorageDriver {
             host: host,
             port: components.port ?? 5432,
             username: components.user ?? "postgres",
-            password: components.password,
+            password: components.password ?? query["password"],
             database: components.path.count > 1 ? String(components.path.dropFirst()) : nil,
             tls: tls
         )

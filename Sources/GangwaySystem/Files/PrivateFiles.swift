@@ -93,7 +93,9 @@ public enum PrivateFiles {
     }
 
     /// The contents of `file`, or `nil` when there is none; refused when another
-    /// account owns it or could have written it (group or others may write), and, for a
+    /// account owns it or could have written it (group or others may write), or could
+    /// have replaced it (a directory above it that another account owns, or anyone may
+    /// rename entries of: writable by others without the sticky bit), and, for a
     /// `secret`, when anyone but its owner may read it.
     ///
     /// - Throws: ``PrivateFileError`` when it cannot be read or is unsafe.
@@ -125,6 +127,7 @@ public enum PrivateFiles {
                 reason: "others can write to it (mode \(octal(mode))); make it 0600 with chmod if it is yours"
             )
         }
+        try checkAncestors(of: URL(fileURLWithPath: path).standardizedFileURL.path)
         if secret, mode & 0o077 != 0 {
             throw PrivateFileError(
                 .unsafe,
