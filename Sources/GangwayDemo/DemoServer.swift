@@ -40,12 +40,15 @@ public struct DemoServer: EmbeddedServer {
     ///   - holder: What runs it, for the message a second process shows.
     ///   - generatedChecks: The checks of a larger operation a first start seeds beside
     ///     the demo's own (``seed(generatedChecks:)``); none unless given.
+    ///   - keyPublicationLead: How long a new signing key is published before it signs
+    ///     (``GangwayServer/ServerConfiguration/keyPublicationLead``).
     public init(
         directory: URL,
         bcryptCost: UInt8,
         logger: Logger,
         holder: String,
-        generatedChecks: Int = 0
+        generatedChecks: Int = 0,
+        keyPublicationLead: Duration = ServerConfiguration.defaultKeyPublicationLead
     ) async throws {
         let hold = try DirectoryLock(directory, holder: holder)
         do {
@@ -54,7 +57,8 @@ public struct DemoServer: EmbeddedServer {
                 bcryptCost: bcryptCost,
                 logger: logger,
                 hold: hold,
-                generatedChecks: generatedChecks
+                generatedChecks: generatedChecks,
+                keyPublicationLead: keyPublicationLead
             )
         } catch {
             hold.releaseRemovingWhatItMade()
@@ -67,7 +71,8 @@ public struct DemoServer: EmbeddedServer {
         bcryptCost: UInt8,
         logger: Logger,
         hold: DirectoryLock,
-        generatedChecks: Int
+        generatedChecks: Int,
+        keyPublicationLead: Duration
     ) async throws {
         self.hold = hold
         self.generatedChecks = generatedChecks
@@ -81,7 +86,8 @@ public struct DemoServer: EmbeddedServer {
             host: "127.0.0.1",
             port: keptIsFree ? kept ?? 0 : 0,
             dataDirectory: directory,
-            bcryptCost: bcryptCost
+            bcryptCost: bcryptCost,
+            keyPublicationLead: keyPublicationLead
         )
         let files = FileManager.default
         let marker = directory.appendingPathComponent(Self.demoMarker)
@@ -157,18 +163,21 @@ public struct DemoServer: EmbeddedServer {
     /// what `gangway admin` starts when nothing answers there. It logs only critical
     /// messages (`GANGWAY_LOG_LEVEL` sets another level), so the command's own output
     /// stays clean; a database another server made is served, never seeded.
+    /// A new signing key is published for `keyPublicationLead` before it signs.
     /// - Throws: ``GangwaySystem/PrivateFileError/inUse`` when another process serves it.
     public static func serving<Result: Sendable>(
         directory: URL,
         bcryptCost: UInt8,
         holder: String,
+        keyPublicationLead: Duration = ServerConfiguration.defaultKeyPublicationLead,
         _ body: @Sendable (URL) async throws -> Result
     ) async throws -> Result {
         let demo = try await DemoServer(
             directory: directory,
             bcryptCost: bcryptCost,
             logger: DeviceApp.standardErrorLogger(label: "gangway.admin", default: .critical),
-            holder: holder
+            holder: holder,
+            keyPublicationLead: keyPublicationLead
         )
         // For the command's time only: no crew backend, which would outlive nothing.
         return try await demo.serving(withCrew: false, body)

@@ -85,6 +85,42 @@ struct KeyRotationEndToEndTests {
             let dropped = try await admin.run(["admin", "keys", "rotate", "destination", "--drop-oldest"] + reach)
             #expect(dropped.status == 64, "\(dropped.standardError)")
             #expect(dropped.standardError.contains("--drop-oldest is for the activation key alone."))
+            // A running server signs after its own lead: none is given to it.
+            let led = try await admin.run(["admin", "keys", "rotate", "id-token", "--publish-seconds", "600"] + reach)
+            #expect(led.status == 64, "\(led.standardError)")
+            #expect(led.standardError.contains("--publish-seconds is for a server that is stopped"))
+        }
+    }
+
+    @Test(
+        "a stopped server's key rotated with the lead its serve command has (--publish-seconds); out of range, refused"
+    )
+    func stoppedServerLead() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.appending("server")
+        let serve = try await ServeProcess(["--demo"], in: data)
+        serve.stop()
+        let admin = GangwayProcess(deviceKeys: directory.appending("device-keys"))
+        let rotated = try await admin.run(
+            ["admin", "keys", "rotate", "id-token", "--publish-seconds", "7200", "--data-dir", data.path],
+            extraEnvironment: ["TZ": "UTC"]
+        )
+        #expect(rotated.status == 0, "\(rotated.standardError)")
+        let when = try #require(rotated.output.firstMatch(of: /signs from (\d{4}-\d\d-\d\d \d\d:\d\d)/)?.1)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        let signsFrom = try #require(formatter.date(from: String(when)))
+        let lead = signsFrom.timeIntervalSinceNow
+        #expect(lead > 7_000 && lead < 7_300, "signs two hours from now, not after the default lead: \(rotated.output)")
+        for seconds in ["-1", "86401"] {
+            let refused = try await admin.run(
+                ["admin", "keys", "rotate", "id-token", "--publish-seconds", seconds, "--data-dir", data.path]
+            )
+            #expect(refused.status == 64, "\(refused.standardError)")
+            #expect(refused.standardError.contains("--publish-seconds must be between"), "\(refused.standardError)")
         }
     }
 

@@ -20,8 +20,10 @@ struct AdminKeys: AsyncParsableCommand {
             key at once and signs with it after the server's publication lead (gangway serve \
             --key-publish-seconds, 5 minutes by default); the old key stays published until \
             the tokens it signed have expired. A relying party that keeps the key set no \
-            longer than the lead never meets a token it cannot verify. 'gangway serve \
-            --rotate-keys-days N' rotates them on a schedule.
+            longer than the lead never meets a token it cannot verify. A server that is \
+            stopped is rotated with the lead --publish-seconds gives (the default unless it \
+            is given): give the one its serve command has. 'gangway serve --rotate-keys-days \
+            N' rotates them on a schedule.
 
             Activation links are signed with a key of their own (activation), which devices \
             pin. Its rotation is the operator's alone: the new key signs at once, endorsed \
@@ -85,15 +87,50 @@ struct AdminKeysRotate: AsyncParsableCommand {
     )
     var dropOldest = false
 
+    @Option(
+        name: .customLong("publish-seconds"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            """
+            With the server stopped: how long the new key is published before it signs, as \
+            its 'gangway serve --key-publish-seconds' says (\(ServerConfiguration.keyPublicationSeconds.lowerBound) \
+            to \(ServerConfiguration.keyPublicationSeconds.upperBound); default \(Int(ServerConfiguration.defaultKeyPublicationLead.components.seconds))). A running server signs after its own.
+            """,
+            valueName: "seconds"
+        )
+    )
+    var publishSeconds: Int?
+
     func validate() throws {
         guard !dropOldest || purpose == .activation else {
             throw ValidationError("--drop-oldest is for the activation key alone.")
         }
+        if let publishSeconds {
+            let range = ServerConfiguration.keyPublicationSeconds
+            guard range.contains(publishSeconds) else {
+                throw ValidationError(
+                    "--publish-seconds must be between \(range.lowerBound) and \(range.upperBound) seconds."
+                )
+            }
+            guard server.serverURL == nil else {
+                throw ValidationError(
+                    "--publish-seconds is for a server that is stopped; the one at --server signs after its own lead."
+                )
+            }
+        }
     }
 
     func run() async throws {
-        let (purpose, immediately, dropOldest) = (purpose, immediately, dropOldest)
-        try await server.run { admin in
+        let (purpose, immediately, dropOldest, publishSeconds) = (purpose, immediately, dropOldest, publishSeconds)
+        let lead = publishSeconds.map { Duration.seconds($0) } ?? ServerConfiguration.defaultKeyPublicationLead
+        try await server.reaching(keyPublicationLead: lead) { admin, startedHere in
+            // A running server's own lead applies: never a rotation on other terms than asked.
+            guard publishSeconds == nil || startedHere else {
+                throw CommandFailure(
+                    "the server is running, and signs after its own lead (serve --key-publish-seconds): "
+                        + "run the command without --publish-seconds. Nothing was rotated."
+                )
+            }
             let key = try await admin.rotateSigningKey(purpose, immediately: immediately, dropOldest: dropOldest)
             Console.standardOutput(AdminFormatter.rotated(key, droppedOldest: dropOldest))
         }

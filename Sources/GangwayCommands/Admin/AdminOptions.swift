@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GangwayAdmin
+import GangwayServer
 import GangwayServices
 import GangwayTerminal
 
@@ -47,13 +48,21 @@ struct AdminOptions: ParsableArguments {
     }
 
     /// ``run(_:)``, telling `body` whether the server ran in this process for the command
-    /// (its address then ends with the command).
-    func reaching(_ body: @escaping @Sendable (AdminClient, _ startedHere: Bool) async throws -> Void) async throws {
+    /// (its address then ends with the command); a server started here publishes a new
+    /// signing key for `keyPublicationLead` before it signs.
+    func reaching(
+        keyPublicationLead: Duration = ServerConfiguration.defaultKeyPublicationLead,
+        _ body: @escaping @Sendable (AdminClient, _ startedHere: Bool) async throws -> Void
+    ) async throws {
         try await CommandReport.run("gangway admin", describing: { ($0 as? ServiceError).map(message(for:)) }) {
             if let serverURL, let url = try? URLOption.parse(serverURL, option: "--server") {
                 try await body(AdminClient(serverURL: url, adminToken: try remoteToken()), false)
             } else {
-                let local = LocalServer(dataDirectory: URL(fileURLWithPath: dataDirectory), bcryptCost: bcryptCost)
+                let local = LocalServer(
+                    dataDirectory: URL(fileURLWithPath: dataDirectory),
+                    bcryptCost: bcryptCost,
+                    keyPublicationLead: keyPublicationLead
+                )
                 try await local.withAdmin { admin, reach in try await body(admin, reach == .startedHere) }
             }
         }

@@ -38,8 +38,15 @@ public struct LocalServer: Sendable {
     let dataDirectory: URL
     /// The cost of the password hashes of the server started here when nothing answers.
     let bcryptCost: UInt8
+    /// How long a new signing key of the server started here is published before it signs.
+    let keyPublicationLead: Duration
 
-    public init(dataDirectory: URL, bcryptCost: UInt8) {
+    public init(
+        dataDirectory: URL,
+        bcryptCost: UInt8,
+        keyPublicationLead: Duration = ServerConfiguration.defaultKeyPublicationLead
+    ) {
+        self.keyPublicationLead = keyPublicationLead
         self.dataDirectory = dataDirectory
         // The server's own directory: `DIR/server` for the device app's data directory,
         // or `DIR` itself when it is a `gangway serve --data-dir` (it holds the server's
@@ -117,8 +124,12 @@ public struct LocalServer: Sendable {
         let database = directory.appendingPathComponent(ServerConfiguration.sqliteFileName)
         guard FileManager.default.fileExists(atPath: database.path) else { throw Missing(dataDirectory: dataDirectory) }
         // The server removes the URL it wrote when it stops.
-        return try await DemoServer.serving(directory: directory, bcryptCost: bcryptCost, holder: "gangway admin") {
-            url in
+        return try await DemoServer.serving(
+            directory: directory,
+            bcryptCost: bcryptCost,
+            holder: "gangway admin",
+            keyPublicationLead: keyPublicationLead
+        ) { url in
             // The server that just started here wrote its token.
             try await body(AdminClient(serverURL: url, adminToken: try adminToken() ?? ""), .startedHere)
         }
