@@ -145,7 +145,17 @@ struct SigningKeyRotationTests {
             // immediately=false is the default's lead.
             let staged = try await api.admin(.post, "/admin/keys/id-token/rotations?immediately=false")
             try api.expectStatus(staged, .created)
-            #expect(try staged.decode(Components.Schemas.SigningKey.self).state == .next)
+            let next = try staged.decode(Components.Schemas.SigningKey.self)
+            #expect(next.state == .next)
+            // A key rotated at once after it signs now and goes on signing: the staged one
+            // never will, and is listed as published, not next.
+            let exposed = try await Self.rotate(api, "id-token", immediately: true)
+            let states = Dictionary(
+                uniqueKeysWithValues: try await Self.listed(api).filter { $0.purpose == .idToken }.map {
+                    ($0.kid, $0.state)
+                }
+            )
+            #expect(states[exposed.kid] == .signing && states[next.kid] == .published, "\(states)")
             #expect(try await api.admin(.post, "/admin/keys/id-token/rotations?immediately=soon").status == .badRequest)
         }
     }

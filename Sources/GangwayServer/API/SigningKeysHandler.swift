@@ -13,16 +13,14 @@ struct SigningKeysHandler: APIHandler {
     func listSigningKeys(_ input: Operations.ListSigningKeys.Input) async throws -> Operations.ListSigningKeys.Output {
         let now = now()
         let keys = try await perform { try await storage.allSigningKeys() }
-        let signing = Set(
-            Dictionary(grouping: keys, by: \.purpose).values.compactMap {
-                SigningKeyRecord.signing(among: $0, at: now)?.kid
-            }
-        )
+        let signing = Dictionary(grouping: keys, by: \.purpose).compactMapValues {
+            SigningKeyRecord.signing(among: $0, at: now)
+        }
         return .ok(
             .init(
                 body: .json(
                     keys.filter { $0.isPublished(at: now) }.map {
-                        Self.wire($0, signing: signing.contains($0.kid), at: now)
+                        Self.wire($0, signing: signing[$0.purpose], at: now)
                     }
                 )
             )
@@ -70,15 +68,22 @@ struct SigningKeysHandler: APIHandler {
                 "source": "operator",
             ]
         )
-        return .created(.init(body: .json(Self.wire(key, signing: lead == .zero, at: now))))
+        return .created(.init(body: .json(Self.wire(key, signing: lead == .zero ? key : nil, at: now))))
     }
 
-    /// `key` as the API shows it at `now`; `signing` when it is the key that signs then.
-    static func wire(_ key: SigningKeyRecord, signing: Bool, at now: Date) -> Components.Schemas.SigningKey {
-        .init(
+    /// `key` as the API shows it at `now`, when `signing` is the key of its purpose that
+    /// signs then: next only when it will sign once its time comes, which a key made
+    /// after it and signing already (rotated at once) takes from it for good.
+    static func wire(
+        _ key: SigningKeyRecord,
+        signing: SigningKeyRecord?,
+        at now: Date
+    ) -> Components.Schemas.SigningKey {
+        let isNext = key.signsFrom > now && signing.map { key.generation > $0.generation } ?? true
+        return .init(
             purpose: key.purpose,
             kid: key.kid,
-            state: signing ? .signing : key.signsFrom > now ? .next : .published,
+            state: key.kid == signing?.kid ? .signing : isNext ? .next : .published,
             createdAt: key.createdAt,
             signsFrom: key.signsFrom,
             publishedUntil: key.publishedUntil
