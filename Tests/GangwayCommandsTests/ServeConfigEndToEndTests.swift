@@ -93,6 +93,9 @@ struct ServeConfigEndToEndTests {
             (#"{"port": 8443}"#, 0o666, [:], "others can write"),
             (#"{"cache-seconds": 7200}"#, 0o600, [:], "--cache-seconds must be between 0 and 3600 seconds (set in"),
             (#"{}"#, 0o600, ["GANGWAY_PORT": "70000"], "--port must be between 0 and 65535 (set by GANGWAY_PORT)"),
+            (#"{"port": 8080.5}"#, 0o600, [:], "port must be a whole number"),
+            (#"{}"#, 0o600, ["GANGWAY_PORT": "abc"], "GANGWAY_PORT: port must be a whole number"),
+            (#"{}"#, 0o600, ["GANGWAY_TRACE_SAMPLE_RATIO": "half"], "trace-sample-ratio must be a number"),
             // A password in the URL's query is one too: from a file of its own alone.
             (
                 #"{"postgres": "postgres://gw@db/g?password=s3cret-in-query"}"#, 0o600, [:],

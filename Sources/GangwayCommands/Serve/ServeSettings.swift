@@ -30,6 +30,10 @@ enum ServeSettings {
     enum Kind: Sendable {
         /// `--name VALUE`: a string or a number.
         case value
+        /// `--name VALUE`: a whole number (or a string of one, as the environment gives it).
+        case wholeNumber
+        /// `--name VALUE`: a number (or a string of one).
+        case number
         /// `--name` when true.
         case flag
         /// `--name VALUE` once per value: a list of strings, or one string.
@@ -42,12 +46,13 @@ enum ServeSettings {
 
     /// The settings, by name.
     static let kinds: [String: Kind] = [
-        "host": .value, "port": .value, "console-port": .value, "console-host": .value, "metrics-port": .value,
-        "metrics-host": .value, "data-dir": .value, "postgres": .value, "postgres-file": .value,
-        "wait-for-database": .value, "drain-seconds": .value, "grace-seconds": .value, "cache-seconds": .value,
-        "public-url": .value, "bcrypt-cost": .value, "key-file": .value, "trusted-proxy": .list,
-        "public-destinations-only": .flag, "rotate-keys-days": .value, "key-publish-seconds": .value,
-        "log-level": .value, "otlp-endpoint": .value, "trace-sample-ratio": .value,
+        "host": .value, "port": .wholeNumber, "console-port": .wholeNumber, "console-host": .value,
+        "metrics-port": .wholeNumber, "metrics-host": .value, "data-dir": .value, "postgres": .value,
+        "postgres-file": .value, "wait-for-database": .wholeNumber, "drain-seconds": .wholeNumber,
+        "grace-seconds": .wholeNumber, "cache-seconds": .wholeNumber, "public-url": .value,
+        "bcrypt-cost": .wholeNumber, "key-file": .value, "trusted-proxy": .list, "public-destinations-only": .flag,
+        "rotate-keys-days": .wholeNumber, "key-publish-seconds": .wholeNumber, "log-level": .value,
+        "otlp-endpoint": .value, "trace-sample-ratio": .number,
     ]
 
     /// The options that are actions, not settings: from the command line alone.
@@ -173,7 +178,8 @@ enum ServeSettings {
         func refuse(_ expected: String) -> Refusal {
             Refusal(description: "\(source): \(name) must be \(expected)")
         }
-        switch kinds[name] ?? .value {
+        let kind = kinds[name] ?? .value
+        switch kind {
         case .flag:
             if isBoolean(value), let flag = value as? Bool { return flag ? [option] : [] }
             if let text = value as? String, ["true", "false"].contains(text) { return text == "true" ? [option] : [] }
@@ -184,7 +190,7 @@ enum ServeSettings {
                 throw refuse("a list of strings")
             }
             return values.flatMap { [option, $0 as! String] }
-        case .value:
+        case .value, .wholeNumber, .number:
             let text: String
             if let number = value as? NSNumber, !isBoolean(value) {
                 text = number.stringValue
@@ -192,6 +198,13 @@ enum ServeSettings {
                 text = string
             } else {
                 throw refuse("a string or a number")
+            }
+            // The parser's own refusal would name neither the setting's source nor it.
+            if kind == .wholeNumber, Int(text.trimmingCharacters(in: .whitespaces)) == nil {
+                throw refuse("a whole number")
+            }
+            if kind == .number, Double(text.trimmingCharacters(in: .whitespaces)) == nil {
+                throw refuse("a number")
             }
             if name == "postgres", WebURL.password(in: text) != nil {
                 throw Refusal(
