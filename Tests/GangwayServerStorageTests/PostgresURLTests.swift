@@ -3,6 +3,7 @@ import GangwayProtocol
 import GangwayServerStorage
 import GangwayTesting
 import Logging
+import Synchronization
 import Testing
 
 /// What a PostgreSQL URL says, read as libpq reads it: `sslmode` never weaker than it
@@ -34,28 +35,41 @@ struct PostgresURLTests {
     static func sentToADecliningServer(sslmode: String) async throws -> [UInt8] {
         let listener = try LoopbackListener()
         defer { listener.close() }
-        let received = Task.detached { () -> [UInt8] in
+        // Blocking reads, on a thread of their own: never one of the tasks' few threads.
+        let received = Mutex<[UInt8]?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let server = Thread {
+            defer { done.signal() }
             var waiting = pollfd(fd: listener.descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&waiting, 1, 10_000) == 1 else { return [] }
+            guard poll(&waiting, 1, 20_000) == 1 else { return received.withLock { $0 = [] } }
             let client = accept(listener.descriptor, nil, nil)
-            guard client >= 0 else { return [] }
+            guard client >= 0 else { return received.withLock { $0 = [] } }
             defer { close(client) }
-            var timeout = timeval(tv_sec: 2, tv_usec: 0)
+            var timeout = timeval(tv_sec: 20, tv_usec: 0)
             setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
             var bytes: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 1_024)
-            while true {
+            // Until the client closes, or sends anything past the SSLRequest.
+            while bytes.count <= 8 {
                 let count = read(client, &buffer, buffer.count)
                 guard count > 0 else { break }
                 let before = bytes.count
                 bytes += buffer[0..<count]
                 if before < 8, bytes.count >= 8 { _ = write(client, "N", 1) }
             }
-            return bytes
+            received.withLock { $0 = bytes }
         }
+        server.start()
         let driver = try Self.driver("postgres://gw@127.0.0.1:\(listener.port)/gangway?sslmode=\(sslmode)")
         await #expect(throws: StorageError.self) { try await driver.waitUntilReachable(within: .zero) }
-        return await received.value
+        await withCheckedContinuation { continuation in
+            Thread {
+                done.wait()
+                continuation.resume()
+            }
+            .start()
+        }
+        return received.withLock { $0 } ?? []
     }
 
     @Test(
