@@ -82,7 +82,7 @@ public struct ServerTracer: Sendable {
         if span.isRecording {
             span.updateAttributes(attributes)
         } else {
-            inner[Unrecorded.self] = true
+            inner = Self.unrecorded(inner)
         }
         let result: Result<T, Failure> = await InstrumentationContext.withValue(inner, isolation: isolation) {
             do throws(Failure) {
