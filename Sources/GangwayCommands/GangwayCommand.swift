@@ -58,6 +58,9 @@ extension GangwayCommand {
                         + "environment could set it; give it on the command line or in --config."
                 )
             }
+            for sentence in ServeSettings.unreadVariables(in: environment) {
+                Console.standardError("gangway serve: warning: " + sentence)
+            }
             return (["serve"] + expanded, origins)
         } catch {
             Console.standardError("gangway serve: error: \(error.description)")

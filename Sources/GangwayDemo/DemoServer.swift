@@ -223,7 +223,12 @@ public struct DemoServer: EmbeddedServer {
     ) async throws -> Result {
         try await host.serving { port in
             let url = URL(string: "http://127.0.0.1:\(port)")!
-            try PrivateFiles.write(Data("\(port)\n".utf8), to: directory.appendingPathComponent("port"))
+            // The port is kept for the next start, as devices know the server by it: the
+            // demo's server does; one `gangway serve` made, opened here for a moment
+            // (`gangway admin` on its directory), listens where its operator says.
+            if isDemo {
+                try PrivateFiles.write(Data("\(port)\n".utf8), to: directory.appendingPathComponent("port"))
+            }
             try urlFile.write(url)
             try await seed()
             guard isDemo, withCrew else { return try await body(url) }

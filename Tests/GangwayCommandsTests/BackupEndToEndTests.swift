@@ -109,6 +109,7 @@ struct BackupEndToEndTests {
         let second = try await ServeProcess(["--restore", backup.path, "--log-level", "warning"], in: restored)
         defer { second.stop() }
         #expect(second.printed.contains("Restored \(backup.path)"), "\(second.printed)")
+        #expect(second.printed.contains("Admin token: in "), "its admin token copied with it: \(second.printed)")
         let ids = try await Self.entityIDs(second.url, token: token)
         let written = ids.subtracting(before)
         #expect(beforeBackup.isSubset(of: written), "every write acknowledged before the backup began is in it")
@@ -178,6 +179,7 @@ struct BackupEndToEndTests {
             (["--restore", backup.path, "--key-file", other.path], "is not the server key", 1),
             (["--restore", notABackup.path], "is not a Gangway backup", 1),
             (["--restore", directory.appending("absent").path], "there is no backup file", 1),
+            (["--restore", ""], "--restore must name a backup file", 64),
             (["--restore", backup.path, "--postgres", "postgres://gangway@127.0.0.1:1/g"], "pg_restore", 64),
         ] {
             let result = try await runner.run(["serve", "--port", "0", "--data-dir", target.path] + arguments)
@@ -185,6 +187,20 @@ struct BackupEndToEndTests {
             #expect(result.standardError.contains(message), "\(result.standardError)")
             #expect(!FileManager.default.fileExists(atPath: target.path), "\(arguments): nothing written")
         }
+        // With the key but not the admin-token file: restored, and told where the token is.
+        let keyOnly = directory.appending("key-only")
+        try PrivateFiles.makeDirectory(keyOnly)
+        try PrivateFiles.write(
+            try Data(contentsOf: data.appendingPathComponent("server-key")),
+            to: keyOnly.appendingPathComponent("server-key")
+        )
+        let restored = try await ServeProcess(["--restore", backup.path, "--log-level", "warning"], in: keyOnly)
+        restored.stop()
+        #expect(
+            restored.printed.contains("Admin token: the backed-up server's, which ")
+                && restored.printed.contains("copy that server's admin-token file here"),
+            "\(restored.printed)"
+        )
         // Over the server's own database.
         let over = try await runner.run(["serve", "--port", "0", "--data-dir", data.path, "--restore", backup.path])
         #expect(over.status == 1)

@@ -101,6 +101,7 @@ struct KeyRotationEndToEndTests {
         let data = directory.appending("server")
         let serve = try await ServeProcess(["--demo"], in: data)
         serve.stop()
+        let files = try FileManager.default.contentsOfDirectory(atPath: data.path).sorted()
         let admin = GangwayProcess(deviceKeys: directory.appending("device-keys"))
         let rotated = try await admin.run(
             ["admin", "keys", "rotate", "id-token", "--publish-seconds", "7200", "--data-dir", data.path],
@@ -115,6 +116,9 @@ struct KeyRotationEndToEndTests {
         let signsFrom = try #require(formatter.date(from: String(when)))
         let lead = signsFrom.timeIntervalSinceNow
         #expect(lead > 7_000 && lead < 7_300, "signs two hours from now, not after the default lead: \(rotated.output)")
+        // Serve's directory, opened for the command, holds what it held: no port kept for
+        // a next start, as the device app's server keeps.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data.path).sorted() == files)
         for seconds in ["-1", "86401"] {
             let refused = try await admin.run(
                 ["admin", "keys", "rotate", "id-token", "--publish-seconds", seconds, "--data-dir", data.path]

@@ -47,10 +47,51 @@ struct ServeConfigEndToEndTests {
             "data-dir \(data.path) (\(config.path))", "trusted-proxy 10.0.0.0/8 (\(config.path))",
             "rotate-keys-days 90 (\(config.path))", "postgres postgres://gangway:***@db/gangway (command line)",
             "host 127.0.0.1 (default)", "bcrypt-cost 12 (default)",
+            // A setting not set says what serve does without it.
+            "metrics-port none: no metrics (default)", "public-url http://127.0.0.1:9443 (default)",
+            "key-file \(data.path)/server-key (default)", "wait-for-database 30 (default)",
+            "trace-sample-ratio unused without otlp-endpoint (default)", "log-level info (default)",
         ] {
             #expect(lines.contains(line), "\(line) in \(checked.output)")
         }
+        #expect(!checked.output.contains("(none)"), "\(checked.output)")
         #expect(!checked.output.contains("pw-9") && !checked.standardError.contains("pw-9"))
+        #expect(!FileManager.default.fileExists(atPath: data.path))
+    }
+
+    @Test("--check-config shows a level from GANGWAY_LOG_LEVEL and a ratio as written; a misspelt variable is said")
+    func checkConfigVariables() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let arguments = [
+            "serve", "--data-dir", data.path, "--check-config", "--otlp-endpoint", "http://127.0.0.1:4318",
+            "--trace-sample-ratio", "-0",
+        ]
+        let checked = try await runner.run(
+            arguments,
+            extraEnvironment: ["GANGWAY_LOG_LEVEL": "debug", "GANGWAY_DRAIN_SECOND": "10"]
+        )
+        #expect(checked.status == 0, "\(checked.standardError)")
+        let lines = checked.output.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        for line in [
+            "log-level debug (GANGWAY_LOG_LEVEL)", "trace-sample-ratio 0 (command line)",
+            "drain-seconds 0 (default)", "postgres none: SQLite in \(data.path)/gangway-server.sqlite (default)",
+        ] {
+            #expect(lines.contains(line), "\(line) in \(checked.output)")
+        }
+        #expect(
+            checked.standardError.contains(
+                "gangway serve: warning: GANGWAY_DRAIN_SECOND is no setting of serve; did you mean GANGWAY_DRAIN_SECONDS?"
+            ),
+            "\(checked.standardError)"
+        )
+        // A level that is none is left out, and the default shown.
+        let unread = try await runner.run(arguments, extraEnvironment: ["GANGWAY_LOG_LEVEL": "loud"])
+        #expect(unread.status == 0, "\(unread.standardError)")
+        #expect(unread.output.contains(/log-level +info +\(default\)/), "\(unread.output)")
+        #expect(unread.standardError.contains("GANGWAY_LOG_LEVEL 'loud' is not a level"), "\(unread.standardError)")
         #expect(!FileManager.default.fileExists(atPath: data.path))
     }
 

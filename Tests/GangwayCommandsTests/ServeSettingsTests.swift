@@ -131,6 +131,27 @@ struct ServeSettingsTests {
         #expect(arguments == ["--postgres", "postgres://u@h/d"])
     }
 
+    @Test("a variable an action's name, or a letter or two from a setting's, is said; other GANGWAY_ variables are not")
+    func unreadVariables() {
+        let said = ServeSettings.unreadVariables(in: [
+            "GANGWAY_PROT": "9000", "GANGWAY_DATADIR": "/srv", "GANGWAY_RESTORE": "/b", "GANGWAY_BCRYPT_COTS": "4",
+            // Serve's own, and other programs' and commands': nothing to say.
+            "GANGWAY_PORT": "9000", "GANGWAY_BCRYPT_COST": "4", "GANGWAY_ADMIN_TOKEN": "t",
+            "GANGWAY_DEVICE_KEYS": "/k", "GANGWAY_POSTGRES_URL": "postgres://u@h/d", "PROT": "1",
+        ])
+        #expect(
+            said == [
+                "GANGWAY_BCRYPT_COTS is no setting of serve, and GANGWAY_BCRYPT_COST, which it looks meant for, is "
+                    + "not read from the environment either: give it on the command line or in --config.",
+                "GANGWAY_DATADIR is no setting of serve; did you mean GANGWAY_DATA_DIR?",
+                "GANGWAY_PROT is no setting of serve; did you mean GANGWAY_PORT?",
+                "GANGWAY_RESTORE is not read: --restore is an action, given on the command line only.",
+            ],
+            "\(said)"
+        )
+        #expect(ServeSettings.unreadVariables(in: ["GANGWAY_LOG_LEVEL": "debug", "HOME": "/root"]).isEmpty)
+    }
+
     @Test("every option of serve is a setting or an action, and an out-of-range value names where it was set")
     func everyOption() throws {
         let help = ServeCommand.helpMessage(columns: 200)

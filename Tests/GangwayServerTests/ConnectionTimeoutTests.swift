@@ -1,5 +1,4 @@
 import Foundation
-import GangwayServer
 import GangwayServerTesting
 import GangwaySystem
 import GangwayTesting
@@ -7,6 +6,8 @@ import HTTPTypes
 import NIOCore
 import NIOPosix
 import Testing
+
+@testable import GangwayServer
 
 @Suite(
     "Connections: a trickled head or body and a silent connection are closed; a cap answers 503; an unreadable head gets the error document",
@@ -156,6 +157,7 @@ struct ConnectionTimeoutTests {
         let fixture = try await ServerFixture(over: .loopback) { configuration in
             configuration.maximumConnections = 4
             configuration.maximumConnectionsPerAddress = 4
+            configuration.metricsAddress = .init(host: "127.0.0.1", port: 0)
         }
         try await fixture.runSeeded { api in
             // Four connections held open without a request (the fourth takes the place of
@@ -181,6 +183,7 @@ struct ConnectionTimeoutTests {
             var busy = held503
             #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
             #expect(refused.lowercased().contains("retry-after: 1"))
+            #expect(Self.requests(fixture, route: "connection-cap", status: 503).map { $0 >= 1 } == true)
             // One ended frees a place.
             try #require(!busy.isEmpty)
             try await busy.removeLast().close()
@@ -273,7 +276,8 @@ struct ConnectionTimeoutTests {
         ]
     )
     func unreadableHead(request: String, status: Int, words: String) async throws {
-        try await ServerFixture(over: .loopback).runSeeded { api in
+        let fixture = try await ServerFixture(over: .loopback) { $0.metricsAddress = .init(host: "127.0.0.1", port: 0) }
+        try await fixture.runSeeded { api in
             let answer = AnswerCollector()
             let channel = try await Self.connect(port: api.running.port, handler: answer)
             try await channel.writeAndFlush(ByteBuffer(string: request)).get()
@@ -286,9 +290,22 @@ struct ConnectionTimeoutTests {
             let document = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
             #expect(document?["code"] as? String == "BAD_REQUEST")
             #expect((document?["message"] as? String)?.contains(words) == true, "\(body)")
+            // Counted in the operator's figures, under a label of its own.
+            #expect(Self.requests(fixture, route: "unreadable", status: status) == 1)
             // The server goes on serving.
             try api.expectStatus(try await api.send(.get, "/health"), .ok)
         }
+    }
+
+    /// The requests `fixture`'s server counted under `route` and `status`, from its
+    /// exposition; `nil` when it has no such line.
+    private static func requests(_ fixture: ServerFixture, route: String, status: Int) -> Double? {
+        let text = String(decoding: fixture.server.metrics.exposition(), as: UTF8.self)
+        let line = text.split(separator: "\n").first {
+            $0.hasPrefix("gangway_http_requests_total{") && $0.contains("route=\"\(route)\"")
+                && $0.contains("status=\"\(status)\"")
+        }
+        return line?.split(separator: " ").last.flatMap { Double($0) }
     }
 
     @Test("a CONNECT, which no route takes, is answered and its connection closed: the answer has no length to end it")

@@ -383,6 +383,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--rotate-keys-days must be between \(days.lowerBound) and \(days.upperBound) days.")
         }
         if let publicURL { _ = try URLOption.parse(publicURL, option: "--public-url") }
+        if let restore, restore.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--restore must name a backup file, as made by gangway admin backup.")
+        }
         if restore != nil, postgresURL != nil || postgresFile != nil {
             throw ValidationError(
                 "--restore restores a SQLite backup; a PostgreSQL database is restored with pg_restore (see the README)."
@@ -567,10 +570,7 @@ struct ServeCommand: AsyncParsableCommand {
     ) async throws {
         if let restore {
             try await ServerBackup.restore(URL(fileURLWithPath: restore), configuration: configuration)
-            Console.standardOutput(
-                "Restored \(restore) into \(configuration.sqlitePath.path). The admin token is the backed-up "
-                    + "server's: copy its admin-token file here, or start once with --new-admin-token."
-            )
+            Console.standardOutput("Restored \(restore) into \(configuration.sqlitePath.path).")
         }
         let server = try await MobileServicesServer(
             configuration: configuration,
@@ -582,6 +582,11 @@ struct ServeCommand: AsyncParsableCommand {
             Console.standardOutput("Admin token: new, written to \(path) (readable by you only).")
         case .existing(let path):
             Console.standardOutput("Admin token: in \(path).")
+        case .elsewhere(let path) where restore != nil:
+            Console.standardOutput(
+                "Admin token: the backed-up server's, which \(path) does not hold: copy that server's admin-token "
+                    + "file here, or run once with --new-admin-token to make a new one."
+            )
         case .elsewhere(let path):
             Console.standardOutput(
                 "Admin token: made earlier, but \(path) does not hold it; run with --new-admin-token to make a new one."

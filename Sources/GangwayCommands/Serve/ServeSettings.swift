@@ -1,6 +1,7 @@
 import Foundation
 import GangwayProtocol
 import GangwaySystem
+import GangwayTerminal
 
 /// What `gangway serve` takes from a configuration file (`--config FILE`, JSON) and from
 /// environment variables (`GANGWAY_PORT`, `GANGWAY_DATA_DIR`, …) beside its command line.
@@ -69,6 +70,38 @@ enum ServeSettings {
     /// (``notFromEnvironment``), by name.
     static func ignoredVariables(in environment: [String: String]) -> [String] {
         notFromEnvironment.map(variable).filter { environment[$0] != nil }.sorted()
+    }
+
+    /// What serve says of `environment`'s variables that look meant for it but set
+    /// nothing: an action's (`GANGWAY_RESTORE`: actions come from the command line alone)
+    /// and one a letter or two from a setting's (`GANGWAY_PROT`), with the one it likely
+    /// meant. Other `GANGWAY_` variables are left alone: other commands and programs have
+    /// theirs.
+    static func unreadVariables(in environment: [String: String]) -> [String] {
+        let settings = kinds.keys.map(variable)
+        var said: [String] = []
+        for name in environment.keys.sorted() where name.hasPrefix("GANGWAY_") && !settings.contains(name) {
+            let shown = TextRules.shown(name, limit: 60)
+            if let action = actions.first(where: { variable($0) == name }) {
+                said.append("\(shown) is not read: --\(action) is an action, given on the command line only.")
+                continue
+            }
+            var nearest: (variable: String, edits: Int)?
+            for setting in settings.sorted() {
+                let edits = ClosestWord.distance(name, setting)
+                if edits <= 2, edits < nearest?.edits ?? .max { nearest = (setting, edits) }
+            }
+            guard let meant = nearest?.variable else { continue }
+            if notFromEnvironment.contains(where: { variable($0) == meant }) {
+                said.append(
+                    "\(shown) is no setting of serve, and \(meant), which it looks meant for, is not read from the "
+                        + "environment either: give it on the command line or in --config."
+                )
+            } else {
+                said.append("\(shown) is no setting of serve; did you mean \(meant)?")
+            }
+        }
+        return said
     }
 
     /// The environment variable of a setting: `GANGWAY_` and its name in capitals, `_` for

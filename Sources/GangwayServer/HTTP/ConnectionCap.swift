@@ -63,14 +63,23 @@ final class ConnectionCap: ChannelDuplexHandler, RemovableChannelHandler {
         }
 
         private let state = Mutex(State())
+        /// Called for each request answered 503 and closed, for the server's figures.
+        let refused: @Sendable () -> Void
 
         /// - Parameters:
         ///   - perAddress: The most one address holds; `exempt` addresses (proxies that
         ///     carry many people's connections) are not held to it.
-        init(limit: Int, perAddress: Int? = nil, exempt: [AddressRange] = []) {
+        ///   - refused: Called for each request answered 503 and closed.
+        init(
+            limit: Int,
+            perAddress: Int? = nil,
+            exempt: [AddressRange] = [],
+            refused: @escaping @Sendable () -> Void = {}
+        ) {
             self.limit = max(1, limit)
             self.perAddress = max(1, perAddress ?? limit)
             self.exempt = exempt
+            self.refused = refused
         }
 
         /// Counts connection `id` of `address` on `channel`; whether it is let in. At the
@@ -151,6 +160,7 @@ final class ConnectionCap: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         guard case .head = unwrapInboundIn(data) else { return }
+        count.refused()
         let head = HTTPResponse(
             status: .serviceUnavailable,
             headerFields: [.retryAfter: "1", .connection: "close", .contentLength: "0"]

@@ -257,6 +257,10 @@ struct GatewayMiddleware: RouterMiddleware {
     static let destinationRoute = "/apps/{appID}/destinations/{destination}/*"
     /// The route label of a request to a path no route has.
     static let unmatchedRoute = "unmatched"
+    /// The route label of a request HTTP's parser could not read (``UnreadableRequest``).
+    static let unreadableRoute = "unreadable"
+    /// The route label of a request refused at the connection cap (``ConnectionCap``).
+    static let connectionCapRoute = "connection-cap"
 
     /// The caller's ID when it is a plain token of at most 64 characters.
     private static func requestID(from header: String?) -> String? {

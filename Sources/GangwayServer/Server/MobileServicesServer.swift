@@ -341,13 +341,22 @@ public struct MobileServicesServer: Sendable {
         let headTimeout = TimeAmount.nanoseconds(Int64(configuration.requestHeadTimeout.seconds * 1e9))
         let idleTimeout = TimeAmount.nanoseconds(Int64(configuration.idleTimeout.seconds * 1e9))
         let bodyTimeout = TimeAmount.nanoseconds(Int64(configuration.requestBodyTimeout.seconds * 1e9))
+        let metrics = metrics
         let connections = ConnectionCap.Count(
             limit: configuration.maximumConnections,
             perAddress: configuration.maximumConnectionsPerAddress ?? configuration.maximumConnections / 4,
             exempt: configuration.trustedProxies
-        )
+        ) {
+            metrics.request(route: GatewayMiddleware.connectionCapRoute, method: "other", status: 503, duration: .zero)
+        }
         let (requestIDs, logger) = (responder.gateway.requestIDs, logger)
         let unreadable: UnreadableRequest.Answer = { error, peer in
+            metrics.request(
+                route: GatewayMiddleware.unreadableRoute,
+                method: "other",
+                status: Int(error.status.code),
+                duration: .zero
+            )
             let requestID = requestIDs.next()
             logger.info(
                 "unreadable request",
