@@ -131,6 +131,30 @@ struct ServeSettingsTests {
         #expect(arguments == ["--postgres", "postgres://u@h/d"])
     }
 
+    @Test("a name the file gives twice is refused, however written; the same word in a value or a list is not")
+    func repeatedNames() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for text in [
+            #"{"port": 8443, "host": "::1", "port": 9443}"#,
+            #"{"port": 8443, "p\u006frt": 9443}"#,
+            "{\n  \"port\" : 1,\n  \"trusted-proxy\": [\"10.0.0.1\"],\n  \"port\":2}",
+        ] {
+            let path = try Self.file(text, in: directory)
+            #expect {
+                _ = try ServeSettings.arguments(["--config", path], environment: [:])
+            } throws: { error in
+                "\(error)" == "--config \(path): port is set twice; keep one"
+            }
+        }
+        let path = try Self.file(
+            #"{"host": "port", "trusted-proxy": ["port", "10.0.0.1"], "public-url": "http://h/\"port\"", "port": 1}"#,
+            in: directory
+        )
+        let (arguments, _) = try ServeSettings.arguments(["--config", path], environment: [:])
+        #expect(arguments.contains("--port"))
+    }
+
     @Test("a variable an action's name, or a letter or two from a setting's, is said; other GANGWAY_ variables are not")
     func unreadVariables() {
         let said = ServeSettings.unreadVariables(in: [

@@ -195,6 +195,12 @@ enum ServeSettings {
         else {
             throw Refusal(description: "--config \(path): not a JSON object of settings, such as {\"port\": 8443}")
         }
+        // JSON's readers keep the last of a name given twice: the operator who edits the
+        // first would see no change.
+        if let repeated = repeatedNames(in: data).first {
+            let shown = TextRules.shown(repeated, limit: 60)
+            throw Refusal(description: "--config \(path): \(shown) is set twice; keep one")
+        }
         for name in settings.keys.sorted() where kinds[name] == nil {
             let shown = TextRules.shown(name, limit: 60)
             if actions.contains(name) {
@@ -203,6 +209,47 @@ enum ServeSettings {
             throw Refusal(description: "--config \(path): no setting \(shown); the settings are serve's options")
         }
         return settings
+    }
+
+    /// The names the object of `data` (JSON that was read) gives more than once, in the
+    /// order of their second time.
+    static func repeatedNames(in data: Data) -> [String] {
+        let bytes = [UInt8](data)
+        var (depth, expectingName) = (0, false)
+        var (seen, repeated) = (Set<String>(), [String]())
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                var end = index + 1
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+                    end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                end = min(end, bytes.count - 1)
+                if depth == 1, expectingName,
+                    let name = try? JSONSerialization.jsonObject(
+                        with: Data(bytes[index...end]),
+                        options: .fragmentsAllowed
+                    ) as? String,
+                    !seen.insert(name).inserted, !repeated.contains(name)
+                {
+                    repeated.append(name)
+                }
+                expectingName = false
+                index = end
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                expectingName = depth == 1 && bytes[index] == UInt8(ascii: "{")
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+            case UInt8(ascii: ","):
+                expectingName = depth == 1
+            default:
+                break
+            }
+            index += 1
+        }
+        return repeated
     }
 
     /// The options of setting `name` with `value`, from `source` (for a message).
