@@ -63,18 +63,19 @@ final class ConnectionCap: ChannelDuplexHandler, RemovableChannelHandler {
         }
 
         private let state = Mutex(State())
-        /// Called for each request answered 503 and closed, for the server's figures.
-        let refused: @Sendable () -> Void
+        /// Called with the method of each request answered 503 and closed, for the
+        /// server's figures.
+        let refused: @Sendable (HTTPRequest.Method) -> Void
 
         /// - Parameters:
         ///   - perAddress: The most one address holds; `exempt` addresses (proxies that
         ///     carry many people's connections) are not held to it.
-        ///   - refused: Called for each request answered 503 and closed.
+        ///   - refused: Called with the method of each request answered 503 and closed.
         init(
             limit: Int,
             perAddress: Int? = nil,
             exempt: [AddressRange] = [],
-            refused: @escaping @Sendable () -> Void = {}
+            refused: @escaping @Sendable (HTTPRequest.Method) -> Void = { _ in }
         ) {
             self.limit = max(1, limit)
             self.perAddress = max(1, perAddress ?? limit)
@@ -159,8 +160,8 @@ final class ConnectionCap: ChannelDuplexHandler, RemovableChannelHandler {
             context.fireChannelRead(data)
             return
         }
-        guard case .head = unwrapInboundIn(data) else { return }
-        count.refused()
+        guard case .head(let request) = unwrapInboundIn(data) else { return }
+        count.refused(request.method)
         let head = HTTPResponse(
             status: .serviceUnavailable,
             headerFields: [.retryAfter: "1", .connection: "close", .contentLength: "0"]

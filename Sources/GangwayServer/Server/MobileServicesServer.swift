@@ -346,8 +346,13 @@ public struct MobileServicesServer: Sendable {
             limit: configuration.maximumConnections,
             perAddress: configuration.maximumConnectionsPerAddress ?? configuration.maximumConnections / 4,
             exempt: configuration.trustedProxies
-        ) {
-            metrics.request(route: GatewayMiddleware.connectionCapRoute, method: "other", status: 503, duration: .zero)
+        ) { method in
+            metrics.request(
+                route: GatewayMiddleware.connectionCapRoute,
+                method: method.rawValue,
+                status: 503,
+                duration: .zero
+            )
         }
         let (requestIDs, logger) = (responder.gateway.requestIDs, logger)
         let unreadable: UnreadableRequest.Answer = { error, peer in
