@@ -54,16 +54,21 @@ extension GangwayCommand {
             )
             for variable in ServeSettings.ignoredVariables(in: environment) {
                 Console.standardError(
-                    "gangway serve: warning: \(variable) is not read: that setting would weaken the server if an "
+                    "Warning: \(variable) is not read: that setting would weaken the server if an "
                         + "environment could set it; give it on the command line or in --config."
                 )
             }
             for sentence in ServeSettings.unreadVariables(in: environment) {
-                Console.standardError("gangway serve: warning: " + sentence)
+                Console.standardError("Warning: " + sentence)
             }
             return (["serve"] + expanded, origins)
         } catch {
-            Console.standardError("gangway serve: error: \(error.description)")
+            // As the parser says what it refuses: these are the command line's, from elsewhere.
+            let sentence = error.description.hasSuffix(".") ? error.description : error.description + "."
+            Console.standardError(
+                "Error: \(sentence)\nUsage: \(usageString(for: ServeCommand.self))\n"
+                    + "  See 'gangway serve --help' for more information."
+            )
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
     }

@@ -83,7 +83,7 @@ struct ServeConfigEndToEndTests {
         }
         #expect(
             checked.standardError.contains(
-                "gangway serve: warning: GANGWAY_DRAIN_SECOND is no setting of serve; did you mean GANGWAY_DRAIN_SECONDS?"
+                "Warning: GANGWAY_DRAIN_SECOND is no setting of serve; did you mean GANGWAY_DRAIN_SECONDS?"
             ),
             "\(checked.standardError)"
         )
@@ -158,6 +158,9 @@ struct ServeConfigEndToEndTests {
             )
             #expect(result.status == 64, "\(text): \(result.standardError)")
             #expect(result.standardError.contains(reason), "\(text): \(result.standardError)")
+            // Said as every refusal of the command line is.
+            #expect(result.standardError.hasPrefix("Error: "), "\(text): \(result.standardError)")
+            #expect(result.standardError.contains("See 'gangway serve --help'"), "\(result.standardError)")
             #expect(!result.standardError.contains("Fatal") && !result.standardError.contains("Stack"))
             #expect(!result.standardError.contains("s3cret") && !result.output.contains("s3cret"))
             #expect(!FileManager.default.fileExists(atPath: data.path))
