@@ -50,8 +50,6 @@ public enum WebURL {
         return url
     }
 
-    /// `host` as a URL's authority takes it: an IPv6 address in brackets (`[::1]`), any
-    /// other host as it is; with `:port` when there is one.
     /// The password `url` holds, in its user part (`user:password@`) or its query
     /// (`?password=`, as libpq takes one); `nil` when it holds none, or an empty one.
     public static func password(in url: String) -> String? {
@@ -71,14 +69,19 @@ public enum WebURL {
         return components.string ?? "(a URL)"
     }
 
+    /// `host` as a URL's authority takes it: an IPv6 address in brackets (`[::1]`), any
+    /// other host as it is; with `:port` when there is one.
     public static func authority(host: String, port: Int? = nil) -> String {
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return bracketed + (port.map { ":\($0)" } ?? "")
     }
 
     /// One sentence for a person: `--server 'http://x:99999' has a port outside 1 to 65535.`
+    /// A password in what was typed is shown as `***`: the sentence may reach a log.
     public static func message(_ label: String, _ text: String, _ problem: Problem) -> String {
-        "\(label) '\(text)' \(problem.reason)."
+        // What no URL reader takes still hides what stands before an `@`.
+        let hidden = hidingPassword(text).replacing(/:\/\/[^\/@]*:[^\/@]*@/, with: "://***@")
+        return "\(label) '\(TextRules.shown(hidden, limit: 200))' \(problem.reason)."
     }
 
     /// The origin of `url` (`scheme://host[:port]`), for a CSP source list.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GangwayServer
 import GangwaySystem
 import GangwayTesting
 import Testing
@@ -174,6 +175,23 @@ struct ServeSettingsTests {
             "\(said)"
         )
         #expect(ServeSettings.unreadVariables(in: ["GANGWAY_LOG_LEVEL": "debug", "HOME": "/root"]).isEmpty)
+    }
+
+    @Test("the metrics' line says when they listen on every address; a password in a refused URL is hidden")
+    func metricsLineAndHiddenPassword() throws {
+        let local = ServeCommand.metricsLine(.init(host: "127.0.0.1", port: 0), boundPort: 9100)
+        #expect(local == "Metrics: http://127.0.0.1:9100/metrics (Prometheus text format)")
+        for host in ["0.0.0.0", "::"] {
+            let everywhere = ServeCommand.metricsLine(.init(host: host, port: 0), boundPort: 9100)
+            #expect(everywhere.contains("listening on every address (\(host))"), "\(everywhere)")
+        }
+        for url in ["https://u:s3cret@x", "https://u:s3cret@x y", "ftp://u:s3cret@x/?password=s3cret"] {
+            #expect {
+                _ = try URLOption.parse(url, option: "--public-url")
+            } throws: { error in
+                "\(error)".contains("--public-url '") && !"\(error)".contains("s3cret")
+            }
+        }
     }
 
     @Test("every option of serve is a setting or an action, and an out-of-range value names where it was set")

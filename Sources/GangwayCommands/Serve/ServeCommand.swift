@@ -685,8 +685,18 @@ struct ServeCommand: AsyncParsableCommand {
             )
         } onMetricsListening: { boundPort in
             guard let metrics = configuration.metricsAddress else { return }
-            Console.standardOutput("Metrics: \(metrics.url(boundPort: boundPort))/metrics (Prometheus text format)")
+            Console.standardOutput(Self.metricsLine(metrics, boundPort: boundPort))
         }
+    }
+
+    /// Where the metrics are, as serve says once they listen: reached from this machine
+    /// at its loopback address, and said to listen on every address when they do, as the
+    /// figures ask no credential.
+    static func metricsLine(_ address: ServerConfiguration.ConsoleAddress, boundPort: Int) -> String {
+        let everywhere =
+            ["0.0.0.0", "::"].contains(address.host)
+            ? ", listening on every address (\(address.host)): anyone who reaches this machine can read them" : ""
+        return "Metrics: \(address.url(boundPort: boundPort))/metrics (Prometheus text format)\(everywhere)"
     }
 
     /// Where the metrics listen without --metrics-host: this machine only.
