@@ -278,6 +278,35 @@ struct AdminCommandEndToEndTests {
         }
     }
 
+    @Test(
+        "a running serve whose admin-token file is missing or another server's: said as the token, not as a directory in use"
+    )
+    func runningServerOtherToken() async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-admin")
+        defer { directory.remove() }
+        let data = directory.appending("server")
+        let serve = try await ServeProcess(["--log-level", "warning"], in: data)
+        defer { serve.stop() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let tokenFile = data.appendingPathComponent("admin-token")
+        let token = try Data(contentsOf: tokenFile)
+        await #expect(try runner.run(["admin", "apps", "--data-dir", data.path]).status == 0, "the token reaches it")
+        for replacement in [Data("another-servers-token-0123456789abcdef".utf8), nil] {
+            try FileManager.default.removeItem(at: tokenFile)
+            if let replacement { try PrivateFiles.write(replacement, to: tokenFile) }
+            let refused = try await runner.run(["admin", "apps", "--data-dir", data.path])
+            #expect(refused.status == 1, "\(refused.standardError)")
+            #expect(
+                refused.standardError.contains("did not take the admin token in \(tokenFile.path)"),
+                "\(refused.standardError)"
+            )
+            #expect(!refused.standardError.contains("in use by"), "\(refused.standardError)")
+            #expect(!refused.standardError.contains("another-servers-token"), "no token shown")
+        }
+        try PrivateFiles.write(token, to: tokenFile)
+        await #expect(try runner.run(["admin", "apps", "--data-dir", data.path]).status == 0, "its own again")
+    }
+
     @Test("a user added by the admin onboards on the device; a blocked user cannot sign in")
     func addAndBlockUsers() async throws {
         let machine = try Machine()

@@ -83,6 +83,20 @@ public struct LocalServer: Sendable {
         }
     }
 
+    /// A server runs on the directory, but the admin token file there is missing or not
+    /// its token: the calls cannot reach it, nor another server open its database.
+    public struct TokenNotHeld: Error, Hashable, Sendable, CustomStringConvertible {
+        /// The server's directory.
+        public let directory: URL
+
+        public var description: String {
+            let file = directory.appendingPathComponent(ServerConfiguration.adminTokenFileName).path
+            return "the server running on \(directory.path) did not take the admin token in \(file) (there is none, "
+                + "or it is another server's): copy that server's admin-token file there, or restart it once with "
+                + "'gangway serve --new-admin-token'; or reach it with --server URL --token-file FILE."
+        }
+    }
+
     /// How the calls reached the server.
     public enum Reach: Sendable, Hashable {
         /// The server was serving at this URL.
@@ -107,20 +121,29 @@ public struct LocalServer: Sendable {
         if directory != dataDirectory, Self.isServeDirectory(dataDirectory) {
             throw Ambiguous(dataDirectory: dataDirectory)
         }
-        if let url = try savedURL(), let token = try adminToken() {
-            let admin = AdminClient(serverURL: url, adminToken: token)
-            let answers: Bool
-            do throws(ServiceError) {
-                _ = try await admin.apps()
-                answers = true
-            } catch {
-                // Nothing there, or something that is not this directory's server (which
-                // got no token): the server is not running.
-                guard error == .unreachable || error == .serverNotProven else { throw error }
-                answers = false
+        // Whether a server may be running here that this directory's token does not reach.
+        var tokenNotTaken = false
+        if let url = try savedURL() {
+            if let token = try adminToken() {
+                let admin = AdminClient(serverURL: url, adminToken: token)
+                let answers: Bool
+                do throws(ServiceError) {
+                    _ = try await admin.apps()
+                    answers = true
+                } catch {
+                    // Nothing there, or something that is not this directory's server (which
+                    // got no token): the server is not running, or holds another token.
+                    guard error == .unreachable || error == .serverNotProven else { throw error }
+                    answers = false
+                    tokenNotTaken = error == .serverNotProven
+                }
+                if answers { return try await body(admin, .running(url)) }
+            } else {
+                tokenNotTaken = true
             }
-            if answers { return try await body(admin, .running(url)) }
         }
+        // A server holds the directory: said as its token, not as a directory in use.
+        if tokenNotTaken, DirectoryLock.holder(of: directory) != nil { throw TokenNotHeld(directory: directory) }
         let database = directory.appendingPathComponent(ServerConfiguration.sqliteFileName)
         guard FileManager.default.fileExists(atPath: database.path) else { throw Missing(dataDirectory: dataDirectory) }
         // The server removes the URL it wrote when it stops.

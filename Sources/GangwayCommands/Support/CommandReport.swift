@@ -36,6 +36,7 @@ enum CommandReport {
         case let error as ServerBackupError: "\(error)."
         case let error as LocalServer.Missing: "\(error)"
         case let error as LocalServer.Ambiguous: "\(error)"
+        case let error as LocalServer.TokenNotHeld: "\(error)"
         case let error as DeviceApp.OtherServer: "\(error)"
         case let error as DeviceApp.NotAServer: "\(error)"
         default: nil
