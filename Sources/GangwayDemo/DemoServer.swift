@@ -42,13 +42,16 @@ public struct DemoServer: EmbeddedServer {
     ///     the demo's own (``seed(generatedChecks:)``); none unless given.
     ///   - keyPublicationLead: How long a new signing key is published before it signs
     ///     (``GangwayServer/ServerConfiguration/keyPublicationLead``).
+    ///   - keyFile: The server key, when not in `directory`
+    ///     (``GangwayServer/ServerConfiguration/keyFile``).
     public init(
         directory: URL,
         bcryptCost: UInt8,
         logger: Logger,
         holder: String,
         generatedChecks: Int = 0,
-        keyPublicationLead: Duration = ServerConfiguration.defaultKeyPublicationLead
+        keyPublicationLead: Duration = ServerConfiguration.defaultKeyPublicationLead,
+        keyFile: URL? = nil
     ) async throws {
         let hold = try DirectoryLock(directory, holder: holder)
         do {
@@ -58,7 +61,8 @@ public struct DemoServer: EmbeddedServer {
                 logger: logger,
                 hold: hold,
                 generatedChecks: generatedChecks,
-                keyPublicationLead: keyPublicationLead
+                keyPublicationLead: keyPublicationLead,
+                keyFile: keyFile
             )
         } catch {
             hold.releaseRemovingWhatItMade()
@@ -72,7 +76,8 @@ public struct DemoServer: EmbeddedServer {
         logger: Logger,
         hold: DirectoryLock,
         generatedChecks: Int,
-        keyPublicationLead: Duration
+        keyPublicationLead: Duration,
+        keyFile: URL?
     ) async throws {
         self.hold = hold
         self.generatedChecks = generatedChecks
@@ -87,6 +92,7 @@ public struct DemoServer: EmbeddedServer {
             port: keptIsFree ? kept ?? 0 : 0,
             dataDirectory: directory,
             bcryptCost: bcryptCost,
+            keyFile: keyFile,
             keyPublicationLead: keyPublicationLead
         )
         let files = FileManager.default
@@ -163,13 +169,15 @@ public struct DemoServer: EmbeddedServer {
     /// what `gangway admin` starts when nothing answers there. It logs only critical
     /// messages (`GANGWAY_LOG_LEVEL` sets another level), so the command's own output
     /// stays clean; a database another server made is served, never seeded.
-    /// A new signing key is published for `keyPublicationLead` before it signs.
+    /// A new signing key is published for `keyPublicationLead` before it signs; the server
+    /// key is `keyFile` when given.
     /// - Throws: ``GangwaySystem/PrivateFileError/inUse`` when another process serves it.
     public static func serving<Result: Sendable>(
         directory: URL,
         bcryptCost: UInt8,
         holder: String,
         keyPublicationLead: Duration = ServerConfiguration.defaultKeyPublicationLead,
+        keyFile: URL? = nil,
         _ body: @Sendable (URL) async throws -> Result
     ) async throws -> Result {
         let demo = try await DemoServer(
@@ -177,7 +185,8 @@ public struct DemoServer: EmbeddedServer {
             bcryptCost: bcryptCost,
             logger: DeviceApp.standardErrorLogger(label: "gangway.admin", default: .critical),
             holder: holder,
-            keyPublicationLead: keyPublicationLead
+            keyPublicationLead: keyPublicationLead,
+            keyFile: keyFile
         )
         // For the command's time only: no crew backend, which would outlive nothing.
         return try await demo.serving(withCrew: false, body)

@@ -92,6 +92,34 @@ struct KeyRotationEndToEndTests {
         }
     }
 
+    @Test("a stopped server run with --key-file is listed and rotated with the same --key-file; without it, told so")
+    func stoppedServerKeyFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let data = directory.appending("server")
+        let keys = directory.appending("keys")
+        try PrivateFiles.makeDirectory(keys)
+        let keyFile = keys.appendingPathComponent("server-key").path
+        let serve = try await ServeProcess(["--key-file", keyFile, "--log-level", "warning"], in: data)
+        serve.stop()
+        let admin = GangwayProcess(deviceKeys: directory.appending("device-keys"))
+        let without = try await admin.run(["admin", "keys", "list", "--data-dir", data.path])
+        #expect(without.status == 1, "\(without.standardError)")
+        #expect(without.standardError.contains("--key-file"), "\(without.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: data.appendingPathComponent("server-key").path), "none made")
+        let listed = try await admin.run(["admin", "keys", "list", "--data-dir", data.path, "--key-file", keyFile])
+        #expect(listed.status == 0, "\(listed.standardError)")
+        #expect(listed.output.contains("id-token"), "\(listed.output)")
+        let rotated = try await admin.run(
+            ["admin", "keys", "rotate", "id-token", "--data-dir", data.path, "--key-file", keyFile]
+        )
+        #expect(rotated.status == 0, "\(rotated.standardError)")
+        let remote = try await admin.run(
+            ["admin", "keys", "list", "--server", "http://127.0.0.1:1", "--key-file", keyFile]
+        )
+        #expect(remote.status == 64 && remote.standardError.contains("--key-file is for a local server"))
+    }
+
     @Test(
         "a stopped server's key rotated with the lead its serve command has (--publish-seconds); out of range, refused"
     )

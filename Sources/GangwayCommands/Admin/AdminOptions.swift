@@ -31,6 +31,15 @@ struct AdminOptions: ParsableArguments {
     )
     var bcryptCost: UInt8 = BcryptCostOption.default
 
+    @Option(
+        name: .customLong("key-file"),
+        help: ArgumentHelp(
+            "The server key of a stopped local server, as 'gangway serve' was given it (default: DIR/server-key).",
+            valueName: "file"
+        )
+    )
+    var keyFile: String?
+
     func validate() throws {
         try DirectoryOption.validate(dataDirectory, option: "--data-dir")
         try BcryptCostOption.validate(bcryptCost)
@@ -38,6 +47,12 @@ struct AdminOptions: ParsableArguments {
             _ = try URLOption.parse(serverURL, option: "--server")
         } else if tokenFile != nil {
             throw ValidationError("--token-file goes with --server; the local server's token is read from DIR/server.")
+        }
+        if serverURL != nil, keyFile != nil {
+            throw ValidationError("--key-file is for a local server started for the command, not one at --server.")
+        }
+        if let keyFile, keyFile.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--key-file must name the server key's file.")
         }
     }
 
@@ -61,7 +76,8 @@ struct AdminOptions: ParsableArguments {
                 let local = LocalServer(
                     dataDirectory: URL(fileURLWithPath: dataDirectory),
                     bcryptCost: bcryptCost,
-                    keyPublicationLead: keyPublicationLead
+                    keyPublicationLead: keyPublicationLead,
+                    keyFile: keyFile.map { URL(fileURLWithPath: $0) }
                 )
                 try await local.withAdmin { admin, reach in try await body(admin, reach == .startedHere) }
             }

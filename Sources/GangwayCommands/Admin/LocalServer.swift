@@ -40,13 +40,17 @@ public struct LocalServer: Sendable {
     let bcryptCost: UInt8
     /// How long a new signing key of the server started here is published before it signs.
     let keyPublicationLead: Duration
+    /// The server key of the server started here, when not `DIR/server-key`.
+    let keyFile: URL?
 
     public init(
         dataDirectory: URL,
         bcryptCost: UInt8,
-        keyPublicationLead: Duration = ServerConfiguration.defaultKeyPublicationLead
+        keyPublicationLead: Duration = ServerConfiguration.defaultKeyPublicationLead,
+        keyFile: URL? = nil
     ) {
         self.keyPublicationLead = keyPublicationLead
+        self.keyFile = keyFile
         self.dataDirectory = dataDirectory
         // The server's own directory: `DIR/server` for the device app's data directory,
         // or `DIR` itself when it is a `gangway serve --data-dir` (it holds the server's
@@ -151,7 +155,8 @@ public struct LocalServer: Sendable {
             directory: directory,
             bcryptCost: bcryptCost,
             holder: "gangway admin",
-            keyPublicationLead: keyPublicationLead
+            keyPublicationLead: keyPublicationLead,
+            keyFile: keyFile
         ) { url in
             // The server that just started here wrote its token.
             try await body(AdminClient(serverURL: url, adminToken: try adminToken() ?? ""), .startedHere)
