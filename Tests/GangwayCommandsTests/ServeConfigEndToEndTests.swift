@@ -59,6 +59,39 @@ struct ServeConfigEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: data.path))
     }
 
+    @Test("--check-config refuses what serve would refuse before writing, and warns as serve warns; it writes nothing")
+    func checkConfigRefuses() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        let open = directory.appending("open")
+        try FileManager.default.createDirectory(at: open, withIntermediateDirectories: false)
+        chmod(open.path, 0o777)
+        let wide = try await runner.run(
+            ["serve", "--check-config", "--data-dir", directory.appending("data").path, "--trusted-proxy", "0.0.0.0/0"]
+        )
+        #expect(wide.status == 0, "\(wide.standardError)")
+        #expect(wide.standardError.contains("Warning: --trusted-proxy 0.0.0.0/0 trusts every address"))
+        for (arguments, reason) in [
+            (["--data-dir", open.path], "others can write"),
+            (["--data-dir", open.appendingPathComponent("below").path], "anyone can rename entries of the directory"),
+            (["--data-dir", directory.appending("data").path, "--key-file", "/nonexistent/key"], "does not exist"),
+        ] {
+            let refused = try await runner.run(["serve", "--check-config"] + arguments)
+            #expect(refused.status == 1, "\(arguments): \(refused.standardError)")
+            #expect(refused.standardError.contains(reason), "\(arguments): \(refused.standardError)")
+            #expect(!refused.output.contains("Checked"), "\(refused.output)")
+        }
+        // A path with a control character is refused as the command line's mistake.
+        let config = directory.appending("serve.json")
+        try PrivateFiles.write(Data(#"{"data-dir": "\#(directory.url.path)/a\u0000b"}"#.utf8), to: config)
+        let control = try await runner.run(["serve", "--check-config", "--config", config.path])
+        #expect(control.status == 64, "\(control.standardError)")
+        #expect(control.standardError.contains("--data-dir holds a control character"), "\(control.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: open.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("data").path))
+    }
+
     @Test("--check-config shows a level from GANGWAY_LOG_LEVEL and a ratio as written; a misspelt variable is said")
     func checkConfigVariables() async throws {
         let directory = try TemporaryDirectory()
@@ -135,6 +168,8 @@ struct ServeConfigEndToEndTests {
             (#"{"cache-seconds": 7200}"#, 0o600, [:], "--cache-seconds must be between 0 and 3600 seconds (set in"),
             (#"{}"#, 0o600, ["GANGWAY_PORT": "70000"], "--port must be between 0 and 65535 (set by GANGWAY_PORT)"),
             (#"{"port": 8080.5}"#, 0o600, [:], "port must be a whole number"),
+            (#"{"key-file": ""}"#, 0o600, [:], "--key-file must name a file"),
+            (#"{"postgres-file": " "}"#, 0o600, [:], "--postgres-file must name a file"),
             (#"{}"#, 0o600, ["GANGWAY_PORT": "abc"], "GANGWAY_PORT: port must be a whole number"),
             (#"{}"#, 0o600, ["GANGWAY_TRACE_SAMPLE_RATIO": "half"], "trace-sample-ratio must be a number"),
             // A password in the URL's query is one too: from a file of its own alone.

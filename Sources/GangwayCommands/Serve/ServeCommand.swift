@@ -383,6 +383,11 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--rotate-keys-days must be between \(days.lowerBound) and \(days.upperBound) days.")
         }
         if let publicURL { _ = try URLOption.parse(publicURL, option: "--public-url") }
+        for (option, value) in [("--key-file", keyFile), ("--postgres-file", postgresFile)] {
+            if let value, value.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ValidationError("\(option) must name a file.")
+            }
+        }
         if let restore, restore.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("--restore must name a backup file, as made by gangway admin backup.")
         }
@@ -401,6 +406,69 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("--postgres: \(error.message).")
             }
         }
+    }
+
+    /// What serve checks before it writes anything, the PostgreSQL URL it runs with, and
+    /// what it warns of. With `listening`, that it can listen where it is told; without
+    /// (`--check-config`, which may check for the server listening there now), that it
+    /// could make its data directory instead, as it does later.
+    private func checkedBeforeStart(listening: Bool) throws -> String? {
+        let postgresURL = try databaseURL()
+        if let keyFile {
+            // A typo in the key's path is not a new directory: the key would be made where
+            // no one looks for it.
+            let parent = URL(fileURLWithPath: keyFile).deletingLastPathComponent()
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory), isDirectory.boolValue
+            else {
+                throw CommandFailure(
+                    "the directory of --key-file, \(parent.path), does not exist. Nothing was changed."
+                )
+            }
+        }
+        let directory = URL(fileURLWithPath: dataDirectory)
+        if DeviceAppOptions.isDataDirectory(directory) {
+            let server = directory.appendingPathComponent(DeviceAppOptions.serverDirectoryName)
+            throw CommandFailure(
+                "\(dataDirectory) is the device app's data directory; its server keeps its data in "
+                    + "\(server.path). Nothing was changed."
+            )
+        }
+        if listening {
+            if let problem = ListeningAddress.problem(host: host, port: port) {
+                throw CommandFailure("cannot listen on \(host):\(port): \(problem).")
+            }
+            let console = consolePort.map { ServerConfiguration.ConsoleAddress(host: consoleHost ?? host, port: $0) }
+            if let console, let problem = ListeningAddress.problem(host: console.host, port: console.port) {
+                throw CommandFailure("cannot listen on \(console.host):\(console.port) for the console: \(problem).")
+            }
+            if let metricsPort {
+                let metricsAddress = metricsHost ?? Self.metricsDefaultHost
+                if let problem = ListeningAddress.problem(host: metricsAddress, port: metricsPort) {
+                    throw CommandFailure(
+                        "cannot listen on \(metricsAddress):\(metricsPort) for the metrics: \(problem)."
+                    )
+                }
+            }
+        } else {
+            try PrivateFiles.checkMakeable(directory)
+        }
+        for proxy in trustedProxies.compactMap(AddressRange.init) where proxy.isWide {
+            Console.standardError(
+                "Warning: --trusted-proxy \(proxy) trusts "
+                    + (proxy.description.hasSuffix("/0") ? "every address" : "a block far wider than any proxy's")
+                    + ": any client in it can set X-Forwarded-For and choose the address its sign-ins are throttled "
+                    + "and recorded under. Name the proxy's own address or network."
+            )
+        }
+        if publicURL == nil, ["0.0.0.0", "::"].contains(host) {
+            Console.standardError(
+                "Warning: --host \(host) listens on every address, but the links and addresses the server gives "
+                    + "devices would name \(host), which no device can reach; give --public-url with the address "
+                    + "devices use (such as http://gangway.example:\(port == 0 ? "PORT" : String(port)))."
+            )
+        }
+        return postgresURL
     }
 
     /// Starts the export `--otlp-endpoint` asks for, if it does: the tracer to give the
@@ -451,7 +519,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     private func serve() async throws {
         if checkConfig {
-            _ = try databaseURL()
+            _ = try checkedBeforeStart(listening: false)
             Console.standardOutput(checkedConfiguration(origins: ServeSettings.origins))
             return
         }
@@ -459,57 +527,8 @@ struct ServeCommand: AsyncParsableCommand {
         // the data directory as it was.
         // A server on this directory already is said as such, rather than by its port.
         if let busy = DirectoryLock.holder(of: URL(fileURLWithPath: dataDirectory)) { throw busy }
-        let postgresURL = try databaseURL()
-        if let keyFile {
-            // A typo in the key's path is not a new directory: the key would be made where
-            // no one looks for it.
-            let parent = URL(fileURLWithPath: keyFile).deletingLastPathComponent()
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: parent.path, isDirectory: &isDirectory), isDirectory.boolValue
-            else {
-                throw CommandFailure(
-                    "the directory of --key-file, \(parent.path), does not exist. Nothing was changed."
-                )
-            }
-        }
-        let directory = URL(fileURLWithPath: dataDirectory)
-        if DeviceAppOptions.isDataDirectory(directory) {
-            let server = directory.appendingPathComponent(DeviceAppOptions.serverDirectoryName)
-            throw CommandFailure(
-                "\(dataDirectory) is the device app's data directory; its server keeps its data in "
-                    + "\(server.path). Nothing was changed."
-            )
-        }
-        if let problem = ListeningAddress.problem(host: host, port: port) {
-            throw CommandFailure("cannot listen on \(host):\(port): \(problem).")
-        }
+        let postgresURL = try checkedBeforeStart(listening: true)
         let console = consolePort.map { ServerConfiguration.ConsoleAddress(host: consoleHost ?? host, port: $0) }
-        if let console, let problem = ListeningAddress.problem(host: console.host, port: console.port) {
-            throw CommandFailure("cannot listen on \(console.host):\(console.port) for the console: \(problem).")
-        }
-        if let metricsPort {
-            let metricsAddress = metricsHost ?? Self.metricsDefaultHost
-            if let problem = ListeningAddress.problem(host: metricsAddress, port: metricsPort) {
-                throw CommandFailure(
-                    "cannot listen on \(metricsAddress):\(metricsPort) for the metrics: \(problem)."
-                )
-            }
-        }
-        for proxy in trustedProxies.compactMap(AddressRange.init) where proxy.isWide {
-            Console.standardError(
-                "Warning: --trusted-proxy \(proxy) trusts "
-                    + (proxy.description.hasSuffix("/0") ? "every address" : "a block far wider than any proxy's")
-                    + ": any client in it can set X-Forwarded-For and choose the address its sign-ins are throttled "
-                    + "and recorded under. Name the proxy's own address or network."
-            )
-        }
-        if publicURL == nil, ["0.0.0.0", "::"].contains(host) {
-            Console.standardError(
-                "Warning: --host \(host) listens on every address, but the links and addresses the server gives "
-                    + "devices would name \(host), which no device can reach; give --public-url with the address "
-                    + "devices use (such as http://gangway.example:\(port == 0 ? "PORT" : String(port)))."
-            )
-        }
         let level = logLevel.flatMap(Logger.Level.init(rawValue:)) ?? LogLevelVariable.level ?? .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

@@ -92,6 +92,25 @@ public enum PrivateFiles {
         try checkAncestors(of: path)
     }
 
+    /// Checks, without creating or changing anything, that ``makeDirectory(_:)`` would
+    /// take `directory`: a safe directory when it exists; else the nearest path above it
+    /// that exists is a directory, and none above could be swapped by another account.
+    ///
+    /// - Throws: ``PrivateFileError`` as ``makeDirectory(_:)`` would.
+    public static func checkMakeable(_ directory: URL) throws(PrivateFileError) {
+        let path = directory.standardizedFileURL.path
+        var status = stat()
+        if stat(path, &status) == 0 { return try checkDirectory(directory) }
+        var existing = directory.standardizedFileURL.deletingLastPathComponent()
+        while stat(existing.path, &status) != 0, existing.path != "/" {
+            existing = existing.deletingLastPathComponent()
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            throw PrivateFileError(.notADirectory, path: existing.path, reason: "it is not a directory")
+        }
+        try checkAncestors(of: path)
+    }
+
     /// The contents of `file`, or `nil` when there is none; refused when another
     /// account owns it or could have written it (group or others may write), or could
     /// have replaced it (a directory above it that another account owns, or anyone may
