@@ -70,6 +70,13 @@ struct ServerMetricsTests {
             )
             #expect(after.value("process_resident_memory_bytes").map { $0 > 0 } == true)
             #expect(after.value("process_open_fds").map { $0 > 0 } == true)
+            // Processor time is a counter, as Prometheus's process figures have it, and never
+            // goes back.
+            let text = String(decoding: metrics.exposition(), as: UTF8.self)
+            #expect(text.contains("# TYPE process_cpu_seconds_total counter"), "\(text.prefix(2000))")
+            let cpu = try #require(after.value("process_cpu_seconds_total"))
+            let again = try await PrometheusExposition.parse(text)
+            #expect(cpu > 0 && (again.value("process_cpu_seconds_total") ?? 0) >= cpu)
 
             // Bounded: every label value is the server's own, never a word a caller sent.
             let values = after.samples.flatMap { $0.labels.values }

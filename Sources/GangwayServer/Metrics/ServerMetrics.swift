@@ -50,7 +50,9 @@ final class ServerMetrics: Sendable {
     }
 
     /// The methods a request's label keeps; any other is `other`.
-    static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+    static let methods: Set<String> = [
+        "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT",
+    ]
 
     /// A request's method as a label or a span's name says it: one of HTTP's own
     /// (``methods``), else `other`, so a caller's made-up methods add no series or names.
@@ -202,6 +204,9 @@ final class ServerMetrics: Sendable {
         }
     }
 
+    /// The processor time `process_cpu_seconds_total` has counted.
+    private let cpuSecondsCounted = Mutex<Double>(0)
+
     /// The exposition, in the Prometheus text format (version 0.0.4): the process's
     /// and the storage's figures read now, then every figure recorded.
     func exposition() -> [UInt8] {
@@ -210,7 +215,14 @@ final class ServerMetrics: Sendable {
         Gauge(label: "process_start_time_seconds", factory: factory).record(started.timeIntervalSince1970)
         if let process {
             Gauge(label: "process_resident_memory_bytes", factory: factory).record(process.residentBytes)
-            Gauge(label: "process_cpu_seconds_total", factory: factory).record(process.cpuSeconds)
+            // A counter, as Prometheus's own process figures have it: moved by what the
+            // process used since the last scrape.
+            let used = cpuSecondsCounted.withLock { counted in
+                defer { counted = max(counted, process.cpuSeconds) }
+                return process.cpuSeconds - counted
+            }
+            let cpu = FloatingPointCounter(label: "process_cpu_seconds_total", factory: factory)
+            if used > 0 { cpu.increment(by: used) }
             Gauge(label: "process_open_fds", factory: factory).record(process.openFiles)
         }
         var bytes: [UInt8] = []
