@@ -64,7 +64,8 @@ extension GangwayCommand {
             return (["serve"] + expanded, origins)
         } catch {
             // As the parser says what it refuses: these are the command line's, from elsewhere.
-            let sentence = error.description.hasSuffix(".") ? error.description : error.description + "."
+            let ended = error.description.hasSuffix(".") || error.description.hasSuffix("?")
+            let sentence = ended ? error.description : error.description + "."
             Console.standardError(
                 "Error: \(sentence)\nUsage: \(usageString(for: ServeCommand.self))\n"
                     + "  See 'gangway serve --help' for more information."

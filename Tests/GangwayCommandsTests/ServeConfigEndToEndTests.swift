@@ -162,7 +162,8 @@ struct ServeConfigEndToEndTests {
         let data = directory.appending("data")
         let runner = GangwayProcess(deviceKeys: directory.appending("keys"))
         let cases: [(String, mode_t, [String: String], String)] = [
-            (#"{"prot": 1}"#, 0o600, [:], "no setting prot"),
+            (#"{"prot": 1}"#, 0o600, [:], "no setting prot; did you mean port?\n"),
+            (#"{"zzz": 1}"#, 0o600, [:], "no setting zzz; the settings are serve's options.\n"),
             (#"{"demo": true}"#, 0o600, [:], "demo is an action"),
             (#"{"port": 8443}"#, 0o666, [:], "others can write"),
             (#"{"cache-seconds": 7200}"#, 0o600, [:], "--cache-seconds must be between 0 and 3600 seconds (set in"),

@@ -132,6 +132,25 @@ struct ServeSettingsTests {
         #expect(arguments == ["--postgres", "postgres://u@h/d"])
     }
 
+    @Test("a number with spaces around it is read as written; an empty --config is refused, not read as a directory")
+    func spacesAndEmptyConfig() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try Self.file(#"{"port": " 8443 ", "trace-sample-ratio": " 0.5"}"#, in: directory)
+        let (arguments, _) = try ServeSettings.arguments(
+            ["--config", path],
+            environment: ["GANGWAY_CACHE_SECONDS": " 5"]
+        )
+        #expect(arguments.contains("8443") && arguments.contains("0.5") && arguments.contains("5"), "\(arguments)")
+        for empty in [["--config", ""], ["--config=  "]] {
+            #expect {
+                _ = try ServeSettings.arguments(empty, environment: [:])
+            } throws: { error in
+                "\(error)" == "--config must name a file of settings"
+            }
+        }
+    }
+
     @Test("a name the file gives twice is refused, however written; the same word in a value or a list is not")
     func repeatedNames() throws {
         let directory = try TemporaryDirectory()
@@ -175,6 +194,11 @@ struct ServeSettingsTests {
             "\(said)"
         )
         #expect(ServeSettings.unreadVariables(in: ["GANGWAY_LOG_LEVEL": "debug", "HOME": "/root"]).isEmpty)
+        #expect(
+            ServeSettings.unreadVariables(in: ["GANGWAY_CONFIG": "/etc/gangway/serve.json"]) == [
+                "GANGWAY_CONFIG is not read: --config is given on the command line only."
+            ]
+        )
     }
 
     @Test("the metrics' line says when they listen on every address; a password in a refused URL is hidden")

@@ -46,7 +46,10 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The address to listen on (an IPv6 one bare or in brackets: ::1 or [::1]).", transform: unbracketed)
+    @Option(
+        help: "The address to listen on, an IPv6 one bare or in brackets: ::1 or [::1] (default: 127.0.0.1).",
+        transform: unbracketed
+    )
     var host = "127.0.0.1"
 
     @Option(parsing: .unconditional, help: "The port to listen on (0: any free port, printed at start).")
@@ -133,7 +136,7 @@ struct ServeCommand: AsyncParsableCommand {
         name: .customLong("drain-seconds"),
         parsing: .unconditional,
         help: ArgumentHelp(
-            "When told to stop (SIGTERM, SIGINT): how long to go on serving, /health/ready answering 503, before taking no new connection, \(ServerConfiguration.drainDelays.lowerBound) to \(ServerConfiguration.drainDelays.upperBound).",
+            "When told to stop (SIGTERM, SIGINT, SIGHUP): how long to go on serving, /health/ready answering 503, before taking no new connection, \(ServerConfiguration.drainDelays.lowerBound) to \(ServerConfiguration.drainDelays.upperBound).",
             valueName: "seconds"
         )
     )

@@ -86,6 +86,10 @@ enum ServeSettings {
                 said.append("\(shown) is not read: --\(action) is an action, given on the command line only.")
                 continue
             }
+            if let option = ["config", "check-config"].first(where: { variable($0) == name }) {
+                said.append("\(shown) is not read: --\(option) is given on the command line only.")
+                continue
+            }
             var nearest: (variable: String, edits: Int)?
             for setting in settings.sorted() {
                 let edits = ClosestWord.distance(name, setting)
@@ -184,6 +188,9 @@ enum ServeSettings {
     /// The settings of the file at `path`: a JSON object of settings, read only when
     /// its owner is this account and no other may write it.
     static func read(_ path: String) throws(Refusal) -> [String: Any] {
+        guard !path.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw Refusal(description: "--config must name a file of settings")
+        }
         let data: Data?
         do {
             data = try PrivateFiles.read(URL(fileURLWithPath: path))
@@ -206,7 +213,10 @@ enum ServeSettings {
             if actions.contains(name) {
                 throw Refusal(description: "--config \(path): \(shown) is an action, given on the command line only")
             }
-            throw Refusal(description: "--config \(path): no setting \(shown); the settings are serve's options")
+            let meant = ClosestWord.to(name, among: kinds.keys.sorted()).map { "; did you mean \($0)?" }
+            throw Refusal(
+                description: "--config \(path): no setting \(shown)" + (meant ?? "; the settings are serve's options")
+            )
         }
         return settings
     }
@@ -279,13 +289,12 @@ enum ServeSettings {
             } else {
                 throw refuse("a string or a number")
             }
-            // The parser's own refusal would name neither the setting's source nor it.
-            if kind == .wholeNumber, Int(text.trimmingCharacters(in: .whitespaces)) == nil {
-                throw refuse("a whole number")
-            }
-            if kind == .number, Double(text.trimmingCharacters(in: .whitespaces)) == nil {
-                throw refuse("a number")
-            }
+            // The parser's own refusal would name neither the setting's source nor it; a
+            // number is read as written, spaces around it aside.
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            if kind == .wholeNumber, Int(trimmed) == nil { throw refuse("a whole number") }
+            if kind == .number, Double(trimmed) == nil { throw refuse("a number") }
+            if kind != .value { return [option, trimmed] }
             if name == "postgres", WebURL.password(in: text) != nil {
                 throw Refusal(
                     description:
