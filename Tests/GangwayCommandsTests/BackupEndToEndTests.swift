@@ -142,6 +142,11 @@ struct BackupEndToEndTests {
         for (arguments, message) in [
             ([taken.path, "--data-dir", data.path], "exists; a backup never replaces a file"),
             ([open.appendingPathComponent("b.sqlite").path, "--data-dir", data.path], "others can write to it"),
+            ([open.path, "--data-dir", data.path], "is a directory; name a backup file"),
+            (
+                [directory.appending("typo/b.sqlite").path, "--data-dir", data.path],
+                "there is no directory \(directory.appending("typo").path) to write the backup in"
+            ),
             (
                 [directory.appending("b.sqlite").path, "--data-dir", directory.appending("none").path],
                 "no SQLite database"
@@ -155,6 +160,7 @@ struct BackupEndToEndTests {
         #expect(try String(contentsOf: taken, encoding: .utf8) == "mine", "the file is as it was")
         #expect(try FileManager.default.contentsOfDirectory(atPath: open.path).isEmpty, "nothing left behind")
         #expect(!FileManager.default.fileExists(atPath: directory.appending("b.sqlite").path))
+        #expect(!FileManager.default.fileExists(atPath: directory.appending("typo").path), "no directory made")
     }
 
     @Test(
@@ -180,6 +186,7 @@ struct BackupEndToEndTests {
             (["--restore", notABackup.path], "is not a Gangway backup", 1),
             (["--restore", directory.appending("absent").path], "there is no backup file", 1),
             (["--restore", ""], "--restore must name a backup file", 64),
+            (["--restore", directory.url.path], "is a directory; name a backup file", 1),
             (["--restore", backup.path, "--postgres", "postgres://gangway@127.0.0.1:1/g"], "pg_restore", 64),
         ] {
             let result = try await runner.run(["serve", "--port", "0", "--data-dir", target.path] + arguments)

@@ -36,7 +36,13 @@ public enum ServerBackup {
         guard FileManager.default.fileExists(atPath: database.path) else {
             throw ServerBackupError.noDatabase(dataDirectory.path)
         }
+        guard !isDirectory(file) else { throw ServerBackupError.directory(file.path) }
         guard !exists(file) else { throw ServerBackupError.exists(file.path) }
+        // A typo in the directory is not a new directory: the backup would be where no one
+        // looks for it.
+        guard isDirectory(file.deletingLastPathComponent()) else {
+            throw ServerBackupError.noDirectory(file.deletingLastPathComponent().path)
+        }
         let partial = file.deletingLastPathComponent()
             .appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).partial")
         do {
@@ -63,7 +69,9 @@ public enum ServerBackup {
     public static func restore(_ backup: URL, configuration: ServerConfiguration) async throws {
         guard configuration.postgresURL == nil else { throw ServerBackupError.postgres }
         let kind = (try? FileManager.default.attributesOfItem(atPath: backup.resolvingSymlinksInPath().path))?[.type]
-        guard kind as? FileAttributeType == .typeRegular else { throw ServerBackupError.noBackup(backup.path) }
+        guard kind as? FileAttributeType == .typeRegular else {
+            throw isDirectory(backup) ? ServerBackupError.directory(backup.path) : .noBackup(backup.path)
+        }
         let target = configuration.sqlitePath
         guard !exists(target) else { throw ServerBackupError.holdsDatabase(configuration.dataDirectory.path) }
         let contents: SQLiteDriver.BackupContents
@@ -107,6 +115,12 @@ public enum ServerBackup {
         }.get()
     }
 
+    /// Whether `path` is a directory, or a link to one.
+    private static func isDirectory(_ path: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
     /// Whether anything is at `file`, a dangling link included.
     private static func exists(_ file: URL) -> Bool {
         (try? FileManager.default.attributesOfItem(atPath: file.path)) != nil
@@ -132,6 +146,14 @@ public struct ServerBackupError: Error, Sendable, Hashable, CustomStringConverti
         description: "--restore restores a SQLite backup and cannot be used with --postgres; a PostgreSQL "
             + "database is restored with pg_restore, as the README says"
     )
+
+    static func directory(_ path: String) -> Self {
+        Self(description: "\(path) is a directory; name a backup file")
+    }
+
+    static func noDirectory(_ directory: String) -> Self {
+        Self(description: "there is no directory \(directory) to write the backup in; make it first, or name another")
+    }
 
     static func noBackup(_ file: String) -> Self {
         Self(description: "there is no backup file at \(file)")
