@@ -160,6 +160,34 @@ struct SigningKeyRotationTests {
         }
     }
 
+    @Test("a staged key that a later one will sign before, or as soon as, is listed as published, not next")
+    func overtakenStagedKey() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func key(_ generation: Int64, signsIn seconds: TimeInterval) -> SigningKeyRecord {
+            SigningKeyRecord(
+                purpose: .idToken,
+                kid: "k\(generation)",
+                generation: generation,
+                sealedKey: Data(),
+                createdAt: now,
+                signsFrom: now.addingTimeInterval(seconds)
+            )
+        }
+        let signing = key(1, signsIn: -600)
+        // Staged for two hours (a stopped server's lead), then one for five minutes.
+        let (early, late) = (key(3, signsIn: 300), key(2, signsIn: 7_200))
+        let keys = [signing, late, early]
+        let state = { (record: SigningKeyRecord) in
+            SigningKeysHandler.wire(record, signing: signing, among: keys, at: now).state
+        }
+        #expect(state(signing) == .signing)
+        #expect(state(early) == .next)
+        #expect(state(late) == .published, "the later key signs from before it: it never will")
+        // Made later but signing later: the earlier one signs in between, and is next.
+        let longer = key(4, signsIn: 9_000)
+        #expect(SigningKeysHandler.wire(early, signing: signing, among: keys + [longer], at: now).state == .next)
+    }
+
     @Test("destination identities: a rotation publishes the new key beside the old at the destination keys")
     func destinationKeys() async throws {
         try await ServerFixture().runSeeded { api in
@@ -173,8 +201,10 @@ struct SigningKeyRotationTests {
             // the first key still signs.
             let again = try await Self.rotate(api, "destination")
             #expect(try await Self.kids(api, path) == [again.kid, rotated.kid] + first)
+            // The fixture's clock stands still: both were made, and sign from, one instant,
+            // so the first is overtaken before it signs, and is listed as published.
             let states = try await Self.listed(api).filter { $0.purpose == .destination }.map(\.state)
-            #expect(states == [.next, .next, .signing])
+            #expect(states == [.next, .published, .signing])
             // The ID token key did not move.
             #expect(try await Self.listed(api).filter { $0.purpose == .idToken }.count == 1)
         }

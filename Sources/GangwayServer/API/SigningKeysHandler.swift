@@ -20,7 +20,7 @@ struct SigningKeysHandler: APIHandler {
             .init(
                 body: .json(
                     keys.filter { $0.isPublished(at: now) }.map {
-                        Self.wire($0, signing: signing[$0.purpose], at: now)
+                        Self.wire($0, signing: signing[$0.purpose], among: keys, at: now)
                     }
                 )
             )
@@ -73,13 +73,19 @@ struct SigningKeysHandler: APIHandler {
 
     /// `key` as the API shows it at `now`, when `signing` is the key of its purpose that
     /// signs then: next only when it will sign once its time comes, which a key made
-    /// after it and signing already (rotated at once) takes from it for good.
+    /// after it takes from it for good when that key signs already (rotated at once) or
+    /// will sign no later than it (`keys`: the server's keys).
     static func wire(
         _ key: SigningKeyRecord,
         signing: SigningKeyRecord?,
+        among keys: [SigningKeyRecord] = [],
         at now: Date
     ) -> Components.Schemas.SigningKey {
-        let isNext = key.signsFrom > now && signing.map { key.generation > $0.generation } ?? true
+        let overtaken = keys.contains {
+            $0.purpose == key.purpose && $0.generation > key.generation && $0.signsFrom <= key.signsFrom
+        }
+        let isNext =
+            key.signsFrom > now && !overtaken && signing.map { key.generation > $0.generation } ?? true
         return .init(
             purpose: key.purpose,
             kid: key.kid,
