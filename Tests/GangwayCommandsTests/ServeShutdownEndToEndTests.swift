@@ -85,7 +85,7 @@ struct ServeShutdownEndToEndTests {
         let directory = try TemporaryDirectory(prefix: "gangway-shutdown")
         defer { directory.remove() }
         let serve = try await ServeProcess(
-            ["--demo", "--drain-seconds", "2", "--log-level", "warning"],
+            ["--demo", "--drain-seconds", "2", "--log-level", "notice"],
             in: directory.appending("server")
         )
         defer { serve.stop() }
@@ -129,6 +129,13 @@ struct ServeShutdownEndToEndTests {
         serve.process.waitUntilExit()
         #expect(serve.process.terminationReason == .exit && serve.process.terminationStatus == 0)
         #expect(throws: Refusal.self, "the port is closed once it has exited") { try Connection(port: port) }
+        // Each step of the stop is said, the last too.
+        let log = try await serve.stopAndReadLog()
+        var rest = Substring(log)
+        for step in ["Stopping: /health/ready answers 503", "Stopping: no new connections", "Stopped"] {
+            let found = try #require(rest.range(of: step), "\(step) in \(log)")
+            rest = rest[found.upperBound...]
+        }
     }
 
     @Test("SIGTERM while a sync waits for a change: answered at the drain's end, its cursor as it was; exit 0 at once")

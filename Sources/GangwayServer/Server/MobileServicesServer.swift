@@ -523,6 +523,8 @@ public struct MobileServicesServer: Sendable {
         )
         group.maximumGracefulShutdownDuration = configuration.drainDelay + configuration.shutdownGrace
         try await ServiceGroup(configuration: group).run()
+        // The stop's last step said too: an operator waiting on a grace period sees it end.
+        logger.notice("Stopped")
     }
 }
 
