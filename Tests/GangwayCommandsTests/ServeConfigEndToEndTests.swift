@@ -170,6 +170,7 @@ struct ServeConfigEndToEndTests {
             (#"{}"#, 0o600, ["GANGWAY_PORT": "70000"], "--port must be between 0 and 65535 (set by GANGWAY_PORT)"),
             (#"{"port": 8080.5}"#, 0o600, [:], "port must be a whole number"),
             (#"{"key-file": ""}"#, 0o600, [:], "--key-file must name a file"),
+            (#"{"log-level": "DEBUG"}"#, 0o600, [:], "--log-level 'DEBUG' is not a level (trace, debug, info,"),
             (#"{"postgres-file": " "}"#, 0o600, [:], "--postgres-file must name a file"),
             (#"{}"#, 0o600, ["GANGWAY_PORT": "abc"], "GANGWAY_PORT: port must be a whole number"),
             (#"{}"#, 0o600, ["GANGWAY_TRACE_SAMPLE_RATIO": "half"], "trace-sample-ratio must be a number"),

@@ -363,7 +363,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let otlpEndpoint { _ = try traceExport(otlpEndpoint) }
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
-            throw ValidationError("--log-level '\(logLevel)' is not a level.")
+            let shown = TextRules.shown(logLevel, limit: 40)
+            throw ValidationError("--log-level '\(shown)' is not a level (\(LogLevelVariable.names)).")
         }
         for proxy in trustedProxies where AddressRange(proxy) == nil {
             throw ValidationError("--trusted-proxy '\(proxy)' is not an address or a block such as 10.0.0.0/8.")

@@ -29,7 +29,7 @@ public enum LogLevelVariable {
     }
 
     /// The levels, least to most severe.
-    static let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+    public static let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
 
     private static let warned = Mutex(false)
 }
