@@ -65,6 +65,26 @@ struct PrivateFilesTests {
         #expect(try PrivateFiles.makeDirectory(root.appendingPathComponent("a/c")).map(\.lastPathComponent) == ["c"])
     }
 
+    @Test("checking that a directory could be made refuses what making it would, and makes nothing")
+    func checkMakeable() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        chmod(root.path, 0o700)
+        try PrivateFiles.checkMakeable(root.appendingPathComponent("a/b"))
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("a").path), "nothing made")
+        let open = root.appendingPathComponent("open")
+        try FileManager.default.createDirectory(at: open, withIntermediateDirectories: false)
+        chmod(open.path, 0o777)
+        for unsafe in [open, open.appendingPathComponent("a/b")] {
+            #expect(throws: PrivateFileError.self, "\(unsafe.path)") { try PrivateFiles.checkMakeable(unsafe) }
+            #expect(throws: PrivateFileError.self, "\(unsafe.path)") { try PrivateFiles.makeDirectory(unsafe) }
+        }
+        let file = root.appendingPathComponent("file")
+        try Data("x".utf8).write(to: file)
+        #expect(throws: PrivateFileError.self) { try PrivateFiles.checkMakeable(file.appendingPathComponent("a")) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: open.path).isEmpty)
+    }
+
     @Test("a watcher never sees the file, or its temporary, readable by others")
     func watcher() async throws {
         let root = try temporaryDirectory()
