@@ -176,14 +176,22 @@ struct StorageNoticeTests {
             for id in ended {
                 _ = try await first.driver.read("SELECT pg_terminate_backend(CAST(\(id) AS integer)) AS ended")
             }
-            // Each connects again, on a new connection, and empties its cache.
+            // Each connects again, on a new connection, and empties its cache: within the
+            // bound the listener keeps, as one that hears of its end only at its next
+            // heartbeat (5 s) takes as long as the heartbeat's wait (5 s) to count it
+            // dropped; a loaded machine then pauses it a little more.
+            let reconnection = PostgresNoticeListener.heartbeat + PostgresNoticeListener.heartbeatWait + .seconds(10)
             #expect(
-                try await eventually {
+                try await eventually(within: reconnection) {
                     let now = try await listenerIDs(first, schema: schema)
                     return now.count == 2 && Set(now).isDisjoint(with: ended)
                 }
             )
-            #expect(try await eventually { try await second.app(id: "checks")?.name == "Renamed unheard" })
+            #expect(
+                try await eventually(within: reconnection) {
+                    try await second.app(id: "checks")?.name == "Renamed unheard"
+                }
+            )
             // And hears what comes next.
             try await first.updateApp(AppRecord(id: "checks", name: "Heard again", createdAt: now))
             #expect(try await eventually { try await second.app(id: "checks")?.name == "Heard again" })
