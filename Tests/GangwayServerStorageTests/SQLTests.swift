@@ -168,6 +168,17 @@ struct SQLTests {
         #expect(kept.values == [.integer(7), .text("checked")])
     }
 
+    @Test("many records are one statement, a row of values each; rows naming other columns, or none, are refused")
+    func manyRows() throws {
+        let batch = try SQL.insert(into: "logs", rows: [Entry(id: nil), Entry(id: nil, message: "synced")])
+            .rendered { "$\($0)" }
+        #expect(batch.text == "INSERT INTO logs (message) VALUES ($1), ($2)")
+        #expect(batch.values == [.text("checked"), .text("synced")])
+        // One with an ID among those without names another column: not one statement.
+        #expect(throws: StorageError.self) { try SQL.insert(into: "logs", rows: [Entry(id: nil), Entry(id: 7)]) }
+        #expect(throws: StorageError.self) { try SQL.insert(into: "logs", rows: [Entry]()) }
+    }
+
     /// What a row's cell cannot hold.
     struct Roster: Encodable {
         var name = "night crew"

@@ -29,6 +29,39 @@ extension SQL {
         }
         return sql
     }
+
+    /// One `INSERT INTO table (…) VALUES (…), (…), …` of `records`, each written as
+    /// ``insert(into:_:upsertingOn:keeping:)`` writes one: a batch takes one round trip to
+    /// the database, not one a row. The records must name the same columns (records of one
+    /// type without an `id` do); a batch that does not is refused with
+    /// ``StorageError/Code/unavailable``. Keep a batch to at most ``rowsPerStatement`` rows:
+    /// each value is one bound parameter, and databases bound how many a statement takes.
+    public static func insert(
+        into table: String,
+        rows records: some Collection<some Encodable>
+    ) throws(StorageError)
+        -> SQL
+    {
+        var columns: [String]?
+        var rows: [SQL] = []
+        for record in records {
+            let cells = try SQLRow.cells(of: record).filter { $0.column != "id" || $0.value != .null }
+            let named = cells.map(\.column)
+            if columns == nil { columns = named }
+            guard named == columns else {
+                throw StorageError(.unavailable, "the rows of one insert into \(table) name different columns")
+            }
+            rows.append("(\(list: cells.map(\.value)))")
+        }
+        guard let columns else { throw StorageError(.unavailable, "an insert into \(table) has no row") }
+        return "INSERT INTO \(unescaped: table) (\(unescaped: columns.joined(separator: ", "))) VALUES "
+            + .joined(rows, separator: ", ")
+    }
+
+    /// How many rows one statement that writes many carries at most: its bound values
+    /// stay far under what SQLite (32,766) and PostgreSQL (65,535) take, for rows of up to
+    /// a hundred columns.
+    public static let rowsPerStatement = 200
 }
 
 extension SQLRow {

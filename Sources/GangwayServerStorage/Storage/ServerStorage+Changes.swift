@@ -48,10 +48,6 @@ extension ServerStorage {
         }
     }
 
-    /// A batch of this many rows is written in one statement (its values stay well within
-    /// either database's limit on bound values).
-    private static let rowsPerStatement = 200
-
     /// What the database holds of the batch's change IDs, sequences and entities, its sets'
     /// counts and schemas, and, when a change may create an entity, its authors' creations.
     private static func read(_ batch: [ChangeApplication], _ connection: any SQLConnection) async throws -> ChangeBatch
@@ -160,8 +156,8 @@ extension ServerStorage {
         // One app's sets, so a set's name finds its subset.
         var subsets: [String: EntitySubset] = [:]
         for (set, schema) in state.schemas { subsets[set.entitySet] = schema.subset }
-        for start in stride(from: 0, to: entities.count, by: rowsPerStatement) {
-            let rows = Array(entities[start..<min(start + rowsPerStatement, entities.count)])
+        for start in stride(from: 0, to: entities.count, by: SQL.rowsPerStatement) {
+            let rows = Array(entities[start..<min(start + SQL.rowsPerStatement, entities.count)])
             try await connection.execute(EntityRecord.upsert(rows, subsets: subsets))
             let written = rows.map { entity, _ in
                 (
@@ -180,12 +176,12 @@ extension ServerStorage {
                     \(application.receivedAt))
                 """
         }
-        for start in stride(from: 0, to: rows.count, by: rowsPerStatement) {
+        for start in stride(from: 0, to: rows.count, by: SQL.rowsPerStatement) {
             try await connection.execute(
                 """
                 INSERT INTO changes (change_id, app_id, registration_id, sequence, author, carrier, entity_set,
                     entity_id, outcome, result, received_at)
-                VALUES \(SQL.joined(Array(rows[start..<min(start + rowsPerStatement, rows.count)]), separator: ", "))
+                VALUES \(SQL.joined(Array(rows[start..<min(start + SQL.rowsPerStatement, rows.count)]), separator: ", "))
                 """
             )
         }

@@ -179,12 +179,12 @@ extension ServerStorage {
                         counts[delivery.appID, default: [:]][.refusedChanges, default: 0] += 1
                     }
                 }
-                for start in stride(from: 0, to: rows.count, by: 200) {
+                for start in stride(from: 0, to: rows.count, by: SQL.rowsPerStatement) {
                     try await connection.execute(
                         """
                         INSERT INTO changes (change_id, app_id, registration_id, sequence, author, carrier, entity_set,
                             entity_id, outcome, result, received_at)
-                        VALUES \(SQL.joined(Array(rows[start..<min(start + 200, rows.count)]), separator: ", "))
+                        VALUES \(SQL.joined(Array(rows[start..<min(start + SQL.rowsPerStatement, rows.count)]), separator: ", "))
                         """
                     )
                 }

@@ -134,7 +134,10 @@ extension ServerStorage {
     /// `retention`, in one transaction.
     public func insertLogs(_ logs: [LogRecord], retention: LogRetention) async throws(StorageError) {
         try await queries.write(locking: []) { connection in
-            for log in logs { try await connection.execute(try .insert(into: "logs", log)) }
+            for start in stride(from: 0, to: logs.count, by: SQL.rowsPerStatement) {
+                let batch = logs[start..<min(start + SQL.rowsPerStatement, logs.count)]
+                try await connection.execute(try .insert(into: "logs", rows: batch))
+            }
             for (app, user, device) in Set(logs.map { [$0.appID, $0.username, $0.deviceID] }).map({
                 ($0[0], $0[1], $0[2])
             }) {
