@@ -5,6 +5,10 @@ import GangwayTesting
 import NIOHTTP1
 import Testing
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// `gangway serve --config FILE` and `GANGWAY_*` settings through the built binary, as an
 /// operator's unit file runs it; `--check-config` says what it would run with and starts
 /// nothing; the systemd unit in `docs/` passes systemd's own checks.
@@ -211,6 +215,62 @@ struct ServeConfigEndToEndTests {
         let result = try await runner.run(["serve", "--config", config.path, "--data-dir", data.path, "--check-config"])
         #expect(result.status == 64, "\(result.standardError)")
         #expect(result.standardError.contains("anyone can rename entries of the directory"), "\(result.standardError)")
+    }
+
+    @Test(
+        "a file root owns and alone may write is read by serve's account, as the unit installs it; one a group may write, or another account owns, is not",
+        .enabled(
+            if: geteuid() == 0 && ExternalTool("setpriv").executable != nil,
+            "needs root and setpriv (util-linux), to run serve as another account"
+        )
+    )
+    func rootsFile() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Serve runs as nobody, from a copy of the binary it may run (as /usr/local/bin's).
+        chmod(directory.url.path, 0o755)
+        let binary = directory.appending("gangway")
+        try FileManager.default.copyItem(at: GangwayProcess.shippedExecutable, to: binary)
+        chmod(binary.path, 0o755)
+        let nobody: uid_t = 65534
+        // /etc/gangway as the unit's steps install it: root's, the service's group may read.
+        let etc = directory.appending("etc")
+        try FileManager.default.createDirectory(at: etc, withIntermediateDirectories: false)
+        chown(etc.path, 0, nobody)
+        chmod(etc.path, 0o750)
+        let data = directory.appending("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: false)
+        chown(data.path, nobody, nobody)
+        chmod(data.path, 0o700)
+        let config = etc.appendingPathComponent("serve.json")
+        try Data(#"{"port": 8443, "data-dir": "\#(data.path)"}"#.utf8).write(to: config)
+        chown(config.path, 0, nobody)
+        chmod(config.path, 0o640)
+
+        var runner = GangwayProcess(deviceKeys: directory.appending("keys"))
+        runner.executable = URL(fileURLWithPath: try #require(ExternalTool("setpriv").executable))
+        let serve = [
+            "--reuid=\(nobody)", "--regid=\(nobody)", "--clear-groups", binary.path, "serve", "--config", config.path,
+            "--check-config",
+        ]
+        let read = try await runner.run(serve)
+        #expect(read.status == 0, "\(read.standardError)")
+        let lines = read.output.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+        #expect(lines.contains("port 8443 (\(config.path))"), "\(read.output)")
+
+        chmod(config.path, 0o660)
+        let writable = try await runner.run(serve)
+        #expect(writable.status == 64, "\(writable.standardError)")
+        #expect(writable.standardError.contains("others can write to it"), "\(writable.standardError)")
+
+        chmod(config.path, 0o644)
+        chown(config.path, nobody - 1, nobody - 1)
+        let theirs = try await runner.run(serve)
+        #expect(theirs.status == 64, "\(theirs.standardError)")
+        #expect(
+            theirs.standardError.contains("belongs to another user (uid \(nobody - 1))"),
+            "\(theirs.standardError)"
+        )
     }
 
     @Test(

@@ -89,6 +89,8 @@ struct ServeSettingsTests {
             (#"{"restore": "/backup.sqlite"}"#, "restore is an action"),
             (#"{"port": true}"#, "port must be a string or a number"),
             (#"{"port": [8443]}"#, "port must be a string or a number"),
+            (#"{"host": 5}"#, "host must be a string"),
+            (#"{"data-dir": {"path": "/srv"}}"#, "data-dir must be a string"),
             (#"{"public-destinations-only": 1}"#, "public-destinations-only must be true or false"),
             (#"{"trusted-proxy": [1, 2]}"#, "trusted-proxy must be a list of strings"),
             (
@@ -173,6 +175,38 @@ struct ServeSettingsTests {
         )
         let (arguments, _) = try ServeSettings.arguments(["--config", path], environment: [:])
         #expect(arguments.contains("--port"))
+    }
+
+    @Test("a number may be written as a string, and a list of one as that one string")
+    func lenientShapes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = try Self.file(#"{"port": "8443", "trusted-proxy": "10.0.0.0/8"}"#, in: directory)
+        let (arguments, _) = try ServeSettings.arguments(["--config", path], environment: [:])
+        #expect(arguments.prefix(4) == ["--port", "8443", "--trusted-proxy", "10.0.0.0/8"], "\(arguments)")
+    }
+
+    @Test("a comma before a closing bracket is refused, naming its line; one in a value is not")
+    func trailingCommas() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for (text, line) in [
+            (#"{"port": 8443,}"#, 1),
+            ("{\n  \"port\": 8443,\n  \"trusted-proxy\": [\"10.0.0.1\",\n  ]\n}", 3),
+            ("{\n  \"port\": 8443 ,\r\n\t}", 2),
+        ] {
+            let path = try Self.file(text, in: directory)
+            #expect {
+                _ = try ServeSettings.arguments(["--config", path], environment: [:])
+            } throws: { error in
+                "\(error)"
+                    == "--config \(path): line \(line) ends a list or object with a comma, which JSON does not allow; "
+                    + "remove it"
+            }
+        }
+        let path = try Self.file(#"{"public-url": "http://h/,}", "trusted-proxy": ["10.0.0.1", ",]"]}"#, in: directory)
+        let (arguments, _) = try ServeSettings.arguments(["--config", path], environment: [:])
+        #expect(arguments.contains("http://h/,}"), "\(arguments)")
     }
 
     @Test("a variable an action's name, or a letter or two from a setting's, is said; other GANGWAY_ variables are not")

@@ -27,6 +27,8 @@ struct ServerMetricsTests {
             #expect(before.value("gangway_http_requests_total", Self.ready) == nil, "nothing counted yet")
 
             for _ in 0..<3 { try await api.send(.get, "/health/ready").expect(.ok) }
+            // A HEAD is answered as its GET, and counted as what it was.
+            for _ in 0..<2 { try await api.send(.head, "/health/ready").expect(.ok) }
             // Words a caller chooses: in paths, in user names, in IDs.
             let chosen = (0..<20).map { _ in "x" + UUID().uuidString.lowercased().prefix(12) }
             for word in chosen.prefix(10) {
@@ -51,6 +53,12 @@ struct ServerMetricsTests {
 
             let after = try await PrometheusExposition.parse(String(decoding: metrics.exposition(), as: UTF8.self))
             #expect(after.value("gangway_http_requests_total", Self.ready) == 3)
+            #expect(
+                after.value(
+                    "gangway_http_requests_total",
+                    ["route": "/health/ready", "method": "HEAD", "status": "200"]
+                ) == 2
+            )
             #expect(
                 after.value("gangway_http_request_duration_seconds_count", ["route": "/health/ready", "method": "GET"])
                     == 3
@@ -142,6 +150,13 @@ struct ServerMetricsTests {
                 .created
             )
             try api.expectStatus(try await waited, .ok)
+            // A wait that no change ends is a page after a wait too.
+            let next = try (try await waited).decode(Components.Schemas.EntityChanges.self).cursor
+            try await api.send(
+                .get,
+                "/apps/checks/data/checks/changes?cursor=\(next)&wait=\(APILimits.syncWait.lowerBound)",
+                token: token
+            ).expect(.ok)
 
             let after = try await scrape()
             #expect((after.value("gangway_read_cache_total", ["kind": "session", "result": "hit"]) ?? 0) >= hits + 4)
@@ -159,7 +174,7 @@ struct ServerMetricsTests {
                 ) == 1
             )
             #expect(after.value("gangway_sync_pages_total", ["waited": "no"]) == 1)
-            #expect(after.value("gangway_sync_pages_total", ["waited": "yes"]) == 1)
+            #expect(after.value("gangway_sync_pages_total", ["waited": "yes"]) == 2)
             #expect(after.value("gangway_sync_waiting_devices") == 0)
             if backend == .postgresql {
                 // The server's own loops (deliveries due, data sources due) take a

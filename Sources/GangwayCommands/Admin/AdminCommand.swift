@@ -8,14 +8,14 @@ struct AdminCommand: AsyncParsableCommand {
         abstract:
             "Manage a server: users, sign-in, the passcode policy, devices, versions, activation, app data.",
         discussion: """
-            Without --server, the command manages the local server whose data is in \
-            DIR/server (the device app's embedded server, or 'gangway serve --data-dir \
-            DIR/server'): when it is serving, the calls go to it, so a running device app sees \
-            each change at its next server contact (going to the background, or the next \
-            launch); when nothing answers, the embedded server starts in this process for the \
-            time of the command, on its database. It never creates one: a directory with no \
-            server in it is an error that names it. The admin token is read from \
-            DIR/server/admin-token.
+            Without --server, the command manages the local server of --data-dir DIR: the \
+            device app's embedded server (in DIR/server), or the server of 'gangway serve \
+            --data-dir DIR'. When it is serving, the calls go to it, so a running device app \
+            sees each change at its next server contact (going to the background, or the next \
+            launch); when nothing answers, the server starts in this process for the time of \
+            the command, on its database. It never creates one: a directory with no server in \
+            it is an error that names it. The admin token is read from the server's \
+            directory (its admin-token file).
 
             With --server URL, the token comes from --token-file or GANGWAY_ADMIN_TOKEN. It \
             is never printed.

@@ -202,11 +202,20 @@ enum ServeSettings {
         else {
             throw Refusal(description: "--config \(path): not a JSON object of settings, such as {\"port\": 8443}")
         }
+        let lax = laxities(in: data)
         // JSON's readers keep the last of a name given twice: the operator who edits the
         // first would see no change.
-        if let repeated = repeatedNames(in: data).first {
+        if let repeated = lax.repeatedNames.first {
             let shown = TextRules.shown(repeated, limit: 60)
             throw Refusal(description: "--config \(path): \(shown) is set twice; keep one")
+        }
+        // Foundation's reader takes a comma before a closing bracket; JSON, and the other
+        // programs that read the file (jq, an editor's checker), do not.
+        if let line = lax.trailingCommaLine {
+            throw Refusal(
+                description: "--config \(path): line \(line) ends a list or object with a comma, which JSON does not "
+                    + "allow; remove it"
+            )
         }
         for name in settings.keys.sorted() where kinds[name] == nil {
             let shown = TextRules.shown(name, limit: 60)
@@ -221,15 +230,34 @@ enum ServeSettings {
         return settings
     }
 
-    /// The names the object of `data` (JSON that was read) gives more than once, in the
-    /// order of their second time.
-    static func repeatedNames(in data: Data) -> [String] {
+    /// What the JSON of `data`, which Foundation's reader took, has that JSON does not
+    /// allow or that reads other than its writer meant.
+    struct Laxities {
+        /// The names the top object gives more than once, in the order of their second time.
+        var repeatedNames: [String] = []
+        /// The line (from 1) of the first comma before a closing bracket.
+        var trailingCommaLine: Int?
+    }
+
+    /// The ``Laxities`` of `data`, JSON that was read.
+    static func laxities(in data: Data) -> Laxities {
         let bytes = [UInt8](data)
         var (depth, expectingName) = (0, false)
-        var (seen, repeated) = (Set<String>(), [String]())
+        var (seen, found) = (Set<String>(), Laxities())
+        // The last byte outside a string that is not white space, and where it is.
+        var (last, lastIndex): (UInt8?, Int) = (nil, 0)
         var index = 0
         while index < bytes.count {
-            switch bytes[index] {
+            let byte = bytes[index]
+            if ![UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(byte) {
+                if [UInt8(ascii: "}"), UInt8(ascii: "]")].contains(byte), last == UInt8(ascii: ","),
+                    found.trailingCommaLine == nil
+                {
+                    found.trailingCommaLine = bytes[..<lastIndex].count { $0 == UInt8(ascii: "\n") } + 1
+                }
+                (last, lastIndex) = (byte, index)
+            }
+            switch byte {
             case UInt8(ascii: "\""):
                 var end = index + 1
                 while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
@@ -241,9 +269,9 @@ enum ServeSettings {
                         with: Data(bytes[index...end]),
                         options: .fragmentsAllowed
                     ) as? String,
-                    !seen.insert(name).inserted, !repeated.contains(name)
+                    !seen.insert(name).inserted, !found.repeatedNames.contains(name)
                 {
-                    repeated.append(name)
+                    found.repeatedNames.append(name)
                 }
                 expectingName = false
                 index = end
@@ -259,7 +287,7 @@ enum ServeSettings {
             }
             index += 1
         }
-        return repeated
+        return found
     }
 
     /// The options of setting `name` with `value`, from `source` (for a message).
@@ -281,13 +309,15 @@ enum ServeSettings {
             }
             return values.flatMap { [option, $0 as! String] }
         case .value, .wholeNumber, .number:
+            // A number may be written as a string (as the environment gives it); a name,
+            // an address or a path is a string only.
             let text: String
-            if let number = value as? NSNumber, !isBoolean(value) {
+            if kind != .value, let number = value as? NSNumber, !isBoolean(value) {
                 text = number.stringValue
             } else if let string = value as? String {
                 text = string
             } else {
-                throw refuse("a string or a number")
+                throw refuse(kind == .value ? "a string" : "a string or a number")
             }
             // The parser's own refusal would name neither the setting's source nor it; a
             // number is read as written, spaces around it aside.

@@ -157,14 +157,16 @@ struct DataHandler: APIHandler {
         // empty at the end. A first read (no cursor) is answered at once, empty or not.
         if let wait, cursorText != nil {
             let deadline = ContinuousClock.now + .seconds(wait)
-            while page.entries.isEmpty, !more,
-                await services.setWatch.wait(
-                    for: .init(appID: appID, entitySet: entitySet),
-                    past: page.lastPosition,
-                    until: deadline
-                )
-            {
+            while page.entries.isEmpty, !more {
+                // Counted as waited whether a change or the deadline ends the wait.
                 waited = true
+                guard
+                    await services.setWatch.wait(
+                        for: .init(appID: appID, entitySet: entitySet),
+                        past: page.lastPosition,
+                        until: deadline
+                    )
+                else { break }
                 page = try await read()
                 if let refusal = cursor.refusal(of: page, removalsKeptDays: keptDays) {
                     throw refusal

@@ -102,13 +102,18 @@ struct GatewayMiddleware: RouterMiddleware {
             return try await respond(request, context: context, body: reading, trace: trace, route: route, next: next)
         }
         let fields = RequestSpanFields(
-            method: ServerMetrics.label(method: request.method.rawValue),
+            method: ServerMetrics.label(method: Self.method(of: request, context: context)),
             route: route,
             scheme: isSecureOrigin() ? "https" : "http"
         )
         return try await tracer.withSpan(of: fields, traceparent: traceparent, tracestate: tracestate) { trace in
             try await respond(request, context: context, body: reading, trace: trace, route: route, next: next)
         }
+    }
+
+    /// The method the caller sent: `HEAD` for a HEAD answered as its GET.
+    private static func method(of request: Request, context: ServerContext) -> String {
+        context.isHead ? HTTPRequest.Method.head.rawValue : request.method.rawValue
     }
 
     /// Whether a path is a health probe's, which no span records: load balancers ask
@@ -230,7 +235,7 @@ struct GatewayMiddleware: RouterMiddleware {
         if let metrics, let route {
             metrics.request(
                 route: route,
-                method: request.method.rawValue,
+                method: Self.method(of: request, context: context),
                 status: Int(response.status.code),
                 duration: elapsed
             )
@@ -240,7 +245,7 @@ struct GatewayMiddleware: RouterMiddleware {
             metadata: [
                 "request": "\(requestID)",
                 "trace": "\(info.trace.traceID)",
-                "method": "\(request.method.rawValue)",
+                "method": "\(Self.method(of: request, context: context))",
                 "path": "\(request.uri.path)",
                 "status": "\(response.status.code)",
                 "ms": "\(String(format: "%.2f", elapsed.seconds * 1000))",

@@ -25,6 +25,8 @@ struct GatewayResponder: HTTPResponder {
         else { return try await route(request, context: context) }
         var head = request.head
         head.method = .get
+        var context = context
+        context.isHead = true
         var response = try await route(Request(head: head, body: request.body), context: context)
         // The length GET's body has, and none of its bytes.
         response.body = ResponseBody(contentLength: response.body.contentLength) { writer in

@@ -6,6 +6,9 @@ import NIOCore
 public struct ServerContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    /// Whether the request is a HEAD, answered as its GET without the body
+    /// (``GatewayResponder``): what the metrics, traces and logs then say it was.
+    public internal(set) var isHead = false
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -159,7 +159,8 @@ final class ServerMetrics: Sendable {
         ).increment()
     }
 
-    /// A page of a sync answered (`waited`: after the device waited for a change).
+    /// A page of a sync answered (`waited`: after the device waited for a change, until
+    /// one came or its wait ended).
     func syncPage(waited: Bool) {
         guard isRecording else { return }
         Counter(label: "gangway_sync_pages_total", dimensions: [("waited", waited ? "yes" : "no")], factory: factory)

@@ -111,8 +111,10 @@ public enum PrivateFiles {
         try checkAncestors(of: path)
     }
 
-    /// The contents of `file`, or `nil` when there is none; refused when another
-    /// account owns it or could have written it (group or others may write), or could
+    /// The contents of `file`, or `nil` when there is none; refused when an account other
+    /// than this one or root owns it (root may change anything already: a file of root's
+    /// that it alone may write, as an `/etc` configuration is installed, is safe), or
+    /// when another account could have written it (group or others may write), or could
     /// have replaced it (a directory above it that another account owns, or anyone may
     /// rename entries of: writable by others without the sticky bit), and, for a
     /// `secret`, when anyone but its owner may read it.
@@ -131,7 +133,7 @@ public enum PrivateFiles {
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw PrivateFileError(.unsafe, path: path, reason: "it is not a regular file")
         }
-        guard status.st_uid == geteuid() else {
+        guard status.st_uid == geteuid() || status.st_uid == 0 else {
             throw PrivateFileError(
                 .unsafe,
                 path: path,
