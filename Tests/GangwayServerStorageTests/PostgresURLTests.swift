@@ -100,4 +100,18 @@ struct PostgresURLTests {
         )
         #expect(WebURL.hidingPassword("postgres://gw@db/g") == "postgres://gw@db/g")
     }
+
+    @Test("the services a server runs on PostgreSQL describe themselves by name: the service group logs them at debug")
+    func servicesHideTheirConfiguration() throws {
+        let driver = try Self.driver("postgres://gw:s3cret-41@127.0.0.1:1/g?sslmode=disable")
+        let listener = try #require(driver.makeNoticeListener { _ in })
+        let pool = try #require(driver.makeConnectionPool())
+        for service in [listener, pool] {
+            // As ServiceLifecycle writes its `sl-services` and `sl-service` metadata.
+            for text in ["\(service)", String(reflecting: service), "\([service])"] {
+                #expect(!text.contains("s3cret-41") && !text.contains("gw"), "\(text)")
+            }
+        }
+        #expect("\(listener)" == "PostgresNoticeListener")
+    }
 }

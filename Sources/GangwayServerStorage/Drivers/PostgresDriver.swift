@@ -234,9 +234,11 @@ public final class PostgresDriver: StorageDriver {
     }
 
     /// Runs one pool until the task is cancelled or a graceful shutdown, then retires it.
-    private struct ConnectionPool: Service {
+    private struct ConnectionPool: Service, CustomStringConvertible {
         let client: PostgresClient
         let storage: PostgresDriver
+        /// Its name alone, as the service group logs it (``PostgresNoticeListener/description``).
+        var description: String { "PostgresConnectionPool" }
 
         func run() async {
             // Queries take it from now on: none asks a pool that does not run yet.

@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// not answer a heartbeat within ``heartbeatWait``), when it connects again, pausing
 /// from ``firstPause`` up to ``longestPause`` between tries. A notice of another schema
 /// (another Gangway on the same database) or of this process is not passed on.
-struct PostgresNoticeListener: Service {
+struct PostgresNoticeListener: Service, CustomStringConvertible {
     /// The channel every Gangway process on a database uses; the payload names the schema.
     static let channel = "gangway_notices"
     /// How often the connection is asked `SELECT 1`, to notice one that died silently.
@@ -24,6 +24,9 @@ struct PostgresNoticeListener: Service {
 
     let configuration: PostgresConnection.Configuration
     let schema: String
+    /// The service's name alone: the service group logs each service it runs at `debug`,
+    /// and a value's own description would hold the configuration's password.
+    var description: String { "PostgresNoticeListener" }
     /// This process's driver, whose own notices it skips.
     let origin: String
     let address: String
