@@ -214,57 +214,104 @@ struct BackupEndToEndTests {
         #expect(over.standardError.contains("holds a database already"), "\(over.standardError)")
     }
 
+    /// What a PostgreSQL backup covers: the schema of the URL's `schema=`, or the whole
+    /// database when the server keeps its tables in `public` (no `schema=`).
+    enum DumpScope: String, CaseIterable, Sendable {
+        case schema
+        case database
+    }
+
     @Test(
-        "PostgreSQL: pg_dump of the schema while it serves, the schema lost, pg_restore, and the server serves what was written",
+        "PostgreSQL: pg_dump of the schema (or the whole database) while it serves, it lost, pg_restore, and the server serves what was written",
         .tags(.postgres),
         .enabled(if: TestDatabase.postgresqlFromEnvironment != nil, "needs \(TestDatabase.environmentVariable)"),
         .enabled(
             if: ["pg_dump", "pg_restore", "psql"].allSatisfy { ExternalTool($0).executable != nil },
             "needs pg_dump, pg_restore and psql (Debian: postgresql-client)"
-        )
+        ),
+        arguments: DumpScope.allCases
     )
-    func postgresDumpAndRestore() async throws {
+    func postgresDumpAndRestore(scope: DumpScope) async throws {
         guard case .postgresql(let url) = TestDatabase.postgresqlFromEnvironment else { return }
-        try await TestDatabase.withNewPostgresSchema(of: url) { schemaURL in
-            let schema = try #require(schemaURL.components(separatedBy: "schema=").last)
-            let directory = try TemporaryDirectory(prefix: "gangway-pgdump")
-            defer { directory.remove() }
-            let data = directory.appending("server")
-            let common = ["--postgres", schemaURL, "--log-level", "warning"]
-            var serve = try await ServeProcess(common + ["--demo"], in: data)
-            let token = try Self.token(serve.tokenFile)
-            for index in 0..<30 {
-                let put = try await Call.call(
-                    .PUT,
-                    serve.url + "/admin/apps/checks/data/checks/P-\(index)",
-                    token: token,
-                    json: #"{"fields": {"status": "open"}}"#
+        let base = url.components(separatedBy: "?").first ?? url
+        switch scope {
+        case .schema:
+            try await TestDatabase.withNewPostgresSchema(of: url) { schemaURL in
+                let schema = try #require(schemaURL.components(separatedBy: "schema=").last)
+                // As the README says: the schema, in pg_dump's own format, while it serves;
+                // the schema lost, then restored into the database.
+                try await Self.dumpAndRestore(
+                    serving: schemaURL,
+                    dump: ["--schema=\(schema)", base],
+                    lose: [base, "-c", "DROP SCHEMA \(schema) CASCADE"],
+                    restoreInto: base
                 )
-                #expect(put.status == 201)
             }
-            let written = try await Self.entityIDs(serve.url, token: token)
-            // As the README says: the schema, in pg_dump's own format, while it serves.
-            let dump = directory.appending("gangway.dump")
-            let database = url.components(separatedBy: "?").first ?? url
-            let dumped = try await Self.run(
-                "pg_dump",
-                ["--format=custom", "--schema=\(schema)", "--file", dump.path, database]
-            )
-            #expect(dumped == 0)
-            serve.stop()
-            // The schema is lost.
-            #expect(try await Self.run("psql", [database, "-c", "DROP SCHEMA \(schema) CASCADE"]) == 0)
-            #expect(try await Self.run("pg_restore", ["--dbname", database, dump.path]) == 0)
-            serve = try await ServeProcess(common, in: data)
-            defer { serve.stop() }
-            #expect(try await Self.entityIDs(serve.url, token: token) == written)
-            let session = try await Call.call(
-                .POST,
-                serve.url + "/apps/checks/sessions",
-                json: #"{"username": "alice", "password": "preflight-alice", "deviceID": "stand-9"}"#
-            )
-            #expect(session.status == 201, "\(session)")
+        case .database:
+            // A database of its own, whose tables are in public: the whole of it dumped,
+            // the database lost, and restored into a new one of the same name.
+            let name = "gangway_dump_" + UUID().uuidString.prefix(8).lowercased()
+            let root = String(base[..<(base.lastIndex(of: "/") ?? base.endIndex)])
+            let database = root + "/" + name
+            #expect(try await Self.run("psql", [base, "-c", "CREATE DATABASE \(name)"]) == 0)
+            let dropped = {
+                _ = try? await Self.run("psql", [base, "-c", "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"])
+            }
+            do {
+                try await Self.dumpAndRestore(
+                    serving: database,
+                    dump: [database],
+                    lose: [base, "-c", "DROP DATABASE \(name) WITH (FORCE)", "-c", "CREATE DATABASE \(name)"],
+                    restoreInto: database
+                )
+            } catch {
+                await dropped()
+                throw error
+            }
+            await dropped()
         }
+    }
+
+    /// Serves `url` with the demo's data and 30 more checks; `pg_dump --format=custom`
+    /// with `dump`'s arguments while it serves; stops it; `psql` with `lose`'s (a URL
+    /// and the statements that lose what was backed up); `pg_restore` into `restoreInto`; and serves `url` again,
+    /// expecting every check written and a sign-in.
+    private static func dumpAndRestore(
+        serving url: String,
+        dump: [String],
+        lose: [String],
+        restoreInto target: String
+    ) async throws {
+        let directory = try TemporaryDirectory(prefix: "gangway-pgdump")
+        defer { directory.remove() }
+        let data = directory.appending("server")
+        let common = ["--postgres", url, "--log-level", "warning"]
+        var serve = try await ServeProcess(common + ["--demo"], in: data)
+        let token = try Self.token(serve.tokenFile)
+        for index in 0..<30 {
+            let put = try await Call.call(
+                .PUT,
+                serve.url + "/admin/apps/checks/data/checks/P-\(index)",
+                token: token,
+                json: #"{"fields": {"status": "open"}}"#
+            )
+            #expect(put.status == 201)
+        }
+        let written = try await Self.entityIDs(serve.url, token: token)
+        let file = directory.appending("gangway.dump")
+        #expect(try await Self.run("pg_dump", ["--format=custom", "--file", file.path] + dump) == 0)
+        serve.stop()
+        #expect(try await Self.run("psql", lose) == 0)
+        #expect(try await Self.run("pg_restore", ["--dbname", target, file.path]) == 0)
+        serve = try await ServeProcess(common, in: data)
+        defer { serve.stop() }
+        #expect(try await Self.entityIDs(serve.url, token: token) == written)
+        let session = try await Call.call(
+            .POST,
+            serve.url + "/apps/checks/sessions",
+            json: #"{"username": "alice", "password": "preflight-alice", "deviceID": "stand-9"}"#
+        )
+        #expect(session.status == 201, "\(session)")
     }
 
     /// The writes acknowledged, in order, each with when it was; and whether to stop.

@@ -41,6 +41,13 @@ struct CrossProcessEndToEndTests {
                 others.append(try await ServeProcess(common, in: data))
             }
             let servers = [first] + others
+            // Their admin token is the first's, which their directories do not hold: said.
+            for other in others {
+                #expect(
+                    other.printed.contains("copy the admin-token file of the server that made it here"),
+                    "\(other.printed)"
+                )
+            }
 
             // Alice's and Bob's tablets, registered through the first; each process reads
             // both, and keeps what it read for a minute.

@@ -113,6 +113,21 @@ struct FirstHourEndToEndTests {
         let result = try await runner.run(["admin", "users", "--data-dir", typo.path])
         #expect(result.status == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: typo.path).isEmpty)
+        // A stopped server's directory with its token and key but no database (a server on
+        // PostgreSQL): to start it as before, with its database, not as a new one.
+        for name in ["admin-token", "server-key"] {
+            try PrivateFiles.write(Data("x\n".utf8), to: typo.appendingPathComponent(name))
+        }
+        let stopped = try await runner.run(["admin", "users", "--data-dir", typo.path])
+        #expect(stopped.status == 1)
+        #expect(
+            stopped.standardError.contains("is not running, and keeps its data elsewhere (PostgreSQL)")
+                && stopped.standardError.contains("with its --postgres-file or --config"),
+            "\(stopped.standardError)"
+        )
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: typo.path).sorted() == ["admin-token", "server-key"]
+        )
     }
 
     @Test("one process per data directory: a second serve, or a second app, is refused naming the first")

@@ -124,6 +124,16 @@ struct ServeConfigEndToEndTests {
             ),
             "\(checked.standardError)"
         )
+        // A URL from postgres-file is said to come from where that setting came.
+        let urlFile = directory.appending("database-url")
+        try PrivateFiles.write(Data("postgres://gangway:pw-3@127.0.0.1:1/gangway\n".utf8), to: urlFile)
+        let fromFile = try await runner.run(arguments, extraEnvironment: ["GANGWAY_POSTGRES_FILE": urlFile.path])
+        #expect(fromFile.status == 0, "\(fromFile.standardError)")
+        #expect(
+            fromFile.output.contains(/postgres +from postgres-file +\(GANGWAY_POSTGRES_FILE\)/),
+            "\(fromFile.output)"
+        )
+        #expect(!fromFile.output.contains("pw-3"))
         // A level that is none is left out, and the default shown.
         let unread = try await runner.run(arguments, extraEnvironment: ["GANGWAY_LOG_LEVEL": "loud"])
         #expect(unread.status == 0, "\(unread.standardError)")

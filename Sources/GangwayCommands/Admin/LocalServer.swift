@@ -23,9 +23,22 @@ public struct LocalServer: Sendable {
     public struct Missing: Error, Hashable, Sendable, CustomStringConvertible {
         /// The data directory given.
         public let dataDirectory: URL
+        /// Whether it holds a server's own files but no SQLite database: the directory of
+        /// a server on PostgreSQL, which is not running.
+        public var keepsServerFiles = false
+
+        public init(dataDirectory: URL, keepsServerFiles: Bool = false) {
+            self.dataDirectory = dataDirectory
+            self.keepsServerFiles = keepsServerFiles
+        }
 
         public var description: String {
             let path = dataDirectory.path
+            guard !keepsServerFiles else {
+                return "the server of \(path) is not running, and keeps its data elsewhere (PostgreSQL): start it "
+                    + "as before ('gangway serve --data-dir \(path)' with its --postgres-file or --config), or name a "
+                    + "running one with --server URL."
+            }
             return "no Gangway server in \(path) (nothing answers at a URL saved there, and there is no database "
                 + "in \(path)/server or \(path)); start one with 'gangway --data-dir \(path)' or "
                 + "'gangway serve --data-dir \(path)', or name a running one with --server URL."
@@ -149,7 +162,9 @@ public struct LocalServer: Sendable {
         // A server holds the directory: said as its token, not as a directory in use.
         if tokenNotTaken, DirectoryLock.holder(of: directory) != nil { throw TokenNotHeld(directory: directory) }
         let database = directory.appendingPathComponent(ServerConfiguration.sqliteFileName)
-        guard FileManager.default.fileExists(atPath: database.path) else { throw Missing(dataDirectory: dataDirectory) }
+        guard FileManager.default.fileExists(atPath: database.path) else {
+            throw Missing(dataDirectory: dataDirectory, keepsServerFiles: Self.isServeDirectory(directory))
+        }
         // The server removes the URL it wrote when it stops.
         return try await DemoServer.serving(
             directory: directory,

@@ -13,6 +13,8 @@ extension ServeCommand {
         // A GANGWAY_LOG_LEVEL that names no level is left out (and said so).
         let environmentLevel = LogLevelVariable.level
         if case .environment = origins["log-level"], environmentLevel == nil { origins["log-level"] = nil }
+        // A URL read from postgres-file comes from where that setting came from.
+        if postgresURL == nil, postgresFile != nil { origins["postgres"] = origins["postgres-file"] }
         let dataDirectory = URL(fileURLWithPath: dataDirectory)
         let sqlite = dataDirectory.appendingPathComponent(ServerConfiguration.sqliteFileName).path
         let settings: [(String, String)] = [

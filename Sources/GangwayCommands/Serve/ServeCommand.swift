@@ -610,6 +610,13 @@ struct ServeCommand: AsyncParsableCommand {
                 "Admin token: the backed-up server's, which \(path) does not hold: copy that server's admin-token "
                     + "file here, or run once with --new-admin-token to make a new one."
             )
+        case .elsewhere(let path) where server.storage.kind == .postgresql:
+            // Another process on the database made it: its file is the one to copy.
+            Console.standardOutput(
+                "Admin token: made by a server on this database before, which \(path) does not hold: copy the "
+                    + "admin-token file of the server that made it here; --new-admin-token would make a new one, and "
+                    + "the old one would stop working on every server."
+            )
         case .elsewhere(let path):
             Console.standardOutput(
                 "Admin token: made earlier, but \(path) does not hold it; run with --new-admin-token to make a new one."
