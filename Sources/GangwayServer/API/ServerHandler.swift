@@ -51,8 +51,11 @@ struct ServerHandler: APIHandler {
                 .draining, "The server is stopping: it finishes what it serves, and soon takes no new connection."
             )
         case .storage:
-            logger.warning("readiness: the database did not answer in time")
-            (reason, message) = (.storage, "The server's database did not answer in time.")
+            let within = "\(ServerReadiness.storageWait.components.seconds) seconds"
+            logger.warning("readiness: the database could not be reached, or did not answer within \(within)")
+            (reason, message) = (
+                .storage, "The server's database could not be reached, or did not answer within \(within)."
+            )
         }
         return .serviceUnavailable(
             .init(body: .json(.init(status: .notReady, storage: storage, reason: reason, message: message)))
