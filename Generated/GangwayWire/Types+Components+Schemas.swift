@@ -181,14 +181,14 @@ extension Components {
             }
             /// - Remark: Generated from `#/components/schemas/Readiness/storage`.
             public var storage: Components.Schemas.Readiness.StoragePayload
-            /// Why it is not ready: it is stopping (`draining`), or its database did not answer in time (`storage`).
+            /// Why it is not ready: it is stopping (`draining`), or its database could not be reached or did not answer in time (`storage`).
             ///
             /// - Remark: Generated from `#/components/schemas/Readiness/reason`.
             @frozen public enum ReasonPayload: String, Codable, Hashable, Sendable, CaseIterable {
                 case draining = "draining"
                 case storage = "storage"
             }
-            /// Why it is not ready: it is stopping (`draining`), or its database did not answer in time (`storage`).
+            /// Why it is not ready: it is stopping (`draining`), or its database could not be reached or did not answer in time (`storage`).
             ///
             /// - Remark: Generated from `#/components/schemas/Readiness/reason`.
             public var reason: Components.Schemas.Readiness.ReasonPayload?
@@ -201,7 +201,7 @@ extension Components {
             /// - Parameters:
             ///   - status:
             ///   - storage:
-            ///   - reason: Why it is not ready: it is stopping (`draining`), or its database did not answer in time (`storage`).
+            ///   - reason: Why it is not ready: it is stopping (`draining`), or its database could not be reached or did not answer in time (`storage`).
             ///   - message: The reason in a sentence, naming no address or credential.
             public init(
                 status: Components.Schemas.Readiness.StatusPayload,
