@@ -17,7 +17,7 @@ extension SQL {
         upsertingOn keys: [String] = [],
         keeping kept: [String] = []
     ) throws(StorageError) -> SQL {
-        let cells = try SQLRow.cells(of: record).filter { $0.column != "id" || $0.value != .null }
+        let cells = try SQLRow.insertedCells(of: record)
         let columns = cells.map(\.column)
         var sql: SQL = "INSERT INTO \(unescaped: table) (\(unescaped: columns.joined(separator: ", ")))"
         sql = sql + " VALUES (\(list: cells.map(\.value)))"
@@ -45,7 +45,7 @@ extension SQL {
         var columns: [String]?
         var rows: [SQL] = []
         for record in records {
-            let cells = try SQLRow.cells(of: record).filter { $0.column != "id" || $0.value != .null }
+            let cells = try SQLRow.insertedCells(of: record)
             let named = cells.map(\.column)
             if columns == nil { columns = named }
             guard named == columns else {
@@ -65,6 +65,12 @@ extension SQL {
 }
 
 extension SQLRow {
+    /// The cells an insert of `record` writes: all of ``cells(of:)`` but an `id` it has not
+    /// got yet, which the database numbers.
+    static func insertedCells(of record: some Encodable) throws(StorageError) -> [(column: String, value: SQLValue)] {
+        try cells(of: record).filter { $0.column != "id" || $0.value != .null }
+    }
+
     /// The cells `record` is stored as, in the order of its coding keys: each key's column
     /// (in snake case) and its value as bound.
     static func cells(of record: some Encodable) throws(StorageError) -> [(column: String, value: SQLValue)] {
